@@ -1,0 +1,119 @@
+package model
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// MaxJSONDepth is how deeply nested arguments may be before canonicalisation refuses them.
+const MaxJSONDepth = 64
+
+// DefaultVolatileKeys are argument keys whose values change between otherwise identical calls
+// (timestamps, nonces, idempotency tokens); they are ignored when comparing arguments.
+func DefaultVolatileKeys() []string {
+	return []string{"timestamp", "ts", "time", "nonce", "request_id", "idempotency_key", "client_msg_id", "sent_at", "created_at", "trace_id"}
+}
+
+// CanonicalArgs returns arguments as key-sorted compact JSON with the ignored keys (matched
+// case-insensitively at any depth) removed. Null or empty input canonicalises to "{}".
+func CanonicalArgs(args json.RawMessage, ignore []string) ([]byte, error) {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || string(args) == "null" {
+		return []byte("{}"), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("arguments: invalid JSON: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("arguments: trailing data after JSON value")
+	}
+	skip := make(map[string]bool, len(ignore))
+	for _, k := range ignore {
+		skip[strings.ToLower(k)] = true
+	}
+	var buf bytes.Buffer
+	if err := writeCanonical(&buf, v, skip, 0); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// ArgumentHash is the hex SHA-256 of CanonicalArgs, or "" when the arguments are not valid JSON.
+func ArgumentHash(args json.RawMessage, ignore []string) string {
+	c, err := CanonicalArgs(args, ignore)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(c)
+	return hex.EncodeToString(sum[:])
+}
+
+func writeCanonical(buf *bytes.Buffer, v any, skip map[string]bool, depth int) error {
+	if depth > MaxJSONDepth {
+		return fmt.Errorf("arguments: nested deeper than %d levels", MaxJSONDepth)
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			if !skip[strings.ToLower(k)] {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			kb, _ := json.Marshal(k)
+			buf.Write(kb)
+			buf.WriteByte(':')
+			if err := writeCanonical(buf, t[k], skip, depth+1); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	case []any:
+		buf.WriteByte('[')
+		for i, x := range t {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeCanonical(buf, x, skip, depth+1); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case json.Number:
+		buf.WriteString(canonicalNumber(t))
+	default:
+		b, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Errorf("arguments: %w", err)
+		}
+		buf.Write(b)
+	}
+	return nil
+}
+
+// canonicalNumber writes 1, 1.0 and 1e0 the same way so equal numbers hash equally.
+func canonicalNumber(n json.Number) string {
+	if i, err := n.Int64(); err == nil {
+		return fmt.Sprint(i)
+	}
+	if f, err := n.Float64(); err == nil {
+		b, _ := json.Marshal(f)
+		return string(b)
+	}
+	return n.String()
+}

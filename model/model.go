@@ -1,0 +1,276 @@
+// Package model holds the plain data every layer of exectriage shares: one tool execution as
+// the Logs API describes it, the triage words (tool kind, outcome, provider state, verdict) and
+// the retry attempt the journal records. It does no I/O; parsing of the wire shape lives in
+// wire.go next to the types it fills.
+package model
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// ToolKind says whether running a tool again can change the world again.
+type ToolKind string
+
+const (
+	KindRead            ToolKind = "read"             // readOnlyHint: safe to repeat
+	KindIdempotentWrite ToolKind = "idempotent_write" // idempotentHint: repeating converges
+	KindWrite           ToolKind = "write"            // anything else, or unknown
+)
+
+// IsWrite reports whether the kind changes provider state (idempotent or not).
+func (k ToolKind) IsWrite() bool { return k == KindWrite || k == KindIdempotentWrite }
+
+// Outcome is what triage concluded about one execution.
+type Outcome string
+
+const (
+	OutcomeSucceeded Outcome = "succeeded" // success and nothing suspicious
+	OutcomeFailed    Outcome = "failed"    // definite failure; the action cannot have happened
+	OutcomeRejected  Outcome = "rejected"  // rate limited or refused before execution
+	OutcomeAmbiguous Outcome = "ambiguous" // the action may or may not have happened
+)
+
+// ErrorKind is the class of failure recorded in a log's data.error.kind.
+type ErrorKind string
+
+const (
+	ErrTimeout     ErrorKind = "timeout"
+	ErrUpstream5xx ErrorKind = "upstream_5xx"
+	ErrRateLimited ErrorKind = "rate_limited"
+	ErrAuth        ErrorKind = "auth"
+	ErrValidation  ErrorKind = "validation"
+	ErrConnection  ErrorKind = "connection"
+)
+
+// Log status values as the Logs API reports them.
+const (
+	StatusSuccess = "success"
+	StatusFailed  = "failed"
+)
+
+// ExecError is the error a log records for a failed execution.
+type ExecError struct {
+	Message    string    `json:"message,omitempty"`
+	HTTPStatus int       `json:"http_status,omitempty"` // upstream (provider) HTTP status, 0 when unknown
+	Kind       ErrorKind `json:"kind,omitempty"`        // empty when the log does not say
+}
+
+// Source says where an execution came from (source.host: mcp|sdk|api).
+type Source struct {
+	Host      string `json:"host,omitempty"`
+	Framework string `json:"framework,omitempty"`
+	Language  string `json:"language,omitempty"`
+}
+
+// Parent links an execution to the log that caused it.
+type Parent struct {
+	LogID    string `json:"log_id,omitempty"`
+	ToolSlug string `json:"tool_slug,omitempty"`
+}
+
+// Execution is one tool execution as recorded by Composio's Logs API (or an export of it).
+// Zero values mean "not recorded": a zero StartTime/EndTime is unknown, Duration 0 with
+// HasDuration false is unknown, RetryCount -1 is unknown.
+type Execution struct {
+	ID                 string          `json:"id"`
+	Timestamp          time.Time       `json:"timestamp"`
+	ToolSlug           string          `json:"tool_slug"`
+	ToolkitSlug        string          `json:"toolkit_slug"`
+	UserID             string          `json:"user_id,omitempty"`
+	ConnectedAccountID string          `json:"connected_account_id,omitempty"`
+	Status             string          `json:"status,omitempty"` // success|failed|"" (no terminal status)
+	Level              string          `json:"level,omitempty"`
+	Message            string          `json:"message,omitempty"`
+	StartTime          time.Time       `json:"start_time,omitzero"`
+	EndTime            time.Time       `json:"end_time,omitzero"`
+	Duration           time.Duration   `json:"duration_ns,omitempty"`
+	HasDuration        bool            `json:"has_duration,omitempty"`
+	Arguments          json.RawMessage `json:"arguments,omitempty"`
+	Response           json.RawMessage `json:"response,omitempty"` // data.response: {data, error, successful}
+	Error              *ExecError      `json:"error,omitempty"`
+	RequestID          string          `json:"request_id,omitempty"`
+	SessionID          string          `json:"session_id,omitempty"`
+	TraceID            string          `json:"trace_id,omitempty"`
+	Source             Source          `json:"source,omitzero"`
+	SDKVersion         string          `json:"sdk_version,omitempty"`
+	RetryCount         int             `json:"retry_count"` // x-stainless-retry-count when recorded, else -1
+	Parent             *Parent         `json:"parent,omitempty"`
+	// Detailed is true when the record came from a detail (timings, context, data), false for
+	// a list entry whose data may be fetched later.
+	Detailed bool `json:"detailed,omitempty"`
+}
+
+// End returns the best known end of the execution: end time, else start+duration, else the
+// timestamp+duration, else the timestamp. ok is false when only the timestamp was known.
+func (e *Execution) End() (t time.Time, ok bool) {
+	switch {
+	case !e.EndTime.IsZero():
+		return e.EndTime, true
+	case !e.StartTime.IsZero() && e.HasDuration:
+		return e.StartTime.Add(e.Duration), true
+	case e.HasDuration:
+		return e.Timestamp.Add(e.Duration), true
+	}
+	return e.Timestamp, false
+}
+
+// Start returns the start time when recorded, else the timestamp.
+func (e *Execution) Start() time.Time {
+	if !e.StartTime.IsZero() {
+		return e.StartTime
+	}
+	return e.Timestamp
+}
+
+// ProviderStateKind is what a verifier found at the provider.
+type ProviderStateKind string
+
+const (
+	ProviderFound    ProviderStateKind = "found"     // the effect exists: do not retry
+	ProviderNotFound ProviderStateKind = "not_found" // checked, absent
+	ProviderUnknown  ProviderStateKind = "unknown"   // no verifier, or the check failed
+)
+
+// EvidenceItem is one provider object a verifier matched.
+type EvidenceItem struct {
+	ID      string    `json:"id"`
+	Time    time.Time `json:"time,omitzero"`
+	Summary string    `json:"summary,omitempty"`
+}
+
+// ProviderState is the result of checking the provider for an execution's effect.
+type ProviderState struct {
+	State     ProviderStateKind `json:"state"`
+	Verifier  string            `json:"verifier,omitempty"`  // name of the verifier used
+	ReadTool  string            `json:"read_tool,omitempty"` // read tool slug run
+	ReadArgs  json.RawMessage   `json:"read_arguments,omitempty"`
+	Matches   []EvidenceItem    `json:"matches,omitempty"`
+	Reason    string            `json:"reason"` // one line a person reads
+	CheckedAt time.Time         `json:"checked_at,omitzero"`
+}
+
+// Verdict is a person's conclusion about an execution, recorded in the journal.
+type Verdict string
+
+const (
+	VerdictConfirmedFailed    Verdict = "confirmed_failed"
+	VerdictConfirmedSucceeded Verdict = "confirmed_succeeded"
+	VerdictDuplicate          Verdict = "duplicate"
+	VerdictIgnored            Verdict = "ignored"
+)
+
+// Verdicts lists every valid verdict, in the order they are offered.
+var Verdicts = []Verdict{VerdictConfirmedFailed, VerdictConfirmedSucceeded, VerdictDuplicate, VerdictIgnored}
+
+// ParseVerdict validates a verdict given by a person.
+func ParseVerdict(s string) (Verdict, bool) {
+	for _, v := range Verdicts {
+		if string(v) == s {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// AttemptState is where a guarded retry stands.
+type AttemptState string
+
+const (
+	AttemptIntent        AttemptState = "intent"        // committed, nothing sent yet
+	AttemptSent          AttemptState = "sent"          // the request is (or was) in flight
+	AttemptSucceeded     AttemptState = "succeeded"     // the retry took effect
+	AttemptFailed        AttemptState = "failed"        // the retry certainly did not take effect
+	AttemptIndeterminate AttemptState = "indeterminate" // unknown: resolve before anything else
+)
+
+// Open reports whether the attempt still blocks another retry of its execution.
+func (s AttemptState) Open() bool {
+	return s == AttemptIntent || s == AttemptSent || s == AttemptIndeterminate
+}
+
+// RetryAttempt is one guarded retry of an execution; its ID is the x-request-id sent.
+type RetryAttempt struct {
+	ID           string       `json:"id"`
+	ExecutionID  string       `json:"execution_id"`
+	ToolSlug     string       `json:"tool_slug"`
+	ArgumentHash string       `json:"argument_hash"`
+	State        AttemptState `json:"state"`
+	NewLogID     string       `json:"new_log_id,omitempty"`
+	Who          string       `json:"who"`
+	Detail       string       `json:"detail,omitempty"` // error or resolution note
+	CreatedAt    time.Time    `json:"created_at"`
+	SentAt       time.Time    `json:"sent_at,omitzero"`
+	FinishedAt   time.Time    `json:"finished_at,omitzero"`
+}
+
+// Tool is a tool's definition as the tools endpoint returns it (the parts triage needs).
+type Tool struct {
+	Slug             string          `json:"slug"`
+	Name             string          `json:"name,omitempty"`
+	Description      string          `json:"description,omitempty"`
+	ToolkitSlug      string          `json:"toolkit_slug,omitempty"`
+	Version          string          `json:"version,omitempty"`
+	Tags             []string        `json:"tags,omitempty"`
+	InputParameters  json.RawMessage `json:"input_parameters,omitempty"`
+	OutputParameters json.RawMessage `json:"output_parameters,omitempty"`
+}
+
+// HasTag reports whether the tool carries tag (exact match).
+func (t Tool) HasTag(tag string) bool {
+	for _, x := range t.Tags {
+		if x == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// ToolCall is what is needed to run a tool: the request body of tools/execute.
+type ToolCall struct {
+	Slug               string          `json:"tool_slug"`
+	Arguments          json.RawMessage `json:"arguments,omitempty"`
+	ConnectedAccountID string          `json:"connected_account_id,omitempty"`
+	UserID             string          `json:"user_id,omitempty"`
+	Version            string          `json:"version,omitempty"`
+}
+
+// ToolResult is the 200 body of tools/execute.
+type ToolResult struct {
+	Data       json.RawMessage `json:"data,omitempty"`
+	Error      string          `json:"error,omitempty"`
+	Successful bool            `json:"successful"`
+	LogID      string          `json:"log_id,omitempty"`
+}
+
+// Triage is triage's verdict on one execution, shared by the commands and the UI.
+type Triage struct {
+	Kind    ToolKind `json:"kind"`
+	Outcome Outcome  `json:"outcome"`
+	Flagged bool     `json:"flagged"`
+	Reason  string   `json:"reason"`
+	// GroupID is the duplicate group this execution belongs to, "" when none.
+	GroupID string `json:"duplicate_group"`
+	// OldSDK is set when the record names an SDK that auto-retries writes; it says which.
+	OldSDK string `json:"old_sdk,omitempty"`
+}
+
+// RetryPattern explains where a duplicate group came from.
+type RetryPattern string
+
+const (
+	PatternSDKAutoRetry RetryPattern = "sdk_auto_retry"
+	PatternAppRetry     RetryPattern = "app_retry"
+	PatternDoubleSubmit RetryPattern = "double_submit"
+)
+
+// DuplicateGroup is a set of executions of the same tool, account and canonical arguments.
+type DuplicateGroup struct {
+	ID           string          `json:"id"`
+	Pattern      RetryPattern    `json:"pattern"`
+	ExecutionIDs []string        `json:"execution_ids"` // oldest first
+	Gaps         []time.Duration `json:"gaps_ns"`       // between consecutive members (end of previous to start of next)
+	Reason       string          `json:"reason"`
+	// Effective counts members whose effect the provider confirmed; -1 when unknown.
+	Effective int `json:"effective"`
+}
