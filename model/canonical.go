@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -106,14 +108,20 @@ func writeCanonical(buf *bytes.Buffer, v any, skip map[string]bool, depth int) e
 	return nil
 }
 
-// canonicalNumber writes 1, 1.0 and 1e0 the same way so equal numbers hash equally.
+// canonicalNumber writes 1, 1.0 and 1e0 the same way so equal numbers hash equally; integer
+// literals are kept as written so large ids never lose precision.
 func canonicalNumber(n json.Number) string {
-	if i, err := n.Int64(); err == nil {
-		return fmt.Sprint(i)
+	s := n.String()
+	if !strings.ContainsAny(s, ".eE") {
+		return s
 	}
-	if f, err := n.Float64(); err == nil {
-		b, _ := json.Marshal(f)
-		return string(b)
+	f, err := n.Float64()
+	if err != nil {
+		return s
 	}
-	return n.String()
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	b, _ := json.Marshal(f)
+	return string(b)
 }

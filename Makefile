@@ -1,0 +1,40 @@
+# exectriage: the documented entry points. `go run .` works too.
+GO      ?= go
+PKGS    ?= ./...
+BIN     ?= bin/exectriage
+
+.PHONY: build test test-short demo bench bench-data lint fuzz soak clean
+
+build:
+	$(GO) build -o $(BIN) .
+
+# The test suite, as CI runs it (race detector on). PostgreSQL tests run when
+# EXECTRIAGE_TEST_POSTGRES holds a DSN (scripts/start-postgres.sh prints one); tmux tests when tmux is installed.
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+
+test-short:
+	$(GO) test -short -count=1 $(PKGS)
+
+# The TUI on the embedded demo sandbox.
+demo:
+	$(GO) run . --demo
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -timeout 60m $(PKGS)
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+# Each fuzz target for a while; the corpus it finds stays in testdata/fuzz and is replayed by `make test`.
+FUZZTIME ?= 60s
+fuzz:
+	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$f"; $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg; \
+	  done; done
+
+clean:
+	rm -rf bin

@@ -1,0 +1,93 @@
+package model
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+func TestCanonicalArgs(t *testing.T) {
+	vol := DefaultVolatileKeys()
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"key order", `{"b":1,"a":{"d":2,"c":3}}`, `{"a":{"c":3,"d":2},"b":1}`},
+		{"volatile keys dropped at any depth, any case", `{"to":"x","Timestamp":5,"meta":{"nonce":"n","k":1}}`, `{"meta":{"k":1},"to":"x"}`},
+		{"numbers normalised", `{"a":1.0,"b":1e2,"c":0.5}`, `{"a":1,"b":100,"c":0.5}`},
+		{"big integers kept exactly", `{"id":123456789012345678901234567890}`, `{"id":123456789012345678901234567890}`},
+		{"arrays keep order", `{"l":[3,1,{"z":1,"y":2}]}`, `{"l":[3,1,{"y":2,"z":1}]}`},
+		{"null and empty", ``, `{}`},
+		{"literal null", `null`, `{}`},
+		{"whitespace ignored", " {\n \"a\" : \"x y\" } ", `{"a":"x y"}`},
+		{"unicode kept", `{"s":"héllo ✓"}`, `{"s":"héllo ✓"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := CanonicalArgs(json.RawMessage(tt.in), vol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestArgumentHash(t *testing.T) {
+	vol := DefaultVolatileKeys()
+	a := ArgumentHash(json.RawMessage(`{"to":"a@x.com","subject":"Hi","sent_at":"2026-01-01"}`), vol)
+	b := ArgumentHash(json.RawMessage(`{"subject":"Hi","to":"a@x.com","sent_at":"2026-02-02"}`), vol)
+	c := ArgumentHash(json.RawMessage(`{"subject":"Hi!","to":"a@x.com"}`), vol)
+	if a == "" || a != b {
+		t.Errorf("equal arguments hash differently: %s %s", a, b)
+	}
+	if a == c {
+		t.Errorf("different arguments hash equally")
+	}
+	if len(a) != 64 {
+		t.Errorf("hash length %d", len(a))
+	}
+	if h := ArgumentHash(json.RawMessage(`{"a":`), vol); h != "" {
+		t.Errorf("invalid JSON hashed to %q", h)
+	}
+	if h := ArgumentHash(json.RawMessage(`{"a":1} {"b":2}`), vol); h != "" {
+		t.Errorf("trailing data hashed to %q", h)
+	}
+}
+
+func TestCanonicalArgsRefusesDeepNesting(t *testing.T) {
+	deep := ""
+	for i := 0; i < MaxJSONDepth+5; i++ {
+		deep += `{"a":`
+	}
+	deep += "1"
+	for i := 0; i < MaxJSONDepth+5; i++ {
+		deep += "}"
+	}
+	if _, err := CanonicalArgs(json.RawMessage(deep), nil); err == nil {
+		t.Fatal("deeply nested arguments accepted")
+	}
+}
+
+func FuzzCanonicalArgs(f *testing.F) {
+	f.Add([]byte(`{"b":1,"a":[1,2,{"c":null}]}`))
+	f.Add([]byte(`{"nonce":"x","s":"\u00e9"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := CanonicalArgs(b, DefaultVolatileKeys())
+		if err != nil {
+			return
+		}
+		// canonical form is a fixed point and valid JSON
+		c2, err := CanonicalArgs(c, DefaultVolatileKeys())
+		if err != nil {
+			t.Fatalf("canonical form %q not re-parseable: %v", c, err)
+		}
+		if string(c) != string(c2) {
+			t.Fatalf("not a fixed point: %q -> %q", c, c2)
+		}
+	})
+}

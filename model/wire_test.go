@@ -1,0 +1,245 @@
+package model
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseRecordDetail(t *testing.T) {
+	raw, err := os.ReadFile("testdata/detail.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := ParseRecord(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"id", e.ID, "log_-jRTWClpBoVo"},
+		{"timestamp", e.Timestamp, time.Date(2026, 11, 28, 10, 15, 2, 123e6, time.UTC)},
+		{"tool", e.ToolSlug, "GMAIL_SEND_EMAIL"},
+		{"toolkit", e.ToolkitSlug, "gmail"},
+		{"user", e.UserID, "user_42"},
+		{"account", e.ConnectedAccountID, "ca_abc"},
+		{"status", e.Status, StatusFailed},
+		{"level", e.Level, "error"},
+		{"duration", e.Duration, 61234 * time.Millisecond},
+		{"has duration", e.HasDuration, true},
+		{"start", e.StartTime, time.UnixMilli(1764324902123).UTC()},
+		{"end", e.EndTime, time.UnixMilli(1764324963357).UTC()},
+		{"request id", e.RequestID, "req-123"},
+		{"session", e.SessionID, "sess_1"},
+		{"trace", e.TraceID, "tr_1"},
+		{"source", e.Source, Source{Host: "sdk", Framework: "openai", Language: "python"}},
+		{"sdk", e.SDKVersion, "0.15.2"},
+		{"retry count", e.RetryCount, 1},
+		{"parent", e.Parent == nil, true},
+		{"args", string(e.Arguments), `{"recipient_email": "a@example.com", "subject": "Hi", "body": "x"}`},
+		{"error kind", e.Error.Kind, ErrTimeout},
+		{"error status", e.Error.HTTPStatus, 504},
+		{"error message", e.Error.Message, "504 Gateway Timeout"},
+		{"detailed", e.Detailed, true},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestParseRecordVariants(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		check func(t *testing.T, e Execution)
+	}{
+		{"list entry with alternative keys", `{"id":"log_1","timestamp":"2026-11-28T10:00:00Z","status":"SUCCESS","metadata":{"tool":"SLACK_SEND_MESSAGE","toolkit":"slack"},"metrics":{"duration_ms":"202"},"parent":{"log_id":"log_0","tool_slug":"X"}}`,
+			func(t *testing.T, e Execution) {
+				if e.ToolSlug != "SLACK_SEND_MESSAGE" || e.ToolkitSlug != "slack" || e.Status != "success" {
+					t.Errorf("got %+v", e)
+				}
+				if e.Duration != 202*time.Millisecond || e.Parent == nil || e.Parent.LogID != "log_0" || e.Detailed {
+					t.Errorf("duration/parent/detailed: %+v", e)
+				}
+				if e.RetryCount != -1 {
+					t.Errorf("retry count = %d, want -1 (unknown)", e.RetryCount)
+				}
+			}},
+		{"primary keys win over alternatives", `{"id":"a","metadata":{"tool":"OLD","tool_slug":"NEW","toolkit":"o","toolkit_slug":"n"}}`,
+			func(t *testing.T, e Execution) {
+				if e.ToolSlug != "NEW" || e.ToolkitSlug != "n" {
+					t.Errorf("got %q %q", e.ToolSlug, e.ToolkitSlug)
+				}
+			}},
+		{"wrong types are skipped, the rest kept", `{"id":"b","timestamp":12,"status":["x"],"metadata":"nope","metrics":{"duration_ms":{"x":1}},"timings":{"start_time":"soon"},"context":{"request_id":7},"data":{"request":"str","error":"plain failure"}}`,
+			func(t *testing.T, e Execution) {
+				if e.Status != "" || e.ToolSlug != "" || e.HasDuration || !e.StartTime.IsZero() {
+					t.Errorf("odd fields leaked: %+v", e)
+				}
+				if e.RequestID != "7" {
+					t.Errorf("numeric request id = %q, want 7", e.RequestID)
+				}
+				if e.Error == nil || e.Error.Message != "plain failure" {
+					t.Errorf("string error not kept: %+v", e.Error)
+				}
+			}},
+		{"numeric id and epoch timestamp", `{"id":12345,"timestamp":1764324902123}`,
+			func(t *testing.T, e Execution) {
+				if e.ID != "12345" || !e.Timestamp.Equal(time.UnixMilli(1764324902123)) {
+					t.Errorf("got %q %v", e.ID, e.Timestamp)
+				}
+			}},
+		{"error taken from response when data.error absent", `{"id":"c","data":{"response":{"successful":false,"error":"Invalid recipient"}}}`,
+			func(t *testing.T, e Execution) {
+				if e.Error == nil || e.Error.Message != "Invalid recipient" {
+					t.Errorf("got %+v", e.Error)
+				}
+			}},
+		{"duration from timings when metrics absent", `{"id":"d","timings":{"start_time":1000000000000,"end_time":1000000001500}}`,
+			func(t *testing.T, e Execution) {
+				if !e.HasDuration || e.Duration != 1500*time.Millisecond {
+					t.Errorf("duration %v %v", e.HasDuration, e.Duration)
+				}
+				if !e.Timestamp.Equal(e.StartTime) {
+					t.Errorf("timestamp should fall back to start time")
+				}
+			}},
+		{"negative and NaN-like durations ignored", `{"id":"e","metrics":{"duration_ms":-5}}`,
+			func(t *testing.T, e Execution) {
+				if e.HasDuration {
+					t.Errorf("negative duration accepted")
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := ParseRecord([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, e)
+		})
+	}
+}
+
+func TestParseRecordGarbage(t *testing.T) {
+	tests := []struct {
+		in   string
+		want error // nil: any error
+	}{
+		{``, ErrNotObject},
+		{`   `, ErrNotObject},
+		{`[]`, ErrNotObject},
+		{`"log_1"`, ErrNotObject},
+		{`null`, ErrNotObject},
+		{`{}`, ErrNoID},
+		{`{"id":""}`, ErrNoID},
+		{`{"id":null}`, ErrNoID},
+		{`{"id":"x"`, nil},
+		{`{"id":"x",}`, nil},
+		{"{\"id\":\"x\"}\x00garbage", nil},
+	}
+	for _, tt := range tests {
+		_, err := ParseRecord([]byte(tt.in))
+		if err == nil {
+			t.Errorf("ParseRecord(%q): no error", tt.in)
+			continue
+		}
+		if tt.want != nil && !errors.Is(err, tt.want) {
+			t.Errorf("ParseRecord(%q) = %v, want %v", tt.in, err, tt.want)
+		}
+		if strings.Contains(err.Error(), "panic") {
+			t.Errorf("error mentions panic: %v", err)
+		}
+	}
+}
+
+func TestWireRoundTrip(t *testing.T) {
+	raw, _ := os.ReadFile("testdata/detail.json")
+	e, err := ParseRecord(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, detail := range []bool{true, false} {
+		b, err := jsonMarshal(ToWire(&e, detail))
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseRecord(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.ID != e.ID || back.ToolSlug != e.ToolSlug || back.Duration != e.Duration || back.RetryCount != e.RetryCount || !back.Timestamp.Equal(e.Timestamp) {
+			t.Errorf("detail=%v: round trip lost fields: %+v", detail, back)
+		}
+		if detail && (back.RequestID != e.RequestID || back.Error == nil || back.Error.HTTPStatus != 504 || !back.EndTime.Equal(e.EndTime)) {
+			t.Errorf("detail round trip lost detail fields: %+v", back)
+		}
+		if !detail && back.Detailed {
+			t.Errorf("list entry parsed as detailed")
+		}
+	}
+}
+
+func TestParseLogsPage(t *testing.T) {
+	p, err := ParseLogsPage([]byte(`{"logs":[{"id":"a"},{"nope":1},"x",{"id":"b"}],"next_cursor":"c2"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Executions) != 2 || p.NextCursor != "c2" || len(p.Bad) != 2 || p.Bad[0].Index != 1 || p.Bad[1].Index != 2 {
+		t.Fatalf("got %+v", p)
+	}
+	p, err = ParseLogsPage([]byte(`{"logs":[],"next_cursor":null}`))
+	if err != nil || p.NextCursor != "" {
+		t.Fatalf("end page: %+v %v", p, err)
+	}
+	for _, bad := range []string{``, `[]`, `{"logs":5}`, `{"next_cursor":"x"}`, `{"logs":[`} {
+		if _, err := ParseLogsPage([]byte(bad)); err == nil {
+			t.Errorf("ParseLogsPage(%q): no error", bad)
+		}
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Time
+		ok   bool
+	}{
+		{"2026-11-28T10:15:02.123Z", time.Date(2026, 11, 28, 10, 15, 2, 123e6, time.UTC), true},
+		{"2026-11-28T11:15:02+01:00", time.Date(2026, 11, 28, 10, 15, 2, 0, time.UTC), true},
+		{"2026-11-28T10:15:02", time.Date(2026, 11, 28, 10, 15, 2, 0, time.UTC), true},
+		{"1764324902", time.Unix(1764324902, 0).UTC(), true},
+		{"1764324902123", time.UnixMilli(1764324902123).UTC(), true},
+		{"", time.Time{}, false},
+		{"yesterday", time.Time{}, false},
+		{"-1", time.Time{}, false},
+		{"1e300", time.Time{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseTime(tt.in)
+		if ok != tt.ok || !got.Equal(tt.want) {
+			t.Errorf("ParseTime(%q) = %v %v, want %v %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func FuzzParseRecord(f *testing.F) {
+	raw, _ := os.ReadFile("testdata/detail.json")
+	f.Add(raw)
+	f.Add([]byte(`{"id":"x","metadata":{"tool":"A"},"metrics":{"duration_ms":"1"}}`))
+	f.Add([]byte(`{"logs":[]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, err := ParseRecord(b)
+		if err == nil && e.ID == "" {
+			t.Fatal("accepted a record without id")
+		}
+		_, _ = ParseLogsPage(b)
+	})
+}
