@@ -1,0 +1,190 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// Tolerant decoding of the API's JSON: a field of an unexpected type is treated as absent
+// rather than failing the whole answer. Log records are parsed by package model.
+
+// object returns raw as a map when it is a JSON object, else nil.
+func object(raw json.RawMessage) map[string]json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// text reads a JSON string, number or bool as text; anything else is "".
+func text(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case 't', 'f', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if json.Valid(raw) {
+			return string(raw)
+		}
+	}
+	return ""
+}
+
+// firstText returns the first non-empty text among keys of m.
+func firstText(m map[string]json.RawMessage, keys ...string) string {
+	for _, k := range keys {
+		if s := text(m[k]); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// texts reads a JSON array of strings, skipping items that are not text.
+func texts(raw json.RawMessage) []string {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if s := text(it); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// objectRaw returns raw when it is a JSON object, else nil.
+func objectRaw(raw json.RawMessage) json.RawMessage {
+	if object(raw) == nil {
+		return nil
+	}
+	return bytes.TrimSpace(raw)
+}
+
+// listPage is the shape of the tools and connected-accounts lists: {items, next_cursor, ...}.
+type listPage struct {
+	items      []json.RawMessage
+	nextCursor string
+}
+
+func parseListPage(body []byte) (listPage, error) {
+	top := object(body)
+	if top == nil {
+		return listPage{}, errors.New("list response is not a JSON object")
+	}
+	var p listPage
+	if !isJSONArray(top["items"]) || json.Unmarshal(top["items"], &p.items) != nil {
+		return listPage{}, errors.New(`list response has no "items" array`)
+	}
+	p.nextCursor = text(top["next_cursor"])
+	return p, nil
+}
+
+func isJSONArray(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '['
+}
+
+// parseTool reads a tool definition: slug, name, description, toolkit {slug, name},
+// input_parameters, output_parameters, version, tags.
+func parseTool(raw json.RawMessage) (model.Tool, error) {
+	m := object(raw)
+	if m == nil {
+		return model.Tool{}, errors.New("tool is not a JSON object")
+	}
+	t := model.Tool{
+		Slug:             text(m["slug"]),
+		Name:             text(m["name"]),
+		Description:      text(m["description"]),
+		Version:          text(m["version"]),
+		Tags:             texts(m["tags"]),
+		InputParameters:  objectRaw(m["input_parameters"]),
+		OutputParameters: objectRaw(m["output_parameters"]),
+	}
+	if tk := object(m["toolkit"]); tk != nil {
+		t.ToolkitSlug = text(tk["slug"])
+	} else {
+		t.ToolkitSlug = text(m["toolkit"]) // tolerate a bare slug
+	}
+	if len(t.Tags) == 0 {
+		t.Tags = nil
+	}
+	return t, nil
+}
+
+// ConnectedAccount is a user's connection to a toolkit, as the connected_accounts endpoints
+// describe it. Zero times mean the field was absent or unreadable.
+type ConnectedAccount struct {
+	ID          string
+	UserID      string
+	Status      string // ACTIVE, EXPIRED, INACTIVE, FAILED, INITIATED, INITIALIZING, ...
+	ToolkitSlug string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+func parseAccount(raw json.RawMessage) (ConnectedAccount, error) {
+	m := object(raw)
+	if m == nil {
+		return ConnectedAccount{}, errors.New("connected account is not a JSON object")
+	}
+	a := ConnectedAccount{
+		ID:     text(m["id"]),
+		UserID: text(m["user_id"]),
+		Status: text(m["status"]),
+	}
+	if a.ID == "" {
+		return ConnectedAccount{}, errors.New("connected account has no id")
+	}
+	if tk := object(m["toolkit"]); tk != nil {
+		a.ToolkitSlug = text(tk["slug"])
+	}
+	a.CreatedAt, _ = model.ParseTime(text(m["created_at"]))
+	a.UpdatedAt, _ = model.ParseTime(text(m["updated_at"]))
+	return a, nil
+}
+
+// parseToolResult reads the 200 body of tools/execute: {data, error, successful, log_id}. A
+// body without a boolean "successful" is an error: it does not say what happened.
+func parseToolResult(body []byte) (model.ToolResult, error) {
+	m := object(body)
+	if m == nil {
+		return model.ToolResult{}, fmt.Errorf("tool result is not a JSON object (%d bytes)", len(bytes.TrimSpace(body)))
+	}
+	var res model.ToolResult
+	switch string(bytes.TrimSpace(m["successful"])) {
+	case "true":
+		res.Successful = true
+	case "false":
+	default:
+		return model.ToolResult{}, errors.New(`tool result has no boolean "successful"`)
+	}
+	if d := bytes.TrimSpace(m["data"]); len(d) > 0 && string(d) != "null" {
+		res.Data = d
+	}
+	res.Error = text(m["error"])
+	if res.Error == "" {
+		// Tolerate {"error": {"message": ...}} although the spec says string|null.
+		res.Error = firstText(object(m["error"]), "message")
+	}
+	res.LogID = text(m["log_id"])
+	return res, nil
+}

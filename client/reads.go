@@ -1,0 +1,354 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// LogFilter is one condition of a Logs API query; conditions are AND-combined.
+type LogFilter struct {
+	// Field is one of tool_slug, toolkit_slug, connected_account_id, auth_config_id, status,
+	// user_id, session_id, sandbox_id, request_id, log_id.
+	Field string
+	// Operator is one of ==, !=, contains, not_contains; empty means ==.
+	Operator string
+	Value    string
+}
+
+// LogQuery selects execution logs.
+type LogQuery struct {
+	Filters []LogFilter
+	// From and To bound the log timestamps; zero means unbounded. When only From is set, To
+	// is taken as now (once per walk, so the pages of one ListLogs agree).
+	From, To time.Time
+	// Limit is the page size, 1 to 100; 0 or more than 100 means 100.
+	Limit int
+}
+
+// MaxLogsPageSize is the largest page the Logs API serves.
+const MaxLogsPageSize = 100
+
+type logsRequest struct {
+	Limit     int            `json:"limit"`
+	Cursor    *string        `json:"cursor"`
+	TimeRange *logsTimeRange `json:"time_range,omitempty"`
+	Filters   []logsFilter   `json:"filters,omitempty"`
+}
+
+type logsTimeRange struct {
+	From *int64 `json:"from,omitempty"` // epoch ms
+	To   *int64 `json:"to,omitempty"`
+}
+
+type logsFilter struct {
+	Field    string `json:"field"`
+	Operator string `json:"operator"`
+	Value    string `json:"value"`
+}
+
+// withDefaults fills the page size and the open end of the time range.
+func (q LogQuery) withDefaults(now time.Time) LogQuery {
+	if q.Limit <= 0 || q.Limit > MaxLogsPageSize {
+		q.Limit = MaxLogsPageSize
+	}
+	if !q.From.IsZero() && q.To.IsZero() {
+		q.To = now
+	}
+	return q
+}
+
+func (q LogQuery) body(cursor string) ([]byte, error) {
+	b := logsRequest{Limit: q.Limit}
+	if cursor != "" {
+		b.Cursor = &cursor
+	}
+	if !q.From.IsZero() || !q.To.IsZero() {
+		b.TimeRange = &logsTimeRange{}
+		if !q.From.IsZero() {
+			ms := q.From.UnixMilli()
+			b.TimeRange.From = &ms
+		}
+		if !q.To.IsZero() {
+			ms := q.To.UnixMilli()
+			b.TimeRange.To = &ms
+		}
+	}
+	for _, f := range q.Filters {
+		op := f.Operator
+		if op == "" {
+			op = "=="
+		}
+		b.Filters = append(b.Filters, logsFilter{Field: f.Field, Operator: op, Value: f.Value})
+	}
+	return json.Marshal(b)
+}
+
+// ListLogsPage fetches one page of POST /api/v3.1/logs/tool_execution; cursor "" is the first
+// page. Records that cannot be parsed are listed in the page's Bad, not dropped silently.
+func (c *Client) ListLogsPage(ctx context.Context, q LogQuery, cursor string) (model.LogsPage, error) {
+	page, err := c.listLogsPage(ctx, q.withDefaults(time.Now()), cursor)
+	if err != nil {
+		return model.LogsPage{}, c.fail(err, "list logs")
+	}
+	return page, nil
+}
+
+func (c *Client) listLogsPage(ctx context.Context, q LogQuery, cursor string) (model.LogsPage, error) {
+	body, err := q.body(cursor)
+	if err != nil {
+		return model.LogsPage{}, err
+	}
+	res, err := c.t.do(ctx, request{method: http.MethodPost, path: "/logs/tool_execution", body: body})
+	if err != nil {
+		return model.LogsPage{}, err
+	}
+	return model.ParseLogsPage(res.body)
+}
+
+// ListLogs streams every page of the query, first to last, until next_cursor is null or
+// empty. It stops after yielding an error, when the consumer breaks, when ctx is done, or when
+// the server hands back a cursor it already gave (which would otherwise loop forever).
+func (c *Client) ListLogs(ctx context.Context, q LogQuery) iter.Seq2[model.LogsPage, error] {
+	return func(yield func(model.LogsPage, error) bool) {
+		q := q.withDefaults(time.Now()) // one "now" for the whole walk
+		for page, err := range pages(ctx, func(ctx context.Context, cursor string) (model.LogsPage, string, error) {
+			p, err := c.listLogsPage(ctx, q, cursor)
+			return p, p.NextCursor, err
+		}) {
+			if err != nil {
+				err = c.fail(err, "list logs")
+			}
+			if !yield(page, err) {
+				return
+			}
+		}
+	}
+}
+
+// GetLog fetches one execution with its detail (timings, context, request and response).
+func (c *Client) GetLog(ctx context.Context, id string) (model.Execution, error) {
+	if id == "" {
+		return model.Execution{}, fmt.Errorf("get log: empty id")
+	}
+	res, err := c.t.do(ctx, request{method: http.MethodGet, path: "/logs/tool_execution/" + url.PathEscape(id)})
+	if err != nil {
+		return model.Execution{}, c.fail(err, "get log %s", id)
+	}
+	e, err := model.ParseRecord(res.body)
+	if err != nil {
+		return model.Execution{}, c.fail(err, "get log %s", id)
+	}
+	return e, nil
+}
+
+// GetTool fetches a tool's definition, including the tags that say whether it writes.
+func (c *Client) GetTool(ctx context.Context, slug string) (model.Tool, error) {
+	if slug == "" {
+		return model.Tool{}, fmt.Errorf("get tool: empty slug")
+	}
+	res, err := c.t.do(ctx, request{method: http.MethodGet, path: "/tools/" + url.PathEscape(slug)})
+	if err != nil {
+		return model.Tool{}, c.fail(err, "get tool %s", slug)
+	}
+	t, err := parseTool(res.body)
+	if err != nil {
+		return model.Tool{}, c.fail(err, "get tool %s", slug)
+	}
+	if t.Slug == "" {
+		t.Slug = slug
+	}
+	return t, nil
+}
+
+// ToolQuery selects tools: by toolkit, or by explicit slugs (which the API lets override
+// other filters).
+type ToolQuery struct {
+	ToolkitSlug string
+	ToolSlugs   []string
+}
+
+// ListTools fetches every tool matching q, following the list's pages.
+func (c *Client) ListTools(ctx context.Context, q ToolQuery) ([]model.Tool, error) {
+	base := url.Values{}
+	if q.ToolkitSlug != "" {
+		base.Set("toolkit_slug", q.ToolkitSlug)
+	}
+	if len(q.ToolSlugs) > 0 {
+		base.Set("tool_slugs", strings.Join(q.ToolSlugs, ","))
+	}
+	var tools []model.Tool
+	for items, err := range pages(ctx, func(ctx context.Context, cursor string) ([]json.RawMessage, string, error) {
+		return c.listPage(ctx, "/tools", base, cursor)
+	}) {
+		if err != nil {
+			return nil, c.fail(err, "list tools")
+		}
+		for _, it := range items {
+			if t, err := parseTool(it); err == nil && t.Slug != "" {
+				tools = append(tools, t)
+			}
+		}
+	}
+	return tools, nil
+}
+
+// AccountQuery selects connected accounts. Empty fields do not filter.
+type AccountQuery struct {
+	UserIDs      []string
+	ToolkitSlugs []string
+	Statuses     []string // ACTIVE, EXPIRED, INACTIVE, FAILED, INITIATED, INITIALIZING
+	Limit        int      // page size; 0 leaves it to the server
+}
+
+// ListConnectedAccounts streams the matching connected accounts page by page, with the same
+// stopping rules as ListLogs.
+func (c *Client) ListConnectedAccounts(ctx context.Context, q AccountQuery) iter.Seq2[[]ConnectedAccount, error] {
+	// Lists go comma-separated, as the official generated client sends them.
+	base := url.Values{}
+	for key, vals := range map[string][]string{"user_ids": q.UserIDs, "toolkit_slugs": q.ToolkitSlugs, "statuses": q.Statuses} {
+		if len(vals) > 0 {
+			base.Set(key, strings.Join(vals, ","))
+		}
+	}
+	if q.Limit > 0 {
+		base.Set("limit", strconv.Itoa(q.Limit))
+	}
+	return func(yield func([]ConnectedAccount, error) bool) {
+		for items, err := range pages(ctx, func(ctx context.Context, cursor string) ([]json.RawMessage, string, error) {
+			return c.listPage(ctx, "/connected_accounts", base, cursor)
+		}) {
+			if err != nil {
+				yield(nil, c.fail(err, "list connected accounts"))
+				return
+			}
+			accounts := make([]ConnectedAccount, 0, len(items))
+			for _, it := range items {
+				if a, err := parseAccount(it); err == nil {
+					accounts = append(accounts, a)
+				}
+			}
+			if !yield(accounts, nil) {
+				return
+			}
+		}
+	}
+}
+
+// GetConnectedAccount fetches one connected account.
+func (c *Client) GetConnectedAccount(ctx context.Context, id string) (ConnectedAccount, error) {
+	if id == "" {
+		return ConnectedAccount{}, fmt.Errorf("get connected account: empty id")
+	}
+	res, err := c.t.do(ctx, request{method: http.MethodGet, path: "/connected_accounts/" + url.PathEscape(id)})
+	if err != nil {
+		return ConnectedAccount{}, c.fail(err, "get connected account %s", id)
+	}
+	a, err := parseAccount(res.body)
+	if err != nil {
+		return ConnectedAccount{}, c.fail(err, "get connected account %s", id)
+	}
+	return a, nil
+}
+
+// RunReadTool runs a tool through tools/execute on the RETRYING path: a timeout or a 5xx is
+// sent again, up to the configured retries. Use it only for tools known to be read-only; it
+// exists for verifiers that look up whether a write's effect exists at the provider. Anything
+// that can change the world goes through WithoutRetries().Execute instead.
+//
+// A 200 answer with successful:false returns both the result and an error.
+func (c *Client) RunReadTool(ctx context.Context, call model.ToolCall) (model.ToolResult, error) {
+	body, err := executeBody(call.Slug, ExecuteRequest{
+		Arguments:          call.Arguments,
+		ConnectedAccountID: call.ConnectedAccountID,
+		UserID:             call.UserID,
+		Version:            call.Version,
+	})
+	if err != nil {
+		return model.ToolResult{}, c.fail(err, "run read tool %s", call.Slug)
+	}
+	res, err := c.t.do(ctx, request{method: http.MethodPost, path: executePath(call.Slug), body: body})
+	if err != nil {
+		return model.ToolResult{}, c.fail(err, "run read tool %s", call.Slug)
+	}
+	result, err := parseToolResult(res.body)
+	if err != nil {
+		return model.ToolResult{}, c.fail(err, "run read tool %s", call.Slug)
+	}
+	if !result.Successful {
+		result.Error = c.t.scrub(result.Error)
+		return result, c.t.redact(fmt.Errorf("run read tool %s: tool reported failure: %s", call.Slug, orNone(oneLine(result.Error, 300))))
+	}
+	return result, nil
+}
+
+// fail wraps err with what was being done, keeping the API key out of the message.
+func (c *Client) fail(err error, format string, args ...any) error {
+	return c.t.redact(fmt.Errorf(format+": %w", append(args, err)...))
+}
+
+// listPage fetches one page of a GET list endpoint ({items, next_cursor}).
+func (c *Client) listPage(ctx context.Context, path string, base url.Values, cursor string) ([]json.RawMessage, string, error) {
+	q := url.Values{}
+	for k, v := range base {
+		q[k] = v
+	}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	res, err := c.t.do(ctx, request{method: http.MethodGet, path: path, query: q})
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := parseListPage(res.body)
+	if err != nil {
+		return nil, "", err
+	}
+	return p.items, p.nextCursor, nil
+}
+
+// pages walks a cursor-paged list: the first page with cursor "", then each next cursor until
+// it is empty. It yields the first error and stops; it stops when the consumer breaks, when
+// ctx is done, and when the server repeats a cursor, which would otherwise loop forever.
+func pages[T any](ctx context.Context, fetch func(context.Context, string) (T, string, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		seen := make(map[string]struct{})
+		cursor := ""
+		for {
+			if err := ctx.Err(); err != nil {
+				yield(zero, err)
+				return
+			}
+			page, next, err := fetch(ctx, cursor)
+			if err != nil {
+				yield(zero, err)
+				return
+			}
+			if !yield(page, nil) || next == "" {
+				return
+			}
+			if _, dup := seen[next]; dup || next == cursor {
+				yield(zero, fmt.Errorf("the server returned cursor %q a second time; stopped to avoid an endless loop", oneLine(next, 40)))
+				return
+			}
+			seen[next] = struct{}{}
+			cursor = next
+		}
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no error message)"
+	}
+	return s
+}
