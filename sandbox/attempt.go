@@ -1,0 +1,132 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// attempt is one execution as the platform saw it. The history generator and the live
+// execute handler both describe what happened with an attempt, and record() turns it into the
+// log record, so generated and live records cannot differ in shape.
+type attempt struct {
+	logID      string
+	tool       *toolDef
+	acct       *account // nil when no account was resolved
+	userID     string
+	args       json.RawMessage
+	start, end time.Time
+	requestID  string
+	sessionID  string
+	traceID    string
+	source     model.Source
+	sdkVersion string
+	retryCount int // -1 when the caller sent no x-stainless-retry-count
+	// result is the provider's answer; nil when the provider was not called.
+	result *opResult
+	// failure is a platform-level failure (timeout, 5xx, 429, validation, auth, connection)
+	// that replaces the provider's answer; nil when the provider's answer stands.
+	failure *model.ExecError
+	proxy   string // "METHOD endpoint" for a proxy execution
+}
+
+// ok reports whether the execution succeeded.
+func (a *attempt) ok() bool { return a.failure == nil && a.result != nil && a.result.err == "" }
+
+// providerError classifies a provider's error answer.
+func providerError(r *opResult) *model.ExecError {
+	e := &model.ExecError{Message: r.err, HTTPStatus: r.status}
+	switch {
+	case r.status == http.StatusUnauthorized || r.status == http.StatusForbidden:
+		e.Kind = model.ErrAuth
+	case r.status == http.StatusTooManyRequests:
+		e.Kind = model.ErrRateLimited
+	case r.status >= 500:
+		e.Kind = model.ErrUpstream5xx
+	}
+	return e
+}
+
+// execution renders the attempt as the Execution the Logs API serves, without its Response:
+// resp is data.response ({data, error, successful}), for the caller to marshal into
+// e.Response now (live) or when first needed (history, see Server.materialize).
+func (a *attempt) execution() (e *model.Execution, resp map[string]any) {
+	a.start, a.end = a.start.Truncate(time.Millisecond), a.end.Truncate(time.Millisecond)
+	e = &model.Execution{
+		ID:          a.logID,
+		Timestamp:   a.start,
+		ToolSlug:    a.tool.slug,
+		ToolkitSlug: a.tool.toolkit,
+		UserID:      a.userID,
+		StartTime:   a.start,
+		EndTime:     a.end,
+		Duration:    a.end.Sub(a.start),
+		HasDuration: true,
+		Arguments:   a.args,
+		RequestID:   a.requestID,
+		SessionID:   a.sessionID,
+		TraceID:     a.traceID,
+		Source:      a.source,
+		SDKVersion:  a.sdkVersion,
+		RetryCount:  a.retryCount,
+		Detailed:    true,
+	}
+	if a.acct != nil {
+		e.ConnectedAccountID = a.acct.id
+		if e.UserID == "" {
+			e.UserID = a.acct.userID
+		}
+	}
+	var data any = map[string]any{}
+	var errText any // nil renders as null
+	switch {
+	case a.ok():
+		e.Status, e.Level = model.StatusSuccess, "info"
+		e.Message = "Executed " + a.tool.slug + " successfully"
+		data = a.result.data
+	case a.failure != nil:
+		e.Status, e.Level = model.StatusFailed, "error"
+		e.Error = a.failure
+		errText = a.failure.Message
+	default: // the provider answered with an error
+		e.Status, e.Level = model.StatusFailed, "error"
+		e.Error = providerError(a.result)
+		errText = a.result.err
+		data = a.result.data
+	}
+	if e.Error != nil {
+		if e.Error.Kind == model.ErrRateLimited {
+			e.Level = "warn"
+		}
+		e.Message = a.tool.slug + " failed: " + e.Error.Message
+	}
+	if a.proxy != "" {
+		e.Message += " (proxy " + a.proxy + ")"
+	}
+	return e, map[string]any{"data": data, "error": errText, "successful": a.ok()}
+}
+
+// Platform failures, as the log's data.error records them.
+
+func timeoutError(after time.Duration) *model.ExecError {
+	return &model.ExecError{Kind: model.ErrTimeout, Message: "Request timed out after " + strconv.FormatInt(after.Milliseconds(), 10) + "ms waiting for the provider"}
+}
+
+func upstreamError(status int) *model.ExecError {
+	return &model.ExecError{Kind: model.ErrUpstream5xx, HTTPStatus: status, Message: "Upstream provider returned " + statusText(status)}
+}
+
+func rateLimitError() *model.ExecError {
+	return &model.ExecError{Kind: model.ErrRateLimited, HTTPStatus: http.StatusTooManyRequests, Message: "Rate limit exceeded: too many requests, retry later"}
+}
+
+func connectionError() *model.ExecError {
+	return &model.ExecError{Kind: model.ErrConnection, Message: "Connection closed after the request was read; the tool was not run"}
+}
+
+func statusText(code int) string {
+	return strconv.Itoa(code) + " " + http.StatusText(code)
+}

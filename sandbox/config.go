@@ -1,0 +1,156 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// Config sets up a sandbox. The zero value is usable: seed 0, DefaultSize executions over
+// DefaultSpan ending now, any non-empty API key accepted.
+type Config struct {
+	// APIKey, when set, is the only key accepted (x-api-key, or x-user-api-key on the logs
+	// endpoints). When empty any non-empty key is accepted.
+	APIKey string
+	// Seed makes the generated history reproducible: the same Seed, Size, Span and Now give
+	// byte-identical logs, provider state and truth.
+	Seed int64
+	// Size is how many executions the generated history holds (DefaultSize when 0; negative
+	// means none).
+	Size int
+	// Span is how far back the history reaches from Now (DefaultSpan when 0).
+	Span time.Duration
+	// Now is where the history ends. Zero means time.Now() truncated to the minute, and the
+	// sandbox then stamps live executions with the wall clock; a fixed Now makes the sandbox
+	// clock start at Now and advance with real time, so live executions follow the history.
+	Now time.Time
+	// PageLatency delays every logs list page, to show paging in the UI.
+	PageLatency time.Duration
+	// Faults are armed at start, in order, as if posted to /_sandbox/faults.
+	Faults []FaultRule
+	// HoldTimeout is how long the timeout_* faults hold the answer before closing the
+	// connection without one (DefaultHoldTimeout when 0). The client going away ends it sooner.
+	HoldTimeout time.Duration
+}
+
+// Defaults applied by New.
+const (
+	DefaultSize        = 3000
+	DefaultSpan        = 7 * 24 * time.Hour
+	DefaultHoldTimeout = 2 * time.Minute
+	// MaxSize bounds the generated history; larger sizes are refused.
+	MaxSize = 1_000_000
+)
+
+// FaultMode says how an execution misbehaves.
+type FaultMode string
+
+// The fault modes. "Commit" is the moment the simulated provider applies the side effect.
+const (
+	// FaultTimeoutAfterCommit applies the effect, then holds the answer for HoldTimeout (or
+	// until the client leaves) and closes the connection without answering. The log says
+	// success, with the held time as its duration: what Composio saw is a slow success.
+	FaultTimeoutAfterCommit FaultMode = "timeout_after_commit"
+	// FaultTimeoutBeforeCommit holds and closes the same way, with no effect. The log says
+	// failed, data.error.kind timeout.
+	FaultTimeoutBeforeCommit FaultMode = "timeout_before_commit"
+	// Fault5xxAfterCommit applies the effect, then answers 502 (or HTTPStatus) with an error
+	// body. The log says failed, kind upstream_5xx, http_status 502.
+	Fault5xxAfterCommit FaultMode = "5xx_after_commit"
+	// Fault5xxBeforeCommit answers 503 (or HTTPStatus) with no effect; logged like the above.
+	Fault5xxBeforeCommit FaultMode = "5xx_before_commit"
+	// Fault429 answers 429 with retry-after, no effect; the log says failed, kind rate_limited.
+	Fault429 FaultMode = "429"
+	// FaultDropAfterRead reads the whole request, then closes the connection with no answer
+	// and no effect (the platform dropped it before running the tool). The log says failed,
+	// kind connection.
+	FaultDropAfterRead FaultMode = "drop_connection_after_read"
+	// FaultLatency delays the execution by Latency, then runs it normally.
+	FaultLatency FaultMode = "latency"
+)
+
+// FaultModes lists every fault mode.
+func FaultModes() []FaultMode {
+	return []FaultMode{FaultTimeoutAfterCommit, FaultTimeoutBeforeCommit, Fault5xxAfterCommit,
+		Fault5xxBeforeCommit, Fault429, FaultDropAfterRead, FaultLatency}
+}
+
+// AfterCommit reports whether the mode lets the effect happen before misbehaving.
+func (m FaultMode) AfterCommit() bool {
+	return m == FaultTimeoutAfterCommit || m == Fault5xxAfterCommit || m == FaultLatency
+}
+
+// AnyTool in FaultRule.ToolSlug matches every execution.
+const AnyTool = "*"
+
+// ProxyTool in FaultRule.ToolSlug matches every proxy execution.
+const ProxyTool = "proxy"
+
+// FaultRule arms a fault for the next Count executions of ToolSlug.
+type FaultRule struct {
+	// ToolSlug is a tool slug (GMAIL_SEND_EMAIL), AnyTool, or ProxyTool. A proxy execution also
+	// matches the slug of the tool its endpoint stands for.
+	ToolSlug string
+	Mode     FaultMode
+	// Count is how many executions the rule applies to; 0 or less means every one until the
+	// rules are cleared.
+	Count int
+	// Latency is the delay of FaultLatency (1 s when 0) and, when set, replaces HoldTimeout
+	// for the timeout_* modes.
+	Latency time.Duration
+	// HTTPStatus overrides the status of the 5xx modes (502 after commit, 503 before) and must
+	// be 500-599.
+	HTTPStatus int
+}
+
+// Validate reports whether the rule can be armed.
+func (r FaultRule) Validate() error {
+	if r.ToolSlug == "" {
+		return errors.New("fault: tool_slug is required (a tool slug, \"*\" or \"proxy\")")
+	}
+	known := false
+	for _, m := range FaultModes() {
+		known = known || r.Mode == m
+	}
+	if !known {
+		return fmt.Errorf("fault: unknown mode %q (want one of %v)", r.Mode, FaultModes())
+	}
+	if r.HTTPStatus != 0 && (r.HTTPStatus < 500 || r.HTTPStatus > 599) {
+		return fmt.Errorf("fault: http_status %d is not a 5xx status", r.HTTPStatus)
+	}
+	if r.Latency < 0 {
+		return errors.New("fault: latency must not be negative")
+	}
+	return nil
+}
+
+// Effect is one side effect a simulated provider committed: the ground truth a verifier is
+// judged against. Reads have none; an idempotent write that committed has one each time.
+type Effect struct {
+	RequestID          string    `json:"request_id"`
+	ToolSlug           string    `json:"tool_slug"`
+	ConnectedAccountID string    `json:"connected_account_id"`
+	ArgumentHash       string    `json:"argument_hash"` // model.ArgumentHash(args, model.DefaultVolatileKeys())
+	Time               time.Time `json:"time"`          // when the provider applied it
+	LogID              string    `json:"log_id"`
+	ObjectID           string    `json:"object_id"` // message, draft, "C…:ts", "owner/repo#n", comment or contact id
+}
+
+// TruthRecord is the ground truth of one generated execution.
+type TruthRecord struct {
+	ID       string `json:"id"` // the log id
+	ToolSlug string `json:"tool_slug"`
+	// Committed is true when the execution's effect exists at the provider (never for reads).
+	Committed bool `json:"committed"`
+	// Ambiguous is true when the client could not tell from the answer whether the action
+	// happened: a timeout (including a success slower than the 60 s client timeout), a 5xx,
+	// a dropped connection.
+	Ambiguous bool `json:"ambiguous"`
+	// GroupKey is shared by the members of one intended duplicate group, "" otherwise.
+	GroupKey string             `json:"group_key,omitempty"`
+	Pattern  model.RetryPattern `json:"pattern,omitempty"`
+	// Case names the scenario that produced the execution (see the package doc).
+	Case string `json:"case"`
+}

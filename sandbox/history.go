@@ -1,0 +1,1126 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// The history generator. It builds companies, users and connected accounts, seeds each
+// provider with state from before the span, plans executions (ordinary traffic plus the
+// scenarios triage must recognise), then runs them through the simulated providers in time
+// order. The providers decide what took effect, so the log, the provider state and the truth
+// agree by construction.
+
+// outcome is what the platform did with one planned execution.
+type outcome uint8
+
+const (
+	outOK                 outcome = iota // provider called; its answer stands (success or provider error)
+	outSlowOK                            // provider succeeded, slower than the 60 s client timeout
+	outTimeoutCommitted                  // provider called (it committed unless it refused), log says timeout
+	outTimeoutUncommitted                // provider never reached, log says timeout
+	out5xxAfter                          // provider called, then a 5xx replaced its answer
+	out5xxBefore                         // 5xx, provider never reached
+	out429                               // rate limited, provider never reached
+	outValidation                        // arguments invalid (a required one missing)
+	outAuth                              // provider refused the token (401)
+	outExpired                           // connected account no longer active
+)
+
+// ambiguous reports whether a client could not tell from the answer whether it took effect.
+func (o outcome) ambiguous() bool {
+	switch o {
+	case outSlowOK, outTimeoutCommitted, outTimeoutUncommitted, out5xxAfter, out5xxBefore:
+		return true
+	}
+	return false
+}
+
+// clientTimeout is the SDKs' default request timeout: a slower execution was a timeout to its
+// caller.
+const clientTimeout = 60 * time.Second
+
+// clientProfile is what a caller's headers say about it.
+type clientProfile struct {
+	host, language, framework, sdkVersion string
+	autoRetries                           bool // an SDK that re-sends timed-out or failed executions
+}
+
+func (c clientProfile) retryCount() int {
+	if c.host == "sdk" {
+		return 0
+	}
+	return -1
+}
+
+// plan is one execution to generate.
+type plan struct {
+	seq        int
+	tool       *toolDef
+	acct       *account
+	args       map[string]any
+	raw        json.RawMessage // shared by the members of a group
+	start      time.Time
+	dur        time.Duration
+	effectAt   time.Duration // when the provider acts, from start
+	outcome    outcome
+	httpStatus int
+	profile    clientProfile
+	session    string
+	retryCount int
+	groupKey   string
+	pattern    model.RetryPattern
+	caseName   string
+}
+
+// Case names recorded in TruthRecord.Case.
+const (
+	CaseOrdinary           = "ordinary"
+	CaseSDKAutoRetry       = "sdk_auto_retry"
+	CaseAppRetry           = "app_retry"
+	CaseDoubleSubmit       = "double_submit"
+	CaseCommittedTimeout   = "committed_timeout"   // slow success or timeout whose effect exists
+	CaseUncommittedTimeout = "uncommitted_timeout" // timeout without effect
+	Case5xxAfterCommit     = "5xx_after_commit"
+	Case5xxBeforeCommit    = "5xx_before_commit"
+	CaseRateLimitBurst     = "rate_limited_burst"
+	CaseValidation         = "validation_failure"
+	CaseAuth               = "auth_failure"
+	CaseExpiredAccount     = "expired_account"
+	CaseReadFailure        = "read_failure"
+)
+
+type targets struct {
+	labelMsgs, deleteMsgs []*gmailMessage
+	threads               []*gmailMessage // received thread roots, for replies
+	messages              []*gmailMessage // every seeded message, for reads
+}
+
+type generator struct {
+	r           *rand.Rand
+	w           *world
+	cat         *catalog
+	p           *pools
+	from, now   time.Time
+	plans       []*plan
+	groups      int
+	authConfigs map[string]string
+	targets     map[*account]*targets
+	usedArgs    map[string]bool // tool|account|args of planned writes, to avoid accidental duplicates
+	usedEmails  map[string]bool
+	externals   []string // external email addresses
+}
+
+// history is what generation produced.
+type history struct {
+	world   *world
+	logs    []*model.Execution // ascending (timestamp, id)
+	effects []effectRec
+	truth   []TruthRecord
+	pending map[string]map[string]any // log id -> data.response not yet marshalled
+}
+
+func generate(cat *catalog, seed int64, size int, span time.Duration, now time.Time) *history {
+	g := &generator{
+		r:           rand.New(rand.NewPCG(uint64(seed), 0x5eed_c0de_ba5e)),
+		w:           &world{ids: idSource{key: uint64(seed)*0x2545F4914F6CDD1D + 0x9E37}, accountByID: map[string]*account{}},
+		cat:         cat,
+		p:           newPools(),
+		from:        now.Add(-span),
+		now:         now,
+		authConfigs: map[string]string{},
+		targets:     map[*account]*targets{},
+		usedArgs:    map[string]bool{},
+		usedEmails:  map[string]bool{},
+	}
+	g.buildEntities(size)
+	g.seedState()
+	g.planAll(size)
+	return g.apply()
+}
+
+// between returns a uniform value in [lo, hi).
+// between returns a uniform value in [lo, hi], in whole milliseconds: the Logs API shows
+// milliseconds, so generated times are exact at that precision.
+func (g *generator) between(lo, hi time.Duration) time.Duration {
+	if hi <= lo {
+		return lo.Round(time.Millisecond)
+	}
+	return (lo + time.Duration(g.r.Int64N(int64(hi-lo)))).Round(time.Millisecond)
+}
+
+func (g *generator) chance(p float64) bool { return g.r.Float64() < p }
+
+func pick[T any](g *generator, xs []T) T { return xs[g.r.IntN(len(xs))] }
+
+// fill expands a template's placeholders with random but plausible values.
+func (g *generator) fill(tmpl string, t time.Time) string {
+	if !strings.Contains(tmpl, "{") {
+		return tmpl
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(tmpl, '{')
+		if i < 0 {
+			b.WriteString(tmpl)
+			return b.String()
+		}
+		j := strings.IndexByte(tmpl[i:], '}')
+		if j < 0 {
+			b.WriteString(tmpl)
+			return b.String()
+		}
+		b.WriteString(tmpl[:i])
+		b.WriteString(g.placeholder(tmpl[i+1:i+j], t))
+		tmpl = tmpl[i+j+1:]
+	}
+}
+
+func (g *generator) placeholder(name string, t time.Time) string {
+	switch name {
+	case "n":
+		return strconv.Itoa(1000 + g.r.IntN(99000))
+	case "small":
+		return strconv.Itoa(1 + g.r.IntN(9))
+	case "tiny":
+		return strconv.Itoa(g.r.IntN(10))
+	case "hour":
+		return strconv.Itoa(8 + g.r.IntN(10))
+	case "month":
+		return t.AddDate(0, -g.r.IntN(2), 0).Format("January 2006")
+	case "date":
+		return t.AddDate(0, 0, g.r.IntN(10)-3).Format("2006-01-02")
+	case "first":
+		return pick(g, g.p.firsts)
+	case "company":
+		return pick(g, g.p.companies).name
+	case "topic":
+		return pick(g, g.p.topics)
+	case "service":
+		return pick(g, g.p.services)
+	case "component":
+		return pick(g, g.p.components)
+	case "feature":
+		return pick(g, g.p.features)
+	case "action":
+		return pick(g, g.p.actions)
+	case "email", "ext":
+		return pick(g, g.externals)
+	}
+	return name
+}
+
+// ---- entities ----
+
+func (g *generator) profileOf(kind int) clientProfile {
+	switch kind {
+	case 0:
+		return clientProfile{host: "sdk", language: "python", framework: pick(g, g.p.frameworksPy), sdkVersion: pick(g, []string{"0.16.0", "0.16.1", "0.16.2"})}
+	case 1:
+		return clientProfile{host: "sdk", language: "typescript", framework: pick(g, g.p.frameworksTS), sdkVersion: pick(g, []string{"0.14.0", "0.14.1", "0.14.3"})}
+	case 2:
+		return clientProfile{host: "sdk", language: "python", framework: pick(g, g.p.frameworksPy), sdkVersion: pick(g, []string{"0.15.0", "0.15.2", "0.15.4"}), autoRetries: true}
+	case 3:
+		return clientProfile{host: "sdk", language: "typescript", framework: pick(g, g.p.frameworksTS), sdkVersion: pick(g, []string{"0.13.1", "0.13.2", "0.13.4"}), autoRetries: true}
+	case 4:
+		return clientProfile{host: "api"}
+	}
+	return clientProfile{host: "mcp"}
+}
+
+func (g *generator) randomProfile() clientProfile {
+	x := g.r.Float64()
+	switch {
+	case x < 0.35:
+		return g.profileOf(0)
+	case x < 0.55:
+		return g.profileOf(1)
+	case x < 0.70:
+		return g.profileOf(2)
+	case x < 0.80:
+		return g.profileOf(3)
+	case x < 0.92:
+		return g.profileOf(4)
+	}
+	return g.profileOf(5)
+}
+
+func (g *generator) buildEntities(size int) {
+	nUsers := min(max(size/150, 8), 600)
+	nCompanies := max(3, nUsers/5)
+	ids := &g.w.ids
+	for i := range nCompanies {
+		cs := g.p.companies[i%len(g.p.companies)]
+		if n := i / len(g.p.companies); n > 0 {
+			suffix := strconv.Itoa(n + 1)
+			cs = companySeed{cs.name + " " + suffix, strings.Replace(cs.domain, ".", suffix+".", 1), cs.org + "-" + suffix}
+		}
+		co := &company{name: cs.name, domain: cs.domain}
+		co.slack = &workspace{teamID: ids.slackID('T'), botUser: ids.slackID('U')}
+		for _, name := range g.p.channels {
+			co.slack.channels = append(co.slack.channels, &channel{id: ids.slackID('C'), name: name})
+		}
+		co.github = &ghOrg{login: cs.org}
+		for _, k := range g.r.Perm(len(g.p.repoNames))[:2+g.r.IntN(3)] {
+			co.github.repos = append(co.github.repos, &repo{owner: cs.org, name: g.p.repoNames[k]})
+		}
+		co.hubspot = &portal{id: strconv.Itoa(20_000_000 + int(ids.next()%9_000_000)), byEmail: map[string]*contact{}, nextID: int64(100 + g.r.IntN(900))}
+		g.w.companies = append(g.w.companies, co)
+	}
+	for _, tk := range toolkitDefs() {
+		g.authConfigs[tk.slug] = ids.authConfig()
+	}
+	for _, d := range g.p.externalDomains {
+		for range 3 {
+			g.externals = append(g.externals, strings.ToLower(pick(g, g.p.firsts)+"."+pick(g, g.p.lasts)+"@"+d))
+		}
+	}
+	for i := 1; i <= nUsers; i++ {
+		u := &user{id: "user_" + strconv.Itoa(i), first: pick(g, g.p.firsts), last: pick(g, g.p.lasts),
+			company: g.w.companies[g.r.IntN(nCompanies)], profile: g.randomProfile(), accounts: map[string]*account{}}
+		for range 2 + g.r.IntN(3) {
+			u.sessions = append(u.sessions, ids.uuid())
+		}
+		for _, tk := range []struct {
+			slug string
+			p    float64
+		}{{"gmail", 0.85}, {"slack", 0.75}, {"github", 0.45}, {"hubspot", 0.35}} {
+			if g.chance(tk.p) {
+				u.toolkits = append(u.toolkits, tk.slug)
+			}
+		}
+		if len(u.toolkits) == 0 {
+			u.toolkits = []string{"gmail"}
+		}
+		for _, tk := range u.toolkits {
+			a := &account{id: ids.accountID(), userID: u.id, toolkit: tk, authConfigID: g.authConfigs[tk], status: "ACTIVE",
+				user: u, company: u.company, stable: true}
+			a.created = g.from.Add(-g.between(24*time.Hour, 120*24*time.Hour)).Truncate(time.Second)
+			a.updated = a.created
+			if g.chance(0.04) {
+				span := g.now.Sub(g.from)
+				a.expiredAt = g.from.Add(time.Duration(float64(span) * (0.7 + 0.28*g.r.Float64()))).Truncate(time.Second)
+				a.status, a.updated, a.stable = "EXPIRED", a.expiredAt, false
+				if g.chance(0.25) {
+					a.status = "INACTIVE"
+				}
+			}
+			switch tk {
+			case "gmail":
+				a.mailbox = newMailbox(u.email())
+			case "github":
+				a.login = strings.ToLower(u.first + "-" + u.last[:1] + strconv.Itoa(i))
+			}
+			u.accounts[tk] = a
+			g.w.accounts = append(g.w.accounts, a)
+			g.w.accountByID[a.id] = a
+		}
+		g.w.users = append(g.w.users, u)
+	}
+	g.ensureExpired()
+}
+
+// ensureExpired makes sure some account has expired, so every history shows auth failures.
+func (g *generator) ensureExpired() {
+	for _, a := range g.w.accounts {
+		if !a.stable {
+			return
+		}
+	}
+	a := pick(g, g.w.accounts)
+	a.expiredAt = g.now.Add(-time.Duration(float64(g.now.Sub(g.from)) * 0.2)).Truncate(time.Second)
+	a.status, a.updated, a.stable = "EXPIRED", a.expiredAt, false
+}
+
+// seedState gives every provider content from before the span: inboxes with threads, channel
+// chatter, issues with comments, contacts.
+func (g *generator) seedState() {
+	before := func(maxAge time.Duration) time.Time {
+		return g.from.Add(-g.between(time.Minute, maxAge)).Truncate(time.Second)
+	}
+	for _, a := range g.w.accounts {
+		if a.mailbox == nil {
+			continue
+		}
+		tg := &targets{}
+		var received []*gmailMessage
+		for range 8 + g.r.IntN(4) {
+			at := before(14 * 24 * time.Hour)
+			id := g.w.newMessageID()
+			labels := []string{"INBOX"}
+			if g.chance(0.5) {
+				labels = append(labels, "UNREAD")
+			}
+			if g.chance(0.2) {
+				labels = append(labels, "CATEGORY_UPDATES")
+			}
+			m := &gmailMessage{id: id, threadID: id, from: pick(g, g.externals), to: a.mailbox.address,
+				subject: g.fill(pick(g, g.p.subjects), at), body: g.fill(pick(g, g.p.sentences), at), labels: labels, at: at}
+			a.mailbox.add(m)
+			received = append(received, m)
+			tg.threads = append(tg.threads, m)
+			if g.chance(0.4) { // a follow-up in the same thread
+				fid := g.w.newMessageID()
+				f := &gmailMessage{id: fid, threadID: id, from: m.from, to: m.to, subject: "Re: " + m.subject,
+					body: g.fill(pick(g, g.p.replies), at), labels: []string{"INBOX"}, at: at.Add(g.between(time.Hour, 20*time.Hour))}
+				a.mailbox.add(f)
+				received = append(received, f)
+			}
+		}
+		sort.SliceStable(a.mailbox.messages, func(i, j int) bool { return a.mailbox.messages[i].at.Before(a.mailbox.messages[j].at) })
+		tg.messages = append([]*gmailMessage{}, received...)
+		g.r.Shuffle(len(received), func(i, j int) { received[i], received[j] = received[j], received[i] })
+		n := len(received) * 2 / 3
+		tg.labelMsgs, tg.deleteMsgs = received[:n], received[n:]
+		g.targets[a] = tg
+	}
+	for _, co := range g.w.companies {
+		for _, ch := range co.slack.channels {
+			var times []time.Time
+			for range 4 + g.r.IntN(6) {
+				times = append(times, before(7*24*time.Hour))
+			}
+			sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+			for _, at := range times {
+				ch.post(ch.nextTS(at), g.w.ids.slackID('U'), g.fill(pick(g, g.p.slackTexts), at), "", at)
+			}
+		}
+		for _, rp := range co.github.repos {
+			var times []time.Time
+			for range 3 + g.r.IntN(6) {
+				times = append(times, before(60*24*time.Hour))
+			}
+			sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+			for _, at := range times {
+				is := rp.addIssue(g.w, g.fill(pick(g, g.p.issueTitles), at), g.fill(pick(g, g.p.issueBodies), at),
+					strings.ToLower(pick(g, g.p.firsts)), nil, nil, at)
+				if g.chance(0.3) {
+					is.state = "closed"
+				}
+				for range g.r.IntN(3) {
+					ct := at.Add(g.between(time.Hour, 48*time.Hour))
+					if ct.Before(g.from) {
+						rp.addComment(g.w, is, g.fill(pick(g, g.p.comments), ct), strings.ToLower(pick(g, g.p.firsts)), ct)
+					}
+				}
+			}
+		}
+		var times []time.Time
+		for range 6 + g.r.IntN(10) {
+			times = append(times, before(90*24*time.Hour))
+		}
+		sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+		for _, at := range times {
+			co.hubspot.add(g.hubspotProps(co.hubspot), at)
+		}
+	}
+}
+
+// ---- planning ----
+
+// scenario plans one or more executions and returns how many; 0 means it could not (then
+// an ordinary execution is planned instead).
+type scenario struct {
+	weight float64
+	size   int // most executions it may plan
+	run    func(g *generator) int
+}
+
+func (g *generator) planAll(size int) {
+	scenarios := []scenario{
+		{0.0040, 3, (*generator).sdkBurst},
+		{0.0030, 3, (*generator).appRetry},
+		{0.0030, 3, (*generator).doubleSubmit},
+		{0.0022, 1, func(g *generator) int { return g.single(outSlowOK, CaseCommittedTimeout) }},
+		{0.0020, 1, func(g *generator) int { return g.single(outTimeoutCommitted, CaseCommittedTimeout) }},
+		{0.0022, 1, func(g *generator) int { return g.single(outTimeoutUncommitted, CaseUncommittedTimeout) }},
+		{0.0016, 1, func(g *generator) int { return g.single(out5xxAfter, Case5xxAfterCommit) }},
+		{0.0016, 1, func(g *generator) int { return g.single(out5xxBefore, Case5xxBeforeCommit) }},
+		{0.0020, 6, (*generator).rateLimitBurst},
+		{0.0080, 1, func(g *generator) int { return g.single(outValidation, CaseValidation) }},
+		{0.0020, 1, func(g *generator) int { return g.single(outAuth, CaseAuth) }},
+	}
+	for remaining := size; remaining > 0; {
+		x, n := g.r.Float64(), 0
+		for _, s := range scenarios {
+			if x < s.weight {
+				if s.size <= remaining {
+					n = s.run(g)
+				}
+				break
+			}
+			x -= s.weight
+		}
+		if n == 0 {
+			n = g.ordinary()
+		}
+		remaining -= n
+	}
+}
+
+// randTime draws a start in [from, now-margin], denser in working hours and on weekdays.
+func (g *generator) randTime(margin time.Duration) time.Time {
+	span := g.now.Sub(g.from) - margin
+	if span <= 0 {
+		return g.from
+	}
+	for range 16 {
+		t := g.from.Add(time.Duration(g.r.Int64N(int64(span))))
+		w := 0.3
+		if h := t.UTC().Hour(); h >= 7 && h < 20 {
+			w = 1
+		}
+		if d := t.UTC().Weekday(); d == time.Saturday || d == time.Sunday {
+			w *= 0.5
+		}
+		if g.chance(w) {
+			return t.Truncate(time.Millisecond)
+		}
+	}
+	return g.from.Add(time.Duration(g.r.Int64N(int64(span)))).Truncate(time.Millisecond)
+}
+
+func (g *generator) newPlan(u *user, a *account, tool *toolDef, args *argSet, start time.Time, prof clientProfile, caseName string) *plan {
+	p := &plan{seq: len(g.plans), tool: tool, acct: a, args: args.m, raw: args.raw, start: start, profile: prof,
+		session: pick(g, u.sessions), retryCount: prof.retryCount(), caseName: caseName}
+	p.dur, p.effectAt = g.normalDuration(tool)
+	g.plans = append(g.plans, p)
+	return p
+}
+
+func (g *generator) normalDuration(tool *toolDef) (dur, effectAt time.Duration) {
+	base, spread := 120*time.Millisecond, 350.0
+	if tool.write {
+		base, spread = 250*time.Millisecond, 900
+		if tool.slug == "GMAIL_SEND_EMAIL" {
+			base, spread = 400*time.Millisecond, 1500
+		}
+	}
+	dur = (base + time.Duration(min(g.r.ExpFloat64()*spread, 12000)*float64(time.Millisecond))).Round(time.Millisecond)
+	return dur, time.Duration(float64(dur) * (0.5 + 0.4*g.r.Float64())).Round(time.Millisecond)
+}
+
+// toolWeights is the ordinary traffic mix per toolkit.
+func toolWeights(toolkit string) []struct {
+	slug string
+	w    int
+} {
+	type tw = struct {
+		slug string
+		w    int
+	}
+	switch toolkit {
+	case "gmail":
+		return []tw{{"GMAIL_FETCH_EMAILS", 30}, {"GMAIL_SEND_EMAIL", 22}, {"GMAIL_REPLY_TO_THREAD", 8}, {"GMAIL_CREATE_EMAIL_DRAFT", 6},
+			{"GMAIL_ADD_LABEL_TO_EMAIL", 7}, {"GMAIL_DELETE_MESSAGE", 3}, {"GMAIL_FETCH_MESSAGE_BY_MESSAGE_ID", 5},
+			{"GMAIL_LIST_DRAFTS", 3}, {"GMAIL_FETCH_MESSAGE_BY_THREAD_ID", 3}}
+	case "slack":
+		return []tw{{"SLACK_SEND_MESSAGE", 45}, {"SLACK_FETCH_CONVERSATION_HISTORY", 40}}
+	case "github":
+		return []tw{{"GITHUB_CREATE_AN_ISSUE", 12}, {"GITHUB_CREATE_AN_ISSUE_COMMENT", 10}, {"GITHUB_LIST_REPOSITORY_ISSUES", 25}, {"GITHUB_LIST_ISSUE_COMMENTS", 6}}
+	}
+	return []tw{{"HUBSPOT_CREATE_CONTACT", 12}, {"HUBSPOT_SEARCH_CONTACTS", 25}}
+}
+
+func (g *generator) pickTool(toolkit string, writesOnly, groupable bool) *toolDef {
+	ws := toolWeights(toolkit)
+	total := 0
+	for _, x := range ws {
+		t := g.cat.bySlug[x.slug]
+		if (!writesOnly || t.write) && (!groupable || groupableTool(t.slug)) {
+			total += x.w
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	n := g.r.IntN(total)
+	for _, x := range ws {
+		t := g.cat.bySlug[x.slug]
+		if (!writesOnly || t.write) && (!groupable || groupableTool(t.slug)) {
+			if n < x.w {
+				return t
+			}
+			n -= x.w
+		}
+	}
+	return nil
+}
+
+// groupableTool: the non-idempotent writes that duplicate groups are made of.
+func groupableTool(slug string) bool {
+	return slug != "GMAIL_ADD_LABEL_TO_EMAIL" && slug != "GMAIL_DELETE_MESSAGE"
+}
+
+// pickUser draws a user whose client matches want (nil: any) and one of their accounts
+// usable throughout [t, t+d] when stable is set.
+func (g *generator) pickUser(want func(clientProfile) bool, stable bool) (*user, *account) {
+	for range 32 {
+		u := pick(g, g.w.users)
+		if want != nil && !want(u.profile) {
+			continue
+		}
+		a := u.accounts[pick(g, u.toolkits)]
+		if stable && !a.stable {
+			continue
+		}
+		return u, a
+	}
+	return nil, nil
+}
+
+func noAutoRetry(p clientProfile) bool { return !p.autoRetries }
+
+func (g *generator) ordinary() int {
+	u := pick(g, g.w.users)
+	a := u.accounts[pick(g, u.toolkits)]
+	tool := g.pickTool(a.toolkit, false, false)
+	start := g.randTime(time.Minute)
+	args := g.argsFor(tool, a, start)
+	if args == nil { // no target left (e.g. nothing to delete): read instead
+		tool = g.pickTool(a.toolkit, false, false)
+		if args = g.argsFor(tool, a, start); args == nil {
+			tool, _ = g.cat.get(readToolOf(a.toolkit))
+			args = g.argsFor(tool, a, start)
+		}
+	}
+	p := g.newPlan(u, a, tool, args, start, u.profile, CaseOrdinary)
+	switch {
+	case !a.usableAt(start):
+		p.outcome, p.caseName = outExpired, CaseExpiredAccount
+		p.dur = g.between(8*time.Millisecond, 40*time.Millisecond)
+	case !tool.write && !u.profile.autoRetries && g.chance(0.011):
+		p.caseName = CaseReadFailure
+		switch x := g.r.Float64(); {
+		case x < 0.45:
+			p.outcome, p.dur = outTimeoutUncommitted, clientTimeout+g.between(0, 40*time.Millisecond)
+		case x < 0.75:
+			p.outcome, p.httpStatus, p.dur = out5xxBefore, pick(g, []int{500, 503}), g.between(200*time.Millisecond, 3*time.Second)
+		default:
+			p.outcome, p.httpStatus, p.dur = out429, 429, g.between(30*time.Millisecond, 150*time.Millisecond)
+		}
+	}
+	return 1
+}
+
+func readToolOf(toolkit string) string {
+	switch toolkit {
+	case "gmail":
+		return "GMAIL_FETCH_EMAILS"
+	case "slack":
+		return "SLACK_FETCH_CONVERSATION_HISTORY"
+	case "github":
+		return "GITHUB_LIST_REPOSITORY_ISSUES"
+	}
+	return "HUBSPOT_SEARCH_CONTACTS"
+}
+
+// single plans one write with a given platform outcome, from a client that does not retry.
+func (g *generator) single(o outcome, caseName string) int {
+	u, a := g.pickUser(noAutoRetry, true)
+	if u == nil {
+		return 0
+	}
+	tool := g.pickTool(a.toolkit, true, false)
+	if tool == nil || (o == outValidation && !hasRequired(tool)) {
+		return 0
+	}
+	start := g.randTime(6 * time.Minute)
+	args := g.argsFor(tool, a, start)
+	if args == nil {
+		return 0
+	}
+	p := g.newPlan(u, a, tool, args, start, u.profile, caseName)
+	g.setOutcome(p, o)
+	if o == outValidation {
+		var req []string
+		for _, prm := range tool.params {
+			if prm.required {
+				req = append(req, prm.name)
+			}
+		}
+		delete(p.args, pick(g, req))
+		p.raw, _ = json.Marshal(p.args)
+	}
+	return 1
+}
+
+// setOutcome gives the plan the duration and status its outcome implies.
+func (g *generator) setOutcome(p *plan, o outcome) {
+	p.outcome = o
+	switch o {
+	case outSlowOK:
+		p.dur = clientTimeout + g.between(5*time.Second, 240*time.Second)
+		p.effectAt = p.dur - g.between(200*time.Millisecond, 2*time.Second)
+	case outTimeoutCommitted:
+		p.dur = clientTimeout + g.between(0, 40*time.Millisecond)
+		p.effectAt = g.between(5*time.Second, 58*time.Second)
+	case outTimeoutUncommitted:
+		p.dur = clientTimeout + g.between(0, 40*time.Millisecond)
+	case out5xxAfter:
+		p.httpStatus = pick(g, []int{502, 504})
+		p.dur = g.between(800*time.Millisecond, 8*time.Second)
+		p.effectAt = time.Duration(float64(p.dur) * 0.6).Round(time.Millisecond)
+	case out5xxBefore:
+		p.httpStatus = pick(g, []int{500, 503})
+		p.dur = g.between(200*time.Millisecond, 3*time.Second)
+	case out429:
+		p.httpStatus = 429
+		p.dur = g.between(30*time.Millisecond, 150*time.Millisecond)
+	case outValidation:
+		p.dur = g.between(10*time.Millisecond, 60*time.Millisecond)
+	case outAuth:
+		p.dur = g.between(80*time.Millisecond, 400*time.Millisecond)
+	}
+}
+
+func hasRequired(t *toolDef) bool {
+	for _, p := range t.params {
+		if p.required {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *generator) newGroup() string {
+	g.groups++
+	return fmt.Sprintf("grp_%04d", g.groups)
+}
+
+// sdkBurst: an old SDK re-sends a write that timed out (or got a 5xx): 2-3 attempts, the
+// next starting 0.4-0.5 s and then 0.75-1.0 s after the previous one ended, retry counts
+// 0, 1, 2, one session, a fresh request id each.
+func (g *generator) sdkBurst() int {
+	u, a := g.pickUser(nil, true)
+	if u == nil {
+		return 0
+	}
+	tool := g.pickTool(a.toolkit, true, true)
+	if tool == nil {
+		return 0
+	}
+	prof := u.profile
+	if !prof.autoRetries {
+		prof = g.profileOf(2 + g.r.IntN(2))
+	}
+	n := 2 + g.r.IntN(2)
+	start := g.randTime(15 * time.Minute)
+	args := g.argsFor(tool, a, start)
+	if args == nil {
+		return 0
+	}
+	key := g.newGroup()
+	byTimeout := g.chance(0.75)
+	session := pick(g, u.sessions)
+	var first *plan
+	for i := range n {
+		p := g.newPlan(u, a, tool, args, start, prof, CaseSDKAutoRetry)
+		if first == nil {
+			first = p
+		}
+		p.raw, p.session, p.retryCount, p.groupKey, p.pattern = first.raw, session, i, key, model.PatternSDKAutoRetry
+		if i < n-1 {
+			switch {
+			case byTimeout && g.chance(0.6):
+				g.setOutcome(p, outTimeoutCommitted)
+			case byTimeout:
+				g.setOutcome(p, outTimeoutUncommitted)
+			case g.chance(0.5):
+				g.setOutcome(p, out5xxAfter)
+			default:
+				g.setOutcome(p, out5xxBefore)
+			}
+		}
+		gap := g.between(400*time.Millisecond, 500*time.Millisecond)
+		if i > 0 {
+			gap = g.between(750*time.Millisecond, 1000*time.Millisecond)
+		}
+		start = p.start.Add(p.dur + gap)
+	}
+	return n
+}
+
+// appRetry: the application's own loop re-sends after a failure, at regular gaps of seconds
+// to minutes, from a current SDK (no auto-retry), one session.
+func (g *generator) appRetry() int {
+	u, a := g.pickUser(noAutoRetry, true)
+	if u == nil {
+		return 0
+	}
+	tool := g.pickTool(a.toolkit, true, true)
+	if tool == nil {
+		return 0
+	}
+	n := 2 + g.r.IntN(2)
+	start := g.randTime(15 * time.Minute)
+	args := g.argsFor(tool, a, start)
+	if args == nil {
+		return 0
+	}
+	key := g.newGroup()
+	gap := pick(g, []time.Duration{5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second, 60 * time.Second, 90 * time.Second})
+	doubling := g.chance(0.4)
+	var fails []outcome
+	switch x := g.r.Float64(); {
+	case x < 0.5:
+		fails = []outcome{outTimeoutCommitted, outTimeoutUncommitted}
+	case x < 0.8:
+		fails = []outcome{out5xxAfter, out5xxBefore}
+	default:
+		fails = []outcome{out429}
+	}
+	session := pick(g, u.sessions)
+	var first *plan
+	for i := range n {
+		p := g.newPlan(u, a, tool, args, start, u.profile, CaseAppRetry)
+		if first == nil {
+			first = p
+		}
+		p.raw, p.session, p.groupKey, p.pattern = first.raw, session, key, model.PatternAppRetry
+		if i < n-1 {
+			g.setOutcome(p, pick(g, fails))
+		}
+		d := gap
+		if doubling {
+			d = gap << i
+		}
+		d = time.Duration(float64(d) * (0.995 + 0.01*g.r.Float64())).Round(time.Millisecond)
+		start = p.start.Add(p.dur + d)
+	}
+	return n
+}
+
+// doubleSubmit: the same write sent twice (sometimes three times) from two sessions, either
+// within 300 ms of each other or at irregular gaps; every member succeeds.
+func (g *generator) doubleSubmit() int {
+	u, a := g.pickUser(noAutoRetry, true)
+	if u == nil || len(u.sessions) < 2 {
+		return 0
+	}
+	tool := g.pickTool(a.toolkit, true, true)
+	if tool == nil {
+		return 0
+	}
+	start := g.randTime(15 * time.Minute)
+	args := g.argsFor(tool, a, start)
+	if args == nil {
+		return 0
+	}
+	key := g.newGroup()
+	n := 2
+	if g.chance(0.2) {
+		n = 3
+	}
+	perm := g.r.Perm(len(u.sessions))
+	fast := g.chance(0.6)
+	var first *plan
+	for i := range n {
+		p := g.newPlan(u, a, tool, args, start, u.profile, CaseDoubleSubmit)
+		if first == nil {
+			first = p
+		}
+		p.raw, p.session, p.groupKey, p.pattern = first.raw, u.sessions[perm[i%2]], key, model.PatternDoubleSubmit
+		if fast && i == 0 {
+			start = p.start.Add(g.between(15*time.Millisecond, 280*time.Millisecond))
+		} else {
+			start = p.start.Add(g.between(1200*time.Millisecond, 40*time.Second))
+		}
+	}
+	return n
+}
+
+// rateLimitBurst: a batch of different writes from one user; after the first few the
+// provider answers 429.
+func (g *generator) rateLimitBurst() int {
+	u, a := g.pickUser(noAutoRetry, true)
+	if u == nil {
+		return 0
+	}
+	tool := g.pickTool(a.toolkit, true, true)
+	if tool == nil {
+		return 0
+	}
+	n := 3 + g.r.IntN(4)
+	ok := g.r.IntN(3)
+	start := g.randTime(5 * time.Minute)
+	planned := 0
+	for i := range n {
+		args := g.argsFor(tool, a, start)
+		if args == nil {
+			break
+		}
+		p := g.newPlan(u, a, tool, args, start, u.profile, CaseRateLimitBurst)
+		if i >= ok {
+			g.setOutcome(p, out429)
+		}
+		planned++
+		start = p.start.Add(p.dur + g.between(50*time.Millisecond, 400*time.Millisecond))
+	}
+	return planned
+}
+
+// ---- arguments ----
+
+func (g *generator) person() (first, last string) { return pick(g, g.p.firsts), pick(g, g.p.lasts) }
+
+// argsFor builds realistic arguments for tool on account a, or nil when the account has
+// nothing left to act on. Writes never repeat arguments by accident.
+func (g *generator) argsFor(tool *toolDef, a *account, t time.Time) *argSet {
+	for range 4 {
+		args := g.buildArgs(tool, a, t)
+		if args == nil {
+			return nil
+		}
+		raw, err := json.Marshal(args)
+		if err != nil {
+			panic(fmt.Sprintf("sandbox: arguments of %s: %v", tool.slug, err)) // generated data: a bug
+		}
+		if !tool.write {
+			return &argSet{args, raw}
+		}
+		key := tool.slug + "|" + a.id + "|" + string(raw)
+		if !g.usedArgs[key] {
+			g.usedArgs[key] = true
+			return &argSet{args, raw}
+		}
+	}
+	return nil
+}
+
+// argSet is a tool's arguments, decoded and marshalled.
+type argSet struct {
+	m   map[string]any
+	raw json.RawMessage
+}
+
+func (g *generator) buildArgs(tool *toolDef, a *account, t time.Time) map[string]any {
+	p := g.p
+	tg := g.targets[a]
+	switch tool.slug {
+	case "GMAIL_SEND_EMAIL", "GMAIL_CREATE_EMAIL_DRAFT":
+		first, _ := g.person()
+		to := pick(g, g.externals)
+		body := "Hi " + capitalize(strings.Split(to, ".")[0]) + ",\n\n" + g.fill(pick(g, p.sentences), t) + "\n\n" + pick(g, p.signoffs) + ",\n" + a.user.first
+		args := map[string]any{"recipient_email": to, "subject": g.fill(strings.ReplaceAll(pick(g, p.subjects), "{first}", first), t), "body": body}
+		if g.chance(0.2) {
+			args["cc"] = []string{pick(g, g.externals)}
+		}
+		if g.chance(0.15) {
+			args["is_html"] = true
+			args["body"] = "<p>" + strings.ReplaceAll(body, "\n\n", "</p><p>") + "</p>"
+		}
+		return args
+	case "GMAIL_REPLY_TO_THREAD":
+		if tg == nil || len(tg.threads) == 0 {
+			return nil
+		}
+		root := pick(g, tg.threads)
+		return map[string]any{"thread_id": root.threadID, "recipient_email": root.from, "message_body": g.fill(pick(g, p.replies), t)}
+	case "GMAIL_ADD_LABEL_TO_EMAIL":
+		if tg == nil || len(tg.labelMsgs) == 0 {
+			return nil
+		}
+		m := tg.labelMsgs[0]
+		tg.labelMsgs = tg.labelMsgs[1:]
+		args := map[string]any{"message_id": m.id, "add_label_ids": []string{pick(g, p.addLabels)}}
+		if m.hasLabel("UNREAD") && g.chance(0.5) {
+			args["remove_label_ids"] = []string{"UNREAD"}
+		}
+		return args
+	case "GMAIL_DELETE_MESSAGE":
+		if tg == nil || len(tg.deleteMsgs) == 0 {
+			return nil
+		}
+		m := tg.deleteMsgs[0]
+		tg.deleteMsgs = tg.deleteMsgs[1:]
+		return map[string]any{"message_id": m.id}
+	case "GMAIL_FETCH_EMAILS":
+		q := strings.ReplaceAll(pick(g, p.queries), "{ext}", pick(g, g.externals))
+		args := map[string]any{"query": g.fill(q, t), "max_results": 2 + g.r.IntN(4)}
+		if g.chance(0.7) {
+			args["verbose"] = false
+		}
+		return args
+	case "GMAIL_FETCH_MESSAGE_BY_MESSAGE_ID":
+		if tg == nil {
+			return nil
+		}
+		return map[string]any{"message_id": pick(g, tg.messages).id, "format": "full"}
+	case "GMAIL_FETCH_MESSAGE_BY_THREAD_ID":
+		if tg == nil {
+			return nil
+		}
+		return map[string]any{"thread_id": pick(g, tg.threads).threadID}
+	case "GMAIL_LIST_DRAFTS":
+		return map[string]any{"max_results": 3 + g.r.IntN(3), "verbose": false}
+	case "SLACK_SEND_MESSAGE":
+		ch := pick(g, a.company.slack.channels)
+		ref := ch.id
+		if g.chance(0.4) {
+			ref = "#" + ch.name
+		}
+		key := "text"
+		if g.chance(0.25) {
+			key = "markdown_text"
+		}
+		return map[string]any{"channel": ref, key: g.fill(pick(g, p.slackTexts), t)}
+	case "SLACK_FETCH_CONVERSATION_HISTORY":
+		args := map[string]any{"channel": pick(g, a.company.slack.channels).id, "limit": 3 + g.r.IntN(6)}
+		if g.chance(0.4) {
+			args["oldest"] = strconv.FormatInt(t.Add(-g.between(time.Hour, 48*time.Hour)).Unix(), 10) + ".000000"
+		}
+		return args
+	case "GITHUB_CREATE_AN_ISSUE":
+		rp := pick(g, a.company.github.repos)
+		args := map[string]any{"owner": rp.owner, "repo": rp.name, "title": g.fill(pick(g, p.issueTitles), t), "body": g.fill(pick(g, p.issueBodies), t)}
+		if g.chance(0.3) {
+			args["labels"] = []string{pick(g, []string{"bug", "enhancement", "documentation", "p1"})}
+		}
+		if g.chance(0.02) { // a repository that does not exist: the provider answers 404
+			args["repo"] = rp.name + "-old"
+		}
+		return args
+	case "GITHUB_CREATE_AN_ISSUE_COMMENT", "GITHUB_LIST_ISSUE_COMMENTS":
+		rp := pick(g, a.company.github.repos)
+		if len(rp.issues) == 0 {
+			return nil
+		}
+		args := map[string]any{"owner": rp.owner, "repo": rp.name, "issue_number": pick(g, rp.issues).number}
+		if tool.slug == "GITHUB_CREATE_AN_ISSUE_COMMENT" {
+			args["body"] = g.fill(pick(g, p.comments), t)
+		}
+		return args
+	case "GITHUB_LIST_REPOSITORY_ISSUES":
+		rp := pick(g, a.company.github.repos)
+		return map[string]any{"owner": rp.owner, "repo": rp.name, "state": pick(g, []string{"open", "open", "all"}), "per_page": 3 + g.r.IntN(5)}
+	case "HUBSPOT_CREATE_CONTACT":
+		return g.hubspotArgs(a.company.hubspot)
+	case "HUBSPOT_SEARCH_CONTACTS":
+		if g.chance(0.5) && len(a.company.hubspot.contacts) > 0 {
+			return map[string]any{"email": pick(g, a.company.hubspot.contacts).props["email"]}
+		}
+		return map[string]any{"query": strings.ToLower(pick(g, g.p.companies).org), "limit": 5}
+	}
+	return nil
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// hubspotArgs draws a new contact whose email the portal has not seen.
+func (g *generator) hubspotArgs(pt *portal) map[string]any {
+	props := g.hubspotProps(pt)
+	args := make(map[string]any, len(props))
+	for k, v := range props {
+		args[k] = v
+	}
+	return args
+}
+
+func (g *generator) hubspotProps(pt *portal) map[string]string {
+	first, last := g.person()
+	co := pick(g, g.p.companies)
+	email := strings.ToLower(first + "." + last + "@" + co.domain)
+	for i := 2; g.usedEmails[pt.id+email]; i++ {
+		email = strings.ToLower(first + "." + last + strconv.Itoa(i) + "@" + co.domain)
+	}
+	g.usedEmails[pt.id+email] = true
+	props := map[string]string{"email": email, "firstname": first, "lastname": last, "company": co.name}
+	if g.chance(0.5) {
+		props["phone"] = fmt.Sprintf("+1 415 555 %04d", g.r.IntN(10000))
+	}
+	if g.chance(0.4) {
+		props["jobtitle"] = pick(g, g.p.jobTitles)
+	}
+	if g.chance(0.4) {
+		props["lifecyclestage"] = pick(g, g.p.stages)
+	}
+	return props
+}
+
+// ---- running the plans ----
+
+func (g *generator) apply() *history {
+	sort.SliceStable(g.plans, func(i, j int) bool {
+		if !g.plans[i].start.Equal(g.plans[j].start) {
+			return g.plans[i].start.Before(g.plans[j].start)
+		}
+		return g.plans[i].seq < g.plans[j].seq
+	})
+	h := &history{world: g.w, logs: make([]*model.Execution, 0, len(g.plans)), truth: make([]TruthRecord, 0, len(g.plans)),
+		pending: make(map[string]map[string]any, len(g.plans))}
+	for _, p := range g.plans {
+		ids := &g.w.ids
+		a := &attempt{logID: ids.logID(), tool: p.tool, acct: p.acct, userID: p.acct.userID, args: p.raw,
+			start: p.start, end: p.start.Add(p.dur), requestID: ids.uuid(), sessionID: p.session, traceID: ids.hex(32),
+			source:     model.Source{Host: p.profile.host, Framework: p.profile.framework, Language: p.profile.language},
+			sdkVersion: p.profile.sdkVersion, retryCount: p.retryCount}
+		switch p.outcome {
+		case outOK, outSlowOK, outTimeoutCommitted, out5xxAfter:
+			at := p.start.Add(p.effectAt)
+			if !p.tool.write {
+				at = p.start.Add(p.dur / 2)
+			}
+			res := p.tool.run(g.w, &call{acct: p.acct, args: p.args, now: at})
+			a.result = &res
+		}
+		switch p.outcome {
+		case outTimeoutCommitted, outTimeoutUncommitted:
+			a.failure = timeoutError(clientTimeout)
+		case out5xxAfter, out5xxBefore:
+			a.failure = upstreamError(p.httpStatus)
+		case out429:
+			a.failure = rateLimitError()
+		case outValidation:
+			msg := "Invalid request data provided"
+			if err := p.tool.validate(p.args); err != nil {
+				msg = err.Error()
+			}
+			a.failure = &model.ExecError{Kind: model.ErrValidation, Message: msg}
+		case outAuth:
+			a.failure = &model.ExecError{Kind: model.ErrAuth, HTTPStatus: 401, Message: "401 Unauthorized: the provider rejected the access token (revoked or expired)"}
+		case outExpired:
+			a.failure = expiredError(p.acct)
+		}
+		e, resp := a.execution()
+		h.logs = append(h.logs, e)
+		h.pending[e.ID] = resp
+		committed := p.tool.write && a.result != nil && a.result.committed
+		if committed {
+			h.effects = append(h.effects, effectRec{Effect: Effect{RequestID: a.requestID, ToolSlug: p.tool.slug, ConnectedAccountID: p.acct.id,
+				Time: p.start.Add(p.effectAt), LogID: a.logID, ObjectID: a.result.objectID}, args: p.raw})
+		}
+		h.truth = append(h.truth, TruthRecord{ID: a.logID, ToolSlug: p.tool.slug, Committed: committed, Ambiguous: p.outcome.ambiguous(),
+			GroupKey: p.groupKey, Pattern: p.pattern, Case: p.caseName})
+	}
+	sortLogs(h.logs)
+	return h
+}
+
+func expiredError(a *account) *model.ExecError {
+	return &model.ExecError{Kind: model.ErrAuth, Message: "Connected account " + a.id + " is " + a.status + "; the user must reconnect"}
+}
+
+func sortLogs(logs []*model.Execution) {
+	sort.SliceStable(logs, func(i, j int) bool { return logLess(logs[i], logs[j]) })
+}
+
+// logLess orders by (timestamp, id), oldest first.
+func logLess(a, b *model.Execution) bool {
+	if !a.Timestamp.Equal(b.Timestamp) {
+		return a.Timestamp.Before(b.Timestamp)
+	}
+	return a.ID < b.ID
+}

@@ -1,0 +1,491 @@
+package triage
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// Result is the triage of a batch of executions.
+type Result struct {
+	// Triage is aligned with the input: Triage[i] is about execs[i].
+	Triage []model.Triage
+	// Groups are the duplicate groups, ordered by their oldest member's start.
+	Groups []model.DuplicateGroup
+	byID   map[string]int
+}
+
+// Group returns the duplicate group with the given id.
+func (r *Result) Group(id string) (model.DuplicateGroup, bool) {
+	if i, ok := r.byID[id]; ok {
+		return r.Groups[i], true
+	}
+	return model.DuplicateGroup{}, false
+}
+
+// Flagged counts the flagged executions.
+func (r *Result) Flagged() int {
+	n := 0
+	for i := range r.Triage {
+		if r.Triage[i].Flagged {
+			n++
+		}
+	}
+	return n
+}
+
+// SDK retry timing (composio-api.md): the delay before retry n (0-based) is
+// min(0.5·2^n, 8) s times a jitter in [0.75, 1]; sdkTolerance absorbs network time and clock
+// granularity on either side.
+const (
+	sdkBaseDelay   = 500 * time.Millisecond
+	sdkMaxDelay    = 8 * time.Second
+	sdkMinJitter   = 0.75
+	sdkTolerance   = 150 * time.Millisecond
+	sdkMaxAttempts = 3
+	// nearSimultaneous is the start-to-start spacing below which two submissions that the SDK
+	// did not make are a double submit rather than a retry loop.
+	nearSimultaneous = time.Second
+	// irregularRatio: in a retry loop consecutive gaps are equal or grow by a constant factor
+	// (2 for exponential backoff); gaps differing by more than this factor are irregular.
+	irregularRatio = 3.0
+)
+
+// Analyze classifies every execution and groups duplicate writes. It runs in O(n log n): one
+// pass computes kinds (memoised per slug), outcomes and argument hashes and buckets writes by
+// (tool, account or user, canonical arguments) in a hash map; each bucket with two or more
+// members is sorted by start time once and split where consecutive members are further apart
+// than the window. Executions whose arguments are not recorded (list entries) or that name
+// neither a connected account nor a user are not grouped: equal-looking calls could not be
+// told apart.
+func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
+	opt = opt.WithDefaults()
+	res := &Result{Triage: make([]model.Triage, len(execs)), byID: map[string]int{}}
+	kindOf := map[string]model.ToolKind{}
+	outcomes := make([]model.Outcome, len(execs))
+	buckets := map[string][]int{}
+	for i := range execs {
+		e := &execs[i]
+		k, ok := kindOf[e.ToolSlug]
+		if !ok {
+			k = kinds.Kind(e.ToolSlug)
+			kindOf[e.ToolSlug] = k
+		}
+		out, reason := Classify(e, k, opt)
+		outcomes[i] = out
+		res.Triage[i] = model.Triage{
+			Kind:    k,
+			Outcome: out,
+			Flagged: k.IsWrite() && (out == model.OutcomeAmbiguous || out == model.OutcomeRejected),
+			Reason:  reason,
+			OldSDK:  OldSDK(e),
+		}
+		if key, ok := GroupKey(e, k, opt.VolatileKeys); ok {
+			buckets[key] = append(buckets[key], i)
+		}
+	}
+	for key, idx := range buckets {
+		if len(idx) < 2 {
+			continue
+		}
+		slices.SortFunc(idx, func(a, b int) int {
+			if c := execs[a].Start().Compare(execs[b].Start()); c != 0 {
+				return c
+			}
+			return strings.Compare(execs[a].ID, execs[b].ID)
+		})
+		lo := 0
+		for j := 1; j <= len(idx); j++ {
+			if j < len(idx) && execs[idx[j]].Start().Sub(lastSeen(&execs[idx[j-1]])) <= opt.Window {
+				continue
+			}
+			if j-lo >= 2 {
+				g := buildGroup(key, execs, outcomes, idx[lo:j], opt)
+				for _, i := range idx[lo:j] {
+					res.Triage[i].GroupID = g.ID
+				}
+				res.Groups = append(res.Groups, g)
+			}
+			lo = j
+		}
+	}
+	res.orderGroups(execs)
+	return res
+}
+
+// lastSeen is the latest moment the execution is known to have been running.
+func lastSeen(e *model.Execution) time.Time {
+	end, _ := e.End()
+	if s := e.Start(); end.Before(s) {
+		return s
+	}
+	return end
+}
+
+// GroupKey is the duplicate-bucket key of a write: tool, connected account (else user) and the
+// hash of its canonical arguments. ok is false for reads and for executions that cannot be
+// grouped (arguments not recorded, no account and no user).
+func GroupKey(e *model.Execution, kind model.ToolKind, volatile []string) (key string, ok bool) {
+	if !kind.IsWrite() {
+		return "", false
+	}
+	if len(e.Arguments) == 0 && !e.Detailed {
+		return "", false
+	}
+	who := "account:" + e.ConnectedAccountID
+	if e.ConnectedAccountID == "" {
+		if e.UserID == "" {
+			return "", false
+		}
+		who = "user:" + e.UserID
+	}
+	h := model.ArgumentHash(e.Arguments, volatile)
+	if h == "" { // not JSON: only byte-identical arguments are duplicates
+		sum := sha256.Sum256(e.Arguments)
+		h = "raw:" + hex.EncodeToString(sum[:])
+	}
+	return strings.ToUpper(e.ToolSlug) + "\x00" + who + "\x00" + h, true
+}
+
+// orderGroups sorts groups by their oldest member's start (map iteration left them in random
+// order) and indexes them by id.
+func (r *Result) orderGroups(execs []model.Execution) {
+	first := make(map[string]time.Time, 2*len(r.Groups))
+	for i := range execs {
+		if r.Triage[i].GroupID != "" {
+			if t, ok := first[r.Triage[i].GroupID]; !ok || execs[i].Start().Before(t) {
+				first[r.Triage[i].GroupID] = execs[i].Start()
+			}
+		}
+	}
+	slices.SortFunc(r.Groups, func(a, b model.DuplicateGroup) int {
+		if c := first[a.ID].Compare(first[b.ID]); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	for i, g := range r.Groups {
+		r.byID[g.ID] = i
+	}
+}
+
+func buildGroup(key string, execs []model.Execution, outcomes []model.Outcome, idx []int, opt Options) model.DuplicateGroup {
+	sum := sha256.Sum256([]byte(key + "\x00" + execs[idx[0]].ID))
+	g := model.DuplicateGroup{
+		ID:           "dup-" + hex.EncodeToString(sum[:4]),
+		ExecutionIDs: make([]string, len(idx)),
+		Gaps:         make([]time.Duration, len(idx)-1),
+		Effective:    -1,
+	}
+	members := make([]member, len(idx))
+	for j, i := range idx {
+		g.ExecutionIDs[j] = execs[i].ID
+		members[j] = member{e: &execs[i], outcome: outcomes[i]}
+	}
+	for j := 1; j < len(members); j++ {
+		g.Gaps[j-1] = members[j].e.Start().Sub(callerEnd(members[j-1].e, opt.CallerTimeout))
+	}
+	g.Pattern, g.Reason = patternOf(members, g.Gaps)
+	return g
+}
+
+type member struct {
+	e       *model.Execution
+	outcome model.Outcome
+}
+
+// callerEnd is when the caller stopped waiting for the execution: its end, or start + the
+// caller's timeout if that came first or the end is unknown. An SDK retry is timed from there,
+// not from the server's end (a committed timeout keeps running after the caller gave up).
+func callerEnd(e *model.Execution, timeout time.Duration) time.Time {
+	limit := e.Start().Add(timeout)
+	if end, ok := e.End(); ok && end.Before(limit) {
+		return end
+	}
+	return limit
+}
+
+// sdkDelayBand is the range of the SDK's delay before retry n (0-based), with tolerance.
+func sdkDelayBand(n int) (lo, hi time.Duration) {
+	d := min(sdkBaseDelay<<n, sdkMaxDelay)
+	return time.Duration(float64(d)*sdkMinJitter) - sdkTolerance, d + sdkTolerance
+}
+
+// sdkRetriable reports whether the SDK would have retried after this execution: a timeout, a
+// connection error, 408/409/429 or 5xx, i.e. anything but a clean success or a definite 4xx.
+func sdkRetriable(m member) bool {
+	switch m.outcome {
+	case model.OutcomeAmbiguous, model.OutcomeRejected:
+		return true
+	case model.OutcomeFailed:
+		if m.e.Error == nil {
+			return false
+		}
+		c := m.e.Error.HTTPStatus
+		return m.e.Error.Kind == model.ErrConnection || c == 408 || c == 409 || c == 429 || c >= 500
+	}
+	return false
+}
+
+// patternOf names where a group came from:
+//
+//   - sdk_auto_retry: 2-3 attempts where the records carry the SDK's retry count 1, 2 in order;
+//     or where each attempt after the first started within the SDK's backoff band after the
+//     previous one ended or timed out (about 0.375-0.5 s, then 0.75-1 s, ±150 ms) and the
+//     previous one ended in a way the SDK retries, with no record saying it was a first try;
+//   - double_submit: two starts closer than 1 s while the previous attempt was still running
+//     or after it succeeded, attempts from different sessions or SDKs, an attempt after a
+//     clean success (nothing to retry), or irregular waits;
+//   - app_retry: after failures the caller saw, regular (or steadily growing) waits from the
+//     same source.
+func patternOf(ms []member, gaps []time.Duration) (model.RetryPattern, string) {
+	n := len(ms)
+	sdk := sdkNote(ms)
+	if n <= sdkMaxAttempts && retryCountsSay(ms) {
+		return model.PatternSDKAutoRetry, fmt.Sprintf("%d attempts %s, recorded as SDK retries %s: the SDK's own retry%s",
+			n, gapList(gaps, "after the previous"), retryCounts(ms), sdk)
+	}
+	if n <= sdkMaxAttempts && !anyFirstTry(ms) {
+		fits := true
+		for j, g := range gaps {
+			lo, hi := sdkDelayBand(j)
+			if g < lo || g > hi || !sdkRetriable(ms[j]) {
+				fits = false
+				break
+			}
+		}
+		if fits {
+			return model.PatternSDKAutoRetry, fmt.Sprintf("%d attempts %s %s: the SDK's own retry%s",
+				n, gapList(gaps, ""), afterEach(ms[:n-1]), sdk)
+		}
+	}
+	for j := 1; j < n; j++ {
+		startGap := ms[j].e.Start().Sub(ms[j-1].e.Start())
+		if startGap < nearSimultaneous && gaps[j-1] < 0 {
+			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous while it was still running: a double submit (a second click or a second worker)",
+				n, secs(startGap))
+		}
+		if startGap < nearSimultaneous && !sdkRetriable(ms[j-1]) {
+			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous, which needed no retry: a double submit (a second click or a second worker)",
+				n, secs(startGap))
+		}
+	}
+	if a, b, ok := differentSources(ms); ok {
+		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts from different sources (%s, %s): a double submit (two clients or two workers)", n, a, b)
+	}
+	for j := 0; j < n-1; j++ {
+		if ms[j].outcome == model.OutcomeSucceeded {
+			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one %s after the previous succeeded: resubmitted (a second click or a second worker), not a retry",
+				n, secs(gaps[j]))
+		}
+	}
+	if irregular(gaps) {
+		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker", n, gapList(gaps, ""))
+	}
+	return model.PatternAppRetry, fmt.Sprintf("%d attempts %s, same source: the application's own retry loop", n, gapList(gaps, "after the previous ended"))
+}
+
+// retryCountsSay reports whether the records carry the SDK's retry counters 0/1/2 in sequence
+// with at least one retry (a first member with an unknown count is fine: the first try may be
+// logged without the header).
+func retryCountsSay(ms []member) bool {
+	seen := false
+	for j, m := range ms {
+		rc := m.e.RetryCount
+		switch {
+		case rc < 0 && j == 0:
+		case rc != j:
+			return false
+		case rc > 0:
+			seen = true
+		}
+	}
+	return seen
+}
+
+// anyFirstTry: a later member recorded with retry count 0 is a fresh call, not an SDK retry.
+func anyFirstTry(ms []member) bool {
+	for _, m := range ms[1:] {
+		if m.e.RetryCount == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func retryCounts(ms []member) string {
+	var b strings.Builder
+	for _, m := range ms[1:] {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, m.e.RetryCount)
+	}
+	return b.String()
+}
+
+// differentSources: two members with different recorded sessions, SDK languages or versions.
+func differentSources(ms []member) (string, string, bool) {
+	for j := 1; j < len(ms); j++ {
+		a, b := ms[0].e, ms[j].e
+		switch {
+		case a.SessionID != "" && b.SessionID != "" && a.SessionID != b.SessionID:
+			return "session " + a.SessionID, "session " + b.SessionID, true
+		case a.Source.Language != "" && b.Source.Language != "" && !strings.EqualFold(a.Source.Language, b.Source.Language):
+			return a.Source.Language, b.Source.Language, true
+		case a.SDKVersion != "" && b.SDKVersion != "" && a.SDKVersion != b.SDKVersion:
+			return "SDK " + a.SDKVersion, "SDK " + b.SDKVersion, true
+		}
+	}
+	return "", "", false
+}
+
+// irregular: consecutive waits (previous end to next start) that differ by more than
+// irregularRatio without growing steadily (an exponential backoff grows, a person's clicks
+// jump around). Waits, not start-to-start spacings: a retry loop waits a fixed time after a
+// failure however long the failed attempt took.
+func irregular(starts []time.Duration) bool {
+	if len(starts) == 1 {
+		return starts[0] <= 0
+	}
+	growing := true
+	for j := 1; j < len(starts); j++ {
+		if starts[j] < starts[j-1] {
+			growing = false
+		}
+	}
+	for j := 1; j < len(starts); j++ {
+		a, b := float64(starts[j-1]), float64(starts[j])
+		if a <= 0 || b <= 0 {
+			return true
+		}
+		r := max(a, b) / min(a, b)
+		if r > irregularRatio && !(growing && r <= 2*irregularRatio) {
+			return true
+		}
+	}
+	return false
+}
+
+func afterEach(prev []member) string {
+	what := ""
+	for _, m := range prev {
+		w := failureWord(m)
+		if what == "" {
+			what = w
+		} else if what != w {
+			what = "failure"
+		}
+	}
+	if len(prev) == 1 {
+		return "after a " + what
+	}
+	return "after each " + what
+}
+
+func failureWord(m member) string {
+	e := m.e
+	switch {
+	case e.Error != nil && (e.Error.Kind == model.ErrTimeout || e.Error.HTTPStatus == 408):
+		return "timeout"
+	case e.Error != nil && (e.Error.HTTPStatus >= 500 || e.Error.Kind == model.ErrUpstream5xx):
+		return "5xx"
+	case e.Error != nil && (e.Error.HTTPStatus == 429 || e.Error.Kind == model.ErrRateLimited):
+		return "429"
+	case e.Error != nil && e.Error.Kind == model.ErrConnection:
+		return "dropped connection"
+	case m.outcome == model.OutcomeAmbiguous:
+		return "timeout"
+	}
+	return "failure"
+}
+
+func sdkNote(ms []member) string {
+	for _, m := range ms {
+		if m.e.SDKVersion == "" {
+			continue
+		}
+		if _, name, _ := sdkFor(m.e.Source.Language); name != "" {
+			return " (" + name + " " + m.e.SDKVersion + ")"
+		}
+		return " (SDK " + m.e.SDKVersion + ")"
+	}
+	return ""
+}
+
+// gapList renders "0.45 s" / "0.45 s and 0.91 s" / "30.0 s, 60.0 s and 120.0 s".
+func gapList(gaps []time.Duration, suffix string) string {
+	parts := make([]string, len(gaps))
+	for i, g := range gaps {
+		if g < 10*time.Second && g > -10*time.Second {
+			parts[i] = fmt.Sprintf("%.2f s", g.Seconds())
+		} else {
+			parts[i] = shortDur(g)
+		}
+	}
+	s := parts[0]
+	if len(parts) > 1 {
+		s = strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	}
+	if suffix != "" {
+		s += " " + suffix
+	}
+	return s
+}
+
+func shortDur(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%.1f h", d.Hours())
+	case d >= time.Minute:
+		return fmt.Sprintf("%.1f min", d.Minutes())
+	}
+	return secs(d)
+}
+
+// FillEffective sets each group's Effective from provider states keyed by execution id: the
+// number of distinct provider objects matched by the members' checks, at most the group's
+// size. Only a check of the oldest member covers every member's effect (a verifier matches
+// effects at or after the execution's start), so a group whose oldest member has no known
+// state keeps -1. A not_found oldest member with no other matches gives 0.
+func FillEffective(groups []model.DuplicateGroup, states map[string]model.ProviderState) {
+	for gi := range groups {
+		g := &groups[gi]
+		if len(g.ExecutionIDs) == 0 {
+			continue
+		}
+		st, ok := states[g.ExecutionIDs[0]]
+		if !ok || (st.State != model.ProviderFound && st.State != model.ProviderNotFound) {
+			g.Effective = -1
+			continue
+		}
+		ids := map[string]bool{}
+		anon := 0
+		for _, id := range g.ExecutionIDs {
+			s, ok := states[id]
+			if !ok || s.State != model.ProviderFound {
+				continue
+			}
+			for _, m := range s.Matches {
+				if m.ID == "" {
+					anon = max(anon, 1)
+					continue
+				}
+				ids[m.ID] = true
+			}
+			if len(s.Matches) == 0 {
+				anon = max(anon, 1)
+			}
+		}
+		n := len(ids)
+		if n == 0 {
+			n = anon
+		}
+		g.Effective = min(n, len(g.ExecutionIDs))
+	}
+}

@@ -1,0 +1,265 @@
+package triage
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// The retry guard decides whether a guarded retry of an execution may start. It is pure: the
+// caller gathers the evidence (a fresh provider check, the journal's attempts and verdicts, the
+// person's confirmation) and the guard answers, always with the reason and the next step.
+// Rules, first refusal wins:
+//
+//  1. only writes are retried (a read changes nothing);
+//  2. only an outcome of failed, rejected or ambiguous, and never an execution whose log
+//     records success (a success past the caller's timeout happened; the caller only missed it);
+//  3. no retry of an execution whose arguments are not known (it could not be repeated);
+//  4. no retry after one of its retries succeeded, and none while one is intent, sent or
+//     indeterminate (resolve it first);
+//  5. no retry of an execution a person marked confirmed_succeeded or duplicate;
+//  6. no retry when the provider shows the effect; nothing overrides that but a fresh check;
+//     the provider must have been checked (found, not_found or unknown with its reason);
+//  7. no retry without a person's confirmation of failure, with a reason.
+
+// RefusalCode names the rule that refused a retry; "" when the retry is allowed.
+type RefusalCode string
+
+const (
+	RefusedNotWrite         RefusalCode = "not_write"
+	RefusedOutcome          RefusalCode = "outcome"
+	RefusedLogSuccess       RefusalCode = "log_success"
+	RefusedNoArguments      RefusalCode = "no_arguments"
+	RefusedAttemptSucceeded RefusalCode = "attempt_succeeded"
+	RefusedAttemptOpen      RefusalCode = "attempt_open"
+	RefusedIndeterminate    RefusalCode = "attempt_indeterminate"
+	RefusedVerdict          RefusalCode = "verdict"
+	RefusedProviderFound    RefusalCode = "provider_found"
+	RefusedProviderNotRun   RefusalCode = "provider_unchecked"
+	RefusedNotConfirmed     RefusalCode = "not_confirmed"
+	RefusedNoReason         RefusalCode = "no_reason"
+)
+
+// GuardInput is the evidence the guard decides on.
+type GuardInput struct {
+	Execution     *model.Execution // the original execution (id, tool, log status)
+	Kind          model.ToolKind
+	Outcome       model.Outcome
+	OutcomeReason string
+	// Provider is the result of a fresh provider check; a zero State means none was run.
+	Provider model.ProviderState
+	// Attempts are the journal's retry attempts of this execution, any order.
+	Attempts []model.RetryAttempt
+	// Verdict is the newest verdict a person recorded for the execution ("" when none).
+	Verdict   model.Verdict
+	VerdictBy string
+	VerdictAt time.Time
+	// Confirmed is the person's explicit confirmation that the execution failed, Reason theirs.
+	Confirmed bool
+	Reason    string
+}
+
+// GuardDecision is the guard's answer: whether the retry may start, why, and what to do next.
+type GuardDecision struct {
+	Allowed bool        `json:"allowed"`
+	Code    RefusalCode `json:"code,omitempty"`
+	Reason  string      `json:"reason"`
+	Next    string      `json:"next"`
+}
+
+// CheckRetry applies the guard's rules to in.
+func CheckRetry(in GuardInput) GuardDecision {
+	var e model.Execution
+	if in.Execution != nil {
+		e = *in.Execution
+	}
+	id := e.ID
+	if id == "" {
+		id = "ID"
+	}
+	refuse := func(code RefusalCode, reason, next string) GuardDecision {
+		return GuardDecision{Code: code, Reason: reason, Next: next}
+	}
+
+	if !in.Kind.IsWrite() {
+		kind := in.Kind
+		if kind == "" {
+			kind = "of unknown kind"
+		}
+		return refuse(RefusedNotWrite,
+			fmt.Sprintf("%s is %s, not a write: running it again changes nothing, so there is nothing to guard", toolName(e), article(string(kind))),
+			"run the read again directly; the guarded retry is only for writes")
+	}
+
+	switch in.Outcome {
+	case model.OutcomeFailed, model.OutcomeRejected, model.OutcomeAmbiguous:
+	case model.OutcomeSucceeded:
+		return refuse(RefusedOutcome, "the execution succeeded"+because(in.OutcomeReason),
+			"nothing to retry; if the effect seems missing, check the provider: `exectriage verify "+id+"`")
+	default:
+		return refuse(RefusedOutcome, "the execution's outcome is not known",
+			"look at it first: `exectriage show "+id+"`")
+	}
+	if strings.EqualFold(e.Status, model.StatusSuccess) {
+		return refuse(RefusedLogSuccess,
+			"the execution log records success"+paren(in.OutcomeReason)+": the action happened, whatever the caller saw",
+			"do not retry; record it: `exectriage mark "+id+" confirmed_succeeded`")
+	}
+
+	if args := bytes.TrimSpace(e.Arguments); len(args) == 0 || string(args) == "null" {
+		return refuse(RefusedNoArguments,
+			"the execution's arguments are not recorded (or not loaded): a retry could not repeat the same call",
+			"load the execution's detail (`exectriage show "+id+"`); if the log holds no arguments, repeat the call from its source instead")
+	}
+
+	if d, stop := checkAttempts(id, in.Attempts); stop {
+		return d
+	}
+
+	switch in.Verdict {
+	case model.VerdictConfirmedSucceeded, model.VerdictDuplicate:
+		return refuse(RefusedVerdict,
+			fmt.Sprintf("%s marked this execution %s%s", orSomeone(in.VerdictBy), in.Verdict, guardAt(in.VerdictAt)),
+			"do not retry; if that verdict is wrong, record the correction first: `exectriage mark "+id+" confirmed_failed --note TEXT`")
+	}
+
+	switch in.Provider.State {
+	case model.ProviderFound:
+		return refuse(RefusedProviderFound,
+			"provider shows the effect"+evidence(in.Provider)+because(in.Provider.Reason),
+			"do not retry; mark it: `exectriage mark "+id+" confirmed_succeeded` (only a fresh `exectriage verify "+id+"` that no longer finds it changes this)")
+	case model.ProviderNotFound, model.ProviderUnknown:
+	default:
+		return refuse(RefusedProviderNotRun, "the provider has not been checked for this execution's effect",
+			"check it first: `exectriage verify "+id+"`")
+	}
+
+	if !in.Confirmed {
+		return refuse(RefusedNotConfirmed,
+			"no one has confirmed that the first attempt failed (outcome "+string(in.Outcome)+because(in.OutcomeReason)+
+				"; provider "+string(in.Provider.State)+because(in.Provider.Reason)+")",
+			"check the evidence, then confirm: `exectriage retry "+id+" --confirm-failed --reason TEXT`")
+	}
+	if strings.TrimSpace(in.Reason) == "" {
+		return refuse(RefusedNoReason, "a confirmation of failure needs a reason for the journal",
+			"say why you believe it failed: `exectriage retry "+id+" --confirm-failed --reason TEXT`")
+	}
+
+	reason := fmt.Sprintf("%s %s with outcome %s; provider %s; failure confirmed", toolName(e), article(string(in.Kind)), in.Outcome, in.Provider.State)
+	if in.Provider.State == model.ProviderUnknown {
+		reason += " (the provider could not be checked: the confirmation is the only evidence it did not happen)"
+	}
+	return GuardDecision{Allowed: true, Reason: reason,
+		Next: "record the intent, then send once through the no-retry client with x-request-id = the attempt id"}
+}
+
+// checkAttempts refuses while an attempt is open, or after one succeeded.
+func checkAttempts(id string, attempts []model.RetryAttempt) (GuardDecision, bool) {
+	var open *model.RetryAttempt
+	for i := range attempts {
+		a := &attempts[i]
+		if a.State == model.AttemptSucceeded {
+			reason := fmt.Sprintf("retry attempt %s already succeeded%s", a.ID, guardAt(a.FinishedAt))
+			if a.NewLogID != "" {
+				reason += " (new log " + a.NewLogID + ")"
+			}
+			return GuardDecision{Code: RefusedAttemptSucceeded, Reason: reason,
+				Next: "do not retry: the effect exists; see `exectriage journal " + id + "`"}, true
+		}
+		if a.State.Open() && open == nil {
+			open = a
+		}
+	}
+	if open == nil {
+		return GuardDecision{}, false
+	}
+	if open.State == model.AttemptIndeterminate {
+		reason := "retry attempt " + open.ID + " is indeterminate: it may have taken effect"
+		if open.Detail != "" {
+			reason += " (" + open.Detail + ")"
+		}
+		return GuardDecision{Code: RefusedIndeterminate, Reason: reason,
+			Next: "settle it from the logs and the provider first: `exectriage resolve " + open.ID + "`; never retry over it"}, true
+	}
+	since := open.CreatedAt
+	if !open.SentAt.IsZero() {
+		since = open.SentAt
+	}
+	return GuardDecision{Code: RefusedAttemptOpen,
+		Reason: fmt.Sprintf("retry attempt %s is in flight (%s%s by %s)", open.ID, open.State, guardAt(since), orSomeone(open.Who)),
+		Next: "wait for it to finish and check `exectriage journal " + id + "`; if its process died, it shows as indeterminate " +
+			"and `exectriage resolve " + open.ID + "` settles it"}, true
+}
+
+// evidence names the first provider object that matched: " (message 18c2f… at 14:02:11)".
+func evidence(p model.ProviderState) string {
+	if len(p.Matches) == 0 {
+		return ""
+	}
+	m := p.Matches[0]
+	s := " (" + shortID(m.ID)
+	if !m.Time.IsZero() {
+		s += " at " + m.Time.UTC().Format("15:04:05Z")
+	}
+	if len(p.Matches) > 1 {
+		s += fmt.Sprintf(", and %d more", len(p.Matches)-1)
+	}
+	return s + ")"
+}
+
+func shortID(id string) string {
+	r := []rune(id)
+	if len(r) > 12 {
+		return string(r[:10]) + "…"
+	}
+	return id
+}
+
+func paren(s string) string {
+	if s = strings.TrimSpace(s); s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+func because(reason string) string {
+	if reason = strings.TrimSpace(reason); reason == "" {
+		return ""
+	}
+	return ": " + reason
+}
+
+func orSomeone(who string) string {
+	if who == "" {
+		return "someone"
+	}
+	return who
+}
+
+func toolName(e model.Execution) string {
+	if e.ToolSlug == "" {
+		return "the tool"
+	}
+	return e.ToolSlug
+}
+
+func article(kind string) string {
+	if kind == "" {
+		return "a tool"
+	}
+	if strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
+}
+
+// guardAt formats when something happened for a refusal: " at 2026-03-04 14:02:11Z", or "".
+func guardAt(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return " at " + t.UTC().Format("2006-01-02 15:04:05Z")
+}

@@ -1,0 +1,255 @@
+package triage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// MCP tool annotations as Composio carries them in a tool's tags.
+const (
+	TagReadOnly    = "readOnlyHint"
+	TagIdempotent  = "idempotentHint"
+	TagDestructive = "destructiveHint"
+	TagOpenWorld   = "openWorldHint"
+)
+
+// ToolCatalog looks up a tool's definition; *client.Client satisfies it.
+type ToolCatalog interface {
+	GetTool(ctx context.Context, slug string) (model.Tool, error)
+}
+
+// Kinds remembers the kind of each tool learned from its tags and falls back to the slug's
+// verb for the others. It is safe for concurrent use; a nil *Kinds uses the verb fallback only.
+type Kinds struct {
+	mu    sync.RWMutex
+	known map[string]model.ToolKind // upper-case slug -> kind from tags
+}
+
+// NewKinds returns an empty cache.
+func NewKinds() *Kinds { return &Kinds{known: make(map[string]model.ToolKind)} }
+
+// Learn records the kind of each tool that carries at least one MCP hint tag. A tool without
+// any hint says nothing about itself, so its slug's verb keeps deciding.
+func (k *Kinds) Learn(tools ...model.Tool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, t := range tools {
+		if kind, ok := KindFromTags(t.Tags); ok && t.Slug != "" {
+			k.known[strings.ToUpper(t.Slug)] = kind
+		}
+	}
+}
+
+// Known reports whether slug's kind came from its tags rather than from its verb.
+func (k *Kinds) Known(slug string) bool {
+	if k == nil {
+		return false
+	}
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	_, ok := k.known[strings.ToUpper(slug)]
+	return ok
+}
+
+// Kind returns the tool's kind: from its tags when learned, else from its slug's verb, else
+// write (the safe guess: an unknown tool may change the world).
+func (k *Kinds) Kind(slug string) model.ToolKind {
+	if k != nil {
+		k.mu.RLock()
+		kind, ok := k.known[strings.ToUpper(slug)]
+		k.mu.RUnlock()
+		if ok {
+			return kind
+		}
+	}
+	return KindFromSlug(slug)
+}
+
+// prefetchWorkers bounds concurrent catalog lookups; a scan names tens of tools at most.
+const prefetchWorkers = 4
+
+// Prefetch asks the catalog for every slug not learned yet and learns what it can. It is best
+// effort: a lookup that fails leaves that slug on the verb fallback, and the failures come back
+// joined in the error (which callers may log and otherwise ignore).
+func (k *Kinds) Prefetch(ctx context.Context, cat ToolCatalog, slugs []string) error {
+	if cat == nil {
+		return errors.New("prefetch tool kinds: no tool catalog")
+	}
+	seen := make(map[string]bool, len(slugs))
+	var todo []string
+	for _, s := range slugs {
+		u := strings.ToUpper(strings.TrimSpace(s))
+		if u == "" || seen[u] || k.Known(u) {
+			continue
+		}
+		seen[u] = true
+		todo = append(todo, s)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	work := make(chan string)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for range min(prefetchWorkers, len(todo)) {
+		wg.Go(func() {
+			for slug := range work {
+				t, err := cat.GetTool(ctx, slug)
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("tool %s: %w", slug, err))
+					mu.Unlock()
+					continue
+				}
+				if t.Slug == "" {
+					t.Slug = slug
+				}
+				k.Learn(t)
+			}
+		})
+	}
+	for _, s := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		select {
+		case work <- s:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("prefetch tool kinds: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// KindFromTags applies the tag rule: readOnlyHint → read; idempotentHint without
+// destructiveHint → idempotent write; any other hint → write. ok is false when the tags carry
+// no MCP hint at all. A destructive tool stays a write even when it says idempotent: repeating a
+// delete can remove something created in between. Tags match case-insensitively.
+func KindFromTags(tags []string) (kind model.ToolKind, ok bool) {
+	var ro, idem, destr, any bool
+	for _, t := range tags {
+		switch {
+		case strings.EqualFold(t, TagReadOnly):
+			ro, any = true, true
+		case strings.EqualFold(t, TagIdempotent):
+			idem, any = true, true
+		case strings.EqualFold(t, TagDestructive):
+			destr, any = true, true
+		case strings.EqualFold(t, TagOpenWorld):
+			any = true
+		}
+	}
+	switch {
+	case !any:
+		return "", false
+	case ro:
+		return model.KindRead, true
+	case idem && !destr:
+		return model.KindIdempotentWrite, true
+	}
+	return model.KindWrite, true
+}
+
+// Verbs that make a slug a read. CHECK is left out on purpose: GitHub's older slugs name the
+// "checks" resource before the verb (GITHUB_CHECKS_CREATE), and a write taken for a read would
+// never be flagged.
+func isReadVerb(w string) bool {
+	switch w {
+	case "FETCH", "GET", "LIST", "SEARCH", "READ", "FIND", "RETRIEVE", "QUERY", "LOOKUP", "VIEW",
+		"DESCRIBE", "SHOW", "COUNT", "DOWNLOAD", "EXPORT", "PREVIEW", "INSPECT", "BROWSE":
+		return true
+	}
+	return false
+}
+
+func isThirdPersonRead(w string) bool {
+	switch w {
+	case "GET", "FETCH", "FIND", "RETRIEVE", "READ":
+		return true
+	}
+	return false
+}
+
+// Verbs that make a slug a write; listed so that a later read word (ADD_ITEM_TO_LIST,
+// SET_READ_CURSOR) cannot turn a write into a read.
+func isWriteVerb(w string) bool {
+	switch w {
+	case "SEND", "CREATE", "POST", "REPLY", "UPDATE", "DELETE", "ADD", "REMOVE", "INSERT",
+		"PATCH", "PUT", "MODIFY", "EDIT", "SET", "UPSERT", "ARCHIVE", "UNARCHIVE", "MOVE", "COPY",
+		"MERGE", "CLOSE", "REOPEN", "ASSIGN", "UNASSIGN", "INVITE", "FORWARD", "UPLOAD", "SHARE",
+		"STAR", "UNSTAR", "PIN", "UNPIN", "MARK", "TRASH", "UNTRASH", "RENAME", "SCHEDULE", "CANCEL",
+		"APPROVE", "REJECT", "PUBLISH", "SUBSCRIBE", "UNSUBSCRIBE", "ENABLE", "DISABLE", "START",
+		"STOP", "RUN", "EXECUTE", "TRIGGER", "REACT", "COMMENT", "BLOCK", "UNBLOCK", "FOLLOW",
+		"UNFOLLOW", "LIKE", "REPLACE", "CLEAR", "RESET", "REVOKE", "TRANSFER", "DUPLICATE", "IMPORT",
+		"SUBMIT", "INVOKE", "APPEND", "WRITE", "EMPTY", "MUTE":
+		return true
+	}
+	return false
+}
+
+// KindFromSlug guesses a tool's kind from the first verb in its slug, skipping the toolkit
+// (GMAIL_FETCH_EMAILS, GITHUB_LIST_REPOSITORY_ISSUES, SLACK_CHAT_POST_MESSAGE,
+// GITHUB_ISSUES_CREATE). A third-person verb right after the toolkit counts too
+// (SLACK_SENDS_A_MESSAGE_TO_A_CHANNEL). No verb → write.
+func KindFromSlug(slug string) model.ToolKind {
+	v, _ := slugVerb(slug)
+	if isReadVerb(v) {
+		return model.KindRead
+	}
+	return model.KindWrite
+}
+
+// slugVerb returns the slug's first verb and its index in the tokens ("" and -1 when none).
+func slugVerb(slug string) (string, int) {
+	toks := slugTokens(slug)
+	try := func(i int) string {
+		t := toks[i]
+		if isReadVerb(t) || isWriteVerb(t) {
+			return t
+		}
+		// SENDS, GETS, FETCHES: only right after the toolkit, where a verb is expected; further
+		// on a plural is usually a noun (LIST_POSTS, LIST_ISSUE_COMMENTS). Read verbs whose
+		// plural is also a resource (LISTS, VIEWS, EXPORTS) are not stripped: a write must not
+		// pass for a read.
+		if i <= 1 {
+			for _, suf := range []string{"ES", "S"} {
+				if b, ok := strings.CutSuffix(t, suf); ok && (isWriteVerb(b) || isThirdPersonRead(b)) {
+					return b
+				}
+			}
+		}
+		return ""
+	}
+	for i := 1; i < len(toks); i++ {
+		if v := try(i); v != "" {
+			return v, i
+		}
+	}
+	if len(toks) > 0 {
+		if v := try(0); v != "" {
+			return v, 0
+		}
+	}
+	return "", -1
+}
+
+func slugTokens(slug string) []string {
+	return strings.FieldsFunc(strings.ToUpper(slug), func(r rune) bool {
+		return r == '_' || r == '-' || r == '.' || r == ' ' || r == '/'
+	})
+}

@@ -1,0 +1,181 @@
+package triage
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+func TestKindFromTags(t *testing.T) {
+	tests := []struct {
+		name string
+		tags []string
+		want model.ToolKind
+		ok   bool
+	}{
+		{"read only", []string{"readOnlyHint", "openWorldHint"}, model.KindRead, true},
+		{"read only wins over idempotent", []string{"idempotentHint", "readOnlyHint"}, model.KindRead, true},
+		{"idempotent alone", []string{"idempotentHint"}, model.KindIdempotentWrite, true},
+		{"idempotent and destructive is a write", []string{"idempotentHint", "destructiveHint"}, model.KindWrite, true},
+		{"destructive", []string{"destructiveHint"}, model.KindWrite, true},
+		{"open world only is a write", []string{"openWorldHint"}, model.KindWrite, true},
+		{"case-insensitive", []string{"READONLYHINT"}, model.KindRead, true},
+		{"no hints says nothing", []string{"important", "gmail"}, "", false},
+		{"no tags", nil, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := KindFromTags(tt.tags)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("KindFromTags(%v) = %q, %v; want %q, %v", tt.tags, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestKindFromSlug(t *testing.T) {
+	tests := []struct {
+		slug string
+		want model.ToolKind
+	}{
+		{"GMAIL_FETCH_EMAILS", model.KindRead},
+		{"GMAIL_SEND_EMAIL", model.KindWrite},
+		{"GMAIL_REPLY_TO_THREAD", model.KindWrite},
+		{"GMAIL_CREATE_EMAIL_DRAFT", model.KindWrite},
+		{"GMAIL_LIST_DRAFTS", model.KindRead},
+		{"GMAIL_FETCH_MESSAGE_BY_MESSAGE_ID", model.KindRead},
+		{"GITHUB_LIST_REPOSITORY_ISSUES", model.KindRead},
+		{"GITHUB_GET_A_REPOSITORY", model.KindRead},
+		{"GITHUB_CREATE_AN_ISSUE_COMMENT", model.KindWrite},
+		{"GITHUB_LIST_ISSUE_COMMENTS", model.KindRead},
+		{"GITHUB_ISSUES_CREATE", model.KindWrite},       // resource before verb
+		{"GITHUB_ISSUES_LIST_FOR_REPO", model.KindRead}, // resource before verb
+		{"GITHUB_CHECKS_CREATE", model.KindWrite},       // "checks" is a resource, not a read
+		{"SLACK_CHAT_POST_MESSAGE", model.KindWrite},    // verb after a noun
+		{"SLACK_SENDS_A_MESSAGE_TO_A_CHANNEL", model.KindWrite},
+		{"SLACK_FETCH_CONVERSATION_HISTORY", model.KindRead},
+		{"HUBSPOT_SEARCH_CONTACTS", model.KindRead},
+		{"NOTION_SEARCH_NOTION_PAGE", model.KindRead},
+		{"LINEAR_LIST_LINEAR_ISSUES", model.KindRead},
+		{"GOOGLECALENDAR_FIND_EVENT", model.KindRead},
+		{"GOOGLECALENDAR_EVENTS_LIST", model.KindRead},
+		{"TRELLO_ADD_ITEM_TO_LIST", model.KindWrite},     // a write verb before a read word
+		{"SLACK_SET_READ_CURSOR", model.KindWrite},       // same
+		{"GMAIL_MARK_AS_READ", model.KindWrite},          // same
+		{"TRELLO_LISTS_CREATE", model.KindWrite},         // plural read verb is a resource
+		{"SLACK_CONVERSATIONS_HISTORY", model.KindWrite}, // no verb: unknown → write
+		{"GMAIL_GETS_PROFILE", model.KindRead},           // third person right after the toolkit
+		{"", model.KindWrite},
+		{"gmail_fetch_emails", model.KindRead}, // case-insensitive
+	}
+	for _, tt := range tests {
+		if got := KindFromSlug(tt.slug); got != tt.want {
+			t.Errorf("KindFromSlug(%q) = %q, want %q", tt.slug, got, tt.want)
+		}
+	}
+}
+
+func TestKindsPrefersTagsOverVerb(t *testing.T) {
+	k := NewKinds()
+	k.Learn(
+		model.Tool{Slug: "GMAIL_ADD_LABEL_TO_EMAIL", Tags: []string{"idempotentHint"}},
+		model.Tool{Slug: "ACME_SEND_REPORT", Tags: []string{"readOnlyHint"}}, // verb says write, tags say read
+		model.Tool{Slug: "GMAIL_SEND_EMAIL", Tags: []string{"important"}},    // no hint: verb decides
+	)
+	for slug, want := range map[string]model.ToolKind{
+		"GMAIL_ADD_LABEL_TO_EMAIL": model.KindIdempotentWrite,
+		"acme_send_report":         model.KindRead,
+		"GMAIL_SEND_EMAIL":         model.KindWrite,
+		"GMAIL_FETCH_EMAILS":       model.KindRead,
+		"ZAPIER_DO_THE_THING":      model.KindWrite,
+	} {
+		if got := k.Kind(slug); got != want {
+			t.Errorf("Kind(%s) = %s, want %s", slug, got, want)
+		}
+	}
+	if !k.Known("ACME_SEND_REPORT") || k.Known("GMAIL_SEND_EMAIL") {
+		t.Error("Known should be true only for tools whose tags carried a hint")
+	}
+	var nilKinds *Kinds
+	if got := nilKinds.Kind("GMAIL_FETCH_EMAILS"); got != model.KindRead {
+		t.Errorf("nil Kinds: got %s, want read from the verb", got)
+	}
+}
+
+type fakeCatalog struct {
+	tools map[string]model.Tool
+	calls atomic.Int32
+}
+
+func (f *fakeCatalog) GetTool(_ context.Context, slug string) (model.Tool, error) {
+	f.calls.Add(1)
+	t, ok := f.tools[slug]
+	if !ok {
+		return model.Tool{}, errors.New("404 tool not found")
+	}
+	return t, nil
+}
+
+func TestPrefetchIsBestEffortAndCached(t *testing.T) {
+	cat := &fakeCatalog{tools: map[string]model.Tool{
+		"ACME_SEND_REPORT": {Slug: "ACME_SEND_REPORT", Tags: []string{"readOnlyHint"}},
+		"ACME_GET_TOKEN":   {Slug: "ACME_GET_TOKEN", Tags: []string{"destructiveHint"}},
+	}}
+	k := NewKinds()
+	err := k.Prefetch(context.Background(), cat, []string{"ACME_SEND_REPORT", "ACME_GET_TOKEN", "ACME_FETCH_MISSING", "ACME_SEND_REPORT"})
+	if err == nil || !strings.Contains(err.Error(), "ACME_FETCH_MISSING") {
+		t.Fatalf("Prefetch error = %v, want one naming the failed slug", err)
+	}
+	if got := k.Kind("ACME_SEND_REPORT"); got != model.KindRead {
+		t.Errorf("ACME_SEND_REPORT = %s, want read from its tags", got)
+	}
+	if got := k.Kind("ACME_GET_TOKEN"); got != model.KindWrite {
+		t.Errorf("ACME_GET_TOKEN = %s, want write from its tags", got)
+	}
+	if got := k.Kind("ACME_FETCH_MISSING"); got != model.KindRead {
+		t.Errorf("failed lookup should leave the verb fallback (FETCH → read), got %s", got)
+	}
+	if n := cat.calls.Load(); n != 3 {
+		t.Errorf("catalog called %d times, want 3 (duplicates skipped)", n)
+	}
+	if err := k.Prefetch(context.Background(), cat, []string{"ACME_SEND_REPORT", "ACME_GET_TOKEN"}); err != nil {
+		t.Errorf("second prefetch of learned slugs: %v", err)
+	}
+	if n := cat.calls.Load(); n != 3 {
+		t.Errorf("learned slugs fetched again: %d calls", n)
+	}
+}
+
+func TestPrefetchStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cat := &fakeCatalog{tools: map[string]model.Tool{}}
+	err := NewKinds().Prefetch(ctx, cat, []string{"A_GET_X", "B_GET_Y", "C_GET_Z", "D_GET_W", "E_GET_V", "F_GET_U"})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestKindsConcurrentUse(t *testing.T) {
+	k := NewKinds()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 200 {
+				if (i+j)%3 == 0 {
+					k.Learn(model.Tool{Slug: "ACME_SEND_REPORT", Tags: []string{"readOnlyHint"}})
+				}
+				_ = k.Kind("ACME_SEND_REPORT")
+			}
+		})
+	}
+	wg.Wait()
+	if k.Kind("ACME_SEND_REPORT") != model.KindRead {
+		t.Error("learned kind lost")
+	}
+}

@@ -1,0 +1,489 @@
+package triage
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// Defaults for Options.
+const (
+	// DefaultCallerTimeout is the Composio SDKs' default request timeout.
+	DefaultCallerTimeout = 60 * time.Second
+	// DefaultWindow is how far apart two executions may be and still be duplicates.
+	DefaultWindow = 10 * time.Minute
+)
+
+// Options tune classification and grouping. The zero value means the defaults.
+type Options struct {
+	// CallerTimeout is the caller's request timeout (0: 60 s, the SDK default). A success that
+	// took longer is ambiguous: the caller saw a timeout although the action happened.
+	CallerTimeout time.Duration
+	// Window is the largest gap between consecutive members of a duplicate group (0: 10 min).
+	Window time.Duration
+	// VolatileKeys are argument keys ignored when comparing arguments (nil:
+	// model.DefaultVolatileKeys(); an empty non-nil slice ignores nothing).
+	VolatileKeys []string
+}
+
+// WithDefaults returns o with every zero field set to its default.
+func (o Options) WithDefaults() Options {
+	if o.CallerTimeout <= 0 {
+		o.CallerTimeout = DefaultCallerTimeout
+	}
+	if o.Window <= 0 {
+		o.Window = DefaultWindow
+	}
+	if o.VolatileKeys == nil {
+		o.VolatileKeys = model.DefaultVolatileKeys()
+	}
+	return o
+}
+
+// Classify decides an execution's outcome and gives a one-line reason naming the evidence and
+// what it means for the tool ("504 from provider after 61.2 s: the email may have been sent").
+// The rules, first match wins:
+//
+//  1. an error of kind rate_limited, an upstream 429, or "rate limit"/"too many requests" →
+//     rejected (refused before execution; a write should still be verified);
+//  2. an error of kind auth or validation → failed;
+//  3. a connection error whose text says it was refused or never sent (DNS, TLS handshake,
+//     "connection refused") → failed;
+//  4. an error of kind timeout, upstream_5xx or connection, an upstream 408 or 5xx, or error
+//     text naming a timeout, a dropped connection or a gateway error → ambiguous;
+//  5. an upstream 4xx → failed;
+//  6. any other recorded failure (status failed, or a response with successful:false) → failed;
+//  7. no terminal status → ambiguous;
+//  8. success that took longer than the caller's timeout → ambiguous (the caller saw a timeout);
+//  9. success → succeeded.
+func Classify(e *model.Execution, kind model.ToolKind, opt Options) (model.Outcome, string) {
+	opt = opt.WithDefaults()
+	fx := effectOf(e.ToolSlug, kind)
+	st := terminalStatus(e.Status)
+	errText, hasErr := failureText(e, st)
+	var ek model.ErrorKind
+	var code int
+	if e.Error != nil {
+		ek, code = model.ErrorKind(strings.ToLower(string(e.Error.Kind))), e.Error.HTTPStatus
+	}
+	if hasErr || st == statusFailed {
+		return classifyFailure(e, ek, code, errText, fx)
+	}
+	if st == statusNone {
+		return model.OutcomeAmbiguous, "no terminal status recorded" + after(e) + ": " + fx.maybe()
+	}
+	if e.HasDuration && e.Duration > opt.CallerTimeout {
+		return model.OutcomeAmbiguous, fmt.Sprintf("succeeded in %s, past the caller's %s timeout: %s",
+			secs(e.Duration), wholeSecs(opt.CallerTimeout), fx.sawTimeout())
+	}
+	if e.HasDuration {
+		return model.OutcomeSucceeded, "succeeded in " + secs(e.Duration)
+	}
+	return model.OutcomeSucceeded, "succeeded"
+}
+
+func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text string, fx effect) (model.Outcome, string) {
+	low := strings.ToLower(text)
+	quoted := quote(text)
+	// What the record states outright (error kind, upstream status) comes first.
+	switch {
+	case ek == model.ErrRateLimited || code == 429:
+		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot()
+	case ek == model.ErrAuth:
+		return model.OutcomeFailed, "auth error" + codeNote(code) + quoted + ": " + fx.not()
+	case ek == model.ErrValidation:
+		return model.OutcomeFailed, "validation error" + codeNote(code) + quoted + ": " + fx.not()
+	case ek == model.ErrTimeout:
+		return model.OutcomeAmbiguous, "timed out" + after(e) + quoted + ": " + fx.maybe()
+	case code == 408:
+		return model.OutcomeAmbiguous, "408 request timeout from provider" + after(e) + ": " + fx.maybe()
+	case code >= 500 && code <= 599:
+		return model.OutcomeAmbiguous, fmt.Sprintf("%d from provider%s: %s", code, after(e), fx.maybe())
+	case ek == model.ErrUpstream5xx:
+		return model.OutcomeAmbiguous, "5xx from provider" + after(e) + quoted + ": " + fx.maybe()
+	case ek == model.ErrConnection:
+		if w := neverSent(low); w != "" {
+			return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not()
+		}
+		what := "connection error"
+		if w := droppedWord(low); w != "" {
+			what = "connection dropped (" + w + ")"
+		}
+		return model.OutcomeAmbiguous, what + after(e) + ": " + fx.maybe()
+	case code >= 400 && code <= 499:
+		return model.OutcomeFailed, fmt.Sprintf("%d from provider%s: %s", code, quoted, fx.not())
+	}
+	// Otherwise the error text decides.
+	if w := neverSent(low); w != "" {
+		return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not()
+	}
+	if containsAny(low, "rate limit", "ratelimit", "too many requests") || hasWord(low, "429") {
+		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot()
+	}
+	if w := timeoutWord(low); w != "" {
+		return model.OutcomeAmbiguous, w + after(e) + ": " + fx.maybe()
+	}
+	if w := droppedWord(low); w != "" {
+		return model.OutcomeAmbiguous, "connection dropped (" + w + ")" + after(e) + ": " + fx.maybe()
+	}
+	if c := gatewayCode(low); c != "" {
+		return model.OutcomeAmbiguous, c + " from provider" + after(e) + ": " + fx.maybe()
+	}
+	if text == "" {
+		return model.OutcomeFailed, "failed with no error recorded: " + fx.not()
+	}
+	return model.OutcomeFailed, "failed" + quoted + ": " + fx.not()
+}
+
+type terminal int
+
+const (
+	statusNone terminal = iota
+	statusSuccess
+	statusFailed
+)
+
+func terminalStatus(s string) terminal {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "success", "succeeded", "successful", "ok", "completed", "complete":
+		return statusSuccess
+	case "failed", "failure", "fail", "error", "errored":
+		return statusFailed
+	}
+	return statusNone
+}
+
+// failureText returns the text describing the failure and whether the record carries one. A
+// successful log whose response says successful:false is a tool failure too; a successful log
+// is never searched for error words in its message (a subject may say "timeout").
+func failureText(e *model.Execution, st terminal) (string, bool) {
+	var parts []string
+	has := false
+	if e.Error != nil {
+		has = true
+		if e.Error.Message != "" {
+			parts = append(parts, e.Error.Message)
+		}
+	}
+	if r, ok := responseFailure(e.Response); ok {
+		has = true
+		if r != "" && (len(parts) == 0 || !strings.Contains(parts[0], r)) {
+			parts = append(parts, r)
+		}
+	}
+	if st == statusFailed && len(parts) == 0 && e.Message != "" {
+		parts = append(parts, e.Message)
+	}
+	return strings.Join(parts, "; "), has
+}
+
+// responseFailure reads data.response {successful:false, error:"..."}.
+func responseFailure(resp json.RawMessage) (string, bool) {
+	resp = bytes.TrimSpace(resp)
+	if len(resp) == 0 || resp[0] != '{' {
+		return "", false
+	}
+	var r struct {
+		Successful *bool           `json:"successful"`
+		Error      json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(resp, &r) != nil || r.Successful == nil || *r.Successful {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(r.Error, &s) != nil {
+		s = strings.TrimSpace(string(r.Error))
+		if s == "null" {
+			s = ""
+		}
+	}
+	return s, true
+}
+
+func neverSent(low string) string {
+	switch {
+	case containsAny(low, "econnrefused", "connection refused"):
+		return "refused"
+	case containsAny(low, "no such host", "enotfound", "getaddrinfo", "name resolution", "dns"):
+		return "failed to resolve the host"
+	case containsAny(low, "tls handshake", "certificate", "x509"):
+		return "failed its TLS handshake"
+	case containsAny(low, "never sent", "not sent", "request was not written", "before the request was written", "unreachable"):
+		return "failed"
+	}
+	return ""
+}
+
+func timeoutWord(low string) string {
+	switch {
+	case strings.Contains(low, "deadline exceeded"):
+		return "deadline exceeded"
+	case containsAny(low, "timed out", "timeout", "etimedout", "esockettimedout"):
+		return "timed out"
+	case hasWord(low, "408"):
+		return "408 request timeout"
+	}
+	return ""
+}
+
+func droppedWord(low string) string {
+	for _, w := range []string{"econnreset", "connection reset", "socket hang up", "broken pipe", "epipe",
+		"econnaborted", "connection aborted", "connection closed", "server closed", "remote end closed",
+		"server disconnected", "premature close", "unexpected eof", "incomplete response"} {
+		if strings.Contains(low, w) {
+			if w == "econnreset" {
+				return "ECONNRESET"
+			}
+			return w
+		}
+	}
+	if hasWord(low, "eof") {
+		return "EOF"
+	}
+	return ""
+}
+
+func gatewayCode(low string) string {
+	for _, c := range []string{"500", "502", "503", "504"} {
+		if hasWord(low, c) {
+			return c
+		}
+	}
+	for _, c := range []struct{ word, code string }{
+		{"bad gateway", "502"}, {"service unavailable", "503"}, {"gateway timeout", "504"},
+		{"internal server error", "500"}, {"upstream", "5xx"},
+	} {
+		if strings.Contains(low, c.word) {
+			return c.code
+		}
+	}
+	return ""
+}
+
+func containsAny(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasWord reports whether w occurs in s with no letter or digit on either side, so "eof" does
+// not match "thereof" and "502" does not match "15020".
+func hasWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !isAlnum(s[j-1])) && (end == len(s) || !isAlnum(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func after(e *model.Execution) string {
+	if e.HasDuration {
+		return " after " + secs(e.Duration)
+	}
+	return ""
+}
+
+func codeNote(code int) string {
+	if code > 0 {
+		return fmt.Sprintf(" (%d)", code)
+	}
+	return ""
+}
+
+// quote renders an error message briefly: ` "message"`, cut at 60 characters.
+func quote(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return ""
+	}
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return fmt.Sprintf(" %q", s)
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+func wholeSecs(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%d s", int64(d/time.Second))
+	}
+	return secs(d)
+}
+
+// effect names what a tool does, for reasons: "the email" + "sent".
+type effect struct {
+	read   bool
+	noun   string // "the email"; "" when unknown
+	done   string // "sent"; "" when unknown
+	plural bool
+}
+
+// effectOf derives the effect from the slug: the verb gives the participle, the words after it
+// (articles, prepositions and the toolkit's own name dropped) give the noun.
+// GMAIL_SEND_EMAIL → the email / sent; SLACK_SENDS_A_MESSAGE_TO_A_CHANNEL → the message /
+// posted; GMAIL_REPLY_TO_THREAD → the reply / sent; LINEAR_CREATE_LINEAR_ISSUE → the issue.
+func effectOf(slug string, kind model.ToolKind) effect {
+	if kind == model.KindRead {
+		return effect{read: true}
+	}
+	toks := slugTokens(slug)
+	verb, at := slugVerb(slug)
+	fx := effect{done: participle(verb)}
+	if at < 0 {
+		return fx
+	}
+	var words []string
+	for _, t := range toks[at+1:] {
+		if isPreposition(t) {
+			break
+		}
+		if t == "A" || t == "AN" || t == "THE" || t == "NEW" || (len(toks) > 0 && t == toks[0]) {
+			continue
+		}
+		words = append(words, strings.ToLower(t))
+	}
+	switch {
+	case len(words) > 0 && len(words) <= 3:
+		fx.noun = "the " + strings.Join(words, " ")
+		fx.plural = strings.HasSuffix(words[len(words)-1], "s") && !strings.HasSuffix(words[len(words)-1], "ss")
+	case len(words) == 0 && verb == "REPLY":
+		fx.noun = "the reply"
+	case len(words) == 0 && verb == "COMMENT":
+		fx.noun = "the comment"
+	}
+	if fx.done == "sent" && len(toks) > 0 && isChat(toks[0]) && strings.HasPrefix(fx.noun, "the message") {
+		fx.done = "posted" // a chat message is posted to a channel, not sent
+	}
+	return fx
+}
+
+func isChat(toolkit string) bool {
+	switch toolkit {
+	case "SLACK", "SLACKBOT", "DISCORD", "DISCORDBOT", "MICROSOFTTEAMS", "TEAMS", "TELEGRAM", "MATTERMOST":
+		return true
+	}
+	return false
+}
+
+func isPreposition(t string) bool {
+	switch t {
+	case "TO", "IN", "ON", "FOR", "FROM", "OF", "WITH", "BY", "INTO", "AS", "AT", "VIA", "AND":
+		return true
+	}
+	return false
+}
+
+func participle(verb string) string {
+	switch verb {
+	case "":
+		return ""
+	case "SEND", "REPLY", "FORWARD", "SUBMIT":
+		return "sent"
+	case "POST":
+		return "posted"
+	case "PUT", "SET", "RESET":
+		return strings.ToLower(verb)
+	case "RUN":
+		return "run"
+	case "UPSERT":
+		return "written"
+	case "WRITE":
+		return "written"
+	case "PIN", "UNPIN":
+		return strings.ToLower(verb) + "ned"
+	case "STAR", "UNSTAR":
+		return strings.ToLower(verb) + "red"
+	case "STOP":
+		return "stopped"
+	case "CANCEL":
+		return "cancelled"
+	case "EMPTY":
+		return "emptied"
+	case "COPY":
+		return "copied"
+	case "COMMENT":
+		return "posted"
+	}
+	v := strings.ToLower(verb)
+	if strings.HasSuffix(v, "e") {
+		return v + "d"
+	}
+	return v + "ed"
+}
+
+func (f effect) subject() string {
+	if f.noun == "" {
+		return "the action"
+	}
+	return f.noun
+}
+
+func (f effect) was() string {
+	if f.plural {
+		return "were"
+	}
+	return "was"
+}
+
+// maybe: "the email may have been sent".
+func (f effect) maybe() string {
+	if f.read {
+		return "a read, safe to run again"
+	}
+	if f.noun == "" || f.done == "" {
+		return "the action may have taken effect"
+	}
+	return f.noun + " may have been " + f.done
+}
+
+// sawTimeout: "the caller saw a timeout but the email was sent".
+func (f effect) sawTimeout() string {
+	if f.read {
+		return "the caller saw a timeout; a read, safe to run again"
+	}
+	if f.noun == "" || f.done == "" {
+		return "the caller saw a timeout but the action took effect"
+	}
+	return "the caller saw a timeout but " + f.noun + " " + f.was() + " " + f.done
+}
+
+// likelyNot: "the email was likely not sent; verify before retrying".
+func (f effect) likelyNot() string {
+	if f.read {
+		return "a read, safe to run again later"
+	}
+	if f.noun == "" || f.done == "" {
+		return "likely not executed; verify before retrying"
+	}
+	return f.noun + " " + f.was() + " likely not " + f.done + "; verify before retrying"
+}
+
+// not: "the email was not sent".
+func (f effect) not() string {
+	if f.read {
+		return "a read"
+	}
+	if f.noun == "" || f.done == "" {
+		return "the action did not take effect"
+	}
+	return f.noun + " " + f.was() + " not " + f.done
+}

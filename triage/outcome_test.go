@@ -1,0 +1,184 @@
+package triage
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+func execWith(slug, status string, d time.Duration, err *model.ExecError) *model.Execution {
+	e := &model.Execution{ID: "log_x", ToolSlug: slug, Status: status, Error: err, RetryCount: -1}
+	if d > 0 {
+		e.Duration, e.HasDuration = d, true
+	}
+	return e
+}
+
+func TestClassify(t *testing.T) {
+	const send = "GMAIL_SEND_EMAIL"
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	tests := []struct {
+		name   string
+		e      *model.Execution
+		kind   model.ToolKind
+		want   model.Outcome
+		reason string // exact reason
+	}{
+		{"plain success", execWith(send, "success", ms(800), nil), model.KindWrite, model.OutcomeSucceeded,
+			"succeeded in 0.8 s"},
+		{"success without duration", execWith(send, "success", 0, nil), model.KindWrite, model.OutcomeSucceeded,
+			"succeeded"},
+		{"success past caller timeout", execWith("SLACK_SEND_MESSAGE", "success", ms(75000), nil), model.KindWrite, model.OutcomeAmbiguous,
+			"succeeded in 75.0 s, past the caller's 60 s timeout: the caller saw a timeout but the message was posted"},
+		{"success exactly at caller timeout", execWith(send, "success", ms(60000), nil), model.KindWrite, model.OutcomeSucceeded,
+			"succeeded in 60.0 s"},
+		{"read past caller timeout", execWith("GMAIL_FETCH_EMAILS", "success", ms(61000), nil), model.KindRead, model.OutcomeAmbiguous,
+			"succeeded in 61.0 s, past the caller's 60 s timeout: the caller saw a timeout; a read, safe to run again"},
+		{"504 from provider", execWith(send, "failed", ms(61200), &model.ExecError{HTTPStatus: 504, Kind: model.ErrUpstream5xx}), model.KindWrite, model.OutcomeAmbiguous,
+			"504 from provider after 61.2 s: the email may have been sent"},
+		{"5xx kind without status", execWith("GITHUB_CREATE_AN_ISSUE", "failed", 0, &model.ExecError{Kind: model.ErrUpstream5xx, Message: "Upstream provider returned Bad Gateway"}), model.KindWrite, model.OutcomeAmbiguous,
+			`5xx from provider "Upstream provider returned Bad Gateway": the issue may have been created`},
+		{"timeout kind", execWith(send, "failed", ms(60000), &model.ExecError{Kind: model.ErrTimeout}), model.KindWrite, model.OutcomeAmbiguous,
+			"timed out after 60.0 s: the email may have been sent"},
+		{"408", execWith(send, "failed", ms(30000), &model.ExecError{HTTPStatus: 408}), model.KindWrite, model.OutcomeAmbiguous,
+			"408 request timeout from provider after 30.0 s: the email may have been sent"},
+		{"deadline exceeded text", execWith("GMAIL_REPLY_TO_THREAD", "failed", ms(60000), &model.ExecError{Message: "context deadline exceeded"}), model.KindWrite, model.OutcomeAmbiguous,
+			"deadline exceeded after 60.0 s: the reply may have been sent"},
+		{"timed out text", execWith("HUBSPOT_CREATE_CONTACT", "failed", 0, &model.ExecError{Message: "The read operation timed out"}), model.KindWrite, model.OutcomeAmbiguous,
+			"timed out: the contact may have been created"},
+		{"ECONNRESET text", execWith(send, "failed", ms(3100), &model.ExecError{Message: "read ECONNRESET"}), model.KindWrite, model.OutcomeAmbiguous,
+			"connection dropped (ECONNRESET) after 3.1 s: the email may have been sent"},
+		{"socket hang up", execWith(send, "failed", 0, &model.ExecError{Message: "Error: socket hang up"}), model.KindWrite, model.OutcomeAmbiguous,
+			"connection dropped (socket hang up): the email may have been sent"},
+		{"EOF as a word", execWith(send, "failed", 0, &model.ExecError{Message: `Post "https://x": EOF`}), model.KindWrite, model.OutcomeAmbiguous,
+			"connection dropped (EOF): the email may have been sent"},
+		{"eof inside a word is not EOF", execWith(send, "failed", 0, &model.ExecError{Message: "the body thereof was rejected"}), model.KindWrite, model.OutcomeFailed,
+			`failed "the body thereof was rejected": the email was not sent`},
+		{"502 in text", execWith(send, "failed", 0, &model.ExecError{Message: "upstream answered 502"}), model.KindWrite, model.OutcomeAmbiguous,
+			"502 from provider: the email may have been sent"},
+		{"bad gateway text", execWith(send, "failed", 0, &model.ExecError{Message: "Bad Gateway"}), model.KindWrite, model.OutcomeAmbiguous,
+			"502 from provider: the email may have been sent"},
+		{"503 number in text", execWith(send, "failed", 0, &model.ExecError{Message: "status=503"}), model.KindWrite, model.OutcomeAmbiguous,
+			"503 from provider: the email may have been sent"},
+		{"number inside an id is not a status", execWith(send, "failed", 0, &model.ExecError{Message: "invalid message id 15020"}), model.KindWrite, model.OutcomeFailed,
+			`failed "invalid message id 15020": the email was not sent`},
+		{"connection kind dropped", execWith(send, "failed", ms(200), &model.ExecError{Kind: model.ErrConnection, Message: "connection reset by peer"}), model.KindWrite, model.OutcomeAmbiguous,
+			"connection dropped (connection reset) after 0.2 s: the email may have been sent"},
+		{"connection kind bare", execWith(send, "failed", 0, &model.ExecError{Kind: model.ErrConnection}), model.KindWrite, model.OutcomeAmbiguous,
+			"connection error: the email may have been sent"},
+		{"connection refused", execWith(send, "failed", 0, &model.ExecError{Kind: model.ErrConnection, Message: "dial tcp 1.2.3.4:443: connect: connection refused"}), model.KindWrite, model.OutcomeFailed,
+			"connection refused, the request was never sent: the email was not sent"},
+		{"dns failure text", execWith(send, "failed", 0, &model.ExecError{Message: "getaddrinfo ENOTFOUND gmail.googleapis.com"}), model.KindWrite, model.OutcomeFailed,
+			"connection failed to resolve the host, the request was never sent: the email was not sent"},
+		{"rate limited kind", execWith(send, "failed", ms(120), &model.ExecError{Kind: model.ErrRateLimited, HTTPStatus: 429}), model.KindWrite, model.OutcomeRejected,
+			"rate limited (429) after 0.1 s: the email was likely not sent; verify before retrying"},
+		{"429 status", execWith("SLACK_SEND_MESSAGE", "failed", 0, &model.ExecError{HTTPStatus: 429}), model.KindWrite, model.OutcomeRejected,
+			"rate limited (429): the message was likely not posted; verify before retrying"},
+		{"too many requests text", execWith(send, "failed", 0, &model.ExecError{Message: "Too Many Requests"}), model.KindWrite, model.OutcomeRejected,
+			"rate limited (429): the email was likely not sent; verify before retrying"},
+		{"auth", execWith(send, "failed", 0, &model.ExecError{Kind: model.ErrAuth, HTTPStatus: 401, Message: "invalid_grant"}), model.KindWrite, model.OutcomeFailed,
+			`auth error (401) "invalid_grant": the email was not sent`},
+		{"validation", execWith(send, "failed", 0, &model.ExecError{Kind: model.ErrValidation, Message: "recipient_email: required"}), model.KindWrite, model.OutcomeFailed,
+			`validation error "recipient_email: required": the email was not sent`},
+		{"validation beats a timeout word", execWith(send, "failed", 0, &model.ExecError{Kind: model.ErrValidation, Message: "timeout must be positive"}), model.KindWrite, model.OutcomeFailed,
+			`validation error "timeout must be positive": the email was not sent`},
+		{"404", execWith("GMAIL_REPLY_TO_THREAD", "failed", 0, &model.ExecError{HTTPStatus: 404, Message: "Requested entity was not found."}), model.KindWrite, model.OutcomeFailed,
+			`404 from provider "Requested entity was not found.": the reply was not sent`},
+		{"409 conflict", execWith("HUBSPOT_CREATE_CONTACT", "failed", 0, &model.ExecError{HTTPStatus: 409, Message: "Contact already exists"}), model.KindWrite, model.OutcomeFailed,
+			`409 from provider "Contact already exists": the contact was not created`},
+		{"unknown failure", execWith(send, "failed", 0, &model.ExecError{Message: "Something odd"}), model.KindWrite, model.OutcomeFailed,
+			`failed "Something odd": the email was not sent`},
+		{"failed with nothing recorded", execWith(send, "failed", 0, nil), model.KindWrite, model.OutcomeFailed,
+			"failed with no error recorded: the email was not sent"},
+		{"failed uses the log message when no error", &model.Execution{ToolSlug: send, Status: "failed", Message: "GMAIL_SEND_EMAIL failed: gateway timeout"}, model.KindWrite, model.OutcomeAmbiguous,
+			"timed out: the email may have been sent"},
+		{"no terminal status", execWith(send, "", 0, nil), model.KindWrite, model.OutcomeAmbiguous,
+			"no terminal status recorded: the email may have been sent"},
+		{"running status", execWith("GMAIL_CREATE_EMAIL_DRAFT", "running", ms(5000), nil), model.KindWrite, model.OutcomeAmbiguous,
+			"no terminal status recorded after 5.0 s: the email draft may have been created"},
+		{"no status but an error", execWith(send, "", 0, &model.ExecError{Kind: model.ErrAuth}), model.KindWrite, model.OutcomeFailed,
+			"auth error: the email was not sent"},
+		{"read timeout", execWith("GMAIL_FETCH_EMAILS", "failed", ms(60000), &model.ExecError{Kind: model.ErrTimeout}), model.KindRead, model.OutcomeAmbiguous,
+			"timed out after 60.0 s: a read, safe to run again"},
+		{"unknown tool", execWith("ACME_FROB", "failed", 0, &model.ExecError{HTTPStatus: 503}), model.KindWrite, model.OutcomeAmbiguous,
+			"503 from provider: the action may have taken effect"},
+		{"success subject saying timeout is not an error", &model.Execution{ToolSlug: send, Status: "success", Message: "sent: re: timeout"}, model.KindWrite, model.OutcomeSucceeded,
+			"succeeded"},
+		{"label added", execWith("GMAIL_ADD_LABEL_TO_EMAIL", "failed", 0, &model.ExecError{HTTPStatus: 500}), model.KindIdempotentWrite, model.OutcomeAmbiguous,
+			"500 from provider: the label may have been added"},
+		{"linear issue drops the toolkit word", execWith("LINEAR_CREATE_LINEAR_ISSUE", "failed", 0, &model.ExecError{Kind: model.ErrTimeout}), model.KindWrite, model.OutcomeAmbiguous,
+			"timed out: the issue may have been created"},
+		{"slack real slug", execWith("SLACK_SENDS_A_MESSAGE_TO_A_CHANNEL", "failed", 0, &model.ExecError{HTTPStatus: 502}), model.KindWrite, model.OutcomeAmbiguous,
+			"502 from provider: the message may have been posted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, reason := Classify(tt.e, tt.kind, Options{})
+			if got != tt.want {
+				t.Errorf("outcome = %s, want %s (reason %q)", got, tt.want, reason)
+			}
+			if reason != tt.reason {
+				t.Errorf("reason =\n  %q\nwant\n  %q", reason, tt.reason)
+			}
+		})
+	}
+}
+
+func TestClassifyResponseUnsuccessful(t *testing.T) {
+	resp, _ := json.Marshal(map[string]any{"data": map[string]any{}, "error": "Invalid To header", "successful": false})
+	e := &model.Execution{ToolSlug: "GMAIL_SEND_EMAIL", Status: "success", Response: resp}
+	got, reason := Classify(e, model.KindWrite, Options{})
+	if got != model.OutcomeFailed || !strings.Contains(reason, "Invalid To header") {
+		t.Errorf("200 with successful:false: got %s %q, want failed naming the tool's error", got, reason)
+	}
+	resp, _ = json.Marshal(map[string]any{"data": map[string]any{"id": "1"}, "error": nil, "successful": true})
+	e = &model.Execution{ToolSlug: "GMAIL_SEND_EMAIL", Status: "success", Response: resp}
+	if got, _ := Classify(e, model.KindWrite, Options{}); got != model.OutcomeSucceeded {
+		t.Errorf("successful response: got %s", got)
+	}
+}
+
+func TestClassifyCallerTimeoutOption(t *testing.T) {
+	e := execWith("GMAIL_SEND_EMAIL", "success", 45*time.Second, nil)
+	if got, _ := Classify(e, model.KindWrite, Options{}); got != model.OutcomeSucceeded {
+		t.Errorf("45 s with the default 60 s timeout: %s", got)
+	}
+	got, reason := Classify(e, model.KindWrite, Options{CallerTimeout: 30 * time.Second})
+	if got != model.OutcomeAmbiguous || !strings.Contains(reason, "past the caller's 30 s timeout") {
+		t.Errorf("45 s with a 30 s timeout: %s %q", got, reason)
+	}
+	got, reason = Classify(e, model.KindWrite, Options{CallerTimeout: 2500 * time.Millisecond})
+	if got != model.OutcomeAmbiguous || !strings.Contains(reason, "past the caller's 2.5 s timeout") {
+		t.Errorf("fractional timeout: %s %q", got, reason)
+	}
+}
+
+func TestFlaggedOnlyForWrites(t *testing.T) {
+	mk := func(id, slug string, err *model.ExecError, status string) model.Execution {
+		return model.Execution{ID: id, ToolSlug: slug, Status: status, Error: err, RetryCount: -1}
+	}
+	execs := []model.Execution{
+		mk("w-amb", "GMAIL_SEND_EMAIL", &model.ExecError{Kind: model.ErrTimeout}, "failed"),
+		mk("w-rej", "GMAIL_SEND_EMAIL", &model.ExecError{HTTPStatus: 429}, "failed"),
+		mk("w-fail", "GMAIL_SEND_EMAIL", &model.ExecError{Kind: model.ErrAuth}, "failed"),
+		mk("w-ok", "GMAIL_SEND_EMAIL", nil, "success"),
+		mk("i-amb", "GMAIL_ADD_LABEL_TO_EMAIL", &model.ExecError{HTTPStatus: 503}, "failed"),
+		mk("r-amb", "GMAIL_FETCH_EMAILS", &model.ExecError{Kind: model.ErrTimeout}, "failed"),
+		mk("r-rej", "GMAIL_FETCH_EMAILS", &model.ExecError{HTTPStatus: 429}, "failed"),
+	}
+	k := NewKinds()
+	k.Learn(model.Tool{Slug: "GMAIL_ADD_LABEL_TO_EMAIL", Tags: []string{"idempotentHint"}})
+	res := Analyze(execs, k, Options{})
+	want := map[string]bool{"w-amb": true, "w-rej": true, "i-amb": true}
+	for i, tr := range res.Triage {
+		if tr.Flagged != want[execs[i].ID] {
+			t.Errorf("%s: flagged = %v, want %v (%s %s)", execs[i].ID, tr.Flagged, want[execs[i].ID], tr.Kind, tr.Outcome)
+		}
+	}
+	if res.Flagged() != 3 {
+		t.Errorf("Flagged() = %d", res.Flagged())
+	}
+}

@@ -1,0 +1,734 @@
+package triage
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// ReadToolRunner runs a read-only tool; *client.Client satisfies it (a read may be retried).
+type ReadToolRunner interface {
+	RunReadTool(ctx context.Context, call model.ToolCall) (model.ToolResult, error)
+}
+
+// Verifier checks the provider for an execution's effect.
+type Verifier interface {
+	Verify(ctx context.Context, e *model.Execution) model.ProviderState
+}
+
+// DefaultSkew is how far before an execution's start a provider object may be dated and still
+// count as its effect: provider clocks and Composio's disagree by a little.
+const DefaultSkew = 5 * time.Second
+
+// Verifiers maps write tools to the read that finds their effect: the built-in ones and those
+// from the config file (which replace a built-in for the same tool). Safe for concurrent use.
+type Verifiers struct {
+	runner ReadToolRunner
+	bySlug map[string]*check
+	skew   time.Duration
+	now    func() time.Time
+}
+
+// VerifierOption adjusts Verifiers.
+type VerifierOption func(*Verifiers)
+
+// WithSkew sets how far before the execution's start an effect may be dated (default 5 s).
+func WithSkew(d time.Duration) VerifierOption { return func(v *Verifiers) { v.skew = max(d, 0) } }
+
+// WithClock sets the clock used for ProviderState.CheckedAt (tests).
+func WithClock(now func() time.Time) VerifierOption { return func(v *Verifiers) { v.now = now } }
+
+// NewVerifiers returns the built-in verifiers plus extra (from the config file). An invalid
+// extra spec does not fail here (LoadConfig already reports it with its line); verifying its
+// tool then answers unknown with the reason.
+func NewVerifiers(r ReadToolRunner, extra []VerifierSpec, opts ...VerifierOption) *Verifiers {
+	v := &Verifiers{runner: r, bySlug: map[string]*check{}, skew: DefaultSkew, now: time.Now}
+	for _, c := range builtinChecks() {
+		v.bySlug[c.tool] = c
+	}
+	for i, s := range extra {
+		c, err := s.compile()
+		if err != nil {
+			c = &check{tool: strings.ToUpper(strings.TrimSpace(s.Tool)), invalid: fmt.Errorf("verifier %d: %w", i+1, err)}
+		}
+		v.bySlug[c.tool] = c
+	}
+	for _, o := range opts {
+		o(v)
+	}
+	return v
+}
+
+// Has reports whether a verifier exists for the write tool slug.
+func (v *Verifiers) Has(slug string) bool {
+	c, ok := v.bySlug[strings.ToUpper(slug)]
+	return ok && c.invalid == nil
+}
+
+// ReadTool returns the read tool that verifies slug, "" when none.
+func (v *Verifiers) ReadTool(slug string) string {
+	if c, ok := v.bySlug[strings.ToUpper(slug)]; ok {
+		return c.readTool
+	}
+	return ""
+}
+
+// Tools lists the write tools that have a verifier, sorted.
+func (v *Verifiers) Tools() []string {
+	out := make([]string, 0, len(v.bySlug))
+	for s, c := range v.bySlug {
+		if c.invalid == nil {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Verify runs the read tool mapped to the execution's tool on the same connected account and
+// reports found (with every matching object dated at or after the execution's start minus the
+// skew, so the members of a duplicate group all show), not_found, or unknown (no verifier,
+// arguments not recorded, the read failed or its answer could not be read).
+func (v *Verifiers) Verify(ctx context.Context, e *model.Execution) model.ProviderState {
+	st := model.ProviderState{State: model.ProviderUnknown, CheckedAt: v.now().UTC()}
+	slug := strings.ToUpper(strings.TrimSpace(e.ToolSlug))
+	c, ok := v.bySlug[slug]
+	if !ok {
+		st.Reason = fmt.Sprintf("no verifier for %s: check manually in %s", e.ToolSlug, toolkitName(e))
+		return st
+	}
+	st.Verifier = c.name
+	st.ReadTool = c.readTool
+	if c.invalid != nil {
+		st.Reason = fmt.Sprintf("the verifier for %s is invalid (%v): check manually in %s", e.ToolSlug, c.invalid, toolkitName(e))
+		return st
+	}
+	if len(bytes.TrimSpace(e.Arguments)) == 0 {
+		if !e.Detailed {
+			st.Reason = "the execution's arguments are not loaded: open its detail, then verify"
+		} else {
+			st.Reason = "the execution recorded no arguments: nothing to match against"
+		}
+		return st
+	}
+	var args map[string]any
+	if err := decodeJSON(e.Arguments, &args); err != nil || args == nil {
+		st.Reason = "the execution's arguments are not a JSON object: nothing to match against"
+		return st
+	}
+	ws, err := c.wants(args)
+	if err != nil {
+		st.Reason = fmt.Sprintf("cannot check %s: %v", e.ToolSlug, err)
+		return st
+	}
+	since := e.Start().Add(-v.skew)
+	readArgs, err := c.args(args, since)
+	if err != nil {
+		st.Reason = fmt.Sprintf("cannot build the %s arguments: %v", c.readTool, err)
+		return st
+	}
+	raw, err := json.Marshal(readArgs)
+	if err != nil {
+		st.Reason = fmt.Sprintf("cannot encode the %s arguments: %v", c.readTool, err)
+		return st
+	}
+	st.ReadArgs = raw
+	if v.runner == nil {
+		st.Reason = "no connection to run " + c.readTool + " (offline source): check manually in " + toolkitName(e)
+		return st
+	}
+	if err := ctx.Err(); err != nil {
+		st.Reason = "verify cancelled: " + err.Error()
+		return st
+	}
+	res, err := v.runner.RunReadTool(ctx, model.ToolCall{
+		Slug: c.readTool, Arguments: raw, ConnectedAccountID: e.ConnectedAccountID, UserID: e.UserID,
+	})
+	st.CheckedAt = v.now().UTC()
+	failure := ""
+	switch {
+	case err != nil:
+		failure = err.Error()
+	case !res.Successful:
+		failure = strings.TrimSpace(res.Error)
+		if failure == "" {
+			failure = "the tool reported no success"
+		}
+	}
+	if failure != "" {
+		if c.gone && notFoundText(failure) {
+			// The object the write removed is gone: the write took effect.
+			st.State = model.ProviderFound
+			id, _ := argText(args, c.goneArg)
+			st.Matches = []model.EvidenceItem{{ID: id, Summary: "no longer exists"}}
+			st.Reason = fmt.Sprintf("%s is gone (%s answered not found): the %s took effect, do not retry", c.describe(args), c.readTool, strings.ToLower(c.verb()))
+			return st
+		}
+		st.Reason = fmt.Sprintf("%s failed: %s", c.readTool, oneLine(failure, 160))
+		return st
+	}
+	var data any
+	if err := decodeJSON(res.Data, &data); err != nil {
+		st.Reason = fmt.Sprintf("%s answered something that is not JSON: %v", c.readTool, err)
+		return st
+	}
+	items, where, ok := c.findItems(data)
+	if !ok {
+		st.Reason = fmt.Sprintf("%s answered without a list of items (looked for %s)", c.readTool, strings.Join(c.lists, ", "))
+		return st
+	}
+	what := c.describe(args)
+	unknown, missing := 0, ""
+	var oldest time.Time // of every item: a full page reaching back past since missed nothing
+	for _, it := range items {
+		if t, ok := firstPresent(it, c.times); ok {
+			if tt, ok := itemTime(t); ok && (oldest.IsZero() || tt.Before(oldest)) {
+				oldest = tt
+			}
+		}
+		ev, vd, miss := c.match(ws, it)
+		switch vd {
+		case itemNoMatch:
+			continue
+		case itemUnknown:
+			unknown++
+			missing = miss
+			continue
+		}
+		if !c.single && !c.gone && !ev.Time.IsZero() && ev.Time.Before(since) {
+			continue // an older, identical object: not this execution's effect
+		}
+		st.Matches = append(st.Matches, ev)
+	}
+	slices.SortStableFunc(st.Matches, func(a, b model.EvidenceItem) int { return a.Time.Compare(b.Time) })
+	sinceText := since.UTC().Format("2006-01-02 15:04:05Z")
+	switch {
+	case (c.gone || c.single) && len(st.Matches) == 0 && unknown > 0:
+		st.Reason = fmt.Sprintf("%s answered without %s: check manually in %s", c.readTool, missing, toolkitName(e))
+	case c.gone && len(st.Matches) > 0:
+		st.State = model.ProviderNotFound
+		st.Reason = fmt.Sprintf("%s still exists (%s): the %s did not take effect", what, c.readTool, strings.ToLower(c.verb()))
+		st.Matches = nil
+	case c.gone:
+		st.Reason = fmt.Sprintf("%s answered, but not with %s: check manually in %s", c.readTool, what, toolkitName(e))
+	case c.single && len(st.Matches) > 0:
+		st.State = model.ProviderFound
+		st.Reason = fmt.Sprintf("%s is in the requested state (%s): the change is in place, do not retry", what, c.readTool)
+	case c.single:
+		st.State = model.ProviderNotFound
+		st.Reason = fmt.Sprintf("%s is not in the requested state (%s)", what, c.readTool)
+	case len(st.Matches) == 1:
+		st.State = model.ProviderFound
+		st.Reason = fmt.Sprintf("found %s: %s%s (%s): do not retry", what, st.Matches[0].ID, atTime(st.Matches[0].Time), c.readTool)
+	case len(st.Matches) > 1:
+		st.State = model.ProviderFound
+		ids := make([]string, len(st.Matches))
+		for i, m := range st.Matches {
+			ids[i] = m.ID
+		}
+		st.Reason = fmt.Sprintf("found %d× %s since %s: %s (%s): do not retry", len(st.Matches), what, sinceText, strings.Join(ids, ", "), c.readTool)
+	case unknown > 0:
+		st.Reason = fmt.Sprintf("%d of %d items %s returned have no %s to compare: check manually in %s", unknown, len(items), c.readTool, missing, toolkitName(e))
+	case c.pageSize > 0 && len(items) >= c.pageSize && (oldest.IsZero() || !oldest.Before(since)):
+		st.Reason = fmt.Sprintf("no %s among the %d newest items %s returned, but the page was full: check manually in %s", what, len(items), c.readTool, toolkitName(e))
+	case c.blind != nil && c.blind(args) != "":
+		st.Reason = fmt.Sprintf("no %s among %d items %s returned, but %s: check manually in %s", what, len(items), c.readTool, c.blind(args), toolkitName(e))
+	default:
+		st.State = model.ProviderNotFound
+		st.Reason = fmt.Sprintf("no %s since %s among %d items at %s (%s)", what, sinceText, len(items), where, c.readTool)
+	}
+	return st
+}
+
+// notFoundText recognises a read that failed because the object does not exist.
+func notFoundText(s string) bool {
+	low := strings.ToLower(s)
+	return strings.Contains(low, "not found") || strings.Contains(low, "not_found") || hasWord(low, "404") ||
+		strings.Contains(low, "does not exist") || strings.Contains(low, "no longer exists")
+}
+
+func atTime(t time.Time) string {
+	if t.IsZero() {
+		return " (time not given)"
+	}
+	return " at " + t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func toolkitName(e *model.Execution) string {
+	tk := strings.ToLower(e.ToolkitSlug)
+	if tk == "" {
+		if toks := slugTokens(e.ToolSlug); len(toks) > 0 {
+			tk = strings.ToLower(toks[0])
+		}
+	}
+	switch tk {
+	case "gmail":
+		return "Gmail"
+	case "slack":
+		return "Slack"
+	case "github":
+		return "GitHub"
+	case "hubspot":
+		return "HubSpot"
+	case "notion":
+		return "Notion"
+	case "linear":
+		return "Linear"
+	case "googlecalendar":
+		return "Google Calendar"
+	case "":
+		return "the provider"
+	}
+	return tk
+}
+
+// check is one compiled verifier.
+type check struct {
+	name     string
+	tool     string // write slug, upper case
+	readTool string
+	// args builds the read's arguments from the original arguments and the earliest time an
+	// effect may carry.
+	args func(orig map[string]any, since time.Time) (map[string]any, error)
+	// lists are candidate paths (relative to the result's data) of the item list; when none
+	// holds a list, the first list of objects found within four levels is used.
+	lists []string
+	// rules must all hold for an item to match.
+	rules []rule
+	times []string // candidate item paths of the effect's time
+	ids   []string // candidate item paths of the object's id
+	// pageSize: a page this full without a match may have cut the match off (0: not known).
+	pageSize int
+	// single: the read answers with the one object the write changed (not a list), and a
+	// match means the change is in place (an idempotent write such as adding a label).
+	single bool
+	// gone: the write removes an object (goneArg names its id); a read that answers "not
+	// found" is the effect, a match means it is still there.
+	gone    bool
+	goneArg string
+	what    func(orig map[string]any) string
+	// blind, when set, says why this read cannot see every effect of these arguments (""
+	// when it can): a not_found is then reported as unknown.
+	blind   func(orig map[string]any) string
+	invalid error
+}
+
+func (c *check) verb() string {
+	if v, _ := slugVerb(c.tool); v != "" {
+		return v
+	}
+	return "write"
+}
+
+type matchMode int
+
+const (
+	matchEqual    matchMode = iota // case-insensitive, whitespace-normalised, HTML entities decoded
+	matchEmail                     // the addresses in the item field include the wanted one
+	matchContains                  // the item field contains the wanted text
+	// matchBody: the item's text contains the wanted text, or is a preview of it (a reply's
+	// text may carry the quoted thread after it; a preview is cut short).
+	matchBody
+	// matchAuto: matchEmail when the wanted value is an address, else matchEqual (config rules).
+	matchAuto
+)
+
+// rule compares an item field with values from the original arguments: every wanted value
+// must be present in the field (or, negated, none of them).
+type rule struct {
+	item   []string                   // candidate item paths; the first present one is compared (item[0] names it)
+	get    func(item any) (any, bool) // replaces item paths when the field needs computing
+	want   func(orig map[string]any) (vals []string, ok bool, err error)
+	mode   matchMode
+	negate bool
+}
+
+// wanted is a rule's values for one execution; skip when the call did not set the field.
+type wanted struct {
+	vals []string
+	skip bool
+}
+
+func (c *check) wants(args map[string]any) ([]wanted, error) {
+	out := make([]wanted, len(c.rules))
+	for i, r := range c.rules {
+		vals, ok, err := r.want(args)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = wanted{vals: vals, skip: !ok || len(vals) == 0}
+	}
+	return out, nil
+}
+
+func (c *check) describe(args map[string]any) string {
+	if c.what != nil {
+		if s := c.what(args); s != "" {
+			return s
+		}
+	}
+	return "matching item"
+}
+
+func (c *check) findItems(data any) ([]any, string, bool) {
+	if c.single || c.gone {
+		for _, p := range c.lists {
+			if o, ok := lookup(data, p).(map[string]any); ok {
+				return []any{o}, p, true
+			}
+		}
+		if o, ok := data.(map[string]any); ok {
+			return []any{o}, "the top level", true
+		}
+		return nil, "", false
+	}
+	for _, p := range c.lists {
+		if l, ok := lookup(data, p).([]any); ok {
+			return l, p, true
+		}
+	}
+	if l, ok := data.([]any); ok {
+		return l, "the top level", true
+	}
+	if p, l, ok := firstObjectList(data, "", 4); ok {
+		return l, p, true
+	}
+	return nil, "", false
+}
+
+// verdict of one item against a check's rules.
+type verdict int
+
+const (
+	itemNoMatch verdict = iota
+	itemMatch
+	itemUnknown // the item lacks a compared field: it can be neither counted nor ruled out
+)
+
+// match compares one item with the wanted values. A field the item lacks makes the item
+// unknown rather than a mismatch, so a read whose answer has another shape than expected
+// cannot produce a false not_found (which would let a person retry a send that happened).
+func (c *check) match(ws []wanted, item any) (model.EvidenceItem, verdict, string) {
+	missing := ""
+	for i, r := range c.rules {
+		if ws[i].skip {
+			continue // the original call did not set this field: it cannot discriminate
+		}
+		got, present := c.field(item, r)
+		if !present {
+			if missing == "" {
+				missing = r.item[0]
+			}
+			continue
+		}
+		for _, w := range ws[i].vals {
+			if valueMatches(got, w, r.mode) == r.negate {
+				return model.EvidenceItem{}, itemNoMatch, ""
+			}
+		}
+	}
+	if missing != "" {
+		return model.EvidenceItem{}, itemUnknown, missing
+	}
+	ev := model.EvidenceItem{}
+	if id, ok := firstPresent(item, c.ids); ok {
+		ev.ID = scalarText(id)
+	}
+	if t, ok := firstPresent(item, c.times); ok {
+		ev.Time, _ = itemTime(t)
+	}
+	ev.Summary = c.summarize(item)
+	return ev, itemMatch, ""
+}
+
+func (c *check) field(item any, r rule) (any, bool) {
+	if r.get != nil {
+		return r.get(item)
+	}
+	return firstPresent(item, r.item)
+}
+
+func (c *check) summarize(item any) string {
+	var parts []string
+	for _, r := range c.rules {
+		if v, ok := c.field(item, r); ok {
+			parts = append(parts, r.item[0]+"="+oneLine(scalarText(v), 60))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// lookup follows a dotted path ("response_data.messages", "items.0.id") through decoded JSON.
+func lookup(v any, path string) any {
+	if path == "" || path == "." {
+		return v
+	}
+	for part := range strings.SplitSeq(path, ".") {
+		switch t := v.(type) {
+		case map[string]any:
+			x, ok := t[part]
+			if !ok {
+				return nil
+			}
+			v = x
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(t) {
+				return nil
+			}
+			v = t[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+func firstPresent(item any, paths []string) (any, bool) {
+	for _, p := range paths {
+		if v := lookup(item, p); v != nil {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// firstObjectList finds, breadth first, a list whose first element is an object.
+func firstObjectList(v any, at string, depth int) (string, []any, bool) {
+	type node struct {
+		v    any
+		path string
+		d    int
+	}
+	queue := []node{{v, at, 0}}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		switch t := n.v.(type) {
+		case []any:
+			if len(t) > 0 {
+				if _, ok := t[0].(map[string]any); ok && n.path != "" {
+					return n.path, t, true
+				}
+			}
+		case map[string]any:
+			if n.d >= depth {
+				continue
+			}
+			keys := make([]string, 0, len(t))
+			for k := range t {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				p := k
+				if n.path != "" {
+					p = n.path + "." + k
+				}
+				queue = append(queue, node{t[k], p, n.d + 1})
+			}
+		}
+	}
+	return "", nil, false
+}
+
+func valueMatches(got any, want string, mode matchMode) bool {
+	if l, ok := got.([]any); ok {
+		for _, x := range l {
+			if valueMatches(x, want, mode) {
+				return true
+			}
+		}
+		return false
+	}
+	if m, ok := got.(map[string]any); ok { // {"email": "..."} / {"value": "..."} / {"name": ...}
+		for _, k := range []string{"email", "address", "value", "plain_text", "content", "name", "text"} {
+			if x, ok := m[k]; ok && valueMatches(x, want, mode) {
+				return true
+			}
+		}
+		return false
+	}
+	g := normText(scalarText(got))
+	w := normText(want)
+	if mode == matchAuto {
+		mode = matchEqual
+		if isEmail(want) {
+			mode = matchEmail
+		}
+	}
+	switch mode {
+	case matchEmail:
+		w = strings.ToLower(strings.TrimSpace(want))
+		for _, a := range emailsIn(g) {
+			if a == w {
+				return true
+			}
+		}
+		return false
+	case matchContains:
+		return w == "" || strings.Contains(g, w)
+	case matchBody:
+		if strings.Contains(g, w) {
+			return true
+		}
+		p := strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(g, "…"), "..."), " ")
+		return len(p) >= 20 && strings.HasPrefix(w, p)
+	}
+	return g == w
+}
+
+// normText folds case, decodes HTML entities (Slack escapes &, <, >) and collapses whitespace.
+func normText(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(html.UnescapeString(s)), " "))
+}
+
+func isEmail(s string) bool {
+	s = strings.TrimSpace(s)
+	at := strings.IndexByte(s, '@')
+	return at > 0 && at < len(s)-1 && !strings.ContainsAny(s, " <>,;\"")
+}
+
+// emailsIn pulls the addresses out of "Alice <a@x.com>, b@y.com".
+func emailsIn(s string) []string {
+	var out []string
+	for f := range strings.FieldsFuncSeq(s, func(r rune) bool {
+		return r == ',' || r == ';' || r == ' ' || r == '<' || r == '>' || r == '"' || r == '\t'
+	}) {
+		if strings.Contains(f, "@") {
+			out = append(out, strings.ToLower(strings.Trim(f, "'()[]")))
+		}
+	}
+	return out
+}
+
+func scalarText(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case json.Number:
+		return t.String()
+	case bool:
+		return strconv.FormatBool(t)
+	case nil:
+		return ""
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// itemTime reads RFC 3339, epoch seconds or milliseconds (numbers or strings) and Slack's ts.
+func itemTime(v any) (time.Time, bool) {
+	if m, ok := v.(map[string]any); ok { // Google Calendar {"dateTime": ...}
+		for _, k := range []string{"dateTime", "date_time", "date", "value"} {
+			if x, ok := m[k]; ok {
+				return itemTime(x)
+			}
+		}
+		return time.Time{}, false
+	}
+	return model.ParseTime(scalarText(v))
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func decodeJSON(raw json.RawMessage, v any) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return errors.New("empty")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// argValues reads the argument at the first present dotted path as text values: a string
+// (a comma-separated one split when split is true), a number, or a list of those.
+func argValues(orig map[string]any, split bool, paths ...string) []string {
+	for _, p := range paths {
+		var out []string
+		add := func(v any) {
+			switch v.(type) {
+			case nil, map[string]any, []any:
+				return
+			}
+			s := strings.TrimSpace(scalarText(v))
+			if s == "" {
+				return
+			}
+			if _, isStr := v.(string); isStr && split {
+				for part := range strings.SplitSeq(s, ",") {
+					if part = strings.TrimSpace(part); part != "" {
+						out = append(out, part)
+					}
+				}
+				return
+			}
+			out = append(out, s)
+		}
+		v := lookup(orig, p)
+		if l, ok := v.([]any); ok {
+			for _, x := range l {
+				add(x)
+			}
+		} else {
+			add(v)
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// argText is the first value of argValues.
+func argText(orig map[string]any, paths ...string) (string, bool) {
+	if v := argValues(orig, false, paths...); len(v) > 0 {
+		return v[0], true
+	}
+	return "", false
+}
+
+// fromArg is a rule value taken from the original arguments; absent means "not set".
+func fromArg(paths ...string) func(map[string]any) ([]string, bool, error) {
+	return func(orig map[string]any) ([]string, bool, error) {
+		s, ok := argText(orig, paths...)
+		return []string{s}, ok, nil
+	}
+}
+
+// fromList takes every element of a list argument (or a comma-separated string).
+func fromList(paths ...string) func(map[string]any) ([]string, bool, error) {
+	return func(orig map[string]any) ([]string, bool, error) {
+		v := argValues(orig, true, paths...)
+		return v, len(v) > 0, nil
+	}
+}
+
+// requiredArg fails the check when the argument is missing: without it nothing can be matched.
+func requiredArg(name string, paths ...string) func(map[string]any) ([]string, bool, error) {
+	return func(orig map[string]any) ([]string, bool, error) {
+		s, ok := argText(orig, paths...)
+		if !ok {
+			return nil, false, fmt.Errorf("argument %s not recorded", name)
+		}
+		return []string{s}, true, nil
+	}
+}
