@@ -1,0 +1,602 @@
+// Package doctor finds the Composio SDK versions a project depends on, in its manifests and
+// lock files (pip requirements, pyproject.toml for PEP 621 and Poetry, poetry.lock, uv.lock,
+// Pipfile.lock, package.json, package-lock.json, pnpm-lock.yaml, yarn.lock), and says whether
+// each one still re-sends timed-out writes: Python composio before 0.16.0 and @composio/core
+// before 0.14.0 retry tools.execute and the proxy call like any other request, so one intended
+// action can happen two or three times. The legacy composio-core packages (PyPI and npm) predate
+// the fix altogether. A lock file says what is installed and wins over a manifest's range.
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Ecosystem is the package registry a finding belongs to.
+type Ecosystem string
+
+const (
+	PyPI Ecosystem = "pypi"
+	NPM  Ecosystem = "npm"
+)
+
+// The first SDK releases that send tools.execute / proxy writes exactly once.
+const (
+	PythonFixedVersion = "0.16.0" // PyPI composio
+	NPMFixedVersion    = "0.14.0" // npm @composio/core
+)
+
+// Fixes shown for a finding that retries writes.
+const (
+	PythonFix = "upgrade to composio>=0.16.0"
+	NPMFix    = "upgrade to @composio/core@^0.14.0"
+)
+
+// Finding is one Composio package found in one file.
+type Finding struct {
+	File       string    `json:"file"` // relative to the scanned directory, slash-separated
+	Ecosystem  Ecosystem `json:"ecosystem"`
+	Package    string    `json:"package"`
+	Version    string    `json:"version"`    // exact version (lock file, == pin, or the lock that governs a manifest); "" when unknown
+	Constraint string    `json:"constraint"` // the range as written in a manifest; "" in a lock file
+	// RetriesWrites is true when the package (or a version the range allows) re-sends timed-out
+	// writes, false when it cannot, null when it cannot be told (URL or path installs, provider
+	// packages, unreadable versions).
+	RetriesWrites *bool  `json:"retries_writes"`
+	Reason        string `json:"reason"`
+	Fix           string `json:"fix,omitempty"`
+	// LockFile names the lock file whose version decided a manifest finding.
+	LockFile string `json:"lock_file,omitempty"`
+
+	may bool // the range allows both retrying and fixed versions
+}
+
+// Problem is a file doctor could not read; the scan goes on without it.
+type Problem struct {
+	File  string `json:"file"`
+	Error string `json:"error"`
+}
+
+// Report is the result of a scan.
+type Report struct {
+	Findings []Finding `json:"findings"`
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// RetriesWrites reports whether any finding retries writes.
+func (r *Report) RetriesWrites() bool {
+	for _, f := range r.Findings {
+		if f.RetriesWrites != nil && *f.RetriesWrites {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrNotDir is returned by Scan for a root that is not a readable directory.
+var ErrNotDir = errors.New("not a directory")
+
+// skipDirs are never descended into: installed packages and build output say nothing about
+// what the project asks for, and are large.
+var skipDirs = map[string]bool{
+	"node_modules": true, ".git": true, ".hg": true, ".svn": true, ".venv": true, "venv": true,
+	"vendor": true, "dist": true, "build": true, "__pycache__": true, ".tox": true, ".nox": true,
+	".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true, ".next": true, ".turbo": true,
+	".yarn": true, "bower_components": true, "site-packages": true,
+}
+
+// maxFileSize bounds what doctor reads; lock files of large monorepos stay well below.
+const maxFileSize = 64 << 20
+
+// dep is one dependency entry read from a file.
+type dep struct {
+	eco        Ecosystem
+	name       string // normalised
+	version    string // exact, when the file pins one
+	constraint string // the range as written (manifests)
+	special    string // a non-registry source (git, path, url, workspace, tag): verdict unknown
+}
+
+type fileKind int
+
+const (
+	kindManifest fileKind = iota
+	kindLock
+)
+
+// scanned is what one file yielded.
+type scanned struct {
+	rel  string // slash path relative to root
+	dir  string // slash dir relative to root ("." for the root)
+	base string
+	kind fileKind
+	eco  Ecosystem
+	deps []dep
+}
+
+// Scan walks root and reports every Composio package its manifests and lock files name.
+// Directories of installed packages, virtual environments and build output are skipped.
+// The error is non-nil only when root itself cannot be scanned or ctx ends.
+func Scan(ctx context.Context, root string) (*Report, error) {
+	info, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("cannot scan: %w", err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("%s: %w", root, ErrNotDir)
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real // WalkDir does not descend into a root that is a symlink
+	}
+	rep := &Report{Findings: []Finding{}}
+	var files []scanned
+	walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		rel := relSlash(root, p)
+		if err != nil {
+			if p == root {
+				return err
+			}
+			rep.Problems = append(rep.Problems, Problem{File: rel, Error: err.Error()})
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != root && (skipDirs[d.Name()] || isVirtualenv(p)) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil // symlinks, devices, sockets
+		}
+		parse := parserFor(rel)
+		if parse == nil {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			rep.Problems = append(rep.Problems, Problem{File: rel, Error: err.Error()})
+			return nil
+		}
+		if fi.Size() > maxFileSize {
+			rep.Problems = append(rep.Problems, Problem{File: rel, Error: fmt.Sprintf("larger than %d MiB, skipped", maxFileSize>>20)})
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			rep.Problems = append(rep.Problems, Problem{File: rel, Error: err.Error()})
+			return nil
+		}
+		sc, err := parse(data)
+		if err != nil {
+			rep.Problems = append(rep.Problems, Problem{File: rel, Error: err.Error()})
+			return nil
+		}
+		sc.rel, sc.dir, sc.base = rel, path.Dir(rel), path.Base(rel)
+		files = append(files, sc)
+		return nil
+	})
+	if walkErr != nil {
+		return nil, fmt.Errorf("scanning %s: %w", root, walkErr)
+	}
+	rep.Findings = append(rep.Findings, findings(files)...)
+	sort.SliceStable(rep.Findings, func(i, j int) bool {
+		a, b := rep.Findings[i], rep.Findings[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Package != b.Package {
+			return a.Package < b.Package
+		}
+		if a.Version != b.Version {
+			return a.Version < b.Version
+		}
+		return a.Constraint < b.Constraint
+	})
+	return rep, nil
+}
+
+func relSlash(root, p string) string {
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// isVirtualenv reports whether dir is a Python virtual environment (any name).
+func isVirtualenv(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "pyvenv.cfg"))
+	return err == nil
+}
+
+// parserFor returns the parser for a file, or nil when doctor does not read it.
+func parserFor(rel string) func([]byte) (scanned, error) {
+	base := path.Base(rel)
+	lower := strings.ToLower(base)
+	switch {
+	case base == "pyproject.toml":
+		return parsePyproject
+	case base == "poetry.lock", base == "uv.lock":
+		return parseTOMLLock
+	case base == "Pipfile.lock":
+		return parsePipfileLock
+	case base == "package.json":
+		return parsePackageJSON
+	case base == "package-lock.json", base == "npm-shrinkwrap.json":
+		return parsePackageLock
+	case base == "pnpm-lock.yaml":
+		return parsePnpmLock
+	case base == "yarn.lock":
+		return parseYarnLock
+	case strings.HasPrefix(lower, "requirements") && strings.HasSuffix(lower, ".txt"),
+		strings.HasSuffix(lower, ".txt") && path.Base(path.Dir(rel)) == "requirements":
+		return parseRequirements
+	}
+	return nil
+}
+
+// role is what a package is to doctor.
+type role int
+
+const (
+	roleNone     role = iota
+	roleSDK           // composio / @composio/core: the version decides
+	roleLegacy        // composio-core (PyPI, npm): the v1 SDK line
+	roleClient        // the generated API client, used directly
+	roleProvider      // a provider package: its core SDK decides
+)
+
+func packageRole(eco Ecosystem, name string) role {
+	switch eco {
+	case PyPI:
+		switch {
+		case name == "composio":
+			return roleSDK
+		case name == "composio-core":
+			return roleLegacy
+		case name == "composio-client":
+			return roleClient
+		case strings.HasPrefix(name, "composio-"):
+			return roleProvider
+		}
+	case NPM:
+		switch {
+		case name == "@composio/core":
+			return roleSDK
+		case name == "composio-core":
+			return roleLegacy
+		case name == "@composio/client":
+			return roleClient
+		case strings.HasPrefix(name, "@composio/"):
+			return roleProvider
+		}
+	}
+	return roleNone
+}
+
+func fixedVersion(eco Ecosystem) string {
+	if eco == PyPI {
+		return PythonFixedVersion
+	}
+	return NPMFixedVersion
+}
+
+func fixFor(eco Ecosystem) string {
+	if eco == PyPI {
+		return PythonFix
+	}
+	return NPMFix
+}
+
+func sdkName(eco Ecosystem) string {
+	if eco == PyPI {
+		return "composio"
+	}
+	return "@composio/core"
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// SDKRetriesWrites reports whether the Composio SDK package pkg at exact version v re-sends
+// timed-out tools.execute/proxy writes. ok is false when pkg is not an SDK package doctor
+// knows or v cannot be read. Package names are matched as PyPI normalises them (composio_core
+// is composio-core).
+func SDKRetriesWrites(eco Ecosystem, pkg, version string) (retries, ok bool) {
+	name := pkg
+	if eco == PyPI {
+		name = normalizePy(pkg)
+	}
+	switch packageRole(eco, name) {
+	case roleLegacy:
+		return true, true
+	case roleSDK:
+		old, err := olderThanFix(eco, version)
+		if err != nil {
+			return false, false
+		}
+		return old, true
+	}
+	return false, false
+}
+
+func olderThanFix(eco Ecosystem, version string) (bool, error) {
+	var c int
+	var err error
+	if eco == PyPI {
+		c, err = ComparePEP440(version, PythonFixedVersion)
+	} else {
+		c, err = CompareSemver(version, NPMFixedVersion)
+	}
+	return c < 0, err
+}
+
+// rangeSplit reports whether a range allows versions before the fix and versions from it on.
+func rangeSplit(eco Ecosystem, constraint string) (old, current bool, err error) {
+	if eco == PyPI {
+		set, err := parsePyRange(constraint)
+		if err != nil {
+			return false, false, err
+		}
+		t, _ := parsePEP440(PythonFixedVersion)
+		old, current = split(set, t, pyLowest(t.release), comparePy, explicitPrePy)
+		return old, current, nil
+	}
+	set, err := parseNpmRange(constraint)
+	if err != nil {
+		return false, false, err
+	}
+	t, _ := parseSemver(NPMFixedVersion)
+	old, current = split(set, t, semLowest(t.major, t.minor, t.patch), compareSem, explicitPreSem)
+	return old, current, nil
+}
+
+// classify fills the verdict of a finding from its exact version or its range.
+func classify(f *Finding, d dep) {
+	eco, name := d.eco, d.name
+	switch packageRole(eco, name) {
+	case roleLegacy:
+		f.RetriesWrites = boolPtr(true)
+		f.Reason = fmt.Sprintf("%s is the legacy v1 SDK, replaced by %s; it predates the change that stopped re-sending timed-out writes", name, sdkName(eco))
+		f.Fix = "migrate to " + strings.TrimPrefix(fixFor(eco), "upgrade to ")
+		return
+	case roleClient:
+		f.Reason = "the generated API client retries every request by default (2 retries), writes included; " +
+			"send tools.execute/proxy through it with max retries 0, or use " + sdkName(eco) + " >= " + fixedVersion(eco)
+		return
+	case roleProvider:
+		f.Reason = "provider package: writes go through " + sdkName(eco) + ", whose version decides; " +
+			"pin " + sdkName(eco) + " >= " + fixedVersion(eco) + " or keep a lock file"
+		return
+	}
+	fixed := fixedVersion(eco)
+	switch {
+	case d.special != "":
+		f.Reason = fmt.Sprintf("installed from %s: the version cannot be told from here; make sure it is %s or later", d.special, fixed)
+	case d.version != "":
+		old, err := olderThanFix(eco, d.version)
+		switch {
+		case err != nil:
+			f.Reason = fmt.Sprintf("cannot read version %q", d.version)
+		case old:
+			f.RetriesWrites = boolPtr(true)
+			f.Reason = fmt.Sprintf("%s %s re-sends a timed-out tools.execute/proxy write up to twice (fixed in %s)", name, d.version, fixed)
+			f.Fix = fixFor(eco)
+		default:
+			f.RetriesWrites = boolPtr(false)
+			f.Reason = fmt.Sprintf("%s %s sends each tools.execute/proxy write once", name, d.version)
+		}
+	default:
+		old, current, err := rangeSplit(eco, d.constraint)
+		shown := d.constraint
+		if shown == "" {
+			shown = "no version constraint"
+		}
+		switch {
+		case err != nil:
+			f.Reason = fmt.Sprintf("cannot read version range %q: %v", d.constraint, err)
+		case !old && !current:
+			f.Reason = fmt.Sprintf("%q allows no version", d.constraint)
+		case old && !current:
+			f.RetriesWrites = boolPtr(true)
+			f.Reason = fmt.Sprintf("%s: every version it allows is older than %s and re-sends timed-out writes", shown, fixed)
+			f.Fix = fixFor(eco)
+		case old:
+			f.RetriesWrites = boolPtr(true)
+			f.may = true
+			f.Reason = fmt.Sprintf("%s may resolve to a version older than %s, which re-sends timed-out writes (an existing environment keeps what it has)", shown, fixed)
+			f.Fix = fixFor(eco)
+		default:
+			f.RetriesWrites = boolPtr(false)
+			f.Reason = fmt.Sprintf("%s only allows %s or later", shown, fixed)
+		}
+	}
+}
+
+// findings turns the parsed files into findings, letting a lock file decide a manifest's
+// version: pyproject.toml is governed by poetry.lock or uv.lock, package.json by
+// package-lock.json, pnpm-lock.yaml or yarn.lock, in its directory or the nearest parent that
+// has one (workspaces). requirements files are what pip installs and have no lock.
+func findings(files []scanned) []Finding {
+	// lock versions by directory, ecosystem and package
+	type lockKey struct {
+		dir  string
+		eco  Ecosystem
+		name string
+	}
+	type locked struct {
+		file     string
+		versions []string
+	}
+	locks := map[lockKey][]locked{}
+	lockDirs := map[string]map[Ecosystem]bool{}
+	for _, f := range files {
+		if f.kind != kindLock || !governs(f.base) {
+			continue
+		}
+		if lockDirs[f.dir] == nil {
+			lockDirs[f.dir] = map[Ecosystem]bool{}
+		}
+		lockDirs[f.dir][f.eco] = true
+		byName := map[string][]string{}
+		var order []string
+		for _, d := range f.deps {
+			if d.version == "" {
+				continue
+			}
+			if _, seen := byName[d.name]; !seen {
+				order = append(order, d.name)
+			}
+			if !contains(byName[d.name], d.version) {
+				byName[d.name] = append(byName[d.name], d.version)
+			}
+		}
+		for _, n := range order {
+			k := lockKey{f.dir, f.eco, n}
+			locks[k] = append(locks[k], locked{file: f.rel, versions: byName[n]})
+		}
+	}
+	var out []Finding
+	for _, f := range files {
+		seen := map[string]bool{}
+		for _, d := range f.deps {
+			r := packageRole(d.eco, d.name)
+			if r == roleNone {
+				continue
+			}
+			// lock files list every transitive package: the client and providers there are
+			// implementation details of the SDK, which is reported on its own
+			if f.kind == kindLock && (r == roleClient || r == roleProvider) {
+				continue
+			}
+			key := d.name + "\x00" + d.version + "\x00" + d.constraint + "\x00" + d.special
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			fd := Finding{File: f.rel, Ecosystem: d.eco, Package: d.name, Version: d.version, Constraint: d.constraint}
+			if d.special != "" && fd.Constraint == "" {
+				fd.Constraint = d.special
+			}
+			classify(&fd, d)
+			if (f.base == "pyproject.toml" || f.base == "package.json") && r == roleSDK && d.version == "" && d.special == "" {
+				if lk, ok := nearestLock(f.dir, d.eco, lockDirs); ok {
+					for _, l := range locks[lockKey{lk, d.eco, d.name}] {
+						applyLock(&fd, d, l.file, l.versions)
+						break
+					}
+				}
+			}
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
+// governs reports whether a lock file decides the versions of manifests next to (or below) it.
+// Pipfile.lock belongs to a Pipfile, which doctor does not read.
+func governs(base string) bool { return base != "Pipfile.lock" }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// nearestLock finds the closest directory at or above dir that holds a lock file of eco.
+func nearestLock(dir string, eco Ecosystem, lockDirs map[string]map[Ecosystem]bool) (string, bool) {
+	for {
+		if lockDirs[dir][eco] {
+			return dir, true
+		}
+		if dir == "." || dir == "/" || dir == "" {
+			return "", false
+		}
+		dir = path.Dir(dir)
+	}
+}
+
+// inRange keeps the versions a range allows: a workspace lock holds the versions of every
+// member, and a member's range picks its own. When the range cannot be read, or allows none of
+// them (a stale lock), all are kept.
+func inRange(eco Ecosystem, constraint string, versions []string) []string {
+	var keep []string
+	for _, v := range versions {
+		var ok bool
+		if eco == PyPI {
+			set, err := parsePyRange(constraint)
+			pv, err2 := parsePEP440(v)
+			if err != nil || err2 != nil {
+				return versions
+			}
+			ok = len(intersect(set, exactly(pv), comparePy)) > 0
+		} else {
+			set, err := parseNpmRange(constraint)
+			sv, err2 := parseSemver(v)
+			if err != nil || err2 != nil {
+				return versions
+			}
+			ok = len(intersect(set, exactly(sv), compareSem)) > 0
+		}
+		if ok {
+			keep = append(keep, v)
+		}
+	}
+	if len(keep) == 0 {
+		return versions
+	}
+	return keep
+}
+
+// applyLock replaces a manifest range's verdict with that of the versions the lock holds.
+func applyLock(f *Finding, d dep, lockFile string, versions []string) {
+	versions = inRange(d.eco, d.constraint, versions)
+	f.LockFile = lockFile
+	f.Version = strings.Join(versions, ", ")
+	f.may = false
+	var retrying []string
+	unreadable := false
+	for _, v := range versions {
+		old, err := olderThanFix(d.eco, v)
+		switch {
+		case err != nil:
+			unreadable = true
+		case old:
+			retrying = append(retrying, v)
+		}
+	}
+	fixed := fixedVersion(d.eco)
+	shown := d.constraint
+	if shown == "" {
+		shown = "no version constraint"
+	}
+	switch {
+	case len(retrying) > 0:
+		f.RetriesWrites = boolPtr(true)
+		f.Reason = fmt.Sprintf("%s, locked to %s in %s: older than %s, re-sends timed-out writes", shown, strings.Join(retrying, ", "), lockFile, fixed)
+		f.Fix = fixFor(d.eco)
+	case unreadable:
+		f.RetriesWrites = nil
+		f.Reason = fmt.Sprintf("%s, locked to %s in %s: cannot read that version", shown, f.Version, lockFile)
+		f.Fix = ""
+	default:
+		f.RetriesWrites = boolPtr(false)
+		f.Reason = fmt.Sprintf("%s, locked to %s in %s: sends each write once", shown, f.Version, lockFile)
+		f.Fix = ""
+	}
+}

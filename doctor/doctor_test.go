@@ -1,0 +1,426 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func TestComparePEP440(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"0.15.2", "0.16.0", -1},
+		{"0.16.0", "0.16.0", 0},
+		{"0.16", "0.16.0", 0},
+		{"0.16.0rc1", "0.16.0", -1},
+		{"0.16.0.rc1", "0.16.0rc2", -1},
+		{"0.16.0a1", "0.16.0b1", -1},
+		{"0.16.0b1", "0.16.0rc1", -1},
+		{"0.16.0.dev3", "0.16.0a1", -1},
+		{"0.16.0.dev3", "0.16.0", -1},
+		{"0.16.0a1.dev1", "0.16.0a1", -1},
+		{"0.16.0.post1", "0.16.0", 1},
+		{"0.16.0-1", "0.16.0.post1", 0},
+		{"0.16.0+local.7", "0.16.0", 0},
+		{"v0.16.1", "0.16.0", 1},
+		{"1!0.1", "2.0", 1},
+		{"0.15.10", "0.15.9", 1},
+		{"0.16.0C1", "0.16.0rc1", 0},
+		{"0.16.0preview2", "0.16.0rc1", 1},
+	}
+	for _, tt := range tests {
+		got, err := ComparePEP440(tt.a, tt.b)
+		if err != nil || got != tt.want {
+			t.Errorf("ComparePEP440(%q, %q) = %d, %v; want %d", tt.a, tt.b, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "latest", "1..2", "abc1.0", "1.0-beta-gamma"} {
+		if _, err := ComparePEP440(bad, "1.0"); err == nil {
+			t.Errorf("ComparePEP440(%q) accepted", bad)
+		}
+	}
+}
+
+func TestCompareSemver(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"0.13.1", "0.14.0", -1},
+		{"0.14.0", "0.14.0", 0},
+		{"0.14.0-beta.1", "0.14.0", -1},
+		{"0.14.0-alpha", "0.14.0-alpha.1", -1},
+		{"0.14.0-alpha.1", "0.14.0-alpha.beta", -1},
+		{"0.14.0-beta.2", "0.14.0-beta.11", -1},
+		{"0.14.0-rc.1", "0.14.0-beta.11", 1},
+		{"0.14.0+build.5", "0.14.0", 0},
+		{"v0.14.1", "0.14.0", 1},
+		{"0.14.0-0", "0.14.0-alpha", -1},
+		{"1.0.0", "0.99.99", 1},
+	}
+	for _, tt := range tests {
+		got, err := CompareSemver(tt.a, tt.b)
+		if err != nil || got != tt.want {
+			t.Errorf("CompareSemver(%q, %q) = %d, %v; want %d", tt.a, tt.b, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "0.14", "latest", "0.14.0.1", "^0.14.0"} {
+		if _, err := CompareSemver(bad, "1.0.0"); err == nil {
+			t.Errorf("CompareSemver(%q) accepted", bad)
+		}
+	}
+}
+
+// TestRangeAllowsRetryingVersion asks of each range: does it allow a version before the fix,
+// and one from the fix on?
+func TestRangeAllowsRetryingVersion(t *testing.T) {
+	tests := []struct {
+		eco          Ecosystem
+		rng          string
+		old, current bool
+	}{
+		{PyPI, ">=0.15", true, true},
+		{PyPI, ">=0.16.0", false, true},
+		{PyPI, ">=0.16.0rc1", true, true},
+		{PyPI, "==0.15.2", true, false},
+		{PyPI, "==0.15.*", true, false},
+		{PyPI, "==0.16.*", false, true},
+		{PyPI, "!=0.15.*,>=0.15", false, true},
+		{PyPI, "~=0.15", true, true},
+		{PyPI, "~=0.15.2", true, false},
+		{PyPI, "~=0.16.0", false, true},
+		{PyPI, "<0.16", true, false},
+		{PyPI, ">0.15.9,<0.16.0", true, false},
+		{PyPI, ">=0.14,<0.17", true, true},
+		{PyPI, "", true, true},
+		{PyPI, "*", true, true},
+		{PyPI, "^0.15", true, false},   // Poetry: >=0.15,<0.16
+		{PyPI, "^0.16", false, true},   // Poetry: >=0.16,<0.17
+		{PyPI, "~0.15.3", true, false}, // Poetry: >=0.15.3,<0.16
+		{PyPI, "0.16.1", false, true},  // Poetry bare version: exact
+		{PyPI, ">= 0.15, < 0.16 || >= 0.17", true, true},
+		{PyPI, ">=0.17 <0.18", false, true},
+		{PyPI, "(>=0.16)", false, true},
+		{NPM, "^0.13.1", true, false},
+		{NPM, "^0.14.0", false, true},
+		{NPM, "~0.13.0", true, false},
+		{NPM, "0.13.x", true, false},
+		{NPM, "0.x", true, true},
+		{NPM, ">=0.13.0", true, true},
+		{NPM, ">=0.14.0-beta.1", true, true},
+		{NPM, ">0.13", false, true},
+		{NPM, "<=0.13", true, false},
+		{NPM, ">= 0.12 < 0.15", true, true},
+		{NPM, "0.12.0 - 0.13.5", true, false},
+		{NPM, "0.14.0 - 0.15", false, true},
+		{NPM, "^0.12.0 || ^0.14.0", true, true},
+		{NPM, "*", true, true},
+		{NPM, "0.14.0", false, true},
+		{NPM, "=0.13.1", true, false},
+		{NPM, "^1.0.0", false, true},
+		{NPM, "^0.0.3", true, false},
+		{NPM, ">=0.15.0 <0.14.0", false, false},
+	}
+	for _, tt := range tests {
+		old, current, err := rangeSplit(tt.eco, tt.rng)
+		if err != nil || old != tt.old || current != tt.current {
+			t.Errorf("%s range %q: old=%v current=%v err=%v; want old=%v current=%v", tt.eco, tt.rng, old, current, err, tt.old, tt.current)
+		}
+	}
+	for _, bad := range []struct {
+		eco Ecosystem
+		rng string
+	}{{PyPI, ">=abc"}, {PyPI, "~=1"}, {NPM, "latest"}, {NPM, ">=one"}} {
+		if _, _, err := rangeSplit(bad.eco, bad.rng); err == nil {
+			t.Errorf("%s range %q accepted", bad.eco, bad.rng)
+		}
+	}
+}
+
+func TestSDKRetriesWrites(t *testing.T) {
+	tests := []struct {
+		eco              Ecosystem
+		pkg, version     string
+		retries, decided bool
+	}{
+		{PyPI, "composio", "0.15.2", true, true},
+		{PyPI, "composio", "0.16.0rc1", true, true},
+		{PyPI, "composio", "0.16.0", false, true},
+		{PyPI, "Composio", "0.17.1", false, true},
+		{PyPI, "composio_core", "0.7.15", true, true},
+		{NPM, "@composio/core", "0.13.1", true, true},
+		{NPM, "@composio/core", "0.14.0-beta.2", true, true},
+		{NPM, "@composio/core", "0.14.0", false, true},
+		{NPM, "composio-core", "0.5.39", true, true},
+		{NPM, "@composio/openai", "0.13.1", false, false},
+		{PyPI, "composio", "not-a-version", false, false},
+		{PyPI, "requests", "2.0.0", false, false},
+	}
+	for _, tt := range tests {
+		retries, decided := SDKRetriesWrites(tt.eco, tt.pkg, tt.version)
+		if retries != tt.retries || decided != tt.decided {
+			t.Errorf("SDKRetriesWrites(%s, %s, %s) = %v, %v; want %v, %v", tt.eco, tt.pkg, tt.version, retries, decided, tt.retries, tt.decided)
+		}
+	}
+}
+
+// want is one expected finding: file (relative to the fixture project), package, the version
+// column, and the verdict.
+type want struct{ file, pkg, version, verdict string }
+
+func TestScanFixtureProjects(t *testing.T) {
+	tests := []struct {
+		project string
+		want    []want
+		retries bool
+	}{
+		{"py-req-old", []want{{"requirements.txt", "composio", "0.15.2", "RETRIES WRITES"}}, true},
+		{"py-req-new", []want{
+			{"requirements-prod.txt", "composio", ">= 0.16.0", "ok"},
+			{"requirements/dev.txt", "composio-openai", ">=0.16", "unknown"},
+		}, false},
+		{"py-range-may", []want{{"requirements.txt", "composio", ">=0.15", "may retry writes"}}, true},
+		{"py-rc", []want{{"requirements.txt", "composio", "0.16.0rc1", "RETRIES WRITES"}}, true},
+		{"py-url", []want{{"requirements.txt", "composio", "@ git+https://github.com/ComposioHQ/composio.git@main#subdirectory=python", "unknown"}}, false},
+		{"py-legacy", []want{
+			{"requirements.txt", "composio-core", "0.7.15", "RETRIES WRITES"},
+			{"requirements.txt", "composio-openai", "0.7.15", "unknown"},
+		}, true},
+		{"py-poetry", []want{
+			{"poetry.lock", "composio", "0.16.2", "ok"},
+			{"pyproject.toml", "composio", ">=0.15 (locked 0.16.2)", "ok"},
+			{"pyproject.toml", "composio-langchain", "^0.16.0", "unknown"},
+		}, false},
+		{"py-pep621-uv", []want{
+			{"pyproject.toml", "composio", ">=0.14,<0.17 (locked 0.15.2)", "RETRIES WRITES"},
+			{"pyproject.toml", "composio-openai-agents", ">=0.15", "unknown"},
+			{"uv.lock", "composio", "0.15.2", "RETRIES WRITES"},
+		}, true},
+		{"py-pipenv", []want{
+			{"Pipfile.lock", "composio", "0.15.0", "RETRIES WRITES"},
+			{"Pipfile.lock", "composio-core", "0.7.10", "RETRIES WRITES"},
+		}, true},
+		{"npm-old", []want{
+			{"package-lock.json", "@composio/core", "0.13.1", "RETRIES WRITES"},
+			{"package.json", "@composio/core", "^0.13.1 (locked 0.13.1)", "RETRIES WRITES"},
+			{"package.json", "@composio/openai", "^0.13.1", "unknown"},
+		}, true},
+		{"npm-new", []want{
+			{"package-lock.json", "@composio/core", "0.14.2", "ok"},
+			{"package.json", "@composio/core", "^0.14.0 (locked 0.14.2)", "ok"},
+		}, false},
+		{"npm-lock-v1", []want{
+			{"package-lock.json", "@composio/core", "0.12.0", "RETRIES WRITES"},
+			{"package-lock.json", "@composio/core", "0.14.1", "ok"},
+			{"package-lock.json", "composio-core", "0.5.39", "RETRIES WRITES"},
+		}, true},
+		{"pnpm-v5", []want{{"pnpm-lock.yaml", "@composio/core", "0.12.3", "RETRIES WRITES"}}, true},
+		{"pnpm-v6", []want{{"pnpm-lock.yaml", "@composio/core", "0.13.1", "RETRIES WRITES"}}, true},
+		{"pnpm-v9", []want{{"pnpm-lock.yaml", "@composio/core", "0.14.1", "ok"}}, false},
+		{"yarn-classic", []want{
+			{"yarn.lock", "@composio/core", "0.13.1", "RETRIES WRITES"},
+			{"yarn.lock", "composio-core", "0.5.39", "RETRIES WRITES"},
+		}, true},
+		{"yarn-berry", []want{
+			{"package.json", "@composio/core", ">=0.13.0 (locked 0.15.0)", "ok"},
+			{"yarn.lock", "@composio/core", "0.15.0", "ok"},
+		}, false},
+		{"npm-range-only", []want{
+			{"package.json", "@composio/client", "^0.1.0-alpha.40", "unknown"},
+			{"package.json", "@composio/core", "~0.13.0", "RETRIES WRITES"},
+			{"package.json", "composio-core", "^0.5.0", "RETRIES WRITES"},
+		}, true},
+		{"npm-special", []want{
+			{"package.json", "@composio/core", ">=0.12 <0.15", "may retry writes"},
+			{"package.json", "@composio/core", "latest", "unknown"},
+			{"package.json", "composio-core", "github:ComposioHQ/composio", "RETRIES WRITES"},
+		}, true},
+		{"monorepo", []want{
+			{"packages/agent/package.json", "@composio/core", "^0.13.0 (locked 0.13.1)", "RETRIES WRITES"},
+			{"packages/web/package.json", "@composio/core", "^0.14.0 (locked 0.14.0)", "ok"},
+			{"pnpm-lock.yaml", "@composio/core", "0.13.1", "RETRIES WRITES"},
+			{"pnpm-lock.yaml", "@composio/core", "0.14.0", "ok"},
+			{"services/worker/poetry.lock", "composio", "0.16.0", "ok"},
+			{"services/worker/pyproject.toml", "composio", "^0.16 (locked 0.16.0)", "ok"},
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.project, func(t *testing.T) {
+			rep, err := Scan(context.Background(), filepath.Join("testdata", "projects", tt.project))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []want
+			for _, f := range rep.Findings {
+				got = append(got, want{f.File, f.Package, f.shownVersion(), f.Verdict()})
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d findings, want %d:\n%v", len(got), len(tt.want), got)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("finding %d:\n got %+v\nwant %+v\nreason: %s", i, got[i], tt.want[i], rep.Findings[i].Reason)
+				}
+			}
+			if rep.RetriesWrites() != tt.retries {
+				t.Errorf("RetriesWrites() = %v, want %v", rep.RetriesWrites(), tt.retries)
+			}
+			if len(rep.Problems) != 0 {
+				t.Errorf("problems: %+v", rep.Problems)
+			}
+		})
+	}
+}
+
+func TestLockWinsOverManifestRange(t *testing.T) {
+	rep, err := Scan(context.Background(), filepath.Join("testdata", "projects", "py-poetry"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.File == "pyproject.toml" && f.Package == "composio" {
+			if f.LockFile != "poetry.lock" || f.Version != "0.16.2" || f.RetriesWrites == nil || *f.RetriesWrites {
+				t.Fatalf("range >=0.15 with poetry.lock at 0.16.2: got %+v", f)
+			}
+			return
+		}
+	}
+	t.Fatal("pyproject.toml composio finding missing")
+}
+
+func TestScanSkipsInstalledPackagesAndEnvironments(t *testing.T) {
+	rep, err := Scan(context.Background(), filepath.Join("testdata", "projects", "monorepo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		for _, skipped := range []string{"node_modules/", "env/", ".venv/", "dist/"} {
+			if strings.Contains(f.File, skipped) {
+				t.Errorf("finding from a skipped directory: %+v", f)
+			}
+		}
+	}
+}
+
+func TestScanReportsUnreadableFilesAndGoesOn(t *testing.T) {
+	rep, err := Scan(context.Background(), filepath.Join("testdata", "projects", "broken"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 1 || rep.Problems[0].File != "package.json" {
+		t.Fatalf("problems = %+v, want package.json", rep.Problems)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].File != "requirements.txt" {
+		t.Fatalf("findings = %+v", rep.Findings)
+	}
+}
+
+func TestScanBadRoot(t *testing.T) {
+	if _, err := Scan(context.Background(), filepath.Join("testdata", "does-not-exist")); err == nil {
+		t.Fatal("missing directory accepted")
+	}
+	_, err := Scan(context.Background(), filepath.Join("testdata", "projects", "py-rc", "requirements.txt"))
+	if !errors.Is(err, ErrNotDir) {
+		t.Fatalf("a file as root: err = %v, want ErrNotDir", err)
+	}
+}
+
+func TestScanStopsWhenContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Scan(ctx, filepath.Join("testdata", "projects")); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestHostileFileContentIsSanitisedInText(t *testing.T) {
+	dir := t.TempDir()
+	pkg := `{"dependencies": {"@composio/core": "0.13.1\u001b]0;pwned\u0007", "composio-core": "\u001b[2J\u202e"}}`
+	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	req := "composio==0.15.2\x1b[31m\ncomposio-core==\x9b2J\n"
+	if err := os.WriteFile(filepath.Join(dir, "requirements.txt"), []byte(req), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Scan(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteText(&buf, dir); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.ContainsAny(out, "\x1b\x07\u202e\u009b") {
+		t.Fatalf("control characters reached the text report:\n%q", out)
+	}
+	if !strings.Contains(out, `\x1b`) {
+		t.Fatalf("escapes not shown visibly:\n%s", out)
+	}
+}
+
+// TestReportGolden pins the text table and the JSON shape for every fixture project at once.
+func TestReportGolden(t *testing.T) {
+	rep, err := Scan(context.Background(), filepath.Join("testdata", "projects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, js bytes.Buffer
+	if err := rep.WriteText(&text, "testdata/projects"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.txt.golden", text.Bytes())
+	golden(t, "report.json.golden", js.Bytes())
+
+	// the documented shape: every finding has these keys, retries_writes is true, false or null
+	var shape struct {
+		Findings []map[string]json.RawMessage `json:"findings"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &shape); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range shape.Findings {
+		for _, k := range []string{"file", "ecosystem", "package", "version", "constraint", "retries_writes", "reason"} {
+			if _, ok := f[k]; !ok {
+				t.Fatalf("finding without %q: %v", k, f)
+			}
+		}
+		switch string(f["retries_writes"]) {
+		case "true", "false", "null":
+		default:
+			t.Fatalf("retries_writes = %s", f["retries_writes"])
+		}
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s differs from the golden file (run go test -update after checking):\n%s", name, got)
+	}
+}

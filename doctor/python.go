@@ -1,0 +1,323 @@
+package doctor
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// normalizePy normalises a PyPI project name (PEP 503): lower case, runs of - _ . become -.
+func normalizePy(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(strings.TrimSpace(name)) {
+		if c == '-' || c == '_' || c == '.' {
+			if !dash {
+				b.WriteByte('-')
+			}
+			dash = true
+			continue
+		}
+		dash = false
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// interestingPy reports whether a normalised PyPI name is a Composio package.
+func interestingPy(name string) bool { return packageRole(PyPI, name) != roleNone }
+
+// pep508RE splits a PEP 508 requirement: name, extras, the rest (specifiers or "@ url").
+var pep508RE = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$`)
+
+// parseRequirement reads one PEP 508 requirement string. ok is false when it names no
+// Composio package.
+func parseRequirement(s string) (dep, bool) {
+	if i := strings.IndexByte(s, ';'); i >= 0 { // environment markers
+		s = s[:i]
+	}
+	m := pep508RE.FindStringSubmatch(s)
+	if m == nil {
+		return dep{}, false
+	}
+	name := normalizePy(m[1])
+	if !interestingPy(name) {
+		return dep{}, false
+	}
+	d := dep{eco: PyPI, name: name}
+	rest := strings.TrimSpace(m[3])
+	if strings.HasPrefix(rest, "@") {
+		d.special = strings.TrimSpace(strings.TrimPrefix(rest, "@"))
+		d.constraint = "@ " + d.special
+		return d, true
+	}
+	rest = strings.TrimSpace(strings.Trim(rest, "()"))
+	d.constraint = rest
+	if v, ok := exactPin(rest); ok {
+		d.version = v
+	}
+	return d, true
+}
+
+// exactPin returns the version of "==1.2.3" or "===1.2.3" (not a wildcard, nothing else).
+func exactPin(spec string) (string, bool) {
+	spec = strings.TrimSpace(spec)
+	for _, op := range []string{"===", "=="} {
+		if strings.HasPrefix(spec, op) {
+			v := strings.TrimSpace(spec[len(op):])
+			if v != "" && !strings.ContainsAny(v, ",*|<>!=~^ ") {
+				return v, true
+			}
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// parseRequirements reads a pip requirements file: one requirement per line, # comments,
+// backslash continuations, options (-r, -e, --hash ...) skipped.
+func parseRequirements(data []byte) (scanned, error) {
+	sc := scanned{kind: kindManifest, eco: PyPI}
+	var logical []string
+	var cur strings.Builder
+	s := bufio.NewScanner(bytes.NewReader(data))
+	s.Buffer(make([]byte, 64*1024), 4<<20)
+	for s.Scan() {
+		line := s.Text()
+		if strings.HasSuffix(line, "\\") {
+			cur.WriteString(strings.TrimSuffix(line, "\\"))
+			cur.WriteByte(' ')
+			continue
+		}
+		cur.WriteString(line)
+		logical = append(logical, cur.String())
+		cur.Reset()
+	}
+	if err := s.Err(); err != nil {
+		return sc, fmt.Errorf("reading requirements: %w", err)
+	}
+	if cur.Len() > 0 {
+		logical = append(logical, cur.String())
+	}
+	for _, line := range logical {
+		line = strings.TrimSpace(line)
+		if i := strings.Index(line, " #"); i >= 0 {
+			line = line[:i]
+		}
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "-") {
+			continue
+		}
+		if i := strings.Index(line, " --"); i >= 0 { // per-requirement options: --hash=...
+			line = line[:i]
+		}
+		if d, ok := parseRequirement(line); ok {
+			sc.deps = append(sc.deps, d)
+		}
+	}
+	return sc, nil
+}
+
+type pyprojectFile struct {
+	Project struct {
+		Dependencies         []string            `toml:"dependencies"`
+		OptionalDependencies map[string][]string `toml:"optional-dependencies"`
+	} `toml:"project"`
+	DependencyGroups map[string][]any `toml:"dependency-groups"`
+	Tool             struct {
+		Poetry struct {
+			Dependencies    map[string]any `toml:"dependencies"`
+			DevDependencies map[string]any `toml:"dev-dependencies"`
+			Group           map[string]struct {
+				Dependencies map[string]any `toml:"dependencies"`
+			} `toml:"group"`
+		} `toml:"poetry"`
+		UV struct {
+			DevDependencies []string `toml:"dev-dependencies"`
+		} `toml:"uv"`
+	} `toml:"tool"`
+}
+
+// parsePyproject reads PEP 621 dependencies (and optional ones, PEP 735 groups, uv dev
+// dependencies) and Poetry's dependency tables.
+func parsePyproject(data []byte) (scanned, error) {
+	sc := scanned{kind: kindManifest, eco: PyPI}
+	var p pyprojectFile
+	if err := toml.Unmarshal(data, &p); err != nil {
+		return sc, fmt.Errorf("pyproject.toml: %w", err)
+	}
+	reqs := append([]string(nil), p.Project.Dependencies...)
+	for _, k := range sortedKeys(p.Project.OptionalDependencies) {
+		reqs = append(reqs, p.Project.OptionalDependencies[k]...)
+	}
+	for _, k := range sortedKeys(p.DependencyGroups) {
+		for _, v := range p.DependencyGroups[k] {
+			if s, ok := v.(string); ok { // {include-group = "..."} entries name no package
+				reqs = append(reqs, s)
+			}
+		}
+	}
+	reqs = append(reqs, p.Tool.UV.DevDependencies...)
+	for _, r := range reqs {
+		if d, ok := parseRequirement(r); ok {
+			sc.deps = append(sc.deps, d)
+		}
+	}
+	tables := []map[string]any{p.Tool.Poetry.Dependencies, p.Tool.Poetry.DevDependencies}
+	for _, g := range sortedKeys(p.Tool.Poetry.Group) {
+		tables = append(tables, p.Tool.Poetry.Group[g].Dependencies)
+	}
+	for _, t := range tables {
+		for _, name := range sortedKeys(t) {
+			n := normalizePy(name)
+			if !interestingPy(n) {
+				continue
+			}
+			sc.deps = append(sc.deps, poetryDeps(n, t[name])...)
+		}
+	}
+	return sc, nil
+}
+
+// poetryDeps reads a Poetry dependency value: "^0.15", {version = "..."}, {git = "..."},
+// or a list of those (one per Python version).
+func poetryDeps(name string, v any) []dep {
+	switch x := v.(type) {
+	case string:
+		d := dep{eco: PyPI, name: name, constraint: strings.TrimSpace(x)}
+		if ver, ok := poetryExact(d.constraint); ok {
+			d.version = ver
+		}
+		return []dep{d}
+	case map[string]any:
+		for _, src := range []string{"git", "path", "url", "file"} {
+			if s, ok := x[src].(string); ok {
+				return []dep{{eco: PyPI, name: name, special: src + " " + s}}
+			}
+		}
+		if s, ok := x["version"].(string); ok {
+			return poetryDeps(name, s)
+		}
+		return []dep{{eco: PyPI, name: name}}
+	case []any:
+		var out []dep
+		for _, e := range x {
+			out = append(out, poetryDeps(name, e)...)
+		}
+		return out
+	case []map[string]any:
+		var out []dep
+		for _, e := range x {
+			out = append(out, poetryDeps(name, e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// poetryExact returns the version of an exact Poetry constraint: "0.15.2", "==0.15.2", "=0.15.2".
+func poetryExact(c string) (string, bool) {
+	if v, ok := exactPin(c); ok {
+		return v, true
+	}
+	v := strings.TrimSpace(strings.TrimPrefix(c, "="))
+	if v == "" || strings.ContainsAny(v, ",*|<>!=~^ ") {
+		return "", false
+	}
+	if _, err := parsePEP440(v); err != nil {
+		return "", false
+	}
+	return v, true
+}
+
+// parseTOMLLock reads poetry.lock and uv.lock: [[package]] tables with name and version.
+// uv's entries for the project itself and its workspace members (editable or virtual
+// sources) are not installed packages and are skipped.
+func parseTOMLLock(data []byte) (scanned, error) {
+	sc := scanned{kind: kindLock, eco: PyPI}
+	var l struct {
+		Package []struct {
+			Name    string         `toml:"name"`
+			Version string         `toml:"version"`
+			Source  map[string]any `toml:"source"`
+		} `toml:"package"`
+	}
+	if err := toml.Unmarshal(data, &l); err != nil {
+		return sc, fmt.Errorf("lock file: %w", err)
+	}
+	for _, p := range l.Package {
+		n := normalizePy(p.Name)
+		if !interestingPy(n) {
+			continue
+		}
+		if _, ok := p.Source["editable"]; ok {
+			continue
+		}
+		if _, ok := p.Source["virtual"]; ok {
+			continue
+		}
+		d := dep{eco: PyPI, name: n, version: strings.TrimSpace(p.Version)}
+		if d.version == "" {
+			d.special = "a lock entry without a version"
+		}
+		sc.deps = append(sc.deps, d)
+	}
+	return sc, nil
+}
+
+// parsePipfileLock reads Pipfile.lock: {"default": {name: {"version": "==x"}}, "develop": ...}.
+func parsePipfileLock(data []byte) (scanned, error) {
+	sc := scanned{kind: kindLock, eco: PyPI}
+	var l map[string]json.RawMessage
+	if err := json.Unmarshal(data, &l); err != nil {
+		return sc, fmt.Errorf("Pipfile.lock: %w", err)
+	}
+	for _, section := range []string{"default", "develop"} {
+		var pkgs map[string]struct {
+			Version string `json:"version"`
+			Git     string `json:"git"`
+			Path    string `json:"path"`
+			File    string `json:"file"`
+		}
+		if raw, ok := l[section]; !ok || json.Unmarshal(raw, &pkgs) != nil {
+			continue
+		}
+		for _, name := range sortedKeys(pkgs) {
+			n := normalizePy(name)
+			if !interestingPy(n) {
+				continue
+			}
+			p := pkgs[name]
+			d := dep{eco: PyPI, name: n}
+			switch {
+			case p.Git != "":
+				d.special = "git " + p.Git
+			case p.Path != "":
+				d.special = "path " + p.Path
+			case p.File != "":
+				d.special = "file " + p.File
+			default:
+				d.version = strings.TrimSpace(strings.TrimLeft(p.Version, "="))
+				if d.version == "" {
+					d.special = "a lock entry without a version"
+				}
+			}
+			sc.deps = append(sc.deps, d)
+		}
+	}
+	return sc, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

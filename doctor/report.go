@@ -1,0 +1,121 @@
+package doctor
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/exectriage/exectriage/sanitize"
+)
+
+// Verdict is the one-word verdict of a finding as the table shows it.
+func (f Finding) Verdict() string {
+	switch {
+	case f.RetriesWrites == nil:
+		return "unknown"
+	case *f.RetriesWrites && f.may:
+		return "may retry writes"
+	case *f.RetriesWrites:
+		return "RETRIES WRITES"
+	}
+	return "ok"
+}
+
+// shownVersion is the version column: the exact version, the range, or both.
+func (f Finding) shownVersion() string {
+	switch {
+	case f.Version != "" && f.Constraint != "" && f.Constraint != "=="+f.Version && f.Constraint != f.Version && f.LockFile != "":
+		return f.Constraint + " (locked " + f.Version + ")"
+	case f.Version != "":
+		return f.Version
+	case f.Constraint != "":
+		return f.Constraint
+	}
+	return "any"
+}
+
+// WriteJSON writes the report as {"findings": [...], "problems": [...]}: one object per
+// finding with file, ecosystem, package, version, constraint, retries_writes (true, false or
+// null), reason, and fix and lock_file when they apply.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
+}
+
+// WriteText writes the report for a person: a table (file, package, version, verdict, fix),
+// then why for every finding that is not plainly ok, then the problems and a summary line.
+// Everything read from the project passes through sanitize: file contents are not trusted.
+func (r *Report) WriteText(w io.Writer, dir string) error {
+	ew := &errWriter{w: w}
+	if len(r.Findings) == 0 {
+		ew.printf("no Composio SDK found under %s\n", sanitize.Line(dir, 200))
+	} else {
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "FILE\tPACKAGE\tVERSION\tVERDICT\tFIX")
+		for _, f := range r.Findings {
+			fix := f.Fix
+			if fix == "" {
+				fix = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(f.File, 60), sanitize.Line(f.Package, 40),
+				sanitize.Line(f.shownVersion(), 40), f.Verdict(), sanitize.Line(fix, 60))
+		}
+		if err := tw.Flush(); err != nil {
+			return fmt.Errorf("writing report: %w", err)
+		}
+		first := true
+		for _, f := range r.Findings {
+			if f.RetriesWrites != nil && !*f.RetriesWrites {
+				continue
+			}
+			if first {
+				ew.printf("\nwhy:\n")
+				first = false
+			}
+			ew.printf("  %s: %s: %s\n", sanitize.Line(f.File, 80), sanitize.Line(f.Package, 40), sanitize.Line(f.Reason, 300))
+		}
+	}
+	if len(r.Problems) > 0 {
+		ew.printf("\nnot read:\n")
+		for _, p := range r.Problems {
+			ew.printf("  %s: %s\n", sanitize.Line(p.File, 80), sanitize.Line(p.Error, 200))
+		}
+	}
+	n := 0
+	for _, f := range r.Findings {
+		if f.RetriesWrites != nil && *f.RetriesWrites {
+			n++
+		}
+	}
+	if n > 0 {
+		ew.printf("\n%d of %d findings can re-send a timed-out write: Python composio before %s and @composio/core before %s retry tools.execute and proxy calls, so one action can happen two or three times.\n",
+			n, len(r.Findings), PythonFixedVersion, NPMFixedVersion)
+	} else if len(r.Findings) > 0 {
+		ew.printf("\nno finding re-sends timed-out writes.\n")
+	}
+	return ew.err
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = fmt.Errorf("writing report: %w", err)
+	}
+	return n, err
+}
+
+func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
