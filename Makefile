@@ -36,5 +36,10 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg; \
 	  done; done
 
+# Load: the in-process sandbox and the client under 200 concurrent readers on loopback, zero errors
+# and no leaked goroutines. EXECTRIAGE_SOAK_DURATION shortens it (default 60s).
+soak:
+	EXECTRIAGE_SOAK=1 $(GO) test -race -v -run TestSoak -count=1 -timeout 10m ./client/
+
 clean:
 	rm -rf bin

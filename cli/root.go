@@ -56,7 +56,7 @@ func commands() []command {
 		{"journal", "[--json]", "the audit trail of confirmations, retries and verdicts", runJournal},
 		{"bundle", "ID... [--out FILE]", "a Markdown support bundle, secrets redacted", runBundle},
 		{"doctor", "[DIR]", "find Composio SDK versions that still auto-retry writes", runDoctor},
-		{"sandbox", "[--addr 127.0.0.1:8787] [--seed N] [--size N]", "serve the Composio-compatible sandbox", runSandbox},
+		{"sandbox", "[--addr 127.0.0.1:8787] [--seed N] [--size N] [--fault TOOL:MODE[:N]]", "serve the Composio-compatible sandbox", runSandbox},
 	}
 }
 

@@ -64,8 +64,9 @@ type attempt struct {
 	permanent bool
 }
 
-// errBodyTooLarge is wrapped by the error for a response over the size limit.
-var errBodyTooLarge = errors.New("response body too large")
+// ErrBodyTooLarge is wrapped by the error for a response over the size limit
+// (WithMaxResponseBytes).
+var ErrBodyTooLarge = errors.New("response body too large")
 
 // try makes exactly one attempt with its own deadline. n is the retry number sent as
 // x-stainless-retry-count.
@@ -92,7 +93,7 @@ func (t *transport) try(ctx context.Context, r request, n int, timeout time.Dura
 		a.resp = &response{status: res.StatusCode, header: res.Header}
 		a.resp.body, a.err = readLimited(res, t.cfg.maxResponseBytes)
 		res.Body.Close()
-		a.permanent = errors.Is(a.err, errBodyTooLarge)
+		a.permanent = errors.Is(a.err, ErrBodyTooLarge)
 	}
 	// net/http waits for its write goroutine before returning a transport error, so the flag
 	// is final here whenever it matters (no response).
@@ -133,14 +134,14 @@ func (t *transport) newRequest(ctx context.Context, r request, n int) (*http.Req
 // readLimited reads a response body, refusing one larger than max bytes.
 func readLimited(res *http.Response, max int64) ([]byte, error) {
 	if res.ContentLength > max {
-		return nil, fmt.Errorf("%w: %d bytes announced, limit %d", errBodyTooLarge, res.ContentLength, max)
+		return nil, fmt.Errorf("%w: %d bytes announced, limit %d", ErrBodyTooLarge, res.ContentLength, max)
 	}
 	b, err := io.ReadAll(io.LimitReader(res.Body, max+1))
 	if err != nil {
 		return b, fmt.Errorf("reading response body: %w", err)
 	}
 	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%w: more than the %d-byte limit", errBodyTooLarge, max)
+		return nil, fmt.Errorf("%w: more than the %d-byte limit", ErrBodyTooLarge, max)
 	}
 	return b, nil
 }

@@ -248,7 +248,7 @@ func TestResponseBodyLimit(t *testing.T) {
 			})
 			c := newTestClient(t, srv.URL, WithMaxResponseBytes(1024))
 			_, err := c.GetTool(t.Context(), "X")
-			if !errors.Is(err, errBodyTooLarge) || !strings.Contains(err.Error(), "1024") {
+			if !errors.Is(err, ErrBodyTooLarge) || !strings.Contains(err.Error(), "1024") {
 				t.Fatalf("err = %v, want a too-large error naming the limit", err)
 			}
 			if got := rc.count(); got != 1 {

@@ -230,7 +230,11 @@ func (w *WriteClient) send(ctx context.Context, op string, r request) (*response
 		return nil, w.newError(e, op, fmt.Sprintf("request rejected (%v): rate limited before execution; the action most likely did not happen; verify before retrying", api))
 	case s >= 500:
 		e.Kind = WriteAmbiguous
-		return nil, w.newError(e, op, fmt.Sprintf("request sent, the server answered %v: the action may have happened; check before retrying", api))
+		// The server's own suggested fix is left out of the message: after a 5xx it cannot know
+		// whether the provider acted, and "retry" advice would contradict the only safe reading.
+		shown := *api
+		shown.SuggestedFix = ""
+		return nil, w.newError(e, op, fmt.Sprintf("request sent, the server answered %v: the action may have happened; check before retrying", &shown))
 	default:
 		e.Kind = WriteFailed
 		return nil, w.newError(e, op, fmt.Sprintf("request refused (%v): the action did not happen", api))

@@ -259,7 +259,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, ex *live, caID stri
 		status := orDefault(fault.HTTPStatus, http.StatusServiceUnavailable)
 		a.failure = upstreamError(status)
 		s.finish(a)
-		s.writeError(w, r, status, 1500+status%100, "ToolExecute_UpstreamError", a.failure.Message, "The provider did not run the action; retrying is safe.")
+		s.writeError(w, r, status, 1500+status%100, "ToolExecute_UpstreamError", a.failure.Message, "Check whether the action took effect before retrying.")
 		return
 	case FaultTimeoutBeforeCommit:
 		s.holdThenAbort(w, r, fault, func(held time.Duration) { a.failure = timeoutError(held); s.finish(a) })

@@ -1,0 +1,94 @@
+package journal
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
+)
+
+// busyTimeout is how long a SQLite writer waits for another process's write transaction.
+// Journal transactions are a few statements long, so waiting this long means something is stuck.
+const busyTimeout = 15 * time.Second
+
+// openSQLite opens the journal file at path: WAL (readers never block the writer), synchronous
+// FULL (a committed intent survives power loss, not only a crash), a busy timeout (another
+// window's write waits instead of failing) and write transactions begun IMMEDIATE. The
+// durability settings are read back; a journal that cannot have them is refused.
+func openSQLite(ctx context.Context, path string, o options) (*store, error) {
+	if strings.ContainsAny(path, "?#") || strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("journal: %q: give a plain file path (no file: URI, no ? or #)", path)
+	}
+	if path == ":memory:" {
+		return nil, fmt.Errorf("journal: an in-memory journal is not durable: give a file path")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("journal: create %s: %w", dir, err)
+		}
+	}
+	// Create the file private to the user before SQLite creates it with the umask's mode.
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		return nil, fmt.Errorf("journal: open %s: %w", path, err)
+	} else if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("journal: open %s: %w", path, err)
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("journal: open %s: %w", path, err)
+	}
+	// One connection: every statement runs with the pragmas read back below, and the process's
+	// own writes are serialised (SQLite has one writer anyway).
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	s := &store{db: db, dialect: sqlite, where: path, opt: o}
+	if err := s.checkSQLite(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkSQLite reads back the settings the journal's guarantees rest on.
+func (s *store) checkSQLite(ctx context.Context) error {
+	var mode string
+	if err := s.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
+		return fmt.Errorf("journal %s: read journal_mode: %w", s.where, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("%w: %s: journal_mode is %q, not wal (is the file on a network file system?)", ErrNotDurable, s.where, mode)
+	}
+	var sync int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync); err != nil {
+		return fmt.Errorf("journal %s: read synchronous: %w", s.where, err)
+	}
+	if sync != 2 { // 2 = FULL
+		return fmt.Errorf("%w: %s: synchronous is %d, not FULL (2)", ErrNotDurable, s.where, sync)
+	}
+	var busy int64
+	if err := s.db.QueryRowContext(ctx, `PRAGMA busy_timeout`).Scan(&busy); err != nil {
+		return fmt.Errorf("journal %s: read busy_timeout: %w", s.where, err)
+	}
+	if busy <= 0 {
+		return fmt.Errorf("%w: %s: busy_timeout is not set", ErrNotDurable, s.where)
+	}
+	return nil
+}

@@ -1,0 +1,324 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// DefaultSettle is how long after a retry was sent its absence from the logs and the provider
+// still proves nothing: the server may still be running the call (real sends take up to 10
+// minutes after the client gave up) and logs lag. Resolve concludes failed from absent evidence
+// only once this much time has passed since the send.
+const DefaultSettle = 15 * time.Minute
+
+// maxCandidates bounds how many logs of the same tool and account Resolve opens to compare
+// arguments when the request id finds nothing.
+const maxCandidates = 25
+
+// ErrInFlight is returned by Resolve for an attempt whose request may still be in flight.
+var ErrInFlight = errors.New("the attempt is still in flight")
+
+// ErrOtherSource is returned by Resolve when the attempt was sent to another source than the
+// one whose logs and provider it would read: their silence would prove nothing.
+var ErrOtherSource = errors.New("the attempt was sent to another source")
+
+// ResolveOptions tune Resolve.
+type ResolveOptions struct {
+	// Execution is the original execution (with its detail), for the provider check and to
+	// narrow the log search to its connected account; nil skips the provider check.
+	Execution *model.Execution
+	// As is a person's decision (succeeded or failed) for when the witnesses say nothing
+	// conclusive; it never overrides conclusive evidence. Reason is required with it.
+	As     model.AttemptState
+	Reason string
+	// Settle overrides DefaultSettle (tests; a person who knows the provider's latency).
+	Settle time.Duration
+}
+
+// Resolution is what Resolve found and did.
+type Resolution struct {
+	Before   model.RetryAttempt   `json:"before"`
+	Attempt  model.RetryAttempt   `json:"attempt"`
+	Changed  bool                 `json:"changed"`
+	Evidence []string             `json:"evidence"`
+	Provider *model.ProviderState `json:"provider,omitempty"`
+	Next     string               `json:"next"`
+}
+
+// FindAttempt returns the attempt named by id: an attempt id, or an execution id, which names
+// its open attempt (indeterminate first), else its newest one.
+func FindAttempt(ctx context.Context, j journal.Journal, id string) (model.RetryAttempt, error) {
+	a, err := j.Attempt(ctx, id)
+	if err == nil {
+		return a, nil
+	}
+	if !errors.Is(err, journal.ErrNotFound) {
+		return model.RetryAttempt{}, err
+	}
+	as, err := j.Attempts(ctx, id)
+	if err != nil {
+		return model.RetryAttempt{}, err
+	}
+	if len(as) == 0 {
+		return model.RetryAttempt{}, fmt.Errorf("no retry attempt or execution with attempts named %s: %w", id, journal.ErrNotFound)
+	}
+	for _, want := range []model.AttemptState{model.AttemptIndeterminate, model.AttemptSent, model.AttemptIntent} {
+		for _, a := range as {
+			if a.State == want {
+				return a, nil
+			}
+		}
+	}
+	return as[0], nil
+}
+
+// Resolve settles an indeterminate attempt from the two witnesses, and never sends anything:
+//
+//   - a log carrying the attempt's request id with status success, a log of the same tool,
+//     account and arguments that succeeded after the attempt began, or the provider showing
+//     the effect → succeeded (the effect exists, whichever call made it: no further retry);
+//   - a log carrying the request id whose failure is definite (refused, not executed) →
+//     failed;
+//   - no such log and the provider checked and found nothing → failed, provided the request was
+//     never sent, or was sent longer ago than the settle time;
+//   - otherwise it stays indeterminate, unless a person decides with As.
+func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolution, error) {
+	a, err := d.Journal.Attempt(ctx, id)
+	if err != nil {
+		return Resolution{}, fmt.Errorf("resolve: %w", err)
+	}
+	r := Resolution{Before: a, Attempt: a}
+	switch a.State {
+	case model.AttemptSucceeded, model.AttemptFailed:
+		r.Next = fmt.Sprintf("attempt %s is already %s; nothing to resolve", a.ID, a.State)
+		return r, nil
+	case model.AttemptIntent, model.AttemptSent:
+		r.Next = fmt.Sprintf("attempt %s is %s and its process may still be sending: wait until it ends "+
+			"(or until its deadline passes, when it shows as indeterminate), then resolve it", a.ID, a.State)
+		if l, err := d.Journal.Lease(ctx, a.ID); err == nil {
+			r.Next += fmt.Sprintf("; held by %s until %s", l.Owner, l.Deadline.UTC().Format("2006-01-02 15:04:05Z"))
+		}
+		return r, fmt.Errorf("resolve %s: %w", a.ID, ErrInFlight)
+	}
+	if opt.As != "" && opt.As != model.AttemptSucceeded && opt.As != model.AttemptFailed {
+		return r, fmt.Errorf("resolve: --as must be succeeded or failed, not %q", opt.As)
+	}
+	if opt.As != "" && strings.TrimSpace(opt.Reason) == "" {
+		return r, errors.New("resolve: a person's decision (--as) needs a reason")
+	}
+	if l, err := d.Journal.Lease(ctx, a.ID); err == nil && l.Target != "" && l.Target != d.Target {
+		if opt.As == "" {
+			r.Next = fmt.Sprintf("attempt %s was sent to %s, not %s: resolve it against the same source "+
+				"(--base-url / COMPOSIO_API_KEY), or decide yourself with --as failed|succeeded --reason TEXT", a.ID, l.Target, orNoSource(d.Target))
+			return r, fmt.Errorf("resolve %s: %w (%s)", a.ID, ErrOtherSource, l.Target)
+		}
+		d.Logs, d.Verifier = nil, nil // witnesses of another source would say nothing
+		opt.Execution = nil
+		r.Evidence = append(r.Evidence, "witnesses not read: the attempt went to "+l.Target)
+	}
+	settleFor := opt.Settle
+	if settleFor <= 0 {
+		settleFor = DefaultSettle
+	}
+	now := d.now()
+	ev := &r.Evidence
+
+	// Witness 1: the logs.
+	var (
+		logSuccess, logFailed string // log ids
+		logsSeen              int    // logs carrying the request id
+		logsChecked           bool
+	)
+	if d.Logs != nil {
+		var err error
+		logSuccess, logFailed, logsSeen, err = searchLogs(ctx, &d, a, opt.Execution, ev)
+		if err != nil {
+			*ev = append(*ev, "logs: could not be searched: "+err.Error())
+		} else {
+			logsChecked = true
+		}
+	} else {
+		*ev = append(*ev, "logs: not searched (this source has no Logs API)")
+	}
+
+	// Witness 2: the provider.
+	prov := model.ProviderState{State: model.ProviderUnknown, Reason: "not checked"}
+	switch {
+	case opt.Execution == nil:
+		prov.Reason = "not checked: the original execution could not be loaded"
+	case d.Verifier == nil:
+		prov.Reason = "not checked: no provider check for this source"
+	default:
+		prov = d.Verifier.Verify(ctx, opt.Execution)
+		if prov.State == "" {
+			prov.State = model.ProviderUnknown
+		}
+	}
+	r.Provider = &prov
+	*ev = append(*ev, fmt.Sprintf("provider: %s%s", prov.State, because(prov.Reason)))
+
+	neverSent := a.SentAt.IsZero()
+	settled := neverSent || now.Sub(a.SentAt) >= settleFor
+	var (
+		state  model.AttemptState
+		logID  string
+		detail string
+	)
+	switch {
+	case logSuccess != "":
+		state, logID, detail = model.AttemptSucceeded, logSuccess, "the logs show it succeeded (log "+logSuccess+")"
+	case prov.State == model.ProviderFound:
+		state, detail = model.AttemptSucceeded, "the provider shows the effect"+because(prov.Reason)+
+			" (made by this retry or by the original: either way it exists)"
+	case logFailed != "":
+		state, logID, detail = model.AttemptFailed, logFailed, "the logs show the request failed without effect (log "+logFailed+")"
+	case neverSent && logsSeen == 0:
+		state, detail = model.AttemptFailed, "the attempt never reached sent: its request was never sent"
+	case prov.State == model.ProviderNotFound && logsChecked && settled:
+		state, detail = model.AttemptFailed, fmt.Sprintf("no log carries its request id and the provider has no effect, %s after the send",
+			now.Sub(a.SentAt).Round(time.Second))
+	}
+
+	if state == "" {
+		switch {
+		case opt.As != "":
+			state, detail = opt.As, "decided by a person: "+strings.TrimSpace(opt.Reason)+" (the logs and the provider were not conclusive)"
+		case prov.State == model.ProviderNotFound && logsChecked && !settled:
+			wait := a.SentAt.Add(settleFor)
+			r.Next = fmt.Sprintf("still indeterminate: it was sent %s ago and the call may still be running or its log "+
+				"lagging; resolve again after %s", now.Sub(a.SentAt).Round(time.Second), wait.Format("2006-01-02 15:04:05Z"))
+			return r, nil
+		default:
+			r.Next = "still indeterminate: the logs and the provider are not conclusive; check the provider by hand, then " +
+				"`exectriage resolve " + a.ID + " --as failed|succeeded --reason TEXT`"
+			return r, nil
+		}
+	} else if opt.As != "" && opt.As != state {
+		return r, fmt.Errorf("resolve: the evidence says %s (%s): --as %s refused", state, detail, opt.As)
+	}
+
+	if d.Who != "" {
+		detail = "resolved by " + d.Who + ": " + detail
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := d.Journal.UpdateAttempt(rctx, a.ID, state, logID, detail, now); err != nil {
+		return r, fmt.Errorf("resolve: record %s: %w", state, err)
+	}
+	r.Attempt.State, r.Attempt.Detail, r.Attempt.FinishedAt, r.Changed = state, detail, now, true
+	if logID != "" {
+		r.Attempt.NewLogID = logID
+	}
+	if state == model.AttemptSucceeded {
+		r.Next = "the effect exists: do not retry " + a.ExecutionID
+	} else {
+		r.Next = "the retry did not take effect: " + a.ExecutionID + " may be retried again (a new confirmation is needed)"
+	}
+	return r, nil
+}
+
+// searchLogs looks for the attempt's execution: first by its request id, then among logs of
+// the same tool and account since the attempt began whose arguments match. It returns the id
+// of a log showing success, and of one showing a definite failure of this very request.
+func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.Execution, ev *[]string) (success, failed string, seen int, err error) {
+	from := a.CreatedAt.Add(-10 * time.Minute)
+	q := client.LogQuery{Filters: []client.LogFilter{{Field: "request_id", Value: a.ID}}, From: from}
+	var byRequest []model.Execution
+	for page, err := range d.Logs.ListLogs(ctx, q) {
+		if err != nil {
+			return "", "", 0, err
+		}
+		for _, e := range page.Executions {
+			if e.RequestID == "" || e.RequestID == a.ID { // a list entry may not carry the id
+				byRequest = append(byRequest, e)
+			}
+		}
+	}
+	opts := d.Options
+	for _, e := range byRequest {
+		kind := model.KindWrite
+		if d.Kinds != nil {
+			kind = d.Kinds.Kind(e.ToolSlug)
+		}
+		outcome, why := triage.Classify(&e, kind, opts)
+		*ev = append(*ev, fmt.Sprintf("logs: %s carries request id %s: %s, outcome %s%s", e.ID, a.ID, orStatus(e.Status), outcome, because(why)))
+		switch {
+		case strings.EqualFold(e.Status, model.StatusSuccess):
+			success = e.ID
+		case outcome == model.OutcomeFailed || outcome == model.OutcomeRejected:
+			if failed == "" {
+				failed = e.ID
+			}
+		}
+	}
+	if len(byRequest) > 0 {
+		return success, failed, len(byRequest), nil
+	}
+	*ev = append(*ev, "logs: no log carries request id "+a.ID)
+
+	// The server may not record x-request-id: look for the same call made after the attempt.
+	filters := []client.LogFilter{{Field: "tool_slug", Value: a.ToolSlug}}
+	if orig != nil && orig.ConnectedAccountID != "" {
+		filters = append(filters, client.LogFilter{Field: "connected_account_id", Value: orig.ConnectedAccountID})
+	}
+	volatile := opts.WithDefaults().VolatileKeys
+	opened := 0
+	for page, err := range d.Logs.ListLogs(ctx, client.LogQuery{Filters: filters, From: a.CreatedAt.Add(-time.Minute)}) {
+		if err != nil {
+			return "", "", 0, err
+		}
+		for _, e := range page.Executions {
+			if (orig != nil && e.ID == orig.ID) || !strings.EqualFold(e.Status, model.StatusSuccess) {
+				continue
+			}
+			if !e.Detailed || len(e.Arguments) == 0 {
+				if opened >= maxCandidates {
+					*ev = append(*ev, fmt.Sprintf("logs: stopped comparing arguments after %d logs", maxCandidates))
+					return "", "", 0, nil
+				}
+				opened++
+				full, err := d.Logs.GetLog(ctx, e.ID)
+				if err != nil {
+					return "", "", 0, err
+				}
+				e = full
+			}
+			if a.ArgumentHash != "" && model.ArgumentHash(e.Arguments, volatile) == a.ArgumentHash {
+				*ev = append(*ev, fmt.Sprintf("logs: %s ran %s with the same account and arguments and succeeded at %s",
+					e.ID, e.ToolSlug, e.Timestamp.UTC().Format("2006-01-02 15:04:05Z")))
+				return e.ID, "", 0, nil
+			}
+		}
+	}
+	*ev = append(*ev, "logs: no successful "+a.ToolSlug+" with the same arguments since the attempt began")
+	return "", "", 0, nil
+}
+
+func orNoSource(s string) string {
+	if s == "" {
+		return "this source"
+	}
+	return s
+}
+
+func orStatus(s string) string {
+	if s == "" {
+		return "no terminal status"
+	}
+	return "status " + s
+}
+
+func because(reason string) string {
+	if reason = strings.TrimSpace(reason); reason == "" {
+		return ""
+	}
+	return ": " + reason
+}

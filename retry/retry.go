@@ -1,0 +1,350 @@
+// Package retry is the guarded retry protocol: it decides with the guard (triage.CheckRetry) on
+// fresh evidence, commits the intent and the person's confirmation to the journal before any
+// byte is sent, sends the original call exactly once through the no-retry client with
+// x-request-id = the attempt id, and records what came back. An answer that does not settle
+// whether the action happened leaves the attempt indeterminate; Resolve then settles it from the
+// logs and the provider, and never sends anything.
+package retry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// Sender sends one write; (*client.WriteClient) satisfies it and never retries.
+type Sender interface {
+	Execute(ctx context.Context, slug string, req client.ExecuteRequest) (model.ToolResult, error)
+}
+
+// LogReader finds executions in the Logs API; (*client.Client) satisfies it (reads may retry).
+type LogReader interface {
+	ListLogs(ctx context.Context, q client.LogQuery) iter.Seq2[model.LogsPage, error]
+	GetLog(ctx context.Context, id string) (model.Execution, error)
+}
+
+// KindOf says whether a tool reads or writes; (*triage.Kinds) satisfies it.
+type KindOf interface {
+	Kind(slug string) model.ToolKind
+}
+
+// Steps of the protocol at which Deps.Pause is called (the binary's test hook).
+const (
+	StepBeforeIntent = "before-intent" // the guard allowed the retry; nothing is written yet
+	StepAfterIntent  = "after-intent"  // the intent is committed; nothing is sent yet
+	StepInFlight     = "in-flight"     // the attempt is marked sent; the request goes out next
+)
+
+// DefaultTimeout bounds one retry's request (real sends can take up to 10 minutes).
+const DefaultTimeout = 10 * time.Minute
+
+// DeadlineMargin is added to an attempt's timeout to get the journal deadline after which an
+// attempt still in intent or sent is presumed abandoned (crash recovery, journal/owner.go). It
+// covers clock skew between engineers' machines on a shared journal.
+const DeadlineMargin = 2 * time.Minute
+
+// ProviderFreshFor is how old a provider check given to Run may be; an older one is redone.
+const ProviderFreshFor = time.Minute
+
+// Deps is what the protocol works with.
+type Deps struct {
+	Journal  journal.Journal
+	Sender   Sender          // the no-retry write client; nil means the source cannot send
+	Logs     LogReader       // for Resolve; nil means the logs cannot be searched
+	Verifier triage.Verifier // the provider check; nil means provider state unknown
+	Kinds    KindOf
+	Options  triage.Options
+	Who      string
+	// Target names the source requests go to and witnesses are read from (source.Name()):
+	// recorded with each attempt, and Resolve refuses to read another source's witnesses.
+	Target string
+	Now    func() time.Time
+	// Timeout bounds the retry's request (0: DefaultTimeout).
+	Timeout time.Duration
+	// Pause, when set, is called at each Step; an error aborts the protocol at that step.
+	Pause func(ctx context.Context, step string) error
+}
+
+func (d *Deps) now() time.Time {
+	if d.Now != nil {
+		return d.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (d *Deps) timeout() time.Duration {
+	if d.Timeout > 0 {
+		return d.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (d *Deps) pause(ctx context.Context, step string) error {
+	if d.Pause == nil {
+		return nil
+	}
+	return d.Pause(ctx, step)
+}
+
+// Request is one retry a person asked for.
+type Request struct {
+	// Execution is the original execution with its detail (arguments, account, user).
+	Execution model.Execution
+	// Confirmed and Reason are the person's confirmation that the execution failed.
+	Confirmed bool
+	Reason    string
+	// Provider is a provider check made moments ago (say, the one the person just looked at);
+	// used only if checked within ProviderFreshFor, else Run checks again.
+	Provider *model.ProviderState
+}
+
+// Result is what Run did.
+type Result struct {
+	Decision      triage.GuardDecision `json:"decision"`
+	Kind          model.ToolKind       `json:"kind"`
+	Outcome       model.Outcome        `json:"outcome"`
+	OutcomeReason string               `json:"outcome_reason"`
+	Provider      model.ProviderState  `json:"provider"`
+	// Attempt is the attempt as last recorded; nil when the guard refused before claiming.
+	Attempt *model.RetryAttempt `json:"attempt,omitempty"`
+	// Holder is the attempt that held the execution when another process claimed it first.
+	Holder *model.RetryAttempt `json:"holder,omitempty"`
+	// Tool is the tool's answer when one came.
+	Tool *model.ToolResult `json:"tool_result,omitempty"`
+	// Sent reports whether a request was handed to the network.
+	Sent bool `json:"sent"`
+}
+
+// Refused reports whether the retry was refused (nothing was sent).
+func (r Result) Refused() bool { return !r.Decision.Allowed }
+
+// State is the attempt's final state, "" when refused.
+func (r Result) State() model.AttemptState {
+	if r.Attempt == nil || r.Refused() {
+		return ""
+	}
+	return r.Attempt.State
+}
+
+// Run performs one guarded retry. It returns a Result in every case it got far enough to
+// decide; the error is for what went wrong around the protocol (journal, source), and a Result
+// with an attempt is returned along with it when one was claimed.
+func Run(ctx context.Context, d Deps, req Request) (Result, error) {
+	if d.Journal == nil {
+		return Result{}, errors.New("retry: no journal: a retry is never sent without recording its intent")
+	}
+	e := req.Execution
+	var res Result
+	kind := model.KindWrite
+	if d.Kinds != nil {
+		kind = d.Kinds.Kind(e.ToolSlug)
+	}
+	res.Kind = kind
+	res.Outcome, res.OutcomeReason = triage.Classify(&e, kind, d.Options)
+
+	// Fresh evidence from the journal: attempts (including other processes') and verdicts.
+	attempts, err := d.Journal.Attempts(ctx, e.ID)
+	if err != nil {
+		return res, fmt.Errorf("retry: %w", err)
+	}
+	verdicts, err := d.Journal.Verdicts(ctx, e.ID)
+	if err != nil {
+		return res, fmt.Errorf("retry: %w", err)
+	}
+	in := triage.GuardInput{Execution: &e, Kind: kind, Outcome: res.Outcome, OutcomeReason: res.OutcomeReason,
+		Attempts: attempts, Confirmed: req.Confirmed, Reason: req.Reason}
+	if len(verdicts) > 0 {
+		in.Verdict, in.VerdictBy, in.VerdictAt = verdicts[0].Verdict, verdicts[0].Who, verdicts[0].At
+	}
+	// Refuse on what is already known before asking the provider: a read, a succeeded
+	// execution or an open attempt needs no provider call.
+	in.Provider = model.ProviderState{State: model.ProviderUnknown}
+	if dec := triage.CheckRetry(in); !dec.Allowed && dec.Code != triage.RefusedNotConfirmed && dec.Code != triage.RefusedNoReason {
+		res.Decision = dec
+		res.Provider = model.ProviderState{}
+		return res, nil
+	}
+	res.Provider = freshProvider(ctx, &d, &e, req.Provider)
+	in.Provider = res.Provider
+	res.Decision = triage.CheckRetry(in)
+	if !res.Decision.Allowed {
+		return res, nil
+	}
+
+	if d.Sender == nil {
+		return res, errors.New("retry: this source cannot send (a file export has no API behind it): nothing recorded, nothing sent")
+	}
+	if err := d.pause(ctx, StepBeforeIntent); err != nil {
+		return res, fmt.Errorf("retry: stopped before the intent was recorded (nothing sent): %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("retry: stopped before the intent was recorded (nothing sent): %w", err)
+	}
+
+	// 1. The durable intent, with the confirmation, in one transaction.
+	now := d.now()
+	volatile := d.Options.WithDefaults().VolatileKeys
+	a := model.RetryAttempt{ID: uuid.NewString(), ExecutionID: e.ID, ToolSlug: e.ToolSlug,
+		ArgumentHash: model.ArgumentHash(e.Arguments, volatile), State: model.AttemptIntent, Who: d.Who, CreatedAt: now}
+	claim := journal.Claim{Attempt: a, Deadline: now.Add(d.timeout() + DeadlineMargin), Target: d.Target, Confirmation: journal.Confirmation{
+		Who: d.Who, At: now, Reason: strings.TrimSpace(req.Reason),
+		Outcome: res.Outcome, OutcomeReason: res.OutcomeReason, Provider: res.Provider,
+	}}
+	ok, holder, err := d.Journal.ClaimAttempt(ctx, claim)
+	if err != nil {
+		return res, fmt.Errorf("retry: record the intent (nothing sent): %w", err)
+	}
+	if !ok {
+		res.Holder = holder
+		res.Decision, _ = refuseForHolder(&e, holder)
+		return res, nil
+	}
+	res.Attempt = &a
+
+	// From here on the attempt exists; every exit records where it stands. Records are
+	// written with a context that a canceled command cannot abort halfway.
+	record := func(state model.AttemptState, logID, detail string) error {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		at := d.now()
+		if err := d.Journal.UpdateAttempt(rctx, a.ID, state, logID, detail, at); err != nil {
+			return err
+		}
+		a.State, a.Detail = state, detail
+		if logID != "" {
+			a.NewLogID = logID
+		}
+		if state == model.AttemptSent {
+			a.SentAt = at
+		} else {
+			a.FinishedAt = at
+		}
+		return nil
+	}
+	notSent := func(why error) (Result, error) {
+		detail := fmt.Sprintf("stopped before sending (%v): nothing was sent", why)
+		if err := record(model.AttemptFailed, "", detail); err != nil {
+			return res, fmt.Errorf("retry: %v; and recording that failed (the attempt shows as indeterminate after recovery; resolve it): %w", why, err)
+		}
+		return res, fmt.Errorf("retry: %w", why)
+	}
+
+	if err := d.pause(ctx, StepAfterIntent); err != nil {
+		return notSent(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return notSent(err)
+	}
+	// 2. Sent is committed before the request leaves, so a crash from here on is indeterminate.
+	if err := record(model.AttemptSent, "", "request in flight"); err != nil {
+		if errors.Is(err, journal.ErrTransition) {
+			return res, fmt.Errorf("retry: the attempt changed under us before sending (nothing sent): %w", err)
+		}
+		return notSent(fmt.Errorf("record sent: %w", err))
+	}
+	if err := d.pause(ctx, StepInFlight); err != nil {
+		return notSent(err)
+	}
+
+	// 3. One send. Its deadline counts from the claim, so the request has certainly ended
+	// (from this process's side) a margin before the journal deadline recovery relies on.
+	sctx, cancel := context.WithDeadline(ctx, now.Add(d.timeout()))
+	tr, sendErr := d.Sender.Execute(sctx, e.ToolSlug, client.ExecuteRequest{
+		Arguments: e.Arguments, ConnectedAccountID: e.ConnectedAccountID, UserID: e.UserID, RequestID: a.ID,
+	})
+	cancel()
+	res.Sent = true
+	state, logID, detail := settle(tr, sendErr)
+	if state == model.AttemptFailed && isNotSent(sendErr) {
+		res.Sent = false
+	}
+	if tr.LogID != "" || tr.Data != nil || tr.Error != "" || tr.Successful {
+		t := tr
+		res.Tool = &t
+	}
+
+	// 4. The outcome.
+	if err := record(state, logID, detail); err != nil {
+		return res, fmt.Errorf("retry: the retry ended %s (%s) but the journal could not record it: "+
+			"it shows as indeterminate after recovery; run `exectriage resolve %s`: %w", state, detail, a.ID, err)
+	}
+	return res, nil
+}
+
+// freshProvider uses a provider check made within ProviderFreshFor, else checks again.
+func freshProvider(ctx context.Context, d *Deps, e *model.Execution, given *model.ProviderState) model.ProviderState {
+	if given != nil && given.State != "" && !given.CheckedAt.IsZero() && d.now().Sub(given.CheckedAt) <= ProviderFreshFor {
+		return *given
+	}
+	if d.Verifier == nil {
+		return model.ProviderState{State: model.ProviderUnknown, Reason: "no provider check available for this source", CheckedAt: d.now()}
+	}
+	st := d.Verifier.Verify(ctx, e)
+	if st.State == "" {
+		st.State = model.ProviderUnknown
+	}
+	return st
+}
+
+// refuseForHolder explains a claim lost to another attempt (a race the guard could not see).
+func refuseForHolder(e *model.Execution, holder *model.RetryAttempt) (triage.GuardDecision, bool) {
+	if holder == nil {
+		return triage.GuardDecision{Code: triage.RefusedAttemptOpen, Reason: "another retry of this execution holds it",
+			Next: "see `exectriage journal " + e.ID + "`"}, true
+	}
+	return triage.CheckRetry(triage.GuardInput{Execution: e, Kind: model.KindWrite, Outcome: model.OutcomeAmbiguous,
+		Attempts: []model.RetryAttempt{*holder}}), true
+}
+
+// settle maps the send's answer to the attempt's state. Only proof that the request did not
+// take effect makes it failed; anything unclear is indeterminate.
+//
+//   - success → succeeded, with the new log id;
+//   - not sent (the request never fully left) → failed;
+//   - a definite refusal (4xx other than 429) or the tool's own successful:false → failed;
+//   - 429 → failed: Composio (or the provider behind it) refused the call before executing it,
+//     as rate limiting does; the attempt no longer blocks a retry, and the next retry goes
+//     through the guard again (a fresh provider check and a new confirmation);
+//   - timeout, dropped connection, 5xx, an unreadable answer, any other error → indeterminate.
+func settle(tr model.ToolResult, err error) (model.AttemptState, string, string) {
+	if err == nil {
+		if tr.Successful {
+			return model.AttemptSucceeded, tr.LogID, "succeeded" + logNote(tr.LogID)
+		}
+		return model.AttemptIndeterminate, tr.LogID, "the answer said neither success nor failure"
+	}
+	var we *client.WriteError
+	if !errors.As(err, &we) {
+		return model.AttemptIndeterminate, tr.LogID, err.Error()
+	}
+	switch we.Kind {
+	case client.WriteNotSent:
+		return model.AttemptFailed, "", we.Error()
+	case client.WriteFailed, client.WriteRejected:
+		return model.AttemptFailed, tr.LogID, we.Error()
+	default:
+		return model.AttemptIndeterminate, tr.LogID, we.Error()
+	}
+}
+
+func isNotSent(err error) bool {
+	var we *client.WriteError
+	return errors.As(err, &we) && we.Kind == client.WriteNotSent
+}
+
+func logNote(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " (new log " + id + ")"
+}

@@ -1,0 +1,550 @@
+package retry_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/retry"
+	"github.com/exectriage/exectriage/sandbox"
+	"github.com/exectriage/exectriage/triage"
+)
+
+const apiKey = "retry-test-key"
+
+// world is a sandbox on loopback, a real client to it and a journal: everything the protocol
+// touches is real; only the provider is simulated.
+type world struct {
+	t       *testing.T
+	srv     *sandbox.Server
+	base    string
+	c       *client.Client
+	j       journal.Journal
+	dsn     string
+	account string // a Gmail connected account of the sandbox
+}
+
+func newWorld(t *testing.T, dsn string) *world {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	srv, base, err := sandbox.Start(ctx, sandbox.Config{APIKey: apiKey, Seed: 7, Size: 40, HoldTimeout: 400 * time.Millisecond}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	c, err := client.New(client.WithAPIKey(apiKey), client.WithBaseURL(base), client.WithWriteTimeout(20*time.Second),
+		client.WithBackoff(10*time.Millisecond, 50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dsn == "" {
+		dsn = filepath.Join(t.TempDir(), "journal.db")
+	}
+	j, err := journal.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	w := &world{t: t, srv: srv, base: base, c: c, j: j, dsn: dsn}
+	for accts, err := range c.ListConnectedAccounts(ctx, client.AccountQuery{ToolkitSlugs: []string{"gmail"}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range accts {
+			if w.account == "" && strings.EqualFold(a.Status, "ACTIVE") {
+				w.account = a.ID
+			}
+		}
+	}
+	if w.account == "" {
+		t.Fatal("the sandbox has no active Gmail account")
+	}
+	return w
+}
+
+func (w *world) deps() retry.Deps {
+	return retry.Deps{Journal: w.j, Sender: w.c.WithoutRetries(), Logs: w.c, Verifier: triage.NewVerifiers(w.c, nil),
+		Kinds: triage.NewKinds(), Who: "tester@host", Target: "LIVE " + strings.TrimPrefix(w.base, "http://"), Timeout: 20 * time.Second}
+}
+
+// sends counts the POSTs to tools/execute/GMAIL_SEND_EMAIL the sandbox received (faulted
+// ones included), from GET /_sandbox/stats; effects lists its side effects from
+// GET /_sandbox/effects. Reads the verifier runs are other tools and do not count.
+func (w *world) sends() int { return w.postsOf("GMAIL_SEND_EMAIL") }
+
+func (w *world) postsOf(tool string) int {
+	w.t.Helper()
+	var st sandbox.Stats
+	w.get("/_sandbox/stats", &st)
+	return st.ByTool[tool]
+}
+
+func (w *world) get(path string, v any) {
+	w.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, w.base+path, nil)
+	req.Header.Set("x-api-key", apiKey)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+		w.t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+func (w *world) effects() []sandbox.Effect {
+	w.t.Helper()
+	var raw json.RawMessage
+	w.get("/_sandbox/effects", &raw)
+	var list []sandbox.Effect
+	if json.Unmarshal(raw, &list) != nil {
+		var wrapped struct {
+			Effects []sandbox.Effect `json:"effects"`
+		}
+		if err := json.Unmarshal(raw, &wrapped); err != nil {
+			w.t.Fatalf("GET /_sandbox/effects: %s", raw)
+		}
+		list = wrapped.Effects
+	}
+	return list
+}
+
+func (w *world) effectsOf(requestID string) int {
+	n := 0
+	for _, e := range w.effects() {
+		if e.RequestID == requestID {
+			n++
+		}
+	}
+	return n
+}
+
+// failedSend makes an execution to retry: a Gmail send answered with a fault (5xx before
+// commit: nothing sent, the log says failed with an upstream 5xx, so its outcome is ambiguous).
+// It returns the execution as the Logs API shows it, with its detail.
+func (w *world) failedSend(mode sandbox.FaultMode, tool string, args string) model.Execution {
+	w.t.Helper()
+	ctx := context.Background()
+	w.srv.ArmFault(sandbox.FaultRule{ToolSlug: tool, Mode: mode, Count: 1})
+	rid := uuid.NewString()
+	before := w.postsOf(tool)
+	_, err := w.c.WithoutRetries().Execute(ctx, tool, client.ExecuteRequest{
+		Arguments: json.RawMessage(args), ConnectedAccountID: w.account, UserID: "user-1", RequestID: rid})
+	if w.postsOf(tool) != before+1 {
+		w.t.Fatalf("setup send: %d executions, want %d (%v)", w.postsOf(tool), before+1, err)
+	}
+	return w.byRequestID(rid)
+}
+
+func (w *world) byRequestID(rid string) model.Execution {
+	w.t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		for page, err := range w.c.ListLogs(ctx, client.LogQuery{Filters: []client.LogFilter{{Field: "request_id", Value: rid}}}) {
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			for _, e := range page.Executions {
+				full, err := w.c.GetLog(ctx, e.ID)
+				if err != nil {
+					w.t.Fatal(err)
+				}
+				if full.RequestID == rid {
+					return full
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("no log with request id %s", rid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func sendArgs(tag string) string {
+	return fmt.Sprintf(`{"recipient_email":"bob+%s@example.com","subject":"Invoice %s","body":"Please find the invoice attached."}`, tag, tag)
+}
+
+func confirmed(e model.Execution) retry.Request {
+	return retry.Request{Execution: e, Confirmed: true, Reason: "customer says no email arrived"}
+}
+
+// For every fault the sandbox can inflict on the retry itself: exactly one POST, the effect
+// count the fault dictates, the attempt state that follows from the answer, and no second send.
+func TestRetryUnderEachFaultSendsOnce(t *testing.T) {
+	cases := []struct {
+		mode    sandbox.FaultMode // "" = no fault
+		state   model.AttemptState
+		effects int
+	}{
+		{"", model.AttemptSucceeded, 1},
+		{sandbox.FaultLatency, model.AttemptSucceeded, 1},
+		{sandbox.FaultTimeoutAfterCommit, model.AttemptIndeterminate, 1},
+		{sandbox.FaultTimeoutBeforeCommit, model.AttemptIndeterminate, 0},
+		{sandbox.Fault5xxAfterCommit, model.AttemptIndeterminate, 1},
+		{sandbox.Fault5xxBeforeCommit, model.AttemptIndeterminate, 0},
+		{sandbox.FaultDropAfterRead, model.AttemptIndeterminate, 0},
+		{sandbox.Fault429, model.AttemptFailed, 0},
+	}
+	w := newWorld(t, "")
+	ctx := context.Background()
+	for i, tc := range cases {
+		name := string(tc.mode)
+		if name == "" {
+			name = "no_fault"
+		}
+		t.Run(name, func(t *testing.T) {
+			w.t = t
+			e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs(fmt.Sprint("fault", i)))
+			if tc.mode != "" {
+				w.srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: tc.mode, Count: 1, Latency: 300 * time.Millisecond})
+			}
+			posts, effects := w.sends(), len(w.effects())
+			res, err := retry.Run(ctx, w.deps(), confirmed(e))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Refused() || res.Attempt == nil {
+				t.Fatalf("retry refused: %+v", res.Decision)
+			}
+			if got := w.sends() - posts; got != 1 {
+				t.Fatalf("%d POSTs reached the sandbox, want exactly 1", got)
+			}
+			if got := len(w.effects()) - effects; got != tc.effects {
+				t.Fatalf("%d effects, want %d", got, tc.effects)
+			}
+			if got := w.effectsOf(res.Attempt.ID); got != tc.effects {
+				t.Fatalf("%d effects carry the attempt id as request id, want %d", got, tc.effects)
+			}
+			stored, err := w.j.Attempt(ctx, res.Attempt.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.State() != tc.state || stored.State != tc.state {
+				t.Fatalf("attempt state %s (stored %s), want %s: %s", res.State(), stored.State, tc.state, stored.Detail)
+			}
+			if stored.SentAt.IsZero() || stored.FinishedAt.IsZero() || stored.ExecutionID != e.ID || stored.ToolSlug != "GMAIL_SEND_EMAIL" {
+				t.Fatalf("stored attempt %+v", stored)
+			}
+			if tc.state == model.AttemptSucceeded && stored.NewLogID == "" {
+				t.Fatalf("succeeded attempt without the new log id: %+v", stored)
+			}
+			cs, _ := w.j.Confirmations(ctx, e.ID)
+			if len(cs) != 1 || cs[0].AttemptID != res.Attempt.ID || cs[0].Who != "tester@host" || cs[0].Outcome != model.OutcomeAmbiguous {
+				t.Fatalf("confirmation %+v", cs)
+			}
+
+			// A second retry of the same execution.
+			posts = w.sends()
+			again, err := retry.Run(ctx, w.deps(), confirmed(e))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.state == model.AttemptFailed {
+				// A 429 proves the first retry did nothing: a new retry goes through the guard
+				// again and is allowed, and the execution's effect then exists once.
+				if again.Refused() || again.State() != model.AttemptSucceeded || w.sends()-posts != 1 {
+					t.Fatalf("retry after a 429: %+v (%d POSTs)", again.Decision, w.sends()-posts)
+				}
+				third, _ := retry.Run(ctx, w.deps(), confirmed(e))
+				if !third.Refused() || third.Decision.Code != triage.RefusedAttemptSucceeded {
+					t.Fatalf("third retry: %+v", third.Decision)
+				}
+				return
+			}
+			want := triage.RefusedAttemptSucceeded
+			if tc.state == model.AttemptIndeterminate {
+				want = triage.RefusedIndeterminate
+			}
+			if !again.Refused() || again.Decision.Code != want || w.sends() != posts {
+				t.Fatalf("second retry: %+v, %d POSTs; want refused %s and none", again.Decision, w.sends()-posts, want)
+			}
+		})
+	}
+}
+
+func TestRetryRefusals(t *testing.T) {
+	w := newWorld(t, "")
+	ctx := context.Background()
+
+	// The provider shows the effect: a 5xx after commit sent the email although the log says failed.
+	sentAnyway := w.failedSend(sandbox.Fault5xxAfterCommit, "GMAIL_SEND_EMAIL", sendArgs("found"))
+	// Nothing at the provider.
+	notSent := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("notfound"))
+	// A read.
+	read := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_FETCH_EMAILS", `{"query":"in:inbox","max_results":5}`)
+
+	cases := []struct {
+		name string
+		req  retry.Request
+		code triage.RefusalCode
+	}{
+		{"provider shows the effect", confirmed(sentAnyway), triage.RefusedProviderFound},
+		{"no confirmation", retry.Request{Execution: notSent}, triage.RefusedNotConfirmed},
+		{"confirmation without a reason", retry.Request{Execution: notSent, Confirmed: true}, triage.RefusedNoReason},
+		{"a read", confirmed(read), triage.RefusedNotWrite},
+		{"a stale not_found given by the caller is checked again", retry.Request{Execution: sentAnyway, Confirmed: true, Reason: "r",
+			Provider: &model.ProviderState{State: model.ProviderNotFound, CheckedAt: time.Now().Add(-time.Hour)}}, triage.RefusedProviderFound},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			posts, effects, all := w.postsOf(tc.req.Execution.ToolSlug), len(w.effects()), w.srv.ExecuteCount()
+			res, err := retry.Run(ctx, w.deps(), tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Refused() || res.Decision.Code != tc.code {
+				t.Fatalf("decision %+v, want refused %s", res.Decision, tc.code)
+			}
+			if res.Decision.Reason == "" || res.Decision.Next == "" {
+				t.Fatalf("a refusal must say why and what to do: %+v", res.Decision)
+			}
+			if w.postsOf(tc.req.Execution.ToolSlug) != posts || len(w.effects()) != effects || res.Sent || res.Attempt != nil {
+				t.Fatalf("a refused retry sent something: %d POSTs, %d effects", w.postsOf(tc.req.Execution.ToolSlug)-posts, len(w.effects())-effects)
+			}
+			if tc.code == triage.RefusedNotWrite && w.srv.ExecuteCount() != all {
+				t.Fatal("a read was refused only after calling the sandbox")
+			}
+			if as, _ := w.j.Attempts(ctx, tc.req.Execution.ID); len(as) != 0 {
+				t.Fatalf("a refused retry left attempts: %+v", as)
+			}
+			if cs, _ := w.j.Confirmations(ctx, tc.req.Execution.ID); len(cs) != 0 {
+				t.Fatalf("a refused retry left confirmations: %+v", cs)
+			}
+		})
+	}
+	t.Run("a source that cannot send records nothing", func(t *testing.T) {
+		x := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("nosender"))
+		d := w.deps()
+		d.Sender = nil
+		res, err := retry.Run(ctx, d, confirmed(x))
+		if err == nil || res.Attempt != nil || res.Sent {
+			t.Fatalf("%+v %v", res, err)
+		}
+		if as, _ := w.j.Attempts(ctx, x.ID); len(as) != 0 {
+			t.Fatalf("attempts %+v", as)
+		}
+	})
+	t.Run("interrupted after the intent: failed, nothing sent", func(t *testing.T) {
+		x := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("interrupted"))
+		d := w.deps()
+		var steps []string
+		d.Pause = func(_ context.Context, step string) error {
+			steps = append(steps, step)
+			if step == retry.StepAfterIntent {
+				return context.Canceled
+			}
+			return nil
+		}
+		posts := w.sends()
+		res, err := retry.Run(ctx, d, confirmed(x))
+		if !errors.Is(err, context.Canceled) || res.State() != model.AttemptFailed || res.Sent || w.sends() != posts {
+			t.Fatalf("%+v %v (%d sends)", res.Attempt, err, w.sends()-posts)
+		}
+		stored, _ := w.j.Attempt(ctx, res.Attempt.ID)
+		if stored.State != model.AttemptFailed || !strings.Contains(stored.Detail, "nothing was sent") {
+			t.Fatalf("stored %+v", stored)
+		}
+		if strings.Join(steps, ",") != "before-intent,after-intent" {
+			t.Fatalf("steps %v", steps)
+		}
+		// Nothing happened, so a new confirmed retry may go ahead, and it passes every step.
+		steps = nil
+		d.Pause = func(_ context.Context, step string) error { steps = append(steps, step); return nil }
+		if res, err := retry.Run(ctx, d, confirmed(x)); err != nil || res.State() != model.AttemptSucceeded {
+			t.Fatalf("retry after the interrupted one: %+v %v", res.Decision, err)
+		}
+		if strings.Join(steps, ",") != "before-intent,after-intent,in-flight" {
+			t.Fatalf("steps %v", steps)
+		}
+	})
+	t.Run("a person's confirmed_succeeded verdict", func(t *testing.T) {
+		if err := w.j.Mark(ctx, journal.VerdictRecord{ExecutionID: notSent.ID, Verdict: model.VerdictConfirmedSucceeded, Who: "bo", At: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		posts := w.sends()
+		res, err := retry.Run(ctx, w.deps(), confirmed(notSent))
+		if err != nil || !res.Refused() || res.Decision.Code != triage.RefusedVerdict || w.sends() != posts {
+			t.Fatalf("%+v %v", res.Decision, err)
+		}
+	})
+}
+
+// Resolve settles an indeterminate attempt from the logs and the provider, and never sends.
+func TestResolveSettlesIndeterminateAttempts(t *testing.T) {
+	w := newWorld(t, "")
+	ctx := context.Background()
+	cases := []struct {
+		name   string
+		mode   sandbox.FaultMode
+		later  time.Duration // how long after the send Resolve runs
+		want   model.AttemptState
+		reason string
+	}{
+		{"the log holds the request id with success", sandbox.FaultTimeoutAfterCommit, 0, model.AttemptSucceeded, "the logs show it succeeded"},
+		{"the provider has the effect", sandbox.Fault5xxAfterCommit, 0, model.AttemptSucceeded, ""},
+		{"neither has it, too soon to tell", sandbox.FaultTimeoutBeforeCommit, time.Minute, model.AttemptIndeterminate, ""},
+		{"neither has it, settled", sandbox.FaultTimeoutBeforeCommit, retry.DefaultSettle + time.Minute, model.AttemptFailed, "provider has no effect"},
+		{"dropped before running, settled", sandbox.FaultDropAfterRead, retry.DefaultSettle + time.Minute, model.AttemptFailed, ""},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			w.t = t
+			e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs(fmt.Sprint("resolve", i)))
+			w.srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: tc.mode, Count: 1})
+			res, err := retry.Run(ctx, w.deps(), confirmed(e))
+			if err != nil || res.State() != model.AttemptIndeterminate {
+				t.Fatalf("retry: %v %+v", err, res.Attempt)
+			}
+			posts := w.sends()
+			d := w.deps()
+			d.Now = func() time.Time { return time.Now().Add(tc.later) }
+			r, err := retry.Resolve(ctx, d, res.Attempt.ID, retry.ResolveOptions{Execution: &e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.sends() != posts {
+				t.Fatal("resolve sent a request")
+			}
+			stored, _ := w.j.Attempt(ctx, res.Attempt.ID)
+			if r.Attempt.State != tc.want || stored.State != tc.want {
+				t.Fatalf("resolved to %s (stored %s), want %s; evidence %q; next %q", r.Attempt.State, stored.State, tc.want, r.Evidence, r.Next)
+			}
+			if !strings.Contains(stored.Detail+r.Next, tc.reason) {
+				t.Fatalf("detail %q does not say %q", stored.Detail, tc.reason)
+			}
+			if tc.want == model.AttemptIndeterminate && !strings.Contains(r.Next, "resolve again after") {
+				t.Fatalf("next %q", r.Next)
+			}
+			if tc.want == model.AttemptSucceeded {
+				// The effect exists: no further retry.
+				again, _ := retry.Run(ctx, w.deps(), confirmed(e))
+				if !again.Refused() {
+					t.Fatalf("retry after a resolved success: %+v", again.Decision)
+				}
+			}
+		})
+	}
+	t.Run("another source's attempt is not resolved from this one", func(t *testing.T) {
+		w.t = t
+		e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("other-source"))
+		w.srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: sandbox.FaultTimeoutBeforeCommit, Count: 1})
+		res, _ := retry.Run(ctx, w.deps(), confirmed(e))
+		d := w.deps()
+		d.Target = "DEMO"
+		d.Now = func() time.Time { return time.Now().Add(time.Hour) }
+		_, err := retry.Resolve(ctx, d, res.Attempt.ID, retry.ResolveOptions{Execution: &e})
+		if !errors.Is(err, retry.ErrOtherSource) {
+			t.Fatalf("resolve against another source: %v", err)
+		}
+		r, err := retry.Resolve(ctx, d, res.Attempt.ID, retry.ResolveOptions{Execution: &e, As: model.AttemptFailed, Reason: "checked the mailbox by hand"})
+		if err != nil || r.Attempt.State != model.AttemptFailed || !strings.Contains(r.Attempt.Detail, "checked the mailbox by hand") {
+			t.Fatalf("a person's decision: %+v %v", r.Attempt, err)
+		}
+	})
+}
+
+// Goroutines with their own journal handles (as separate windows have) retry one execution at
+// once: exactly one POST leaves; the others are refused naming the holder.
+func TestConcurrentRetriesSendOnce(t *testing.T) {
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			dsn := ""
+			if name == "postgres" {
+				pg := os.Getenv("EXECTRIAGE_TEST_POSTGRES")
+				if pg == "" {
+					t.Skip("set EXECTRIAGE_TEST_POSTGRES to a PostgreSQL DSN to run this on a shared journal, e.g. " +
+						"eval \"$(scripts/start-postgres.sh)\" && go test ./journal/ ./retry/ ./e2e/")
+				}
+				dsn = freshPostgresSchema(t, pg)
+			}
+			w := newWorld(t, dsn)
+			e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("race-"+name))
+			w.srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: sandbox.FaultLatency, Count: 1, Latency: 300 * time.Millisecond})
+			posts := w.sends()
+			const n = 8
+			var (
+				wg      sync.WaitGroup
+				mu      sync.Mutex
+				results []retry.Result
+			)
+			start := make(chan struct{})
+			for range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					j, err := journal.Open(context.Background(), w.dsn)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					defer j.Close()
+					d := w.deps()
+					d.Journal = j
+					<-start
+					res, err := retry.Run(context.Background(), d, confirmed(e))
+					if err != nil {
+						t.Error(err)
+					}
+					mu.Lock()
+					results = append(results, res)
+					mu.Unlock()
+				}()
+			}
+			close(start)
+			wg.Wait()
+			ok := 0
+			for _, r := range results {
+				switch {
+				case !r.Refused() && r.State() == model.AttemptSucceeded:
+					ok++
+				case r.Refused() && (r.Decision.Code == triage.RefusedAttemptOpen || r.Decision.Code == triage.RefusedAttemptSucceeded):
+				default:
+					t.Errorf("unexpected result %+v", r.Decision)
+				}
+			}
+			if ok != 1 || w.sends()-posts != 1 || len(w.effects()) == 0 {
+				t.Fatalf("%d retries succeeded, %d POSTs; want 1 and 1", ok, w.sends()-posts)
+			}
+		})
+	}
+}
+
+func freshPostgresSchema(t *testing.T, dsn string) string {
+	t.Helper()
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := "r_" + strings.ReplaceAll(uuid.NewString(), "-", "")
+	if _, err := db.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = db.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
+		db.Close()
+	})
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "search_path=" + schema
+}
