@@ -1,8 +1,115 @@
 package cli
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
 
-// runSandbox is not written yet (placeholder during development; must not ship).
+	"github.com/exectriage/exectriage/sandbox"
+)
+
+// faultFlags collects repeated --fault TOOL:MODE[:COUNT] flags.
+type faultFlags []sandbox.FaultRule
+
+func (f *faultFlags) String() string {
+	var parts []string
+	for _, r := range *f {
+		parts = append(parts, fmt.Sprintf("%s:%s:%d", r.ToolSlug, r.Mode, r.Count))
+	}
+	return strings.Join(parts, ",")
+}
+
+func (f *faultFlags) Set(v string) error {
+	parts := strings.Split(v, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return fmt.Errorf("want TOOL:MODE[:COUNT], got %q", v)
+	}
+	r := sandbox.FaultRule{ToolSlug: strings.TrimSpace(parts[0]), Mode: sandbox.FaultMode(strings.TrimSpace(parts[1]))}
+	if r.ToolSlug != sandbox.AnyTool && r.ToolSlug != sandbox.ProxyTool {
+		r.ToolSlug = strings.ToUpper(r.ToolSlug)
+	}
+	if len(parts) == 3 {
+		n, err := strconv.Atoi(parts[2])
+		if err != nil {
+			return fmt.Errorf("count %q is not a number", parts[2])
+		}
+		r.Count = n
+	}
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	*f = append(*f, r)
+	return nil
+}
+
+// runSandbox serves the Composio-compatible sandbox until the context ends (Ctrl-C).
 func runSandbox(ctx context.Context, env *Env, args []string) int {
-	return usageError(env, "runSandbox", "not implemented yet")
+	fs := newFlagSet(env, "sandbox")
+	addr := fs.String("addr", "127.0.0.1:8787", "address to listen on")
+	seed := fs.Int64("seed", 1, "seed of the generated history (same seed, same history)")
+	size := fs.Int("size", sandbox.DefaultSize, "executions in the generated history")
+	key := fs.String("key", "", "the only API key accepted (default: any non-empty key)")
+	hold := fs.Duration("hold", sandbox.DefaultHoldTimeout, "how long the timeout_* faults hold the answer")
+	var faults faultFlags
+	fs.Var(&faults, "fault", "arm a fault at start, TOOL:MODE[:COUNT] (repeatable; TOOL * for any; modes: "+modeList()+")")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) > 0 {
+		return usageError(env, "sandbox", "unexpected argument %q", pos[0])
+	}
+	if *size < 0 || *size > sandbox.MaxSize {
+		return usageError(env, "sandbox", "--size must be between 0 and %d", sandbox.MaxSize)
+	}
+	if *size == 0 {
+		*size = -1 // an empty history, not the default
+	}
+	if *hold <= 0 {
+		return usageError(env, "sandbox", "--hold must be positive")
+	}
+	cfg := sandbox.Config{APIKey: *key, Seed: *seed, Size: *size, HoldTimeout: *hold, Faults: faults}
+	s, base, err := sandbox.Start(ctx, cfg, *addr)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "exectriage sandbox: %v\n", err)
+		return ExitFinding
+	}
+	defer s.Close()
+	st := s.Stats()
+	keyNote := "any non-empty value is accepted"
+	shownKey := "sandbox"
+	if *key != "" {
+		keyNote, shownKey = "the key given with --key", *key
+	}
+	out := env.Stdout
+	fmt.Fprintf(out, "exectriage sandbox: %d executions (seed %d) over the last %d days, serving at %s\n\n", st.Logs, *seed, int(sandbox.DefaultSpan.Hours()/24), base)
+	fmt.Fprintf(out, "Point an SDK (or exectriage) at it:\n")
+	fmt.Fprintf(out, "  export COMPOSIO_BASE_URL=%s\n", base)
+	fmt.Fprintf(out, "  export COMPOSIO_API_KEY=%s    # %s\n\n", shownKey, keyNote)
+	fmt.Fprintf(out, "Users are user_1, user_2, ...; their accounts: curl -H 'x-api-key: %s' '%s/api/v3.1/connected_accounts?user_ids=user_1'\n", shownKey, base)
+	fmt.Fprintf(out, "Make the next Gmail send time out after it was sent:\n")
+	fmt.Fprintf(out, "  curl -X POST %s/_sandbox/faults -d '{\"tool_slug\":\"GMAIL_SEND_EMAIL\",\"mode\":\"timeout_after_commit\",\"count\":1}'\n", base)
+	fmt.Fprintf(out, "Ground truth: %s/_sandbox/effects   counters: %s/_sandbox/stats\n", base, base)
+	for _, r := range faults {
+		fmt.Fprintf(out, "Armed: %s %s (count %d)\n", r.ToolSlug, r.Mode, r.Count)
+	}
+	fmt.Fprintf(out, "\nCtrl-C to stop.\n")
+	<-ctx.Done()
+	shutdown := time.Now()
+	if err := s.Close(); err != nil {
+		fmt.Fprintf(env.Stderr, "exectriage sandbox: stopping: %v\n", err)
+		return ExitFinding
+	}
+	fmt.Fprintf(out, "sandbox stopped after %d execute requests (%s to shut down)\n", s.ExecuteCount(), time.Since(shutdown).Round(time.Millisecond))
+	return ExitOK
+}
+
+func modeList() string {
+	var ms []string
+	for _, m := range sandbox.FaultModes() {
+		ms = append(ms, string(m))
+	}
+	return strings.Join(ms, ", ")
 }

@@ -1,23 +1,698 @@
 package cli
 
-import "context"
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
 
-// runScan is not written yet (placeholder during development; must not ship).
+	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sanitize"
+	"github.com/exectriage/exectriage/source"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// The --json shapes of scan, list, show and verify. They are stable: keys are only ever
+// added, never renamed or removed.
+//
+//	scan:   {"source", "summary": {"executions", "flagged", "by_outcome": {outcome: n},
+//	         "by_kind": {kind: n}}, "executions": [EXEC...], "duplicate_groups": [GROUP...]}
+//	list:   {"source", "executions": [EXEC...]}           (the rows --filter keeps)
+//	show:   {"source", "execution": RECORD, "triage": EXEC, "duplicate_group": GROUP|null}
+//	verify: {"source", "id", "tool_slug", "state", "evidence": PROVIDER_STATE}
+//
+// EXEC is {"id", "timestamp", "tool_slug", "toolkit_slug", "user_id"?, "connected_account_id"?,
+// "status", "duration_ms"?, "request_id"?, "kind" (read|idempotent_write|write), "outcome"
+// (succeeded|failed|rejected|ambiguous), "flagged", "reason", "duplicate_group" (id or null),
+// "old_sdk"?}; executions are newest first (ties by id). GROUP is {"id", "pattern"
+// (sdk_auto_retry|app_retry|double_submit), "execution_ids" (oldest first), "tool_slug",
+// "reason", "gaps_ms"}; groups are ordered by their first member's time. RECORD is the Logs
+// API detail shape (model.WireRecord); PROVIDER_STATE is model.ProviderState ("state",
+// "verifier", "read_tool", "read_arguments", "matches", "reason", "checked_at"). Keys marked ?
+// are omitted when empty. scan and list print one execution or group per line.
+
+type execJSON struct {
+	ID                 string   `json:"id"`
+	Timestamp          string   `json:"timestamp"`
+	ToolSlug           string   `json:"tool_slug"`
+	ToolkitSlug        string   `json:"toolkit_slug"`
+	UserID             string   `json:"user_id,omitempty"`
+	ConnectedAccountID string   `json:"connected_account_id,omitempty"`
+	Status             string   `json:"status"`
+	DurationMS         *float64 `json:"duration_ms,omitempty"`
+	RequestID          string   `json:"request_id,omitempty"`
+	Kind               string   `json:"kind"`
+	Outcome            string   `json:"outcome"`
+	Flagged            bool     `json:"flagged"`
+	Reason             string   `json:"reason"`
+	DuplicateGroup     *string  `json:"duplicate_group"`
+	OldSDK             string   `json:"old_sdk,omitempty"`
+}
+
+type groupJSON struct {
+	ID           string   `json:"id"`
+	Pattern      string   `json:"pattern"`
+	ExecutionIDs []string `json:"execution_ids"`
+	ToolSlug     string   `json:"tool_slug"`
+	Reason       string   `json:"reason"`
+	GapsMS       []int64  `json:"gaps_ms"`
+}
+
+type summaryJSON struct {
+	Executions int            `json:"executions"`
+	Flagged    int            `json:"flagged"`
+	ByOutcome  map[string]int `json:"by_outcome"`
+	ByKind     map[string]int `json:"by_kind"`
+}
+
+type scanJSON struct {
+	Source          string      `json:"source"`
+	Summary         summaryJSON `json:"summary"`
+	Executions      []execJSON  `json:"executions"`
+	DuplicateGroups []groupJSON `json:"duplicate_groups"`
+}
+
+func toExecJSON(e *model.Execution, t *model.Triage) execJSON {
+	j := execJSON{
+		ID: e.ID, ToolSlug: e.ToolSlug, ToolkitSlug: e.ToolkitSlug, UserID: e.UserID,
+		ConnectedAccountID: e.ConnectedAccountID, Status: e.Status, RequestID: e.RequestID,
+		Kind: string(t.Kind), Outcome: string(t.Outcome), Flagged: t.Flagged, Reason: t.Reason, OldSDK: t.OldSDK,
+	}
+	if !e.Timestamp.IsZero() {
+		j.Timestamp = e.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	if e.HasDuration {
+		ms := float64(e.Duration) / float64(time.Millisecond)
+		j.DurationMS = &ms
+	}
+	if t.GroupID != "" {
+		g := t.GroupID
+		j.DuplicateGroup = &g
+	}
+	return j
+}
+
+func toGroupJSON(g *model.DuplicateGroup, execs []model.Execution, pos map[string]int) groupJSON {
+	j := groupJSON{ID: g.ID, Pattern: string(g.Pattern), ExecutionIDs: g.ExecutionIDs, Reason: g.Reason, GapsMS: []int64{}}
+	if j.ExecutionIDs == nil {
+		j.ExecutionIDs = []string{}
+	}
+	for _, d := range g.Gaps {
+		j.GapsMS = append(j.GapsMS, d.Milliseconds())
+	}
+	if len(g.ExecutionIDs) > 0 {
+		if i, ok := pos[g.ExecutionIDs[0]]; ok {
+			j.ToolSlug = execs[i].ToolSlug
+		}
+	}
+	return j
+}
+
+// writeScanJSON writes scan's document with one execution or group per line: indenting
+// every field of a million executions costs more than the scan itself.
+func writeScanJSON(w io.Writer, doc scanJSON) error {
+	head, err := json.Marshal(doc.Source)
+	if err != nil {
+		return err
+	}
+	sum, err := json.Marshal(doc.Summary)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "{\n  \"source\": %s,\n  \"summary\": %s,\n  \"executions\": [", head, sum)
+	if err := writeJSONLines(w, doc.Executions); err != nil {
+		return err
+	}
+	fmt.Fprint(w, "],\n  \"duplicate_groups\": [")
+	if err := writeJSONLines(w, doc.DuplicateGroups); err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(w, "]\n}\n")
+	return err
+}
+
+func writeJSONLines[T any](w io.Writer, items []T) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for i := range items {
+		buf.Reset()
+		if err := enc.Encode(&items[i]); err != nil {
+			return err
+		}
+		sep := ",\n    "
+		if i == 0 {
+			sep = "\n    "
+		}
+		io.WriteString(w, sep)
+		w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	}
+	if len(items) > 0 {
+		io.WriteString(w, "\n  ")
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// session is one command's source, executions and triage.
+type session struct {
+	src   source.Source
+	execs []model.Execution // newest first
+	res   *triage.Result
+	setup triageSetup
+	pos   map[string]int // id → index in execs
+}
+
+// begin opens the source, loads and triages. The caller closes s.src.
+func (sf *sourceFlags) begin(ctx context.Context, env *Env) (*session, error) {
+	src, err := sf.open(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{src: src}
+	if s.execs, err = sf.loadAll(ctx, env, src); err != nil {
+		src.Close()
+		return nil, err
+	}
+	if s.setup, err = sf.setup(ctx, env, src, s.execs); err != nil {
+		src.Close()
+		return nil, err
+	}
+	s.res = sf.analyze(ctx, env, src, s.execs, s.setup)
+	s.index()
+	return s, nil
+}
+
+func (s *session) index() {
+	s.pos = make(map[string]int, len(s.execs))
+	for i := range s.execs {
+		if _, dup := s.pos[s.execs[i].ID]; !dup {
+			s.pos[s.execs[i].ID] = i
+		}
+	}
+}
+
+// runScan reports flagged writes and duplicate groups.
 func runScan(ctx context.Context, env *Env, args []string) int {
-	return usageError(env, "runScan", "not implemented yet")
+	fs := newFlagSet(env, "scan")
+	var sf sourceFlags
+	sf.register(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) > 0 {
+		return usageError(env, "scan", "unexpected argument %q", pos[0])
+	}
+	s, err := sf.begin(ctx, env)
+	if err != nil {
+		return fail(env, "scan", err)
+	}
+	defer s.src.Close()
+	w := bufio.NewWriterSize(env.Stdout, 64<<10)
+	if sf.json {
+		err = writeScanJSON(w, s.scanJSON())
+	} else {
+		s.scanReport(w, &sf, env.Now())
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return fail(env, "scan", err)
+	}
+	return ExitOK
 }
 
-// runList is not written yet (placeholder during development; must not ship).
+func (s *session) summary() summaryJSON {
+	sum := summaryJSON{Executions: len(s.execs), ByOutcome: map[string]int{}, ByKind: map[string]int{}}
+	for _, o := range outcomeOrder {
+		sum.ByOutcome[string(o)] = 0
+	}
+	for _, k := range kindOrder {
+		sum.ByKind[string(k)] = 0
+	}
+	for i := range s.res.Triage {
+		t := &s.res.Triage[i]
+		sum.ByOutcome[string(t.Outcome)]++
+		sum.ByKind[string(t.Kind)]++
+		if t.Flagged {
+			sum.Flagged++
+		}
+	}
+	return sum
+}
+
+func (s *session) scanJSON() scanJSON {
+	out := scanJSON{Source: s.src.Name(), Summary: s.summary(), Executions: make([]execJSON, len(s.execs)), DuplicateGroups: make([]groupJSON, len(s.res.Groups))}
+	for i := range s.execs {
+		out.Executions[i] = toExecJSON(&s.execs[i], &s.res.Triage[i])
+	}
+	for i := range s.res.Groups {
+		out.DuplicateGroups[i] = toGroupJSON(&s.res.Groups[i], s.execs, s.pos)
+	}
+	return out
+}
+
+// header is the first line of every human report: where the data came from and what span.
+func (s *session) header(w io.Writer, sf *sourceFlags, now time.Time) {
+	fmt.Fprintf(w, "source: %s", sanitize.String(s.src.Name()))
+	if sf.since > 0 {
+		fmt.Fprintf(w, " · since %s (%s)", shortDuration(sf.since), stamp(now.Add(-sf.since)))
+	}
+	fmt.Fprintf(w, " · %d executions", len(s.execs))
+	if n := len(s.execs); n > 0 {
+		fmt.Fprintf(w, " · %s … %s", stamp(s.execs[n-1].Timestamp), stamp(s.execs[0].Timestamp))
+	}
+	fmt.Fprintln(w)
+}
+
+var (
+	outcomeOrder = []model.Outcome{model.OutcomeSucceeded, model.OutcomeFailed, model.OutcomeRejected, model.OutcomeAmbiguous}
+	kindOrder    = []model.ToolKind{model.KindRead, model.KindIdempotentWrite, model.KindWrite}
+)
+
+func (s *session) scanReport(w io.Writer, sf *sourceFlags, now time.Time) {
+	s.header(w, sf, now)
+	sum := s.summary()
+	var parts []string
+	for _, o := range outcomeOrder {
+		parts = append(parts, fmt.Sprintf("%s %d", o, sum.ByOutcome[string(o)]))
+	}
+	fmt.Fprintf(w, "outcome  %s\n", strings.Join(parts, " · "))
+	parts = parts[:0]
+	for _, k := range kindOrder {
+		parts = append(parts, fmt.Sprintf("%s %d", k, sum.ByKind[string(k)]))
+	}
+	fmt.Fprintf(w, "kind     %s\n", strings.Join(parts, " · "))
+
+	fmt.Fprintf(w, "\nflagged writes: %d\n", sum.Flagged)
+	for i := range s.execs {
+		t := &s.res.Triage[i]
+		if !t.Flagged {
+			continue
+		}
+		e := &s.execs[i]
+		fmt.Fprintf(w, "  %s  %s  %s  %s  %s\n", stamp(e.Timestamp), sanitize.Line(e.ID, 40), sanitize.Line(e.ToolSlug, 48),
+			sanitize.Line(who(e), 60), strings.ToUpper(string(t.Outcome)))
+		fmt.Fprintf(w, "      %s\n", sanitize.Line(t.Reason, 160))
+		if g := t.GroupID; g != "" {
+			fmt.Fprintf(w, "      duplicate group %s\n", sanitize.Line(g, 40))
+		}
+	}
+
+	fmt.Fprintf(w, "\nduplicate groups: %d\n", len(s.res.Groups))
+	for i := range s.res.Groups {
+		g := &s.res.Groups[i]
+		tool := ""
+		if len(g.ExecutionIDs) > 0 {
+			if j, ok := s.pos[g.ExecutionIDs[0]]; ok {
+				tool = s.execs[j].ToolSlug
+			}
+		}
+		fmt.Fprintf(w, "  %s  %s  %s  %d executions\n", sanitize.Line(g.ID, 40), g.Pattern, sanitize.Line(tool, 48), len(g.ExecutionIDs))
+		ids := make([]string, len(g.ExecutionIDs))
+		for k, id := range g.ExecutionIDs {
+			ids[k] = sanitize.Line(id, 40)
+		}
+		fmt.Fprintf(w, "      %s\n", strings.Join(ids, " → "))
+		if g.Reason != "" {
+			fmt.Fprintf(w, "      %s\n", sanitize.Line(g.Reason, 160))
+		}
+	}
+
+	old := map[string]int{}
+	var notes []string
+	for i := range s.res.Triage {
+		if n := s.res.Triage[i].OldSDK; n != "" {
+			if old[n] == 0 {
+				notes = append(notes, n)
+			}
+			old[n]++
+		}
+	}
+	if len(notes) > 0 {
+		total := 0
+		for _, n := range old {
+			total += n
+		}
+		fmt.Fprintf(w, "\nold SDKs: %d executions came from an SDK that auto-retries writes (upgrade: Python composio >= %s, @composio/core >= %s)\n",
+			total, triage.PythonSDKFixedIn, triage.TypeScriptSDKFixedIn)
+		for _, n := range notes {
+			fmt.Fprintf(w, "  %s (%d)\n", sanitize.Line(n, 120), old[n])
+		}
+	}
+}
+
+// runList prints executions newest first, one line each, optionally filtered.
 func runList(ctx context.Context, env *Env, args []string) int {
-	return usageError(env, "runList", "not implemented yet")
+	fs := newFlagSet(env, "list")
+	var sf sourceFlags
+	sf.register(fs)
+	query := fs.String("filter", "", "filter `QUERY`: fuzzy text plus field terms ("+strings.Join(filter.FieldNames(), ":, ")+":)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) > 0 {
+		*query = strings.TrimSpace(*query + " " + strings.Join(pos, " "))
+	}
+	q, err := filter.Parse(*query)
+	if err != nil {
+		return usageError(env, "list", "--filter: %s", sanitize.String(err.Error()))
+	}
+	s, err := sf.begin(ctx, env)
+	if err != nil {
+		return fail(env, "list", err)
+	}
+	defer s.src.Close()
+	ix := filter.NewIndex(len(s.execs))
+	for i := range s.execs {
+		ix.Append(filter.Row{Exec: &s.execs[i], Triage: &s.res.Triage[i]})
+	}
+	match := ix.Filter(q)
+	w := bufio.NewWriterSize(env.Stdout, 64<<10)
+	if sf.json {
+		execs := make([]execJSON, len(match))
+		for k, i := range match {
+			execs[k] = toExecJSON(&s.execs[i], &s.res.Triage[i])
+		}
+		name, _ := json.Marshal(s.src.Name())
+		fmt.Fprintf(w, "{\n  \"source\": %s,\n  \"executions\": [", name)
+		if err = writeJSONLines(w, execs); err == nil {
+			_, err = io.WriteString(w, "]\n}\n")
+		}
+	} else {
+		fmt.Fprintf(env.Stderr, "source: %s · %d of %d executions\n", sanitize.String(s.src.Name()), len(match), len(s.execs))
+		s.listLines(w, match)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return fail(env, "list", err)
+	}
+	return ExitOK
 }
 
-// runShow is not written yet (placeholder during development; must not ship).
+// listLines writes one aligned line per execution: time, tool, toolkit, user/account,
+// status, duration, badges.
+func (s *session) listLines(w io.Writer, match []int) {
+	const toolMax, kitMax, whoMax = 40, 16, 48
+	type line struct{ tool, kit, who string }
+	lines := make([]line, len(match))
+	var tw, kw, ww int
+	for k, i := range match {
+		e := &s.execs[i]
+		l := line{sanitize.Line(e.ToolSlug, toolMax), sanitize.Line(e.ToolkitSlug, kitMax), sanitize.Line(who(e), whoMax)}
+		tw, kw, ww = max(tw, width(l.tool)), max(kw, width(l.kit)), max(ww, width(l.who))
+		lines[k] = l
+	}
+	groupSize := map[string]int{}
+	for i := range s.res.Groups {
+		groupSize[s.res.Groups[i].ID] = len(s.res.Groups[i].ExecutionIDs)
+	}
+	for k, i := range match {
+		e, t, l := &s.execs[i], &s.res.Triage[i], lines[k]
+		status := e.Status
+		if status == "" {
+			status = "none"
+		}
+		fmt.Fprintf(w, "%s  %s  %s  %s  %-7s  %7s", stamp(e.Timestamp), pad(l.tool, tw), pad(l.kit, kw), pad(l.who, ww),
+			sanitize.Line(status, 7), duration(e))
+		if t.Flagged {
+			fmt.Fprintf(w, "  %s", strings.ToUpper(string(t.Outcome)))
+		}
+		if n := groupSize[t.GroupID]; n > 0 {
+			fmt.Fprintf(w, "  DUPx%d", n)
+		}
+		fmt.Fprintf(w, "  %s\n", sanitize.Line(e.ID, 40))
+	}
+}
+
+// width is the display width of an already sanitized line (runes; sanitize escapes the
+// rest).
+func width(s string) int { return len([]rune(s)) }
+
+func pad(s string, n int) string {
+	if d := n - width(s); d > 0 {
+		return s + strings.Repeat(" ", d)
+	}
+	return s
+}
+
+func who(e *model.Execution) string {
+	switch {
+	case e.UserID != "" && e.ConnectedAccountID != "":
+		return e.UserID + "/" + e.ConnectedAccountID
+	case e.UserID != "":
+		return e.UserID
+	case e.ConnectedAccountID != "":
+		return e.ConnectedAccountID
+	}
+	return "-"
+}
+
+// stamp formats a time in UTC to the second; "-" when unknown.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-------------------"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func duration(e *model.Execution) string {
+	if !e.HasDuration {
+		return "-"
+	}
+	return shortDuration(e.Duration)
+}
+
+func shortDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d%time.Hour == 0 && d >= 48*time.Hour && d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// lookup finds id among the loaded executions, else asks the source (the id may be outside
+// the window), and makes sure it carries its full detail, re-running triage when it changed.
+func (s *session) lookup(ctx context.Context, id string) (int, error) {
+	i, ok := s.pos[id]
+	if ok && s.execs[i].Detailed {
+		return i, nil
+	}
+	d, err := s.src.Get(ctx, id)
+	if err != nil {
+		if errors.Is(err, source.ErrNotFound) {
+			return 0, &cliError{code: ExitUsage, msg: fmt.Sprintf("no execution %s in %s", id, s.src.Name())}
+		}
+		return 0, err
+	}
+	if ok {
+		s.execs[i] = d
+	} else {
+		s.execs = append(s.execs, d)
+		sortNewestFirst(s.execs)
+		s.index()
+		i = s.pos[id]
+	}
+	s.res = triage.Analyze(s.execs, s.setup.kinds, s.setup.opt)
+	return i, nil
+}
+
+type showJSON struct {
+	Source         string           `json:"source"`
+	Execution      model.WireRecord `json:"execution"`
+	Triage         execJSON         `json:"triage"`
+	DuplicateGroup *groupJSON       `json:"duplicate_group"`
+}
+
+// runShow prints one execution, its whole record and its triage.
 func runShow(ctx context.Context, env *Env, args []string) int {
-	return usageError(env, "runShow", "not implemented yet")
+	fs := newFlagSet(env, "show")
+	var sf sourceFlags
+	sf.register(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) != 1 {
+		return usageError(env, "show", "want exactly one execution ID (exectriage show ID [--json])")
+	}
+	s, err := sf.begin(ctx, env)
+	if err != nil {
+		return fail(env, "show", err)
+	}
+	defer s.src.Close()
+	i, err := s.lookup(ctx, pos[0])
+	if err != nil {
+		return fail(env, "show", err)
+	}
+	e, t := &s.execs[i], &s.res.Triage[i]
+	out := showJSON{Source: s.src.Name(), Execution: model.ToWire(e, true), Triage: toExecJSON(e, t)}
+	if g, ok := s.res.Group(t.GroupID); ok && t.GroupID != "" {
+		gj := toGroupJSON(&g, s.execs, s.pos)
+		out.DuplicateGroup = &gj
+	}
+	w := bufio.NewWriter(env.Stdout)
+	if sf.json {
+		err = writeJSON(w, out)
+	} else {
+		err = s.showReport(w, out, e, t)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return fail(env, "show", err)
+	}
+	return ExitOK
 }
 
-// runVerify is not written yet (placeholder during development; must not ship).
+func (s *session) showReport(w io.Writer, out showJSON, e *model.Execution, t *model.Triage) error {
+	fmt.Fprintf(w, "source: %s\n", sanitize.String(s.src.Name()))
+	fmt.Fprintf(w, "execution %s\n", sanitize.String(e.ID))
+	row := func(k, v string) { fmt.Fprintf(w, "  %-9s %s\n", k, v) }
+	row("time", stamp(e.Timestamp))
+	row("tool", fmt.Sprintf("%s (%s) · %s", sanitize.String(e.ToolSlug), sanitize.String(e.ToolkitSlug), t.Kind))
+	row("who", sanitize.String(who(e)))
+	row("status", fmt.Sprintf("%s · %s", sanitize.String(orNone(e.Status)), duration(e)))
+	row("outcome", fmt.Sprintf("%s: %s", t.Outcome, sanitize.String(t.Reason)))
+	flag := "no"
+	if t.Flagged {
+		flag = "yes: check the provider before any retry (exectriage verify " + sanitize.String(e.ID) + ")"
+	}
+	row("flagged", flag)
+	if g := out.DuplicateGroup; g != nil {
+		ids := make([]string, len(g.ExecutionIDs))
+		for k, id := range g.ExecutionIDs {
+			ids[k] = sanitize.String(id)
+		}
+		row("group", fmt.Sprintf("%s %s: %s", sanitize.String(g.ID), g.Pattern, strings.Join(ids, " → ")))
+		if g.Reason != "" {
+			row("", sanitize.String(g.Reason))
+		}
+	}
+	if t.OldSDK != "" {
+		row("old SDK", sanitize.String(t.OldSDK))
+	}
+	if e.RequestID != "" {
+		row("request", sanitize.String(e.RequestID))
+	}
+	rec, err := json.MarshalIndent(out.Execution, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "record:\n%s\n", sanitize.Block(string(rec), 0))
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+type verifyJSON struct {
+	Source   string              `json:"source"`
+	ID       string              `json:"id"`
+	ToolSlug string              `json:"tool_slug"`
+	State    string              `json:"state"`
+	Evidence model.ProviderState `json:"evidence"`
+}
+
+// runVerify checks the provider for one execution's effect.
 func runVerify(ctx context.Context, env *Env, args []string) int {
-	return usageError(env, "runVerify", "not implemented yet")
+	fs := newFlagSet(env, "verify")
+	var sf sourceFlags
+	sf.register(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) != 1 {
+		return usageError(env, "verify", "want exactly one execution ID (exectriage verify ID [--json])")
+	}
+	src, err := sf.open(ctx, env)
+	if err != nil {
+		return fail(env, "verify", err)
+	}
+	defer src.Close()
+	e, err := src.Get(ctx, pos[0])
+	if err != nil {
+		if errors.Is(err, source.ErrNotFound) {
+			err = &cliError{code: ExitUsage, msg: fmt.Sprintf("no execution %s in %s", pos[0], src.Name())}
+		}
+		return fail(env, "verify", err)
+	}
+	ts, err := sf.setup(ctx, env, src, []model.Execution{e})
+	if err != nil {
+		return fail(env, "verify", err)
+	}
+	var st model.ProviderState
+	if c := src.Client(); c == nil {
+		st = model.ProviderState{State: model.ProviderUnknown, CheckedAt: env.Now().UTC(),
+			Reason: "no API access for a file source: pass --base-url (with COMPOSIO_API_KEY) to check the provider"}
+	} else {
+		st = triage.NewVerifiers(c, ts.cfg.Verifiers, triage.WithClock(env.Now)).Verify(ctx, &e)
+	}
+	out := verifyJSON{Source: src.Name(), ID: e.ID, ToolSlug: e.ToolSlug, State: string(st.State), Evidence: st}
+	w := bufio.NewWriter(env.Stdout)
+	if sf.json {
+		err = writeJSON(w, out)
+	} else {
+		verifyReport(w, out)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return fail(env, "verify", err)
+	}
+	return ExitOK
+}
+
+func verifyReport(w io.Writer, v verifyJSON) {
+	fmt.Fprintf(w, "source: %s\n", sanitize.String(v.Source))
+	fmt.Fprintf(w, "%s  %s  %s\n", sanitize.String(v.ID), sanitize.String(v.ToolSlug), strings.ToUpper(v.State))
+	st := v.Evidence
+	fmt.Fprintf(w, "  %s\n", sanitize.String(st.Reason))
+	if st.ReadTool != "" {
+		fmt.Fprintf(w, "  checked with %s %s\n", sanitize.String(st.ReadTool), sanitize.Line(string(st.ReadArgs), 200))
+	}
+	for _, m := range st.Matches {
+		line := sanitize.String(m.ID)
+		if !m.Time.IsZero() {
+			line += "  " + stamp(m.Time)
+		}
+		if m.Summary != "" {
+			line += "  " + sanitize.Line(m.Summary, 120)
+		}
+		fmt.Fprintf(w, "  match %s\n", line)
+	}
+	switch model.ProviderStateKind(v.State) {
+	case model.ProviderFound:
+		fmt.Fprintln(w, "  the effect exists: do not retry")
+	case model.ProviderNotFound:
+		fmt.Fprintln(w, "  no effect found: a guarded retry may be offered after confirmation")
+	}
 }

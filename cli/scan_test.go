@@ -1,0 +1,505 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sandbox"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// fixedNow is after every record of testdata/export.jsonl.
+var fixedNow = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+
+type testEnv struct {
+	*Env
+	out, err *bytes.Buffer
+}
+
+// newTestEnv is an Env with captured output, the given variables only, and the test config
+// (built-in defaults) so the user's own config cannot leak in.
+func newTestEnv(vars map[string]string) testEnv {
+	out, errb := &bytes.Buffer{}, &bytes.Buffer{}
+	get := func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		if k == "EXECTRIAGE_CONFIG" {
+			return "testdata/config.toml"
+		}
+		return ""
+	}
+	return testEnv{&Env{Stdin: strings.NewReader(""), Stdout: out, Stderr: errb, Getenv: get, Now: func() time.Time { return fixedNow }}, out, errb}
+}
+
+func run(t *testing.T, vars map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	env := newTestEnv(vars)
+	code = Run(context.Background(), env.Env, args)
+	return code, env.out.String(), env.err.String()
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cli/ -run %s -update to create it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (rerun with -update after checking):\n%s", path, lineDiff(string(want), string(got)))
+	}
+}
+
+// lineDiff shows the first differing lines.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d:\n  want %q\n  got  %q", i+1, wl, gl)
+		}
+	}
+	return "(same lines, different bytes)"
+}
+
+func TestScanJSONGolden(t *testing.T) {
+	code, out, errOut := run(t, nil, "scan", "--file", "testdata/export.jsonl", "--json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, "scan.golden.json", []byte(out))
+
+	// The documented shape, checked independently of the golden file.
+	var doc struct {
+		Executions []map[string]any `json:"executions"`
+		Groups     []map[string]any `json:"duplicate_groups"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Executions) != 18 {
+		t.Fatalf("%d executions, want 18", len(doc.Executions))
+	}
+	var prev string
+	groupOf := map[string]string{}
+	for _, e := range doc.Executions {
+		for _, k := range []string{"id", "tool_slug", "toolkit_slug", "kind", "outcome", "flagged", "reason", "duplicate_group"} {
+			if _, ok := e[k]; !ok {
+				t.Errorf("execution %v lacks %q", e["id"], k)
+			}
+		}
+		if !slices.Contains([]string{"read", "idempotent_write", "write"}, e["kind"].(string)) ||
+			!slices.Contains([]string{"succeeded", "failed", "rejected", "ambiguous"}, e["outcome"].(string)) {
+			t.Errorf("bad kind/outcome in %v", e)
+		}
+		switch g := e["duplicate_group"].(type) {
+		case nil:
+		case string:
+			groupOf[e["id"].(string)] = g
+		default:
+			t.Errorf("duplicate_group of %v is %T, want a string or null", e["id"], g)
+		}
+		ts := e["timestamp"].(string)
+		if prev != "" && ts > prev {
+			t.Errorf("executions not newest first: %s after %s", ts, prev)
+		}
+		prev = ts
+	}
+	if len(doc.Groups) == 0 {
+		t.Fatal("no duplicate groups found in an export with three bursts")
+	}
+	for _, g := range doc.Groups {
+		if !slices.Contains([]string{"sdk_auto_retry", "app_retry", "double_submit"}, g["pattern"].(string)) {
+			t.Errorf("bad pattern in %v", g)
+		}
+		for _, id := range g["execution_ids"].([]any) {
+			if groupOf[id.(string)] != g["id"] {
+				t.Errorf("member %v of %v has duplicate_group %q", id, g["id"], groupOf[id.(string)])
+			}
+		}
+	}
+	// Flagged: writes only, never a read.
+	for _, e := range doc.Executions {
+		if e["flagged"] == true && e["kind"] == "read" {
+			t.Errorf("read flagged: %v", e["id"])
+		}
+	}
+}
+
+func TestScanHumanReport(t *testing.T) {
+	code, out, errOut := run(t, nil, "scan", "--file", "testdata/export.jsonl")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, "scan.golden.txt", []byte(out))
+	for _, want := range []string{"source: FILE export.jsonl", "flagged writes:", "duplicate groups:", "old SDKs:", "Python composio 0.15.2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.ContainsAny(out, "\x1b\x07\u202e") {
+		t.Error("a terminal control from the data reached stdout")
+	}
+}
+
+func TestList(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantIDs []string // in order; nil means "check count only"
+		count   int
+	}{
+		{name: "all", args: nil, count: 18},
+		{name: "field and flag", args: []string{"--filter", "tool:gmail_send flagged:yes"}, wantIDs: []string{"log_G10", "log_G02", "log_G01"}},
+		{name: "fuzzy", args: []string{"--filter", "gmsend"}, count: 6}, // the five GMAIL_SEND_EMAIL rows, and log_S18 whose haystack spells it out
+		{name: "user", args: []string{"--filter", "user:hank"}, wantIDs: []string{"log_H14", "log_H13", "log_H12"}},
+		{name: "negated status", args: []string{"--filter", "-status:success kind:read"}, wantIDs: []string{"log_G08"}},
+		{name: "positional query", args: []string{"outcome:rejected"}, wantIDs: []string{"log_P07"}},
+		{name: "nothing", args: []string{"--filter", "zzzzqqq"}, count: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"list", "--file", "testdata/export.jsonl"}, tt.args...)
+			code, out, errOut := run(t, nil, args...)
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+			if out == "" {
+				lines = nil
+			}
+			var got []string
+			for _, l := range lines {
+				f := strings.Fields(l)
+				got = append(got, f[len(f)-1])
+			}
+			if tt.wantIDs != nil && !slices.Equal(got, tt.wantIDs) {
+				t.Errorf("ids = %v, want %v\n%s", got, tt.wantIDs, out)
+			}
+			if tt.wantIDs == nil && len(got) != tt.count {
+				t.Errorf("%d lines, want %d\n%s", len(got), tt.count, out)
+			}
+			if !strings.Contains(errOut, "source: FILE export.jsonl") {
+				t.Errorf("stderr lacks the source note: %q", errOut)
+			}
+			// JSON: the same rows, as scan's execution objects.
+			code, jout, _ := run(t, nil, append(args, "--json")...)
+			var doc struct {
+				Executions []execJSON `json:"executions"`
+			}
+			if code != ExitOK || json.Unmarshal([]byte(jout), &doc) != nil {
+				t.Fatalf("--json: exit %d, %q", code, jout)
+			}
+			var jids []string
+			for _, e := range doc.Executions {
+				jids = append(jids, e.ID)
+			}
+			if !slices.Equal(jids, got) {
+				t.Errorf("--json ids %v, text ids %v", jids, got)
+			}
+		})
+	}
+}
+
+func TestListLineFormat(t *testing.T) {
+	_, out, _ := run(t, nil, "list", "--file", "testdata/export.jsonl", "--filter", "id:log_G02")
+	want := "2026-03-01 10:01:00Z  GMAIL_SEND_EMAIL  gmail  alice/ca_alice  failed     30.0s  AMBIGUOUS  DUPx3  log_G02\n"
+	if out != want {
+		t.Errorf("list line\n got %q\nwant %q", out, want)
+	}
+}
+
+func TestShow(t *testing.T) {
+	code, out, errOut := run(t, nil, "show", "log_G02", "--file", "testdata/export.jsonl")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"source: FILE export.jsonl", "execution log_G02", "outcome   ambiguous", "group ", "old SDK", "record:", `"recipient_email": "carol@example.com"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = run(t, nil, "show", "--json", "--file", "testdata/export.jsonl", "log_G02")
+	var doc struct {
+		Execution      model.WireRecord `json:"execution"`
+		Triage         execJSON         `json:"triage"`
+		DuplicateGroup *groupJSON       `json:"duplicate_group"`
+	}
+	if code != ExitOK || json.Unmarshal([]byte(out), &doc) != nil {
+		t.Fatalf("show --json: exit %d %q", code, out)
+	}
+	if doc.Execution.ID != "log_G02" || doc.Triage.Outcome != "ambiguous" || doc.DuplicateGroup == nil || len(doc.DuplicateGroup.ExecutionIDs) != 3 {
+		t.Errorf("show --json = %+v", doc)
+	}
+	// The escape sequence in log_S18's error must not reach the terminal.
+	_, out, _ = run(t, nil, "show", "log_S18", "--file", "testdata/export.jsonl")
+	if strings.ContainsAny(out, "\x1b\x07\u202e") || !strings.Contains(out, "connection reset") {
+		t.Errorf("unsanitized show:\n%q", out)
+	}
+}
+
+func TestVerifyFileSourceIsUnknown(t *testing.T) {
+	code, out, errOut := run(t, nil, "verify", "log_G02", "--file", "testdata/export.jsonl", "--json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		ID       string              `json:"id"`
+		State    string              `json:"state"`
+		Evidence model.ProviderState `json:"evidence"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.ID != "log_G02" || doc.State != "unknown" || !strings.HasPrefix(doc.Evidence.Reason, "no API access for a file source") {
+		t.Errorf("verify = %+v", doc)
+	}
+	code, out, _ = run(t, nil, "verify", "log_G02", "--file", "testdata/export.jsonl")
+	if code != ExitOK || !strings.Contains(out, "UNKNOWN") {
+		t.Errorf("verify text: %d %q", code, out)
+	}
+}
+
+func TestCommandErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		vars map[string]string
+		args []string
+		code int
+		want string // in stderr
+	}{
+		{"missing file", nil, []string{"scan", "--file", "testdata/nope.jsonl"}, ExitUsage, "nope.jsonl"},
+		{"truncated file", nil, []string{"scan", "--file", "testdata/truncated.jsonl"}, ExitUsage, "testdata/truncated.jsonl:1: truncated"},
+		{"not an export", nil, []string{"list", "--file", "testdata/config.toml"}, ExitUsage, "testdata/config.toml:1: not JSON"},
+		{"unknown id", nil, []string{"show", "log_nope", "--file", "testdata/export.jsonl"}, ExitUsage, "no execution log_nope in FILE export.jsonl"},
+		{"verify unknown id", nil, []string{"verify", "log_nope", "--file", "testdata/export.jsonl"}, ExitUsage, "no execution log_nope in FILE export.jsonl"},
+		{"show without id", nil, []string{"show", "--file", "testdata/export.jsonl"}, ExitUsage, "want exactly one execution ID"},
+		{"verify two ids", nil, []string{"verify", "a", "b"}, ExitUsage, "want exactly one execution ID"},
+		{"scan argument", nil, []string{"scan", "extra"}, ExitUsage, `unexpected argument "extra"`},
+		{"bad since", nil, []string{"scan", "--since", "yesterday"}, ExitUsage, "not a duration"},
+		{"bad filter", nil, []string{"list", "--file", "testdata/export.jsonl", "--filter", "foo:bar"}, ExitUsage, `unknown field "foo"`},
+		{"demo and file", nil, []string{"scan", "--demo", "--file", "testdata/export.jsonl"}, ExitUsage, "--demo cannot be combined"},
+		{"remote without key", nil, []string{"scan", "--base-url", "https://backend.example.com"}, ExitUsage, "COMPOSIO_API_KEY is not set"},
+		{"bad config", map[string]string{"EXECTRIAGE_CONFIG": "testdata/nope.toml"}, []string{"scan", "--file", "testdata/export.jsonl"}, ExitUsage, "nope.toml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := run(t, tt.vars, tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, tt.code, tt.want)
+			}
+			if out != "" {
+				t.Errorf("stdout on error: %q", out)
+			}
+		})
+	}
+}
+
+func TestBadLinesAreReportedAndSkipped(t *testing.T) {
+	code, out, errOut := run(t, nil, "scan", "--file", "testdata/bad_line.jsonl", "--json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "testdata/bad_line.jsonl: line 2: record is not a JSON object") {
+		t.Errorf("stderr = %q", errOut)
+	}
+	var doc scanJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Executions) != 2 {
+		t.Errorf("loaded %d executions (%v)", len(doc.Executions), err)
+	}
+}
+
+func TestSinceOnAFile(t *testing.T) {
+	// fixedNow is 2026-03-02 12:00; the export spans 10:00-10:50 on 2026-03-01.
+	_, out, _ := run(t, nil, "list", "--file", "testdata/export.jsonl", "--since", "25h30m")
+	if n := strings.Count(out, "\n"); n != 9 {
+		t.Errorf("--since 25h30m kept %d executions, want the 9 from 10:30 on:\n%s", n, out)
+	}
+}
+
+// TestAPISources runs the commands against a sandbox served on loopback: as --base-url
+// (no key needed on loopback) and as the demo. Their history ends now, so the clock is real.
+func TestAPISources(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, base, err := sandbox.Start(ctx, sandbox.Config{Seed: 7, Size: 300}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	realNow := func(e testEnv) testEnv { e.Now = time.Now; return e }
+
+	env := realNow(newTestEnv(nil))
+	if code := Run(ctx, env.Env, []string{"scan", "--base-url", base, "--json"}); code != ExitOK {
+		t.Fatalf("scan --base-url: exit %d: %s", code, env.err)
+	}
+	var doc scanJSON
+	if err := json.Unmarshal(env.out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(doc.Source, "LIVE 127.0.0.1:") || len(doc.Executions) != 300 {
+		t.Fatalf("source %q, %d executions, want 300", doc.Source, len(doc.Executions))
+	}
+	if doc.Summary.Flagged == 0 || len(doc.DuplicateGroups) == 0 {
+		t.Errorf("sandbox history triaged to %d flagged, %d groups", doc.Summary.Flagged, len(doc.DuplicateGroups))
+	}
+
+	// show and verify a flagged write; the sandbox knows the truth, so verify must decide.
+	var flagged string
+	for _, e := range doc.Executions {
+		if e.Flagged && e.Kind == "write" {
+			flagged = e.ID
+			break
+		}
+	}
+	env = realNow(newTestEnv(nil))
+	if code := Run(ctx, env.Env, []string{"show", flagged, "--base-url", base}); code != ExitOK || !strings.Contains(env.out.String(), "execution "+flagged) {
+		t.Errorf("show %s: exit %d %s %s", flagged, code, env.out, env.err)
+	}
+	env = realNow(newTestEnv(nil))
+	if code := Run(ctx, env.Env, []string{"verify", flagged, "--base-url", base, "--json"}); code != ExitOK {
+		t.Fatalf("verify: exit %d: %s", code, env.err)
+	}
+	var v verifyJSON
+	if err := json.Unmarshal(env.out.Bytes(), &v); err != nil || v.ID != flagged || v.State == "" {
+		t.Errorf("verify = %+v (%v)", v, err)
+	}
+	env = realNow(newTestEnv(nil))
+	if code := Run(ctx, env.Env, []string{"show", "log_nope", "--base-url", base}); code != ExitUsage || !strings.Contains(env.err.String(), "no execution log_nope in LIVE") {
+		t.Errorf("show unknown id on the API: exit %d %s", code, env.err)
+	}
+
+	// COMPOSIO_BASE_URL alone, on loopback, is a local sandbox: no key needed.
+	env = realNow(newTestEnv(map[string]string{"COMPOSIO_BASE_URL": base}))
+	if code := Run(ctx, env.Env, []string{"scan", "--since", "1h"}); code != ExitOK || !strings.HasPrefix(env.out.String(), "source: LIVE 127.0.0.1:") {
+		t.Errorf("COMPOSIO_BASE_URL on loopback: exit %d, %q %s", code, firstLine(env.out.String()), env.err)
+	}
+
+	// The demo: nothing extra on stdout for --json, the source named in the text header.
+	env = realNow(newTestEnv(nil))
+	if code := Run(ctx, env.Env, []string{"scan", "--demo", "--since", "2h", "--json"}); code != ExitOK {
+		t.Fatalf("scan --demo: exit %d: %s", code, env.err)
+	}
+	if err := json.Unmarshal(env.out.Bytes(), &doc); err != nil || doc.Source != "DEMO" {
+		t.Errorf("demo json: source %q, %v", doc.Source, err)
+	}
+	env = realNow(newTestEnv(nil)) // no key at all: the demo is the default
+	if code := Run(ctx, env.Env, []string{"scan", "--since", "1h"}); code != ExitOK || !strings.HasPrefix(env.out.String(), "source: DEMO") {
+		t.Errorf("default source: exit %d, %q", code, firstLine(env.out.String()))
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// BenchmarkScanFile100k scans an export of 100,000 detail records (classification and
+// duplicate groups), the way `exectriage scan --file F --json` does.
+func BenchmarkScanFile100k(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "export.jsonl")
+	writeBenchExport(b, path, 100_000)
+	for b.Loop() {
+		env := newTestEnv(nil)
+		env.Stdout = io.Discard
+		if code := Run(context.Background(), env.Env, []string{"scan", "--file", path, "--json"}); code != ExitOK {
+			b.Fatalf("exit %d: %s", code, env.err)
+		}
+	}
+}
+
+// writeBenchExport writes n records: mostly reads and successful writes, with timeouts,
+// 5xx and duplicate bursts sprinkled in.
+func writeBenchExport(b *testing.B, path string, n int) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	tools := []struct{ slug, kit string }{
+		{"GMAIL_SEND_EMAIL", "gmail"}, {"GMAIL_FETCH_EMAILS", "gmail"}, {"SLACK_SEND_MESSAGE", "slack"},
+		{"GITHUB_CREATE_AN_ISSUE", "github"}, {"HUBSPOT_SEARCH_CONTACTS", "hubspot"}, {"GMAIL_ADD_LABEL_TO_EMAIL", "gmail"},
+	}
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	var buf bytes.Buffer
+	for i := range n {
+		tl := tools[i%len(tools)]
+		at := start.Add(time.Duration(i) * 3 * time.Second)
+		k := i // whose account and arguments: every 100th record repeats the call 6 records back
+		if i%100 == 6 {
+			k = i - 6
+		}
+		e := model.Execution{
+			ID: fmt.Sprintf("log_%07d", i), Timestamp: at, StartTime: at, ToolSlug: tl.slug, ToolkitSlug: tl.kit,
+			UserID: fmt.Sprintf("user_%d", k%900), ConnectedAccountID: fmt.Sprintf("ca_%d", k%900), Status: model.StatusSuccess,
+			Duration: 700 * time.Millisecond, HasDuration: true, RequestID: fmt.Sprintf("req_%d", i), RetryCount: -1,
+			Arguments: json.RawMessage(fmt.Sprintf(`{"recipient_email":"u%d@example.com","subject":"Order %d","body":"Thanks for your order."}`, k%900, k)),
+			Response:  json.RawMessage(`{"data":{"id":"x"},"error":null,"successful":true}`),
+		}
+		e.EndTime = at.Add(e.Duration)
+		switch i % 50 {
+		case 7:
+			e.Status, e.Error = model.StatusFailed, &model.ExecError{Message: "Read timed out", Kind: model.ErrTimeout}
+			e.Duration, e.EndTime = 60*time.Second, at.Add(60*time.Second)
+		case 19:
+			e.Status, e.Error = model.StatusFailed, &model.ExecError{Message: "502 Bad Gateway", Kind: model.ErrUpstream5xx, HTTPStatus: 502}
+		}
+		line, err := json.Marshal(model.ToWire(&e, true))
+		if err != nil {
+			b.Fatal(err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+		if buf.Len() > 1<<20 {
+			f.Write(buf.Bytes())
+			buf.Reset()
+		}
+	}
+	f.Write(buf.Bytes())
+}
+
+func TestTimeoutFlagSetsTheCallersTimeout(t *testing.T) {
+	outcome := func(args ...string) string {
+		t.Helper()
+		code, out, errOut := run(t, nil, append([]string{"show", "log_G10", "--file", "testdata/export.jsonl", "--json"}, args...)...)
+		var doc showJSON
+		if code != ExitOK || json.Unmarshal([]byte(out), &doc) != nil {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		return doc.Triage.Outcome
+	}
+	// log_G10 succeeded after 75 s: past the default 60 s the caller saw a timeout.
+	if got := outcome(); got != "ambiguous" {
+		t.Errorf("default timeout: %s", got)
+	}
+	if got := outcome("--timeout", "90s"); got != "succeeded" {
+		t.Errorf("--timeout 90s: %s", got)
+	}
+}

@@ -1,0 +1,710 @@
+package filter
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/sahilm/fuzzy"
+	"pgregory.net/rapid"
+)
+
+// --- the reference matcher: straightforward, slow, obviously right ---
+
+// refEqualFold is strings.EqualFold for one rune pair (the rule sahilm/fuzzy uses).
+func refEqualFold(a, b rune) bool { return strings.EqualFold(string(a), string(b)) }
+
+// refSubsequence walks s rune by rune looking for the pattern's runes in order.
+func refSubsequence(s, pat string) bool {
+	p := []rune(pat)
+	if len(p) == 0 {
+		return true
+	}
+	k := 0
+	for _, r := range s {
+		if refEqualFold(r, p[k]) {
+			k++
+			if k == len(p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// refContains is a quadratic case-insensitive substring search over runes.
+func refContains(s, sub string) bool {
+	h, n := []rune(s), []rune(sub)
+	for i := 0; i+len(n) <= len(h); i++ {
+		ok := true
+		for j := range n {
+			if !refEqualFold(h[i+j], n[j]) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// refClean is a field as every search sees it: capped, control characters as spaces.
+func refClean(s string, slot int) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, clip(s, slotCap(slot)))
+}
+
+// refMatch evaluates q on one row's fields without the index. Free text is checked with
+// sahilm/fuzzy itself over the haystack, and with refSubsequence, which must agree.
+func refMatch(t testing.TB, q Query, f Fields) bool {
+	hay := Haystack(f)
+	s := f.slots()
+	for _, tm := range q.terms {
+		var ok bool
+		switch tm.field {
+		case fieldText:
+			ok = len(fuzzy.Find(tm.value, []string{hay})) == 1
+			if ref := refSubsequence(hay, tm.value); ref != ok && t != nil {
+				t.Fatalf("sahilm/fuzzy says %v, reference subsequence %v, for %q in %q", ok, ref, tm.value, hay)
+			}
+		case fieldFlagged:
+			ok = f.Flagged == (tm.has == presenceYes)
+		default:
+			v := refClean(s[tm.slot], tm.slot)
+			switch tm.has {
+			case presenceYes:
+				ok = v != ""
+			case presenceNo:
+				ok = v == ""
+			default:
+				ok = refContains(v, tm.value)
+			}
+		}
+		if ok == tm.neg {
+			return false
+		}
+	}
+	return true
+}
+
+func refFilter(t testing.TB, q Query, rows []Fields) []int {
+	out := []int{}
+	for i, f := range rows {
+		if refMatch(t, q, f) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// --- parsing ---
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		q       string
+		want    []string // field/neg/value of each term
+		wantErr string
+	}{
+		{q: "", want: nil},
+		{q: "  gmsend  ", want: []string{"text=gmsend"}},
+		{q: "gm send", want: []string{"text=gm", "text=send"}},
+		{q: `"timed out"`, want: []string{"text=timed out"}},
+		{q: `tool:"two words" user:42`, want: []string{"tool=two words", "user=42"}},
+		{q: `"tool:x"`, want: []string{"text=tool:x"}},
+		{q: `TOOL:Gmail`, want: []string{"tool=Gmail"}},
+		{q: `-status:success -foo`, want: []string{"-status=success", "-text=foo"}},
+		{q: `- x`, want: []string{"text=x"}},
+		{q: `tool:`, want: nil},
+		{q: `flagged:`, want: nil},
+		{q: `flagged:yes flagged:n`, want: []string{"flagged=yes", "flagged=n"}},
+		{q: `group:yes group:dup`, want: []string{"group=yes", "group=dup"}},
+		{q: `"unterminated quote`, want: []string{"text=unterminated quote"}},
+		{q: `"say \"hi\""`, want: []string{`text=say "hi"`}},
+		{q: `10:30`, want: []string{"text=10:30"}},
+		{q: `foo:bar`, wantErr: `unknown field "foo": use tool, toolkit, user, account, id, request, error, status, outcome, kind, group, flagged`},
+		{q: `flagged:maybe`, wantErr: `flagged:maybe: want flagged:yes or flagged:no`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.q, func(t *testing.T) {
+			q, err := Parse(tt.q)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Parse(%q) error = %v, want %q", tt.q, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Parse(%q): %v", tt.q, err)
+			}
+			var got []string
+			for _, tm := range q.terms {
+				name := "text"
+				for _, f := range fieldNames {
+					if f.f == tm.field {
+						name = f.name
+					}
+				}
+				neg := ""
+				if tm.neg {
+					neg = "-"
+				}
+				got = append(got, neg+name+"="+tm.value)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Parse(%q) terms = %q, want %q", tt.q, got, tt.want)
+			}
+			if q.String() != tt.q {
+				t.Errorf("String() = %q", q.String())
+			}
+		})
+	}
+}
+
+// --- matching ---
+
+func sampleRows() []Row {
+	mk := func(id, tool, toolkit, user, acct, status string, errMsg string, tr model.Triage) Row {
+		e := &model.Execution{ID: id, ToolSlug: tool, ToolkitSlug: toolkit, UserID: user, ConnectedAccountID: acct, Status: status, RequestID: "req-" + id}
+		if errMsg != "" {
+			e.Error = &model.ExecError{Message: errMsg}
+		}
+		return Row{Exec: e, Triage: &tr}
+	}
+	return []Row{
+		mk("log_a1", "GMAIL_SEND_EMAIL", "gmail", "user_42", "ca_111", "failed", "Read timed out after 60s", model.Triage{Kind: model.KindWrite, Outcome: model.OutcomeAmbiguous, Flagged: true, GroupID: "dup-1"}),
+		mk("log_b2", "GMAIL_FETCH_EMAILS", "gmail", "user_7", "ca_222", "success", "", model.Triage{Kind: model.KindRead, Outcome: model.OutcomeSucceeded}),
+		mk("log_c3", "SLACK_SEND_MESSAGE", "slack", "user_420", "ca_333", "failed", "rate limited", model.Triage{Kind: model.KindWrite, Outcome: model.OutcomeRejected, Flagged: true}),
+		mk("log_d4", "GITHUB_CREATE_AN_ISSUE", "github", "Zoë", "ca_444", "success", "", model.Triage{Kind: model.KindWrite, Outcome: model.OutcomeSucceeded, GroupID: "dup-2"}),
+	}
+}
+
+func TestMatch(t *testing.T) {
+	rows := sampleRows()
+	tests := []struct {
+		q    string
+		want []int
+	}{
+		{"", []int{0, 1, 2, 3}},
+		{"gmsend", []int{0}},
+		{"GMSEND", []int{0}},
+		{"send", []int{0, 2}},
+		{"timedout", []int{0}},
+		{"tool:send", []int{0, 2}},
+		{"tool:gmsend", nil},
+		{"toolkit:gmail -tool:fetch", []int{0}},
+		{"user:42", []int{0, 2}},
+		{"user:ZOË", []int{3}},
+		{"user:zoe", nil},
+		{"zoë", []int{3}},
+		{"status:fail", []int{0, 2}},
+		{"outcome:amb", []int{0}},
+		{"kind:read", []int{1}},
+		{"kind:write", []int{0, 2, 3}},
+		{"flagged:yes", []int{0, 2}},
+		{"flagged:no", []int{1, 3}},
+		{"-flagged:yes", []int{1, 3}},
+		{"group:yes", []int{0, 3}},
+		{"group:no", []int{1, 2}},
+		{"group:dup-2", []int{3}},
+		{"id:c3", []int{2}},
+		{"request:req-log_d", []int{3}},
+		{"error:rate", []int{2}},
+		{`"rate limited"`, []int{2}},
+		{"account:ca_2", []int{1}},
+		{"slack flagged:yes", []int{2}},
+		{"-send", []int{1, 3}},
+	}
+	var ix Index
+	ix.Append(rows...)
+	for _, tt := range tests {
+		t.Run(tt.q, func(t *testing.T) {
+			q, err := Parse(tt.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ix.Filter(q)
+			if !slices.Equal(got, tt.want) && !(len(got) == 0 && len(tt.want) == 0) {
+				t.Errorf("Filter(%q) = %v, want %v", tt.q, got, tt.want)
+			}
+			for i := range rows {
+				ok, _ := q.Match(&rows[i])
+				if ok != slices.Contains(tt.want, i) {
+					t.Errorf("Match(%q, row %d) = %v", tt.q, i, ok)
+				}
+			}
+		})
+	}
+}
+
+func TestMatchHighlight(t *testing.T) {
+	rows := sampleRows()
+	q, _ := Parse("gmsend tool:gmail")
+	ok, pos := q.Match(&rows[0])
+	if !ok {
+		t.Fatal("no match")
+	}
+	hay := Haystack(FieldsOf(&rows[0]))
+	var got string
+	for _, p := range pos {
+		got += hay[p : p+1]
+	}
+	if !strings.EqualFold(got, "gmsend") {
+		t.Errorf("highlighted %q in %q, want the letters of gmsend", got, hay)
+	}
+	if h := q.Highlight("GMAIL_SEND_EMAIL"); len(h) != 6 || h[0] != 0 {
+		t.Errorf("Highlight = %v", h)
+	}
+	if h := q.Highlight("nothing here"); len(h) != 0 {
+		t.Errorf("Highlight of a non-match = %v", h)
+	}
+}
+
+func TestRank(t *testing.T) {
+	var ix Index
+	for _, tool := range []string{"SLACK_SEND_MESSAGE", "GMAIL_SEND_EMAIL", "GMAIL_FETCH_EMAILS", "GMAIL_SEND_DRAFT"} {
+		ix.AppendFields(Fields{Tool: tool})
+	}
+	q, _ := Parse("gmailsend")
+	rows := ix.Filter(q)
+	if !slices.Equal(rows, []int{1, 3}) {
+		t.Fatalf("Filter = %v", rows)
+	}
+	// Both match equally well at the start; ties keep the input (newest-first) order.
+	if got := ix.Rank(q, rows); !slices.Equal(got, []int{1, 3}) {
+		t.Errorf("Rank = %v", got)
+	}
+	q, _ = Parse("send")
+	rows = ix.Filter(q)
+	// "SEND" right after a separator scores the same in every row but the unmatched
+	// leading characters cost: SLACK_ (6) ties GMAIL_ (6); rows keep their order.
+	if got := ix.Rank(q, rows); len(got) != len(rows) {
+		t.Errorf("Rank lost rows: %v", got)
+	}
+	q, _ = Parse("fetch")
+	q2, _ := Parse("e")
+	all := ix.Filter(q2)
+	if got := ix.Rank(q, all); got[0] != 2 {
+		t.Errorf("Rank by fetch = %v, want row 2 first", got)
+	}
+	q3, _ := Parse("tool:gmail")
+	if got := ix.Rank(q3, []int{3, 1}); !slices.Equal(got, []int{3, 1}) {
+		t.Errorf("Rank without free text reordered: %v", got)
+	}
+	if ix.Size() <= 0 {
+		t.Error("Size")
+	}
+}
+
+func TestFoldFollowsSimpleFoldOrbits(t *testing.T) {
+	// Every rune must fold to the same value as every rune in its SimpleFold orbit, and
+	// runes of different orbits must fold apart.
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue
+		}
+		f := fold(r)
+		for o := unicode.SimpleFold(r); o != r; o = unicode.SimpleFold(o) {
+			if fold(o) != f {
+				t.Fatalf("fold(%U)=%U but fold(%U)=%U", r, f, o, fold(o))
+			}
+		}
+		if !refEqualFold(r, f) {
+			t.Fatalf("fold(%U)=%U is not in its orbit", r, f)
+		}
+	}
+}
+
+func TestRefines(t *testing.T) {
+	tests := []struct {
+		prev, next string
+		want       bool
+	}{
+		{"g", "gm", true},
+		{"gm", "gxm", true},
+		{"gm", "g", false},
+		{"", "anything", true},
+		{"user:4", "user:42", true},
+		{"user:42", "user:4", false},
+		{"user", "user:", false},
+		{"-tool:gmail", "-tool:gm", true},
+		{"-tool:gm", "-tool:gmail", false},
+		{"flagged:y", "flagged:yes", true},
+		{"flagged:yes", "flagged:no", false},
+		{"gm", "gm tool:x", true},
+		{"gm tool:x", "gm", false},
+		{"é", "éa", true},
+	}
+	for _, tt := range tests {
+		p, _ := Parse(tt.prev)
+		n, _ := Parse(tt.next)
+		if got := n.Refines(p); got != tt.want {
+			t.Errorf("Parse(%q).Refines(%q) = %v, want %v", tt.next, tt.prev, got, tt.want)
+		}
+	}
+}
+
+// --- properties: the index equals the reference on random rows and queries ---
+
+// alphabet mixes ASCII with runes whose case folding is tricky: the Kelvin sign and long s
+// (orbits with ASCII letters), the three sigmas, dotted/dotless i, ß/ẞ, a few non-letters,
+// invalid UTF-8, NUL and control characters.
+var alphabet = []string{
+	"a", "b", "e", "g", "k", "m", "s", "A", "E", "G", "K", "S", "_", "-", " ", "4", "2", ":",
+	"\u212a", "\u017f", "Σ", "σ", "ς", "İ", "ı", "i", "I", "ß", "ẞ", "é", "É", "ǅ", "ǆ", "Ǆ",
+	"😀", "\xff", "\xe2\x82", "\x00", "\t", "\x1b",
+}
+
+func genText(maxLen int) *rapid.Generator[string] {
+	return rapid.Custom(func(t *rapid.T) string {
+		parts := rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, maxLen).Draw(t, "parts")
+		return strings.Join(parts, "")
+	})
+}
+
+var genFields = rapid.Custom(func(t *rapid.T) Fields {
+	txt := genText(8)
+	return Fields{
+		Tool: txt.Draw(t, "tool"), Toolkit: txt.Draw(t, "toolkit"), User: txt.Draw(t, "user"),
+		Account: txt.Draw(t, "account"), ID: txt.Draw(t, "id"), RequestID: txt.Draw(t, "request"),
+		Error: txt.Draw(t, "error"), Status: rapid.SampledFrom([]string{"success", "failed", "", "Ɛrr"}).Draw(t, "status"),
+		Outcome: rapid.SampledFrom([]string{"succeeded", "failed", "rejected", "ambiguous"}).Draw(t, "outcome"),
+		Kind:    rapid.SampledFrom([]string{"read", "write", "idempotent_write"}).Draw(t, "kind"),
+		Group:   rapid.SampledFrom([]string{"", "dup-1", "dup-Σ"}).Draw(t, "group"),
+		Flagged: rapid.Bool().Draw(t, "flagged"),
+	}
+})
+
+// quote renders a term value so that Parse gives it back verbatim.
+func quote(v string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
+}
+
+// genQuery draws a query string: free-text terms often taken from a row's haystack (so
+// they match sometimes), field terms, negations.
+func genQuery(t *rapid.T, rows []Fields) string {
+	n := rapid.IntRange(1, 3).Draw(t, "terms")
+	var parts []string
+	for range n {
+		neg := ""
+		if rapid.IntRange(0, 4).Draw(t, "neg") == 0 {
+			neg = "-"
+		}
+		var v string
+		if len(rows) > 0 && rapid.Bool().Draw(t, "fromRow") {
+			hay := []rune(Haystack(rows[rapid.IntRange(0, len(rows)-1).Draw(t, "row")]))
+			// a random subsequence of the haystack, possibly case-flipped
+			for _, r := range hay {
+				if rapid.IntRange(0, 3).Draw(t, "take") == 0 {
+					if rapid.Bool().Draw(t, "flip") {
+						r = unicode.SimpleFold(r)
+					}
+					v += string(r)
+				}
+			}
+		} else {
+			v = genText(4).Draw(t, "text")
+		}
+		if v == "" || !utf8.ValidString(v) && rapid.Bool().Draw(t, "dropInvalid") {
+			v = "e"
+		}
+		switch rapid.IntRange(0, 6).Draw(t, "kind") {
+		case 0:
+			name := rapid.SampledFrom([]string{"tool", "toolkit", "user", "account", "id", "request", "error", "status", "outcome", "kind", "group"}).Draw(t, "field")
+			parts = append(parts, neg+name+":"+quote(v))
+		case 1:
+			parts = append(parts, neg+"flagged:"+rapid.SampledFrom([]string{"yes", "no"}).Draw(t, "flag"))
+		case 2:
+			parts = append(parts, neg+"group:"+rapid.SampledFrom([]string{"yes", "no", "dup", "σ"}).Draw(t, "group"))
+		default:
+			parts = append(parts, neg+quote(v))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestIndexEqualsReference(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		rows := rapid.SliceOfN(genFields, 0, 30).Draw(rt, "rows")
+		var ix Index
+		for _, f := range rows {
+			ix.AppendFields(f)
+		}
+		qs := genQuery(rt, rows)
+		q, err := Parse(qs)
+		if err != nil {
+			rt.Fatalf("Parse(%q): %v", qs, err)
+		}
+		want := refFilter(t, q, rows)
+		if got := ix.Filter(q); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			rt.Fatalf("query %q: index %v, reference %v", qs, got, want)
+		}
+		// Narrowing: a query extended by one more term is evaluated on the previous result.
+		more := qs + " " + genQuery(rt, rows)
+		q2, err := Parse(more)
+		if err != nil {
+			rt.Fatalf("Parse(%q): %v", more, err)
+		}
+		if !q2.Refines(q) {
+			rt.Fatalf("%q should refine %q", more, qs)
+		}
+		want2 := refFilter(t, q2, rows)
+		if got := ix.FilterFrom(ix.Filter(q), q2); !slices.Equal(got, want2) && len(got)+len(want2) > 0 {
+			rt.Fatalf("query %q from %q: index %v, reference %v", more, qs, got, want2)
+		}
+	})
+}
+
+// TestTypingEqualsReference types a free-text term one character at a time after some other
+// terms, narrowing each result from the previous one (the resumable path), and compares every
+// step with the reference.
+func TestTypingEqualsReference(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		rows := rapid.SliceOfN(genFields, 1, 30).Draw(rt, "rows")
+		var ix Index
+		for _, f := range rows {
+			ix.AppendFields(f)
+		}
+		lead := ""
+		if rapid.Bool().Draw(rt, "lead") {
+			lead = genQuery(rt, rows) + " "
+		}
+		var typed string
+		if rapid.Bool().Draw(rt, "fromRow") {
+			hay := Haystack(rows[rapid.IntRange(0, len(rows)-1).Draw(rt, "row")])
+			for _, r := range hay {
+				if rapid.IntRange(0, 2).Draw(rt, "take") == 0 {
+					typed += string(r)
+				}
+			}
+		} else {
+			typed = genText(6).Draw(rt, "typed")
+		}
+		var prevQ Query
+		var prev []int
+		for i := range typed {
+			if i == 0 {
+				continue
+			}
+			qs := lead + quote(typed[:i])
+			step(rt, &ix, rows, qs, &prevQ, &prev)
+		}
+		step(rt, &ix, rows, lead+quote(typed), &prevQ, &prev)
+	})
+}
+
+func step(rt *rapid.T, ix *Index, rows []Fields, qs string, prevQ *Query, prev *[]int) {
+	q, err := Parse(qs)
+	if err != nil {
+		rt.Fatalf("Parse(%q): %v", qs, err)
+	}
+	var got []int
+	if *prev != nil && q.Refines(*prevQ) {
+		got = ix.FilterFrom(*prev, q)
+	} else {
+		got = ix.Filter(q)
+	}
+	if want := refFilter(nil, q, rows); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+		rt.Fatalf("query %q: index %v, reference %v", qs, got, want)
+	}
+	*prevQ, *prev = q, got
+}
+
+// TestSahilmMatchIsFoldedSubsequence pins the claim the index is built on: sahilm/fuzzy
+// matches a pattern exactly when its runes are a case-folded subsequence of the string cut
+// at its first NUL.
+func TestSahilmMatchIsFoldedSubsequence(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		s := genText(12).Draw(rt, "s")
+		p := genText(4).Draw(rt, "p")
+		if p == "" {
+			return
+		}
+		cut := s
+		if i := strings.IndexByte(s, 0); i >= 0 {
+			cut = s[:i]
+		}
+		got := len(fuzzy.Find(p, []string{s})) == 1
+		if want := refSubsequence(cut, p); got != want {
+			rt.Fatalf("fuzzy.Find(%q, %q) matched=%v, reference %v", p, s, got, want)
+		}
+	})
+}
+
+// TestIndexParallelEqualsReference covers the multi-goroutine path (rows > minChunk).
+func TestIndexParallelEqualsReference(t *testing.T) {
+	rows := benchRows(3*minChunk + 17)
+	ix := NewIndex(len(rows))
+	for _, f := range rows {
+		ix.AppendFields(f)
+	}
+	var prevQ Query
+	var prev []int
+	for _, qs := range []string{"g", "gm", "gms", "gmsend", "user:42", "timedout", "-flagged:yes kind:write", "ǅ"} {
+		q, err := Parse(qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := refFilter(t, q, rows)
+		got := ix.Filter(q)
+		if !slices.Equal(got, want) {
+			t.Fatalf("Filter(%q): %d rows, reference %d", qs, len(got), len(want))
+		}
+		if prev != nil && q.Refines(prevQ) {
+			if got := ix.FilterFrom(prev, q); !slices.Equal(got, want) {
+				t.Fatalf("FilterFrom(%q): %d rows, reference %d", qs, len(got), len(want))
+			}
+		}
+		prevQ, prev = q, got
+	}
+}
+
+// --- benchmarks ---
+
+// benchRows generates n rows deterministically: realistic tools, users, accounts, ids and a
+// tenth with errors.
+func benchRows(n int) []Fields {
+	tools := []struct{ slug, kit, kind string }{
+		{"GMAIL_SEND_EMAIL", "gmail", "write"}, {"GMAIL_REPLY_TO_THREAD", "gmail", "write"},
+		{"GMAIL_CREATE_EMAIL_DRAFT", "gmail", "write"}, {"GMAIL_FETCH_EMAILS", "gmail", "read"},
+		{"GMAIL_ADD_LABEL_TO_EMAIL", "gmail", "idempotent_write"}, {"GMAIL_DELETE_MESSAGE", "gmail", "write"},
+		{"SLACK_SEND_MESSAGE", "slack", "write"}, {"SLACK_FETCH_CONVERSATION_HISTORY", "slack", "read"},
+		{"GITHUB_CREATE_AN_ISSUE", "github", "write"}, {"GITHUB_CREATE_AN_ISSUE_COMMENT", "github", "write"},
+		{"GITHUB_LIST_REPOSITORY_ISSUES", "github", "read"}, {"HUBSPOT_CREATE_CONTACT", "hubspot", "write"},
+		{"HUBSPOT_SEARCH_CONTACTS", "hubspot", "read"}, {"NOTION_CREATE_PAGE", "notion", "write"},
+		{"LINEAR_CREATE_LINEAR_ISSUE", "linear", "write"}, {"GOOGLECALENDAR_CREATE_EVENT", "googlecalendar", "write"},
+	}
+	errs := []string{"Read timed out after 60s", "connect ETIMEDOUT 142.250.1.1:443", "502 Bad Gateway from provider",
+		"Rate limit exceeded", "invalid_grant: token expired", "503 Service Unavailable", "validation error: 'to' is required"}
+	const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	const hex = "0123456789abcdef"
+	rng := rand.New(rand.NewPCG(42, 6))
+	rows := make([]Fields, n)
+	buf := make([]byte, 0, 64)
+	randStr := func(prefix, alpha string, k int) string {
+		buf = append(buf[:0], prefix...)
+		for range k {
+			buf = append(buf, alpha[rng.IntN(len(alpha))])
+		}
+		return string(buf)
+	}
+	for i := range rows {
+		tl := tools[rng.IntN(len(tools))]
+		f := Fields{
+			Tool: tl.slug, Toolkit: tl.kit, Kind: tl.kind,
+			User:    fmt.Sprintf("user_%d", rng.IntN(5000)),
+			Account: randStr("ca_", b64, 12), ID: randStr("log_", b64, 12),
+			RequestID: randStr("", hex, 32), Status: "success", Outcome: "succeeded",
+		}
+		if rng.IntN(10) == 0 {
+			f.Error, f.Status = errs[rng.IntN(len(errs))], "failed"
+			f.Outcome = []string{"ambiguous", "failed", "rejected"}[rng.IntN(3)]
+			f.Flagged = tl.kind != "read" && f.Outcome != "failed"
+		}
+		if rng.IntN(50) == 0 {
+			f.Group = fmt.Sprintf("dup-%d", i)
+		}
+		rows[i] = f
+	}
+	return rows
+}
+
+// keystrokes expands typed queries into what is filtered after each key.
+func keystrokes(typed ...string) []string {
+	var out []string
+	for _, s := range typed {
+		for i := 1; i <= len(s); i++ {
+			out = append(out, s[:i])
+		}
+	}
+	return out
+}
+
+var benchQueries = []string{"gmsend", "user:42", "timedout"}
+
+// BenchmarkFilter1M types each query one key at a time over 1M rows, narrowing from the
+// previous result when the query only grew (as the TUI does). It reports the mean and the
+// p95 time per keystroke.
+func BenchmarkFilter1M(b *testing.B) {
+	rows := benchRows(1_000_000)
+	ix := NewIndex(len(rows))
+	for _, f := range rows {
+		ix.AppendFields(f)
+	}
+	perRow := float64(ix.Size()) / float64(ix.Len())
+	for _, typed := range benchQueries {
+		keys := keystrokes(typed)
+		b.Run(typed, func(b *testing.B) {
+			var times []float64
+			for b.Loop() {
+				var prevQ Query
+				var prev []int
+				for _, k := range keys {
+					start := time.Now()
+					q, err := Parse(k)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if prev != nil && q.Refines(prevQ) {
+						prev = ix.FilterFrom(prev, q)
+					} else {
+						prev = ix.Filter(q)
+					}
+					prevQ = q
+					times = append(times, float64(time.Since(start))/1e6)
+				}
+			}
+			reportKeystrokes(b, times)
+			b.ReportMetric(perRow, "index-B/row")
+		})
+	}
+}
+
+// BenchmarkSahilmFuzzy1M runs sahilm/fuzzy's Find over the same rows' haystacks for the
+// same keystrokes (the query text as typed: sahilm has no field terms).
+func BenchmarkSahilmFuzzy1M(b *testing.B) {
+	rows := benchRows(1_000_000)
+	hay := make([]string, len(rows))
+	for i, f := range rows {
+		hay[i] = Haystack(f)
+	}
+	for _, typed := range benchQueries {
+		keys := keystrokes(typed)
+		b.Run(typed, func(b *testing.B) {
+			var times []float64
+			for b.Loop() {
+				for _, k := range keys {
+					start := time.Now()
+					_ = fuzzy.Find(k, hay)
+					times = append(times, float64(time.Since(start))/1e6)
+				}
+			}
+			reportKeystrokes(b, times)
+		})
+	}
+}
+
+func reportKeystrokes(b *testing.B, ms []float64) {
+	if len(ms) == 0 {
+		return
+	}
+	sum := 0.0
+	for _, v := range ms {
+		sum += v
+	}
+	s := slices.Clone(ms)
+	slices.Sort(s)
+	b.ReportMetric(sum/float64(len(ms)), "ms/key")
+	b.ReportMetric(s[(len(s)*95+99)/100-1], "p95-ms/key")
+}

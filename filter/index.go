@@ -1,0 +1,353 @@
+package filter
+
+import (
+	"bytes"
+	"runtime"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/sahilm/fuzzy"
+)
+
+// Index holds the folded (case-normalised) text of many rows in one byte arena, with a
+// 64-bit character mask per row for a cheap pre-check, so a query over a million rows scans
+// little more than the bytes it must. Rows keep the order they were appended in (newest
+// first for logs) and are identified by that position.
+//
+// Append must not run concurrently with anything else; Filter and FilterFrom may run
+// concurrently with each other (each fans out over GOMAXPROCS goroutines and returns when
+// they are done).
+type Index struct {
+	arena []byte
+	rows  []rowMeta
+
+	mu   sync.Mutex
+	last *narrowing // see FilterFrom
+}
+
+type rowMeta struct {
+	start int
+	mask  uint64         // maskBit of every byte of the free-text region
+	ends  [nSlots]uint16 // end of each slot, relative to start
+	flags uint8
+}
+
+const flagFlagged = 1
+
+// minChunk is the fewest rows worth a goroutine of their own.
+const minChunk = 16384
+
+// NewIndex returns an index with room for n rows.
+func NewIndex(n int) *Index {
+	return &Index{rows: make([]rowMeta, 0, n), arena: make([]byte, 0, n*96)}
+}
+
+// Len returns the number of rows.
+func (ix *Index) Len() int { return len(ix.rows) }
+
+// Append adds rows at the end of the index.
+func (ix *Index) Append(rows ...Row) {
+	ix.last = nil
+	for i := range rows {
+		ix.AppendFields(FieldsOf(&rows[i]))
+	}
+}
+
+// AppendFields adds one row given by its fields.
+func (ix *Index) AppendFields(f Fields) {
+	ix.last = nil
+	m := rowMeta{start: len(ix.arena)}
+	s := f.slots()
+	for slot := 0; slot < nSlots; slot++ {
+		if slot > 0 && slot < nHaySlots {
+			ix.arena = append(ix.arena, ' ')
+		}
+		ix.arena = appendFolded(ix.arena, clip(s[slot], slotCap(slot)))
+		m.ends[slot] = uint16(len(ix.arena) - m.start)
+		if slot == slotError {
+			m.mask = maskOf(ix.arena[m.start:])
+		}
+	}
+	if f.Flagged {
+		m.flags |= flagFlagged
+	}
+	ix.rows = append(ix.rows, m)
+}
+
+// Size returns the bytes the index holds (its arena and per-row metadata), for memory
+// accounting.
+func (ix *Index) Size() int {
+	return cap(ix.arena) + cap(ix.rows)*int(unsafe.Sizeof(rowMeta{}))
+}
+
+// Rank orders rows (positions in the index, e.g. a Filter result) by how well the query's
+// positive free-text terms match, best first, with sahilm/fuzzy's scoring over the folded
+// haystack; equal scores keep their input order (newest first). It is for an explicit "sort
+// by best match", not for every keystroke. A query without free text returns rows unchanged.
+func (ix *Index) Rank(q Query, rows []int) []int {
+	score := make([]int, len(rows))
+	scored := false
+	for k := range q.terms {
+		t := &q.terms[k]
+		if t.field != fieldText || t.neg {
+			continue
+		}
+		scored = true
+		for _, m := range fuzzy.FindFromNoSort(t.value, haysource{ix, rows}) {
+			score[m.Index] += m.Score
+		}
+	}
+	out := slices.Clone(rows)
+	if !scored {
+		return out
+	}
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return score[b] - score[a] })
+	for i, o := range order {
+		out[i] = rows[o]
+	}
+	return out
+}
+
+// haysource presents some rows' folded haystacks to sahilm/fuzzy.
+type haysource struct {
+	ix   *Index
+	rows []int
+}
+
+func (h haysource) Len() int { return len(h.rows) }
+func (h haysource) String(i int) string {
+	m := &h.ix.rows[h.rows[i]]
+	return string(h.ix.arena[m.start : m.start+int(m.ends[slotError])])
+}
+
+// slot returns the folded text of one field of row i.
+func (ix *Index) slot(m *rowMeta, slot int) []byte {
+	var lo uint16
+	switch {
+	case slot == 0:
+	case slot < nHaySlots:
+		lo = m.ends[slot-1] + 1
+	default:
+		lo = m.ends[slot-1]
+	}
+	return ix.arena[m.start+int(lo) : m.start+int(m.ends[slot])]
+}
+
+// Filter returns the positions of the rows that match q, in index order.
+func (ix *Index) Filter(q Query) []int {
+	return ix.run(&q, nil)
+}
+
+// FilterFrom is Filter restricted to the positions in prev (which must be in increasing
+// order): use it with prev = the result of a query q refines (q.Refines(prevQuery)), e.g. the
+// same query before the last keystroke. prev is not modified.
+//
+// When prev is the slice this index returned last and q only extends that query's last
+// free-text term (typing at the end), each row's match resumes where the shorter pattern's
+// leftmost match ended, so a keystroke costs one search for the new characters per row. The
+// result is the same either way: the leftmost match ends earliest, so the longer pattern
+// matches exactly when its new characters follow that end.
+func (ix *Index) FilterFrom(prev []int, q Query) []int {
+	ix.mu.Lock()
+	last := ix.last
+	ix.mu.Unlock()
+	if last != nil && last.ends != nil && sameSlice(last.rows, prev) {
+		if suffix, ok := extends(&last.q, &q); ok {
+			return ix.resume(&q, last, suffix)
+		}
+	}
+	return ix.run(&q, prev)
+}
+
+// narrowing remembers the last result whose query ends in a positive free-text term, with
+// the end of that term's leftmost match in each row (nil when it was not computed).
+type narrowing struct {
+	q    Query
+	rows []int
+	ends []uint16
+}
+
+func sameSlice(a, b []int) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
+}
+
+// extends reports whether q is prev with its last (positive free-text) term's pattern
+// extended, and returns the added bytes.
+func extends(prev, q *Query) ([]byte, bool) {
+	n := len(q.terms)
+	if n == 0 || n != len(prev.terms) || !resumable(q) {
+		return nil, false
+	}
+	for k := 0; k < n-1; k++ {
+		a, b := &prev.terms[k], &q.terms[k]
+		if a.field != b.field || a.neg != b.neg || a.has != b.has || !bytes.Equal(a.pat, b.pat) {
+			return nil, false
+		}
+	}
+	a, b := &prev.terms[n-1], &q.terms[n-1]
+	if a.field != fieldText || a.neg || !bytes.HasPrefix(b.pat, a.pat) {
+		return nil, false
+	}
+	return b.pat[len(a.pat):], true
+}
+
+// resumable reports whether q's last term is a positive free-text term, whose match end is
+// worth remembering.
+func resumable(q *Query) bool {
+	n := len(q.terms)
+	return n > 0 && q.terms[n-1].field == fieldText && !q.terms[n-1].neg
+}
+
+// run filters rows 0..len-1, or the positions in prev when it is not nil.
+func (ix *Index) run(q *Query, prev []int) []int {
+	n := len(ix.rows)
+	if prev != nil {
+		n = len(prev)
+	}
+	if q.Empty() {
+		if prev != nil {
+			return slices.Clone(prev)
+		}
+		all := make([]int, n)
+		for i := range all {
+			all[i] = i
+		}
+		return all
+	}
+	wantEnds := resumable(q)
+	rows, ends := ix.parallel(n, wantEnds, func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16) {
+		for k := lo; k < hi; k++ {
+			i := k
+			if prev != nil {
+				i = prev[k]
+			}
+			if ok, end := ix.match(q, i); ok {
+				rows = append(rows, i)
+				if wantEnds {
+					ends = append(ends, uint16(end))
+				}
+			}
+		}
+		return rows, ends
+	})
+	ix.remember(q, rows, ends, wantEnds)
+	return rows
+}
+
+// resume continues last's matches with the added suffix.
+func (ix *Index) resume(q *Query, last *narrowing, suffix []byte) []int {
+	ascii := isASCII(suffix)
+	smask := maskOf(suffix)
+	rows, ends := ix.parallel(len(last.rows), true, func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16) {
+		for k := lo; k < hi; k++ {
+			i, from := last.rows[k], int(last.ends[k])
+			m := &ix.rows[i]
+			if smask&^m.mask != 0 {
+				continue
+			}
+			hay := ix.arena[m.start+from : m.start+int(m.ends[slotError])]
+			if end := subsequenceEnd(hay, suffix, ascii); end >= 0 {
+				rows = append(rows, i)
+				ends = append(ends, uint16(from+end))
+			}
+		}
+		return rows, ends
+	})
+	ix.remember(q, rows, ends, true)
+	return rows
+}
+
+func (ix *Index) remember(q *Query, rows []int, ends []uint16, wantEnds bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if !wantEnds || len(rows) == 0 {
+		ix.last = nil
+		return
+	}
+	ix.last = &narrowing{q: *q, rows: rows, ends: ends}
+}
+
+// parallel runs scan over [0, n) split across GOMAXPROCS goroutines (one when n is small)
+// and concatenates the parts in order.
+func (ix *Index) parallel(n int, wantEnds bool, scan func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16)) ([]int, []uint16) {
+	workers := min(runtime.GOMAXPROCS(0), n/minChunk)
+	if workers <= 1 {
+		rows, ends := scan(0, n, nil, nil)
+		if rows == nil {
+			rows = []int{}
+		}
+		return rows, ends
+	}
+	type part struct {
+		rows []int
+		ends []uint16
+	}
+	parts := make([]part, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		wg.Go(func() { parts[w].rows, parts[w].ends = scan(lo, hi, nil, nil) })
+	}
+	wg.Wait()
+	total := 0
+	for _, p := range parts {
+		total += len(p.rows)
+	}
+	rows := make([]int, 0, total)
+	var ends []uint16
+	if wantEnds {
+		ends = make([]uint16, 0, total)
+	}
+	for _, p := range parts {
+		rows = append(rows, p.rows...)
+		ends = append(ends, p.ends...)
+	}
+	return rows, ends
+}
+
+// match is the hot path: the mask pre-check, then each term. end is where the last term's
+// leftmost match ends in the free-text region when that term is positive free text and was
+// searched (0 when the mask alone decided it).
+func (ix *Index) match(q *Query, i int) (ok bool, end int) {
+	m := &ix.rows[i]
+	if q.mask&^m.mask != 0 {
+		return false, 0
+	}
+	for k := range q.terms {
+		t := &q.terms[k]
+		var hit bool
+		switch t.field {
+		case fieldText:
+			switch {
+			case t.mask&^m.mask != 0:
+				hit = false
+			case t.exact && (t.neg || k < len(q.terms)-1):
+				hit = true
+			default:
+				end = subsequenceEnd(ix.arena[m.start:m.start+int(m.ends[slotError])], t.pat, t.ascii)
+				hit = end >= 0
+			}
+		case fieldFlagged:
+			hit = (m.flags&flagFlagged != 0) == (t.has == presenceYes)
+		default:
+			v := ix.slot(m, t.slot)
+			switch t.has {
+			case presenceYes:
+				hit = len(v) > 0
+			case presenceNo:
+				hit = len(v) == 0
+			default:
+				hit = bytes.Contains(v, t.pat)
+			}
+		}
+		if hit == t.neg {
+			return false, 0
+		}
+	}
+	return true, end
+}

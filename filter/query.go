@@ -1,0 +1,376 @@
+// Package filter is the query language shared by `exectriage list --filter` and the TUI's
+// filter box, and a fast matcher for it over up to millions of rows.
+//
+// A query is a list of whitespace-separated terms, all of which must match (AND):
+//
+//	gmsend                free text: a case-insensitive fuzzy (subsequence) match over the
+//	                      row's haystack (tool, toolkit, user, account, log id, request id,
+//	                      error text), the same notion of a match as github.com/sahilm/fuzzy
+//	tool:send             a field term: case-insensitive substring of that field
+//	"timed out"           quotes keep spaces inside one term (also tool:"two words")
+//	-status:success       a leading '-' negates a term (free text or field)
+//
+// Fields: tool, toolkit, user, account, id (log id), request (request id), error, status
+// (the log's status), outcome, kind, group (duplicate group id; group:yes / group:no test
+// membership) and flagged:yes|no. Field terms use substring rather than fuzzy matching
+// because their values are identifiers where "user:42" should not match "user_4_2". An empty
+// value ("tool:") matches every row, so a query being typed never flickers to nothing; a
+// lone "-" is ignored for the same reason. An unknown field name is an error; quote a term
+// containing ':' to search for it as text ("http://x").
+//
+// Matching order is the input order (newest first for logs): scoring is only for display.
+package filter
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sahilm/fuzzy"
+)
+
+// field names a term's target.
+type field int
+
+const (
+	fieldText field = iota // free text over the haystack
+	fieldTool
+	fieldToolkit
+	fieldUser
+	fieldAccount
+	fieldID
+	fieldRequest
+	fieldError
+	fieldStatus
+	fieldOutcome
+	fieldKind
+	fieldGroup
+	fieldFlagged
+)
+
+// fieldNames lists the field terms in the order the error message offers them.
+var fieldNames = []struct {
+	name string
+	f    field
+	slot int
+}{
+	{"tool", fieldTool, slotTool},
+	{"toolkit", fieldToolkit, slotToolkit},
+	{"user", fieldUser, slotUser},
+	{"account", fieldAccount, slotAccount},
+	{"id", fieldID, slotID},
+	{"request", fieldRequest, slotRequest},
+	{"error", fieldError, slotError},
+	{"status", fieldStatus, slotStatus},
+	{"outcome", fieldOutcome, slotOutcome},
+	{"kind", fieldKind, slotKind},
+	{"group", fieldGroup, slotGroup},
+	{"flagged", fieldFlagged, -1},
+}
+
+// FieldNames returns the field names a query may use, for help text and completion.
+func FieldNames() []string {
+	out := make([]string, len(fieldNames))
+	for i, f := range fieldNames {
+		out[i] = f.name
+	}
+	return out
+}
+
+// presence is the value of flagged:yes|no and group:yes|no.
+type presence int
+
+const (
+	presenceAny presence = iota
+	presenceYes
+	presenceNo
+)
+
+type term struct {
+	field field
+	slot  int  // arena slot of a field term
+	neg   bool // the term must not match
+	value string
+	// pat is the folded value; ascii says every byte of it is ASCII (byte-wise search).
+	pat   []byte
+	ascii bool
+	// mask is the pre-check bits of a free-text pattern; exact says the mask alone decides.
+	mask  uint64
+	exact bool
+	// has is the wanted presence for flagged and group:yes|no.
+	has presence
+}
+
+// Query is a parsed filter. The zero Query matches every row.
+type Query struct {
+	raw   string
+	terms []term
+	// mask is the union of the positive free-text terms' masks.
+	mask uint64
+}
+
+// String returns the query as typed.
+func (q Query) String() string { return q.raw }
+
+// Empty reports whether the query matches every row.
+func (q Query) Empty() bool { return len(q.terms) == 0 }
+
+// Parse parses a filter query.
+func Parse(q string) (Query, error) {
+	out := Query{raw: q}
+	for _, tok := range tokenize(q) {
+		t, skip, err := parseTerm(tok)
+		if err != nil {
+			return Query{}, err
+		}
+		if skip {
+			continue
+		}
+		if t.field == fieldText && !t.neg {
+			out.mask |= t.mask
+		}
+		out.terms = append(out.terms, t)
+	}
+	return out, nil
+}
+
+// token is one whitespace-separated piece: raw as typed (quotes included) and text unquoted.
+type token struct{ raw, text string }
+
+// tokenize splits on unquoted whitespace. Inside double quotes, \" and \\ are escapes; an
+// unterminated quote runs to the end (the query may still be being typed).
+func tokenize(q string) []token {
+	var (
+		toks     []token
+		raw, txt strings.Builder
+		inQuote  bool
+		started  bool
+	)
+	flush := func() {
+		if started {
+			toks = append(toks, token{raw.String(), txt.String()})
+		}
+		raw.Reset()
+		txt.Reset()
+		started = false
+	}
+	for i := 0; i < len(q); {
+		r, size := utf8.DecodeRuneInString(q[i:])
+		switch {
+		case inQuote && r == '\\' && i+1 < len(q) && (q[i+1] == '"' || q[i+1] == '\\'):
+			raw.WriteString(q[i : i+2])
+			txt.WriteByte(q[i+1])
+			i += 2
+			continue
+		case r == '"':
+			inQuote = !inQuote
+			raw.WriteByte('"')
+			started = true
+		case !inQuote && isSpace(r):
+			flush()
+		default:
+			raw.WriteString(q[i : i+size])
+			txt.WriteString(q[i : i+size])
+			started = true
+		}
+		i += size
+	}
+	flush()
+	return toks
+}
+
+func isSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == 0x85 || r == 0xA0 || r == 0x3000
+}
+
+func parseTerm(tok token) (t term, skip bool, err error) {
+	raw, text := tok.raw, tok.text
+	if strings.HasPrefix(raw, "-") {
+		if raw == "-" {
+			return term{}, true, nil
+		}
+		t.neg = true
+		raw, text = raw[1:], text[1:]
+	}
+	name, value, isField := splitField(raw, text)
+	if !isField {
+		if text == "" {
+			return term{}, true, nil
+		}
+		t.field = fieldText
+		t.value = text
+		t.pat = appendFoldedPattern(nil, text)
+		t.ascii = isASCII(t.pat)
+		t.mask = maskOf(t.pat)
+		t.exact = len(t.pat) == 1 && exactBit(t.pat[0])
+		return t, false, nil
+	}
+	lname := strings.ToLower(name)
+	i := slices.IndexFunc(fieldNames, func(f struct {
+		name string
+		f    field
+		slot int
+	}) bool {
+		return f.name == lname
+	})
+	if i < 0 {
+		return term{}, false, fmt.Errorf("unknown field %q: use %s (or quote the term to search for it as text)", name, strings.Join(FieldNames(), ", "))
+	}
+	t.field, t.slot, t.value = fieldNames[i].f, fieldNames[i].slot, value
+	switch t.field {
+	case fieldFlagged:
+		if value == "" {
+			return term{}, true, nil
+		}
+		if t.has = parsePresence(value); t.has == presenceAny {
+			return term{}, false, fmt.Errorf("flagged:%s: want flagged:yes or flagged:no", value)
+		}
+		return t, false, nil
+	case fieldGroup:
+		t.has = parsePresence(value)
+	}
+	if value == "" && t.has == presenceAny {
+		return term{}, true, nil
+	}
+	t.pat = appendFoldedPattern(nil, value)
+	t.ascii = isASCII(t.pat)
+	return t, false, nil
+}
+
+// splitField recognises name:value where name is unquoted letters; value is unquoted.
+func splitField(raw, text string) (name, value string, ok bool) {
+	i := strings.IndexByte(raw, ':')
+	if i <= 0 {
+		return "", "", false
+	}
+	for _, c := range []byte(raw[:i]) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_') {
+			return "", "", false
+		}
+	}
+	// The name has no quotes or escapes, so it is the same length in raw and text.
+	return raw[:i], text[i+1:], true
+}
+
+func parsePresence(v string) presence {
+	v = strings.ToLower(v)
+	for _, y := range []string{"yes", "true", "1"} {
+		if strings.HasPrefix(y, v) {
+			return presenceYes
+		}
+	}
+	for _, n := range []string{"no", "false", "0"} {
+		if strings.HasPrefix(n, v) {
+			return presenceNo
+		}
+	}
+	return presenceAny
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// subsequence reports whether pat (folded) is a subsequence of hay (folded), rune by rune.
+func subsequence(hay, pat []byte, ascii bool) bool { return subsequenceEnd(hay, pat, ascii) >= 0 }
+
+// subsequenceEnd returns where the leftmost match of pat in hay ends (exclusive), or -1.
+// UTF-8 is self-synchronising, so finding a whole rune's encoding finds exactly that rune.
+func subsequenceEnd(hay, pat []byte, ascii bool) int {
+	pos := 0
+	if ascii {
+		for _, c := range pat {
+			i := bytes.IndexByte(hay[pos:], c)
+			if i < 0 {
+				return -1
+			}
+			pos += i + 1
+		}
+		return pos
+	}
+	for k := 0; k < len(pat); {
+		size := 1
+		if pat[k] >= utf8.RuneSelf {
+			_, size = utf8.DecodeRune(pat[k:])
+		}
+		var i int
+		if size == 1 {
+			i = bytes.IndexByte(hay[pos:], pat[k])
+		} else {
+			i = bytes.Index(hay[pos:], pat[k:k+size])
+		}
+		if i < 0 {
+			return -1
+		}
+		pos += i + size
+		k += size
+	}
+	return pos
+}
+
+// Refines reports whether every row q matches is also matched by prev, so that q can be
+// evaluated on prev's result alone (Index.FilterFrom): true when each term of prev is
+// implied by a term of q, as when a query only grew by typing.
+func (q Query) Refines(prev Query) bool {
+	for _, p := range prev.terms {
+		if !slices.ContainsFunc(q.terms, func(t term) bool { return t.implies(&p) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// implies reports whether every row matching t matches p.
+func (t *term) implies(p *term) bool {
+	if t.field != p.field || t.neg != p.neg {
+		return false
+	}
+	if t.has != presenceAny || p.has != presenceAny {
+		return t.has == p.has
+	}
+	narrow, wide := t.pat, p.pat // positive: t's pattern must contain p's
+	if t.neg {
+		narrow, wide = wide, narrow // negative: excluding more is stricter
+	}
+	if t.field == fieldText {
+		return subsequence(narrow, wide, false)
+	}
+	return bytes.Contains(narrow, wide)
+}
+
+// Highlight returns the byte offsets in s of the runes the query's positive free-text terms
+// match (sahilm/fuzzy's choice of positions), sorted; terms that do not match s add nothing.
+// It is meant for the few strings on screen, not for filtering.
+func (q Query) Highlight(s string) []int {
+	var pos []int
+	for i := range q.terms {
+		t := &q.terms[i]
+		if t.field != fieldText || t.neg {
+			continue
+		}
+		if m := fuzzy.Find(t.value, []string{s}); len(m) == 1 {
+			pos = append(pos, m[0].MatchedIndexes...)
+		}
+	}
+	slices.Sort(pos)
+	return slices.Compact(pos)
+}
+
+// Match reports whether row matches the query, and the highlight positions of its positive
+// free-text terms in Haystack(FieldsOf(row)). For one row at a time; use an Index for many.
+func (q Query) Match(row *Row) (bool, []int) {
+	var ix Index
+	f := FieldsOf(row)
+	ix.AppendFields(f)
+	if ok, _ := ix.match(&q, 0); !ok {
+		return false, nil
+	}
+	return true, q.Highlight(Haystack(f))
+}

@@ -1,0 +1,693 @@
+package source
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// Defaults for reading export files.
+const (
+	DefaultBatchSize = 4096
+	// DefaultMaxRecordBytes bounds one record (one JSONL line): a longer one is reported as
+	// bad and skipped, never loaded.
+	DefaultMaxRecordBytes = 8 << 20
+	readBufferSize        = 1 << 20
+)
+
+// FileOptions tunes LoadFileWith; zero values take the defaults.
+type FileOptions struct {
+	BatchSize      int
+	MaxRecordBytes int
+	// OnBad, when set, is told about each skipped record as it is met (LoadFileWith also
+	// returns them all).
+	OnBad func(model.RecordError)
+}
+
+// FileError is a file that cannot be read as an export at all: empty, binary, not JSON,
+// truncated. Line is 1-based, 0 when it does not apply.
+type FileError struct {
+	Path string
+	Line int
+	Msg  string
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	s := e.Path
+	if e.Line > 0 {
+		s += fmt.Sprintf(":%d", e.Line)
+	}
+	s += ": " + e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// LoadFile reads an export of the Logs API and hands its records to batch, a few thousand at
+// a time, as it reads (the caller owns each slice). The file may be one list response
+// ({"logs": [...]}, also pretty-printed or several in a row), a JSON array of detail records,
+// or JSON Lines of detail records (a line may also hold a whole list response); gzip is
+// undone transparently. Nothing is held in memory beyond one batch and one record.
+//
+// Records that cannot be parsed are skipped and returned in bad: for JSON Lines, Index is the
+// 1-based line number and Err says "line N: ..."; for JSON arrays and list responses, Index is
+// the 1-based record number and Err says "record N: ...". A file that is empty, binary, not
+// JSON or truncated yields a *FileError naming the file and line; so does an error returned
+// by batch (wrapped) or a cancelled ctx. Records read before a *FileError have been handed to
+// batch already, so a viewer can show them with the error.
+func LoadFile(ctx context.Context, path string, batch func([]model.Execution) error) (bad []model.RecordError, err error) {
+	return LoadFileWith(ctx, path, FileOptions{}, batch)
+}
+
+// LoadFileWith is LoadFile with options.
+func LoadFileWith(ctx context.Context, path string, opt FileOptions, batch func([]model.Execution) error) ([]model.RecordError, error) {
+	l := loader{path: path, opt: opt, emit: batch}
+	err := l.run(ctx)
+	return l.bad, err
+}
+
+// location says where a record lives in the file, for Get.
+type location struct {
+	off  int64
+	n    int64
+	page bool // the bytes are a whole list response holding the record
+}
+
+type loader struct {
+	path string
+	opt  FileOptions
+	emit func([]model.Execution) error
+	// onLoc, when set, learns where each parsed record is (plain files only).
+	onLoc func(id string, loc location)
+
+	bad     []model.RecordError
+	batch   []model.Execution
+	base    int64 // bytes consumed before the JSON started (BOM, whitespace)
+	gz      bool
+	records int // records met in array/document mode, for "record N"
+}
+
+func (l *loader) batchSize() int {
+	if l.opt.BatchSize > 0 {
+		return l.opt.BatchSize
+	}
+	return DefaultBatchSize
+}
+
+func (l *loader) maxRecord() int {
+	if l.opt.MaxRecordBytes > 0 {
+		return l.opt.MaxRecordBytes
+	}
+	return DefaultMaxRecordBytes
+}
+
+func (l *loader) fail(line int, msg string, err error) error {
+	return &FileError{Path: l.path, Line: line, Msg: msg, Err: err}
+}
+
+// run reads the file. On a fatal file error the records read before it are still emitted,
+// so a caller can show them along with the error.
+func (l *loader) run(ctx context.Context) error {
+	err := l.read(ctx)
+	var fe *FileError
+	if errors.As(err, &fe) {
+		if ferr := l.flush(ctx, true); ferr != nil {
+			return ferr
+		}
+	}
+	return err
+}
+
+func (l *loader) read(ctx context.Context) error {
+	f, err := os.Open(l.path)
+	if err != nil {
+		return err // *PathError names the file
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return l.fail(0, "is a directory, not an export file", nil)
+	}
+	var r io.Reader = f
+	br := bufio.NewReaderSize(r, readBufferSize)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return l.fail(0, "unreadable gzip data", err)
+		}
+		defer zr.Close()
+		l.gz = true
+		br = bufio.NewReaderSize(zr, readBufferSize)
+	}
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		_, _ = br.Discard(3)
+		l.base = 3
+	}
+	line := 1
+	for {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return l.fail(0, "empty file: no records", nil)
+		}
+		if err != nil {
+			return l.fail(line, "read error", err)
+		}
+		if c == '\n' {
+			line++
+		}
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			l.base++
+			continue
+		}
+		_ = br.UnreadByte()
+		break
+	}
+	head, _ := br.Peek(8192)
+	if i := bytes.IndexByte(head, 0); i >= 0 || !looksText(head) {
+		return l.fail(0, "binary data, not a JSON export of the Logs API", nil)
+	}
+	switch head[0] {
+	case '{':
+		if l.isJSONLines(br) {
+			return l.lines(ctx, br, line)
+		}
+	case '[':
+	default:
+		return l.fail(line, fmt.Sprintf("not JSON: starts with %q; want a Logs API list response, a JSON array or JSON Lines", firstRune(head)), nil)
+	}
+	return l.document(ctx, br)
+}
+
+// looksText is a cheap binary sniff: mostly valid UTF-8 and few control bytes.
+func looksText(b []byte) bool {
+	ctl := 0
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' {
+			ctl++
+		}
+	}
+	return ctl*20 <= len(b)
+}
+
+func firstRune(b []byte) string {
+	s := string(b)
+	for _, r := range s {
+		return string(r)
+	}
+	return ""
+}
+
+// isJSONLines decides between JSON Lines and a (pretty-printed) document: JSON Lines when
+// the first line is a whole JSON value, or when it is not but the next non-empty line is (a
+// JSONL file whose first record is bad). A first line longer than the read buffer is taken as
+// JSON Lines too (one record, or one list response, per line, each within the size limit): a
+// pretty-printed document breaks its first line early.
+func (l *loader) isJSONLines(br *bufio.Reader) bool {
+	head, _ := br.Peek(readBufferSize)
+	nl := bytes.IndexByte(head, '\n')
+	if nl < 0 {
+		return true
+	}
+	if json.Valid(head[:nl]) {
+		return true
+	}
+	for rest := head[nl+1:]; len(rest) > 0; {
+		next := rest
+		end := bytes.IndexByte(rest, '\n')
+		if end >= 0 {
+			next, rest = rest[:end], rest[end+1:]
+		} else {
+			rest = nil
+		}
+		next = bytes.TrimSpace(next)
+		if len(next) == 0 {
+			continue
+		}
+		return next[0] == '{' && json.Valid(next)
+	}
+	return false
+}
+
+func (l *loader) flush(ctx context.Context, force bool) error {
+	if len(l.batch) == 0 || !force && len(l.batch) < l.batchSize() {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b := l.batch
+	l.batch = make([]model.Execution, 0, l.batchSize())
+	if err := l.emit(b); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (l *loader) add(ctx context.Context, e model.Execution, loc location) error {
+	if l.batch == nil {
+		l.batch = make([]model.Execution, 0, l.batchSize())
+	}
+	if l.onLoc != nil && !l.gz {
+		l.onLoc(e.ID, loc)
+	}
+	l.batch = append(l.batch, e)
+	return l.flush(ctx, false)
+}
+
+func (l *loader) skip(idx int, err error) {
+	re := model.RecordError{Index: idx, Err: err}
+	l.bad = append(l.bad, re)
+	if l.opt.OnBad != nil {
+		l.opt.OnBad(re)
+	}
+}
+
+// JSON Lines are read by one goroutine that cuts the file into chunks of lines, parsed by
+// GOMAXPROCS workers (parsing dominates the cost), and merged back in file order by the
+// caller's goroutine, which alone emits batches and reports bad lines.
+const (
+	chunkLines = 2048
+	chunkBytes = 2 << 20
+)
+
+// lineMeta is one non-blank line of a chunk: data[start:end] (trimmed) at file offset off,
+// n bytes long including its newline.
+type lineMeta struct {
+	num          int
+	start, end   int
+	off, n       int64
+	unterminated bool // the last line, without a newline
+	tooBig       bool // over the record limit: not copied
+}
+
+// lineResult is what parsing one line gave: nExec executions (taken in order from the
+// chunk's execs), errors for skipped records, or a fatal truncation.
+type lineResult struct {
+	nExec     int
+	page      bool
+	errs      []error
+	truncated bool
+}
+
+type chunk struct {
+	seq     int
+	data    []byte
+	lines   []lineMeta
+	results []lineResult
+	execs   []model.Execution
+	err     error // a read error after the lines of this chunk
+	errLine int
+}
+
+// lines reads JSON Lines. line is the number of the first line (blank lines before it were
+// consumed by the sniffing).
+func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := max(1, runtime.GOMAXPROCS(0))
+	jobs := make(chan *chunk, workers)
+	free := make(chan []byte, 2*workers+2) // chunk buffers handed back by the parsers
+	results := make(chan *chunk, workers)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(jobs)
+		l.cut(pctx, br, line, jobs, free)
+	})
+	var parsers sync.WaitGroup
+	for range workers {
+		parsers.Go(func() {
+			for c := range jobs {
+				parseChunk(c)
+				select {
+				case free <- c.data[:0]:
+				default:
+				}
+				c.data = nil
+				select {
+				case results <- c:
+				case <-pctx.Done():
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		parsers.Wait()
+		close(results)
+	})
+	err := l.merge(pctx, results)
+	cancel()
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	return l.flush(ctx, true)
+}
+
+// cut reads lines into chunks and sends them, in order, to jobs.
+func (l *loader) cut(ctx context.Context, br *bufio.Reader, line int, jobs chan<- *chunk, free <-chan []byte) {
+	limit := l.maxRecord()
+	off := l.base
+	seq := 0
+	buffer := func() []byte {
+		select {
+		case b := <-free:
+			return b
+		default:
+			return make([]byte, 0, chunkBytes+64<<10)
+		}
+	}
+	c := &chunk{seq: seq, data: buffer()}
+	send := func() bool {
+		select {
+		case jobs <- c:
+		case <-ctx.Done():
+			return false
+		}
+		seq++
+		c = &chunk{seq: seq, data: buffer()}
+		return true
+	}
+	for ; ; line++ {
+		raw, err := br.ReadSlice('\n')
+		n, tooBig := int64(len(raw)), false
+		if err == bufio.ErrBufferFull {
+			// A line longer than the buffer: copy it piecewise up to the limit, then skip.
+			start := len(c.data)
+			c.data = append(c.data, raw...)
+			for err == bufio.ErrBufferFull {
+				raw, err = br.ReadSlice('\n')
+				n += int64(len(raw))
+				if !tooBig && len(c.data)-start+len(raw) <= limit+1 {
+					c.data = append(c.data, raw...)
+				} else {
+					tooBig = true
+				}
+			}
+			raw = c.data[start:]
+			c.data = c.data[:start]
+		}
+		if err != nil && err != io.EOF {
+			c.err, c.errLine = err, line
+			send()
+			return
+		}
+		last := err == io.EOF
+		start := off
+		off += n
+		if n == 0 && last {
+			break
+		}
+		terminated := len(raw) > 0 && raw[len(raw)-1] == '\n'
+		rec := bytes.TrimSpace(raw)
+		switch {
+		case len(rec) == 0 && !tooBig:
+		case tooBig || len(rec) > limit:
+			c.lines = append(c.lines, lineMeta{num: line, off: start, n: n, tooBig: true})
+		default:
+			// rec may alias c.data (a long line): copy through a fresh region either way.
+			b := len(c.data)
+			c.data = append(c.data, rec...)
+			c.lines = append(c.lines, lineMeta{num: line, start: b, end: len(c.data), off: start, n: n, unterminated: last && !terminated})
+		}
+		if last {
+			break
+		}
+		if len(c.lines) >= chunkLines || len(c.data) >= chunkBytes {
+			if !send() {
+				return
+			}
+		}
+	}
+	if len(c.lines) > 0 {
+		send()
+	}
+}
+
+// parseChunk parses every line of c (a worker's job; no shared state). The records do not
+// alias c.data, which is recycled afterwards.
+func parseChunk(c *chunk) {
+	c.results = make([]lineResult, len(c.lines))
+	c.execs = make([]model.Execution, 0, len(c.lines))
+	for i := range c.lines {
+		m := &c.lines[i]
+		r := &c.results[i]
+		if m.tooBig {
+			continue
+		}
+		rec := c.data[m.start:m.end]
+		e, err := model.ParseRecord(rec)
+		if err == nil {
+			c.execs = append(c.execs, e)
+			r.nExec = 1
+			continue
+		}
+		if errors.Is(err, model.ErrNoID) && bytes.Contains(rec, []byte(`"logs"`)) {
+			if page, perr := model.ParseLogsPage(rec); perr == nil {
+				for _, b := range page.Bad {
+					r.errs = append(r.errs, fmt.Errorf("line %d: record %d of the list: %w", m.num, b.Index+1, b.Err))
+				}
+				c.execs = append(c.execs, page.Executions...)
+				r.nExec, r.page = len(page.Executions), true
+				continue
+			}
+		}
+		if m.unterminated && truncated(err) {
+			r.truncated = true
+			continue
+		}
+		r.errs = append(r.errs, fmt.Errorf("line %d: %w", m.num, err))
+	}
+}
+
+// merge takes parsed chunks in any order and applies them in file order.
+func (l *loader) merge(ctx context.Context, results <-chan *chunk) error {
+	pending := map[int]*chunk{}
+	next := 0
+	limit := l.maxRecord()
+	for c := range results {
+		pending[c.seq] = c
+		for {
+			c, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			k := 0
+			for i := range c.lines {
+				m, r := &c.lines[i], &c.results[i]
+				switch {
+				case m.tooBig:
+					l.skip(m.num, fmt.Errorf("line %d: record larger than %s", m.num, sizeText(limit)))
+				case r.truncated:
+					return l.fail(m.num, "truncated: the file ends in the middle of a record", nil)
+				}
+				for _, err := range r.errs {
+					l.skip(m.num, err)
+				}
+				for range r.nExec {
+					if err := l.add(ctx, c.execs[k], location{off: m.off, n: m.n, page: r.page}); err != nil {
+						return err
+					}
+					k++
+				}
+			}
+			if c.err != nil {
+				return l.fail(c.errLine, "read error", c.err)
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+func truncated(err error) bool {
+	var se *json.SyntaxError
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &se) && strings.Contains(se.Error(), "unexpected end")
+}
+
+func sizeText(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// document streams JSON values with a decoder: arrays of records, list responses (whose
+// "logs" array is streamed element by element) and single records, one after another.
+func (l *loader) document(ctx context.Context, br *bufio.Reader) error {
+	dec := json.NewDecoder(br)
+	for {
+		before := dec.InputOffset()
+		tok, err := dec.Token()
+		after := dec.InputOffset()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return l.decodeFail(dec, err)
+		}
+		switch tok {
+		case json.Delim('['):
+			if err := l.array(ctx, dec); err != nil {
+				return err
+			}
+		case json.Delim('{'):
+			if err := l.object(ctx, dec, before); err != nil {
+				return err
+			}
+		default:
+			return l.fail(l.lineAt(after), fmt.Sprintf("not a Logs API export: %v at the top level, want an object or an array", tok), nil)
+		}
+	}
+	return l.flush(ctx, true)
+}
+
+// array streams the elements of an array whose '[' was read, and its ']'.
+func (l *loader) array(ctx context.Context, dec *json.Decoder) error {
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return l.decodeFail(dec, err)
+		}
+		l.records++
+		end := dec.InputOffset()
+		start := end - int64(len(raw))
+		if len(raw) > l.maxRecord() {
+			l.skip(l.records, fmt.Errorf("record %d: larger than %s", l.records, sizeText(l.maxRecord())))
+			continue
+		}
+		e, err := model.ParseRecord(raw)
+		if err != nil {
+			l.skip(l.records, fmt.Errorf("record %d (line %d): %w", l.records, l.lineAt(start), err))
+			continue
+		}
+		if err := l.add(ctx, e, location{off: l.base + start, n: int64(len(raw))}); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // ']'
+		return l.decodeFail(dec, err)
+	}
+	return nil
+}
+
+// object reads a top-level object whose '{' was read: a list response when it has a "logs"
+// array (streamed), else one record (rebuilt from its members, which are small).
+func (l *loader) object(ctx context.Context, dec *json.Decoder, start int64) error {
+	var members []byte
+	sawLogs := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return l.decodeFail(dec, err)
+		}
+		key, _ := tok.(string)
+		if key == "logs" && !sawLogs {
+			open, err := dec.Token()
+			if err != nil {
+				return l.decodeFail(dec, err)
+			}
+			if open != json.Delim('[') {
+				return l.fail(l.lineAt(dec.InputOffset()), `"logs" is not an array`, nil)
+			}
+			sawLogs = true
+			if err := l.array(ctx, dec); err != nil {
+				return err
+			}
+			continue
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return l.decodeFail(dec, err)
+		}
+		if sawLogs || len(members) > l.maxRecord() {
+			continue
+		}
+		if len(members) > 0 {
+			members = append(members, ',')
+		}
+		kb, _ := json.Marshal(key)
+		members = append(append(append(members, kb...), ':'), raw...)
+	}
+	if _, err := dec.Token(); err != nil { // '}'
+		return l.decodeFail(dec, err)
+	}
+	if sawLogs {
+		return nil
+	}
+	l.records++
+	end := dec.InputOffset()
+	if len(members) > l.maxRecord() {
+		l.skip(l.records, fmt.Errorf("record %d: larger than %s", l.records, sizeText(l.maxRecord())))
+		return nil
+	}
+	e, err := model.ParseRecord(append(append([]byte{'{'}, members...), '}'))
+	if err != nil {
+		l.skip(l.records, fmt.Errorf("record %d (line %d): %w", l.records, l.lineAt(start), err))
+		return nil
+	}
+	return l.add(ctx, e, location{off: l.base + start, n: end - start})
+}
+
+// decodeFail turns a decoder error into a FileError with the line it happened on.
+func (l *loader) decodeFail(dec *json.Decoder, err error) error {
+	off := dec.InputOffset()
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+	}
+	if truncated(err) {
+		return l.fail(l.lineAt(math.MaxInt64-l.base), "truncated: the file ends in the middle of a record", nil)
+	}
+	return l.fail(l.lineAt(off), "invalid JSON", err)
+}
+
+// lineAt returns the 1-based line of a decoder offset by reading the file again up to it;
+// only used on the error path. 0 when it cannot tell.
+func (l *loader) lineAt(decOff int64) int {
+	f, err := os.Open(l.path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if l.gz {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return 0
+		}
+		defer zr.Close()
+		r = zr
+	}
+	n := 1
+	buf := make([]byte, 64<<10)
+	for left := l.base + decOff; left > 0; {
+		k, err := r.Read(buf[:min(int64(len(buf)), left)])
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		left -= int64(k)
+		if err != nil {
+			break
+		}
+	}
+	return n
+}
+
+// displayName is how a file source names itself: "FILE name.jsonl".
+func displayName(path string) string { return "FILE " + filepath.Base(path) }

@@ -1,0 +1,309 @@
+package source
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+func ids(execs []model.Execution) []string {
+	out := make([]string, len(execs))
+	for i, e := range execs {
+		out[i] = e.ID
+	}
+	return out
+}
+
+func loadAll(t *testing.T, path string, opt FileOptions) ([]model.Execution, []model.RecordError, error) {
+	t.Helper()
+	var got []model.Execution
+	bad, err := LoadFileWith(context.Background(), path, opt, func(b []model.Execution) error {
+		got = append(got, b...)
+		return nil
+	})
+	return got, bad, err
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadFileShapes(t *testing.T) {
+	pretty := "{\n  \"id\": \"log_p1\",\n  \"status\": \"success\",\n  \"metadata\": {\"tool_slug\": \"X_GET\"}\n}\n{\n  \"id\": \"log_p2\"\n}\n"
+	onePage := `{"logs":[{"id":"log_1"},{"id":"log_2"}],"next_cursor":"abc"}` + "\n" + `{"logs":[{"id":"log_3"}],"next_cursor":null}` + "\n"
+	tests := []struct {
+		name    string
+		path    string
+		wantIDs []string
+		wantBad []string
+	}{
+		{"jsonl", "testdata/records.jsonl", []string{"log_a1", "log_b2", "log_c3"}, nil},
+		{"jsonl gzip", "testdata/records.jsonl.gz", []string{"log_a1", "log_b2", "log_c3"}, nil},
+		{"list response", "testdata/list.json", []string{"log_a1", "log_b2", "log_c3"}, []string{"record 3 (line 11): record is not a JSON object"}},
+		{"array", "testdata/array.json", []string{"log_a1", "log_b2", "log_c3"}, nil},
+		{"bad lines", "testdata/bad_lines.jsonl", []string{"log_a1", "log_d4"}, []string{
+			"line 2: invalid JSON: unexpected end of JSON input",
+			"line 3: record has no id",
+			"line 4: record is not a JSON object",
+		}},
+		{"pretty records", writeFile(t, "pretty.json", pretty), []string{"log_p1", "log_p2"}, nil},
+		{"jsonl of pages", writeFile(t, "pages.jsonl", onePage), []string{"log_1", "log_2", "log_3"}, nil},
+		{"bom and leading blank lines", writeFile(t, "bom.jsonl", "\xef\xbb\xbf\n\n"+`{"id":"log_x"}`+"\n"), []string{"log_x"}, nil},
+		{"jsonl without final newline", writeFile(t, "nofinal.jsonl", `{"id":"log_x"}`+"\n"+`{"id":"log_y"}`), []string{"log_x", "log_y"}, nil},
+		{"jsonl with bad first line", writeFile(t, "badfirst.jsonl", "{oops\n"+`{"id":"log_y"}`+"\n"), []string{"log_y"}, []string{"line 1: invalid JSON: invalid character 'o' looking for beginning of object key string"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, bad, err := loadAll(t, tt.path, FileOptions{})
+			if err != nil {
+				t.Fatalf("LoadFile: %v", err)
+			}
+			if !slices.Equal(ids(got), tt.wantIDs) {
+				t.Errorf("ids = %v, want %v", ids(got), tt.wantIDs)
+			}
+			var badText []string
+			for _, b := range bad {
+				badText = append(badText, b.Err.Error())
+			}
+			if !slices.Equal(badText, tt.wantBad) {
+				t.Errorf("bad = %q, want %q", badText, tt.wantBad)
+			}
+		})
+	}
+}
+
+func TestLoadFileParsesRecords(t *testing.T) {
+	got, _, err := loadAll(t, "testdata/records.jsonl", FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := got[0]
+	if e.ToolSlug != "GMAIL_SEND_EMAIL" || e.UserID != "user_42" || e.Error == nil || e.Error.Kind != model.ErrTimeout || e.RequestID != "req-1" || !e.Detailed {
+		t.Errorf("record parsed as %+v", e)
+	}
+	if got[1].ToolSlug != "GMAIL_FETCH_EMAILS" || got[1].Duration != 202*time.Millisecond {
+		t.Errorf("alternative keys: %+v", got[1])
+	}
+}
+
+func TestLoadFileRejectsUnreadableFiles(t *testing.T) {
+	tests := []struct {
+		name, path string
+		want       string
+		line       int
+	}{
+		{"empty", "testdata/empty.json", "empty file", 0},
+		{"blank", "testdata/blank.json", "empty file", 0},
+		{"binary", "testdata/binary.bin", "binary data", 0},
+		{"csv", "testdata/table.csv", `not JSON: starts with "i"`, 1},
+		{"truncated jsonl", "testdata/truncated.jsonl", "truncated", 3},
+		{"truncated array", "testdata/truncated_array.json", "truncated", 3},
+		{"garbage in array", writeFile(t, "g.json", "[\n{\"id\":\"a\"},\n{\"id\": nope}\n]"), "invalid JSON", 3},
+		{"top-level number", writeFile(t, "n.json", "[]\n42\n"), "not a Logs API export", 2},
+		{"logs not an array", writeFile(t, "l.json", "{\n\"logs\": 3\n}"), `"logs" is not an array`, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := loadAll(t, tt.path, FileOptions{})
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("err = %v, want a *FileError", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), tt.path) {
+				t.Errorf("err = %q, want it to name %s and say %q", err, tt.path, tt.want)
+			}
+			if fe.Line != tt.line {
+				t.Errorf("line = %d, want %d (%v)", fe.Line, tt.line, err)
+			}
+		})
+	}
+	if _, _, err := loadAll(t, "testdata/missing.jsonl", FileOptions{}); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "missing.jsonl") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestLoadFileRecordSizeLimit(t *testing.T) {
+	big := `{"id":"log_big","message":"` + strings.Repeat("x", 3000) + `"}`
+	p := writeFile(t, "big.jsonl", `{"id":"log_1"}`+"\n"+big+"\n"+`{"id":"log_2"}`+"\n")
+	got, bad, err := loadAll(t, p, FileOptions{MaxRecordBytes: 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids(got), []string{"log_1", "log_2"}) {
+		t.Errorf("ids = %v", ids(got))
+	}
+	if len(bad) != 1 || bad[0].Index != 2 || bad[0].Err.Error() != "line 2: record larger than 1024 bytes" {
+		t.Errorf("bad = %v", bad)
+	}
+	// The default limit is 8 MiB and the read buffer 1 MiB: a 9 MiB line crosses both.
+	huge := `{"id":"log_huge","message":"` + strings.Repeat("y", 9<<20) + `"}`
+	p = writeFile(t, "huge.jsonl", huge+"\n"+`{"id":"log_3"}`+"\n")
+	got, bad, err = loadAll(t, p, FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids(got), []string{"log_3"}) || len(bad) != 1 || bad[0].Err.Error() != "line 1: record larger than 8 MiB" {
+		t.Errorf("ids = %v, bad = %v", ids(got), bad)
+	}
+	// A 2 MiB line (above the read buffer, below the limit) loads.
+	p = writeFile(t, "two.jsonl", `{"id":"log_2m","message":"`+strings.Repeat("z", 2<<20)+`"}`+"\n")
+	if got, _, err = loadAll(t, p, FileOptions{}); err != nil || len(got) != 1 || len(got[0].Message) != 2<<20 {
+		t.Errorf("2 MiB line: %v, %d records", err, len(got))
+	}
+}
+
+func TestLoadFileBatches(t *testing.T) {
+	var sizes []int
+	_, err := LoadFileWith(context.Background(), "testdata/records.jsonl", FileOptions{BatchSize: 2}, func(b []model.Execution) error {
+		sizes = append(sizes, len(b))
+		return nil
+	})
+	if err != nil || !slices.Equal(sizes, []int{2, 1}) {
+		t.Errorf("batch sizes %v, err %v", sizes, err)
+	}
+	stop := errors.New("stop")
+	_, err = LoadFileWith(context.Background(), "testdata/records.jsonl", FileOptions{BatchSize: 1}, func(b []model.Execution) error { return stop })
+	if !errors.Is(err, stop) {
+		t.Errorf("callback error not returned: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := LoadFile(ctx, "testdata/records.jsonl", func([]model.Execution) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled ctx: %v", err)
+	}
+}
+
+func TestFileSourceGetAndSince(t *testing.T) {
+	for _, path := range []string{"testdata/records.jsonl", "testdata/records.jsonl.gz", "testdata/list.json", "testdata/array.json", writeFile(t, "pages.jsonl", `{"logs":[{"id":"log_a1"},{"id":"log_b2"}]}`+"\n")} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var bad []model.RecordError
+			src, err := Open(context.Background(), Options{File: path, OnBad: func(r model.RecordError) { bad = append(bad, r) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			if src.Client() != nil || !strings.HasPrefix(src.Name(), "FILE ") {
+				t.Errorf("name %q client %v", src.Name(), src.Client())
+			}
+			// Get before Load indexes the file itself.
+			e, err := src.Get(context.Background(), "log_b2")
+			if err != nil || e.ID != "log_b2" {
+				t.Fatalf("Get: %v %v", e.ID, err)
+			}
+			var all []model.Execution
+			if err := src.Load(context.Background(), 0, func(b []model.Execution) error { all = append(all, b...); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range all {
+				got, err := src.Get(context.Background(), want.ID)
+				if err != nil {
+					t.Fatalf("Get(%s): %v", want.ID, err)
+				}
+				gj, _ := json.Marshal(got)
+				wj, _ := json.Marshal(want)
+				if string(gj) != string(wj) {
+					t.Errorf("Get(%s) = %s, loaded %s", want.ID, gj, wj)
+				}
+			}
+			if _, err := src.Get(context.Background(), "log_nope"); !errors.Is(err, ErrNotFound) {
+				t.Errorf("unknown id: %v", err)
+			}
+			if strings.HasSuffix(path, "list.json") && len(bad) != 2 { // Get's index pass, then Load
+				t.Errorf("OnBad calls = %d", len(bad))
+			}
+		})
+	}
+	now := time.Date(2026, 3, 1, 10, 7, 0, 0, time.UTC)
+	src, _ := Open(context.Background(), Options{File: "testdata/array.json", Now: func() time.Time { return now }})
+	var got []model.Execution
+	if err := src.Load(context.Background(), 5*time.Minute, func(b []model.Execution) error { got = append(got, b...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ids(got), []string{"log_b2", "log_c3"}) {
+		t.Errorf("since 5m from 10:07: %v", ids(got))
+	}
+	if _, err := src.Get(context.Background(), "log_a1"); err != nil {
+		t.Errorf("records outside since stay reachable by Get: %v", err)
+	}
+}
+
+func TestFileSourceNoticesAChangedFile(t *testing.T) {
+	p := writeFile(t, "c.jsonl", `{"id":"log_1"}`+"\n"+`{"id":"log_2"}`+"\n")
+	src, _ := Open(context.Background(), Options{File: p})
+	if err := src.Load(context.Background(), 0, func([]model.Execution) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(`{"id":"log_9"}`+"\n"+`{"id":"log_8"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Get(context.Background(), "log_2"); err == nil || !strings.Contains(err.Error(), "changed") {
+		t.Errorf("Get after the file changed: %v", err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	if _, err := Open(context.Background(), Options{File: "testdata/nope.jsonl"}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := Open(context.Background(), Options{BaseURL: "https://backend.composio.dev"}); !errors.Is(err, ErrNoAPIKey) {
+		t.Errorf("remote without key: %v", err)
+	}
+	if _, err := Open(context.Background(), Options{}); err == nil {
+		t.Error("no source: no error")
+	}
+	for _, u := range []string{"http://127.0.0.1:9", "http://localhost:9", "http://[::1]:9"} {
+		src, err := Open(context.Background(), Options{BaseURL: u})
+		if err != nil || src.Client() == nil {
+			t.Errorf("loopback %s without key: %v", u, err)
+		}
+	}
+	src, err := Open(context.Background(), Options{File: "testdata/array.json", BaseURL: "http://127.0.0.1:9"})
+	if err != nil || src.Client() == nil {
+		t.Errorf("file with a base URL gets a client: %v", err)
+	}
+}
+
+// BenchmarkLoadFile measures streaming a JSONL export of 100k detail records.
+func BenchmarkLoadFile100k(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "bench.jsonl")
+	f, err := os.Create(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 100_000 {
+		e := model.Execution{
+			ID: fmt.Sprintf("log_%08d", i), Timestamp: base.Add(time.Duration(i) * time.Second), ToolSlug: "GMAIL_SEND_EMAIL",
+			ToolkitSlug: "gmail", UserID: fmt.Sprintf("user_%d", i%500), ConnectedAccountID: fmt.Sprintf("ca_%d", i%700),
+			Status: "success", StartTime: base.Add(time.Duration(i) * time.Second), EndTime: base.Add(time.Duration(i)*time.Second + 800*time.Millisecond),
+			Duration: 800 * time.Millisecond, HasDuration: true, RequestID: fmt.Sprintf("req-%d", i), RetryCount: -1,
+			Arguments: json.RawMessage(fmt.Sprintf(`{"to":"someone%d@example.com","subject":"Invoice %d","body":"Hello, please find attached."}`, i%97, i)),
+			Response:  json.RawMessage(`{"data":{"id":"msg_1"},"error":null,"successful":true}`),
+		}
+		line, _ := json.Marshal(model.ToWire(&e, true))
+		f.Write(append(line, '\n'))
+	}
+	st, _ := f.Stat()
+	f.Close()
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		n := 0
+		if _, err := LoadFile(context.Background(), p, func(batch []model.Execution) error { n += len(batch); return nil }); err != nil || n != 100_000 {
+			b.Fatalf("loaded %d: %v", n, err)
+		}
+	}
+}

@@ -1,0 +1,347 @@
+// Package source is where executions come from: the live Composio API, the embedded demo
+// sandbox (served in process on a loopback port and read through the same client), or an
+// export file. Every source streams records in batches, so a caller can show the first screen
+// while the rest loads, and fetches one record's full detail on demand.
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sandbox"
+)
+
+// Source yields executions.
+type Source interface {
+	// Name says what the source is, for headers: "LIVE", "LIVE host:port", "DEMO",
+	// "FILE name.jsonl".
+	Name() string
+	// Load streams the executions of the last since (0: all) in batches; the callback owns
+	// each slice. Order across batches is the source's (newest first for the API).
+	Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error
+	// Get returns one execution with its full detail; ErrNotFound when there is none.
+	Get(ctx context.Context, id string) (model.Execution, error)
+	// Client is the API client behind the source, nil when there is none (a file).
+	Client() *client.Client
+	Close() error
+}
+
+// ErrNotFound is returned (wrapped) by Get for an id the source does not have.
+var ErrNotFound = errors.New("no such execution")
+
+// ErrNoAPIKey is returned by Open for a non-loopback API without a key.
+var ErrNoAPIKey = errors.New("COMPOSIO_API_KEY is not set")
+
+// Options chooses and tunes a source. File wins over Demo, which wins over the API
+// (BaseURL/APIKey); with none of them set Open fails.
+type Options struct {
+	Demo    bool
+	File    string
+	BaseURL string
+	APIKey  string
+	// Sandbox configures the demo sandbox.
+	Sandbox sandbox.Config
+	// ClientOptions are added to the API client's options (timeouts, HTTP client).
+	ClientOptions []client.Option
+	// BatchSize and MaxRecordBytes tune file reading (see FileOptions).
+	BatchSize      int
+	MaxRecordBytes int
+	// OnBad is told about every record that could not be parsed and was skipped.
+	OnBad func(model.RecordError)
+	// Now is the clock for since windows (time.Now when nil).
+	Now func() time.Time
+}
+
+func (o *Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// localKey is sent to a loopback server when no key is given: the sandbox accepts any key.
+const localKey = "exectriage-local"
+
+// Open opens the source the options describe. A file source also gets an API client when
+// BaseURL is set (so verify can reach the provider); a file is checked to be readable here.
+func Open(ctx context.Context, opt Options) (Source, error) {
+	switch {
+	case opt.File != "":
+		f, err := os.Open(opt.File)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		s := &fileSource{path: opt.File, opt: opt}
+		if opt.BaseURL != "" {
+			c, err := apiClient(opt)
+			if err != nil {
+				return nil, err
+			}
+			s.client = c
+		}
+		return s, nil
+	case opt.Demo:
+		srv, base, err := sandbox.Start(ctx, opt.Sandbox, "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("start demo sandbox: %w", err)
+		}
+		key := opt.Sandbox.APIKey
+		if key == "" {
+			key = localKey
+		}
+		c, err := client.New(append([]client.Option{client.WithAPIKey(key), client.WithBaseURL(base)}, opt.ClientOptions...)...)
+		if err != nil {
+			srv.Close()
+			return nil, err
+		}
+		return &apiSource{name: "DEMO", c: c, srv: srv, opt: opt}, nil
+	case opt.BaseURL != "" || opt.APIKey != "":
+		c, err := apiClient(opt)
+		if err != nil {
+			return nil, err
+		}
+		name := "LIVE"
+		if u, err := url.Parse(opt.BaseURL); err == nil && opt.BaseURL != "" {
+			name += " " + u.Host
+		}
+		return &apiSource{name: name, c: c, opt: opt}, nil
+	}
+	return nil, errors.New("no source: choose a file, the demo, or the API")
+}
+
+func apiClient(opt Options) (*client.Client, error) {
+	key := opt.APIKey
+	if key == "" {
+		if opt.BaseURL == "" || !Loopback(opt.BaseURL) {
+			return nil, ErrNoAPIKey
+		}
+		key = localKey
+	}
+	opts := []client.Option{client.WithAPIKey(key)}
+	if opt.BaseURL != "" {
+		opts = append(opts, client.WithBaseURL(opt.BaseURL))
+	}
+	return client.New(append(opts, opt.ClientOptions...)...)
+}
+
+// Loopback reports whether a base URL points at this machine (localhost or a loopback IP).
+func Loopback(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// apiSource reads the Logs API: the live one or the demo sandbox's.
+type apiSource struct {
+	name string
+	c    *client.Client
+	srv  *sandbox.Server // the demo's, nil when live
+	opt  Options
+}
+
+func (s *apiSource) Name() string           { return s.name }
+func (s *apiSource) Client() *client.Client { return s.c }
+
+func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
+	q := client.LogQuery{Limit: client.MaxLogsPageSize}
+	if since > 0 {
+		q.To = s.opt.now()
+		q.From = q.To.Add(-since)
+	}
+	for p, err := range s.c.ListLogs(ctx, q) {
+		if err != nil {
+			return err
+		}
+		for _, b := range p.Bad {
+			if s.opt.OnBad != nil {
+				s.opt.OnBad(b)
+			}
+		}
+		if len(p.Executions) > 0 {
+			if err := page(p.Executions); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *apiSource) Get(ctx context.Context, id string) (model.Execution, error) {
+	e, err := s.c.GetLog(ctx, id)
+	var ae *client.APIError
+	if errors.As(err, &ae) && ae.StatusCode == 404 {
+		return model.Execution{}, fmt.Errorf("%w: %s in %s", ErrNotFound, id, s.name)
+	}
+	return e, err
+}
+
+func (s *apiSource) Close() error {
+	if s.srv != nil {
+		return s.srv.Close()
+	}
+	return nil
+}
+
+// fileSource reads an export file. It remembers where each record is (offset and length)
+// instead of the record itself, so Get re-reads one record on demand; a gzip file cannot be
+// read at an offset, so its records are kept whole.
+type fileSource struct {
+	path   string
+	opt    Options
+	client *client.Client
+
+	mu       sync.Mutex
+	where    map[string]location
+	kept     map[string]model.Execution // gzip files only
+	loading  chan struct{}              // open while a Load runs
+	complete bool                       // a Load has read the whole file
+}
+
+func (s *fileSource) Name() string           { return displayName(s.path) }
+func (s *fileSource) Client() *client.Client { return s.client }
+func (s *fileSource) Close() error           { return nil }
+
+// Load reads the whole file; since, when set, keeps the records whose timestamp is within
+// since of now. Get works for the records read so far while Load runs.
+func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
+	var cutoff time.Time
+	if since > 0 {
+		cutoff = s.opt.now().Add(-since)
+	}
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.where, s.kept, s.loading = make(map[string]location), nil, done
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.loading == done {
+			s.loading = nil
+		}
+		s.mu.Unlock()
+		close(done)
+	}()
+	l := loader{
+		path: s.path,
+		opt:  FileOptions{BatchSize: s.opt.BatchSize, MaxRecordBytes: s.opt.MaxRecordBytes, OnBad: s.opt.OnBad},
+		onLoc: func(id string, loc location) {
+			s.mu.Lock()
+			if _, dup := s.where[id]; !dup {
+				s.where[id] = loc
+			}
+			s.mu.Unlock()
+		},
+	}
+	l.emit = func(b []model.Execution) error {
+		if l.gz {
+			s.mu.Lock()
+			if s.kept == nil {
+				s.kept = make(map[string]model.Execution)
+			}
+			for _, e := range b {
+				if _, dup := s.kept[e.ID]; !dup {
+					s.kept[e.ID] = e
+				}
+			}
+			s.mu.Unlock()
+		}
+		if !cutoff.IsZero() {
+			n := 0
+			for _, e := range b {
+				if !e.Timestamp.Before(cutoff) {
+					b[n] = e
+					n++
+				}
+			}
+			b = b[:n]
+		}
+		if len(b) == 0 || page == nil {
+			return nil
+		}
+		return page(b)
+	}
+	if err := l.run(ctx); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.complete = true
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *fileSource) lookup(id string) (e model.Execution, loc location, found, kept bool, loading chan struct{}, complete bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.kept[id]; ok {
+		return e, location{}, true, true, nil, true
+	}
+	loc, found = s.where[id]
+	return model.Execution{}, loc, found, false, s.loading, s.complete
+}
+
+func (s *fileSource) Get(ctx context.Context, id string) (model.Execution, error) {
+	for attempt := 0; ; attempt++ {
+		e, loc, found, kept, loading, complete := s.lookup(id)
+		switch {
+		case kept:
+			return e, nil
+		case found:
+			return s.readAt(id, loc)
+		case attempt > 0:
+		case loading != nil: // a Load is under way: it may still reach id
+			select {
+			case <-loading:
+			case <-ctx.Done():
+				return model.Execution{}, ctx.Err()
+			}
+			continue
+		case !complete:
+			if err := s.Load(ctx, 0, nil); err != nil {
+				return model.Execution{}, err
+			}
+			continue
+		}
+		return model.Execution{}, fmt.Errorf("%w: %s in %s", ErrNotFound, id, s.Name())
+	}
+}
+
+// readAt parses the record id at loc, checking the file still holds it there.
+func (s *fileSource) readAt(id string, loc location) (model.Execution, error) {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return model.Execution{}, err
+	}
+	defer f.Close()
+	buf := make([]byte, loc.n)
+	if _, err := f.ReadAt(buf, loc.off); err != nil {
+		return model.Execution{}, fmt.Errorf("%s: re-reading %s: %w", s.path, id, err)
+	}
+	if loc.page {
+		p, err := model.ParseLogsPage(buf)
+		if err == nil {
+			for _, e := range p.Executions {
+				if e.ID == id {
+					return e, nil
+				}
+			}
+		}
+	} else if e, err := model.ParseRecord(buf); err == nil && e.ID == id {
+		return e, nil
+	}
+	return model.Execution{}, fmt.Errorf("%s: the file changed since it was loaded (record %s moved)", s.path, id)
+}
