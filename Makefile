@@ -28,12 +28,15 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
 
-# Each fuzz target for a while; the corpus it finds stays in testdata/fuzz and is replayed by `make test`.
+# Each fuzz target for a while; the corpus it finds is copied into the package's testdata/fuzz,
+# where `make test` replays it (commit it).
 FUZZTIME ?= 60s
 fuzz:
-	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+	@set -e; cache=$$($(GO) env GOCACHE)/fuzz; for pkg in $$($(GO) list $(PKGS)); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 	    echo "== $$pkg $$f"; $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg; \
+	    if [ -d "$$cache/$$pkg/$$f" ]; then mkdir -p "$$dir/testdata/fuzz/$$f"; cp -n "$$cache/$$pkg/$$f"/* "$$dir/testdata/fuzz/$$f/"; fi; \
 	  done; done
 
 # Load: the in-process sandbox and the client under 200 concurrent readers on loopback, zero errors
