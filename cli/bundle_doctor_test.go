@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBundleFromFile(t *testing.T) {
+	code, out, stderr := run(t, nil, "bundle", "--file", "testdata/export.jsonl", "log_G01", "log_G02")
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	for _, want := range []string{"# exectriage support bundle", "`log_G01`", "`log_G02`", "GMAIL_SEND_EMAIL", "Why a timeout is not a failure"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bundle lacks %q", want)
+		}
+	}
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Error("bundle carries terminal control characters")
+	}
+}
+
+func TestBundleOutFileAndErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "b.md")
+	code, out, stderr := run(t, nil, "bundle", "--file", "testdata/export.jsonl", "--out", path, "log_G01")
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	body, err := os.ReadFile(path)
+	if err != nil || !strings.Contains(string(body), "`log_G01`") {
+		t.Fatalf("bundle file: %v %q", err, body)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("bundle file mode %v, want 0600", fi.Mode().Perm())
+	}
+	if strings.Contains(out, "# exectriage support bundle") {
+		t.Error("bundle went to stdout as well as the file")
+	}
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"no id", []string{"bundle", "--file", "testdata/export.jsonl"}},
+		{"unknown id", []string{"bundle", "--file", "testdata/export.jsonl", "log_nope"}},
+		{"missing file", []string{"bundle", "--file", "testdata/nope.jsonl", "log_G01"}},
+	}
+	for _, tt := range tests {
+		code, _, stderr := run(t, nil, tt.args...)
+		if code != ExitUsage || stderr == "" {
+			t.Errorf("%s: exit %d stderr %q, want %d and a message", tt.name, code, stderr, ExitUsage)
+		}
+	}
+}
+
+func TestDoctorExitStatus(t *testing.T) {
+	tests := []struct {
+		dir  string
+		want int
+	}{
+		{"../doctor/testdata/projects/py-req-old", ExitFinding},
+		{"../doctor/testdata/projects/npm-old", ExitFinding},
+		{"../doctor/testdata/projects/py-req-new", ExitOK},
+		{"../doctor/testdata/projects/npm-new", ExitOK},
+		{"testdata/no-such-dir", ExitUsage},
+	}
+	for _, tt := range tests {
+		code, out, stderr := run(t, nil, "doctor", tt.dir)
+		if code != tt.want {
+			t.Errorf("doctor %s: exit %d, want %d (stdout %q stderr %q)", tt.dir, code, tt.want, out, stderr)
+		}
+	}
+}
+
+func TestDoctorJSON(t *testing.T) {
+	code, out, stderr := run(t, nil, "doctor", "--json", "../doctor/testdata/projects/py-req-old")
+	if code != ExitFinding {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	var rep struct {
+		Findings []struct {
+			Package       string `json:"package"`
+			Version       string `json:"version"`
+			RetriesWrites *bool  `json:"retries_writes"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("doctor --json is not JSON: %v\n%s", err, out)
+	}
+	if len(rep.Findings) == 0 || rep.Findings[0].Package != "composio" || rep.Findings[0].RetriesWrites == nil || !*rep.Findings[0].RetriesWrites {
+		t.Fatalf("findings %+v", rep.Findings)
+	}
+}
