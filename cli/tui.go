@@ -1,8 +1,104 @@
 package cli
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"os"
 
-// runTUI is not written yet (placeholder during development; must not ship).
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+
+	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/sanitize"
+	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/ui"
+)
+
+// runTUI opens the terminal UI: on the live API when COMPOSIO_API_KEY is set, else on the
+// embedded demo sandbox; --demo, --file and --base-url choose explicitly.
 func runTUI(ctx context.Context, env *Env, args []string) int {
-	return usageError(env, "runTUI", "not implemented yet")
+	fs := newFlagSet(env, "")
+	var sf sourceFlags
+	sf.register(fs)
+	follow := fs.Bool("follow", false, "start in follow mode: refresh every few seconds while the list is at the top (F toggles)")
+	mouse := fs.Bool("mouse", false, "start with mouse capture on (M toggles it; off keeps the terminal's text selection)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) > 0 {
+		return usageError(env, "", "unknown command %q (run 'exectriage help')", pos[0])
+	}
+	if sf.json {
+		return usageError(env, "", "--json is for commands (list, scan, show...), not the TUI")
+	}
+	if f, ok := env.Stdout.(*os.File); ok && !term.IsTerminal(f.Fd()) {
+		return usageError(env, "", "the TUI needs a terminal; for a pipe use `exectriage list` or `exectriage scan`")
+	}
+	path := sf.config
+	if path == "" {
+		path = env.Getenv("EXECTRIAGE_CONFIG")
+	}
+	cfg, err := triage.LoadConfig(path)
+	if err != nil {
+		return usageError(env, "", "%s", sanitize.String(err.Error()))
+	}
+	if _, err := ui.ApplyConfig(ui.Options{}, cfg); err != nil {
+		return usageError(env, "", "%s", sanitize.String(err.Error()))
+	}
+	opt := cfg.Options()
+	if sf.timeSet || cfg.Defaults.CallerTimeout == 0 {
+		opt.CallerTimeout = sf.timeout
+	}
+
+	src, err := sf.open(ctx, env)
+	if err != nil {
+		return fail(env, "", err)
+	}
+	defer src.Close()
+
+	// The journal is needed for retries and verdicts, not for browsing: without one the TUI
+	// still opens and says why those are off.
+	var notice string
+	j, err := sf.openJournal(ctx, env)
+	if err != nil {
+		notice = "journal unavailable (" + err.Error() + "): retries and verdicts are off; fix it or pass --journal PATH"
+		j = nil
+	} else {
+		defer j.Close()
+		if n, err := j.RecoverOpen(ctx); err != nil {
+			notice = "journal crash recovery failed: " + err.Error()
+		} else if n > 0 {
+			notice = fmt.Sprintf("%d retry attempt(s) left in flight by a process that is gone are now indeterminate: `exectriage resolve ID` settles each", n)
+		}
+	}
+
+	deps := ui.Deps{
+		Source:  src,
+		Journal: j,
+		Config:  cfg,
+		Triage:  opt,
+		Who:     journal.Who(env.Getenv),
+		APIKey:  env.Getenv("COMPOSIO_API_KEY"),
+		Version: Version,
+		UI: ui.Options{
+			Since:  sf.window(src),
+			Now:    env.Now,
+			Follow: *follow,
+			Mouse:  *mouse,
+			Notice: notice,
+		},
+	}
+	var popts []tea.ProgramOption
+	if env.Stdin != nil && env.Stdin != os.Stdin {
+		popts = append(popts, tea.WithInput(env.Stdin))
+	}
+	if env.Stdout != nil && env.Stdout != os.Stdout {
+		popts = append(popts, tea.WithOutput(env.Stdout))
+	}
+	if err := ui.Run(ctx, deps, popts...); err != nil {
+		fmt.Fprintf(env.Stderr, "exectriage: %s\n", sanitize.String(err.Error()))
+		return ExitFinding
+	}
+	return ExitOK
 }

@@ -1,0 +1,290 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/exectriage/exectriage/bundle"
+	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/ui/components/retrydialog"
+	"github.com/exectriage/exectriage/ui/data"
+)
+
+// Every asynchronous result carries the tag of the request that produced it; the root drops a
+// result whose tag is no longer current (a newer load, analysis, filter or detail fetch).
+
+// loadPageMsg is one batch of a streaming load; next waits for the following one.
+type loadPageMsg struct {
+	tag   int
+	batch []model.Execution
+	next  tea.Cmd
+}
+
+// loadDoneMsg ends a load.
+type loadDoneMsg struct {
+	tag int
+	err error
+}
+
+type loadEvent struct {
+	batch []model.Execution
+	done  bool
+	err   error
+}
+
+// loadCmd starts a streaming load and returns its first event. The goroutine feeding the
+// channel stops when ctx is cancelled (a newer load, or quit).
+func loadCmd(ctx context.Context, be Backend, tag int, since time.Duration) tea.Cmd {
+	return func() tea.Msg {
+		ch := make(chan loadEvent, 2)
+		go func() {
+			defer close(ch)
+			send := func(ev loadEvent) error {
+				select {
+				case ch <- ev:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("the source failed: %v", r)
+					}
+				}()
+				err = be.Load(ctx, since, func(b []model.Execution) error {
+					return send(loadEvent{batch: slices.Clone(b)})
+				})
+			}()
+			_ = send(loadEvent{done: true, err: err})
+		}()
+		return waitLoad(tag, ch)()
+	}
+}
+
+func waitLoad(tag int, ch <-chan loadEvent) tea.Cmd {
+	return func() tea.Msg {
+		ev, ok := <-ch
+		switch {
+		case !ok:
+			return loadDoneMsg{tag: tag}
+		case ev.done:
+			return loadDoneMsg{tag: tag, err: ev.err}
+		}
+		return loadPageMsg{tag: tag, batch: ev.batch, next: waitLoad(tag, ch)}
+	}
+}
+
+// analyzedMsg is a dataset built from everything loaded so far.
+type analyzedMsg struct {
+	tag int
+	ds  *data.Dataset
+}
+
+func analyzeCmd(be Backend, tag int, base, more []model.Execution) tea.Cmd {
+	return func() tea.Msg {
+		return analyzedMsg{tag: tag, ds: data.Build(base, more, be.Analyze)}
+	}
+}
+
+// selectedMsg is the list's rows for the current dataset, toggles and filter.
+type selectedMsg struct {
+	tag   int
+	ds    *data.Dataset
+	items []data.Item
+	sel   int
+	q     filter.Query
+	pos   []int // the filter's matches (nil: no filter)
+}
+
+// selectCmd filters and selects rows off the UI loop. prev, when not nil, is the match set of
+// a query q refines on the same dataset. keepID is the execution to keep selected.
+func selectCmd(tag int, ds *data.Dataset, v data.View, q filter.Query, prev []int, keepID string, keepKind data.ItemKind) tea.Cmd {
+	return func() tea.Msg {
+		var pos []int
+		var match func(int) bool
+		if !q.Empty() {
+			pos = ds.Matches(q, prev)
+			keep := make([]bool, ds.Len())
+			for _, p := range pos {
+				keep[p] = true
+			}
+			match = func(i int) bool { return keep[i] }
+		}
+		items := data.Select(ds, v, match)
+		sel := 0
+		if want := ds.Index(keepID); want >= 0 {
+			best := -1
+			for i, it := range items {
+				if int(it.Exec) == want {
+					if it.Kind == keepKind {
+						best = i
+						break
+					}
+					if best < 0 {
+						best = i
+					}
+				}
+			}
+			if best >= 0 {
+				sel = best
+			}
+		}
+		return selectedMsg{tag: tag, ds: ds, items: items, sel: sel, q: q, pos: pos}
+	}
+}
+
+// detailTickMsg fires when the selection has rested on an execution.
+type detailTickMsg struct {
+	tag int
+	id  string
+}
+
+// detailMsg carries an execution's full record.
+type detailMsg struct {
+	id   string
+	exec model.Execution
+	err  error
+}
+
+func detailCmd(ctx context.Context, be Backend, id string) tea.Cmd {
+	return func() tea.Msg {
+		e, err := be.Get(ctx, id)
+		return detailMsg{id: id, exec: e, err: err}
+	}
+}
+
+// journalMsg carries the journal's state of one execution.
+type journalMsg struct {
+	id    string
+	state JournalState
+	err   error
+}
+
+func journalCmd(ctx context.Context, be Backend, id string) tea.Cmd {
+	return func() tea.Msg {
+		st, err := be.Journal(ctx, id)
+		return journalMsg{id: id, state: st, err: err}
+	}
+}
+
+// journalAllMsg carries the journal's state of every execution it knows.
+type journalAllMsg struct {
+	states map[string]JournalState
+	err    error
+}
+
+func journalAllCmd(ctx context.Context, be Backend) tea.Cmd {
+	return func() tea.Msg {
+		st, err := be.JournalAll(ctx)
+		return journalAllMsg{states: st, err: err}
+	}
+}
+
+// verifiedMsg is a provider check's answer; exec is the full record when it had to be fetched.
+type verifiedMsg struct {
+	id    string
+	exec  *model.Execution
+	state model.ProviderState
+	err   error
+}
+
+func verifyCmd(ctx context.Context, be Backend, e model.Execution) tea.Cmd {
+	return func() tea.Msg {
+		var fetched *model.Execution
+		if !e.Detailed {
+			d, err := be.Get(ctx, e.ID)
+			if err != nil {
+				return verifiedMsg{id: e.ID, err: err}
+			}
+			e, fetched = d, &d
+		}
+		ps := be.Verify(ctx, &e)
+		return verifiedMsg{id: e.ID, exec: fetched, state: ps}
+	}
+}
+
+// evidenceMsg is what the retry dialog shows, gathered fresh.
+type evidenceMsg struct {
+	id    string
+	exec  *model.Execution
+	state model.ProviderState
+	ev    retrydialog.Evidence
+	err   error
+}
+
+// evidenceCmd fetches the full record, checks the provider afresh (the guard wants a check
+// made now, not one from minutes ago) and asks the guard.
+func evidenceCmd(ctx context.Context, be Backend, e model.Execution, t model.Triage) tea.Cmd {
+	return func() tea.Msg {
+		var fetched *model.Execution
+		if !e.Detailed {
+			d, err := be.Get(ctx, e.ID)
+			if err != nil {
+				return evidenceMsg{id: e.ID, err: err}
+			}
+			e, fetched = d, &d
+		}
+		var ps model.ProviderState
+		if t.Kind.IsWrite() {
+			ps = be.Verify(ctx, &e)
+		}
+		ev, err := be.Evidence(ctx, e, t, ps)
+		return evidenceMsg{id: e.ID, exec: fetched, state: ps, ev: ev, err: err}
+	}
+}
+
+// retriedMsg is how a guarded retry ended.
+type retriedMsg struct {
+	id  string
+	res retrydialog.Result
+}
+
+func retryCmd(ctx context.Context, be Backend, e model.Execution, t model.Triage, ps model.ProviderState, reason string) tea.Cmd {
+	return func() tea.Msg {
+		return retriedMsg{id: e.ID, res: be.Retry(ctx, e, t, ps, reason)}
+	}
+}
+
+// markedMsg says a verdict was recorded (or not).
+type markedMsg struct {
+	id      string
+	verdict model.Verdict
+	err     error
+}
+
+func markCmd(ctx context.Context, be Backend, id string, v model.Verdict, note string) tea.Cmd {
+	return func() tea.Msg {
+		return markedMsg{id: id, verdict: v, err: be.Mark(ctx, id, v, note)}
+	}
+}
+
+// bundledMsg says where a support bundle was written; copy asks for it on the clipboard too.
+type bundledMsg struct {
+	ids  []string
+	path string
+	text string
+	copy bool
+	err  error
+}
+
+func bundleCmd(ctx context.Context, be Backend, ids []string, items []bundle.Item, copyIt bool) tea.Cmd {
+	return func() tea.Msg {
+		path, text, err := be.Bundle(ctx, items)
+		return bundledMsg{ids: ids, path: path, text: text, copy: copyIt, err: err}
+	}
+}
+
+// followTickMsg drives follow mode.
+type followTickMsg struct{ tag int }
+
+func followCmd(tag int, every time.Duration) tea.Cmd {
+	return tea.Tick(every, func(time.Time) tea.Msg { return followTickMsg{tag: tag} })
+}

@@ -1,0 +1,216 @@
+package common
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Width is the display width of s (ANSI aware).
+func Width(s string) int { return ansi.StringWidth(s) }
+
+// Truncate cuts s to at most w cells, marking a cut with "…".
+func Truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// Fit returns s cut or padded with spaces to exactly w cells.
+func Fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	s = Truncate(s, w)
+	if d := w - ansi.StringWidth(s); d > 0 {
+		s += strings.Repeat(" ", d)
+	}
+	return s
+}
+
+// FitLeft returns s right-aligned in exactly w cells.
+func FitLeft(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	s = Truncate(s, w)
+	if d := w - ansi.StringWidth(s); d > 0 {
+		s = strings.Repeat(" ", d) + s
+	}
+	return s
+}
+
+// Lines returns exactly h lines of exactly w cells from s: extra lines are dropped, missing
+// ones are blank, every line is cut or padded.
+func Lines(s string, w, h int) string {
+	if h <= 0 {
+		return ""
+	}
+	in := strings.Split(s, "\n")
+	out := make([]string, h)
+	for i := range out {
+		if i < len(in) {
+			out[i] = Fit(in[i], w)
+		} else {
+			out[i] = strings.Repeat(" ", max(w, 0))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// Box draws body inside a border of exactly w x h cells with title set into the top edge, the
+// way k9s and lazygit frame their panes. A focused box uses a heavy border so focus shows
+// without colour.
+func Box(st BoxStyles, title, right, body string, w, h int, focused bool) string {
+	if w < 4 || h < 2 {
+		return Lines(body, max(w, 0), max(h, 0))
+	}
+	b := lipgloss.RoundedBorder()
+	bs, ts := st.Border, st.Title
+	if focused {
+		b = lipgloss.ThickBorder()
+		bs, ts = st.BorderFocus, st.TitleFocus
+	}
+	inner := w - 2
+	// top edge: ╭─ Title ───── right ─╮
+	t := ""
+	if title != "" {
+		t = " " + Truncate(title, max(inner-4, 1)) + " "
+	}
+	r := ""
+	if right != "" {
+		r = " " + right + " "
+		if Width(t)+Width(r)+2 > inner {
+			r = ""
+		}
+	}
+	fill := inner - 1 - Width(t) - Width(r)
+	if right != "" && r != "" {
+		fill--
+	}
+	var top strings.Builder
+	top.WriteString(bs.Render(b.TopLeft + b.Top))
+	top.WriteString(ts.Render(t))
+	top.WriteString(bs.Render(strings.Repeat(b.Top, max(fill, 0))))
+	if r != "" {
+		top.WriteString(st.Title.Render(r))
+		top.WriteString(bs.Render(b.Top))
+	}
+	top.WriteString(bs.Render(b.TopRight))
+
+	lines := strings.Split(Lines(body, inner, h-2), "\n")
+	var sb strings.Builder
+	sb.WriteString(top.String())
+	for _, l := range lines {
+		if h-2 <= 0 {
+			break
+		}
+		sb.WriteString("\n")
+		sb.WriteString(bs.Render(b.Left))
+		sb.WriteString(l)
+		sb.WriteString(bs.Render(b.Right))
+	}
+	sb.WriteString("\n")
+	sb.WriteString(bs.Render(b.BottomLeft + strings.Repeat(b.Bottom, inner) + b.BottomRight))
+	return sb.String()
+}
+
+// BoxStyles are the styles Box needs (a subset of styles.Styles.Pane).
+type BoxStyles struct {
+	Border, BorderFocus, Title, TitleFocus lipgloss.Style
+}
+
+// Duration formats a duration for a column: 850ms, 1.2s, 61s, 2m03s, 1h02m.
+func Duration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-"
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < 100*time.Second:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
+
+// Gap formats the time between two duplicates: +0.45s, +12s, +3m10s.
+func Gap(d time.Duration) string {
+	if d < 10*time.Second && d > -10*time.Second {
+		return fmt.Sprintf("%+.2fs", d.Seconds())
+	}
+	return "+" + Duration(d)
+}
+
+// Count formats an integer with thousands separators: 1,234,567.
+func Count(n int) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// Clock formats a time of day in UTC, the zone the Logs API speaks.
+func Clock(t time.Time) string {
+	if t.IsZero() {
+		return "--:--:--"
+	}
+	return t.UTC().Format("15:04:05")
+}
+
+// Stamp formats a date and time in UTC for columns with room: 01-02 15:04:05.
+func Stamp(t time.Time) string {
+	if t.IsZero() {
+		return "--"
+	}
+	return t.UTC().Format("01-02 15:04:05")
+}
+
+// FullTime formats a time with milliseconds for the detail pane.
+func FullTime(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05.000Z")
+}
+
+// Ago says how long before now t was: 5s ago, 3m ago, 2h ago.
+func Ago(now, t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return "just now"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+	}
+}

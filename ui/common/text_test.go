@@ -1,0 +1,107 @@
+package common
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+func TestFitIsExactlyTheWidth(t *testing.T) {
+	for _, s := range []string{"", "abc", "GMAIL_SEND_EMAIL", "日本語のテキスト", "emoji 👍🏽 mix", lipgloss.NewStyle().Bold(true).Render("styled text")} {
+		for _, w := range []int{1, 2, 5, 10, 40} {
+			if got := ansi.StringWidth(Fit(s, w)); got != w {
+				t.Errorf("Fit(%q, %d) is %d wide", s, w, got)
+			}
+			if got := ansi.StringWidth(FitLeft(s, w)); got != w {
+				t.Errorf("FitLeft(%q, %d) is %d wide", s, w, got)
+			}
+		}
+	}
+}
+
+func TestLinesIsExactlyTheBox(t *testing.T) {
+	got := Lines("one\ntwo that is far too long for the box\n", 10, 4)
+	lines := strings.Split(got, "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) != 10 {
+			t.Errorf("line %d %q is %d wide", i, l, ansi.StringWidth(l))
+		}
+	}
+}
+
+func TestBoxIsExactlyItsSizeWithTitleInTheBorder(t *testing.T) {
+	st := BoxStyles{}
+	tests := []struct {
+		title, right string
+		w, h         int
+		focused      bool
+	}{
+		{"Detail", "", 30, 5, false},
+		{"Executions · /gmail flagged", "12/2,000", 40, 6, true},
+		{"A title far longer than the box itself can hold", "99%", 16, 3, false},
+		{"", "", 4, 2, false},
+	}
+	for _, tt := range tests {
+		got := Box(st, tt.title, tt.right, "body line\nsecond body line that overflows the box", tt.w, tt.h, tt.focused)
+		lines := strings.Split(got, "\n")
+		if len(lines) != tt.h {
+			t.Fatalf("%q: %d lines, want %d:\n%s", tt.title, len(lines), tt.h, got)
+		}
+		for i, l := range lines {
+			if ansi.StringWidth(l) != tt.w {
+				t.Errorf("%q line %d is %d wide, want %d: %q", tt.title, i, ansi.StringWidth(l), tt.w, l)
+			}
+		}
+		corner := "╭"
+		if tt.focused {
+			corner = "┏"
+		}
+		if !strings.HasPrefix(lines[0], corner) {
+			t.Errorf("%q: top %q does not start with %s (focus must show without colour)", tt.title, lines[0], corner)
+		}
+	}
+}
+
+func TestFormats(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{Duration(850 * time.Millisecond), "850ms"},
+		{Duration(1234 * time.Millisecond), "1.2s"},
+		{Duration(61 * time.Second), "61s"},
+		{Duration(123 * time.Second), "2m03s"},
+		{Duration(3700 * time.Second), "1h01m"},
+		{Gap(450 * time.Millisecond), "+0.45s"},
+		{Gap(75 * time.Second), "+75s"},
+		{Count(0), "0"},
+		{Count(1234567), "1,234,567"},
+		{Count(-1200), "-1,200"},
+		{Clock(time.Date(2026, 3, 1, 14, 2, 11, 0, time.UTC)), "14:02:11"},
+		{Stamp(time.Date(2026, 3, 1, 14, 2, 11, 0, time.UTC)), "03-01 14:02:11"},
+		{Ago(time.Unix(100, 0), time.Unix(40, 0)), "1m ago"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+func TestCleanNeutralisesTerminalControl(t *testing.T) {
+	evil := "subject\x1b]52;c;cm0gLXJmIC8=\x07 \x1b[2J\u202eevil\nline"
+	got := Clean(evil)
+	if strings.ContainsAny(got, "\x1b\x07\n\u202e") {
+		t.Errorf("Clean left control characters: %q", got)
+	}
+	block := CleanBlock("a\x1b[31m\nb")
+	if strings.Contains(block, "\x1b") || strings.Count(block, "\n") != 1 {
+		t.Errorf("CleanBlock = %q", block)
+	}
+	if p := PrettyJSON([]byte(`{"b":"\u001b[31mred","a":1}`)); strings.Contains(p, "\x1b") || !strings.Contains(p, `"a": 1`) {
+		t.Errorf("PrettyJSON = %q", p)
+	}
+}

@@ -1,0 +1,513 @@
+// Package execlist is the execution list: a windowed table over data.Items that renders only
+// the rows on screen, so the cost of a frame does not depend on how many executions there are.
+// It owns the cursor and the scroll offset; the root model gives it rows (built off the UI
+// loop) and the store to read them from.
+package execlist
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/ui/common"
+	"github.com/exectriage/exectriage/ui/data"
+)
+
+// Highlighter returns, for a visible execution, the byte offsets to highlight per column
+// ("tool", "toolkit", "user", "account"); nil when the filter has no free text.
+type Highlighter func(exec int) map[string][]int
+
+// Model is the list.
+type Model struct {
+	common.Common
+	store *data.Store
+	items []data.Item
+
+	cursor, offset int
+	width, height  int
+	focused        bool
+
+	// Highlight marks filter matches on visible rows.
+	Highlight Highlighter
+	// Spinner is the spinner's current frame, shown on rows being verified or retried.
+	Spinner string
+	// Title and Note head the box ("Executions", "filter: gmail"); Empty is shown with no rows.
+	Title, Note, Empty string
+}
+
+// New returns an empty list reading from store.
+func New(c common.Common, store *data.Store) Model {
+	return Model{Common: c, store: store, Title: "Executions", Empty: "no executions"}
+}
+
+// SetSize sets the box's outer size.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.clamp()
+}
+
+// SetFocused says whether key input goes to the list.
+func (m *Model) SetFocused(f bool) { m.focused = f }
+
+// Focused reports whether the list has focus.
+func (m Model) Focused() bool { return m.focused }
+
+// SetItems replaces the rows and puts the cursor on row sel (clamped).
+func (m *Model) SetItems(items []data.Item, sel int) {
+	m.items = items
+	m.cursor = sel
+	m.clamp()
+	m.scrollTo(m.cursor)
+}
+
+// Items returns the rows.
+func (m Model) Items() []data.Item { return m.items }
+
+// Len is the number of rows.
+func (m Model) Len() int { return len(m.items) }
+
+// Cursor is the selected row's index.
+func (m Model) Cursor() int { return m.cursor }
+
+// Selected returns the selected row.
+func (m Model) Selected() (data.Item, bool) {
+	if m.cursor < 0 || m.cursor >= len(m.items) {
+		return data.Item{}, false
+	}
+	return m.items[m.cursor], true
+}
+
+// AtTop reports whether the view shows the newest rows with the cursor on the first one
+// (follow mode refreshes only then).
+func (m Model) AtTop() bool { return m.cursor == 0 && m.offset == 0 }
+
+// rows is the number of table rows that fit (box minus borders and the column header).
+func (m Model) rows() int { return max(m.height-3, 1) }
+
+func (m *Model) clamp() {
+	if m.cursor >= len(m.items) {
+		m.cursor = len(m.items) - 1
+	}
+	if m.cursor < 0 {
+		m.cursor = 0
+	}
+	maxOff := max(len(m.items)-m.rows(), 0)
+	m.offset = min(max(m.offset, 0), maxOff)
+	m.scrollTo(m.cursor)
+}
+
+func (m *Model) scrollTo(i int) {
+	n := m.rows()
+	if i < m.offset {
+		m.offset = i
+	}
+	if i >= m.offset+n {
+		m.offset = i - n + 1
+	}
+	m.offset = max(m.offset, 0)
+}
+
+// Move moves the cursor by d rows.
+func (m *Model) Move(d int) {
+	m.cursor += d
+	m.clamp()
+}
+
+// Top moves to the newest row.
+func (m *Model) Top() { m.cursor, m.offset = 0, 0; m.clamp() }
+
+// Bottom moves to the oldest row.
+func (m *Model) Bottom() { m.cursor = len(m.items) - 1; m.clamp() }
+
+// Update handles navigation keys and the mouse wheel; other messages are ignored.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	k := m.Keys
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, k.Up):
+			m.Move(-1)
+		case key.Matches(msg, k.Down):
+			m.Move(1)
+		case key.Matches(msg, k.Top):
+			m.Top()
+		case key.Matches(msg, k.Bottom):
+			m.Bottom()
+		case key.Matches(msg, k.PageUp):
+			m.Move(-m.rows())
+		case key.Matches(msg, k.PageDown):
+			m.Move(m.rows())
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.Move(-3)
+		case tea.MouseWheelDown:
+			m.Move(3)
+		}
+	}
+	return m, nil
+}
+
+// Click selects the row at line y of the box (0 = top border); it reports whether a row was hit.
+func (m *Model) Click(y int) bool {
+	r := y - 2
+	if r < 0 || r >= m.rows() || m.offset+r >= len(m.items) {
+		return false
+	}
+	m.cursor = m.offset + r
+	return true
+}
+
+// layout is the column widths for a given inner width.
+type layout struct {
+	time, tool, toolkit, user, status, dur, badges int
+	wideTime                                       bool
+}
+
+const gutter = 3 // cursor, flag marker, space
+
+func layoutFor(w int) layout {
+	var l layout
+	l.status, l.dur = 7, 6
+	switch {
+	case w >= 170:
+		l.wideTime, l.time, l.tool, l.toolkit, l.user = true, 14, 36, 10, 30
+	case w >= 130:
+		l.wideTime, l.time, l.tool, l.toolkit, l.user = true, 14, 28, 10, 22
+	case w >= 96:
+		l.wideTime, l.time, l.tool, l.toolkit, l.user = true, 14, 24, 8, 14
+	default:
+		l.time, l.tool = 8, 22
+	}
+	used := gutter + l.time + 1 + l.tool + 1 + l.status + 1 + l.dur + 1
+	if l.toolkit > 0 {
+		used += l.toolkit + 1 + l.user + 1
+	}
+	l.badges = max(w-used, 0)
+	if l.badges < 12 && l.tool > 12 { // give badges room before the tool name
+		give := min(12-l.badges, l.tool-12)
+		l.tool -= give
+		l.badges += give
+	}
+	return l
+}
+
+// View renders the box with the visible rows only.
+func (m Model) View() string {
+	inner := max(m.width-2, 1)
+	l := layoutFor(inner)
+	var b strings.Builder
+	b.WriteString(m.header(l, inner))
+	n := m.rows()
+	if len(m.items) == 0 {
+		b.WriteString("\n")
+		b.WriteString(m.Styles.List.Empty.Render(common.Fit("  "+m.Empty, inner)))
+	}
+	for r := 0; r < n && m.offset+r < len(m.items); r++ {
+		i := m.offset + r
+		b.WriteString("\n")
+		b.WriteString(m.row(l, inner, m.items[i], i == m.cursor))
+	}
+	right := ""
+	if len(m.items) > 0 {
+		right = common.Count(m.cursor+1) + "/" + common.Count(len(m.items))
+	} else {
+		right = "0/0"
+	}
+	title := m.Title
+	if m.Note != "" {
+		title += " · " + m.Note
+	}
+	st := m.Styles.Pane
+	return common.Box(common.BoxStyles{Border: st.Border, BorderFocus: st.BorderFocus, Title: st.Title, TitleFocus: st.TitleFocus},
+		title, right, b.String(), m.width, m.height, m.focused)
+}
+
+func (m Model) header(l layout, w int) string {
+	cols := []string{common.Fit("", gutter-1), common.Fit("TIME", l.time), common.Fit("TOOL", l.tool)}
+	if l.toolkit > 0 {
+		cols = append(cols, common.Fit("TOOLKIT", l.toolkit), common.Fit("USER/ACCOUNT", l.user))
+	}
+	cols = append(cols, common.Fit("STATUS", l.status), common.FitLeft("DUR", l.dur), common.Fit("FLAGS", l.badges))
+	return m.Styles.List.ColumnHeader.Render(common.Fit(strings.Join(cols, " "), w))
+}
+
+// seg is a piece of a row with its own style.
+type seg struct {
+	text  string
+	style lipgloss.Style
+}
+
+func (m Model) row(l layout, w int, it data.Item, selected bool) string {
+	st := m.Styles
+	ds := m.store.DS
+	if int(it.Exec) >= ds.Len() {
+		return common.Fit("", w)
+	}
+	e := m.store.Exec(int(it.Exec))
+	t := &ds.Triage[it.Exec]
+
+	base := st.List.Row
+	switch {
+	case it.Kind == data.ItemGroup:
+		base = st.List.Group
+	case t.Flagged:
+		base = st.List.Flagged
+	}
+	if selected {
+		base = st.List.Selected
+	}
+	sty := func(s lipgloss.Style) lipgloss.Style {
+		if selected {
+			return s.Inherit(st.List.Selected).Background(st.List.Selected.GetBackground())
+		}
+		return s
+	}
+	cur := " "
+	if selected {
+		cur = "›"
+	}
+	if it.Kind == data.ItemGroup {
+		return m.groupRow(l, w, it, cur, base)
+	}
+
+	var segs []seg
+	add := func(text string, s lipgloss.Style) { segs = append(segs, seg{text, s}) }
+	add(cur, base)
+	if t.Flagged {
+		add("!", sty(st.List.Marker))
+	} else {
+		add(" ", base)
+	}
+	add(" ", base)
+	ts := common.Clock(e.Timestamp)
+	if l.wideTime {
+		ts = common.Stamp(e.Timestamp)
+	}
+	add(common.Fit(ts, l.time)+" ", base)
+
+	var hl map[string][]int
+	if m.Highlight != nil {
+		hl = m.Highlight(int(it.Exec))
+	}
+	tool := common.Clean(e.ToolSlug)
+	toolW := l.tool
+	if it.Kind == data.ItemMember {
+		glyph := "├ "
+		if members := ds.Members[it.Group]; int(it.Member) == len(members)-1 {
+			glyph = "└ "
+		}
+		add(glyph, sty(st.Muted))
+		toolW -= 2
+	}
+	segs = append(segs, highlight(common.Fit(tool, toolW), hl["tool"], base, sty(st.List.Match))...)
+	add(" ", base)
+	if l.toolkit > 0 {
+		segs = append(segs, highlight(common.Fit(common.Clean(e.ToolkitSlug), l.toolkit), hl["toolkit"], base, sty(st.List.Match))...)
+		add(" ", base)
+		who, field := e.UserID, "user"
+		if who == "" {
+			who, field = e.ConnectedAccountID, "account"
+		}
+		segs = append(segs, highlight(common.Fit(common.Clean(who), l.user), hl[field], base, sty(st.List.Match))...)
+		add(" ", base)
+	}
+	status := e.Status
+	if status == "" {
+		status = "pending"
+	}
+	add(common.Fit(common.Clean(status), l.status)+" ", base)
+	dur := "-"
+	if e.HasDuration {
+		dur = common.Duration(e.Duration)
+	}
+	add(common.FitLeft(dur, l.dur)+" ", base)
+
+	badges := m.badges(it, e, t, sty)
+	used := 0
+	for _, s := range segs {
+		used += common.Width(s.text)
+	}
+	room := w - used
+	var bs []seg
+	for _, bd := range badges {
+		need := common.Width(bd.text)
+		if len(bs) > 0 {
+			need++
+		}
+		if need > room {
+			if room > 0 {
+				bs = append(bs, seg{common.Fit("…", room), base})
+				room = 0
+			}
+			break
+		}
+		if len(bs) > 0 {
+			bs = append(bs, seg{" ", base})
+		}
+		bs = append(bs, bd)
+		room -= need
+	}
+	segs = append(segs, bs...)
+	if room > 0 {
+		segs = append(segs, seg{strings.Repeat(" ", room), base})
+	}
+	var b strings.Builder
+	for _, s := range segs {
+		b.WriteString(s.style.Render(s.text))
+	}
+	return b.String()
+}
+
+func (m Model) groupRow(l layout, w int, it data.Item, cur string, base lipgloss.Style) string {
+	ds := m.store.DS
+	g := &ds.Groups[it.Group]
+	e := m.store.Exec(int(it.Exec))
+	members := ds.Members[it.Group]
+	fold := "▾"
+	if len(members) > 0 && (it.Kind == data.ItemGroup) && m.collapsed(it) {
+		fold = "▸"
+	}
+	flagged := 0
+	for _, ei := range members {
+		if ds.Triage[ei].Flagged {
+			flagged++
+		}
+	}
+	mark := " "
+	if flagged > 0 {
+		mark = "!"
+	}
+	who := e.UserID
+	if who == "" {
+		who = e.ConnectedAccountID
+	}
+	eff := "effective ?"
+	if g.Effective >= 0 {
+		eff = "effective " + common.Count(g.Effective) + "/" + common.Count(len(members))
+	}
+	text := cur + mark + " " + fold + " DUP×" + common.Count(len(members)) + " " + common.Clean(string(g.Pattern)) +
+		"  " + common.Clean(e.ToolSlug) + "  " + common.Clean(who) + "  " + eff + "  last " + common.Clock(e.Timestamp)
+	return base.Render(common.Fit(text, w))
+}
+
+// collapsed reports whether a group row's members are hidden: the next row is not its member.
+func (m Model) collapsed(it data.Item) bool {
+	for i := m.offset; i < len(m.items); i++ {
+		if m.items[i] == it {
+			if i+1 < len(m.items) && m.items[i+1].Kind == data.ItemMember && m.items[i+1].Group == it.Group {
+				return false
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// badges are in order of what matters when the column is cut: the outcome, a retry, the
+// provider's answer, the duplicate group, a verdict.
+func (m Model) badges(it data.Item, e *model.Execution, t *model.Triage, sty func(lipgloss.Style) lipgloss.Style) []seg {
+	st := m.Styles.Badge
+	var out []seg
+	switch t.Outcome {
+	case model.OutcomeAmbiguous:
+		if t.Flagged {
+			out = append(out, seg{"AMBIGUOUS", sty(st.Ambiguous)})
+		}
+	case model.OutcomeRejected:
+		if t.Flagged {
+			out = append(out, seg{"REJECTED", sty(st.Rejected)})
+		}
+	}
+	switch {
+	case m.store.Retrying[e.ID]:
+		out = append(out, seg{m.Spinner + "RETRYING", sty(st.Retrying)})
+	default:
+		switch m.store.RetryState(e.ID) {
+		case model.AttemptSucceeded:
+			out = append(out, seg{"RETRIED", sty(st.Retried)})
+		case model.AttemptFailed:
+			out = append(out, seg{"RETRY FAILED", sty(st.Rejected)})
+		case model.AttemptIntent, model.AttemptSent, model.AttemptIndeterminate:
+			out = append(out, seg{"RETRIED?", sty(st.Ambiguous)})
+		}
+	}
+	if m.store.Verifying[e.ID] {
+		out = append(out, seg{m.Spinner + "verifying", sty(st.Found)})
+	} else if ps, ok := m.store.Provider[e.ID]; ok {
+		switch ps.State {
+		case model.ProviderFound:
+			out = append(out, seg{"VERIFIED:found", sty(st.Found)})
+		case model.ProviderNotFound:
+			out = append(out, seg{"VERIFIED:absent", sty(st.Verified)})
+		default:
+			out = append(out, seg{"VERIFIED:unknown", sty(st.Marked)})
+		}
+	}
+	ds := m.store.DS
+	if it.Kind == data.ItemMember {
+		if it.Member > 0 {
+			g := &ds.Groups[it.Group]
+			if int(it.Member)-1 < len(g.Gaps) {
+				out = append(out, seg{common.Gap(g.Gaps[it.Member-1]), sty(st.Dup)})
+			}
+		}
+	} else if g := ds.Group(int(it.Exec)); g != nil {
+		out = append(out, seg{"DUP×" + common.Count(len(g.ExecutionIDs)) + " " + patternShort(g.Pattern), sty(st.Dup)})
+	}
+	if v, ok := m.store.Verdicts[e.ID]; ok {
+		out = append(out, seg{"MARKED:" + string(v), sty(st.Marked)})
+	}
+	return out
+}
+
+func patternShort(p model.RetryPattern) string {
+	switch p {
+	case model.PatternSDKAutoRetry:
+		return "sdk-retry"
+	case model.PatternAppRetry:
+		return "app-retry"
+	case model.PatternDoubleSubmit:
+		return "double-submit"
+	}
+	return common.Clean(string(p))
+}
+
+// highlight splits text into plain and matched pieces; pos are byte offsets into text (the
+// filter's Highlight positions; a cut text keeps its prefix, so they stay valid).
+func highlight(text string, pos []int, base, match lipgloss.Style) []seg {
+	if len(pos) == 0 {
+		return []seg{{text, base}}
+	}
+	hit := make(map[int]bool, len(pos))
+	for _, p := range pos {
+		hit[p] = true
+	}
+	var out []seg
+	var cur strings.Builder
+	curHit := false
+	flush := func() {
+		if cur.Len() > 0 {
+			s := base
+			if curHit {
+				s = match
+			}
+			out = append(out, seg{cur.String(), s})
+			cur.Reset()
+		}
+	}
+	for i, r := range text {
+		h := hit[i] && r != '…'
+		if h != curHit {
+			flush()
+			curHit = h
+		}
+		cur.WriteRune(r)
+	}
+	flush()
+	return out
+}

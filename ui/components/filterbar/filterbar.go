@@ -1,0 +1,108 @@
+// Package filterbar is the `/` prompt: a one-line text input for the filter package's query
+// language (fuzzy free text plus field:value terms). It reports every change so the root can
+// start a filter command; it never filters itself.
+package filterbar
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/ui/common"
+)
+
+// ChangedMsg says the query text changed (sent as a command so the root filters off the loop).
+type ChangedMsg struct{ Query string }
+
+// ClosedMsg says the prompt closed: Cleared when esc dropped the query, else it was applied.
+type ClosedMsg struct{ Cleared bool }
+
+// Model is the prompt.
+type Model struct {
+	common.Common
+	input  textinput.Model
+	width  int
+	active bool
+	// Err is the parse error of the current text, shown after the input.
+	Err string
+}
+
+// New returns a closed prompt.
+func New(c common.Common) Model {
+	in := textinput.New()
+	in.Prompt = "/"
+	in.Placeholder = "gmail send  tool:send  outcome:ambiguous  -status:success  (" + strings.Join(filter.FieldNames(), " ") + ")"
+	in.CharLimit = 512
+	s := textinput.DefaultDarkStyles()
+	s.Cursor.Blink = false
+	s.Focused.Prompt = c.Styles.Status.Key
+	s.Focused.Placeholder = c.Styles.Muted
+	s.Blurred.Placeholder = c.Styles.Muted
+	in.SetStyles(s)
+	return Model{Common: c, input: in}
+}
+
+// Active reports whether the prompt has focus.
+func (m Model) Active() bool { return m.active }
+
+// Value is the query text.
+func (m Model) Value() string { return m.input.Value() }
+
+// Open focuses the prompt, keeping the current query for editing.
+func (m *Model) Open() tea.Cmd {
+	m.active = true
+	m.input.CursorEnd()
+	return m.input.Focus()
+}
+
+// Reset clears the text and closes.
+func (m *Model) Reset() {
+	m.input.SetValue("")
+	m.input.Blur()
+	m.active, m.Err = false, ""
+}
+
+// SetSize sets the width.
+func (m *Model) SetSize(w, _ int) {
+	m.width = w
+	m.input.SetWidth(max(w-4, 8))
+}
+
+// Update edits the text; enter applies, esc clears.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	if !m.active {
+		return m, nil
+	}
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, m.Keys.Confirm):
+			m.active = false
+			m.input.Blur()
+			return m, func() tea.Msg { return ClosedMsg{} }
+		case key.Matches(k, m.Keys.Cancel):
+			m.Reset()
+			return m, tea.Batch(
+				func() tea.Msg { return ChangedMsg{} },
+				func() tea.Msg { return ClosedMsg{Cleared: true} })
+		}
+	}
+	before := m.input.Value()
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	if v := m.input.Value(); v != before {
+		return m, tea.Batch(cmd, func() tea.Msg { return ChangedMsg{Query: v} })
+	}
+	return m, cmd
+}
+
+// View renders the prompt line (exactly the width).
+func (m Model) View() string {
+	v := m.input.View()
+	if m.Err != "" {
+		v += "  " + m.Styles.Status.Error.Render(common.Clean(m.Err))
+	}
+	return common.Fit(v, m.width)
+}

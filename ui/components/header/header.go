@@ -1,0 +1,138 @@
+// Package header is the top of the screen: the source (LIVE / DEMO / FILE name), the counts
+// (executions, flagged writes, duplicate groups), when the data was last refreshed, a progress
+// indicator while pages stream in, and sparklines of executions and flagged writes over the
+// loaded time range (like lnav's histogram). Rendering reads only precomputed numbers: its
+// cost does not depend on the number of executions.
+package header
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/exectriage/exectriage/ui/common"
+	"github.com/exectriage/exectriage/ui/data"
+)
+
+// Height is the number of lines the header takes.
+const Height = 3
+
+// Model is the header.
+type Model struct {
+	common.Common
+	store *data.Store
+	width int
+
+	// Source is the source's name: "LIVE", "DEMO", "FILE name.jsonl" or a base URL.
+	Source string
+	// Loading is true while pages stream in; Loaded counts records received so far.
+	Loading bool
+	Loaded  int
+	Pages   int
+	// Spinner is the spinner's current frame.
+	Spinner string
+	// Refreshed is when the last load finished (zero: never).
+	Refreshed string
+	// Follow says whether auto-refresh is on; Paused whether it waits for the list's top.
+	Follow, Paused bool
+}
+
+// New returns a header reading counts from store.
+func New(c common.Common, store *data.Store) Model { return Model{Common: c, store: store} }
+
+// SetSize sets the width (the height is fixed).
+func (m *Model) SetSize(w, _ int) { m.width = w }
+
+// View renders three lines of exactly the header's width.
+func (m Model) View() string {
+	st := m.Styles
+	ds := m.store.DS
+	w := m.width
+
+	src := st.Header.Demo
+	switch {
+	case strings.HasPrefix(m.Source, "LIVE"):
+		src = st.Header.Live
+	case strings.HasPrefix(m.Source, "FILE"):
+		src = st.Header.File
+	}
+	sep := st.Muted.Render(" │ ")
+	groups := " dup groups"
+	if w < 100 {
+		groups = " dups"
+	}
+	left := st.Header.App.Render("exectriage") + sep + src.Render("["+common.Clean(m.Source)+"]") + sep +
+		st.Header.Count.Render(common.Count(ds.Len())) + st.Header.Label.Render(" execs  ") +
+		st.Header.Flagged.Render("!"+common.Count(ds.Flagged)) + st.Header.Label.Render(" flagged  ") +
+		st.Header.Count.Render(common.Count(len(ds.Groups))) + st.Header.Label.Render(groups)
+	var right string
+	switch {
+	case m.Loading:
+		right = st.Header.Progress.Render(fmt.Sprintf("%s loading %s records · page %d", m.Spinner, common.Count(m.Loaded), m.Pages))
+	case m.Refreshed != "":
+		right = st.Header.Label.Render("refreshed " + m.Refreshed)
+	}
+	if m.Follow {
+		f := " · follow"
+		if m.Paused {
+			f = " · follow paused"
+		}
+		right += st.Header.Progress.Render(f)
+	}
+	line1 := joinLR(left, right, w)
+
+	spW := max(w-10-24, 8)
+	execs, flagged := resample(&ds.Hist, spW)
+	rng := ""
+	if !ds.Hist.From.IsZero() {
+		rng = common.Stamp(ds.Hist.From) + " → " + common.Clock(ds.Hist.To)
+	}
+	line2 := joinLR(st.Header.Label.Render("execs   ")+st.Header.SparkExec.Render(spark(execs)), st.Header.Label.Render(rng), w)
+	line3 := joinLR(st.Header.Label.Render("flagged ")+st.Header.SparkFlag.Render(spark(flagged)), "", w)
+	return line1 + "\n" + line2 + "\n" + line3
+}
+
+// joinLR puts left and right on one line of width w, cutting left first when both do not fit.
+func joinLR(left, right string, w int) string {
+	lw, rw := common.Width(left), common.Width(right)
+	if lw+1+rw > w {
+		if rw+10 > w {
+			return common.Fit(left, w)
+		}
+		left = common.Truncate(left, w-rw-1)
+		lw = common.Width(left)
+	}
+	return left + strings.Repeat(" ", max(w-lw-rw, 0)) + right
+}
+
+// resample folds the histogram's buckets into n columns.
+func resample(h *data.Histogram, n int) (execs, flagged []int) {
+	execs, flagged = make([]int, n), make([]int, n)
+	for b := 0; b < data.HistBuckets; b++ {
+		c := b * n / data.HistBuckets
+		execs[c] += int(h.Execs[b])
+		flagged[c] += int(h.Flagged[b])
+	}
+	return execs, flagged
+}
+
+var blocks = []rune("▁▂▃▄▅▆▇█")
+
+// spark draws counts as unicode blocks scaled to the largest; an empty bucket is a space so
+// quiet periods read as gaps.
+func spark(v []int) string {
+	top := 0
+	for _, x := range v {
+		top = max(top, x)
+	}
+	var b strings.Builder
+	for _, x := range v {
+		switch {
+		case x == 0 || top == 0:
+			b.WriteRune(' ')
+		default:
+			i := (x*len(blocks) - 1) / top
+			b.WriteRune(blocks[min(i, len(blocks)-1)])
+		}
+	}
+	return b.String()
+}

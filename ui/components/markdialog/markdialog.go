@@ -1,0 +1,140 @@
+// Package markdialog records a person's verdict about an execution (confirmed_failed,
+// confirmed_succeeded, duplicate, ignored) with an optional note, as a layer over the screen.
+package markdialog
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/ui/common"
+)
+
+// MarkMsg asks the root to record a verdict.
+type MarkMsg struct {
+	ExecID  string
+	Verdict model.Verdict
+	Note    string
+}
+
+// CloseMsg says the dialog closed without recording.
+type CloseMsg struct{}
+
+var meaning = map[model.Verdict]string{
+	model.VerdictConfirmedFailed:    "the action did not happen",
+	model.VerdictConfirmedSucceeded: "the action happened (blocks any retry)",
+	model.VerdictDuplicate:          "a duplicate of another execution (blocks any retry)",
+	model.VerdictIgnored:            "not worth acting on",
+}
+
+// Model is the dialog.
+type Model struct {
+	common.Common
+	width, height int
+	open          bool
+	execID, title string
+	choice        int
+	note          textinput.Model
+	noteFocus     bool
+}
+
+// New returns a closed dialog.
+func New(c common.Common) Model {
+	in := textinput.New()
+	in.Prompt = "note> "
+	in.Placeholder = "optional, recorded in the journal"
+	in.CharLimit = 500
+	s := textinput.DefaultDarkStyles()
+	s.Cursor.Blink = false
+	s.Focused.Prompt = c.Styles.Status.Key
+	s.Blurred.Prompt = c.Styles.Muted
+	s.Focused.Placeholder = c.Styles.Muted
+	s.Blurred.Placeholder = c.Styles.Muted
+	in.SetStyles(s)
+	return Model{Common: c, note: in}
+}
+
+// Open shows the dialog for an execution; title describes it.
+func (m *Model) Open(execID, title string) {
+	m.open, m.execID, m.title, m.choice, m.noteFocus = true, execID, title, 0, false
+	m.note.SetValue("")
+	m.note.Blur()
+}
+
+// IsOpen reports whether the dialog is shown.
+func (m Model) IsOpen() bool { return m.open }
+
+// SetSize sets the screen size.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// Update handles keys: j/k or 1-4 choose, tab moves to the note, enter records, esc cancels.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	if !m.open {
+		return m, nil
+	}
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		if m.noteFocus {
+			var cmd tea.Cmd
+			m.note, cmd = m.note.Update(msg)
+			return m, cmd
+		}
+		return m, nil
+	}
+	switch {
+	case key.Matches(k, m.Keys.Cancel):
+		m.open = false
+		return m, func() tea.Msg { return CloseMsg{} }
+	case key.Matches(k, m.Keys.Confirm):
+		m.open = false
+		msg := MarkMsg{ExecID: m.execID, Verdict: model.Verdicts[m.choice], Note: strings.TrimSpace(m.note.Value())}
+		return m, func() tea.Msg { return msg }
+	case k.String() == "tab" || k.String() == "shift+tab":
+		m.noteFocus = !m.noteFocus
+		if m.noteFocus {
+			return m, m.note.Focus()
+		}
+		m.note.Blur()
+		return m, nil
+	}
+	if m.noteFocus {
+		var cmd tea.Cmd
+		m.note, cmd = m.note.Update(msg)
+		return m, cmd
+	}
+	switch {
+	case key.Matches(k, m.Keys.Up):
+		m.choice = (m.choice + len(model.Verdicts) - 1) % len(model.Verdicts)
+	case key.Matches(k, m.Keys.Down):
+		m.choice = (m.choice + 1) % len(model.Verdicts)
+	case len(k.Text) == 1 && k.Text[0] >= '1' && int(k.Text[0]-'1') < len(model.Verdicts):
+		m.choice = int(k.Text[0] - '1')
+	}
+	return m, nil
+}
+
+// View renders the dialog box.
+func (m Model) View() string {
+	st := m.Styles
+	w := min(max(m.width-4, 30), 70)
+	inner := w - 4
+	m.note.SetWidth(inner - 8)
+	var b strings.Builder
+	b.WriteString(st.Dialog.Title.Render("Mark a verdict") + "\n")
+	b.WriteString(common.Truncate(st.Dialog.Label.Render(common.Clean(m.title)), inner) + "\n\n")
+	for i, v := range model.Verdicts {
+		cur := "  "
+		label := string(v)
+		if i == m.choice {
+			cur = "› "
+			label = st.Dialog.ButtonActive.Render(label)
+		}
+		b.WriteString(common.Truncate(cur+string(rune('1'+i))+" "+label+"  "+st.Muted.Render(meaning[v]), inner) + "\n")
+	}
+	b.WriteString("\n" + m.note.View() + "\n\n")
+	b.WriteString(st.Dialog.Hint.Render(common.Truncate("j/k or 1-4 choose · tab note · enter record · esc cancel", inner)))
+	return st.Dialog.Box.Width(w).Render(b.String())
+}

@@ -1,0 +1,174 @@
+package retrydialog
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/ui/common"
+	"github.com/exectriage/exectriage/ui/keys"
+	"github.com/exectriage/exectriage/ui/styles"
+	"github.com/exectriage/exectriage/ui/theme"
+)
+
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time { return c.t }
+
+func newDialog(decision triage.GuardDecision) (Model, *fakeClock) {
+	c := &fakeClock{t: time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)}
+	k := keys.Default()
+	m := New(common.Common{Styles: styles.New(theme.Default()), Keys: &k, Now: c.now})
+	m.SetSize(100, 40)
+	m.Open("log_1")
+	m.SetEvidence(Evidence{
+		Exec:     model.Execution{ID: "log_1", ToolSlug: "GMAIL_SEND_EMAIL"},
+		Triage:   model.Triage{Kind: model.KindWrite, Outcome: model.OutcomeAmbiguous, Flagged: true, Reason: "timed out"},
+		Provider: model.ProviderState{State: model.ProviderNotFound, Reason: "no such email"},
+		Decision: decision,
+		Send:     []string{"POST tools/execute/GMAIL_SEND_EMAIL", "account ca_1", "arguments {}", "x-request-id"},
+	})
+	return m, c
+}
+
+func press(m Model, ks ...string) (Model, []tea.Msg) {
+	var out []tea.Msg
+	for _, k := range ks {
+		var msgs []tea.KeyPressMsg
+		switch k {
+		case "enter":
+			msgs = append(msgs, tea.KeyPressMsg{Code: tea.KeyEnter})
+		case "esc":
+			msgs = append(msgs, tea.KeyPressMsg{Code: tea.KeyEscape})
+		case "tab":
+			msgs = append(msgs, tea.KeyPressMsg{Code: tea.KeyTab})
+		default:
+			for _, r := range k {
+				msgs = append(msgs, tea.KeyPressMsg{Code: r, Text: string(r)})
+			}
+		}
+		for _, msg := range msgs {
+			var cmd tea.Cmd
+			m, cmd = m.Update(msg)
+			if cmd != nil {
+				if r := cmd(); r != nil {
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	return m, out
+}
+
+func sent(msgs []tea.Msg) *SendMsg {
+	for _, m := range msgs {
+		if s, ok := m.(SendMsg); ok {
+			return &s
+		}
+	}
+	return nil
+}
+
+var needsConfirmation = triage.GuardDecision{Code: triage.RefusedNotConfirmed, Reason: "no one has confirmed"}
+
+func TestConfirmationStartsOnNoAndIgnoresTypedAheadKeys(t *testing.T) {
+	m, c := newDialog(needsConfirmation)
+	if !strings.Contains(ansi.Strip(m.View()), "keys are ignored") {
+		t.Error("the dialog does not say keys are ignored at first")
+	}
+	// Typed ahead: everything a person might have buffered, including the whole confirmation.
+	m, msgs := press(m, "tab", "tab", "failed", "enter", "reason", "enter", "enter")
+	if sent(msgs) != nil || !m.Confirming() {
+		t.Fatal("keys typed within the first half second answered the dialog")
+	}
+	c.t = c.t.Add(KeyDelay)
+	// On "No", enter cancels.
+	m2, msgs := press(m, "enter")
+	if sent(msgs) != nil || m2.IsOpen() {
+		t.Fatal("enter on the initial focus did not cancel")
+	}
+}
+
+func TestConfirmationNeedsTheWordAndAReason(t *testing.T) {
+	tests := []struct {
+		name   string
+		keys   []string
+		sends  bool
+		reason string
+	}{
+		{"word and reason", []string{"tab", "tab", "failed", "enter", "customer says nothing arrived", "enter", "enter"}, true, "customer says nothing arrived"},
+		{"wrong word", []string{"tab", "tab", "fail", "enter", "because", "enter", "tab", "tab", "enter"}, false, ""},
+		{"no reason", []string{"tab", "tab", "failed", "enter", "enter", "tab", "tab", "enter"}, false, ""},
+		{"yes without typing", []string{"tab", "enter"}, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, c := newDialog(needsConfirmation)
+			c.t = c.t.Add(KeyDelay)
+			m, msgs := press(m, tt.keys...)
+			s := sent(msgs)
+			if (s != nil) != tt.sends {
+				t.Fatalf("sent = %v, want %v; dialog:\n%s", s, tt.sends, ansi.Strip(m.View()))
+			}
+			if s != nil && (s.Reason != tt.reason || s.ExecID != "log_1") {
+				t.Errorf("sent %+v", s)
+			}
+			if !tt.sends && !m.Confirming() {
+				t.Error("the dialog left the confirmation without sending")
+			}
+		})
+	}
+}
+
+func TestRefusalShowsTheReasonAndTheNextStep(t *testing.T) {
+	m, c := newDialog(triage.GuardDecision{Code: triage.RefusedProviderFound, Reason: "provider shows the effect", Next: "mark it confirmed_succeeded"})
+	v := ansi.Strip(m.View())
+	for _, want := range []string{"Retry refused", "provider shows the effect", "mark it confirmed_succeeded"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	c.t = c.t.Add(KeyDelay)
+	m, msgs := press(m, "tab", "failed", "enter", "x", "enter", "enter")
+	if sent(msgs) != nil {
+		t.Fatal("a refused retry was sent")
+	}
+	if m.IsOpen() {
+		t.Error("enter did not close the refusal")
+	}
+}
+
+func TestResultShowsNewLogOrAmbiguous(t *testing.T) {
+	for _, tt := range []struct {
+		r    Result
+		want string
+	}{
+		{Result{AttemptID: "a1", State: model.AttemptSucceeded, NewLogID: "log_new"}, "new log log_new"},
+		{Result{AttemptID: "a1", State: model.AttemptIndeterminate, Detail: "no answer"}, "ambiguous: run resolve"},
+		{Result{AttemptID: "a1", State: model.AttemptFailed, Detail: "HTTP 400"}, "the retry failed"},
+		{Result{Err: "no journal"}, "not sent"},
+	} {
+		m, _ := newDialog(needsConfirmation)
+		m.SetSending()
+		m.SetResult(tt.r)
+		if v := ansi.Strip(m.View()); !strings.Contains(v, tt.want) {
+			t.Errorf("result %+v: dialog lacks %q:\n%s", tt.r, tt.want, v)
+		}
+	}
+}
+
+func TestDialogFitsAShortScreen(t *testing.T) {
+	m, _ := newDialog(needsConfirmation)
+	m.ev.Triage.Reason = strings.Repeat("a long reason ", 30)
+	for _, h := range []int{20, 24, 30} {
+		m.SetSize(80, h)
+		if n := strings.Count(m.View(), "\n") + 1; n > h {
+			t.Errorf("at 80x%d the dialog is %d lines", h, n)
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package data
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func analyzer(execs []model.Execution) Analysis {
+	r := triage.Analyze(execs, triage.NewKinds(), triage.Options{})
+	return Analysis{Triage: r.Triage, Groups: r.Groups}
+}
+
+func ex(id string, at time.Duration, tool, status string, kind model.ErrorKind, args string) model.Execution {
+	e := model.Execution{ID: id, Timestamp: t0.Add(at), StartTime: t0.Add(at), ToolSlug: tool, ToolkitSlug: "gmail",
+		ConnectedAccountID: "ca_1", UserID: "u1", Status: status, Duration: time.Second, HasDuration: true,
+		Arguments: json.RawMessage(args), Detailed: true, RetryCount: -1}
+	if kind != "" {
+		e.Error = &model.ExecError{Kind: kind, Message: string(kind)}
+	}
+	return e
+}
+
+// fixture: an SDK auto-retry burst of a timed-out send, a read, and an unrelated success.
+func fixture() []model.Execution {
+	return []model.Execution{
+		ex("log_a", 0, "GMAIL_SEND_EMAIL", "failed", model.ErrTimeout, `{"to":"x@y","subject":"hi"}`),
+		ex("log_b", 61500*time.Millisecond, "GMAIL_SEND_EMAIL", "failed", model.ErrTimeout, `{"to":"x@y","subject":"hi"}`),
+		ex("log_c", 3*time.Minute, "GMAIL_FETCH_EMAILS", "success", "", `{}`),
+		ex("log_d", 5*time.Minute, "SLACK_SEND_MESSAGE", "success", "", `{"channel":"c","text":"t"}`),
+	}
+}
+
+func TestBuildSortsNewestFirstAndMergesByID(t *testing.T) {
+	base := fixture()
+	updated := base[1]
+	updated.Status = "success"
+	updated.Error = nil
+	ds := Build(base, []model.Execution{updated, ex("log_e", 10*time.Minute, "GMAIL_SEND_EMAIL", "success", "", `{"to":"z"}`)}, analyzer)
+	var ids []string
+	for _, e := range ds.Execs {
+		ids = append(ids, e.ID)
+	}
+	if got := fmt.Sprint(ids); got != "[log_e log_d log_c log_b log_a]" {
+		t.Fatalf("order = %s", got)
+	}
+	if ds.Execs[ds.Index("log_b")].Status != "success" {
+		t.Error("the newer record did not replace the older")
+	}
+	if base[1].Status != "failed" {
+		t.Error("Build modified its input")
+	}
+	if ds.Index("nope") != -1 {
+		t.Error("Index of an unknown id")
+	}
+}
+
+func TestBuildKeepsDetailOverALaterListEntry(t *testing.T) {
+	full := fixture()[0]
+	entry := full
+	entry.Detailed, entry.Arguments = false, nil
+	ds := Build([]model.Execution{full}, []model.Execution{entry}, analyzer)
+	if !ds.Execs[0].Detailed {
+		t.Error("a list entry replaced a detail record")
+	}
+}
+
+func TestSelect(t *testing.T) {
+	ds := Build(fixture(), nil, analyzer)
+	if ds.Flagged != 2 || len(ds.Groups) != 1 || ds.Writes != 3 {
+		t.Fatalf("flagged %d groups %d writes %d", ds.Flagged, len(ds.Groups), ds.Writes)
+	}
+	q, err := filter.Parse("slack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := ds.Matches(q, nil)
+	keep := map[int]bool{}
+	for _, p := range pos {
+		keep[p] = true
+	}
+	tests := []struct {
+		name  string
+		v     View
+		match func(int) bool
+		want  string
+	}{
+		{"all", View{}, nil, "[E:log_d E:log_c E:log_b E:log_a]"},
+		{"flagged only", View{FlaggedOnly: true}, nil, "[E:log_b E:log_a]"},
+		{"writes only", View{WritesOnly: true}, nil, "[E:log_d E:log_b E:log_a]"},
+		{"filter", View{}, func(i int) bool { return keep[i] }, "[E:log_d]"},
+		{"duplicates", View{Duplicates: true}, nil, "[G:log_b M:log_a M:log_b]"},
+		{"duplicates collapsed", View{Duplicates: true, Collapsed: map[string]bool{ds.Groups[0].ID: true}}, nil, "[G:log_b]"},
+		{"duplicates filtered away", View{Duplicates: true}, func(i int) bool { return keep[i] }, "[]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, it := range Select(ds, tt.v, tt.match) {
+				k := map[ItemKind]string{ItemExec: "E", ItemGroup: "G", ItemMember: "M"}[it.Kind]
+				got = append(got, k+":"+ds.Execs[it.Exec].ID)
+			}
+			if s := fmt.Sprint(got); s != tt.want && !(len(got) == 0 && tt.want == "[]") {
+				t.Errorf("got %s, want %s", s, tt.want)
+			}
+		})
+	}
+}
+
+func TestHistogramCountsEveryExecution(t *testing.T) {
+	ds := Build(fixture(), nil, analyzer)
+	var n, f int32
+	for b := range HistBuckets {
+		n += ds.Hist.Execs[b]
+		f += ds.Hist.Flagged[b]
+	}
+	if n != 4 || f != 2 {
+		t.Errorf("histogram holds %d executions, %d flagged", n, f)
+	}
+	if ds.Hist.Execs[HistBuckets-1] == 0 || ds.Hist.Execs[0] == 0 {
+		t.Error("the newest and oldest executions should sit in the last and first buckets")
+	}
+}
+
+func BenchmarkBuild100k(b *testing.B) {
+	execs := make([]model.Execution, 100_000)
+	for i := range execs {
+		execs[i] = ex(fmt.Sprintf("log_%06d", i), time.Duration(i)*time.Second, "GMAIL_SEND_EMAIL", "success", "", fmt.Sprintf(`{"n":%d}`, i%5000))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		Build(execs, nil, analyzer)
+	}
+}

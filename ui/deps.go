@@ -1,0 +1,96 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"github.com/exectriage/exectriage/bundle"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/ui/components/retrydialog"
+	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/ui/keys"
+	"github.com/exectriage/exectriage/ui/theme"
+)
+
+// Backend is everything the TUI asks of the outside world: the source, triage, the verifiers,
+// the journal, the guarded retry and the bundle writer. Every method may block; the UI calls
+// them only from tea.Cmds, never from Update or View. ui/backend.go implements it over the real
+// packages; tests use the same implementation over the demo sandbox.
+type Backend interface {
+	// Source names the source for the header: "LIVE", "DEMO", "FILE name".
+	Source() string
+	// Load streams executions of the last since (0: all) in batches the callback owns.
+	Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error
+	// Analyze runs triage over executions (Triage aligned with the input).
+	Analyze(execs []model.Execution) data.Analysis
+	// Get fetches an execution's full detail.
+	Get(ctx context.Context, id string) (model.Execution, error)
+	// Verify asks the provider whether the execution's effect exists.
+	Verify(ctx context.Context, e *model.Execution) model.ProviderState
+	// Journal returns what the journal holds about one execution.
+	Journal(ctx context.Context, execID string) (JournalState, error)
+	// JournalAll returns the journal's state of every execution that has any (for the badges).
+	JournalAll(ctx context.Context) (map[string]JournalState, error)
+	// Evidence gathers what the retry dialog shows and asks the guard (without a confirmation
+	// yet: a refusal for any other reason is final).
+	Evidence(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState) (retrydialog.Evidence, error)
+	// Retry runs the guarded retry: journal the confirmation and the intent, send once, record.
+	Retry(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState, reason string) retrydialog.Result
+	// Mark records a verdict.
+	Mark(ctx context.Context, execID string, v model.Verdict, note string) error
+	// Bundle writes a support bundle for the items and returns its path and text.
+	Bundle(ctx context.Context, items []bundle.Item) (path, text string, err error)
+	// Explain turns an error into one line saying what happened and what to do.
+	Explain(err error) string
+}
+
+// JournalState is the journal's record of one execution, phrased for the panes.
+type JournalState struct {
+	Attempts []model.RetryAttempt
+	Verdict  model.Verdict // newest, "" when none
+	History  []data.HistoryLine
+}
+
+// Options tune the TUI. The zero value is usable.
+type Options struct {
+	// Since is the window loaded at start (0: everything the source has).
+	Since time.Duration
+	// Now is the clock (time.Now when nil); tests inject a fixed one.
+	Now func() time.Time
+	// FollowEvery is the auto-refresh period in follow mode (default 5 s).
+	FollowEvery time.Duration
+	// DetailDelay is how long the selection must rest before its full record and journal
+	// history are fetched (default 150 ms), so scrolling does not flood the API.
+	DetailDelay time.Duration
+	// Theme and Keys default to theme.Default() and keys.Default().
+	Theme *theme.Theme
+	Keys  *keys.KeyMap
+	// Mouse starts with mouse capture on.
+	Mouse bool
+	// Follow starts in follow mode.
+	Follow bool
+	// Notice is shown in the status line at start (a warning from setting up, say the journal
+	// could not be opened).
+	Notice string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.FollowEvery <= 0 {
+		o.FollowEvery = 5 * time.Second
+	}
+	if o.DetailDelay <= 0 {
+		o.DetailDelay = 150 * time.Millisecond
+	}
+	if o.Theme == nil {
+		t := theme.Default()
+		o.Theme = &t
+	}
+	if o.Keys == nil {
+		k := keys.Default()
+		o.Keys = &k
+	}
+	return o
+}

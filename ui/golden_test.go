@@ -1,0 +1,118 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/ui/components/retrydialog"
+)
+
+var sizes = [][2]int{{80, 24}, {120, 40}, {200, 50}}
+
+// TestGoldenScreens pins what a person sees, at three terminal sizes, for each main state.
+func TestGoldenScreens(t *testing.T) {
+	scenarios := []struct {
+		name  string
+		setup func(h *harness)
+		check func(t *testing.T, screen string)
+	}{
+		{"list_flagged", func(h *harness) {
+			i, ok := h.find(func(_ *model.Execution, t *model.Triage) bool {
+				return t.Flagged && t.Outcome == model.OutcomeAmbiguous
+			})
+			if !ok {
+				h.t.Fatal("no flagged execution")
+			}
+			h.selectRow(i)
+		}, func(t *testing.T, s string) {
+			if !strings.Contains(s, "›!") || !strings.Contains(s, "AMBIGUOUS") {
+				t.Error("the selected flagged row is not marked")
+			}
+		}},
+		{"duplicates", func(h *harness) { h.keys("d") }, func(t *testing.T, s string) {
+			if !strings.Contains(s, "Duplicate groups") || !strings.Contains(s, "DUP×") {
+				t.Error("no duplicate groups shown")
+			}
+		}},
+		{"detail_provider", func(h *harness) {
+			h.selectRow(h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderFound))
+			h.keys("v", "enter")
+		}, func(t *testing.T, s string) {
+			for _, want := range []string{"Detail", "Provider state", "FOUND", "outcome"} {
+				if !strings.Contains(s, want) {
+					t.Errorf("missing %q", want)
+				}
+			}
+		}},
+		{"retry_allowed", func(h *harness) {
+			h.filterTo(h.m.data.DS.Execs[h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderNotFound)].ID)
+			h.keys("r")
+			h.e.clock.Advance(retrydialog.KeyDelay + time.Millisecond)
+		}, func(t *testing.T, s string) {
+			for _, want := range []string{"Retry GMAIL_SEND_EMAIL once?", "NOT FOUND", "[ No ]", "Retry once", "will send"} {
+				if !strings.Contains(s, want) {
+					t.Errorf("missing %q", want)
+				}
+			}
+		}},
+		{"retry_refused", func(h *harness) {
+			h.filterTo(h.m.data.DS.Execs[h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderFound)].ID)
+			h.keys("r")
+		}, func(t *testing.T, s string) {
+			for _, want := range []string{"Retry refused", "provider shows the effect"} {
+				if !strings.Contains(s, want) {
+					t.Errorf("missing %q", want)
+				}
+			}
+		}},
+		{"help", func(h *harness) { h.keys("?") }, func(t *testing.T, s string) {
+			for _, want := range []string{"Navigate", "Act on selection", "retry", "quit"} {
+				if !strings.Contains(s, want) {
+					t.Errorf("missing %q", want)
+				}
+			}
+		}},
+		{"error", func(h *harness) {
+			h.e.breakAuth()
+			h.keys("R")
+		}, func(t *testing.T, s string) {
+			if !strings.Contains(s, "HTTP 401, not authorised") || !strings.Contains(s, "COMPOSIO_API_KEY") {
+				t.Error("the 401 and what to do are not shown")
+			}
+			if !strings.Contains(s, "400 execs") {
+				t.Error("the list did not keep what it had")
+			}
+		}},
+	}
+	for _, sc := range scenarios {
+		for _, sz := range sizes {
+			name := fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1])
+			t.Run(name, func(t *testing.T) {
+				// a fresh sandbox each time: a verify runs a read tool, which the sandbox logs
+				h := newHarness(t, newEnv(t), sz[0], sz[1])
+				sc.setup(h)
+				s := h.screen()
+				checkFits(t, s, sz[0], sz[1])
+				sc.check(t, s)
+				golden(t, name, s+"\n")
+			})
+		}
+	}
+}
+
+// checkFits fails when the screen has more lines or wider lines than the terminal.
+func checkFits(t *testing.T, s string, w, h int) {
+	t.Helper()
+	lines := strings.Split(s, "\n")
+	if len(lines) != h {
+		t.Errorf("%d lines on a %d-line terminal", len(lines), h)
+	}
+	for i, l := range lines {
+		if n := displayWidth(l); n > w {
+			t.Errorf("line %d is %d wide on a %d-column terminal: %q", i, n, w, l)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/exectriage/exectriage/source"
+)
+
+// TestHostileDataCannotReachTheTerminal loads an export whose strings carry terminal escape
+// sequences (an OSC 52 clipboard write, a screen clear, a title change), a bidi override and
+// newlines, and checks that none of them reaches the screen as a control.
+func TestHostileDataCannotReachTheTerminal(t *testing.T) {
+	evil := "X\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\x1b]0;pwned\x07\u202eevil\nnext"
+	rec := map[string]any{
+		"id": "log_evil", "timestamp": "2026-03-02T11:00:00.000Z", "status": "failed",
+		"metadata": map[string]any{"tool_slug": "GMAIL_SEND_EMAIL" + evil, "toolkit_slug": "gmail", "user_id": "u" + evil, "connected_account_id": "ca_1"},
+		"metrics":  map[string]any{"duration_ms": 61000},
+		"timings":  map[string]any{"start_time": 1772449200000, "end_time": 1772449261000},
+		"data": map[string]any{
+			"request":  map[string]any{"arguments": map[string]any{"subject": evil}},
+			"response": map[string]any{"successful": false, "error": evil},
+			"error":    map[string]any{"message": "timeout " + evil, "kind": "timeout"},
+		},
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "evil.jsonl")
+	if err := os.WriteFile(path, append(b, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := source.Open(context.Background(), source.Options{File: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	e.deps.Source = src
+	e.deps.UI.Since = 0
+	for _, keys := range [][]string{{}, {"enter"}, {"m"}, {"/", "gmail"}} {
+		h := newHarness(t, e, 160, 45)
+		h.keys(keys...)
+		raw := h.m.Render()
+		for _, bad := range []string{"\x1b]", "\x1b[2J", "\a", "\u202e", "pwned\x07"} {
+			if strings.Contains(raw, bad) {
+				t.Errorf("keys %v: the screen contains %q", keys, bad)
+			}
+		}
+		if !strings.Contains(raw, `\x1b`) {
+			t.Errorf("keys %v: the escape is not shown as text", keys)
+		}
+	}
+}

@@ -1,0 +1,180 @@
+// Package keys is exectriage's one KeyMap: every binding the TUI answers to, the help it shows
+// (short and grouped full help for bubbles/help), and Rebind for the config file's [keys].
+package keys
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
+
+// KeyMap holds every binding. Fields are grouped as the full help shows them.
+type KeyMap struct {
+	// navigation
+	Up       key.Binding
+	Down     key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Open     key.Binding
+	NextPane key.Binding
+	Back     key.Binding
+
+	// views
+	Filter     key.Binding
+	Flagged    key.Binding
+	Duplicates key.Binding
+	Writes     key.Binding
+
+	// actions on the selection
+	Verify     key.Binding
+	Retry      key.Binding
+	Mark       key.Binding
+	Bundle     key.Binding
+	CopyID     key.Binding
+	CopyBundle key.Binding
+
+	// program
+	Refresh key.Binding
+	Follow  key.Binding
+	Mouse   key.Binding
+	Help    key.Binding
+	Quit    key.Binding
+
+	// inside dialogs and the filter prompt (not rebindable: they are typed into text fields)
+	Confirm key.Binding
+	Cancel  key.Binding
+	Switch  key.Binding
+}
+
+// Default returns the default bindings (k9s/lazygit manners).
+func Default() KeyMap {
+	b := func(keys []string, help, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return KeyMap{
+		Up:       b([]string{"k", "up"}, "↑/k", "up"),
+		Down:     b([]string{"j", "down"}, "↓/j", "down"),
+		Top:      b([]string{"g", "home"}, "g", "top"),
+		Bottom:   b([]string{"G", "shift+g", "end"}, "G", "bottom"),
+		PageUp:   b([]string{"pgup", "ctrl+b"}, "pgup", "page up"),
+		PageDown: b([]string{"pgdown", "ctrl+f"}, "pgdn", "page down"),
+		Open:     b([]string{"enter"}, "enter", "detail"),
+		NextPane: b([]string{"tab"}, "tab", "switch pane"),
+		Back:     b([]string{"esc"}, "esc", "back/clear"),
+
+		Filter:     b([]string{"/"}, "/", "filter"),
+		Flagged:    b([]string{"a"}, "a", "flagged only"),
+		Duplicates: b([]string{"d"}, "d", "duplicates"),
+		Writes:     b([]string{"w"}, "w", "writes only"),
+
+		Verify:     b([]string{"v"}, "v", "verify"),
+		Retry:      b([]string{"r"}, "r", "retry"),
+		Mark:       b([]string{"m"}, "m", "mark verdict"),
+		Bundle:     b([]string{"b"}, "b", "bundle"),
+		CopyID:     b([]string{"y"}, "y", "copy id"),
+		CopyBundle: b([]string{"Y", "shift+y"}, "Y", "copy bundle"),
+
+		Refresh: b([]string{"R", "shift+r"}, "R", "refresh"),
+		Follow:  b([]string{"F", "shift+f"}, "F", "follow"),
+		Mouse:   b([]string{"M", "shift+m"}, "M", "mouse"),
+		Help:    b([]string{"?"}, "?", "help"),
+		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
+
+		Confirm: b([]string{"enter"}, "enter", "confirm"),
+		Cancel:  b([]string{"esc"}, "esc", "cancel"),
+		Switch:  b([]string{"tab", "left", "right", "shift+tab"}, "tab/←→", "choose"),
+	}
+}
+
+// rebindable maps the config file's names to bindings.
+func (k *KeyMap) rebindable() map[string]*key.Binding {
+	return map[string]*key.Binding{
+		"up": &k.Up, "down": &k.Down, "top": &k.Top, "bottom": &k.Bottom,
+		"page_up": &k.PageUp, "page_down": &k.PageDown, "open": &k.Open, "next_pane": &k.NextPane,
+		"back": &k.Back, "filter": &k.Filter, "flagged": &k.Flagged, "duplicates": &k.Duplicates,
+		"writes": &k.Writes, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark,
+		"bundle": &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle,
+		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "help": &k.Help, "quit": &k.Quit,
+	}
+}
+
+// Names lists the action names [keys] accepts, sorted.
+func Names() []string {
+	var k KeyMap
+	var out []string
+	for n := range k.rebindable() {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Rebind returns k with the named actions bound to new keys (config [keys]: name = ["x", "ctrl+x"]).
+// The help label becomes the first key. An unknown action, an empty key list, or a key that would
+// then trigger two actions is an error, and k is returned unchanged.
+func (k KeyMap) Rebind(bind map[string][]string) (KeyMap, error) {
+	out := k
+	r := out.rebindable()
+	names := make([]string, 0, len(bind))
+	for n := range bind {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b, ok := r[strings.ToLower(n)]
+		if !ok {
+			return k, fmt.Errorf("keys: unknown action %q (known: %s)", n, strings.Join(Names(), ", "))
+		}
+		ks := bind[n]
+		if len(ks) == 0 {
+			return k, fmt.Errorf("keys: %s: no keys given", n)
+		}
+		b.SetKeys(ks...)
+		b.SetHelp(ks[0], b.Help().Desc)
+	}
+	// Navigation and actions share one key space; a key that means two things is a mistake.
+	owner := map[string]string{}
+	all := Names()
+	for _, n := range all {
+		for _, ks := range r[n].Keys() {
+			if prev, dup := owner[ks]; dup {
+				return k, fmt.Errorf("keys: %q is bound to both %s and %s", ks, prev, n)
+			}
+			owner[ks] = n
+		}
+	}
+	return out, nil
+}
+
+// ShortHelp is the help bar for the list (bubbles/help KeyMap).
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Filter, k.Flagged, k.Duplicates, k.Open, k.Verify, k.Retry, k.Mark, k.Help, k.Quit}
+}
+
+// FullHelp is the `?` screen, one column per group.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Open, k.NextPane, k.Back},
+		{k.Filter, k.Flagged, k.Duplicates, k.Writes, k.Refresh, k.Follow},
+		{k.Verify, k.Retry, k.Mark, k.Bundle, k.CopyID, k.CopyBundle},
+		{k.Mouse, k.Help, k.Quit},
+	}
+}
+
+// GroupTitles names FullHelp's columns, in order.
+func GroupTitles() []string {
+	return []string{"Navigate", "View", "Act on selection", "Program"}
+}
+
+// Bindings is a help.KeyMap over a fixed list, for context-specific help bars.
+type Bindings []key.Binding
+
+// ShortHelp implements help.KeyMap.
+func (b Bindings) ShortHelp() []key.Binding { return b }
+
+// FullHelp implements help.KeyMap.
+func (b Bindings) FullHelp() [][]key.Binding { return [][]key.Binding{b} }

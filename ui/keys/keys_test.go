@@ -1,0 +1,89 @@
+package keys
+
+import (
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+func TestRebind(t *testing.T) {
+	tests := []struct {
+		name    string
+		bind    map[string][]string
+		wantErr string
+		check   func(t *testing.T, k KeyMap)
+	}{
+		{name: "empty is a no-op", bind: nil, check: func(t *testing.T, k KeyMap) {
+			if !key.Matches(tea.KeyPressMsg{Code: 'r', Text: "r"}, k.Retry) {
+				t.Error("r no longer retries")
+			}
+		}},
+		{name: "retry moves to ctrl+r", bind: map[string][]string{"retry": {"ctrl+r"}}, check: func(t *testing.T, k KeyMap) {
+			if key.Matches(tea.KeyPressMsg{Code: 'r', Text: "r"}, k.Retry) {
+				t.Error("r still retries")
+			}
+			if !key.Matches(tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl}, k.Retry) {
+				t.Error("ctrl+r does not retry")
+			}
+			if k.Retry.Help().Key != "ctrl+r" || k.Retry.Help().Desc != "retry" {
+				t.Errorf("help = %+v", k.Retry.Help())
+			}
+		}},
+		{name: "unknown action", bind: map[string][]string{"launch": {"l"}}, wantErr: `unknown action "launch"`},
+		{name: "no keys", bind: map[string][]string{"retry": {}}, wantErr: "no keys"},
+		{name: "a key meaning two things", bind: map[string][]string{"retry": {"v"}}, wantErr: `"v" is bound to both`},
+		{name: "names are case-insensitive", bind: map[string][]string{"Quit": {"x"}}, check: func(t *testing.T, k KeyMap) {
+			if !key.Matches(tea.KeyPressMsg{Code: 'x', Text: "x"}, k.Quit) {
+				t.Error("x does not quit")
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			def := Default()
+			got, err := def.Rebind(tt.bind)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				if !key.Matches(tea.KeyPressMsg{Code: 'r', Text: "r"}, got.Retry) {
+					t.Error("a failed rebind changed the map")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, got)
+			if !key.Matches(tea.KeyPressMsg{Code: 'r', Text: "r"}, def.Retry) {
+				t.Error("Rebind modified its receiver")
+			}
+		})
+	}
+}
+
+func TestDefaultsHaveNoConflictsAndFullHelpCoversEveryAction(t *testing.T) {
+	k := Default()
+	if _, err := k.Rebind(map[string][]string{}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, g := range k.FullHelp() {
+		for _, b := range g {
+			if b.Help().Key == "" || b.Help().Desc == "" {
+				t.Errorf("binding %v has no help", b.Keys())
+			}
+			seen[b.Help().Desc] = true
+		}
+	}
+	for name, b := range k.rebindable() {
+		if !seen[b.Help().Desc] {
+			t.Errorf("%s is missing from the full help", name)
+		}
+	}
+	if len(GroupTitles()) != len(k.FullHelp()) {
+		t.Errorf("%d titles for %d groups", len(GroupTitles()), len(k.FullHelp()))
+	}
+}

@@ -1,0 +1,414 @@
+// Package ui is exectriage's terminal UI (Bubble Tea v2). The root Model owns the screen
+// size, the data store and every asynchronous request; it routes messages to one sub-model per
+// pane and dialog (header, list, detail, provider, filter prompt, status line, help, retry and
+// mark dialogs, in ui/components) the way gh-dash and soft-serve do. Anything slow (loading,
+// triage, filtering, fetching details, verifying, retrying, writing bundles) runs in a tea.Cmd
+// through the Backend; results carry a tag so a stale one is dropped.
+package ui
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/ui/common"
+	"github.com/exectriage/exectriage/ui/components/detail"
+	"github.com/exectriage/exectriage/ui/components/execlist"
+	"github.com/exectriage/exectriage/ui/components/filterbar"
+	"github.com/exectriage/exectriage/ui/components/header"
+	"github.com/exectriage/exectriage/ui/components/helpview"
+	"github.com/exectriage/exectriage/ui/components/markdialog"
+	"github.com/exectriage/exectriage/ui/components/pane"
+	"github.com/exectriage/exectriage/ui/components/provider"
+	"github.com/exectriage/exectriage/ui/components/retrydialog"
+	"github.com/exectriage/exectriage/ui/components/statusline"
+	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/ui/styles"
+)
+
+// focus is which pane receives keys.
+type focus int
+
+const (
+	focusList focus = iota
+	focusDetail
+	focusProvider
+)
+
+// Model is the root model.
+type Model struct {
+	common.Common
+	ctx  context.Context
+	be   Backend
+	opt  Options
+	data *data.Store
+
+	width, height int
+	lay           layout
+
+	header   header.Model
+	list     execlist.Model
+	detail   pane.Model
+	provider pane.Model
+	filter   filterbar.Model
+	status   statusline.Model
+	help     help.Model
+	helpView helpview.Model
+	retry    retrydialog.Model
+	mark     markdialog.Model
+	spin     spinner.Model
+	spinning bool
+
+	focus    focus
+	showHelp bool
+	mouse    bool
+	follow   bool
+	paused   bool
+
+	// loading
+	loadTag    int
+	loading    bool
+	cancelLoad context.CancelFunc
+	base       []model.Execution // the dataset's executions when the load started
+	buf        []model.Execution // records received by the current load
+	pages      int
+	refreshed  time.Time
+	loadFailed bool
+
+	// analysis
+	analyzeTag   int
+	analyzing    bool
+	analyzeDirty bool
+
+	// list rows
+	nextDS    *data.Dataset // a dataset waiting for its rows (installed with them)
+	view      data.View
+	query     filter.Query
+	selTag    int
+	lastQ     filter.Query
+	lastPos   []int
+	lastDS    *data.Dataset
+	doneSel   int // tag of the last selection installed
+	keepID    string
+	keepKind  data.ItemKind
+	detailTag int
+	fetching  map[string]bool
+
+	followTag int
+
+	// last support bundle, for Y
+	bundleIDs  []string
+	bundleText string
+}
+
+// New returns the root model over a backend. ctx bounds every request it starts.
+func New(ctx context.Context, be Backend, opt Options) *Model {
+	opt = opt.withDefaults()
+	st := styles.New(*opt.Theme)
+	c := common.Common{Styles: st, Keys: opt.Keys, Now: opt.Now}
+	store := data.NewStore()
+	m := &Model{
+		Common:   c,
+		ctx:      ctx,
+		be:       be,
+		opt:      opt,
+		data:     store,
+		header:   header.New(c, store),
+		list:     execlist.New(c, store),
+		detail:   pane.New(c, "Detail"),
+		provider: pane.New(c, "Provider state"),
+		filter:   filterbar.New(c),
+		status:   statusline.New(c),
+		help:     help.New(),
+		helpView: helpview.New(c),
+		retry:    retrydialog.New(c),
+		mark:     markdialog.New(c),
+		spin:     spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Info)),
+		mouse:    opt.Mouse,
+		follow:   opt.Follow,
+		fetching: map[string]bool{},
+	}
+	m.help.Styles = st.Help
+	m.header.Source = be.Source()
+	m.list.SetFocused(true)
+	m.list.Empty = "loading…"
+	if opt.Notice != "" {
+		m.status.Set(statusline.Warn, opt.Notice)
+	}
+	return m
+}
+
+// Init starts the first load and reads the journal.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.startLoad(m.opt.Since, true), journalAllCmd(m.ctx, m.be)}
+	if m.follow {
+		m.followTag++
+		cmds = append(cmds, followCmd(m.followTag, m.opt.FollowEvery))
+	}
+	return tea.Batch(cmds...)
+}
+
+// startLoad begins a streaming load. A refresh (full false) loads only what is newer than the
+// newest record (with an overlap for records that changed status) and merges it.
+func (m *Model) startLoad(since time.Duration, full bool) tea.Cmd {
+	if m.cancelLoad != nil {
+		m.cancelLoad()
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.cancelLoad = cancel
+	m.loadTag++
+	m.loading, m.pages, m.loadFailed = true, 0, false
+	m.base = m.data.DS.Execs
+	m.buf = nil
+	if !full && m.data.DS.Len() > 0 {
+		// Everything since the newest record, plus ten minutes: long calls finish late.
+		newest := m.data.DS.Execs[0].Timestamp
+		inc := m.Now().Sub(newest) + 10*time.Minute
+		if since <= 0 || inc < since {
+			since = inc
+		}
+	}
+	m.header.Loading, m.header.Loaded, m.header.Pages = true, 0, 0
+	return tea.Batch(loadCmd(ctx, m.be, m.loadTag, since), m.startSpinner())
+}
+
+// scheduleAnalyze builds a new dataset from base+buf unless one is being built, in which case
+// the next one starts when it arrives (at most one analysis runs at a time).
+func (m *Model) scheduleAnalyze() tea.Cmd {
+	if m.analyzing {
+		m.analyzeDirty = true
+		return nil
+	}
+	m.analyzing, m.analyzeDirty = true, false
+	m.analyzeTag++
+	base, more := m.base[:len(m.base):len(m.base)], m.buf[:len(m.buf):len(m.buf)]
+	return analyzeCmd(m.be, m.analyzeTag, base, more)
+}
+
+// reselect rebuilds the list's rows off the loop, keeping the selected execution.
+func (m *Model) reselect() tea.Cmd {
+	m.selTag++
+	ds := m.data.DS
+	if m.nextDS != nil {
+		ds = m.nextDS
+	}
+	var prev []int
+	if m.lastDS == ds && m.lastPos != nil && !m.lastQ.Empty() && m.query.Refines(m.lastQ) {
+		prev = m.lastPos
+	}
+	v := m.view
+	v.Collapsed = maps.Clone(m.view.Collapsed)
+	return selectCmd(m.selTag, ds, v, m.query, prev, m.keepID, m.keepKind)
+}
+
+// lastSelTag is the tag of the last selection result installed (tests wait on it).
+func (m *Model) lastSelTag() int { return m.doneSel }
+
+func (m *Model) busy() bool {
+	return m.loading || len(m.data.Verifying) > 0 || len(m.data.Retrying) > 0 || m.retry.Busy()
+}
+
+func (m *Model) startSpinner() tea.Cmd {
+	if m.spinning {
+		return nil
+	}
+	m.spinning = true
+	return m.spin.Tick
+}
+
+// selected returns the selected list row's execution index (-1 when none) and the row.
+func (m *Model) selected() (int, data.Item, bool) {
+	it, ok := m.list.Selected()
+	if !ok || int(it.Exec) >= m.data.DS.Len() {
+		return -1, data.Item{}, false
+	}
+	return int(it.Exec), it, true
+}
+
+func (m *Model) selectedExec() (*model.Execution, *model.Triage, bool) {
+	i, _, ok := m.selected()
+	if !ok {
+		return nil, nil, false
+	}
+	return m.data.Exec(i), &m.data.DS.Triage[i], true
+}
+
+// selectionChanged records the selection, refreshes the panes and, once the selection rests,
+// fetches the full record and the journal history.
+func (m *Model) selectionChanged() tea.Cmd {
+	i, it, ok := m.selected()
+	m.refreshPanes()
+	if !ok {
+		return nil
+	}
+	id := m.data.DS.Execs[i].ID
+	if id == m.keepID && it.Kind == m.keepKind {
+		return nil
+	}
+	if l, _ := m.status.Text(); l == statusline.Info {
+		m.status.Clear() // a message about the previous selection
+		m.updateListChrome()
+	}
+	m.keepID, m.keepKind = id, it.Kind
+	m.detailTag++
+	tag := m.detailTag
+	return tea.Tick(m.opt.DetailDelay, func(time.Time) tea.Msg { return detailTickMsg{tag: tag, id: id} })
+}
+
+func (m *Model) fetchDetail(id string) tea.Cmd {
+	var cmds []tea.Cmd
+	i := m.data.DS.Index(id)
+	if i >= 0 && !m.data.Exec(i).Detailed && !m.fetching[id] {
+		m.fetching[id] = true
+		cmds = append(cmds, detailCmd(m.ctx, m.be, id))
+	}
+	cmds = append(cmds, journalCmd(m.ctx, m.be, id))
+	m.refreshPanes()
+	return tea.Batch(cmds...)
+}
+
+// refreshPanes rebuilds the detail and provider panes' content for the selection.
+func (m *Model) refreshPanes() {
+	i, _, ok := m.selected()
+	id := ""
+	if ok {
+		id = m.data.DS.Execs[i].ID
+	} else {
+		i = -1
+	}
+	m.detail.SetContent(id, detail.Content(m.Styles, m.data, i, m.fetching[id]))
+	m.provider.SetContent(id, provider.Content(m.Styles, m.data, i, m.spin.View()))
+	m.updateListChrome()
+}
+
+// updateListChrome sets the list's title and the status line's modes from the toggles.
+func (m *Model) updateListChrome() {
+	title := "Executions"
+	if m.view.Duplicates {
+		title = "Duplicate groups"
+	}
+	var notes []string
+	if m.view.FlaggedOnly {
+		notes = append(notes, "flagged")
+	}
+	if m.view.WritesOnly {
+		notes = append(notes, "writes")
+	}
+	if q := m.query.String(); q != "" {
+		notes = append(notes, "/"+q)
+	}
+	m.list.Title = title
+	m.list.Note = strings.Join(notes, " ")
+	switch {
+	case m.loadFailed && m.data.DS.Len() == 0:
+		m.list.Empty = "nothing loaded: the status line says why; R tries again"
+	case m.loading && m.data.DS.Len() == 0:
+		m.list.Empty = "loading…"
+	case m.view.Duplicates:
+		m.list.Empty = "no duplicate groups match"
+	default:
+		m.list.Empty = "no executions match"
+	}
+	var modes []string
+	if m.view.FlaggedOnly {
+		modes = append(modes, "a flagged")
+	}
+	if m.view.WritesOnly {
+		modes = append(modes, "w writes")
+	}
+	if m.view.Duplicates {
+		modes = append(modes, "d dups")
+	}
+	if m.follow {
+		if m.paused {
+			modes = append(modes, "F paused")
+		} else {
+			modes = append(modes, "F follow")
+		}
+	}
+	if m.mouse {
+		modes = append(modes, "M mouse")
+	}
+	m.status.Modes = modes
+	m.status.Hint = m.hint()
+	m.header.Follow, m.header.Paused = m.follow, m.paused
+	m.header.Spinner = m.spin.View()
+	m.list.Spinner = m.spin.View()
+	m.retry.Spinner = m.spin.View()
+	if m.query.Empty() {
+		m.list.Highlight = nil
+	} else {
+		q := m.query
+		m.list.Highlight = func(i int) map[string][]int {
+			e := m.data.Exec(i)
+			return map[string][]int{
+				"tool":    q.Highlight(e.ToolSlug),
+				"toolkit": q.Highlight(e.ToolkitSlug),
+				"user":    q.Highlight(e.UserID),
+				"account": q.Highlight(e.ConnectedAccountID),
+			}
+		}
+	}
+}
+
+// hint says what can be done with the selection, for the status line.
+func (m *Model) hint() string {
+	i, it, ok := m.selected()
+	if !ok {
+		return ""
+	}
+	if it.Kind == data.ItemGroup {
+		return "enter folds the group · b bundles every member · select a member to verify or retry it"
+	}
+	e, t := &m.data.DS.Execs[i], &m.data.DS.Triage[i]
+	ps, checked := m.data.Provider[e.ID]
+	switch {
+	case !t.Flagged:
+		return ""
+	case m.data.RetryState(e.ID) != "":
+		return "retried before: see the provider pane's journal"
+	case !checked:
+		return "flagged write: v checks the provider before any retry (r) or verdict (m)"
+	case ps.State == model.ProviderFound:
+		return "the provider shows the effect: do not retry; m marks it confirmed_succeeded"
+	default:
+		return "provider: " + string(ps.State) + " · r opens the guarded retry · m records a verdict"
+	}
+}
+
+// stageDataset makes ds the next dataset: its rows are selected off the loop and the two are
+// installed together, so the list never indexes one dataset with another's rows.
+func (m *Model) stageDataset(ds *data.Dataset) tea.Cmd {
+	if len(m.data.Provider) > 0 && len(ds.Groups) > 0 {
+		ds = withEffective(ds, m.data.Provider)
+	}
+	m.nextDS = ds
+	return m.reselect()
+}
+
+// withEffective returns a shallow copy of ds whose groups count the effects the provider
+// confirmed (the dataset itself is shared with running commands and never modified).
+func withEffective(ds *data.Dataset, states map[string]model.ProviderState) *data.Dataset {
+	cp := *ds
+	cp.Groups = slices.Clone(ds.Groups)
+	triage.FillEffective(cp.Groups, states)
+	return &cp
+}
+
+func (m *Model) setError(err error) {
+	m.status.Set(statusline.Error, m.be.Explain(err))
+}
+
+func (m *Model) setInfo(format string, a ...any) {
+	m.status.Set(statusline.Info, fmt.Sprintf(format, a...))
+}

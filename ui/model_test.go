@@ -1,0 +1,342 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/ui/data"
+)
+
+func TestStaleFilterResultIsDropped(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	slow := h.m.setQuery("slack") // started first, answers last
+	fast := h.m.setQuery("tool:GMAIL_SEND_EMAIL")
+	h.send(fast())
+	h.send(slow()) // stale: must not replace the newer result
+	for _, it := range h.m.list.Items() {
+		if tool := h.m.data.DS.Execs[it.Exec].ToolSlug; tool != "GMAIL_SEND_EMAIL" {
+			t.Fatalf("a stale filter result replaced the current one: row %s", tool)
+		}
+	}
+	if h.m.list.Len() == 0 {
+		t.Fatal("no rows for tool:GMAIL_SEND_EMAIL")
+	}
+}
+
+func TestStaleLoadAndAnalysisAreDropped(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	n := h.m.data.DS.Len()
+	old := h.m.loadTag
+	h.m.loadTag++ // a newer load started
+	h.send(loadPageMsg{tag: old, batch: []model.Execution{{ID: "log_stale", Timestamp: sandboxNow}}})
+	h.send(loadDoneMsg{tag: old, err: errors.New("stale failure")})
+	if h.m.data.DS.Index("log_stale") >= 0 || h.m.data.DS.Len() != n {
+		t.Error("a page of a superseded load was used")
+	}
+	if l, text := h.m.status.Text(); strings.Contains(text, "stale failure") {
+		t.Errorf("a superseded load's error is shown (level %d)", l)
+	}
+	h.send(analyzedMsg{tag: h.m.analyzeTag - 1, ds: data.Build(nil, nil, nil)})
+	if h.m.data.DS.Len() != n {
+		t.Error("a stale analysis replaced the dataset")
+	}
+}
+
+// TestEveryScreenFitsEverySize renders every state at many sizes: no line is wider than the
+// terminal and the screen has exactly its height, so nothing wraps or scrolls.
+func TestEveryScreenFitsEverySize(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 120, 40)
+	flagged, ok := h.find(func(_ *model.Execution, t *model.Triage) bool { return t.Flagged })
+	if !ok {
+		t.Fatal("no flagged execution")
+	}
+	h.selectRow(flagged)
+	states := []struct {
+		name string
+		in   func()
+		out  func()
+	}{
+		{"list", func() {}, func() {}},
+		{"detail", func() { h.keys("enter") }, func() { h.keys("esc") }},
+		{"provider", func() { h.keys("tab", "tab") }, func() { h.keys("esc") }},
+		{"duplicates", func() { h.keys("d") }, func() { h.keys("d") }},
+		{"help", func() { h.keys("?") }, func() { h.keys("?") }},
+		{"filter", func() { h.keys("/", "gmail") }, func() { h.keys("esc") }},
+		{"mark", func() { h.keys("m") }, func() { h.keys("esc") }},
+		{"retry", func() { h.keys("r") }, func() { h.keys("esc") }},
+	}
+	for _, st := range states {
+		st.in()
+		for w := 40; w <= 220; w += 20 {
+			for _, ht := range []int{12, 17, 24, 40, 50} {
+				h.send(tea.WindowSizeMsg{Width: w, Height: ht})
+				s := ansi.Strip(h.m.Render())
+				lines := strings.Split(s, "\n")
+				if len(lines) != ht {
+					t.Fatalf("%s at %dx%d: %d lines", st.name, w, ht, len(lines))
+				}
+				for i, l := range lines {
+					if n := ansi.StringWidth(l); n > w {
+						t.Fatalf("%s at %dx%d: line %d is %d wide: %q", st.name, w, ht, i, n, l)
+					}
+				}
+			}
+		}
+		h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+		st.out()
+	}
+	if h.m.retry.IsOpen() || h.m.mark.IsOpen() || h.m.showHelp || h.m.filter.Active() {
+		t.Error("a dialog stayed open")
+	}
+}
+
+func TestPanesStackUnderWideWidthAndSitSideBySideAbove(t *testing.T) {
+	for _, tt := range []struct {
+		w, h int
+		f    focus
+		wide bool
+		show bool
+	}{
+		{80, 24, focusList, false, false},
+		{80, 24, focusDetail, false, true},
+		{99, 50, focusList, false, true},
+		{100, 40, focusList, true, true},
+		{200, 50, focusProvider, true, true},
+	} {
+		l := computeLayout(tt.w, tt.h, tt.f)
+		if l.wide != tt.wide || l.panes != tt.show {
+			t.Errorf("%dx%d focus %d: wide %v panes %v, want %v %v", tt.w, tt.h, tt.f, l.wide, l.panes, tt.wide, tt.show)
+		}
+		if l.panes && !tt.wide && (l.detail.x != 0 || l.provider.y <= l.detail.y) {
+			t.Errorf("%dx%d: panes not stacked: %+v %+v", tt.w, tt.h, l.detail, l.provider)
+		}
+		if l.panes && tt.wide && (l.provider.x <= l.detail.x || l.provider.y != l.detail.y) {
+			t.Errorf("%dx%d: panes not side by side: %+v %+v", tt.w, tt.h, l.detail, l.provider)
+		}
+	}
+}
+
+func TestTogglesFlaggedWritesAndDuplicates(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	ds := h.m.data.DS
+	h.keys("a")
+	if h.m.list.Len() != ds.Flagged {
+		t.Errorf("a: %d rows, %d flagged", h.m.list.Len(), ds.Flagged)
+	}
+	h.keys("a", "w")
+	if h.m.list.Len() != ds.Writes {
+		t.Errorf("w: %d rows, %d writes", h.m.list.Len(), ds.Writes)
+	}
+	h.keys("w", "d")
+	groups := 0
+	for _, it := range h.m.list.Items() {
+		if it.Kind == data.ItemGroup {
+			groups++
+		}
+	}
+	if groups != len(ds.Groups) || groups == 0 {
+		t.Errorf("d: %d group rows, %d groups", groups, len(ds.Groups))
+	}
+	before := h.m.list.Len()
+	h.keys("enter") // fold the first group
+	if h.m.list.Len() != before-len(ds.Members[h.m.list.Items()[0].Group]) {
+		t.Errorf("enter on a group row: %d rows, was %d", h.m.list.Len(), before)
+	}
+	if !strings.Contains(h.screen(), "[d dups]") {
+		t.Error("the status line does not show the duplicates toggle")
+	}
+}
+
+func TestMarkRecordsAVerdictInTheJournal(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 120, 40)
+	id := h.m.data.DS.Execs[0].ID
+	h.keys("m", "2", "tab", "checked with the customer", "enter")
+	vs, err := e.j.Verdicts(context.Background(), id)
+	if err != nil || len(vs) != 1 || vs[0].Verdict != model.VerdictConfirmedSucceeded || vs[0].Note != "checked with the customer" {
+		t.Fatalf("verdicts %+v, %v", vs, err)
+	}
+	s := h.screen()
+	if !strings.Contains(s, "MARKED:confirmed_succeeded") || !strings.Contains(s, "verdict confirmed_succeeded") {
+		t.Errorf("the verdict is not shown:\n%s", s)
+	}
+}
+
+func TestBundleIsWrittenAndItsPathShown(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 200, 50)
+	h.keys("b")
+	_, text := h.m.status.Text()
+	m := tempPath.FindString(text)
+	if m == "" {
+		t.Fatalf("no bundle path in the status line: %q", text)
+	}
+	b, err := os.ReadFile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(h.m.data.DS.Execs[0].ID)) {
+		t.Error("the bundle does not name the selected execution")
+	}
+	if fi, _ := os.Stat(m); fi.Mode().Perm() != 0o600 {
+		t.Errorf("bundle mode %v", fi.Mode().Perm())
+	}
+	if filepath.Dir(m) != e.deps.BundleDir {
+		t.Errorf("bundle written to %s", m)
+	}
+}
+
+func TestFollowRefreshesOnlyAtTheTop(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	h.keys("F")
+	if !h.m.follow {
+		t.Fatal("F did not turn follow on")
+	}
+	loads := h.m.loadTag
+	h.send(followTickMsg{tag: h.m.followTag})
+	if h.m.loadTag != loads+1 || h.m.paused {
+		t.Errorf("at the top a follow tick did not refresh (loads %d→%d, paused %v)", loads, h.m.loadTag, h.m.paused)
+	}
+	h.keys("j", "j")
+	loads = h.m.loadTag
+	h.send(followTickMsg{tag: h.m.followTag})
+	if h.m.loadTag != loads || !h.m.paused {
+		t.Error("a follow tick refreshed while the list was scrolled away from the top")
+	}
+	if !strings.Contains(h.screen(), "follow paused") {
+		t.Error("the header does not say follow is paused")
+	}
+	h.send(followTickMsg{tag: h.m.followTag - 1})
+	if h.m.loadTag != loads {
+		t.Error("a stale follow tick refreshed")
+	}
+}
+
+func TestMouseCaptureToggles(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	if h.m.View().MouseMode != tea.MouseModeNone {
+		t.Fatal("mouse captured by default: the terminal's text selection would not work")
+	}
+	h.keys("M")
+	if h.m.View().MouseMode != tea.MouseModeCellMotion {
+		t.Fatal("M did not capture the mouse")
+	}
+	// A click on the third row selects it.
+	h.send(tea.MouseClickMsg{X: 10, Y: h.m.lay.list.y + 4, Button: tea.MouseLeft})
+	if h.m.list.Cursor() != 2 {
+		t.Errorf("click selected row %d", h.m.list.Cursor())
+	}
+	h.send(tea.MouseWheelMsg{X: 10, Y: h.m.lay.list.y + 4, Button: tea.MouseWheelDown})
+	if h.m.list.Cursor() != 5 {
+		t.Errorf("wheel moved to %d", h.m.list.Cursor())
+	}
+	if !h.m.View().AltScreen {
+		t.Error("not on the alternate screen")
+	}
+}
+
+func TestNoColor(t *testing.T) {
+	for v, want := range map[string]bool{"": false, "1": true, "yes": true, "0": true} {
+		if got := noColor(func(string) string { return v }); got != want {
+			t.Errorf("NO_COLOR=%q: %v", v, got)
+		}
+	}
+}
+
+func TestApplyConfigRebindsAndRecolours(t *testing.T) {
+	o, err := ApplyConfig(Options{}, triage.Config{Theme: map[string]string{"accent": "#112233"}, Keys: map[string][]string{"retry": {"ctrl+r"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Theme.Accent != "#112233" || o.Keys.Retry.Keys()[0] != "ctrl+r" {
+		t.Errorf("theme %q keys %v", o.Theme.Accent, o.Keys.Retry.Keys())
+	}
+	if _, err := ApplyConfig(Options{}, triage.Config{Path: "c.toml", Keys: map[string][]string{"retry": {"q"}}}); err == nil || !strings.Contains(err.Error(), "c.toml") {
+		t.Errorf("a conflicting binding: %v", err)
+	}
+}
+
+func TestExplainSaysWhatToDo(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{context.DeadlineExceeded, "check your connection"},
+		{errors.New("plain"), "plain"},
+		{&os.PathError{Op: "open", Path: "x", Err: os.ErrNotExist}, "file does not exist"},
+	} {
+		if got := Explain(tt.err); !strings.Contains(got, tt.want) {
+			t.Errorf("Explain(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+// panicky is the real backend with a verifier that panics: the program must stop and give the
+// terminal back, not leave it in raw mode on the alternate screen.
+type panicky struct{ Backend }
+
+func (panicky) Verify(context.Context, *model.Execution) model.ProviderState { panic("verifier bug") }
+
+func TestPanicInACommandRestoresTheTerminal(t *testing.T) {
+	e := newEnv(t)
+	var out bytes.Buffer
+	m := New(context.Background(), panicky{NewBackend(e.deps)}, e.deps.UI)
+	p := tea.NewProgram(probe{m}, tea.WithInput(&bytes.Buffer{}), tea.WithOutput(&syncWriter{w: &out}), tea.WithWindowSize(120, 40), tea.WithoutSignals())
+	done := make(chan error, 1)
+	go func() { _, err := p.Run(); done <- err }()
+	loaded := func() bool {
+		ch := make(chan bool, 1)
+		p.Send(inspect(func(m *Model) { ch <- m.data.DS.Len() > 0 }))
+		select {
+		case ok := <-ch:
+			return ok
+		case <-time.After(5 * time.Second):
+			return false
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); !loaded(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the demo did not load")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.Send(tea.KeyPressMsg{Code: 'v', Text: "v"})
+	select {
+	case err := <-done:
+		if !errors.Is(err, tea.ErrProgramPanic) {
+			t.Fatalf("Run returned %v, want ErrProgramPanic", err)
+		}
+	case <-time.After(10 * time.Second):
+		p.Kill()
+		t.Fatal("the program did not stop after a panic")
+	}
+	if !bytes.Contains(out.Bytes(), []byte("\x1b[?1049l")) {
+		t.Error("the alternate screen was not left after the panic")
+	}
+}
+
+// syncWriter serialises writes (the renderer and the panic handler may both write).
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}

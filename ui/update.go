@@ -1,0 +1,614 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/exectriage/exectriage/bundle"
+	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/ui/common"
+	"github.com/exectriage/exectriage/ui/components/filterbar"
+	"github.com/exectriage/exectriage/ui/components/markdialog"
+	"github.com/exectriage/exectriage/ui/components/retrydialog"
+	"github.com/exectriage/exectriage/ui/components/statusline"
+	"github.com/exectriage/exectriage/ui/data"
+)
+
+// Update routes a message: results of commands first, then keys by focus (a dialog, then the
+// filter prompt, then the help screen, then global keys, then the focused pane), as gh-dash does.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.relayout()
+		return m, nil
+
+	case spinner.TickMsg:
+		if !m.busy() {
+			m.spinning = false
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		m.refreshSpinnerViews()
+		return m, cmd
+
+	case loadPageMsg:
+		if msg.tag != m.loadTag {
+			return m, nil
+		}
+		m.buf = append(m.buf, msg.batch...)
+		m.pages++
+		m.header.Loaded, m.header.Pages = len(m.buf), m.pages
+		return m, tea.Batch(msg.next, m.scheduleAnalyze())
+
+	case loadDoneMsg:
+		if msg.tag != m.loadTag {
+			return m, nil
+		}
+		m.loading = false
+		m.header.Loading = false
+		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+			m.loadFailed = true
+			m.setError(msg.err)
+		} else {
+			m.refreshed = m.Now()
+			m.header.Refreshed = common.Clock(m.refreshed) + " UTC"
+			if l, _ := m.status.Text(); l != statusline.Error {
+				m.status.Clear()
+			}
+		}
+		m.updateListChrome()
+		return m, tea.Batch(m.scheduleAnalyze(), journalAllCmd(m.ctx, m.be))
+
+	case analyzedMsg:
+		if msg.tag != m.analyzeTag {
+			return m, nil
+		}
+		m.analyzing = false
+		cmds := []tea.Cmd{m.stageDataset(msg.ds)}
+		if m.analyzeDirty {
+			cmds = append(cmds, m.scheduleAnalyze())
+		}
+		return m, tea.Batch(cmds...)
+
+	case selectedMsg:
+		if msg.tag != m.selTag {
+			return m, nil
+		}
+		if msg.ds != m.data.DS {
+			m.data.DS = msg.ds
+		}
+		if m.nextDS == msg.ds {
+			m.nextDS = nil
+		}
+		m.lastDS, m.lastQ, m.lastPos, m.doneSel = msg.ds, msg.q, msg.pos, msg.tag
+		m.list.SetItems(msg.items, msg.sel)
+		m.updateListChrome()
+		return m, m.selectionChanged()
+
+	case detailTickMsg:
+		if msg.tag != m.detailTag || msg.id != m.keepID {
+			return m, nil
+		}
+		return m, m.fetchDetail(msg.id)
+
+	case detailMsg:
+		delete(m.fetching, msg.id)
+		if msg.err != nil {
+			m.setError(fmt.Errorf("fetching %s: %w", msg.id, msg.err))
+		} else {
+			m.data.Details[msg.id] = msg.exec
+		}
+		m.refreshPanes()
+		return m, nil
+
+	case journalMsg:
+		if msg.err != nil {
+			m.setError(fmt.Errorf("reading the journal: %w", msg.err))
+			return m, nil
+		}
+		m.applyJournal(msg.id, msg.state)
+		m.refreshPanes()
+		return m, nil
+
+	case journalAllMsg:
+		if msg.err != nil {
+			m.setError(fmt.Errorf("reading the journal: %w", msg.err))
+			return m, nil
+		}
+		for id, st := range msg.states {
+			m.applyJournal(id, st)
+		}
+		m.refreshPanes()
+		return m, nil
+
+	case verifiedMsg:
+		delete(m.data.Verifying, msg.id)
+		if msg.err != nil {
+			m.setError(fmt.Errorf("verifying %s: %w", msg.id, msg.err))
+			m.refreshPanes()
+			return m, nil
+		}
+		if msg.exec != nil {
+			m.data.Details[msg.id] = *msg.exec
+		}
+		m.data.Provider[msg.id] = msg.state
+		m.data.DS = withEffective(m.data.DS, m.data.Provider)
+		m.setInfo("%s: provider %s%s", msg.id, msg.state.State, reasonSuffix(msg.state.Reason))
+		m.refreshPanes()
+		return m, nil
+
+	case evidenceMsg:
+		if !m.retry.IsOpen() || m.retry.ExecID() != msg.id {
+			return m, nil
+		}
+		if msg.err != nil {
+			m.retry.Close()
+			m.setError(fmt.Errorf("preparing the retry of %s: %w", msg.id, msg.err))
+			return m, nil
+		}
+		if msg.exec != nil {
+			m.data.Details[msg.id] = *msg.exec
+		}
+		if msg.state.State != "" {
+			m.data.Provider[msg.id] = msg.state
+			m.data.DS = withEffective(m.data.DS, m.data.Provider)
+		}
+		m.retry.SetEvidence(msg.ev)
+		m.refreshPanes()
+		return m, nil
+
+	case retrydialog.SendMsg:
+		i := m.data.DS.Index(msg.ExecID)
+		if i < 0 {
+			m.retry.SetResult(retrydialog.Result{Err: "the execution is no longer loaded"})
+			return m, nil
+		}
+		e, t := *m.data.Exec(i), m.data.DS.Triage[i]
+		m.data.Retrying[msg.ExecID] = true
+		m.retry.SetSending()
+		return m, tea.Batch(retryCmd(m.ctx, m.be, e, t, m.data.Provider[msg.ExecID], msg.Reason), m.startSpinner())
+
+	case retriedMsg:
+		delete(m.data.Retrying, msg.id)
+		if m.retry.IsOpen() && m.retry.ExecID() == msg.id {
+			m.retry.SetResult(msg.res)
+		}
+		switch {
+		case msg.res.State == model.AttemptSucceeded:
+			m.setInfo("%s retried: new log %s", msg.id, msg.res.NewLogID)
+		case msg.res.State == "" && msg.res.Err != "":
+			m.status.Set(statusline.Error, "retry of "+msg.id+" not sent: "+msg.res.Err)
+		case msg.res.State == model.AttemptFailed:
+			m.status.Set(statusline.Warn, "retry of "+msg.id+" failed: "+firstNonEmpty(msg.res.Detail, msg.res.Err))
+		default:
+			m.status.Set(statusline.Warn, "retry of "+msg.id+" is ambiguous: run `exectriage resolve "+msg.res.AttemptID+"`")
+		}
+		cmds := []tea.Cmd{journalCmd(m.ctx, m.be, msg.id)}
+		if msg.res.NewLogID != "" {
+			cmds = append(cmds, m.startLoad(m.opt.Since, false))
+		}
+		return m, tea.Batch(cmds...)
+
+	case retrydialog.CloseMsg:
+		return m, nil
+
+	case markdialog.MarkMsg:
+		return m, markCmd(m.ctx, m.be, msg.ExecID, msg.Verdict, msg.Note)
+
+	case markdialog.CloseMsg:
+		return m, nil
+
+	case markedMsg:
+		if msg.err != nil {
+			m.setError(fmt.Errorf("recording the verdict: %w", msg.err))
+			return m, nil
+		}
+		m.data.Verdicts[msg.id] = msg.verdict
+		m.setInfo("%s marked %s", msg.id, msg.verdict)
+		return m, journalCmd(m.ctx, m.be, msg.id)
+
+	case bundledMsg:
+		if msg.err != nil {
+			m.setError(fmt.Errorf("writing the bundle: %w", msg.err))
+			return m, nil
+		}
+		m.bundleIDs, m.bundleText = msg.ids, msg.text
+		if msg.copy {
+			m.setInfo("bundle written to %s and copied to the clipboard (OSC 52)", msg.path)
+			return m, tea.SetClipboard(msg.text)
+		}
+		m.setInfo("bundle written to %s (Y copies it)", msg.path)
+		return m, nil
+
+	case filterbar.ChangedMsg:
+		return m, m.setQuery(msg.Query)
+
+	case filterbar.ClosedMsg:
+		m.relayout()
+		return m, nil
+
+	case followTickMsg:
+		if msg.tag != m.followTag || !m.follow {
+			return m, nil
+		}
+		next := followCmd(m.followTag, m.opt.FollowEvery)
+		m.paused = !m.list.AtTop() || m.focus != focusList
+		m.updateListChrome()
+		if m.paused || m.loading {
+			return m, next
+		}
+		return m, tea.Batch(next, m.startLoad(m.opt.Since, false))
+
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+
+	case tea.PasteMsg:
+		switch {
+		case m.retry.IsOpen():
+			var cmd tea.Cmd
+			m.retry, cmd = m.retry.Update(msg)
+			return m, cmd
+		case m.mark.IsOpen():
+			var cmd tea.Cmd
+			m.mark, cmd = m.mark.Update(msg)
+			return m, cmd
+		case m.filter.Active():
+			var cmd tea.Cmd
+			m.filter, cmd = m.filter.Update(msg)
+			return m, cmd
+		}
+		return m, nil
+
+	case tea.MouseMsg:
+		return m, m.handleMouse(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) refreshSpinnerViews() {
+	v := m.spin.View()
+	m.header.Spinner, m.list.Spinner, m.retry.Spinner = v, v, v
+	if i, _, ok := m.selected(); ok && m.data.Verifying[m.data.DS.Execs[i].ID] {
+		m.refreshPanes()
+	}
+}
+
+func (m *Model) applyJournal(id string, st JournalState) {
+	m.data.Attempts[id] = st.Attempts
+	m.data.History[id] = st.History
+	if st.Verdict != "" {
+		m.data.Verdicts[id] = st.Verdict
+	} else {
+		delete(m.data.Verdicts, id)
+	}
+}
+
+// setQuery parses the filter text and starts a filter command; a parse error is shown under
+// the prompt and the previous rows stay.
+func (m *Model) setQuery(text string) tea.Cmd {
+	q, err := filter.Parse(text)
+	if err != nil {
+		m.filter.Err = err.Error()
+		return nil
+	}
+	m.filter.Err = ""
+	m.query = q
+	m.updateListChrome()
+	return m.reselect()
+}
+
+// handleKey routes a key press by focus.
+func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	keys := m.Keys
+	if k.String() == "ctrl+c" {
+		return m.quit()
+	}
+	switch {
+	case m.retry.IsOpen():
+		var cmd tea.Cmd
+		m.retry, cmd = m.retry.Update(k)
+		return cmd
+	case m.mark.IsOpen():
+		var cmd tea.Cmd
+		m.mark, cmd = m.mark.Update(k)
+		return cmd
+	case m.filter.Active():
+		var cmd tea.Cmd
+		m.filter, cmd = m.filter.Update(k)
+		return cmd
+	case m.showHelp:
+		if key.Matches(k, keys.Help, keys.Back) {
+			m.showHelp = false
+		} else if key.Matches(k, keys.Quit) {
+			return m.quit()
+		}
+		return nil
+	}
+
+	switch {
+	case key.Matches(k, keys.Quit):
+		return m.quit()
+	case key.Matches(k, keys.Help):
+		m.showHelp = true
+		return nil
+	case key.Matches(k, keys.Filter):
+		m.setFocus(focusList)
+		cmd := m.filter.Open()
+		m.relayout()
+		return cmd
+	case key.Matches(k, keys.Back):
+		switch {
+		case m.focus != focusList:
+			m.setFocus(focusList)
+		case !m.query.Empty():
+			m.filter.Reset()
+			return m.setQuery("")
+		}
+		return nil
+	case key.Matches(k, keys.Flagged):
+		m.view.FlaggedOnly = !m.view.FlaggedOnly
+		m.updateListChrome()
+		return m.reselect()
+	case key.Matches(k, keys.Writes):
+		m.view.WritesOnly = !m.view.WritesOnly
+		m.updateListChrome()
+		return m.reselect()
+	case key.Matches(k, keys.Duplicates):
+		m.view.Duplicates = !m.view.Duplicates
+		m.updateListChrome()
+		return m.reselect()
+	case key.Matches(k, keys.NextPane):
+		m.setFocus((m.focus + 1) % 3)
+		return nil
+	case key.Matches(k, keys.Refresh):
+		if m.loading {
+			m.setInfo("already loading")
+			return nil
+		}
+		return m.startLoad(m.opt.Since, false)
+	case key.Matches(k, keys.Follow):
+		m.follow = !m.follow
+		m.paused = false
+		m.updateListChrome()
+		if !m.follow {
+			m.setInfo("follow off")
+			return nil
+		}
+		m.setInfo("follow on: refreshing every %s while the list is at the top", m.opt.FollowEvery)
+		m.followTag++
+		return followCmd(m.followTag, m.opt.FollowEvery)
+	case key.Matches(k, keys.Mouse):
+		m.mouse = !m.mouse
+		m.updateListChrome()
+		if m.mouse {
+			m.setInfo("mouse capture on (M to release it for text selection)")
+		} else {
+			m.setInfo("mouse capture off")
+		}
+		return nil
+	}
+
+	// actions on the selection
+	if cmd, ok := m.handleAction(k); ok {
+		return cmd
+	}
+
+	// navigation goes to the focused pane
+	switch m.focus {
+	case focusDetail:
+		m.detail, _ = m.detail.Update(k)
+		return nil
+	case focusProvider:
+		m.provider, _ = m.provider.Update(k)
+		return nil
+	}
+	if key.Matches(k, keys.Open) {
+		_, it, ok := m.selected()
+		if !ok {
+			return nil
+		}
+		if it.Kind == data.ItemGroup {
+			g := m.data.DS.Groups[it.Group].ID
+			if m.view.Collapsed == nil {
+				m.view.Collapsed = map[string]bool{}
+			}
+			m.view.Collapsed[g] = !m.view.Collapsed[g]
+			return m.reselect()
+		}
+		m.setFocus(focusDetail)
+		return m.fetchDetail(m.keepID)
+	}
+	before := m.list.Cursor()
+	m.list, _ = m.list.Update(k)
+	if m.list.Cursor() != before {
+		return m.selectionChanged()
+	}
+	return nil
+}
+
+// handleAction runs the keys that act on the selected execution.
+func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	keys := m.Keys
+	if !key.Matches(k, keys.Verify, keys.Retry, keys.Mark, keys.Bundle, keys.CopyID, keys.CopyBundle) {
+		return nil, false
+	}
+	e, t, ok := m.selectedExec()
+	if !ok {
+		m.status.Set(statusline.Warn, "nothing selected")
+		return nil, true
+	}
+	_, it, _ := m.selected()
+	switch {
+	case key.Matches(k, keys.Verify):
+		if m.data.Verifying[e.ID] {
+			return nil, true
+		}
+		m.data.Verifying[e.ID] = true
+		m.setInfo("checking the provider for %s…", e.ID)
+		m.refreshPanes()
+		return tea.Batch(verifyCmd(m.ctx, m.be, *e), m.startSpinner()), true
+	case key.Matches(k, keys.Retry):
+		if it.Kind == data.ItemGroup {
+			m.status.Set(statusline.Warn, "select one member of the group to retry (a retry is for one execution)")
+			return nil, true
+		}
+		if m.data.Retrying[e.ID] {
+			m.status.Set(statusline.Warn, "a retry of "+e.ID+" is already running")
+			return nil, true
+		}
+		m.retry.Open(e.ID)
+		m.retry.SetSize(m.width, m.height)
+		return tea.Batch(evidenceCmd(m.ctx, m.be, *e, *t), m.startSpinner()), true
+	case key.Matches(k, keys.Mark):
+		m.mark.Open(e.ID, e.ID+" · "+e.ToolSlug+" · "+string(t.Outcome))
+		m.mark.SetSize(m.width, m.height)
+		return nil, true
+	case key.Matches(k, keys.Bundle):
+		m.setInfo("writing a support bundle…")
+		ids := m.selectionIDs()
+		return bundleCmd(m.ctx, m.be, ids, m.bundleItems(ids), false), true
+	case key.Matches(k, keys.CopyID):
+		m.setInfo("copied %s to the clipboard (OSC 52)", e.ID)
+		return tea.SetClipboard(e.ID), true
+	case key.Matches(k, keys.CopyBundle):
+		ids := m.selectionIDs()
+		if m.bundleText != "" && equalIDs(ids, m.bundleIDs) {
+			m.setInfo("bundle copied to the clipboard (OSC 52)")
+			return tea.SetClipboard(m.bundleText), true
+		}
+		m.setInfo("writing a support bundle…")
+		return bundleCmd(m.ctx, m.be, ids, m.bundleItems(ids), true), true
+	}
+	return nil, false
+}
+
+// selectionIDs is what a bundle covers: the selected execution, or a whole duplicate group.
+func (m *Model) selectionIDs() []string {
+	i, it, ok := m.selected()
+	if !ok {
+		return nil
+	}
+	if it.Kind == data.ItemGroup {
+		var ids []string
+		for _, ei := range m.data.DS.Members[it.Group] {
+			ids = append(ids, m.data.DS.Execs[ei].ID)
+		}
+		return ids
+	}
+	return []string{m.data.DS.Execs[i].ID}
+}
+
+// bundleItems gathers what the store knows about each execution for a support bundle. The
+// values are copies: the command that renders them runs off the loop.
+func (m *Model) bundleItems(ids []string) []bundle.Item {
+	var items []bundle.Item
+	for _, id := range ids {
+		i := m.data.DS.Index(id)
+		if i < 0 {
+			continue
+		}
+		it := bundle.Item{Exec: *m.data.Exec(i), Triage: m.data.DS.Triage[i]}
+		if ps, ok := m.data.Provider[id]; ok {
+			it.Provider = &ps
+		}
+		if g := m.data.DS.Group(i); g != nil {
+			gc := *g
+			it.Group = &gc
+		}
+		for _, h := range m.data.History[id] {
+			it.History = append(it.History, h.Time.UTC().Format(time.RFC3339)+" "+h.Text)
+		}
+		items = append(items, it)
+	}
+	return items
+}
+
+func (m *Model) setFocus(f focus) {
+	m.focus = f
+	m.list.SetFocused(f == focusList)
+	m.detail.SetFocused(f == focusDetail)
+	m.provider.SetFocused(f == focusProvider)
+	m.relayout()
+}
+
+func (m *Model) quit() tea.Cmd {
+	if m.cancelLoad != nil {
+		m.cancelLoad()
+	}
+	return tea.Quit
+}
+
+// handleMouse scrolls or selects in the region under the pointer.
+func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
+	if !m.mouse || m.retry.IsOpen() || m.mark.IsOpen() || m.showHelp {
+		return nil
+	}
+	mo := msg.Mouse()
+	region := m.lay.regionAt(mo.X, mo.Y)
+	switch msg := msg.(type) {
+	case tea.MouseWheelMsg:
+		switch region {
+		case regionList:
+			before := m.list.Cursor()
+			m.list, _ = m.list.Update(msg)
+			if m.list.Cursor() != before {
+				return m.selectionChanged()
+			}
+		case regionDetail:
+			m.detail, _ = m.detail.Update(msg)
+		case regionProvider:
+			m.provider, _ = m.provider.Update(msg)
+		}
+	case tea.MouseClickMsg:
+		if msg.Button != tea.MouseLeft {
+			return nil
+		}
+		switch region {
+		case regionList:
+			m.setFocus(focusList)
+			if m.list.Click(mo.Y - m.lay.list.y) {
+				return m.selectionChanged()
+			}
+		case regionDetail:
+			m.setFocus(focusDetail)
+		case regionProvider:
+			m.setFocus(focusProvider)
+		}
+	}
+	return nil
+}
+
+func reasonSuffix(r string) string {
+	if r == "" {
+		return ""
+	}
+	return ": " + r
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func equalIDs(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
