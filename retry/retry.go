@@ -200,6 +200,7 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 		Who: d.Who, At: now, Reason: strings.TrimSpace(req.Reason),
 		Outcome: res.Outcome, OutcomeReason: res.OutcomeReason, Provider: res.Provider,
 	}}
+	claimed := time.Now() // real time: the send's deadline must not follow an injected clock
 	ok, holder, err := d.Journal.ClaimAttempt(ctx, claim)
 	if err != nil {
 		return res, fmt.Errorf("retry: record the intent (nothing sent): %w", err)
@@ -258,7 +259,7 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 
 	// 3. One send. Its deadline counts from the claim, so the request has certainly ended
 	// (from this process's side) a margin before the journal deadline recovery relies on.
-	sctx, cancel := context.WithDeadline(ctx, now.Add(d.timeout()))
+	sctx, cancel := context.WithDeadline(ctx, claimed.Add(d.timeout()))
 	tr, sendErr := d.Sender.Execute(sctx, e.ToolSlug, client.ExecuteRequest{
 		Arguments: e.Arguments, ConnectedAccountID: e.ConnectedAccountID, UserID: e.UserID, RequestID: a.ID,
 	})

@@ -548,3 +548,24 @@ func freshPostgresSchema(t *testing.T, dsn string) string {
 	}
 	return dsn + sep + "search_path=" + schema
 }
+
+// An injected clock (tests, replays) sets the journal's times, never the send's real deadline:
+// a clock far in the past must not make the one send expire before it leaves.
+func TestRetryDeadlineFollowsRealTimeNotTheInjectedClock(t *testing.T) {
+	w := newWorld(t, "")
+	e := w.failedSend(sandbox.FaultTimeoutBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("clock"))
+	d := w.deps()
+	past := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	d.Now = func() time.Time { return past }
+	before := w.sends()
+	res, err := retry.Run(context.Background(), d, confirmed(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Attempt == nil || res.Attempt.State != model.AttemptSucceeded {
+		t.Fatalf("attempt %+v, want succeeded", res.Attempt)
+	}
+	if w.sends() != before+1 {
+		t.Fatalf("%d sends, want exactly 1", w.sends()-before)
+	}
+}
