@@ -22,6 +22,7 @@ import (
 	"github.com/exectriage/exectriage/retry"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/data"
 )
@@ -63,6 +64,7 @@ type backend struct {
 	bundleDir string
 	version   string
 	redactor  *redact.Redactor
+	secrets   *common.Secrets
 	now       func() time.Time
 
 	mu      sync.Mutex
@@ -74,7 +76,7 @@ func NewBackend(d Deps) Backend {
 	b := &backend{
 		src: d.Source, j: d.Journal, verifiers: d.Verifiers, kinds: d.Kinds,
 		opt: d.Triage, who: d.Who, bundleDir: d.BundleDir, now: d.UI.Now,
-		version: d.Version, redactor: redact.New(d.APIKey),
+		version: d.Version, redactor: redact.New(d.APIKey), secrets: common.NewSecrets(d.APIKey),
 		learned: map[string]bool{},
 	}
 	if b.now == nil {
@@ -102,6 +104,8 @@ func NewBackend(d Deps) Backend {
 }
 
 func (b *backend) Source() string { return b.src.Name() }
+
+func (b *backend) Secrets() *common.Secrets { return b.secrets }
 
 // Load streams the source, learning the kinds of tools it has not seen (best effort: a tool
 // whose definition cannot be fetched falls back to its slug's verb) and fetching the full
@@ -379,16 +383,40 @@ func (b *backend) Evidence(ctx context.Context, e model.Execution, t model.Triag
 			Reason: "this source cannot send: a file export has no API behind it",
 			Next:   "open the live API (COMPOSIO_API_KEY) or --base-url, then retry"}
 	}
-	ev.Send = sendPreview(&e)
+	ev.Send = sendPreview(&e, b.redactor)
+	ev.Provider = hideState(ev.Provider, b.redactor)
 	return ev, nil
 }
 
-// sendPreview says exactly what a retry would send.
-func sendPreview(e *model.Execution) []string {
+// hideState returns a copy of ps whose free text (reason, read arguments, evidence) has its
+// secrets redacted, for the retry dialog (which has no reveal).
+func hideState(ps model.ProviderState, r *redact.Redactor) model.ProviderState {
+	ps.Reason = r.String(ps.Reason)
+	if len(ps.ReadArgs) > 0 && len(ps.ReadArgs) <= common.MaxParse {
+		ps.ReadArgs = r.JSON(ps.ReadArgs)
+	}
+	if len(ps.Matches) > 0 {
+		ms := make([]model.EvidenceItem, len(ps.Matches))
+		for i, m := range ps.Matches {
+			m.ID, m.Summary = r.String(m.ID), r.String(m.Summary)
+			ms[i] = m
+		}
+		ps.Matches = ms
+	}
+	return ps
+}
+
+// sendPreview says what a retry would send: the arguments with their secrets redacted (the
+// retry sends the original bytes).
+func sendPreview(e *model.Execution, r *redact.Redactor) []string {
 	args := "{}"
 	var buf bytes.Buffer
-	if err := json.Compact(&buf, e.Arguments); err == nil && buf.Len() > 0 {
-		args = buf.String() // the original bytes, as they will be sent
+	if len(e.Arguments) <= common.MaxParse {
+		if err := json.Compact(&buf, r.JSON(e.Arguments)); err == nil && buf.Len() > 0 {
+			args = buf.String()
+		}
+	} else {
+		args = r.String(string(e.Arguments[:1024]))
 	}
 	if len(args) > 160 {
 		args = args[:157] + "…"

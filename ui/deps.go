@@ -6,6 +6,7 @@ import (
 
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/data"
 	"github.com/exectriage/exectriage/ui/keys"
@@ -42,6 +43,9 @@ type Backend interface {
 	Bundle(ctx context.Context, items []bundle.Item) (path, text string, err error)
 	// Explain turns an error into one line saying what happened and what to do.
 	Explain(err error) string
+	// Secrets hides secrets in what the panes show: patterns, sensitive fields and the
+	// configured API key (which is never shown, even when the person reveals the rest).
+	Secrets() *common.Secrets
 }
 
 // JournalState is the journal's record of one execution, phrased for the panes.

@@ -1,11 +1,14 @@
 package ui
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,30 +17,123 @@ import (
 // listRow matches a row of the execution list (the focused list box, a date and time).
 var listRow = regexp.MustCompile(`^┃.. \d\d-\d\d \d\d:\d\d:\d\d `)
 
-// TestEndToEndInTmux runs the real binary in a real terminal (tmux at 120x40): the demo loads,
-// the list shows, the filter narrows it, the help screen opens and closes, and q exits leaving
-// the terminal as it was (normal screen, cursor shown, mouse reporting off).
-func TestEndToEndInTmux(t *testing.T) {
-	if testing.Short() {
+// requireTmux returns tmux's path. Without tmux (or in -short mode) the end-to-end tests are
+// skipped, unless EXECTRIAGE_REQUIRE_TMUX=1 (CI sets it): then they must run, and a missing
+// tmux fails.
+func requireTmux(t *testing.T) string {
+	t.Helper()
+	required := os.Getenv("EXECTRIAGE_REQUIRE_TMUX") == "1"
+	if testing.Short() && !required {
 		t.Skip("end-to-end test skipped in -short mode")
 	}
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
+		if required {
+			t.Fatal("EXECTRIAGE_REQUIRE_TMUX=1 but tmux is not installed: install it (apt-get install -y tmux)")
+		}
 		t.Skip("tmux is not installed, so the end-to-end test cannot run: install it (apt-get install -y tmux); .ci/run does")
 	}
-	dir := t.TempDir()
+	return tmux
+}
+
+// buildBinary builds exectriage into a temporary directory.
+func buildBinary(t *testing.T, dir string) string {
+	t.Helper()
 	bin := filepath.Join(dir, "exectriage")
 	build := exec.Command("go", "build", "-o", bin, "github.com/exectriage/exectriage")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return bin
+}
 
-	sock := fmt.Sprintf("exectriage-e2e-%d", os.Getpid())
-	tm := func(args ...string) (string, error) {
-		out, err := exec.Command(tmux, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
-		return string(out), err
+// tmuxServer is a private tmux server (its own socket, no config file) for one test.
+type tmuxServer struct {
+	t    *testing.T
+	tmux string
+	sock string
+}
+
+func newTmuxServer(t *testing.T, tmux, name string) *tmuxServer {
+	s := &tmuxServer{t: t, tmux: tmux, sock: fmt.Sprintf("exectriage-%s-%d", name, os.Getpid())}
+	t.Cleanup(func() { s.run("kill-server") })
+	return s
+}
+
+func (s *tmuxServer) run(args ...string) (string, error) {
+	out, err := exec.Command(s.tmux, append([]string{"-L", s.sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+func (s *tmuxServer) must(args ...string) string {
+	s.t.Helper()
+	out, err := s.run(args...)
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	t.Cleanup(func() { tm("kill-server") })
+	return out
+}
+
+func (s *tmuxServer) capture(target string, escapes bool) string {
+	s.t.Helper()
+	args := []string{"capture-pane", "-p", "-t", target}
+	if escapes {
+		args = append(args, "-e")
+	}
+	return s.must(args...)
+}
+
+func (s *tmuxServer) display(target, format string) string {
+	out, _ := s.run("display-message", "-p", "-t", target, format)
+	return strings.TrimSpace(out)
+}
+
+func (s *tmuxServer) send(target string, keys ...string) {
+	s.t.Helper()
+	s.must(append([]string{"send-keys", "-t", target}, keys...)...)
+}
+
+// waitFor polls the pane until ok holds for its (plain) screen.
+func (s *tmuxServer) waitFor(target, what string, ok func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	var scr string
+	for time.Now().Before(deadline) {
+		scr = s.capture(target, false)
+		if ok(scr) {
+			return scr
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+	s.t.Fatalf("timed out waiting for %s; screen:\n%s", what, scr)
+	return ""
+}
+
+// buffers lists tmux's paste buffers (an OSC 52 write creates one when set-clipboard is on).
+func (s *tmuxServer) buffers() string {
+	out, _ := s.run("list-buffers", "-F", "#{buffer_name}: #{buffer_sample}")
+	return strings.TrimSpace(out)
+}
+
+func contains(texts ...string) func(string) bool {
+	return func(s string) bool {
+		for _, x := range texts {
+			if !strings.Contains(s, x) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// TestEndToEndInTmux runs the real binary in a real terminal (tmux at 120x40): the demo loads,
+// the list shows, the filter narrows it, the help screen opens and closes, and q exits leaving
+// the terminal as it was (normal screen, cursor shown, mouse reporting off).
+func TestEndToEndInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	ts := newTmuxServer(t, tmux, "e2e")
 
 	home := filepath.Join(dir, "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
@@ -45,55 +141,12 @@ func TestEndToEndInTmux(t *testing.T) {
 	}
 	script := fmt.Sprintf("env -u COMPOSIO_API_KEY -u NO_COLOR HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q TERM=xterm-256color EXECTRIAGE_WHO=e2e %q --demo --journal %q; echo EXITED:$?; sleep 120",
 		home, filepath.Join(home, "state"), filepath.Join(home, "config"), bin, filepath.Join(dir, "journal.db"))
-	if out, err := tm("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", "sh", "-c", script); err != nil {
-		t.Fatalf("tmux new-session: %v\n%s", err, out)
-	}
-
-	capture := func() string {
-		out, err := tm("capture-pane", "-p", "-t", "e2e")
-		if err != nil {
-			t.Fatalf("capture-pane: %v\n%s", err, out)
-		}
-		return out
-	}
-	waitFor := func(what string, ok func(screen string) bool) string {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		var s string
-		for time.Now().Before(deadline) {
-			s = capture()
-			if ok(s) {
-				return s
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
-		return ""
-	}
-	contains := func(texts ...string) func(string) bool {
-		return func(s string) bool {
-			for _, x := range texts {
-				if !strings.Contains(s, x) {
-					return false
-				}
-			}
-			return true
-		}
-	}
-	send := func(keys ...string) {
-		t.Helper()
-		if out, err := tm(append([]string{"send-keys", "-t", "e2e"}, keys...)...); err != nil {
-			t.Fatalf("send-keys: %v\n%s", err, out)
-		}
-	}
-	display := func(format string) string {
-		out, _ := tm("display-message", "-p", "-t", "e2e", format)
-		return strings.TrimSpace(out)
-	}
+	ts.must("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", "sh", "-c", script)
+	const pane = "e2e"
 
 	// The list, once the demo has loaded.
-	s := waitFor("the demo to load", contains("[DEMO]", "execs", "refreshed", "TIME", "TOOL", "STATUS"))
-	if display("#{alternate_on}") != "1" {
+	s := ts.waitFor(pane, "the demo to load", contains("[DEMO]", "execs", "refreshed", "TIME", "TOOL", "STATUS"))
+	if ts.display(pane, "#{alternate_on}") != "1" {
 		t.Error("the TUI is not on the alternate screen")
 	}
 	lines := strings.Split(s, "\n")
@@ -111,11 +164,11 @@ func TestEndToEndInTmux(t *testing.T) {
 	}
 
 	// The filter: a field term keeps only Gmail sends.
-	send("/")
-	waitFor("the filter prompt", contains("/gmail send"))
-	send("-l", "tool:GMAIL_SEND_EMAIL")
-	send("Enter")
-	s = waitFor("the filtered list", contains("Executions · /tool:GMAIL_SEND_EMAIL"))
+	ts.send(pane, "/")
+	ts.waitFor(pane, "the filter prompt", contains("/gmail send"))
+	ts.send(pane, "-l", "tool:GMAIL_SEND_EMAIL")
+	ts.send(pane, "Enter")
+	s = ts.waitFor(pane, "the filtered list", contains("Executions · /tool:GMAIL_SEND_EMAIL"))
 	kept := 0
 	for _, l := range strings.Split(s, "\n") {
 		if !listRow.MatchString(l) {
@@ -129,24 +182,252 @@ func TestEndToEndInTmux(t *testing.T) {
 	if kept == 0 {
 		t.Errorf("the filter kept no rows:\n%s", s)
 	}
-	send("Escape")
-	waitFor("the filter to clear", func(s string) bool { return !strings.Contains(s, "/tool:GMAIL_SEND_EMAIL") })
+	ts.send(pane, "Escape")
+	ts.waitFor(pane, "the filter to clear", func(s string) bool { return !strings.Contains(s, "/tool:GMAIL_SEND_EMAIL") })
 
 	// The help screen.
-	send("?")
-	waitFor("the help screen", contains("Keys", "Navigate", "Act on selection", "Program", "? or esc to close"))
-	send("?")
-	waitFor("the help screen to close", func(s string) bool { return !strings.Contains(s, "Act on selection") })
+	ts.send(pane, "?")
+	ts.waitFor(pane, "the help screen", contains("Keys", "Navigate", "Act on selection", "Program", "? or esc to close"))
+	ts.send(pane, "?")
+	ts.waitFor(pane, "the help screen to close", func(s string) bool { return !strings.Contains(s, "Act on selection") })
 
 	// A clean exit: the shell's next line runs and the terminal is as it was.
-	send("q")
-	s = waitFor("exit", contains("EXITED:0"))
+	ts.send(pane, "q")
+	s = ts.waitFor(pane, "exit", contains("EXITED:0"))
 	if strings.Contains(s, "Executions") || strings.Contains(s, "[DEMO]") {
 		t.Errorf("the TUI's screen is still visible after exit:\n%s", s)
 	}
 	for format, want := range map[string]string{"#{alternate_on}": "0", "#{cursor_flag}": "1", "#{mouse_any_flag}": "0"} {
-		if got := display(format); got != want {
+		if got := ts.display(pane, format); got != want {
 			t.Errorf("after exit %s = %q, want %q", format, got, want)
 		}
+	}
+}
+
+// Hostile strings: each would change the terminal (title, clipboard, colours, screen, cursor,
+// links, reading order) if it reached it as bytes.
+var hostile = map[string]string{
+	"osc0":      "\x1b]0;PWNED\x07",
+	"osc2":      "\x1b]2;PWNED\x1b\\",
+	"osc52":     "\x1b]52;c;cHduZWQ=\x07",
+	"osc52tmux": "\x1bPtmux;\x1b\x1b]52;c;cHduZWQ=\x07\x1b\\", // DCS passthrough around OSC 52
+	"osc8":      "\x1b]8;;https://evil.example/\x1b\\click me\x1b]8;;\x1b\\",
+	"csi":       "\x1b[31mRED\x1b[38;2;1;2;3mRGB\x1b[48;2;3;2;1m\x1b[2J\x1b[H\x1b[10;10H\x1b[?1049l\x1b[?25l",
+	"dcs":       "\x1bP$qm\x1b\\\x1bP1;1|17/ab\x1b\\", // DECRQSS asks the terminal to answer
+	"c1":        "\u009b31m\u009d0;PWNED\u009c",
+	"bidi":      "\u202eevil\u202c \u2066iso\u2069 \u202aembed\u202c",
+	"zw":        "zero\u200bwidth\u200d\u2060\ufeffchars",
+	"nul":       "nul\x00byte",
+}
+
+func allHostile() string {
+	var b strings.Builder
+	for _, k := range []string{"osc0", "osc2", "osc52", "osc52tmux", "osc8", "csi", "dcs", "c1", "bidi", "zw", "nul"} {
+		b.WriteString(" " + k + ":" + hostile[k])
+	}
+	return b.String()
+}
+
+// invalidUTF8 is spliced into the file as raw bytes (JSON encoders would repair it): a lone
+// continuation byte, an 8-bit C1 CSI, an overlong encoding.
+const invalidUTF8 = "\x80\x9b31m\xc0\xaf\xff"
+
+// writeHostileFile writes the records the tmux test opens: hostile text in every field a
+// person sees (tool slug, user, error message, arguments, response), a 100 KB line, and raw
+// invalid UTF-8.
+func writeHostileFile(t *testing.T, path string) []string {
+	t.Helper()
+	all := allHostile()
+	long := strings.Repeat("L", 100_000)
+	type rec struct {
+		id, tool, user, msg string
+		args, resp          any
+	}
+	recs := []rec{
+		{"log_h1", "GMAIL_SEND_EMAIL" + hostile["osc0"], "u1" + hostile["osc2"], "timeout" + hostile["osc52"] + hostile["csi"],
+			map[string]any{"subject": hostile["osc8"] + hostile["dcs"], "body": hostile["c1"] + hostile["bidi"] + hostile["zw"] + hostile["nul"]},
+			map[string]any{"error": hostile["osc0"] + hostile["osc52tmux"]}},
+		{"log_h2", "SLACK_SEND_MESSAGE" + hostile["csi"], "u2" + hostile["osc52"], "boom" + hostile["osc2"] + hostile["dcs"],
+			map[string]any{"text": all}, map[string]any{"echo": all, "nested": []any{all, map[string]any{all: all}}}},
+		{"log_h3", "GITHUB_CREATE_AN_ISSUE" + hostile["bidi"], "u3" + hostile["zw"] + hostile["c1"], hostile["osc52"] + long + hostile["osc0"],
+			map[string]any{"blob": hostile["osc2"] + long + hostile["osc52"]}, map[string]any{"line": long + all}},
+		{"log_h4", "HUBSPOT_CREATE_CONTACT@@BAD@@", "u4@@BAD@@", "bad bytes @@BAD@@" + hostile["nul"],
+			map[string]any{"name": "@@BAD@@" + hostile["osc0"]}, map[string]any{"raw": "@@BAD@@"}},
+	}
+	var buf bytes.Buffer
+	ids := make([]string, len(recs))
+	for i, r := range recs {
+		ids[i] = r.id
+		line, err := json.Marshal(map[string]any{
+			"id": r.id, "timestamp": fmt.Sprintf("2026-03-02T11:0%d:00.000Z", 9-i), "status": "failed",
+			"metadata": map[string]any{"tool_slug": r.tool, "toolkit_slug": "gmail", "user_id": r.user, "connected_account_id": "ca_" + strconv.Itoa(i)},
+			"metrics":  map[string]any{"duration_ms": 61000},
+			"data": map[string]any{
+				"request":  map[string]any{"arguments": r.args},
+				"response": r.resp,
+				"error":    map[string]any{"message": r.msg, "kind": "timeout"},
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Write(bytes.ReplaceAll(line, []byte("@@BAD@@"), []byte(invalidUTF8)))
+		buf.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// dataColour is the colour the hostile data sets (38;2;1;2;3 and 48;2;3;2;1: RGB colours the
+// theme never uses). The app runs in truecolor, so if the data's SGR reached the renderer as a
+// style, tmux would hold it in its cells and capture-pane -e would print it.
+var dataColour = regexp.MustCompile(`\x1b\[(?:[0-9:]*;)*[34]8[;:]2[;:]+(?:1[;:]2[;:]3|3[;:]2[;:]1)[;:m]`)
+
+// sgr matches the Select Graphic Rendition sequences capture-pane -e writes for cell styles.
+var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+// TestHostileRecordsInTmux opens an export full of terminal escape sequences in the real
+// binary under tmux, opens and scrolls each record's detail, and checks with tmux itself that
+// nothing acted: the pane title is the app's own (never PWNED), no paste buffer was created
+// although set-clipboard is on (a control shows that an OSC 52 printed in another window does
+// create one, so this check can fail), the screen holds the escapes as visible text and no
+// ESC or colour from the data, the header is still on the first row, and q restores the
+// terminal. The file's own name carries an OSC 2 and an OSC 52 too: it reaches the window
+// title the app sets (a path around the renderer, which drops escapes from the screen's text).
+func TestHostileRecordsInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	// A file name is data too: it is in the header and in the title the app sets.
+	name := "hostile" + "\x1b]2;OWNED\x07\x1b]52;c;b3duZWQ=\x07" + ".jsonl"
+	file := filepath.Join(dir, name)
+	ids := writeHostileFile(t, file)
+	ts := newTmuxServer(t, tmux, "hostile")
+
+	// The server, with OSC 52 turned into paste buffers.
+	ts.must("new-session", "-d", "-s", "h", "-n", "idle", "-x", "120", "-y", "40", "sleep", "600")
+	ts.must("set-option", "-s", "set-clipboard", "on")
+	ts.must("set-option", "-g", "allow-rename", "on")
+
+	// The control: a real OSC 52 and OSC 2 printed by a shell in another window do set a
+	// buffer and the title, so the checks below would see a leak.
+	ts.must("new-window", "-d", "-t", "h:", "-n", "control", "sh", "-c",
+		`printf '\033]52;c;Y29udHJvbA==\007'; printf '\033]2;CONTROLTITLE\033\\'; echo printed; sleep 600`)
+	ts.waitFor("h:control", "the control to print", contains("printed"))
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(ts.buffers(), "control") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if b := ts.buffers(); !strings.Contains(b, "control") {
+		t.Fatalf("control: an OSC 52 printed in tmux did not create a paste buffer (buffers %q): the clipboard check below could not fail", b)
+	}
+	if got := ts.display("h:control", "#{pane_title}"); got != "CONTROLTITLE" {
+		t.Fatalf("control: an OSC 2 printed in tmux did not set the pane title (%q): the title check below could not fail", got)
+	}
+	ts.must("delete-buffer")
+	if b := ts.buffers(); b != "" {
+		t.Fatalf("buffers left after the control: %q", b)
+	}
+
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// hostile*.jsonl: the shell passes the name's ESC and BEL through as bytes.
+	script := fmt.Sprintf("cd %q && env -u COMPOSIO_API_KEY -u NO_COLOR HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q TERM=xterm-256color COLORTERM=truecolor EXECTRIAGE_WHO=e2e %q --file hostile*.jsonl --journal %q; echo EXITED:$?; sleep 120",
+		dir, home, filepath.Join(home, "state"), filepath.Join(home, "config"), bin, filepath.Join(dir, "journal.db"))
+	ts.must("new-window", "-t", "h:", "-n", "app", "sh", "-c", script)
+	const pane = "h:app"
+	const shownName = `hostile\x1b]2;OWNED\x07\x1b]52;c;b3duZWQ=\x07.jsonl`
+	const appTitle = "exectriage · FILE " + shownName
+
+	ts.waitFor(pane, "the file to load", contains("[FILE "+shownName+"]", "4 execs", "TIME", "TOOL"))
+
+	// check is run after every step: tmux's view of the terminal state.
+	check := func(step string, wantVisible bool) {
+		t.Helper()
+		if got := ts.display(pane, "#{pane_title}"); got != appTitle {
+			t.Errorf("%s: the pane title is %q, want the app's own %q", step, got, appTitle)
+		}
+		if b := ts.buffers(); b != "" {
+			t.Errorf("%s: a paste buffer was set (an OSC 52 reached the terminal): %q", step, b)
+		}
+		if _, err := ts.run("show-buffer"); err == nil {
+			t.Errorf("%s: show-buffer succeeded: a clipboard write reached the terminal", step)
+		}
+		if ts.display(pane, "#{alternate_on}") != "1" {
+			t.Errorf("%s: the alternate screen was left", step)
+		}
+		raw := ts.capture(pane, true)
+		if m := dataColour.FindString(raw); m != "" {
+			t.Errorf("%s: the data's colour %q reached the terminal", step, m)
+		}
+		if rest := sgr.ReplaceAllString(raw, ""); strings.ContainsRune(rest, 0x1b) {
+			i := strings.IndexRune(rest, 0x1b)
+			t.Errorf("%s: a raw ESC on screen: %q", step, rest[max(i-40, 0):min(i+40, len(rest))])
+		}
+		plain := ts.capture(pane, false)
+		lines := strings.Split(strings.TrimRight(plain, "\n"), "\n")
+		if len(lines) != 40 {
+			t.Errorf("%s: %d lines on a 40-line pane", step, len(lines))
+		}
+		if !strings.HasPrefix(lines[0], "exectriage │ [FILE "+shownName+"] │ 4 execs") {
+			t.Errorf("%s: the header is not on the first row (screen cleared or overwritten):\n%s", step, plain)
+		}
+		if !strings.Contains(lines[3], "Executions") {
+			t.Errorf("%s: the list's frame is not under the header:\n%s", step, plain)
+		}
+		for _, bad := range []string{"\u202e", "\u2066", "\u200b", "\ufeff", "\u009b", "click me\n"} {
+			if strings.Contains(plain, bad) {
+				t.Errorf("%s: %q reached the screen", step, bad)
+			}
+		}
+		if wantVisible && !strings.Contains(plain, `\x1b]`) {
+			t.Errorf("%s: the escapes are not shown as visible text:\n%s", step, plain)
+		}
+	}
+	check("the list", true)
+
+	for i, id := range ids {
+		step := "detail of " + id
+		ts.send(pane, "Enter")
+		s := ts.waitFor(pane, step, contains("id        "+id, "── arguments"))
+		check(step, true)
+		ts.send(pane, "G") // the bottom of the detail: the response
+		s2 := ts.waitFor(pane, step+" scrolled", contains("100% ━"))
+		check(step+" scrolled", false)
+		if i == 0 { // the escapes read as text, wherever they were
+			for _, want := range []string{`GMAIL_SEND_EMAIL\x1b]0;PWNED\x07`, `u1\x1b]2;PWNED\x1b\`, `\x1b]52;c;cHduZWQ=\x07\x1b[31mRED`,
+				`\u202eevil`, `\u001b]8;;https://evil.example/`, `\u001bPtmux;`} {
+				if !strings.Contains(s+s2, want) {
+					t.Errorf("%s: %q is not shown as text", step, want)
+				}
+			}
+		}
+		ts.send(pane, "Tab", "G") // the provider pane, then back to the list and down a row
+		ts.waitFor(pane, step+": the provider pane focused", contains("┏━ Provider state"))
+		check(step+" provider", false)
+		ts.send(pane, "Escape") // alone: ESC and a key sent together read as alt+key
+		ts.waitFor(pane, step+": the list focused", contains("┏━ Executions"))
+		ts.send(pane, "j")
+	}
+
+	ts.send(pane, "q")
+	s := ts.waitFor(pane, "exit", contains("EXITED:0"))
+	if strings.Contains(s, "Executions") {
+		t.Errorf("the TUI's screen is still visible after exit:\n%s", s)
+	}
+	for format, want := range map[string]string{"#{alternate_on}": "0", "#{cursor_flag}": "1", "#{mouse_any_flag}": "0"} {
+		if got := ts.display(pane, format); got != want {
+			t.Errorf("after exit %s = %q, want %q", format, got, want)
+		}
+	}
+	if got := ts.display(pane, "#{pane_title}"); strings.Contains(got, "PWNED") {
+		t.Errorf("after exit the pane title is %q", got)
+	}
+	if b := ts.buffers(); b != "" {
+		t.Errorf("after exit a paste buffer exists: %q", b)
 	}
 }

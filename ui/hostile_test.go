@@ -56,3 +56,19 @@ func TestHostileDataCannotReachTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowTitleIsCleaned names the source with an OSC 2 and an OSC 52 (a file name can hold
+// any byte but / and NUL): the window title the app sets must hold them as text, or the title
+// sequence would end early and the rest would act on the terminal.
+func TestWindowTitleIsCleaned(t *testing.T) {
+	e := newEnv(t)
+	e.src.name = "FILE x\x1b]2;OWNED\x07\x1b]52;c;b3duZWQ=\x07.jsonl"
+	h := newHarness(t, e, 120, 40)
+	title := h.m.View().WindowTitle
+	if strings.ContainsAny(title, "\x1b\x07") {
+		t.Errorf("the window title holds controls: %q", title)
+	}
+	if !strings.Contains(title, `x\x1b]2;OWNED\x07`) {
+		t.Errorf("the window title does not show the name as text: %q", title)
+	}
+}

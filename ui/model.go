@@ -109,6 +109,14 @@ type Model struct {
 	// last support bundle, for Y
 	bundleIDs  []string
 	bundleText string
+
+	// secrets hides secrets in the panes and the status line; detailR renders the detail pane
+	// (and caches its costly bodies).
+	secrets *common.Secrets
+	detailR detail.Renderer
+	// revealID is the execution whose secrets the person chose to see (x); "" when none. It
+	// is cleared when the selection moves.
+	revealID string
 }
 
 // New returns the root model over a backend. ctx bounds every request it starts.
@@ -137,7 +145,11 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		mouse:    opt.Mouse,
 		follow:   opt.Follow,
 		fetching: map[string]bool{},
+		secrets:  be.Secrets(),
 	}
+	m.detailR.Secrets = m.secrets
+	m.list.Secrets = m.secrets
+	m.status.Hide = func(s string) string { return m.secrets.Text(s, false) }
 	m.help.Styles = st.Help
 	m.header.Source = be.Source()
 	m.list.SetFocused(true)
@@ -247,6 +259,9 @@ func (m *Model) selectedExec() (*model.Execution, *model.Triage, bool) {
 // fetches the full record and the journal history.
 func (m *Model) selectionChanged() tea.Cmd {
 	i, it, ok := m.selected()
+	if !ok || m.data.DS.Execs[i].ID != m.revealID {
+		m.revealID = "" // revealed secrets hide again as soon as the selection moves
+	}
 	m.refreshPanes()
 	if !ok {
 		return nil
@@ -286,10 +301,18 @@ func (m *Model) refreshPanes() {
 	} else {
 		i = -1
 	}
-	m.detail.SetContent(id, detail.Content(m.Styles, m.data, i, m.fetching[id]))
-	m.provider.SetContent(id, provider.Content(m.Styles, m.data, i, m.spin.View()))
+	reveal := m.revealed(id)
+	m.detail.Title = "Detail"
+	if reveal {
+		m.detail.Title = "Detail · secrets shown: " + m.Keys.Reveal.Help().Key + " hides"
+	}
+	m.detail.SetContent(id, m.detailR.Content(m.Styles, m.data, i, m.fetching[id], reveal))
+	m.provider.SetContent(id, provider.Content(m.Styles, m.data, i, m.spin.View(), m.secrets, reveal))
 	m.updateListChrome()
 }
+
+// revealed reports whether the person chose to see the secrets of execution id.
+func (m *Model) revealed(id string) bool { return id != "" && id == m.revealID }
 
 // updateListChrome sets the list's title and the status line's modes from the toggles.
 func (m *Model) updateListChrome() {
@@ -338,6 +361,9 @@ func (m *Model) updateListChrome() {
 	}
 	if m.mouse {
 		modes = append(modes, "M mouse")
+	}
+	if m.revealID != "" {
+		modes = append(modes, m.Keys.Reveal.Help().Key+" secrets shown")
 	}
 	m.status.Modes = modes
 	m.status.Hint = m.hint()

@@ -438,7 +438,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 // handleAction runs the keys that act on the selected execution.
 func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	keys := m.Keys
-	if !key.Matches(k, keys.Verify, keys.Retry, keys.Mark, keys.Bundle, keys.CopyID, keys.CopyBundle) {
+	if !key.Matches(k, keys.Verify, keys.Retry, keys.Mark, keys.Bundle, keys.CopyID, keys.CopyBundle, keys.Reveal) {
 		return nil, false
 	}
 	e, t, ok := m.selectedExec()
@@ -476,6 +476,16 @@ func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.setInfo("writing a support bundle…")
 		ids := m.selectionIDs()
 		return bundleCmd(m.ctx, m.be, ids, m.bundleItems(ids), false), true
+	case key.Matches(k, keys.Reveal):
+		if m.revealID == e.ID {
+			m.revealID = ""
+			m.setInfo("secrets of %s hidden again", e.ID)
+		} else {
+			m.revealID = e.ID
+			m.setInfo("secrets of %s shown on screen (the API key stays hidden): %s or moving the selection hides them", e.ID, keys.Reveal.Help().Key)
+		}
+		m.refreshPanes()
+		return nil, true
 	case key.Matches(k, keys.CopyID):
 		m.setInfo("copied %s to the clipboard (OSC 52)", e.ID)
 		return tea.SetClipboard(e.ID), true

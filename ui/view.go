@@ -112,7 +112,8 @@ func (m *Model) relayout() {
 func (m *Model) View() tea.View {
 	var v tea.View
 	v.AltScreen = true
-	v.WindowTitle = "exectriage · " + m.be.Source()
+	// The source's name holds a file name: cleaned, so it cannot end the title sequence.
+	v.WindowTitle = "exectriage · " + common.Clean(m.be.Source())
 	if m.mouse {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
@@ -193,7 +194,7 @@ func (m *Model) contextHelp() []key.Binding {
 	case m.showHelp:
 		return keys.Bindings{k.Help, k.Quit}
 	case m.focus != focusList:
-		return keys.Bindings{k.Up, k.Down, k.PageDown, k.NextPane, k.Back, k.Verify, k.Retry, k.Mark, k.Help}
+		return keys.Bindings{k.Up, k.Down, k.PageDown, k.NextPane, k.Back, k.Reveal, k.Verify, k.Retry, k.Mark, k.Help}
 	}
 	return k.ShortHelp()
 }

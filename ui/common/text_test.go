@@ -101,7 +101,7 @@ func TestCleanNeutralisesTerminalControl(t *testing.T) {
 	if strings.Contains(block, "\x1b") || strings.Count(block, "\n") != 1 {
 		t.Errorf("CleanBlock = %q", block)
 	}
-	if p := PrettyJSON([]byte(`{"b":"\u001b[31mred","a":1}`)); strings.Contains(p, "\x1b") || !strings.Contains(p, `"a": 1`) {
-		t.Errorf("PrettyJSON = %q", p)
+	if p := Body([]byte(`{"b":"\u001b[31mred","a":1}`), nil, false); strings.Contains(p, "\x1b") || !strings.Contains(p, `"a": 1`) {
+		t.Errorf("Body = %q", p)
 	}
 }

@@ -36,6 +36,9 @@ type KeyMap struct {
 	Bundle     key.Binding
 	CopyID     key.Binding
 	CopyBundle key.Binding
+	// Reveal shows the selected execution's secrets on screen until it is pressed again or
+	// the selection moves (the configured API key stays hidden).
+	Reveal key.Binding
 
 	// program
 	Refresh key.Binding
@@ -77,6 +80,7 @@ func Default() KeyMap {
 		Bundle:     b([]string{"b"}, "b", "bundle"),
 		CopyID:     b([]string{"y"}, "y", "copy id"),
 		CopyBundle: b([]string{"Y", "shift+y"}, "Y", "copy bundle"),
+		Reveal:     b([]string{"x"}, "x", "reveal secrets"),
 
 		Refresh: b([]string{"R", "shift+r"}, "R", "refresh"),
 		Follow:  b([]string{"F", "shift+f"}, "F", "follow"),
@@ -97,7 +101,7 @@ func (k *KeyMap) rebindable() map[string]*key.Binding {
 		"page_up": &k.PageUp, "page_down": &k.PageDown, "open": &k.Open, "next_pane": &k.NextPane,
 		"back": &k.Back, "filter": &k.Filter, "flagged": &k.Flagged, "duplicates": &k.Duplicates,
 		"writes": &k.Writes, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark,
-		"bundle": &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle,
+		"bundle": &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle, "reveal": &k.Reveal,
 		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "help": &k.Help, "quit": &k.Quit,
 	}
 }
@@ -160,7 +164,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Open, k.NextPane, k.Back},
 		{k.Filter, k.Flagged, k.Duplicates, k.Writes, k.Refresh, k.Follow},
-		{k.Verify, k.Retry, k.Mark, k.Bundle, k.CopyID, k.CopyBundle},
+		{k.Verify, k.Retry, k.Mark, k.Bundle, k.CopyID, k.CopyBundle, k.Reveal},
 		{k.Mouse, k.Help, k.Quit},
 	}
 }

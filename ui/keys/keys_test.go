@@ -34,9 +34,14 @@ func TestRebind(t *testing.T) {
 		{name: "unknown action", bind: map[string][]string{"launch": {"l"}}, wantErr: `unknown action "launch"`},
 		{name: "no keys", bind: map[string][]string{"retry": {}}, wantErr: "no keys"},
 		{name: "a key meaning two things", bind: map[string][]string{"retry": {"v"}}, wantErr: `"v" is bound to both`},
-		{name: "names are case-insensitive", bind: map[string][]string{"Quit": {"x"}}, check: func(t *testing.T, k KeyMap) {
-			if !key.Matches(tea.KeyPressMsg{Code: 'x', Text: "x"}, k.Quit) {
-				t.Error("x does not quit")
+		{name: "reveal is rebindable", bind: map[string][]string{"reveal": {"ctrl+x"}}, check: func(t *testing.T, k KeyMap) {
+			if key.Matches(tea.KeyPressMsg{Code: 'x', Text: "x"}, k.Reveal) || !key.Matches(tea.KeyPressMsg{Code: 'x', Mod: tea.ModCtrl}, k.Reveal) {
+				t.Errorf("reveal keys = %v", k.Reveal.Keys())
+			}
+		}},
+		{name: "names are case-insensitive", bind: map[string][]string{"Quit": {"Q"}}, check: func(t *testing.T, k KeyMap) {
+			if !key.Matches(tea.KeyPressMsg{Code: 'Q', Text: "Q"}, k.Quit) {
+				t.Error("Q does not quit")
 			}
 		}},
 	}

@@ -1,9 +1,12 @@
 // Package detail renders the log detail pane's content: ids, times, duration, tool and kind,
 // account, user, SDK, status and error, triage's outcome and reason, the duplicate group, and
-// the pretty-printed arguments and response. Every value from the data is cleaned first.
+// the pretty-printed arguments and response. Every value from the data has its secrets hidden
+// (unless the person revealed them; the configured API key always) and is cleaned of anything
+// a terminal would act on; big values are cut with a marker.
 package detail
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -13,9 +16,66 @@ import (
 	"github.com/exectriage/exectriage/ui/styles"
 )
 
+// Renderer renders the detail pane. It keeps the rendered bodies (arguments, response, error
+// message) of the last few executions: they are the costly part (redaction, indenting, up to
+// MaxParse bytes each), and the pane is rebuilt on every message. Use it from one goroutine.
+type Renderer struct {
+	// Secrets hides secrets; nil redacts by pattern only.
+	Secrets *common.Secrets
+	cache   [4]bodies
+	next    int
+}
+
+// bodies are one execution's rendered bodies and the inputs they came from.
+type bodies struct {
+	id         string
+	reveal     bool
+	args, resp json.RawMessage
+	msg        string
+	argsOut    string
+	respOut    string
+	msgOut     string
+	ok         bool
+}
+
+// same reports whether a and b are the same bytes in memory (a record replaced by its full
+// detail has new slices, so the cache never serves a stale body).
+func same(a, b json.RawMessage) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+func (r *Renderer) bodies(st *styles.Styles, e *model.Execution, reveal bool) *bodies {
+	msg := ""
+	if e.Error != nil {
+		msg = e.Error.Message
+	}
+	for k := range r.cache {
+		c := &r.cache[k]
+		if c.ok && c.id == e.ID && c.reveal == reveal && same(c.args, e.Arguments) && same(c.resp, e.Response) && c.msg == msg {
+			return c
+		}
+	}
+	c := &r.cache[r.next]
+	r.next = (r.next + 1) % len(r.cache)
+	*c = bodies{id: e.ID, reveal: reveal, args: e.Arguments, resp: e.Response, msg: msg, ok: true,
+		argsOut: common.Body(e.Arguments, r.Secrets, reveal),
+		respOut: common.Body(e.Response, r.Secrets, reveal),
+	}
+	if msg != "" {
+		// line by line: a style over a block pads every line to the widest one
+		lines := strings.Split(common.TextBody(msg, r.Secrets, reveal), "\n")
+		for k, l := range lines {
+			lines[k] = st.Danger.Render(l)
+		}
+		c.msgOut = strings.Join(lines, "\n")
+	}
+	return c
+}
+
 // Content renders the detail of execution i of the store (the full record when fetched).
-// loading says the full record is being fetched.
-func Content(st *styles.Styles, s *data.Store, i int, loading bool) string {
+// loading says the full record is being fetched; reveal shows the secrets that are not known
+// (the configured API key stays hidden).
+func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, reveal bool) string {
 	if s.DS == nil || i < 0 || i >= s.DS.Len() {
 		return st.List.Empty.Render("no execution selected")
 	}
@@ -31,7 +91,7 @@ func Content(st *styles.Styles, s *data.Store, i int, loading bool) string {
 		b.WriteString(value)
 		b.WriteString("\n")
 	}
-	c := common.Clean
+	c := func(v string) string { return common.Field(v, r.Secrets, reveal) }
 	// The most telling facts first: on a short screen the pane shows only its top.
 	row("id", st.Bold.Render(c(e.ID)))
 	row("tool", st.Bold.Render(c(e.ToolSlug))+"  "+st.Muted.Render(string(t.Kind))+"  "+st.Muted.Render("toolkit ")+c(e.ToolkitSlug))
@@ -100,16 +160,17 @@ func Content(st *styles.Styles, s *data.Store, i int, loading bool) string {
 		}
 		return strings.TrimRight(b.String(), "\n")
 	}
+	bs := r.bodies(st, e, reveal)
 	section("arguments")
-	b.WriteString(common.PrettyJSON(e.Arguments))
+	b.WriteString(bs.argsOut)
 	b.WriteString("\n")
-	if e.Error != nil && e.Error.Message != "" {
+	if bs.msgOut != "" {
 		section("error")
-		b.WriteString(st.Danger.Render(common.CleanBlock(e.Error.Message)))
+		b.WriteString(bs.msgOut)
 		b.WriteString("\n")
 	}
 	section("response")
-	b.WriteString(common.PrettyJSON(e.Response))
+	b.WriteString(bs.respOut)
 	return b.String()
 }
 

@@ -36,6 +36,22 @@ type Model struct {
 	Spinner string
 	// Title and Note head the box ("Executions", "filter: gmail"); Empty is shown with no rows.
 	Title, Note, Empty string
+	// Secrets redacts the columns (the list never reveals: a user id that is a token, or the
+	// configured API key, must not show even in part).
+	Secrets *common.Secrets
+}
+
+// cell returns a column's text with its secrets redacted and cleaned. A redacted value loses
+// its filter highlight: the offsets are into the original text. Only the start of a huge value
+// is read; a column is far narrower.
+func (m Model) cell(s string, hl []int) (string, []int) {
+	if len(s) > common.MaxFieldBytes {
+		s = s[:common.MaxFieldBytes]
+	}
+	if r := m.Secrets.Text(s, false); r != s {
+		s, hl = r, nil
+	}
+	return common.Clean(s), hl
 }
 
 // New returns an empty list reading from store.
@@ -294,7 +310,7 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 	if m.Highlight != nil {
 		hl = m.Highlight(int(it.Exec))
 	}
-	tool := common.Clean(e.ToolSlug)
+	tool, toolHL := m.cell(e.ToolSlug, hl["tool"])
 	toolW := l.tool
 	if it.Kind == data.ItemMember {
 		glyph := "├ "
@@ -304,23 +320,26 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 		add(glyph, sty(st.Muted))
 		toolW -= 2
 	}
-	segs = append(segs, highlight(common.Fit(tool, toolW), hl["tool"], base, sty(st.List.Match))...)
+	segs = append(segs, highlight(common.Fit(tool, toolW), toolHL, base, sty(st.List.Match))...)
 	add(" ", base)
 	if l.toolkit > 0 {
-		segs = append(segs, highlight(common.Fit(common.Clean(e.ToolkitSlug), l.toolkit), hl["toolkit"], base, sty(st.List.Match))...)
+		toolkit, toolkitHL := m.cell(e.ToolkitSlug, hl["toolkit"])
+		segs = append(segs, highlight(common.Fit(toolkit, l.toolkit), toolkitHL, base, sty(st.List.Match))...)
 		add(" ", base)
 		who, field := e.UserID, "user"
 		if who == "" {
 			who, field = e.ConnectedAccountID, "account"
 		}
-		segs = append(segs, highlight(common.Fit(common.Clean(who), l.user), hl[field], base, sty(st.List.Match))...)
+		whoText, whoHL := m.cell(who, hl[field])
+		segs = append(segs, highlight(common.Fit(whoText, l.user), whoHL, base, sty(st.List.Match))...)
 		add(" ", base)
 	}
 	status := e.Status
 	if status == "" {
 		status = "pending"
 	}
-	add(common.Fit(common.Clean(status), l.status)+" ", base)
+	statusText, _ := m.cell(status, nil)
+	add(common.Fit(statusText, l.status)+" ", base)
 	dur := "-"
 	if e.HasDuration {
 		dur = common.Duration(e.Duration)
@@ -390,8 +409,10 @@ func (m Model) groupRow(l layout, w int, it data.Item, cur string, base lipgloss
 	if g.Effective >= 0 {
 		eff = "effective " + common.Count(g.Effective) + "/" + common.Count(len(members))
 	}
+	tool, _ := m.cell(e.ToolSlug, nil)
+	whoText, _ := m.cell(who, nil)
 	text := cur + mark + " " + fold + " DUP×" + common.Count(len(members)) + " " + common.Clean(string(g.Pattern)) +
-		"  " + common.Clean(e.ToolSlug) + "  " + common.Clean(who) + "  " + eff + "  last " + common.Clock(e.Timestamp)
+		"  " + tool + "  " + whoText + "  " + eff + "  last " + common.Clock(e.Timestamp)
 	return base.Render(common.Fit(text, w))
 }
 

@@ -77,6 +77,12 @@ func (m *Model) apply() {
 	m.vp.SetYOffset(off)
 }
 
+// Content returns the content last set, whole (not only the part scrolled into view).
+func (m Model) Content() string { return m.raw }
+
+// Lines is how many lines the content takes once wrapped to the pane's width.
+func (m Model) Lines() int { return m.vp.TotalLineCount() }
+
 // Update scrolls with the navigation keys (when focused) and the mouse wheel.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k := m.Keys

@@ -1,6 +1,7 @@
 // Package provider renders the provider-state pane's content: which verifier ran which read
 // tool, whether the effect was found (with the matching objects as evidence), and the journal's
-// history of this execution (confirmations, retry attempts, verdicts).
+// history of this execution (confirmations, retry attempts, verdicts). Every value from the
+// data has its secrets hidden (unless revealed; the configured API key always) and is cleaned.
 package provider
 
 import (
@@ -14,14 +15,15 @@ import (
 )
 
 // Content renders the provider state and journal history of execution i. spin is the
-// spinner's current frame (shown while a verify runs).
-func Content(st *styles.Styles, s *data.Store, i int, spin string) string {
+// spinner's current frame (shown while a verify runs); sec hides secrets, all of them unless
+// reveal (the known ones always).
+func Content(st *styles.Styles, s *data.Store, i int, spin string, sec *common.Secrets, reveal bool) string {
 	if s.DS == nil || i < 0 || i >= s.DS.Len() {
 		return st.List.Empty.Render("no execution selected")
 	}
 	e := s.Exec(i)
 	t := &s.DS.Triage[i]
-	c := common.Clean
+	c := func(v string) string { return common.Field(v, sec, reveal) }
 	var b strings.Builder
 	row := func(label, value string) {
 		b.WriteString(st.Pane.Label.Render(fmt.Sprintf("%-9s", label)))
@@ -54,7 +56,11 @@ func Content(st *styles.Styles, s *data.Store, i int, spin string) string {
 			row("reason", c(ps.Reason))
 		}
 		if len(ps.ReadArgs) > 0 {
-			row("read args", c(string(ps.ReadArgs)))
+			args := string(ps.ReadArgs) // Field cuts a huge one before redacting it as text
+			if len(ps.ReadArgs) <= common.MaxParse {
+				args = string(sec.JSON(ps.ReadArgs, reveal))
+			}
+			row("read args", c(args))
 		}
 		if len(ps.Matches) > 0 {
 			b.WriteString(st.Pane.Label.Render("evidence"))

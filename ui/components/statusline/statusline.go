@@ -28,6 +28,9 @@ type Model struct {
 	Modes []string
 	// Hint is shown, muted, when there is no message: what to do with the selection.
 	Hint string
+	// Hide, when set, removes secrets from a message before it is shown (a message may quote
+	// data or an error).
+	Hide func(string) string
 }
 
 // New returns an empty status line.
@@ -63,7 +66,11 @@ func (m Model) View() string {
 	left := ""
 	switch {
 	case m.text != "":
-		left = style.Render(prefix + common.Clean(m.text))
+		text := m.text
+		if m.Hide != nil {
+			text = m.Hide(text)
+		}
+		left = style.Render(prefix + common.Clean(text))
 	case m.Hint != "":
 		left = st.Mode.Render(m.Hint)
 	}

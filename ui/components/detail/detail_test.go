@@ -1,0 +1,92 @@
+package detail
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/ui/common"
+	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/ui/styles"
+	"github.com/exectriage/exectriage/ui/theme"
+)
+
+func store(execs ...model.Execution) *data.Store {
+	s := data.NewStore()
+	s.DS = data.Build(execs, nil, nil)
+	return s
+}
+
+// TestHugeValuesAreCutNotRendered builds executions whose response, arguments or error
+// message is 9 MiB and checks that the pane gets the first 64 KiB of each with a marker
+// naming the real size, not megabytes of text.
+func TestHugeValuesAreCutNotRendered(t *testing.T) {
+	const size = 9 << 20
+	hugeString, err := json.Marshal(map[string]string{"body": strings.Repeat("x", size)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 2, 11, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		e       model.Execution
+		markers int
+	}{
+		{"9 MiB response string", model.Execution{ID: "log_1", Timestamp: at, Detailed: true, Response: hugeString}, 1},
+		{"9 MiB arguments", model.Execution{ID: "log_2", Timestamp: at, Detailed: true,
+			Arguments: json.RawMessage(`{"to":[` + strings.Repeat(`"someone@example.com",`, size/22) + `"last@example.com"]}`)}, 1},
+		{"9 MiB error message and response", model.Execution{ID: "log_3", Timestamp: at, Detailed: true, Response: hugeString,
+			Error: &model.ExecError{Message: strings.Repeat("stack frame\n", size/12)}}, 2},
+		{"a 100 KB tool slug", model.Execution{ID: "log_4", Timestamp: at, Detailed: true, ToolSlug: strings.Repeat("T", 100_000)}, 0},
+		{"small", model.Execution{ID: "log_5", Timestamp: at, Detailed: true, Arguments: json.RawMessage(`{"a":1}`), Response: json.RawMessage(`{"ok":true}`)}, 0},
+	}
+	st := styles.New(theme.Default())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r Renderer
+			out := ansi.Strip(r.Content(st, store(tt.e), 0, false, false))
+			if n := strings.Count(out, "… [truncated: 9 MiB, showing the first 64 KiB"); n != tt.markers {
+				t.Errorf("%d markers, want %d", n, tt.markers)
+			}
+			if limit := max(tt.markers*(common.MaxShown+4096), 8<<10); len(out) > limit {
+				t.Errorf("the pane content is %d bytes", len(out))
+			}
+			for _, l := range strings.Split(out, "\n") {
+				if common.Width(l) > common.MaxShown {
+					t.Fatalf("a line of %d cells", common.Width(l))
+				}
+			}
+			// The same inputs are served from the cache: the same text.
+			if again := ansi.Strip(r.Content(st, store(tt.e), 0, false, false)); again != out {
+				t.Error("a second render differs")
+			}
+		})
+	}
+}
+
+// TestCacheFollowsTheRecordAndTheReveal checks that the cached bodies are not served for a
+// changed record (a list entry replaced by its full detail) or a changed reveal.
+func TestCacheFollowsTheRecordAndTheReveal(t *testing.T) {
+	const tok = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+	st := styles.New(theme.Default())
+	e := model.Execution{ID: "log_1", Detailed: true, Arguments: json.RawMessage(`{"q":"one"}`)}
+	r := Renderer{Secrets: common.NewSecrets()}
+	if out := r.Content(st, store(e), 0, false, false); !strings.Contains(out, `"one"`) {
+		t.Fatalf("content = %q", out)
+	}
+	e.Arguments = json.RawMessage(`{"q":"two ` + tok + `"}`)
+	s := store(e)
+	if out := r.Content(st, s, 0, false, false); !strings.Contains(out, "two") || strings.Contains(out, tok) {
+		t.Errorf("changed arguments: %q", out)
+	}
+	if out := r.Content(st, s, 0, false, true); !strings.Contains(out, tok) {
+		t.Errorf("revealed: %q", out)
+	}
+	if out := r.Content(st, s, 0, false, false); strings.Contains(out, tok) {
+		t.Errorf("hidden again: %q", out)
+	}
+}
