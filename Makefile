@@ -21,8 +21,19 @@ test-short:
 demo:
 	$(GO) run . --demo
 
+# The performance suite (issue 6): one table of each figure, its target, the median of
+# BENCH_COUNT runs and pass/fail. Generates bench-data/ first when it is missing (~30 s);
+# takes about 10 minutes on 2 cores. `go test -bench` on a package runs its benchmarks alone.
+BENCH_COUNT ?= 3
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -timeout 60m $(PKGS)
+	$(GO) run ./internal/benchsuite -count $(BENCH_COUNT) -data bench-data
+
+# Seeded JSONL exports of the Logs API (detail shape) for the benchmarks: 10k, 100k and 1M
+# executions (~1 GB) in bench-data/ (gitignored). Existing files are kept.
+bench-data:
+	@for n in 10000:10k 100000:100k 1000000:1m; do \
+	  f=bench-data/$${n##*:}.jsonl; test -f $$f || $(GO) run ./internal/benchdata/gen -n $${n%%:*} -seed 1 -o $$f || exit 1; \
+	done
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/exectriage/exectriage/internal/hugepage"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/source"
@@ -60,6 +62,7 @@ type sourceFlags struct {
 	since    time.Duration // as given; loadAll sets it to the window in force
 	sinceSet bool
 	json     bool
+	lean     bool          // scan: drop what triage does not read as records load
 	timeout  time.Duration // the caller's timeout triage assumes
 	timeSet  bool
 
@@ -92,6 +95,10 @@ func (s *sourceFlags) open(ctx context.Context, env *Env) (source.Source, error)
 		APIKey:  env.Getenv("COMPOSIO_API_KEY"),
 		Now:     env.Now,
 		OnBad:   func(r model.RecordError) { s.warnBad(env, r) },
+	}
+	if s.lean {
+		opt.KeepResponse = triage.ResponseMayFail // the parser need not copy the rest
+		opt.ReuseBatches = true                   // loadAll copies every batch
 	}
 	envBase := strings.TrimSpace(env.Getenv("COMPOSIO_BASE_URL"))
 	switch {
@@ -145,9 +152,32 @@ func (s *sourceFlags) window(src source.Source) time.Duration {
 // stable), then fetches the detail of the executions triage needs it for.
 func (s *sourceFlags) loadAll(ctx context.Context, env *Env, src source.Source) ([]model.Execution, error) {
 	s.since = s.window(src)
+	// Growing one slice of a million executions by append copies it over and over, and holds
+	// two copies at the end. A file source guesses its size (a slice that is a little too
+	// big costs address space, not memory, until it is written); otherwise batches are kept
+	// as they come and copied once into a slice of the right size.
 	var execs []model.Execution
+	if h, ok := src.(interface{ SizeHint() int }); ok {
+		execs = make([]model.Execution, 0, h.SizeHint())
+		hugepage.Advise(execs)
+	}
+	var batches [][]model.Execution
+	n := 0
 	err := src.Load(ctx, s.since, func(b []model.Execution) error {
-		execs = append(execs, b...)
+		if s.lean {
+			for i := range b {
+				leanen(&b[i])
+			}
+		}
+		if cap(execs) > 0 {
+			execs = append(execs, b...)
+		} else {
+			if s.lean {
+				b = slices.Clone(b) // the source reuses b (ReuseBatches)
+			}
+			batches = append(batches, b)
+			n += len(b)
+		}
 		return nil
 	})
 	s.mu.Lock()
@@ -158,17 +188,81 @@ func (s *sourceFlags) loadAll(ctx context.Context, env *Env, src source.Source) 
 	if err != nil {
 		return nil, err
 	}
+	switch {
+	case cap(execs) > 0:
+	case len(batches) == 1:
+		execs = batches[0]
+	default:
+		execs = make([]model.Execution, 0, n)
+		for i, b := range batches {
+			execs = append(execs, b...)
+			batches[i] = nil
+		}
+	}
 	sortNewestFirst(execs)
 	return execs, nil
 }
 
+// leanen drops from an execution what scan never reads, so that a million of them fit in
+// memory: the trace id, and a response that cannot say successful:false (the only thing
+// triage reads of it).
+func leanen(e *model.Execution) {
+	e.TraceID = ""
+	if len(e.Response) > 0 && !triage.ResponseMayFail(e.Response) {
+		e.Response = nil
+	}
+}
+
+func newerFirst(a, b *model.Execution) int {
+	if c := b.Timestamp.Compare(a.Timestamp); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+// sortNewestFirst is a stable sort, newest first then by id. Exports usually come newest
+// first (nothing to do) or oldest first (reversed); otherwise positions are sorted and each
+// record is moved once, not the records themselves over and over.
 func sortNewestFirst(execs []model.Execution) {
-	slices.SortStableFunc(execs, func(a, b model.Execution) int {
-		if c := b.Timestamp.Compare(a.Timestamp); c != 0 {
-			return c
+	sorted, reversed := true, true
+	for i := 1; i < len(execs) && (sorted || reversed); i++ {
+		c := newerFirst(&execs[i-1], &execs[i])
+		sorted = sorted && c <= 0
+		reversed = reversed && c > 0 // strictly: reversing equal records would reorder them
+	}
+	switch {
+	case sorted:
+		return
+	case reversed:
+		slices.Reverse(execs)
+		return
+	case len(execs) > math.MaxInt32:
+		slices.SortStableFunc(execs, func(a, b model.Execution) int { return newerFirst(&a, &b) })
+		return
+	}
+	perm := make([]int32, len(execs))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortStableFunc(perm, func(a, b int32) int { return newerFirst(&execs[a], &execs[b]) })
+	// execs[k] becomes the old execs[perm[k]], cycle by cycle.
+	for k := range perm {
+		if perm[k] < 0 {
+			continue
 		}
-		return strings.Compare(a.ID, b.ID)
-	})
+		tmp := execs[k]
+		j := k
+		for {
+			next := int(perm[j])
+			perm[j] = -1
+			if next == k {
+				execs[j] = tmp
+				break
+			}
+			execs[j] = execs[next]
+			j = next
+		}
+	}
 }
 
 // triageSetup is what classification needs: the config, the options and the tool kinds.

@@ -120,8 +120,10 @@ type lenientError struct {
 	Kind       flexString `json:"kind"`
 }
 
-// ParseRecord parses one Logs API record (list entry or detail) into an Execution.
-func ParseRecord(data []byte) (Execution, error) {
+// parseRecordSlow is the reference parser on encoding/json: every scalar is decoded by a flex
+// type, every object kept raw and decoded again. ParseRecord takes it for whatever its one-pass
+// scanner (wirefast.go) is not sure about, so the two always agree.
+func parseRecordSlow(data []byte) (Execution, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
 		return Execution{}, ErrNotObject
@@ -360,14 +362,11 @@ func ParseTime(s string) (time.Time, bool) {
 	if s == "" {
 		return time.Time{}, false
 	}
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		if v <= 0 || v != v || v > 1e15 {
-			return time.Time{}, false
+	// A time of day never parses as a number: skip the attempt (and its error) for RFC 3339.
+	if strings.IndexByte(s, ':') < 0 {
+		if v, err := strconv.ParseFloat(s, 64); err == nil {
+			return epochTime(v)
 		}
-		if v < 1e11 {
-			return time.UnixMilli(int64(v * 1000)).UTC(), true
-		}
-		return time.UnixMilli(int64(v)).UTC(), true
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
 		if t, err := time.Parse(layout, s); err == nil {
@@ -375,6 +374,17 @@ func ParseTime(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// epochTime reads epoch seconds (below 1e11) or milliseconds.
+func epochTime(v float64) (time.Time, bool) {
+	if v <= 0 || v != v || v > 1e15 {
+		return time.Time{}, false
+	}
+	if v < 1e11 {
+		return time.UnixMilli(int64(v * 1000)).UTC(), true
+	}
+	return time.UnixMilli(int64(v)).UTC(), true
 }
 
 // ToWire renders an execution in the Logs API detail shape (detail true) or list-entry shape.

@@ -30,11 +30,20 @@ const (
 
 // FileOptions tunes LoadFileWith; zero values take the defaults.
 type FileOptions struct {
+	// BatchSize is how many records each batch holds (the last one may hold fewer). When it is
+	// 0, JSON Lines come one read chunk at a time (up to 2048 records, handed over as parsed,
+	// never copied) and documents DefaultBatchSize at a time.
 	BatchSize      int
 	MaxRecordBytes int
 	// OnBad, when set, is told about each skipped record as it is met (LoadFileWith also
 	// returns them all).
 	OnBad func(model.RecordError)
+	// KeepResponse, when set, decides which records keep their data.response (see
+	// model.Parser.KeepResponse); nil keeps them all.
+	KeepResponse func(raw []byte) bool
+	// ReuseBatches promises that batch does not keep the slice it is handed (it copies the
+	// records it wants) once it returns, so the loader may fill it again.
+	ReuseBatches bool
 }
 
 // FileError is a file that cannot be read as an export at all: empty, binary, not JSON,
@@ -78,7 +87,8 @@ func LoadFile(ctx context.Context, path string, batch func([]model.Execution) er
 
 // LoadFileWith is LoadFile with options.
 func LoadFileWith(ctx context.Context, path string, opt FileOptions, batch func([]model.Execution) error) ([]model.RecordError, error) {
-	l := loader{path: path, opt: opt, emit: batch}
+	l := newLoader(path, opt)
+	l.emit = batch
 	err := l.run(ctx)
 	return l.bad, err
 }
@@ -94,14 +104,22 @@ type loader struct {
 	path string
 	opt  FileOptions
 	emit func([]model.Execution) error
-	// onLoc, when set, learns where each parsed record is (plain files only).
-	onLoc func(id string, loc location)
+	// onLocs, when set, learns where the records of each batch are, just before the batch is
+	// emitted (plain files only; locs[i] is b[i]'s; neither may be kept).
+	onLocs func(b []model.Execution, locs []location)
+	locs   []location
 
 	bad     []model.RecordError
 	batch   []model.Execution
-	base    int64 // bytes consumed before the JSON started (BOM, whitespace)
+	spare   chan []model.Execution // see lines
+	parser  model.Parser           // document mode (JSON Lines parse in workers, each with its own)
+	base    int64                  // bytes consumed before the JSON started (BOM, whitespace)
 	gz      bool
 	records int // records met in array/document mode, for "record N"
+}
+
+func newLoader(path string, opt FileOptions) *loader {
+	return &loader{path: path, opt: opt}
 }
 
 func (l *loader) batchSize() int {
@@ -154,6 +172,10 @@ func (l *loader) read(ctx context.Context) error {
 		defer zr.Close()
 		l.gz = true
 		br = bufio.NewReaderSize(zr, readBufferSize)
+	}
+	if !l.gz {
+		// A gzip file's records are kept whole for Get: they cannot be read again by offset.
+		l.parser.KeepResponse = l.opt.KeepResponse
 	}
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
@@ -253,6 +275,10 @@ func (l *loader) flush(ctx context.Context, force bool) error {
 	}
 	b := l.batch
 	l.batch = make([]model.Execution, 0, l.batchSize())
+	if l.onLocs != nil && !l.gz {
+		l.onLocs(b, l.locs)
+		l.locs = l.locs[:0]
+	}
 	if err := l.emit(b); err != nil {
 		return err
 	}
@@ -263,8 +289,8 @@ func (l *loader) add(ctx context.Context, e model.Execution, loc location) error
 	if l.batch == nil {
 		l.batch = make([]model.Execution, 0, l.batchSize())
 	}
-	if l.onLoc != nil && !l.gz {
-		l.onLoc(e.ID, loc)
+	if l.onLocs != nil && !l.gz {
+		l.locs = append(l.locs, loc)
 	}
 	l.batch = append(l.batch, e)
 	return l.flush(ctx, false)
@@ -322,7 +348,12 @@ func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 	defer cancel()
 	workers := max(1, runtime.GOMAXPROCS(0))
 	jobs := make(chan *chunk, workers)
-	free := make(chan []byte, 2*workers+2) // chunk buffers handed back by the parsers
+	// Chunk buffers handed back by the parsers: room for every buffer that can be in flight
+	// (queued, being parsed, parsed and waiting), so that none is dropped and made again.
+	free := make(chan []byte, 4*workers+4)
+	// Record arrays handed back by merge once their records were copied (into batches, or by
+	// a callback that promised to), for the parsers to fill again.
+	l.spare = make(chan []model.Execution, 4*workers+4)
 	results := make(chan *chunk, workers)
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -332,8 +363,14 @@ func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 	var parsers sync.WaitGroup
 	for range workers {
 		parsers.Go(func() {
+			p := model.Parser{KeepResponse: l.parser.KeepResponse} // one per worker: no locking
 			for c := range jobs {
-				parseChunk(c)
+				var recs []model.Execution
+				select {
+				case recs = <-l.spare:
+				default:
+				}
+				parseChunk(c, &p, recs)
 				select {
 				case free <- c.data[:0]:
 				default:
@@ -442,9 +479,12 @@ func (l *loader) cut(ctx context.Context, br *bufio.Reader, line int, jobs chan<
 
 // parseChunk parses every line of c (a worker's job; no shared state). The records do not
 // alias c.data, which is recycled afterwards.
-func parseChunk(c *chunk) {
+func parseChunk(c *chunk, p *model.Parser, recs []model.Execution) {
 	c.results = make([]lineResult, len(c.lines))
-	c.execs = make([]model.Execution, 0, len(c.lines))
+	if cap(recs) < len(c.lines) {
+		recs = make([]model.Execution, 0, len(c.lines))
+	}
+	c.execs = recs[:0]
 	for i := range c.lines {
 		m := &c.lines[i]
 		r := &c.results[i]
@@ -452,7 +492,7 @@ func parseChunk(c *chunk) {
 			continue
 		}
 		rec := c.data[m.start:m.end]
-		e, err := model.ParseRecord(rec)
+		e, err := p.Parse(rec)
 		if err == nil {
 			c.execs = append(c.execs, e)
 			r.nExec = 1
@@ -490,6 +530,7 @@ func (l *loader) merge(ctx context.Context, results <-chan *chunk) error {
 			}
 			delete(pending, next)
 			next++
+			whole := l.opt.BatchSize <= 0 // the chunk's records are the batch
 			k := 0
 			for i := range c.lines {
 				m, r := &c.lines[i], &c.results[i]
@@ -497,16 +538,39 @@ func (l *loader) merge(ctx context.Context, results <-chan *chunk) error {
 				case m.tooBig:
 					l.skip(m.num, fmt.Errorf("line %d: record larger than %s", m.num, sizeText(limit)))
 				case r.truncated:
+					if whole {
+						if err := l.emitChunk(ctx, c.execs[:k]); err != nil {
+							return err
+						}
+					}
 					return l.fail(m.num, "truncated: the file ends in the middle of a record", nil)
 				}
 				for _, err := range r.errs {
 					l.skip(m.num, err)
 				}
 				for range r.nExec {
-					if err := l.add(ctx, c.execs[k], location{off: m.off, n: m.n, page: r.page}); err != nil {
+					loc := location{off: m.off, n: m.n, page: r.page}
+					if whole {
+						if l.onLocs != nil && !l.gz {
+							l.locs = append(l.locs, loc)
+						}
+					} else if err := l.add(ctx, c.execs[k], loc); err != nil {
 						return err
 					}
 					k++
+				}
+			}
+			if whole {
+				if err := l.emitChunk(ctx, c.execs[:k]); err != nil {
+					return err
+				}
+			}
+			if !whole || l.opt.ReuseBatches {
+				recs := c.execs[:cap(c.execs)]
+				clear(recs) // no stale record keeps its strings alive
+				select {
+				case l.spare <- recs[:0]:
+				default:
 				}
 			}
 			if c.err != nil {
@@ -515,6 +579,21 @@ func (l *loader) merge(ctx context.Context, results <-chan *chunk) error {
 		}
 	}
 	return ctx.Err()
+}
+
+// emitChunk hands over a chunk's records as one batch (their locations are in l.locs).
+func (l *loader) emitChunk(ctx context.Context, b []model.Execution) error {
+	if len(b) == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if l.onLocs != nil && !l.gz {
+		l.onLocs(b, l.locs)
+		l.locs = l.locs[:0]
+	}
+	return l.emit(b)
 }
 
 func truncated(err error) bool {
@@ -573,7 +652,7 @@ func (l *loader) array(ctx context.Context, dec *json.Decoder) error {
 			l.skip(l.records, fmt.Errorf("record %d: larger than %s", l.records, sizeText(l.maxRecord())))
 			continue
 		}
-		e, err := model.ParseRecord(raw)
+		e, err := l.parser.Parse(raw)
 		if err != nil {
 			l.skip(l.records, fmt.Errorf("record %d (line %d): %w", l.records, l.lineAt(start), err))
 			continue
@@ -638,7 +717,7 @@ func (l *loader) object(ctx context.Context, dec *json.Decoder, start int64) err
 		l.skip(l.records, fmt.Errorf("record %d: larger than %s", l.records, sizeText(l.maxRecord())))
 		return nil
 	}
-	e, err := model.ParseRecord(append(append([]byte{'{'}, members...), '}'))
+	e, err := l.parser.Parse(append(append([]byte{'{'}, members...), '}'))
 	if err != nil {
 		l.skip(l.records, fmt.Errorf("record %d (line %d): %w", l.records, l.lineAt(start), err))
 		return nil

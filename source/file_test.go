@@ -1,10 +1,13 @@
 package source
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"slices"
@@ -304,6 +307,134 @@ func BenchmarkLoadFile100k(b *testing.B) {
 		n := 0
 		if _, err := LoadFile(context.Background(), p, func(batch []model.Execution) error { n += len(batch); return nil }); err != nil || n != 100_000 {
 			b.Fatalf("loaded %d: %v", n, err)
+		}
+	}
+}
+
+func TestFileIndexKeepsFirstAndCollidingIDs(t *testing.T) {
+	x := newFileIndex(0)
+	x.add("log_a", location{off: 0, n: 10})
+	x.add("log_a", location{off: 10, n: 10}) // the same id again: the first one wins
+	// Make log_b's hash collide with log_a's slot, as another id's would.
+	x.slot[maphash.String(x.seed, "log_b")] = x.slot[maphash.String(x.seed, "log_a")]
+	x.add("log_b", location{off: 20, n: 10})
+	if got := x.find("log_a"); len(got) != 2 || got[0].off != 0 {
+		t.Errorf("find(log_a) = %+v, want the first record first", got)
+	}
+	if got := x.find("log_b"); len(got) != 2 || got[0].off != 0 || got[1].off != 20 {
+		t.Errorf("find(log_b) = %+v, want the colliding slot, then its own record", got)
+	}
+	if got := x.find("log_c"); len(got) != 0 {
+		t.Errorf("find(log_c) = %+v", got)
+	}
+	// Through a real file: Get reads past the colliding record to the right one.
+	p := writeFile(t, "c.jsonl", `{"id":"log_a"}`+"\n"+`{"id":"log_a","message":"second"}`+"\n"+`{"id":"log_b"}`+"\n")
+	src, _ := Open(context.Background(), Options{File: p})
+	fs := src.(*fileSource)
+	if err := src.Load(context.Background(), 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	fs.where.slot[maphash.String(fs.where.seed, "log_b")] = fs.where.slot[maphash.String(fs.where.seed, "log_a")]
+	delete(fs.where.more, "log_a")
+	fs.where.more["log_b"] = location{off: int64(len(`{"id":"log_a"}` + "\n" + `{"id":"log_a","message":"second"}` + "\n")), n: int64(len(`{"id":"log_b"}` + "\n"))}
+	if e, err := src.Get(context.Background(), "log_b"); err != nil || e.ID != "log_b" {
+		t.Errorf("Get(log_b) = %v, %v", e.ID, err)
+	}
+	if e, err := src.Get(context.Background(), "log_a"); err != nil || e.Message != "" {
+		t.Errorf("Get(log_a) = %+v, %v; want the first record", e, err)
+	}
+}
+
+func TestSizeHint(t *testing.T) {
+	var lines strings.Builder
+	for i := range 50_000 {
+		fmt.Fprintf(&lines, `{"id":"log_%06d","message":"%s"}`+"\n", i, strings.Repeat("x", i%40))
+	}
+	tests := []struct {
+		name   string
+		path   string
+		lo, hi int
+	}{
+		{"jsonl", writeFile(t, "big.jsonl", lines.String()), 50_000, 60_000},
+		{"small jsonl", "testdata/records.jsonl", 3, 4}, // a blank line counts
+		{"gzip", "testdata/records.jsonl.gz", 0, 0},
+		{"array", "testdata/array.json", 0, 0},
+		{"pretty", writeFile(t, "p.json", "{\n  \"id\": \"a\"\n}\n"), 0, 0},
+	}
+	for _, tt := range tests {
+		src, err := Open(context.Background(), Options{File: tt.path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := src.(*fileSource).SizeHint(); got < tt.lo || got > tt.hi {
+			t.Errorf("%s: SizeHint = %d, want %d..%d", tt.name, got, tt.lo, tt.hi)
+		}
+	}
+}
+
+func TestKeepResponse(t *testing.T) {
+	recs := []string{
+		`{"id":"log_1","data":{"response":{"data":{"id":"m1"},"error":null,"successful":true}}}`,
+		`{"id":"log_2","data":{"response":{"data":{},"error":"Invalid recipient","successful":false}}}`,
+		`{"id":"log_3","status":"success"}`,
+	}
+	jsonl := strings.Join(recs, "\n") + "\n"
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(jsonl))
+	zw.Close()
+	for _, path := range []string{writeFile(t, "r.jsonl", jsonl), writeFile(t, "r.jsonl.gz", gz.String()), writeFile(t, "a.json", "[\n"+strings.Join(recs, ",\n")+"\n]\n")} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			full, _, err := loadAll(t, path, FileOptions{})
+			if err != nil || len(full) != 3 || full[0].Response == nil {
+				t.Fatalf("loaded %d: %v", len(full), err)
+			}
+			src, _ := Open(context.Background(), Options{File: path, KeepResponse: func(raw []byte) bool { return bytes.Contains(raw, []byte("false")) }})
+			var lean []model.Execution
+			if err := src.Load(context.Background(), 0, func(b []model.Execution) error { lean = append(lean, b...); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			gz := strings.HasSuffix(path, ".gz")
+			for i, e := range lean {
+				if want := gz && i < 2 || i == 1; (e.Response != nil) != want {
+					t.Errorf("%s: response kept = %v, want %v (gzip records are kept whole)", e.ID, e.Response != nil, want)
+				}
+				if i == 1 && (e.Error == nil || e.Error.Message != "Invalid recipient") {
+					t.Errorf("%s: error %+v", e.ID, e.Error)
+				}
+				got, err := src.Get(context.Background(), e.ID)
+				if err != nil || string(got.Response) != string(full[i].Response) {
+					t.Errorf("Get(%s) response %s, %v; want the whole record", e.ID, got.Response, err)
+				}
+			}
+		})
+	}
+}
+
+func TestReuseBatches(t *testing.T) {
+	var lines strings.Builder
+	for i := range 9000 { // several read chunks
+		fmt.Fprintf(&lines, `{"id":"log_%05d","message":"%s","data":{"request":{"arguments":{"n":%d}}}}`+"\n", i, strings.Repeat("m", i%30), i)
+	}
+	p := writeFile(t, "r.jsonl", lines.String())
+	want, _, err := loadAll(t, p, FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opt := range []FileOptions{{ReuseBatches: true}, {ReuseBatches: true, BatchSize: 1000}, {BatchSize: 777}} {
+		var got []model.Execution
+		_, err := LoadFileWith(context.Background(), p, opt, func(b []model.Execution) error {
+			got = append(got, b...) // copies: the slice itself is not kept
+			clear(b)                // and scribbling over it must not matter
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		if len(got) != 9000 || string(gj) != string(wj) {
+			t.Errorf("%+v: %d records, differ: %v", opt, len(got), string(gj) != string(wj))
 		}
 	}
 }

@@ -5,9 +5,13 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"io"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -56,6 +60,12 @@ type Options struct {
 	MaxRecordBytes int
 	// OnBad is told about every record that could not be parsed and was skipped.
 	OnBad func(model.RecordError)
+	// KeepResponse, when set, decides which records a file source loads with their
+	// data.response (see model.Parser.KeepResponse); Get always returns the whole record.
+	KeepResponse func(raw []byte) bool
+	// ReuseBatches promises that Load's callback keeps no batch slice after it returns (see
+	// FileOptions.ReuseBatches).
+	ReuseBatches bool
 	// Now is the clock for since windows (time.Now when nil).
 	Now func() time.Time
 }
@@ -207,7 +217,7 @@ type fileSource struct {
 	client *client.Client
 
 	mu       sync.Mutex
-	where    map[string]location
+	where    *fileIndex
 	kept     map[string]model.Execution // gzip files only
 	loading  chan struct{}              // open while a Load runs
 	complete bool                       // a Load has read the whole file
@@ -226,7 +236,7 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 	}
 	done := make(chan struct{})
 	s.mu.Lock()
-	s.where, s.kept, s.loading = make(map[string]location), nil, done
+	s.where, s.kept, s.loading = newFileIndex(s.SizeHint()), nil, done
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -236,16 +246,14 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 		s.mu.Unlock()
 		close(done)
 	}()
-	l := loader{
-		path: s.path,
-		opt:  FileOptions{BatchSize: s.opt.BatchSize, MaxRecordBytes: s.opt.MaxRecordBytes, OnBad: s.opt.OnBad},
-		onLoc: func(id string, loc location) {
-			s.mu.Lock()
-			if _, dup := s.where[id]; !dup {
-				s.where[id] = loc
-			}
-			s.mu.Unlock()
-		},
+	l := newLoader(s.path, FileOptions{BatchSize: s.opt.BatchSize, MaxRecordBytes: s.opt.MaxRecordBytes, OnBad: s.opt.OnBad,
+		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches})
+	l.onLocs = func(b []model.Execution, locs []location) {
+		s.mu.Lock()
+		for i := range b {
+			s.where.add(b[i].ID, locs[i])
+		}
+		s.mu.Unlock()
 	}
 	l.emit = func(b []model.Execution) error {
 		if l.gz {
@@ -284,24 +292,26 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 	return nil
 }
 
-func (s *fileSource) lookup(id string) (e model.Execution, loc location, found, kept bool, loading chan struct{}, complete bool) {
+func (s *fileSource) lookup(id string) (e model.Execution, locs []location, kept bool, loading chan struct{}, complete bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.kept[id]; ok {
-		return e, location{}, true, true, nil, true
+		return e, nil, true, nil, true
 	}
-	loc, found = s.where[id]
-	return model.Execution{}, loc, found, false, s.loading, s.complete
+	if s.where != nil {
+		locs = s.where.find(id)
+	}
+	return model.Execution{}, locs, false, s.loading, s.complete
 }
 
 func (s *fileSource) Get(ctx context.Context, id string) (model.Execution, error) {
 	for attempt := 0; ; attempt++ {
-		e, loc, found, kept, loading, complete := s.lookup(id)
+		e, locs, kept, loading, complete := s.lookup(id)
 		switch {
 		case kept:
 			return e, nil
-		case found:
-			return s.readAt(id, loc)
+		case len(locs) > 0:
+			return s.readAt(id, locs)
 		case attempt > 0:
 		case loading != nil: // a Load is under way: it may still reach id
 			select {
@@ -320,28 +330,109 @@ func (s *fileSource) Get(ctx context.Context, id string) (model.Execution, error
 	}
 }
 
-// readAt parses the record id at loc, checking the file still holds it there.
-func (s *fileSource) readAt(id string, loc location) (model.Execution, error) {
+// SizeHint guesses how many records the file holds, from the length of its first lines, so
+// that a caller keeping them all can size its slice once: an estimate (a little high), 0 when
+// it cannot tell cheaply (gzip, or not JSON Lines).
+func (s *fileSource) SizeHint() int {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0
+	}
+	head := make([]byte, 1<<20)
+	n, _ := io.ReadFull(f, head)
+	head = bytes.TrimLeft(head[:n], "\xef\xbb\xbf \t\r\n")
+	if len(head) == 0 || head[0] != '{' || bytes.HasPrefix(head, []byte("{\n")) || bytes.HasPrefix(head, []byte("{\r\n")) {
+		return 0 // empty, gzip, an array or a pretty-printed document
+	}
+	lines := bytes.Count(head, []byte{'\n'})
+	if lines == 0 || int64(n) == st.Size() {
+		return max(lines, 1)
+	}
+	est := float64(st.Size()) / (float64(len(head)) / float64(lines))
+	return int(est*1.1) + 1024
+}
+
+// readAt parses the record id at the first of locs that holds it, checking the file still
+// holds it there.
+func (s *fileSource) readAt(id string, locs []location) (model.Execution, error) {
 	f, err := os.Open(s.path)
 	if err != nil {
 		return model.Execution{}, err
 	}
 	defer f.Close()
-	buf := make([]byte, loc.n)
-	if _, err := f.ReadAt(buf, loc.off); err != nil {
-		return model.Execution{}, fmt.Errorf("%s: re-reading %s: %w", s.path, id, err)
-	}
-	if loc.page {
-		p, err := model.ParseLogsPage(buf)
-		if err == nil {
-			for _, e := range p.Executions {
-				if e.ID == id {
-					return e, nil
+	for _, loc := range locs {
+		buf := make([]byte, loc.n)
+		if _, err := f.ReadAt(buf, loc.off); err != nil {
+			return model.Execution{}, fmt.Errorf("%s: re-reading %s: %w", s.path, id, err)
+		}
+		if loc.page {
+			p, err := model.ParseLogsPage(buf)
+			if err == nil {
+				for _, e := range p.Executions {
+					if e.ID == id {
+						return e, nil
+					}
 				}
 			}
+		} else if e, err := model.ParseRecord(buf); err == nil && e.ID == id {
+			return e, nil
 		}
-	} else if e, err := model.ParseRecord(buf); err == nil && e.ID == id {
-		return e, nil
 	}
 	return model.Execution{}, fmt.Errorf("%s: the file changed since it was loaded (record %s moved)", s.path, id)
+}
+
+// fileIndex says where each record of a plain file is, in about 40 bytes a record instead of
+// a map keyed by id: the 64-bit hash of an id leads to the location of the first record with
+// that hash. An id whose hash is taken already (the same id again, or, very rarely, another
+// id) is kept by name; Get reads the record to tell. (An id that is not in the file but
+// shares the hash of one that is, about one chance in 2^64 / records, is reported as a changed
+// file rather than as not found.)
+type fileIndex struct {
+	seed maphash.Seed
+	slot map[uint64]uint32 // hash of an id → index in locs
+	locs []packedLocation
+	more map[string]location
+}
+
+// packedLocation is a location in 16 bytes.
+type packedLocation struct {
+	off  int64
+	n    uint32
+	page bool
+}
+
+// newFileIndex returns an empty index with room for about n records (the file's SizeHint),
+// so that a million of them do not grow it step by step.
+func newFileIndex(n int) *fileIndex {
+	return &fileIndex{seed: maphash.MakeSeed(), slot: make(map[uint64]uint32, n), locs: make([]packedLocation, 0, n), more: make(map[string]location)}
+}
+
+func (x *fileIndex) add(id string, loc location) {
+	h := maphash.String(x.seed, id)
+	if _, taken := x.slot[h]; !taken && loc.n <= math.MaxUint32 && len(x.locs) < math.MaxUint32 {
+		x.slot[h] = uint32(len(x.locs))
+		x.locs = append(x.locs, packedLocation{off: loc.off, n: uint32(loc.n), page: loc.page})
+		return
+	}
+	if _, dup := x.more[id]; !dup {
+		x.more[id] = loc
+	}
+}
+
+// find returns where id may be, first match first.
+func (x *fileIndex) find(id string) []location {
+	var out []location
+	if i, ok := x.slot[maphash.String(x.seed, id)]; ok {
+		p := x.locs[i]
+		out = append(out, location{off: p.off, n: int64(p.n), page: p.page})
+	}
+	if loc, ok := x.more[id]; ok {
+		out = append(out, loc)
+	}
+	return out
 }

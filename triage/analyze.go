@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/exectriage/exectriage/model"
@@ -57,35 +59,84 @@ const (
 )
 
 // Analyze classifies every execution and groups duplicate writes. It runs in O(n log n): one
-// pass computes kinds (memoised per slug), outcomes and argument hashes and buckets writes by
-// (tool, account or user, canonical arguments) in a hash map; each bucket with two or more
-// members is sorted by start time once and split where consecutive members are further apart
-// than the window. Executions whose arguments are not recorded (list entries) or that name
-// neither a connected account nor a user are not grouped: equal-looking calls could not be
-// told apart.
+// pass computes kinds (memoised per slug) and outcomes, and buckets writes by tool and
+// connected account (else user); each bucket is sorted by start once, and only the writes with
+// a bucket neighbour within the window — the only ones that can be duplicates — have their
+// canonical arguments hashed and are bucketed again by (tool, account or user, arguments).
+// Each such bucket with two or more members is sorted by start and split where consecutive
+// members are further apart than the window. Executions whose arguments are not recorded
+// (list entries) or that name neither a connected account nor a user are not grouped:
+// equal-looking calls could not be told apart.
 func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 	opt = opt.WithDefaults()
 	res := &Result{Triage: make([]model.Triage, len(execs)), byID: map[string]int{}}
-	kindOf := map[string]model.ToolKind{}
 	outcomes := make([]model.Outcome, len(execs))
-	buckets := map[string][]int{}
+	groupable := make([]bool, len(execs))
+	classifyAll(execs, kinds, opt, res.Triage, outcomes, groupable)
+
+	// Writes by tool and account (or user): duplicates can only be found within one. Each
+	// caller gets a number; a counting sort lays their members out in one array.
+	type callerKey struct {
+		tool    string
+		account bool
+		who     string
+	}
+	callerOf := make([]int32, len(execs))
+	ids := map[callerKey]int32{}
+	upper := map[string]string{}
+	var sizes []int32
 	for i := range execs {
+		if !groupable[i] {
+			callerOf[i] = -1
+			continue
+		}
 		e := &execs[i]
-		k, ok := kindOf[e.ToolSlug]
+		u, ok := upper[e.ToolSlug]
 		if !ok {
-			k = kinds.Kind(e.ToolSlug)
-			kindOf[e.ToolSlug] = k
+			u = strings.ToUpper(e.ToolSlug)
+			upper[e.ToolSlug] = u
 		}
-		out, reason := Classify(e, k, opt)
-		outcomes[i] = out
-		res.Triage[i] = model.Triage{
-			Kind:    k,
-			Outcome: out,
-			Flagged: k.IsWrite() && (out == model.OutcomeAmbiguous || out == model.OutcomeRejected),
-			Reason:  reason,
-			OldSDK:  OldSDK(e),
+		ck := callerKey{tool: u, account: e.ConnectedAccountID != "", who: e.ConnectedAccountID}
+		if !ck.account {
+			ck.who = e.UserID
 		}
-		if key, ok := GroupKey(e, k, opt.VolatileKeys); ok {
+		id, ok := ids[ck]
+		if !ok {
+			id = int32(len(sizes))
+			ids[ck] = id
+			sizes = append(sizes, 0)
+		}
+		callerOf[i] = id
+		sizes[id]++
+	}
+	offsets := make([]int32, len(sizes)+1)
+	for c, n := range sizes {
+		offsets[c+1] = offsets[c] + n
+	}
+	members := make([]int32, offsets[len(sizes)])
+	fill := slices.Clone(offsets[:len(sizes)])
+	for i, c := range callerOf {
+		if c >= 0 {
+			members[fill[c]] = int32(i)
+			fill[c]++
+		}
+	}
+
+	byStart := func(a, b int) int {
+		if c := execs[a].Start().Compare(execs[b].Start()); c != 0 {
+			return c
+		}
+		return strings.Compare(execs[a].ID, execs[b].ID)
+	}
+	buckets := map[string][]int{}
+	for c := range sizes {
+		idx := members[offsets[c]:offsets[c+1]]
+		if len(idx) < 2 {
+			continue
+		}
+		slices.SortFunc(idx, func(a, b int32) int { return byStart(int(a), int(b)) })
+		for _, i := range mayRepeat(execs, idx, opt.Window) {
+			key, _ := GroupKey(&execs[i], res.Triage[i].Kind, opt.VolatileKeys)
 			buckets[key] = append(buckets[key], i)
 		}
 	}
@@ -93,12 +144,7 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 		if len(idx) < 2 {
 			continue
 		}
-		slices.SortFunc(idx, func(a, b int) int {
-			if c := execs[a].Start().Compare(execs[b].Start()); c != 0 {
-				return c
-			}
-			return strings.Compare(execs[a].ID, execs[b].ID)
-		})
+		slices.SortFunc(idx, byStart)
 		lo := 0
 		for j := 1; j <= len(idx); j++ {
 			if j < len(idx) && execs[idx[j]].Start().Sub(lastSeen(&execs[idx[j-1]])) <= opt.Window {
@@ -116,6 +162,105 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 	}
 	res.orderGroups(execs)
 	return res
+}
+
+// classifyMinChunk is the fewest executions worth a goroutine of their own.
+const classifyMinChunk = 16384
+
+// classifyAll fills triage (without groups), outcomes and groupable for every execution,
+// split across GOMAXPROCS goroutines; each keeps its own memo of what repeats (a tool's kind
+// and effect, an SDK note, a reason text: equal reasons share one string).
+func classifyAll(execs []model.Execution, kinds *Kinds, opt Options, triage []model.Triage, outcomes []model.Outcome, groupable []bool) {
+	type slugInfo struct {
+		kind model.ToolKind
+		fx   effect
+	}
+	part := func(lo, hi int) {
+		slugs := map[string]slugInfo{}
+		oldSDK := map[sdkKey]string{}
+		reasons := map[string]string{}
+		for i := lo; i < hi; i++ {
+			e := &execs[i]
+			si, ok := slugs[e.ToolSlug]
+			if !ok {
+				si.kind = kinds.Kind(e.ToolSlug)
+				si.fx = effectOf(e.ToolSlug, si.kind)
+				slugs[e.ToolSlug] = si
+			}
+			k := si.kind
+			out, reason := classify(e, opt, si.fx)
+			if r, ok := reasons[reason]; ok {
+				reason = r
+			} else if len(reasons) < 1<<16 {
+				reasons[reason] = reason
+			}
+			sk := sdkKey{e.SDKVersion, e.Source.Language, e.Source.Framework, e.Source.Host}
+			note, ok := oldSDK[sk]
+			if !ok {
+				note = OldSDK(e)
+				oldSDK[sk] = note
+			}
+			outcomes[i] = out
+			triage[i] = model.Triage{
+				Kind:    k,
+				Outcome: out,
+				Flagged: k.IsWrite() && (out == model.OutcomeAmbiguous || out == model.OutcomeRejected),
+				Reason:  reason,
+				OldSDK:  note,
+			}
+			groupable[i] = isGroupable(e, k)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(execs)/classifyMinChunk)
+	if workers <= 1 {
+		part(0, len(execs))
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { part(len(execs)*w/workers, len(execs)*(w+1)/workers) })
+	}
+	wg.Wait()
+}
+
+// sdkKey is what OldSDK reads of an execution.
+type sdkKey struct{ version, language, framework, host string }
+
+// isGroupable reports whether GroupKey would give e a key.
+func isGroupable(e *model.Execution, kind model.ToolKind) bool {
+	return kind.IsWrite() && (len(e.Arguments) > 0 || e.Detailed) && (e.ConnectedAccountID != "" || e.UserID != "")
+}
+
+// mayRepeat returns the members of one caller's writes of one tool (sorted by start, then id)
+// that have another member within the window: one that started no later than window after it
+// was last seen, or that was last seen no earlier than window before it started. A duplicate
+// group's consecutive members are such a pair, and members of one group share the caller and
+// the tool, so no other execution can belong to a group — nor, being beyond the window of
+// every member on both sides, change how a bucket splits. Members with the same start and id
+// are always kept.
+func mayRepeat(execs []model.Execution, idx []int32, window time.Duration) []int {
+	var out []int
+	var seen time.Time // the latest lastSeen among the members before
+	for j, i := range idx {
+		e := &execs[i]
+		start := e.Start()
+		keep := j > 0 && start.Sub(seen) <= window
+		if j+1 < len(idx) {
+			n := &execs[idx[j+1]]
+			keep = keep || n.Start().Sub(lastSeen(e)) <= window || n.Start().Equal(start) && n.ID == e.ID
+		}
+		if j > 0 {
+			p := &execs[idx[j-1]]
+			keep = keep || p.Start().Equal(start) && p.ID == e.ID
+		}
+		if keep {
+			out = append(out, int(i))
+		}
+		if ls := lastSeen(e); j == 0 || ls.After(seen) {
+			seen = ls
+		}
+	}
+	return out
 }
 
 // lastSeen is the latest moment the execution is known to have been running.

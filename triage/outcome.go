@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/exectriage/exectriage/model"
 )
@@ -61,8 +63,12 @@ func (o Options) WithDefaults() Options {
 //  8. success that took longer than the caller's timeout → ambiguous (the caller saw a timeout);
 //  9. success → succeeded.
 func Classify(e *model.Execution, kind model.ToolKind, opt Options) (model.Outcome, string) {
-	opt = opt.WithDefaults()
-	fx := effectOf(e.ToolSlug, kind)
+	return classify(e, opt.WithDefaults(), effectOf(e.ToolSlug, kind))
+}
+
+// classify is Classify with the options' defaults applied and the tool's effect worked out
+// (Analyze works it out once per tool).
+func classify(e *model.Execution, opt Options, fx effect) (model.Outcome, string) {
 	st := terminalStatus(e.Status)
 	errText, hasErr := failureText(e, st)
 	var ek model.ErrorKind
@@ -181,10 +187,46 @@ func failureText(e *model.Execution, st terminal) (string, bool) {
 	return strings.Join(parts, "; "), has
 }
 
+// ResponseMayFail reports whether a response (data.response) may say successful:false, the
+// only thing triage reads of it. It answers without decoding: false is certain (most
+// responses), true means decoding will tell.
+func ResponseMayFail(resp []byte) bool {
+	if !bytes.Contains(resp, []byte("false")) {
+		return false // successful:false needs a false literal
+	}
+	for _, c := range resp {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return true // an escaped or non-ASCII key could still spell "successful"
+		}
+	}
+	// Plain ASCII: the key, whatever its case, is there as "successful" followed by its value.
+	const key = `"successful"`
+	for i := 0; i+len(key) <= len(resp); i++ {
+		if resp[i] != '"' || !bytes.EqualFold(resp[i:i+len(key)], []byte(key)) {
+			continue
+		}
+		j := skipSpace(resp, i+len(key))
+		if j < len(resp) && resp[j] == ':' && bytes.HasPrefix(resp[skipSpace(resp, j+1):], []byte("false")) {
+			return true
+		}
+	}
+	return false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
 // responseFailure reads data.response {successful:false, error:"..."}.
 func responseFailure(resp json.RawMessage) (string, bool) {
 	resp = bytes.TrimSpace(resp)
 	if len(resp) == 0 || resp[0] != '{' {
+		return "", false
+	}
+	if !ResponseMayFail(resp) {
 		return "", false
 	}
 	var r struct {
@@ -320,7 +362,7 @@ func quote(s string) string {
 	return fmt.Sprintf(" %q", s)
 }
 
-func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+func secs(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + " s" }
 
 func wholeSecs(d time.Duration) string {
 	if d%time.Second == 0 {

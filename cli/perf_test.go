@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/exectriage/exectriage/model"
+	"pgregory.net/rapid"
+)
+
+// TestAppendExecJSONMatchesEncoder holds the hand-written EXEC encoder to encoding/json's
+// output for toExecJSON, byte for byte, on awkward text and numbers.
+func TestAppendExecJSONMatchesEncoder(t *testing.T) {
+	text := rapid.OneOf(
+		rapid.SampledFrom([]string{"", "GMAIL_SEND_EMAIL", "a<b>&c", `quote " back \ slash`, "tab\tnl\ncr\r\x00\x1f\x7f", "é日本😀", "\u2028\u2029", "bad\xff\xfeutf8", "dup-1a2b"}),
+		rapid.String(),
+		rapid.StringOf(rapid.RuneFrom(nil, unicode.Latin, unicode.Cc, unicode.Han)),
+	)
+	rapid.Check(t, func(rt *rapid.T) {
+		e := model.Execution{
+			ID: text.Draw(rt, "id"), ToolSlug: text.Draw(rt, "tool"), ToolkitSlug: text.Draw(rt, "kit"),
+			UserID: text.Draw(rt, "user"), ConnectedAccountID: text.Draw(rt, "account"), Status: text.Draw(rt, "status"),
+			RequestID: text.Draw(rt, "req"),
+		}
+		if rapid.Bool().Draw(rt, "has_ts") {
+			e.Timestamp = time.Unix(rapid.Int64Range(-1e11, 1e11).Draw(rt, "ts"), rapid.Int64Range(0, 1e9-1).Draw(rt, "ns"))
+		}
+		if rapid.Bool().Draw(rt, "has_dur") {
+			e.HasDuration = true
+			e.Duration = time.Duration(rapid.OneOf(rapid.Int64Range(-10, 10), rapid.Int64(), rapid.Int64Range(0, 1e12)).Draw(rt, "dur"))
+		}
+		tr := model.Triage{
+			Kind: model.ToolKind(text.Draw(rt, "kind")), Outcome: model.Outcome(text.Draw(rt, "outcome")), Flagged: rapid.Bool().Draw(rt, "flagged"),
+			Reason: text.Draw(rt, "reason"), GroupID: text.Draw(rt, "group"), OldSDK: text.Draw(rt, "old"),
+		}
+		var want bytes.Buffer
+		if err := json.NewEncoder(&want).Encode(toExecJSON(&e, &tr)); err != nil {
+			rt.Fatal(err)
+		}
+		got := appendExecJSON(nil, &e, &tr)
+		if string(got) != strings.TrimSuffix(want.String(), "\n") {
+			rt.Fatalf("appendExecJSON:\n got %s\nwant %s", got, want.String())
+		}
+	})
+}
+
+func TestSortNewestFirstIsAStableSort(t *testing.T) {
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(0, 80).Draw(rt, "n")
+		order := rapid.SampledFrom([]string{"random", "sorted", "reversed"}).Draw(rt, "order")
+		execs := make([]model.Execution, n)
+		for i := range execs {
+			execs[i] = model.Execution{
+				ID:        fmt.Sprintf("log_%d", rapid.IntRange(0, 5).Draw(rt, "id")),
+				Timestamp: base.Add(time.Duration(rapid.IntRange(0, 8).Draw(rt, "t")) * time.Second),
+				Message:   fmt.Sprint(i), // tells equal records apart
+			}
+		}
+		switch order {
+		case "sorted":
+			slices.SortStableFunc(execs, func(a, b model.Execution) int { return newerFirst(&a, &b) })
+		case "reversed":
+			slices.SortStableFunc(execs, func(a, b model.Execution) int { return newerFirst(&b, &a) })
+		}
+		want := slices.Clone(execs)
+		slices.SortStableFunc(want, func(a, b model.Execution) int { return newerFirst(&a, &b) })
+		sortNewestFirst(execs)
+		for i := range execs {
+			if execs[i].Message != want[i].Message {
+				rt.Fatalf("position %d: got record %s, want %s", i, execs[i].Message, want[i].Message)
+			}
+		}
+	})
+}
+
+func TestWriteArrayLinesParallelMatchesSequential(t *testing.T) {
+	item := func(b []byte, k int) []byte { return fmt.Appendf(b, `{"k":%d}`, k) }
+	for _, n := range []int{0, 1, 5, 16383, 16384, 40000, 100001} {
+		var seq, par bytes.Buffer
+		if err := writeArrayLines(&seq, n, item); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeArrayLinesParallel(&par, n, item); err != nil {
+			t.Fatal(err)
+		}
+		if seq.String() != par.String() {
+			t.Errorf("n=%d: parallel output differs (%d vs %d bytes)", n, par.Len(), seq.Len())
+		}
+	}
+}

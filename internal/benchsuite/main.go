@@ -1,0 +1,416 @@
+// Command benchsuite runs exectriage's performance suite (issue 6) and prints one table: each
+// figure, its target, the median of the runs, and whether it passes. It generates the
+// bench-data exports when they are missing, runs the Go benchmarks of the filter, the load
+// path and the memory of a compact view (go test -bench, parsed), and runs the real binary's
+// `scan --file bench-data/1m.jsonl --json` for its wall time and peak RSS (rusage).
+//
+//	go run ./internal/benchsuite [-count 3] [-data bench-data]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/exectriage/exectriage/internal/benchdata"
+)
+
+func main() {
+	count := flag.Int("count", 3, "runs of each measurement (the table shows the median)")
+	dataDir := flag.String("data", "bench-data", "directory of the generated exports (created when missing)")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	s := &suite{count: max(*count, 1), log: os.Stderr}
+	if err := s.run(ctx, *dataDir); err != nil {
+		fmt.Fprintln(os.Stderr, "benchsuite:", err)
+		os.Exit(1)
+	}
+}
+
+type suite struct {
+	count int
+	data  string // absolute
+	log   io.Writer
+	rows  []row
+	notes []string
+}
+
+type row struct {
+	figure, target string
+	values         []float64
+	unit           string
+	format         string                 // for the median, e.g. "%.1f"
+	pass           func(med float64) bool // nil: information only
+	pending        string                 // set: not measured, and why
+}
+
+var sizes = []struct {
+	name string
+	n    int
+}{{"10k.jsonl", 10_000}, {"100k.jsonl", 100_000}, {"1m.jsonl", 1_000_000}}
+
+func (s *suite) run(ctx context.Context, dataDir string) error {
+	start := time.Now()
+	var err error
+	if s.data, err = filepath.Abs(dataDir); err != nil {
+		return err
+	}
+	if err := s.ensureData(ctx); err != nil {
+		return err
+	}
+	bin := filepath.Join(os.TempDir(), fmt.Sprintf("exectriage-bench-%d", os.Getpid()))
+	defer os.Remove(bin)
+	s.logf("building %s", bin)
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	steps := []func(context.Context) error{s.filter, s.ui, s.memory, s.load, s.scan(bin)}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	s.print(os.Stdout, time.Since(start))
+	return nil
+}
+
+func (s *suite) logf(format string, args ...any) {
+	fmt.Fprintf(s.log, "benchsuite: "+format+"\n", args...)
+}
+
+func (s *suite) ensureData(ctx context.Context) error {
+	if err := os.MkdirAll(s.data, 0o755); err != nil {
+		return err
+	}
+	for _, sz := range sizes {
+		p := filepath.Join(s.data, sz.name)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		s.logf("generating %s (%d executions)", p, sz.n)
+		tmp := p + ".tmp"
+		f, err := os.Create(tmp)
+		if err != nil {
+			return err
+		}
+		_, err = benchdata.Write(ctx, f, benchdata.Config{N: sz.n, Seed: 1})
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp, p)
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return err
+		}
+	}
+	return nil
+}
+
+// bench is one benchmark result line: the name without the -GOMAXPROCS suffix and its
+// metrics by unit.
+type bench struct {
+	name    string
+	metrics map[string]float64
+}
+
+// goBench runs go test benchmarks and returns every result line.
+func (s *suite) goBench(ctx context.Context, pkg, pattern, benchtime string, count int) ([]bench, error) {
+	args := []string{"test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime, "-count", strconv.Itoa(count), "-timeout", "30m", pkg}
+	s.logf("go %s", strings.Join(args, " "))
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Env = append(os.Environ(), "EXECTRIAGE_BENCH_DATA="+s.data)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("go test %s: %v\n%s", pkg, err, out)
+	}
+	var res []bench
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			if strings.Contains(sc.Text(), "SKIP") || strings.HasPrefix(strings.TrimSpace(sc.Text()), "bench") {
+				s.logf("%s", sc.Text())
+			}
+			continue
+		}
+		b := bench{name: f[0], metrics: map[string]float64{}}
+		if i := strings.LastIndexByte(b.name, '-'); i > 0 {
+			if _, err := strconv.Atoi(b.name[i+1:]); err == nil {
+				b.name = b.name[:i]
+			}
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			if v, err := strconv.ParseFloat(f[i], 64); err == nil {
+				b.metrics[f[i+1]] = v
+			}
+		}
+		res = append(res, b)
+	}
+	return res, nil
+}
+
+// values collects one metric of the results named name.
+func values(res []bench, name, unit string) []float64 {
+	var out []float64
+	for _, b := range res {
+		if v, ok := b.metrics[unit]; ok && b.name == name {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+var queries = []string{"gmsend", "user:42", "timedout"}
+
+func (s *suite) filter(ctx context.Context) error {
+	res, err := s.goBench(ctx, "./filter", "^(BenchmarkFilter1M|BenchmarkSahilmFuzzy1M)$", "1x", s.count)
+	if err != nil {
+		return err
+	}
+	for _, q := range queries {
+		s.rows = append(s.rows, row{
+			figure: fmt.Sprintf("filter p95 per keystroke, 1M rows, %q typed key by key", q), target: "≤ 50 ms",
+			values: values(res, "BenchmarkFilter1M/"+q, "p95-ms/key"), unit: "ms", format: "%.1f",
+			pass: func(m float64) bool { return m <= 50 },
+		})
+	}
+	for _, q := range queries {
+		ours, theirs := values(res, "BenchmarkFilter1M/"+q, "ms/key"), values(res, "BenchmarkSahilmFuzzy1M/"+q, "ms/key")
+		var ratios []float64
+		for i := range min(len(ours), len(theirs)) {
+			if ours[i] > 0 {
+				ratios = append(ratios, theirs[i]/ours[i])
+			}
+		}
+		s.rows = append(s.rows, row{
+			figure: fmt.Sprintf("filter vs sahilm/fuzzy Find, mean per keystroke, %q", q), target: "≥ 10×",
+			values: ratios, unit: "×", format: "%.0f", pass: func(m float64) bool { return m >= 10 },
+		})
+	}
+	if v := values(res, "BenchmarkFilter1M/"+queries[0], "index-B/row"); len(v) > 0 {
+		s.notes = append(s.notes, fmt.Sprintf("filter index: %.0f B/row; sahilm p95 per keystroke %s ms", median(v), s.sahilmP95(res)))
+	}
+	return nil
+}
+
+func (s *suite) sahilmP95(res []bench) string {
+	var parts []string
+	for _, q := range queries {
+		parts = append(parts, fmt.Sprintf("%s %.0f", q, median(values(res, "BenchmarkSahilmFuzzy1M/"+q, "p95-ms/key"))))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ui runs the TUI's Update+View benchmark when the ui package has one (BenchmarkUpdateView*,
+// reporting ms/key or ns/op); until then the row says so.
+func (s *suite) ui(ctx context.Context) error {
+	r := row{figure: "TUI Update+View per keystroke or cursor move, 1M executions", target: "≤ 4 ms", unit: "ms", format: "%.2f",
+		pass: func(m float64) bool { return m <= 4 }}
+	out, err := exec.CommandContext(ctx, "go", "test", "-list", "^BenchmarkUpdateView", "./ui").CombinedOutput()
+	var names []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "BenchmarkUpdateView") {
+			names = append(names, strings.TrimSpace(l))
+		}
+	}
+	if err != nil || len(names) == 0 {
+		r.pending = "pending ui (no BenchmarkUpdateView in ./ui yet)"
+		s.rows = append(s.rows, r)
+		return nil
+	}
+	res, err := s.goBench(ctx, "./ui", "^BenchmarkUpdateView", "1s", s.count)
+	if err != nil {
+		r.pending = "pending ui (its benchmark failed: " + firstLine(err.Error()) + ")"
+		s.rows = append(s.rows, r)
+		return nil
+	}
+	for _, b := range res {
+		if v, ok := b.metrics["ms/key"]; ok {
+			r.values = append(r.values, v)
+		} else if v, ok := b.metrics["ns/op"]; ok && strings.Contains(b.name, "1M") {
+			r.values = append(r.values, v/1e6)
+		}
+	}
+	if len(r.values) == 0 {
+		r.pending = "pending ui (BenchmarkUpdateView reports no ms/key at 1M)"
+	}
+	s.rows = append(s.rows, r)
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// memory runs BenchmarkMemory1M once per process, so each peak RSS is its own.
+func (s *suite) memory(ctx context.Context) error {
+	var all []bench
+	for range s.count {
+		res, err := s.goBench(ctx, "./internal/perfbench", "^BenchmarkMemory1M$", "1x", 1)
+		if err != nil {
+			return err
+		}
+		all = append(all, res...)
+	}
+	s.rows = append(s.rows,
+		row{figure: "memory per execution, 1M: rows + filter index + triage + source offsets (MemStats)", target: "≤ 512 B",
+			values: values(all, "BenchmarkMemory1M", "B/exec"), unit: "B", format: "%.0f", pass: func(m float64) bool { return m <= 512 }},
+		row{figure: "  of which compact rows (model.Summaries)", values: values(all, "BenchmarkMemory1M", "rows-B/exec"), unit: "B", format: "%.0f"},
+		row{figure: "  of which filter index", values: values(all, "BenchmarkMemory1M", "index-B/exec"), unit: "B", format: "%.0f"},
+		row{figure: "peak RSS of that process (VmHWM, load garbage included)", values: values(all, "BenchmarkMemory1M", "peak-RSS-MB"), unit: "MB", format: "%.0f"},
+		row{figure: "load + triage + duplicate groups of 1M into that view", values: values(all, "BenchmarkMemory1M", "load+triage-s"), unit: "s", format: "%.1f"},
+	)
+	return nil
+}
+
+func (s *suite) load(ctx context.Context) error {
+	res, err := s.goBench(ctx, "./source", "^BenchmarkLoadFile1M$", "1x", s.count)
+	if err != nil {
+		return err
+	}
+	first, err := s.goBench(ctx, "./source", "^BenchmarkFirstBatch1M$", "10x", s.count)
+	if err != nil {
+		return err
+	}
+	one, err := s.goBench(ctx, "./model", "^BenchmarkParseRecord$", "1s", s.count)
+	if err != nil {
+		return err
+	}
+	s.rows = append(s.rows,
+		row{figure: "first batch of a 1M JSONL export (file source, as the TUI opens it)", target: "≤ 500 ms",
+			values: values(first, "BenchmarkFirstBatch1M", "first-batch-ms"), unit: "ms", format: "%.0f", pass: func(m float64) bool { return m <= 500 }},
+		row{figure: "parse the whole 1M export (source.LoadFile, all cores)", target: "≥ 150 MB/s",
+			values: values(res, "BenchmarkLoadFile1M", "MB/s"), unit: "MB/s", format: "%.0f", pass: func(m float64) bool { return m >= 150 }},
+		row{figure: "  the same parse on one core (model.Parser)", values: values(one, "BenchmarkParseRecord/parser", "MB/s"), unit: "MB/s", format: "%.0f"},
+	)
+	if v := values(one, "BenchmarkParseRecord/reference", "MB/s"); len(v) > 0 {
+		s.notes = append(s.notes, fmt.Sprintf("one-core parse: model.Parser %.0f MB/s, the encoding/json reference parser %.0f MB/s",
+			median(values(one, "BenchmarkParseRecord/parser", "MB/s")), median(v)))
+	}
+	return nil
+}
+
+// scan runs the real binary on the 1M export, for its wall time and peak RSS.
+func (s *suite) scan(bin string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		var secs, rss []float64
+		for i := range s.count {
+			s.logf("exectriage scan --file 1m.jsonl --json (run %d of %d)", i+1, s.count)
+			cmd := exec.CommandContext(ctx, bin, "scan", "--file", filepath.Join(s.data, "1m.jsonl"), "--json")
+			cmd.Stdout = io.Discard
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("scan: %v: %s", err, stderr.String())
+			}
+			secs = append(secs, time.Since(start).Seconds())
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				rss = append(rss, float64(ru.Maxrss)/(1<<20)) // Maxrss is in KiB on Linux
+			}
+		}
+		s.rows = append(s.rows,
+			row{figure: "exectriage scan --file 1m.jsonl --json (classification + duplicate groups)", target: "≤ 10 s",
+				values: secs, unit: "s", format: "%.1f", pass: func(m float64) bool { return m <= 10 }},
+			row{figure: "  its peak RSS (rusage)", target: "≤ 1.5 GB", values: rss, unit: "GB", format: "%.2f", pass: func(m float64) bool { return m <= 1.5 }},
+		)
+		return nil
+	}
+}
+
+func (s *suite) print(w io.Writer, took time.Duration) {
+	fmt.Fprintf(w, "exectriage benchmark suite — %s\n", machine())
+	var files []string
+	for _, sz := range sizes {
+		if st, err := os.Stat(filepath.Join(s.data, sz.name)); err == nil {
+			files = append(files, fmt.Sprintf("%s %.0f MB", sz.name, float64(st.Size())/1e6))
+		}
+	}
+	fmt.Fprintf(w, "data: %s (seeded, make bench-data); median of %d runs; suite took %s\n\n", strings.Join(files, ", "), s.count, took.Round(time.Second))
+	fmt.Fprintln(w, "| figure | target | median | runs | result |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	failed := 0
+	for _, r := range s.rows {
+		target := r.target
+		if target == "" {
+			target = "–"
+		}
+		if r.pending != "" {
+			fmt.Fprintf(w, "| %s | %s | – | – | %s |\n", r.figure, target, r.pending)
+			continue
+		}
+		if len(r.values) == 0 {
+			fmt.Fprintf(w, "| %s | %s | – | – | not measured |\n", r.figure, target)
+			if r.pass != nil {
+				failed++
+			}
+			continue
+		}
+		med := median(r.values)
+		var runs []string
+		for _, v := range r.values {
+			runs = append(runs, fmt.Sprintf(r.format, v))
+		}
+		result := "info"
+		if r.pass != nil {
+			result = "pass"
+			if !r.pass(med) {
+				result, failed = "FAIL", failed+1
+			}
+		}
+		fmt.Fprintf(w, "| %s | %s | "+r.format+" %s | %s | %s |\n", r.figure, target, med, r.unit, strings.Join(runs, " "), result)
+	}
+	for _, n := range s.notes {
+		fmt.Fprintf(w, "\n%s", n)
+	}
+	fmt.Fprintf(w, "\n\n%d of the targets failed\n", failed)
+}
+
+// machine describes where the suite ran: CPU model, cores, Go version, load at the end.
+func machine() string {
+	model := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	load := ""
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			load = ", load average " + strings.Join(f[:3], " ")
+		}
+	}
+	return fmt.Sprintf("%s, %d cores (GOMAXPROCS %d), %s %s/%s%s", model, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, load)
+}

@@ -1,0 +1,221 @@
+package model
+
+import (
+	"math"
+	"time"
+	"unsafe"
+)
+
+// Summaries is a compact list of executions for a view of a million of them: per execution
+// a 48-byte Summary without pointers (so the garbage collector never looks inside the list)
+// and the bytes of its id. Repeated strings (tools, toolkits, users, accounts, statuses) are
+// stored once in a symbol table. The full record is fetched again when a row is opened (a file
+// source re-reads it by offset). Rows keep the order they were appended in.
+//
+// A Summaries is not safe for concurrent use.
+type Summaries struct {
+	rows []Summary
+	ids  []byte // every id, back to back; written bytes are never changed
+	syms Symbols
+}
+
+// Summary is one execution as a list row sees it. Its strings are symbols of the Summaries
+// it belongs to.
+type Summary struct {
+	Time     int64 // Timestamp as Unix nanoseconds; 0 when unknown (or out of range)
+	id       uint64
+	Tool     Sym
+	Toolkit  Sym
+	User     Sym
+	Account  Sym
+	Status   Sym
+	Duration int32 // milliseconds, rounded down; -1 when unknown, capped at MaxInt32
+	// Group is the index of the execution's duplicate group in the caller's list of groups,
+	// -1 when none.
+	Group   int32
+	Outcome OutcomeCode
+	Kind    KindCode
+	Flags   SummaryFlags
+}
+
+// SummaryFlags are yes/no facts about a summarised execution.
+type SummaryFlags uint8
+
+const (
+	FlagFlagged  SummaryFlags = 1 << iota // triage flagged the write
+	FlagError                             // the record carries an error
+	FlagDetailed                          // the record is a detail, not a list entry
+	FlagOldSDK                            // the caller's SDK auto-retries writes
+)
+
+// OutcomeCode is an Outcome in one byte; 0 is "not triaged".
+type OutcomeCode uint8
+
+var outcomeCodes = [...]Outcome{"", OutcomeSucceeded, OutcomeFailed, OutcomeRejected, OutcomeAmbiguous}
+
+// CodeOfOutcome returns o's code (0 for an outcome it does not know).
+func CodeOfOutcome(o Outcome) OutcomeCode {
+	for i, x := range outcomeCodes {
+		if x == o {
+			return OutcomeCode(i)
+		}
+	}
+	return 0
+}
+
+// Outcome returns the outcome the code stands for ("" for 0).
+func (c OutcomeCode) Outcome() Outcome {
+	if int(c) < len(outcomeCodes) {
+		return outcomeCodes[c]
+	}
+	return ""
+}
+
+// KindCode is a ToolKind in one byte; 0 is "not triaged".
+type KindCode uint8
+
+var kindCodes = [...]ToolKind{"", KindRead, KindIdempotentWrite, KindWrite}
+
+// CodeOfKind returns k's code (0 for a kind it does not know).
+func CodeOfKind(k ToolKind) KindCode {
+	for i, x := range kindCodes {
+		if x == k {
+			return KindCode(i)
+		}
+	}
+	return 0
+}
+
+// Kind returns the kind the code stands for ("" for 0).
+func (c KindCode) Kind() ToolKind {
+	if int(c) < len(kindCodes) {
+		return kindCodes[c]
+	}
+	return ""
+}
+
+// Sym is a string stored once in a Symbols table; 0 is the empty string.
+type Sym uint32
+
+// Symbols interns strings: each distinct string is stored once and named by a Sym.
+type Symbols struct {
+	index map[string]Sym
+	strs  []string
+}
+
+// Intern returns the symbol of s, adding it when new.
+func (t *Symbols) Intern(s string) Sym {
+	if s == "" {
+		return 0
+	}
+	if y, ok := t.index[s]; ok {
+		return y
+	}
+	if t.index == nil {
+		t.index = make(map[string]Sym)
+		t.strs = []string{""}
+	}
+	y := Sym(len(t.strs))
+	t.strs = append(t.strs, s)
+	t.index[s] = y
+	return y
+}
+
+// String returns the string of y ("" for a symbol the table does not have).
+func (t *Symbols) String(y Sym) string {
+	if int(y) < len(t.strs) {
+		return t.strs[y]
+	}
+	return ""
+}
+
+// Len returns how many distinct strings the table holds.
+func (t *Symbols) Len() int { return max(len(t.strs)-1, 0) }
+
+// Append adds a summary of e, with its triage when t is not nil (the group is left at -1:
+// see SetGroup).
+func (s *Summaries) Append(e *Execution, t *Triage) {
+	r := Summary{
+		Tool:     s.syms.Intern(e.ToolSlug),
+		Toolkit:  s.syms.Intern(e.ToolkitSlug),
+		User:     s.syms.Intern(e.UserID),
+		Account:  s.syms.Intern(e.ConnectedAccountID),
+		Status:   s.syms.Intern(e.Status),
+		Duration: -1,
+		Group:    -1,
+	}
+	if ns := e.Timestamp.UnixNano(); !e.Timestamp.IsZero() && time.Unix(0, ns).Equal(e.Timestamp) {
+		r.Time = ns
+	}
+	if e.HasDuration {
+		r.Duration = int32(min(max(e.Duration.Milliseconds(), 0), math.MaxInt32))
+	}
+	if e.Error != nil {
+		r.Flags |= FlagError
+	}
+	if e.Detailed {
+		r.Flags |= FlagDetailed
+	}
+	id := e.ID
+	if len(id) >= 1<<24 {
+		id = id[:1<<24-1] // no id is that long; the row still stands
+	}
+	r.id = uint64(len(s.ids))<<24 | uint64(len(id))
+	s.ids = append(s.ids, id...)
+	s.rows = append(s.rows, r)
+	if t != nil {
+		s.SetTriage(len(s.rows)-1, t)
+	}
+}
+
+// SetTriage records the triage of row i (not its group: see SetGroup).
+func (s *Summaries) SetTriage(i int, t *Triage) {
+	r := &s.rows[i]
+	r.Outcome, r.Kind = CodeOfOutcome(t.Outcome), CodeOfKind(t.Kind)
+	r.Flags &^= FlagFlagged | FlagOldSDK
+	if t.Flagged {
+		r.Flags |= FlagFlagged
+	}
+	if t.OldSDK != "" {
+		r.Flags |= FlagOldSDK
+	}
+}
+
+// SetGroup records that row i belongs to group g (an index into the caller's groups; -1 for
+// none).
+func (s *Summaries) SetGroup(i int, g int32) { s.rows[i].Group = g }
+
+// Len returns the number of rows.
+func (s *Summaries) Len() int { return len(s.rows) }
+
+// Row returns row i; it stays valid until the next Append.
+func (s *Summaries) Row(i int) *Summary { return &s.rows[i] }
+
+// ID returns the id of row i. It shares the list's memory (no copy is made).
+func (s *Summaries) ID(i int) string {
+	off, n := s.rows[i].id>>24, s.rows[i].id&(1<<24-1)
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&s.ids[off], n)
+}
+
+// Str returns the string of a symbol of this list.
+func (s *Summaries) Str(y Sym) string { return s.syms.String(y) }
+
+// Timestamp returns row i's time (zero when unknown).
+func (s *Summaries) Timestamp(i int) time.Time {
+	if ns := s.rows[i].Time; ns != 0 {
+		return time.Unix(0, ns).UTC()
+	}
+	return time.Time{}
+}
+
+// Size returns the bytes the list holds (rows, ids and symbols), for memory accounting.
+func (s *Summaries) Size() int {
+	n := cap(s.rows)*int(unsafe.Sizeof(Summary{})) + cap(s.ids)
+	for _, x := range s.syms.strs {
+		n += len(x) + 16 + 24 // the string, its header in strs, and its map entry
+	}
+	return n
+}

@@ -1,0 +1,245 @@
+package triage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+	"pgregory.net/rapid"
+)
+
+// analyzeReference is Analyze as first written: every groupable write's arguments hashed and
+// bucketed, no pre-filtering by caller and window. Analyze must give exactly its result.
+func analyzeReference(execs []model.Execution, kinds *Kinds, opt Options) *Result {
+	opt = opt.WithDefaults()
+	res := &Result{Triage: make([]model.Triage, len(execs)), byID: map[string]int{}}
+	outcomes := make([]model.Outcome, len(execs))
+	buckets := map[string][]int{}
+	for i := range execs {
+		e := &execs[i]
+		k := kinds.Kind(e.ToolSlug)
+		out, reason := Classify(e, k, opt)
+		outcomes[i] = out
+		res.Triage[i] = model.Triage{Kind: k, Outcome: out, Flagged: k.IsWrite() && (out == model.OutcomeAmbiguous || out == model.OutcomeRejected), Reason: reason, OldSDK: OldSDK(e)}
+		if key, ok := GroupKey(e, k, opt.VolatileKeys); ok {
+			buckets[key] = append(buckets[key], i)
+		}
+	}
+	for key, idx := range buckets {
+		if len(idx) < 2 {
+			continue
+		}
+		slices.SortFunc(idx, func(a, b int) int {
+			if c := execs[a].Start().Compare(execs[b].Start()); c != 0 {
+				return c
+			}
+			return strings.Compare(execs[a].ID, execs[b].ID)
+		})
+		lo := 0
+		for j := 1; j <= len(idx); j++ {
+			if j < len(idx) && execs[idx[j]].Start().Sub(lastSeen(&execs[idx[j-1]])) <= opt.Window {
+				continue
+			}
+			if j-lo >= 2 {
+				g := buildGroup(key, execs, outcomes, idx[lo:j], opt)
+				for _, i := range idx[lo:j] {
+					res.Triage[i].GroupID = g.ID
+				}
+				res.Groups = append(res.Groups, g)
+			}
+			lo = j
+		}
+	}
+	res.orderGroups(execs)
+	return res
+}
+
+func sameResult(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, got, want *Result) {
+	t.Helper()
+	if !reflect.DeepEqual(got.Triage, want.Triage) {
+		for i := range got.Triage {
+			if got.Triage[i] != want.Triage[i] {
+				t.Fatalf("triage[%d] = %+v, reference %+v", i, got.Triage[i], want.Triage[i])
+			}
+		}
+	}
+	// Groups with the same id (from executions with the same id) have no defined order
+	// between them: compare those as sets.
+	canon := func(gs []model.DuplicateGroup) []model.DuplicateGroup {
+		gs = slices.Clone(gs)
+		slices.SortStableFunc(gs, func(a, b model.DuplicateGroup) int {
+			if a.ID != b.ID {
+				return 0
+			}
+			return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
+		})
+		return gs
+	}
+	if !reflect.DeepEqual(canon(got.Groups), canon(want.Groups)) {
+		t.Fatalf("groups differ:\n got %+v\nwant %+v", got.Groups, want.Groups)
+	}
+}
+
+func TestAnalyzeMatchesReferenceOnSyntheticHistory(t *testing.T) {
+	execs := syntheticHistory(40_000, 3) // two classifying goroutines or more, where there are cores
+	for _, w := range []time.Duration{0, time.Second, 10 * time.Minute, 24 * time.Hour} {
+		opt := Options{Window: w}
+		sameResult(t, Analyze(execs, NewKinds(), opt), analyzeReference(execs, NewKinds(), opt))
+	}
+}
+
+// TestAnalyzeMatchesReference draws small histories crowded onto a few callers, tools and
+// argument sets, with ties, missing ends, user-only callers and duplicate ids.
+func TestAnalyzeMatchesReference(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		execs, opt := crowdedHistory(rt)
+		sameResult(rt, Analyze(execs, NewKinds(), opt), analyzeReference(execs, NewKinds(), opt))
+	})
+}
+
+// crowdedHistory draws a small history crowded onto a few callers, tools and argument sets.
+func crowdedHistory(rt *rapid.T) ([]model.Execution, Options) {
+	seed := rapid.Uint64().Draw(rt, "seed")
+	n := rapid.IntRange(0, 60).Draw(rt, "n")
+	window := time.Duration(rapid.IntRange(-2, 120).Draw(rt, "window_s")) * time.Second
+	r := rand.New(rand.NewPCG(seed, 7))
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	slugs := []string{"GMAIL_SEND_EMAIL", "gmail_send_email", "SLACK_SEND_MESSAGE", "GMAIL_FETCH_EMAILS"}
+	execs := make([]model.Execution, n)
+	for i := range execs {
+		start := base.Add(time.Duration(r.IntN(600)) * time.Second / 2)
+		e := model.Execution{
+			ID: fmt.Sprintf("log_%d", r.IntN(n+1)), ToolSlug: slugs[r.IntN(len(slugs))], StartTime: start, Timestamp: start,
+			Status: []string{"success", "failed", ""}[r.IntN(3)], RetryCount: r.IntN(4) - 1, Detailed: r.IntN(5) > 0,
+			Arguments: json.RawMessage(fmt.Sprintf(`{"to":"u%d@example.com","timestamp":"%d"}`, r.IntN(2), r.IntN(99))),
+		}
+		switch r.IntN(3) {
+		case 0:
+			e.ConnectedAccountID = fmt.Sprintf("ca_%d", r.IntN(2))
+		case 1:
+			e.UserID = fmt.Sprintf("user_%d", r.IntN(2))
+		}
+		if r.IntN(2) == 0 {
+			e.Duration, e.HasDuration = time.Duration(r.IntN(90))*time.Second, true
+		}
+		if r.IntN(3) == 0 {
+			e.EndTime = start.Add(time.Duration(r.IntN(120)-10) * time.Second)
+		}
+		if r.IntN(4) == 0 {
+			e.Error = &model.ExecError{Kind: model.ErrTimeout}
+		}
+		if r.IntN(6) == 0 {
+			e.Arguments = json.RawMessage(`not json`)
+		}
+		execs[i] = e
+	}
+	return execs, Options{Window: window}
+}
+
+// responseSaysFailed is responseFailure's decoding without the shortcut.
+func responseSaysFailed(resp []byte) bool {
+	var r struct {
+		Successful *bool `json:"successful"`
+	}
+	return json.Unmarshal(resp, &r) == nil && r.Successful != nil && !*r.Successful
+}
+
+func TestResponseMayFailNeverMissesAFailure(t *testing.T) {
+	for _, resp := range []string{
+		`{"successful":false}`, `{"Successful" : false}`, `{"SUCCESSFUL":	false,"error":"x"}`, `{"data":{"ok":false},"successful":true}`,
+		`{"\u0073uccessful":false}`, `{"ſuccessful":false}`, `{"data":"successful: false","successful":false}`, `{"successful":true}`,
+		`{"a":"\"successful\":false"}`, `{"successful":"false"}`, `{"successful":null,"x":false}`, `{"successful":false`,
+	} {
+		if responseSaysFailed([]byte(resp)) && !ResponseMayFail([]byte(resp)) {
+			t.Errorf("ResponseMayFail(%s) = false, but it says successful:false", resp)
+		}
+	}
+	for _, resp := range []string{`{"data":{"has_more":false},"error":null,"successful":true}`, `{"data":{"archived":false}}`} {
+		if ResponseMayFail([]byte(resp)) {
+			t.Errorf("ResponseMayFail(%s) = true: a plain success response should need no decoding", resp)
+		}
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		key := rapid.SampledFrom([]string{`"successful"`, `"Successful"`, `"sUcCeSsFuL"`, `"\u0073uccessful"`, `"ſuccessful"`, `"success"`, `"data"`}).Draw(rt, "key")
+		val := rapid.SampledFrom([]string{"false", "true", "null", `"false"`, "0", `{"x":false}`}).Draw(rt, "val")
+		ws := rapid.SampledFrom([]string{"", " ", "\n\t", "\r "}).Draw(rt, "ws")
+		other := rapid.SampledFrom([]string{"", `"data":{"ok":false},`, `"error":"boom",`, `"n":"successful",`}).Draw(rt, "other")
+		resp := "{" + other + key + ws + ":" + ws + val + "}"
+		if responseSaysFailed([]byte(resp)) && !ResponseMayFail([]byte(resp)) {
+			rt.Fatalf("ResponseMayFail(%s) = false, but it says successful:false", resp)
+		}
+	})
+}
+
+// incrementalResult runs Incremental over execs and shapes its answer like Analyze's.
+func incrementalResult(t interface{ Fatalf(string, ...any) }, execs []model.Execution, opt Options) *Result {
+	a := NewIncremental(NewKinds(), opt)
+	res := &Result{Triage: make([]model.Triage, len(execs))}
+	for i := range execs {
+		res.Triage[i] = a.Add(&execs[i])
+	}
+	fetches := 0
+	groups, members, err := a.Groups(context.Background(), func(_ context.Context, pos int) (model.Execution, error) {
+		fetches++
+		return execs[pos], nil
+	})
+	if err != nil {
+		t.Fatalf("Groups: %v", err)
+	}
+	for gi, g := range groups {
+		for _, pos := range members[gi] {
+			res.Triage[pos].GroupID = g.ID
+		}
+	}
+	if len(groups) == 0 {
+		groups = nil
+	}
+	res.Groups = groups
+	return res
+}
+
+func TestIncrementalMatchesAnalyze(t *testing.T) {
+	execs := syntheticHistory(40_000, 5)
+	for _, w := range []time.Duration{0, time.Second, 10 * time.Minute} {
+		opt := Options{Window: w}
+		sameResult(t, incrementalResult(t, execs, opt), Analyze(execs, NewKinds(), opt))
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		execs, opt := crowdedHistory(rt)
+		sameResult(rt, incrementalResult(rt, execs, opt), Analyze(execs, NewKinds(), opt))
+	})
+}
+
+func TestIncrementalFetchesOnlyCandidates(t *testing.T) {
+	execs := syntheticHistory(20_000, 6)
+	a := NewIncremental(nil, Options{})
+	for i := range execs {
+		a.Add(&execs[i])
+	}
+	fetches := 0
+	groups, _, err := a.Groups(context.Background(), func(_ context.Context, pos int) (model.Execution, error) {
+		fetches++
+		return execs[pos], nil
+	})
+	if err != nil || len(groups) == 0 {
+		t.Fatalf("%d groups, %v", len(groups), err)
+	}
+	if fetches > len(execs)/4 {
+		t.Errorf("%d fetches for %d executions: should be the few near-repeats", fetches, len(execs))
+	}
+	stop := errors.New("stop")
+	if _, _, err := a.Groups(context.Background(), func(context.Context, int) (model.Execution, error) { return model.Execution{}, stop }); !errors.Is(err, stop) {
+		t.Errorf("fetch error: %v", err)
+	}
+}
