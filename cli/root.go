@@ -48,7 +48,7 @@ func commands() []command {
 	return []command{
 		{"scan", "[--since 24h] [--json]", "ambiguous writes and duplicate groups, as a report", runScan},
 		{"list", "[--filter QUERY] [--json]", "executions newest first, one line each", runList},
-		{"show", "ID [--json]", "one execution with its triage", runShow},
+		{"show", "ID [--json] [--reveal]", "one execution with its triage (secrets redacted unless --reveal)", runShow},
 		{"verify", "ID [--json]", "check provider state for one execution", runVerify},
 		{"retry", "ID --confirm-failed --reason TEXT", "the guarded retry: one send, never a duplicate", runRetry},
 		{"resolve", "ID", "settle an indeterminate retry from the logs and the provider", runResolve},

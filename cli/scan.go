@@ -18,6 +18,7 @@ import (
 
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
@@ -685,10 +686,10 @@ func (s *session) lookup(ctx context.Context, id string) (int, error) {
 }
 
 type showJSON struct {
-	Source         string           `json:"source"`
-	Execution      model.WireRecord `json:"execution"`
-	Triage         execJSON         `json:"triage"`
-	DuplicateGroup *groupJSON       `json:"duplicate_group"`
+	Source         string          `json:"source"`
+	Execution      json.RawMessage `json:"execution"` // the record in the Logs API detail shape, secrets redacted
+	Triage         execJSON        `json:"triage"`
+	DuplicateGroup *groupJSON      `json:"duplicate_group"`
 }
 
 // runShow prints one execution, its whole record and its triage.
@@ -696,12 +697,13 @@ func runShow(ctx context.Context, env *Env, args []string) int {
 	fs := newFlagSet(env, "show")
 	var sf sourceFlags
 	sf.register(fs)
+	reveal := fs.Bool("reveal", false, "show secrets in the record (tokens, passwords, keys) instead of [REDACTED]; the API key stays hidden")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
 	}
 	if len(pos) != 1 {
-		return usageError(env, "show", "want exactly one execution ID (exectriage show ID [--json])")
+		return usageError(env, "show", "want exactly one execution ID (exectriage show ID [--json] [--reveal])")
 	}
 	s, err := sf.begin(ctx, env)
 	if err != nil {
@@ -713,7 +715,11 @@ func runShow(ctx context.Context, env *Env, args []string) int {
 		return fail(env, "show", err)
 	}
 	e, t := &s.execs[i], &s.res.Triage[i]
-	out := showJSON{Source: s.src.Name(), Execution: model.ToWire(e, true), Triage: toExecJSON(e, t)}
+	rec, err := json.Marshal(model.ToWire(e, true))
+	if err != nil {
+		return fail(env, "show", err)
+	}
+	out := showJSON{Source: s.src.Name(), Execution: showRecord(rec, *reveal, env.Getenv("COMPOSIO_API_KEY")), Triage: toExecJSON(e, t)}
 	if g, ok := s.res.Group(t.GroupID); ok && t.GroupID != "" {
 		gj := toGroupJSON(&g, s.execs, s.pos)
 		out.DuplicateGroup = &gj
@@ -763,12 +769,24 @@ func (s *session) showReport(w io.Writer, out showJSON, e *model.Execution, t *m
 	if e.RequestID != "" {
 		row("request", sanitize.String(e.RequestID))
 	}
-	rec, err := json.MarshalIndent(out.Execution, "", "  ")
-	if err != nil {
+	var rec bytes.Buffer
+	if err := json.Indent(&rec, out.Execution, "", "  "); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "record:\n%s\n", sanitize.Block(string(rec), 0))
+	fmt.Fprintf(w, "record:\n%s\n", sanitize.Block(rec.String(), 0))
 	return nil
+}
+
+// showRecord redacts secrets in a record unless the person asked to see them; the API key
+// itself is never shown either way.
+func showRecord(rec []byte, reveal bool, apiKey string) json.RawMessage {
+	if !reveal {
+		return redact.New(apiKey).JSON(rec)
+	}
+	if apiKey == "" {
+		return rec
+	}
+	return bytes.ReplaceAll(rec, []byte(apiKey), []byte("[REDACTED:known_secret]"))
 }
 
 func orNone(s string) string {

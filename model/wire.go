@@ -128,6 +128,9 @@ func parseRecordSlow(data []byte) (Execution, error) {
 	if len(data) == 0 || data[0] != '{' {
 		return Execution{}, ErrNotObject
 	}
+	if nestedDeeper(data, MaxRecordDepth) {
+		return Execution{}, fmt.Errorf("%w: more than %d levels", ErrTooDeep, MaxRecordDepth)
+	}
 	var l lenient
 	if err := decodeLenient(data, &l); err != nil {
 		return Execution{}, err

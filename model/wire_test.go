@@ -243,3 +243,23 @@ func FuzzParseRecord(f *testing.F) {
 		_, _ = ParseLogsPage(b)
 	})
 }
+
+func TestParseRecordRefusesDeepNesting(t *testing.T) {
+	nest := func(levels int) string {
+		return `{"id":"deep","data":{"request":{"arguments":` + strings.Repeat(`{"a":[`, levels) + `1` + strings.Repeat(`]}`, levels) + `}}}`
+	}
+	if _, err := ParseRecord([]byte(nest(10))); err != nil {
+		t.Fatalf("moderate nesting refused: %v", err)
+	}
+	_, err := ParseRecord([]byte(nest(MaxRecordDepth)))
+	if !errors.Is(err, ErrTooDeep) {
+		t.Fatalf("nesting past %d levels: err = %v, want ErrTooDeep", MaxRecordDepth, err)
+	}
+	if !strings.Contains(err.Error(), "levels") {
+		t.Errorf("message does not say the limit: %v", err)
+	}
+	// brackets inside strings are not nesting
+	if _, err := ParseRecord([]byte(`{"id":"s","message":"` + strings.Repeat("[{", 500) + `"}`)); err != nil {
+		t.Fatalf("brackets in a string counted as nesting: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -220,9 +221,8 @@ type scan struct {
 	p     *Parser
 }
 
-// maxDepth bounds nesting on the fast path; deeper input goes to encoding/json, which has its
-// own limit.
-const maxDepth = 512
+// maxDepth bounds nesting on the fast path; deeper input is refused by parseRecord.
+const maxDepth = MaxRecordDepth
 
 func (s *scan) ws() {
 	for s.i < len(s.b) {
@@ -877,3 +877,38 @@ func isHex(c byte) bool {
 // unsafeString views b as a string for a moment (a number handed to strconv); the string
 // must not outlive b.
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// MaxRecordDepth is how deeply a record's JSON may nest (objects and arrays); a deeper record
+// is refused rather than parsed, so hostile input cannot make the parser or the views dig.
+const MaxRecordDepth = 128
+
+// ErrTooDeep is returned for a record nested deeper than MaxRecordDepth.
+var ErrTooDeep = errors.New("record nested too deeply")
+
+// nestedDeeper reports whether the JSON text b nests objects/arrays deeper than max
+// (brackets inside strings do not count). It does not validate the JSON.
+func nestedDeeper(b []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > max {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
+}
