@@ -109,16 +109,13 @@ type selectedMsg struct {
 func selectCmd(tag int, ds *data.Dataset, v data.View, q filter.Query, prev []int, keepID string, keepKind data.ItemKind) tea.Cmd {
 	return func() tea.Msg {
 		var pos []int
-		var match func(int) bool
-		if !q.Empty() {
+		var items []data.Item
+		if q.Empty() {
+			items = data.Select(ds, v, nil)
+		} else {
 			pos = ds.Matches(q, prev)
-			keep := make([]bool, ds.Len())
-			for _, p := range pos {
-				keep[p] = true
-			}
-			match = func(i int) bool { return keep[i] }
+			items = data.SelectMatches(ds, v, pos)
 		}
-		items := data.Select(ds, v, match)
 		sel := 0
 		if want := ds.Index(keepID); want >= 0 {
 			best := -1

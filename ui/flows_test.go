@@ -204,6 +204,9 @@ func TestFlowRetrySendsOnceAfterTypedConfirmation(t *testing.T) {
 	f.press("/", "id:"+id, "enter")
 	f.waitModel("the filter to keep one row", func(m *Model) bool { return m.list.Len() == 1 && !m.filter.Active() })
 
+	// The clock stands still from the dialog's opening until the test steps past its first
+	// half second, so a slow machine cannot let the typed-ahead Enter through by itself.
+	e.clock.freeze()
 	f.press("r")
 	f.waitModel("the confirmation", func(m *Model) bool { return m.retry.Confirming() })
 	f.waitScreen("Retry GMAIL_SEND_EMAIL once?", "NOT FOUND", "[ No ]", "[ Retry once ]")
@@ -214,6 +217,7 @@ func TestFlowRetrySendsOnceAfterTypedConfirmation(t *testing.T) {
 		t.Fatal("a typed-ahead Enter answered the dialog")
 	}
 	e.clock.Advance(retrydialog.KeyDelay + time.Millisecond)
+	e.clock.run()
 
 	// Enter on the focused "No" would cancel; move to the fields and confirm instead.
 	f.press("tab", "tab", "failed", "enter", "customer reports the email never arrived")

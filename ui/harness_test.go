@@ -57,6 +57,7 @@ type clock struct {
 	mu      sync.Mutex
 	t       time.Time
 	running bool
+	frozen  bool
 	offset  time.Duration
 }
 
@@ -78,7 +79,21 @@ func (c *clock) Advance(d time.Duration) {
 
 func (c *clock) run() {
 	c.mu.Lock()
+	if c.frozen { // resume from where freeze stopped, without a jump
+		c.offset, c.frozen = c.t.Sub(time.Now()), false
+	}
 	c.running = true
+	c.mu.Unlock()
+}
+
+// freeze stops a running clock where it is, so a test can step over a time-guarded moment
+// (the retry dialog's first half second) however slowly a loaded machine runs it; run resumes.
+func (c *clock) freeze() {
+	c.mu.Lock()
+	if c.running {
+		c.t = time.Now().Add(c.offset)
+	}
+	c.running, c.frozen = false, true
 	c.mu.Unlock()
 }
 
@@ -123,8 +138,14 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
+	return newEnvWith(t, sandboxConfig())
+}
+
+// newEnvWith is newEnv over a sandbox configured by cfg.
+func newEnvWith(t testing.TB, cfg sandbox.Config) *env {
+	t.Helper()
 	ctx := context.Background()
-	srv, url, err := sandbox.Start(ctx, sandboxConfig(), "127.0.0.1:0")
+	srv, url, err := sandbox.Start(ctx, cfg, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -262,9 +262,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.mark, cmd = m.mark.Update(msg)
 			return m, cmd
 		case m.filter.Active():
-			var cmd tea.Cmd
-			m.filter, cmd = m.filter.Update(msg)
-			return m, cmd
+			return m, m.editFilter(msg)
 		}
 		return m, nil
 
@@ -306,6 +304,18 @@ func (m *Model) setQuery(text string) tea.Cmd {
 	return m.reselect()
 }
 
+// editFilter gives a key or a paste to the filter prompt and, when the text changed, starts
+// the filter command in the same Update (one frame per keystroke).
+func (m *Model) editFilter(msg tea.Msg) tea.Cmd {
+	before := m.filter.Value()
+	var cmd tea.Cmd
+	m.filter, cmd = m.filter.Update(msg)
+	if m.filter.Active() && m.filter.Value() != before {
+		return tea.Batch(cmd, m.setQuery(m.filter.Value()))
+	}
+	return cmd
+}
+
 // handleKey routes a key press by focus.
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	keys := m.Keys
@@ -322,9 +332,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.mark, cmd = m.mark.Update(k)
 		return cmd
 	case m.filter.Active():
-		var cmd tea.Cmd
-		m.filter, cmd = m.filter.Update(k)
-		return cmd
+		return m.editFilter(k)
 	case m.showHelp:
 		if key.Matches(k, keys.Help, keys.Back) {
 			m.showHelp = false

@@ -4,20 +4,86 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
 // Width is the display width of s (ANSI aware).
-func Width(s string) int { return ansi.StringWidth(s) }
+func Width(s string) int {
+	if w, ok := fastWidth(s); ok {
+		return w
+	}
+	return ansi.StringWidth(s)
+}
+
+// fastWidth measures the common case of a frame's text without grapheme segmentation: printable
+// ASCII, CSI escape sequences (lipgloss's colours) and the single-cell symbols the UI draws
+// (box drawing, blocks, braille spinner frames, arrows, "…", "·", "×"). None of these joins
+// with a neighbour into a wider cluster, so each counts one cell. Anything else (other
+// non-ASCII text, control bytes, other escape sequences) reports ok false and the caller
+// measures with ansi.StringWidth.
+func fastWidth(s string) (int, bool) {
+	w := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			w++
+			i++
+		case c == 0x1b:
+			if i+1 >= len(s) || s[i+1] != '[' {
+				return 0, false
+			}
+			j := i + 2
+			for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
+				j++
+			}
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
+				j++
+			}
+			if j >= len(s) || s[j] < 0x40 || s[j] > 0x7e {
+				return 0, false
+			}
+			i = j + 1
+		case c >= 0x80:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !singleCell(r) {
+				return 0, false
+			}
+			w++
+			i += size
+		default:
+			return 0, false
+		}
+	}
+	return w, true
+}
+
+// singleCell reports whether r is one of the one-cell symbols fastWidth knows.
+func singleCell(r rune) bool {
+	switch {
+	case r >= 0x2500 && r <= 0x259f: // box drawing, block elements
+		return true
+	case r >= 0x2801 && r <= 0x28ff: // braille (spinner frames)
+		return true
+	case r >= 0x2190 && r <= 0x2193: // arrows
+		return true
+	case r == 0x2026 || r == 0x00b7 || r == 0x00d7 || r == 0x2022 || r == 0x203a || r == 0x2039:
+		return true // … · × • › ‹
+	case r == 0x25b8 || r == 0x25be || r == 0x25b4 || r == 0x25c2: // ▸ ▾ ▴ ◂
+		return true
+	}
+	return false
+}
 
 // Truncate cuts s to at most w cells, marking a cut with "…".
 func Truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) <= w {
+	if Width(s) <= w {
 		return s
 	}
 	return ansi.Truncate(s, w, "…")
@@ -29,7 +95,7 @@ func Fit(s string, w int) string {
 		return ""
 	}
 	s = Truncate(s, w)
-	if d := w - ansi.StringWidth(s); d > 0 {
+	if d := w - Width(s); d > 0 {
 		s += strings.Repeat(" ", d)
 	}
 	return s
@@ -41,7 +107,7 @@ func FitLeft(s string, w int) string {
 		return ""
 	}
 	s = Truncate(s, w)
-	if d := w - ansi.StringWidth(s); d > 0 {
+	if d := w - Width(s); d > 0 {
 		s = strings.Repeat(" ", d) + s
 	}
 	return s
@@ -106,6 +172,7 @@ func Box(st BoxStyles, title, right, body string, w, h int, focused bool) string
 	top.WriteString(bs.Render(b.TopRight))
 
 	lines := strings.Split(Lines(body, inner, h-2), "\n")
+	left, rightEdge := bs.Render(b.Left), bs.Render(b.Right)
 	var sb strings.Builder
 	sb.WriteString(top.String())
 	for _, l := range lines {
@@ -113,9 +180,9 @@ func Box(st BoxStyles, title, right, body string, w, h int, focused bool) string
 			break
 		}
 		sb.WriteString("\n")
-		sb.WriteString(bs.Render(b.Left))
+		sb.WriteString(left)
 		sb.WriteString(l)
-		sb.WriteString(bs.Render(b.Right))
+		sb.WriteString(rightEdge)
 	}
 	sb.WriteString("\n")
 	sb.WriteString(bs.Render(b.BottomLeft + strings.Repeat(b.Bottom, inner) + b.BottomRight))

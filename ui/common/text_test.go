@@ -7,6 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"pgregory.net/rapid"
 )
 
 func TestFitIsExactlyTheWidth(t *testing.T) {
@@ -104,4 +105,32 @@ func TestCleanNeutralisesTerminalControl(t *testing.T) {
 	if p := Body([]byte(`{"b":"\u001b[31mred","a":1}`), nil, false); strings.Contains(p, "\x1b") || !strings.Contains(p, `"a": 1`) {
 		t.Errorf("Body = %q", p)
 	}
+}
+
+// TestFastWidthMatchesANSI checks the fast path against ansi.StringWidth: every symbol it
+// knows, and random strings of ASCII, escape sequences, known symbols and other text.
+func TestFastWidthMatchesANSI(t *testing.T) {
+	var known []rune
+	for r := rune(0x80); r < 0x3000; r++ {
+		if singleCell(r) {
+			known = append(known, r)
+			if got, want := Width(string(r)), ansi.StringWidth(string(r)); got != want {
+				t.Fatalf("Width(%q) = %d, ansi says %d", r, got, want)
+			}
+		}
+	}
+	pieces := []string{"a", "Z", " ", "~", "\x1b[31m", "\x1b[0m", "\x1b[38;2;1;2;3m", "\x1b]8;;x\x1b\\", "\x1b",
+		"\t", "\n", "\x7f", "é", "e\u0301", "世", "🙂", "\u200d", "\ufe0f", "🇫🇷"}
+	for _, r := range known {
+		pieces = append(pieces, string(r))
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		s := strings.Join(rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 40).Draw(t, "pieces"), "")
+		if got, want := Width(s), ansi.StringWidth(s); got != want {
+			t.Fatalf("Width(%q) = %d, ansi.StringWidth = %d", s, got, want)
+		}
+		if w, ok := fastWidth(s); ok && w != ansi.StringWidth(s) {
+			t.Fatalf("fastWidth(%q) = %d", s, w)
+		}
+	})
 }

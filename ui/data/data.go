@@ -281,3 +281,28 @@ func Select(ds *Dataset, v View, match func(exec int) bool) []Item {
 	}
 	return items
 }
+
+// SelectMatches is Select with the executions a filter kept, given as increasing positions
+// (Dataset.Matches): outside the duplicates view it walks only those positions, so a narrow
+// filter costs O(matches) rather than O(n).
+func SelectMatches(ds *Dataset, v View, pos []int) []Item {
+	if ds == nil {
+		return nil
+	}
+	if v.Duplicates {
+		keep := make([]bool, ds.Len())
+		for _, p := range pos {
+			keep[p] = true
+		}
+		return Select(ds, v, func(i int) bool { return keep[i] })
+	}
+	items := make([]Item, 0, len(pos))
+	for _, i := range pos {
+		t := &ds.Triage[i]
+		if v.FlaggedOnly && !t.Flagged || v.WritesOnly && !t.Kind.IsWrite() {
+			continue
+		}
+		items = append(items, Item{Kind: ItemExec, Exec: int32(i), Group: ds.GroupOf[i]})
+	}
+	return items
+}

@@ -139,3 +139,27 @@ func BenchmarkBuild100k(b *testing.B) {
 		Build(execs, nil, analyzer)
 	}
 }
+
+// SelectMatches gives the same rows as Select with a match function, for every toggle and
+// several queries.
+func TestSelectMatchesEqualsSelect(t *testing.T) {
+	ds := Build(fixture(), nil, analyzer)
+	for _, text := range []string{"gmail", "send", "slack", "user:u1", "nothing-matches"} {
+		q, err := filter.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := ds.Matches(q, nil)
+		keep := map[int]bool{}
+		for _, p := range pos {
+			keep[p] = true
+		}
+		for _, v := range []View{{}, {FlaggedOnly: true}, {WritesOnly: true}, {Duplicates: true}, {Duplicates: true, FlaggedOnly: true}} {
+			want := Select(ds, v, func(i int) bool { return keep[i] })
+			got := SelectMatches(ds, v, pos)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%q %+v: SelectMatches %v, Select %v", text, v, got, want)
+			}
+		}
+	}
+}

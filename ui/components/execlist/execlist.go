@@ -256,6 +256,9 @@ func (m Model) header(l layout, w int) string {
 type seg struct {
 	text  string
 	style lipgloss.Style
+	// plain marks a piece in the row's base style: consecutive plain pieces are rendered
+	// with one Style.Render (the costly part of a frame).
+	plain bool
 }
 
 func (m Model) row(l layout, w int, it data.Item, selected bool) string {
@@ -292,19 +295,20 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 	}
 
 	var segs []seg
-	add := func(text string, s lipgloss.Style) { segs = append(segs, seg{text, s}) }
-	add(cur, base)
+	add := func(text string, s lipgloss.Style) { segs = append(segs, seg{text: text, style: s}) }
+	addBase := func(text string) { segs = append(segs, seg{text: text, style: base, plain: true}) }
+	addBase(cur)
 	if t.Flagged {
 		add("!", sty(st.List.Marker))
 	} else {
-		add(" ", base)
+		addBase(" ")
 	}
-	add(" ", base)
+	addBase(" ")
 	ts := common.Clock(e.Timestamp)
 	if l.wideTime {
 		ts = common.Stamp(e.Timestamp)
 	}
-	add(common.Fit(ts, l.time)+" ", base)
+	addBase(common.Fit(ts, l.time) + " ")
 
 	var hl map[string][]int
 	if m.Highlight != nil {
@@ -321,30 +325,30 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 		toolW -= 2
 	}
 	segs = append(segs, highlight(common.Fit(tool, toolW), toolHL, base, sty(st.List.Match))...)
-	add(" ", base)
+	addBase(" ")
 	if l.toolkit > 0 {
 		toolkit, toolkitHL := m.cell(e.ToolkitSlug, hl["toolkit"])
 		segs = append(segs, highlight(common.Fit(toolkit, l.toolkit), toolkitHL, base, sty(st.List.Match))...)
-		add(" ", base)
+		addBase(" ")
 		who, field := e.UserID, "user"
 		if who == "" {
 			who, field = e.ConnectedAccountID, "account"
 		}
 		whoText, whoHL := m.cell(who, hl[field])
 		segs = append(segs, highlight(common.Fit(whoText, l.user), whoHL, base, sty(st.List.Match))...)
-		add(" ", base)
+		addBase(" ")
 	}
 	status := e.Status
 	if status == "" {
 		status = "pending"
 	}
 	statusText, _ := m.cell(status, nil)
-	add(common.Fit(statusText, l.status)+" ", base)
+	addBase(common.Fit(statusText, l.status) + " ")
 	dur := "-"
 	if e.HasDuration {
 		dur = common.Duration(e.Duration)
 	}
-	add(common.FitLeft(dur, l.dur)+" ", base)
+	addBase(common.FitLeft(dur, l.dur) + " ")
 
 	badges := m.badges(it, e, t, sty)
 	used := 0
@@ -360,24 +364,34 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 		}
 		if need > room {
 			if room > 0 {
-				bs = append(bs, seg{common.Fit("…", room), base})
+				bs = append(bs, seg{text: common.Fit("…", room), style: base, plain: true})
 				room = 0
 			}
 			break
 		}
 		if len(bs) > 0 {
-			bs = append(bs, seg{" ", base})
+			bs = append(bs, seg{text: " ", style: base, plain: true})
 		}
 		bs = append(bs, bd)
 		room -= need
 	}
 	segs = append(segs, bs...)
 	if room > 0 {
-		segs = append(segs, seg{strings.Repeat(" ", room), base})
+		segs = append(segs, seg{text: strings.Repeat(" ", room), style: base, plain: true})
 	}
 	var b strings.Builder
-	for _, s := range segs {
-		b.WriteString(s.style.Render(s.text))
+	for i := 0; i < len(segs); i++ {
+		s := segs[i]
+		if !s.plain {
+			b.WriteString(s.style.Render(s.text))
+			continue
+		}
+		text := s.text
+		for i+1 < len(segs) && segs[i+1].plain {
+			i++
+			text += segs[i].text
+		}
+		b.WriteString(base.Render(text))
 	}
 	return b.String()
 }
@@ -437,36 +451,36 @@ func (m Model) badges(it data.Item, e *model.Execution, t *model.Triage, sty fun
 	switch t.Outcome {
 	case model.OutcomeAmbiguous:
 		if t.Flagged {
-			out = append(out, seg{"AMBIGUOUS", sty(st.Ambiguous)})
+			out = append(out, seg{text: "AMBIGUOUS", style: sty(st.Ambiguous)})
 		}
 	case model.OutcomeRejected:
 		if t.Flagged {
-			out = append(out, seg{"REJECTED", sty(st.Rejected)})
+			out = append(out, seg{text: "REJECTED", style: sty(st.Rejected)})
 		}
 	}
 	switch {
 	case m.store.Retrying[e.ID]:
-		out = append(out, seg{m.Spinner + "RETRYING", sty(st.Retrying)})
+		out = append(out, seg{text: m.Spinner + "RETRYING", style: sty(st.Retrying)})
 	default:
 		switch m.store.RetryState(e.ID) {
 		case model.AttemptSucceeded:
-			out = append(out, seg{"RETRIED", sty(st.Retried)})
+			out = append(out, seg{text: "RETRIED", style: sty(st.Retried)})
 		case model.AttemptFailed:
-			out = append(out, seg{"RETRY FAILED", sty(st.Rejected)})
+			out = append(out, seg{text: "RETRY FAILED", style: sty(st.Rejected)})
 		case model.AttemptIntent, model.AttemptSent, model.AttemptIndeterminate:
-			out = append(out, seg{"RETRIED?", sty(st.Ambiguous)})
+			out = append(out, seg{text: "RETRIED?", style: sty(st.Ambiguous)})
 		}
 	}
 	if m.store.Verifying[e.ID] {
-		out = append(out, seg{m.Spinner + "verifying", sty(st.Found)})
+		out = append(out, seg{text: m.Spinner + "verifying", style: sty(st.Found)})
 	} else if ps, ok := m.store.Provider[e.ID]; ok {
 		switch ps.State {
 		case model.ProviderFound:
-			out = append(out, seg{"VERIFIED:found", sty(st.Found)})
+			out = append(out, seg{text: "VERIFIED:found", style: sty(st.Found)})
 		case model.ProviderNotFound:
-			out = append(out, seg{"VERIFIED:absent", sty(st.Verified)})
+			out = append(out, seg{text: "VERIFIED:absent", style: sty(st.Verified)})
 		default:
-			out = append(out, seg{"VERIFIED:unknown", sty(st.Marked)})
+			out = append(out, seg{text: "VERIFIED:unknown", style: sty(st.Marked)})
 		}
 	}
 	ds := m.store.DS
@@ -474,14 +488,14 @@ func (m Model) badges(it data.Item, e *model.Execution, t *model.Triage, sty fun
 		if it.Member > 0 {
 			g := &ds.Groups[it.Group]
 			if int(it.Member)-1 < len(g.Gaps) {
-				out = append(out, seg{common.Gap(g.Gaps[it.Member-1]), sty(st.Dup)})
+				out = append(out, seg{text: common.Gap(g.Gaps[it.Member-1]), style: sty(st.Dup)})
 			}
 		}
 	} else if g := ds.Group(int(it.Exec)); g != nil {
-		out = append(out, seg{"DUP×" + common.Count(len(g.ExecutionIDs)) + " " + patternShort(g.Pattern), sty(st.Dup)})
+		out = append(out, seg{text: "DUP×" + common.Count(len(g.ExecutionIDs)) + " " + patternShort(g.Pattern), style: sty(st.Dup)})
 	}
 	if v, ok := m.store.Verdicts[e.ID]; ok {
-		out = append(out, seg{"MARKED:" + string(v), sty(st.Marked)})
+		out = append(out, seg{text: "MARKED:" + string(v), style: sty(st.Marked)})
 	}
 	return out
 }
@@ -502,7 +516,7 @@ func patternShort(p model.RetryPattern) string {
 // filter's Highlight positions; a cut text keeps its prefix, so they stay valid).
 func highlight(text string, pos []int, base, match lipgloss.Style) []seg {
 	if len(pos) == 0 {
-		return []seg{{text, base}}
+		return []seg{{text: text, style: base, plain: true}}
 	}
 	hit := make(map[int]bool, len(pos))
 	for _, p := range pos {
@@ -513,11 +527,11 @@ func highlight(text string, pos []int, base, match lipgloss.Style) []seg {
 	curHit := false
 	flush := func() {
 		if cur.Len() > 0 {
-			s := base
 			if curHit {
-				s = match
+				out = append(out, seg{text: cur.String(), style: match})
+			} else {
+				out = append(out, seg{text: cur.String(), style: base, plain: true})
 			}
-			out = append(out, seg{cur.String(), s})
 			cur.Reset()
 		}
 	}

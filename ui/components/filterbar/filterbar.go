@@ -14,7 +14,7 @@ import (
 	"github.com/exectriage/exectriage/ui/common"
 )
 
-// ChangedMsg says the query text changed (sent as a command so the root filters off the loop).
+// ChangedMsg says the query text was cleared (esc); text edits are read from Value by the root.
 type ChangedMsg struct{ Query string }
 
 // ClosedMsg says the prompt closed: Cleared when esc dropped the query, else it was applied.
@@ -89,12 +89,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 				func() tea.Msg { return ClosedMsg{Cleared: true} })
 		}
 	}
-	before := m.input.Value()
+	// A text edit sends no ChangedMsg: the root compares Value before and after and starts
+	// the filter in the same Update, so a keystroke costs one frame, not two.
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
-	if v := m.input.Value(); v != before {
-		return m, tea.Batch(cmd, func() tea.Msg { return ChangedMsg{Query: v} })
-	}
 	return m, cmd
 }
 
