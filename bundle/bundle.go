@@ -20,6 +20,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/sanitize"
+	"github.com/exectriage/exectriage/sdkversion"
 )
 
 // Item is one execution in the bundle with what is known about it.
@@ -209,7 +210,7 @@ func (r *renderer) sdkVersions(in Input) {
 			if pkg != "" {
 				if retries, ok := doctor.SDKRetriesWrites(eco, pkg, e.SDKVersion); ok {
 					if retries {
-						verdict = fmt.Sprintf("**re-sends timed-out writes** (fixed in %s)", fixedIn(eco))
+						verdict = fmt.Sprintf("**re-sends timed-out writes** (fixed in %s)", sdkversion.FixedIn(eco))
 					} else {
 						verdict = "sends each write once"
 					}
@@ -251,13 +252,6 @@ func (r *renderer) idList(ids []string) string {
 		parts[i] = r.code(id)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func fixedIn(eco doctor.Ecosystem) string {
-	if eco == doctor.PyPI {
-		return doctor.PythonFixedVersion
-	}
-	return doctor.NPMFixedVersion
 }
 
 // sdkOf tells the SDK package from what the record carries: source.language (from x-source),

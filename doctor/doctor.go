@@ -17,20 +17,22 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/exectriage/exectriage/sdkversion"
 )
 
 // Ecosystem is the package registry a finding belongs to.
-type Ecosystem string
+type Ecosystem = sdkversion.Ecosystem
 
 const (
-	PyPI Ecosystem = "pypi"
-	NPM  Ecosystem = "npm"
+	PyPI = sdkversion.PyPI
+	NPM  = sdkversion.NPM
 )
 
 // The first SDK releases that send tools.execute / proxy writes exactly once.
 const (
-	PythonFixedVersion = "0.16.0" // PyPI composio
-	NPMFixedVersion    = "0.14.0" // npm @composio/core
+	PythonFixedVersion = sdkversion.PythonFixedIn     // PyPI composio
+	NPMFixedVersion    = sdkversion.TypeScriptFixedIn // npm @composio/core
 )
 
 // Fixes shown for a finding that retries writes.
@@ -287,13 +289,6 @@ func packageRole(eco Ecosystem, name string) role {
 	return roleNone
 }
 
-func fixedVersion(eco Ecosystem) string {
-	if eco == PyPI {
-		return PythonFixedVersion
-	}
-	return NPMFixedVersion
-}
-
 func fixFor(eco Ecosystem) string {
 	if eco == PyPI {
 		return PythonFix
@@ -323,44 +318,13 @@ func SDKRetriesWrites(eco Ecosystem, pkg, version string) (retries, ok bool) {
 	case roleLegacy:
 		return true, true
 	case roleSDK:
-		old, err := olderThanFix(eco, version)
+		old, err := sdkversion.OlderThanFix(eco, version)
 		if err != nil {
 			return false, false
 		}
 		return old, true
 	}
 	return false, false
-}
-
-func olderThanFix(eco Ecosystem, version string) (bool, error) {
-	var c int
-	var err error
-	if eco == PyPI {
-		c, err = ComparePEP440(version, PythonFixedVersion)
-	} else {
-		c, err = CompareSemver(version, NPMFixedVersion)
-	}
-	return c < 0, err
-}
-
-// rangeSplit reports whether a range allows versions before the fix and versions from it on.
-func rangeSplit(eco Ecosystem, constraint string) (old, current bool, err error) {
-	if eco == PyPI {
-		set, err := parsePyRange(constraint)
-		if err != nil {
-			return false, false, err
-		}
-		t, _ := parsePEP440(PythonFixedVersion)
-		old, current = split(set, t, pyLowest(t.release), comparePy, explicitPrePy)
-		return old, current, nil
-	}
-	set, err := parseNpmRange(constraint)
-	if err != nil {
-		return false, false, err
-	}
-	t, _ := parseSemver(NPMFixedVersion)
-	old, current = split(set, t, semLowest(t.major, t.minor, t.patch), compareSem, explicitPreSem)
-	return old, current, nil
 }
 
 // classify fills the verdict of a finding from its exact version or its range.
@@ -374,19 +338,19 @@ func classify(f *Finding, d dep) {
 		return
 	case roleClient:
 		f.Reason = "the generated API client retries every request by default (2 retries), writes included; " +
-			"send tools.execute/proxy through it with max retries 0, or use " + sdkName(eco) + " >= " + fixedVersion(eco)
+			"send tools.execute/proxy through it with max retries 0, or use " + sdkName(eco) + " >= " + sdkversion.FixedIn(eco)
 		return
 	case roleProvider:
 		f.Reason = "provider package: writes go through " + sdkName(eco) + ", whose version decides; " +
-			"pin " + sdkName(eco) + " >= " + fixedVersion(eco) + " or keep a lock file"
+			"pin " + sdkName(eco) + " >= " + sdkversion.FixedIn(eco) + " or keep a lock file"
 		return
 	}
-	fixed := fixedVersion(eco)
+	fixed := sdkversion.FixedIn(eco)
 	switch {
 	case d.special != "":
 		f.Reason = fmt.Sprintf("installed from %s: the version cannot be told from here; make sure it is %s or later", d.special, fixed)
 	case d.version != "":
-		old, err := olderThanFix(eco, d.version)
+		old, err := sdkversion.OlderThanFix(eco, d.version)
 		switch {
 		case err != nil:
 			f.Reason = fmt.Sprintf("cannot read version %q", d.version)
@@ -399,7 +363,7 @@ func classify(f *Finding, d dep) {
 			f.Reason = fmt.Sprintf("%s %s sends each tools.execute/proxy write once", name, d.version)
 		}
 	default:
-		old, current, err := rangeSplit(eco, d.constraint)
+		old, current, err := sdkversion.RangeSplit(eco, d.constraint)
 		shown := d.constraint
 		if shown == "" {
 			shown = "no version constraint"
@@ -537,21 +501,9 @@ func nearestLock(dir string, eco Ecosystem, lockDirs map[string]map[Ecosystem]bo
 func inRange(eco Ecosystem, constraint string, versions []string) []string {
 	var keep []string
 	for _, v := range versions {
-		var ok bool
-		if eco == PyPI {
-			set, err := parsePyRange(constraint)
-			pv, err2 := parsePEP440(v)
-			if err != nil || err2 != nil {
-				return versions
-			}
-			ok = len(intersect(set, exactly(pv), comparePy)) > 0
-		} else {
-			set, err := parseNpmRange(constraint)
-			sv, err2 := parseSemver(v)
-			if err != nil || err2 != nil {
-				return versions
-			}
-			ok = len(intersect(set, exactly(sv), compareSem)) > 0
+		ok, err := sdkversion.RangeAllows(eco, constraint, v)
+		if err != nil {
+			return versions
 		}
 		if ok {
 			keep = append(keep, v)
@@ -572,7 +524,7 @@ func applyLock(f *Finding, d dep, lockFile string, versions []string) {
 	var retrying []string
 	unreadable := false
 	for _, v := range versions {
-		old, err := olderThanFix(d.eco, v)
+		old, err := sdkversion.OlderThanFix(d.eco, v)
 		switch {
 		case err != nil:
 			unreadable = true
@@ -580,7 +532,7 @@ func applyLock(f *Finding, d dep, lockFile string, versions []string) {
 			retrying = append(retrying, v)
 		}
 	}
-	fixed := fixedVersion(d.eco)
+	fixed := sdkversion.FixedIn(d.eco)
 	shown := d.constraint
 	if shown == "" {
 		shown = "no version constraint"

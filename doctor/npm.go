@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/exectriage/exectriage/sdkversion"
 )
 
 func interestingNpm(name string) bool { return packageRole(NPM, name) != roleNone }
@@ -42,9 +44,9 @@ func npmDep(name, value string) (dep, bool) {
 		return d, true
 	}
 	d.constraint = value
-	if _, err := parseSemver(value); err == nil {
+	if err := sdkversion.CheckVersion(NPM, value); err == nil {
 		d.version = strings.TrimLeft(strings.TrimSpace(value), "v=")
-	} else if _, err := parseNpmRange(value); err != nil && isTag(value) {
+	} else if err := sdkversion.CheckRange(NPM, value); err != nil && isTag(value) {
 		d.special = "the dist-tag " + value
 	}
 	return d, true
@@ -154,7 +156,7 @@ func parsePackageLock(data []byte) (scanned, error) {
 // lockDep is a lock entry: an exact version, or a non-registry source.
 func lockDep(name, version string) dep {
 	d := dep{eco: NPM, name: name, version: strings.TrimSpace(version)}
-	if _, err := parseSemver(d.version); err != nil && (strings.Contains(d.version, ":") || strings.Contains(d.version, "/")) {
+	if err := sdkversion.CheckVersion(NPM, d.version); err != nil && (strings.Contains(d.version, ":") || strings.Contains(d.version, "/")) {
 		d.special, d.version = d.version, ""
 	}
 	return d

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/exectriage/exectriage/sdkversion"
 )
 
 // normalizePy normalises a PyPI project name (PEP 503): lower case, runs of - _ . become -.
@@ -229,7 +231,7 @@ func poetryExact(c string) (string, bool) {
 	if v == "" || strings.ContainsAny(v, ",*|<>!=~^ ") {
 		return "", false
 	}
-	if _, err := parsePEP440(v); err != nil {
+	if err := sdkversion.CheckVersion(PyPI, v); err != nil {
 		return "", false
 	}
 	return v, true

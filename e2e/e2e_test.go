@@ -3,11 +3,9 @@ package e2e
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,9 +17,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/internal/testsupport"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 )
@@ -90,19 +88,7 @@ func newEnv(t *testing.T, journalDSN string) *env {
 		journalDSN = filepath.Join(home, "state", "journal.db")
 	}
 	e := &env{t: t, srv: srv, base: base, c: c, home: home, journal: journalDSN}
-	for accts, err := range c.ListConnectedAccounts(ctx, client.AccountQuery{ToolkitSlugs: []string{"gmail"}}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, a := range accts {
-			if e.account == "" && strings.EqualFold(a.Status, "ACTIVE") {
-				e.account = a.ID
-			}
-		}
-	}
-	if e.account == "" {
-		t.Fatal("the sandbox has no active Gmail account")
-	}
+	e.account = testsupport.ActiveAccount(t, ctx, c, "gmail")
 	return e
 }
 
@@ -174,46 +160,18 @@ func (e *env) journalOf(id string) journalState {
 // (GET /_sandbox/effects).
 func (e *env) sends() int {
 	e.t.Helper()
-	var st sandbox.Stats
-	e.get("/_sandbox/stats", &st)
-	return st.ByTool[tool]
+	return testsupport.SandboxStats(e.t, e.base, apiKey).ByTool[tool]
 }
 
 func (e *env) effectsOf(argHash string) int {
 	e.t.Helper()
-	var raw json.RawMessage
-	e.get("/_sandbox/effects", &raw)
-	var list []sandbox.Effect
-	if json.Unmarshal(raw, &list) != nil {
-		var wrapped struct {
-			Effects []sandbox.Effect `json:"effects"`
-		}
-		if err := json.Unmarshal(raw, &wrapped); err != nil {
-			e.t.Fatalf("GET /_sandbox/effects: %s", raw)
-		}
-		list = wrapped.Effects
-	}
 	n := 0
-	for _, x := range list {
+	for _, x := range testsupport.SandboxEffects(e.t, e.base, apiKey) {
 		if x.ArgumentHash == argHash {
 			n++
 		}
 	}
 	return n
-}
-
-func (e *env) get(path string, v any) {
-	e.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, e.base+path, nil)
-	req.Header.Set("x-api-key", apiKey)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
-		e.t.Fatalf("GET %s: %v", path, err)
-	}
 }
 
 // target is an execution to retry: a Gmail send that got a 503 before the provider ran it, so
@@ -443,7 +401,7 @@ func TestRacingProcessesSendOnce(t *testing.T) {
 					t.Skip("set EXECTRIAGE_TEST_POSTGRES to a PostgreSQL DSN to race on a shared journal, e.g. " +
 						"eval \"$(scripts/start-postgres.sh)\" && go test ./journal/ ./retry/ ./e2e/")
 				}
-				dsn = freshPostgresSchema(t, pg)
+				dsn = testsupport.FreshPostgresSchema(t, pg, "e_")
 			}
 			e := newEnv(t, dsn) // a fresh journal: the racers also race to create it
 			x := e.failedSend("race-" + name)
@@ -562,26 +520,4 @@ func TestRetryCommandExitStatuses(t *testing.T) {
 	if e.sends()-sends0 != 1 {
 		t.Fatalf("%d sends in all, want 1", e.sends()-sends0)
 	}
-}
-
-func freshPostgresSchema(t *testing.T, dsn string) string {
-	t.Helper()
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := "e_" + strings.ReplaceAll(uuid.NewString(), "-", "")
-	if _, err := db.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		db.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = db.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-		db.Close()
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + schema
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/exectriage/exectriage/internal/testsupport"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -36,33 +37,9 @@ func backends(*testing.T) []backend {
 			if dsn == "" {
 				t.Skip(pgHowTo)
 			}
-			return freshPostgresSchema(t, dsn)
+			return testsupport.FreshPostgresSchema(t, dsn, "t_")
 		}},
 	}
-}
-
-// freshPostgresSchema creates a schema of its own for one test and returns a DSN whose
-// search_path selects it, so tests never see each other's rows.
-func freshPostgresSchema(t *testing.T, dsn string) string {
-	t.Helper()
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := "t_" + strings.ReplaceAll(uuid.NewString(), "-", "")
-	if _, err := db.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		db.Close()
-		t.Fatalf("create schema on %s: %v", redactDSN(dsn), err)
-	}
-	t.Cleanup(func() {
-		_, _ = db.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-		db.Close()
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + schema
 }
 
 func openT(t *testing.T, dsn string, opts ...Option) Journal {

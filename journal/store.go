@@ -300,36 +300,42 @@ func (s *store) Attempt(ctx context.Context, id string) (model.RetryAttempt, err
 	return a.RetryAttempt, nil
 }
 
-func (s *store) attemptRows(ctx context.Context, where string, args ...any) ([]attemptRow, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+attemptColumns+` FROM attempts `+where+` ORDER BY created_at DESC, id`), args...)
+// list runs a query and scans each row; what names the list in errors ("attempts").
+func list[T any](ctx context.Context, s *store, what, query string, args []any, scan func(scanner) (T, error)) ([]T, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
 	if err != nil {
-		return nil, fmt.Errorf("journal %s: list attempts: %w", s.where, err)
+		return nil, fmt.Errorf("journal %s: list %s: %w", s.where, what, err)
 	}
 	defer rows.Close()
-	var out []attemptRow
+	var out []T
 	for rows.Next() {
-		a, err := scanAttempt(rows)
+		x, err := scan(rows)
 		if err != nil {
-			return nil, fmt.Errorf("journal %s: list attempts: %w", s.where, err)
+			return nil, fmt.Errorf("journal %s: list %s: %w", s.where, what, err)
 		}
-		out = append(out, a)
+		out = append(out, x)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("journal %s: list attempts: %w", s.where, err)
+		return nil, fmt.Errorf("journal %s: list %s: %w", s.where, what, err)
 	}
 	return out, nil
 }
 
-func (s *store) Attempts(ctx context.Context, executionID string) ([]model.RetryAttempt, error) {
-	var (
-		rows []attemptRow
-		err  error
-	)
+// ofExecution is the WHERE clause and arguments that keep one execution's rows ("" keeps all).
+func ofExecution(executionID string) (string, []any) {
 	if executionID == "" {
-		rows, err = s.attemptRows(ctx, "")
-	} else {
-		rows, err = s.attemptRows(ctx, "WHERE execution_id = ?", executionID)
+		return "", nil
 	}
+	return ` WHERE execution_id = ?`, []any{executionID}
+}
+
+func (s *store) attemptRows(ctx context.Context, where string, args ...any) ([]attemptRow, error) {
+	return list(ctx, s, "attempts", `SELECT `+attemptColumns+` FROM attempts `+where+` ORDER BY created_at DESC, id`, args, scanAttempt)
+}
+
+func (s *store) Attempts(ctx context.Context, executionID string) ([]model.RetryAttempt, error) {
+	where, args := ofExecution(executionID)
+	rows, err := s.attemptRows(ctx, where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -341,39 +347,25 @@ func (s *store) Attempts(ctx context.Context, executionID string) ([]model.Retry
 }
 
 func (s *store) Confirmations(ctx context.Context, executionID string) ([]Confirmation, error) {
+	where, args := ofExecution(executionID)
 	query := `SELECT id, execution_id, attempt_id, who, at, reason, outcome, outcome_reason, provider_state, provider_json
-		FROM confirmations`
-	var args []any
-	if executionID != "" {
-		query += ` WHERE execution_id = ?`
-		args = append(args, executionID)
-	}
-	rows, err := s.db.QueryContext(ctx, s.q(query+` ORDER BY at DESC, id`), args...)
-	if err != nil {
-		return nil, fmt.Errorf("journal %s: list confirmations: %w", s.where, err)
-	}
-	defer rows.Close()
-	var out []Confirmation
-	for rows.Next() {
+		FROM confirmations` + where + ` ORDER BY at DESC, id`
+	return list(ctx, s, "confirmations", query, args, func(rows scanner) (Confirmation, error) {
 		var (
 			c                     Confirmation
 			at                    int64
 			outcome, state, pjson string
 		)
 		if err := rows.Scan(&c.ID, &c.ExecutionID, &c.AttemptID, &c.Who, &at, &c.Reason, &outcome, &c.OutcomeReason, &state, &pjson); err != nil {
-			return nil, fmt.Errorf("journal %s: list confirmations: %w", s.where, err)
+			return c, err
 		}
 		c.At, c.Outcome = fromNanos(at), model.Outcome(outcome)
 		if json.Unmarshal([]byte(pjson), &c.Provider) != nil || c.Provider.State == "" {
 			// The JSON column is the full evidence; the state column survives it.
 			c.Provider = model.ProviderState{State: model.ProviderStateKind(state)}
 		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("journal %s: list confirmations: %w", s.where, err)
-	}
-	return out, nil
+		return c, nil
+	})
 }
 
 func (s *store) Mark(ctx context.Context, v VerdictRecord) error {
@@ -397,34 +389,20 @@ func (s *store) Mark(ctx context.Context, v VerdictRecord) error {
 }
 
 func (s *store) Verdicts(ctx context.Context, executionID string) ([]VerdictRecord, error) {
-	query := `SELECT id, execution_id, verdict, note, who, at FROM verdicts`
-	var args []any
-	if executionID != "" {
-		query += ` WHERE execution_id = ?`
-		args = append(args, executionID)
-	}
-	rows, err := s.db.QueryContext(ctx, s.q(query+` ORDER BY at DESC, id`), args...)
-	if err != nil {
-		return nil, fmt.Errorf("journal %s: list verdicts: %w", s.where, err)
-	}
-	defer rows.Close()
-	var out []VerdictRecord
-	for rows.Next() {
+	where, args := ofExecution(executionID)
+	query := `SELECT id, execution_id, verdict, note, who, at FROM verdicts` + where + ` ORDER BY at DESC, id`
+	return list(ctx, s, "verdicts", query, args, func(rows scanner) (VerdictRecord, error) {
 		var (
 			v       VerdictRecord
 			verdict string
 			at      int64
 		)
 		if err := rows.Scan(&v.ID, &v.ExecutionID, &verdict, &v.Note, &v.Who, &at); err != nil {
-			return nil, fmt.Errorf("journal %s: list verdicts: %w", s.where, err)
+			return v, err
 		}
 		v.Verdict, v.At = model.Verdict(verdict), fromNanos(at)
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("journal %s: list verdicts: %w", s.where, err)
-	}
-	return out, nil
+		return v, nil
+	})
 }
 
 // RecoverOpen applies the recovery rule (owner.go): an intent or sent attempt becomes

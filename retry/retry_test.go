@@ -2,11 +2,9 @@ package retry_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/internal/testsupport"
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/retry"
@@ -61,19 +60,7 @@ func newWorld(t *testing.T, dsn string) *world {
 	}
 	t.Cleanup(func() { j.Close() })
 	w := &world{t: t, srv: srv, base: base, c: c, j: j, dsn: dsn}
-	for accts, err := range c.ListConnectedAccounts(ctx, client.AccountQuery{ToolkitSlugs: []string{"gmail"}}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, a := range accts {
-			if w.account == "" && strings.EqualFold(a.Status, "ACTIVE") {
-				w.account = a.ID
-			}
-		}
-	}
-	if w.account == "" {
-		t.Fatal("the sandbox has no active Gmail account")
-	}
+	w.account = testsupport.ActiveAccount(t, ctx, c, "gmail")
 	return w
 }
 
@@ -89,40 +76,12 @@ func (w *world) sends() int { return w.postsOf("GMAIL_SEND_EMAIL") }
 
 func (w *world) postsOf(tool string) int {
 	w.t.Helper()
-	var st sandbox.Stats
-	w.get("/_sandbox/stats", &st)
-	return st.ByTool[tool]
-}
-
-func (w *world) get(path string, v any) {
-	w.t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, w.base+path, nil)
-	req.Header.Set("x-api-key", apiKey)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
-		w.t.Fatalf("GET %s: %v", path, err)
-	}
+	return testsupport.SandboxStats(w.t, w.base, apiKey).ByTool[tool]
 }
 
 func (w *world) effects() []sandbox.Effect {
 	w.t.Helper()
-	var raw json.RawMessage
-	w.get("/_sandbox/effects", &raw)
-	var list []sandbox.Effect
-	if json.Unmarshal(raw, &list) != nil {
-		var wrapped struct {
-			Effects []sandbox.Effect `json:"effects"`
-		}
-		if err := json.Unmarshal(raw, &wrapped); err != nil {
-			w.t.Fatalf("GET /_sandbox/effects: %s", raw)
-		}
-		list = wrapped.Effects
-	}
-	return list
+	return testsupport.SandboxEffects(w.t, w.base, apiKey)
 }
 
 func (w *world) effectsOf(requestID string) int {
@@ -473,7 +432,7 @@ func TestConcurrentRetriesSendOnce(t *testing.T) {
 					t.Skip("set EXECTRIAGE_TEST_POSTGRES to a PostgreSQL DSN to run this on a shared journal, e.g. " +
 						"eval \"$(scripts/start-postgres.sh)\" && go test ./journal/ ./retry/ ./e2e/")
 				}
-				dsn = freshPostgresSchema(t, pg)
+				dsn = testsupport.FreshPostgresSchema(t, pg, "r_")
 			}
 			w := newWorld(t, dsn)
 			e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("race-"+name))
@@ -525,28 +484,6 @@ func TestConcurrentRetriesSendOnce(t *testing.T) {
 			}
 		})
 	}
-}
-
-func freshPostgresSchema(t *testing.T, dsn string) string {
-	t.Helper()
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := "r_" + strings.ReplaceAll(uuid.NewString(), "-", "")
-	if _, err := db.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		db.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = db.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-		db.Close()
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + schema
 }
 
 // An injected clock (tests, replays) sets the journal's times, never the send's real deadline:

@@ -126,14 +126,25 @@ func (w *world) githubCreateIssue(c *call) opResult {
 	return opResult{data: rp.issueJSON(is), objectID: fmt.Sprintf("%s/%s#%d", rp.owner, rp.name, is.number), committed: true}
 }
 
-func (w *world) githubComment(c *call) opResult {
+// issueOf is the repository of the call's account and the issue its issue_number names, or the
+// error to answer with.
+func (w *world) issueOf(c *call) (*repo, *issue, *opResult) {
 	rp, bad := w.repoOf(c)
 	if bad != nil {
-		return *bad
+		return nil, nil, bad
 	}
 	is := rp.issue(intArgOr(c.args, "issue_number", 0))
 	if is == nil {
-		return fail(http.StatusNotFound, "Not Found")
+		r := fail(http.StatusNotFound, "Not Found")
+		return nil, nil, &r
+	}
+	return rp, is, nil
+}
+
+func (w *world) githubComment(c *call) opResult {
+	rp, is, bad := w.issueOf(c)
+	if bad != nil {
+		return *bad
 	}
 	cm := rp.addComment(w, is, strArg(c.args, "body"), c.acct.login, c.now)
 	return opResult{data: rp.commentJSON(cm), objectID: fmt.Sprint(cm.id), committed: true}
@@ -189,13 +200,9 @@ func (w *world) githubListIssues(c *call) opResult {
 }
 
 func (w *world) githubListComments(c *call) opResult {
-	rp, bad := w.repoOf(c)
+	rp, is, bad := w.issueOf(c)
 	if bad != nil {
 		return *bad
-	}
-	is := rp.issue(intArgOr(c.args, "issue_number", 0))
-	if is == nil {
-		return fail(http.StatusNotFound, "Not Found")
 	}
 	since, ok := sinceArg(c)
 	if !ok {

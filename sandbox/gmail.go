@@ -85,6 +85,21 @@ func (w *world) mailboxOf(c *call) (*mailbox, *opResult) {
 	return c.acct.mailbox, nil
 }
 
+// messageOf is the live message the call's message_id names, or the error to answer with.
+func (w *world) messageOf(c *call) (*gmailMessage, *opResult) {
+	mb, bad := w.mailboxOf(c)
+	if bad != nil {
+		return nil, bad
+	}
+	id := strArg(c.args, "message_id")
+	msg := mb.byID[id]
+	if msg == nil || msg.deleted {
+		r := fail(http.StatusNotFound, "Requested entity was not found. (message %s)", id)
+		return nil, &r
+	}
+	return msg, nil
+}
+
 func (w *world) newMessageID() string { return "19" + w.ids.hex(14) }
 
 func (w *world) gmailSend(c *call) opResult {
@@ -160,14 +175,9 @@ func (w *world) gmailDraft(c *call) opResult {
 }
 
 func (w *world) gmailLabel(c *call) opResult {
-	mb, bad := w.mailboxOf(c)
+	msg, bad := w.messageOf(c)
 	if bad != nil {
 		return *bad
-	}
-	id := strArg(c.args, "message_id")
-	msg := mb.byID[id]
-	if msg == nil || msg.deleted {
-		return fail(http.StatusNotFound, "Requested entity was not found. (message %s)", id)
 	}
 	add, remove := stringsArgOf(c.args, "add_label_ids"), stringsArgOf(c.args, "remove_label_ids")
 	if len(add) == 0 && len(remove) == 0 {
@@ -194,28 +204,18 @@ func (w *world) gmailLabel(c *call) opResult {
 }
 
 func (w *world) gmailDelete(c *call) opResult {
-	mb, bad := w.mailboxOf(c)
+	msg, bad := w.messageOf(c)
 	if bad != nil {
 		return *bad
 	}
-	id := strArg(c.args, "message_id")
-	msg := mb.byID[id]
-	if msg == nil || msg.deleted {
-		return fail(http.StatusNotFound, "Requested entity was not found. (message %s)", id)
-	}
 	msg.deleted = true
-	return opResult{data: map[string]any{}, objectID: id, committed: true}
+	return opResult{data: map[string]any{}, objectID: msg.id, committed: true}
 }
 
 func (w *world) gmailFetchByID(c *call) opResult {
-	mb, bad := w.mailboxOf(c)
+	msg, bad := w.messageOf(c)
 	if bad != nil {
 		return *bad
-	}
-	id := strArg(c.args, "message_id")
-	msg := mb.byID[id]
-	if msg == nil || msg.deleted {
-		return fail(http.StatusNotFound, "Requested entity was not found. (message %s)", id)
 	}
 	return opResult{data: msg.json(true, false)}
 }

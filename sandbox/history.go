@@ -576,6 +576,16 @@ func (g *generator) pickUser(want func(clientProfile) bool, stable bool) (*user,
 	return nil, nil
 }
 
+// pickWrite picks a user from a stable session (see pickUser) and a write tool of the
+// account's toolkit; tool is nil when there is none.
+func (g *generator) pickWrite(want func(clientProfile) bool, groupable bool) (*user, *account, *toolDef) {
+	u, a := g.pickUser(want, true)
+	if u == nil {
+		return nil, nil, nil
+	}
+	return u, a, g.pickTool(a.toolkit, true, groupable)
+}
+
 func noAutoRetry(p clientProfile) bool { return !p.autoRetries }
 
 func (g *generator) ordinary() int {
@@ -624,11 +634,7 @@ func readToolOf(toolkit string) string {
 
 // single plans one write with a given platform outcome, from a client that does not retry.
 func (g *generator) single(o outcome, caseName string) int {
-	u, a := g.pickUser(noAutoRetry, true)
-	if u == nil {
-		return 0
-	}
-	tool := g.pickTool(a.toolkit, true, false)
+	u, a, tool := g.pickWrite(noAutoRetry, false)
 	if tool == nil || (o == outValidation && !hasRequired(tool)) {
 		return 0
 	}
@@ -699,11 +705,7 @@ func (g *generator) newGroup() string {
 // next starting 0.4-0.5 s and then 0.75-1.0 s after the previous one ended, retry counts
 // 0, 1, 2, one session, a fresh request id each.
 func (g *generator) sdkBurst() int {
-	u, a := g.pickUser(nil, true)
-	if u == nil {
-		return 0
-	}
-	tool := g.pickTool(a.toolkit, true, true)
+	u, a, tool := g.pickWrite(nil, true)
 	if tool == nil {
 		return 0
 	}
@@ -751,11 +753,7 @@ func (g *generator) sdkBurst() int {
 // appRetry: the application's own loop re-sends after a failure, at regular gaps of seconds
 // to minutes, from a current SDK (no auto-retry), one session.
 func (g *generator) appRetry() int {
-	u, a := g.pickUser(noAutoRetry, true)
-	if u == nil {
-		return 0
-	}
-	tool := g.pickTool(a.toolkit, true, true)
+	u, a, tool := g.pickWrite(noAutoRetry, true)
 	if tool == nil {
 		return 0
 	}
@@ -840,11 +838,7 @@ func (g *generator) doubleSubmit() int {
 // rateLimitBurst: a batch of different writes from one user; after the first few the
 // provider answers 429.
 func (g *generator) rateLimitBurst() int {
-	u, a := g.pickUser(noAutoRetry, true)
-	if u == nil {
-		return 0
-	}
-	tool := g.pickTool(a.toolkit, true, true)
+	u, a, tool := g.pickWrite(noAutoRetry, true)
 	if tool == nil {
 		return 0
 	}

@@ -102,14 +102,25 @@ func (w *world) workspaceOf(c *call) (*workspace, *opResult) {
 	return c.acct.company.slack, nil
 }
 
-func (w *world) slackSend(c *call) opResult {
+// channelOf is the workspace of the call's account and the channel its channel argument names,
+// or the error to answer with.
+func (w *world) channelOf(c *call) (*workspace, *channel, *opResult) {
 	ws, bad := w.workspaceOf(c)
 	if bad != nil {
-		return *bad
+		return nil, nil, bad
 	}
 	ch := ws.find(strArg(c.args, "channel"))
 	if ch == nil {
-		return fail(http.StatusNotFound, "channel_not_found")
+		r := fail(http.StatusNotFound, "channel_not_found")
+		return nil, nil, &r
+	}
+	return ws, ch, nil
+}
+
+func (w *world) slackSend(c *call) opResult {
+	ws, ch, bad := w.channelOf(c)
+	if bad != nil {
+		return *bad
 	}
 	text := strArg(c.args, "markdown_text")
 	if text == "" {
@@ -152,13 +163,9 @@ func slackBound(v any) (string, bool) {
 }
 
 func (w *world) slackHistory(c *call) opResult {
-	ws, bad := w.workspaceOf(c)
+	_, ch, bad := w.channelOf(c)
 	if bad != nil {
 		return *bad
-	}
-	ch := ws.find(strArg(c.args, "channel"))
-	if ch == nil {
-		return fail(http.StatusNotFound, "channel_not_found")
 	}
 	oldest, ok1 := slackBound(c.args["oldest"])
 	latest, ok2 := slackBound(c.args["latest"])

@@ -4,7 +4,7 @@
 // with a one-line reason naming the evidence), which writes need a person's attention
 // (flagged), which executions are duplicates of one another and where they came from
 // (Analyze: duplicate groups with an sdk_auto_retry, app_retry or double_submit pattern),
-// which records name an SDK that still auto-retries writes (OldSDK, CompareVersions), and
+// which records name an SDK that still auto-retries writes (OldSDK, over package sdkversion), and
 // what the provider itself says (Verifiers: run a read tool through a ReadToolRunner and match
 // the effect). It does no I/O except through the interfaces it is given, and reads its
 // optional configuration file (LoadConfig).

@@ -43,18 +43,7 @@ type Model struct {
 
 // New returns a closed dialog.
 func New(c common.Common) Model {
-	in := textinput.New()
-	in.Prompt = "note> "
-	in.Placeholder = "optional, recorded in the journal"
-	in.CharLimit = 500
-	s := textinput.DefaultDarkStyles()
-	s.Cursor.Blink = false
-	s.Focused.Prompt = c.Styles.Status.Key
-	s.Blurred.Prompt = c.Styles.Muted
-	s.Focused.Placeholder = c.Styles.Muted
-	s.Blurred.Placeholder = c.Styles.Muted
-	in.SetStyles(s)
-	return Model{Common: c, note: in}
+	return Model{Common: c, note: common.TextInput(c, "note> ", "optional, recorded in the journal", 500)}
 }
 
 // Open shows the dialog for an execution; title describes it.

@@ -94,21 +94,8 @@ type Model struct {
 
 // New returns a closed dialog.
 func New(c common.Common) Model {
-	mk := func(placeholder string, limit int) textinput.Model {
-		in := textinput.New()
-		in.Prompt = "> "
-		in.Placeholder = placeholder
-		in.CharLimit = limit
-		s := textinput.DefaultDarkStyles()
-		s.Cursor.Blink = false
-		s.Focused.Prompt = c.Styles.Status.Key
-		s.Blurred.Prompt = c.Styles.Muted
-		s.Focused.Placeholder = c.Styles.Muted
-		s.Blurred.Placeholder = c.Styles.Muted
-		in.SetStyles(s)
-		return in
-	}
-	return Model{Common: c, confirm: mk("type "+ConfirmWord, 16), reason: mk("why you believe it failed (journaled)", 500)}
+	return Model{Common: c, confirm: common.TextInput(c, "> ", "type "+ConfirmWord, 16),
+		reason: common.TextInput(c, "> ", "why you believe it failed (journaled)", 500)}
 }
 
 // Open shows the dialog for an execution while the evidence is gathered.

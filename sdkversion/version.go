@@ -1,4 +1,4 @@
-package doctor
+package sdkversion
 
 import (
 	"errors"
@@ -8,11 +8,11 @@ import (
 	"strings"
 )
 
-// Version ordering and ranges for the two ecosystems doctor reads: PEP 440 for Python
-// (pip, Poetry, uv) and SemVer 2 with node-semver ranges for npm. Only what doctor needs:
-// compare two versions, and turn a range into a set of intervals so it can ask "does this
-// range allow anything older than the fix?". Pre-releases sort before their release
-// (0.16.0rc1 < 0.16.0, 0.14.0-beta.1 < 0.14.0).
+// Version ordering and ranges for the two ecosystems: PEP 440 for Python (pip, Poetry, uv)
+// and SemVer 2 with node-semver ranges for npm. Only what is needed to say whether an SDK
+// retries writes: compare two versions, and turn a range into a set of intervals so one can
+// ask "does this range allow anything older than the fix?". Pre-releases sort before their
+// release (0.16.0rc1 < 0.16.0, 0.14.0-beta.1 < 0.14.0).
 
 // ---- PEP 440 ----
 
@@ -165,16 +165,19 @@ func comparePy(a, b pyVersion) int {
 }
 
 // ComparePEP440 compares two PEP 440 versions: -1, 0 or 1.
-func ComparePEP440(a, b string) (int, error) {
-	va, err := parsePEP440(a)
+func ComparePEP440(a, b string) (int, error) { return compareWith(parsePEP440, comparePy, a, b) }
+
+// compareWith parses a and b and compares them.
+func compareWith[V any](parse func(string) (V, error), cmp func(a, b V) int, a, b string) (int, error) {
+	va, err := parse(a)
 	if err != nil {
 		return 0, err
 	}
-	vb, err := parsePEP440(b)
+	vb, err := parse(b)
 	if err != nil {
 		return 0, err
 	}
-	return comparePy(va, vb), nil
+	return cmp(va, vb), nil
 }
 
 // pyLowest is the smallest version whose release starts with rel: rel.dev0.
@@ -287,17 +290,7 @@ func compareSem(a, b semVersion) int {
 }
 
 // CompareSemver compares two semantic versions: -1, 0 or 1.
-func CompareSemver(a, b string) (int, error) {
-	va, err := parseSemver(a)
-	if err != nil {
-		return 0, err
-	}
-	vb, err := parseSemver(b)
-	if err != nil {
-		return 0, err
-	}
-	return compareSem(va, vb), nil
-}
+func CompareSemver(a, b string) (int, error) { return compareWith(parseSemver, compareSem, a, b) }
 
 // semLowest is the smallest version of major.minor.patch: its "-0" pre-release.
 func semLowest(major, minor, patch int64) semVersion {
