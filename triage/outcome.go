@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
 )
 
 // Defaults for Options.
@@ -350,9 +351,11 @@ func codeNote(code int) string {
 	return ""
 }
 
-// quote renders an error message briefly: ` "message"`, cut at 60 characters.
+// quote renders an error message briefly: ` "message"`, cut at 60 characters. Secrets in it
+// (tokens, keys an upstream error echoed) are redacted first, so the reason every report and
+// view prints never carries one, not even half of one.
 func quote(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = redact.New().String(strings.Join(strings.Fields(s), " "))
 	if s == "" {
 		return ""
 	}

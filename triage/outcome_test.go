@@ -182,3 +182,15 @@ func TestFlaggedOnlyForWrites(t *testing.T) {
 		t.Errorf("Flagged() = %d", res.Flagged())
 	}
 }
+
+func TestReasonNeverQuotesASecret(t *testing.T) {
+	e := model.Execution{ID: "x", Status: model.StatusFailed, Error: &model.ExecError{
+		Message: "Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789 timed out", Kind: model.ErrTimeout}}
+	_, reason := Classify(&e, model.KindWrite, Options{})
+	if strings.Contains(reason, "ghp_") {
+		t.Fatalf("reason quotes the token: %s", reason)
+	}
+	if !strings.Contains(reason, "REDACTED") {
+		t.Fatalf("reason lost the redaction marker: %s", reason)
+	}
+}
