@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -105,19 +106,28 @@ type selectedMsg struct {
 }
 
 // selectCmd filters and selects rows off the UI loop. prev, when not nil, is the match set of
-// a query q refines on the same dataset. keepID is the execution to keep selected.
-func selectCmd(tag int, ds *data.Dataset, v data.View, q filter.Query, prev []int, keepID string, keepKind data.ItemKind) tea.Cmd {
+// a query q refines on the same dataset, or q's own matches when exact is set. keepID is the
+// execution to keep selected.
+func selectCmd(tag int, ds *data.Dataset, v data.View, q filter.Query, prev []int, exact bool, keepID string, keepKind data.ItemKind) tea.Cmd {
 	return func() tea.Msg {
 		var pos []int
 		var items []data.Item
 		if q.Empty() {
 			items = data.Select(ds, v, nil)
 		} else {
-			pos = ds.Matches(q, prev)
+			pos = prev
+			if !exact || prev == nil {
+				pos = ds.Matches(q, prev)
+			}
 			items = data.SelectMatches(ds, v, pos)
 		}
 		sel := 0
-		if want := ds.Index(keepID); want >= 0 {
+		if want := ds.Index(keepID); want >= 0 && !v.Duplicates {
+			// One row per execution, in increasing position.
+			if i, ok := slices.BinarySearchFunc(items, int32(want), func(it data.Item, w int32) int { return cmp.Compare(it.Exec, w) }); ok {
+				sel = i
+			}
+		} else if want >= 0 {
 			best := -1
 			for i, it := range items {
 				if int(it.Exec) == want {

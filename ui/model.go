@@ -98,7 +98,8 @@ type Model struct {
 	lastQ     filter.Query
 	lastPos   []int
 	lastDS    *data.Dataset
-	doneSel   int // tag of the last selection installed
+	matches   matchCache // recent filter results on lastDS, reused when the query returns
+	doneSel   int        // tag of the last selection installed
 	keepID    string
 	keepKind  data.ItemKind
 	detailTag int
@@ -215,12 +216,78 @@ func (m *Model) reselect() tea.Cmd {
 		ds = m.nextDS
 	}
 	var prev []int
-	if m.lastDS == ds && m.lastPos != nil && !m.lastQ.Empty() && m.query.Refines(m.lastQ) {
+	exact := false
+	if m.matches.ds == ds && !m.query.Empty() {
+		prev, exact = m.matches.lookup(m.query)
+	}
+	if prev == nil && m.lastDS == ds && m.lastPos != nil && !m.lastQ.Empty() && m.query.Refines(m.lastQ) {
 		prev = m.lastPos
 	}
 	v := m.view
 	v.Collapsed = maps.Clone(m.view.Collapsed)
-	return selectCmd(m.selTag, ds, v, m.query, prev, m.keepID, m.keepKind)
+	return selectCmd(m.selTag, ds, v, m.query, prev, exact, m.keepID, m.keepKind)
+}
+
+// matchCache holds the filter's recent results on one dataset (the queries typed on the way
+// to the current one), so that erasing a character reuses the shorter query's matches
+// instead of filtering every execution again, and a query narrows from the smallest cached
+// result it refines.
+type matchCache struct {
+	ds      *data.Dataset
+	entries []cachedMatches // oldest first
+}
+
+type cachedMatches struct {
+	q   filter.Query
+	pos []int
+}
+
+// Bounds on what the cache keeps (the newest result is always kept).
+const (
+	matchCacheEntries   = 8
+	matchCachePositions = 4 << 20
+)
+
+// lookup returns the cached matches of q (exact) or, failing that, the smallest cached result
+// q refines (nil when there is none).
+func (c *matchCache) lookup(q filter.Query) (pos []int, exact bool) {
+	raw := q.String()
+	for i := len(c.entries) - 1; i >= 0; i-- {
+		e := &c.entries[i]
+		if e.q.String() == raw {
+			return e.pos, true
+		}
+		if q.Refines(e.q) && (pos == nil || len(e.pos) < len(pos)) {
+			pos = e.pos
+		}
+	}
+	return pos, false
+}
+
+// add records q's matches on ds, forgetting another dataset's results and evicting the oldest
+// entries beyond the bounds.
+func (c *matchCache) add(ds *data.Dataset, q filter.Query, pos []int) {
+	if c.ds != ds {
+		c.ds, c.entries = ds, nil
+	}
+	if q.Empty() || pos == nil {
+		return
+	}
+	raw := q.String()
+	c.entries = slices.DeleteFunc(c.entries, func(e cachedMatches) bool { return e.q.String() == raw })
+	c.entries = append(c.entries, cachedMatches{q: q, pos: pos})
+	total := 0
+	for _, e := range c.entries {
+		total += len(e.pos)
+	}
+	drop := 0
+	for len(c.entries)-drop > 1 && (len(c.entries)-drop > matchCacheEntries || total > matchCachePositions) {
+		total -= len(c.entries[drop].pos)
+		drop++
+	}
+	if drop > 0 {
+		c.entries = slices.Delete(c.entries, 0, drop)
+	}
 }
 
 // lastSelTag is the tag of the last selection result installed (tests wait on it).

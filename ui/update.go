@@ -90,6 +90,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.nextDS = nil
 		}
 		m.lastDS, m.lastQ, m.lastPos, m.doneSel = msg.ds, msg.q, msg.pos, msg.tag
+		m.matches.add(msg.ds, msg.q, msg.pos)
 		m.list.SetItems(msg.items, msg.sel)
 		m.updateListChrome()
 		return m, m.selectionChanged()
