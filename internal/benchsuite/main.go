@@ -281,8 +281,16 @@ func (s *suite) memory(ctx context.Context) error {
 		}
 		all = append(all, res...)
 	}
+	// What the TUI itself holds today (full records per row): the figure issue 6 judges the
+	// view by, reported beside the compact structures' figure so neither hides the other.
+	tui, err := s.goBench(ctx, "./ui", "^BenchmarkDatasetMemory$", "1x", 1)
+	if err != nil {
+		return err
+	}
 	s.rows = append(s.rows,
-		row{figure: "memory per execution, 1M: rows + filter index + triage + source offsets (MemStats)", target: "≤ 512 B",
+		row{figure: "memory per execution held by the TUI's dataset, 1M (ui BenchmarkDatasetMemory)", target: "≤ 512 B",
+			values: values(tui, "BenchmarkDatasetMemory", "B/exec"), unit: "B", format: "%.0f", pass: func(m float64) bool { return m <= 512 }},
+		row{figure: "memory per execution, 1M: compact rows + filter index + triage + source offsets (MemStats)", target: "≤ 512 B",
 			values: values(all, "BenchmarkMemory1M", "B/exec"), unit: "B", format: "%.0f", pass: func(m float64) bool { return m <= 512 }},
 		row{figure: "  of which compact rows (model.Summaries)", values: values(all, "BenchmarkMemory1M", "rows-B/exec"), unit: "B", format: "%.0f"},
 		row{figure: "  of which filter index", values: values(all, "BenchmarkMemory1M", "index-B/exec"), unit: "B", format: "%.0f"},
