@@ -402,8 +402,8 @@ func runMark(ctx context.Context, env *Env, args []string) int {
 	}
 	v, ok := model.ParseVerdict(pos[1])
 	if !ok {
-		names := make([]string, len(model.Verdicts))
-		for i, x := range model.Verdicts {
+		names := make([]string, len(model.Verdicts()))
+		for i, x := range model.Verdicts() {
 			names[i] = string(x)
 		}
 		return usageError(env, "mark", "unknown verdict %q: want one of %s", sanitize.String(pos[1]), strings.Join(names, ", "))

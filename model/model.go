@@ -161,11 +161,13 @@ const (
 )
 
 // Verdicts lists every valid verdict, in the order they are offered.
-var Verdicts = []Verdict{VerdictConfirmedFailed, VerdictConfirmedSucceeded, VerdictDuplicate, VerdictIgnored}
+func Verdicts() []Verdict {
+	return []Verdict{VerdictConfirmedFailed, VerdictConfirmedSucceeded, VerdictDuplicate, VerdictIgnored}
+}
 
 // ParseVerdict validates a verdict given by a person.
 func ParseVerdict(s string) (Verdict, bool) {
-	for _, v := range Verdicts {
+	for _, v := range Verdicts() {
 		if string(v) == s {
 			return v, true
 		}

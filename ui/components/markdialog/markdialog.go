@@ -79,7 +79,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, func() tea.Msg { return CloseMsg{} }
 	case key.Matches(k, m.Keys.Confirm):
 		m.open = false
-		msg := MarkMsg{ExecID: m.execID, Verdict: model.Verdicts[m.choice], Note: strings.TrimSpace(m.note.Value())}
+		msg := MarkMsg{ExecID: m.execID, Verdict: model.Verdicts()[m.choice], Note: strings.TrimSpace(m.note.Value())}
 		return m, func() tea.Msg { return msg }
 	case k.String() == "tab" || k.String() == "shift+tab":
 		m.noteFocus = !m.noteFocus
@@ -96,10 +96,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(k, m.Keys.Up):
-		m.choice = (m.choice + len(model.Verdicts) - 1) % len(model.Verdicts)
+		m.choice = (m.choice + len(model.Verdicts()) - 1) % len(model.Verdicts())
 	case key.Matches(k, m.Keys.Down):
-		m.choice = (m.choice + 1) % len(model.Verdicts)
-	case len(k.Text) == 1 && k.Text[0] >= '1' && int(k.Text[0]-'1') < len(model.Verdicts):
+		m.choice = (m.choice + 1) % len(model.Verdicts())
+	case len(k.Text) == 1 && k.Text[0] >= '1' && int(k.Text[0]-'1') < len(model.Verdicts()):
 		m.choice = int(k.Text[0] - '1')
 	}
 	return m, nil
@@ -114,7 +114,7 @@ func (m Model) View() string {
 	var b strings.Builder
 	b.WriteString(st.Dialog.Title.Render("Mark a verdict") + "\n")
 	b.WriteString(common.Truncate(st.Dialog.Label.Render(common.Clean(m.title)), inner) + "\n\n")
-	for i, v := range model.Verdicts {
+	for i, v := range model.Verdicts() {
 		cur := "  "
 		label := string(v)
 		if i == m.choice {
