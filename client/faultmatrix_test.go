@@ -224,23 +224,26 @@ type faultRow struct {
 }
 
 const (
-	shortTimeout = 300 * time.Millisecond // rows whose point is that the client gives up
+	// rows whose point is that the client gives up: long enough that a loaded machine (CI runs
+	// every package under -race on 2 cores) still connects and writes well within it
+	shortTimeout = 1500 * time.Millisecond
 	longTimeout  = 10 * time.Second       // every other row: no timeout should fire
 	faultLatency = 150 * time.Millisecond
 )
 
 func matrixRows() []faultRow {
+	noAnswer := "no answer within " + shortTimeout.String() // what a person reads when the client gave up waiting
 	mode := func(m sandbox.FaultMode) func(http.Handler) http.Handler {
 		return onReads(mimicSandboxFault(m, faultLatency, 5*time.Second))
 	}
 	rows := []faultRow{
 		{name: "timeout_after_commit", sandboxFault: sandbox.FaultTimeoutAfterCommit, front: mode(sandbox.FaultTimeoutAfterCommit), timeout: shortTimeout,
-			read:    expect{kind: "timeout", reqs: 3, phrases: []string{"no answer within 300ms", "3 attempts"}},
-			write:   expect{kind: "ambiguous", reqs: 1, effects: 1, phrases: []string{"no answer within 300ms", "may have happened"}},
+			read:    expect{kind: "timeout", reqs: 3, phrases: []string{noAnswer, "3 attempts"}},
+			write:   expect{kind: "ambiguous", reqs: 1, effects: 1, phrases: []string{noAnswer, "may have happened"}},
 			attempt: model.AttemptIndeterminate},
 		{name: "timeout_before_commit", sandboxFault: sandbox.FaultTimeoutBeforeCommit, front: mode(sandbox.FaultTimeoutBeforeCommit), timeout: shortTimeout,
-			read:    expect{kind: "timeout", reqs: 3, phrases: []string{"no answer within 300ms", "3 attempts"}},
-			write:   expect{kind: "ambiguous", reqs: 1, effects: 0, phrases: []string{"no answer within 300ms", "may have happened"}},
+			read:    expect{kind: "timeout", reqs: 3, phrases: []string{noAnswer, "3 attempts"}},
+			write:   expect{kind: "ambiguous", reqs: 1, effects: 0, phrases: []string{noAnswer, "may have happened"}},
 			attempt: model.AttemptIndeterminate},
 		{name: "5xx_after_commit", sandboxFault: sandbox.Fault5xxAfterCommit, front: mode(sandbox.Fault5xxAfterCommit),
 			read:    expect{kind: "http_502", reqs: 3, phrases: []string{"HTTP 502", "Upstream provider returned 502"}},
@@ -274,8 +277,8 @@ func matrixRows() []faultRow {
 			read:    expect{kind: "tls", reqs: 0, phrases: []string{"certificate", "3 attempts"}},
 			write:   expect{kind: "not_sent", reqs: 0, phrases: []string{"request not sent", "certificate", "did not happen"}},
 			attempt: model.AttemptFailed},
-		{name: "slow_trickle", front: onAll(trickle(10 * time.Millisecond)), timeout: shortTimeout,
-			read:    expect{kind: "timeout", reqs: 3, phrases: []string{"no answer within 300ms", "3 attempts"}},
+		{name: "slow_trickle", front: onAll(trickle(50 * time.Millisecond)), timeout: shortTimeout,
+			read:    expect{kind: "timeout", reqs: 3, phrases: []string{noAnswer, "3 attempts"}},
 			write:   expect{kind: "ambiguous", status: 200, reqs: 1, effects: 1, phrases: []string{"HTTP 200 answer could not be read", "may have happened"}},
 			attempt: model.AttemptIndeterminate},
 		{name: "truncated_json", front: onAll(truncateJSON),
@@ -483,7 +486,14 @@ func checkCell(t *testing.T, row faultRow, op matrixOp, in inputs, r cellResult)
 	if got := errKind(r.err); got != want.kind {
 		t.Errorf("kind %s, want %s (error: %v)", got, want.kind, r.err)
 	}
-	if r.reqs != want.reqs {
+	switch {
+	case op.class == classRead && want.kind == "timeout":
+		// The client made 3 attempts (its error says so, checked with the phrases); on a
+		// loaded machine the last one can time out before the server's handler has counted it.
+		if r.reqs < 2 || r.reqs > want.reqs {
+			t.Errorf("the server received %d requests, want %d (or %d when the last attempt timed out before being served)", r.reqs, want.reqs, want.reqs-1)
+		}
+	case r.reqs != want.reqs:
 		t.Errorf("the server received %d requests, want %d", r.reqs, want.reqs)
 	}
 	if r.reqs > 3 || (op.class == classWrite && r.reqs > 1) {
