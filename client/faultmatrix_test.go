@@ -227,7 +227,7 @@ const (
 	// rows whose point is that the client gives up: long enough that a loaded machine (CI runs
 	// every package under -race on 2 cores) still connects and writes well within it
 	shortTimeout = 1500 * time.Millisecond
-	longTimeout  = 10 * time.Second       // every other row: no timeout should fire
+	longTimeout  = 10 * time.Second // every other row: no timeout should fire
 	faultLatency = 150 * time.Millisecond
 )
 

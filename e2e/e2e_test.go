@@ -396,12 +396,7 @@ func TestRacingProcessesSendOnce(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dsn := ""
 			if name == "postgres" {
-				pg := os.Getenv("EXECTRIAGE_TEST_POSTGRES")
-				if pg == "" {
-					t.Skip("set EXECTRIAGE_TEST_POSTGRES to a PostgreSQL DSN to race on a shared journal, e.g. " +
-						"eval \"$(scripts/start-postgres.sh)\" && go test ./journal/ ./retry/ ./e2e/")
-				}
-				dsn = testsupport.FreshPostgresSchema(t, pg, "e_")
+				dsn = testsupport.PostgresOrSkip(t, "e_")
 			}
 			e := newEnv(t, dsn) // a fresh journal: the racers also race to create it
 			x := e.failedSend("race-" + name)

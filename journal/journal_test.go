@@ -26,19 +26,10 @@ type backend struct {
 	fresh func(t *testing.T) string
 }
 
-const pgHowTo = "set EXECTRIAGE_TEST_POSTGRES to a PostgreSQL DSN to run the PostgreSQL journal tests, e.g. " +
-	"eval \"$(scripts/start-postgres.sh)\" && go test ./journal/ ./e2e/"
-
 func backends(*testing.T) []backend {
 	return []backend{
 		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "state", "journal.db") }},
-		{"postgres", func(t *testing.T) string {
-			dsn := os.Getenv("EXECTRIAGE_TEST_POSTGRES")
-			if dsn == "" {
-				t.Skip(pgHowTo)
-			}
-			return testsupport.FreshPostgresSchema(t, dsn, "t_")
-		}},
+		{"postgres", func(t *testing.T) string { return testsupport.PostgresOrSkip(t, "t_") }},
 	}
 }
 

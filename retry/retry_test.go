@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -427,12 +426,7 @@ func TestConcurrentRetriesSendOnce(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dsn := ""
 			if name == "postgres" {
-				pg := os.Getenv("EXECTRIAGE_TEST_POSTGRES")
-				if pg == "" {
-					t.Skip("set EXECTRIAGE_TEST_POSTGRES to a PostgreSQL DSN to run this on a shared journal, e.g. " +
-						"eval \"$(scripts/start-postgres.sh)\" && go test ./journal/ ./retry/ ./e2e/")
-				}
-				dsn = testsupport.FreshPostgresSchema(t, pg, "r_")
+				dsn = testsupport.PostgresOrSkip(t, "r_")
 			}
 			w := newWorld(t, dsn)
 			e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("race-"+name))

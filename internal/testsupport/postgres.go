@@ -2,6 +2,7 @@ package testsupport
 
 import (
 	"database/sql"
+	"os"
 	"strings"
 	"testing"
 
@@ -32,4 +33,16 @@ func FreshPostgresSchema(t testing.TB, dsn, prefix string) string {
 		sep = "&"
 	}
 	return dsn + sep + "search_path=" + schema
+}
+
+// PostgresOrSkip returns a fresh schema (FreshPostgresSchema) on the PostgreSQL server named
+// by EXECTRIAGE_TEST_POSTGRES, or skips the test saying how to run it.
+func PostgresOrSkip(t testing.TB, prefix string) string {
+	t.Helper()
+	dsn := os.Getenv("EXECTRIAGE_TEST_POSTGRES")
+	if dsn == "" {
+		t.Skip("set EXECTRIAGE_TEST_POSTGRES to a PostgreSQL DSN to run the PostgreSQL journal tests, e.g. " +
+			`eval "$(bash scripts/start-postgres.sh)" && go test ./journal/ ./retry/ ./e2e/`)
+	}
+	return FreshPostgresSchema(t, dsn, prefix)
 }
