@@ -708,3 +708,60 @@ func reportKeystrokes(b *testing.B, ms []float64) {
 	b.ReportMetric(sum/float64(len(ms)), "ms/key")
 	b.ReportMetric(s[(len(s)*95+99)/100-1], "p95-ms/key")
 }
+
+// TestViewEqualsReference: a view over some of the rows in another order, with the group
+// field given beside the rows, filters (and narrows, typing resumed) exactly as the reference
+// does over those rows in that order with those groups; rows appended after the view was made
+// stay out of it.
+func TestViewEqualsReference(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		rows := rapid.SliceOfN(genFields, 0, 30).Draw(rt, "rows")
+		var ix Index
+		for _, f := range rows {
+			f.Group = "" // as a streaming load appends them: the groups come later
+			ix.AppendFields(f)
+		}
+		perm := rapid.Permutation(func() []int32 {
+			p := make([]int32, len(rows))
+			for i := range p {
+				p[i] = int32(i)
+			}
+			return p
+		}()).Draw(rt, "order")
+		order := perm[:rapid.IntRange(0, len(perm)).Draw(rt, "keep")]
+		groupIDs := []string{"dup-1", "dup-Σ", "DUP-x"}
+		groupOf := make([]int32, len(order))
+		seen := make([]Fields, len(order)) // the rows as the view sees them
+		for k, r := range order {
+			groupOf[k] = int32(rapid.IntRange(-1, len(groupIDs)-1).Draw(rt, "group"))
+			seen[k] = rows[r]
+			seen[k].Group = ""
+			if g := groupOf[k]; g >= 0 {
+				seen[k].Group = groupIDs[g]
+			}
+		}
+		v := ix.View(order, groupOf, groupIDs)
+		ix.AppendFields(Fields{Tool: "appended later", Group: "dup-1"}) // not in v
+		if v.Len() != len(order) {
+			rt.Fatalf("view of %d positions has Len %d", len(order), v.Len())
+		}
+		qs := genQuery(rt, seen)
+		q, err := Parse(qs)
+		if err != nil {
+			rt.Fatalf("Parse(%q): %v", qs, err)
+		}
+		want := refFilter(nil, q, seen)
+		got := v.Filter(q)
+		if !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			rt.Fatalf("query %q: view %v, reference %v", qs, got, want)
+		}
+		// Typing one more character narrows from the last result (the resumable path).
+		more := qs + "e"
+		if q2, err := Parse(more); err == nil && q2.Refines(q) {
+			want2 := refFilter(nil, q2, seen)
+			if got2 := v.FilterFrom(got, q2); !slices.Equal(got2, want2) && len(got2)+len(want2) > 0 {
+				rt.Fatalf("query %q from %q: view %v, reference %v", more, qs, got2, want2)
+			}
+		}
+	})
+}

@@ -22,6 +22,12 @@ type Index struct {
 	arena []byte
 	rows  []rowMeta
 
+	// A view (see View) sees the rows in another order and may carry the group field
+	// outside the arena; nil for an index that is not a view.
+	order   []int32  // position k is row order[k]
+	groupOf []int32  // the group of position k, an index into groups, -1 for none
+	groups  [][]byte // folded group ids
+
 	mu   sync.Mutex
 	last *narrowing // see FilterFrom
 }
@@ -43,10 +49,45 @@ func NewIndex(n int) *Index {
 	return &Index{rows: make([]rowMeta, 0, n), arena: make([]byte, 0, n*96)}
 }
 
-// Len returns the number of rows.
-func (ix *Index) Len() int { return len(ix.rows) }
+// Len returns the number of rows (of positions, for a view).
+func (ix *Index) Len() int {
+	if ix.order != nil {
+		return len(ix.order)
+	}
+	return len(ix.rows)
+}
 
-// Append adds rows at the end of the index.
+// row returns the row at position k.
+func (ix *Index) row(k int) *rowMeta {
+	if ix.order != nil {
+		return &ix.rows[ix.order[k]]
+	}
+	return &ix.rows[k]
+}
+
+// View returns a read-only index over the rows appended so far whose position k is row
+// order[k] (rows left out of order are not searched), so results come in the caller's order
+// (newest first) whatever order the rows were appended in. When groupOf is not nil, the group
+// field of position k is groupIDs[groupOf[k]] (none when negative) instead of what the row was
+// appended with: a streaming load learns the duplicate groups only at its end. The index may
+// go on growing while its views are searched: a view sees only the rows it was made over.
+// order and groupOf must not change afterwards.
+func (ix *Index) View(order, groupOf []int32, groupIDs []string) *Index {
+	v := &Index{arena: ix.arena[:len(ix.arena):len(ix.arena)], rows: ix.rows[:len(ix.rows):len(ix.rows)], order: order}
+	if order == nil {
+		v.order = []int32{}
+	}
+	if groupOf != nil {
+		v.groupOf = groupOf
+		v.groups = make([][]byte, len(groupIDs))
+		for i, g := range groupIDs {
+			v.groups[i] = appendFolded(nil, clip(g, slotCap(slotGroup)))
+		}
+	}
+	return v
+}
+
+// Append adds rows at the end of the index. A view cannot grow.
 func (ix *Index) Append(rows ...Row) {
 	ix.last = nil
 	for i := range rows {
@@ -56,6 +97,9 @@ func (ix *Index) Append(rows ...Row) {
 
 // AppendFields adds one row given by its fields.
 func (ix *Index) AppendFields(f Fields) {
+	if ix.order != nil {
+		panic("filter: Append on a view")
+	}
 	ix.last = nil
 	m := rowMeta{start: len(ix.arena)}
 	s := f.slots()
@@ -121,11 +165,22 @@ type haysource struct {
 
 func (h haysource) Len() int { return len(h.rows) }
 func (h haysource) String(i int) string {
-	m := &h.ix.rows[h.rows[i]]
+	m := h.ix.row(h.rows[i])
 	return string(h.ix.arena[m.start : m.start+int(m.ends[slotError])])
 }
 
-// slot returns the folded text of one field of row i.
+// field returns the folded text of one field of position k (row m).
+func (ix *Index) field(k int, m *rowMeta, slot int) []byte {
+	if slot == slotGroup && ix.groupOf != nil {
+		if g := ix.groupOf[k]; g >= 0 {
+			return ix.groups[g]
+		}
+		return nil
+	}
+	return ix.slot(m, slot)
+}
+
+// slot returns the folded text of one field of row m, as appended.
 func (ix *Index) slot(m *rowMeta, slot int) []byte {
 	var lo uint16
 	switch {
@@ -205,7 +260,7 @@ func resumable(q *Query) bool {
 
 // run filters rows 0..len-1, or the positions in prev when it is not nil.
 func (ix *Index) run(q *Query, prev []int) []int {
-	n := len(ix.rows)
+	n := ix.Len()
 	if prev != nil {
 		n = len(prev)
 	}
@@ -246,7 +301,7 @@ func (ix *Index) resume(q *Query, last *narrowing, suffix []byte) []int {
 	rows, ends := ix.parallel(len(last.rows), true, func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16) {
 		for k := lo; k < hi; k++ {
 			i, from := last.rows[k], int(last.ends[k])
-			m := &ix.rows[i]
+			m := ix.row(i)
 			if smask&^m.mask != 0 {
 				continue
 			}
@@ -314,7 +369,7 @@ func (ix *Index) parallel(n int, wantEnds bool, scan func(lo, hi int, rows []int
 // leftmost match ends in the free-text region when that term is positive free text and was
 // searched (0 when the mask alone decided it).
 func (ix *Index) match(q *Query, i int) (ok bool, end int) {
-	m := &ix.rows[i]
+	m := ix.row(i)
 	if q.mask&^m.mask != 0 {
 		return false, 0
 	}
@@ -335,7 +390,7 @@ func (ix *Index) match(q *Query, i int) (ok bool, end int) {
 		case fieldFlagged:
 			hit = (m.flags&flagFlagged != 0) == (t.has == presenceYes)
 		default:
-			v := ix.slot(m, t.slot)
+			v := ix.field(i, m, t.slot)
 			switch t.has {
 			case presenceYes:
 				hit = len(v) > 0

@@ -219,3 +219,16 @@ func (s *Summaries) Size() int {
 	}
 	return n
 }
+
+// Snapshot returns a read-only copy of the list as it is now, for readers on other goroutines
+// while the list goes on growing: Append never changes a row or id already written, and the
+// copy sees only the rows, ids and symbols there were. Only Len, Row, ID, Str, Timestamp and
+// Size may be used on the copy, and SetTriage/SetGroup must not be called on the original
+// while a copy is read.
+func (s *Summaries) Snapshot() *Summaries {
+	return &Summaries{
+		rows: s.rows[:len(s.rows):len(s.rows)],
+		ids:  s.ids[:len(s.ids):len(s.ids)],
+		syms: Symbols{strs: s.syms.strs[:len(s.syms.strs):len(s.syms.strs)]},
+	}
+}

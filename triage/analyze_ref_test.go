@@ -243,3 +243,50 @@ func TestIncrementalFetchesOnlyCandidates(t *testing.T) {
 		t.Errorf("fetch error: %v", err)
 	}
 }
+
+// TestIncrementalDropMatchesAnalyze: executions added twice (the first copy dropped, as a
+// streaming view does when a record arrives again) group exactly as Analyze groups the
+// executions without the dropped copies.
+func TestIncrementalDropMatchesAnalyze(t *testing.T) {
+	execs := syntheticHistory(20_000, 7)
+	opt := Options{}
+	a := NewIncremental(NewKinds(), opt)
+	var stream []model.Execution // every copy, in the order added
+	for i := range execs {
+		a.Add(&execs[i])
+		stream = append(stream, execs[i])
+	}
+	// Every third execution arrives again: its first copy is dropped.
+	final := map[string]int{}
+	for i := range execs {
+		final[execs[i].ID] = i
+	}
+	dropped := 0
+	for i := 0; i < len(execs); i += 3 {
+		a.Drop(final[execs[i].ID])
+		final[execs[i].ID] = len(stream)
+		a.Add(&execs[i])
+		stream = append(stream, execs[i])
+		dropped++
+	}
+	groups, members, err := a.Groups(context.Background(), func(_ context.Context, pos int) (model.Execution, error) {
+		return stream[pos], nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Analyze(execs, NewKinds(), opt)
+	if len(groups) != len(want.Groups) || len(groups) == 0 {
+		t.Fatalf("%d groups after %d drops, Analyze finds %d", len(groups), dropped, len(want.Groups))
+	}
+	for gi, g := range groups {
+		if g.ID != want.Groups[gi].ID || !slices.Equal(g.ExecutionIDs, want.Groups[gi].ExecutionIDs) || g.Pattern != want.Groups[gi].Pattern {
+			t.Fatalf("group %d: %+v, Analyze %+v", gi, g, want.Groups[gi])
+		}
+		for _, pos := range members[gi] {
+			if final[stream[pos].ID] != pos {
+				t.Fatalf("group %s has a dropped copy (position %d)", g.ID, pos)
+			}
+		}
+	}
+}

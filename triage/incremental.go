@@ -116,12 +116,27 @@ func (a *Incremental) Add(e *model.Execution) model.Triage {
 	}
 }
 
+// Drop forgets the execution added at pos (a later Add replaced it: the same id arrived again,
+// in detail or with a new status): it can no longer join a duplicate group. Its position
+// stays taken.
+func (a *Incremental) Drop(pos int) {
+	i, ok := slices.BinarySearchFunc(a.writes, pos, func(w incWrite, p int) int { return cmpInt64(int64(w.pos), int64(p)) })
+	if ok {
+		a.writes[i].caller = -1
+	}
+}
+
 // Groups finds the duplicate groups among the executions added so far, ordered like
 // Analyze's, with the positions of each group's members (oldest first). fetch returns the
 // execution added at a position, in full (from the source); an error stops the search.
 func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context, pos int) (model.Execution, error)) ([]model.DuplicateGroup, [][]int, error) {
 	// The writes of each caller and tool, by start; keep those with a neighbour in the window.
-	ws := slices.Clone(a.writes)
+	ws := make([]incWrite, 0, len(a.writes))
+	for _, w := range a.writes {
+		if w.caller >= 0 { // not dropped
+			ws = append(ws, w)
+		}
+	}
 	slices.SortFunc(ws, func(x, y incWrite) int {
 		if x.caller != y.caller {
 			return int(x.caller - y.caller)

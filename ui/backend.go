@@ -69,7 +69,13 @@ type backend struct {
 
 	mu      sync.Mutex
 	learned map[string]bool // slugs whose tool definition was asked for
+	// hydrated are the full records the loads fetched (writes that failed or have a
+	// neighbour: the only ones that can be duplicates), kept so finding the duplicate groups
+	// at the end of a load does not ask the API for them again; at most maxHydrated.
+	hydrated map[string]model.Execution
 }
+
+const maxHydrated = 100_000
 
 // NewBackend builds the Backend the TUI uses over real sources, triage, journal and retry.
 func NewBackend(d Deps) Backend {
@@ -77,7 +83,7 @@ func NewBackend(d Deps) Backend {
 		src: d.Source, j: d.Journal, verifiers: d.Verifiers, kinds: d.Kinds,
 		opt: d.Triage, who: d.Who, bundleDir: d.BundleDir, now: d.UI.Now,
 		version: d.Version, redactor: redact.New(d.APIKey), secrets: common.NewSecrets(d.APIKey),
-		learned: map[string]bool{},
+		learned: map[string]bool{}, hydrated: map[string]model.Execution{},
 	}
 	if b.now == nil {
 		b.now = time.Now
@@ -191,6 +197,12 @@ func (h *hydrator) batch(ctx context.Context, batch []model.Execution) ([]model.
 			for i := range work {
 				if d, err := h.b.src.Get(ctx, out[i].ID); err == nil && d.ID == out[i].ID {
 					out[i] = d
+					h.b.mu.Lock()
+					if len(h.b.hydrated) >= maxHydrated {
+						clear(h.b.hydrated) // Record falls back to Get
+					}
+					h.b.hydrated[d.ID] = d
+					h.b.mu.Unlock()
 				}
 			}
 		})
@@ -232,9 +244,16 @@ func (b *backend) learn(ctx context.Context, batch []model.Execution) {
 	_ = b.kinds.Prefetch(pctx, c, slugs) // best effort: unknown tools count as writes
 }
 
-func (b *backend) Analyze(execs []model.Execution) data.Analysis {
-	r := triage.Analyze(execs, b.kinds, b.opt)
-	return data.Analysis{Triage: r.Triage, Groups: r.Groups}
+func (b *backend) NewBuilder() *data.Builder { return data.NewBuilder(b.kinds, b.opt) }
+
+func (b *backend) Record(ctx context.Context, id string) (model.Execution, error) {
+	b.mu.Lock()
+	e, ok := b.hydrated[id]
+	b.mu.Unlock()
+	if ok {
+		return e, nil
+	}
+	return b.src.Get(ctx, id)
 }
 
 func (b *backend) Get(ctx context.Context, id string) (model.Execution, error) {

@@ -83,15 +83,27 @@ func waitLoad(tag int, ch <-chan loadEvent) tea.Cmd {
 	}
 }
 
-// analyzedMsg is a dataset built from everything loaded so far.
+// analyzedMsg is a dataset of everything loaded so far; err says why the duplicate groups
+// could not be found (the dataset keeps the previous ones).
 type analyzedMsg struct {
 	tag int
 	ds  *data.Dataset
+	err error
 }
 
-func analyzeCmd(be Backend, tag int, base, more []model.Execution) tea.Cmd {
+// analyzeCmd gives pages to the builder (triage and index, once per record) and snapshots it;
+// groups, at the end of a load, also finds the duplicate groups, re-reading the few records
+// that may repeat.
+func analyzeCmd(ctx context.Context, be Backend, tag int, b *data.Builder, pages [][]model.Execution, groups bool) tea.Cmd {
 	return func() tea.Msg {
-		return analyzedMsg{tag: tag, ds: data.Build(base, more, be.Analyze)}
+		for _, p := range pages {
+			b.Add(p)
+		}
+		var err error
+		if groups {
+			err = b.Groups(ctx, be.Record)
+		}
+		return analyzedMsg{tag: tag, ds: b.Snapshot(), err: err}
 	}
 }
 
@@ -256,6 +268,13 @@ type retriedMsg struct {
 
 func retryCmd(ctx context.Context, be Backend, e model.Execution, t model.Triage, ps model.ProviderState, reason string) tea.Cmd {
 	return func() tea.Msg {
+		if !e.Detailed { // the list's row, not the record: the retry sends the record's arguments
+			d, err := be.Get(ctx, e.ID)
+			if err != nil {
+				return retriedMsg{id: e.ID, res: retrydialog.Result{Err: "fetching the record to send: " + err.Error() + " (nothing was sent)"}}
+			}
+			e = d
+		}
 		return retriedMsg{id: e.ID, res: be.Retry(ctx, e, t, ps, reason)}
 	}
 }
@@ -284,6 +303,13 @@ type bundledMsg struct {
 
 func bundleCmd(ctx context.Context, be Backend, ids []string, items []bundle.Item, copyIt bool) tea.Cmd {
 	return func() tea.Msg {
+		for k := range items {
+			if !items[k].Exec.Detailed { // the list's row: the bundle wants the whole record
+				if d, err := be.Get(ctx, items[k].Exec.ID); err == nil {
+					items[k].Exec = d
+				}
+			}
+		}
 		path, text, err := be.Bundle(ctx, items)
 		return bundledMsg{ids: ids, path: path, text: text, copy: copyIt, err: err}
 	}

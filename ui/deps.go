@@ -22,10 +22,13 @@ type Backend interface {
 	Source() string
 	// Load streams executions of the last since (0: all) in batches the callback owns.
 	Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error
-	// Analyze runs triage over executions (Triage aligned with the input).
-	Analyze(execs []model.Execution) data.Analysis
+	// NewBuilder returns an empty dataset builder that triages as the backend is configured.
+	NewBuilder() *data.Builder
 	// Get fetches an execution's full detail.
 	Get(ctx context.Context, id string) (model.Execution, error)
+	// Record returns an execution's full record for finding duplicate groups: the copy fetched
+	// while loading when there is one, else Get.
+	Record(ctx context.Context, id string) (model.Execution, error)
 	// Verify asks the provider whether the execution's effect exists.
 	Verify(ctx context.Context, e *model.Execution) model.ProviderState
 	// Journal returns what the journal holds about one execution.

@@ -128,9 +128,9 @@ func (f *flow) flaggedSend(committed bool) string {
 	ids := query(f, func(m *Model) []string {
 		var out []string
 		ds := m.data.DS
-		for i := range ds.Execs {
-			if ds.Triage[i].Flagged && ds.Triage[i].Outcome == model.OutcomeAmbiguous && ds.Execs[i].ToolSlug == "GMAIL_SEND_EMAIL" {
-				out = append(out, ds.Execs[i].ID)
+		for i := range ds.Len() {
+			if t := ds.Triage(i); t.Flagged && t.Outcome == model.OutcomeAmbiguous && ds.Exec(i).ToolSlug == "GMAIL_SEND_EMAIL" {
+				out = append(out, ds.ID(i))
 			}
 		}
 		return out
@@ -273,7 +273,7 @@ func TestFlowTypingAFilterKeepsRowsNewestFirst(t *testing.T) {
 		items := m.list.Items()
 		for k := 1; k < len(items); k++ {
 			if items[k].Exec <= items[k-1].Exec {
-				return "rows out of order or repeated at " + m.data.DS.Execs[items[k].Exec].ID
+				return "rows out of order or repeated at " + m.data.DS.ID(int(items[k].Exec))
 			}
 		}
 		if len(items) == 0 {

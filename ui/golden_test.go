@@ -48,7 +48,7 @@ func TestGoldenScreens(t *testing.T) {
 			}
 		}},
 		{"retry_allowed", func(h *harness) {
-			h.filterTo(h.m.data.DS.Execs[h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderNotFound)].ID)
+			h.filterTo(h.m.data.DS.ID(h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderNotFound)))
 			h.keys("r")
 			h.e.clock.Advance(retrydialog.KeyDelay + time.Millisecond)
 		}, func(t *testing.T, s string) {
@@ -59,7 +59,7 @@ func TestGoldenScreens(t *testing.T) {
 			}
 		}},
 		{"retry_refused", func(h *harness) {
-			h.filterTo(h.m.data.DS.Execs[h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderFound)].ID)
+			h.filterTo(h.m.data.DS.ID(h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderFound)))
 			h.keys("r")
 		}, func(t *testing.T, s string) {
 			for _, want := range []string{"Retry refused", "provider shows the effect"} {

@@ -276,8 +276,9 @@ func (h *harness) screen() string {
 // find returns the index in the dataset of the newest execution satisfying ok.
 func (h *harness) find(ok func(e *model.Execution, t *model.Triage) bool) (int, bool) {
 	ds := h.m.data.DS
-	for i := range ds.Execs {
-		if ok(&ds.Execs[i], &ds.Triage[i]) {
+	for i := range ds.Len() {
+		e, t := ds.Exec(i), ds.Triage(i)
+		if ok(&e, &t) {
 			return i, true
 		}
 	}
@@ -332,8 +333,8 @@ var tempPath = regexp.MustCompile(`/[^ ]*exectriage-bundle-[^ ]*\.md`)
 func (h *harness) flaggedWith(tool string, state model.ProviderStateKind) int {
 	h.t.Helper()
 	ds := h.m.data.DS
-	for i := range ds.Execs {
-		e, t := &ds.Execs[i], &ds.Triage[i]
+	for i := range ds.Len() {
+		e, t := ds.Exec(i), ds.Triage(i)
 		if !t.Flagged || e.ToolSlug != tool || t.Outcome != model.OutcomeAmbiguous {
 			continue
 		}

@@ -39,7 +39,7 @@ func TestMatchCacheSameRows(t *testing.T) {
 			if prev == nil && lastPos != nil && !lastQ.Empty() && q.Refines(lastQ) {
 				prev = lastPos
 			}
-			keep := ds.Execs[12345]
+			keep := ds.Exec(12345)
 			msg := selectCmd(1, ds, v, q, prev, exact, keep.ID, data.ItemMember)().(selectedMsg)
 			want := ds.Matches(q, nil)
 			if q.Empty() {

@@ -79,8 +79,9 @@ type Model struct {
 	loadTag    int
 	loading    bool
 	cancelLoad context.CancelFunc
-	base       []model.Execution // the dataset's executions when the load started
-	buf        []model.Execution // records received by the current load
+	builder    *data.Builder       // every record loaded, triaged and indexed (used by one analysis at a time)
+	pending    [][]model.Execution // pages received, not yet given to the builder
+	received   int                 // records received by the current load
 	pages      int
 	refreshed  time.Time
 	loadFailed bool
@@ -147,6 +148,7 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		follow:   opt.Follow,
 		fetching: map[string]bool{},
 		secrets:  be.Secrets(),
+		builder:  be.NewBuilder(),
 	}
 	m.detailR.Secrets = m.secrets
 	m.list.Secrets = m.secrets
@@ -181,11 +183,10 @@ func (m *Model) startLoad(since time.Duration, full bool) tea.Cmd {
 	m.cancelLoad = cancel
 	m.loadTag++
 	m.loading, m.pages, m.loadFailed = true, 0, false
-	m.base = m.data.DS.Execs
-	m.buf = nil
+	m.received = 0
 	if !full && m.data.DS.Len() > 0 {
 		// Everything since the newest record, plus ten minutes: long calls finish late.
-		newest := m.data.DS.Execs[0].Timestamp
+		newest := m.data.DS.Timestamp(0)
 		inc := m.Now().Sub(newest) + 10*time.Minute
 		if since <= 0 || inc < since {
 			since = inc
@@ -195,8 +196,9 @@ func (m *Model) startLoad(since time.Duration, full bool) tea.Cmd {
 	return tea.Batch(loadCmd(ctx, m.be, m.loadTag, since), m.startSpinner())
 }
 
-// scheduleAnalyze builds a new dataset from base+buf unless one is being built, in which case
-// the next one starts when it arrives (at most one analysis runs at a time).
+// scheduleAnalyze gives the pages received to the builder and makes a new dataset unless an
+// analysis runs, in which case the next one starts when it ends (the builder is used by one
+// analysis at a time). Once the load has ended, the analysis also finds the duplicate groups.
 func (m *Model) scheduleAnalyze() tea.Cmd {
 	if m.analyzing {
 		m.analyzeDirty = true
@@ -204,8 +206,9 @@ func (m *Model) scheduleAnalyze() tea.Cmd {
 	}
 	m.analyzing, m.analyzeDirty = true, false
 	m.analyzeTag++
-	base, more := m.base[:len(m.base):len(m.base)], m.buf[:len(m.buf):len(m.buf)]
-	return analyzeCmd(m.be, m.analyzeTag, base, more)
+	pages := m.pending
+	m.pending = nil
+	return analyzeCmd(m.ctx, m.be, m.analyzeTag, m.builder, pages, !m.loading)
 }
 
 // reselect rebuilds the list's rows off the loop, keeping the selected execution.
@@ -319,21 +322,22 @@ func (m *Model) selectedExec() (*model.Execution, *model.Triage, bool) {
 	if !ok {
 		return nil, nil, false
 	}
-	return m.data.Exec(i), &m.data.DS.Triage[i], true
+	t := m.data.DS.Triage(i)
+	return m.data.Exec(i), &t, true
 }
 
 // selectionChanged records the selection, refreshes the panes and, once the selection rests,
 // fetches the full record and the journal history.
 func (m *Model) selectionChanged() tea.Cmd {
 	i, it, ok := m.selected()
-	if !ok || m.data.DS.Execs[i].ID != m.revealID {
+	if !ok || m.data.DS.ID(i) != m.revealID {
 		m.revealID = "" // revealed secrets hide again as soon as the selection moves
 	}
 	m.refreshPanes()
 	if !ok {
 		return nil
 	}
-	id := m.data.DS.Execs[i].ID
+	id := m.data.DS.ID(i)
 	if id == m.keepID && it.Kind == m.keepKind {
 		return nil
 	}
@@ -350,7 +354,7 @@ func (m *Model) selectionChanged() tea.Cmd {
 func (m *Model) fetchDetail(id string) tea.Cmd {
 	var cmds []tea.Cmd
 	i := m.data.DS.Index(id)
-	if i >= 0 && !m.data.Exec(i).Detailed && !m.fetching[id] {
+	if i >= 0 && !m.data.Full(id) && !m.fetching[id] {
 		m.fetching[id] = true
 		cmds = append(cmds, detailCmd(m.ctx, m.be, id))
 	}
@@ -364,7 +368,7 @@ func (m *Model) refreshPanes() {
 	i, _, ok := m.selected()
 	id := ""
 	if ok {
-		id = m.data.DS.Execs[i].ID
+		id = m.data.DS.ID(i)
 	} else {
 		i = -1
 	}
@@ -463,12 +467,12 @@ func (m *Model) hint() string {
 	if it.Kind == data.ItemGroup {
 		return "enter folds the group · b bundles every member · select a member to verify or retry it"
 	}
-	e, t := &m.data.DS.Execs[i], &m.data.DS.Triage[i]
-	ps, checked := m.data.Provider[e.ID]
+	id, t := m.data.DS.ID(i), m.data.DS.Triage(i)
+	ps, checked := m.data.Provider[id]
 	switch {
 	case !t.Flagged:
 		return ""
-	case m.data.RetryState(e.ID) != "":
+	case m.data.RetryState(id) != "":
 		return "retried before: see the provider pane's journal"
 	case !checked:
 		return "flagged write: v checks the provider before any retry (r) or verdict (m)"

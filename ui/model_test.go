@@ -27,7 +27,7 @@ func TestStaleFilterResultIsDropped(t *testing.T) {
 	h.send(fast())
 	h.send(slow()) // stale: must not replace the newer result
 	for _, it := range h.m.list.Items() {
-		if tool := h.m.data.DS.Execs[it.Exec].ToolSlug; tool != "GMAIL_SEND_EMAIL" {
+		if tool := h.m.data.DS.Exec(int(it.Exec)).ToolSlug; tool != "GMAIL_SEND_EMAIL" {
 			t.Fatalf("a stale filter result replaced the current one: row %s", tool)
 		}
 	}
@@ -164,7 +164,7 @@ func TestTogglesFlaggedWritesAndDuplicates(t *testing.T) {
 func TestMarkRecordsAVerdictInTheJournal(t *testing.T) {
 	e := newEnv(t)
 	h := newHarness(t, e, 120, 40)
-	id := h.m.data.DS.Execs[0].ID
+	id := h.m.data.DS.ID(0)
 	h.keys("m", "2", "tab", "checked with the customer", "enter")
 	vs, err := e.j.Verdicts(context.Background(), id)
 	if err != nil || len(vs) != 1 || vs[0].Verdict != model.VerdictConfirmedSucceeded || vs[0].Note != "checked with the customer" {
@@ -189,7 +189,7 @@ func TestBundleIsWrittenAndItsPathShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(b, []byte(h.m.data.DS.Execs[0].ID)) {
+	if !bytes.Contains(b, []byte(h.m.data.DS.ID(0))) {
 		t.Error("the bundle does not name the selected execution")
 	}
 	if fi, _ := os.Stat(m); fi.Mode().Perm() != 0o600 {

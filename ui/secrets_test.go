@@ -162,7 +162,7 @@ func TestSecretsHiddenUntilRevealedForTheSelectionOnly(t *testing.T) {
 		t.Fatal("x did not reveal")
 	}
 	h.keys("esc", "j")
-	if it, ok := h.m.list.Selected(); !ok || h.m.data.DS.Execs[it.Exec].ID != "log_plain" {
+	if it, ok := h.m.list.Selected(); !ok || h.m.data.DS.ID(int(it.Exec)) != "log_plain" {
 		t.Fatalf("j did not move the selection to log_plain")
 	}
 	if strings.Contains(screen(), "secrets shown") {

@@ -44,9 +44,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.tag != m.loadTag {
 			return m, nil
 		}
-		m.buf = append(m.buf, msg.batch...)
+		m.pending = append(m.pending, msg.batch)
+		m.received += len(msg.batch)
 		m.pages++
-		m.header.Loaded, m.header.Pages = len(m.buf), m.pages
+		m.header.Loaded, m.header.Pages = m.received, m.pages
 		return m, tea.Batch(msg.next, m.scheduleAnalyze())
 
 	case loadDoneMsg:
@@ -73,6 +74,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.analyzing = false
+		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+			m.setError(fmt.Errorf("finding duplicate groups: %w", msg.err))
+		}
 		cmds := []tea.Cmd{m.stageDataset(msg.ds)}
 		if m.analyzeDirty {
 			cmds = append(cmds, m.scheduleAnalyze())
@@ -106,7 +110,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.setError(fmt.Errorf("fetching %s: %w", msg.id, msg.err))
 		} else {
-			m.data.Details[msg.id] = msg.exec
+			m.data.PutDetail(msg.id, msg.exec)
 		}
 		m.refreshPanes()
 		return m, nil
@@ -139,7 +143,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.exec != nil {
-			m.data.Details[msg.id] = *msg.exec
+			m.data.PutDetail(msg.id, *msg.exec)
 		}
 		m.data.Provider[msg.id] = msg.state
 		m.data.DS = withEffective(m.data.DS, m.data.Provider)
@@ -157,7 +161,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.exec != nil {
-			m.data.Details[msg.id] = *msg.exec
+			m.data.PutDetail(msg.id, *msg.exec)
 		}
 		if msg.state.State != "" {
 			m.data.Provider[msg.id] = msg.state
@@ -173,7 +177,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.retry.SetResult(retrydialog.Result{Err: "the execution is no longer loaded"})
 			return m, nil
 		}
-		e, t := *m.data.Exec(i), m.data.DS.Triage[i]
+		e, t := *m.data.Exec(i), m.data.DS.Triage(i)
 		m.data.Retrying[msg.ExecID] = true
 		m.retry.SetSending()
 		return m, tea.Batch(retryCmd(m.ctx, m.be, e, t, m.data.Provider[msg.ExecID], msg.Reason), m.startSpinner())
@@ -276,7 +280,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) refreshSpinnerViews() {
 	v := m.spin.View()
 	m.header.Spinner, m.list.Spinner, m.retry.Spinner = v, v, v
-	if i, _, ok := m.selected(); ok && m.data.Verifying[m.data.DS.Execs[i].ID] {
+	if i, _, ok := m.selected(); ok && m.data.Verifying[m.data.DS.ID(i)] {
 		m.refreshPanes()
 	}
 }
@@ -519,11 +523,11 @@ func (m *Model) selectionIDs() []string {
 	if it.Kind == data.ItemGroup {
 		var ids []string
 		for _, ei := range m.data.DS.Members[it.Group] {
-			ids = append(ids, m.data.DS.Execs[ei].ID)
+			ids = append(ids, m.data.DS.ID(int(ei)))
 		}
 		return ids
 	}
-	return []string{m.data.DS.Execs[i].ID}
+	return []string{m.data.DS.ID(i)}
 }
 
 // bundleItems gathers what the store knows about each execution for a support bundle. The
@@ -535,7 +539,7 @@ func (m *Model) bundleItems(ids []string) []bundle.Item {
 		if i < 0 {
 			continue
 		}
-		it := bundle.Item{Exec: *m.data.Exec(i), Triage: m.data.DS.Triage[i]}
+		it := bundle.Item{Exec: *m.data.Exec(i), Triage: m.data.DS.Triage(i)}
 		if ps, ok := m.data.Provider[id]; ok {
 			it.Provider = &ps
 		}

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/ui/data"
 )
 
 func benchData(b *testing.B, name string) string {
@@ -55,16 +55,14 @@ func peakRSS() uint64 {
 	return 0
 }
 
-// view is what the TUI holds for a loaded export: compact rows, the filter index, the
-// triage (classification per row, duplicate groups at the end) and the source, which
-// re-reads a full record by offset when a row is opened.
+// view is what the TUI holds for a loaded export: its dataset builder (compact rows, the
+// filter index, the triage of each row and the duplicate groups) and a dataset of everything,
+// and the source, which re-reads a full record by offset when a row is opened. It is loaded the
+// way the TUI loads it: pages streamed into a data.Builder, groups found at the end.
 type view struct {
-	src     source.Source
-	rows    model.Summaries
-	index   *filter.Index
-	triage  *triage.Incremental
-	groups  []model.DuplicateGroup
-	members [][]int
+	src source.Source
+	b   *data.Builder
+	ds  *data.Dataset
 }
 
 func load(ctx context.Context, path string, n int) (*view, error) {
@@ -72,36 +70,25 @@ func load(ctx context.Context, path string, n int) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &view{src: src, index: filter.NewIndex(n), triage: triage.NewIncremental(triage.NewKinds(), triage.Options{})}
+	v := &view{src: src, b: data.NewBuilder(triage.NewKinds(), triage.Options{})}
 	err = src.Load(ctx, 0, func(batch []model.Execution) error {
-		for i := range batch {
-			e := &batch[i]
-			t := v.triage.Add(e)
-			v.rows.Append(e, &t)
-			v.index.AppendFields(filter.FieldsOf(&filter.Row{Exec: e, Triage: &t}))
-		}
+		v.b.Add(batch)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	v.groups, v.members, err = v.triage.Groups(ctx, func(ctx context.Context, pos int) (model.Execution, error) {
-		return src.Get(ctx, v.rows.ID(pos))
-	})
-	if err != nil {
+	if err := v.b.Groups(ctx, src.Get); err != nil {
 		return nil, err
 	}
-	for g, ps := range v.members {
-		for _, p := range ps {
-			v.rows.SetGroup(p, int32(g))
-		}
-	}
+	v.ds = v.b.Snapshot()
 	return v, nil
 }
 
-// BenchmarkMemory1M loads bench-data/1m.jsonl the way a compact TUI would and reports the
-// live heap it keeps per execution (runtime.MemStats after GC): rows, filter index, triage
-// summary and duplicate groups, and the file source's offsets for Get. Run it alone in its
+// BenchmarkMemory1M loads bench-data/1m.jsonl as the TUI does (a data.Builder fed page by
+// page) and reports the live heap it keeps per execution (runtime.MemStats after GC): rows,
+// filter index, triage summary and duplicate groups, a dataset of everything, and the file
+// source's offsets for Get. Run it alone in its
 // process (-count 1) for a meaningful peak RSS (VmHWM, which includes the load's garbage).
 func BenchmarkMemory1M(b *testing.B) {
 	path := benchData(b, "1m.jsonl")
@@ -114,15 +101,14 @@ func BenchmarkMemory1M(b *testing.B) {
 			b.Fatal(err)
 		}
 		elapsed := time.Since(start)
-		if v.rows.Len() != n {
-			b.Fatalf("%d rows", v.rows.Len())
+		if v.ds.Len() != n {
+			b.Fatalf("%d rows", v.ds.Len())
 		}
 		live := heapAfterGC() - base
 		b.ReportMetric(float64(live)/n, "B/exec")
-		b.ReportMetric(float64(v.rows.Size())/n, "rows-B/exec")
-		b.ReportMetric(float64(v.index.Size())/n, "index-B/exec")
+		b.ReportMetric(float64(v.b.Size()+v.ds.Size())/n, "dataset-B/exec")
 		b.ReportMetric(float64(peakRSS())/(1<<20), "peak-RSS-MB")
-		b.ReportMetric(float64(len(v.groups)), "groups")
+		b.ReportMetric(float64(len(v.ds.Groups)), "groups")
 		b.ReportMetric(elapsed.Seconds(), "load+triage-s")
 		runtime.KeepAlive(v)
 	}

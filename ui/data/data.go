@@ -1,17 +1,28 @@
 // Package data is the TUI's read model: an immutable Dataset of executions (newest first) with
 // their triage and duplicate groups, a histogram for the header's sparkline, and Select, which
-// turns a dataset plus the view toggles and a filter into the rows the list shows. Building a
-// dataset and selecting rows are O(n) and run in tea.Cmds, never in Update or View; everything
-// View reads from here is O(1) or O(visible rows).
+// turns a dataset plus the view toggles and a filter into the rows the list shows.
+//
+// A Dataset keeps a compact row per execution (model.Summaries: time, tool, toolkit, user,
+// account, status, duration and the triage's codes), the triage's reason, the filter's index
+// and the duplicate groups — a few hundred bytes per execution, so a million stay cheap. The
+// full record (arguments, response, error text) is fetched from the source when a row is
+// opened. A Builder makes datasets as pages stream in: each record is triaged and indexed once,
+// on arrival, and each Snapshot costs O(n) without touching the records again. Building and
+// selecting run in tea.Cmds, never in Update or View; everything View reads from here is O(1)
+// or O(visible rows).
 package data
 
 import (
 	"cmp"
+	"context"
+	"hash/maphash"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // Analysis is triage's answer for a slice of executions: Triage aligned with the input.
@@ -20,8 +31,11 @@ type Analysis struct {
 	Groups []model.DuplicateGroup
 }
 
-// Analyzer runs triage over executions (triage.Analyze behind the ui's Backend).
+// Analyzer runs triage over executions (triage.Analyze).
 type Analyzer func(execs []model.Execution) Analysis
+
+// Fetcher returns the full record of an execution from the source.
+type Fetcher func(ctx context.Context, id string) (model.Execution, error)
 
 // HistBuckets is the histogram's resolution; the header resamples it to its width.
 const HistBuckets = 512
@@ -33,30 +47,452 @@ type Histogram struct {
 	Flagged  [HistBuckets]int32
 }
 
-// Dataset is one immutable snapshot. Never modify it after Build: the UI reads it while the
-// next one is being built.
+// Dataset is one immutable snapshot, with executions at positions 0..Len()-1, newest first.
+// Never modify it: the UI reads it while the next one is being built.
 type Dataset struct {
-	Execs  []model.Execution // newest first, unique ids
-	Triage []model.Triage    // aligned with Execs
 	Groups []model.DuplicateGroup
 	// GroupOf is the index in Groups of each execution's duplicate group, -1 for none.
 	GroupOf []int32
-	// Members are each group's executions as indices into Execs, oldest first.
+	// Members are each group's executions as positions, oldest first.
 	Members [][]int32
 	Flagged int
 	Writes  int
 	Hist    Histogram
-	// Filter is the filter package's index over Execs (same positions); read-only once built,
+	// Filter is the filter package's index over the executions (same positions); read-only,
 	// so concurrent filter commands may share it.
 	Filter *filter.Index
 
-	index      map[string]int32
+	sum     *model.Summaries // the builder's rows, in arrival order
+	order   []int32          // position → row
+	rank    []int32          // row → position, -1 when the row is not in the dataset
+	reason  []uint32         // row → reasons
+	note    []uint16         // row → notes
+	reasons []string
+	notes   []string
+	ids     *idIndex // shared with the builder
+
 	groupIndex map[string]int32
 	groupOrder []int32 // groups, newest last member first
 }
 
-// Build merges base and more (a record in more replaces one with the same id in base), sorts
-// newest first, runs the analyzer and indexes the result. base and more are not modified.
+// Len is the number of executions.
+func (ds *Dataset) Len() int {
+	if ds == nil {
+		return 0
+	}
+	return len(ds.order)
+}
+
+// Index returns the position of an execution id, or -1.
+func (ds *Dataset) Index(id string) int {
+	if ds == nil || ds.ids == nil {
+		return -1
+	}
+	r := ds.ids.find(id, ds.sum)
+	if r < 0 || r >= len(ds.rank) {
+		return -1
+	}
+	return int(ds.rank[r])
+}
+
+// ID returns the id of execution i.
+func (ds *Dataset) ID(i int) string { return ds.sum.ID(int(ds.order[i])) }
+
+// Timestamp returns the time of execution i.
+func (ds *Dataset) Timestamp(i int) time.Time { return ds.sum.Timestamp(int(ds.order[i])) }
+
+// Flag reports whether triage flagged execution i.
+func (ds *Dataset) Flag(i int) bool {
+	return ds.sum.Row(int(ds.order[i])).Flags&model.FlagFlagged != 0
+}
+
+// IsWrite reports whether execution i is a write (idempotent or not).
+func (ds *Dataset) IsWrite(i int) bool {
+	return ds.sum.Row(int(ds.order[i])).Kind.Kind().IsWrite()
+}
+
+// Exec returns execution i as the list knows it: its id, time, tool, toolkit, user, account,
+// status and duration. It is not Detailed: the full record comes from the source (see Store).
+func (ds *Dataset) Exec(i int) model.Execution {
+	r := int(ds.order[i])
+	s := ds.sum.Row(r)
+	e := model.Execution{
+		ID: ds.sum.ID(r), Timestamp: ds.sum.Timestamp(r),
+		ToolSlug: ds.sum.Str(s.Tool), ToolkitSlug: ds.sum.Str(s.Toolkit), UserID: ds.sum.Str(s.User),
+		ConnectedAccountID: ds.sum.Str(s.Account), Status: ds.sum.Str(s.Status), RetryCount: -1,
+	}
+	if s.Duration >= 0 {
+		e.Duration, e.HasDuration = time.Duration(s.Duration)*time.Millisecond, true
+	}
+	return e
+}
+
+// Triage returns the triage of execution i.
+func (ds *Dataset) Triage(i int) model.Triage {
+	r := int(ds.order[i])
+	s := ds.sum.Row(r)
+	t := model.Triage{Kind: s.Kind.Kind(), Outcome: s.Outcome.Outcome(), Flagged: s.Flags&model.FlagFlagged != 0,
+		Reason: ds.reasons[ds.reason[r]], OldSDK: ds.notes[ds.note[r]]}
+	if g := ds.GroupOf[i]; g >= 0 {
+		t.GroupID = ds.Groups[g].ID
+	}
+	return t
+}
+
+// Group returns the duplicate group an execution belongs to, or nil.
+func (ds *Dataset) Group(exec int) *model.DuplicateGroup {
+	if ds == nil || exec < 0 || exec >= len(ds.GroupOf) || ds.GroupOf[exec] < 0 {
+		return nil
+	}
+	return &ds.Groups[ds.GroupOf[exec]]
+}
+
+// GroupIndex returns the index in Groups of a group id, or -1.
+func (ds *Dataset) GroupIndex(id string) int {
+	if g, ok := ds.groupIndex[id]; ok {
+		return int(g)
+	}
+	return -1
+}
+
+// Size returns the bytes the dataset's own per-execution arrays hold (positions, groups), not
+// counting what it shares with its builder (see Builder.Size).
+func (ds *Dataset) Size() int {
+	return 4 * (cap(ds.order) + cap(ds.rank) + cap(ds.GroupOf))
+}
+
+// idIndex finds an id's row: a map from the id's hash, checked against the row's id (the
+// rows hold the ids; the map holds 12 bytes per id), with the rare ids whose hash another id
+// took in a map of their own. The builder writes it while datasets read it, hence the lock.
+type idIndex struct {
+	mu    sync.RWMutex
+	seed  maphash.Seed
+	byH   map[uint64]int32
+	other map[string]int32
+}
+
+func newIDIndex(n int) *idIndex {
+	return &idIndex{seed: maphash.MakeSeed(), byH: make(map[uint64]int32, n)}
+}
+
+// find returns the newest row with the id among sum's rows, or -1.
+func (x *idIndex) find(id string, sum *model.Summaries) int {
+	h := maphash.String(x.seed, id)
+	x.mu.RLock()
+	r, ok := x.byH[h]
+	if ok && (int(r) >= sum.Len() || sum.ID(int(r)) != id) {
+		r, ok = x.other[id]
+	}
+	x.mu.RUnlock()
+	if !ok || int(r) >= sum.Len() {
+		return -1
+	}
+	return int(r)
+}
+
+// set records that id's newest row is r (sum holds r).
+func (x *idIndex) set(id string, r int32, sum *model.Summaries) {
+	h := maphash.String(x.seed, id)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if old, ok := x.byH[h]; ok && sum.ID(int(old)) != id {
+		if x.other == nil {
+			x.other = map[string]int32{}
+		}
+		x.other[string([]byte(id))] = r
+		return
+	}
+	x.byH[h] = r
+}
+
+// Builder makes datasets from executions that arrive in batches (pages of an API, chunks of a
+// file): Add triages and indexes each record once, Groups finds the duplicate groups (at the
+// end of a load: it fetches the few records that may repeat), Snapshot returns a Dataset of
+// everything so far. A record whose id arrived before replaces it, unless the earlier one was a
+// detail and the new one only a list entry.
+//
+// A Builder is not safe for concurrent use, but the datasets it returned may be read while it
+// goes on (they share its append-only rows).
+type Builder struct {
+	inc *triage.Incremental // nil when the caller gives the triage (Build)
+
+	sum      model.Summaries
+	idx      *filter.Index
+	reason   []uint32
+	note     []uint16
+	reasons  []string
+	reasonOf map[string]uint32
+	notes    []string
+	noteOf   map[string]uint16
+	ids      *idIndex
+	dead     []uint64 // rows a later record replaced
+
+	order   []int32 // the last snapshot's positions
+	fresh   []int32 // rows added since
+	changed bool    // rows died since
+
+	groups  []model.DuplicateGroup
+	members [][]int32 // rows, oldest first
+}
+
+// NewBuilder returns an empty builder that triages with the given kinds (nil: by slug) and
+// options.
+func NewBuilder(kinds *triage.Kinds, opt triage.Options) *Builder {
+	b := newBuilder(0)
+	b.inc = triage.NewIncremental(kinds, opt)
+	return b
+}
+
+func newBuilder(n int) *Builder {
+	return &Builder{
+		idx: filter.NewIndex(n), ids: newIDIndex(n),
+		reasons: []string{""}, reasonOf: map[string]uint32{"": 0},
+		notes: []string{""}, noteOf: map[string]uint16{"": 0},
+	}
+}
+
+// Len returns how many executions the builder holds (replaced records not counted).
+func (b *Builder) Len() int {
+	n := b.sum.Len()
+	for _, w := range b.dead {
+		n -= popcount(w)
+	}
+	return n
+}
+
+func popcount(w uint64) int {
+	n := 0
+	for ; w != 0; w &= w - 1 {
+		n++
+	}
+	return n
+}
+
+// Add triages and indexes a batch (which it does not keep).
+func (b *Builder) Add(batch []model.Execution) {
+	for i := range batch {
+		e := &batch[i]
+		if !b.replaces(e) {
+			continue
+		}
+		b.add(e, b.inc.Add(e))
+	}
+}
+
+// replaces reports whether e is to be added, retiring the row it replaces.
+func (b *Builder) replaces(e *model.Execution) bool {
+	if e.ID == "" {
+		return false
+	}
+	r := b.ids.find(e.ID, &b.sum)
+	if r < 0 {
+		return true
+	}
+	if b.sum.Row(r).Flags&model.FlagDetailed != 0 && !e.Detailed {
+		return false // keep the detailed copy when the newer one is only a list entry
+	}
+	for len(b.dead) <= r/64 {
+		b.dead = append(b.dead, 0)
+	}
+	b.dead[r/64] |= 1 << (r % 64)
+	if b.inc != nil {
+		b.inc.Drop(r)
+	}
+	b.changed = true
+	return true
+}
+
+func (b *Builder) isDead(r int32) bool {
+	return int(r/64) < len(b.dead) && b.dead[r/64]&(1<<(r%64)) != 0
+}
+
+func (b *Builder) add(e *model.Execution, t model.Triage) {
+	r := int32(b.sum.Len())
+	b.sum.Append(e, &t)
+	b.idx.AppendFields(filter.FieldsOf(&filter.Row{Exec: e, Triage: &model.Triage{
+		Kind: t.Kind, Outcome: t.Outcome, Flagged: t.Flagged}}))
+	ri, ok := b.reasonOf[t.Reason]
+	if !ok {
+		ri = uint32(len(b.reasons))
+		b.reasons = append(b.reasons, t.Reason)
+		b.reasonOf[t.Reason] = ri
+	}
+	ni, ok := b.noteOf[t.OldSDK]
+	if !ok && len(b.notes) < 1<<16 {
+		ni = uint16(len(b.notes))
+		b.notes = append(b.notes, t.OldSDK)
+		b.noteOf[t.OldSDK] = ni
+	}
+	b.reason = append(b.reason, ri)
+	b.note = append(b.note, ni)
+	b.ids.set(b.sum.ID(int(r)), r, &b.sum)
+	b.fresh = append(b.fresh, r)
+}
+
+// Groups finds the duplicate groups among everything added so far, fetching the records that
+// may repeat (writes with a neighbour of the same tool and caller within the window) by id.
+// On error the previous groups stay.
+func (b *Builder) Groups(ctx context.Context, fetch Fetcher) error {
+	if b.inc == nil {
+		return nil
+	}
+	groups, pos, err := b.inc.Groups(ctx, func(ctx context.Context, r int) (model.Execution, error) {
+		return fetch(ctx, b.sum.ID(r))
+	})
+	if err != nil {
+		return err
+	}
+	b.groups = groups
+	b.members = make([][]int32, len(pos))
+	for gi, ps := range pos {
+		b.members[gi] = make([]int32, len(ps))
+		for j, p := range ps {
+			b.members[gi][j] = int32(p)
+		}
+	}
+	return nil
+}
+
+// setGroups takes groups made elsewhere (Build's analyzer), finding their members by id.
+func (b *Builder) setGroups(groups []model.DuplicateGroup) {
+	b.groups = groups
+	b.members = make([][]int32, len(groups))
+	for gi, g := range groups {
+		for _, id := range g.ExecutionIDs {
+			if r := b.ids.find(id, &b.sum); r >= 0 {
+				b.members[gi] = append(b.members[gi], int32(r))
+			}
+		}
+	}
+}
+
+// newer orders rows newest first (then by id, descending), as the API pages them.
+func (b *Builder) newer(x, y int32) int {
+	rx, ry := b.sum.Row(int(x)), b.sum.Row(int(y))
+	if c := cmp.Compare(ry.Time, rx.Time); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.sum.ID(int(y)), b.sum.ID(int(x)))
+}
+
+// Snapshot returns a dataset of everything added so far, with the groups of the last Groups
+// (members replaced since are left out). It costs O(n) and does not change what earlier
+// snapshots see.
+func (b *Builder) Snapshot() *Dataset {
+	n := b.sum.Len()
+	fresh := b.fresh
+	if !slices.IsSortedFunc(fresh, b.newer) {
+		fresh = slices.Clone(fresh)
+		slices.SortStableFunc(fresh, b.newer)
+	}
+	// Merge the last order with the new rows, leaving out the replaced ones.
+	order := make([]int32, 0, len(b.order)+len(fresh))
+	i, j := 0, 0
+	for i < len(b.order) || j < len(fresh) {
+		var r int32
+		if j >= len(fresh) || i < len(b.order) && b.newer(b.order[i], fresh[j]) <= 0 {
+			r = b.order[i]
+			i++
+		} else {
+			r = fresh[j]
+			j++
+		}
+		if !b.isDead(r) {
+			order = append(order, r)
+		}
+	}
+	b.order, b.fresh, b.changed = order, b.fresh[:0], false
+
+	ds := &Dataset{
+		sum: b.sum.Snapshot(), order: order, rank: make([]int32, n),
+		reason: b.reason[:n:n], note: b.note[:n:n], reasons: b.reasons[:len(b.reasons):len(b.reasons)],
+		notes: b.notes[:len(b.notes):len(b.notes)], ids: b.ids,
+		GroupOf: make([]int32, len(order)), groupIndex: make(map[string]int32, len(b.groups)),
+	}
+	for r := range ds.rank {
+		ds.rank[r] = -1
+	}
+	for k, r := range order {
+		ds.rank[r] = int32(k)
+		ds.GroupOf[k] = -1
+		s := ds.sum.Row(int(r))
+		if s.Flags&model.FlagFlagged != 0 {
+			ds.Flagged++
+		}
+		if s.Kind.Kind().IsWrite() {
+			ds.Writes++
+		}
+	}
+	// Groups, as positions; a group left with fewer than two members (a member was replaced
+	// since the groups were found) is dropped until the next Groups.
+	ids := make([]string, 0, len(b.groups))
+	for gi, g := range b.groups {
+		var ms []int32
+		for _, r := range b.members[gi] {
+			if int(r) < n && ds.rank[r] >= 0 {
+				ms = append(ms, ds.rank[r])
+			}
+		}
+		if len(ms) < 2 {
+			continue
+		}
+		gk := int32(len(ds.Groups))
+		ds.Groups = append(ds.Groups, g)
+		ds.Members = append(ds.Members, ms)
+		ds.groupIndex[g.ID] = gk
+		ids = append(ids, g.ID)
+		for _, k := range ms {
+			ds.GroupOf[k] = gk
+		}
+	}
+	ds.groupOrder = make([]int32, len(ds.Groups))
+	for gi := range ds.groupOrder {
+		ds.groupOrder[gi] = int32(gi)
+	}
+	// Newest group first: the smallest position of a member is its newest execution.
+	newest := func(gi int32) int32 { return slices.Min(ds.Members[gi]) }
+	slices.SortStableFunc(ds.groupOrder, func(a, b int32) int { return cmp.Compare(newest(a), newest(b)) })
+	ds.Hist = histogram(ds)
+	ds.Filter = b.idx.View(order, ds.GroupOf, ids)
+	return ds
+}
+
+// Size returns the bytes the builder holds for its executions (rows, ids, symbols, filter
+// index, triage, id map), for memory accounting; the datasets it returned add Dataset.Size.
+func (b *Builder) Size() int {
+	n := b.sum.Size() + b.idx.Size() + 4*cap(b.reason) + 2*cap(b.note) + 8*cap(b.dead) + 4*cap(b.order)
+	for _, s := range b.reasons {
+		n += len(s) + 16
+	}
+	return n + 20*len(b.ids.byH) // key, value and control byte at the map's load
+}
+
+func histogram(ds *Dataset) Histogram {
+	var h Histogram
+	if ds.Len() == 0 {
+		return h
+	}
+	h.To, h.From = ds.Timestamp(0), ds.Timestamp(ds.Len()-1)
+	span := h.To.Sub(h.From)
+	from := h.From.UnixNano()
+	for k, r := range ds.order {
+		s := ds.sum.Row(int(r))
+		b := 0
+		if span > 0 {
+			b = int((s.Time - from) * (HistBuckets - 1) / int64(span))
+		}
+		b = min(max(b, 0), HistBuckets-1)
+		h.Execs[b]++
+		if ds.Flag(k) {
+			h.Flagged[b]++
+		}
+	}
+	return h
+}
+
+// Build makes a dataset from base and more (a record in more replaces one with the same id in
+// base; a detail is kept over a later list entry), triaged by analyze (nil: no triage). It is
+// for tests and small inputs; a streaming load uses a Builder. base and more are not modified.
 func Build(base, more []model.Execution, analyze Analyzer) *Dataset {
 	seen := make(map[string]int, len(base)+len(more))
 	execs := make([]model.Execution, 0, len(base)+len(more))
@@ -65,7 +501,6 @@ func Build(base, more []model.Execution, analyze Analyzer) *Dataset {
 			return
 		}
 		if i, ok := seen[e.ID]; ok {
-			// Keep the detailed copy when the newer one is only a list entry.
 			if execs[i].Detailed && !e.Detailed {
 				return
 			}
@@ -81,118 +516,19 @@ func Build(base, more []model.Execution, analyze Analyzer) *Dataset {
 	for _, e := range more {
 		add(e)
 	}
-	newestFirst := func(a, b model.Execution) int {
-		if c := b.Timestamp.Compare(a.Timestamp); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.ID, a.ID)
-	}
-	// The API pages newest first, so a refresh usually arrives sorted: check before sorting.
-	if !slices.IsSortedFunc(execs, newestFirst) {
-		slices.SortStableFunc(execs, newestFirst)
-	}
 	var an Analysis
 	if analyze != nil {
 		an = analyze(execs)
 	}
-	return index(execs, an)
-}
-
-func index(execs []model.Execution, an Analysis) *Dataset {
-	ds := &Dataset{
-		Execs:      execs,
-		Triage:     an.Triage,
-		Groups:     an.Groups,
-		GroupOf:    make([]int32, len(execs)),
-		index:      make(map[string]int32, len(execs)),
-		groupIndex: make(map[string]int32, len(an.Groups)),
+	if len(an.Triage) != len(execs) {
+		an.Triage = make([]model.Triage, len(execs))
 	}
-	if len(ds.Triage) != len(execs) {
-		ds.Triage = make([]model.Triage, len(execs))
-	}
+	b := newBuilder(len(execs))
 	for i := range execs {
-		ds.index[execs[i].ID] = int32(i)
-		ds.GroupOf[i] = -1
-		if ds.Triage[i].Flagged {
-			ds.Flagged++
-		}
-		if ds.Triage[i].Kind.IsWrite() {
-			ds.Writes++
-		}
+		b.add(&execs[i], an.Triage[i])
 	}
-	ds.Members = make([][]int32, len(ds.Groups))
-	for gi, g := range ds.Groups {
-		ds.groupIndex[g.ID] = int32(gi)
-		for _, id := range g.ExecutionIDs {
-			if ei, ok := ds.index[id]; ok {
-				ds.Members[gi] = append(ds.Members[gi], ei)
-				ds.GroupOf[ei] = int32(gi)
-			}
-		}
-	}
-	ds.groupOrder = make([]int32, 0, len(ds.Groups))
-	for gi := range ds.Groups {
-		if len(ds.Members[gi]) > 0 {
-			ds.groupOrder = append(ds.groupOrder, int32(gi))
-		}
-	}
-	// Newest group first: the smallest index of a member is its newest execution.
-	newest := func(gi int32) int32 { return slices.Min(ds.Members[gi]) }
-	slices.SortStableFunc(ds.groupOrder, func(a, b int32) int { return cmp.Compare(newest(a), newest(b)) })
-	ds.Hist = histogram(execs, ds.Triage)
-	ds.Filter = filter.NewIndex(len(execs))
-	for i := range execs {
-		ds.Filter.Append(filter.Row{Exec: &execs[i], Triage: &ds.Triage[i]})
-	}
-	return ds
-}
-
-func histogram(execs []model.Execution, tr []model.Triage) Histogram {
-	var h Histogram
-	if len(execs) == 0 {
-		return h
-	}
-	h.To, h.From = execs[0].Timestamp, execs[len(execs)-1].Timestamp
-	span := h.To.Sub(h.From)
-	for i := range execs {
-		b := 0
-		if span > 0 {
-			b = int(int64(execs[i].Timestamp.Sub(h.From)) * (HistBuckets - 1) / int64(span))
-		}
-		b = min(max(b, 0), HistBuckets-1)
-		h.Execs[b]++
-		if tr[i].Flagged {
-			h.Flagged[b]++
-		}
-	}
-	return h
-}
-
-// Len is the number of executions.
-func (ds *Dataset) Len() int {
-	if ds == nil {
-		return 0
-	}
-	return len(ds.Execs)
-}
-
-// Index returns the position of an execution id, or -1.
-func (ds *Dataset) Index(id string) int {
-	if ds == nil {
-		return -1
-	}
-	if i, ok := ds.index[id]; ok {
-		return int(i)
-	}
-	return -1
-}
-
-// Group returns the duplicate group an execution belongs to, or nil.
-func (ds *Dataset) Group(exec int) *model.DuplicateGroup {
-	if ds == nil || exec < 0 || exec >= len(ds.GroupOf) || ds.GroupOf[exec] < 0 {
-		return nil
-	}
-	return &ds.Groups[ds.GroupOf[exec]]
+	b.setGroups(an.Groups)
+	return b.Snapshot()
 }
 
 // ItemKind says what a list row shows.
@@ -207,7 +543,7 @@ const (
 // Item is one row of the list: 16 bytes, so a million rows stay cheap.
 type Item struct {
 	Kind   ItemKind
-	Exec   int32 // index into Execs (ItemExec, ItemMember; the newest member for ItemGroup)
+	Exec   int32 // position of the execution (ItemExec, ItemMember; the newest member for ItemGroup)
 	Group  int32 // index into Groups, -1 for none
 	Member int32 // position in the group, oldest first (ItemMember)
 }
@@ -221,8 +557,8 @@ type View struct {
 	Collapsed map[string]bool
 }
 
-// Matches returns the executions (positions in Execs, increasing) that q keeps; prev, when not
-// nil, must be the result of a query q refines on the same dataset (the search narrows it).
+// Matches returns the executions (positions, increasing) that q keeps; prev, when not nil,
+// must be the result of a query q refines on the same dataset (the search narrows it).
 func (ds *Dataset) Matches(q filter.Query, prev []int) []int {
 	if ds == nil || ds.Filter == nil {
 		return nil
@@ -233,25 +569,28 @@ func (ds *Dataset) Matches(q filter.Query, prev []int) []int {
 	return ds.Filter.Filter(q)
 }
 
+// keeps reports whether the toggles keep execution i.
+func (ds *Dataset) keeps(v *View, i int) bool {
+	if !v.FlaggedOnly && !v.WritesOnly {
+		return true
+	}
+	s := ds.sum.Row(int(ds.order[i]))
+	if v.FlaggedOnly && s.Flags&model.FlagFlagged == 0 {
+		return false
+	}
+	return !v.WritesOnly || s.Kind.Kind().IsWrite()
+}
+
 // Select returns the rows for a view. match, when not nil, keeps the executions it accepts (a
 // group stays when any member matches). It is O(n) and meant to run in a tea.Cmd.
 func Select(ds *Dataset, v View, match func(exec int) bool) []Item {
 	if ds == nil {
 		return nil
 	}
-	keep := func(i int) bool {
-		t := &ds.Triage[i]
-		if v.FlaggedOnly && !t.Flagged {
-			return false
-		}
-		if v.WritesOnly && !t.Kind.IsWrite() {
-			return false
-		}
-		return match == nil || match(i)
-	}
+	keep := func(i int) bool { return ds.keeps(&v, i) && (match == nil || match(i)) }
 	if !v.Duplicates {
-		items := make([]Item, 0, len(ds.Execs))
-		for i := range ds.Execs {
+		items := make([]Item, 0, ds.Len())
+		for i := range ds.Len() {
 			if keep(i) {
 				items = append(items, Item{Kind: ItemExec, Exec: int32(i), Group: ds.GroupOf[i]})
 			}
@@ -298,11 +637,9 @@ func SelectMatches(ds *Dataset, v View, pos []int) []Item {
 	}
 	items := make([]Item, 0, len(pos))
 	for _, i := range pos {
-		t := &ds.Triage[i]
-		if v.FlaggedOnly && !t.Flagged || v.WritesOnly && !t.Kind.IsWrite() {
-			continue
+		if ds.keeps(&v, i) {
+			items = append(items, Item{Kind: ItemExec, Exec: int32(i), Group: ds.GroupOf[i]})
 		}
-		items = append(items, Item{Kind: ItemExec, Exec: int32(i), Group: ds.GroupOf[i]})
 	}
 	return items
 }

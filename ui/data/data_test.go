@@ -45,13 +45,13 @@ func TestBuildSortsNewestFirstAndMergesByID(t *testing.T) {
 	updated.Error = nil
 	ds := Build(base, []model.Execution{updated, ex("log_e", 10*time.Minute, "GMAIL_SEND_EMAIL", "success", "", `{"to":"z"}`)}, analyzer)
 	var ids []string
-	for _, e := range ds.Execs {
-		ids = append(ids, e.ID)
+	for i := range ds.Len() {
+		ids = append(ids, ds.ID(i))
 	}
 	if got := fmt.Sprint(ids); got != "[log_e log_d log_c log_b log_a]" {
 		t.Fatalf("order = %s", got)
 	}
-	if ds.Execs[ds.Index("log_b")].Status != "success" {
+	if ds.Exec(ds.Index("log_b")).Status != "success" {
 		t.Error("the newer record did not replace the older")
 	}
 	if base[1].Status != "failed" {
@@ -65,9 +65,9 @@ func TestBuildSortsNewestFirstAndMergesByID(t *testing.T) {
 func TestBuildKeepsDetailOverALaterListEntry(t *testing.T) {
 	full := fixture()[0]
 	entry := full
-	entry.Detailed, entry.Arguments = false, nil
+	entry.Detailed, entry.Arguments, entry.Status = false, nil, "success"
 	ds := Build([]model.Execution{full}, []model.Execution{entry}, analyzer)
-	if !ds.Execs[0].Detailed {
+	if ds.Len() != 1 || ds.Exec(0).Status != "failed" {
 		t.Error("a list entry replaced a detail record")
 	}
 }
@@ -105,7 +105,7 @@ func TestSelect(t *testing.T) {
 			var got []string
 			for _, it := range Select(ds, tt.v, tt.match) {
 				k := map[ItemKind]string{ItemExec: "E", ItemGroup: "G", ItemMember: "M"}[it.Kind]
-				got = append(got, k+":"+ds.Execs[it.Exec].ID)
+				got = append(got, k+":"+ds.ID(int(it.Exec)))
 			}
 			if s := fmt.Sprint(got); s != tt.want && !(len(got) == 0 && tt.want == "[]") {
 				t.Errorf("got %s, want %s", s, tt.want)

@@ -16,15 +16,22 @@ type HistoryLine struct {
 // details, provider states, journal history, retries in flight). The root model owns it and
 // changes it only in Update; components hold a pointer and only read.
 type Store struct {
-	DS        *Dataset
-	Details   map[string]model.Execution      // full detail records, by id
+	DS *Dataset
+	// Details are the full records fetched lately (see PutDetail), by id.
+	Details   map[string]model.Execution
 	Provider  map[string]model.ProviderState  // verifier results, by id
 	Verifying map[string]bool                 // a verify is running
 	Attempts  map[string][]model.RetryAttempt // journal retry attempts, by execution id
 	Verdicts  map[string]model.Verdict        // latest recorded verdict, by execution id
 	History   map[string][]HistoryLine        // journal history, by execution id
 	Retrying  map[string]bool                 // a retry is in flight
+
+	detailOrder []string // Details' ids, oldest first
 }
+
+// MaxDetails is how many full records the store keeps: the dataset holds compact rows, and
+// the record of a row is fetched again when it is opened after being forgotten.
+const MaxDetails = 256
 
 // NewStore returns an empty store.
 func NewStore() *Store {
@@ -40,13 +47,38 @@ func NewStore() *Store {
 	}
 }
 
-// Exec returns execution i of the dataset, replaced by its full detail when fetched.
+// Exec returns execution i of the dataset: its full record when fetched (see Full), else what
+// the list knows of it (no arguments, response or error text).
 func (s *Store) Exec(i int) *model.Execution {
-	e := &s.DS.Execs[i]
-	if d, ok := s.Details[e.ID]; ok {
+	if d, ok := s.Details[s.DS.ID(i)]; ok {
 		return &d
 	}
-	return e
+	e := s.DS.Exec(i)
+	return &e
+}
+
+// Full reports whether the full record of id is at hand.
+func (s *Store) Full(id string) bool {
+	_, ok := s.Details[id]
+	return ok
+}
+
+// PutDetail keeps the full record of id, forgetting the oldest others beyond MaxDetails
+// (except those a retry is using).
+func (s *Store) PutDetail(id string, e model.Execution) {
+	if _, ok := s.Details[id]; !ok {
+		s.detailOrder = append(s.detailOrder, id)
+	}
+	s.Details[id] = e
+	for n := len(s.detailOrder); len(s.Details) > MaxDetails && n > 0; n-- {
+		old := s.detailOrder[0]
+		s.detailOrder = s.detailOrder[1:]
+		if s.Retrying[old] || old == id {
+			s.detailOrder = append(s.detailOrder, old)
+			continue
+		}
+		delete(s.Details, old)
+	}
 }
 
 // RetryState summarises the journal's attempts for an execution: the newest attempt's state,

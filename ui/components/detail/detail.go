@@ -80,7 +80,8 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 		return st.List.Empty.Render("no execution selected")
 	}
 	e := s.Exec(i)
-	t := &s.DS.Triage[i]
+	tr := s.DS.Triage(i)
+	t := &tr
 	var b strings.Builder
 	row := func(label, value string) {
 		if value == "" {

@@ -15,9 +15,14 @@ import (
 	"github.com/exectriage/exectriage/ui/theme"
 )
 
+// store holds the executions with their full records fetched, as the pane sees them once a
+// row has been opened.
 func store(execs ...model.Execution) *data.Store {
 	s := data.NewStore()
 	s.DS = data.Build(execs, nil, nil)
+	for _, e := range execs {
+		s.PutDetail(e.ID, e)
+	}
 	return s
 }
 

@@ -268,7 +268,8 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 		return common.Fit("", w)
 	}
 	e := m.store.Exec(int(it.Exec))
-	t := &ds.Triage[it.Exec]
+	tr := ds.Triage(int(it.Exec))
+	t := &tr
 
 	base := st.List.Row
 	switch {
@@ -407,7 +408,7 @@ func (m Model) groupRow(l layout, w int, it data.Item, cur string, base lipgloss
 	}
 	flagged := 0
 	for _, ei := range members {
-		if ds.Triage[ei].Flagged {
+		if ds.Flag(int(ei)) {
 			flagged++
 		}
 	}

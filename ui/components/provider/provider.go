@@ -22,7 +22,8 @@ func Content(st *styles.Styles, s *data.Store, i int, spin string, sec *common.S
 		return st.List.Empty.Render("no execution selected")
 	}
 	e := s.Exec(i)
-	t := &s.DS.Triage[i]
+	tr := s.DS.Triage(i)
+	t := &tr
 	c := func(v string) string { return common.Field(v, sec, reveal) }
 	var b strings.Builder
 	row := func(label, value string) {

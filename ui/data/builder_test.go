@@ -1,0 +1,270 @@
+package data
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// history generates n executions over two hours with duplicate bursts (a write repeated with
+// the same arguments seconds later, as SDK retries and double submits are), reads, failures
+// and timeouts, in no particular order.
+func history(seed uint64, n int) []model.Execution {
+	r := rand.New(rand.NewPCG(seed, 1))
+	tools := []string{"GMAIL_SEND_EMAIL", "SLACK_SEND_MESSAGE", "GMAIL_FETCH_EMAILS", "GITHUB_CREATE_AN_ISSUE"}
+	var out []model.Execution
+	for len(out) < n {
+		var e model.Execution
+		if len(out) > 0 && r.IntN(4) == 0 {
+			e = out[len(out)-1] // a repeat of the previous call
+			e.StartTime = e.StartTime.Add(time.Duration(400+r.IntN(4000)) * time.Millisecond)
+			e.RetryCount = r.IntN(3)
+		} else {
+			e = model.Execution{ToolSlug: tools[r.IntN(len(tools))], ConnectedAccountID: fmt.Sprintf("ca_%d", r.IntN(5)),
+				UserID: fmt.Sprintf("user_%d", r.IntN(3)), StartTime: t0.Add(time.Duration(r.IntN(7200_000)) * time.Millisecond),
+				Arguments: json.RawMessage(fmt.Sprintf(`{"to":"u%d@example.com","n":%d}`, r.IntN(3), r.IntN(2))), RetryCount: -1}
+			e.ToolkitSlug = map[bool]string{true: "gmail", false: "slack"}[e.ToolSlug[0] == 'G']
+		}
+		e.ID = fmt.Sprintf("log_%05d", len(out))
+		e.Timestamp = e.StartTime
+		e.Detailed = true
+		e.Duration, e.HasDuration = time.Duration(50+r.IntN(70_000))*time.Millisecond, true
+		e.Status, e.Error = "success", nil
+		switch r.IntN(6) {
+		case 0:
+			e.Status, e.Error = "failed", &model.ExecError{Kind: model.ErrTimeout, Message: "timed out after 60 s"}
+		case 1:
+			e.Status, e.Error = "failed", &model.ExecError{Kind: model.ErrValidation, Message: "missing field"}
+		}
+		if r.IntN(10) == 0 {
+			e.SDKVersion, e.Source = "0.15.1", model.Source{Language: "python"}
+		}
+		out = append(out, e)
+	}
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// stream cuts the executions into pages of random size and sends some again: as list
+// entries (which must not replace the detail) and with a later status (which must). It
+// returns the pages and each id's final record.
+func stream(seed uint64, execs []model.Execution) ([][]model.Execution, map[string]model.Execution) {
+	r := rand.New(rand.NewPCG(seed, 2))
+	final := map[string]model.Execution{}
+	var all []model.Execution
+	for _, e := range execs {
+		all = append(all, e)
+		final[e.ID] = e
+	}
+	for _, e := range execs {
+		switch r.IntN(10) {
+		case 0: // the list entry of a record sent in detail before
+			entry := e
+			entry.Detailed, entry.Arguments, entry.Error, entry.Status = false, nil, nil, "success"
+			all = append(all, entry)
+		case 1: // a record sent again with its final status
+			done := e
+			done.Status, done.Error = "success", nil
+			all = append(all, done)
+			final[e.ID] = done
+		}
+	}
+	var pages [][]model.Execution
+	for len(all) > 0 {
+		k := min(1+r.IntN(300), len(all))
+		pages = append(pages, slices.Clone(all[:k]))
+		all = all[k:]
+	}
+	return pages, final
+}
+
+func fetcher(final map[string]model.Execution) Fetcher {
+	return func(_ context.Context, id string) (model.Execution, error) {
+		e, ok := final[id]
+		if !ok {
+			return model.Execution{}, fmt.Errorf("no %s", id)
+		}
+		return e, nil
+	}
+}
+
+// state is everything a dataset shows, for comparing two.
+func state(t *testing.T, ds *Dataset) string {
+	t.Helper()
+	var b []byte
+	b = fmt.Appendf(b, "len %d flagged %d writes %d hist %v %v %v %v\n", ds.Len(), ds.Flagged, ds.Writes,
+		ds.Hist.From.UnixNano(), ds.Hist.To.UnixNano(), ds.Hist.Execs, ds.Hist.Flagged)
+	for i := range ds.Len() {
+		b = fmt.Appendf(b, "%d %+v %+v\n", i, ds.Exec(i), ds.Triage(i))
+	}
+	for gi, g := range ds.Groups {
+		b = fmt.Appendf(b, "group %+v members %v\n", g, ds.Members[gi])
+	}
+	for _, text := range []string{"send", "gm", "user:user_1", "outcome:ambiguous", "group:yes", "group:dup", "-flagged:no timed", "slack ca_3"} {
+		q, err := filter.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = fmt.Appendf(b, "%s %v\n", text, ds.Matches(q, nil))
+	}
+	for _, v := range []View{{}, {FlaggedOnly: true}, {WritesOnly: true}, {Duplicates: true}} {
+		b = fmt.Appendf(b, "%+v %v\n", v, Select(ds, v, nil))
+	}
+	return string(b)
+}
+
+// TestBuilderEqualsBuild: pages streamed into a Builder, in any order, with records sent again
+// (list entries after details, later statuses), give exactly the dataset that Build makes from
+// the final records with triage.Analyze: order, rows, triage and reasons, duplicate groups,
+// counts, histogram, filter results and list rows.
+func TestBuilderEqualsBuild(t *testing.T) {
+	for seed := range uint64(4) {
+		execs := history(seed, 4000)
+		pages, final := stream(seed, execs)
+		b := NewBuilder(triage.NewKinds(), triage.Options{})
+		for _, p := range pages {
+			b.Add(p)
+			if len(p)%7 == 0 {
+				b.Snapshot() // snapshots along the way change nothing
+			}
+		}
+		if err := b.Groups(context.Background(), fetcher(final)); err != nil {
+			t.Fatal(err)
+		}
+		got := b.Snapshot()
+		var finals []model.Execution
+		for _, e := range final {
+			finals = append(finals, e)
+		}
+		want := Build(finals, nil, analyzer)
+		if len(want.Groups) < 20 || want.Flagged == 0 {
+			t.Fatalf("seed %d: a weak fixture: %d groups, %d flagged", seed, len(want.Groups), want.Flagged)
+		}
+		if g, w := state(t, got), state(t, want); g != w {
+			t.Fatalf("seed %d: the builder's dataset differs from Build's:\n%s", seed, firstDiff(g, w))
+		}
+		if b.Len() != len(final) {
+			t.Errorf("builder holds %d executions, want %d", b.Len(), len(final))
+		}
+		for _, id := range []string{"log_00000", "log_01234", "log_03999"} {
+			if i := got.Index(id); i < 0 || got.ID(i) != id {
+				t.Errorf("Index(%s) = %d", id, i)
+			}
+		}
+	}
+}
+
+func firstDiff(a, b string) string {
+	la, lb := splitLines(a), splitLines(b)
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return "got  " + la[i] + "\nwant " + lb[i]
+		}
+	}
+	return fmt.Sprintf("%d lines, want %d", len(la), len(lb))
+}
+
+func splitLines(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != '\n' {
+			i++
+		}
+		out = append(out, s[:i])
+		s = s[min(i+1, len(s)):]
+	}
+	return out
+}
+
+// TestSnapshotIsImmutable: a dataset reads the same while its builder goes on adding, finding
+// groups and snapshotting on another goroutine (run with -race, which also checks that the
+// shared rows are never written under a reader).
+func TestSnapshotIsImmutable(t *testing.T) {
+	execs := history(9, 3000)
+	pages, final := stream(9, execs)
+	b := NewBuilder(triage.NewKinds(), triage.Options{})
+	half := len(pages) / 2
+	for _, p := range pages[:half] {
+		b.Add(p)
+	}
+	if err := b.Groups(context.Background(), fetcher(final)); err != nil {
+		t.Fatal(err)
+	}
+	ds := b.Snapshot()
+	before := state(t, ds)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for _, p := range pages[half:] {
+			b.Add(p)
+			b.Snapshot()
+		}
+		_ = b.Groups(context.Background(), fetcher(final))
+		b.Snapshot()
+	})
+	for range 3 {
+		if got := state(t, ds); got != before {
+			t.Fatalf("the dataset changed under its reader:\n%s", firstDiff(got, before))
+		}
+	}
+	wg.Wait()
+	if got := state(t, ds); got != before {
+		t.Fatalf("the dataset changed after its builder went on:\n%s", firstDiff(got, before))
+	}
+	if after := b.Snapshot(); after.Len() <= ds.Len() {
+		t.Errorf("the later snapshot has %d executions, the earlier %d", after.Len(), ds.Len())
+	}
+}
+
+// TestGroupsErrorKeepsPreviousGroups: a failed re-read leaves the groups found before.
+func TestGroupsErrorKeepsPreviousGroups(t *testing.T) {
+	execs := history(3, 2000)
+	b := NewBuilder(triage.NewKinds(), triage.Options{})
+	b.Add(execs)
+	final := map[string]model.Execution{}
+	for _, e := range execs {
+		final[e.ID] = e
+	}
+	if err := b.Groups(context.Background(), fetcher(final)); err != nil {
+		t.Fatal(err)
+	}
+	n := len(b.Snapshot().Groups)
+	if n == 0 {
+		t.Fatal("no groups in the fixture")
+	}
+	if err := b.Groups(context.Background(), fetcher(nil)); err == nil {
+		t.Fatal("a failing fetch gave no error")
+	}
+	if got := len(b.Snapshot().Groups); got != n {
+		t.Errorf("%d groups after a failed Groups, had %d", got, n)
+	}
+}
+
+// TestStoreKeepsAtMostMaxDetails: full records are forgotten oldest first, except the one a
+// retry is using.
+func TestStoreKeepsAtMostMaxDetails(t *testing.T) {
+	s := NewStore()
+	s.Retrying["log_0"] = true
+	for i := range MaxDetails + 50 {
+		id := fmt.Sprintf("log_%d", i)
+		s.PutDetail(id, model.Execution{ID: id, Detailed: true})
+	}
+	if len(s.Details) != MaxDetails {
+		t.Fatalf("%d details kept, want %d", len(s.Details), MaxDetails)
+	}
+	if !s.Full("log_0") {
+		t.Error("the record a retry uses was forgotten")
+	}
+	if s.Full("log_1") || !s.Full(fmt.Sprintf("log_%d", MaxDetails+49)) {
+		t.Error("not the oldest records were forgotten")
+	}
+}
