@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -91,6 +92,9 @@ type analyzedMsg struct {
 	err error
 }
 
+// bigLoad is the size of a dataset after whose load the memory is handed back at once.
+const bigLoad = 100_000
+
 // analyzeCmd gives pages to the builder (triage and index, once per record) and snapshots it;
 // groups, at the end of a load, also finds the duplicate groups, re-reading the few records
 // that may repeat.
@@ -103,7 +107,13 @@ func analyzeCmd(ctx context.Context, be Backend, tag int, b *data.Builder, pages
 		if groups {
 			err = b.Groups(ctx, be.Record)
 		}
-		return analyzedMsg{tag: tag, ds: b.Snapshot(), err: err}
+		ds := b.Snapshot()
+		if groups && ds.Len() >= bigLoad {
+			// A big load leaves its pages behind as garbage: hand the memory back to the system
+			// now rather than keep the load's peak resident while the person reads the list.
+			debug.FreeOSMemory()
+		}
+		return analyzedMsg{tag: tag, ds: ds, err: err}
 	}
 }
 

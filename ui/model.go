@@ -81,6 +81,8 @@ type Model struct {
 	cancelLoad context.CancelFunc
 	builder    *data.Builder       // every record loaded, triaged and indexed (used by one analysis at a time)
 	pending    [][]model.Execution // pages received, not yet given to the builder
+	pendingN   int                 // records in pending
+	nextPage   tea.Cmd             // the load's next page, held while pending is full
 	received   int                 // records received by the current load
 	pages      int
 	refreshed  time.Time
@@ -183,7 +185,7 @@ func (m *Model) startLoad(since time.Duration, full bool) tea.Cmd {
 	m.cancelLoad = cancel
 	m.loadTag++
 	m.loading, m.pages, m.loadFailed = true, 0, false
-	m.received = 0
+	m.received, m.nextPage = 0, nil
 	if !full && m.data.DS.Len() > 0 {
 		// Everything since the newest record, plus ten minutes: long calls finish late.
 		newest := m.data.DS.Timestamp(0)
@@ -196,6 +198,9 @@ func (m *Model) startLoad(since time.Duration, full bool) tea.Cmd {
 	return tea.Batch(loadCmd(ctx, m.be, m.loadTag, since), m.startSpinner())
 }
 
+// maxPending is how many received records may wait for the builder before the load pauses.
+const maxPending = 50_000
+
 // scheduleAnalyze gives the pages received to the builder and makes a new dataset unless an
 // analysis runs, in which case the next one starts when it ends (the builder is used by one
 // analysis at a time). Once the load has ended, the analysis also finds the duplicate groups.
@@ -207,7 +212,7 @@ func (m *Model) scheduleAnalyze() tea.Cmd {
 	m.analyzing, m.analyzeDirty = true, false
 	m.analyzeTag++
 	pages := m.pending
-	m.pending = nil
+	m.pending, m.pendingN = nil, 0
 	return analyzeCmd(m.ctx, m.be, m.analyzeTag, m.builder, pages, !m.loading)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -339,4 +340,38 @@ func (s *syncWriter) Write(b []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(b)
+}
+
+// TestLoadPausesWhileTheBuilderIsBehind: while an analysis runs, pages beyond maxPending
+// records wait in the source (the next page is not asked for) and the load reads on when the
+// analysis ends, so a fast file cannot pile up full records in memory.
+func TestLoadPausesWhileTheBuilderIsBehind(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	m := h.m
+	m.loading, m.analyzing = true, true
+	asked := 0
+	next := func() tea.Msg { asked++; return nil }
+	page := func(n, from int) []model.Execution {
+		b := make([]model.Execution, n)
+		for i := range b {
+			b[i] = model.Execution{ID: fmt.Sprintf("log_p%06d", from+i), Timestamp: sandboxNow}
+		}
+		return b
+	}
+	h.send(loadPageMsg{tag: m.loadTag, batch: page(1000, 0), next: next})
+	if asked != 1 || m.nextPage != nil {
+		t.Fatalf("a small backlog paused the load (asked %d)", asked)
+	}
+	h.send(loadPageMsg{tag: m.loadTag, batch: page(maxPending, 1000), next: next})
+	if asked != 1 || m.nextPage == nil {
+		t.Fatalf("a backlog of %d records did not pause the load (asked %d)", m.pendingN, asked)
+	}
+	// The running analysis ends: the load reads on and the backlog goes to the builder.
+	h.send(analyzedMsg{tag: m.analyzeTag, ds: m.data.DS})
+	if asked != 2 || m.nextPage != nil {
+		t.Fatalf("the load did not resume (asked %d)", asked)
+	}
+	if m.pendingN != 0 || m.data.DS.Index("log_p050999") < 0 {
+		t.Errorf("the backlog was not built (%d pending)", m.pendingN)
+	}
 }

@@ -45,10 +45,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.pending = append(m.pending, msg.batch)
+		m.pendingN += len(msg.batch)
 		m.received += len(msg.batch)
 		m.pages++
 		m.header.Loaded, m.header.Pages = m.received, m.pages
-		return m, tea.Batch(msg.next, m.scheduleAnalyze())
+		next := msg.next
+		if m.analyzing && m.pendingN >= maxPending {
+			// The builder is behind: read on when it has taken these pages, so a fast source
+			// does not pile up full records in memory.
+			m.nextPage, next = next, nil
+		}
+		return m, tea.Batch(next, m.scheduleAnalyze())
 
 	case loadDoneMsg:
 		if msg.tag != m.loadTag {
@@ -74,10 +81,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.analyzing = false
+		var next tea.Cmd
+		if m.nextPage != nil {
+			next, m.nextPage = m.nextPage, nil
+		}
 		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
 			m.setError(fmt.Errorf("finding duplicate groups: %w", msg.err))
 		}
-		cmds := []tea.Cmd{m.stageDataset(msg.ds)}
+		cmds := []tea.Cmd{m.stageDataset(msg.ds), next}
 		if m.analyzeDirty {
 			cmds = append(cmds, m.scheduleAnalyze())
 		}

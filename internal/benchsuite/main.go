@@ -308,13 +308,18 @@ func (s *suite) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	screen, err := s.goBench(ctx, "./ui", "^BenchmarkFirstScreen1M$", "10x", s.count)
+	if err != nil {
+		return err
+	}
 	one, err := s.goBench(ctx, "./model", "^BenchmarkParseRecord$", "1s", s.count)
 	if err != nil {
 		return err
 	}
 	s.rows = append(s.rows,
-		row{figure: "first batch of a 1M JSONL export (file source, as the TUI opens it)", target: "≤ 500 ms",
-			values: values(first, "BenchmarkFirstBatch1M", "first-batch-ms"), unit: "ms", format: "%.0f", pass: func(m float64) bool { return m <= 500 }},
+		row{figure: "first screen of a 1M JSONL export in the TUI (Init to the first frame listing rows)", target: "≤ 500 ms",
+			values: values(screen, "BenchmarkFirstScreen1M", "first-screen-ms"), unit: "ms", format: "%.0f", pass: func(m float64) bool { return m <= 500 }},
+		row{figure: "  of which the file source's first batch", values: values(first, "BenchmarkFirstBatch1M", "first-batch-ms"), unit: "ms", format: "%.0f"},
 		row{figure: "parse the whole 1M export (source.LoadFile, all cores)", target: "≥ 150 MB/s",
 			values: values(res, "BenchmarkLoadFile1M", "MB/s"), unit: "MB/s", format: "%.0f", pass: func(m float64) bool { return m >= 150 }},
 		row{figure: "  the same parse on one core (model.Parser)", values: values(one, "BenchmarkParseRecord/parser", "MB/s"), unit: "MB/s", format: "%.0f"},
