@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/exectriage/exectriage/internal/benchdata"
 )
 
 // listRow matches a row of the execution list (the focused list box, a date and time).
@@ -430,4 +433,52 @@ func TestHostileRecordsInTmux(t *testing.T) {
 	if b := ts.buffers(); b != "" {
 		t.Errorf("after exit a paste buffer exists: %q", b)
 	}
+}
+
+// TestExportInTmux opens a generated export of 30,000 executions in the real binary: the
+// rows stream in, the duplicate groups appear when the load ends (found by re-reading the
+// candidates from the file), the duplicates view lists them, and opening a member shows its
+// arguments, read back from the file by offset (the list itself holds compact rows only).
+func TestExportInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	file := filepath.Join(dir, "export.jsonl")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := benchdata.Write(context.Background(), f, benchdata.Config{N: 30_000, Seed: 11})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil || st.Duplicates == 0 {
+		t.Fatalf("writing the export: %v (%d duplicates)", err, st.Duplicates)
+	}
+	ts := newTmuxServer(t, tmux, "export")
+	home := filepath.Join(dir, "home")
+	script := fmt.Sprintf("env -u COMPOSIO_API_KEY -u NO_COLOR HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q TERM=xterm-256color %q --file %q --journal %q; echo EXITED:$?; sleep 120",
+		home, filepath.Join(home, "state"), filepath.Join(home, "config"), bin, file, filepath.Join(dir, "journal.db"))
+	ts.must("new-session", "-d", "-s", "x", "-x", "160", "-y", "45", "sh", "-c", script)
+	const pane = "x"
+
+	groups := regexp.MustCompile(`30,000 execs .* ([1-9][0-9,]*) dup groups`)
+	s := ts.waitFor(pane, "the export to load with its duplicate groups", func(s string) bool {
+		return groups.MatchString(s) && strings.Contains(s, "refreshed")
+	})
+	if !strings.Contains(s, "[FILE export.jsonl]") {
+		t.Errorf("the header does not name the file:\n%s", s)
+	}
+
+	// The duplicates view, then the first group's first member.
+	ts.send(pane, "d")
+	ts.waitFor(pane, "the duplicates view", contains("Duplicate groups", "DUP×"))
+	ts.send(pane, "j")
+	s = ts.waitFor(pane, "a member's full record", contains("── arguments", "duplicate"))
+	if !strings.Contains(s, "{") {
+		t.Errorf("the arguments are not shown:\n%s", s)
+	}
+
+	ts.send(pane, "q")
+	ts.waitFor(pane, "exit", contains("EXITED:0"))
 }

@@ -16,6 +16,7 @@ import (
 	"cmp"
 	"context"
 	"hash/maphash"
+	"math/bits"
 	"slices"
 	"sync"
 	"time"
@@ -71,7 +72,6 @@ type Dataset struct {
 	notes   []string
 	ids     *idIndex // shared with the builder
 
-	groupIndex map[string]int32
 	groupOrder []int32 // groups, newest last member first
 }
 
@@ -104,11 +104,6 @@ func (ds *Dataset) Timestamp(i int) time.Time { return ds.sum.Timestamp(int(ds.o
 // Flag reports whether triage flagged execution i.
 func (ds *Dataset) Flag(i int) bool {
 	return ds.sum.Row(int(ds.order[i])).Flags&model.FlagFlagged != 0
-}
-
-// IsWrite reports whether execution i is a write (idempotent or not).
-func (ds *Dataset) IsWrite(i int) bool {
-	return ds.sum.Row(int(ds.order[i])).Kind.Kind().IsWrite()
 }
 
 // Exec returns execution i as the list knows it: its id, time, tool, toolkit, user, account,
@@ -145,14 +140,6 @@ func (ds *Dataset) Group(exec int) *model.DuplicateGroup {
 		return nil
 	}
 	return &ds.Groups[ds.GroupOf[exec]]
-}
-
-// GroupIndex returns the index in Groups of a group id, or -1.
-func (ds *Dataset) GroupIndex(id string) int {
-	if g, ok := ds.groupIndex[id]; ok {
-		return int(g)
-	}
-	return -1
 }
 
 // Size returns the bytes the dataset's own per-execution arrays hold (positions, groups), not
@@ -255,15 +242,7 @@ func newBuilder(n int) *Builder {
 func (b *Builder) Len() int {
 	n := b.sum.Len()
 	for _, w := range b.dead {
-		n -= popcount(w)
-	}
-	return n
-}
-
-func popcount(w uint64) int {
-	n := 0
-	for ; w != 0; w &= w - 1 {
-		n++
+		n -= bits.OnesCount64(w)
 	}
 	return n
 }
@@ -407,7 +386,7 @@ func (b *Builder) Snapshot() *Dataset {
 		sum: b.sum.Snapshot(), order: order, rank: make([]int32, n),
 		reason: b.reason[:n:n], note: b.note[:n:n], reasons: b.reasons[:len(b.reasons):len(b.reasons)],
 		notes: b.notes[:len(b.notes):len(b.notes)], ids: b.ids,
-		GroupOf: make([]int32, len(order)), groupIndex: make(map[string]int32, len(b.groups)),
+		GroupOf: make([]int32, len(order)),
 	}
 	for r := range ds.rank {
 		ds.rank[r] = -1
@@ -439,7 +418,6 @@ func (b *Builder) Snapshot() *Dataset {
 		gk := int32(len(ds.Groups))
 		ds.Groups = append(ds.Groups, g)
 		ds.Members = append(ds.Members, ms)
-		ds.groupIndex[g.ID] = gk
 		ids = append(ids, g.ID)
 		for _, k := range ms {
 			ds.GroupOf[k] = gk
