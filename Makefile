@@ -23,10 +23,12 @@ demo:
 
 # The performance suite (issue 6): one table of each figure, its target, the median of
 # BENCH_COUNT runs and pass/fail. Generates bench-data/ first when it is missing (~30 s);
-# takes about 10 minutes on 2 cores. `go test -bench` on a package runs its benchmarks alone.
+# takes about 4 minutes on 2 cores. BENCH_ONLY=ui,memory runs some sections (filter, ui,
+# memory, load, scan); `go test -bench` on a package runs its benchmarks alone.
 BENCH_COUNT ?= 3
+BENCH_ONLY ?=
 bench:
-	$(GO) run ./internal/benchsuite -count $(BENCH_COUNT) -data bench-data
+	$(GO) run ./internal/benchsuite -count $(BENCH_COUNT) -data bench-data $(if $(BENCH_ONLY),-only $(BENCH_ONLY))
 
 # Seeded JSONL exports of the Logs API (detail shape) for the benchmarks: 10k, 100k and 1M
 # executions (~1 GB) in bench-data/ (gitignored). Existing files are kept.

@@ -31,19 +31,34 @@ import (
 func main() {
 	count := flag.Int("count", 3, "runs of each measurement (the table shows the median)")
 	dataDir := flag.String("data", "bench-data", "directory of the generated exports (created when missing)")
+	only := flag.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	s := &suite{count: max(*count, 1), log: os.Stderr}
+	if *only != "" {
+		s.only = map[string]bool{}
+		for _, n := range strings.Split(*only, ",") {
+			if !slices.Contains(sectionNames, n) {
+				fmt.Fprintf(os.Stderr, "benchsuite: no section %q (the sections: %s)\n", n, strings.Join(sectionNames, ", "))
+				os.Exit(2)
+			}
+			s.only[n] = true
+		}
+	}
 	if err := s.run(ctx, *dataDir); err != nil {
 		fmt.Fprintln(os.Stderr, "benchsuite:", err)
 		os.Exit(1)
 	}
 }
 
+// sectionNames are the parts of the suite, in the order they run.
+var sectionNames = []string{"filter", "ui", "memory", "load", "scan"}
+
 type suite struct {
 	count int
-	data  string // absolute
+	only  map[string]bool // nil: every section
+	data  string          // absolute
 	log   io.Writer
 	rows  []row
 	notes []string
@@ -79,7 +94,10 @@ func (s *suite) run(ctx context.Context, dataDir string) error {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	steps := []func(context.Context) error{s.filter, s.ui, s.memory, s.load, s.scan(bin)}
-	for _, step := range steps {
+	for i, step := range steps {
+		if s.only != nil && !s.only[sectionNames[i]] {
+			continue
+		}
 		if err := step(ctx); err != nil {
 			return err
 		}
@@ -263,6 +281,29 @@ func (s *suite) ui(ctx context.Context) error {
 		r.pending = "pending ui (BenchmarkUpdateView reports no ms/key at 1M)"
 	}
 	s.rows = append(s.rows, r)
+	// Independent of N: each run's 1M figure over its 10k figure, per sub-benchmark.
+	ratio := row{figure: "  the same at 1M over 10k (cursor, filter key; per run)", target: "≤ 1.5×", unit: "×", format: "%.2f",
+		pass: func(m float64) bool { return m <= 1.5 }}
+	small := map[string][]float64{}
+	for _, b := range res {
+		if v, ok := b.metrics["ms/key@10k"]; ok {
+			k := strings.Replace(b.name, "/10k/", "/", 1)
+			small[k] = append(small[k], v)
+		}
+	}
+	seen := map[string]int{}
+	for _, b := range res {
+		v, ok := b.metrics["ms/key"]
+		k := strings.Replace(b.name, "/1M/", "/", 1)
+		if !ok || len(small[k]) <= seen[k] {
+			continue
+		}
+		ratio.values = append(ratio.values, v/small[k][seen[k]])
+		seen[k]++
+	}
+	if len(ratio.values) > 0 {
+		s.rows = append(s.rows, ratio)
+	}
 	return nil
 }
 
@@ -367,7 +408,17 @@ func (s *suite) print(w io.Writer, took time.Duration) {
 			files = append(files, fmt.Sprintf("%s %.0f MB", sz.name, float64(st.Size())/1e6))
 		}
 	}
-	fmt.Fprintf(w, "data: %s (seeded, make bench-data); median of %d runs; suite took %s\n\n", strings.Join(files, ", "), s.count, took.Round(time.Second))
+	fmt.Fprintf(w, "data: %s (seeded, make bench-data); median of %d runs; suite took %s\n", strings.Join(files, ", "), s.count, took.Round(time.Second))
+	if s.only != nil {
+		var ran []string
+		for _, n := range sectionNames {
+			if s.only[n] {
+				ran = append(ran, n)
+			}
+		}
+		fmt.Fprintf(w, "partial run (-only): sections %s\n", strings.Join(ran, ", "))
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| figure | target | median | runs | result |")
 	fmt.Fprintln(w, "|---|---|---|---|---|")
 	failed := 0
