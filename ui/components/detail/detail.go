@@ -154,10 +154,13 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 	}
 	if !e.Detailed {
 		b.WriteString("\n")
-		if loading {
+		switch {
+		case s.Full(e.ID):
+			b.WriteString(st.Muted.Render("the source has only this list entry: no arguments or response to show"))
+		case loading:
 			b.WriteString(st.Muted.Render("loading the full record…"))
-		} else {
-			b.WriteString(st.Muted.Render("list entry only: press enter for arguments and response"))
+		default:
+			b.WriteString(st.Muted.Render("the full record (arguments, response) loads when the selection rests"))
 		}
 		return strings.TrimRight(b.String(), "\n")
 	}

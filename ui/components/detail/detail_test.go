@@ -95,3 +95,36 @@ func TestCacheFollowsTheRecordAndTheReveal(t *testing.T) {
 		t.Errorf("hidden again: %q", out)
 	}
 }
+
+// TestRowWithoutItsRecord: before its full record is fetched a row shows what the list knows
+// and says the record is coming; a source that has only the list entry says so once fetched.
+func TestRowWithoutItsRecord(t *testing.T) {
+	st := styles.New(theme.Default())
+	e := model.Execution{ID: "log_1", ToolSlug: "GMAIL_SEND_EMAIL", Timestamp: time.Date(2026, 3, 2, 11, 0, 0, 0, time.UTC),
+		Status: "success", Arguments: json.RawMessage(`{"to":"x@example.com"}`), Detailed: true}
+	s := data.NewStore()
+	s.DS = data.Build([]model.Execution{e}, nil, nil)
+	var r Renderer
+	tests := []struct {
+		name    string
+		loading bool
+		put     *model.Execution
+		want    string
+	}{
+		{"not fetched yet", false, nil, "loads when the selection rests"},
+		{"being fetched", true, nil, "loading the full record…"},
+		{"the source has only the list entry", false, &model.Execution{ID: "log_1", ToolSlug: "GMAIL_SEND_EMAIL"}, "the source has only this list entry"},
+		{"fetched", false, &e, "── arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.put != nil {
+				s.PutDetail("log_1", *tt.put)
+			}
+			out := ansi.Strip(r.Content(st, s, 0, tt.loading, false))
+			if !strings.Contains(out, tt.want) || !strings.Contains(out, "GMAIL_SEND_EMAIL") {
+				t.Errorf("content lacks %q:\n%s", tt.want, out)
+			}
+		})
+	}
+}
