@@ -1,6 +1,7 @@
 // Package doctor finds the Composio SDK versions a project depends on, in its manifests and
-// lock files (pip requirements, pyproject.toml for PEP 621 and Poetry, poetry.lock, uv.lock,
-// Pipfile.lock, package.json, package-lock.json, pnpm-lock.yaml, yarn.lock), and says whether
+// lock files (pip requirements, pyproject.toml for PEP 621 and Poetry, setup.cfg, setup.py,
+// Pipfile, poetry.lock, uv.lock, pdm.lock, Pipfile.lock, package.json with its overrides and
+// resolutions, package-lock.json, pnpm-lock.yaml, yarn.lock), and says whether
 // each one still re-sends timed-out writes: Python composio before 0.16.0 and @composio/core
 // before 0.14.0 retry tools.execute and the proxy call like any other request, so one intended
 // action can happen two or three times. The legacy composio-core packages (PyPI and npm) predate
@@ -56,6 +57,10 @@ type Finding struct {
 	Fix           string `json:"fix,omitempty"`
 	// LockFile names the lock file whose version decided a manifest finding.
 	LockFile string `json:"lock_file,omitempty"`
+	// Via names the package.json field that forces this version in the dependency tree
+	// (everywhere, or under the package its key names): "overrides", "resolutions" or
+	// "pnpm.overrides"; empty for a plain dependency.
+	Via string `json:"via,omitempty"`
 
 	may bool // the range allows both retrying and fixed versions
 }
@@ -104,6 +109,7 @@ type dep struct {
 	version    string // exact, when the file pins one
 	constraint string // the range as written (manifests)
 	special    string // a non-registry source (git, path, url, workspace, tag): verdict unknown
+	via        string // set when the entry forces a version in the tree: "overrides", "resolutions", "pnpm.overrides"
 }
 
 type fileKind int
@@ -231,10 +237,16 @@ func parserFor(rel string) func([]byte) (scanned, error) {
 	switch {
 	case base == "pyproject.toml":
 		return parsePyproject
-	case base == "poetry.lock", base == "uv.lock":
+	case base == "poetry.lock", base == "uv.lock", base == "pdm.lock":
 		return parseTOMLLock
+	case base == "Pipfile":
+		return parsePipfile
 	case base == "Pipfile.lock":
 		return parsePipfileLock
+	case base == "setup.cfg":
+		return parseSetupCfg
+	case base == "setup.py":
+		return parseSetupPy
 	case base == "package.json":
 		return parsePackageJSON
 	case base == "package-lock.json", base == "npm-shrinkwrap.json":
@@ -390,14 +402,15 @@ func classify(f *Finding, d dep) {
 }
 
 // findings turns the parsed files into findings, letting a lock file decide a manifest's
-// version: pyproject.toml is governed by poetry.lock or uv.lock, package.json by
+// version: pyproject.toml is governed by poetry.lock, uv.lock or pdm.lock, package.json by
 // package-lock.json, pnpm-lock.yaml or yarn.lock, in its directory or the nearest parent that
-// has one (workspaces). requirements files are what pip installs and have no lock.
+// has one (workspaces); a Pipfile by the Pipfile.lock beside it. requirements files, setup.cfg
+// and setup.py are what pip installs from and have no lock.
 func findings(files []scanned) []Finding {
-	// lock versions by directory, ecosystem and package
+	// lock versions by directory, lock family and package
 	type lockKey struct {
 		dir  string
-		eco  Ecosystem
+		fam  string
 		name string
 	}
 	type locked struct {
@@ -405,15 +418,16 @@ func findings(files []scanned) []Finding {
 		versions []string
 	}
 	locks := map[lockKey][]locked{}
-	lockDirs := map[string]map[Ecosystem]bool{}
+	lockDirs := map[string]map[string]bool{}
 	for _, f := range files {
-		if f.kind != kindLock || !governs(f.base) {
+		fam := lockFamily(f.base)
+		if f.kind != kindLock || fam == "" {
 			continue
 		}
 		if lockDirs[f.dir] == nil {
-			lockDirs[f.dir] = map[Ecosystem]bool{}
+			lockDirs[f.dir] = map[string]bool{}
 		}
-		lockDirs[f.dir][f.eco] = true
+		lockDirs[f.dir][fam] = true
 		byName := map[string][]string{}
 		var order []string
 		for _, d := range f.deps {
@@ -428,7 +442,7 @@ func findings(files []scanned) []Finding {
 			}
 		}
 		for _, n := range order {
-			k := lockKey{f.dir, f.eco, n}
+			k := lockKey{f.dir, fam, n}
 			locks[k] = append(locks[k], locked{file: f.rel, versions: byName[n]})
 		}
 	}
@@ -445,7 +459,7 @@ func findings(files []scanned) []Finding {
 			if f.kind == kindLock && (r == roleClient || r == roleProvider) {
 				continue
 			}
-			key := d.name + "\x00" + d.version + "\x00" + d.constraint + "\x00" + d.special
+			key := d.name + "\x00" + d.version + "\x00" + d.constraint + "\x00" + d.special + "\x00" + d.via
 			if seen[key] {
 				continue
 			}
@@ -455,13 +469,17 @@ func findings(files []scanned) []Finding {
 				fd.Constraint = d.special
 			}
 			classify(&fd, d)
-			if (f.base == "pyproject.toml" || f.base == "package.json") && r == roleSDK && d.version == "" && d.special == "" {
-				if lk, ok := nearestLock(f.dir, d.eco, lockDirs); ok {
-					for _, l := range locks[lockKey{lk, d.eco, d.name}] {
+			if fam := manifestFamily(f.base); fam != "" && r == roleSDK && d.version == "" && d.special == "" {
+				if lk, ok := nearestLock(f.dir, fam, lockDirs); ok {
+					for _, l := range locks[lockKey{lk, fam, d.name}] {
 						applyLock(&fd, d, l.file, l.versions)
 						break
 					}
 				}
+			}
+			if d.via != "" {
+				fd.Via = d.via
+				fd.Reason = "forced by package.json's " + d.via + ": " + fd.Reason
 			}
 			out = append(out, fd)
 		}
@@ -469,9 +487,33 @@ func findings(files []scanned) []Finding {
 	return out
 }
 
-// governs reports whether a lock file decides the versions of manifests next to (or below) it.
-// Pipfile.lock belongs to a Pipfile, which doctor does not read.
-func governs(base string) bool { return base != "Pipfile.lock" }
+// lockFamily says which manifests a lock file decides (see manifestFamily); "" for a file
+// that is not a lock.
+func lockFamily(base string) string {
+	switch base {
+	case "Pipfile.lock":
+		return "pipfile"
+	case "poetry.lock", "uv.lock", "pdm.lock":
+		return "pyproject"
+	case "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock":
+		return "npm"
+	}
+	return ""
+}
+
+// manifestFamily is the lock family that decides a manifest's versions; "" for manifests no
+// lock decides (requirements files, setup.cfg, setup.py).
+func manifestFamily(base string) string {
+	switch base {
+	case "Pipfile":
+		return "pipfile"
+	case "pyproject.toml":
+		return "pyproject"
+	case "package.json":
+		return "npm"
+	}
+	return ""
+}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
@@ -482,13 +524,14 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// nearestLock finds the closest directory at or above dir that holds a lock file of eco.
-func nearestLock(dir string, eco Ecosystem, lockDirs map[string]map[Ecosystem]bool) (string, bool) {
+// nearestLock finds the closest directory at or above dir that holds a lock file of the family
+// (a Pipfile's lock only beside it: pipenv has no workspaces).
+func nearestLock(dir string, fam string, lockDirs map[string]map[string]bool) (string, bool) {
 	for {
-		if lockDirs[dir][eco] {
+		if lockDirs[dir][fam] {
 			return dir, true
 		}
-		if dir == "." || dir == "/" || dir == "" {
+		if fam == "pipfile" || dir == "." || dir == "/" || dir == "" {
 			return "", false
 		}
 		dir = path.Dir(dir)

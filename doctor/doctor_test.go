@@ -112,6 +112,31 @@ func TestScanFixtureProjects(t *testing.T) {
 			{"package.json", "@composio/core", "latest", "unknown"},
 			{"package.json", "composio-core", "github:ComposioHQ/composio", "RETRIES WRITES"},
 		}, true},
+		{"py-pipfile", []want{
+			{"Pipfile", "composio", ">=0.15 (locked 0.15.2)", "RETRIES WRITES"},
+			{"Pipfile", "composio-openai", "any", "unknown"},
+			{"Pipfile.lock", "composio", "0.15.2", "RETRIES WRITES"},
+		}, true},
+		{"py-setupcfg", []want{
+			{"setup.cfg", "composio", "0.15.1", "RETRIES WRITES"},
+			{"setup.cfg", "composio-openai", ">=0.16", "unknown"},
+		}, true},
+		{"py-setuppy", []want{
+			{"setup.py", "composio", ">=0.16.0,<0.18", "ok"},
+			{"setup.py", "composio-core", "0.7.1", "RETRIES WRITES"},
+		}, true},
+		{"py-pdm", []want{
+			{"pdm.lock", "composio", "0.16.1", "ok"},
+			{"pyproject.toml", "composio", ">=0.15 (locked 0.16.1)", "ok"},
+		}, false},
+		{"npm-overrides", []want{
+			{"package.json", "@composio/core", "^0.14.0", "ok"},
+			{"package.json", "@composio/core", "0.12.0 (pnpm.overrides)", "RETRIES WRITES"},
+			{"package.json", "@composio/core", "0.13.1 (overrides)", "RETRIES WRITES"},
+			{"package.json", "@composio/core", "0.13.2 (resolutions)", "RETRIES WRITES"},
+			{"package.json", "@composio/core", "0.14.1 (overrides)", "ok"},
+			{"package.json", "@composio/openai", "^0.14.0", "unknown"},
+		}, true},
 		{"monorepo", []want{
 			{"packages/agent/package.json", "@composio/core", "^0.13.0 (locked 0.13.1)", "RETRIES WRITES"},
 			{"packages/web/package.json", "@composio/core", "^0.14.0 (locked 0.14.0)", "ok"},
@@ -289,5 +314,60 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("%s differs from the golden file (run go test -update after checking):\n%s", name, got)
+	}
+}
+
+func TestOverrideTarget(t *testing.T) {
+	for key, want := range map[string]string{
+		"@composio/core":            "@composio/core",
+		"**/@composio/core":         "@composio/core",
+		"some-lib/@composio/core":   "@composio/core",
+		"@scope/lib/@composio/core": "@composio/core",
+		"foo>@composio/core@<0.14":  "@composio/core",
+		"@composio/core@0.13.x":     "@composio/core",
+		"composio-core@^0.5":        "composio-core",
+		"composio-core":             "composio-core",
+		"":                          "",
+	} {
+		if got := overrideTarget(key); got != want {
+			t.Errorf("overrideTarget(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
+// TestPythonManifestShapes: the forms setup.py, setup.cfg and Pipfile take beyond the
+// fixtures, each with the requirements doctor must (and must not) see.
+func TestPythonManifestShapes(t *testing.T) {
+	tests := []struct {
+		name  string
+		parse func([]byte) (scanned, error)
+		src   string
+		want  string // name constraint|special, one per dep
+	}{
+		{"setup.py from a variable", parseSetupPy, "REQS = open('r.txt').read().split()\nsetup(install_requires=REQS)\n", ""},
+		{"setup.py unclosed", parseSetupPy, "setup(install_requires=['composio==0.15.0'\n", ""},
+		{"setup.py tuple and dict kwargs", parseSetupPy, "kw = {'install_requires': ('composio==0.15.0', \"composio-core\")}\nsetup(**kw)\n",
+			"composio ==0.15.0;composio-core "},
+		{"setup.py bracket inside a string", parseSetupPy, "setup(install_requires=['composio[openai]>=0.16', 'x]'])",
+			"composio >=0.16"},
+		{"setup.cfg one line", parseSetupCfg, "[options]\ninstall_requires = composio==0.15.0\n", "composio ==0.15.0"},
+		{"setup.cfg other sections ignored", parseSetupCfg, "[metadata]\nname = composio==0.1\n[options]\nzip_safe = false\n", ""},
+		{"Pipfile git and star", parsePipfile, "[packages]\ncomposio = {git = \"https://github.com/ComposioHQ/composio.git\", ref = \"main\"}\n[dev-packages]\ncomposio-core = {version = \"==0.7.1\"}\ncomposio-openai = \"*\"\n",
+			"composio-core ==0.7.1;composio-openai ;composio git https://github.com/ComposioHQ/composio.git"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := tt.parse([]byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range sc.deps {
+				got = append(got, d.name+" "+d.constraint+d.special)
+			}
+			if s := strings.Join(got, ";"); s != tt.want {
+				t.Errorf("deps %q, want %q", s, tt.want)
+			}
+		})
 	}
 }

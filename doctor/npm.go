@@ -65,7 +65,8 @@ func isTag(v string) bool {
 	return !(v[0] >= '0' && v[0] <= '9')
 }
 
-// parsePackageJSON reads the dependency maps of package.json.
+// parsePackageJSON reads the dependency maps of package.json, and the fields that force a
+// version on the whole tree: npm's overrides, yarn's resolutions and pnpm.overrides.
 func parsePackageJSON(data []byte) (scanned, error) {
 	sc := scanned{kind: kindManifest, eco: NPM}
 	var p map[string]json.RawMessage
@@ -87,7 +88,76 @@ func parsePackageJSON(data []byte) (scanned, error) {
 			}
 		}
 	}
+	force := func(via, key, value string) {
+		if strings.HasPrefix(value, "$") { // "$@composio/core": the version of the direct dependency, reported above
+			return
+		}
+		if d, ok := npmDep(overrideTarget(key), value); ok {
+			d.via = via
+			sc.deps = append(sc.deps, d)
+		}
+	}
+	var overrides map[string]any
+	if raw, ok := p["overrides"]; ok && json.Unmarshal(raw, &overrides) == nil {
+		walkOverrides(overrides, "", func(key, value string) { force("overrides", key, value) })
+	}
+	var resolutions map[string]any
+	if raw, ok := p["resolutions"]; ok && json.Unmarshal(raw, &resolutions) == nil {
+		for _, k := range sortedKeys(resolutions) {
+			if v, ok := resolutions[k].(string); ok {
+				force("resolutions", k, v)
+			}
+		}
+	}
+	var pnpm struct {
+		Overrides map[string]any `json:"overrides"`
+	}
+	if raw, ok := p["pnpm"]; ok && json.Unmarshal(raw, &pnpm) == nil {
+		for _, k := range sortedKeys(pnpm.Overrides) {
+			if v, ok := pnpm.Overrides[k].(string); ok {
+				force("pnpm.overrides", k, v)
+			}
+		}
+	}
 	return sc, nil
+}
+
+// walkOverrides calls f for every package an npm overrides object sets: a string value sets
+// its key; an object sets its key to its "." entry and nests overrides for that package's
+// dependencies.
+func walkOverrides(m map[string]any, parent string, f func(key, value string)) {
+	for _, k := range sortedKeys(m) {
+		switch v := m[k].(type) {
+		case string:
+			if k == "." {
+				if parent != "" {
+					f(parent, v)
+				}
+				continue
+			}
+			f(k, v)
+		case map[string]any:
+			walkOverrides(v, k, f)
+		}
+	}
+}
+
+// overrideTarget is the package an override or resolution key names: the last package of a
+// path ("pkg/@composio/core", "**/@composio/core", pnpm's "pkg>@composio/core") without a
+// version selector ("@composio/core@<0.14").
+func overrideTarget(key string) string {
+	if i := strings.LastIndexByte(key, '>'); i >= 0 {
+		key = key[i+1:]
+	}
+	parts := strings.Split(key, "/")
+	name := parts[len(parts)-1]
+	if len(parts) >= 2 && strings.HasPrefix(parts[len(parts)-2], "@") {
+		name = parts[len(parts)-2] + "/" + name
+	}
+	if i := strings.IndexByte(name[min(1, len(name)):], '@'); i >= 0 {
+		name = name[:i+1]
+	}
+	return name
 }
 
 type npmLockV1Dep struct {

@@ -323,3 +323,172 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// parsePipfile reads a Pipfile (TOML): [packages], [dev-packages] and any other category
+// table, each mapping a name to a specifier string ("*", "==0.15.2", ">=0.15") or a table
+// (version, or git/path/file for a non-registry source). Pipfile.lock beside it governs it.
+func parsePipfile(data []byte) (scanned, error) {
+	sc := scanned{kind: kindManifest, eco: PyPI}
+	var p map[string]any
+	if err := toml.Unmarshal(data, &p); err != nil {
+		return sc, fmt.Errorf("Pipfile: %w", err)
+	}
+	for _, section := range sortedKeys(p) {
+		if section == "source" || section == "requires" || section == "scripts" || section == "pipenv" {
+			continue
+		}
+		pkgs, ok := p[section].(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, name := range sortedKeys(pkgs) {
+			n := normalizePy(name)
+			if !interestingPy(n) {
+				continue
+			}
+			d := dep{eco: PyPI, name: n}
+			switch v := pkgs[name].(type) {
+			case string:
+				d.constraint = pipfileSpec(v)
+			case map[string]any:
+				switch {
+				case v["git"] != nil:
+					d.special = fmt.Sprint("git ", v["git"])
+				case v["path"] != nil:
+					d.special = fmt.Sprint("path ", v["path"])
+				case v["file"] != nil:
+					d.special = fmt.Sprint("file ", v["file"])
+				default:
+					s, _ := v["version"].(string)
+					d.constraint = pipfileSpec(s)
+				}
+			default:
+				continue
+			}
+			if v, ok := exactPin(d.constraint); ok {
+				d.version = v
+			}
+			sc.deps = append(sc.deps, d)
+		}
+	}
+	return sc, nil
+}
+
+// pipfileSpec turns Pipfile's "*" (any version) into an empty range.
+func pipfileSpec(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "*" {
+		return ""
+	}
+	return s
+}
+
+// parseSetupCfg reads setuptools' setup.cfg: install_requires in [options] and every key of
+// [options.extras_require], each a list of PEP 508 requirements, one per line (the indented
+// continuation lines of the key, or the key's own line).
+func parseSetupCfg(data []byte) (scanned, error) {
+	sc := scanned{kind: kindManifest, eco: PyPI}
+	section, key := "", ""
+	take := func(v string) {
+		v = strings.TrimSpace(v)
+		if i := strings.Index(v, " #"); i >= 0 {
+			v = strings.TrimSpace(v[:i])
+		}
+		if v == "" {
+			return
+		}
+		if section == "options" && key == "install_requires" || section == "options.extras_require" {
+			if d, ok := parseRequirement(v); ok {
+				sc.deps = append(sc.deps, d)
+			}
+		}
+	}
+	s := bufio.NewScanner(bytes.NewReader(data))
+	s.Buffer(make([]byte, 64*1024), 4<<20)
+	for s.Scan() {
+		line := strings.TrimRight(s.Text(), " \t\r")
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "" || strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, ";"):
+		case strings.HasPrefix(trimmed, "[") && strings.HasSuffix(trimmed, "]"):
+			section, key = strings.TrimSpace(trimmed[1:len(trimmed)-1]), ""
+		case line[0] == ' ' || line[0] == '\t': // a continuation of key's value
+			take(trimmed)
+		default:
+			k, v, ok := strings.Cut(line, "=")
+			if !ok {
+				k, v, ok = strings.Cut(line, ":")
+			}
+			if !ok {
+				key = ""
+				continue
+			}
+			key = strings.TrimSpace(k)
+			take(v)
+		}
+	}
+	if err := s.Err(); err != nil {
+		return sc, fmt.Errorf("setup.cfg: %w", err)
+	}
+	return sc, nil
+}
+
+// setupPyListRE finds the start of install_requires=[...] or extras_require={...} in a
+// setup.py call (or a dict of keyword arguments).
+var setupPyListRE = regexp.MustCompile(`["']?(install_requires|extras_require)["']?\s*[=:]\s*([\[{(])`)
+
+// pyStringRE is a Python string literal without escapes (requirements have none).
+var pyStringRE = regexp.MustCompile(`'([^'\\\n]*)'|"([^"\\\n]*)"`)
+
+// parseSetupPy reads the string literals of setup.py's install_requires and extras_require.
+// It does not run the file: requirements built at run time (read from another file, joined
+// from variables) are not seen, which the report cannot tell apart from none.
+func parseSetupPy(data []byte) (scanned, error) {
+	sc := scanned{kind: kindManifest, eco: PyPI}
+	src := string(data)
+	for _, m := range setupPyListRE.FindAllStringSubmatchIndex(src, -1) {
+		open := src[m[4]]
+		closer := map[byte]byte{'[': ']', '{': '}', '(': ')'}[open]
+		body, ok := bracketBody(src[m[4]:], open, closer)
+		if !ok {
+			continue
+		}
+		for _, lit := range pyStringRE.FindAllStringSubmatch(body, -1) {
+			s := lit[1] + lit[2]
+			if d, ok := parseRequirement(s); ok && strings.TrimSpace(s) != "" {
+				sc.deps = append(sc.deps, d)
+			}
+		}
+	}
+	return sc, nil
+}
+
+// bracketBody returns s from its opening bracket to the matching closer (nested brackets of
+// the same kind and string literals skipped); ok is false when it never closes.
+func bracketBody(s string, open, closer byte) (string, bool) {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\'', '"':
+			j := strings.IndexByte(s[i+1:], c)
+			if j < 0 {
+				return "", false
+			}
+			i += j + 1
+		case '#':
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				return "", false
+			}
+			i += j
+		case open:
+			depth++
+		case closer:
+			depth--
+			if depth == 0 {
+				return s[:i+1], true
+			}
+		}
+	}
+	return "", false
+}

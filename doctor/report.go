@@ -22,8 +22,14 @@ func (f Finding) Verdict() string {
 	return "ok"
 }
 
-// shownVersion is the version column: the exact version, the range, or both.
+// shownVersion is the version column: the exact version, the range, or both, and the
+// package.json field that forces it when one does.
 func (f Finding) shownVersion() string {
+	if f.Via != "" {
+		g := f
+		g.Via = ""
+		return g.shownVersion() + " (" + f.Via + ")"
+	}
 	switch {
 	case f.Version != "" && f.Constraint != "" && f.Constraint != "=="+f.Version && f.Constraint != f.Version && f.LockFile != "":
 		return f.Constraint + " (locked " + f.Version + ")"
