@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -266,5 +267,55 @@ func TestStoreKeepsAtMostMaxDetails(t *testing.T) {
 	}
 	if s.Full("log_1") || !s.Full(fmt.Sprintf("log_%d", MaxDetails+49)) {
 		t.Error("not the oldest records were forgotten")
+	}
+}
+
+// TestIndexAcrossReplacement: a dataset made before a record arrived again still finds its
+// own copy by id (the retry dialog looks the execution up while the next snapshot is being
+// built), and the next dataset finds the new copy.
+func TestIndexAcrossReplacement(t *testing.T) {
+	b := NewBuilder(triage.NewKinds(), triage.Options{})
+	e := ex("log_x", 0, "GMAIL_SEND_EMAIL", "failed", model.ErrTimeout, `{"to":"a"}`)
+	b.Add([]model.Execution{e, ex("log_y", time.Second, "GMAIL_SEND_EMAIL", "success", "", `{"to":"b"}`)})
+	before := b.Snapshot()
+	done := e
+	done.Status, done.Error = "success", nil
+	b.Add([]model.Execution{done, done}) // twice: a chain of replacements
+	if i := before.Index("log_x"); i < 0 || before.Exec(i).Status != "failed" {
+		t.Fatalf("the earlier dataset lost its own copy: Index = %d", i)
+	}
+	after := b.Snapshot()
+	if i := after.Index("log_x"); i < 0 || after.Exec(i).Status != "success" || after.Len() != 2 {
+		t.Fatalf("the later dataset: Index = %d, %d executions", i, after.Len())
+	}
+	if before.Index("log_z") != -1 || after.Index("") != -1 {
+		t.Error("an unknown id was found")
+	}
+}
+
+// TestIndexHashCollision: an id whose hash another id holds is found through the map of
+// its own, before and after it is replaced.
+func TestIndexHashCollision(t *testing.T) {
+	b := NewBuilder(triage.NewKinds(), triage.Options{})
+	b.Add([]model.Execution{ex("log_a", 0, "GMAIL_SEND_EMAIL", "success", "", `{}`)})
+	// Make log_b's hash point at log_a's row, as a collision would.
+	b.ids.byH[maphash.String(b.ids.seed, "log_b")] = 0
+	b.Add([]model.Execution{ex("log_b", time.Second, "GMAIL_SEND_EMAIL", "failed", model.ErrTimeout, `{}`)})
+	ds := b.Snapshot()
+	if len(b.ids.other) != 1 {
+		t.Fatalf("the colliding id is not in the other map: %v", b.ids.other)
+	}
+	for _, id := range []string{"log_a", "log_b"} {
+		if i := ds.Index(id); i < 0 || ds.ID(i) != id {
+			t.Errorf("Index(%s) = %d", id, i)
+		}
+	}
+	done := ex("log_b", time.Second, "GMAIL_SEND_EMAIL", "success", "", `{}`)
+	b.Add([]model.Execution{done})
+	if after := b.Snapshot(); after.Len() != 2 || after.Exec(after.Index("log_b")).Status != "success" {
+		t.Errorf("the colliding id was not replaced: %d executions", after.Len())
+	}
+	if i := ds.Index("log_b"); i < 0 || ds.Exec(i).Status != "failed" {
+		t.Errorf("the earlier dataset lost the colliding id's row: %d", i)
 	}
 }

@@ -148,14 +148,17 @@ func (ds *Dataset) Size() int {
 	return 4 * (cap(ds.order) + cap(ds.rank) + cap(ds.GroupOf))
 }
 
-// idIndex finds an id's row: a map from the id's hash, checked against the row's id (the
-// rows hold the ids; the map holds 12 bytes per id), with the rare ids whose hash another id
-// took in a map of their own. The builder writes it while datasets read it, hence the lock.
+// idIndex finds an id's row: a map from the id's hash to its newest row, checked against the
+// row's id (the rows hold the ids; the map holds 12 bytes per id), with the rare ids whose hash
+// another id took in a map of their own, and for each row that replaced another the row it
+// replaced (so a dataset made before the replacement still finds its own row). The builder
+// writes it while datasets read it, hence the lock.
 type idIndex struct {
 	mu    sync.RWMutex
 	seed  maphash.Seed
 	byH   map[uint64]int32
 	other map[string]int32
+	prev  map[int32]int32
 }
 
 func newIDIndex(n int) *idIndex {
@@ -164,25 +167,38 @@ func newIDIndex(n int) *idIndex {
 
 // find returns the newest row with the id among sum's rows, or -1.
 func (x *idIndex) find(id string, sum *model.Summaries) int {
-	h := maphash.String(x.seed, id)
 	x.mu.RLock()
-	r, ok := x.byH[h]
-	if ok && (int(r) >= sum.Len() || sum.ID(int(r)) != id) {
-		r, ok = x.other[id]
+	defer x.mu.RUnlock()
+	// The newest row sum holds on the chain of rows that replaced one another.
+	visible := func(r int32, ok bool) (int32, bool) {
+		for ok && int(r) >= sum.Len() {
+			r, ok = x.prev[r]
+		}
+		return r, ok
 	}
-	x.mu.RUnlock()
-	if !ok || int(r) >= sum.Len() {
-		return -1
+	r, ok := x.byH[maphash.String(x.seed, id)]
+	if r, ok = visible(r, ok); ok && sum.ID(int(r)) == id {
+		return int(r)
 	}
-	return int(r)
+	r, ok = x.other[id]
+	if r, ok = visible(r, ok); ok && sum.ID(int(r)) == id {
+		return int(r)
+	}
+	return -1
 }
 
-// set records that id's newest row is r (sum holds r).
-func (x *idIndex) set(id string, r int32, sum *model.Summaries) {
+// set records that id's newest row is r, which replaces row old (-1: none); sum holds both.
+func (x *idIndex) set(id string, r, old int32, sum *model.Summaries) {
 	h := maphash.String(x.seed, id)
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if old, ok := x.byH[h]; ok && sum.ID(int(old)) != id {
+	if old >= 0 {
+		if x.prev == nil {
+			x.prev = map[int32]int32{}
+		}
+		x.prev[r] = old
+	}
+	if cur, ok := x.byH[h]; ok && sum.ID(int(cur)) != id {
 		if x.other == nil {
 			x.other = map[string]int32{}
 		}
@@ -214,9 +230,8 @@ type Builder struct {
 	ids      *idIndex
 	dead     []uint64 // rows a later record replaced
 
-	order   []int32 // the last snapshot's positions
-	fresh   []int32 // rows added since
-	changed bool    // rows died since
+	order []int32 // the last snapshot's positions
+	fresh []int32 // rows added since
 
 	groups  []model.DuplicateGroup
 	members [][]int32 // rows, oldest first
@@ -251,24 +266,25 @@ func (b *Builder) Len() int {
 func (b *Builder) Add(batch []model.Execution) {
 	for i := range batch {
 		e := &batch[i]
-		if !b.replaces(e) {
+		old, ok := b.replaces(e)
+		if !ok {
 			continue
 		}
-		b.add(e, b.inc.Add(e))
+		b.add(e, b.inc.Add(e), old)
 	}
 }
 
-// replaces reports whether e is to be added, retiring the row it replaces.
-func (b *Builder) replaces(e *model.Execution) bool {
+// replaces reports whether e is to be added, retiring the row it replaces (old, -1 for none).
+func (b *Builder) replaces(e *model.Execution) (old int32, ok bool) {
 	if e.ID == "" {
-		return false
+		return -1, false
 	}
 	r := b.ids.find(e.ID, &b.sum)
 	if r < 0 {
-		return true
+		return -1, true
 	}
 	if b.sum.Row(r).Flags&model.FlagDetailed != 0 && !e.Detailed {
-		return false // keep the detailed copy when the newer one is only a list entry
+		return -1, false // keep the detailed copy when the newer one is only a list entry
 	}
 	for len(b.dead) <= r/64 {
 		b.dead = append(b.dead, 0)
@@ -277,15 +293,14 @@ func (b *Builder) replaces(e *model.Execution) bool {
 	if b.inc != nil {
 		b.inc.Drop(r)
 	}
-	b.changed = true
-	return true
+	return int32(r), true
 }
 
 func (b *Builder) isDead(r int32) bool {
 	return int(r/64) < len(b.dead) && b.dead[r/64]&(1<<(r%64)) != 0
 }
 
-func (b *Builder) add(e *model.Execution, t model.Triage) {
+func (b *Builder) add(e *model.Execution, t model.Triage, old int32) {
 	r := int32(b.sum.Len())
 	b.sum.Append(e, &t)
 	b.idx.AppendFields(filter.FieldsOf(&filter.Row{Exec: e, Triage: &model.Triage{
@@ -304,7 +319,7 @@ func (b *Builder) add(e *model.Execution, t model.Triage) {
 	}
 	b.reason = append(b.reason, ri)
 	b.note = append(b.note, ni)
-	b.ids.set(b.sum.ID(int(r)), r, &b.sum)
+	b.ids.set(b.sum.ID(int(r)), r, old, &b.sum)
 	b.fresh = append(b.fresh, r)
 }
 
@@ -380,7 +395,7 @@ func (b *Builder) Snapshot() *Dataset {
 			order = append(order, r)
 		}
 	}
-	b.order, b.fresh, b.changed = order, b.fresh[:0], false
+	b.order, b.fresh = order, b.fresh[:0]
 
 	ds := &Dataset{
 		sum: b.sum.Snapshot(), order: order, rank: make([]int32, n),
@@ -503,7 +518,7 @@ func Build(base, more []model.Execution, analyze Analyzer) *Dataset {
 	}
 	b := newBuilder(len(execs))
 	for i := range execs {
-		b.add(&execs[i], an.Triage[i])
+		b.add(&execs[i], an.Triage[i], -1)
 	}
 	b.setGroups(an.Groups)
 	return b.Snapshot()
