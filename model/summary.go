@@ -30,12 +30,9 @@ type Summary struct {
 	Account  Sym
 	Status   Sym
 	Duration int32 // milliseconds, rounded down; -1 when unknown, capped at MaxInt32
-	// Group is the index of the execution's duplicate group in the caller's list of groups,
-	// -1 when none.
-	Group   int32
-	Outcome OutcomeCode
-	Kind    KindCode
-	Flags   SummaryFlags
+	Outcome  OutcomeCode
+	Kind     KindCode
+	Flags    SummaryFlags
 }
 
 // SummaryFlags are yes/no facts about a summarised execution.
@@ -132,8 +129,14 @@ func (t *Symbols) String(y Sym) string {
 // Len returns how many distinct strings the table holds.
 func (t *Symbols) Len() int { return max(len(t.strs)-1, 0) }
 
-// Append adds a summary of e, with its triage when t is not nil (the group is left at -1:
-// see SetGroup).
+// Snapshot returns a read-only copy of the table as it is now (String only), for readers on
+// other goroutines while the table goes on interning.
+func (t *Symbols) Snapshot() Symbols {
+	return Symbols{strs: t.strs[:len(t.strs):len(t.strs)]}
+}
+
+// Append adds a summary of e, with its triage when t is not nil (its duplicate group is the
+// caller's to keep: groups are found after the rows are in).
 func (s *Summaries) Append(e *Execution, t *Triage) {
 	r := Summary{
 		Tool:     s.syms.Intern(e.ToolSlug),
@@ -142,7 +145,6 @@ func (s *Summaries) Append(e *Execution, t *Triage) {
 		Account:  s.syms.Intern(e.ConnectedAccountID),
 		Status:   s.syms.Intern(e.Status),
 		Duration: -1,
-		Group:    -1,
 	}
 	if ns := e.Timestamp.UnixNano(); !e.Timestamp.IsZero() && time.Unix(0, ns).Equal(e.Timestamp) {
 		r.Time = ns
@@ -168,7 +170,7 @@ func (s *Summaries) Append(e *Execution, t *Triage) {
 	}
 }
 
-// SetTriage records the triage of row i (not its group: see SetGroup).
+// SetTriage records the triage of row i (not its group).
 func (s *Summaries) SetTriage(i int, t *Triage) {
 	r := &s.rows[i]
 	r.Outcome, r.Kind = CodeOfOutcome(t.Outcome), CodeOfKind(t.Kind)
@@ -180,10 +182,6 @@ func (s *Summaries) SetTriage(i int, t *Triage) {
 		r.Flags |= FlagOldSDK
 	}
 }
-
-// SetGroup records that row i belongs to group g (an index into the caller's groups; -1 for
-// none).
-func (s *Summaries) SetGroup(i int, g int32) { s.rows[i].Group = g }
 
 // Len returns the number of rows.
 func (s *Summaries) Len() int { return len(s.rows) }
@@ -213,8 +211,13 @@ func (s *Summaries) Timestamp(i int) time.Time {
 
 // Size returns the bytes the list holds (rows, ids and symbols), for memory accounting.
 func (s *Summaries) Size() int {
-	n := cap(s.rows)*int(unsafe.Sizeof(Summary{})) + cap(s.ids)
-	for _, x := range s.syms.strs {
+	return cap(s.rows)*int(unsafe.Sizeof(Summary{})) + cap(s.ids) + s.syms.Size()
+}
+
+// Size returns the bytes the table holds, for memory accounting.
+func (t *Symbols) Size() int {
+	n := 0
+	for _, x := range t.strs {
 		n += len(x) + 16 + 24 // the string, its header in strs, and its map entry
 	}
 	return n
@@ -223,12 +226,12 @@ func (s *Summaries) Size() int {
 // Snapshot returns a read-only copy of the list as it is now, for readers on other goroutines
 // while the list goes on growing: Append never changes a row or id already written, and the
 // copy sees only the rows, ids and symbols there were. Only Len, Row, ID, Str, Timestamp and
-// Size may be used on the copy, and SetTriage/SetGroup must not be called on the original
-// while a copy is read.
+// Size may be used on the copy, and SetTriage must not be called on the original while a copy
+// is read.
 func (s *Summaries) Snapshot() *Summaries {
 	return &Summaries{
 		rows: s.rows[:len(s.rows):len(s.rows)],
 		ids:  s.ids[:len(s.ids):len(s.ids)],
-		syms: Symbols{strs: s.syms.strs[:len(s.syms.strs):len(s.syms.strs)]},
+		syms: s.syms.Snapshot(),
 	}
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,6 @@ func TestSummaries(t *testing.T) {
 	for i := range execs {
 		s.Append(&execs[i], tr[i])
 	}
-	s.SetGroup(1, 7)
 	if s.Len() != 3 {
 		t.Fatalf("len %d", s.Len())
 	}
@@ -44,7 +44,6 @@ func TestSummaries(t *testing.T) {
 		{"duration", r0.Duration, int32(1500)}, {"huge duration", r1.Duration, int32(1<<31 - 1)}, {"no duration", r2.Duration, int32(-1)},
 		{"outcome", r0.Outcome.Outcome(), OutcomeAmbiguous}, {"kind", r1.Kind.Kind(), KindIdempotentWrite}, {"untriaged", r2.Outcome.Outcome(), Outcome("")},
 		{"flags 0", r0.Flags, FlagFlagged | FlagError | FlagDetailed | FlagOldSDK}, {"flags 1", r1.Flags, SummaryFlags(0)},
-		{"group", r1.Group, int32(7)}, {"no group", r0.Group, int32(-1)},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -61,5 +60,38 @@ func TestSummaries(t *testing.T) {
 	}
 	if s.Size() < 10003*48 {
 		t.Errorf("Size %d too small", s.Size())
+	}
+}
+
+// TestSummariesSnapshot: a snapshot keeps seeing the rows, ids and symbols it was made over
+// while the list grows past its capacity.
+func TestSummariesSnapshot(t *testing.T) {
+	var s Summaries
+	add := func(i int) {
+		e := Execution{ID: fmt.Sprintf("log_%d", i), ToolSlug: fmt.Sprintf("TOOL_%d", i%7), Timestamp: time.Unix(int64(i), 0)}
+		s.Append(&e, nil)
+	}
+	for i := range 10 {
+		add(i)
+	}
+	snap := s.Snapshot()
+	for i := 10; i < 5000; i++ {
+		add(i)
+	}
+	if snap.Len() != 10 || s.Len() != 5000 {
+		t.Fatalf("snapshot %d rows, list %d", snap.Len(), s.Len())
+	}
+	for i := range 10 {
+		if got, want := snap.ID(i), fmt.Sprintf("log_%d", i); got != want {
+			t.Errorf("snapshot row %d: id %q, want %q", i, got, want)
+		}
+		if got, want := snap.Str(snap.Row(i).Tool), fmt.Sprintf("TOOL_%d", i%7); got != want {
+			t.Errorf("snapshot row %d: tool %q, want %q", i, got, want)
+		}
+	}
+	late := Execution{ID: "log_late", ToolSlug: "LATE_TOOL"}
+	s.Append(&late, nil)
+	if y := s.Row(s.Len() - 1).Tool; s.Str(y) != "LATE_TOOL" || snap.Str(y) != "" {
+		t.Errorf("a symbol added after the snapshot: list %q, snapshot %q", s.Str(y), snap.Str(y))
 	}
 }

@@ -66,10 +66,10 @@ type Dataset struct {
 	sum     *model.Summaries // the builder's rows, in arrival order
 	order   []int32          // position → row
 	rank    []int32          // row → position, -1 when the row is not in the dataset
-	reason  []uint32         // row → reasons
-	note    []uint16         // row → notes
-	reasons []string
-	notes   []string
+	reason  []model.Sym      // row → reasons
+	note    []model.Sym      // row → notes
+	reasons model.Symbols
+	notes   model.Symbols
 	ids     *idIndex // shared with the builder
 
 	groupOrder []int32 // groups, newest last member first
@@ -127,7 +127,7 @@ func (ds *Dataset) Triage(i int) model.Triage {
 	r := int(ds.order[i])
 	s := ds.sum.Row(r)
 	t := model.Triage{Kind: s.Kind.Kind(), Outcome: s.Outcome.Outcome(), Flagged: s.Flags&model.FlagFlagged != 0,
-		Reason: ds.reasons[ds.reason[r]], OldSDK: ds.notes[ds.note[r]]}
+		Reason: ds.reasons.String(ds.reason[r]), OldSDK: ds.notes.String(ds.note[r])}
 	if g := ds.GroupOf[i]; g >= 0 {
 		t.GroupID = ds.Groups[g].ID
 	}
@@ -219,16 +219,14 @@ func (x *idIndex) set(id string, r, old int32, sum *model.Summaries) {
 type Builder struct {
 	inc *triage.Incremental // nil when the caller gives the triage (Build)
 
-	sum      model.Summaries
-	idx      *filter.Index
-	reason   []uint32
-	note     []uint16
-	reasons  []string
-	reasonOf map[string]uint32
-	notes    []string
-	noteOf   map[string]uint16
-	ids      *idIndex
-	dead     []uint64 // rows a later record replaced
+	sum     model.Summaries
+	idx     *filter.Index
+	reason  []model.Sym // the triage's reason of each row, in reasons
+	note    []model.Sym // the old-SDK note of each row, in notes
+	reasons model.Symbols
+	notes   model.Symbols
+	ids     *idIndex
+	dead    []uint64 // rows a later record replaced
 
 	order []int32 // the last snapshot's positions
 	fresh []int32 // rows added since
@@ -246,11 +244,7 @@ func NewBuilder(kinds *triage.Kinds, opt triage.Options) *Builder {
 }
 
 func newBuilder(n int) *Builder {
-	return &Builder{
-		idx: filter.NewIndex(n), ids: newIDIndex(n),
-		reasons: []string{""}, reasonOf: map[string]uint32{"": 0},
-		notes: []string{""}, noteOf: map[string]uint16{"": 0},
-	}
+	return &Builder{idx: filter.NewIndex(n), ids: newIDIndex(n)}
 }
 
 // Len returns how many executions the builder holds (replaced records not counted).
@@ -303,22 +297,12 @@ func (b *Builder) isDead(r int32) bool {
 func (b *Builder) add(e *model.Execution, t model.Triage, old int32) {
 	r := int32(b.sum.Len())
 	b.sum.Append(e, &t)
+	// The group field stays empty in the index: a dataset's view gives it (groups are found
+	// after the rows are in).
 	b.idx.AppendFields(filter.FieldsOf(&filter.Row{Exec: e, Triage: &model.Triage{
 		Kind: t.Kind, Outcome: t.Outcome, Flagged: t.Flagged}}))
-	ri, ok := b.reasonOf[t.Reason]
-	if !ok {
-		ri = uint32(len(b.reasons))
-		b.reasons = append(b.reasons, t.Reason)
-		b.reasonOf[t.Reason] = ri
-	}
-	ni, ok := b.noteOf[t.OldSDK]
-	if !ok && len(b.notes) < 1<<16 {
-		ni = uint16(len(b.notes))
-		b.notes = append(b.notes, t.OldSDK)
-		b.noteOf[t.OldSDK] = ni
-	}
-	b.reason = append(b.reason, ri)
-	b.note = append(b.note, ni)
+	b.reason = append(b.reason, b.reasons.Intern(t.Reason))
+	b.note = append(b.note, b.notes.Intern(t.OldSDK))
 	b.ids.set(b.sum.ID(int(r)), r, old, &b.sum)
 	b.fresh = append(b.fresh, r)
 }
@@ -399,8 +383,7 @@ func (b *Builder) Snapshot() *Dataset {
 
 	ds := &Dataset{
 		sum: b.sum.Snapshot(), order: order, rank: make([]int32, n),
-		reason: b.reason[:n:n], note: b.note[:n:n], reasons: b.reasons[:len(b.reasons):len(b.reasons)],
-		notes: b.notes[:len(b.notes):len(b.notes)], ids: b.ids,
+		reason: b.reason[:n:n], note: b.note[:n:n], reasons: b.reasons.Snapshot(), notes: b.notes.Snapshot(), ids: b.ids,
 		GroupOf: make([]int32, len(order)),
 	}
 	for r := range ds.rank {
@@ -453,10 +436,8 @@ func (b *Builder) Snapshot() *Dataset {
 // Size returns the bytes the builder holds for its executions (rows, ids, symbols, filter
 // index, triage, id map), for memory accounting; the datasets it returned add Dataset.Size.
 func (b *Builder) Size() int {
-	n := b.sum.Size() + b.idx.Size() + 4*cap(b.reason) + 2*cap(b.note) + 8*cap(b.dead) + 4*cap(b.order)
-	for _, s := range b.reasons {
-		n += len(s) + 16
-	}
+	n := b.sum.Size() + b.idx.Size() + 4*cap(b.reason) + 4*cap(b.note) + 8*cap(b.dead) + 4*cap(b.order)
+	n += b.reasons.Size() + b.notes.Size()
 	return n + 20*len(b.ids.byH) // key, value and control byte at the map's load
 }
 
