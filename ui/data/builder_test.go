@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
+	"pgregory.net/rapid"
 	"slices"
 	"sync"
 	"testing"
@@ -318,4 +319,72 @@ func TestIndexHashCollision(t *testing.T) {
 	if i := ds.Index("log_b"); i < 0 || ds.Exec(i).Status != "failed" {
 		t.Errorf("the earlier dataset lost the colliding id's row: %d", i)
 	}
+}
+
+// TestBuilderEqualsBuildProperty: for small random histories (few ids, so records arrive
+// again often; list entries before and after details; zero times; empty ids) cut into random
+// pages, the builder's dataset equals Build's over the records that win.
+func TestBuilderEqualsBuildProperty(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(0, 60).Draw(rt, "n")
+		tools := []string{"GMAIL_SEND_EMAIL", "SLACK_SEND_MESSAGE", "GMAIL_FETCH_EMAILS"}
+		var all []model.Execution
+		for range n {
+			e := model.Execution{
+				ID:                 rapid.SampledFrom([]string{"", "log_a", "log_b", "log_c", "log_d", "log_e", "log_f"}).Draw(rt, "id"),
+				ToolSlug:           rapid.SampledFrom(tools).Draw(rt, "tool"),
+				ConnectedAccountID: rapid.SampledFrom([]string{"ca_1", "ca_2"}).Draw(rt, "account"),
+				Status:             rapid.SampledFrom([]string{"success", "failed", ""}).Draw(rt, "status"),
+				Detailed:           rapid.Bool().Draw(rt, "detailed"),
+				RetryCount:         -1,
+			}
+			if at := rapid.IntRange(-1, 600).Draw(rt, "at"); at >= 0 {
+				e.Timestamp = t0.Add(time.Duration(at) * time.Second)
+				e.StartTime = e.Timestamp
+			}
+			if e.Detailed {
+				e.Arguments = json.RawMessage(rapid.SampledFrom([]string{`{"to":"a"}`, `{"to":"b"}`}).Draw(rt, "args"))
+			}
+			if e.Status == "failed" {
+				e.Error = &model.ExecError{Kind: model.ErrTimeout, Message: "timed out"}
+			}
+			all = append(all, e)
+		}
+		b := NewBuilder(triage.NewKinds(), triage.Options{})
+		final := map[string]model.Execution{}
+		for rest := all; len(rest) > 0; {
+			k := rapid.IntRange(1, len(rest)).Draw(rt, "page")
+			b.Add(slices.Clone(rest[:k]))
+			if rapid.Bool().Draw(rt, "snapshot") {
+				b.Snapshot()
+			}
+			rest = rest[k:]
+		}
+		// The records that win, by the rule Build applies: a later copy replaces an earlier
+		// one unless the earlier is a detail and the later only a list entry.
+		var order []string
+		for _, e := range all {
+			if e.ID == "" {
+				continue
+			}
+			if cur, ok := final[e.ID]; ok {
+				if cur.Detailed && !e.Detailed {
+					continue
+				}
+			} else {
+				order = append(order, e.ID)
+			}
+			final[e.ID] = e
+		}
+		if err := b.Groups(context.Background(), fetcher(final)); err != nil {
+			rt.Fatal(err)
+		}
+		var finals []model.Execution
+		for _, id := range order {
+			finals = append(finals, final[id])
+		}
+		if g, w := state(t, b.Snapshot()), state(t, Build(finals, nil, analyzer)); g != w {
+			rt.Fatalf("the builder's dataset differs from Build's:\n%s", firstDiff(g, w))
+		}
+	})
 }
