@@ -388,3 +388,32 @@ func TestBuilderEqualsBuildProperty(t *testing.T) {
 		}
 	})
 }
+
+// TestUnchangedRecordsTakeNoRow: a reload or a refresh's overlap sends records the builder
+// has: an unchanged one is skipped (rows are never freed, so a follow mode or a reloaded file
+// would otherwise grow without bound); a changed one replaces its row.
+func TestUnchangedRecordsTakeNoRow(t *testing.T) {
+	execs := history(5, 2000)
+	b := NewBuilder(triage.NewKinds(), triage.Options{})
+	b.Add(execs)
+	rows := b.sum.Len()
+	for range 3 { // reloaded three times
+		b.Add(slices.Clone(execs))
+	}
+	if b.sum.Len() != rows {
+		t.Fatalf("%d rows after reloading %d unchanged records, had %d", b.sum.Len(), len(execs), rows)
+	}
+	changed := slices.Clone(execs[:10])
+	for i := range changed {
+		changed[i].Status, changed[i].Error = "success", nil
+		changed[i].Duration += time.Second // finished later than first recorded
+	}
+	b.Add(changed)
+	if b.sum.Len() != rows+10 || b.Len() != len(execs) {
+		t.Fatalf("%d rows (%d live) after 10 changed records, had %d", b.sum.Len(), b.Len(), rows)
+	}
+	ds := b.Snapshot()
+	if i := ds.Index(changed[3].ID); i < 0 || ds.Exec(i).Status != "success" {
+		t.Errorf("a changed record did not replace its row")
+	}
+}

@@ -212,7 +212,8 @@ func (x *idIndex) set(id string, r, old int32, sum *model.Summaries) {
 // file): Add triages and indexes each record once, Groups finds the duplicate groups (at the
 // end of a load: it fetches the few records that may repeat), Snapshot returns a Dataset of
 // everything so far. A record whose id arrived before replaces it, unless the earlier one was a
-// detail and the new one only a list entry.
+// detail and the new one only a list entry, or the two are the same (a refresh's overlap, a
+// reloaded file): rows are never freed, so only a record that changed may take a new one.
 //
 // A Builder is not safe for concurrent use, but the datasets it returned may be read while it
 // goes on (they share its append-only rows).
@@ -226,6 +227,7 @@ type Builder struct {
 	reasons model.Symbols
 	notes   model.Symbols
 	ids     *idIndex
+	sig     []uint64 // each row's record's fingerprint, to skip a copy that arrives unchanged
 	dead    []uint64 // rows a later record replaced
 
 	order []int32 // the last snapshot's positions
@@ -260,22 +262,27 @@ func (b *Builder) Len() int {
 func (b *Builder) Add(batch []model.Execution) {
 	for i := range batch {
 		e := &batch[i]
-		old, ok := b.replaces(e)
+		fp := e.Fingerprint(b.ids.seed)
+		old, ok := b.replaces(e, fp)
 		if !ok {
 			continue
 		}
-		b.add(e, b.inc.Add(e), old)
+		b.add(e, b.inc.Add(e), old, fp)
 	}
 }
 
-// replaces reports whether e is to be added, retiring the row it replaces (old, -1 for none).
-func (b *Builder) replaces(e *model.Execution) (old int32, ok bool) {
+// replaces reports whether e (whose fingerprint is fp) is to be added, retiring the row it
+// replaces (old, -1 for none).
+func (b *Builder) replaces(e *model.Execution, fp uint64) (old int32, ok bool) {
 	if e.ID == "" {
 		return -1, false
 	}
 	r := b.ids.find(e.ID, &b.sum)
 	if r < 0 {
 		return -1, true
+	}
+	if b.sig[r] == fp {
+		return -1, false // the same record again
 	}
 	if b.sum.Row(r).Flags&model.FlagDetailed != 0 && !e.Detailed {
 		return -1, false // keep the detailed copy when the newer one is only a list entry
@@ -294,8 +301,9 @@ func (b *Builder) isDead(r int32) bool {
 	return int(r/64) < len(b.dead) && b.dead[r/64]&(1<<(r%64)) != 0
 }
 
-func (b *Builder) add(e *model.Execution, t model.Triage, old int32) {
+func (b *Builder) add(e *model.Execution, t model.Triage, old int32, fp uint64) {
 	r := int32(b.sum.Len())
+	b.sig = append(b.sig, fp)
 	b.sum.Append(e, &t)
 	// The group field stays empty in the index: a dataset's view gives it (groups are found
 	// after the rows are in).
@@ -436,7 +444,7 @@ func (b *Builder) Snapshot() *Dataset {
 // Size returns the bytes the builder holds for its executions (rows, ids, symbols, filter
 // index, triage, id map), for memory accounting; the datasets it returned add Dataset.Size.
 func (b *Builder) Size() int {
-	n := b.sum.Size() + b.idx.Size() + 4*cap(b.reason) + 4*cap(b.note) + 8*cap(b.dead) + 4*cap(b.order)
+	n := b.sum.Size() + b.idx.Size() + 4*cap(b.reason) + 4*cap(b.note) + 8*cap(b.sig) + 8*cap(b.dead) + 4*cap(b.order)
 	n += b.reasons.Size() + b.notes.Size()
 	return n + 20*len(b.ids.byH) // key, value and control byte at the map's load
 }
@@ -499,7 +507,7 @@ func Build(base, more []model.Execution, analyze Analyzer) *Dataset {
 	}
 	b := newBuilder(len(execs))
 	for i := range execs {
-		b.add(&execs[i], an.Triage[i], -1)
+		b.add(&execs[i], an.Triage[i], -1, execs[i].Fingerprint(b.ids.seed))
 	}
 	b.setGroups(an.Groups)
 	return b.Snapshot()
