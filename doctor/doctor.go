@@ -1,11 +1,12 @@
 // Package doctor finds the Composio SDK versions a project depends on, in its manifests and
-// lock files (pip requirements, pyproject.toml for PEP 621 and Poetry, setup.cfg, setup.py,
-// Pipfile, poetry.lock, uv.lock, pdm.lock, Pipfile.lock, package.json with its overrides and
-// resolutions, package-lock.json, pnpm-lock.yaml, yarn.lock), and says whether
-// each one still re-sends timed-out writes: Python composio before 0.16.0 and @composio/core
-// before 0.14.0 retry tools.execute and the proxy call like any other request, so one intended
-// action can happen two or three times. The legacy composio-core packages (PyPI and npm) predate
-// the fix altogether. A lock file says what is installed and wins over a manifest's range.
+// lock files (pip requirements and pip-tools inputs, pyproject.toml for PEP 621, Poetry and
+// PDM, setup.cfg, setup.py, Pipfile, poetry.lock, uv.lock, pdm.lock, Pipfile.lock,
+// package.json with its overrides and resolutions, package-lock.json, pnpm-lock.yaml,
+// yarn.lock), and says whether each one still re-sends timed-out writes: Python composio
+// before 0.16.0 and @composio/core before 0.14.0 retry tools.execute and the proxy call like
+// any other request, so one intended action can happen two or three times. The legacy
+// composio-core packages (PyPI and npm) predate the fix altogether. A lock file says what is
+// installed and wins over a manifest's range.
 package doctor
 
 import (
@@ -255,8 +256,8 @@ func parserFor(rel string) func([]byte) (scanned, error) {
 		return parsePnpmLock
 	case base == "yarn.lock":
 		return parseYarnLock
-	case strings.HasPrefix(lower, "requirements") && strings.HasSuffix(lower, ".txt"),
-		strings.HasSuffix(lower, ".txt") && path.Base(path.Dir(rel)) == "requirements":
+	case strings.HasPrefix(lower, "requirements") && (strings.HasSuffix(lower, ".txt") || strings.HasSuffix(lower, ".in")),
+		(strings.HasSuffix(lower, ".txt") || strings.HasSuffix(lower, ".in")) && path.Base(path.Dir(rel)) == "requirements":
 		return parseRequirements
 	}
 	return nil

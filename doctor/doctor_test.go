@@ -128,7 +128,12 @@ func TestScanFixtureProjects(t *testing.T) {
 		{"py-pdm", []want{
 			{"pdm.lock", "composio", "0.16.1", "ok"},
 			{"pyproject.toml", "composio", ">=0.15 (locked 0.16.1)", "ok"},
-		}, false},
+			{"pyproject.toml", "composio-core", "0.7.2", "RETRIES WRITES"},
+		}, true},
+		{"py-piptools", []want{
+			{"requirements.in", "composio", ">=0.15", "may retry writes"},
+			{"requirements.txt", "composio", "0.16.0", "ok"},
+		}, true},
 		{"npm-overrides", []want{
 			{"package.json", "@composio/core", "^0.14.0", "ok"},
 			{"package.json", "@composio/core", "0.12.0 (pnpm.overrides)", "RETRIES WRITES"},

@@ -142,11 +142,14 @@ type pyprojectFile struct {
 		UV struct {
 			DevDependencies []string `toml:"dev-dependencies"`
 		} `toml:"uv"`
+		PDM struct {
+			DevDependencies map[string][]string `toml:"dev-dependencies"`
+		} `toml:"pdm"`
 	} `toml:"tool"`
 }
 
-// parsePyproject reads PEP 621 dependencies (and optional ones, PEP 735 groups, uv dev
-// dependencies) and Poetry's dependency tables.
+// parsePyproject reads PEP 621 dependencies (and optional ones, PEP 735 groups, uv and PDM
+// dev dependencies) and Poetry's dependency tables.
 func parsePyproject(data []byte) (scanned, error) {
 	sc := scanned{kind: kindManifest, eco: PyPI}
 	var p pyprojectFile
@@ -165,6 +168,9 @@ func parsePyproject(data []byte) (scanned, error) {
 		}
 	}
 	reqs = append(reqs, p.Tool.UV.DevDependencies...)
+	for _, k := range sortedKeys(p.Tool.PDM.DevDependencies) {
+		reqs = append(reqs, p.Tool.PDM.DevDependencies[k]...)
+	}
 	for _, r := range reqs {
 		if d, ok := parseRequirement(r); ok {
 			sc.deps = append(sc.deps, d)
