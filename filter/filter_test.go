@@ -765,3 +765,28 @@ func TestViewEqualsReference(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkRankMaxRanked ranks 20,000 matches (the TUI's cap for a best-match order,
+// ui/data.MaxRanked) of a 1-character query, the costliest case: every row scored.
+func BenchmarkRankMaxRanked(b *testing.B) {
+	rows := benchRows(200_000)
+	var ix Index
+	for _, f := range rows {
+		ix.AppendFields(f)
+	}
+	q, err := Parse("s")
+	if err != nil {
+		b.Fatal(err)
+	}
+	match := ix.Filter(q)
+	if len(match) < 20_000 {
+		b.Fatalf("%d matches", len(match))
+	}
+	match = match[:20_000]
+	for b.Loop() {
+		if got := ix.Rank(q, match); len(got) != len(match) {
+			b.Fatalf("%d ranked", len(got))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/rank")
+}

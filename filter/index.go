@@ -130,21 +130,19 @@ func (ix *Index) Size() int {
 // haystack; equal scores keep their input order (newest first). It is for an explicit "sort
 // by best match", not for every keystroke. A query without free text returns rows unchanged.
 func (ix *Index) Rank(q Query, rows []int) []int {
+	out := slices.Clone(rows)
+	if !q.Scored() {
+		return out
+	}
 	score := make([]int, len(rows))
-	scored := false
 	for k := range q.terms {
 		t := &q.terms[k]
 		if t.field != fieldText || t.neg {
 			continue
 		}
-		scored = true
 		for _, m := range fuzzy.FindFromNoSort(t.value, haysource{ix, rows}) {
 			score[m.Index] += m.Score
 		}
-	}
-	out := slices.Clone(rows)
-	if !scored {
-		return out
 	}
 	order := make([]int, len(rows))
 	for i := range order {

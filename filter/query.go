@@ -117,6 +117,16 @@ func (q Query) String() string { return q.raw }
 // Empty reports whether the query matches every row.
 func (q Query) Empty() bool { return len(q.terms) == 0 }
 
+// Scored reports whether the query has positive free-text terms, the ones Rank scores.
+func (q Query) Scored() bool {
+	for k := range q.terms {
+		if q.terms[k].field == fieldText && !q.terms[k].neg {
+			return true
+		}
+	}
+	return false
+}
+
 // Parse parses a filter query.
 func Parse(q string) (Query, error) {
 	out := Query{raw: q}

@@ -124,7 +124,9 @@ type selectedMsg struct {
 	items []data.Item
 	sel   int
 	q     filter.Query
-	pos   []int // the filter's matches (nil: no filter)
+	pos   []int // the filter's matches, increasing (nil: no filter)
+	// ranked says the rows are in best-match order (View.Ranks).
+	ranked bool
 }
 
 // selectCmd filters and selects rows off the UI loop. prev, when not nil, is the match set of
@@ -134,6 +136,7 @@ func selectCmd(tag int, ds *data.Dataset, v data.View, q filter.Query, prev []in
 	return func() tea.Msg {
 		var pos []int
 		var items []data.Item
+		ranked := false
 		if q.Empty() {
 			items = data.Select(ds, v, nil)
 		} else {
@@ -141,10 +144,14 @@ func selectCmd(tag int, ds *data.Dataset, v data.View, q filter.Query, prev []in
 			if !exact || prev == nil {
 				pos = ds.Matches(q, prev)
 			}
-			items = data.SelectMatches(ds, v, pos)
+			shown := pos
+			if ranked = v.Ranks(q, len(pos)); ranked {
+				shown = ds.Filter.Rank(q, pos)
+			}
+			items = data.SelectMatches(ds, v, shown)
 		}
 		sel := 0
-		if want := ds.Index(keepID); want >= 0 && !v.Duplicates {
+		if want := ds.Index(keepID); want >= 0 && !v.Duplicates && !ranked {
 			// One row per execution, in increasing position.
 			if i, ok := slices.BinarySearchFunc(items, int32(want), func(it data.Item, w int32) int { return cmp.Compare(it.Exec, w) }); ok {
 				sel = i
@@ -166,7 +173,7 @@ func selectCmd(tag int, ds *data.Dataset, v data.View, q filter.Query, prev []in
 				sel = best
 			}
 		}
-		return selectedMsg{tag: tag, ds: ds, items: items, sel: sel, q: q, pos: pos}
+		return selectedMsg{tag: tag, ds: ds, items: items, sel: sel, q: q, pos: pos, ranked: ranked}
 	}
 }
 

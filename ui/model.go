@@ -103,6 +103,7 @@ type Model struct {
 	lastDS    *data.Dataset
 	matches   matchCache // recent filter results on lastDS, reused when the query returns
 	doneSel   int        // tag of the last selection installed
+	ranked    bool       // the installed rows are in best-match order
 	keepID    string
 	keepKind  data.ItemKind
 	detailTag int
@@ -406,6 +407,13 @@ func (m *Model) updateListChrome() {
 	if q := m.query.String(); q != "" {
 		notes = append(notes, "/"+q)
 	}
+	switch {
+	case !m.view.BestMatch || m.view.Duplicates || !m.query.Scored():
+	case m.ranked:
+		notes = append(notes, "best match first")
+	case len(m.lastPos) > data.MaxRanked:
+		notes = append(notes, fmt.Sprintf("newest first: over %s matches to rank", common.Count(data.MaxRanked)))
+	}
 	m.list.Title = title
 	m.list.Note = strings.Join(notes, " ")
 	switch {
@@ -427,6 +435,9 @@ func (m *Model) updateListChrome() {
 	}
 	if m.view.Duplicates {
 		modes = append(modes, "d dups")
+	}
+	if m.view.BestMatch {
+		modes = append(modes, m.Keys.BestMatch.Help().Key+" best match")
 	}
 	if m.follow {
 		if m.paused {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -373,5 +374,49 @@ func TestLoadPausesWhileTheBuilderIsBehind(t *testing.T) {
 	}
 	if m.pendingN != 0 || m.data.DS.Index("log_p050999") < 0 {
 		t.Errorf("the backlog was not built (%d pending)", m.pendingN)
+	}
+}
+
+// TestBestMatchOrder: s orders a free-text filter's matches best first (the filter index's
+// ranking) and back to newest first; the selection stays on its execution; the list and the
+// status line say which order is shown; with no text to score, s says how to use it.
+func TestBestMatchOrder(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	h.keys("/", "gmsend", "enter")
+	newest := slices.Clone(h.m.list.Items())
+	if len(newest) < 3 {
+		t.Fatalf("the filter kept %d rows", len(newest))
+	}
+	h.keys("j", "j")
+	keep, _ := h.m.list.Selected()
+	h.keys("s")
+	if !h.m.ranked || !strings.Contains(h.screen(), "best match first") || !strings.Contains(h.screen(), "s best match") {
+		t.Fatalf("s did not rank the matches:\n%s", h.screen())
+	}
+	ds := h.m.data.DS
+	want := ds.Filter.Rank(h.m.query, h.m.lastPos)
+	got := h.m.list.Items()
+	if len(got) != len(want) {
+		t.Fatalf("%d ranked rows, %d matches", len(got), len(want))
+	}
+	for i := range got {
+		if int(got[i].Exec) != want[i] {
+			t.Fatalf("row %d is execution %d, the ranking puts %d there", i, got[i].Exec, want[i])
+		}
+	}
+	if slices.Equal(got, newest) {
+		t.Fatal("the ranked order is the newest-first order: the fixture shows nothing")
+	}
+	if sel, _ := h.m.list.Selected(); sel.Exec != keep.Exec {
+		t.Errorf("the selection moved from execution %d to %d", keep.Exec, sel.Exec)
+	}
+	h.keys("s")
+	if h.m.ranked || !slices.Equal(h.m.list.Items(), newest) || strings.Contains(h.screen(), "best match first") {
+		t.Error("s again did not restore newest first")
+	}
+	// Without free text there is nothing to score.
+	h.keys("esc", "s")
+	if _, text := h.m.status.Text(); !strings.Contains(text, "type / and some text") {
+		t.Errorf("status = %q", text)
 	}
 }

@@ -104,7 +104,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.nextDS == msg.ds {
 			m.nextDS = nil
 		}
-		m.lastDS, m.lastQ, m.lastPos, m.doneSel = msg.ds, msg.q, msg.pos, msg.tag
+		m.lastDS, m.lastQ, m.lastPos, m.doneSel, m.ranked = msg.ds, msg.q, msg.pos, msg.tag, msg.ranked
 		m.matches.add(msg.ds, msg.q, msg.pos)
 		m.list.SetItems(msg.items, msg.sel)
 		m.updateListChrome()
@@ -388,6 +388,13 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.reselect()
 	case key.Matches(k, keys.Duplicates):
 		m.view.Duplicates = !m.view.Duplicates
+		m.updateListChrome()
+		return m.reselect()
+	case key.Matches(k, keys.BestMatch):
+		m.view.BestMatch = !m.view.BestMatch
+		if m.view.BestMatch && !m.query.Scored() {
+			m.setInfo("best match orders a filter's matches: type / and some text")
+		}
 		m.updateListChrome()
 		return m.reselect()
 	case key.Matches(k, keys.NextPane):

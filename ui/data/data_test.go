@@ -163,3 +163,27 @@ func TestSelectMatchesEqualsSelect(t *testing.T) {
 		}
 	}
 }
+
+func TestViewRanks(t *testing.T) {
+	text, _ := filter.Parse("gmail send")
+	field, _ := filter.Parse("user:u1 -slack")
+	tests := []struct {
+		name string
+		v    View
+		q    filter.Query
+		n    int
+		want bool
+	}{
+		{"best match with text", View{BestMatch: true}, text, 10, true},
+		{"at the cap", View{BestMatch: true}, text, MaxRanked, true},
+		{"over the cap", View{BestMatch: true}, text, MaxRanked + 1, false},
+		{"newest first", View{}, text, 10, false},
+		{"no free text to score", View{BestMatch: true}, field, 10, false},
+		{"duplicates view keeps group order", View{BestMatch: true, Duplicates: true}, text, 10, false},
+	}
+	for _, tt := range tests {
+		if got := tt.v.Ranks(tt.q, tt.n); got != tt.want {
+			t.Errorf("%s: Ranks = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -28,6 +28,7 @@ type KeyMap struct {
 	Flagged    key.Binding
 	Duplicates key.Binding
 	Writes     key.Binding
+	BestMatch  key.Binding
 
 	// actions on the selection
 	Verify     key.Binding
@@ -73,6 +74,7 @@ func Default() KeyMap {
 		Flagged:    b([]string{"a"}, "a", "flagged only"),
 		Duplicates: b([]string{"d"}, "d", "duplicates"),
 		Writes:     b([]string{"w"}, "w", "writes only"),
+		BestMatch:  b([]string{"s"}, "s", "best match first"),
 
 		Verify:     b([]string{"v"}, "v", "verify"),
 		Retry:      b([]string{"r"}, "r", "retry"),
@@ -100,7 +102,7 @@ func (k *KeyMap) rebindable() map[string]*key.Binding {
 		"up": &k.Up, "down": &k.Down, "top": &k.Top, "bottom": &k.Bottom,
 		"page_up": &k.PageUp, "page_down": &k.PageDown, "open": &k.Open, "next_pane": &k.NextPane,
 		"back": &k.Back, "filter": &k.Filter, "flagged": &k.Flagged, "duplicates": &k.Duplicates,
-		"writes": &k.Writes, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark,
+		"writes": &k.Writes, "best_match": &k.BestMatch, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark,
 		"bundle": &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle, "reveal": &k.Reveal,
 		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "help": &k.Help, "quit": &k.Quit,
 	}
@@ -163,7 +165,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Open, k.NextPane, k.Back},
-		{k.Filter, k.Flagged, k.Duplicates, k.Writes, k.Refresh, k.Follow},
+		{k.Filter, k.Flagged, k.Duplicates, k.Writes, k.BestMatch, k.Refresh, k.Follow},
 		{k.Verify, k.Retry, k.Mark, k.Bundle, k.CopyID, k.CopyBundle, k.Reveal},
 		{k.Mouse, k.Help, k.Quit},
 	}
