@@ -92,6 +92,7 @@ type Model struct {
 	analyzeTag   int
 	analyzing    bool
 	analyzeDirty bool
+	grouping     bool // the running analysis finds the duplicate groups
 
 	// list rows
 	nextDS    *data.Dataset // a dataset waiting for its rows (installed with them)
@@ -214,7 +215,13 @@ func (m *Model) scheduleAnalyze() tea.Cmd {
 	m.analyzeTag++
 	pages := m.pending
 	m.pending, m.pendingN = nil, 0
-	return analyzeCmd(m.ctx, m.be, m.analyzeTag, m.builder, pages, !m.loading)
+	m.grouping = !m.loading
+	m.header.Grouping = m.grouping
+	cmd := analyzeCmd(m.ctx, m.be, m.analyzeTag, m.builder, pages, m.grouping)
+	if m.grouping {
+		return tea.Batch(cmd, m.startSpinner())
+	}
+	return cmd
 }
 
 // reselect rebuilds the list's rows off the loop, keeping the selected execution.
@@ -303,7 +310,7 @@ func (c *matchCache) add(ds *data.Dataset, q filter.Query, pos []int) {
 func (m *Model) lastSelTag() int { return m.doneSel }
 
 func (m *Model) busy() bool {
-	return m.loading || len(m.data.Verifying) > 0 || len(m.data.Retrying) > 0 || m.retry.Busy()
+	return m.loading || m.grouping || len(m.data.Verifying) > 0 || len(m.data.Retrying) > 0 || m.retry.Busy()
 }
 
 func (m *Model) startSpinner() tea.Cmd {

@@ -420,3 +420,18 @@ func TestBestMatchOrder(t *testing.T) {
 		t.Errorf("status = %q", text)
 	}
 }
+
+// TestHeaderSaysWhileGroupsAreFound: when a load ends, the analysis that finds the duplicate
+// groups runs on (seconds for a million executions): the header says so until it is done.
+func TestHeaderSaysWhileGroupsAreFound(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	h.m.loading = true // a load whose last page has arrived
+	_, cmd := h.m.Update(loadDoneMsg{tag: h.m.loadTag})
+	if top := strings.SplitN(h.screen(), "\n", 2)[0]; !strings.Contains(top, "finding duplicate groups") {
+		t.Fatalf("header while the groups are found: %q", top)
+	}
+	h.run(cmd)
+	if top := strings.SplitN(h.screen(), "\n", 2)[0]; strings.Contains(top, "finding duplicate groups") || !strings.Contains(top, "refreshed") {
+		t.Errorf("header after the groups were found: %q", top)
+	}
+}

@@ -80,7 +80,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.tag != m.analyzeTag {
 			return m, nil
 		}
-		m.analyzing = false
+		m.analyzing, m.grouping, m.header.Grouping = false, false, false
 		var next tea.Cmd
 		if m.nextPage != nil {
 			next, m.nextPage = m.nextPage, nil

@@ -28,6 +28,8 @@ type Model struct {
 	Loading bool
 	Loaded  int
 	Pages   int
+	// Grouping is true while the duplicate groups are being found (at the end of a load).
+	Grouping bool
 	// Spinner is the spinner's current frame.
 	Spinner string
 	// Refreshed is when the last load finished (zero: never).
@@ -68,6 +70,8 @@ func (m Model) View() string {
 	switch {
 	case m.Loading:
 		right = st.Header.Progress.Render(fmt.Sprintf("%s loading %s records · page %d", m.Spinner, common.Count(m.Loaded), m.Pages))
+	case m.Grouping:
+		right = st.Header.Progress.Render(m.Spinner + " finding duplicate groups")
 	case m.Refreshed != "":
 		right = st.Header.Label.Render("refreshed " + m.Refreshed)
 	}
