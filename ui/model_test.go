@@ -78,6 +78,7 @@ func TestEveryScreenFitsEverySize(t *testing.T) {
 		{"duplicates", func() { h.keys("d") }, func() { h.keys("d") }},
 		{"help", func() { h.keys("?") }, func() { h.keys("?") }},
 		{"filter", func() { h.keys("/", "gmail") }, func() { h.keys("esc") }},
+		{"best match", func() { h.keys("/", "gmail send", "enter", "s") }, func() { h.keys("s", "esc") }},
 		{"mark", func() { h.keys("m") }, func() { h.keys("esc") }},
 		{"retry", func() { h.keys("r") }, func() { h.keys("esc") }},
 	}
