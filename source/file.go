@@ -105,9 +105,15 @@ type loader struct {
 	opt  FileOptions
 	emit func([]model.Execution) error
 	// onLocs, when set, learns where the records of each batch are, just before the batch is
-	// emitted (plain files only; locs[i] is b[i]'s; neither may be kept).
+	// emitted (plain files, and gzip files copied to a spool; locs[i] is b[i]'s; neither may
+	// be kept).
 	onLocs func(b []model.Execution, locs []location)
 	locs   []location
+	// spool, when set, gives a file to copy a gzip export's decompressed bytes into while it
+	// is read, so that its records can be read again by offset as a plain file's are; name is
+	// the file's path, for messages. When it fails, the export is read without one.
+	spool   func() (w io.WriteCloser, name string, err error)
+	spooled bool
 
 	bad     []model.RecordError
 	batch   []model.Execution
@@ -120,6 +126,25 @@ type loader struct {
 
 func newLoader(path string, opt FileOptions) *loader {
 	return &loader{path: path, opt: opt}
+}
+
+// locatable reports whether records can be read again by offset: a plain file's, or a gzip
+// file's from its spool.
+func (l *loader) locatable() bool { return !l.gz || l.spooled }
+
+// spoolWriter copies decompressed bytes into a spool file, saying what failed in terms a
+// person can act on (the disk or TMPDIR is full).
+type spoolWriter struct {
+	w    io.Writer
+	name string
+}
+
+func (s spoolWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil {
+		err = fmt.Errorf("copying the decompressed export to %s: %w (set TMPDIR to a directory with room, or decompress the export first)", s.name, err)
+	}
+	return n, err
 }
 
 func (l *loader) batchSize() int {
@@ -171,10 +196,18 @@ func (l *loader) read(ctx context.Context) error {
 		}
 		defer zr.Close()
 		l.gz = true
-		br = bufio.NewReaderSize(zr, readBufferSize)
+		var dec io.Reader = zr
+		if l.spool != nil {
+			if w, name, err := l.spool(); err == nil {
+				defer w.Close()
+				dec, l.spooled = io.TeeReader(zr, spoolWriter{w: w, name: name}), true
+			}
+		}
+		br = bufio.NewReaderSize(dec, readBufferSize)
 	}
-	if !l.gz {
-		// A gzip file's records are kept whole for Get: they cannot be read again by offset.
+	if l.locatable() {
+		// A gzip file without a spool keeps its records whole for Get: they cannot be read
+		// again by offset.
 		l.parser.KeepResponse = l.opt.KeepResponse
 	}
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
@@ -275,7 +308,7 @@ func (l *loader) flush(ctx context.Context, force bool) error {
 	}
 	b := l.batch
 	l.batch = make([]model.Execution, 0, l.batchSize())
-	if l.onLocs != nil && !l.gz {
+	if l.onLocs != nil && l.locatable() {
 		l.onLocs(b, l.locs)
 		l.locs = l.locs[:0]
 	}
@@ -289,7 +322,7 @@ func (l *loader) add(ctx context.Context, e model.Execution, loc location) error
 	if l.batch == nil {
 		l.batch = make([]model.Execution, 0, l.batchSize())
 	}
-	if l.onLocs != nil && !l.gz {
+	if l.onLocs != nil && l.locatable() {
 		l.locs = append(l.locs, loc)
 	}
 	l.batch = append(l.batch, e)
@@ -551,7 +584,7 @@ func (l *loader) merge(ctx context.Context, results <-chan *chunk) error {
 				for range r.nExec {
 					loc := location{off: m.off, n: m.n, page: r.page}
 					if whole {
-						if l.onLocs != nil && !l.gz {
+						if l.onLocs != nil && l.locatable() {
 							l.locs = append(l.locs, loc)
 						}
 					} else if err := l.add(ctx, c.execs[k], loc); err != nil {
@@ -589,7 +622,7 @@ func (l *loader) emitChunk(ctx context.Context, b []model.Execution) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if l.onLocs != nil && !l.gz {
+	if l.onLocs != nil && l.locatable() {
 		l.onLocs(b, l.locs)
 		l.locs = l.locs[:0]
 	}

@@ -209,8 +209,10 @@ func (s *apiSource) Close() error {
 }
 
 // fileSource reads an export file. It remembers where each record is (offset and length)
-// instead of the record itself, so Get re-reads one record on demand; a gzip file cannot be
-// read at an offset, so its records are kept whole.
+// instead of the record itself, so Get re-reads one record on demand. A gzip file cannot be
+// read at an offset: Load copies its decompressed bytes to a spool file in the temporary
+// directory (mode 0600, removed by Close) and reads records again from there; when no spool
+// can be made, the records are kept whole in memory.
 type fileSource struct {
 	path   string
 	opt    Options
@@ -218,14 +220,46 @@ type fileSource struct {
 
 	mu       sync.Mutex
 	where    *fileIndex
-	kept     map[string]model.Execution // gzip files only
+	spool    string                     // the decompressed copy the locations point into ("" for a plain file)
+	kept     map[string]model.Execution // gzip files without a spool only
 	loading  chan struct{}              // open while a Load runs
 	complete bool                       // a Load has read the whole file
 }
 
 func (s *fileSource) Name() string           { return displayName(s.path) }
 func (s *fileSource) Client() *client.Client { return s.client }
-func (s *fileSource) Close() error           { return nil }
+
+// Close removes the spool of a gzip export.
+func (s *fileSource) Close() error {
+	s.mu.Lock()
+	spool := s.spool
+	s.spool, s.where, s.complete = "", nil, false
+	s.mu.Unlock()
+	if spool == "" {
+		return nil
+	}
+	if err := os.Remove(spool); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("removing the spool of %s: %w", displayName(s.path), err)
+	}
+	return nil
+}
+
+// newSpool makes the spool a Load of a gzip export copies into, replacing (and removing) the
+// one an earlier Load made.
+func (s *fileSource) newSpool() (io.WriteCloser, string, error) {
+	f, err := os.CreateTemp("", "exectriage-export-*.jsonl")
+	if err != nil {
+		return nil, "", err
+	}
+	s.mu.Lock()
+	old := s.spool
+	s.spool = f.Name()
+	s.mu.Unlock()
+	if old != "" {
+		_ = os.Remove(old) // a Get reading it keeps its open file
+	}
+	return f, f.Name(), nil
+}
 
 // Load reads the whole file; since, when set, keeps the records whose timestamp is within
 // since of now. Get works for the records read so far while Load runs.
@@ -248,6 +282,7 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 	}()
 	l := newLoader(s.path, FileOptions{BatchSize: s.opt.BatchSize, MaxRecordBytes: s.opt.MaxRecordBytes, OnBad: s.opt.OnBad,
 		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches})
+	l.spool = s.newSpool
 	l.onLocs = func(b []model.Execution, locs []location) {
 		s.mu.Lock()
 		for i := range b {
@@ -256,7 +291,7 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 		s.mu.Unlock()
 	}
 	l.emit = func(b []model.Execution) error {
-		if l.gz {
+		if !l.locatable() {
 			s.mu.Lock()
 			if s.kept == nil {
 				s.kept = make(map[string]model.Execution)
@@ -292,26 +327,31 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 	return nil
 }
 
-func (s *fileSource) lookup(id string) (e model.Execution, locs []location, kept bool, loading chan struct{}, complete bool) {
+// lookup finds id: kept whole, or at locs in the file at path (the export, or its spool).
+func (s *fileSource) lookup(id string) (e model.Execution, path string, locs []location, kept bool, loading chan struct{}, complete bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.kept[id]; ok {
-		return e, nil, true, nil, true
+		return e, "", nil, true, nil, true
+	}
+	path = s.path
+	if s.spool != "" {
+		path = s.spool
 	}
 	if s.where != nil {
 		locs = s.where.find(id)
 	}
-	return model.Execution{}, locs, false, s.loading, s.complete
+	return model.Execution{}, path, locs, false, s.loading, s.complete
 }
 
 func (s *fileSource) Get(ctx context.Context, id string) (model.Execution, error) {
 	for attempt := 0; ; attempt++ {
-		e, locs, kept, loading, complete := s.lookup(id)
+		e, path, locs, kept, loading, complete := s.lookup(id)
 		switch {
 		case kept:
 			return e, nil
 		case len(locs) > 0:
-			return s.readAt(id, locs)
+			return s.readAt(path, id, locs)
 		case attempt > 0:
 		case loading != nil: // a Load is under way: it may still reach id
 			select {
@@ -359,8 +399,8 @@ func (s *fileSource) SizeHint() int {
 
 // readAt parses the record id at the first of locs that holds it, checking the file still
 // holds it there.
-func (s *fileSource) readAt(id string, locs []location) (model.Execution, error) {
-	f, err := os.Open(s.path)
+func (s *fileSource) readAt(path, id string, locs []location) (model.Execution, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return model.Execution{}, err
 	}
