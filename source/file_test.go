@@ -497,6 +497,16 @@ func TestGzipSpool(t *testing.T) {
 	if e, err := src.Get(context.Background(), "log_01234"); err != nil || e.ID != "log_01234" {
 		t.Errorf("Get after the second Load: %v", err)
 	}
+	// The spool removed behind the source's back (a temp cleaner): Get fails cleanly.
+	fsrc.mu.Lock()
+	cur := fsrc.spool
+	fsrc.mu.Unlock()
+	if err := os.Remove(cur); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.Get(context.Background(), "log_00042"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Get with the spool gone: %v", err)
+	}
 	if err := src.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -351,7 +351,20 @@ func (s *fileSource) Get(ctx context.Context, id string) (model.Execution, error
 		case kept:
 			return e, nil
 		case len(locs) > 0:
-			return s.readAt(path, id, locs)
+			e, err := s.readAt(path, id, locs)
+			if err != nil && path != s.path && errors.Is(err, os.ErrNotExist) && attempt == 0 {
+				// A reload replaced the spool between the lookup and the read: let it reach
+				// the record, then look again.
+				if _, _, _, _, loading, _ := s.lookup(id); loading != nil {
+					select {
+					case <-loading:
+					case <-ctx.Done():
+						return model.Execution{}, ctx.Err()
+					}
+				}
+				continue
+			}
+			return e, err
 		case attempt > 0:
 		case loading != nil: // a Load is under way: it may still reach id
 			select {
@@ -401,6 +414,9 @@ func (s *fileSource) SizeHint() int {
 // holds it there.
 func (s *fileSource) readAt(path, id string, locs []location) (model.Execution, error) {
 	f, err := os.Open(path)
+	if err != nil && path != s.path {
+		return model.Execution{}, fmt.Errorf("the decompressed copy of %s is gone (%w): load the export again (R in the TUI)", s.Name(), err)
+	}
 	if err != nil {
 		return model.Execution{}, err
 	}
