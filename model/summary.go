@@ -158,6 +158,15 @@ func (s *Summaries) Append(e *Execution, t *Triage) {
 	if e.Detailed {
 		r.Flags |= FlagDetailed
 	}
+	if t != nil {
+		r.Outcome, r.Kind = CodeOfOutcome(t.Outcome), CodeOfKind(t.Kind)
+		if t.Flagged {
+			r.Flags |= FlagFlagged
+		}
+		if t.OldSDK != "" {
+			r.Flags |= FlagOldSDK
+		}
+	}
 	id := e.ID
 	if len(id) >= 1<<24 {
 		id = id[:1<<24-1] // no id is that long; the row still stands
@@ -165,22 +174,6 @@ func (s *Summaries) Append(e *Execution, t *Triage) {
 	r.id = uint64(len(s.ids))<<24 | uint64(len(id))
 	s.ids = append(s.ids, id...)
 	s.rows = append(s.rows, r)
-	if t != nil {
-		s.SetTriage(len(s.rows)-1, t)
-	}
-}
-
-// SetTriage records the triage of row i (not its group).
-func (s *Summaries) SetTriage(i int, t *Triage) {
-	r := &s.rows[i]
-	r.Outcome, r.Kind = CodeOfOutcome(t.Outcome), CodeOfKind(t.Kind)
-	r.Flags &^= FlagFlagged | FlagOldSDK
-	if t.Flagged {
-		r.Flags |= FlagFlagged
-	}
-	if t.OldSDK != "" {
-		r.Flags |= FlagOldSDK
-	}
 }
 
 // Len returns the number of rows.
@@ -226,8 +219,7 @@ func (t *Symbols) Size() int {
 // Snapshot returns a read-only copy of the list as it is now, for readers on other goroutines
 // while the list goes on growing: Append never changes a row or id already written, and the
 // copy sees only the rows, ids and symbols there were. Only Len, Row, ID, Str, Timestamp and
-// Size may be used on the copy, and SetTriage must not be called on the original while a copy
-// is read.
+// Size may be used on the copy.
 func (s *Summaries) Snapshot() *Summaries {
 	return &Summaries{
 		rows: s.rows[:len(s.rows):len(s.rows)],

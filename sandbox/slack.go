@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -70,14 +71,7 @@ func tsMicros(ts string) int64 {
 
 // compareTS orders Slack ts strings numerically.
 func compareTS(a, b string) int {
-	x, y := tsMicros(a), tsMicros(b)
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
+	return cmp.Compare(tsMicros(a), tsMicros(b))
 }
 
 func (ch *channel) post(ts, user, text, threadTS string, at time.Time) *slackMessage {

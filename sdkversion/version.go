@@ -1,6 +1,7 @@
 package sdkversion
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
@@ -100,16 +101,6 @@ func parsePEP440(s string) (pyVersion, error) {
 	return v, nil
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 func cmpRelease(a, b []int64) int {
 	for i := 0; i < max(len(a), len(b)); i++ {
 		var x, y int64
@@ -119,7 +110,7 @@ func cmpRelease(a, b []int64) int {
 		if i < len(b) {
 			y = b[i]
 		}
-		if c := cmpInt(x, y); c != 0 {
+		if c := cmp.Compare(x, y); c != 0 {
 			return c
 		}
 	}
@@ -128,7 +119,7 @@ func cmpRelease(a, b []int64) int {
 
 // comparePy orders PEP 440 versions: X.devN < X.aN < X.bN < X.rcN < X < X.postN.
 func comparePy(a, b pyVersion) int {
-	if c := cmpInt(a.epoch, b.epoch); c != 0 {
+	if c := cmp.Compare(a.epoch, b.epoch); c != 0 {
 		return c
 	}
 	if c := cmpRelease(a.release, b.release); c != 0 {
@@ -146,13 +137,13 @@ func comparePy(a, b pyVersion) int {
 	}
 	ap, an := preKey(a)
 	bp, bn := preKey(b)
-	if c := cmpInt(ap, bp); c != 0 {
+	if c := cmp.Compare(ap, bp); c != 0 {
 		return c
 	}
-	if c := cmpInt(an, bn); c != 0 {
+	if c := cmp.Compare(an, bn); c != 0 {
 		return c
 	}
-	if c := cmpInt(a.post, b.post); c != 0 { // -1 (none) sorts first
+	if c := cmp.Compare(a.post, b.post); c != 0 { // -1 (none) sorts first
 		return c
 	}
 	devKey := func(v pyVersion) int64 {
@@ -161,7 +152,7 @@ func comparePy(a, b pyVersion) int {
 		}
 		return v.dev
 	}
-	return cmpInt(devKey(a), devKey(b))
+	return cmp.Compare(devKey(a), devKey(b))
 }
 
 // ComparePEP440 compares two PEP 440 versions: -1, 0 or 1.
@@ -248,13 +239,13 @@ func isNumeric(s string) bool {
 }
 
 func compareSem(a, b semVersion) int {
-	if c := cmpInt(a.major, b.major); c != 0 {
+	if c := cmp.Compare(a.major, b.major); c != 0 {
 		return c
 	}
-	if c := cmpInt(a.minor, b.minor); c != 0 {
+	if c := cmp.Compare(a.minor, b.minor); c != 0 {
 		return c
 	}
-	if c := cmpInt(a.patch, b.patch); c != 0 {
+	if c := cmp.Compare(a.patch, b.patch); c != 0 {
 		return c
 	}
 	switch {
@@ -271,7 +262,7 @@ func compareSem(a, b semVersion) int {
 		switch {
 		case xn && yn:
 			if len(x) != len(y) { // no leading zeros in valid semver: longer is bigger
-				return cmpInt(int64(len(x)), int64(len(y)))
+				return cmp.Compare(int64(len(x)), int64(len(y)))
 			}
 			if c := strings.Compare(x, y); c != 0 {
 				return c
@@ -286,7 +277,7 @@ func compareSem(a, b semVersion) int {
 			}
 		}
 	}
-	return cmpInt(int64(len(a.pre)), int64(len(b.pre)))
+	return cmp.Compare(int64(len(a.pre)), int64(len(b.pre)))
 }
 
 // CompareSemver compares two semantic versions: -1, 0 or 1.

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -120,7 +121,7 @@ func (a *Incremental) Add(e *model.Execution) model.Triage {
 // in detail or with a new status): it can no longer join a duplicate group. Its position
 // stays taken.
 func (a *Incremental) Drop(pos int) {
-	i, ok := slices.BinarySearchFunc(a.writes, pos, func(w incWrite, p int) int { return cmpInt64(int64(w.pos), int64(p)) })
+	i, ok := slices.BinarySearchFunc(a.writes, pos, func(w incWrite, p int) int { return cmp.Compare(int(w.pos), p) })
 	if ok {
 		a.writes[i].caller = -1
 	}
@@ -139,12 +140,12 @@ func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context
 	}
 	slices.SortFunc(ws, func(x, y incWrite) int {
 		if x.caller != y.caller {
-			return int(x.caller - y.caller)
+			return cmp.Compare(x.caller, y.caller)
 		}
 		if x.start.sec != y.start.sec {
-			return cmpInt64(x.start.sec, y.start.sec)
+			return cmp.Compare(x.start.sec, y.start.sec)
 		}
-		return int(x.start.nsec - y.start.nsec)
+		return cmp.Compare(x.start.nsec, y.start.nsec)
 	})
 	var cands []int
 	for lo := 0; lo < len(ws); {
@@ -253,16 +254,6 @@ func (a *Incremental) classifyAgain(e *model.Execution) (model.Outcome, string) 
 		si.fx = effectOf(e.ToolSlug, a.kinds.Kind(e.ToolSlug))
 	}
 	return classify(e, a.opt, si.fx)
-}
-
-func cmpInt64(x, y int64) int {
-	switch {
-	case x < y:
-		return -1
-	case x > y:
-		return 1
-	}
-	return 0
 }
 
 // mayRepeatStamps is mayRepeat over compact writes of one caller and tool, sorted by start.

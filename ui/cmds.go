@@ -232,15 +232,24 @@ type verifiedMsg struct {
 	err   error
 }
 
+// fullRecord returns e when it is a full record, else fetches it (fetched is then the new
+// record, for the store): a row of the list holds only what the list shows.
+func fullRecord(ctx context.Context, be Backend, e model.Execution) (rec model.Execution, fetched *model.Execution, err error) {
+	if e.Detailed {
+		return e, nil, nil
+	}
+	d, err := be.Get(ctx, e.ID)
+	if err != nil {
+		return e, nil, err
+	}
+	return d, &d, nil
+}
+
 func verifyCmd(ctx context.Context, be Backend, e model.Execution) tea.Cmd {
 	return func() tea.Msg {
-		var fetched *model.Execution
-		if !e.Detailed {
-			d, err := be.Get(ctx, e.ID)
-			if err != nil {
-				return verifiedMsg{id: e.ID, err: err}
-			}
-			e, fetched = d, &d
+		e, fetched, err := fullRecord(ctx, be, e)
+		if err != nil {
+			return verifiedMsg{id: e.ID, err: err}
 		}
 		ps := be.Verify(ctx, &e)
 		return verifiedMsg{id: e.ID, exec: fetched, state: ps}
@@ -260,13 +269,9 @@ type evidenceMsg struct {
 // made now, not one from minutes ago) and asks the guard.
 func evidenceCmd(ctx context.Context, be Backend, e model.Execution, t model.Triage) tea.Cmd {
 	return func() tea.Msg {
-		var fetched *model.Execution
-		if !e.Detailed {
-			d, err := be.Get(ctx, e.ID)
-			if err != nil {
-				return evidenceMsg{id: e.ID, err: err}
-			}
-			e, fetched = d, &d
+		e, fetched, err := fullRecord(ctx, be, e)
+		if err != nil {
+			return evidenceMsg{id: e.ID, err: err}
 		}
 		var ps model.ProviderState
 		if t.Kind.IsWrite() {
@@ -285,12 +290,9 @@ type retriedMsg struct {
 
 func retryCmd(ctx context.Context, be Backend, e model.Execution, t model.Triage, ps model.ProviderState, reason string) tea.Cmd {
 	return func() tea.Msg {
-		if !e.Detailed { // the list's row, not the record: the retry sends the record's arguments
-			d, err := be.Get(ctx, e.ID)
-			if err != nil {
-				return retriedMsg{id: e.ID, res: retrydialog.Result{Err: "fetching the record to send: " + err.Error() + " (nothing was sent)"}}
-			}
-			e = d
+		e, _, err := fullRecord(ctx, be, e) // the retry sends the record's arguments
+		if err != nil {
+			return retriedMsg{id: e.ID, res: retrydialog.Result{Err: "fetching the record to send: " + err.Error() + " (nothing was sent)"}}
 		}
 		return retriedMsg{id: e.ID, res: be.Retry(ctx, e, t, ps, reason)}
 	}
@@ -320,11 +322,9 @@ type bundledMsg struct {
 
 func bundleCmd(ctx context.Context, be Backend, ids []string, items []bundle.Item, copyIt bool) tea.Cmd {
 	return func() tea.Msg {
-		for k := range items {
-			if !items[k].Exec.Detailed { // the list's row: the bundle wants the whole record
-				if d, err := be.Get(ctx, items[k].Exec.ID); err == nil {
-					items[k].Exec = d
-				}
+		for k := range items { // a record that cannot be fetched is bundled as the list shows it
+			if d, _, err := fullRecord(ctx, be, items[k].Exec); err == nil {
+				items[k].Exec = d
 			}
 		}
 		path, text, err := be.Bundle(ctx, items)
