@@ -376,3 +376,22 @@ func TestPythonManifestShapes(t *testing.T) {
 		})
 	}
 }
+
+// FuzzManifestParsers: no input makes a manifest parser panic (doctor reads whatever a
+// project holds), and every dependency a parser returns names a Composio package.
+func FuzzManifestParsers(f *testing.F) {
+	f.Add([]byte("setup(install_requires=['composio==0.15.0', \"x\"], extras_require={'a': ['composio-core']})"))
+	f.Add([]byte("[options]\ninstall_requires =\n    composio>=0.16\n"))
+	f.Add([]byte("[packages]\ncomposio = {version = \"==0.15\"}\n"))
+	f.Add([]byte(`{"overrides":{"a":{"@composio/core":"0.13.1",".":"1"}},"resolutions":{"**/@composio/core":"0.13.2"},"pnpm":{"overrides":{"x>@composio/core@<1":"0.1"}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, parse := range []func([]byte) (scanned, error){parseSetupPy, parseSetupCfg, parsePipfile, parsePackageJSON, parsePyproject, parseTOMLLock} {
+			sc, _ := parse(data)
+			for _, d := range sc.deps {
+				if packageRole(d.eco, d.name) == roleNone {
+					t.Fatalf("a parser returned %q (%s), which is no Composio package", d.name, d.eco)
+				}
+			}
+		}
+	})
+}
