@@ -21,8 +21,6 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 var t0 = time.Date(2026, 3, 2, 9, 15, 4, 120_000_000, time.UTC)
 
-func ptr[T any](v T) *T { return &v }
-
 // ordinaryInput is a realistic bundle: an SDK auto-retry burst of a Gmail send (two of the three
 // attempts bundled), the provider showing the email twice, and a Slack post the provider does
 // not show.
@@ -167,7 +165,7 @@ func TestHostileRecordLeaksNothing(t *testing.T) {
 		}
 	}
 	for _, markup := range []string{"<img", "](https://evil"} {
-		for _, line := range strings.Split(s, "\n") {
+		for line := range strings.SplitSeq(s, "\n") {
 			if i := strings.Index(line, markup); i >= 0 && !insideCodeSpan(line, i) {
 				t.Errorf("markup %q outside a code span: %s", markup, line)
 			}

@@ -345,8 +345,7 @@ func TestSinceOnAFile(t *testing.T) {
 // TestAPISources runs the commands against a sandbox served on loopback: as --base-url
 // (no key needed on loopback) and as the demo. Their history ends now, so the clock is real.
 func TestAPISources(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := t.Context()
 	srv, base, err := sandbox.Start(ctx, sandbox.Config{Seed: 7, Size: 300}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -415,8 +414,8 @@ func TestAPISources(t *testing.T) {
 }
 
 func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
+	if before, _, ok := strings.Cut(s, "\n"); ok {
+		return before
 	}
 	return s
 }

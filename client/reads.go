@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"maps"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -298,9 +299,7 @@ func (c *Client) fail(err error, format string, args ...any) error {
 // listPage fetches one page of a GET list endpoint ({items, next_cursor}).
 func (c *Client) listPage(ctx context.Context, path string, base url.Values, cursor string) ([]json.RawMessage, string, error) {
 	q := url.Values{}
-	for k, v := range base {
-		q[k] = v
-	}
+	maps.Copy(q, base)
 	if cursor != "" {
 		q.Set("cursor", cursor)
 	}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -316,8 +317,6 @@ func sdkName(eco Ecosystem) string {
 	return "@composio/core"
 }
 
-func boolPtr(b bool) *bool { return &b }
-
 // SDKRetriesWrites reports whether the Composio SDK package pkg at exact version v re-sends
 // timed-out tools.execute/proxy writes. ok is false when pkg is not an SDK package doctor
 // knows or v cannot be read. Package names are matched as PyPI normalises them (composio_core
@@ -345,7 +344,7 @@ func classify(f *Finding, d dep) {
 	eco, name := d.eco, d.name
 	switch packageRole(eco, name) {
 	case roleLegacy:
-		f.RetriesWrites = boolPtr(true)
+		f.RetriesWrites = new(true)
 		f.Reason = fmt.Sprintf("%s is the legacy v1 SDK, replaced by %s; it predates the change that stopped re-sending timed-out writes", name, sdkName(eco))
 		f.Fix = "migrate to " + strings.TrimPrefix(fixFor(eco), "upgrade to ")
 		return
@@ -368,11 +367,11 @@ func classify(f *Finding, d dep) {
 		case err != nil:
 			f.Reason = fmt.Sprintf("cannot read version %q", d.version)
 		case old:
-			f.RetriesWrites = boolPtr(true)
+			f.RetriesWrites = new(true)
 			f.Reason = fmt.Sprintf("%s %s re-sends a timed-out tools.execute/proxy write up to twice (fixed in %s)", name, d.version, fixed)
 			f.Fix = fixFor(eco)
 		default:
-			f.RetriesWrites = boolPtr(false)
+			f.RetriesWrites = new(false)
 			f.Reason = fmt.Sprintf("%s %s sends each tools.execute/proxy write once", name, d.version)
 		}
 	default:
@@ -387,16 +386,16 @@ func classify(f *Finding, d dep) {
 		case !old && !current:
 			f.Reason = fmt.Sprintf("%q allows no version", d.constraint)
 		case old && !current:
-			f.RetriesWrites = boolPtr(true)
+			f.RetriesWrites = new(true)
 			f.Reason = fmt.Sprintf("%s: every version it allows is older than %s and re-sends timed-out writes", shown, fixed)
 			f.Fix = fixFor(eco)
 		case old:
-			f.RetriesWrites = boolPtr(true)
+			f.RetriesWrites = new(true)
 			f.may = true
 			f.Reason = fmt.Sprintf("%s may resolve to a version older than %s, which re-sends timed-out writes (an existing environment keeps what it has)", shown, fixed)
 			f.Fix = fixFor(eco)
 		default:
-			f.RetriesWrites = boolPtr(false)
+			f.RetriesWrites = new(false)
 			f.Reason = fmt.Sprintf("%s only allows %s or later", shown, fixed)
 		}
 	}
@@ -517,12 +516,7 @@ func manifestFamily(base string) string {
 }
 
 func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(list, s)
 }
 
 // nearestLock finds the closest directory at or above dir that holds a lock file of the family
@@ -583,7 +577,7 @@ func applyLock(f *Finding, d dep, lockFile string, versions []string) {
 	}
 	switch {
 	case len(retrying) > 0:
-		f.RetriesWrites = boolPtr(true)
+		f.RetriesWrites = new(true)
 		f.Reason = fmt.Sprintf("%s, locked to %s in %s: older than %s, re-sends timed-out writes", shown, strings.Join(retrying, ", "), lockFile, fixed)
 		f.Fix = fixFor(d.eco)
 	case unreadable:
@@ -591,7 +585,7 @@ func applyLock(f *Finding, d dep, lockFile string, versions []string) {
 		f.Reason = fmt.Sprintf("%s, locked to %s in %s: cannot read that version", shown, f.Version, lockFile)
 		f.Fix = ""
 	default:
-		f.RetriesWrites = boolPtr(false)
+		f.RetriesWrites = new(false)
 		f.Reason = fmt.Sprintf("%s, locked to %s in %s: sends each write once", shown, f.Version, lockFile)
 		f.Fix = ""
 	}

@@ -312,7 +312,7 @@ func parseYarnLock(data []byte) (scanned, error) {
 		if raw[0] != ' ' && raw[0] != '\t' {
 			current, workspace = "", false
 			header := strings.TrimSuffix(strings.TrimSpace(raw), ":")
-			for _, desc := range strings.Split(header, ",") {
+			for desc := range strings.SplitSeq(header, ",") {
 				name, rng := splitDescriptor(strings.Trim(strings.TrimSpace(desc), `"'`))
 				if rest, ok := strings.CutPrefix(rng, "npm:"); ok && strings.Contains(rest, "@") && !startsWithDigitOrOp(rest) {
 					name, _ = splitDescriptor(rest) // alias: foo@npm:@composio/core@^0.13

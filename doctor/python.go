@@ -54,8 +54,8 @@ func parseRequirement(s string) (dep, bool) {
 	}
 	d := dep{eco: PyPI, name: name}
 	rest := strings.TrimSpace(m[3])
-	if strings.HasPrefix(rest, "@") {
-		d.special = strings.TrimSpace(strings.TrimPrefix(rest, "@"))
+	if after, ok := strings.CutPrefix(rest, "@"); ok {
+		d.special = strings.TrimSpace(after)
 		d.constraint = "@ " + d.special
 		return d, true
 	}
@@ -92,8 +92,8 @@ func parseRequirements(data []byte) (scanned, error) {
 	s.Buffer(make([]byte, 64*1024), 4<<20)
 	for s.Scan() {
 		line := s.Text()
-		if strings.HasSuffix(line, "\\") {
-			cur.WriteString(strings.TrimSuffix(line, "\\"))
+		if before, ok := strings.CutSuffix(line, "\\"); ok {
+			cur.WriteString(before)
 			cur.WriteByte(' ')
 			continue
 		}
@@ -283,7 +283,7 @@ func parsePipfileLock(data []byte) (scanned, error) {
 	sc := scanned{kind: kindLock, eco: PyPI}
 	var l map[string]json.RawMessage
 	if err := json.Unmarshal(data, &l); err != nil {
-		return sc, fmt.Errorf("Pipfile.lock: %w", err)
+		return sc, fmt.Errorf("parsing Pipfile.lock: %w", err)
 	}
 	for _, section := range []string{"default", "develop"} {
 		var pkgs map[string]struct {
@@ -337,7 +337,7 @@ func parsePipfile(data []byte) (scanned, error) {
 	sc := scanned{kind: kindManifest, eco: PyPI}
 	var p map[string]any
 	if err := toml.Unmarshal(data, &p); err != nil {
-		return sc, fmt.Errorf("Pipfile: %w", err)
+		return sc, fmt.Errorf("parsing Pipfile: %w", err)
 	}
 	for _, section := range sortedKeys(p) {
 		if section == "source" || section == "requires" || section == "scripts" || section == "pipenv" {

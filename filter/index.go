@@ -103,7 +103,7 @@ func (ix *Index) AppendFields(f Fields) {
 	ix.last = nil
 	m := rowMeta{start: len(ix.arena)}
 	s := f.slots()
-	for slot := 0; slot < nSlots; slot++ {
+	for slot := range nSlots {
 		if slot > 0 && slot < nHaySlots {
 			ix.arena = append(ix.arena, ' ')
 		}

@@ -103,7 +103,7 @@ func clip(s string, n int) string {
 func Haystack(f Fields) string {
 	s := f.slots()
 	var b strings.Builder
-	for i := 0; i < nHaySlots; i++ {
+	for i := range nHaySlots {
 		if i > 0 {
 			b.WriteByte(' ')
 		}

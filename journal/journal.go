@@ -13,6 +13,7 @@ import (
 	"os"
 	osuser "os/user"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,12 +111,7 @@ var (
 // move forward: intent → sent → succeeded | failed | indeterminate; intent → failed (nothing was
 // sent) or indeterminate (crash recovery); indeterminate → succeeded | failed (resolve).
 func CanTransition(from, to model.AttemptState) bool {
-	for _, f := range fromStates(to) {
-		if f == from {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(fromStates(to), from)
 }
 
 func fromStates(to model.AttemptState) []model.AttemptState {

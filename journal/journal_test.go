@@ -331,10 +331,8 @@ func TestConcurrentClaimsHaveOneWinner(t *testing.T) {
 				errs    []error
 			)
 			start := make(chan struct{})
-			for i := 0; i < n; i++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
+			for range n {
+				wg.Go(func() {
 					j, err := Open(context.Background(), dsn)
 					if err != nil {
 						mu.Lock()
@@ -356,7 +354,7 @@ func TestConcurrentClaimsHaveOneWinner(t *testing.T) {
 					case existing == nil:
 						errs = append(errs, errors.New("refused without naming the holder"))
 					}
-				}()
+				})
 			}
 			close(start)
 			wg.Wait()

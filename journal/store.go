@@ -82,13 +82,6 @@ func (s *store) Close() error { return s.db.Close() }
 
 func nanos(t time.Time) int64 { return t.UTC().UnixNano() }
 
-func nullNanos(t time.Time) sql.NullInt64 {
-	if t.IsZero() {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: nanos(t), Valid: true}
-}
-
 func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 
 func fromNullNanos(n sql.NullInt64) time.Time {

@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -60,15 +61,15 @@ func TestArgumentHash(t *testing.T) {
 }
 
 func TestCanonicalArgsRefusesDeepNesting(t *testing.T) {
-	deep := ""
-	for i := 0; i < MaxJSONDepth+5; i++ {
-		deep += `{"a":`
+	var deep strings.Builder
+	for range MaxJSONDepth + 5 {
+		deep.WriteString(`{"a":`)
 	}
-	deep += "1"
-	for i := 0; i < MaxJSONDepth+5; i++ {
-		deep += "}"
+	deep.WriteString("1")
+	for range MaxJSONDepth + 5 {
+		deep.WriteString("}")
 	}
-	if _, err := CanonicalArgs(json.RawMessage(deep), nil); err == nil {
+	if _, err := CanonicalArgs(json.RawMessage(deep.String()), nil); err == nil {
 		t.Fatal("deeply nested arguments accepted")
 	}
 }

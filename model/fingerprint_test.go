@@ -31,7 +31,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 			f, name := v.Field(i), path+v.Type().Field(i).Name
 			switch f.Kind() {
 			case reflect.Struct:
-				if f.Type() == reflect.TypeOf(time.Time{}) {
+				if f.Type() == reflect.TypeFor[time.Time]() {
 					old := f.Interface()
 					f.Set(reflect.ValueOf(at.Add(time.Hour)))
 					check(t, &base, seed, want, name)

@@ -6,6 +6,7 @@ package model
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -220,12 +221,7 @@ type Tool struct {
 
 // HasTag reports whether the tool carries tag (exact match).
 func (t Tool) HasTag(tag string) bool {
-	for _, x := range t.Tags {
-		if x == tag {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(t.Tags, tag)
 }
 
 // ToolCall is what is needed to run a tool: the request body of tools/execute.

@@ -440,9 +440,7 @@ func TestConcurrentRetriesSendOnce(t *testing.T) {
 			)
 			start := make(chan struct{})
 			for range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
+				wg.Go(func() {
 					j, err := journal.Open(context.Background(), w.dsn)
 					if err != nil {
 						t.Error(err)
@@ -459,7 +457,7 @@ func TestConcurrentRetriesSendOnce(t *testing.T) {
 					mu.Lock()
 					results = append(results, res)
 					mu.Unlock()
-				}()
+				})
 			}
 			close(start)
 			wg.Wait()

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -126,9 +127,7 @@ func TestErrorsUseComposioErrorBody(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			hdr := map[string]string{"x-request-id": "req-" + strings.ReplaceAll(c.name, " ", "-")}
-			for k, v := range c.hdr {
-				hdr[k] = v
-			}
+			maps.Copy(hdr, c.hdr)
 			status, h, b := doReq(t, ts.URL, c.method, c.path, c.body, hdr)
 			if status != c.status {
 				t.Fatalf("status %d, want %d: %s", status, c.status, b)

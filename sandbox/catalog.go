@@ -14,7 +14,6 @@ type param struct {
 	required bool
 	desc     string
 	def      any
-	example  any
 }
 
 // toolDef is a simulated tool: its catalog entry and how it runs.

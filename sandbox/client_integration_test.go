@@ -1,7 +1,6 @@
 package sandbox_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,8 +36,7 @@ func TestNoRetryClientAgainstEveryFault(t *testing.T) {
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
+			ctx := t.Context()
 			cfg := sandbox.Config{Seed: 1, Size: 30, HoldTimeout: c.hold,
 				Faults: []sandbox.FaultRule{{ToolSlug: "GMAIL_SEND_EMAIL", Mode: c.mode, Count: 1, Latency: map[bool]time.Duration{true: 100 * time.Millisecond}[c.mode == sandbox.FaultLatency]}}}
 			s, base, err := sandbox.Start(ctx, cfg, "127.0.0.1:0")
@@ -87,8 +85,7 @@ func TestNoRetryClientAgainstEveryFault(t *testing.T) {
 // TestClientReadsTheSandbox walks the sandbox's logs, tools and accounts with the client's
 // read paths: the shapes the sandbox serves are the shapes the client parses.
 func TestClientReadsTheSandbox(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := t.Context()
 	s, base, err := sandbox.Start(ctx, sandbox.Config{Seed: 2, Size: 450}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

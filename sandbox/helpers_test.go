@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -110,9 +111,7 @@ func listAll(t *testing.T, base string, body map[string]any) ([]model.Execution,
 	cursor := ""
 	for pages := 1; ; pages++ {
 		req := map[string]any{"limit": 100}
-		for k, v := range body {
-			req[k] = v
-		}
+		maps.Copy(req, body)
 		if cursor != "" {
 			req["cursor"] = cursor
 		}

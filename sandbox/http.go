@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -198,12 +199,7 @@ func LogFilterFields() []string {
 func LogFilterOperators() []string { return []string{"==", "!=", "contains", "not_contains"} }
 
 func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(xs, x)
 }
 
 // rawText is a JSON scalar as text: a string's content, or a number/bool literally.
@@ -446,7 +442,7 @@ func sleepCtx(ctx context.Context, d time.Duration, closing <-chan struct{}) boo
 func listParam(r *http.Request, name string) []string {
 	var out []string
 	for _, v := range r.URL.Query()[name] {
-		for _, p := range strings.Split(v, ",") {
+		for p := range strings.SplitSeq(v, ",") {
 			if p = strings.TrimSpace(p); p != "" {
 				out = append(out, p)
 			}

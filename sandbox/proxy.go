@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -196,9 +197,7 @@ func pickKeys(m map[string]any, keys ...string) map[string]any {
 }
 
 func merge(a, b map[string]any) map[string]any {
-	for k, v := range b {
-		a[k] = v
-	}
+	maps.Copy(a, b)
 	return a
 }
 
@@ -222,7 +221,7 @@ func gmailSendArgs(body map[string]any) map[string]any {
 	msg := strings.ReplaceAll(string(dec), "\r\n", "\n")
 	head, text, _ := strings.Cut(msg, "\n\n")
 	args := map[string]any{"body": text}
-	for _, line := range strings.Split(head, "\n") {
+	for line := range strings.SplitSeq(head, "\n") {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
 			continue

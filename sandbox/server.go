@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"sort"
@@ -219,9 +220,7 @@ func (s *Server) Stats() Stats {
 	defer s.mu.Unlock()
 	st := Stats{ExecuteRequests: s.execCount, ProxyRequests: s.proxyN, ByTool: make(map[string]int, len(s.byTool)),
 		Effects: len(s.effects), Logs: len(s.logs), ArmedFaults: len(s.faults)}
-	for k, v := range s.byTool {
-		st.ByTool[k] = v
-	}
+	maps.Copy(st.ByTool, s.byTool)
 	return st
 }
 

@@ -185,7 +185,7 @@ func stringsArg(v any) ([]string, bool) {
 			return nil, true
 		}
 		var out []string
-		for _, p := range strings.Split(t, ",") {
+		for p := range strings.SplitSeq(t, ",") {
 			if p = strings.TrimSpace(p); p != "" {
 				out = append(out, p)
 			}

@@ -214,7 +214,7 @@ func checkSafe(t *testing.T, out string, block bool, max int) {
 		}
 	}
 	if max > 0 {
-		for _, l := range strings.Split(out, "\n") {
+		for l := range strings.SplitSeq(out, "\n") {
 			if w := ansi.StringWidth(l); w > max {
 				t.Fatalf("line width %d > %d: %q", w, max, l)
 			}

@@ -59,7 +59,7 @@ func parsePEP440(s string) (pyVersion, error) {
 	if v.epoch, err = parseNum(m[1]); err != nil {
 		return pyVersion{}, err
 	}
-	for _, p := range strings.Split(m[2], ".") {
+	for p := range strings.SplitSeq(m[2], ".") {
 		n, err := parseNum(p)
 		if err != nil {
 			return pyVersion{}, err
@@ -402,7 +402,7 @@ func parsePyRange(spec string) (vset[pyVersion], error) {
 	var out vset[pyVersion]
 	for _, alt := range splitAny(spec, "||", "|") {
 		set := all[pyVersion]()
-		for _, part := range strings.Split(alt, ",") {
+		for part := range strings.SplitSeq(alt, ",") {
 			part = strings.TrimSpace(part)
 			if part == "" {
 				continue
@@ -443,8 +443,8 @@ func pyClause(op, ver string) (vset[pyVersion], error) {
 	if ver == "*" {
 		return all[pyVersion](), nil
 	}
-	if strings.HasSuffix(ver, ".*") {
-		prefix := strings.TrimSuffix(ver, ".*")
+	if before, ok := strings.CutSuffix(ver, ".*"); ok {
+		prefix := before
 		if _, err := parsePEP440(prefix); err != nil {
 			return nil, err
 		}
@@ -498,7 +498,7 @@ func writtenRelease(ver string) []int64 {
 		s = s[i+1:]
 	}
 	var rel []int64
-	for _, p := range strings.Split(s, ".") {
+	for p := range strings.SplitSeq(s, ".") {
 		end := 0
 		for end < len(p) && p[end] >= '0' && p[end] <= '9' {
 			end++
@@ -554,7 +554,7 @@ func parsePartial(s string) (partial, error) {
 	}
 	var p partial
 	parts := []*int64{&p.v.major, &p.v.minor, &p.v.patch}
-	for i := 0; i < 3; i++ {
+	for i := range 3 {
 		c := m[i+1]
 		if c == "" || c == "x" || c == "X" || c == "*" {
 			break
@@ -591,7 +591,7 @@ func parseNpmRange(r string) (vset[semVersion], error) {
 		return all[semVersion](), nil
 	}
 	var out vset[semVersion]
-	for _, alt := range strings.Split(r, "||") {
+	for alt := range strings.SplitSeq(r, "||") {
 		alt = strings.TrimSpace(alt)
 		if alt == "" {
 			out = append(out, all[semVersion]()...)
@@ -619,7 +619,7 @@ func parseNpmRange(r string) (vset[semVersion], error) {
 			continue
 		}
 		set := all[semVersion]()
-		for _, c := range strings.Fields(semOpSpaceRE.ReplaceAllString(alt, "$1")) {
+		for c := range strings.FieldsSeq(semOpSpaceRE.ReplaceAllString(alt, "$1")) {
 			cs, err := npmComparator(c)
 			if err != nil {
 				return nil, err

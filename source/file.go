@@ -234,7 +234,7 @@ func (l *loader) read(ctx context.Context) error {
 		break
 	}
 	head, _ := br.Peek(8192)
-	if i := bytes.IndexByte(head, 0); i >= 0 || !looksText(head) {
+	if found := bytes.Contains(head, []byte{0}); found || !looksText(head) {
 		return l.fail(0, "binary data, not a JSON export of the Logs API", nil)
 	}
 	switch head[0] {
@@ -275,14 +275,14 @@ func firstRune(b []byte) string {
 // pretty-printed document breaks its first line early.
 func (l *loader) isJSONLines(br *bufio.Reader) bool {
 	head, _ := br.Peek(readBufferSize)
-	nl := bytes.IndexByte(head, '\n')
-	if nl < 0 {
+	before, after, ok := bytes.Cut(head, []byte{'\n'})
+	if !ok {
 		return true
 	}
-	if json.Valid(head[:nl]) {
+	if json.Valid(before) {
 		return true
 	}
-	for rest := head[nl+1:]; len(rest) > 0; {
+	for rest := after; len(rest) > 0; {
 		next := rest
 		end := bytes.IndexByte(rest, '\n')
 		if end >= 0 {

@@ -50,8 +50,7 @@ func TestDemoSource(t *testing.T) {
 }
 
 func TestLiveSourceAgainstSandbox(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := t.Context()
 	srv, base, err := sandbox.Start(ctx, sandbox.Config{Seed: 2, Size: 200}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

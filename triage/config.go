@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -319,9 +320,7 @@ const (
 
 func templateData(orig map[string]any, since time.Time) map[string]any {
 	d := make(map[string]any, len(orig)+2)
-	for k, v := range orig {
-		d[k] = v
-	}
+	maps.Copy(d, orig)
 	d[sinceKey] = since.UTC().Format(time.RFC3339)
 	d[sinceUnixKey] = since.Unix()
 	return d

@@ -475,13 +475,6 @@ func participle(verb string) string {
 	return v + "ed"
 }
 
-func (f effect) subject() string {
-	if f.noun == "" {
-		return "the action"
-	}
-	return f.noun
-}
-
 func (f effect) was() string {
 	if f.plural {
 		return "were"

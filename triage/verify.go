@@ -569,12 +569,7 @@ func valueMatches(got any, want string, mode matchMode) bool {
 	switch mode {
 	case matchEmail:
 		w = strings.ToLower(strings.TrimSpace(want))
-		for _, a := range emailsIn(g) {
-			if a == w {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(emailsIn(g), w)
 	case matchContains:
 		return w == "" || strings.Contains(g, w)
 	case matchBody:

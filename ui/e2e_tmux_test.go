@@ -173,7 +173,7 @@ func TestEndToEndInTmux(t *testing.T) {
 	ts.send(pane, "Enter")
 	s = ts.waitFor(pane, "the filtered list", contains("Executions · /tool:GMAIL_SEND_EMAIL"))
 	kept := 0
-	for _, l := range strings.Split(s, "\n") {
+	for l := range strings.SplitSeq(s, "\n") {
 		if !listRow.MatchString(l) {
 			continue
 		}

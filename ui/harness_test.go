@@ -80,7 +80,7 @@ func (c *clock) Advance(d time.Duration) {
 func (c *clock) run() {
 	c.mu.Lock()
 	if c.frozen { // resume from where freeze stopped, without a jump
-		c.offset, c.frozen = c.t.Sub(time.Now()), false
+		c.offset, c.frozen = time.Until(c.t), false
 	}
 	c.running = true
 	c.mu.Unlock()

@@ -36,9 +36,7 @@ func (l *asyncLoop) start(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	l.wg.Add(1)
-	go func() {
-		defer l.wg.Done()
+	l.wg.Go(func() {
 		msg := cmd()
 		switch msg := msg.(type) {
 		case nil, spinner.TickMsg, followTickMsg: // no animation, no follow
@@ -52,7 +50,7 @@ func (l *asyncLoop) start(cmd tea.Cmd) {
 			case <-l.ctx.Done():
 			}
 		}
-	}()
+	})
 }
 
 var (

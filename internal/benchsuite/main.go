@@ -38,7 +38,7 @@ func main() {
 	s := &suite{count: max(*count, 1), log: os.Stderr}
 	if *only != "" {
 		s.only = map[string]bool{}
-		for _, n := range strings.Split(*only, ",") {
+		for n := range strings.SplitSeq(*only, ",") {
 			if !slices.Contains(sectionNames, n) {
 				fmt.Fprintf(os.Stderr, "benchsuite: no section %q (the sections: %s)\n", n, strings.Join(sectionNames, ", "))
 				os.Exit(2)
@@ -254,7 +254,7 @@ func (s *suite) ui(ctx context.Context) error {
 		pass: func(m float64) bool { return m <= 4 }}
 	out, err := exec.CommandContext(ctx, "go", "test", "-list", "^BenchmarkUpdateView", "./ui").CombinedOutput()
 	var names []string
-	for _, l := range strings.Split(string(out), "\n") {
+	for l := range strings.SplitSeq(string(out), "\n") {
 		if strings.HasPrefix(l, "BenchmarkUpdateView") {
 			names = append(names, strings.TrimSpace(l))
 		}
@@ -462,7 +462,7 @@ func (s *suite) print(w io.Writer, took time.Duration) {
 func machine() string {
 	model := "unknown CPU"
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
+		for l := range strings.SplitSeq(string(b), "\n") {
 			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
 				model = strings.TrimSpace(v)
 				break

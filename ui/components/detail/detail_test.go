@@ -60,7 +60,7 @@ func TestHugeValuesAreCutNotRendered(t *testing.T) {
 			if limit := max(tt.markers*(common.MaxShown+4096), 8<<10); len(out) > limit {
 				t.Errorf("the pane content is %d bytes", len(out))
 			}
-			for _, l := range strings.Split(out, "\n") {
+			for l := range strings.SplitSeq(out, "\n") {
 				if common.Width(l) > common.MaxShown {
 					t.Fatalf("a line of %d cells", common.Width(l))
 				}

@@ -387,12 +387,13 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 			b.WriteString(s.style.Render(s.text))
 			continue
 		}
-		text := s.text
+		var text strings.Builder
+		text.WriteString(s.text)
 		for i+1 < len(segs) && segs[i+1].plain {
 			i++
-			text += segs[i].text
+			text.WriteString(segs[i].text)
 		}
-		b.WriteString(base.Render(text))
+		b.WriteString(base.Render(text.String()))
 	}
 	return b.String()
 }

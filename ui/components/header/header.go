@@ -111,7 +111,7 @@ func joinLR(left, right string, w int) string {
 // resample folds the histogram's buckets into n columns.
 func resample(h *data.Histogram, n int) (execs, flagged []int) {
 	execs, flagged = make([]int, n), make([]int, n)
-	for b := 0; b < data.HistBuckets; b++ {
+	for b := range data.HistBuckets {
 		c := b * n / data.HistBuckets
 		execs[c] += int(h.Execs[b])
 		flagged[c] += int(h.Flagged[b])

@@ -65,7 +65,7 @@ func (m *Model) SetContent(subject, content string) {
 func (m *Model) apply() {
 	w := m.InnerWidth()
 	var lines []string
-	for _, l := range strings.Split(m.raw, "\n") {
+	for l := range strings.SplitSeq(m.raw, "\n") {
 		if ansi.StringWidth(l) <= w {
 			lines = append(lines, l)
 			continue
