@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/exectriage/exectriage/doctor"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/sanitize"
@@ -208,7 +207,7 @@ func (r *renderer) sdkVersions(in Input) {
 			}
 			verdict := "whether it re-sends timed-out writes cannot be told without the language"
 			if pkg != "" {
-				if retries, ok := doctor.SDKRetriesWrites(eco, pkg, e.SDKVersion); ok {
+				if retries, ok := sdkversion.RetriesWrites(eco, pkg, e.SDKVersion, sdkversion.PathExecute); ok {
 					if retries {
 						verdict = fmt.Sprintf("**re-sends timed-out writes** (fixed in %s)", sdkversion.FixedIn(eco))
 					} else {
@@ -254,17 +253,11 @@ func (r *renderer) idList(ids []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// sdkOf tells the SDK package from what the record carries: source.language (from x-source),
-// else source.framework.
-func sdkOf(e *model.Execution) (doctor.Ecosystem, string, string) {
-	for _, hint := range []string{e.Source.Language, e.Source.Framework} {
-		h := strings.ToLower(hint)
-		switch {
-		case strings.Contains(h, "python"):
-			return doctor.PyPI, "composio", hint
-		case strings.Contains(h, "typescript"), strings.Contains(h, "javascript"), strings.Contains(h, "node"):
-			return doctor.NPM, "@composio/core", hint
-		}
+// sdkOf tells the SDK package from what the record carries (package sdkversion decides):
+// source.language (from x-source), else source.framework.
+func sdkOf(e *model.Execution) (sdkversion.Ecosystem, string, string) {
+	if sdk, hint, ok := sdkversion.FromRecord(e.Source.Language, e.Source.Framework); ok {
+		return sdk.Eco, sdk.Name, hint
 	}
 	return "", "", e.Source.Language
 }

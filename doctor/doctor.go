@@ -264,44 +264,16 @@ func parserFor(rel string) func([]byte) (scanned, error) {
 	return nil
 }
 
-// role is what a package is to doctor.
-type role int
+// packageRole is what a package is to doctor (package sdkversion decides).
+func packageRole(eco Ecosystem, name string) sdkversion.Role { return sdkversion.PackageRole(eco, name) }
 
 const (
-	roleNone     role = iota
-	roleSDK           // composio / @composio/core: the version decides
-	roleLegacy        // composio-core (PyPI, npm): the v1 SDK line
-	roleClient        // the generated API client, used directly
-	roleProvider      // a provider package: its core SDK decides
+	roleNone     = sdkversion.RoleNone
+	roleSDK      = sdkversion.RoleSDK
+	roleLegacy   = sdkversion.RoleLegacy
+	roleClient   = sdkversion.RoleClient
+	roleProvider = sdkversion.RoleProvider
 )
-
-func packageRole(eco Ecosystem, name string) role {
-	switch eco {
-	case PyPI:
-		switch {
-		case name == "composio":
-			return roleSDK
-		case name == "composio-core":
-			return roleLegacy
-		case name == "composio-client":
-			return roleClient
-		case strings.HasPrefix(name, "composio-"):
-			return roleProvider
-		}
-	case NPM:
-		switch {
-		case name == "@composio/core":
-			return roleSDK
-		case name == "composio-core":
-			return roleLegacy
-		case name == "@composio/client":
-			return roleClient
-		case strings.HasPrefix(name, "@composio/"):
-			return roleProvider
-		}
-	}
-	return roleNone
-}
 
 func fixFor(eco Ecosystem) string {
 	if eco == PyPI {
@@ -315,28 +287,6 @@ func sdkName(eco Ecosystem) string {
 		return "composio"
 	}
 	return "@composio/core"
-}
-
-// SDKRetriesWrites reports whether the Composio SDK package pkg at exact version v re-sends
-// timed-out tools.execute/proxy writes. ok is false when pkg is not an SDK package doctor
-// knows or v cannot be read. Package names are matched as PyPI normalises them (composio_core
-// is composio-core).
-func SDKRetriesWrites(eco Ecosystem, pkg, version string) (retries, ok bool) {
-	name := pkg
-	if eco == PyPI {
-		name = normalizePy(pkg)
-	}
-	switch packageRole(eco, name) {
-	case roleLegacy:
-		return true, true
-	case roleSDK:
-		old, err := sdkversion.OlderThanFix(eco, version)
-		if err != nil {
-			return false, false
-		}
-		return old, true
-	}
-	return false, false
 }
 
 // classify fills the verdict of a finding from its exact version or its range.

@@ -14,33 +14,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-func TestSDKRetriesWrites(t *testing.T) {
-	tests := []struct {
-		eco              Ecosystem
-		pkg, version     string
-		retries, decided bool
-	}{
-		{PyPI, "composio", "0.15.2", true, true},
-		{PyPI, "composio", "0.16.0rc1", true, true},
-		{PyPI, "composio", "0.16.0", false, true},
-		{PyPI, "Composio", "0.17.1", false, true},
-		{PyPI, "composio_core", "0.7.15", true, true},
-		{NPM, "@composio/core", "0.13.1", true, true},
-		{NPM, "@composio/core", "0.14.0-beta.2", true, true},
-		{NPM, "@composio/core", "0.14.0", false, true},
-		{NPM, "composio-core", "0.5.39", true, true},
-		{NPM, "@composio/openai", "0.13.1", false, false},
-		{PyPI, "composio", "not-a-version", false, false},
-		{PyPI, "requests", "2.0.0", false, false},
-	}
-	for _, tt := range tests {
-		retries, decided := SDKRetriesWrites(tt.eco, tt.pkg, tt.version)
-		if retries != tt.retries || decided != tt.decided {
-			t.Errorf("SDKRetriesWrites(%s, %s, %s) = %v, %v; want %v, %v", tt.eco, tt.pkg, tt.version, retries, decided, tt.retries, tt.decided)
-		}
-	}
-}
-
 // want is one expected finding: file (relative to the fixture project), package, the version
 // column, and the verdict.
 type want struct{ file, pkg, version, verdict string }

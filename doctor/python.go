@@ -14,23 +14,7 @@ import (
 	"github.com/exectriage/exectriage/sdkversion"
 )
 
-// normalizePy normalises a PyPI project name (PEP 503): lower case, runs of - _ . become -.
-func normalizePy(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, c := range strings.ToLower(strings.TrimSpace(name)) {
-		if c == '-' || c == '_' || c == '.' {
-			if !dash {
-				b.WriteByte('-')
-			}
-			dash = true
-			continue
-		}
-		dash = false
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func normalizePy(name string) string { return sdkversion.NormalizePy(name) }
 
 // interestingPy reports whether a normalised PyPI name is a Composio package.
 func interestingPy(name string) bool { return packageRole(PyPI, name) != roleNone }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sdkversion"
 )
 
 // Result is the triage of a batch of executions.
@@ -555,8 +556,8 @@ func sdkNote(ms []member) string {
 		if m.e.SDKVersion == "" {
 			continue
 		}
-		if _, name, _ := sdkFor(m.e.Source.Language); name != "" {
-			return " (" + name + " " + m.e.SDKVersion + ")"
+		if sdk, _, ok := sdkversion.FromRecord(m.e.Source.Language); ok {
+			return " (" + sdk.Name + " " + m.e.SDKVersion + ")"
 		}
 		return " (SDK " + m.e.SDKVersion + ")"
 	}

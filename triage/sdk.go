@@ -14,12 +14,6 @@ const (
 	TypeScriptSDKFixedIn = sdkversion.TypeScriptFixedIn
 )
 
-// sdkFor names the Composio SDK a package or language names: "", "", "" when none.
-func sdkFor(pkg string) (lang, name, fixed string) {
-	sdk, _ := sdkversion.Lookup(pkg)
-	return sdk.Lang, sdk.Name, sdk.FixedIn
-}
-
 // OldSDK returns a one-line note when the execution names a Composio SDK that auto-retries
 // writes ("Python composio 0.15.2 auto-retries writes"), else "". It reads the SDK version
 // (metadata.sdk_version) and the language from source.language (x-source), falling back to
@@ -30,11 +24,9 @@ func OldSDK(e *model.Execution) string {
 	if ver == "" {
 		return ""
 	}
-	for _, hint := range []string{e.Source.Language, e.Source.Framework, e.Source.Host} {
-		if _, ok := sdkversion.Lookup(hint); ok {
-			_, note := sdkversion.AutoRetries(hint, ver)
-			return note
-		}
+	if sdk, _, ok := sdkversion.FromRecord(e.Source.Language, e.Source.Framework, e.Source.Host); ok {
+		_, note := sdkversion.AutoRetries(sdk.Name, ver)
+		return note
 	}
 	if r, _ := sdkversion.AutoRetries(sdkversion.TypeScriptSDK, ver); r {
 		return "Composio SDK " + ver + " (language not recorded) " + sdkversion.RetriesWritesNote

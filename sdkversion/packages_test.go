@@ -1,0 +1,54 @@
+package sdkversion
+
+import "testing"
+
+func TestRetriesWrites(t *testing.T) {
+	tests := []struct {
+		eco              Ecosystem
+		pkg, version     string
+		retries, decided bool
+	}{
+		{PyPI, "composio", "0.15.2", true, true},
+		{PyPI, "composio", "0.16.0rc1", true, true},
+		{PyPI, "composio", "0.16.0", false, true},
+		{PyPI, "Composio", "0.17.1", false, true},
+		{PyPI, "composio_core", "0.7.15", true, true},
+		{NPM, "@composio/core", "0.13.1", true, true},
+		{NPM, "@composio/core", "0.14.0-beta.2", true, true},
+		{NPM, "@composio/core", "0.14.0", false, true},
+		{NPM, "composio-core", "0.5.39", true, true},
+		{NPM, "@composio/openai", "0.13.1", false, false},
+		{PyPI, "composio", "not-a-version", false, false},
+		{PyPI, "requests", "2.0.0", false, false},
+		{NPM, "@composio/client", "0.1.0", false, false},
+		{PyPI, "composio", "v0.15.2", true, true},
+	}
+	for _, tt := range tests {
+		retries, decided := RetriesWrites(tt.eco, tt.pkg, tt.version, PathExecute)
+		if retries != tt.retries || decided != tt.decided {
+			t.Errorf("RetriesWrites(%s, %s, %s) = %v, %v; want %v, %v", tt.eco, tt.pkg, tt.version, retries, decided, tt.retries, tt.decided)
+		}
+	}
+}
+
+
+func TestFromRecord(t *testing.T) {
+	tests := []struct {
+		hints []string
+		want  string
+		ok    bool
+	}{
+		{[]string{"PYTHON_SDK", ""}, PythonSDK, true},
+		{[]string{"", "langchain-python"}, PythonSDK, true},
+		{[]string{"TYPESCRIPT", ""}, TypeScriptSDK, true},
+		{[]string{"", "", "nodejs-20"}, TypeScriptSDK, true},
+		{[]string{"ruby", "rails"}, "", false},
+		{nil, "", false},
+	}
+	for _, tt := range tests {
+		sdk, _, ok := FromRecord(tt.hints...)
+		if ok != tt.ok || sdk.Name != tt.want {
+			t.Errorf("FromRecord(%q) = %q, %v; want %q, %v", tt.hints, sdk.Name, ok, tt.want, tt.ok)
+		}
+	}
+}
