@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/internal/hugepage"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
@@ -267,7 +268,7 @@ func sortNewestFirst(execs []model.Execution) {
 
 // triageSetup is what classification needs: the config, the options and the tool kinds.
 type triageSetup struct {
-	cfg   triage.Config
+	cfg   config.Config
 	opt   triage.Options
 	kinds *triage.Kinds
 }
@@ -279,7 +280,7 @@ func (s *sourceFlags) setup(ctx context.Context, env *Env, src source.Source, ex
 	if path == "" {
 		path = env.Getenv("EXECTRIAGE_CONFIG")
 	}
-	cfg, err := triage.LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		return triageSetup{}, usageErr(err.Error())
 	}

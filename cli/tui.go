@@ -8,9 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/sanitize"
-	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui"
 )
 
@@ -39,7 +39,7 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	if path == "" {
 		path = env.Getenv("EXECTRIAGE_CONFIG")
 	}
-	cfg, err := triage.LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		return usageError(env, "", "%s", sanitize.String(err.Error()))
 	}

@@ -7,5 +7,5 @@
 // which records name an SDK that still auto-retries writes (OldSDK, over package sdkversion), and
 // what the provider itself says (Verifiers: run a read tool through a ReadToolRunner and match
 // the effect). It does no I/O except through the interfaces it is given, and reads its
-// optional configuration file (LoadConfig).
+// optional configuration file (package config).
 package triage

@@ -48,7 +48,7 @@ func WithSkew(d time.Duration) VerifierOption { return func(v *Verifiers) { v.sk
 func WithClock(now func() time.Time) VerifierOption { return func(v *Verifiers) { v.now = now } }
 
 // NewVerifiers returns the built-in verifiers plus extra (from the config file). An invalid
-// extra spec does not fail here (LoadConfig already reports it with its line); verifying its
+// extra spec does not fail here (config.Load already reports it with its line); verifying its
 // tool then answers unknown with the reason.
 func NewVerifiers(r ReadToolRunner, extra []VerifierSpec, opts ...VerifierOption) *Verifiers {
 	v := &Verifiers{runner: r, bySlug: map[string]*check{}, skew: DefaultSkew, now: time.Now}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
@@ -38,7 +39,7 @@ type Deps struct {
 	// Kinds says which tools write; nil starts an empty cache (tags are fetched as tools appear).
 	Kinds *triage.Kinds
 	// Config is the config file: [defaults], [theme], [keys], verifiers.
-	Config triage.Config
+	Config config.Config
 	// Triage tunes classification; the zero value means Config.Options().
 	Triage triage.Options
 	// Who names the person in the journal (journal.Who).

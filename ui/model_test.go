@@ -17,8 +17,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/model"
-	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/data"
 )
 
@@ -261,14 +261,14 @@ func TestNoColor(t *testing.T) {
 }
 
 func TestApplyConfigRebindsAndRecolours(t *testing.T) {
-	o, err := ApplyConfig(Options{}, triage.Config{Theme: map[string]string{"accent": "#112233"}, Keys: map[string][]string{"retry": {"ctrl+r"}}})
+	o, err := ApplyConfig(Options{}, config.Config{Theme: map[string]string{"accent": "#112233"}, Keys: map[string][]string{"retry": {"ctrl+r"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Theme.Accent != "#112233" || o.Keys.Retry.Keys()[0] != "ctrl+r" {
 		t.Errorf("theme %q keys %v", o.Theme.Accent, o.Keys.Retry.Keys())
 	}
-	if _, err := ApplyConfig(Options{}, triage.Config{Path: "c.toml", Keys: map[string][]string{"retry": {"q"}}}); err == nil || !strings.Contains(err.Error(), "c.toml") {
+	if _, err := ApplyConfig(Options{}, config.Config{Path: "c.toml", Keys: map[string][]string{"retry": {"q"}}}); err == nil || !strings.Contains(err.Error(), "c.toml") {
 		t.Errorf("a conflicting binding: %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/ui/keys"
 	"github.com/exectriage/exectriage/ui/theme"
 )
@@ -45,7 +45,7 @@ func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
 func noColor(getenv func(string) string) bool { return getenv("NO_COLOR") != "" }
 
 // ApplyConfig returns o with the config file's [theme] colours and [keys] bindings applied.
-func ApplyConfig(o Options, c triage.Config) (Options, error) {
+func ApplyConfig(o Options, c config.Config) (Options, error) {
 	t := theme.Default()
 	if o.Theme != nil {
 		t = *o.Theme

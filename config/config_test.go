@@ -1,4 +1,4 @@
-package triage
+package config
 
 import (
 	"errors"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/exectriage/exectriage/triage"
 )
 
 const goodConfig = `# exectriage config
@@ -43,7 +45,7 @@ messageText = "{{.body}}"
 `
 
 func TestParseConfigGood(t *testing.T) {
-	c, err := ParseConfig("config.toml", []byte(goodConfig))
+	c, err := Parse("config.toml", []byte(goodConfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,19 +62,19 @@ func TestParseConfigGood(t *testing.T) {
 	if len(c.Verifiers) != 2 || c.Verifiers[0].Items != "data.value" || c.Verifiers[1].Contains["messageText"] != "{{.body}}" {
 		t.Errorf("verifiers = %+v", c.Verifiers)
 	}
-	v := NewVerifiers(nil, c.Verifiers)
+	v := triage.NewVerifiers(nil, c.Verifiers)
 	if !v.Has("OUTLOOK_SEND_EMAIL") || v.ReadTool("outlook_send_email") != "OUTLOOK_LIST_MESSAGES" {
 		t.Error("config verifier not registered")
 	}
 }
 
 func TestParseConfigDefaultsWhenEmpty(t *testing.T) {
-	c, err := ParseConfig("empty.toml", nil)
+	c, err := Parse("empty.toml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt := c.Options()
-	if opt.Window != DefaultWindow || opt.CallerTimeout != DefaultCallerTimeout || len(opt.VolatileKeys) == 0 {
+	if opt.Window != triage.DefaultWindow || opt.CallerTimeout != triage.DefaultCallerTimeout || len(opt.VolatileKeys) == 0 {
 		t.Errorf("empty config options = %+v", opt)
 	}
 }
@@ -98,7 +100,7 @@ func TestParseConfigBad(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseConfig("bad.toml", []byte(tt.text))
+			_, err := Parse("bad.toml", []byte(tt.text))
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -115,18 +117,18 @@ func TestLoadConfigFiles(t *testing.T) {
 	if err := os.WriteFile(p, []byte(goodConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := LoadConfig(p)
+	c, err := Load(p)
 	if err != nil || c.Path != p || len(c.Verifiers) != 2 {
-		t.Fatalf("LoadConfig(%s) = %+v, %v", p, c, err)
+		t.Fatalf("Load(%s) = %+v, %v", p, c, err)
 	}
-	if _, err := LoadConfig(filepath.Join(dir, "missing.toml")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Load(filepath.Join(dir, "missing.toml")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("named missing file: err = %v, want not-exist", err)
 	}
 	// The default location: a missing file is no config at all.
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "nothing-here"))
 	t.Setenv("HOME", filepath.Join(dir, "nothing-here"))
 	t.Setenv("AppData", filepath.Join(dir, "nothing-here"))
-	c, err = LoadConfig("")
+	c, err = Load("")
 	if err != nil || len(c.Verifiers) != 0 {
 		t.Errorf("default missing config: %+v, %v", c, err)
 	}
@@ -139,8 +141,8 @@ func TestLoadConfigFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("XDG_CONFIG_HOME", cfgDir)
-	if def, err := DefaultConfigPath(); err == nil && strings.HasPrefix(def, cfgDir) {
-		c, err = LoadConfig("")
+	if def, err := DefaultPath(); err == nil && strings.HasPrefix(def, cfgDir) {
+		c, err = Load("")
 		if err != nil || c.Options().Window != 2*time.Minute {
 			t.Errorf("default config: %+v, %v", c, err)
 		}

@@ -1,0 +1,222 @@
+// Package config reads exectriage's configuration file: the [defaults] that tune triage, the
+// [[verifier]] entries that teach it provider checks for more tools, and the UI's [theme] and
+// [keys] (kept as written: the UI validates them when it applies them, ui.ApplyConfig). It
+// reports every problem as "file:line: what is wrong".
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/exectriage/exectriage/triage"
+)
+
+// Config is exectriage's optional configuration file (TOML), by default
+// os.UserConfigDir()/exectriage/config.toml:
+//
+//	[defaults]
+//	window = "10m"            # duplicate window
+//	caller_timeout = "60s"    # the caller's request timeout
+//	volatile_keys = ["timestamp", "nonce"]
+//
+//	[theme]                   # colour names → values, read by the UI
+//	accent = "#7D56F4"
+//
+//	[keys]                    # action → keys, read by the UI
+//	retry = ["R"]
+//
+//	[[verifier]]              # one per write tool; replaces a built-in for the same tool
+//	tool = "OUTLOOK_SEND_EMAIL"
+//	read_tool = "OUTLOOK_LIST_MESSAGES"
+//	items = "value"                        # dotted path to the list in the read's data
+//	time_field = "sentDateTime"            # item field with the effect's time (optional)
+//	id_field = "id"                        # item field naming the object (optional)
+//	page_size = 50                         # a page this full without a match is unknown (optional)
+//	arguments = { folder = "sentitems", search = "\"{{.subject}}\"", top = 50 }
+//	match = { "toRecipients.emailAddress.address" = "{{.to_email}}", subject = "{{.subject}}" }
+//	contains = { "body.content" = "{{.body}}" }   # item field contains the value (optional)
+//
+// Argument and match values are Go text/template over the original call's arguments; they
+// may also use ._since (RFC 3339) and ._since_unix (epoch seconds): the execution's start
+// minus the skew. A match value whose template names an argument the call did not record is
+// skipped; every other match must hold.
+type Config struct {
+	Path      string                `toml:"-"`
+	Defaults  Defaults              `toml:"defaults"`
+	Theme     map[string]string     `toml:"theme"`
+	Keys      map[string][]string   `toml:"keys"`
+	Verifiers []triage.VerifierSpec `toml:"verifier"`
+}
+
+// Defaults are the [defaults] section; zero values mean the built-in defaults.
+type Defaults struct {
+	Window        Duration `toml:"window"`
+	CallerTimeout Duration `toml:"caller_timeout"`
+	// VolatileKeys replaces model.DefaultVolatileKeys() when set (even to an empty list).
+	VolatileKeys []string `toml:"volatile_keys"`
+}
+
+// Options returns the triage options the config sets, defaults for the rest.
+func (c Config) Options() triage.Options {
+	return triage.Options{
+		CallerTimeout: time.Duration(c.Defaults.CallerTimeout),
+		Window:        time.Duration(c.Defaults.Window),
+		VolatileKeys:  c.Defaults.VolatileKeys,
+	}.WithDefaults()
+}
+
+// Duration is a time.Duration written as "90s", "10m", "1h30m" or a number of seconds.
+type Duration time.Duration
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if f < 0 {
+			return fmt.Errorf("duration %q is negative", s)
+		}
+		*d = Duration(f * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (like 90s, 10m, 1h30m)", s)
+	}
+	if v < 0 {
+		return fmt.Errorf("duration %q is negative", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// DefaultPath is os.UserConfigDir()/exectriage/config.toml.
+func DefaultPath() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("config directory: %w", err)
+	}
+	return filepath.Join(dir, "exectriage", "config.toml"), nil
+}
+
+// Load reads the config file at path; "" means DefaultPath, where a missing file
+// (or no config directory) is an empty Config. A named file that is missing is an error. Every
+// problem is reported as "file:line: what is wrong", including unknown keys and invalid
+// verifiers.
+func Load(path string) (Config, error) {
+	explicit := path != ""
+	if !explicit {
+		p, err := DefaultPath()
+		if err != nil {
+			return Config{}, nil
+		}
+		path = p
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !explicit && errors.Is(err, fs.ErrNotExist) {
+			return Config{Path: path}, nil
+		}
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	return Parse(path, data)
+}
+
+var tomlLine = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "([^"]*)"\))?: `)
+
+// Parse parses config text; name is used in error messages.
+func Parse(name string, data []byte) (Config, error) {
+	c := Config{Path: name}
+	text := string(data)
+	md, err := toml.Decode(text, &c)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			msg := pe.Message
+			if pe.LastKey != "" {
+				msg = pe.LastKey + ": " + msg
+			}
+			return Config{}, fmt.Errorf("%s:%d: %s", name, pe.Position.Line, msg)
+		}
+		msg := err.Error()
+		if m := tomlLine.FindStringSubmatch(msg); m != nil {
+			rest := msg[len(m[0]):]
+			if m[2] != "" {
+				rest = m[2] + ": " + rest
+			}
+			return Config{}, fmt.Errorf("%s:%s: %s", name, m[1], rest)
+		}
+		return Config{}, fmt.Errorf("%s: %s", name, strings.TrimPrefix(msg, "toml: "))
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		return Config{}, fmt.Errorf("%s:%d: unknown key %q", name, keyLine(text, k), k.String())
+	}
+	for i := range c.Verifiers {
+		if err := c.Verifiers[i].Validate(); err != nil {
+			return Config{}, fmt.Errorf("%s:%d: verifier %d: %w", name, tableLine(text, "verifier", i), i+1, err)
+		}
+	}
+	seen := map[string]int{}
+	for i, v := range c.Verifiers {
+		t := strings.ToUpper(strings.TrimSpace(v.Tool))
+		if j, dup := seen[t]; dup {
+			return Config{}, fmt.Errorf("%s:%d: verifier %d: tool %s already has verifier %d", name, tableLine(text, "verifier", i), i+1, v.Tool, j+1)
+		}
+		seen[t] = i
+	}
+	return c, nil
+}
+
+// keyLine finds, best effort, the line where a key is set (the decoder does not say).
+func keyLine(text string, k toml.Key) int {
+	if len(k) == 0 {
+		return 0
+	}
+	last := k[len(k)-1]
+	header := "[" + strings.Join(k, ".") + "]"
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == header || t == "["+header+"]" {
+			return i + 1
+		}
+	}
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		for _, cand := range []string{last, `"` + last + `"`} {
+			if rest, ok := strings.CutPrefix(t, cand); ok && strings.HasPrefix(strings.TrimSpace(rest), "=") {
+				return i + 1
+			}
+		}
+		if strings.Contains(t, last+" =") || strings.Contains(t, last+"=") {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// tableLine finds the line of the n-th [[name]] header.
+func tableLine(text, name string, n int) int {
+	seen := 0
+	for i, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) == "[["+name+"]]" {
+			if seen == n {
+				return i + 1
+			}
+			seen++
+		}
+	}
+	return 0
+}
