@@ -15,7 +15,7 @@ import (
 // the duplicate groups at the end, fetching again only the writes that have a neighbour of the
 // same tool and caller within the window — the only ones that can be duplicates. For the same
 // executions added in the same order, the triage and the groups are exactly Analyze's (a test
-// holds them together). A view of a million executions keeps compact rows (model.Summaries),
+// holds them together). A view of a million executions keeps compact rows (ui/data.Summaries),
 // an Incremental and the source, which re-reads full records on demand.
 //
 // An Incremental is not safe for concurrent use.

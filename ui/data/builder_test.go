@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
-	"pgregory.net/rapid"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"pgregory.net/rapid"
 
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"

@@ -2,7 +2,7 @@
 // their triage and duplicate groups, a histogram for the header's sparkline, and Select, which
 // turns a dataset plus the view toggles and a filter into the rows the list shows.
 //
-// A Dataset keeps a compact row per execution (model.Summaries: time, tool, toolkit, user,
+// A Dataset keeps a compact row per execution (Summaries: time, tool, toolkit, user,
 // account, status, duration and the triage's codes), the triage's reason, the filter's index
 // and the duplicate groups — a few hundred bytes per execution, so a million stay cheap. The
 // full record (arguments, response, error text) is fetched from the source when a row is
@@ -63,13 +63,13 @@ type Dataset struct {
 	// so concurrent filter commands may share it.
 	Filter *filter.Index
 
-	sum     *model.Summaries // the builder's rows, in arrival order
-	order   []int32          // position → row
-	rank    []int32          // row → position, -1 when the row is not in the dataset
-	reason  []model.Sym      // row → reasons
-	note    []model.Sym      // row → notes
-	reasons model.Symbols
-	notes   model.Symbols
+	sum     *Summaries // the builder's rows, in arrival order
+	order   []int32    // position → row
+	rank    []int32    // row → position, -1 when the row is not in the dataset
+	reason  []Sym      // row → reasons
+	note    []Sym      // row → notes
+	reasons Symbols
+	notes   Symbols
 	ids     *idIndex // shared with the builder
 
 	groupOrder []int32 // groups, newest last member first
@@ -103,7 +103,7 @@ func (ds *Dataset) Timestamp(i int) time.Time { return ds.sum.Timestamp(int(ds.o
 
 // Flag reports whether triage flagged execution i.
 func (ds *Dataset) Flag(i int) bool {
-	return ds.sum.Row(int(ds.order[i])).Flags&model.FlagFlagged != 0
+	return ds.sum.Row(int(ds.order[i])).Flags&FlagFlagged != 0
 }
 
 // Exec returns execution i as the list knows it: its id, time, tool, toolkit, user, account,
@@ -126,7 +126,7 @@ func (ds *Dataset) Exec(i int) model.Execution {
 func (ds *Dataset) Triage(i int) model.Triage {
 	r := int(ds.order[i])
 	s := ds.sum.Row(r)
-	t := model.Triage{Kind: s.Kind.Kind(), Outcome: s.Outcome.Outcome(), Flagged: s.Flags&model.FlagFlagged != 0,
+	t := model.Triage{Kind: s.Kind.Kind(), Outcome: s.Outcome.Outcome(), Flagged: s.Flags&FlagFlagged != 0,
 		Reason: ds.reasons.String(ds.reason[r]), OldSDK: ds.notes.String(ds.note[r])}
 	if g := ds.GroupOf[i]; g >= 0 {
 		t.GroupID = ds.Groups[g].ID
@@ -166,7 +166,7 @@ func newIDIndex(n int) *idIndex {
 }
 
 // find returns the newest row with the id among sum's rows, or -1.
-func (x *idIndex) find(id string, sum *model.Summaries) int {
+func (x *idIndex) find(id string, sum *Summaries) int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	// The newest row sum holds on the chain of rows that replaced one another.
@@ -188,7 +188,7 @@ func (x *idIndex) find(id string, sum *model.Summaries) int {
 }
 
 // set records that id's newest row is r, which replaces row old (-1: none); sum holds both.
-func (x *idIndex) set(id string, r, old int32, sum *model.Summaries) {
+func (x *idIndex) set(id string, r, old int32, sum *Summaries) {
 	h := maphash.String(x.seed, id)
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -220,12 +220,12 @@ func (x *idIndex) set(id string, r, old int32, sum *model.Summaries) {
 type Builder struct {
 	inc *triage.Incremental // nil when the caller gives the triage (Build)
 
-	sum     model.Summaries
+	sum     Summaries
 	idx     *filter.Index
-	reason  []model.Sym // the triage's reason of each row, in reasons
-	note    []model.Sym // the old-SDK note of each row, in notes
-	reasons model.Symbols
-	notes   model.Symbols
+	reason  []Sym // the triage's reason of each row, in reasons
+	note    []Sym // the old-SDK note of each row, in notes
+	reasons Symbols
+	notes   Symbols
 	ids     *idIndex
 	sig     []uint64 // each row's record's fingerprint, to skip a copy that arrives unchanged
 	dead    []uint64 // rows a later record replaced
@@ -284,7 +284,7 @@ func (b *Builder) replaces(e *model.Execution, fp uint64) (old int32, ok bool) {
 	if b.sig[r] == fp {
 		return -1, false // the same record again
 	}
-	if b.sum.Row(r).Flags&model.FlagDetailed != 0 && !e.Detailed {
+	if b.sum.Row(r).Flags&FlagDetailed != 0 && !e.Detailed {
 		return -1, false // keep the detailed copy when the newer one is only a list entry
 	}
 	for len(b.dead) <= r/64 {
@@ -401,7 +401,7 @@ func (b *Builder) Snapshot() *Dataset {
 		ds.rank[r] = int32(k)
 		ds.GroupOf[k] = -1
 		s := ds.sum.Row(int(r))
-		if s.Flags&model.FlagFlagged != 0 {
+		if s.Flags&FlagFlagged != 0 {
 			ds.Flagged++
 		}
 		if s.Kind.Kind().IsWrite() {
@@ -570,7 +570,7 @@ func (ds *Dataset) keeps(v *View, i int) bool {
 		return true
 	}
 	s := ds.sum.Row(int(ds.order[i]))
-	if v.FlaggedOnly && s.Flags&model.FlagFlagged == 0 {
+	if v.FlaggedOnly && s.Flags&FlagFlagged == 0 {
 		return false
 	}
 	return !v.WritesOnly || s.Kind.Kind().IsWrite()

@@ -1,4 +1,4 @@
-package model
+package data
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/exectriage/exectriage/model"
 )
 
 func TestSummaries(t *testing.T) {
@@ -13,15 +15,15 @@ func TestSummaries(t *testing.T) {
 		t.Errorf("Summary is %d bytes, want 48", n)
 	}
 	ts := time.Date(2026, 3, 1, 10, 0, 0, 123456789, time.UTC)
-	execs := []Execution{
+	execs := []model.Execution{
 		{ID: "log_1", Timestamp: ts, ToolSlug: "GMAIL_SEND_EMAIL", ToolkitSlug: "gmail", UserID: "user_1", ConnectedAccountID: "ca_1",
-			Status: "failed", Duration: 1500*time.Millisecond + 999*time.Microsecond, HasDuration: true, Error: &ExecError{Kind: ErrTimeout}, Detailed: true},
+			Status: "failed", Duration: 1500*time.Millisecond + 999*time.Microsecond, HasDuration: true, Error: &model.ExecError{Kind: model.ErrTimeout}, Detailed: true},
 		{ID: "log_2", ToolSlug: "GMAIL_SEND_EMAIL", ToolkitSlug: "gmail", UserID: "user_1", Status: "success", Duration: 1 << 62, HasDuration: true},
 		{ID: "", Timestamp: time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)}, // beyond Unix nanoseconds
 	}
-	tr := []*Triage{
-		{Kind: KindWrite, Outcome: OutcomeAmbiguous, Flagged: true, OldSDK: "Python composio 0.15.2 auto-retries writes"},
-		{Kind: KindIdempotentWrite, Outcome: OutcomeSucceeded},
+	tr := []*model.Triage{
+		{Kind: model.KindWrite, Outcome: model.OutcomeAmbiguous, Flagged: true, OldSDK: "Python composio 0.15.2 auto-retries writes"},
+		{Kind: model.KindIdempotentWrite, Outcome: model.OutcomeSucceeded},
 		nil,
 	}
 	var s Summaries
@@ -42,7 +44,7 @@ func TestSummaries(t *testing.T) {
 		{"account", s.Str(r0.Account), "ca_1"}, {"no account", s.Str(r1.Account), ""}, {"status", s.Str(r0.Status), "failed"},
 		{"shared symbol", r0.Tool == r1.Tool, true}, {"symbols", s.syms.Len(), 6},
 		{"duration", r0.Duration, int32(1500)}, {"huge duration", r1.Duration, int32(1<<31 - 1)}, {"no duration", r2.Duration, int32(-1)},
-		{"outcome", r0.Outcome.Outcome(), OutcomeAmbiguous}, {"kind", r1.Kind.Kind(), KindIdempotentWrite}, {"untriaged", r2.Outcome.Outcome(), Outcome("")},
+		{"outcome", r0.Outcome.Outcome(), model.OutcomeAmbiguous}, {"kind", r1.Kind.Kind(), model.KindIdempotentWrite}, {"untriaged", r2.Outcome.Outcome(), model.Outcome("")},
 		{"flags 0", r0.Flags, FlagFlagged | FlagError | FlagDetailed | FlagOldSDK}, {"flags 1", r1.Flags, SummaryFlags(0)},
 	}
 	for _, c := range checks {
@@ -53,7 +55,7 @@ func TestSummaries(t *testing.T) {
 	// Ids stay valid as the list grows.
 	id0 := s.ID(0)
 	for i := range 10000 {
-		s.Append(&Execution{ID: strings.Repeat("x", i%50)}, nil)
+		s.Append(&model.Execution{ID: strings.Repeat("x", i%50)}, nil)
 	}
 	if id0 != "log_1" || s.ID(0) != "log_1" || s.ID(10002) != strings.Repeat("x", 9999%50) {
 		t.Errorf("ids moved: %q %q", id0, s.ID(0))
@@ -68,7 +70,7 @@ func TestSummaries(t *testing.T) {
 func TestSummariesSnapshot(t *testing.T) {
 	var s Summaries
 	add := func(i int) {
-		e := Execution{ID: fmt.Sprintf("log_%d", i), ToolSlug: fmt.Sprintf("TOOL_%d", i%7), Timestamp: time.Unix(int64(i), 0)}
+		e := model.Execution{ID: fmt.Sprintf("log_%d", i), ToolSlug: fmt.Sprintf("TOOL_%d", i%7), Timestamp: time.Unix(int64(i), 0)}
 		s.Append(&e, nil)
 	}
 	for i := range 10 {
@@ -89,7 +91,7 @@ func TestSummariesSnapshot(t *testing.T) {
 			t.Errorf("snapshot row %d: tool %q, want %q", i, got, want)
 		}
 	}
-	late := Execution{ID: "log_late", ToolSlug: "LATE_TOOL"}
+	late := model.Execution{ID: "log_late", ToolSlug: "LATE_TOOL"}
 	s.Append(&late, nil)
 	if y := s.Row(s.Len() - 1).Tool; s.Str(y) != "LATE_TOOL" || snap.Str(y) != "" {
 		t.Errorf("a symbol added after the snapshot: list %q, snapshot %q", s.Str(y), snap.Str(y))

@@ -1,9 +1,11 @@
-package model
+package data
 
 import (
 	"math"
 	"time"
 	"unsafe"
+
+	"github.com/exectriage/exectriage/model"
 )
 
 // Summaries is a compact list of executions for a view of a million of them: per execution
@@ -45,13 +47,13 @@ const (
 	FlagOldSDK                            // the caller's SDK auto-retries writes
 )
 
-// OutcomeCode is an Outcome in one byte; 0 is "not triaged".
+// OutcomeCode is a model.Outcome in one byte; 0 is "not triaged".
 type OutcomeCode uint8
 
-var outcomeCodes = [...]Outcome{"", OutcomeSucceeded, OutcomeFailed, OutcomeRejected, OutcomeAmbiguous}
+var outcomeCodes = [...]model.Outcome{"", model.OutcomeSucceeded, model.OutcomeFailed, model.OutcomeRejected, model.OutcomeAmbiguous}
 
 // CodeOfOutcome returns o's code (0 for an outcome it does not know).
-func CodeOfOutcome(o Outcome) OutcomeCode {
+func CodeOfOutcome(o model.Outcome) OutcomeCode {
 	for i, x := range outcomeCodes {
 		if x == o {
 			return OutcomeCode(i)
@@ -61,20 +63,20 @@ func CodeOfOutcome(o Outcome) OutcomeCode {
 }
 
 // Outcome returns the outcome the code stands for ("" for 0).
-func (c OutcomeCode) Outcome() Outcome {
+func (c OutcomeCode) Outcome() model.Outcome {
 	if int(c) < len(outcomeCodes) {
 		return outcomeCodes[c]
 	}
 	return ""
 }
 
-// KindCode is a ToolKind in one byte; 0 is "not triaged".
+// KindCode is a model.ToolKind in one byte; 0 is "not triaged".
 type KindCode uint8
 
-var kindCodes = [...]ToolKind{"", KindRead, KindIdempotentWrite, KindWrite}
+var kindCodes = [...]model.ToolKind{"", model.KindRead, model.KindIdempotentWrite, model.KindWrite}
 
 // CodeOfKind returns k's code (0 for a kind it does not know).
-func CodeOfKind(k ToolKind) KindCode {
+func CodeOfKind(k model.ToolKind) KindCode {
 	for i, x := range kindCodes {
 		if x == k {
 			return KindCode(i)
@@ -84,7 +86,7 @@ func CodeOfKind(k ToolKind) KindCode {
 }
 
 // Kind returns the kind the code stands for ("" for 0).
-func (c KindCode) Kind() ToolKind {
+func (c KindCode) Kind() model.ToolKind {
 	if int(c) < len(kindCodes) {
 		return kindCodes[c]
 	}
@@ -137,7 +139,7 @@ func (t *Symbols) Snapshot() Symbols {
 
 // Append adds a summary of e, with its triage when t is not nil (its duplicate group is the
 // caller's to keep: groups are found after the rows are in).
-func (s *Summaries) Append(e *Execution, t *Triage) {
+func (s *Summaries) Append(e *model.Execution, t *model.Triage) {
 	r := Summary{
 		Tool:     s.syms.Intern(e.ToolSlug),
 		Toolkit:  s.syms.Intern(e.ToolkitSlug),
