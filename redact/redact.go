@@ -45,9 +45,16 @@ func New(known ...string) *Redactor {
 	seen := map[string]bool{}
 	for _, k := range known {
 		for _, v := range []string{k, strings.TrimSpace(k)} {
-			if len(v) >= MinKnownLen && !seen[v] {
-				seen[v] = true
-				r.known = append(r.known, v)
+			if len(v) < MinKnownLen || seen[v] {
+				continue
+			}
+			seen[v] = true
+			r.known = append(r.known, v)
+			for _, f := range derivedForms(v) {
+				if len(f) >= MinKnownLen && !seen[f] {
+					seen[f] = true
+					r.known = append(r.known, f)
+				}
 			}
 		}
 	}
@@ -78,7 +85,7 @@ type span struct {
 // field or header.
 func (r *Redactor) String(s string) string {
 	known := r.knownList()
-	if !mayHoldSecret(s) && !containsAny(s, known) {
+	if !mayHoldSecret(s) && !containsAny(s, known) && !r.encodedKnown(s) {
 		return s
 	}
 	spans := make([]span, 0, 4)
@@ -98,6 +105,14 @@ func (r *Redactor) String(s string) string {
 	for containsAny(out, known) {
 		for _, k := range known {
 			out = strings.ReplaceAll(out, k, lastResort)
+		}
+	}
+	if r.encodedKnown(out) {
+		// A known secret spelled with escapes (\u0061k_..., %61k_...): the decoded text is
+		// redacted instead, and should decoding again still find one, the whole value goes.
+		out = r.String(looseUnescape(out))
+		if r.encodedKnown(out) {
+			return KnownMarker
 		}
 	}
 	return out

@@ -65,7 +65,7 @@ type backend struct {
 	bundleDir string
 	version   string
 	redactor  *redact.Redactor
-	secrets   *common.Secrets
+	secrets   *redact.Policy
 	now       func() time.Time
 
 	mu      sync.Mutex
@@ -83,7 +83,7 @@ func NewBackend(d Deps) Backend {
 	b := &backend{
 		src: d.Source, j: d.Journal, verifiers: d.Verifiers, kinds: d.Kinds,
 		opt: d.Triage, who: d.Who, bundleDir: d.BundleDir, now: d.UI.Now,
-		version: d.Version, redactor: redact.New(d.APIKey), secrets: common.NewSecrets(d.APIKey),
+		version: d.Version, redactor: redact.New(d.APIKey), secrets: redact.NewPolicy(d.APIKey),
 		learned: map[string]bool{}, hydrated: map[string]model.Execution{},
 	}
 	if b.now == nil {
@@ -112,7 +112,7 @@ func NewBackend(d Deps) Backend {
 
 func (b *backend) Source() string { return b.src.Name() }
 
-func (b *backend) Secrets() *common.Secrets { return b.secrets }
+func (b *backend) Secrets() *redact.Policy { return b.secrets }
 
 // Load streams the source, learning the kinds of tools it has not seen (best effort: a tool
 // whose definition cannot be fetched falls back to its slug's verb) and fetching the full

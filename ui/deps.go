@@ -6,7 +6,7 @@ import (
 
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/model"
-	"github.com/exectriage/exectriage/ui/common"
+	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/data"
 	"github.com/exectriage/exectriage/ui/keys"
@@ -48,7 +48,7 @@ type Backend interface {
 	Explain(err error) string
 	// Secrets hides secrets in what the panes show: patterns, sensitive fields and the
 	// configured API key (which is never shown, even when the person reveals the rest).
-	Secrets() *common.Secrets
+	Secrets() *redact.Policy
 }
 
 // JournalState is the journal's record of one execution, phrased for the panes.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/detail"
@@ -118,7 +119,7 @@ type Model struct {
 
 	// secrets hides secrets in the panes and the status line; detailR renders the detail pane
 	// (and caches its costly bodies).
-	secrets *common.Secrets
+	secrets *redact.Policy
 	detailR detail.Renderer
 	// revealID is the execution whose secrets the person chose to see (x); "" when none. It
 	// is cleared when the selection moves.

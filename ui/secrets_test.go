@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/ui/common"
 )
@@ -144,7 +145,7 @@ func TestSecretsHiddenUntilRevealedForTheSelectionOnly(t *testing.T) {
 	if strings.Contains(seen(), configuredKey[:10]) {
 		t.Error("after x the configured API key (or its start) is on screen")
 	}
-	if !strings.Contains(s, common.KnownMarker) {
+	if !strings.Contains(s, redact.KnownMarker) {
 		t.Error("after x the configured API key's place is not marked")
 	}
 	if !strings.Contains(s, "Detail · secrets shown: x hides") {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
@@ -34,7 +35,7 @@ const (
 // Body renders a JSON value for a pane: secrets hidden (all of them unless reveal; the known
 // ones always), indented, cut to MaxShown with a marker, and cleaned of anything a terminal
 // would interpret. Text that is not JSON is shown as text.
-func Body(raw json.RawMessage, sec *Secrets, reveal bool) string {
+func Body(raw json.RawMessage, sec *redact.Policy, reveal bool) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "(none)"
@@ -55,7 +56,7 @@ func Body(raw json.RawMessage, sec *Secrets, reveal bool) string {
 }
 
 // TextBody renders multi-line text (an error message) for a pane the way Body renders JSON.
-func TextBody(s string, sec *Secrets, reveal bool) string {
+func TextBody(s string, sec *redact.Policy, reveal bool) string {
 	if len(s) > MaxParse {
 		return bigText([]byte(s), sec, reveal, false)
 	}
@@ -64,7 +65,7 @@ func TextBody(s string, sec *Secrets, reveal bool) string {
 
 // bigText shows the start of a value too big to parse: a window of it is (loosely) indented,
 // redacted as text, and cut before any token the window's edge may have split.
-func bigText(raw []byte, sec *Secrets, reveal, indent bool) string {
+func bigText(raw []byte, sec *redact.Policy, reveal, indent bool) string {
 	head := raw[:runeStart(raw, window)]
 	if indent {
 		head = looseIndent(head)
@@ -93,7 +94,7 @@ func TruncatedMarker(size int) string {
 
 // Field renders a one-line value: secrets hidden (all unless reveal; the known ones always),
 // cleaned, and cut to MaxField cells with an ellipsis.
-func Field(s string, sec *Secrets, reveal bool) string {
+func Field(s string, sec *redact.Policy, reveal bool) string {
 	cut := false
 	if len(s) > MaxFieldBytes {
 		s, cut = s[:runeStart([]byte(s), MaxFieldBytes)], true

@@ -5,6 +5,14 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/exectriage/exectriage/redact"
+)
+
+const (
+	testKey    = "ak_TestConfiguredKey123456"
+	testGitHub = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+	testSlack  = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx"
 )
 
 func TestBodyCutsBigValuesWithAMarker(t *testing.T) {
@@ -53,7 +61,7 @@ func TestBigValueCutNeverShowsHalfASecret(t *testing.T) {
 	for _, pad := range []int{MaxShown - 20, window - 20, window - 5, window + 3} {
 		text := strings.Repeat("x ", pad/2) + testGitHub + " " + strings.Repeat("y", MaxParse)
 		for _, reveal := range []bool{false, true} {
-			sec := NewSecrets(testKey)
+			sec := redact.NewPolicy(testKey)
 			got := TextBody(text, sec, reveal)
 			if strings.Contains(got, "ghp_aB3") && !strings.Contains(got, testGitHub) {
 				t.Errorf("pad %d reveal %v: part of the token shows: …%q", pad, reveal, got[max(len(got)-200, 0):])
@@ -63,7 +71,7 @@ func TestBigValueCutNeverShowsHalfASecret(t *testing.T) {
 			}
 		}
 		known := strings.Repeat("x ", pad/2) + testKey + " " + strings.Repeat("y", MaxParse)
-		if got := TextBody(known, NewSecrets(testKey), true); strings.Contains(got, "ak_TestConf") {
+		if got := TextBody(known, redact.NewPolicy(testKey), true); strings.Contains(got, "ak_TestConf") {
 			t.Errorf("pad %d: part of the configured key shows when revealed", pad)
 		}
 	}

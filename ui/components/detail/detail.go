@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/data"
 	"github.com/exectriage/exectriage/ui/styles"
@@ -21,7 +22,7 @@ import (
 // MaxParse bytes each), and the pane is rebuilt on every message. Use it from one goroutine.
 type Renderer struct {
 	// Secrets hides secrets; nil redacts by pattern only.
-	Secrets *common.Secrets
+	Secrets *redact.Policy
 	cache   [4]bodies
 	next    int
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/data"
 	"github.com/exectriage/exectriage/ui/styles"
@@ -79,7 +80,7 @@ func TestCacheFollowsTheRecordAndTheReveal(t *testing.T) {
 	const tok = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 	st := styles.New(theme.Default())
 	e := model.Execution{ID: "log_1", Detailed: true, Arguments: json.RawMessage(`{"q":"one"}`)}
-	r := Renderer{Secrets: common.NewSecrets()}
+	r := Renderer{Secrets: redact.NewPolicy()}
 	if out := r.Content(st, store(e), 0, false, false); !strings.Contains(out, `"one"`) {
 		t.Fatalf("content = %q", out)
 	}

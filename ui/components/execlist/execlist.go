@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/data"
 )
@@ -38,7 +39,7 @@ type Model struct {
 	Title, Note, Empty string
 	// Secrets redacts the columns (the list never reveals: a user id that is a token, or the
 	// configured API key, must not show even in part).
-	Secrets *common.Secrets
+	Secrets *redact.Policy
 }
 
 // cell returns a column's text with its secrets redacted and cleaned. A redacted value loses

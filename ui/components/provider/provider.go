@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/data"
 	"github.com/exectriage/exectriage/ui/styles"
@@ -17,7 +18,7 @@ import (
 // Content renders the provider state and journal history of execution i. spin is the
 // spinner's current frame (shown while a verify runs); sec hides secrets, all of them unless
 // reveal (the known ones always).
-func Content(st *styles.Styles, s *data.Store, i int, spin string, sec *common.Secrets, reveal bool) string {
+func Content(st *styles.Styles, s *data.Store, i int, spin string, sec *redact.Policy, reveal bool) string {
 	if s.DS == nil || i < 0 || i >= s.DS.Len() {
 		return st.List.Empty.Render("no execution selected")
 	}
