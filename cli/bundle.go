@@ -2,21 +2,14 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-	"time"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/bundle"
-	"github.com/exectriage/exectriage/journal"
-	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/sanitize"
-	"github.com/exectriage/exectriage/triage"
 )
 
 // runBundle writes the Markdown support bundle for one or more executions: each with its
@@ -38,58 +31,51 @@ func runBundle(ctx context.Context, env *Env, args []string) int {
 	if sf.json {
 		return usageError(env, "bundle", "--json is not available: the bundle is Markdown (use show --json for JSON)")
 	}
-	s, err := sf.begin(ctx, env)
+	a, l, err := sf.load(ctx, env)
 	if err != nil {
 		return fail(env, "bundle", err)
 	}
-	defer s.src.Close()
+	defer a.Close()
 
 	ids := dedupe(pos)
-	// lookup may add an execution and re-sort, so indices are read only once all are in
+	// Lookup may add an execution and re-sort, so indices are read only once all are in.
 	for _, id := range ids {
-		if _, err := s.lookup(ctx, id); err != nil {
+		if _, err := l.Lookup(ctx, id); err != nil {
 			return fail(env, "bundle", err)
 		}
 	}
+	// A bundle is a read-only command: it reads a journal that exists and never creates one.
+	j, note := app.OpenJournalIfExists(ctx, sf.options(env))
+	defer j.Close()
 
-	var verifiers *triage.Verifiers
-	if c := s.src.Client(); c != nil && !*noVerify {
-		verifiers = triage.NewVerifiers(c, s.setup.cfg.Verifiers, triage.WithClock(env.Now))
-	}
-	hist := openHistory(ctx, env, &sf)
-	defer hist.close()
-
-	in := bundle.Input{
-		GeneratedAt: env.Now().UTC(),
-		Source:      s.src.Name(),
-		Version:     Version,
-		Redactor:    redact.New(env.Getenv("COMPOSIO_API_KEY")),
-		HistoryNote: hist.note,
-	}
+	var items []bundle.Item
 	for _, id := range ids {
-		i := s.pos[id]
-		e, t := s.execs[i], s.res.Triage[i]
+		i, _ := l.Position(id)
+		e, t := l.Execs[i], l.Result.Triage[i]
 		it := bundle.Item{Exec: e, Triage: t}
 		if t.GroupID != "" {
-			if g, ok := s.res.Group(t.GroupID); ok {
+			if g, ok := l.Result.Group(t.GroupID); ok {
 				it.Group = &g
 			}
 		}
-		if verifiers != nil && t.Kind.IsWrite() {
-			st := verifiers.Verify(ctx, &e)
+		if a.CanSend() && !*noVerify && t.Kind.IsWrite() {
+			st := a.Verify(ctx, &e)
 			it.Provider = &st
 		}
-		it.History = hist.lines(ctx, env, id)
-		in.Items = append(in.Items, it)
+		items = append(items, it)
 	}
-
-	var buf bytes.Buffer
-	if err := bundle.Render(&buf, in); err != nil {
+	in, err := a.BundleInput(ctx, j, note, items)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "exectriage bundle: %s\n", sanitize.String(err.Error()))
+		in.HistoryNote = err.Error()
+	}
+	text, err := app.RenderBundle(in)
+	if err != nil {
 		return fail(env, "bundle", err)
 	}
 	if *out == "" {
 		w := bufio.NewWriter(env.Stdout)
-		_, err = w.Write(buf.Bytes())
+		_, err = w.Write(text)
 		if err == nil {
 			err = w.Flush()
 		}
@@ -98,7 +84,7 @@ func runBundle(ctx context.Context, env *Env, args []string) int {
 		}
 		return ExitOK
 	}
-	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
+	if err := writeFileAtomic(*out, text); err != nil {
 		return fail(env, "bundle", err)
 	}
 	fmt.Fprintf(env.Stderr, "exectriage bundle: %d execution(s) written to %s\n", len(in.Items), sanitize.String(*out))
@@ -140,98 +126,4 @@ func writeFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
-}
-
-// history reads an execution's journal entries for the bundle. A bundle is a read-only
-// command: it reads a journal that exists (the flag, EXECTRIAGE_JOURNAL, or the default file)
-// and never creates one.
-type history struct {
-	j    journal.Journal
-	note string
-}
-
-func openHistory(ctx context.Context, env *Env, sf *sourceFlags) *history {
-	dsn, err := journalDSN(env, sf.journal)
-	if err != nil {
-		return &history{note: "journal not read: " + err.Error()}
-	}
-	if !journal.IsPostgres(dsn) {
-		if _, err := os.Stat(dsn); errors.Is(err, os.ErrNotExist) {
-			return &history{note: "no journal found: nothing was confirmed, retried or marked with exectriage on this machine"}
-		}
-	}
-	j, err := journal.Open(ctx, dsn)
-	if err != nil {
-		return &history{note: "journal not read: " + err.Error()}
-	}
-	return &history{j: j}
-}
-
-func (h *history) close() {
-	if h.j != nil {
-		h.j.Close()
-	}
-}
-
-// lines returns the journal's entries for an execution, oldest first; nil without a journal.
-func (h *history) lines(ctx context.Context, env *Env, id string) []string {
-	if h.j == nil {
-		return nil
-	}
-	type entry struct {
-		at   time.Time
-		text string
-	}
-	var entries []entry
-	var errs []string
-	if cs, err := h.j.Confirmations(ctx, id); err != nil {
-		errs = append(errs, err.Error())
-	} else {
-		for _, c := range cs {
-			text := fmt.Sprintf("confirmed failed by %s: %s (outcome %s", c.Who, c.Reason, c.Outcome)
-			if c.Provider.State != "" {
-				text += ", provider " + string(c.Provider.State)
-			}
-			entries = append(entries, entry{c.At, text + ")"})
-		}
-	}
-	if as, err := h.j.Attempts(ctx, id); err != nil {
-		errs = append(errs, err.Error())
-	} else {
-		for _, a := range as {
-			text := fmt.Sprintf("retry attempt %s by %s: %s", a.ID, a.Who, a.State)
-			if a.NewLogID != "" {
-				text += ", new log " + a.NewLogID
-			}
-			if a.Detail != "" {
-				text += ": " + a.Detail
-			}
-			at := a.CreatedAt
-			if !a.FinishedAt.IsZero() {
-				at = a.FinishedAt
-			}
-			entries = append(entries, entry{at, text})
-		}
-	}
-	if vs, err := h.j.Verdicts(ctx, id); err != nil {
-		errs = append(errs, err.Error())
-	} else {
-		for _, v := range vs {
-			text := fmt.Sprintf("verdict %s by %s", v.Verdict, v.Who)
-			if v.Note != "" {
-				text += ": " + v.Note
-			}
-			entries = append(entries, entry{v.At, text})
-		}
-	}
-	sort.SliceStable(entries, func(i, k int) bool { return entries[i].at.Before(entries[k].at) })
-	out := make([]string, 0, len(entries)+len(errs))
-	for _, e := range entries {
-		out = append(out, e.at.UTC().Format(bundle.TimeLayout)+" "+e.text)
-	}
-	if len(errs) > 0 {
-		fmt.Fprintf(env.Stderr, "exectriage bundle: journal partly unreadable: %s\n", sanitize.String(strings.Join(errs, "; ")))
-		out = append(out, "journal partly unreadable: "+strings.Join(errs, "; "))
-	}
-	return out
 }

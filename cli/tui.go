@@ -8,8 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
-	"github.com/exectriage/exectriage/config"
-	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/ui"
 )
@@ -35,60 +34,40 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	if f, ok := env.Stdout.(*os.File); ok && !term.IsTerminal(f.Fd()) {
 		return usageError(env, "", "the TUI needs a terminal; for a pipe use `exectriage list` or `exectriage scan`")
 	}
-	path := sf.config
-	if path == "" {
-		path = env.Getenv("EXECTRIAGE_CONFIG")
-	}
-	cfg, err := config.Load(path)
+	cfg, err := app.LoadConfig(sf.options(env))
 	if err != nil {
 		return usageError(env, "", "%s", sanitize.String(err.Error()))
 	}
 	if _, err := ui.ApplyConfig(ui.Options{}, cfg); err != nil {
 		return usageError(env, "", "%s", sanitize.String(err.Error()))
 	}
-	opt := cfg.Options()
-	if sf.timeSet || cfg.Defaults.CallerTimeout == 0 {
-		opt.CallerTimeout = sf.timeout
-	}
-
-	src, err := sf.open(ctx, env)
+	a, err := sf.open(ctx, env)
 	if err != nil {
 		return fail(env, "", err)
 	}
-	defer src.Close()
+	defer a.Close()
 
 	// The journal is needed for retries and verdicts, not for browsing: without one the TUI
 	// still opens and says why those are off.
 	var notice string
-	j, err := sf.openJournal(ctx, env)
+	j, err := app.OpenJournal(ctx, sf.options(env))
 	if err != nil {
 		notice = "journal unavailable (" + err.Error() + "): retries and verdicts are off; fix it or pass --journal PATH"
-		j = nil
 	} else {
 		defer j.Close()
-		if n, err := j.RecoverOpen(ctx); err != nil {
-			notice = "journal crash recovery failed: " + err.Error()
-		} else if n > 0 {
-			notice = fmt.Sprintf("%d retry attempt(s) left in flight by a process that is gone are now indeterminate: `exectriage resolve ID` settles each", n)
+		a.UseJournal(j)
+		if j.Recovered > 0 {
+			notice = fmt.Sprintf("%d retry attempt(s) left in flight by a process that is gone are now indeterminate: `exectriage resolve ID` settles each", j.Recovered)
 		}
 	}
 
-	deps := ui.Deps{
-		Source:  src,
-		Journal: j,
-		Config:  cfg,
-		Triage:  opt,
-		Who:     journal.Who(env.Getenv),
-		APIKey:  env.Getenv("COMPOSIO_API_KEY"),
-		Version: Version,
-		UI: ui.Options{
-			Since:  sf.window(src),
-			Now:    env.Now,
-			Follow: *follow,
-			Mouse:  *mouse,
-			Notice: notice,
-		},
-	}
+	deps := ui.Deps{App: a, UI: ui.Options{
+		Since:  a.Window(),
+		Now:    env.Now,
+		Follow: *follow,
+		Mouse:  *mouse,
+		Notice: notice,
+	}}
 	var popts []tea.ProgramOption
 	if env.Stdin != nil && env.Stdin != os.Stdin {
 		popts = append(popts, tea.WithInput(env.Stdin))

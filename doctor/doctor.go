@@ -265,7 +265,9 @@ func parserFor(rel string) func([]byte) (scanned, error) {
 }
 
 // packageRole is what a package is to doctor (package sdkversion decides).
-func packageRole(eco Ecosystem, name string) sdkversion.Role { return sdkversion.PackageRole(eco, name) }
+func packageRole(eco Ecosystem, name string) sdkversion.Role {
+	return sdkversion.PackageRole(eco, name)
+}
 
 const (
 	roleNone     = sdkversion.RoleNone

@@ -170,3 +170,18 @@ func derivedForms(k string) []string {
 // minDerivedLen is the shortest derived form kept: a shorter run of base64 characters could
 // turn up in ordinary text.
 const minDerivedLen = 12
+
+// HasKnown reports whether the policy has known secrets to hide (without one, text that
+// shows no pattern needs no check).
+func (p *Policy) HasKnown() bool { return len(p.Redactor().knownList()) > 0 }
+
+// ContainsKnown reports whether b holds a known secret as written (or a form New derived from
+// it): a fast check over rendered output, which then needs Text on its fields.
+func (p *Policy) ContainsKnown(b []byte) bool {
+	for _, k := range p.Redactor().knownList() {
+		if bytes.Contains(b, []byte(k)) {
+			return true
+		}
+	}
+	return false
+}

@@ -144,28 +144,11 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 		return Result{}, errors.New("retry: no journal: a retry is never sent without recording its intent")
 	}
 	e := req.Execution
-	var res Result
-	kind := model.KindWrite
-	if d.Kinds != nil {
-		kind = d.Kinds.Kind(e.ToolSlug)
-	}
-	res.Kind = kind
-	res.Outcome, res.OutcomeReason = triage.Classify(&e, kind, d.Options)
-
-	// Fresh evidence from the journal: attempts (including other processes') and verdicts.
-	attempts, err := d.Journal.Attempts(ctx, e.ID)
+	res, in, err := gather(ctx, &d, &e)
 	if err != nil {
-		return res, fmt.Errorf("retry: %w", err)
+		return res, err
 	}
-	verdicts, err := d.Journal.Verdicts(ctx, e.ID)
-	if err != nil {
-		return res, fmt.Errorf("retry: %w", err)
-	}
-	in := triage.GuardInput{Execution: &e, Kind: kind, Outcome: res.Outcome, OutcomeReason: res.OutcomeReason,
-		Attempts: attempts, Confirmed: req.Confirmed, Reason: req.Reason}
-	if len(verdicts) > 0 {
-		in.Verdict, in.VerdictBy, in.VerdictAt = verdicts[0].Verdict, verdicts[0].Who, verdicts[0].At
-	}
+	in.Confirmed, in.Reason = req.Confirmed, req.Reason
 	// Refuse on what is already known before asking the provider: a read, a succeeded
 	// execution or an open attempt needs no provider call.
 	in.Provider = model.ProviderState{State: model.ProviderUnknown}
@@ -278,6 +261,57 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	if err := record(state, logID, detail); err != nil {
 		return res, fmt.Errorf("retry: the retry ended %s (%s) but the journal could not record it: "+
 			"it shows as indeterminate after recovery; run `exectriage resolve %s`: %w", state, detail, a.ID, err)
+	}
+	return res, nil
+}
+
+// gather collects the evidence the guard decides on, fresh: the tool's kind, the outcome the
+// execution's log shows, and the journal's attempts (including other processes') and verdicts.
+func gather(ctx context.Context, d *Deps, e *model.Execution) (Result, triage.GuardInput, error) {
+	var res Result
+	kind := model.KindWrite
+	if d.Kinds != nil {
+		kind = d.Kinds.Kind(e.ToolSlug)
+	}
+	res.Kind = kind
+	res.Outcome, res.OutcomeReason = triage.Classify(e, kind, d.Options)
+	in := triage.GuardInput{Execution: e, Kind: kind, Outcome: res.Outcome, OutcomeReason: res.OutcomeReason}
+	attempts, err := d.Journal.Attempts(ctx, e.ID)
+	if err != nil {
+		return res, in, fmt.Errorf("retry: %w", err)
+	}
+	verdicts, err := d.Journal.Verdicts(ctx, e.ID)
+	if err != nil {
+		return res, in, fmt.Errorf("retry: %w", err)
+	}
+	in.Attempts = attempts
+	if len(verdicts) > 0 {
+		in.Verdict, in.VerdictBy, in.VerdictAt = verdicts[0].Verdict, verdicts[0].Who, verdicts[0].At
+	}
+	return res, in, nil
+}
+
+// Precheck asks the guard, on the same evidence Run gathers and the provider state given,
+// whether a retry could go ahead once a person confirms: the retry dialog shows its answer
+// before asking for the confirmation. A refusal for any reason but the missing confirmation is
+// final. Without a journal, or with a source that cannot send, the answer is a refusal that
+// says so (Run refuses those too, before anything is recorded).
+func Precheck(ctx context.Context, d Deps, e model.Execution, provider model.ProviderState) (Result, error) {
+	if d.Journal == nil {
+		return Result{Provider: provider, Decision: triage.GuardDecision{Code: triage.RefusedNoJournal,
+			Reason: "no journal is open: a retry is never sent without recording its intent first",
+			Next:   "fix the journal's location (--journal PATH or EXECTRIAGE_JOURNAL), then retry"}}, nil
+	}
+	res, in, err := gather(ctx, &d, &e)
+	if err != nil {
+		return res, err
+	}
+	in.Provider, res.Provider = provider, provider
+	res.Decision = triage.CheckRetry(in)
+	if d.Sender == nil && (res.Decision.Allowed || res.Decision.Code == triage.RefusedNotConfirmed) {
+		res.Decision = triage.GuardDecision{Code: triage.RefusedCannotSend,
+			Reason: "this source cannot send: a file export has no API behind it",
+			Next:   "open the live API (COMPOSIO_API_KEY) or --base-url, then retry"}
 	}
 	return res, nil
 }

@@ -31,7 +31,6 @@ func TestRetriesWrites(t *testing.T) {
 	}
 }
 
-
 func TestFromRecord(t *testing.T) {
 	tests := []struct {
 		hints []string

@@ -33,10 +33,21 @@ type Source interface {
 	Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error
 	// Get returns one execution with its full detail; ErrNotFound when there is none.
 	Get(ctx context.Context, id string) (model.Execution, error)
+	// Kind says what the source is: the live API, the demo sandbox or an export file.
+	Kind() Kind
 	// Client is the API client behind the source, nil when there is none (a file).
 	Client() *client.Client
 	Close() error
 }
+
+// Kind is what a source reads.
+type Kind string
+
+const (
+	KindLive Kind = "live" // the Composio API (or any --base-url)
+	KindDemo Kind = "demo" // the embedded demo sandbox
+	KindFile Kind = "file" // an export file (with an API client for verify when --base-url is given)
+)
 
 // ErrNotFound is returned (wrapped) by Get for an id the source does not have.
 var ErrNotFound = errors.New("no such execution")
@@ -113,7 +124,7 @@ func Open(ctx context.Context, opt Options) (Source, error) {
 			srv.Close()
 			return nil, err
 		}
-		return &apiSource{name: "DEMO", c: c, srv: srv, opt: opt}, nil
+		return &apiSource{name: "DEMO", kind: KindDemo, c: c, srv: srv, opt: opt}, nil
 	case opt.BaseURL != "" || opt.APIKey != "":
 		c, err := apiClient(opt)
 		if err != nil {
@@ -123,7 +134,7 @@ func Open(ctx context.Context, opt Options) (Source, error) {
 		if u, err := url.Parse(opt.BaseURL); err == nil && opt.BaseURL != "" {
 			name += " " + u.Host
 		}
-		return &apiSource{name: name, c: c, opt: opt}, nil
+		return &apiSource{name: name, kind: KindLive, c: c, opt: opt}, nil
 	}
 	return nil, errors.New("no source: choose a file, the demo, or the API")
 }
@@ -160,6 +171,7 @@ func Loopback(raw string) bool {
 // apiSource reads the Logs API: the live one or the demo sandbox's.
 type apiSource struct {
 	name string
+	kind Kind
 	c    *client.Client
 	srv  *sandbox.Server // the demo's, nil when live
 	opt  Options
@@ -167,6 +179,7 @@ type apiSource struct {
 
 func (s *apiSource) Name() string           { return s.name }
 func (s *apiSource) Client() *client.Client { return s.c }
+func (s *apiSource) Kind() Kind             { return s.kind }
 
 func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
 	q := client.LogQuery{Limit: client.MaxLogsPageSize}
@@ -228,6 +241,7 @@ type fileSource struct {
 
 func (s *fileSource) Name() string           { return displayName(s.path) }
 func (s *fileSource) Client() *client.Client { return s.client }
+func (s *fileSource) Kind() Kind             { return KindFile }
 
 // Close removes the spool of a gzip export.
 func (s *fileSource) Close() error {

@@ -41,6 +41,9 @@ const (
 	RefusedProviderNotRun   RefusalCode = "provider_unchecked"
 	RefusedNotConfirmed     RefusalCode = "not_confirmed"
 	RefusedNoReason         RefusalCode = "no_reason"
+	// Refusals of the retry protocol rather than of the evidence (package retry decides them).
+	RefusedNoJournal  RefusalCode = "no_journal" // no journal is open: an intent could not be recorded
+	RefusedCannotSend RefusalCode = "no_api"     // the source has no API behind it (a file export)
 )
 
 // GuardInput is the evidence the guard decides on.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
@@ -15,8 +16,8 @@ import (
 
 // Backend is everything the TUI asks of the outside world: the source, triage, the verifiers,
 // the journal, the guarded retry and the bundle writer. Every method may block; the UI calls
-// them only from tea.Cmds, never from Update or View. ui/backend.go implements it over the real
-// packages; tests use the same implementation over the demo sandbox.
+// them only from tea.Cmds, never from Update or View. ui/backend.go implements it over the application
+// layer (package app); tests use the same implementation over the demo sandbox.
 type Backend interface {
 	// Source names the source for the header: "LIVE", "DEMO", "FILE name".
 	Source() string
@@ -52,11 +53,7 @@ type Backend interface {
 }
 
 // JournalState is the journal's record of one execution, phrased for the panes.
-type JournalState struct {
-	Attempts []model.RetryAttempt
-	Verdict  model.Verdict // newest, "" when none
-	History  []data.HistoryLine
-}
+type JournalState = app.JournalState
 
 // Options tune the TUI. The zero value is usable.
 type Options struct {

@@ -50,11 +50,11 @@ func startFlow(t *testing.T, e *env, w, h int) *flow {
 	e.clock.run()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	o, err := ApplyConfig(e.deps.UI, e.deps.Config)
+	o, err := ApplyConfig(e.ui, e.parts.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := e.deps
+	d := e.deps()
 	d.UI = o
 	tm := teatest.NewTestModel(t, probe{New(ctx, NewBackend(d), d.UI)}, teatest.WithInitialTermSize(w, h))
 	f := &flow{t: t, tm: tm, e: e}
@@ -135,7 +135,7 @@ func (f *flow) flaggedSend(committed bool) string {
 		}
 		return out
 	})
-	be := NewBackend(f.e.deps)
+	be := NewBackend(f.e.deps())
 	for _, id := range ids {
 		if f.e.truth(id).Committed != committed {
 			continue

@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
@@ -133,8 +134,13 @@ type env struct {
 	src   *namedSource
 	j     journal.Journal
 	clock *clock
-	deps  Deps
+	parts app.Parts // what the session is built from
+	ui    Options
 }
+
+// deps builds the TUI's dependencies from e's parts: a new session each time, as each run of
+// the program opens one.
+func (e *env) deps() Deps { return Deps{App: app.New(e.parts), UI: e.ui} }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
@@ -161,10 +167,8 @@ func newEnvWith(t testing.TB, cfg sandbox.Config) *env {
 	t.Cleanup(func() { j.Close() })
 	c := &clock{t: sandboxNow.Add(5 * time.Minute)}
 	e := &env{t: t, srv: srv, url: url, src: &namedSource{Source: src, name: "DEMO"}, j: j, clock: c}
-	e.deps = Deps{
-		Source: e.src, Journal: j, Who: "tester@example", BundleDir: t.TempDir(),
-		UI: Options{Now: c.Now, DetailDelay: time.Millisecond, FollowEvery: time.Millisecond},
-	}
+	e.parts = app.Parts{Source: e.src, Journal: j, Who: "tester@example", BundleDir: t.TempDir(), Now: c.Now}
+	e.ui = Options{Now: c.Now, DetailDelay: time.Millisecond, FollowEvery: time.Millisecond}
 	return e
 }
 
@@ -208,11 +212,11 @@ func newHarness(t testing.TB, e *env, w, h int) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	o, err := ApplyConfig(e.deps.UI, e.deps.Config)
+	o, err := ApplyConfig(e.ui, e.parts.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := e.deps
+	d := e.deps()
 	d.UI = o
 	hs := &harness{t: t, m: New(ctx, NewBackend(d), d.UI), e: e}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})

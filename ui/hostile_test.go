@@ -40,8 +40,8 @@ func TestHostileDataCannotReachTheTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t)
-	e.deps.Source = src
-	e.deps.UI.Since = 0
+	e.parts.Source = src
+	e.ui.Since = 0
 	for _, keys := range [][]string{{}, {"enter"}, {"m"}, {"/", "gmail"}} {
 		h := newHarness(t, e, 160, 45)
 		h.keys(keys...)

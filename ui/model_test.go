@@ -198,7 +198,7 @@ func TestBundleIsWrittenAndItsPathShown(t *testing.T) {
 	if fi, _ := os.Stat(m); fi.Mode().Perm() != 0o600 {
 		t.Errorf("bundle mode %v", fi.Mode().Perm())
 	}
-	if filepath.Dir(m) != e.deps.BundleDir {
+	if filepath.Dir(m) != e.parts.BundleDir {
 		t.Errorf("bundle written to %s", m)
 	}
 }
@@ -297,7 +297,7 @@ func (panicky) Verify(context.Context, *model.Execution) model.ProviderState { p
 func TestPanicInACommandRestoresTheTerminal(t *testing.T) {
 	e := newEnv(t)
 	var out bytes.Buffer
-	m := New(context.Background(), panicky{NewBackend(e.deps)}, e.deps.UI)
+	m := New(context.Background(), panicky{NewBackend(e.deps())}, e.ui)
 	p := tea.NewProgram(probe{m}, tea.WithInput(&bytes.Buffer{}), tea.WithOutput(&syncWriter{w: &out}), tea.WithWindowSize(120, 40), tea.WithoutSignals())
 	done := make(chan error, 1)
 	go func() { _, err := p.Run(); done <- err }()

@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
@@ -200,7 +201,7 @@ func BenchmarkFirstScreen1M(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m := New(ctx, NewBackend(Deps{Source: src, BundleDir: b.TempDir()}), Options{})
+		m := New(ctx, NewBackend(Deps{App: app.New(app.Parts{Source: src, BundleDir: b.TempDir()})}), Options{})
 		m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
 		msgs := make(chan tea.Msg, 64)
 		var exec func(tea.Cmd)

@@ -17,10 +17,10 @@ import (
 // Run runs the TUI until the person quits (q or ctrl+c) or ctx ends. Bubble Tea restores the
 // terminal on exit and on a panic in Update, View or a command (it returns tea.ErrProgramPanic).
 func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
-	if d.Source == nil {
-		return errors.New("ui: no source")
+	if d.App == nil {
+		return errors.New("ui: no session")
 	}
-	o, err := ApplyConfig(d.UI, d.Config)
+	o, err := ApplyConfig(d.UI, d.App.Config())
 	if err != nil {
 		return err
 	}

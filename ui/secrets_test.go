@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,8 +88,8 @@ func TestSecretsHiddenUntilRevealedForTheSelectionOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t)
-	e.deps.Source = src
-	e.deps.APIKey = configuredKey
+	e.parts.Source = src
+	e.parts.APIKey = configuredKey
 	h := newHarness(t, e, 200, 60)
 	i := h.m.data.DS.Index("log_secret")
 	if i < 0 {
@@ -200,7 +202,7 @@ func TestHugeResponseIsCutWithAMarker(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t)
-	e.deps.Source = src
+	e.parts.Source = src
 	h := newHarness(t, e, 120, 40)
 	h.keys("enter")
 	i := h.m.data.DS.Index("log_big")
@@ -235,4 +237,56 @@ func TestHugeResponseIsCutWithAMarker(t *testing.T) {
 		t.Errorf("the marker is not on screen at the bottom of the pane:\n%s", s)
 	}
 	t.Logf("9 MiB values rendered and scrolled in %v; the pane has %d lines", took, h.m.detail.Lines())
+}
+
+// The TUI's detail pane never shows the configured key in any form, hidden or revealed (the
+// same forms the CLI's table test covers; the oracle is the policy's own Leaks).
+func TestDetailPaneNeverShowsTheKeyInAnyForm(t *testing.T) {
+	const key = "zz9ShapelessKey0123456789abcdef"
+	esc, pct := "", ""
+	for i := 0; i < len(key); i++ {
+		esc += fmt.Sprintf(`\u%04x`, key[i])
+		pct += fmt.Sprintf("%%%02X", key[i])
+	}
+	forms := map[string]string{
+		"raw": key, "json-escaped": esc, "percent-encoded": "https://cb.example/?k=" + pct,
+		"base64": base64.StdEncoding.EncodeToString([]byte(key)), "basic credential": "Basic " + base64.StdEncoding.EncodeToString([]byte("user:"+key)),
+	}
+	oracle := redact.NewPolicy(key)
+	var b strings.Builder
+	n := 0
+	for _, form := range forms {
+		n++
+		fmt.Fprintf(&b, `{"id":"log_k%d","timestamp":"2026-03-02T11:%02d:00.000Z","status":"failed","metadata":{"tool_slug":"SLACK_SEND_MESSAGE","toolkit_slug":"slack","user_id":"u_%d"},`+
+			`"data":{"error":{"kind":"timeout","message":"slack said %s"},"request":{"arguments":{"channel":"#c","text":"%s"}}}}`+"\n", n, n, n, form, form)
+	}
+	path := filepath.Join(t.TempDir(), "keys.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := source.Open(context.Background(), source.Options{File: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	e.parts.Source = src
+	e.parts.APIKey = key
+	for k := 1; k <= n; k++ {
+		id := fmt.Sprintf("log_k%d", k)
+		h := newHarness(t, e, 200, 60)
+		h.filterTo(id)
+		h.keys("enter")
+		for _, reveal := range []bool{false, true} {
+			if reveal {
+				h.keys("x")
+			}
+			seen := ansi.Strip(h.m.View().Content) + "\n" + ansi.Strip(h.m.detail.Content())
+			if !strings.Contains(seen, "slack said") {
+				t.Fatalf("%s: the detail pane does not show the record:\n%s", id, seen)
+			}
+			if oracle.Leaks(seen) {
+				t.Errorf("%s (reveal %v): the configured key shows in some form:\n%s", id, reveal, ansi.Strip(h.m.detail.Content()))
+			}
+		}
+	}
 }

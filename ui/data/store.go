@@ -1,16 +1,12 @@
 package data
 
 import (
-	"time"
-
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
 )
 
 // HistoryLine is one entry of an execution's journal history, already phrased for a person.
-type HistoryLine struct {
-	Time time.Time
-	Text string
-}
+type HistoryLine = app.HistoryLine
 
 // Store is what the panes read: the current dataset plus what was learned since (full
 // details, provider states, journal history, retries in flight). The root model owns it and

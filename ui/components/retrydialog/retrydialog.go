@@ -15,6 +15,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
@@ -28,23 +29,10 @@ const KeyDelay = 500 * time.Millisecond
 const ConfirmWord = "failed"
 
 // Evidence is what the dialog shows; the root gathers it in a command.
-type Evidence struct {
-	Exec     model.Execution
-	Triage   model.Triage
-	Provider model.ProviderState // zero State: the provider could not be asked
-	Decision triage.GuardDecision
-	// Send describes the request that would go out, one line each.
-	Send []string
-}
+type Evidence = app.RetryEvidence
 
 // Result is how a sent retry ended.
-type Result struct {
-	AttemptID string
-	State     model.AttemptState
-	NewLogID  string
-	Detail    string
-	Err       string
-}
+type Result = app.RetryOutcome
 
 // SendMsg asks the root to run the retry (the person confirmed).
 type SendMsg struct {

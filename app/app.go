@@ -1,0 +1,313 @@
+// Package app is exectriage's application layer: the one place that turns configuration
+// (flags, environment, the config file) into a working session — the source, triage
+// settings and tool kinds, the verifiers, the journal, the guarded retry, bundles, error
+// explanations and the secret policy. The CLI's commands and the TUI both run on it and reach
+// no domain package (client, journal, retry, source) on their own; triage stays pure decisions.
+// It plays the part soft-serve's pkg/backend plays for its SSH commands and its UI.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/exectriage/exectriage/config"
+	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
+	"github.com/exectriage/exectriage/source"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// DefaultAPIWindow is how far back an API source (live or demo) reads when no window is
+// given. A file is read whole by default: an export already is the window its author chose.
+const DefaultAPIWindow = 7 * 24 * time.Hour
+
+// SourceKind is what a source reads: live, demo or file.
+type SourceKind = source.Kind
+
+// The source kinds.
+const (
+	SourceLive = source.KindLive
+	SourceDemo = source.KindDemo
+	SourceFile = source.KindFile
+)
+
+// ErrNotFound is returned (wrapped) for an execution the source does not have.
+var ErrNotFound = source.ErrNotFound
+
+// Options is what the caller says about the session: the CLI fills it from flags and the
+// environment.
+type Options struct {
+	Demo    bool   // the embedded demo sandbox
+	File    string // an export file
+	BaseURL string // the API's base URL (with File: the API verify asks)
+	// Journal is the journal DSN as given (--journal); "" means EXECTRIAGE_JOURNAL, else the
+	// default file in the user's state directory.
+	Journal string
+	// ConfigPath is the config file as given (--config); "" means EXECTRIAGE_CONFIG, else the
+	// default location (where a missing file is no config).
+	ConfigPath string
+	// Since is the window to read (SinceSet says it was given; else DefaultAPIWindow for an
+	// API source and everything for a file).
+	Since    time.Duration
+	SinceSet bool
+	// CallerTimeout is the caller's request timeout triage assumes (CallerTimeoutSet says it
+	// was given; else the config's, else triage.DefaultCallerTimeout).
+	CallerTimeout    time.Duration
+	CallerTimeoutSet bool
+	// Lean drops, as records load, what triage never reads (scan over a million records).
+	Lean bool
+	// Getenv and Now are the environment and the clock (os.Getenv and time.Now when nil).
+	Getenv func(string) string
+	Now    func() time.Time
+	// OnBad is told about every record that could not be read and was skipped.
+	OnBad func(model.RecordError)
+	// Version is exectriage's version, named in bundles.
+	Version string
+	// Sandbox tunes the demo sandbox (tests).
+	SourceOptions func(*source.Options)
+}
+
+// App is one session of exectriage over one source.
+type App struct {
+	o      Options
+	cfg    config.Config
+	src    source.Source
+	topt   triage.Options
+	kinds  *triage.Kinds
+	policy *redact.Policy
+
+	verifiersOnce sync.Once
+	verifiers     *triage.Verifiers
+
+	mu       sync.Mutex
+	learned  map[string]bool            // slugs whose tool definition was asked for
+	hydrated map[string]model.Execution // full records a streaming load fetched (at most maxHydrated)
+
+	j         *Journal // the TUI's journal, nil when none is open
+	bundleDir string
+	who       string // overrides journal.Who
+}
+
+// UsageError is bad input: flags, a config file, an unreadable export, an unknown id. The
+// CLI exits 2 on it.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Usagef returns a UsageError.
+func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
+
+// IsUsage reports whether err is bad input rather than a run-time failure.
+func IsUsage(err error) bool {
+	var ue *UsageError
+	var fe *source.FileError
+	return errors.As(err, &ue) || errors.As(err, &fe) || errors.Is(err, source.ErrNotFound) ||
+		errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || errors.Is(err, source.ErrNoAPIKey)
+}
+
+func (o *Options) getenv(k string) string {
+	if o.Getenv == nil {
+		return os.Getenv(k)
+	}
+	return o.Getenv(k)
+}
+
+func (o *Options) now() time.Time {
+	if o.Now == nil {
+		return time.Now()
+	}
+	return o.Now()
+}
+
+// LoadConfig reads the config file the options name.
+func LoadConfig(o Options) (config.Config, error) {
+	path := o.ConfigPath
+	if path == "" {
+		path = o.getenv("EXECTRIAGE_CONFIG")
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		return config.Config{}, &UsageError{Msg: err.Error()}
+	}
+	return cfg, nil
+}
+
+// Open reads the config and opens the source: File, then BaseURL, then Demo, then the live
+// API when COMPOSIO_API_KEY is set (at COMPOSIO_BASE_URL when set), then COMPOSIO_BASE_URL
+// alone when it is a loopback address (a local `exectriage sandbox`), else the demo.
+func Open(ctx context.Context, o Options) (*App, error) {
+	if o.Demo && (o.File != "" || o.BaseURL != "") {
+		return nil, Usagef("--demo cannot be combined with --file or --base-url")
+	}
+	cfg, err := LoadConfig(o)
+	if err != nil {
+		return nil, err
+	}
+	topt := cfg.Options() // the config's, defaults for the rest
+	if o.CallerTimeoutSet && o.CallerTimeout > 0 {
+		topt.CallerTimeout = o.CallerTimeout
+	}
+	a := &App{o: o, cfg: cfg, topt: topt.WithDefaults(), kinds: triage.NewKinds(), policy: redact.NewPolicy(o.getenv("COMPOSIO_API_KEY"))}
+	if a.src, err = openSource(ctx, &o); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func openSource(ctx context.Context, o *Options) (source.Source, error) {
+	opt := source.Options{
+		File:    o.File,
+		BaseURL: o.BaseURL,
+		APIKey:  o.getenv("COMPOSIO_API_KEY"),
+		Now:     o.Now,
+		OnBad:   o.OnBad,
+	}
+	if o.Lean {
+		opt.KeepResponse = triage.ResponseMayFail // the parser need not copy the rest
+		opt.ReuseBatches = true                   // LoadAll copies every batch
+	}
+	envBase := strings.TrimSpace(o.getenv("COMPOSIO_BASE_URL"))
+	switch {
+	case o.File != "", o.BaseURL != "":
+	case o.Demo:
+		opt.Demo = true
+	case opt.APIKey != "":
+		opt.BaseURL = envBase
+	case envBase != "" && source.Loopback(envBase): // a local sandbox takes any key
+		opt.BaseURL = envBase
+	default:
+		opt.Demo = true
+	}
+	if o.SourceOptions != nil {
+		o.SourceOptions(&opt)
+	}
+	src, err := source.Open(ctx, opt)
+	if err != nil {
+		if IsUsage(err) {
+			return nil, &UsageError{Msg: err.Error()}
+		}
+		return nil, err
+	}
+	return src, nil
+}
+
+// Close closes the source.
+func (a *App) Close() error { return a.src.Close() }
+
+// SourceName names the source for headers: "LIVE", "LIVE host:port", "DEMO", "FILE name".
+func (a *App) SourceName() string { return a.src.Name() }
+
+// SourceKind says what the source reads.
+func (a *App) SourceKind() SourceKind { return a.src.Kind() }
+
+// CanSend reports whether the source has an API behind it (a retry and a provider check
+// need one).
+func (a *App) CanSend() bool { return a.src.Client() != nil }
+
+// Config is the config file in force.
+func (a *App) Config() config.Config { return a.cfg }
+
+// TriageOptions are the triage settings in force (config, flags, defaults).
+func (a *App) TriageOptions() triage.Options { return a.topt }
+
+// Kinds says which tools read and which write (learned from the tools endpoint as tools
+// appear, from the slug's verb otherwise).
+func (a *App) Kinds() *triage.Kinds { return a.kinds }
+
+// Policy is the secret policy: the configured API key is never shown.
+func (a *App) Policy() *redact.Policy { return a.policy }
+
+// Who names the person in the journal.
+func (a *App) Who() string {
+	if a.who != "" {
+		return a.who
+	}
+	return journal.Who(a.o.getenv)
+}
+
+// Now is the session's clock.
+func (a *App) Now() time.Time { return a.o.now() }
+
+// Version is exectriage's version.
+func (a *App) Version() string { return a.o.Version }
+
+// Window is the window in force: the one given, else DefaultAPIWindow for an API source and
+// everything (0) for a file.
+func (a *App) Window() time.Duration {
+	if a.o.SinceSet {
+		return a.o.Since
+	}
+	if a.src.Kind() != source.KindFile {
+		return DefaultAPIWindow
+	}
+	return 0
+}
+
+// Get fetches one execution's full record; an unknown id is a UsageError wrapping
+// ErrNotFound.
+func (a *App) Get(ctx context.Context, id string) (model.Execution, error) {
+	e, err := a.src.Get(ctx, id)
+	if errors.Is(err, source.ErrNotFound) {
+		return e, fmt.Errorf("no execution %s in %s: %w", id, a.src.Name(), err)
+	}
+	return e, err
+}
+
+// Verifiers are the provider checks (built in and from the config), on the session's clock;
+// nil when the source has no API.
+func (a *App) Verifiers() *triage.Verifiers {
+	a.verifiersOnce.Do(func() {
+		if c := a.src.Client(); c != nil {
+			a.verifiers = triage.NewVerifiers(c, a.cfg.Verifiers, triage.WithClock(a.o.now))
+		}
+	})
+	return a.verifiers
+}
+
+// Verify checks the provider for an execution's effect; without an API the state is
+// unknown, with the reason.
+func (a *App) Verify(ctx context.Context, e *model.Execution) model.ProviderState {
+	v := a.Verifiers()
+	if v == nil {
+		return model.ProviderState{State: model.ProviderUnknown, CheckedAt: a.Now().UTC(),
+			Reason: "no API access for a file source: pass --base-url (with COMPOSIO_API_KEY) to check the provider"}
+	}
+	return v.Verify(ctx, e)
+}
+
+// Learn asks the tools endpoint for the kinds of the tools in execs it has not seen (best
+// effort: a tool whose definition cannot be fetched falls back to its slug's verb).
+func (a *App) Learn(ctx context.Context, execs []model.Execution) {
+	c := a.src.Client()
+	if c == nil {
+		return
+	}
+	var slugs []string
+	a.mu.Lock()
+	if a.learned == nil {
+		a.learned = map[string]bool{}
+	}
+	for i := range execs {
+		if sl := execs[i].ToolSlug; sl != "" && !a.learned[sl] {
+			a.learned[sl] = true
+			slugs = append(slugs, sl)
+		}
+	}
+	a.mu.Unlock()
+	if len(slugs) == 0 {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_ = a.kinds.Prefetch(pctx, c, slugs)
+}
+
+// HideKnown hides the configured API key (in every form the policy knows) in text the CLI
+// prints outside a session (errors from before one opened).
+func HideKnown(text, apiKey string) string { return redact.NewPolicy(apiKey).Text(text, true) }

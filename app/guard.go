@@ -1,0 +1,187 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
+	"github.com/exectriage/exectriage/retry"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// The guarded retry, as the commands and the TUI run it (package retry is the protocol;
+// triage.CheckRetry the guard that decides).
+type (
+	RetryRequest   = retry.Request
+	RetryResult    = retry.Result
+	Resolution     = retry.Resolution
+	ResolveOptions = retry.ResolveOptions
+)
+
+// The retry protocol's defaults and the steps of its test hook.
+const (
+	DefaultRetryTimeout = retry.DefaultTimeout
+	DefaultSettle       = retry.DefaultSettle
+	StepBeforeIntent    = retry.StepBeforeIntent
+	StepAfterIntent     = retry.StepAfterIntent
+	StepInFlight        = retry.StepInFlight
+)
+
+// Errors of Resolve that are refusals rather than failures.
+var (
+	ErrInFlight    = retry.ErrInFlight
+	ErrOtherSource = retry.ErrOtherSource
+)
+
+// RetryDeps are the protocol's dependencies on this session: the journal, the no-retry write
+// client, the Logs API, the verifiers, the kinds and triage settings, the person and the
+// target the attempt is recorded against.
+func (a *App) RetryDeps(j *Journal) retry.Deps {
+	d := retry.Deps{Kinds: a.kinds, Options: a.topt, Who: a.Who(), Now: a.o.Now, Target: a.SourceName()}
+	if j != nil {
+		d.Journal = j.j
+	}
+	if c := a.src.Client(); c != nil {
+		d.Sender = c.WithoutRetries()
+		d.Logs = c
+	}
+	if v := a.Verifiers(); v != nil {
+		d.Verifier = v
+	}
+	return d
+}
+
+// RetryHooks tune one retry run by the CLI.
+type RetryHooks struct {
+	Timeout time.Duration                                // the retry's own request (0: DefaultRetryTimeout)
+	Pause   func(ctx context.Context, step string) error // the binary's test hook
+}
+
+// Retry runs the guarded retry of req.Execution once (see package retry).
+func (a *App) Retry(ctx context.Context, j *Journal, req RetryRequest, h RetryHooks) (RetryResult, error) {
+	d := a.RetryDeps(j)
+	d.Timeout, d.Pause = h.Timeout, h.Pause
+	return retry.Run(ctx, d, req)
+}
+
+// FindAttempt finds an attempt by its id, or the open attempt of an execution.
+func FindAttempt(ctx context.Context, j *Journal, id string) (model.RetryAttempt, error) {
+	return retry.FindAttempt(ctx, j.j, id)
+}
+
+// Resolve settles an indeterminate attempt from the logs and the provider of a (nil: none
+// readable, so only opt.As settles it).
+func Resolve(ctx context.Context, a *App, j *Journal, attemptID string, opt ResolveOptions) (Resolution, error) {
+	d := retry.Deps{Journal: j.j}
+	if a != nil {
+		d = a.RetryDeps(j)
+		d.Sender = nil // resolve never sends
+	}
+	return retry.Resolve(ctx, d, attemptID, opt)
+}
+
+// RetryEvidence is what the retry dialog shows before asking for a confirmation.
+type RetryEvidence struct {
+	Exec     model.Execution
+	Triage   model.Triage
+	Provider model.ProviderState // zero State: the provider could not be asked
+	Decision triage.GuardDecision
+	// Send describes the request that would go out, one line each.
+	Send []string
+}
+
+// RetryOutcome is how a retry from the dialog ended.
+type RetryOutcome struct {
+	AttemptID string
+	State     model.AttemptState
+	NewLogID  string
+	Detail    string
+	Err       string
+}
+
+// Evidence asks the guard on what is known now, without a confirmation (retry.Precheck): a
+// refusal for any other reason than the missing confirmation is final.
+func (a *App) Evidence(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState) (RetryEvidence, error) {
+	ev := RetryEvidence{Exec: e, Triage: t, Provider: ps}
+	res, err := retry.Precheck(ctx, a.RetryDeps(a.j), e, ps)
+	if err != nil {
+		return ev, err
+	}
+	ev.Decision = res.Decision
+	r := a.policy.Redactor()
+	ev.Send = sendPreview(&e, r)
+	ev.Provider = hideState(ev.Provider, r)
+	return ev, nil
+}
+
+// RetryFromDialog runs the guarded retry the person confirmed in the dialog.
+func (a *App) RetryFromDialog(ctx context.Context, e model.Execution, ps model.ProviderState, reason string) RetryOutcome {
+	if a.j == nil {
+		return RetryOutcome{Err: "no journal is open: nothing was sent"}
+	}
+	req := RetryRequest{Execution: e, Confirmed: true, Reason: reason}
+	if ps.State != "" {
+		p := ps
+		req.Provider = &p
+	}
+	res, err := a.Retry(ctx, a.j, req, RetryHooks{})
+	out := RetryOutcome{}
+	if res.Attempt != nil {
+		out.AttemptID, out.State, out.NewLogID, out.Detail = res.Attempt.ID, res.Attempt.State, res.Attempt.NewLogID, res.Attempt.Detail
+	}
+	switch {
+	case err != nil:
+		out.Err = err.Error()
+	case res.Refused():
+		out.Err = "refused: " + res.Decision.Reason + "; next: " + res.Decision.Next
+		out.State = ""
+	}
+	return out
+}
+
+// maxPreviewParse bounds the arguments parsed for the preview (the panes' common.MaxParse).
+const maxPreviewParse = 512 << 10
+
+// hideState returns a copy of ps whose free text (reason, read arguments, evidence) has its
+// secrets redacted, for the retry dialog (which has no reveal).
+func hideState(ps model.ProviderState, r *redact.Redactor) model.ProviderState {
+	ps.Reason = r.String(ps.Reason)
+	if len(ps.ReadArgs) > 0 && len(ps.ReadArgs) <= maxPreviewParse {
+		ps.ReadArgs = r.JSON(ps.ReadArgs)
+	}
+	if len(ps.Matches) > 0 {
+		ms := make([]model.EvidenceItem, len(ps.Matches))
+		for i, m := range ps.Matches {
+			m.ID, m.Summary = r.String(m.ID), r.String(m.Summary)
+			ms[i] = m
+		}
+		ps.Matches = ms
+	}
+	return ps
+}
+
+// sendPreview says what a retry would send: the arguments with their secrets redacted (the
+// retry sends the original bytes).
+func sendPreview(e *model.Execution, r *redact.Redactor) []string {
+	args := "{}"
+	var buf bytes.Buffer
+	if len(e.Arguments) <= maxPreviewParse {
+		if err := json.Compact(&buf, r.JSON(e.Arguments)); err == nil && buf.Len() > 0 {
+			args = buf.String()
+		}
+	} else {
+		args = r.String(string(e.Arguments[:1024]))
+	}
+	if len(args) > 160 {
+		args = args[:157] + "…"
+	}
+	return []string{
+		"POST tools/execute/" + e.ToolSlug + ", once, through the no-retry client",
+		"account " + orWord(e.ConnectedAccountID, "-") + " · user " + orWord(e.UserID, "-"),
+		"arguments " + args,
+		"x-request-id = a new attempt id, journaled before anything is sent",
+	}
+}

@@ -1,0 +1,199 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/model"
+)
+
+// The journal's records, as the commands print them.
+type (
+	Confirmation  = journal.Confirmation
+	VerdictRecord = journal.VerdictRecord
+	Lease         = journal.Lease
+)
+
+// ErrNoSuchAttempt is returned (wrapped) for an attempt or execution the journal does not know.
+var ErrNoSuchAttempt = journal.ErrNotFound
+
+// JournalDSN picks the journal: the one given, else EXECTRIAGE_JOURNAL, else the default file
+// $XDG_STATE_HOME/exectriage/journal.db (~/.local/state/... without XDG_STATE_HOME). A
+// postgres:// or postgresql:// URL names a shared PostgreSQL journal.
+func JournalDSN(o Options) (string, error) {
+	if v := strings.TrimSpace(o.Journal); v != "" {
+		return v, nil
+	}
+	if v := strings.TrimSpace(o.getenv("EXECTRIAGE_JOURNAL")); v != "" {
+		return v, nil
+	}
+	return journal.DefaultPath(o.getenv)
+}
+
+// Journal is an open journal with the number of attempts crash recovery found abandoned.
+type Journal struct {
+	j journal.Journal
+	// Recovered is how many attempts left in flight by a process that is gone recovery made
+	// indeterminate when the journal was opened.
+	Recovered int
+}
+
+// OpenJournal opens (creating it, its directories 0700 and its schema as needed) the journal
+// the options name, and runs crash recovery.
+func OpenJournal(ctx context.Context, o Options) (*Journal, error) {
+	dsn, err := JournalDSN(o)
+	if err != nil {
+		return nil, err
+	}
+	j, err := journal.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	n, err := j.RecoverOpen(ctx)
+	if err != nil {
+		j.Close()
+		return nil, fmt.Errorf("crash recovery: %w", err)
+	}
+	return &Journal{j: j, Recovered: n}, nil
+}
+
+// OpenJournalIfExists opens the journal for reading only when it exists (a bundle never
+// creates one); note says why there is none.
+func OpenJournalIfExists(ctx context.Context, o Options) (j *Journal, note string) {
+	dsn, err := JournalDSN(o)
+	if err != nil {
+		return nil, "journal not read: " + err.Error()
+	}
+	if !journal.IsPostgres(dsn) {
+		if _, err := os.Stat(dsn); errors.Is(err, os.ErrNotExist) {
+			return nil, "no journal found: nothing was confirmed, retried or marked with exectriage on this machine"
+		}
+	}
+	jj, err := journal.Open(ctx, dsn)
+	if err != nil {
+		return nil, "journal not read: " + err.Error()
+	}
+	return &Journal{j: jj}, ""
+}
+
+// WrapJournal makes an open journal an app Journal (tests).
+func WrapJournal(j journal.Journal) *Journal {
+	if j == nil {
+		return nil
+	}
+	return &Journal{j: j}
+}
+
+// Close closes the journal.
+func (j *Journal) Close() error {
+	if j == nil {
+		return nil
+	}
+	return j.j.Close()
+}
+
+// Where names the journal (a path, or the PostgreSQL DSN without its password).
+func (j *Journal) Where() string { return j.j.Where() }
+
+// Entries are the journal's records of one execution ("": of all), newest first.
+type Entries struct {
+	Confirmations []Confirmation
+	Attempts      []model.RetryAttempt
+	Verdicts      []VerdictRecord
+}
+
+// Entries reads the journal's records of execID ("": all).
+func (j *Journal) Entries(ctx context.Context, execID string) (Entries, error) {
+	var out Entries
+	var err error
+	if out.Confirmations, err = j.j.Confirmations(ctx, execID); err != nil {
+		return out, err
+	}
+	if out.Attempts, err = j.j.Attempts(ctx, execID); err != nil {
+		return out, err
+	}
+	if out.Verdicts, err = j.j.Verdicts(ctx, execID); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// Lease is the lease of an attempt in flight.
+func (j *Journal) Lease(ctx context.Context, attemptID string) (Lease, error) {
+	return j.j.Lease(ctx, attemptID)
+}
+
+// Mark records a verdict.
+func (j *Journal) Mark(ctx context.Context, rec VerdictRecord) error { return j.j.Mark(ctx, rec) }
+
+// HistoryLine is one entry of an execution's journal history, phrased for a person.
+type HistoryLine struct {
+	Time time.Time
+	Text string
+}
+
+// History phrases an execution's journal records, oldest first: the one wording the TUI's
+// detail pane and the bundles share.
+func History(en Entries) []HistoryLine {
+	var out []HistoryLine
+	for _, c := range en.Confirmations {
+		out = append(out, HistoryLine{Time: c.At, Text: ConfirmationText(c)})
+	}
+	for _, a := range en.Attempts {
+		at := a.CreatedAt
+		if !a.FinishedAt.IsZero() {
+			at = a.FinishedAt
+		}
+		out = append(out, HistoryLine{Time: at, Text: AttemptText(a)})
+	}
+	for _, v := range en.Verdicts {
+		out = append(out, HistoryLine{Time: v.At, Text: VerdictText(v)})
+	}
+	sort.SliceStable(out, func(i, k int) bool { return out[i].Time.Before(out[k].Time) })
+	return out
+}
+
+// ConfirmationText phrases a confirmation of failure.
+func ConfirmationText(c Confirmation) string {
+	return fmt.Sprintf("confirmed failed by %s: %q (outcome %s, provider %s)", c.Who, c.Reason, c.Outcome, orWord(string(c.Provider.State), "unchecked"))
+}
+
+// AttemptText phrases a retry attempt and, when it is indeterminate, how to settle it.
+func AttemptText(a model.RetryAttempt) string {
+	t := fmt.Sprintf("retry %s by %s: %s", a.ID, a.Who, a.State)
+	if a.NewLogID != "" {
+		t += " → new log " + a.NewLogID
+	}
+	if a.Detail != "" && a.State != model.AttemptSucceeded {
+		t += " (" + a.Detail + ")"
+	}
+	if a.State == model.AttemptIndeterminate {
+		t += ": run `exectriage resolve " + a.ID + "`"
+	}
+	return t
+}
+
+// VerdictText phrases a verdict.
+func VerdictText(v VerdictRecord) string {
+	t := fmt.Sprintf("verdict %s by %s", v.Verdict, v.Who)
+	if v.Note != "" {
+		t += ": " + v.Note
+	}
+	return t
+}
+
+func orWord(s, w string) string {
+	if s == "" {
+		return w
+	}
+	return s
+}
+
+// Who names the person in the journal from the environment (EXECTRIAGE_WHO, else user@host).
+func Who(getenv func(string) string) string { return journal.Who(getenv) }

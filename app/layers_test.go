@@ -1,0 +1,116 @@
+package app
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+const module = "github.com/exectriage/exectriage/"
+
+// layerRules are the dependency rules of the tree: ui/cli → app → triage/journal/retry/
+// client/source → model. A rule forbids the packages under from (non-test files) to import a
+// package under any of not.
+var layerRules = []struct {
+	from string
+	not  []string
+	why  string
+}{
+	{"cli", []string{"client", "journal", "retry", "source"}, "the CLI reaches the domain through app"},
+	{"ui", []string{"client", "journal", "retry", "source", "sandbox"}, "the TUI reaches the domain through app"},
+	{"app", []string{"ui", "cli"}, "app is below the interfaces"},
+	{"triage", []string{"app", "ui", "cli", "config", "journal", "retry", "source", "client"}, "triage is pure decisions"},
+	{"config", []string{"app", "ui", "cli"}, "config is below app"},
+	{"journal", []string{"app", "ui", "cli", "triage", "retry", "source", "client"}, "the journal stores, it does not decide"},
+	{"retry", []string{"app", "ui", "cli", "source"}, "the protocol is below app"},
+	{"source", []string{"app", "ui", "cli", "triage", "journal", "retry"}, "sources only read"},
+	{"client", []string{"app", "ui", "cli", "triage", "journal", "retry", "source", "sandbox"}, "the client only talks HTTP"},
+	{"model", []string{""}, "model imports no package of the project"},
+	{"redact", []string{""}, "redact imports no package of the project"},
+	{"sdkversion", []string{""}, "sdkversion imports no package of the project"},
+}
+
+// violations lists the imports in fsys (a module's tree) that break the rules.
+func violations(t *testing.T, fsys fs.FS) (out []string, files int) {
+	t.Helper()
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bench-data") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		files++
+		dir := filepath.ToSlash(filepath.Dir(path))
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if !strings.HasPrefix(p, module) {
+				continue
+			}
+			rel := strings.TrimPrefix(p, module)
+			if dir == "." && path == "main.go" && rel != "cli" {
+				out = append(out, path+" imports "+rel+": main.go only wires (it calls cli.Run)")
+			}
+			for _, r := range layerRules {
+				if dir != r.from && !strings.HasPrefix(dir, r.from+"/") {
+					continue
+				}
+				for _, n := range r.not {
+					if n == "" || rel == n || strings.HasPrefix(rel, n+"/") {
+						out = append(out, path+" imports "+rel+": "+r.why)
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, files
+}
+
+func TestLayersHold(t *testing.T) {
+	vs, files := violations(t, os.DirFS(".."))
+	if files < 100 {
+		t.Fatalf("only %d Go files read: the walk missed the tree", files)
+	}
+	for _, v := range vs {
+		t.Error(v)
+	}
+}
+
+// The checker must be able to fail: a tree with a forbidden import is reported.
+func TestLayersCheckerSeesAViolation(t *testing.T) {
+	bad := fstest.MapFS{
+		"ui/x.go":        {Data: []byte("package ui\nimport _ \"" + module + "journal\"\n")},
+		"cli/ok_test.go": {Data: []byte("package cli\nimport _ \"" + module + "source\"\n")},
+		"model/m.go":     {Data: []byte("package model\nimport _ \"" + module + "redact\"\n")},
+		"main.go":        {Data: []byte("package main\nimport _ \"" + module + "app\"\n")},
+		"app/a.go":       {Data: []byte("package app\nimport _ \"" + module + "source\"\n")},
+	}
+	got, _ := violations(t, bad)
+	if len(got) != 3 {
+		t.Fatalf("violations = %q, want the ui, model and main.go ones (test files and app's own imports are allowed)", got)
+	}
+}

@@ -1,0 +1,334 @@
+package app
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/exectriage/exectriage/internal/hugepage"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// Loaded is a window of executions, newest first (ties by id), with their triage.
+type Loaded struct {
+	a      *App
+	Execs  []model.Execution
+	Result *triage.Result
+	pos    map[string]int // id → index in Execs (built on demand)
+	// DetailErrors counts the details that could not be fetched (the executions were triaged
+	// from their list entries); FirstDetailError is the first such error.
+	DetailErrors     int
+	FirstDetailError error
+}
+
+// Load reads every execution of the window, learns the kinds of their tools, fetches the
+// details triage needs (see detailRule) and triages them.
+func (a *App) Load(ctx context.Context) (*Loaded, error) {
+	execs, err := a.LoadAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.Learn(ctx, execs)
+	l := &Loaded{a: a, Execs: execs}
+	if a.src.Kind() != SourceFile {
+		rule := newDetailRule(a.kinds, a.topt.Window)
+		l.DetailErrors, l.FirstDetailError = a.hydrate(ctx, execs, rule.need(execs), false)
+	}
+	l.Result = triage.Analyze(l.Execs, a.kinds, a.topt)
+	return l, nil
+}
+
+// LoadAll reads every execution of the window, newest first (ties by id, so the order is
+// stable).
+func (a *App) LoadAll(ctx context.Context) ([]model.Execution, error) {
+	// Growing one slice of a million executions by append copies it over and over, and holds
+	// two copies at the end. A file source guesses its size (a slice that is a little too
+	// big costs address space, not memory, until it is written); otherwise batches are kept
+	// as they come and copied once into a slice of the right size.
+	var execs []model.Execution
+	if h, ok := a.src.(interface{ SizeHint() int }); ok {
+		execs = make([]model.Execution, 0, h.SizeHint())
+		hugepage.Advise(execs)
+	}
+	var batches [][]model.Execution
+	n := 0
+	err := a.src.Load(ctx, a.Window(), func(b []model.Execution) error {
+		if a.o.Lean {
+			for i := range b {
+				leanen(&b[i])
+			}
+		}
+		if cap(execs) > 0 {
+			execs = append(execs, b...)
+		} else {
+			if a.o.Lean {
+				b = slices.Clone(b) // the source reuses b (ReuseBatches)
+			}
+			batches = append(batches, b)
+			n += len(b)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case cap(execs) > 0:
+	case len(batches) == 1:
+		execs = batches[0]
+	default:
+		execs = make([]model.Execution, 0, n)
+		for i, b := range batches {
+			execs = append(execs, b...)
+			batches[i] = nil
+		}
+	}
+	SortNewestFirst(execs)
+	return execs, nil
+}
+
+// leanen drops from an execution what scan never reads, so that a million of them fit in
+// memory: the trace id, and a response that cannot say successful:false (the only thing
+// triage reads of it).
+func leanen(e *model.Execution) {
+	e.TraceID = ""
+	if len(e.Response) > 0 && !triage.ResponseMayFail(e.Response) {
+		e.Response = nil
+	}
+}
+
+func newerFirst(a, b *model.Execution) int {
+	if c := b.Timestamp.Compare(a.Timestamp); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+// SortNewestFirst is a stable sort, newest first then by id. Exports usually come newest
+// first (nothing to do) or oldest first (reversed); otherwise positions are sorted and each
+// record is moved once, not the records themselves over and over.
+func SortNewestFirst(execs []model.Execution) {
+	sorted, reversed := true, true
+	for i := 1; i < len(execs) && (sorted || reversed); i++ {
+		c := newerFirst(&execs[i-1], &execs[i])
+		sorted = sorted && c <= 0
+		reversed = reversed && c > 0 // strictly: reversing equal records would reorder them
+	}
+	switch {
+	case sorted:
+		return
+	case reversed:
+		slices.Reverse(execs)
+		return
+	case len(execs) > math.MaxInt32:
+		slices.SortStableFunc(execs, func(a, b model.Execution) int { return newerFirst(&a, &b) })
+		return
+	}
+	perm := make([]int32, len(execs))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortStableFunc(perm, func(a, b int32) int { return newerFirst(&execs[a], &execs[b]) })
+	// execs[k] becomes the old execs[perm[k]], cycle by cycle.
+	for k := range perm {
+		if perm[k] < 0 {
+			continue
+		}
+		tmp := execs[k]
+		j := k
+		for {
+			next := int(perm[j])
+			perm[j] = -1
+			if next == k {
+				execs[j] = tmp
+				break
+			}
+			execs[j] = execs[next]
+			j = next
+		}
+	}
+}
+
+// detailRule is the one rule for which list entries need their full record (the Logs API
+// lists entries without arguments or error kinds): writes that did not succeed (the error
+// decides ambiguous or failed), and writes with a same-tool, same-account (else user)
+// neighbour within the duplicate window (arguments decide duplicates). It sees the executions
+// batch by batch, in any order: a neighbour seen in an earlier batch that turns out to need
+// its detail is returned to fetch again (the CLI sees one sorted batch; the TUI pages as they
+// stream in).
+type detailRule struct {
+	kinds  *triage.Kinds
+	window int64 // nanoseconds
+	last   map[detailKey]*detailSeen
+	kindOf map[string]model.ToolKind
+}
+
+type detailKey struct{ tool, who string }
+
+type detailSeen struct {
+	e        model.Execution
+	batch    int // the batch it came in; its index there is idx
+	idx      int
+	hydrated bool
+}
+
+func newDetailRule(kinds *triage.Kinds, window interface{ Nanoseconds() int64 }) *detailRule {
+	return &detailRule{kinds: kinds, window: window.Nanoseconds(), last: map[detailKey]*detailSeen{}, kindOf: map[string]model.ToolKind{}}
+}
+
+// need returns the positions in batch whose detail is needed (see needBatch).
+func (r *detailRule) need(batch []model.Execution) []int {
+	idx, _ := r.needBatch(batch, 0)
+	return idx
+}
+
+// needBatch returns the positions in batch whose detail is needed, and the entries of
+// earlier batches that now need theirs. n numbers the batch.
+func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, again []model.Execution) {
+	mark := make(map[int]bool)
+	for i := range batch {
+		e := &batch[i]
+		if e.Detailed {
+			continue
+		}
+		k, ok := r.kindOf[e.ToolSlug]
+		if !ok {
+			k = r.kinds.Kind(e.ToolSlug)
+			r.kindOf[e.ToolSlug] = k
+		}
+		if !k.IsWrite() {
+			continue
+		}
+		if e.Status != model.StatusSuccess {
+			mark[i] = true
+			continue
+		}
+		who := e.ConnectedAccountID
+		if who == "" {
+			who = e.UserID
+		}
+		key := detailKey{e.ToolSlug, who}
+		if prev := r.last[key]; prev != nil {
+			if d := prev.e.Timestamp.Sub(e.Timestamp).Nanoseconds(); d <= r.window && d >= -r.window {
+				mark[i] = true
+				if !prev.hydrated {
+					prev.hydrated = true
+					if prev.batch == n {
+						mark[prev.idx] = true
+					} else {
+						again = append(again, prev.e)
+					}
+				}
+			}
+		}
+		r.last[key] = &detailSeen{e: *e, batch: n, idx: i, hydrated: mark[i]}
+	}
+	for i := range batch {
+		if mark[i] {
+			need = append(need, i)
+		}
+	}
+	return need, again
+}
+
+// detailWorkers bounds concurrent detail requests (the client retries reads on 429).
+const detailWorkers = 8
+
+// hydrate replaces, in place, execs[i] for each i in need with its full record; it returns
+// how many could not be fetched and the first error. keep remembers each for Record.
+func (a *App) hydrate(ctx context.Context, execs []model.Execution, need []int, keep bool) (int, error) {
+	if len(need) == 0 {
+		return 0, nil
+	}
+	work := make(chan int)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		failed   int
+		firstErr error
+	)
+	for range min(detailWorkers, len(need)) {
+		wg.Go(func() {
+			for i := range work {
+				d, err := a.src.Get(ctx, execs[i].ID)
+				if err == nil && d.ID != execs[i].ID {
+					continue
+				}
+				if err != nil {
+					mu.Lock()
+					if failed++; firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					continue
+				}
+				execs[i] = d
+				if keep {
+					a.keepHydrated(d)
+				}
+			}
+		})
+	}
+	for _, i := range need {
+		if ctx.Err() != nil {
+			break
+		}
+		select {
+		case work <- i:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	wg.Wait()
+	return failed, firstErr
+}
+
+// Index maps each id to its first position (Lookup needs it; scan, which looks up only the
+// first members of groups, does without).
+func (l *Loaded) Index() {
+	l.pos = make(map[string]int, len(l.Execs))
+	for i := range l.Execs {
+		if _, dup := l.pos[l.Execs[i].ID]; !dup {
+			l.pos[l.Execs[i].ID] = i
+		}
+	}
+}
+
+// Position is id's index in Execs.
+func (l *Loaded) Position(id string) (int, bool) {
+	if l.pos == nil {
+		l.Index()
+	}
+	i, ok := l.pos[id]
+	return i, ok
+}
+
+// Lookup finds id among the loaded executions, else asks the source (the id may be outside
+// the window), and makes sure it carries its full detail, re-running triage when it changed.
+func (l *Loaded) Lookup(ctx context.Context, id string) (int, error) {
+	i, ok := l.Position(id)
+	if ok && l.Execs[i].Detailed {
+		return i, nil
+	}
+	d, err := l.a.Get(ctx, id)
+	if err != nil {
+		if IsUsage(err) {
+			return 0, &UsageError{Msg: err.Error()}
+		}
+		return 0, err
+	}
+	if ok {
+		l.Execs[i] = d
+	} else {
+		l.Execs = append(l.Execs, d)
+		SortNewestFirst(l.Execs)
+		l.Index()
+		i = l.pos[id]
+	}
+	l.a.Learn(ctx, []model.Execution{d})
+	l.Result = triage.Analyze(l.Execs, l.a.kinds, l.a.topt)
+	return i, nil
+}

@@ -1,0 +1,278 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/bundle"
+	"github.com/exectriage/exectriage/config"
+	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
+	"github.com/exectriage/exectriage/source"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// This file is what the TUI asks of a session: streaming the source with the details triage
+// needs, full records, provider checks, journal state, the retry dialog's evidence and run,
+// verdicts and bundles.
+
+// Parts builds an App from parts already open: tests use it over a sandbox source.
+type Parts struct {
+	Source  source.Source
+	Journal journal.Journal // nil: none (retry refused, no history)
+	Config  config.Config
+	// Triage tunes classification; the zero value means Config.Options().
+	Triage triage.Options
+	// Kinds says which tools write; nil starts an empty cache.
+	Kinds *triage.Kinds
+	// Verifiers check the provider; nil builds them from the source's client and the config.
+	Verifiers *triage.Verifiers
+	Who       string // the person in the journal (default journal.Who)
+	BundleDir string // where bundles are written (default the system temp directory)
+	APIKey    string // the configured key, never shown
+	Version   string
+	Now       func() time.Time
+}
+
+// New builds an App from parts.
+func New(p Parts) *App {
+	o := Options{Version: p.Version, Now: p.Now}
+	a := &App{o: o, cfg: p.Config, src: p.Source, topt: p.Triage, kinds: p.Kinds, policy: redact.NewPolicy(p.APIKey),
+		j: WrapJournal(p.Journal), bundleDir: p.BundleDir, who: p.Who}
+	if a.topt.CallerTimeout == 0 && a.topt.Window == 0 && a.topt.VolatileKeys == nil {
+		a.topt = p.Config.Options()
+	}
+	a.topt = a.topt.WithDefaults()
+	if a.kinds == nil {
+		a.kinds = triage.NewKinds()
+	}
+	if p.Verifiers != nil {
+		a.verifiersOnce.Do(func() { a.verifiers = p.Verifiers })
+	}
+	return a
+}
+
+// UseJournal makes j the session's journal (the TUI's retries and verdicts go to it).
+func (a *App) UseJournal(j *Journal) { a.j = j }
+
+// Journal is the session's journal, nil when none is open.
+func (a *App) Journal() *Journal { return a.j }
+
+// maxHydrated bounds the full records a streaming load keeps for finding duplicate groups.
+const maxHydrated = 100_000
+
+// Stream streams the source in pages, learning the kinds of tools it has not seen and
+// fetching the full record of the list entries triage needs it for (detailRule): a neighbour
+// seen in an earlier page that turns out to need its detail is fetched then and sent again
+// (the dataset keeps the detailed copy).
+func (a *App) Stream(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
+	rule := newDetailRule(a.kinds, a.topt.Window)
+	n := 0
+	return a.src.Load(ctx, since, func(batch []model.Execution) error {
+		a.Learn(ctx, batch)
+		if a.src.Client() != nil {
+			n++
+			need, again := rule.needBatch(batch, n)
+			for _, e := range again {
+				need = append(need, len(batch))
+				batch = append(batch, e)
+			}
+			a.hydrate(ctx, batch, need, true)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		return page(batch)
+	})
+}
+
+// keepHydrated remembers a full record fetched while loading (Record reads it back).
+func (a *App) keepHydrated(e model.Execution) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.hydrated == nil {
+		a.hydrated = map[string]model.Execution{}
+	}
+	if len(a.hydrated) >= maxHydrated {
+		clear(a.hydrated) // Record falls back to Get
+	}
+	a.hydrated[e.ID] = e
+}
+
+// Record returns an execution's full record for finding duplicate groups: the copy fetched
+// while loading when there is one, else the source's.
+func (a *App) Record(ctx context.Context, id string) (model.Execution, error) {
+	a.mu.Lock()
+	e, ok := a.hydrated[id]
+	a.mu.Unlock()
+	if ok {
+		return e, nil
+	}
+	return a.src.Get(ctx, id)
+}
+
+// JournalState is the journal's record of one execution, phrased for the panes.
+type JournalState struct {
+	Attempts []model.RetryAttempt
+	Verdict  model.Verdict // newest, "" when none
+	History  []HistoryLine
+}
+
+func journalState(en Entries) JournalState {
+	st := JournalState{Attempts: en.Attempts, History: History(en)}
+	if len(en.Verdicts) > 0 {
+		st.Verdict = en.Verdicts[0].Verdict
+	}
+	return st
+}
+
+// JournalStateOf returns what the journal holds about one execution.
+func (a *App) JournalStateOf(ctx context.Context, id string) (JournalState, error) {
+	if a.j == nil {
+		return JournalState{}, nil
+	}
+	en, err := a.j.Entries(ctx, id)
+	if err != nil {
+		return JournalState{}, err
+	}
+	return journalState(en), nil
+}
+
+// JournalStates returns the journal's state of every execution that has any.
+func (a *App) JournalStates(ctx context.Context) (map[string]JournalState, error) {
+	out := map[string]JournalState{}
+	if a.j == nil {
+		return out, nil
+	}
+	all, err := a.j.Entries(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	by := map[string]*Entries{}
+	get := func(id string) *Entries {
+		if by[id] == nil {
+			by[id] = &Entries{}
+		}
+		return by[id]
+	}
+	for _, c := range all.Confirmations {
+		get(c.ExecutionID).Confirmations = append(get(c.ExecutionID).Confirmations, c)
+	}
+	for _, at := range all.Attempts {
+		get(at.ExecutionID).Attempts = append(get(at.ExecutionID).Attempts, at)
+	}
+	for _, v := range all.Verdicts {
+		get(v.ExecutionID).Verdicts = append(get(v.ExecutionID).Verdicts, v)
+	}
+	for id, en := range by {
+		out[id] = journalState(*en)
+	}
+	return out, nil
+}
+
+// Mark records a verdict in the session's journal.
+func (a *App) Mark(ctx context.Context, id string, v model.Verdict, note string) error {
+	if a.j == nil {
+		return errors.New("no journal is open: start exectriage with --journal PATH")
+	}
+	return a.j.Mark(ctx, VerdictRecord{ExecutionID: id, Verdict: v, Note: note, Who: a.Who(), At: a.Now().UTC()})
+}
+
+// BundleInput is a bundle's input for these items: the source, the version, the policy's
+// redactor and, with a journal, each item's history.
+func (a *App) BundleInput(ctx context.Context, j *Journal, note string, items []bundle.Item) (bundle.Input, error) {
+	in := bundle.Input{Items: items, GeneratedAt: a.Now().UTC(), Source: a.SourceName(), Version: a.o.Version,
+		Redactor: a.policy.Redactor(), HistoryNote: note}
+	if j == nil {
+		if in.HistoryNote == "" {
+			in.HistoryNote = "no journal was open"
+		}
+		return in, nil
+	}
+	var errs []string
+	for i := range in.Items {
+		en, err := j.Entries(ctx, in.Items[i].Exec.ID)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		var lines []string
+		for _, h := range History(en) {
+			lines = append(lines, h.Time.UTC().Format(bundle.TimeLayout)+" "+h.Text)
+		}
+		in.Items[i].History = lines
+	}
+	if len(errs) > 0 {
+		return in, fmt.Errorf("journal partly unreadable: %s", strings.Join(errs, "; "))
+	}
+	return in, nil
+}
+
+// RenderBundle renders a support bundle (secrets redacted, controls escaped).
+func RenderBundle(in bundle.Input) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := bundle.Render(&buf, in); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteBundle renders a bundle of items with the session's journal history and writes it,
+// mode 0600, to the bundle directory; it returns the path and the text.
+func (a *App) WriteBundle(ctx context.Context, items []bundle.Item) (string, string, error) {
+	if len(items) == 0 {
+		return "", "", fmt.Errorf("nothing to bundle")
+	}
+	in, err := a.BundleInput(ctx, a.j, "", items)
+	if err != nil {
+		in.HistoryNote = err.Error()
+	}
+	text, err := RenderBundle(in)
+	if err != nil {
+		return "", "", err
+	}
+	ids := make([]string, len(items))
+	for i := range items {
+		ids[i] = items[i].Exec.ID
+	}
+	path := a.bundlePath(ids)
+	if err := ctx.Err(); err != nil {
+		return "", "", err
+	}
+	if err := os.WriteFile(path, text, 0o600); err != nil {
+		return "", "", fmt.Errorf("writing %s: %w", path, err)
+	}
+	return path, string(text), nil
+}
+
+// bundlePath is where a bundle for ids is written.
+func (a *App) bundlePath(ids []string) string {
+	name := "exectriage-bundle"
+	if len(ids) > 0 {
+		name += "-" + safeName(ids[0])
+	}
+	if len(ids) > 1 {
+		name += fmt.Sprintf("-and-%d", len(ids)-1)
+	}
+	dir := a.bundleDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, name+"-"+a.Now().UTC().Format("20060102T150405Z")+".md")
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, s)
+}

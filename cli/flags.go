@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sanitize"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// maxBadShown bounds the "skipped" warnings printed for unreadable records; the rest are
+// counted.
+const maxBadShown = 10
+
+// durationValue is a duration flag that remembers whether it was given.
+type durationValue struct {
+	d   *time.Duration
+	set *bool
+}
+
+func (v durationValue) String() string {
+	if v.d == nil {
+		return "0s"
+	}
+	return v.d.String()
+}
+
+func (v durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (like 24h, 90m, 30s)", s)
+	}
+	if d < 0 {
+		return fmt.Errorf("%q is negative", s)
+	}
+	*v.d, *v.set = d, true
+	return nil
+}
+
+// sourceFlags are the flags every command that reads executions takes; they become the
+// application layer's Options.
+type sourceFlags struct {
+	demo     bool
+	file     string
+	baseURL  string
+	journal  string
+	config   string
+	since    time.Duration
+	sinceSet bool
+	json     bool
+	lean     bool          // scan: drop what triage does not read as records load
+	timeout  time.Duration // the caller's timeout triage assumes
+	timeSet  bool
+
+	mu  sync.Mutex
+	bad int // unreadable records met so far
+}
+
+func (s *sourceFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&s.demo, "demo", false, "use the embedded demo sandbox (the default when COMPOSIO_API_KEY is not set)")
+	fs.StringVar(&s.file, "file", "", "read an export `FILE`: a list response, a JSON array or JSON Lines (gzip ok)")
+	fs.StringVar(&s.baseURL, "base-url", "", "Composio API base `URL` (default $COMPOSIO_BASE_URL, else the public API); with --file, used by verify")
+	fs.Var(durationValue{&s.since, &s.sinceSet}, "since", "only executions of the last `DURATION` (default 168h from the API, everything in a file)")
+	fs.BoolVar(&s.json, "json", false, "print JSON (stable, documented) instead of text")
+	fs.StringVar(&s.journal, "journal", "", "journal `DSN`: a SQLite path or postgres://... (default $EXECTRIAGE_JOURNAL, else the user state dir)")
+	fs.StringVar(&s.config, "config", "", "config `FILE` (default $EXECTRIAGE_CONFIG, else the user config dir's exectriage/config.toml)")
+	s.timeout = triage.DefaultCallerTimeout
+	fs.Var(durationValue{&s.timeout, &s.timeSet}, "timeout", "the caller's request `DURATION`: a success slower than this is ambiguous")
+}
+
+// options are the application layer's options for these flags in env.
+func (s *sourceFlags) options(env *Env) app.Options {
+	return app.Options{
+		Demo: s.demo, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config,
+		Since: s.since, SinceSet: s.sinceSet, CallerTimeout: s.timeout, CallerTimeoutSet: s.timeSet,
+		Lean: s.lean, Getenv: env.Getenv, Now: env.Now, Version: Version,
+		OnBad: func(r model.RecordError) { s.warnBad(env, r) },
+	}
+}
+
+// open opens the session (config and source) the flags describe.
+func (s *sourceFlags) open(ctx context.Context, env *Env) (*app.App, error) {
+	return app.Open(ctx, s.options(env))
+}
+
+// load opens the session and loads and triages the window; the caller closes the app.
+func (s *sourceFlags) load(ctx context.Context, env *Env) (*app.App, *app.Loaded, error) {
+	a, err := s.open(ctx, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := a.Load(ctx)
+	s.mu.Lock()
+	if s.bad > maxBadShown {
+		fmt.Fprintf(env.Stderr, "exectriage: %d unreadable records skipped in all\n", s.bad)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	if l.DetailErrors > 0 {
+		fmt.Fprintf(env.Stderr, "exectriage: could not fetch the detail of %d executions (triaged from their list entries): %s\n",
+			l.DetailErrors, sanitize.String(a.Policy().Text(l.FirstDetailError.Error(), false)))
+	}
+	return a, l, nil
+}
+
+// openJournal opens the journal the flags name and runs crash recovery, telling the person on
+// stderr about attempts it found abandoned. Every journal command starts with it.
+func (s *sourceFlags) openJournal(ctx context.Context, env *Env) (*app.Journal, error) {
+	j, err := app.OpenJournal(ctx, s.options(env))
+	if err != nil {
+		return nil, err
+	}
+	if j.Recovered > 0 {
+		fmt.Fprintf(env.Stderr, "exectriage: %d retry attempt(s) left in flight by a process that is gone are now indeterminate: "+
+			"`exectriage journal` lists them, `exectriage resolve ID` settles each\n", j.Recovered)
+	}
+	return j, nil
+}
+
+// warnBad reports an unreadable record on stderr; past maxBadShown it only counts.
+func (s *sourceFlags) warnBad(env *Env, r model.RecordError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.bad++
+	if s.bad > maxBadShown {
+		return
+	}
+	where := "the API answer"
+	if s.file != "" {
+		where = s.file
+	}
+	fmt.Fprintf(env.Stderr, "exectriage: skipped an unreadable record in %s: %s\n", sanitize.String(where), sanitize.String(r.Err.Error()))
+}
+
+// fail prints err for cmd, explained (what happened and what to do) with its secrets hidden,
+// and returns its exit status: bad input (flags, an unreadable file, an unknown id) is
+// ExitUsage, anything else a run-time failure (ExitFinding).
+func fail(env *Env, cmd string, err error) int {
+	code := ExitFinding
+	if app.IsUsage(err) {
+		code = ExitUsage
+	}
+	if errors.Is(err, context.Canceled) {
+		code = ExitFinding
+	}
+	msg := app.Explain(err, app.AgainCLI)
+	msg = app.HideKnown(msg, env.Getenv("COMPOSIO_API_KEY"))
+	fmt.Fprintf(env.Stderr, "exectriage %s: %s\n", cmd, sanitize.String(msg))
+	return code
+}

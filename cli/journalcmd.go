@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/sanitize"
+)
+
+// The journal commands: retry, resolve, mark and journal (one file each). Each opens the
+// journal (--journal, EXECTRIAGE_JOURNAL, or the default file) and runs crash recovery
+// before anything else.
+//
+// JSON output (--json), one object on stdout:
+//
+//	retry:   {"execution_id", "journal", "recovered", "decision": {"allowed", "code", "reason", "next"},
+//	          "kind", "outcome", "outcome_reason", "provider": ProviderState, "attempt": RetryAttempt|absent,
+//	          "holder": RetryAttempt|absent, "tool_result": {...}|absent, "sent", "state", "error"?, "exit"}
+//	resolve: {"journal", "recovered", "before": RetryAttempt, "attempt": RetryAttempt, "changed",
+//	          "evidence": [string], "provider": ProviderState|absent, "next", "error"?, "exit"}
+//	mark:    {"journal", "verdict": VerdictRecord}
+//	journal: {"journal", "recovered", "confirmations": [...], "attempts": [RetryAttempt + "lease"], "verdicts": [...]}
+//
+// Lists are newest first. Times are RFC 3339 in UTC.
+
+// openJournalFor opens the journal for cmd, printing why it could not be opened.
+func openJournalFor(ctx context.Context, env *Env, cmd string, sf *sourceFlags) (*app.Journal, int) {
+	j, err := sf.openJournal(ctx, env)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "exectriage %s: journal: %s\n", cmd, sanitize.String(app.HideKnown(err.Error(), env.Getenv("COMPOSIO_API_KEY"))))
+		return nil, ExitFinding
+	}
+	return j, ExitOK
+}
+
+// line prints text that may carry strings from the API or the journal, with terminal control
+// sequences made harmless.
+func line(w io.Writer, format string, a ...any) {
+	fmt.Fprintln(w, sanitize.String(fmt.Sprintf(format, a...)))
+}
+
+func printJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func utc(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func paren(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+func colon(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	return ": " + s
+}

@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// The --json shapes of scan, list, show and verify. They are stable: keys are only ever
+// added, never renamed or removed.
+//
+//	scan:   {"source", "summary": {"executions", "flagged", "by_outcome": {outcome: n},
+//	         "by_kind": {kind: n}}, "executions": [EXEC...], "duplicate_groups": [GROUP...]}
+//	list:   {"source", "executions": [EXEC...]}           (the rows --filter keeps)
+//	show:   {"source", "execution": RECORD, "triage": EXEC, "duplicate_group": GROUP|null}
+//	verify: {"source", "id", "tool_slug", "state", "evidence": PROVIDER_STATE}
+//
+// EXEC is {"id", "timestamp", "tool_slug", "toolkit_slug", "user_id"?, "connected_account_id"?,
+// "status", "duration_ms"?, "request_id"?, "kind" (read|idempotent_write|write), "outcome"
+// (succeeded|failed|rejected|ambiguous), "flagged", "reason", "duplicate_group" (id or null),
+// "old_sdk"?}; executions are newest first (ties by id). GROUP is {"id", "pattern"
+// (sdk_auto_retry|app_retry|double_submit), "execution_ids" (oldest first), "tool_slug",
+// "reason", "gaps_ms"}; groups are ordered by their first member's time. RECORD is the Logs
+// API detail shape (model.WireRecord); PROVIDER_STATE is model.ProviderState ("state",
+// "verifier", "read_tool", "read_arguments", "matches", "reason", "checked_at"). Keys marked ?
+// are omitted when empty. scan and list print one execution or group per line.
+
+type execJSON struct {
+	ID                 string   `json:"id"`
+	Timestamp          string   `json:"timestamp"`
+	ToolSlug           string   `json:"tool_slug"`
+	ToolkitSlug        string   `json:"toolkit_slug"`
+	UserID             string   `json:"user_id,omitempty"`
+	ConnectedAccountID string   `json:"connected_account_id,omitempty"`
+	Status             string   `json:"status"`
+	DurationMS         *float64 `json:"duration_ms,omitempty"`
+	RequestID          string   `json:"request_id,omitempty"`
+	Kind               string   `json:"kind"`
+	Outcome            string   `json:"outcome"`
+	Flagged            bool     `json:"flagged"`
+	Reason             string   `json:"reason"`
+	DuplicateGroup     *string  `json:"duplicate_group"`
+	OldSDK             string   `json:"old_sdk,omitempty"`
+}
+
+type groupJSON struct {
+	ID           string   `json:"id"`
+	Pattern      string   `json:"pattern"`
+	ExecutionIDs []string `json:"execution_ids"`
+	ToolSlug     string   `json:"tool_slug"`
+	Reason       string   `json:"reason"`
+	GapsMS       []int64  `json:"gaps_ms"`
+}
+
+type summaryJSON struct {
+	Executions int            `json:"executions"`
+	Flagged    int            `json:"flagged"`
+	ByOutcome  map[string]int `json:"by_outcome"`
+	ByKind     map[string]int `json:"by_kind"`
+}
+
+type scanJSON struct {
+	Source          string      `json:"source"`
+	Summary         summaryJSON `json:"summary"`
+	Executions      []execJSON  `json:"executions"`
+	DuplicateGroups []groupJSON `json:"duplicate_groups"`
+}
+
+// toExecJSON is an execution's EXEC object; hide (the secret policy) is applied to every
+// string that comes from the record.
+func toExecJSON(e *model.Execution, t *model.Triage, hide func(string) string) execJSON {
+	j := execJSON{
+		ID: hide(e.ID), ToolSlug: hide(e.ToolSlug), ToolkitSlug: hide(e.ToolkitSlug), UserID: hide(e.UserID),
+		ConnectedAccountID: hide(e.ConnectedAccountID), Status: hide(e.Status), RequestID: hide(e.RequestID),
+		Kind: string(t.Kind), Outcome: string(t.Outcome), Flagged: t.Flagged, Reason: hide(t.Reason), OldSDK: hide(t.OldSDK),
+	}
+	if !e.Timestamp.IsZero() {
+		j.Timestamp = e.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	if e.HasDuration {
+		ms := float64(e.Duration) / float64(time.Millisecond)
+		j.DurationMS = &ms
+	}
+	if t.GroupID != "" {
+		g := hide(t.GroupID)
+		j.DuplicateGroup = &g
+	}
+	return j
+}
+
+func (r *report) toGroupJSON(g *model.DuplicateGroup) groupJSON {
+	j := groupJSON{ID: r.hide(g.ID), Pattern: string(g.Pattern), ExecutionIDs: make([]string, len(g.ExecutionIDs)), Reason: r.hide(g.Reason), GapsMS: []int64{}}
+	for i, id := range g.ExecutionIDs {
+		j.ExecutionIDs[i] = r.hide(id)
+	}
+	for _, d := range g.Gaps {
+		j.GapsMS = append(j.GapsMS, d.Milliseconds())
+	}
+	j.ToolSlug = r.hide(r.groupTool(g))
+	return j
+}
+
+// writeScanJSON writes scan's document with one execution or group per line: indenting
+// every field of a million executions costs more than the scan itself. Executions are
+// written as they are rendered, never all held as execJSON.
+func (r *report) writeScanJSON(w io.Writer) error {
+	head, err := json.Marshal(r.hide(r.a.SourceName()))
+	if err != nil {
+		return err
+	}
+	sum, err := json.Marshal(r.summary())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "{\n  \"source\": %s,\n  \"summary\": %s,\n  \"executions\": [", head, sum)
+	if err := writeArrayLinesParallel(w, len(r.l.Execs), r.appendExec); err != nil {
+		return err
+	}
+	groups := make([]groupJSON, len(r.l.Result.Groups))
+	for i := range r.l.Result.Groups {
+		groups[i] = r.toGroupJSON(&r.l.Result.Groups[i])
+	}
+	fmt.Fprint(w, "],\n  \"duplicate_groups\": [")
+	if err := writeJSONLines(w, groups); err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(w, "]\n}\n")
+	return err
+}
+
+// appendExec appends execution k's EXEC object: rendered as it is, and again with the
+// secret policy applied to its strings when the configured key shows in it.
+func (r *report) appendExec(buf []byte, k int) []byte {
+	start := len(buf)
+	out := appendExecJSON(buf, &r.l.Execs[k], &r.l.Result.Triage[k], nil)
+	if r.policy.HasKnown() && r.policy.ContainsKnown(out[start:]) {
+		out = appendExecJSON(out[:start], &r.l.Execs[k], &r.l.Result.Triage[k], r.hide)
+	}
+	return out
+}
+
+func writeJSONLines[T any](w io.Writer, items []T) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	return writeArrayLines(w, len(items), func(b []byte, i int) []byte {
+		buf.Reset()
+		if err := enc.Encode(&items[i]); err != nil {
+			return nil
+		}
+		return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+	})
+}
+
+// writeArrayLines writes n items, one per line, inside a JSON array; item appends item k's
+// JSON to buf (nil: it failed).
+func writeArrayLines(w io.Writer, n int, item func(buf []byte, k int) []byte) error {
+	buf := make([]byte, 0, 64<<10)
+	for k := range n {
+		if k == 0 {
+			buf = append(buf, "\n    "...)
+		} else {
+			buf = append(buf, ",\n    "...)
+		}
+		next := item(buf, k)
+		if next == nil {
+			return fmt.Errorf("encoding item %d as JSON", k)
+		}
+		buf = next
+		if len(buf) >= 60<<10 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	if n > 0 {
+		buf = append(buf, "\n  "...)
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+// writeArrayLinesParallel is writeArrayLines with the items rendered on every core, a block
+// of them per goroutine, and written in order; item must be safe to call concurrently.
+func writeArrayLinesParallel(w io.Writer, n int, item func(buf []byte, k int) []byte) error {
+	const block = 8192
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 || n < 2*block {
+		return writeArrayLines(w, n, item)
+	}
+	bufs := make([][]byte, workers)
+	for lo := 0; lo < n; lo += workers * block {
+		var wg sync.WaitGroup
+		for j := range workers {
+			blo := lo + j*block
+			if blo >= n {
+				bufs[j] = bufs[j][:0]
+				continue
+			}
+			bhi := min(blo+block, n)
+			wg.Go(func() {
+				b := bufs[j][:0]
+				for k := blo; k < bhi; k++ {
+					if k == 0 {
+						b = append(b, "\n    "...)
+					} else {
+						b = append(b, ",\n    "...)
+					}
+					b = item(b, k)
+				}
+				bufs[j] = b
+			})
+		}
+		wg.Wait()
+		for _, b := range bufs {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := io.WriteString(w, "\n  ")
+	return err
+}
+
+// appendExecJSON appends what json.Encoder writes for toExecJSON(e, t), without building it
+// (a test holds the two byte for byte).
+func appendExecJSON(b []byte, e *model.Execution, t *model.Triage, hide func(string) string) []byte {
+	if hide != nil {
+		return appendExecJSONHidden(b, e, t, hide)
+	}
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, e.ID)
+	b = append(b, `,"timestamp":"`...)
+	if !e.Timestamp.IsZero() {
+		b = e.Timestamp.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+	}
+	b = append(b, `","tool_slug":`...)
+	b = appendJSONString(b, e.ToolSlug)
+	b = append(b, `,"toolkit_slug":`...)
+	b = appendJSONString(b, e.ToolkitSlug)
+	if e.UserID != "" {
+		b = append(b, `,"user_id":`...)
+		b = appendJSONString(b, e.UserID)
+	}
+	if e.ConnectedAccountID != "" {
+		b = append(b, `,"connected_account_id":`...)
+		b = appendJSONString(b, e.ConnectedAccountID)
+	}
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, e.Status)
+	if e.HasDuration {
+		b = append(b, `,"duration_ms":`...)
+		b = appendJSONFloat(b, float64(e.Duration)/float64(time.Millisecond))
+	}
+	if e.RequestID != "" {
+		b = append(b, `,"request_id":`...)
+		b = appendJSONString(b, e.RequestID)
+	}
+	b = append(b, `,"kind":`...)
+	b = appendJSONString(b, string(t.Kind))
+	b = append(b, `,"outcome":`...)
+	b = appendJSONString(b, string(t.Outcome))
+	b = append(b, `,"flagged":`...)
+	b = strconv.AppendBool(b, t.Flagged)
+	b = append(b, `,"reason":`...)
+	b = appendJSONString(b, t.Reason)
+	b = append(b, `,"duplicate_group":`...)
+	if t.GroupID == "" {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONString(b, t.GroupID)
+	}
+	if t.OldSDK != "" {
+		b = append(b, `,"old_sdk":`...)
+		b = appendJSONString(b, t.OldSDK)
+	}
+	return append(b, '}')
+}
+
+// appendExecJSONHidden renders toExecJSON(e, t, hide) (the slow path: only rows that show a
+// known secret take it).
+func appendExecJSONHidden(b []byte, e *model.Execution, t *model.Triage, hide func(string) string) []byte {
+	j := toExecJSON(e, t, hide)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	if err := enc.Encode(&j); err != nil {
+		return nil
+	}
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+}
+
+// appendJSONString quotes s as encoding/json does (HTML-safe): plain ASCII directly, the rest
+// through json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendJSONFloat formats f as encoding/json does: the shortest decimal, exponent notation
+// only for very small or very large magnitudes (left to json.Marshal).
+func appendJSONFloat(b []byte, f float64) []byte {
+	if a := math.Abs(f); a == 0 || a >= 1e-6 && a < 1e21 {
+		return strconv.AppendFloat(b, f, 'f', -1, 64)
+	}
+	q, err := json.Marshal(f)
+	if err != nil {
+		return append(b, "null"...) // NaN or infinity: a duration never is
+	}
+	return append(b, q...)
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
+	"github.com/exectriage/exectriage/sanitize"
+)
+
+// report is what the read commands print from: the session, the loaded window and its
+// triage, and the secret policy every printed string goes through.
+type report struct {
+	a      *app.App
+	l      *app.Loaded
+	policy *redact.Policy
+	first  map[string]int // scan: the position of each group's first member
+}
+
+func newReport(a *app.App, l *app.Loaded) *report { return &report{a: a, l: l, policy: a.Policy()} }
+
+// hide applies the secret policy to a string from the record: the configured key never shows.
+func (r *report) hide(s string) string {
+	if !r.policy.HasKnown() {
+		return s
+	}
+	return r.policy.Text(s, true)
+}
+
+// str is a string from the record made safe to print: key hidden, controls escaped.
+func (r *report) str(s string) string { return sanitize.String(r.hide(s)) }
+
+// line is str cut to n columns.
+func (r *report) line(s string, n int) string { return sanitize.Line(r.hide(s), n) }
+
+// groupTool is the tool of a group's first member.
+func (r *report) groupTool(g *model.DuplicateGroup) string {
+	if len(g.ExecutionIDs) == 0 {
+		return ""
+	}
+	if r.first != nil {
+		if i, ok := r.first[g.ExecutionIDs[0]]; ok && i >= 0 {
+			return r.l.Execs[i].ToolSlug
+		}
+		return ""
+	}
+	if i, ok := r.l.Position(g.ExecutionIDs[0]); ok {
+		return r.l.Execs[i].ToolSlug
+	}
+	return ""
+}
+
+// indexFirstMembers maps the first member of each duplicate group to its position (scan
+// looks up only those; indexing a million ids would cost more than the scan).
+func (r *report) indexFirstMembers() {
+	r.first = make(map[string]int, len(r.l.Result.Groups))
+	for i := range r.l.Result.Groups {
+		if ids := r.l.Result.Groups[i].ExecutionIDs; len(ids) > 0 {
+			r.first[ids[0]] = -1
+		}
+	}
+	for i := range r.l.Execs {
+		if p, ok := r.first[r.l.Execs[i].ID]; ok && p < 0 {
+			r.first[r.l.Execs[i].ID] = i
+		}
+	}
+}
+
+func (r *report) summary() summaryJSON {
+	sum := summaryJSON{Executions: len(r.l.Execs), ByOutcome: map[string]int{}, ByKind: map[string]int{}}
+	for _, o := range outcomeOrder {
+		sum.ByOutcome[string(o)] = 0
+	}
+	for _, k := range kindOrder {
+		sum.ByKind[string(k)] = 0
+	}
+	for i := range r.l.Result.Triage {
+		t := &r.l.Result.Triage[i]
+		sum.ByOutcome[string(t.Outcome)]++
+		sum.ByKind[string(t.Kind)]++
+		if t.Flagged {
+			sum.Flagged++
+		}
+	}
+	return sum
+}
+
+// header is the first line of every human report: where the data came from and what span.
+func (r *report) header(w io.Writer, now time.Time) {
+	fmt.Fprintf(w, "source: %s", r.str(r.a.SourceName()))
+	if since := r.a.Window(); since > 0 {
+		fmt.Fprintf(w, " · since %s (%s)", shortDuration(since), stamp(now.Add(-since)))
+	}
+	execs := r.l.Execs
+	fmt.Fprintf(w, " · %d executions", len(execs))
+	if n := len(execs); n > 0 {
+		fmt.Fprintf(w, " · %s … %s", stamp(execs[n-1].Timestamp), stamp(execs[0].Timestamp))
+	}
+	fmt.Fprintln(w)
+}
+
+var (
+	outcomeOrder = []model.Outcome{model.OutcomeSucceeded, model.OutcomeFailed, model.OutcomeRejected, model.OutcomeAmbiguous}
+	kindOrder    = []model.ToolKind{model.KindRead, model.KindIdempotentWrite, model.KindWrite}
+)
+
+// width is the display width of an already sanitized line (runes; sanitize escapes the
+// rest).
+func width(s string) int { return len([]rune(s)) }
+
+func pad(s string, n int) string {
+	if d := n - width(s); d > 0 {
+		return s + strings.Repeat(" ", d)
+	}
+	return s
+}
+
+func who(e *model.Execution) string {
+	switch {
+	case e.UserID != "" && e.ConnectedAccountID != "":
+		return e.UserID + "/" + e.ConnectedAccountID
+	case e.UserID != "":
+		return e.UserID
+	case e.ConnectedAccountID != "":
+		return e.ConnectedAccountID
+	}
+	return "-"
+}
+
+// stamp formats a time in UTC to the second; "-" when unknown.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-------------------"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func duration(e *model.Execution) string {
+	if !e.HasDuration {
+		return "-"
+	}
+	return shortDuration(e.Duration)
+}
+
+func shortDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d%time.Hour == 0 && d >= 48*time.Hour && d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
