@@ -37,9 +37,15 @@ bench-data:
 	  f=bench-data/$${n##*:}.jsonl; test -f $$f || $(GO) run ./internal/benchdata/gen -n $${n%%:*} -seed 1 -o $$f || exit 1; \
 	done
 
+# The checks CI runs before the tests: go.mod tidy, gofmt, go vet, staticcheck (installed
+# with go install at a pinned version when missing) and go fix (Go 1.26's modernizers).
+STATICCHECK_VERSION ?= v0.8.2
 lint:
+	$(GO) mod tidy -diff
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@sc=$$($(GO) env GOPATH)/bin/staticcheck; test -x $$sc || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); $$sc $(PKGS)
+	@d=$$($(GO) fix -diff $(PKGS)); if [ -n "$$d" ]; then echo "go fix would change:"; echo "$$d"; exit 1; fi
 
 # Each fuzz target for a while; the corpus it finds is copied into the package's testdata/fuzz,
 # where `make test` replays it (commit it).

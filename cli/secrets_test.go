@@ -19,7 +19,7 @@ const shapelessKey = "zz9ShapelessKey0123456789abcdef"
 // string of the export as is.
 func keyForms() map[string]string {
 	esc, pct := "", ""
-	for i := 0; i < len(shapelessKey); i++ {
+	for i := range len(shapelessKey) {
 		esc += fmt.Sprintf(`\u%04x`, shapelessKey[i])
 		pct += fmt.Sprintf("%%%02X", shapelessKey[i])
 	}

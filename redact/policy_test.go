@@ -11,19 +11,19 @@ const policyKey = "ak_PolicyTestKey_0123456789"
 
 // keyForms are the spellings of the configured key that must never be shown.
 func keyForms(k string) map[string]string {
-	esc := ""
+	var esc strings.Builder
 	for _, c := range k {
-		esc += `\u00` + strings.ToLower(strings.TrimLeft(string("0123456789abcdef"[c>>4])+string("0123456789abcdef"[c&15]), ""))
+		esc.WriteString(`\u00` + strings.ToLower(strings.TrimLeft(string("0123456789abcdef"[c>>4])+string("0123456789abcdef"[c&15]), "")))
 	}
-	pct := ""
+	var pct strings.Builder
 	for i := 0; i < len(k); i++ {
-		pct += "%" + strings.ToUpper(string("0123456789abcdef"[k[i]>>4])+string("0123456789abcdef"[k[i]&15]))
+		pct.WriteString("%" + strings.ToUpper(string("0123456789abcdef"[k[i]>>4])+string("0123456789abcdef"[k[i]&15])))
 	}
 	return map[string]string{
 		"raw":              k,
-		"json-escaped":     esc,
+		"json-escaped":     esc.String(),
 		"first-escaped":    `\u0061` + k[1:],
-		"percent-encoded":  pct,
+		"percent-encoded":  pct.String(),
 		"base64":           base64.StdEncoding.EncodeToString([]byte(k)),
 		"base64url":        base64.RawURLEncoding.EncodeToString([]byte(k)),
 		"basic credential": base64.StdEncoding.EncodeToString([]byte("user:" + k)),

@@ -244,7 +244,7 @@ func TestHugeResponseIsCutWithAMarker(t *testing.T) {
 func TestDetailPaneNeverShowsTheKeyInAnyForm(t *testing.T) {
 	const key = "zz9ShapelessKey0123456789abcdef"
 	esc, pct := "", ""
-	for i := 0; i < len(key); i++ {
+	for i := range len(key) {
 		esc += fmt.Sprintf(`\u%04x`, key[i])
 		pct += fmt.Sprintf("%%%02X", key[i])
 	}
