@@ -21,12 +21,11 @@ type (
 	ResolveOptions = retry.ResolveOptions
 )
 
-// The retry protocol's defaults and the steps of its test hook.
+// The retry protocol's defaults, and the step of its test hook at which the request goes out
+// (the others block until the process is killed).
 const (
 	DefaultRetryTimeout = retry.DefaultTimeout
 	DefaultSettle       = retry.DefaultSettle
-	StepBeforeIntent    = retry.StepBeforeIntent
-	StepAfterIntent     = retry.StepAfterIntent
 	StepInFlight        = retry.StepInFlight
 )
 

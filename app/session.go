@@ -11,53 +11,12 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/bundle"
-	"github.com/exectriage/exectriage/config"
-	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
-	"github.com/exectriage/exectriage/redact"
-	"github.com/exectriage/exectriage/source"
-	"github.com/exectriage/exectriage/triage"
 )
 
 // This file is what the TUI asks of a session: streaming the source with the details triage
 // needs, full records, provider checks, journal state, the retry dialog's evidence and run,
 // verdicts and bundles.
-
-// Parts builds an App from parts already open: tests use it over a sandbox source.
-type Parts struct {
-	Source  source.Source
-	Journal journal.Journal // nil: none (retry refused, no history)
-	Config  config.Config
-	// Triage tunes classification; the zero value means Config.Options().
-	Triage triage.Options
-	// Kinds says which tools write; nil starts an empty cache.
-	Kinds *triage.Kinds
-	// Verifiers check the provider; nil builds them from the source's client and the config.
-	Verifiers *triage.Verifiers
-	Who       string // the person in the journal (default journal.Who)
-	BundleDir string // where bundles are written (default the system temp directory)
-	APIKey    string // the configured key, never shown
-	Version   string
-	Now       func() time.Time
-}
-
-// New builds an App from parts.
-func New(p Parts) *App {
-	o := Options{Version: p.Version, Now: p.Now}
-	a := &App{o: o, cfg: p.Config, src: p.Source, topt: p.Triage, kinds: p.Kinds, policy: redact.NewPolicy(p.APIKey),
-		j: WrapJournal(p.Journal), bundleDir: p.BundleDir, who: p.Who}
-	if a.topt.CallerTimeout == 0 && a.topt.Window == 0 && a.topt.VolatileKeys == nil {
-		a.topt = p.Config.Options()
-	}
-	a.topt = a.topt.WithDefaults()
-	if a.kinds == nil {
-		a.kinds = triage.NewKinds()
-	}
-	if p.Verifiers != nil {
-		a.verifiersOnce.Do(func() { a.verifiers = p.Verifiers })
-	}
-	return a
-}
 
 // UseJournal makes j the session's journal (the TUI's retries and verdicts go to it).
 func (a *App) UseJournal(j *Journal) { a.j = j }

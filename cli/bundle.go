@@ -16,14 +16,12 @@ import (
 // triage, its duplicate group, the provider's state (checked now for writes, when the source
 // has API access) and the journal's history; secrets redacted.
 func runBundle(ctx context.Context, env *Env, args []string) int {
-	fs := newFlagSet(env, "bundle")
-	var sf sourceFlags
-	sf.register(fs)
+	fs, sf := sourceCommand(env, "bundle")
 	out := fs.String("out", "", "write the bundle to `FILE` (created with mode 0600) instead of standard output")
 	noVerify := fs.Bool("no-verify", false, "do not check the provider (runs no read tools)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	pos, code, done := parse(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) == 0 {
 		return usageError(env, "bundle", "want at least one execution ID (exectriage bundle ID... [--out FILE])")

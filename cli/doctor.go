@@ -16,9 +16,9 @@ import (
 func runDoctor(ctx context.Context, env *Env, args []string) int {
 	fs := newFlagSet(env, "doctor")
 	jsonOut := fs.Bool("json", false, `print {"findings": [{"file", "ecosystem", "package", "version", "constraint", "retries_writes", "reason", ...}]}`)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	pos, code, done := parse(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) > 1 {
 		return usageError(env, "doctor", "want at most one directory (exectriage doctor [DIR] [--json])")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/triage"
@@ -32,15 +33,22 @@ func (v durationValue) String() string {
 }
 
 func (v durationValue) Set(s string) error {
-	d, err := time.ParseDuration(s)
+	d, err := config.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("%q is not a duration (like 24h, 90m, 30s)", s)
+		return err
 	}
-	if d < 0 {
-		return fmt.Errorf("%q is negative", s)
+	*v.d = d
+	if v.set != nil {
+		*v.set = true
 	}
-	*v.d, *v.set = d, true
 	return nil
+}
+
+// durationFlag defines a duration flag that takes days and weeks too (config.ParseDuration).
+func durationFlag(fs *flag.FlagSet, name string, value time.Duration, usage string) *time.Duration {
+	d := value
+	fs.Var(durationValue{d: &d}, name, usage)
+	return &d
 }
 
 // sourceFlags are the flags every command that reads executions takes; they become the

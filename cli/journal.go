@@ -28,12 +28,10 @@ type journalOutput struct {
 // runJournal is `exectriage journal [ID] [--json]`: confirmations, attempts and verdicts,
 // newest first, of one execution or of all.
 func runJournal(ctx context.Context, env *Env, args []string) int {
-	fs := newFlagSet(env, "journal")
-	var sf sourceFlags
-	sf.register(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	fs, sf := sourceCommand(env, "journal")
+	pos, code, done := parse(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) > 1 {
 		return usageError(env, "journal", "want at most one execution id")
@@ -42,7 +40,7 @@ func runJournal(ctx context.Context, env *Env, args []string) int {
 	if len(pos) == 1 {
 		exec = pos[0]
 	}
-	j, code := openJournalFor(ctx, env, "journal", &sf)
+	j, code := openJournalFor(ctx, env, "journal", sf)
 	if j == nil {
 		return code
 	}

@@ -14,13 +14,11 @@ import (
 
 // runList prints executions newest first, one line each, optionally filtered.
 func runList(ctx context.Context, env *Env, args []string) int {
-	fs := newFlagSet(env, "list")
-	var sf sourceFlags
-	sf.register(fs)
+	fs, sf := sourceCommand(env, "list")
 	query := fs.String("filter", "", "filter `QUERY`: fuzzy text plus field terms ("+strings.Join(filter.FieldNames(), ":, ")+":)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	pos, code, done := parse(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) > 0 {
 		*query = strings.TrimSpace(*query + " " + strings.Join(pos, " "))

@@ -11,13 +11,11 @@ import (
 
 // runMark is `exectriage mark ID VERDICT [--note TEXT]`.
 func runMark(ctx context.Context, env *Env, args []string) int {
-	fs := newFlagSet(env, "mark")
-	var sf sourceFlags
-	sf.register(fs)
+	fs, sf := sourceCommand(env, "mark")
 	note := fs.String("note", "", "a note for the journal")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	pos, code, done := parse(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) != 2 {
 		return usageError(env, "mark", "want an execution id and a verdict: exectriage mark ID VERDICT [--note TEXT]")
@@ -30,7 +28,7 @@ func runMark(ctx context.Context, env *Env, args []string) int {
 		}
 		return usageError(env, "mark", "unknown verdict %q: want one of %s", sanitize.String(pos[1]), strings.Join(names, ", "))
 	}
-	j, code := openJournalFor(ctx, env, "mark", &sf)
+	j, code := openJournalFor(ctx, env, "mark", sf)
 	if j == nil {
 		return code
 	}

@@ -23,15 +23,13 @@ type resolveOutput struct {
 // settled); 4 still indeterminate; 3 refused (in flight, or sent to another source); 2 bad
 // usage or unknown id; 1 run-time failure.
 func runResolve(ctx context.Context, env *Env, args []string) int {
-	fs := newFlagSet(env, "resolve")
-	var sf sourceFlags
-	sf.register(fs)
+	fs, sf := sourceCommand(env, "resolve")
 	as := fs.String("as", "", "your decision when the logs and the provider say nothing conclusive: `succeeded|failed`")
 	reason := fs.String("reason", "", "why (required with --as)")
-	settle := fs.Duration("settle", app.DefaultSettle, "how long after the send missing evidence still proves nothing")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	settle := durationFlag(fs, "settle", app.DefaultSettle, "how long after the send missing evidence still proves nothing")
+	pos, code, done := parse(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) != 1 {
 		return usageError(env, "resolve", "want one attempt id or execution id")
@@ -45,7 +43,7 @@ func runResolve(ctx context.Context, env *Env, args []string) int {
 	if *settle <= 0 {
 		return usageError(env, "resolve", "--settle must be positive")
 	}
-	j, code := openJournalFor(ctx, env, "resolve", &sf)
+	j, code := openJournalFor(ctx, env, "resolve", sf)
 	if j == nil {
 		return code
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/exectriage/exectriage/sanitize"
 )
 
-// testPauseEnv names the test hook: when set to one of app.StepBeforeIntent,
-// app.StepAfterIntent or app.StepInFlight, `exectriage retry` prints
+// testPauseEnv names the test hook: when set to one of the retry protocol's steps
+// (before-intent, after-intent, in-flight), `exectriage retry` prints
 // "EXECTRIAGE_TEST_PAUSE <step>" on stderr at that step of the protocol and, for the first two,
 // blocks until it is killed or interrupted (an interrupt then stops the retry without sending).
 // It lets the crash tests kill the binary at an exact step. Unset, it does nothing.
@@ -51,9 +51,7 @@ type retryOutput struct {
 // error before anything was claimed); 2 bad usage or unknown id; 3 refused by the guard, with
 // the reason and the next step on stderr; 4 sent and its outcome unknown (resolve it).
 func runRetry(ctx context.Context, env *Env, args []string) int {
-	fs := newFlagSet(env, "retry")
-	var sf sourceFlags
-	sf.register(fs)
+	fs, sf := sourceCommand(env, "retry")
 	confirm := fs.Bool("confirm-failed", false, "confirm that the execution failed (the guard refuses without it)")
 	reason := fs.String("reason", "", "why you believe it failed, for the journal (required)")
 	// --timeout (registered by the source flags) is, for retry, how long the retry's own
@@ -62,9 +60,9 @@ func runRetry(ctx context.Context, env *Env, args []string) int {
 		f.Usage = "how long the retry's own request may take, a `DURATION`"
 		f.DefValue = app.DefaultRetryTimeout.String()
 	}
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	pos, code, done := parse(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) != 1 {
 		return usageError(env, "retry", "want one execution id: exectriage retry ID --confirm-failed --reason TEXT")
@@ -75,7 +73,7 @@ func runRetry(ctx context.Context, env *Env, args []string) int {
 	}
 	requestTimeout, timeSet := sf.timeout, sf.timeSet
 	sf.timeSet = false // classify with the configured caller timeout, not the retry's
-	j, code := openJournalFor(ctx, env, "retry", &sf)
+	j, code := openJournalFor(ctx, env, "retry", sf)
 	if j == nil {
 		return code
 	}

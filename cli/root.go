@@ -119,6 +119,24 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// sourceCommand returns a subcommand's flag set with the source flags registered.
+func sourceCommand(env *Env, name string) (*flag.FlagSet, *sourceFlags) {
+	fs := newFlagSet(env, name)
+	sf := &sourceFlags{}
+	sf.register(fs)
+	return fs, sf
+}
+
+// parse parses a subcommand's arguments; done says the command ends now with code (a bad
+// flag, or -h).
+func parse(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, flagExit(err), true
+	}
+	return pos, ExitOK, false
+}
+
 // newFlagSet returns a FlagSet that reports errors to env.Stderr instead of exiting.
 func newFlagSet(env *Env, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("exectriage "+name, flag.ContinueOnError)

@@ -51,12 +51,12 @@ func runSandbox(ctx context.Context, env *Env, args []string) int {
 	seed := fs.Int64("seed", 1, "seed of the generated history (same seed, same history)")
 	size := fs.Int("size", sandbox.DefaultSize, "executions in the generated history")
 	key := fs.String("key", "", "the only API key accepted (default: any non-empty key)")
-	hold := fs.Duration("hold", sandbox.DefaultHoldTimeout, "how long the timeout_* faults hold the answer")
+	hold := durationFlag(fs, "hold", sandbox.DefaultHoldTimeout, "how long the timeout_* faults hold the answer")
 	var faults faultFlags
 	fs.Var(&faults, "fault", "arm a fault at start, TOOL:MODE[:COUNT] (repeatable; TOOL * for any; modes: "+modeList()+")")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	pos, code, done := parse(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) > 0 {
 		return usageError(env, "sandbox", "unexpected argument %q", pos[0])

@@ -14,12 +14,10 @@ import (
 
 // runScan reports flagged writes and duplicate groups.
 func runScan(ctx context.Context, env *Env, args []string) int {
-	fs := newFlagSet(env, "scan")
-	var sf sourceFlags
-	sf.register(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	fs, sf := sourceCommand(env, "scan")
+	pos, code, done := parse(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) > 0 {
 		return usageError(env, "scan", "unexpected argument %q", pos[0])

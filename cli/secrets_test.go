@@ -118,3 +118,18 @@ func TestTheKeyTestCanFail(t *testing.T) {
 		}
 	}
 }
+
+// Durations take days and weeks wherever a duration is taken (the tool itself says "since 7d").
+func TestDurationsTakeDaysAndWeeks(t *testing.T) {
+	for _, args := range [][]string{
+		{"list", "--file", "testdata/export.jsonl", "--since", "7d"},
+		{"list", "--file", "testdata/export.jsonl", "--since", "2w", "--timeout", "1d"},
+	} {
+		if code, _, errOut := run(t, nil, args...); code != ExitOK {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+	}
+	if code, _, errOut := run(t, nil, "list", "--file", "testdata/export.jsonl", "--since", "7days"); code != ExitUsage || !strings.Contains(errOut, "7d") {
+		t.Errorf("--since 7days: exit %d: %s", code, errOut)
+	}
+}

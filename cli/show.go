@@ -22,13 +22,11 @@ type showJSON struct {
 
 // runShow prints one execution, its whole record and its triage.
 func runShow(ctx context.Context, env *Env, args []string) int {
-	fs := newFlagSet(env, "show")
-	var sf sourceFlags
-	sf.register(fs)
+	fs, sf := sourceCommand(env, "show")
 	reveal := fs.Bool("reveal", false, "show secrets in the record (tokens, passwords, keys) instead of [REDACTED]; the API key stays hidden")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	pos, code, done := parse(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) != 1 {
 		return usageError(env, "show", "want exactly one execution ID (exectriage show ID [--json] [--reveal])")

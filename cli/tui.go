@@ -16,14 +16,12 @@ import (
 // runTUI opens the terminal UI: on the live API when COMPOSIO_API_KEY is set, else on the
 // embedded demo sandbox; --demo, --file and --base-url choose explicitly.
 func runTUI(ctx context.Context, env *Env, args []string) int {
-	fs := newFlagSet(env, "")
-	var sf sourceFlags
-	sf.register(fs)
+	fs, sf := sourceCommand(env, "")
 	follow := fs.Bool("follow", false, "start in follow mode: refresh every few seconds while the list is at the top (F toggles)")
 	mouse := fs.Bool("mouse", false, "start with mouse capture on (M toggles it; off keeps the terminal's text selection)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	pos, code, done := parse(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) > 0 {
 		return usageError(env, "", "unknown command %q (run 'exectriage help')", pos[0])

@@ -21,12 +21,10 @@ type verifyJSON struct {
 
 // runVerify checks the provider for one execution's effect.
 func runVerify(ctx context.Context, env *Env, args []string) int {
-	fs := newFlagSet(env, "verify")
-	var sf sourceFlags
-	sf.register(fs)
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	fs, sf := sourceCommand(env, "verify")
+	pos, code, done := parse(fs, args)
+	if done {
+		return code
 	}
 	if len(pos) != 1 {
 		return usageError(env, "verify", "want exactly one execution ID (exectriage verify ID [--json])")

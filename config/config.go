@@ -77,7 +77,8 @@ func (c Config) Options() triage.Options {
 // Duration is a time.Duration written as "90s", "10m", "1h30m" or a number of seconds.
 type Duration time.Duration
 
-// UnmarshalText implements encoding.TextUnmarshaler.
+// UnmarshalText implements encoding.TextUnmarshaler: a duration ParseDuration reads, or a
+// number of seconds.
 func (d *Duration) UnmarshalText(b []byte) error {
 	s := strings.TrimSpace(string(b))
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
@@ -87,15 +88,49 @@ func (d *Duration) UnmarshalText(b []byte) error {
 		*d = Duration(f * float64(time.Second))
 		return nil
 	}
-	v, err := time.ParseDuration(s)
+	v, err := ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("%q is not a duration (like 90s, 10m, 1h30m)", s)
-	}
-	if v < 0 {
-		return fmt.Errorf("duration %q is negative", s)
+		return err
 	}
 	*d = Duration(v)
 	return nil
+}
+
+// ParseDuration reads a duration as exectriage takes it everywhere (flags and the config
+// file): Go's units (90s, 10m, 1h30m) plus d for days and w for weeks (7d, 2w, 1d12h). It
+// refuses negative durations.
+func ParseDuration(s string) (time.Duration, error) {
+	in := strings.TrimSpace(s)
+	rest := in
+	var total time.Duration
+	for _, u := range []struct {
+		unit string
+		d    time.Duration
+	}{{"w", 7 * 24 * time.Hour}, {"d", 24 * time.Hour}} {
+		i := strings.Index(rest, u.unit)
+		if i < 0 {
+			continue
+		}
+		n, err := strconv.ParseFloat(rest[:i], 64)
+		if err != nil || i == 0 || strings.ContainsAny(rest[:i], "+-eE") && n < 0 {
+			return 0, fmt.Errorf("%q is not a duration (like 90s, 10m, 1h30m, 7d, 2w)", s)
+		}
+		total += time.Duration(n * float64(u.d))
+		rest = rest[i+1:]
+	}
+	if rest != "" {
+		v, err := time.ParseDuration(rest)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration (like 90s, 10m, 1h30m, 7d, 2w)", s)
+		}
+		total += v
+	} else if in == "" {
+		return 0, fmt.Errorf("%q is not a duration (like 90s, 10m, 1h30m, 7d, 2w)", s)
+	}
+	if total < 0 || strings.HasPrefix(in, "-") {
+		return 0, fmt.Errorf("duration %q is negative", s)
+	}
+	return total, nil
 }
 
 // MarshalText implements encoding.TextMarshaler.

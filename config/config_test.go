@@ -148,3 +148,32 @@ func TestLoadConfigFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestParseDuration(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want time.Duration
+		bad  bool
+	}{
+		{"90s", 90 * time.Second, false},
+		{"1h30m", 90 * time.Minute, false},
+		{"7d", 7 * 24 * time.Hour, false},
+		{"2w", 14 * 24 * time.Hour, false},
+		{"1d12h", 36 * time.Hour, false},
+		{"1w2d3h", (9*24 + 3) * time.Hour, false},
+		{"0.5d", 12 * time.Hour, false},
+		{" 24h ", 24 * time.Hour, false},
+		{"0", 0, false},
+		{"", 0, true},
+		{"d", 0, true},
+		{"7days", 0, true},
+		{"-1d", 0, true},
+		{"-5s", 0, true},
+		{"ten minutes", 0, true},
+	} {
+		got, err := ParseDuration(tt.in)
+		if (err != nil) != tt.bad || !tt.bad && got != tt.want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v (error %v)", tt.in, got, err, tt.want, tt.bad)
+		}
+	}
+}

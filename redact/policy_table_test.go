@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -32,16 +33,7 @@ func TestPolicyTableText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := sec.Text(tt.in, tt.reveal)
-			for _, g := range tt.gone {
-				if strings.Contains(got, g) {
-					t.Errorf("Text(%q, %v) = %q still holds %q", tt.in, tt.reveal, got, g)
-				}
-			}
-			for _, k := range tt.kept {
-				if !strings.Contains(got, k) {
-					t.Errorf("Text(%q, %v) = %q lost %q", tt.in, tt.reveal, got, k)
-				}
-			}
+			goneKept(t, fmt.Sprintf("Text(%q, %v)", tt.in, tt.reveal), got, tt.gone, tt.kept)
 			if tt.wantContains != "" && !strings.Contains(got, tt.wantContains) {
 				t.Errorf("Text(%q, %v) = %q, want it to contain %q", tt.in, tt.reveal, got, tt.wantContains)
 			}
@@ -69,16 +61,7 @@ func TestPolicyTableJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := string(sec.JSON(json.RawMessage(tt.raw), tt.reveal))
-			for _, g := range tt.gone {
-				if strings.Contains(got, g) {
-					t.Errorf("JSON(%s, %v) = %s still holds %q", tt.raw, tt.reveal, got, g)
-				}
-			}
-			for _, k := range tt.kept {
-				if !strings.Contains(got, k) {
-					t.Errorf("JSON(%s, %v) = %s lost %q", tt.raw, tt.reveal, got, k)
-				}
-			}
+			goneKept(t, fmt.Sprintf("JSON(%s, %v)", tt.raw, tt.reveal), got, tt.gone, tt.kept)
 		})
 	}
 }
@@ -103,5 +86,20 @@ func TestPolicyTableEdgeCases(t *testing.T) {
 	// Surrounding space is trimmed, as redact.New does.
 	if got := NewPolicy("  "+secretsKey+"\n").Text("k="+secretsKey, true); strings.Contains(got, secretsKey) {
 		t.Errorf("a padded known secret was not recognised: %q", got)
+	}
+}
+
+// goneKept checks that got, the result of call, holds none of gone and all of kept.
+func goneKept(t *testing.T, call, got string, gone, kept []string) {
+	t.Helper()
+	for _, g := range gone {
+		if strings.Contains(got, g) {
+			t.Errorf("%s = %q still holds %q", call, got, g)
+		}
+	}
+	for _, k := range kept {
+		if !strings.Contains(got, k) {
+			t.Errorf("%s = %q lost %q", call, got, k)
+		}
 	}
 }

@@ -358,18 +358,7 @@ func TestToolsCarryMCPHintsAndSchemas(t *testing.T) {
 	if string(top["next_cursor"]) != "null" {
 		t.Errorf("next_cursor %s", top["next_cursor"])
 	}
-	var items []struct {
-		Slug    string   `json:"slug"`
-		Tags    []string `json:"tags"`
-		Toolkit struct {
-			Slug string `json:"slug"`
-		} `json:"toolkit"`
-		Input struct {
-			Properties map[string]any `json:"properties"`
-			Required   []string       `json:"required"`
-		} `json:"input_parameters"`
-		Version string `json:"version"`
-	}
+	var items []catalogItem
 	if err := json.Unmarshal(top["items"], &items); err != nil {
 		t.Fatal(err)
 	}
@@ -377,18 +366,7 @@ func TestToolsCarryMCPHintsAndSchemas(t *testing.T) {
 		"GMAIL_ADD_LABEL_TO_EMAIL", "GMAIL_DELETE_MESSAGE", "SLACK_SEND_MESSAGE", "SLACK_FETCH_CONVERSATION_HISTORY",
 		"GITHUB_CREATE_AN_ISSUE", "GITHUB_CREATE_AN_ISSUE_COMMENT", "GITHUB_LIST_REPOSITORY_ISSUES", "HUBSPOT_CREATE_CONTACT",
 		"HUBSPOT_SEARCH_CONTACTS"} {
-		if !slices.ContainsFunc(items, func(x struct {
-			Slug    string   `json:"slug"`
-			Tags    []string `json:"tags"`
-			Toolkit struct {
-				Slug string `json:"slug"`
-			} `json:"toolkit"`
-			Input struct {
-				Properties map[string]any `json:"properties"`
-				Required   []string       `json:"required"`
-			} `json:"input_parameters"`
-			Version string `json:"version"`
-		}) bool {
+		if !slices.ContainsFunc(items, func(x catalogItem) bool {
 			return x.Slug == want
 		}) {
 			t.Errorf("tool %s missing", want)
@@ -679,4 +657,18 @@ func TestUnknownUserGetsAnAccount(t *testing.T) {
 	if n := len(s.Effects()); n == 0 {
 		t.Fatal("no effect")
 	}
+}
+
+// catalogItem is a tool of the catalog as the tools endpoint lists it.
+type catalogItem struct {
+	Slug    string   `json:"slug"`
+	Tags    []string `json:"tags"`
+	Toolkit struct {
+		Slug string `json:"slug"`
+	} `json:"toolkit"`
+	Input struct {
+		Properties map[string]any `json:"properties"`
+		Required   []string       `json:"required"`
+	} `json:"input_parameters"`
+	Version string `json:"version"`
 }

@@ -54,32 +54,32 @@ func NormalizePy(name string) string {
 	return b.String()
 }
 
+// packageNames are each ecosystem's Composio packages: the SDK, the legacy v1 SDK, the
+// generated client, and the prefix of provider packages.
+var packageNames = map[Ecosystem]struct{ sdk, legacy, client, provider string }{
+	PyPI: {PythonSDK, "composio-core", "composio-client", "composio-"},
+	NPM:  {TypeScriptSDK, "composio-core", "@composio/client", "@composio/"},
+}
+
 // PackageRole says what package name (as the registry spells it; PyPI names are normalised
 // here) is in eco.
 func PackageRole(eco Ecosystem, name string) Role {
-	switch eco {
-	case PyPI:
-		switch name = NormalizePy(name); {
-		case name == PythonSDK:
-			return RoleSDK
-		case name == "composio-core":
-			return RoleLegacy
-		case name == "composio-client":
-			return RoleClient
-		case strings.HasPrefix(name, "composio-"):
-			return RoleProvider
-		}
-	case NPM:
-		switch {
-		case name == TypeScriptSDK:
-			return RoleSDK
-		case name == "composio-core":
-			return RoleLegacy
-		case name == "@composio/client":
-			return RoleClient
-		case strings.HasPrefix(name, "@composio/"):
-			return RoleProvider
-		}
+	n, ok := packageNames[eco]
+	if !ok {
+		return RoleNone
+	}
+	if eco == PyPI {
+		name = NormalizePy(name)
+	}
+	switch {
+	case name == n.sdk:
+		return RoleSDK
+	case name == n.legacy:
+		return RoleLegacy
+	case name == n.client:
+		return RoleClient
+	case strings.HasPrefix(name, n.provider):
+		return RoleProvider
 	}
 	return RoleNone
 }

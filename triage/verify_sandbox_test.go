@@ -20,15 +20,7 @@ import (
 func TestVerifiersAgainstSandbox(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	srv, base, err := sandbox.Start(ctx, sandbox.Config{Seed: 11, Size: 2500, HoldTimeout: 200 * time.Millisecond}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cl, err := client.New(client.WithAPIKey("sandbox-key"), client.WithBaseURL(base), client.WithMaxRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, cl := startSandbox(ctx, t, sandbox.Config{Seed: 11, Size: 2500, HoldTimeout: 200 * time.Millisecond})
 	verifiers := triage.NewVerifiers(cl, nil)
 	// The write tools the sandbox simulates.
 	sandboxWrites := []string{
@@ -157,15 +149,7 @@ func freshArgs(slug string, orig map[string]any, inbox []map[string]any, i int, 
 func TestVerifyCountsEveryDuplicateEffect(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	srv, base, err := sandbox.Start(ctx, sandbox.Config{Seed: 5, Size: 800, HoldTimeout: 100 * time.Millisecond}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cl, err := client.New(client.WithAPIKey("sandbox-key"), client.WithBaseURL(base), client.WithMaxRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, cl := startSandbox(ctx, t, sandbox.Config{Seed: 5, Size: 800, HoldTimeout: 100 * time.Millisecond})
 	var tmpl model.Execution
 	for _, e := range srv.Executions() {
 		if e.ToolSlug == "GMAIL_SEND_EMAIL" && e.Status == model.StatusSuccess {
@@ -204,4 +188,20 @@ func TestVerifyCountsEveryDuplicateEffect(t *testing.T) {
 		t.Errorf("Effective = %d, want 2", res.Groups[0].Effective)
 	}
 	t.Logf("%s; %s; effective %d", res.Groups[0].Reason, states[execs[0].ID].Reason, res.Groups[0].Effective)
+}
+
+// startSandbox serves a sandbox on loopback for the test and returns it with a client that
+// does not retry.
+func startSandbox(ctx context.Context, t *testing.T, cfg sandbox.Config) (*sandbox.Server, *client.Client) {
+	t.Helper()
+	srv, base, err := sandbox.Start(ctx, cfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	cl, err := client.New(client.WithAPIKey("sandbox-key"), client.WithBaseURL(base), client.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, cl
 }

@@ -50,13 +50,7 @@ func startFlow(t *testing.T, e *env, w, h int) *flow {
 	e.clock.run()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	o, err := ApplyConfig(e.ui, e.parts.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := e.deps()
-	d.UI = o
-	tm := teatest.NewTestModel(t, probe{New(ctx, NewBackend(d), d.UI)}, teatest.WithInitialTermSize(w, h))
+	tm := teatest.NewTestModel(t, probe{e.newModel(ctx)}, teatest.WithInitialTermSize(w, h))
 	f := &flow{t: t, tm: tm, e: e}
 	f.waitModel("the first load", func(m *Model) bool { return !m.loading && m.data.DS.Len() > 0 && !m.analyzing && m.nextDS == nil })
 	return f

@@ -142,6 +142,29 @@ type env struct {
 // the program opens one.
 func (e *env) deps() Deps { return Deps{App: app.New(e.parts), UI: e.ui} }
 
+// newModel is the root model over e, with the config's theme and keys applied as Run does.
+func (e *env) newModel(ctx context.Context) *Model {
+	e.t.Helper()
+	o, err := ApplyConfig(e.ui, e.parts.Config)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	d := e.deps()
+	d.UI = o
+	return New(ctx, NewBackend(d), d.UI)
+}
+
+// useFile makes e read the export at path (the whole file: no window).
+func (e *env) useFile(path string) {
+	e.t.Helper()
+	src, err := source.Open(context.Background(), source.Options{File: path})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.parts.Source = src
+	e.ui.Since = 0
+}
+
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	return newEnvWith(t, sandboxConfig())
@@ -212,13 +235,7 @@ func newHarness(t testing.TB, e *env, w, h int) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	o, err := ApplyConfig(e.ui, e.parts.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := e.deps()
-	d.UI = o
-	hs := &harness{t: t, m: New(ctx, NewBackend(d), d.UI), e: e}
+	hs := &harness{t: t, m: e.newModel(ctx), e: e}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(hs.m.Init())
 	return hs

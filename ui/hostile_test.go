@@ -1,14 +1,11 @@
 package ui
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/exectriage/exectriage/source"
 )
 
 // TestHostileDataCannotReachTheTerminal loads an export whose strings carry terminal escape
@@ -35,13 +32,8 @@ func TestHostileDataCannotReachTheTerminal(t *testing.T) {
 	if err := os.WriteFile(path, append(b, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	src, err := source.Open(context.Background(), source.Options{File: path})
-	if err != nil {
-		t.Fatal(err)
-	}
 	e := newEnv(t)
-	e.parts.Source = src
-	e.ui.Since = 0
+	e.useFile(path)
 	for _, keys := range [][]string{{}, {"enter"}, {"m"}, {"/", "gmail"}} {
 		h := newHarness(t, e, 160, 45)
 		h.keys(keys...)

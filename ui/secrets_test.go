@@ -264,12 +264,8 @@ func TestDetailPaneNeverShowsTheKeyInAnyForm(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	src, err := source.Open(context.Background(), source.Options{File: path})
-	if err != nil {
-		t.Fatal(err)
-	}
 	e := newEnv(t)
-	e.parts.Source = src
+	e.useFile(path)
 	e.parts.APIKey = key
 	for k := 1; k <= n; k++ {
 		id := fmt.Sprintf("log_k%d", k)

@@ -95,14 +95,8 @@ func TestLiveLoadStreams(t *testing.T) {
 	const size = 3000
 	e := newEnvWith(t, sandbox.Config{Seed: 9, Size: size, Span: 36 * time.Hour, Now: sandboxNow,
 		PageLatency: 50 * time.Millisecond, HoldTimeout: 2 * time.Second})
-	o, err := ApplyConfig(e.ui, e.parts.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := e.deps()
-	d.UI = o
 	loop := newAsyncLoop(t)
-	m := New(loop.ctx, NewBackend(d), d.UI)
+	m := e.newModel(loop.ctx)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	loop.start(m.Init())
 

@@ -77,15 +77,7 @@ func TestSelect(t *testing.T) {
 	if ds.Flagged != 2 || len(ds.Groups) != 1 || ds.Writes != 3 {
 		t.Fatalf("flagged %d groups %d writes %d", ds.Flagged, len(ds.Groups), ds.Writes)
 	}
-	q, err := filter.Parse("slack")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pos := ds.Matches(q, nil)
-	keep := map[int]bool{}
-	for _, p := range pos {
-		keep[p] = true
-	}
+	_, keep := matchSet(t, ds, "slack")
 	tests := []struct {
 		name  string
 		v     View
@@ -145,15 +137,7 @@ func BenchmarkBuild100k(b *testing.B) {
 func TestSelectMatchesEqualsSelect(t *testing.T) {
 	ds := Build(fixture(), nil, analyzer)
 	for _, text := range []string{"gmail", "send", "slack", "user:u1", "nothing-matches"} {
-		q, err := filter.Parse(text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pos := ds.Matches(q, nil)
-		keep := map[int]bool{}
-		for _, p := range pos {
-			keep[p] = true
-		}
+		pos, keep := matchSet(t, ds, text)
 		for _, v := range []View{{}, {FlaggedOnly: true}, {WritesOnly: true}, {Duplicates: true}, {Duplicates: true, FlaggedOnly: true}} {
 			want := Select(ds, v, func(i int) bool { return keep[i] })
 			got := SelectMatches(ds, v, pos)
@@ -186,4 +170,19 @@ func TestViewRanks(t *testing.T) {
 			t.Errorf("%s: Ranks = %v, want %v", tt.name, got, tt.want)
 		}
 	}
+}
+
+// matchSet is the positions the filter text matches in ds, as a list and a set.
+func matchSet(t *testing.T, ds *Dataset, text string) ([]int, map[int]bool) {
+	t.Helper()
+	q, err := filter.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := ds.Matches(q, nil)
+	keep := map[int]bool{}
+	for _, p := range pos {
+		keep[p] = true
+	}
+	return pos, keep
 }

@@ -50,47 +50,42 @@ const (
 // OutcomeCode is a model.Outcome in one byte; 0 is "not triaged".
 type OutcomeCode uint8
 
-var outcomeCodes = [...]model.Outcome{"", model.OutcomeSucceeded, model.OutcomeFailed, model.OutcomeRejected, model.OutcomeAmbiguous}
+var outcomeCodes = []model.Outcome{"", model.OutcomeSucceeded, model.OutcomeFailed, model.OutcomeRejected, model.OutcomeAmbiguous}
 
 // CodeOfOutcome returns o's code (0 for an outcome it does not know).
-func CodeOfOutcome(o model.Outcome) OutcomeCode {
-	for i, x := range outcomeCodes {
-		if x == o {
-			return OutcomeCode(i)
-		}
-	}
-	return 0
-}
+func CodeOfOutcome(o model.Outcome) OutcomeCode { return OutcomeCode(codeOf(outcomeCodes, o)) }
 
 // Outcome returns the outcome the code stands for ("" for 0).
-func (c OutcomeCode) Outcome() model.Outcome {
-	if int(c) < len(outcomeCodes) {
-		return outcomeCodes[c]
-	}
-	return ""
-}
+func (c OutcomeCode) Outcome() model.Outcome { return valueOf(outcomeCodes, int(c)) }
 
 // KindCode is a model.ToolKind in one byte; 0 is "not triaged".
 type KindCode uint8
 
-var kindCodes = [...]model.ToolKind{"", model.KindRead, model.KindIdempotentWrite, model.KindWrite}
+var kindCodes = []model.ToolKind{"", model.KindRead, model.KindIdempotentWrite, model.KindWrite}
 
 // CodeOfKind returns k's code (0 for a kind it does not know).
-func CodeOfKind(k model.ToolKind) KindCode {
-	for i, x := range kindCodes {
-		if x == k {
-			return KindCode(i)
+func CodeOfKind(k model.ToolKind) KindCode { return KindCode(codeOf(kindCodes, k)) }
+
+// Kind returns the kind the code stands for ("" for 0).
+func (c KindCode) Kind() model.ToolKind { return valueOf(kindCodes, int(c)) }
+
+// codeOf is v's position in table, 0 when it is not there.
+func codeOf[T comparable](table []T, v T) int {
+	for i, x := range table {
+		if x == v {
+			return i
 		}
 	}
 	return 0
 }
 
-// Kind returns the kind the code stands for ("" for 0).
-func (c KindCode) Kind() model.ToolKind {
-	if int(c) < len(kindCodes) {
-		return kindCodes[c]
+// valueOf is table[c], the zero value past its end.
+func valueOf[T any](table []T, c int) T {
+	var zero T
+	if c < len(table) {
+		return table[c]
 	}
-	return ""
+	return zero
 }
 
 // Sym is a string stored once in a Symbols table; 0 is the empty string.
