@@ -195,6 +195,10 @@ func New(opts ...Option) (*Client, error) {
 	if cfg.httpClient == nil {
 		cfg.httpClient = &http.Client{Transport: cloneTransport(http.DefaultTransport)}
 	}
+	// Reads follow no redirect either (a copy: the caller's client is left as it was).
+	hc := *cfg.httpClient
+	hc.CheckRedirect = noRedirects
+	cfg.httpClient = &hc
 	return &Client{t: &transport{cfg: cfg, hc: cfg.httpClient}}, nil
 }
 
@@ -221,15 +225,18 @@ func (c *Client) WithoutRetries() *WriteClient {
 		}
 		tlsConf.NextProtos = []string{"http/1.1"}
 		tr.TLSClientConfig = tlsConf
-		cfg.httpClient = &http.Client{
-			Transport: tr,
-			// A 307/308 would make net/http send the POST body again to another URL.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		}
+		cfg.httpClient = &http.Client{Transport: tr, CheckRedirect: noRedirects}
 		c.write = &WriteClient{t: &transport{cfg: cfg, hc: cfg.httpClient}}
 	})
 	return c.write
 }
+
+// noRedirects is the one redirect policy of reads and writes: none is followed; the 3xx
+// answer itself comes back. net/http would send x-api-key to whatever host a redirect names
+// (it drops only Authorization and Cookie across hosts), and a 307/308 would make it send a
+// write's body again to another URL. A read answered 3xx fails with an error that says where
+// it pointed; a write answered 3xx is ambiguous (nothing proves it did not run).
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // String describes the client without its API key.
 func (c *Client) String() string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -63,9 +64,17 @@ func (e *APIError) Error() string {
 // apiError decodes a non-2xx response. bodyErr is set when the body could not be read.
 func (t *transport) apiError(r *response, bodyErr error) *APIError {
 	e := &APIError{StatusCode: r.status}
-	if bodyErr != nil {
+	switch {
+	case r.status >= 300 && r.status < 400:
+		// Never followed (noRedirects): the key is sent to the configured base URL only.
+		where := "no Location"
+		if u, err := url.Parse(r.header.Get("Location")); err == nil && r.header.Get("Location") != "" {
+			where = "to " + u.Redacted()
+		}
+		e.Message = fmt.Sprintf("HTTP %d, a redirect (%s) that exectriage does not follow: the API key is only ever sent to the configured base URL; check --base-url / COMPOSIO_BASE_URL", r.status, where)
+	case bodyErr != nil:
 		e.Message = fmt.Sprintf("HTTP %d (body unreadable: %v)", r.status, bodyErr)
-	} else {
+	default:
 		decodeErrorBody(e, r.body, r.header.Get("Content-Type"))
 	}
 	if e.RequestID == "" {

@@ -78,13 +78,14 @@ const (
 	// WriteNotSent: the request never fully left this machine. The action certainly did not
 	// happen; retrying is safe.
 	WriteNotSent WriteErrorKind = "not_sent"
-	// WriteAmbiguous: the request was sent and no usable answer came back (timeout, dropped
-	// connection, 5xx, unreadable 200). The action may have happened: check before retrying.
+	// WriteAmbiguous: the request was sent and no answer proves what happened (timeout,
+	// dropped connection, 5xx, a 3xx or other status that does not prove a refusal, an
+	// unreadable 200, a 200 with successful:false whose ToolError has to be read). The action
+	// may have happened: check before retrying.
 	WriteAmbiguous WriteErrorKind = "ambiguous"
 	// WriteRejected: HTTP 429, refused before execution. Most likely not executed; still verify.
 	WriteRejected WriteErrorKind = "rejected"
-	// WriteFailed: a definite failure: a 4xx refusal, or the tool itself answered
-	// successful:false (ToolError carries its message).
+	// WriteFailed: a definite failure: a status that proves a refusal (model.ProvesNoEffect).
 	WriteFailed WriteErrorKind = "failed"
 )
 
@@ -130,7 +131,8 @@ func (w *WriteClient) String() string {
 func (w *WriteClient) Format(f fmt.State, _ rune) { io.WriteString(f, w.String()) }
 
 // Execute runs a tool once. A 200 with successful:false returns both the ToolResult and a
-// *WriteError of kind failed; every other failure returns a zero ToolResult and a *WriteError.
+// *WriteError of kind ambiguous with ToolError set (the error text decides, package triage);
+// every other failure returns a zero ToolResult and a *WriteError.
 func (w *WriteClient) Execute(ctx context.Context, slug string, req ExecuteRequest) (model.ToolResult, error) {
 	rid := requestID(req.RequestID)
 	op := "execute " + slug
@@ -147,17 +149,21 @@ func (w *WriteClient) Execute(ctx context.Context, slug string, req ExecuteReque
 		return model.ToolResult{}, w.unreadable(op, rid, resp.status, err)
 	}
 	if !res.Successful {
+		// Composio answers provider failures inside a 200 too, timeouts and 5xx among them: the
+		// text alone does not prove that nothing happened (package triage reads it, as it reads
+		// the same text in a log).
 		res.Error = w.t.scrub(res.Error)
-		return res, w.newError(&WriteError{Kind: WriteFailed, Sent: true, StatusCode: resp.status, ToolError: res.Error, RequestID: rid},
-			op, fmt.Sprintf("the tool reported failure: %s: the action did not take effect", orNone(res.Error)))
+		return res, w.newError(&WriteError{Kind: WriteAmbiguous, Sent: true, StatusCode: resp.status, ToolError: res.Error, RequestID: rid},
+			op, fmt.Sprintf("the tool reported failure: %s: that alone does not prove the action did not take effect; check before retrying", orNone(res.Error)))
 	}
 	return res, nil
 }
 
 // Proxy sends one request to the provider through the connected account. Composio's own
 // failures are classified like Execute's. An upstream status of 400 or more returns both the
-// ProxyResponse and a *WriteError classified by that status (429 rejected, 5xx ambiguous,
-// other 4xx failed), so a caller that ignores Status cannot mistake it for success.
+// ProxyResponse and a *WriteError classified by that status (429 rejected, a status that
+// proves no effect failed, anything else ambiguous: model.ProvesNoEffect), so a caller that
+// ignores Status cannot mistake it for success.
 func (w *WriteClient) Proxy(ctx context.Context, req ProxyRequest) (ProxyResponse, error) {
 	rid := requestID(req.RequestID)
 	method := strings.ToUpper(strings.TrimSpace(req.Method))
@@ -182,10 +188,10 @@ func (w *WriteClient) Proxy(ctx context.Context, req ProxyRequest) (ProxyRespons
 	switch {
 	case pr.Status == http.StatusTooManyRequests:
 		e.Kind, what = WriteRejected, "the provider answered HTTP 429 (rate limited): the action most likely did not happen; verify before retrying"
-	case pr.Status >= 500:
-		e.Kind, what = WriteAmbiguous, fmt.Sprintf("the provider answered HTTP %d: the action may have happened; check before retrying", pr.Status)
-	default:
+	case model.ProvesNoEffect(pr.Status):
 		e.Kind, what = WriteFailed, fmt.Sprintf("the provider refused with HTTP %d: the action did not happen", pr.Status)
+	default:
+		e.Kind, what = WriteAmbiguous, fmt.Sprintf("the provider answered HTTP %d: the action may have happened; check before retrying", pr.Status)
 	}
 	return pr, w.newError(e, op, what)
 }
@@ -235,9 +241,12 @@ func (w *WriteClient) send(ctx context.Context, op string, r request) (*response
 		shown := *api
 		shown.SuggestedFix = ""
 		return nil, w.newError(e, op, fmt.Sprintf("request sent, the server answered %v: the action may have happened; check before retrying", &shown))
-	default:
+	case model.ProvesNoEffect(s):
 		e.Kind = WriteFailed
 		return nil, w.newError(e, op, fmt.Sprintf("request refused (%v): the action did not happen", api))
+	default:
+		e.Kind = WriteAmbiguous
+		return nil, w.newError(e, op, fmt.Sprintf("request sent, the server answered %v, which does not prove the action did not run; check before retrying", api))
 	}
 }
 

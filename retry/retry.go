@@ -248,7 +248,7 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	})
 	cancel()
 	res.Sent = true
-	state, logID, detail := settle(tr, sendErr)
+	state, logID, detail := settle(e.ToolSlug, res.Kind, tr, sendErr)
 	if state == model.AttemptFailed && isNotSent(sendErr) {
 		res.Sent = false
 	}
@@ -346,12 +346,16 @@ func refuseForHolder(e *model.Execution, holder *model.RetryAttempt) (triage.Gua
 //
 //   - success → succeeded, with the new log id;
 //   - not sent (the request never fully left) → failed;
-//   - a definite refusal (4xx other than 429) or the tool's own successful:false → failed;
+//   - a status that proves a refusal (model.ProvesNoEffect) → failed;
 //   - 429 → failed: Composio (or the provider behind it) refused the call before executing it,
 //     as rate limiting does; the attempt no longer blocks a retry, and the next retry goes
 //     through the guard again (a fresh provider check and a new confirmation);
-//   - timeout, dropped connection, 5xx, an unreadable answer, any other error → indeterminate.
-func settle(tr model.ToolResult, err error) (model.AttemptState, string, string) {
+//   - a 200 with successful:false → what its error text proves, read by the rules that read
+//     logs (triage.ClassifyAnswer): a definite refusal or a rate limit is failed; a provider
+//     timeout, a 5xx, a dropped connection or text no rule knows is indeterminate;
+//   - timeout, dropped connection, 5xx, 3xx, 409 and every other status, an unreadable answer,
+//     any other error → indeterminate.
+func settle(slug string, kind model.ToolKind, tr model.ToolResult, err error) (model.AttemptState, string, string) {
 	if err == nil {
 		if tr.Successful {
 			return model.AttemptSucceeded, tr.LogID, "succeeded" + logNote(tr.LogID)
@@ -361,6 +365,14 @@ func settle(tr model.ToolResult, err error) (model.AttemptState, string, string)
 	var we *client.WriteError
 	if !errors.As(err, &we) {
 		return model.AttemptIndeterminate, tr.LogID, err.Error()
+	}
+	if we.ToolError != "" {
+		switch o, reason := triage.ClassifyAnswer(slug, kind, we.StatusCode, we.ToolError); o {
+		case model.OutcomeFailed, model.OutcomeRejected:
+			return model.AttemptFailed, tr.LogID, "the tool reported failure: " + reason
+		default:
+			return model.AttemptIndeterminate, tr.LogID, "the tool reported failure: " + reason
+		}
 	}
 	switch we.Kind {
 	case client.WriteNotSent:

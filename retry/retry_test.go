@@ -160,6 +160,9 @@ func TestRetryUnderEachFaultSendsOnce(t *testing.T) {
 		{sandbox.Fault5xxBeforeCommit, model.AttemptIndeterminate, 0},
 		{sandbox.FaultDropAfterRead, model.AttemptIndeterminate, 0},
 		{sandbox.Fault429, model.AttemptFailed, 0},
+		// A 200 with successful:false and a provider timeout, the email delivered late: it
+		// proves nothing, so the claim holds and a second retry is refused.
+		{sandbox.Fault200FailureAfterCommit, model.AttemptIndeterminate, 1},
 	}
 	w := newWorld(t, "")
 	ctx := context.Background()

@@ -69,17 +69,21 @@ const (
 	FaultDropAfterRead FaultMode = "drop_connection_after_read"
 	// FaultLatency delays the execution by Latency, then runs it normally.
 	FaultLatency FaultMode = "latency"
+	// Fault200FailureAfterCommit applies the effect (the provider delivered it late), then
+	// answers HTTP 200 with successful:false and a provider-timeout error, as Composio does
+	// for provider failures. The log says failed, kind timeout.
+	Fault200FailureAfterCommit FaultMode = "200_failure_after_commit"
 )
 
 // FaultModes lists every fault mode.
 func FaultModes() []FaultMode {
 	return []FaultMode{FaultTimeoutAfterCommit, FaultTimeoutBeforeCommit, Fault5xxAfterCommit,
-		Fault5xxBeforeCommit, Fault429, FaultDropAfterRead, FaultLatency}
+		Fault5xxBeforeCommit, Fault429, FaultDropAfterRead, FaultLatency, Fault200FailureAfterCommit}
 }
 
 // AfterCommit reports whether the mode lets the effect happen before misbehaving.
 func (m FaultMode) AfterCommit() bool {
-	return m == FaultTimeoutAfterCommit || m == Fault5xxAfterCommit || m == FaultLatency
+	return m == FaultTimeoutAfterCommit || m == Fault5xxAfterCommit || m == FaultLatency || m == Fault200FailureAfterCommit
 }
 
 // AnyTool in FaultRule.ToolSlug matches every execution.

@@ -22,6 +22,7 @@
 //	429                         no      429 error body, retry-after: 1       failed, kind rate_limited, http_status 429
 //	drop_connection_after_read  no      body read, connection closed         failed, kind connection
 //	latency                     yes     normal answer after latency_ms (1 s)  as normal, longer duration
+//	200_failure_after_commit    yes     200 successful:false, provider timeout failed, kind timeout
 //
 // "Held" lasts latency_ms when given, else Config.HoldTimeout, or until the client goes away
 // or the server closes. Every request to tools/execute/* counts in ExecuteCount and

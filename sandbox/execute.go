@@ -278,6 +278,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, ex *live, caID stri
 		s.finish(a)
 		s.writeError(w, r, status, 1500+status%100, "ToolExecute_UpstreamError", a.failure.Message,
 			"The action may have been executed: check the provider before retrying.")
+	case Fault200FailureAfterCommit:
+		a.failure = timeoutError(orDefault(fault.Latency, 60*time.Second))
+		s.finish(a)
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{}, "error": a.failure.Message, "successful": false,
+			"log_id": a.logID, "session_info": nil})
 	default:
 		s.finish(a)
 		ex.answer(w, a)

@@ -78,7 +78,8 @@ func classify(e *model.Execution, opt Options, fx effect) (model.Outcome, string
 		ek, code = model.ErrorKind(strings.ToLower(string(e.Error.Kind))), e.Error.HTTPStatus
 	}
 	if hasErr || st == statusFailed {
-		return classifyFailure(e, ek, code, errText, fx)
+		o, reason, _ := classifyFailure(e, ek, code, errText, fx, false)
+		return o, reason
 	}
 	if st == statusNone {
 		return model.OutcomeAmbiguous, "no terminal status recorded" + after(e) + ": " + fx.maybe()
@@ -93,57 +94,103 @@ func classify(e *model.Execution, opt Options, fx effect) (model.Outcome, string
 	return model.OutcomeSucceeded, "succeeded"
 }
 
-func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text string, fx effect) (model.Outcome, string) {
+// classifyFailure is the one rule for a failure's outcome, whether a log records it or a
+// write's answer reports it (ClassifyAnswer). definite says the evidence proves the outcome: a
+// failed that is not definite is only the absence of any sign of an effect (no text, or text
+// no rule knows), which a log may call failed but a write's answer may not. answer applies the
+// stricter reading of a write's own answer: a provider 4xx other than those that prove a
+// refusal (409 Conflict, say) leaves the outcome open.
+func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text string, fx effect, answer bool) (o model.Outcome, reason string, definite bool) {
 	low := strings.ToLower(text)
 	quoted := quote(text)
 	// What the record states outright (error kind, upstream status) comes first.
 	switch {
 	case ek == model.ErrRateLimited || code == 429:
-		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot()
+		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot(), true
 	case ek == model.ErrAuth:
-		return model.OutcomeFailed, "auth error" + codeNote(code) + quoted + ": " + fx.not()
+		return model.OutcomeFailed, "auth error" + codeNote(code) + quoted + ": " + fx.not(), true
 	case ek == model.ErrValidation:
-		return model.OutcomeFailed, "validation error" + codeNote(code) + quoted + ": " + fx.not()
+		return model.OutcomeFailed, "validation error" + codeNote(code) + quoted + ": " + fx.not(), true
 	case ek == model.ErrTimeout:
-		return model.OutcomeAmbiguous, "timed out" + after(e) + quoted + ": " + fx.maybe()
+		return model.OutcomeAmbiguous, "timed out" + after(e) + quoted + ": " + fx.maybe(), true
 	case code == 408:
-		return model.OutcomeAmbiguous, "408 request timeout from provider" + after(e) + ": " + fx.maybe()
+		return model.OutcomeAmbiguous, "408 request timeout from provider" + after(e) + ": " + fx.maybe(), true
 	case code >= 500 && code <= 599:
-		return model.OutcomeAmbiguous, fmt.Sprintf("%d from provider%s: %s", code, after(e), fx.maybe())
+		return model.OutcomeAmbiguous, fmt.Sprintf("%d from provider%s: %s", code, after(e), fx.maybe()), true
 	case ek == model.ErrUpstream5xx:
-		return model.OutcomeAmbiguous, "5xx from provider" + after(e) + quoted + ": " + fx.maybe()
+		return model.OutcomeAmbiguous, "5xx from provider" + after(e) + quoted + ": " + fx.maybe(), true
 	case ek == model.ErrConnection:
 		if w := neverSent(low); w != "" {
-			return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not()
+			return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not(), true
 		}
 		what := "connection error"
 		if w := droppedWord(low); w != "" {
 			what = "connection dropped (" + w + ")"
 		}
-		return model.OutcomeAmbiguous, what + after(e) + ": " + fx.maybe()
+		return model.OutcomeAmbiguous, what + after(e) + ": " + fx.maybe(), true
+	case answer && code >= 300 && code <= 499 && !model.ProvesNoEffect(code):
+		return model.OutcomeAmbiguous, fmt.Sprintf("%d from provider%s, which does not prove a refusal: %s", code, quoted, fx.maybe()), true
 	case code >= 400 && code <= 499:
-		return model.OutcomeFailed, fmt.Sprintf("%d from provider%s: %s", code, quoted, fx.not())
+		return model.OutcomeFailed, fmt.Sprintf("%d from provider%s: %s", code, quoted, fx.not()), true
 	}
 	// Otherwise the error text decides.
 	if w := neverSent(low); w != "" {
-		return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not()
+		return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not(), true
 	}
 	if containsAny(low, "rate limit", "ratelimit", "too many requests") || hasWord(low, "429") {
-		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot()
+		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot(), true
 	}
 	if w := timeoutWord(low); w != "" {
-		return model.OutcomeAmbiguous, w + after(e) + ": " + fx.maybe()
+		return model.OutcomeAmbiguous, w + after(e) + ": " + fx.maybe(), true
 	}
 	if w := droppedWord(low); w != "" {
-		return model.OutcomeAmbiguous, "connection dropped (" + w + ")" + after(e) + ": " + fx.maybe()
+		return model.OutcomeAmbiguous, "connection dropped (" + w + ")" + after(e) + ": " + fx.maybe(), true
 	}
 	if c := gatewayCode(low); c != "" {
-		return model.OutcomeAmbiguous, c + " from provider" + after(e) + ": " + fx.maybe()
+		return model.OutcomeAmbiguous, c + " from provider" + after(e) + ": " + fx.maybe(), true
+	}
+	if w := refusalWord(low); answer && w != "" {
+		return model.OutcomeFailed, "refused (" + w + ")" + quoted + ": " + fx.not(), true
 	}
 	if text == "" {
-		return model.OutcomeFailed, "failed with no error recorded: " + fx.not()
+		return model.OutcomeFailed, "failed with no error recorded: " + fx.not(), false
 	}
-	return model.OutcomeFailed, "failed" + quoted + ": " + fx.not()
+	return model.OutcomeFailed, "failed" + quoted + ": " + fx.not(), false
+}
+
+// refusalWord finds what in an error text proves the request was refused before anything was
+// done: a validation, auth or not-found failure.
+func refusalWord(low string) string {
+	for _, w := range []string{"validation", "invalid", "required", "missing", "not found", "does not exist",
+		"unauthorized", "unauthenticated", "forbidden", "permission denied", "access denied", "not allowed",
+		"bad request", "unprocessable", "malformed"} {
+		if strings.Contains(low, w) {
+			return w
+		}
+	}
+	for _, c := range []string{"400", "401", "403", "404", "422"} {
+		if hasWord(low, c) {
+			return c
+		}
+	}
+	return ""
+}
+
+// ClassifyAnswer classifies a write's own answer that reported a failure (HTTP status and the
+// tool's error text, as a 200 with successful:false carries it) with the rules that classify
+// logs. Only a definite refusal is failed; a timeout, a 5xx, a dropped connection, and text no
+// rule knows are ambiguous (the action may have happened); a rate limit is rejected.
+func ClassifyAnswer(slug string, kind model.ToolKind, status int, text string) (model.Outcome, string) {
+	e := &model.Execution{ToolSlug: slug, Status: "failed", Error: &model.ExecError{Message: text, HTTPStatus: status}}
+	if status >= 200 && status <= 299 {
+		e.Error.HTTPStatus = 0 // the status of the answer, not of a failure
+	}
+	fx := effectOf(slug, kind)
+	o, reason, definite := classifyFailure(e, "", e.Error.HTTPStatus, text, fx, true)
+	if o == model.OutcomeFailed && !definite {
+		return model.OutcomeAmbiguous, "the answer reported a failure" + quote(text) + " that does not prove nothing happened: " + fx.maybe()
+	}
+	return o, reason
 }
 
 type terminal int

@@ -1,0 +1,68 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/internal/hostile"
+	"github.com/exectriage/exectriage/model"
+)
+
+// A server at the base URL that answers 307 (or 302, 308) to another host must not receive
+// the API key there: net/http drops Authorization and Cookie on a cross-host redirect, not
+// x-api-key. No read follows a redirect (writes never did): one policy.
+func TestNoReadOrWriteFollowsARedirectWithTheKey(t *testing.T) {
+	const key = "ak_redirect_test_key_0123456789"
+	for _, status := range []int{302, 307, 308} {
+		other := hostile.Serve(t, hostile.JSON(200, `{"logs":[],"next_cursor":null}`))
+		base := hostile.Serve(t, hostile.RedirectTo(other.URL, status))
+		c, err := client.New(client.WithAPIKey(key), client.WithBaseURL(base.URL), client.WithMaxRetries(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		calls := map[string]func() error{
+			"logs search": func() error {
+				_, err := c.ListLogsPage(ctx, client.LogQuery{}, "")
+				return err
+			},
+			"log detail": func() error { _, err := c.GetLog(ctx, "log_1"); return err },
+			"tool":       func() error { _, err := c.GetTool(ctx, "GMAIL_SEND_EMAIL"); return err },
+			"read tool": func() error {
+				_, err := c.RunReadTool(ctx, model.ToolCall{Slug: "GMAIL_FETCH_EMAILS", Arguments: json.RawMessage(`{}`), ConnectedAccountID: "ca_1"})
+				return err
+			},
+			"account": func() error { _, err := c.GetConnectedAccount(ctx, "ca_1"); return err },
+			"write": func() error {
+				_, err := c.WithoutRetries().Execute(ctx, "GMAIL_SEND_EMAIL", client.ExecuteRequest{Arguments: json.RawMessage(`{}`), ConnectedAccountID: "ca_1"})
+				return err
+			},
+		}
+		for name, call := range calls {
+			err := call()
+			var ae *client.APIError
+			var we *client.WriteError
+			switch {
+			case errors.As(err, &we):
+				if we.Kind != client.WriteAmbiguous {
+					t.Errorf("%d %s: write error kind %s, want ambiguous (a redirect proves nothing)", status, name, we.Kind)
+				}
+			case errors.As(err, &ae):
+				if ae.StatusCode != status {
+					t.Errorf("%d %s: API error status %d", status, name, ae.StatusCode)
+				}
+			default:
+				t.Errorf("%d %s: err = %v, want the redirect as an error", status, name, err)
+			}
+		}
+		if n := len(other.Requests()); n != 0 {
+			t.Errorf("%d: the other host received %d requests (key sent: %v)", status, n, other.SawHeader("x-api-key", key))
+		}
+		if got := base.Count("GET", "/logs/tool_execution/log_1"); got != 1 {
+			t.Errorf("%d: the log detail was asked %d times, want once (a redirect is not retried)", status, got)
+		}
+	}
+}
