@@ -202,7 +202,7 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 		if !k.IsWrite() {
 			continue
 		}
-		if e.Status != model.StatusSuccess {
+		if !triage.LogSucceeded(e.Status) {
 			mark[i] = true
 			continue
 		}

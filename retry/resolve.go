@@ -178,7 +178,7 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 	case prov.State == model.ProviderFound:
 		state, detail = model.AttemptSucceeded, "the provider shows the effect"+because(prov.Reason)+
 			" (made by this retry or by the original: either way it exists)"
-	case logFailed != "":
+	case logFailed != "" && settled && prov.State != model.ProviderFound:
 		state, logID, detail = model.AttemptFailed, logFailed, "the logs show the request failed without effect (log "+logFailed+")"
 	case neverSent && logsSeen == 0:
 		state, detail = model.AttemptFailed, "the attempt never reached sent: its request was never sent"
@@ -191,7 +191,7 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 		switch {
 		case opt.As != "":
 			state, detail = opt.As, "decided by a person: "+strings.TrimSpace(opt.Reason)+" (the logs and the provider were not conclusive)"
-		case prov.State == model.ProviderNotFound && logsChecked && !settled:
+		case (prov.State == model.ProviderNotFound || logFailed != "") && logsChecked && !settled:
 			wait := a.SentAt.Add(settleFor)
 			r.Next = fmt.Sprintf("still indeterminate: it was sent %s ago and the call may still be running or its log "+
 				"lagging; resolve again after %s", now.Sub(a.SentAt).Round(time.Second), wait.Format("2006-01-02 15:04:05Z"))
@@ -225,19 +225,40 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 	return r, nil
 }
 
-// searchLogs looks for the attempt's execution: first by its request id, then among logs of
-// the same tool and account since the attempt began whose arguments match. It returns the id
-// of a log showing success, and of one showing a definite failure of this very request.
+// clockSkew is how far a log's time may precede the attempt's start (clocks differ) and still
+// be a log of the attempt.
+const clockSkew = 2 * time.Second
+
+// searchLogs looks for the attempt's execution, trusting nothing a server may get wrong: first
+// the logs whose detail carries the attempt's request id (a list entry without one is opened:
+// a server that ignores the request_id filter answers with anything), then, when none does, a
+// successful log of the same tool, the same account (else user) and the same canonical
+// arguments that started after the attempt did (checked here, not left to the filters). It
+// returns the id of a log showing success, and of one showing a definite failure of this very
+// request (its request id).
 func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.Execution, ev *[]string) (success, failed string, seen int, err error) {
 	from := a.CreatedAt.Add(-10 * time.Minute)
 	q := client.LogQuery{Filters: []client.LogFilter{{Field: "request_id", Value: a.ID}}, From: from}
 	var byRequest []model.Execution
+	opened := 0
 	for page, err := range d.Logs.ListLogs(ctx, q) {
 		if err != nil {
 			return "", "", 0, err
 		}
 		for _, e := range page.Executions {
-			if e.RequestID == "" || e.RequestID == a.ID { // a list entry may not carry the id
+			if e.RequestID == "" && !e.Detailed {
+				if opened >= maxCandidates {
+					*ev = append(*ev, fmt.Sprintf("logs: stopped opening logs after %d (the request_id filter may be ignored)", maxCandidates))
+					break
+				}
+				opened++
+				full, err := d.Logs.GetLog(ctx, e.ID)
+				if err != nil {
+					return "", "", 0, err
+				}
+				e = full
+			}
+			if e.RequestID == a.ID {
 				byRequest = append(byRequest, e)
 			}
 		}
@@ -251,7 +272,7 @@ func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.
 		outcome, why := triage.Classify(&e, kind, opts)
 		*ev = append(*ev, fmt.Sprintf("logs: %s carries request id %s: %s, outcome %s%s", e.ID, a.ID, orStatus(e.Status), outcome, because(why)))
 		switch {
-		case strings.EqualFold(e.Status, model.StatusSuccess):
+		case outcome == model.OutcomeSucceeded || triage.LogSucceeded(e.Status):
 			success = e.ID
 		case outcome == model.OutcomeFailed || outcome == model.OutcomeRejected:
 			if failed == "" {
@@ -265,18 +286,29 @@ func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.
 	*ev = append(*ev, "logs: no log carries request id "+a.ID)
 
 	// The server may not record x-request-id: look for the same call made after the attempt.
-	filters := []client.LogFilter{{Field: "tool_slug", Value: a.ToolSlug}}
-	if orig != nil && orig.ConnectedAccountID != "" {
-		filters = append(filters, client.LogFilter{Field: "connected_account_id", Value: orig.ConnectedAccountID})
+	who, whoField := "", ""
+	switch {
+	case orig != nil && orig.ConnectedAccountID != "":
+		who, whoField = orig.ConnectedAccountID, "connected_account_id"
+	case orig != nil && orig.UserID != "":
+		who, whoField = orig.UserID, "user_id"
 	}
+	if who == "" || a.ArgumentHash == "" {
+		*ev = append(*ev, "logs: the same call cannot be looked for (the original's account and arguments are unknown)")
+		return "", "", 0, nil
+	}
+	filters := []client.LogFilter{{Field: "tool_slug", Value: a.ToolSlug}, {Field: whoField, Value: who}}
 	volatile := opts.WithDefaults().VolatileKeys
-	opened := 0
-	for page, err := range d.Logs.ListLogs(ctx, client.LogQuery{Filters: filters, From: a.CreatedAt.Add(-time.Minute)}) {
+	start := a.CreatedAt.Add(-clockSkew)
+	opened = 0
+	for page, err := range d.Logs.ListLogs(ctx, client.LogQuery{Filters: filters, From: start}) {
 		if err != nil {
 			return "", "", 0, err
 		}
 		for _, e := range page.Executions {
-			if (orig != nil && e.ID == orig.ID) || !strings.EqualFold(e.Status, model.StatusSuccess) {
+			// The filters are checked here too: a server may ignore them.
+			if (orig != nil && e.ID == orig.ID) || !triage.LogSucceeded(e.Status) || !strings.EqualFold(e.ToolSlug, a.ToolSlug) ||
+				e.Timestamp.Before(start) {
 				continue
 			}
 			if !e.Detailed || len(e.Arguments) == 0 {
@@ -291,14 +323,18 @@ func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.
 				}
 				e = full
 			}
-			if a.ArgumentHash != "" && model.ArgumentHash(e.Arguments, volatile) == a.ArgumentHash {
-				*ev = append(*ev, fmt.Sprintf("logs: %s ran %s with the same account and arguments and succeeded at %s",
+			sameWho := e.ConnectedAccountID == who
+			if whoField == "user_id" {
+				sameWho = e.UserID == who
+			}
+			if sameWho && !e.Timestamp.Before(start) && model.ArgumentHash(e.Arguments, volatile) == a.ArgumentHash {
+				*ev = append(*ev, fmt.Sprintf("logs: %s ran %s with the same account and arguments after the attempt began and succeeded at %s",
 					e.ID, e.ToolSlug, e.Timestamp.UTC().Format("2006-01-02 15:04:05Z")))
 				return e.ID, "", 0, nil
 			}
 		}
 	}
-	*ev = append(*ev, "logs: no successful "+a.ToolSlug+" with the same arguments since the attempt began")
+	*ev = append(*ev, "logs: no successful "+a.ToolSlug+" with the same account and arguments since the attempt began")
 	return "", "", 0, nil
 }
 

@@ -106,7 +106,7 @@ func CheckRetry(in GuardInput) GuardDecision {
 		return refuse(RefusedOutcome, "the execution's outcome is not known",
 			"look at it first: `exectriage show "+id+"`")
 	}
-	if strings.EqualFold(e.Status, model.StatusSuccess) {
+	if LogSucceeded(e.Status) {
 		return refuse(RefusedLogSuccess,
 			"the execution log records success"+paren(in.OutcomeReason)+": the action happened, whatever the caller saw",
 			"do not retry; record it: `exectriage mark "+id+" confirmed_succeeded`")

@@ -54,6 +54,12 @@ func TestCheckRetry(t *testing.T) {
 				e.Status = model.StatusSuccess
 				in.Execution = &e
 			}), RefusedLogSuccess, []string{"records success", "mark log_abc confirmed_succeeded"}},
+		{"log says ok (the classifier's vocabulary: ok, completed, succeeded)",
+			with(func(in *GuardInput) {
+				e := *exec
+				e.Status = "Completed"
+				in.Execution = &e
+			}), RefusedLogSuccess, []string{"records success"}},
 		{"arguments not loaded", with(func(in *GuardInput) {
 			e := *exec
 			e.Arguments = nil

@@ -201,6 +201,10 @@ const (
 	statusFailed
 )
 
+// LogSucceeded reports whether a log's status records success, in the one vocabulary triage
+// reads statuses with (success, succeeded, ok, completed...).
+func LogSucceeded(status string) bool { return terminalStatus(status) == statusSuccess }
+
 func terminalStatus(s string) terminal {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "success", "succeeded", "successful", "ok", "completed", "complete":

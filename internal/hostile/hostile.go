@@ -131,6 +131,9 @@ func IgnoredFilters(records ...map[string]any) http.HandlerFunc {
 			io.WriteString(w, `{"error":{"message":"not found"}}`)
 			return
 		}
+		if records == nil {
+			records = []map[string]any{}
+		}
 		json.NewEncoder(w).Encode(map[string]any{"logs": records, "next_cursor": nil})
 	}
 }

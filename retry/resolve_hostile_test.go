@@ -1,0 +1,169 @@
+package retry_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/internal/hostile"
+	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/retry"
+)
+
+// provider is a fixed provider check.
+type provider model.ProviderStateKind
+
+func (p provider) Verify(context.Context, *model.Execution) model.ProviderState {
+	return model.ProviderState{State: model.ProviderStateKind(p), Reason: "stub", CheckedAt: time.Now()}
+}
+
+const resolveArgs = `{"recipient_email":"bob@example.com","subject":"Invoice 7","body":"attached"}`
+
+// indeterminateAttempt journals an attempt of orig that was sent at sent and ended
+// indeterminate, and returns it.
+func indeterminateAttempt(t *testing.T, j journal.Journal, orig model.Execution, sent time.Time) model.RetryAttempt {
+	t.Helper()
+	ctx := context.Background()
+	a := model.RetryAttempt{ID: "0b6f3b0e-6d1c-4c1e-9a52-3c1f7c1d2e01", ExecutionID: orig.ID, ToolSlug: orig.ToolSlug,
+		ArgumentHash: model.ArgumentHash(orig.Arguments, model.DefaultVolatileKeys()), State: model.AttemptIntent, Who: "t", CreatedAt: sent}
+	ok, _, err := j.ClaimAttempt(ctx, journal.Claim{Attempt: a, Deadline: sent.Add(time.Minute), Target: "LIVE hostile",
+		Confirmation: journal.Confirmation{Who: "t", At: sent, Reason: "r", Outcome: model.OutcomeAmbiguous}})
+	if err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	for _, st := range []model.AttemptState{model.AttemptSent, model.AttemptIndeterminate} {
+		if err := j.UpdateAttempt(ctx, a.ID, st, "", "test", sent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := j.Attempt(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func logRec(id, tool, account, status string, at time.Time, requestID string, args string, errKind string) map[string]any {
+	r := map[string]any{"id": id, "timestamp": at.UTC().Format(time.RFC3339Nano), "status": status,
+		"metadata": map[string]any{"tool_slug": tool, "toolkit_slug": strings.ToLower(strings.SplitN(tool, "_", 2)[0]), "connected_account_id": account, "user_id": "u1"},
+		"data":     map[string]any{"request": map[string]any{"arguments": json.RawMessage(args)}}}
+	if requestID != "" {
+		r["context"] = map[string]any{"request_id": requestID}
+	}
+	if errKind != "" {
+		r["data"].(map[string]any)["error"] = map[string]any{"kind": errKind, "message": errKind + " error"}
+	}
+	return r
+}
+
+// Only evidence tied to the attempt settles it: a log carrying its request id, or a success of
+// the same tool, account and arguments after its start; "failed" needs the settle time too.
+// Each server below ignores the logs filters and answers with the records given.
+func TestResolveTrustsOnlyEvidenceTiedToTheAttempt(t *testing.T) {
+	sent := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	orig := model.Execution{ID: "log_orig", ToolSlug: "GMAIL_SEND_EMAIL", ConnectedAccountID: "ca_1", UserID: "u1",
+		Timestamp: sent.Add(-time.Hour), Status: "failed", Arguments: json.RawMessage(resolveArgs), Detailed: true}
+	const rid = "0b6f3b0e-6d1c-4c1e-9a52-3c1f7c1d2e01"
+	after := sent.Add(3 * time.Second)
+	for _, tt := range []struct {
+		name     string
+		records  []map[string]any
+		provider model.ProviderStateKind
+		elapsed  time.Duration // since the send, when resolving
+		want     model.AttemptState
+	}{
+		{"another tool's 429 without a request id, filters ignored", []map[string]any{
+			logRec("log_slack", "SLACK_SEND_MESSAGE", "ca_9", "failed", after, "", `{"channel":"#x"}`, "rate_limited")},
+			model.ProviderUnknown, time.Hour, model.AttemptIndeterminate},
+		{"a log of someone else's request id", []map[string]any{
+			logRec("log_other", "GMAIL_SEND_EMAIL", "ca_1", "failed", after, "another-request", resolveArgs, "validation")},
+			model.ProviderUnknown, time.Hour, model.AttemptIndeterminate},
+		{"its request id, success", []map[string]any{
+			logRec("log_rid", "GMAIL_SEND_EMAIL", "ca_1", "success", after, rid, resolveArgs, "")},
+			model.ProviderUnknown, time.Minute, model.AttemptSucceeded},
+		{"its request id, ok (the same vocabulary as the classifier)", []map[string]any{
+			logRec("log_rid", "GMAIL_SEND_EMAIL", "ca_1", "ok", after, rid, resolveArgs, "")},
+			model.ProviderUnknown, time.Minute, model.AttemptSucceeded},
+		{"its request id, failed, before the settle time", []map[string]any{
+			logRec("log_rid", "GMAIL_SEND_EMAIL", "ca_1", "failed", after, rid, resolveArgs, "validation")},
+			model.ProviderNotFound, time.Minute, model.AttemptIndeterminate},
+		{"its request id, failed, after the settle time", []map[string]any{
+			logRec("log_rid", "GMAIL_SEND_EMAIL", "ca_1", "failed", after, rid, resolveArgs, "validation")},
+			model.ProviderNotFound, time.Hour, model.AttemptFailed},
+		{"same tool, account and arguments after the start, no request id", []map[string]any{
+			logRec("log_same", "GMAIL_SEND_EMAIL", "ca_1", "success", after, "", resolveArgs, "")},
+			model.ProviderUnknown, time.Minute, model.AttemptSucceeded},
+		{"same arguments, but before the attempt started", []map[string]any{
+			logRec("log_before", "GMAIL_SEND_EMAIL", "ca_1", "success", sent.Add(-10*time.Minute), "", resolveArgs, "")},
+			model.ProviderUnknown, time.Hour, model.AttemptIndeterminate},
+		{"same arguments, another account", []map[string]any{
+			logRec("log_acct", "GMAIL_SEND_EMAIL", "ca_2", "success", after, "", resolveArgs, "")},
+			model.ProviderUnknown, time.Hour, model.AttemptIndeterminate},
+		{"same account, other arguments", []map[string]any{
+			logRec("log_args", "GMAIL_SEND_EMAIL", "ca_1", "success", after, "", `{"recipient_email":"eve@example.com","subject":"x","body":"y"}`, "")},
+			model.ProviderUnknown, time.Hour, model.AttemptIndeterminate},
+		{"nothing conclusive", nil, model.ProviderUnknown, time.Hour, model.AttemptIndeterminate},
+		{"nothing in the logs, the provider has nothing, settled", nil, model.ProviderNotFound, time.Hour, model.AttemptFailed},
+		{"nothing in the logs, the provider has nothing, not settled", nil, model.ProviderNotFound, time.Minute, model.AttemptIndeterminate},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			j, err := journal.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			a := indeterminateAttempt(t, j, orig, sent)
+			srv := hostile.Serve(t, hostile.IgnoredFilters(tt.records...))
+			c, err := client.New(client.WithAPIKey("k-hostile-test"), client.WithBaseURL(srv.URL), client.WithMaxRetries(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := sent.Add(tt.elapsed)
+			d := retry.Deps{Journal: j, Logs: c, Verifier: provider(tt.provider), Target: "LIVE hostile", Now: func() time.Time { return now }}
+			e := orig
+			res, err := retry.Resolve(ctx, d, a.ID, retry.ResolveOptions{Execution: &e, Settle: 15 * time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Attempt.State != tt.want {
+				t.Errorf("state %s, want %s; evidence:\n  %s\nnext: %s", res.Attempt.State, tt.want, strings.Join(res.Evidence, "\n  "), res.Next)
+			}
+			if tt.want == model.AttemptIndeterminate && res.Next == "" {
+				t.Error("an inconclusive resolve says nothing about what to do next")
+			}
+		})
+	}
+}
+
+// A person's --as that contradicts conclusive evidence is refused, and nothing is recorded.
+func TestResolveRefusesAsAgainstTheEvidence(t *testing.T) {
+	sent := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	orig := model.Execution{ID: "log_orig", ToolSlug: "GMAIL_SEND_EMAIL", ConnectedAccountID: "ca_1", Arguments: json.RawMessage(resolveArgs), Detailed: true}
+	ctx := context.Background()
+	j, err := journal.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	a := indeterminateAttempt(t, j, orig, sent)
+	srv := hostile.Serve(t, hostile.IgnoredFilters(logRec("log_rid", "GMAIL_SEND_EMAIL", "ca_1", "success", sent.Add(time.Second), a.ID, resolveArgs, "")))
+	c, err := client.New(client.WithAPIKey("k-hostile-test"), client.WithBaseURL(srv.URL), client.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := sent.Add(time.Hour)
+	d := retry.Deps{Journal: j, Logs: c, Verifier: provider(model.ProviderUnknown), Target: "LIVE hostile", Now: func() time.Time { return now }}
+	_, err = retry.Resolve(ctx, d, a.ID, retry.ResolveOptions{Execution: &orig, As: model.AttemptFailed, Reason: "I think it failed"})
+	if err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("--as failed against a success log: err = %v", err)
+	}
+	if got, _ := j.Attempt(ctx, a.ID); got.State != model.AttemptIndeterminate {
+		t.Errorf("the attempt became %s", got.State)
+	}
+}
