@@ -143,7 +143,7 @@ func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf
 func IsUsage(err error) bool {
 	var ue *UsageError
 	var fe *source.FileError
-	return errors.As(err, &ue) || errors.As(err, &fe) || errors.Is(err, source.ErrNotFound) ||
+	return errors.As(err, &ue) || errors.As(err, &fe) || errors.Is(err, source.ErrNotFound) || errors.Is(err, journal.ErrBadLocation) ||
 		errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) || errors.Is(err, source.ErrNoAPIKey)
 }
 

@@ -112,6 +112,9 @@ func (a *App) Evidence(ctx context.Context, e model.Execution, t model.Triage, p
 	ev.Decision = res.Decision
 	r := a.policy.Redactor()
 	ev.Send = sendPreview(&e, r)
+	if a.j != nil {
+		ev.Send = append(ev.Send, "guarded by the "+a.j.Kind()+": "+a.j.guards())
+	}
 	ev.Provider = hideState(ev.Provider, r)
 	return ev, nil
 }

@@ -101,6 +101,28 @@ func (j *Journal) Close() error {
 // Where names the journal (a path, or the PostgreSQL DSN without its password).
 func (j *Journal) Where() string { return j.j.Where() }
 
+// Guards says whom the journal keeps from retrying the same execution twice: a SQLite file
+// guards the processes of this machine that use the same file; a PostgreSQL journal everyone
+// who uses it. Two journals do not know of each other.
+func (j *Journal) Guards() string {
+	return j.Kind() + " " + j.Where() + ": " + j.guards()
+}
+
+// Kind is "SQLite journal" or "PostgreSQL journal".
+func (j *Journal) Kind() string {
+	if journal.IsPostgres(j.Where()) {
+		return "PostgreSQL journal"
+	}
+	return "SQLite journal"
+}
+
+func (j *Journal) guards() string {
+	if journal.IsPostgres(j.Where()) {
+		return "guards everyone who uses it"
+	}
+	return "guards this machine only; teammates on other journals are not guarded (share one PostgreSQL journal)"
+}
+
 // Entries are the journal's records of one execution ("": of all), newest first.
 type Entries struct {
 	Confirmations []Confirmation

@@ -33,6 +33,9 @@ func openJournalFor(ctx context.Context, env *Env, cmd string, sf *sourceFlags) 
 	j, err := sf.openJournal(ctx, env)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "exectriage %s: journal: %s\n", cmd, sanitize.String(app.HideKnown(err.Error(), env.Getenv("COMPOSIO_API_KEY"))))
+		if app.IsUsage(err) {
+			return nil, ExitUsage
+		}
 		return nil, ExitFinding
 	}
 	return j, ExitOK

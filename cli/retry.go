@@ -115,6 +115,7 @@ func runRetry(ctx context.Context, env *Env, args []string) int {
 	if sf.json {
 		printJSON(env.Stdout, out)
 	} else {
+		line(env.Stdout, "guarded by the %s", j.Guards())
 		printRetry(env.Stdout, &out)
 	}
 	if out.Exit == ExitRefused {

@@ -10,10 +10,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	osuser "os/user"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -144,10 +147,60 @@ func WithClock(now func() time.Time) Option { return func(o *options) { o.now = 
 // process: host name, pid and start time).
 func WithOwner(owner Owner) Option { return func(o *options) { o.owner = owner } }
 
-// IsPostgres reports whether dsn names a PostgreSQL journal.
+// IsPostgres reports whether dsn names a PostgreSQL journal: a postgres:// or postgresql://
+// URL, or a keyword DSN (host=... dbname=... user=...).
 func IsPostgres(dsn string) bool {
-	l := strings.ToLower(dsn)
-	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+	l := strings.ToLower(strings.TrimSpace(dsn))
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://") || isKeywordDSN(dsn)
+}
+
+// ErrBadLocation is wrapped by Open's error for a location that is neither a PostgreSQL DSN nor
+// a plain file path (a mistyped scheme, key=value text that is not a DSN): it is refused
+// rather than becoming a SQLite file named after it.
+var ErrBadLocation = errors.New("not a journal location")
+
+// keywordKey is one key=value pair of a libpq keyword DSN.
+var keywordKey = regexp.MustCompile(`^[a-z_]+\s*=`)
+
+// keywordKeys are the libpq connection keys a keyword DSN starts with (any of them).
+var keywordKeys = map[string]bool{"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true,
+	"password": true, "passfile": true, "sslmode": true, "connect_timeout": true, "application_name": true,
+	"target_session_attrs": true, "service": true, "options": true, "sslrootcert": true, "sslcert": true, "sslkey": true,
+	"search_path": true}
+
+// isKeywordDSN reports whether dsn is a libpq keyword DSN: key=value pairs, at least one of
+// them a connection key.
+func isKeywordDSN(dsn string) bool {
+	t := strings.TrimSpace(dsn)
+	if !keywordKey.MatchString(t) {
+		return false
+	}
+	for _, f := range strings.Fields(t) {
+		if k, _, ok := strings.Cut(f, "="); ok && keywordKeys[strings.ToLower(strings.TrimSpace(k))] {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPath refuses a location that is not a plain file path. The message never repeats the
+// location but as a redacted URL: a mistyped DSN may hold a password anywhere.
+func checkPath(dsn string) error {
+	t := strings.TrimSpace(dsn)
+	l := strings.ToLower(t)
+	shown := "the journal location given"
+	if u, err := url.Parse(t); err == nil && u.Scheme != "" && strings.Contains(t, "://") {
+		shown = strconv.Quote(u.Redacted())
+	}
+	switch {
+	case strings.Contains(t, "://"):
+		return fmt.Errorf("journal: %s: %w: only postgres:// and postgresql:// URLs name a journal server; a SQLite journal is a file path", shown, ErrBadLocation)
+	case strings.HasPrefix(l, "postgres:") || strings.HasPrefix(l, "postgresql:") || strings.HasPrefix(l, "pg:"):
+		return fmt.Errorf("journal: %s: %w: did you mean postgres://...?", shown, ErrBadLocation)
+	case strings.Contains(t, "="):
+		return fmt.Errorf("journal: %s: %w: a keyword DSN needs host=, dbname=, user=... (libpq's names); a file path cannot hold =", shown, ErrBadLocation)
+	}
+	return nil
 }
 
 // Open opens (creating and migrating as needed) the journal named by dsn: a postgres:// or
@@ -160,6 +213,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (Journal, error) {
 	}
 	if IsPostgres(dsn) {
 		return openPostgres(ctx, dsn, o)
+	}
+	if err := checkPath(dsn); err != nil {
+		return nil, err
 	}
 	if dsn == "" {
 		p, err := DefaultPath(os.Getenv)

@@ -608,3 +608,47 @@ func TestSQLiteWriteTransactionsBeginImmediate(t *testing.T) {
 	}
 	_, _ = conn.ExecContext(ctx, `ROLLBACK`)
 }
+
+// A journal location is a PostgreSQL URL, a keyword DSN, or a plain path; anything else is
+// refused (never a SQLite file named after it), and no message shows a password.
+func TestJournalLocations(t *testing.T) {
+	for _, tt := range []struct {
+		dsn      string
+		postgres bool
+		bad      bool
+	}{
+		{"postgres://u:pw@localhost/db", true, false},
+		{"postgresql://u@localhost/db?sslmode=disable", true, false},
+		{"host=localhost port=5432 dbname=x user=u password=s3cret", true, false},
+		{"dbname=x sslmode=disable", true, false},
+		{"/var/lib/exectriage/journal.db", false, false},
+		{"journal.db", false, false},
+		{"postgre://u:s3cret@localhost/db", false, true},
+		{"postgres:u:s3cret@localhost/db", false, true},
+		{"sqlite:///tmp/j.db", false, true},
+		{"hots=localhost passwrd=s3cret", false, true},
+		{"a=b", false, true},
+	} {
+		if got := IsPostgres(tt.dsn); got != tt.postgres {
+			t.Errorf("IsPostgres(%q) = %v", tt.dsn, got)
+		}
+		if tt.postgres {
+			continue
+		}
+		err := checkPath(tt.dsn)
+		if (err != nil) != tt.bad {
+			t.Errorf("checkPath(%q) = %v, want error %v", tt.dsn, err, tt.bad)
+		}
+		if err != nil && (!errors.Is(err, ErrBadLocation) || strings.Contains(err.Error(), "s3cret")) {
+			t.Errorf("checkPath(%q): %v", tt.dsn, err)
+		}
+	}
+	for _, dsn := range []string{"host=localhost password=s3cret dbname=x", "host=h password='s 3cret' dbname=x", "postgres://u:s3cret@h/db", "postgres://u@h/db?password=s3cret"} {
+		if r := redactDSN(dsn); strings.Contains(r, "s3cret") || strings.Contains(r, "3cret") {
+			t.Errorf("redactDSN(%q) = %q", dsn, r)
+		}
+		if s := scrubPassword("failed to connect to "+dsn, dsn); strings.Contains(s, "3cret") {
+			t.Errorf("scrubPassword(%q) = %q", dsn, s)
+		}
+	}
+}

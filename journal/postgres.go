@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"regexp"
+	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
@@ -17,7 +19,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (*store, error) {
 	where := redactDSN(dsn)
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("journal %s: %w", where, err)
+		return nil, fmt.Errorf("journal %s: %s", where, scrubPassword(err.Error(), dsn))
 	}
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
@@ -26,7 +28,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (*store, error) {
 	defer cancel()
 	if err := db.PingContext(pctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("journal %s: connect: %w", where, err)
+		return nil, fmt.Errorf("journal %s: connect: %s", where, scrubPassword(err.Error(), dsn))
 	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
@@ -35,8 +37,12 @@ func openPostgres(ctx context.Context, dsn string, o options) (*store, error) {
 	return s, nil
 }
 
-// redactDSN drops the password from a PostgreSQL URL so it can appear in messages.
+// redactDSN drops the password from a PostgreSQL URL or keyword DSN so it can appear in
+// messages.
 func redactDSN(dsn string) string {
+	if isKeywordDSN(dsn) {
+		return keywordPassword.ReplaceAllString(dsn, "${1}xxxxx")
+	}
 	u, err := url.Parse(dsn)
 	if err != nil {
 		return "postgres://(unparsable DSN)"
@@ -52,4 +58,26 @@ func redactDSN(dsn string) string {
 		u.RawQuery = q.Encode()
 	}
 	return u.String()
+}
+
+// keywordPassword finds the password of a keyword DSN (password=secret or password='s e c').
+var keywordPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+
+// scrubPassword removes the DSN's password from an error text (a driver may quote the DSN).
+func scrubPassword(text, dsn string) string {
+	var pw string
+	if isKeywordDSN(dsn) {
+		if m := keywordPassword.FindStringSubmatch(dsn); m != nil {
+			pw = strings.Trim(m[2], "'")
+		}
+	} else if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		pw, _ = u.User.Password()
+		if q := u.Query().Get("password"); q != "" && pw == "" {
+			pw = q
+		}
+	}
+	if pw == "" {
+		return text
+	}
+	return strings.ReplaceAll(text, pw, "xxxxx")
 }

@@ -286,40 +286,70 @@ func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.
 	*ev = append(*ev, "logs: no log carries request id "+a.ID)
 
 	// The server may not record x-request-id: look for the same call made after the attempt.
-	who, whoField := "", ""
-	switch {
-	case orig != nil && orig.ConnectedAccountID != "":
-		who, whoField = orig.ConnectedAccountID, "connected_account_id"
-	case orig != nil && orig.UserID != "":
-		who, whoField = orig.UserID, "user_id"
-	}
+	whoField, who := callerOf(orig)
 	if who == "" || a.ArgumentHash == "" {
 		*ev = append(*ev, "logs: the same call cannot be looked for (the original's account and arguments are unknown)")
 		return "", "", 0, nil
 	}
-	filters := []client.LogFilter{{Field: "tool_slug", Value: a.ToolSlug}, {Field: whoField, Value: who}}
-	volatile := opts.WithDefaults().VolatileKeys
-	start := a.CreatedAt.Add(-clockSkew)
-	opened = 0
+	origID := ""
+	if orig != nil {
+		origID = orig.ID
+	}
+	err = sameCalls(ctx, d, a.ToolSlug, whoField, who, a.ArgumentHash, a.CreatedAt.Add(-clockSkew), origID, ev,
+		func(e model.Execution) bool {
+			if !triage.LogSucceeded(e.Status) {
+				return true
+			}
+			*ev = append(*ev, fmt.Sprintf("logs: %s ran %s with the same account and arguments after the attempt began and succeeded at %s",
+				e.ID, e.ToolSlug, e.Timestamp.UTC().Format("2006-01-02 15:04:05Z")))
+			success = e.ID
+			return false
+		})
+	if err != nil || success != "" {
+		return success, "", 0, err
+	}
+	*ev = append(*ev, "logs: no successful "+a.ToolSlug+" with the same account and arguments since the attempt began")
+	return "", "", 0, nil
+}
+
+// callerOf names who made a call: its connected account, else its user ("" when neither).
+func callerOf(e *model.Execution) (field, who string) {
+	switch {
+	case e == nil:
+	case e.ConnectedAccountID != "":
+		return "connected_account_id", e.ConnectedAccountID
+	case e.UserID != "":
+		return "user_id", e.UserID
+	}
+	return "", ""
+}
+
+// sameCalls visits the logs of tool by the same caller (whoField = who) that started at or after
+// start and ran arguments whose canonical hash is hash, except the log skip. The filters are
+// checked here too (a server may ignore them); at most maxCandidates list entries are opened
+// for their arguments. visit returns false to stop.
+func sameCalls(ctx context.Context, d *Deps, tool, whoField, who, hash string, start time.Time, skip string, ev *[]string,
+	visit func(model.Execution) bool) error {
+	filters := []client.LogFilter{{Field: "tool_slug", Value: tool}, {Field: whoField, Value: who}}
+	volatile := d.Options.WithDefaults().VolatileKeys
+	opened := 0
 	for page, err := range d.Logs.ListLogs(ctx, client.LogQuery{Filters: filters, From: start}) {
 		if err != nil {
-			return "", "", 0, err
+			return err
 		}
 		for _, e := range page.Executions {
-			// The filters are checked here too: a server may ignore them.
-			if (orig != nil && e.ID == orig.ID) || !triage.LogSucceeded(e.Status) || !strings.EqualFold(e.ToolSlug, a.ToolSlug) ||
-				e.Timestamp.Before(start) {
+			if e.ID == skip || !strings.EqualFold(e.ToolSlug, tool) || e.Timestamp.Before(start) {
 				continue
 			}
 			if !e.Detailed || len(e.Arguments) == 0 {
 				if opened >= maxCandidates {
 					*ev = append(*ev, fmt.Sprintf("logs: stopped comparing arguments after %d logs", maxCandidates))
-					return "", "", 0, nil
+					return nil
 				}
 				opened++
 				full, err := d.Logs.GetLog(ctx, e.ID)
 				if err != nil {
-					return "", "", 0, err
+					return err
 				}
 				e = full
 			}
@@ -327,15 +357,12 @@ func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.
 			if whoField == "user_id" {
 				sameWho = e.UserID == who
 			}
-			if sameWho && !e.Timestamp.Before(start) && model.ArgumentHash(e.Arguments, volatile) == a.ArgumentHash {
-				*ev = append(*ev, fmt.Sprintf("logs: %s ran %s with the same account and arguments after the attempt began and succeeded at %s",
-					e.ID, e.ToolSlug, e.Timestamp.UTC().Format("2006-01-02 15:04:05Z")))
-				return e.ID, "", 0, nil
+			if sameWho && !e.Timestamp.Before(start) && model.ArgumentHash(e.Arguments, volatile) == hash && !visit(e) {
+				return nil
 			}
 		}
 	}
-	*ev = append(*ev, "logs: no successful "+a.ToolSlug+" with the same account and arguments since the attempt began")
-	return "", "", 0, nil
+	return nil
 }
 
 func orNoSource(s string) string {

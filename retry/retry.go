@@ -177,7 +177,7 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	// 1. The durable intent, with the confirmation, in one transaction.
 	now := d.now()
 	volatile := d.Options.WithDefaults().VolatileKeys
-	a := model.RetryAttempt{ID: uuid.NewString(), ExecutionID: e.ID, ToolSlug: e.ToolSlug,
+	a := model.RetryAttempt{ID: NewAttemptID(), ExecutionID: e.ID, ToolSlug: e.ToolSlug,
 		ArgumentHash: model.ArgumentHash(e.Arguments, volatile), State: model.AttemptIntent, Who: d.Who, CreatedAt: now}
 	claim := journal.Claim{Attempt: a, Deadline: now.Add(d.timeout() + DeadlineMargin), Target: d.Target, Confirmation: journal.Confirmation{
 		Who: d.Who, At: now, Reason: strings.TrimSpace(req.Reason),
@@ -288,7 +288,85 @@ func gather(ctx context.Context, d *Deps, e *model.Execution) (Result, triage.Gu
 	if len(verdicts) > 0 {
 		in.Verdict, in.VerdictBy, in.VerdictAt = verdicts[0].Verdict, verdicts[0].Who, verdicts[0].At
 	}
+	if err := madeBy(ctx, d, e, &in); err != nil {
+		return res, in, fmt.Errorf("retry: %w", err)
+	}
+	if in.MadeBy == nil && !in.MadeByShape && d.Logs != nil && kind.IsWrite() {
+		in.RetriedIn = retriedElsewhere(ctx, d, e, attempts)
+	}
 	return res, in, nil
+}
+
+// madeBy finds whether e was made by a retry this journal knows (its request id is an
+// attempt's id, or it is an attempt's new log), or, failing that, carries a request id of
+// exectriage's shape (a retry journaled elsewhere).
+func madeBy(ctx context.Context, d *Deps, e *model.Execution, in *triage.GuardInput) error {
+	if e.RequestID != "" {
+		a, err := d.Journal.Attempt(ctx, e.RequestID)
+		switch {
+		case err == nil:
+			in.MadeBy = &a
+			return nil
+		case !errors.Is(err, journal.ErrNotFound):
+			return err
+		}
+	}
+	all, err := d.Journal.Attempts(ctx, "")
+	if err != nil {
+		return err
+	}
+	for i := range all {
+		if all[i].NewLogID != "" && all[i].NewLogID == e.ID {
+			in.MadeBy = &all[i]
+			return nil
+		}
+	}
+	in.MadeByShape = IsAttemptID(e.RequestID)
+	return nil
+}
+
+// retriedElsewhere looks in the logs for a later run of the same call (tool, account,
+// arguments) whose request id has exectriage's shape and is none of this journal's attempts:
+// another exectriage, on another journal, retried e already. Best effort: a logs error says
+// nothing either way.
+func retriedElsewhere(ctx context.Context, d *Deps, e *model.Execution, attempts []model.RetryAttempt) string {
+	whoField, who := callerOf(e)
+	if who == "" || len(e.Arguments) == 0 || e.Timestamp.IsZero() {
+		return ""
+	}
+	known := map[string]bool{}
+	for _, a := range attempts {
+		known[a.ID] = true
+	}
+	hash := model.ArgumentHash(e.Arguments, d.Options.WithDefaults().VolatileKeys)
+	var found string
+	var ev []string
+	_ = sameCalls(ctx, d, e.ToolSlug, whoField, who, hash, e.Timestamp, e.ID, &ev, func(l model.Execution) bool {
+		if IsAttemptID(l.RequestID) && !known[l.RequestID] {
+			found = l.ID
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// attemptMark is the last group's start in every attempt id exectriage makes: a UUID v4
+// otherwise random (106 random bits), whose shape another exectriage can recognise in the
+// logs (IsAttemptID) without sharing a journal.
+const attemptMark = "e7a9"
+
+// NewAttemptID returns a new attempt id, sent as x-request-id.
+func NewAttemptID() string {
+	u := uuid.New()
+	u[10], u[11] = 0xe7, 0xa9
+	return u.String()
+}
+
+// IsAttemptID reports whether s has the shape of an attempt id NewAttemptID makes.
+func IsAttemptID(s string) bool {
+	u, err := uuid.Parse(s)
+	return err == nil && len(s) == 36 && u.Version() == 4 && strings.HasPrefix(s[24:], attemptMark)
 }
 
 // Precheck asks the guard, on the same evidence Run gathers and the provider state given,

@@ -501,3 +501,53 @@ func TestRetryDeadlineFollowsRealTimeNotTheInjectedClock(t *testing.T) {
 		t.Fatalf("%d sends, want exactly 1", w.sends()-before)
 	}
 }
+
+// A retry of a retry: the log a retry made (its request id is the attempt's id) cannot itself
+// be confirmed and retried, in this journal or in another one; and a journal that does not
+// know a retry of the original still sees it in the logs (another exectriage retried it).
+func TestNoRetryOfARetryAndNoRetryBehindAnotherJournal(t *testing.T) {
+	w := newWorld(t, "")
+	ctx := context.Background()
+	other, err := journal.Open(ctx, filepath.Join(t.TempDir(), "other.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	onOther := func() retry.Deps { d := w.deps(); d.Journal = other; return d }
+
+	// The retry itself is answered 5xx before commit: nothing sent, its own log is ambiguous.
+	e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("rr"))
+	w.srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: sandbox.Fault5xxBeforeCommit, Count: 1})
+	first, err := retry.Run(ctx, w.deps(), confirmed(e))
+	if err != nil || first.Attempt == nil || first.State() != model.AttemptIndeterminate {
+		t.Fatalf("first retry: %+v %v", first, err)
+	}
+	if !retry.IsAttemptID(first.Attempt.ID) {
+		t.Fatalf("attempt id %s does not have exectriage's shape", first.Attempt.ID)
+	}
+	made := w.byRequestID(first.Attempt.ID)
+	posts := w.sends()
+	for name, d := range map[string]retry.Deps{"same journal": w.deps(), "another journal": onOther()} {
+		res, err := retry.Run(ctx, d, confirmed(made))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Refused() || res.Decision.Code != triage.RefusedIsRetry {
+			t.Errorf("%s: retry of the retry's log: %+v", name, res.Decision)
+		}
+	}
+	// The original, seen from a journal that never heard of the first retry.
+	res, err := retry.Run(ctx, onOther(), confirmed(e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Refused() || res.Decision.Code != triage.RefusedRetriedElsewhere || !strings.Contains(res.Decision.Reason, made.ID) {
+		t.Errorf("retry of the original on another journal: %+v", res.Decision)
+	}
+	if got := w.sends() - posts; got != 0 {
+		t.Fatalf("%d POSTs sent, want none", got)
+	}
+	if n := retry.NewAttemptID(); !retry.IsAttemptID(n) || retry.IsAttemptID("0b6f3b0e-6d1c-4c1e-9a52-3c1f7c1d2e01") {
+		t.Errorf("attempt id shape: %s", n)
+	}
+}

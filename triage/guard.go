@@ -41,6 +41,8 @@ const (
 	RefusedProviderNotRun   RefusalCode = "provider_unchecked"
 	RefusedNotConfirmed     RefusalCode = "not_confirmed"
 	RefusedNoReason         RefusalCode = "no_reason"
+	RefusedIsRetry          RefusalCode = "is_retry"          // the execution is itself a retry made by exectriage
+	RefusedRetriedElsewhere RefusalCode = "retried_elsewhere" // a retry of it by another exectriage is in the logs
 	// Refusals of the retry protocol rather than of the evidence (package retry decides them).
 	RefusedNoJournal  RefusalCode = "no_journal" // no journal is open: an intent could not be recorded
 	RefusedCannotSend RefusalCode = "no_api"     // the source has no API behind it (a file export)
@@ -60,6 +62,16 @@ type GuardInput struct {
 	Verdict   model.Verdict
 	VerdictBy string
 	VerdictAt time.Time
+	// MadeBy is the retry attempt that created this execution (its log carries the attempt's
+	// id as request id, or is the attempt's new log), when the journal knows one; MadeByShape
+	// says its request id has the shape of an exectriage attempt id although no journal entry
+	// here knows it (a retry recorded in another journal).
+	MadeBy      *model.RetryAttempt
+	MadeByShape bool
+	// RetriedIn is a later log of the same call (tool, account, arguments) whose request id has
+	// the shape of an exectriage attempt id that this journal does not know: another exectriage,
+	// on another journal, retried it already.
+	RetriedIn string
 	// Confirmed is the person's explicit confirmation that the execution failed, Reason theirs.
 	Confirmed bool
 	Reason    string
@@ -116,6 +128,21 @@ func CheckRetry(in GuardInput) GuardDecision {
 		return refuse(RefusedNoArguments,
 			"the execution's arguments are not recorded (or not loaded): a retry could not repeat the same call",
 			"load the execution's detail (`exectriage show "+id+"`); if the log holds no arguments, repeat the call from its source instead")
+	}
+
+	switch {
+	case in.MadeBy != nil:
+		return refuse(RefusedIsRetry,
+			fmt.Sprintf("this execution is retry attempt %s of %s, made by exectriage: retrying a retry would send the action again", in.MadeBy.ID, in.MadeBy.ExecutionID),
+			"settle the original instead: `exectriage journal "+in.MadeBy.ExecutionID+"` (and `exectriage resolve "+in.MadeBy.ID+"` if it is indeterminate)")
+	case in.MadeByShape:
+		return refuse(RefusedIsRetry,
+			"this execution's request id "+e.RequestID+" has the shape of an exectriage retry attempt, one this journal does not know: it was made by another exectriage, on another journal",
+			"find the original and the journal that retried it; a team triaging together needs one PostgreSQL journal (--journal postgres://...)")
+	case in.RetriedIn != "":
+		return refuse(RefusedRetriedElsewhere,
+			"log "+in.RetriedIn+" repeats this call (same tool, account and arguments) with an exectriage attempt id this journal does not know: another exectriage, on another journal, already retried it",
+			"do not retry; look at "+in.RetriedIn+" (`exectriage show "+in.RetriedIn+"`); a team triaging together needs one PostgreSQL journal (--journal postgres://...)")
 	}
 
 	if d, stop := checkAttempts(id, in.Attempts); stop {
