@@ -59,10 +59,25 @@ type RetryHooks struct {
 	Pause   func(ctx context.Context, step string) error // the binary's test hook
 }
 
-// Retry runs the guarded retry of req.Execution once (see package retry).
+// Retry runs the guarded retry of req.Execution once (see package retry). The guard decides
+// on the live log, read again now from the API the retry would go to: never on an export file
+// (which anyone can edit) or on a copy loaded minutes ago. Without a live log there is no send.
 func (a *App) Retry(ctx context.Context, j *Journal, req RetryRequest, h RetryHooks) (RetryResult, error) {
 	d := a.RetryDeps(j)
 	d.Timeout, d.Pause = h.Timeout, h.Pause
+	if c := a.src.Client(); c != nil {
+		live, err := c.GetLog(ctx, req.Execution.ID)
+		if err != nil || live.ID != req.Execution.ID {
+			why := "it is not there"
+			if err != nil {
+				why = err.Error()
+			}
+			return RetryResult{Decision: triage.GuardDecision{Code: triage.RefusedNoLiveLog,
+				Reason: "the live log of " + req.Execution.ID + " could not be read from " + a.SourceName() + " (" + why + "): a file or an old copy alone never allows a send",
+				Next:   "check that the API is reachable and the execution is in its logs, then retry"}}, nil
+		}
+		req.Execution = live
+	}
 	return retry.Run(ctx, d, req)
 }
 

@@ -1,12 +1,18 @@
 package e2e
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/model"
+	"github.com/google/uuid"
 )
 
 // runIn runs the real binary in dir with a minimal environment (plus extra) and returns its
@@ -86,5 +92,63 @@ func TestJournalDSNsInTheRealBinary(t *testing.T) {
 		if names := entries(t, dir); len(names) != 0 {
 			t.Errorf("%q: files appeared in the working directory: %v", tt.dsn, names)
 		}
+	}
+}
+
+// retry --file F --base-url URL decides on the live log, not on the file: an export edited to
+// say the email failed does not get a send when the live log records success, and a record the
+// live API does not have gets none either.
+func TestRetryFromAnEditedExportDecidesOnTheLiveLog(t *testing.T) {
+	e := newEnv(t, "")
+	ctx := context.Background()
+	rid := uuid.NewString()
+	args := `{"recipient_email":"dan@example.com","subject":"Edited export","body":"hello"}`
+	if _, err := e.c.WithoutRetries().Execute(ctx, tool, client.ExecuteRequest{Arguments: json.RawMessage(args),
+		ConnectedAccountID: e.account, UserID: "user-e2e", RequestID: rid}); err != nil {
+		t.Fatal(err)
+	}
+	var live model.Execution
+	for page, err := range e.c.ListLogs(ctx, client.LogQuery{Filters: []client.LogFilter{{Field: "request_id", Value: rid}}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range page.Executions {
+			if live, err = e.c.GetLog(ctx, x.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if live.Status != model.StatusSuccess {
+		t.Fatalf("setup: live log %+v", live)
+	}
+	edited := live
+	// Edited so that the provider check (on the file's arguments) finds nothing: only the live
+	// log can tell that the email went out.
+	edited.Arguments = json.RawMessage(`{"recipient_email":"dan@example.com","subject":"Edited export, as the file says","body":"hello"}`)
+	edited.Status = "failed"
+	edited.Error = &model.ExecError{Kind: model.ErrTimeout, Message: "Request timed out after 60000ms"}
+	ghost := edited
+	ghost.ID = "log_not_in_the_api"
+	var lines []byte
+	for _, x := range []model.Execution{edited, ghost} {
+		b, err := json.Marshal(model.ToWire(&x, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(append(lines, b...), '\n')
+	}
+	path := filepath.Join(t.TempDir(), "edited.jsonl")
+	if err := os.WriteFile(path, lines, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := e.sends()
+	for _, id := range []string{edited.ID, ghost.ID} {
+		r := e.run("retry", id, "--file", path, "--confirm-failed", "--reason", "the file says it failed")
+		if r.code != 3 {
+			t.Errorf("retry %s from the edited export: exit %d, want 3 (refused):\n%s%s", id, r.code, r.stdout, r.stderr)
+		}
+	}
+	if got := e.sends() - before; got != 0 {
+		t.Fatalf("%d sends from an edited export, want none", got)
 	}
 }

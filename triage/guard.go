@@ -44,8 +44,9 @@ const (
 	RefusedIsRetry          RefusalCode = "is_retry"          // the execution is itself a retry made by exectriage
 	RefusedRetriedElsewhere RefusalCode = "retried_elsewhere" // a retry of it by another exectriage is in the logs
 	// Refusals of the retry protocol rather than of the evidence (package retry decides them).
-	RefusedNoJournal  RefusalCode = "no_journal" // no journal is open: an intent could not be recorded
-	RefusedCannotSend RefusalCode = "no_api"     // the source has no API behind it (a file export)
+	RefusedNoJournal  RefusalCode = "no_journal"  // no journal is open: an intent could not be recorded
+	RefusedCannotSend RefusalCode = "no_api"      // the source has no API behind it (a file export)
+	RefusedNoLiveLog  RefusalCode = "no_live_log" // the live log could not be read: a file alone never allows a send
 )
 
 // GuardInput is the evidence the guard decides on.
