@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -203,6 +204,13 @@ func openSource(ctx context.Context, o *Options) (source.Source, error) {
 		APIKey:  o.getenv("COMPOSIO_API_KEY"),
 		Now:     o.Now,
 		OnBad:   o.OnBad,
+	}
+	if v := strings.TrimSpace(o.getenv("EXECTRIAGE_MAX_GZIP_RATIO")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, Usagef("EXECTRIAGE_MAX_GZIP_RATIO=%q: want a whole number of at least 1 (default %d)", v, source.DefaultMaxGzipRatio)
+		}
+		opt.MaxGzipRatio = n
 	}
 	if o.Lean {
 		opt.KeepResponse = triage.ResponseMayFail // the parser need not copy the rest

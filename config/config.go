@@ -158,6 +158,10 @@ func Load(path string) (Config, error) {
 		}
 		path = p
 	}
+	// Stat first: reading a FIFO (or /dev/zero) would block, or never end.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return Config{}, fmt.Errorf("config: %s: not a regular file", path)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if !explicit && errors.Is(err, fs.ErrNotExist) {

@@ -1,12 +1,18 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,5 +156,150 @@ func TestRetryFromAnEditedExportDecidesOnTheLiveLog(t *testing.T) {
 	}
 	if got := e.sends() - before; got != 0 {
 		t.Fatalf("%d sends from an edited export, want none", got)
+	}
+}
+
+// A FIFO or a device as --file or as the config file is refused at once (exit 2), instead of
+// blocking forever on open or reading without end.
+func TestNonRegularFilesAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "export.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	for _, args := range [][]string{
+		{"scan", "--file", fifo},
+		{"list", "--file", "/dev/zero"},
+		{"show", "log_x", "--file", fifo, "--json"},
+		{"scan", "--demo", "--config", fifo},
+		{"list", "--demo", "--config", "/dev/zero"},
+	} {
+		r := runIn(t, dir, nil, 20*time.Second, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "not a regular file") {
+			t.Errorf("%v: exit %d, want 2 saying it is not a regular file: %s", args, r.code, r.stderr)
+		}
+	}
+}
+
+// gzipBomb writes a small gzip file that decompresses to n bytes of newlines.
+func gzipBomb(t *testing.T, path string, n int) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
+	chunk := bytes.Repeat([]byte{'\n'}, 1<<20)
+	for n > 0 {
+		k := min(n, len(chunk))
+		if _, err := zw.Write(chunk[:k]); err != nil {
+			t.Fatal(err)
+		}
+		n -= k
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+// A gzip bomb (a quarter MB that decompresses to 256 MB) is refused with exit 2 before
+// it fills the temporary directory or memory, and leaves nothing behind.
+func TestGzipBombIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	bomb := filepath.Join(dir, "bomb.jsonl.gz")
+	gzipBomb(t, bomb, 1<<28)
+	st, _ := os.Stat(bomb)
+	tmp := t.TempDir()
+	cmd := exec.Command(binPath, "scan", "--file", bomb)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + tmp}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 2 || !strings.Contains(errb.String(), "gzip bomb") {
+		t.Fatalf("scan of a %d-byte gzip bomb: %v: %s", st.Size(), err, errb.String())
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 400<<10 {
+		t.Errorf("peak RSS %d MB, want under 400 MB", ru.Maxrss>>10)
+	}
+	if left := entries(t, tmp); len(left) != 0 {
+		t.Errorf("left in TMPDIR: %v", left)
+	}
+}
+
+// A load killed with SIGKILL while it decompresses a gzip export to its spool leaves no spool
+// behind (its name is removed as soon as it is made).
+func TestKilledGzipLoadLeavesNoSpool(t *testing.T) {
+	dir := t.TempDir()
+	var plain bytes.Buffer
+	for i := range 200_000 {
+		fmt.Fprintf(&plain, `{"id":"log_%07d","timestamp":"2026-03-01T12:00:00Z","status":"success","metadata":{"tool_slug":"GMAIL_SEND_EMAIL","user_id":"u%d"},"data":{"request":{"arguments":{"subject":"s %d"}}}}`+"\n", i, i%50, i)
+	}
+	path := filepath.Join(dir, "export.jsonl.gz")
+	f, _ := os.Create(path)
+	zw := gzip.NewWriter(f)
+	zw.Write(plain.Bytes())
+	zw.Close()
+	f.Close()
+	tmp := t.TempDir()
+	cmd := exec.Command(binPath, "scan", "--file", path, "--json")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + tmp}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it as soon as it is reading the export (its spool open), or at the latest after 2 s.
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		if fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid)); len(fds) > 0 {
+			spooling := false
+			for _, fd := range fds {
+				if l, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", cmd.Process.Pid, fd.Name())); strings.Contains(l, "exectriage-export-") {
+					spooling = true
+				}
+			}
+			if spooling {
+				break
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if left := entries(t, tmp); len(left) != 0 {
+		t.Errorf("a killed load left %v in TMPDIR", left)
+	}
+}
+
+// The first ^C (SIGINT) ends a load of a large export promptly.
+func TestInterruptEndsALoad(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "big.jsonl")
+	f, _ := os.Create(path)
+	w := bufio.NewWriter(f)
+	for i := range 600_000 {
+		fmt.Fprintf(w, `{"id":"log_%07d","timestamp":"2026-03-01T12:00:00Z","status":"failed","metadata":{"tool_slug":"GMAIL_SEND_EMAIL","user_id":"u%d"},"data":{"error":{"kind":"timeout"},"request":{"arguments":{"subject":"s %d"}}}}`+"\n", i, i%50, i)
+	}
+	w.Flush()
+	f.Close()
+	cmd := exec.Command(binPath, "scan", "--file", path, "--json")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+	cmd.Stdout = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("the load took %v to end after ^C", d)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the load did not end after ^C")
 	}
 }

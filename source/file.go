@@ -44,7 +44,20 @@ type FileOptions struct {
 	// ReuseBatches promises that batch does not keep the slice it is handed (it copies the
 	// records it wants) once it returns, so the loader may fill it again.
 	ReuseBatches bool
+	// MaxGzipRatio bounds how many times its own size a gzip export may decompress to, once it
+	// is past GzipRatioFloor (0: DefaultMaxGzipRatio). Past it the load stops before the next
+	// bytes are parsed or spooled: a 3 MB file of newlines would otherwise fill $TMPDIR with
+	// gigabytes.
+	MaxGzipRatio int
 }
+
+// DefaultMaxGzipRatio is the largest decompression ratio of a gzip export read by default:
+// JSON logs compress 5-20×; a gzip bomb compresses a thousandfold.
+const DefaultMaxGzipRatio = 100
+
+// GzipRatioFloor is how much a gzip export may decompress to whatever its ratio: small files
+// of repetitive test records may compress far.
+const GzipRatioFloor = 64 << 20
 
 // FileError is a file that cannot be read as an export at all: empty, binary, not JSON,
 // truncated. Line is 1-based, 0 when it does not apply.
@@ -132,6 +145,33 @@ func newLoader(path string, opt FileOptions) *loader {
 // file's from its spool.
 func (l *loader) locatable() bool { return !l.gz || l.spooled }
 
+// ratioLimit stops reading a gzip stream past max decompressed bytes, before the bytes past it
+// reach the parser or the spool.
+type ratioLimit struct {
+	r          io.Reader
+	n, max     int64
+	ratio      int
+	compressed int64
+	fail       func(line int, msg string, err error) error
+}
+
+func (l *ratioLimit) Read(p []byte) (int, error) {
+	if l.n >= l.max {
+		var one [1]byte
+		if k, err := l.r.Read(one[:]); k == 0 && err == io.EOF {
+			return 0, io.EOF
+		}
+		return 0, l.fail(0, fmt.Sprintf("decompresses to more than %d bytes (%d× its %d bytes, past the limit of %d×): refusing what may be a gzip bomb; decompress it yourself, or raise EXECTRIAGE_MAX_GZIP_RATIO",
+			l.max, l.max/max(l.compressed, 1), l.compressed, l.ratio), nil)
+	}
+	if int64(len(p)) > l.max-l.n {
+		p = p[:l.max-l.n]
+	}
+	k, err := l.r.Read(p)
+	l.n += int64(k)
+	return k, err
+}
+
 // spoolWriter copies decompressed bytes into a spool file, saying what failed in terms a
 // person can act on (the disk or TMPDIR is full).
 type spoolWriter struct {
@@ -184,8 +224,12 @@ func (l *loader) read(ctx context.Context) error {
 		return err // *PathError names the file
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
+	st, err := f.Stat()
+	if err == nil && st.IsDir() {
 		return l.fail(0, "is a directory, not an export file", nil)
+	}
+	if err == nil && !st.Mode().IsRegular() {
+		return l.fail(0, "not a regular file (a FIFO or a device): give an export file", nil)
 	}
 	var r io.Reader = f
 	br := bufio.NewReaderSize(r, readBufferSize)
@@ -196,11 +240,19 @@ func (l *loader) read(ctx context.Context) error {
 		}
 		defer zr.Close()
 		l.gz = true
-		var dec io.Reader = zr
+		ratio := l.opt.MaxGzipRatio
+		if ratio <= 0 {
+			ratio = DefaultMaxGzipRatio
+		}
+		var compressed int64
+		if st != nil {
+			compressed = st.Size()
+		}
+		var dec io.Reader = &ratioLimit{r: zr, max: max(GzipRatioFloor, compressed*int64(ratio)), ratio: ratio, compressed: compressed, fail: l.fail}
 		if l.spool != nil {
 			if w, name, err := l.spool(); err == nil {
 				defer w.Close()
-				dec, l.spooled = io.TeeReader(zr, spoolWriter{w: w, name: name}), true
+				dec, l.spooled = io.TeeReader(dec, spoolWriter{w: w, name: name}), true
 			}
 		}
 		br = bufio.NewReaderSize(dec, readBufferSize)

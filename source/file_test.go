@@ -441,9 +441,10 @@ func TestReuseBatches(t *testing.T) {
 }
 
 // TestGzipSpool: a gzip export is copied, decompressed, to a spool in the temporary directory
-// (mode 0600) while it loads; Get reads records again from there, during and after the load,
-// and keeps none in memory; a second Load replaces the spool; Close removes it. Without a
-// spool (the temporary directory is unusable) the records are kept whole and Get still works.
+// while it loads, whose name is removed at once (nothing is left behind however the process
+// ends); Get reads records again through its descriptor, during and after the load, and keeps
+// none in memory; a second Load replaces the spool; Close closes it. Without a spool (the
+// temporary directory is unusable) the records are kept whole and Get still works.
 func TestGzipSpool(t *testing.T) {
 	var plain bytes.Buffer
 	for i := range 5000 {
@@ -468,19 +469,24 @@ func TestGzipSpool(t *testing.T) {
 		if got, err := src.Get(context.Background(), b[len(b)-1].ID); err != nil || got.ID != b[len(b)-1].ID {
 			return fmt.Errorf("Get during the load: %v", err)
 		}
+		if left, _ := filepath.Glob(filepath.Join(tmp, "exectriage-export-*")); len(left) != 0 {
+			return fmt.Errorf("the spool has a name during the load: %v", left)
+		}
 		n += len(b)
 		return nil
 	})
 	if err != nil || n != 5000 {
 		t.Fatalf("loaded %d: %v", n, err)
 	}
-	spools, _ := filepath.Glob(filepath.Join(tmp, "exectriage-export-*.jsonl"))
-	if len(spools) != 1 || len(fsrc.kept) != 0 {
-		t.Fatalf("spools %v, %d records kept in memory", spools, len(fsrc.kept))
+	fsrc.mu.Lock()
+	first := fsrc.spool
+	fsrc.mu.Unlock()
+	if first == nil || len(fsrc.kept) != 0 {
+		t.Fatalf("spool %v, %d records kept in memory", first, len(fsrc.kept))
 	}
-	st, err := os.Stat(spools[0])
+	st, err := first.Stat()
 	if err != nil || st.Mode().Perm() != 0o600 || st.Size() != int64(plain.Len()) {
-		t.Fatalf("spool %v: mode %v, %d bytes (want 0600, %d): %v", spools[0], st.Mode().Perm(), st.Size(), plain.Len(), err)
+		t.Fatalf("spool: mode %v, %d bytes (want 0600, %d): %v", st.Mode().Perm(), st.Size(), plain.Len(), err)
 	}
 	for _, id := range []string{"log_00000", "log_02500", "log_04999"} {
 		e, err := src.Get(context.Background(), id)
@@ -491,27 +497,26 @@ func TestGzipSpool(t *testing.T) {
 	if err := src.Load(context.Background(), 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	if again, _ := filepath.Glob(filepath.Join(tmp, "exectriage-export-*.jsonl")); len(again) != 1 || again[0] == spools[0] {
-		t.Errorf("after a second Load: spools %v (was %v)", again, spools)
+	fsrc.mu.Lock()
+	second := fsrc.spool
+	fsrc.mu.Unlock()
+	if second == nil || second == first {
+		t.Errorf("after a second Load the spool was not replaced")
+	}
+	if _, err := first.Stat(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("the first spool is still open: %v", err)
 	}
 	if e, err := src.Get(context.Background(), "log_01234"); err != nil || e.ID != "log_01234" {
 		t.Errorf("Get after the second Load: %v", err)
 	}
-	// The spool removed behind the source's back (a temp cleaner): Get fails cleanly.
-	fsrc.mu.Lock()
-	cur := fsrc.spool
-	fsrc.mu.Unlock()
-	if err := os.Remove(cur); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := src.Get(context.Background(), "log_00042"); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("Get with the spool gone: %v", err)
+	if left, _ := filepath.Glob(filepath.Join(tmp, "*")); len(left) != 0 {
+		t.Errorf("files left in TMPDIR: %v", left)
 	}
 	if err := src.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if left, _ := filepath.Glob(filepath.Join(tmp, "exectriage-export-*.jsonl")); len(left) != 0 {
-		t.Errorf("Close left %v", left)
+	if _, err := second.Stat(); !errors.Is(err, os.ErrClosed) {
+		t.Errorf("Close left the spool open: %v", err)
 	}
 
 	// No usable temporary directory: kept whole, as before spools.

@@ -77,6 +77,8 @@ type Options struct {
 	// ReuseBatches promises that Load's callback keeps no batch slice after it returns (see
 	// FileOptions.ReuseBatches).
 	ReuseBatches bool
+	// MaxGzipRatio bounds a gzip export's decompression ratio (FileOptions.MaxGzipRatio).
+	MaxGzipRatio int
 	// Now is the clock for since windows (time.Now when nil).
 	Now func() time.Time
 }
@@ -96,6 +98,14 @@ const localKey = "exectriage-local"
 func Open(ctx context.Context, opt Options) (Source, error) {
 	switch {
 	case opt.File != "":
+		// Stat, not Open: opening a FIFO blocks until a writer comes, and ^C cannot interrupt it.
+		st, err := os.Stat(opt.File)
+		if err != nil {
+			return nil, err
+		}
+		if !st.Mode().IsRegular() && !st.IsDir() {
+			return nil, &FileError{Path: opt.File, Msg: "not a regular file (" + fileKind(st.Mode()) + "): give an export file"}
+		}
 		f, err := os.Open(opt.File)
 		if err != nil {
 			return nil, err
@@ -137,6 +147,23 @@ func Open(ctx context.Context, opt Options) (Source, error) {
 		return &apiSource{name: name, kind: KindLive, c: c, opt: opt}, nil
 	}
 	return nil, errors.New("no source: choose a file, the demo, or the API")
+}
+
+// fileKind names what a non-regular file is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a plain file"
 }
 
 func apiClient(opt Options) (*client.Client, error) {
@@ -233,7 +260,7 @@ type fileSource struct {
 
 	mu       sync.Mutex
 	where    *fileIndex
-	spool    string                     // the decompressed copy the locations point into ("" for a plain file)
+	spool    *os.File                   // the decompressed copy the locations point into (nil for a plain file), already unlinked
 	kept     map[string]model.Execution // gzip files without a spool only
 	loading  chan struct{}              // open while a Load runs
 	complete bool                       // a Load has read the whole file
@@ -243,37 +270,50 @@ func (s *fileSource) Name() string           { return displayName(s.path) }
 func (s *fileSource) Client() *client.Client { return s.client }
 func (s *fileSource) Kind() Kind             { return KindFile }
 
-// Close removes the spool of a gzip export.
+// Close closes the spool of a gzip export (its name is gone already: see newSpool).
 func (s *fileSource) Close() error {
 	s.mu.Lock()
 	spool := s.spool
-	s.spool, s.where, s.complete = "", nil, false
+	s.spool, s.where, s.complete = nil, nil, false
 	s.mu.Unlock()
-	if spool == "" {
+	if spool == nil {
 		return nil
 	}
-	if err := os.Remove(spool); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("removing the spool of %s: %w", displayName(s.path), err)
+	if err := spool.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+		return fmt.Errorf("closing the spool of %s: %w", displayName(s.path), err)
 	}
 	return nil
 }
 
-// newSpool makes the spool a Load of a gzip export copies into, replacing (and removing) the
-// one an earlier Load made.
+// newSpool makes the spool a Load of a gzip export copies into, replacing the one an earlier
+// Load made. The spool holds the whole export, unredacted: its name is removed right after it
+// is created and it is read through the open descriptor, so nothing is left behind when the
+// process ends however it ends (SIGKILL, OOM, SIGHUP).
 func (s *fileSource) newSpool() (io.WriteCloser, string, error) {
 	f, err := os.CreateTemp("", "exectriage-export-*.jsonl")
 	if err != nil {
 		return nil, "", err
 	}
+	name := f.Name()
+	if err := os.Remove(name); err != nil {
+		f.Close()
+		os.Remove(name)
+		return nil, "", err
+	}
 	s.mu.Lock()
 	old := s.spool
-	s.spool = f.Name()
+	s.spool = f
 	s.mu.Unlock()
-	if old != "" {
-		_ = os.Remove(old) // a Get reading it keeps its open file
+	if old != nil {
+		_ = old.Close() // a Get reading it retries (readAt)
 	}
-	return f, f.Name(), nil
+	return nopCloser{f}, name + " (unlinked)", nil
 }
+
+// nopCloser writes to the spool without closing it: the source reads it until Close.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // Load reads the whole file; since, when set, keeps the records whose timestamp is within
 // since of now. Get works for the records read so far while Load runs.
@@ -295,7 +335,7 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 		close(done)
 	}()
 	l := newLoader(s.path, FileOptions{BatchSize: s.opt.BatchSize, MaxRecordBytes: s.opt.MaxRecordBytes, OnBad: s.opt.OnBad,
-		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches})
+		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches, MaxGzipRatio: s.opt.MaxGzipRatio})
 	l.spool = s.newSpool
 	l.onLocs = func(b []model.Execution, locs []location) {
 		s.mu.Lock()
@@ -341,32 +381,28 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 	return nil
 }
 
-// lookup finds id: kept whole, or at locs in the file at path (the export, or its spool).
-func (s *fileSource) lookup(id string) (e model.Execution, path string, locs []location, kept bool, loading chan struct{}, complete bool) {
+// lookup finds id: kept whole, or at locs in the export, or in its spool when it has one.
+func (s *fileSource) lookup(id string) (e model.Execution, spool *os.File, locs []location, kept bool, loading chan struct{}, complete bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.kept[id]; ok {
-		return e, "", nil, true, nil, true
-	}
-	path = s.path
-	if s.spool != "" {
-		path = s.spool
+		return e, nil, nil, true, nil, true
 	}
 	if s.where != nil {
 		locs = s.where.find(id)
 	}
-	return model.Execution{}, path, locs, false, s.loading, s.complete
+	return model.Execution{}, s.spool, locs, false, s.loading, s.complete
 }
 
 func (s *fileSource) Get(ctx context.Context, id string) (model.Execution, error) {
 	for attempt := 0; ; attempt++ {
-		e, path, locs, kept, loading, complete := s.lookup(id)
+		e, spool, locs, kept, loading, complete := s.lookup(id)
 		switch {
 		case kept:
 			return e, nil
 		case len(locs) > 0:
-			e, err := s.readAt(path, id, locs)
-			if err != nil && path != s.path && errors.Is(err, os.ErrNotExist) && attempt == 0 {
+			e, err := s.readAt(spool, id, locs)
+			if err != nil && spool != nil && errors.Is(err, os.ErrClosed) && attempt == 0 {
 				// A reload replaced the spool between the lookup and the read: let it reach
 				// the record, then look again.
 				if _, _, _, _, loading, _ := s.lookup(id); loading != nil {
@@ -424,20 +460,25 @@ func (s *fileSource) SizeHint() int {
 	return int(est*1.1) + 1024
 }
 
-// readAt parses the record id at the first of locs that holds it, checking the file still
-// holds it there.
-func (s *fileSource) readAt(path, id string, locs []location) (model.Execution, error) {
-	f, err := os.Open(path)
-	if err != nil && path != s.path {
-		return model.Execution{}, fmt.Errorf("the decompressed copy of %s is gone (%w): load the export again (R in the TUI)", s.Name(), err)
+// readAt parses the record id at the first of locs that holds it, in spool when given (the
+// decompressed copy of a gzip export) else in the export, checking the file still holds it
+// there.
+func (s *fileSource) readAt(spool *os.File, id string, locs []location) (model.Execution, error) {
+	var r io.ReaderAt = spool
+	if spool == nil {
+		f, err := os.Open(s.path)
+		if err != nil {
+			return model.Execution{}, err
+		}
+		defer f.Close()
+		r = f
 	}
-	if err != nil {
-		return model.Execution{}, err
-	}
-	defer f.Close()
 	for _, loc := range locs {
 		buf := make([]byte, loc.n)
-		if _, err := f.ReadAt(buf, loc.off); err != nil {
+		if _, err := r.ReadAt(buf, loc.off); err != nil {
+			if spool != nil && errors.Is(err, os.ErrClosed) {
+				return model.Execution{}, fmt.Errorf("the decompressed copy of %s is gone (%w): load the export again (R in the TUI)", s.Name(), err)
+			}
 			return model.Execution{}, fmt.Errorf("%s: re-reading %s: %w", s.path, id, err)
 		}
 		if loc.page {
