@@ -374,7 +374,7 @@ func TestConcurrentClaimsHaveOneWinner(t *testing.T) {
 func TestRecoverOpenOnlyTakesAbandonedAttempts(t *testing.T) {
 	host, _ := os.Hostname()
 	me := CurrentOwner()
-	dead := Owner{Host: host, PID: me.PID, Start: "another process's start"} // the pid was reused
+	dead := Owner{Host: host, PID: me.PID, Start: me.Start[:strings.LastIndexByte(me.Start, '|')+1] + "1"} // the pid was reused
 	elsewhere := Owner{Host: "other-host", PID: 42, Start: "x"}
 	now := t0.Add(time.Hour)
 	cases := []struct {
@@ -553,9 +553,18 @@ func TestAliveTellsLiveFromGoneProcesses(t *testing.T) {
 	if alive, known := Alive(gone); alive || !known {
 		t.Fatalf("finished child: alive=%v known=%v", alive, known)
 	}
-	reused := Owner{Host: me.Host, PID: me.PID, Start: "earlier process"}
+	reused := Owner{Host: me.Host, PID: me.PID, Start: me.Start[:strings.LastIndexByte(me.Start, '|')+1] + "1"}
 	if alive, known := Alive(reused); alive || !known {
 		t.Fatalf("reused pid: alive=%v known=%v", alive, known)
+	}
+	// Two containers with the same host name: a pid of another PID namespace (or boot), or an
+	// owner recorded without its namespace, is never proven gone here, even when no process of
+	// this namespace has that pid.
+	boot, _ := namespace("self")
+	for _, start := range []string{boot + "|pid:[1]|" + "123", "otherboot|" + strings.Split(me.Start, "|")[1] + "|123", boot + ":123", ""} {
+		if alive, known := Alive(Owner{Host: me.Host, PID: cmd.Process.Pid, Start: start}); alive || known {
+			t.Errorf("owner %q: alive=%v known=%v, want unknown", start, alive, known)
+		}
 	}
 	if _, known := Alive(Owner{Host: "elsewhere", PID: me.PID}); known {
 		t.Fatal("another host's process cannot be known from here")
