@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -47,11 +46,7 @@ func line(w io.Writer, format string, a ...any) {
 	fmt.Fprintln(w, sanitize.String(fmt.Sprintf(format, a...)))
 }
 
-func printJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
-}
+func printJSON(w io.Writer, v any) { _ = writeJSON(w, v) }
 
 func utc(t time.Time) string {
 	if t.IsZero() {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sanitize"
 )
 
 // The --json shapes of scan, list, show and verify. They are stable: keys are only ever
@@ -112,11 +113,11 @@ func (r *report) toGroupJSON(g *model.DuplicateGroup) groupJSON {
 // every field of a million executions costs more than the scan itself. Executions are
 // written as they are rendered, never all held as execJSON.
 func (r *report) writeScanJSON(w io.Writer) error {
-	head, err := json.Marshal(r.hide(r.a.SourceName()))
+	head, err := marshalSafe(r.hide(r.a.SourceName()))
 	if err != nil {
 		return err
 	}
-	sum, err := json.Marshal(r.summary())
+	sum, err := marshalSafe(r.summary())
 	if err != nil {
 		return err
 	}
@@ -155,7 +156,7 @@ func writeJSONLines[T any](w io.Writer, items []T) error {
 		if err := enc.Encode(&items[i]); err != nil {
 			return nil
 		}
-		return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+		return append(b, sanitize.JSON(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))...)
 	})
 }
 
@@ -294,7 +295,7 @@ func appendExecJSONHidden(b []byte, e *model.Execution, t *model.Triage, hide fu
 	if err := enc.Encode(&j); err != nil {
 		return nil
 	}
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+	return append(b, sanitize.JSON(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))...)
 }
 
 // appendJSONString quotes s as encoding/json does (HTML-safe): plain ASCII directly, the rest
@@ -303,7 +304,7 @@ func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
 			q, _ := json.Marshal(s)
-			return append(b, q...)
+			return append(b, sanitize.JSON(q)...)
 		}
 	}
 	b = append(b, '"')
@@ -324,8 +325,20 @@ func appendJSONFloat(b []byte, f float64) []byte {
 	return append(b, q...)
 }
 
+// writeJSON writes v indented, with what a terminal must not see escaped (sanitize.JSON).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(sanitize.JSON(buf.Bytes()))
+	return err
+}
+
+// marshalSafe is json.Marshal with what a terminal must not see escaped.
+func marshalSafe(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	return sanitize.JSON(b), err
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -40,7 +39,7 @@ func runList(ctx context.Context, env *Env, args []string) int {
 	match := ix.Filter(q)
 	w := bufio.NewWriterSize(env.Stdout, 64<<10)
 	if sf.json {
-		name, _ := json.Marshal(r.hide(a.SourceName()))
+		name, _ := marshalSafe(r.hide(a.SourceName()))
 		fmt.Fprintf(w, "{\n  \"source\": %s,\n  \"executions\": [", name)
 		if err = writeArrayLines(w, len(match), func(buf []byte, k int) []byte {
 			return r.appendExec(buf, match[k])

@@ -43,6 +43,10 @@ type WireMetadata struct {
 	RetryCount         *int   `json:"retry_count,omitempty"`
 }
 
+// MaxDurationMS is the longest duration_ms read (about 30 years): a larger one would overflow
+// a time.Duration and is no real duration; it is read as unknown.
+const MaxDurationMS = 1e12
+
 // WireMetrics holds metrics.duration_ms.
 type WireMetrics struct {
 	DurationMS *float64 `json:"duration_ms,omitempty"`
@@ -164,7 +168,7 @@ func parseRecordSlow(data []byte) (Execution, error) {
 			DurationMS flexNumber `json:"duration_ms"`
 		}
 		_ = decodeLenient(l.Metrics, &m)
-		if m.DurationMS.ok && m.DurationMS.v >= 0 {
+		if m.DurationMS.ok && m.DurationMS.v >= 0 && m.DurationMS.v <= MaxDurationMS {
 			e.Duration = time.Duration(m.DurationMS.v * float64(time.Millisecond))
 			e.HasDuration = true
 		}

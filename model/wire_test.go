@@ -263,3 +263,20 @@ func TestParseRecordRefusesDeepNesting(t *testing.T) {
 		t.Fatalf("brackets in a string counted as nesting: %v", err)
 	}
 }
+
+// A duration_ms too large for a time.Duration is unknown, not a negative duration.
+func TestHugeDurationIsUnknown(t *testing.T) {
+	for _, v := range []string{"9.3e15", "1e300", "9223372036854775807"} {
+		e, err := ParseRecord([]byte(`{"id":"log_1","status":"success","metrics":{"duration_ms":` + v + `}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.HasDuration || e.Duration < 0 {
+			t.Errorf("duration_ms %s: has %v, %v", v, e.HasDuration, e.Duration)
+		}
+	}
+	e, _ := ParseRecord([]byte(`{"id":"log_1","status":"success","metrics":{"duration_ms":1500}}`))
+	if !e.HasDuration || e.Duration.Milliseconds() != 1500 {
+		t.Errorf("ordinary duration: %v %v", e.HasDuration, e.Duration)
+	}
+}

@@ -160,7 +160,7 @@ func (f *fields) execution(data []byte, dropResponse bool) Execution {
 			e.RetryCount = int(f.retry.v)
 		}
 	}
-	if f.metrics && f.duration.ok && f.duration.v >= 0 {
+	if f.metrics && f.duration.ok && f.duration.v >= 0 && f.duration.v <= MaxDurationMS {
 		e.Duration = time.Duration(f.duration.v * float64(time.Millisecond))
 		e.HasDuration = true
 	}

@@ -83,3 +83,29 @@ func TestPolicyRevealKeepsTheRest(t *testing.T) {
 		t.Errorf("nil policy Text = %q", got)
 	}
 }
+
+// Secrets the first patterns missed (issue 12): Slack's newer token prefixes, a key in a URL's
+// query, auth and signature fields.
+func TestRedactsMoreShapes(t *testing.T) {
+	r := New()
+	for _, tt := range []struct{ in, secret string }{
+		{"token xoxe-1-abcdefghijklmnop", "abcdefghijklmnop"},
+		{"token xoxs-1234567890-abcdefghij", "abcdefghij"},
+		{"token xoxa-2-abcdefghijklmno", "abcdefghijklmno"},
+		{"GET https://maps.example/api?key=AKzzzzsecret99&q=x", "AKzzzzsecret99"},
+		{"https://x.test/cb?a=1&token=zzzzsecret77", "zzzzsecret77"},
+		{"https://hooks.example/s?sig=deadbeefcafe", "deadbeefcafe"},
+	} {
+		if got := r.String(tt.in); strings.Contains(got, tt.secret) {
+			t.Errorf("String(%q) = %q", tt.in, got)
+		}
+	}
+	for _, doc := range []string{`{"api.key":"zzzzsecretvalue"}`, `{"auth":"zzzzsecretvalue"}`, `{"signature":"zzzzsecretvalue"}`, `{"X-Hub-Signature-256":"zzzzsecretvalue"}`} {
+		if got := string(r.JSON([]byte(doc))); strings.Contains(got, "zzzzsecretvalue") {
+			t.Errorf("JSON(%s) = %s", doc, got)
+		}
+	}
+	if got := r.String("the key is in the drawer; https://x.test/a?q=keyboard"); got != "the key is in the drawer; https://x.test/a?q=keyboard" {
+		t.Errorf("ordinary text changed: %q", got)
+	}
+}

@@ -261,6 +261,8 @@ var sensitiveExact = map[string]bool{
 	"secret": true, "token": true, "apikey": true, "authorization": true, "proxyauthorization": true,
 	"cookie": true, "cookies": true, "setcookie": true, "credential": true, "credentials": true,
 	"privatekey": true, "clientsecret": true, "accesskey": true, "secretkey": true,
+	"auth": true, "signature": true, "xsignature": true, "sig": true, "xhubsignature": true, "xhubsignature256": true,
+	"xslacksignature": true, "sessionkey": true, "sessionid": true,
 }
 
 // sensitiveSuffixes make any field ending in them sensitive: client_secret, refresh_token,
@@ -344,6 +346,9 @@ var patterns = []pattern{
 	{kind: "npm_token", re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), lits: []string{"npm_"}},
 	{kind: "pypi_token", re: regexp.MustCompile(`\bpypi-AgE[A-Za-z0-9_-]{50,}`), lits: []string{"pypi-AgE"}},
 	{kind: "bearer", re: regexp.MustCompile(`(?i)\bbearer[ \t]+([A-Za-z0-9._~+/=-]{8,})`), group: 1, accept: tokenLike},
+	// a secret in a URL's query: ?key=..., &token=..., &sig=... (a field name alone would be too
+	// common a word; in a query it names a credential)
+	{kind: "url_query_secret", re: regexp.MustCompile(`(?i)[?&](?:key|sig|code)=([^&\s"'#<>]{4,})`), group: 1, lits: []string{"?", "&"}},
 	// the password of a URL with credentials: scheme://user:PASSWORD@host
 	{kind: "url_password", re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{0,20}://[^/\s:@'"<>]{0,256}:([^/\s@'"<>]{1,256})@`), group: 1, lits: []string{"://"}},
 }
