@@ -48,6 +48,7 @@ type config struct {
 	writeTimeout     time.Duration
 	userAgent        string
 	maxResponseBytes int64
+	maxPages         int
 }
 
 // Option configures a Client.
@@ -140,6 +141,21 @@ func WithWriteTimeout(d time.Duration) Option {
 	}
 }
 
+// DefaultMaxPages bounds one walk over a list (5 million logs at 100 a page): a server whose
+// cursors never end would otherwise keep a load going forever.
+const DefaultMaxPages = 50_000
+
+// WithMaxPages bounds how many pages one walk over a list reads (default DefaultMaxPages).
+func WithMaxPages(n int) Option {
+	return func(c *config) error {
+		if n <= 0 {
+			return fmt.Errorf("max pages %d: must be > 0", n)
+		}
+		c.maxPages = n
+		return nil
+	}
+}
+
 // WithUserAgent sets the User-Agent header.
 func WithUserAgent(ua string) Option {
 	return func(c *config) error {
@@ -180,6 +196,7 @@ func New(opts ...Option) (*Client, error) {
 		writeTimeout:     DefaultWriteTimeout,
 		userAgent:        DefaultUserAgent,
 		maxResponseBytes: DefaultMaxResponseBytes,
+		maxPages:         DefaultMaxPages,
 	}
 	for _, o := range opts {
 		if o == nil {

@@ -121,7 +121,7 @@ func (c *Client) listLogsPage(ctx context.Context, q LogQuery, cursor string) (m
 func (c *Client) ListLogs(ctx context.Context, q LogQuery) iter.Seq2[model.LogsPage, error] {
 	return func(yield func(model.LogsPage, error) bool) {
 		q := q.withDefaults(time.Now()) // one "now" for the whole walk
-		for page, err := range pages(ctx, func(ctx context.Context, cursor string) (model.LogsPage, string, error) {
+		for page, err := range pages(ctx, c.t.cfg.maxPages, func(ctx context.Context, cursor string) (model.LogsPage, string, error) {
 			p, err := c.listLogsPage(ctx, q, cursor)
 			return p, p.NextCursor, err
 		}) {
@@ -187,7 +187,7 @@ func (c *Client) ListTools(ctx context.Context, q ToolQuery) ([]model.Tool, erro
 		base.Set("tool_slugs", strings.Join(q.ToolSlugs, ","))
 	}
 	var tools []model.Tool
-	for items, err := range pages(ctx, func(ctx context.Context, cursor string) ([]json.RawMessage, string, error) {
+	for items, err := range pages(ctx, c.t.cfg.maxPages, func(ctx context.Context, cursor string) ([]json.RawMessage, string, error) {
 		return c.listPage(ctx, "/tools", base, cursor)
 	}) {
 		if err != nil {
@@ -224,7 +224,7 @@ func (c *Client) ListConnectedAccounts(ctx context.Context, q AccountQuery) iter
 		base.Set("limit", strconv.Itoa(q.Limit))
 	}
 	return func(yield func([]ConnectedAccount, error) bool) {
-		for items, err := range pages(ctx, func(ctx context.Context, cursor string) ([]json.RawMessage, string, error) {
+		for items, err := range pages(ctx, c.t.cfg.maxPages, func(ctx context.Context, cursor string) ([]json.RawMessage, string, error) {
 			return c.listPage(ctx, "/connected_accounts", base, cursor)
 		}) {
 			if err != nil {
@@ -317,12 +317,16 @@ func (c *Client) listPage(ctx context.Context, path string, base url.Values, cur
 // pages walks a cursor-paged list: the first page with cursor "", then each next cursor until
 // it is empty. It yields the first error and stops; it stops when the consumer breaks, when
 // ctx is done, and when the server repeats a cursor, which would otherwise loop forever.
-func pages[T any](ctx context.Context, fetch func(context.Context, string) (T, string, error)) iter.Seq2[T, error] {
+func pages[T any](ctx context.Context, maxPages int, fetch func(context.Context, string) (T, string, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
 		seen := make(map[string]struct{})
 		cursor := ""
-		for {
+		for n := 0; ; n++ {
+			if maxPages > 0 && n >= maxPages {
+				yield(zero, fmt.Errorf("the server kept handing out new cursors past %d pages; stopped (a server whose pages never end, or a window too large: narrow it with --since)", maxPages))
+				return
+			}
 			if err := ctx.Err(); err != nil {
 				yield(zero, err)
 				return

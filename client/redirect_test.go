@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/exectriage/exectriage/client"
@@ -64,5 +65,30 @@ func TestNoReadOrWriteFollowsARedirectWithTheKey(t *testing.T) {
 		if got := base.Count("GET", "/logs/tool_execution/log_1"); got != 1 {
 			t.Errorf("%d: the log detail was asked %d times, want once (a redirect is not retried)", status, got)
 		}
+	}
+}
+
+// A server whose cursors never end (fresh ones every page) stops the walk at the page cap
+// with an error that says so, instead of loading forever.
+func TestEndlessCursorsEnd(t *testing.T) {
+	srv := hostile.Serve(t, hostile.EndlessCursor())
+	c, err := client.New(client.WithAPIKey("k-endless-test"), client.WithBaseURL(srv.URL), client.WithMaxPages(30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := 0
+	var last error
+	for _, err := range c.ListLogs(context.Background(), client.LogQuery{}) {
+		if err != nil {
+			last = err
+			break
+		}
+		pages++
+	}
+	if pages != 30 || last == nil || !strings.Contains(last.Error(), "past 30 pages") {
+		t.Fatalf("%d pages, err %v", pages, last)
+	}
+	if got := srv.Count("POST", "/logs/tool_execution"); got != 30 {
+		t.Errorf("%d requests, want 30", got)
 	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,5 +63,19 @@ func TestWindowTitleIsCleaned(t *testing.T) {
 	}
 	if !strings.Contains(title, `x\x1b]2;OWNED\x07`) {
 		t.Errorf("the window title does not show the name as text: %q", title)
+	}
+}
+
+// What y copies has no control characters: an id from a hostile log pasted into a shell must
+// not run anything.
+func TestCopiedTextHasNoControls(t *testing.T) {
+	for _, in := range []string{"log_1\x1b]52;c;ZXZpbA==\x07", "log_2\nrm -rf ~", "log_\u202e3", "bundle\nline two\x1b[31m\n"} {
+		msg := copyText(in, strings.HasPrefix(in, "bundle"))()
+		got := fmt.Sprint(msg)
+		for _, r := range got {
+			if r == 0x1b || r == 0x07 || r == 0x202e || (r == '\n' && !strings.HasPrefix(in, "bundle")) {
+				t.Errorf("copyText(%q) put %q on the clipboard", in, got)
+			}
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/filterbar"
 	"github.com/exectriage/exectriage/ui/components/markdialog"
@@ -240,7 +241,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.bundleIDs, m.bundleText = msg.ids, msg.text
 		if msg.copy {
 			m.setInfo("bundle written to %s and copied to the clipboard (OSC 52)", msg.path)
-			return m, tea.SetClipboard(msg.text)
+			return m, copyText(msg.text, true)
 		}
 		m.setInfo("bundle written to %s (Y copies it)", msg.path)
 		return m, nil
@@ -519,12 +520,12 @@ func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, true
 	case key.Matches(k, keys.CopyID):
 		m.setInfo("copied %s to the clipboard (OSC 52)", e.ID)
-		return tea.SetClipboard(e.ID), true
+		return copyText(e.ID, false), true
 	case key.Matches(k, keys.CopyBundle):
 		ids := m.selectionIDs()
 		if m.bundleText != "" && equalIDs(ids, m.bundleIDs) {
 			m.setInfo("bundle copied to the clipboard (OSC 52)")
-			return tea.SetClipboard(m.bundleText), true
+			return copyText(m.bundleText, true), true
 		}
 		m.setInfo("writing a support bundle…")
 		return bundleCmd(m.ctx, m.be, ids, m.bundleItems(ids), true), true
@@ -652,4 +653,15 @@ func equalIDs(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// copyText puts text on the clipboard (OSC 52) with every character a terminal must not be
+// handed escaped: what is copied gets pasted into a shell, and an id from a hostile log could
+// carry escape sequences or a newline that runs a command. A block (a bundle) keeps its
+// newlines and tabs; anything else (an id) keeps none.
+func copyText(text string, block bool) tea.Cmd {
+	if block {
+		return tea.SetClipboard(sanitize.Block(text, 0))
+	}
+	return tea.SetClipboard(sanitize.String(text))
 }
