@@ -96,19 +96,7 @@ func runRetry(ctx context.Context, env *Env, args []string) int {
 		h.Timeout = requestTimeout
 	}
 	res, runErr := a.Retry(ctx, j, app.RetryRequest{Execution: e, Confirmed: *confirm, Reason: *reason}, h)
-	out := retryOutput{ExecutionID: id, Journal: j.Where(), Recovered: j.Recovered, RetryResult: res, State: res.State()}
-	switch {
-	case runErr != nil && res.Attempt == nil:
-		out.Exit = ExitFinding
-	case res.Refused():
-		out.Exit = ExitRefused
-	case res.State() == model.AttemptSucceeded && runErr == nil:
-		out.Exit = ExitOK
-	case res.State() == model.AttemptFailed:
-		out.Exit = ExitFinding
-	default: // indeterminate, or an outcome the journal could not record
-		out.Exit = ExitAmbiguous
-	}
+	out := retryOutput{ExecutionID: id, Journal: j.Where(), Recovered: j.Recovered, RetryResult: res, State: res.State(), Exit: retryExit(res, runErr)}
 	if runErr != nil {
 		out.Error = runErr.Error()
 	}
@@ -126,6 +114,24 @@ func runRetry(ctx context.Context, env *Env, args []string) int {
 		line(env.Stderr, "exectriage retry: %v", runErr)
 	}
 	return out.Exit
+}
+
+// retryExit is the exit status of a retry: 0 it ran and succeeded; 1 it failed without effect,
+// or went wrong before anything was sent (an error before the claim, a journal that could not
+// record "sent"); 3 the guard refused; 4 it was sent and its outcome is unknown, or the journal
+// could not record the outcome of a send.
+func retryExit(res app.RetryResult, runErr error) int {
+	switch {
+	case runErr != nil && (res.Attempt == nil || !res.Sent):
+		return ExitFinding
+	case res.Refused():
+		return ExitRefused
+	case res.State() == model.AttemptSucceeded && runErr == nil:
+		return ExitOK
+	case res.State() == model.AttemptFailed && runErr == nil:
+		return ExitFinding
+	}
+	return ExitAmbiguous // indeterminate, or an outcome the journal could not record
 }
 
 func printRetry(w io.Writer, out *retryOutput) {

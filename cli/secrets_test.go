@@ -2,13 +2,17 @@ package cli
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // A key with no recognisable shape: only the policy's knowledge of the configured key hides
@@ -131,5 +135,30 @@ func TestDurationsTakeDaysAndWeeks(t *testing.T) {
 	}
 	if code, _, errOut := run(t, nil, "list", "--file", "testdata/export.jsonl", "--since", "7days"); code != ExitUsage || !strings.Contains(errOut, "7d") {
 		t.Errorf("--since 7days: exit %d: %s", code, errOut)
+	}
+}
+
+// The exit status of a retry follows from whether anything was sent.
+func TestRetryExit(t *testing.T) {
+	att := func(st model.AttemptState) *model.RetryAttempt { return &model.RetryAttempt{State: st} }
+	allowed := triage.GuardDecision{Allowed: true}
+	boom := errors.New("journal: disk full")
+	for _, tt := range []struct {
+		name string
+		res  app.RetryResult
+		err  error
+		want int
+	}{
+		{"error before the claim", app.RetryResult{Decision: allowed}, boom, ExitFinding},
+		{"journal failed before the send", app.RetryResult{Decision: allowed, Attempt: att(model.AttemptIntent)}, boom, ExitFinding},
+		{"journal failed after the send", app.RetryResult{Decision: allowed, Attempt: att(model.AttemptSent), Sent: true}, boom, ExitAmbiguous},
+		{"refused", app.RetryResult{}, nil, ExitRefused},
+		{"succeeded", app.RetryResult{Decision: allowed, Attempt: att(model.AttemptSucceeded), Sent: true}, nil, ExitOK},
+		{"failed", app.RetryResult{Decision: allowed, Attempt: att(model.AttemptFailed), Sent: true}, nil, ExitFinding},
+		{"indeterminate", app.RetryResult{Decision: allowed, Attempt: att(model.AttemptIndeterminate), Sent: true}, nil, ExitAmbiguous},
+	} {
+		if got := retryExit(tt.res, tt.err); got != tt.want {
+			t.Errorf("%s: exit %d, want %d", tt.name, got, tt.want)
+		}
 	}
 }

@@ -218,13 +218,20 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	notSent := func(why error) (Result, error) {
 		detail := fmt.Sprintf("stopped before sending (%v): nothing was sent", why)
 		if err := record(model.AttemptFailed, "", detail); err != nil {
-			return res, fmt.Errorf("retry: %v; and recording that failed (the attempt shows as indeterminate after recovery; resolve it): %w", why, err)
+			return res, fmt.Errorf("retry: %v: nothing was sent; recording that failed too (the attempt shows as indeterminate after recovery, and `exectriage resolve` settles it as never sent): %w", why, err)
 		}
 		return res, fmt.Errorf("retry: %w", why)
 	}
 
 	if err := d.pause(ctx, StepAfterIntent); err != nil {
 		return notSent(err)
+	}
+	// The claim is ours; a racer's retry may have been rate limited between our guard's look
+	// and our claim: then we do not add our request to the burst.
+	if all, err := d.Journal.Attempts(ctx, e.ID); err != nil {
+		return notSent(fmt.Errorf("re-read the attempts: %w", err))
+	} else if other := triage.RateLimitedRecently(all, d.now(), a.ID); other != nil {
+		return notSent(fmt.Errorf("retry attempt %s of this execution was rate limited (429) moments ago: wait a minute", other.ID))
 	}
 	if err := ctx.Err(); err != nil {
 		return notSent(err)
@@ -275,7 +282,7 @@ func gather(ctx context.Context, d *Deps, e *model.Execution) (Result, triage.Gu
 	}
 	res.Kind = kind
 	res.Outcome, res.OutcomeReason = triage.Classify(e, kind, d.Options)
-	in := triage.GuardInput{Execution: e, Kind: kind, Outcome: res.Outcome, OutcomeReason: res.OutcomeReason}
+	in := triage.GuardInput{Execution: e, Kind: kind, Outcome: res.Outcome, OutcomeReason: res.OutcomeReason, Now: d.now()}
 	attempts, err := d.Journal.Attempts(ctx, e.ID)
 	if err != nil {
 		return res, in, fmt.Errorf("retry: %w", err)

@@ -219,12 +219,19 @@ func TestRetryUnderEachFaultSendsOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.state == model.AttemptFailed {
-				// A 429 proves the first retry did nothing: a new retry goes through the guard
+				// A 429 proves the first retry did nothing, but retrying at once would join the
+				// burst: refused for a minute. After that a new retry goes through the guard
 				// again and is allowed, and the execution's effect then exists once.
-				if again.Refused() || again.State() != model.AttemptSucceeded || w.sends()-posts != 1 {
-					t.Fatalf("retry after a 429: %+v (%d POSTs)", again.Decision, w.sends()-posts)
+				if !again.Refused() || again.Decision.Code != triage.RefusedRateLimited || w.sends() != posts {
+					t.Fatalf("retry right after a 429: %+v (%d POSTs)", again.Decision, w.sends()-posts)
 				}
-				third, _ := retry.Run(ctx, w.deps(), confirmed(e))
+				later := w.deps()
+				later.Now = func() time.Time { return time.Now().Add(2 * triage.RateLimitCooldown) }
+				again, err = retry.Run(ctx, later, confirmed(e))
+				if err != nil || again.Refused() || again.State() != model.AttemptSucceeded || w.sends()-posts != 1 {
+					t.Fatalf("retry after the cool-down: %+v %v (%d POSTs)", again.Decision, err, w.sends()-posts)
+				}
+				third, _ := retry.Run(ctx, later, confirmed(e))
 				if !third.Refused() || third.Decision.Code != triage.RefusedAttemptSucceeded {
 					t.Fatalf("third retry: %+v", third.Decision)
 				}
@@ -549,5 +556,70 @@ func TestNoRetryOfARetryAndNoRetryBehindAnotherJournal(t *testing.T) {
 	}
 	if n := retry.NewAttemptID(); !retry.IsAttemptID(n) || retry.IsAttemptID("0b6f3b0e-6d1c-4c1e-9a52-3c1f7c1d2e01") {
 		t.Errorf("attempt id shape: %s", n)
+	}
+}
+
+// failingJournal is a journal whose updates fail from the nth on (a full disk between the
+// intent and "sent").
+type failingJournal struct {
+	journal.Journal
+	mu    sync.Mutex
+	calls int
+	from  int
+}
+
+func (f *failingJournal) UpdateAttempt(ctx context.Context, id string, st model.AttemptState, logID, detail string, at time.Time) error {
+	f.mu.Lock()
+	f.calls++
+	n := f.calls
+	f.mu.Unlock()
+	if n >= f.from {
+		return errors.New("disk full")
+	}
+	return f.Journal.UpdateAttempt(ctx, id, st, logID, detail, at)
+}
+
+// A journal that cannot record "sent" stops the retry before the request leaves: nothing is
+// sent, and the result says so (the command exits 1, not 4).
+func TestJournalFailureBeforeSendSendsNothing(t *testing.T) {
+	w := newWorld(t, "")
+	ctx := context.Background()
+	e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("disk"))
+	d := w.deps()
+	d.Journal = &failingJournal{Journal: w.j, from: 1}
+	posts := w.sends()
+	res, err := retry.Run(ctx, d, confirmed(e))
+	if err == nil || !strings.Contains(err.Error(), "nothing was sent") || res.Sent || res.Attempt == nil {
+		t.Fatalf("result %+v, err %v", res, err)
+	}
+	if got := w.sends() - posts; got != 0 {
+		t.Fatalf("%d POSTs, want none", got)
+	}
+}
+
+// Twelve racers on one journal retry an execution while every send is rate limited: the first
+// 429 does not release the claim to all of them at once (one POST, not one per racer).
+func TestRateLimitedRetryDoesNotReleaseEveryRacer(t *testing.T) {
+	w := newWorld(t, "")
+	e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("429race"))
+	w.srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: sandbox.Fault429, Count: 100})
+	posts := w.sends()
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range 12 {
+		wg.Go(func() {
+			<-start
+			for range 3 { // each racer tries again when refused, as an impatient person would
+				res, _ := retry.Run(context.Background(), w.deps(), confirmed(e))
+				if !res.Refused() && res.Attempt != nil {
+					return
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if got := w.sends() - posts; got != 1 {
+		t.Fatalf("%d POSTs from 12 racers, want 1", got)
 	}
 }

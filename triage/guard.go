@@ -42,6 +42,7 @@ const (
 	RefusedNotConfirmed     RefusalCode = "not_confirmed"
 	RefusedNoReason         RefusalCode = "no_reason"
 	RefusedIsRetry          RefusalCode = "is_retry"          // the execution is itself a retry made by exectriage
+	RefusedRateLimited      RefusalCode = "rate_limited"      // a retry of it was rate limited moments ago
 	RefusedRetriedElsewhere RefusalCode = "retried_elsewhere" // a retry of it by another exectriage is in the logs
 	// Refusals of the retry protocol rather than of the evidence (package retry decides them).
 	RefusedNoJournal  RefusalCode = "no_journal"  // no journal is open: an intent could not be recorded
@@ -73,6 +74,9 @@ type GuardInput struct {
 	// the shape of an exectriage attempt id that this journal does not know: another exectriage,
 	// on another journal, retried it already.
 	RetriedIn string
+	// Now is when the guard decides (the rate-limit cool-down counts from the last 429); zero
+	// skips the cool-down.
+	Now time.Time
 	// Confirmed is the person's explicit confirmation that the execution failed, Reason theirs.
 	Confirmed bool
 	Reason    string
@@ -149,6 +153,12 @@ func CheckRetry(in GuardInput) GuardDecision {
 	if d, stop := checkAttempts(id, in.Attempts); stop {
 		return d
 	}
+	if a := RateLimitedRecently(in.Attempts, in.Now, ""); a != nil {
+		wait := a.FinishedAt.Add(RateLimitCooldown)
+		return refuse(RefusedRateLimited,
+			fmt.Sprintf("retry attempt %s was rate limited (429)%s: retrying at once would only be refused again, by everyone at once", a.ID, guardAt(a.FinishedAt)),
+			"wait until "+wait.UTC().Format("15:04:05Z")+", then retry")
+	}
 
 	switch in.Verdict {
 	case model.VerdictConfirmedSucceeded, model.VerdictDuplicate:
@@ -185,6 +195,26 @@ func CheckRetry(in GuardInput) GuardDecision {
 	}
 	return GuardDecision{Allowed: true, Reason: reason,
 		Next: "record the intent, then send once through the no-retry client with x-request-id = the attempt id"}
+}
+
+// RateLimitCooldown is how long after a retry was rate limited (429) another retry of the same
+// execution waits: without it, every racer waiting on the claim would send at once.
+const RateLimitCooldown = time.Minute
+
+// RateLimitedRecently returns the attempt (other than except) that was rate limited less than
+// RateLimitCooldown before now, nil when none (or when now is zero).
+func RateLimitedRecently(attempts []model.RetryAttempt, now time.Time, except string) *model.RetryAttempt {
+	if now.IsZero() {
+		return nil
+	}
+	for i := range attempts {
+		a := &attempts[i]
+		if a.ID != except && a.State == model.AttemptFailed && !a.FinishedAt.IsZero() && now.Sub(a.FinishedAt) < RateLimitCooldown &&
+			(strings.Contains(strings.ToLower(a.Detail), "rate limit") || strings.Contains(a.Detail, "429")) {
+			return a
+		}
+	}
+	return nil
 }
 
 // checkAttempts refuses while an attempt is open, or after one succeeded.
