@@ -267,6 +267,16 @@ func (c *Client) GetConnectedAccount(ctx context.Context, id string) (ConnectedA
 //
 // A 200 answer with successful:false returns both the result and an error.
 func (c *Client) RunReadTool(ctx context.Context, call model.ToolCall) (model.ToolResult, error) {
+	return c.runReadTool(ctx, call, c.t)
+}
+
+// RunReadToolOnce is RunReadTool with no retry at all (through the write client's transport):
+// for a tool whose definition does not vouch that it only reads.
+func (c *Client) RunReadToolOnce(ctx context.Context, call model.ToolCall) (model.ToolResult, error) {
+	return c.runReadTool(ctx, call, c.WithoutRetries().t)
+}
+
+func (c *Client) runReadTool(ctx context.Context, call model.ToolCall, t *transport) (model.ToolResult, error) {
 	body, err := executeBody(call.Slug, ExecuteRequest{
 		Arguments:          call.Arguments,
 		ConnectedAccountID: call.ConnectedAccountID,
@@ -276,7 +286,7 @@ func (c *Client) RunReadTool(ctx context.Context, call model.ToolCall) (model.To
 	if err != nil {
 		return model.ToolResult{}, c.fail(err, "run read tool %s", call.Slug)
 	}
-	res, err := c.t.do(ctx, request{method: http.MethodPost, path: executePath(call.Slug), body: body})
+	res, err := t.do(ctx, request{method: http.MethodPost, path: executePath(call.Slug), body: body})
 	if err != nil {
 		return model.ToolResult{}, c.fail(err, "run read tool %s", call.Slug)
 	}

@@ -661,3 +661,55 @@ func TestJournalLocations(t *testing.T) {
 		}
 	}
 }
+
+// A journal file others can read or write is narrowed to 0600; a directory others can write
+// to (not sticky) is refused.
+func TestJournalPermissions(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "j.db")
+	if err := os.WriteFile(path, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(path, 0o666)
+	j, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("journal mode %v, want 0600", st.Mode().Perm())
+	}
+	open := filepath.Join(t.TempDir(), "shared")
+	os.Mkdir(open, 0o777)
+	os.Chmod(open, 0o777)
+	if _, err := Open(context.Background(), filepath.Join(open, "j.db")); err == nil || !strings.Contains(err.Error(), "writable by others") {
+		t.Errorf("world-writable directory: %v", err)
+	}
+	sticky := filepath.Join(t.TempDir(), "sticky")
+	os.Mkdir(sticky, 0o777)
+	os.Chmod(sticky, 0o777|os.ModeSticky)
+	j, err = Open(context.Background(), filepath.Join(sticky, "j.db"))
+	if err != nil {
+		t.Errorf("sticky directory refused: %v", err)
+	} else {
+		j.Close()
+	}
+}
+
+// A SQLite journal deleted while in use is noticed: no claim or update is written to the
+// unlinked file.
+func TestDeletedJournalIsNoticed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.db")
+	j := openT(t, path)
+	c := claim("log_del", t0)
+	mustClaim(t, j, c)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.UpdateAttempt(context.Background(), c.Attempt.ID, model.AttemptSent, "", "", t0); err == nil || !strings.Contains(err.Error(), "deleted or replaced") {
+		t.Errorf("update after delete: %v", err)
+	}
+	if ok, _, err := j.ClaimAttempt(context.Background(), claim("log_del2", t0)); ok || err == nil {
+		t.Errorf("claim after delete: %v %v", ok, err)
+	}
+}

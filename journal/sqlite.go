@@ -33,11 +33,17 @@ func openSQLite(ctx context.Context, path string, o options) (*store, error) {
 			return nil, fmt.Errorf("journal: create %s: %w", dir, err)
 		}
 	}
+	if err := checkPermissions(path); err != nil {
+		return nil, err
+	}
 	// Create the file private to the user before SQLite creates it with the umask's mode.
 	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
 		return nil, fmt.Errorf("journal: open %s: %w", path, err)
 	} else if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("journal: open %s: %w", path, err)
+	}
+	if err := tightenFiles(path); err != nil {
+		return nil, err
 	}
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
@@ -56,6 +62,9 @@ func openSQLite(ctx context.Context, path string, o options) (*store, error) {
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
 	s := &store{db: db, dialect: sqlite, where: path, opt: o}
+	if st, err := os.Stat(path); err == nil {
+		s.file = st
+	}
 	if err := s.checkSQLite(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -89,6 +98,39 @@ func (s *store) checkSQLite(ctx context.Context) error {
 	}
 	if busy <= 0 {
 		return fmt.Errorf("%w: %s: busy_timeout is not set", ErrNotDurable, s.where)
+	}
+	return nil
+}
+
+// checkPermissions refuses a journal whose directory others may write to (they could replace
+// the journal, or its -wal file, and so lift the guard): group- or world-writable, unless it is
+// a sticky directory such as /tmp whose entries only their owners may replace.
+func checkPermissions(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil // MkdirAll reported it, or the open will
+	}
+	if m := st.Mode(); m.Perm()&0o022 != 0 && m&os.ModeSticky == 0 {
+		return fmt.Errorf("journal: %s is writable by others (mode %v): another user could replace the journal and lift the retry guard; chmod go-w %s, or use another --journal", dir, m.Perm(), dir)
+	}
+	return nil
+}
+
+// tightenFiles makes the journal and its SQLite side files private to the user (they hold who
+// retried what, and their integrity is the guard's): an existing file readable or writable by
+// others is narrowed to 0600.
+func tightenFiles(path string) error {
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		st, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if st.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, 0o600); err != nil {
+				return fmt.Errorf("journal: %s has mode %v and could not be made private (0600): %w", p, st.Mode().Perm(), err)
+			}
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +30,20 @@ type store struct {
 	dialect dialect
 	where   string
 	opt     options
+	file    os.FileInfo // the SQLite file as opened (nil for PostgreSQL)
+}
+
+// stillThere fails when the SQLite file was deleted or replaced since it was opened: SQLite
+// would go on writing to the unlinked file, and the guard's records would be lost with it.
+func (s *store) stillThere() error {
+	if s.file == nil {
+		return nil
+	}
+	st, err := os.Stat(s.where)
+	if err != nil || !os.SameFile(st, s.file) {
+		return fmt.Errorf("journal %s was deleted or replaced while in use: its records would be lost, so nothing more is written (open it again)", s.where)
+	}
+	return nil
 }
 
 // q rewrites ? placeholders as $1, $2, ... for PostgreSQL. Statements here never contain a
@@ -141,6 +156,9 @@ const attemptColumns = `id, execution_id, tool_slug, argument_hash, state, new_l
 const claimStates = `('intent', 'sent', 'indeterminate', 'succeeded')`
 
 func (s *store) ClaimAttempt(ctx context.Context, c Claim) (bool, *model.RetryAttempt, error) {
+	if err := s.stillThere(); err != nil {
+		return false, nil, err
+	}
 	a := c.Attempt
 	switch {
 	case a.ID == "" || a.ExecutionID == "" || a.ToolSlug == "" || a.Who == "" || a.CreatedAt.IsZero():
@@ -205,6 +223,9 @@ func (s *store) ClaimAttempt(ctx context.Context, c Claim) (bool, *model.RetryAt
 }
 
 func (s *store) UpdateAttempt(ctx context.Context, id string, state model.AttemptState, newLogID, detail string, at time.Time) error {
+	if err := s.stillThere(); err != nil {
+		return err
+	}
 	from := fromStates(state)
 	if len(from) == 0 {
 		return fmt.Errorf("%w: %q is not a state an attempt can move to", ErrTransition, state)

@@ -207,11 +207,29 @@ func isWriteVerb(w string) bool {
 // GITHUB_ISSUES_CREATE). A third-person verb right after the toolkit counts too
 // (SLACK_SENDS_A_MESSAGE_TO_A_CHANNEL). No verb → write.
 func KindFromSlug(slug string) model.ToolKind {
-	v, _ := slugVerb(slug)
-	if isReadVerb(v) {
-		return model.KindRead
+	v, at := slugVerb(slug)
+	if !isReadVerb(v) || v == "EXPORT" {
+		// EXPORT starts writes too (GITHUB_EXPORT_A_CODESPACE... is tagged updateHint)
+		return model.KindWrite
 	}
-	return model.KindWrite
+	// A read verb followed by a write verb is a write: GITHUB_GET_OR_CREATE_ISSUE creates.
+	toks := slugTokens(slug)
+	for i := at + 1; i < len(toks); i++ {
+		if toks[i] == "OR" && i+1 < len(toks) && isWriteVerb(toks[i+1]) || strongWriteVerb(toks[i]) {
+			return model.KindWrite
+		}
+	}
+	return model.KindRead
+}
+
+// strongWriteVerb is a verb that makes a slug a write wherever it stands (the nouns of reads
+// never are these words).
+func strongWriteVerb(w string) bool {
+	switch w {
+	case "CREATE", "SEND", "DELETE", "UPSERT", "INSERT":
+		return true
+	}
+	return false
 }
 
 // slugVerb returns the slug's first verb and its index in the tokens ("" and -1 when none).

@@ -2,7 +2,9 @@ package triage
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -177,5 +179,50 @@ func TestKindsConcurrentUse(t *testing.T) {
 	wg.Wait()
 	if k.Kind("ACME_SEND_REPORT") != model.KindRead {
 		t.Error("learned kind lost")
+	}
+}
+
+// The slug-verb fallback checked against Composio's own tool definitions (slugs and tags of
+// 950+ GitHub, Google, Gmail and Notion tools, copied from shared/composio-tools into
+// testdata): no write is ever taken for a read. The other way round (a read taken for a
+// write) only costs a flag, and stays rare.
+func TestSlugFallbackAgainstRealTools(t *testing.T) {
+	b, err := os.ReadFile("testdata/real_tool_tags.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []struct {
+		Slug string   `json:"slug"`
+		Tags []string `json:"tags"`
+	}
+	if err := json.Unmarshal(b, &tools); err != nil {
+		t.Fatal(err)
+	}
+	checked, readsAsWrites := 0, 0
+	for _, x := range tools {
+		k, ok := KindFromTags(x.Tags)
+		if !ok {
+			continue
+		}
+		checked++
+		s := KindFromSlug(x.Slug)
+		if s == model.KindRead && k != model.KindRead {
+			t.Errorf("%s is a %s (tags %v) but its slug reads as a read", x.Slug, k, x.Tags)
+		}
+		if k == model.KindRead && s != model.KindRead {
+			readsAsWrites++
+		}
+	}
+	if checked < 850 {
+		t.Fatalf("only %d tools with hints checked", checked)
+	}
+	if readsAsWrites*20 > checked {
+		t.Errorf("%d of %d reads taken for writes", readsAsWrites, checked)
+	}
+	t.Logf("%d tools checked; %d reads taken for writes (flagged, never sent twice)", checked, readsAsWrites)
+	for _, slug := range []string{"GITHUB_GET_OR_CREATE_ISSUE", "GITHUB_EXPORT_A_CODESPACE_FOR_THE_AUTHENTICATED_USER", "NOTION_FETCH_AND_DELETE_BLOCK"} {
+		if KindFromSlug(slug) != model.KindWrite {
+			t.Errorf("%s reads as a read", slug)
+		}
 	}
 }

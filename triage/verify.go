@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/exectriage/exectriage/model"
@@ -18,6 +19,13 @@ import (
 // ReadToolRunner runs a read-only tool; *client.Client satisfies it (a read may be retried).
 type ReadToolRunner interface {
 	RunReadTool(ctx context.Context, call model.ToolCall) (model.ToolResult, error)
+}
+
+// OnceRunner runs a tool exactly once, with no retry; *client.Client satisfies it. A read tool
+// whose kind only its slug vouches for runs this way: were it a write after all, it would at
+// least not run two or three times.
+type OnceRunner interface {
+	RunReadToolOnce(ctx context.Context, call model.ToolCall) (model.ToolResult, error)
 }
 
 // Verifier checks the provider for an execution's effect.
@@ -36,6 +44,16 @@ type Verifiers struct {
 	bySlug map[string]*check
 	skew   time.Duration
 	now    func() time.Time
+
+	mu    sync.Mutex
+	hints map[string]readHint // read tool → what its tags say, learned on first use
+}
+
+// readHint is what a read tool's definition says of it.
+type readHint struct {
+	ok      bool   // may be run
+	certain bool   // its tags say read-only (else only its slug does)
+	why     string // when !ok
 }
 
 // VerifierOption adjusts Verifiers.
@@ -150,9 +168,17 @@ func (v *Verifiers) Verify(ctx context.Context, e *model.Execution) model.Provid
 		st.Reason = "verify cancelled: " + err.Error()
 		return st
 	}
-	res, err := v.runner.RunReadTool(ctx, model.ToolCall{
-		Slug: c.readTool, Arguments: raw, ConnectedAccountID: e.ConnectedAccountID, UserID: e.UserID,
-	})
+	hint := v.readHintOf(ctx, c.readTool)
+	if !hint.ok {
+		st.Reason = hint.why + ": not run; check manually in " + toolkitName(e)
+		return st
+	}
+	call := model.ToolCall{Slug: c.readTool, Arguments: raw, ConnectedAccountID: e.ConnectedAccountID, UserID: e.UserID}
+	run := v.runner.RunReadTool
+	if once, ok := v.runner.(OnceRunner); ok && !hint.certain {
+		run = once.RunReadToolOnce
+	}
+	res, err := run(ctx, call)
 	st.CheckedAt = v.now().UTC()
 	failure := ""
 	switch {
@@ -726,4 +752,49 @@ func requiredArg(name string, paths ...string) func(map[string]any) ([]string, b
 		}
 		return []string{s}, true, nil
 	}
+}
+
+// readHintOf says whether the read tool may run, from its definition's tags when the runner
+// can look them up: destructiveHint, or hints without readOnlyHint, refuse it (its slug's verb
+// vouched for it, its definition does not); readOnlyHint makes it certain. Without tags (no
+// catalog, no hints, the definition not found) the slug's verb decides and the run is not
+// certain. Learned once per tool.
+func (v *Verifiers) readHintOf(ctx context.Context, tool string) readHint {
+	v.mu.Lock()
+	h, ok := v.hints[tool]
+	v.mu.Unlock()
+	if ok {
+		return h
+	}
+	h = readHint{ok: true}
+	if cat, isCat := v.runner.(ToolCatalog); isCat {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		t, err := cat.GetTool(cctx, tool)
+		cancel()
+		if err == nil {
+			var ro, destr bool
+			for _, tag := range t.Tags {
+				ro = ro || strings.EqualFold(tag, TagReadOnly)
+				destr = destr || strings.EqualFold(tag, TagDestructive)
+			}
+			kind, hinted := KindFromTags(t.Tags)
+			switch {
+			case destr:
+				h = readHint{why: tool + " is tagged destructiveHint: a verifier never runs it"}
+			case hinted && kind != model.KindRead:
+				h = readHint{why: tool + " is not tagged readOnlyHint (its tags: " + strings.Join(t.Tags, ", ") + "): a verifier never runs a write"}
+			case ro:
+				h.certain = true
+			}
+		} else if ctx.Err() != nil {
+			return h // not learned: ask again next time
+		}
+	}
+	v.mu.Lock()
+	if v.hints == nil {
+		v.hints = map[string]readHint{}
+	}
+	v.hints[tool] = h
+	v.mu.Unlock()
+	return h
 }

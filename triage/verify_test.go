@@ -316,3 +316,61 @@ func TestVerifiersListing(t *testing.T) {
 		t.Errorf("Tools() = %v", v.Tools())
 	}
 }
+
+// taggedRunner is a read-tool runner with a catalog: it says what each tool's tags are and
+// counts which way each read ran.
+type taggedRunner struct {
+	tags        map[string][]string
+	retried     int
+	once        int
+	catalogFail bool
+}
+
+func (r *taggedRunner) GetTool(_ context.Context, slug string) (model.Tool, error) {
+	if r.catalogFail {
+		return model.Tool{}, errors.New("tools endpoint down")
+	}
+	return model.Tool{Slug: slug, Tags: r.tags[slug]}, nil
+}
+
+func (r *taggedRunner) RunReadTool(context.Context, model.ToolCall) (model.ToolResult, error) {
+	r.retried++
+	return model.ToolResult{Successful: true, Data: json.RawMessage(`{"messages":[]}`)}, nil
+}
+
+func (r *taggedRunner) RunReadToolOnce(context.Context, model.ToolCall) (model.ToolResult, error) {
+	r.once++
+	return model.ToolResult{Successful: true, Data: json.RawMessage(`{"messages":[]}`)}, nil
+}
+
+// A verifier's read tool runs only when its definition does not say otherwise: destructiveHint,
+// or hints without readOnlyHint, refuse it; readOnlyHint lets it run with the read retries;
+// without tags (the catalog down) it runs once, with no retry.
+func TestVerifierReadToolsAreCheckedByTheirTags(t *testing.T) {
+	e := &model.Execution{ID: "log_1", ToolSlug: "GMAIL_SEND_EMAIL", ConnectedAccountID: "ca_1", Detailed: true,
+		Arguments: json.RawMessage(`{"recipient_email":"a@b.c","subject":"s","body":"b"}`)}
+	read := NewVerifiers(nil, nil).ReadTool("GMAIL_SEND_EMAIL")
+	for _, tt := range []struct {
+		name        string
+		tags        []string
+		catalogFail bool
+		retried     int
+		once        int
+		unknown     bool
+	}{
+		{"tagged read-only", []string{"readOnlyHint"}, false, 1, 0, false},
+		{"tagged destructive", []string{"readOnlyHint", "destructiveHint"}, false, 0, 0, true},
+		{"tagged a write", []string{"openWorldHint"}, false, 0, 0, true},
+		{"no hints", []string{"important"}, false, 0, 1, false},
+		{"catalog down", nil, true, 0, 1, false},
+	} {
+		r := &taggedRunner{tags: map[string][]string{read: tt.tags}, catalogFail: tt.catalogFail}
+		st := NewVerifiers(r, nil).Verify(context.Background(), e)
+		if r.retried != tt.retried || r.once != tt.once {
+			t.Errorf("%s: ran with retries %d, once %d; want %d, %d (%s)", tt.name, r.retried, r.once, tt.retried, tt.once, st.Reason)
+		}
+		if (st.State == model.ProviderUnknown) != tt.unknown {
+			t.Errorf("%s: state %s (%s)", tt.name, st.State, st.Reason)
+		}
+	}
+}
