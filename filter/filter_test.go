@@ -790,3 +790,56 @@ func BenchmarkRankMaxRanked(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/rank")
 }
+
+// Typing into a negated term widens the result ("-gm" excludes more than "-gmail"): it must
+// not count as narrowing, or a filter searched within the last result would lose rows; and
+// extending a negated term never takes the resume fast path. The reverse (a negated term made
+// shorter) does narrow.
+func TestNegationDoesNotNarrow(t *testing.T) {
+	mustParse := func(s string) Query {
+		q, err := Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	for _, tt := range []struct {
+		prev, q string
+		refines bool
+	}{
+		{"-gm", "-gmail", false},
+		{"slack -gm", "slack -gmail", false},
+		{"-status:fail", "-status:failed", false},
+		{"-gmail", "-gm", true},
+		{"gm", "gmail", true},
+		{"gm", "gm -slack", true},
+		{"gm -slack", "gm", false},
+	} {
+		if got := mustParse(tt.q).Refines(mustParse(tt.prev)); got != tt.refines {
+			t.Errorf("%q refines %q = %v, want %v", tt.q, tt.prev, got, tt.refines)
+		}
+	}
+	// End to end, as the TUI does it: search within the last result only when the query
+	// refines it; either way the rows are those of a search from scratch.
+	rows := []Row{}
+	for _, tool := range []string{"GMAIL_SEND_EMAIL", "GMAIL_FETCH_EMAILS", "SLACK_SEND_MESSAGE", "GITHUB_CREATE_AN_ISSUE"} {
+		rows = append(rows, Row{Exec: &model.Execution{ID: "log_" + tool, ToolSlug: tool}, Triage: &model.Triage{}})
+	}
+	ix := NewIndex(len(rows))
+	for _, r := range rows {
+		ix.Append(r)
+	}
+	for _, step := range [][2]string{{"-gm", "-gmail"}, {"-gmail", "-gm"}, {"gm", "gmail"}, {"gm -sl", "gm -slack"}} {
+		prevQ, q := mustParse(step[0]), mustParse(step[1])
+		prev := ix.Filter(prevQ)
+		var got []int
+		if q.Refines(prevQ) {
+			got = ix.FilterFrom(prev, q)
+		} else {
+			got = ix.Filter(q)
+		}
+		if want := ix.Filter(q); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q after %q: %v, want %v", step[1], step[0], got, want)
+		}
+	}
+}

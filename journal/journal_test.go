@@ -713,3 +713,14 @@ func TestDeletedJournalIsNoticed(t *testing.T) {
 		t.Errorf("claim after delete: %v %v", ok, err)
 	}
 }
+
+// The PostgreSQL journal reads synchronous_commit back and refuses a server (or a DSN) that
+// turned it off, as the SQLite journal refuses synchronous below FULL.
+func TestPostgresSynchronousCommitIsReadBack(t *testing.T) {
+	dsn := testsupport.PostgresOrSkip(t, "sc_")
+	off := dsn + "&options=-c%20synchronous_commit%3Doff"
+	if _, err := Open(context.Background(), off); !errors.Is(err, ErrNotDurable) {
+		t.Fatalf("synchronous_commit=off: err = %v, want ErrNotDurable", err)
+	}
+	openT(t, dsn)
+}

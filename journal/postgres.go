@@ -30,11 +30,29 @@ func openPostgres(ctx context.Context, dsn string, o options) (*store, error) {
 		db.Close()
 		return nil, fmt.Errorf("journal %s: connect: %s", where, scrubPassword(err.Error(), dsn))
 	}
+	if err := s.checkPostgres(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkPostgres reads back the settings the guard's durability rests on, as checkSQLite does
+// for SQLite: with synchronous_commit off, a committed intent can be lost in a crash of the
+// server, and the retry it allowed could then be claimed again.
+func (s *store) checkPostgres(ctx context.Context) error {
+	var sc string
+	if err := s.db.QueryRowContext(ctx, `SHOW synchronous_commit`).Scan(&sc); err != nil {
+		return fmt.Errorf("journal %s: read synchronous_commit: %w", s.where, err)
+	}
+	if strings.EqualFold(strings.TrimSpace(sc), "off") {
+		return fmt.Errorf("%w: %s: synchronous_commit is off: a committed retry intent could be lost in a server crash", ErrNotDurable, s.where)
+	}
+	return nil
 }
 
 // redactDSN drops the password from a PostgreSQL URL or keyword DSN so it can appear in
