@@ -276,6 +276,18 @@ func htmlServerError(w http.ResponseWriter, r *http.Request, _ http.Handler) {
 		"<body><center><h1>500 Internal Server Error</h1></center><hr><center>nginx</center></body></html>\n")
 }
 
+// gatewayTimeout is Composio's own 504, as a load balancer in front of it answers.
+func gatewayTimeout(w http.ResponseWriter, r *http.Request, _ http.Handler) {
+	drain(r)
+	composioError(w, r, http.StatusGatewayTimeout, 1504, "Gateway_Timeout", "Gateway timeout", "")
+}
+
+// redirectElsewhere answers 307 to another host (the key must not follow).
+func redirectElsewhere(w http.ResponseWriter, r *http.Request, _ http.Handler) {
+	drain(r)
+	http.Redirect(w, r, "http://127.0.0.1:1"+r.URL.Path, http.StatusTemporaryRedirect)
+}
+
 // recorded runs next into a recorder: the sandbox's real answer, to be mangled.
 func recorded(r *http.Request, next http.Handler) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()

@@ -147,8 +147,21 @@ func TestEndToEndInTmux(t *testing.T) {
 	ts.must("new-session", "-d", "-s", "e2e", "-x", "120", "-y", "40", "sh", "-c", script)
 	const pane = "e2e"
 
-	// The list, once the demo has loaded.
-	s := ts.waitFor(pane, "the demo to load", contains("[DEMO]", "execs", "refreshed", "TIME", "TOOL", "STATUS"))
+	// The list, once the demo has loaded. Every wait states the whole screen it expects (rows
+	// included), never part of it: the list fills in from commands that run after the header
+	// changes, and a check made between the two would fail on a loaded machine.
+	countRows := func(s string) int {
+		n := 0
+		for l := range strings.SplitSeq(s, "\n") {
+			if listRow.MatchString(l) {
+				n++
+			}
+		}
+		return n
+	}
+	s := ts.waitFor(pane, "the demo to load", func(s string) bool {
+		return contains("[DEMO]", "execs", "refreshed", "TIME", "TOOL", "STATUS")(s) && countRows(s) >= 5
+	})
 	if ts.display(pane, "#{alternate_on}") != "1" {
 		t.Error("the TUI is not on the alternate screen")
 	}
@@ -171,7 +184,17 @@ func TestEndToEndInTmux(t *testing.T) {
 	ts.waitFor(pane, "the filter prompt", contains("/gmail send"))
 	ts.send(pane, "-l", "tool:GMAIL_SEND_EMAIL")
 	ts.send(pane, "Enter")
-	s = ts.waitFor(pane, "the filtered list", contains("Executions · /tool:GMAIL_SEND_EMAIL"))
+	s = ts.waitFor(pane, "the filtered list", func(s string) bool {
+		if !strings.Contains(s, "Executions · /tool:GMAIL_SEND_EMAIL") || countRows(s) == 0 {
+			return false
+		}
+		for l := range strings.SplitSeq(s, "\n") {
+			if listRow.MatchString(l) && !strings.Contains(l, "GMAIL_SEND_EMAIL") {
+				return false // the filter's rows have not replaced the list's yet
+			}
+		}
+		return true
+	})
 	kept := 0
 	for l := range strings.SplitSeq(s, "\n") {
 		if !listRow.MatchString(l) {
