@@ -21,6 +21,8 @@ type attempt struct {
 	start, end time.Time
 	requestID  string
 	sessionID  string
+	parent     *model.Parent // the meta tool run this execution belongs to (COMPOSIO_MULTI_EXECUTE_TOOL)
+	path       string        // the execution path: tools.execute, tools.proxy, session.execute, session.proxy_execute
 	traceID    string
 	source     model.Source
 	sdkVersion string
@@ -68,6 +70,7 @@ func (a *attempt) execution() (e *model.Execution, resp map[string]any) {
 		Arguments:   a.args,
 		RequestID:   a.requestID,
 		SessionID:   a.sessionID,
+		Parent:      a.parent,
 		TraceID:     a.traceID,
 		Source:      a.source,
 		SDKVersion:  a.sdkVersion,

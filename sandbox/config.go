@@ -140,6 +140,10 @@ type Effect struct {
 	Time               time.Time `json:"time"`          // when the provider applied it
 	LogID              string    `json:"log_id"`
 	ObjectID           string    `json:"object_id"` // message, draft, "C…:ts", "owner/repo#n", comment or contact id
+	// Path is how the execution came in: tools.execute, tools.proxy, session.execute or
+	// session.proxy_execute; SessionID the tool-router session's id for the last two.
+	Path      string `json:"path"`
+	SessionID string `json:"session_id,omitempty"`
 }
 
 // TruthRecord is the ground truth of one generated execution.

@@ -306,8 +306,16 @@ func (s *Server) commit(ex *live) {
 	res := a.tool.run(s.w, &call{acct: a.acct, args: ex.args, now: now})
 	a.result = &res
 	if a.tool.write && res.committed {
+		path := a.path
+		if path == "" {
+			path = "tools.execute"
+			if ex.proxy {
+				path = "tools.proxy"
+			}
+		}
 		s.effects = append(s.effects, effectRec{Effect: Effect{RequestID: a.requestID, ToolSlug: a.tool.slug, ConnectedAccountID: a.acct.id,
-			ArgumentHash: model.ArgumentHash(a.args, model.DefaultVolatileKeys()), Time: now, LogID: a.logID, ObjectID: res.objectID}})
+			ArgumentHash: model.ArgumentHash(a.args, model.DefaultVolatileKeys()), Time: now, LogID: a.logID, ObjectID: res.objectID,
+			Path: path, SessionID: a.sessionID}})
 	}
 }
 

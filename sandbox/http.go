@@ -34,6 +34,11 @@ func (s *Server) routes() http.Handler {
 		mux.HandleFunc("GET "+prefix+"/tools/{slug}", s.authed(false, s.handleTool))
 		mux.HandleFunc("GET "+prefix+"/connected_accounts", s.authed(false, s.handleAccounts))
 		mux.HandleFunc("GET "+prefix+"/connected_accounts/{id}", s.authed(false, s.handleAccount))
+		mux.HandleFunc("POST "+prefix+"/tool_router/session", s.authed(false, s.handleSessionCreate))
+		mux.HandleFunc("GET "+prefix+"/tool_router/session/{id}", s.authed(false, s.handleSessionGet))
+		mux.HandleFunc("POST "+prefix+"/tool_router/session/{id}/execute", s.authed(false, s.handleSessionExecute))
+		mux.HandleFunc("POST "+prefix+"/tool_router/session/{id}/proxy_execute", s.authed(false, s.handleSessionProxy))
+		mux.HandleFunc("POST "+prefix+"/tool_router/session/{id}/execute_meta", s.authed(false, s.handleSessionMeta))
 	}
 	mux.HandleFunc("GET /_sandbox/effects", s.control(s.handleEffects))
 	mux.HandleFunc("GET /_sandbox/stats", s.control(s.handleStats))

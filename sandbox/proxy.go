@@ -35,6 +35,12 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.readJSON(w, r, &body); !ok {
 		return
 	}
+	s.proxy(w, r, body, "", "tools.proxy")
+}
+
+// proxy runs one proxied call (tools/execute/proxy, or a session's proxy_execute with its
+// session id and path).
+func (s *Server) proxy(w http.ResponseWriter, r *http.Request, body proxyBody, sessionID, path string) {
 	method := strings.ToUpper(strings.TrimSpace(body.Method))
 	switch method {
 	case "GET", "POST", "PUT", "DELETE", "PATCH", "HEAD":
@@ -53,7 +59,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 		s.accountNotFound(w, r, body.ConnectedAccountID)
 		return
 	}
-	path, query := splitEndpoint(body.Endpoint)
+	epath, query := splitEndpoint(body.Endpoint)
 	for _, p := range body.Parameters {
 		if strings.EqualFold(p.Type, "query") {
 			query.Add(p.Name, p.Value)
@@ -63,7 +69,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 	if len(body.Body) > 0 && string(body.Body) != "null" {
 		_ = json.Unmarshal(body.Body, &jsonBody)
 	}
-	slug, args := proxyRoute(acct.toolkit, method, path, query, jsonBody)
+	slug, args := proxyRoute(acct.toolkit, method, epath, query, jsonBody)
 	tool, ok := s.cat.get(slug)
 	if !ok {
 		writeJSON(w, http.StatusOK, map[string]any{"status": http.StatusNotFound, "data": map[string]any{"message": "Not Found"},
@@ -71,7 +77,7 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw, _ := json.Marshal(args)
-	ex := &live{a: &attempt{tool: tool, args: raw, start: s.clock(), proxy: method + " " + path}, args: args, proxy: true,
+	ex := &live{a: &attempt{tool: tool, args: raw, start: s.clock(), proxy: method + " " + epath, path: path}, args: args, proxy: true,
 		answer: func(w http.ResponseWriter, a *attempt) {
 			status, data := http.StatusOK, a.result.data
 			if a.result.err != "" {
@@ -84,6 +90,9 @@ func (s *Server) handleProxy(w http.ResponseWriter, r *http.Request) {
 				"headers": map[string]string{"content-type": "application/json"}})
 		}}
 	s.callerMeta(r, ex.a)
+	if sessionID != "" {
+		ex.a.sessionID = sessionID
+	}
 	s.run(w, r, ex, acct.id)
 }
 

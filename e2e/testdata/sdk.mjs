@@ -1,0 +1,39 @@
+// Drives the real Composio TypeScript SDK against a server (the sandbox): one scenario per
+// run, named by argv[2]; prints one JSON line with what happened. Test code only.
+import { Composio } from '@composio/core';
+
+const [, , scenario, subject] = process.argv;
+// disableVersionCheck: older SDKs ask the npm registry for the latest version; tests talk to
+// loopback only.
+const composio = new Composio({ apiKey: process.env.COMPOSIO_API_KEY, baseURL: process.env.COMPOSIO_BASE_URL, disableVersionCheck: true });
+const args = { recipient_email: 'sdk@example.com', subject, body: 'sent by the real SDK' };
+const out = { scenario };
+try {
+  if (scenario === 'execute') {
+    const r = await composio.tools.execute('GMAIL_SEND_EMAIL', {
+      userId: 'user-sdk', arguments: args, dangerouslySkipVersionCheck: true,
+    });
+    out.successful = r.successful;
+  } else if (scenario === 'session') {
+    const session = await composio.create('user-sdk', { toolkits: ['gmail'] });
+    out.sessionId = session.sessionId;
+    const again = await composio.use(session.sessionId);
+    out.used = again.sessionId;
+    const r = await session.execute('GMAIL_SEND_EMAIL', args);
+    out.logId = r.logId;
+  } else if (scenario === 'logs') {
+    const now = Date.now();
+    const page = await composio.logs.search({ limit: 20, timeRange: { from: now - 30 * 24 * 3600e3, to: now + 60e3 } });
+    out.listed = page.logs.length;
+    const detail = await composio.logs.get(page.logs[0].id);
+    out.detail = detail.id;
+    out.hasContext = typeof detail.context === 'object';
+  } else {
+    throw new Error('unknown scenario ' + scenario);
+  }
+  out.ok = true;
+} catch (e) {
+  out.ok = false;
+  out.error = `${e?.constructor?.name}: ${e?.message}`.slice(0, 500);
+}
+console.log(JSON.stringify(out));

@@ -1,0 +1,229 @@
+package sandbox
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// Tool-router sessions, as @composio/core's composio.create / composio.use and
+// session.execute / proxyExecute call them (composio-api.md, "Tool-router sessions"):
+//
+//	POST /api/v3.1/tool_router/session                       create: {user_id, toolkits, ...}
+//	GET  /api/v3.1/tool_router/session/{id}                  retrieve
+//	POST /api/v3.1/tool_router/session/{id}/execute          {tool_slug, arguments, account?} → {data, error, log_id}
+//	POST /api/v3.1/tool_router/session/{id}/proxy_execute    {toolkit, endpoint, method, body, parameters}
+//	POST /api/v3.1/tool_router/session/{id}/execute_meta     COMPOSIO_MULTI_EXECUTE_TOOL: {slug, arguments: {tools: [...]}}
+//
+// A session execution runs like tools/execute (faults apply the same way) for the session's
+// user; its log carries context.session_id, and the inner runs of a meta tool a parent.
+
+// session is one tool-router session.
+type session struct {
+	id       string
+	userID   string
+	toolkits json.RawMessage
+}
+
+// MultiExecuteTool is the meta tool that runs several tools in one call.
+const MultiExecuteTool = "COMPOSIO_MULTI_EXECUTE_TOOL"
+
+func (s *Server) sessionJSON(ss *session) map[string]any {
+	toolkits := ss.toolkits
+	if len(toolkits) == 0 {
+		toolkits = json.RawMessage(`{"enabled":[]}`)
+	}
+	return map[string]any{
+		"session_id": ss.id,
+		"mcp":        map[string]any{"type": "http", "url": s.url + "/tool_router/v3/" + ss.id + "/mcp"},
+		"config": map[string]any{
+			"user_id": ss.userID, "toolkits": toolkits, "preload": map[string]any{}, "workbench": map[string]any{"enable": false},
+			"manage_connections": map[string]any{"enable": false}, "tags": map[string]any{},
+		},
+		"config_version":           1,
+		"experimental":             map[string]any{},
+		"tool_router_instructions": "",
+		"warnings":                 []any{},
+	}
+}
+
+func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		UserID   string          `json:"user_id"`
+		Toolkits json.RawMessage `json:"toolkits"`
+	}
+	if _, ok := s.readJSON(w, r, &body); !ok {
+		return
+	}
+	if strings.TrimSpace(body.UserID) == "" {
+		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_MissingUser", "user_id is required", "Pass the user the session acts for.")
+		return
+	}
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	ss := &session{id: "trs_" + hex.EncodeToString(b[:]), userID: body.UserID, toolkits: body.Toolkits}
+	s.mu.Lock()
+	s.sessions[ss.id] = ss
+	s.mu.Unlock()
+	writeJSON(w, http.StatusCreated, s.sessionJSON(ss))
+}
+
+// sessionOf finds the request's session, writing the 404 when there is none.
+func (s *Server) sessionOf(w http.ResponseWriter, r *http.Request) (*session, bool) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	ss := s.sessions[id]
+	s.mu.Unlock()
+	if ss == nil {
+		s.writeError(w, r, http.StatusNotFound, 1404, "ToolRouter_SessionNotFound", "no tool router session "+id, "Create a session first.")
+		return nil, false
+	}
+	return ss, true
+}
+
+func (s *Server) handleSessionGet(w http.ResponseWriter, r *http.Request) {
+	if ss, ok := s.sessionOf(w, r); ok {
+		writeJSON(w, http.StatusOK, s.sessionJSON(ss))
+	}
+}
+
+// sessionAnswer is the session execute answer: {data, error, log_id} (no successful).
+func sessionAnswer(w http.ResponseWriter, a *attempt) {
+	var errText any
+	data := map[string]any{}
+	if a.result != nil {
+		if d, ok := a.result.data.(map[string]any); ok && d != nil {
+			data = d
+		} else if a.result.data != nil {
+			data = map[string]any{"result": a.result.data}
+		}
+		if a.result.err != "" {
+			errText = a.result.err
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "error": errText, "log_id": a.logID})
+}
+
+func (s *Server) handleSessionExecute(w http.ResponseWriter, r *http.Request) {
+	ss, ok := s.sessionOf(w, r)
+	if !ok {
+		return
+	}
+	var body struct {
+		ToolSlug  string          `json:"tool_slug"`
+		Arguments json.RawMessage `json:"arguments"`
+		Account   string          `json:"account"`
+	}
+	raw, ok := s.readJSON(w, r, &body)
+	if !ok {
+		return
+	}
+	_ = raw
+	s.countExecute(strings.ToUpper(body.ToolSlug), false)
+	s.sessionRun(w, r, ss, body.ToolSlug, body.Arguments, body.Account, nil, "session.execute")
+}
+
+// sessionRun runs one tool for the session's user, answering with answer (nil: the session
+// execute answer).
+func (s *Server) sessionRun(w http.ResponseWriter, r *http.Request, ss *session, slug string, rawArgs json.RawMessage, account string,
+	parent *model.Parent, path string) {
+	tool, ok := s.cat.get(slug)
+	if !ok {
+		s.toolNotFound(w, r, slug)
+		return
+	}
+	args, raw, ok := s.parseArgs(w, r, rawArgs)
+	if !ok {
+		return
+	}
+	ex := &live{a: &attempt{tool: tool, args: raw, userID: ss.userID, start: s.clock(), parent: parent, path: path}, args: args, answer: sessionAnswer}
+	s.callerMeta(r, ex.a)
+	ex.a.sessionID = ss.id
+	s.run(w, r, ex, account)
+}
+
+func (s *Server) handleSessionProxy(w http.ResponseWriter, r *http.Request) {
+	ss, ok := s.sessionOf(w, r)
+	if !ok {
+		return
+	}
+	var body proxyBody
+	raw, ok := s.readJSON(w, r, &body)
+	if !ok {
+		return
+	}
+	var tk struct {
+		Toolkit string `json:"toolkit"`
+	}
+	_ = json.Unmarshal(raw, &tk)
+	if tk.Toolkit == "" {
+		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_MissingToolkit", "toolkit is required", "Name the toolkit whose account to use.")
+		return
+	}
+	s.mu.Lock()
+	acct := s.w.accountFor(ss.userID, strings.ToLower(tk.Toolkit))
+	s.mu.Unlock()
+	body.ConnectedAccountID = acct.id
+	s.proxy(w, r, body, ss.id, "session.proxy_execute")
+}
+
+func (s *Server) handleSessionMeta(w http.ResponseWriter, r *http.Request) {
+	ss, ok := s.sessionOf(w, r)
+	if !ok {
+		return
+	}
+	var body struct {
+		Slug      string `json:"slug"`
+		ToolSlug  string `json:"tool_slug"`
+		Arguments struct {
+			Tools []struct {
+				ToolSlug  string          `json:"tool_slug"`
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"tools"`
+		} `json:"arguments"`
+	}
+	if _, ok := s.readJSON(w, r, &body); !ok {
+		return
+	}
+	slug := strings.ToUpper(body.Slug + body.ToolSlug)
+	s.countExecute(slug, false)
+	if slug != MultiExecuteTool {
+		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_UnknownMetaTool", "the sandbox runs only "+MultiExecuteTool+" as a meta tool", "")
+		return
+	}
+	s.mu.Lock()
+	metaID := s.w.ids.logID()
+	s.mu.Unlock()
+	parent := &model.Parent{LogID: metaID, ToolSlug: MultiExecuteTool}
+	var results []any
+	for _, t := range body.Arguments.Tools {
+		rec := &recorder{header: http.Header{}}
+		s.countExecute(strings.ToUpper(t.ToolSlug), false)
+		s.sessionRun(rec, r, ss, t.ToolSlug, t.Arguments, "", parent, "session.execute")
+		var one any
+		_ = json.Unmarshal(rec.body, &one)
+		results = append(results, map[string]any{"tool_slug": t.ToolSlug, "response": one, "status": rec.status})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"results": results}, "error": nil, "log_id": metaID})
+}
+
+// recorder collects the answer of one inner run of a meta tool.
+type recorder struct {
+	header http.Header
+	status int
+	body   []byte
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	r.body = append(r.body, b...)
+	return len(b), nil
+}
+func (r *recorder) WriteHeader(status int) { r.status = status }

@@ -1,0 +1,67 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"testing"
+)
+
+// The tool-router session endpoints beyond what the real SDK test drives: a session's
+// proxy_execute and COMPOSIO_MULTI_EXECUTE_TOOL, whose inner runs are logged with the session
+// and the meta run as parent; an unknown session is a 404.
+func TestSessionProxyAndMetaExecute(t *testing.T) {
+	s, ts := newTestServer(t, Config{Size: 5, Now: testNow, APIKey: "k"})
+	post := func(path string, body any) (int, map[string]any) {
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest("POST", ts.URL+"/api/v3.1"+path, bytes.NewReader(b))
+		req.Header.Set("x-api-key", "k")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		json.NewDecoder(res.Body).Decode(&out)
+		return res.StatusCode, out
+	}
+	code, created := post("/tool_router/session", map[string]any{"user_id": "u-meta", "toolkits": map[string]any{"enabled": []string{"gmail", "slack"}}})
+	id, _ := created["session_id"].(string)
+	if code != 201 || id == "" {
+		t.Fatalf("create: %d %v", code, created)
+	}
+	if code, _ := post("/tool_router/session/trs_nope/execute", map[string]any{"tool_slug": "GMAIL_SEND_EMAIL"}); code != 404 {
+		t.Errorf("unknown session: %d", code)
+	}
+	code, meta := post("/tool_router/session/"+id+"/execute_meta", map[string]any{"slug": MultiExecuteTool, "arguments": map[string]any{"tools": []any{
+		map[string]any{"tool_slug": "GMAIL_SEND_EMAIL", "arguments": map[string]any{"recipient_email": "m@example.com", "subject": "meta", "body": "b"}},
+		map[string]any{"tool_slug": "SLACK_SEND_MESSAGE", "arguments": map[string]any{"channel": "#general", "text": "meta"}},
+	}}})
+	metaLog, _ := meta["log_id"].(string)
+	if code != 200 || metaLog == "" {
+		t.Fatalf("execute_meta: %d %v", code, meta)
+	}
+	code, px := post("/tool_router/session/"+id+"/proxy_execute", map[string]any{"toolkit": "gmail", "endpoint": "/gmail/v1/users/me/messages/send", "method": "POST",
+		"body": map[string]any{"to": "p@example.com", "subject": "proxied", "body": "b"}})
+	if code != 200 {
+		t.Fatalf("proxy_execute: %d %v", code, px)
+	}
+	paths := map[string]int{}
+	for _, e := range s.Effects() {
+		if e.SessionID == id {
+			paths[e.Path]++
+		}
+	}
+	if paths["session.execute"] != 2 || paths["session.proxy_execute"] != 1 {
+		t.Errorf("effects of the session by path: %v", paths)
+	}
+	inner := 0
+	for _, l := range s.Executions() {
+		if l.SessionID == id && l.Parent != nil && l.Parent.LogID == metaLog && l.Parent.ToolSlug == MultiExecuteTool {
+			inner++
+		}
+	}
+	if inner != 2 {
+		t.Errorf("%d inner runs logged with the meta run as parent, want 2", inner)
+	}
+}
