@@ -73,7 +73,8 @@ type plan struct {
 	outcome    outcome
 	httpStatus int
 	profile    clientProfile
-	session    string
+	session    string // the caller's session (its trace)
+	toolRouter string // the tool-router session's id, for session executions
 	retryCount int
 	groupKey   string
 	pattern    model.RetryPattern
@@ -84,6 +85,7 @@ type plan struct {
 const (
 	CaseOrdinary           = "ordinary"
 	CaseSDKAutoRetry       = "sdk_auto_retry"
+	CaseSessionAutoRetry   = "session_auto_retry" // a current SDK re-sending a tool-router session write
 	CaseAppRetry           = "app_retry"
 	CaseDoubleSubmit       = "double_submit"
 	CaseCommittedTimeout   = "committed_timeout"   // slow success or timeout whose effect exists
@@ -436,6 +438,7 @@ type scenario struct {
 func (g *generator) planAll(size int) {
 	scenarios := []scenario{
 		{0.0040, 3, (*generator).sdkBurst},
+		{0.0012, 3, (*generator).sessionBurst},
 		{0.0030, 3, (*generator).appRetry},
 		{0.0030, 3, (*generator).doubleSubmit},
 		{0.0022, 1, func(g *generator) int { return g.single(outSlowOK, CaseCommittedTimeout) }},
@@ -739,6 +742,51 @@ func (g *generator) sdkBurst() int {
 				g.setOutcome(p, out5xxAfter)
 			default:
 				g.setOutcome(p, out5xxBefore)
+			}
+		}
+		gap := g.between(400*time.Millisecond, 500*time.Millisecond)
+		if i > 0 {
+			gap = g.between(750*time.Millisecond, 1000*time.Millisecond)
+		}
+		start = p.start.Add(p.dur + gap)
+	}
+	return n
+}
+
+// sessionBurst: a current SDK (TypeScript 0.21, Python 0.2x: fixed for tools.execute, not for
+// sessions) re-sends a tool-router session write that timed out or got a 5xx: 2-3 attempts
+// with the SDK's backoff, all with the session's context.session_id, and no retry count (the
+// new clients send none). Same truth pattern as sdkBurst: the SDK's retry.
+func (g *generator) sessionBurst() int {
+	u, a, tool := g.pickWrite(nil, true)
+	if tool == nil {
+		return 0
+	}
+	prof := clientProfile{host: "sdk", language: "typescript", framework: pick(g, g.p.frameworksTS), sdkVersion: pick(g, []string{"0.20.1", "0.21.0", "0.22.0"})}
+	if g.chance(0.4) {
+		prof = clientProfile{host: "sdk", language: "python", framework: pick(g, g.p.frameworksPy), sdkVersion: pick(g, []string{"0.24.2", "0.25.0", "0.25.1"})}
+	}
+	n := 2 + g.r.IntN(2)
+	start := g.randTime(15 * time.Minute)
+	args := g.argsFor(tool, a, start)
+	if args == nil {
+		return 0
+	}
+	key := g.newGroup()
+	session := "trs_" + g.w.ids.hex(24)
+	caller := pick(g, u.sessions)
+	var first *plan
+	for i := range n {
+		p := g.newPlan(u, a, tool, args, start, prof, CaseSessionAutoRetry)
+		if first == nil {
+			first = p
+		}
+		p.raw, p.session, p.toolRouter, p.retryCount, p.groupKey, p.pattern = first.raw, caller, session, -1, key, model.PatternSDKAutoRetry
+		if i < n-1 {
+			if g.chance(0.6) {
+				g.setOutcome(p, outTimeoutCommitted)
+			} else {
+				g.setOutcome(p, out5xxAfter)
 			}
 		}
 		gap := g.between(400*time.Millisecond, 500*time.Millisecond)
@@ -1058,7 +1106,7 @@ func (g *generator) apply() *history {
 	for _, p := range g.plans {
 		ids := &g.w.ids
 		a := &attempt{logID: ids.logID(), tool: p.tool, acct: p.acct, userID: p.acct.userID, args: p.raw,
-			start: p.start, end: p.start.Add(p.dur), requestID: ids.uuid(), sessionID: p.session, traceID: ids.hex(32),
+			start: p.start, end: p.start.Add(p.dur), requestID: ids.uuid(), sessionID: p.toolRouter, traceID: strings.ReplaceAll(p.session, "-", ""),
 			source:     model.Source{Host: p.profile.host, Framework: p.profile.framework, Language: p.profile.language},
 			sdkVersion: p.profile.sdkVersion, retryCount: p.retryCount}
 		switch p.outcome {

@@ -408,9 +408,16 @@ func TestHistoryScenariosHaveTheirSignatures(t *testing.T) {
 				if i == 2 {
 					lo, hi = 750*time.Millisecond, time.Second
 				}
-				if m.RetryCount != i || m.SessionID != first.SessionID || m.Source.Host != "sdk" ||
-					!(strings.HasPrefix(m.SDKVersion, "0.15.") || strings.HasPrefix(m.SDKVersion, "0.13.")) {
-					t.Errorf("%s member %d: retry %d session %s source %+v sdk %s", key, i, m.RetryCount, m.SessionID, m.Source, m.SDKVersion)
+				session := strings.HasPrefix(first.SessionID, "trs_")
+				switch {
+				case session: // a current SDK retrying a session write: no retry count, one session
+					if m.RetryCount != -1 || m.SessionID != first.SessionID || m.TraceID != first.TraceID || m.Source.Host != "sdk" ||
+						!(strings.HasPrefix(m.SDKVersion, "0.2")) {
+						t.Errorf("%s member %d (session): retry %d session %s trace %s source %+v sdk %s", key, i, m.RetryCount, m.SessionID, m.TraceID, m.Source, m.SDKVersion)
+					}
+				case m.RetryCount != i || m.TraceID != first.TraceID || m.SessionID != "" || m.Source.Host != "sdk" ||
+					!(strings.HasPrefix(m.SDKVersion, "0.15.") || strings.HasPrefix(m.SDKVersion, "0.13.")):
+					t.Errorf("%s member %d: retry %d trace %s source %+v sdk %s", key, i, m.RetryCount, m.TraceID, m.Source, m.SDKVersion)
 				}
 				if i > 0 && (gap < lo || gap > hi) {
 					t.Errorf("%s member %d starts %v after the previous ended, want %v-%v", key, i, gap, lo, hi)
@@ -425,14 +432,16 @@ func TestHistoryScenariosHaveTheirSignatures(t *testing.T) {
 		case model.PatternAppRetry:
 			for i, m := range members[1:] {
 				prevEnd, _ := members[i].End()
-				if gap := m.Start().Sub(prevEnd); gap < 4*time.Second || m.SessionID != first.SessionID || m.RetryCount > 0 {
-					t.Errorf("%s: gap %v session %s retry %d", key, gap, m.SessionID, m.RetryCount)
+				if gap := m.Start().Sub(prevEnd); gap < 4*time.Second || m.TraceID != first.TraceID || m.RetryCount > 0 {
+					t.Errorf("%s: gap %v trace %s retry %d", key, gap, m.TraceID, m.RetryCount)
 				}
 			}
 		case model.PatternDoubleSubmit:
+			// Two callers: two traces (the history's caller sessions are traces; context.session_id
+			// is only a tool-router session's).
 			sessions := map[string]bool{}
 			for _, m := range members {
-				sessions[m.SessionID] = true
+				sessions[m.TraceID] = true
 				if m.Status != "success" && !strings.Contains(m.Message, "already exists") {
 					t.Errorf("%s: member failed: %s", key, m.Message)
 				}

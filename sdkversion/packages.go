@@ -1,6 +1,9 @@
 package sdkversion
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // This file is the one answer to "does this Composio package, at this version, re-send a
 // write on this call path?". doctor asks it of manifests and lock files, triage of log
@@ -14,16 +17,48 @@ const (
 	// PathExecute is tools.execute and tools.proxy (the SDK's generated client retried them
 	// like any other request before the fix).
 	PathExecute Path = "tools.execute"
+	// PathSession is a tool-router session's execute and proxy_execute (and the session's
+	// custom and provider-wrapped tools): still sent through the retrying client by every
+	// @composio/core up to 0.22, and by Python before 0.26.0.
+	PathSession Path = "session.execute"
+	// PathWorkbench is @composio/experimental's workbench execution, re-sent before 0.2.7.
+	PathWorkbench Path = "workbench"
+	// PathCLI is the Composio CLI's mutations, retried before 0.4.5.
+	PathCLI Path = "cli"
 )
 
-// fixedIn is the first release of an SDK package that sends a write on path once.
-func fixedIn(eco Ecosystem, path Path) string {
-	switch path {
-	case PathExecute:
+// The first releases that send a write on each path once (composio-api.md, "Corrections").
+const (
+	PythonSessionFixedIn     = "0.26.0"
+	TypeScriptSessionFixedIn = "0.23.0"
+	ExperimentalFixedIn      = "0.2.7"
+	CLIFixedIn               = "0.4.5"
+
+	SlimSDK         = "@composio/slim"
+	ExperimentalSDK = "@composio/experimental"
+	CLIPackage      = "@composio/cli"
+)
+
+// fixedIn is the first release of package pkg (as PackageRole normalises it) of eco that
+// sends a write on path once; "" when pkg does not carry that path.
+func fixedIn(eco Ecosystem, pkg string, path Path) string {
+	switch {
+	case path == PathExecute && PackageRole(eco, pkg) == RoleSDK:
 		return FixedIn(eco)
+	case path == PathSession && eco == PyPI && NormalizePy(pkg) == PythonSDK:
+		return PythonSessionFixedIn
+	case path == PathSession && eco == NPM && (pkg == TypeScriptSDK || pkg == SlimSDK):
+		return TypeScriptSessionFixedIn
+	case path == PathWorkbench && eco == NPM && pkg == ExperimentalSDK:
+		return ExperimentalFixedIn
+	case path == PathCLI && eco == NPM && pkg == CLIPackage:
+		return CLIFixedIn
 	}
 	return ""
 }
+
+// FixedOn is the first release of pkg that sends a write on path once ("" when unknown).
+func FixedOn(eco Ecosystem, pkg string, path Path) string { return fixedIn(eco, pkg, path) }
 
 // Role is what a package is to Composio's retry story.
 type Role int
@@ -89,21 +124,46 @@ func PackageRole(eco Ecosystem, name string) Role {
 // decides (a provider package, the generated client, anything else), or the version cannot be
 // read.
 func RetriesWrites(eco Ecosystem, pkg, version string, path Path) (retries, ok bool) {
-	switch PackageRole(eco, pkg) {
-	case RoleLegacy:
+	if PackageRole(eco, pkg) == RoleLegacy {
 		return true, true
-	case RoleSDK:
-		fix := fixedIn(eco, path)
-		if fix == "" {
-			return false, false
-		}
-		c, _, ok := relateToFix(eco, version, fix)
-		if !ok {
-			return false, false
-		}
-		return c < 0, true
 	}
-	return false, false
+	fix := fixedIn(eco, pkg, path)
+	if fix == "" {
+		return false, false
+	}
+	c, _, ok := relateToFix(eco, version, fix)
+	if !ok {
+		return false, false
+	}
+	return c < 0, true
+}
+
+// AutoRetriesOn is AutoRetries for one call path: whether SDK pkg (see Lookup) at version
+// re-sends writes made on path, and the one-line note that says so and names the path and
+// the fixing release ("TypeScript @composio/core 0.21.0 retries session writes (fixed in
+// 0.23.0)"). note is "" when it does not.
+func AutoRetriesOn(pkg, version string, path Path) (retries bool, note string) {
+	if path == PathExecute {
+		return AutoRetries(pkg, version)
+	}
+	sdk, ok := Lookup(pkg)
+	if !ok {
+		return false, ""
+	}
+	fix := fixedIn(sdk.Eco, sdk.Name, path)
+	if fix == "" {
+		return false, ""
+	}
+	c, preOfFix, ok := relateToFix(sdk.Eco, version, fix)
+	if !ok || c >= 0 {
+		return false, ""
+	}
+	shown := strings.TrimSpace(version)
+	what := map[Path]string{PathSession: "session writes", PathWorkbench: "workbench executions", PathCLI: "mutations"}[path]
+	if preOfFix {
+		return true, fmt.Sprintf("%s %s %s (a pre-release of %s) may still retry %s", sdk.Lang, sdk.Name, shown, fix, what)
+	}
+	return true, fmt.Sprintf("%s %s %s retries %s (fixed in %s)", sdk.Lang, sdk.Name, shown, what, fix)
 }
 
 // FromRecord names the SDK a log record's source hints (source.language as x-source sends it,

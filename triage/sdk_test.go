@@ -22,6 +22,16 @@ func TestOldSDK(t *testing.T) {
 		{"no language, old for python only", model.Execution{SDKVersion: "0.15.0"}, "Composio SDK 0.15.0 (language not recorded) auto-retries writes if it is Python composio"},
 		{"no language, new", model.Execution{SDKVersion: "0.16.2"}, ""},
 		{"no version", model.Execution{Source: model.Source{Language: "python"}}, ""},
+		// Per path: a session execution of TS 0.21.0 is retried, its tools.execute is not.
+		{"session on ts 0.21.0", model.Execution{SDKVersion: "0.21.0", SessionID: "trs_1", Source: model.Source{Language: "typescript"}},
+			"TypeScript @composio/core 0.21.0 retries session writes (fixed in 0.23.0)"},
+		{"tools.execute on ts 0.21.0", model.Execution{SDKVersion: "0.21.0", Source: model.Source{Language: "typescript"}}, ""},
+		{"session on ts 0.23.0", model.Execution{SDKVersion: "0.23.0", SessionID: "trs_1", Source: model.Source{Language: "typescript"}}, ""},
+		{"meta tool run on python 0.25.1", model.Execution{SDKVersion: "0.25.1", Parent: &model.Parent{LogID: "log_m", ToolSlug: "COMPOSIO_MULTI_EXECUTE_TOOL"}, Source: model.Source{Language: "python"}},
+			"Python composio 0.25.1 retries session writes (fixed in 0.26.0)"},
+		{"session on python 0.26.0", model.Execution{SDKVersion: "0.26.0", SessionID: "s", Source: model.Source{Language: "PYTHON_SDK"}}, ""},
+		{"session, no language, between the fixes", model.Execution{SDKVersion: "0.24.0", SessionID: "s"},
+			"Composio SDK 0.24.0 (language not recorded) retries session writes if it is Python composio"},
 	}
 	for _, tt := range tests {
 		if got := OldSDK(&tt.e); got != tt.want {

@@ -29,7 +29,7 @@ import (
 var sandboxNow = time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 
 func sandboxConfig() sandbox.Config {
-	return sandbox.Config{Seed: 9, Size: 400, Span: 36 * time.Hour, Now: sandboxNow, HoldTimeout: 2 * time.Second}
+	return sandbox.Config{Seed: 17, Size: 400, Span: 36 * time.Hour, Now: sandboxNow, HoldTimeout: 2 * time.Second}
 }
 
 // The golden package (linked through teatest) defines -update; define it when it is not.
