@@ -52,6 +52,7 @@ func runSandbox(ctx context.Context, env *Env, args []string) int {
 	size := fs.Int("size", sandbox.DefaultSize, "executions in the generated history")
 	key := fs.String("key", "", "the only API key accepted (default: any non-empty key)")
 	hold := durationFlag(fs, "hold", sandbox.DefaultHoldTimeout, "how long the timeout_* faults hold the answer")
+	maxPage := fs.Int("max-page-size", 0, "refuse logs searches with a larger limit (a 400 naming it), like a server stricter than the docs; 0: no such limit")
 	var faults faultFlags
 	fs.Var(&faults, "fault", "arm a fault at start, TOOL:MODE[:COUNT] (repeatable; TOOL * for any; modes: "+modeList()+")")
 	pos, code, done := parse(fs, args)
@@ -70,7 +71,10 @@ func runSandbox(ctx context.Context, env *Env, args []string) int {
 	if *hold <= 0 {
 		return usageError(env, "sandbox", "--hold must be positive")
 	}
-	cfg := sandbox.Config{APIKey: *key, Seed: *seed, Size: *size, HoldTimeout: *hold, Faults: faults}
+	if *maxPage < 0 {
+		return usageError(env, "sandbox", "--max-page-size must not be negative")
+	}
+	cfg := sandbox.Config{APIKey: *key, Seed: *seed, Size: *size, HoldTimeout: *hold, Faults: faults, MaxPageSize: *maxPage}
 	s, base, err := sandbox.Start(ctx, cfg, *addr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "exectriage sandbox: %v\n", err)

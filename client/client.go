@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -183,6 +184,10 @@ type Client struct {
 
 	writeOnce sync.Once
 	write     *WriteClient
+
+	// pageLimit is the largest logs page size the server accepted after refusing a larger one
+	// (0: none refused yet); kept for the client's life.
+	pageLimit atomic.Int64
 }
 
 // New builds a Client. An API key is required; the base URL defaults to DefaultBaseURL.

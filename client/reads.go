@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -103,16 +104,36 @@ func (c *Client) ListLogsPage(ctx context.Context, q LogQuery, cursor string) (m
 	return page, nil
 }
 
+// The logs page size has no documented maximum (composio-api.md): a server that refuses a
+// page size with a 400 naming the limit gets half of it, again until it accepts (or one), and
+// the client remembers the size that worked.
 func (c *Client) listLogsPage(ctx context.Context, q LogQuery, cursor string) (model.LogsPage, error) {
-	body, err := q.body(cursor)
-	if err != nil {
-		return model.LogsPage{}, err
+	if l := int(c.pageLimit.Load()); l > 0 && q.Limit > l {
+		q.Limit = l
 	}
-	res, err := c.t.do(ctx, request{method: http.MethodPost, path: "/logs/tool_execution", body: body})
-	if err != nil {
-		return model.LogsPage{}, err
+	for {
+		body, err := q.body(cursor)
+		if err != nil {
+			return model.LogsPage{}, err
+		}
+		res, err := c.t.do(ctx, request{method: http.MethodPost, path: "/logs/tool_execution", body: body})
+		var ae *APIError
+		if err != nil && errors.As(err, &ae) && ae.StatusCode == http.StatusBadRequest && q.Limit > 1 && namesLimit(ae) {
+			q.Limit /= 2
+			c.pageLimit.Store(int64(q.Limit))
+			continue
+		}
+		if err != nil {
+			return model.LogsPage{}, err
+		}
+		return model.ParseLogsPage(res.body)
 	}
-	return model.ParseLogsPage(res.body)
+}
+
+// namesLimit reports whether a 400 is about the page size.
+func namesLimit(ae *APIError) bool {
+	text := strings.ToLower(ae.Message + " " + strings.Join(ae.details, " "))
+	return strings.Contains(text, "limit")
 }
 
 // ListLogs streams every page of the query, first to last, until next_cursor is null or

@@ -4,7 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/exectriage/exectriage/client"
@@ -90,5 +95,59 @@ func TestEndlessCursorsEnd(t *testing.T) {
 	}
 	if got := srv.Count("POST", "/logs/tool_execution"); got != 30 {
 		t.Errorf("%d requests, want 30", got)
+	}
+}
+
+// A server stricter than the documented page size (a 400 naming the limit) gets half the page
+// size until it accepts, and the client keeps the size that worked; the load never fails.
+func TestStricterPageSizeIsHalved(t *testing.T) {
+	var refused atomic.Int32
+	srv := hostile.Serve(t, func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Limit  int     `json:"limit"`
+			Cursor *string `json:"cursor"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		w.Header().Set("Content-Type", "application/json")
+		if body.Limit > 30 {
+			refused.Add(1)
+			w.WriteHeader(400)
+			io.WriteString(w, `{"error":{"message":"limit must be less than or equal to 30","status":400}}`)
+			return
+		}
+		page := 0
+		if body.Cursor != nil {
+			page, _ = strconv.Atoi(*body.Cursor)
+		}
+		var logs []string
+		for i := range body.Limit {
+			logs = append(logs, fmt.Sprintf(`{"id":"log_%d_%d","timestamp":"2026-03-01T10:00:00Z","status":"success","metadata":{"tool_slug":"GMAIL_FETCH_EMAILS"}}`, page, i))
+		}
+		next := "null"
+		if page < 2 {
+			next = fmt.Sprintf("%q", strconv.Itoa(page+1))
+		}
+		fmt.Fprintf(w, `{"logs":[%s],"next_cursor":%s}`, strings.Join(logs, ","), next)
+	})
+	c, err := client.New(client.WithAPIKey("k-page"), client.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for page, err := range c.ListLogs(context.Background(), client.LogQuery{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Executions) > 30 {
+			t.Fatalf("a page of %d", len(page.Executions))
+		}
+		n += len(page.Executions)
+	}
+	if n != 3*25 || refused.Load() != 2 {
+		t.Fatalf("%d records, %d refusals; want 75 (pages of 25: 100 → 50 → 25) and 2", n, refused.Load())
+	}
+	// The next walk starts at the size that worked: no refusal.
+	if _, err := c.ListLogsPage(context.Background(), client.LogQuery{}, ""); err != nil || refused.Load() != 2 {
+		t.Fatalf("second walk: %v, %d refusals", err, refused.Load())
 	}
 }

@@ -237,9 +237,18 @@ const clockSkew = 2 * time.Second
 // returns the id of a log showing success, and of one showing a definite failure of this very
 // request (its request id).
 func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.Execution, ev *[]string) (success, failed string, seen int, err error) {
+	var byRequest []model.Execution
+	// First the log the execute answer named (its log_id, recorded with the attempt): it is
+	// this attempt's own, unless it says it carries another request id.
+	if a.NewLogID != "" {
+		if e, err := d.Logs.GetLog(ctx, a.NewLogID); err == nil && e.ID == a.NewLogID && (e.RequestID == "" || e.RequestID == a.ID) {
+			*ev = append(*ev, "logs: "+e.ID+" is the log the execute answer returned")
+			e.RequestID = a.ID
+			byRequest = append(byRequest, e)
+		}
+	}
 	from := a.CreatedAt.Add(-10 * time.Minute)
 	q := client.LogQuery{Filters: []client.LogFilter{{Field: "request_id", Value: a.ID}}, From: from}
-	var byRequest []model.Execution
 	opened := 0
 	for page, err := range d.Logs.ListLogs(ctx, q) {
 		if err != nil {
@@ -258,7 +267,7 @@ func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.
 				}
 				e = full
 			}
-			if e.RequestID == a.ID {
+			if e.RequestID == a.ID && (a.NewLogID == "" || e.ID != a.NewLogID) {
 				byRequest = append(byRequest, e)
 			}
 		}

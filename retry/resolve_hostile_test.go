@@ -167,3 +167,31 @@ func TestResolveRefusesAsAgainstTheEvidence(t *testing.T) {
 		t.Errorf("the attempt became %s", got.State)
 	}
 }
+
+// resolve reads the log the execute answer returned (its log_id) before anything else: a
+// server that records no request id still settles the attempt by it.
+func TestResolveReadsTheAnswersLogFirst(t *testing.T) {
+	sent := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	orig := model.Execution{ID: "log_orig", ToolSlug: "GMAIL_SEND_EMAIL", Arguments: json.RawMessage(resolveArgs), Detailed: true} // no account: no arguments fallback
+	ctx := context.Background()
+	j, err := journal.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	a := model.RetryAttempt{ID: retry.NewAttemptID(), ExecutionID: orig.ID, ToolSlug: orig.ToolSlug, State: model.AttemptIntent, Who: "t", CreatedAt: sent}
+	if ok, _, err := j.ClaimAttempt(ctx, journal.Claim{Attempt: a, Deadline: sent.Add(time.Minute), Target: "LIVE hostile",
+		Confirmation: journal.Confirmation{Who: "t", At: sent, Reason: "r"}}); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	j.UpdateAttempt(ctx, a.ID, model.AttemptSent, "", "", sent)
+	j.UpdateAttempt(ctx, a.ID, model.AttemptIndeterminate, "log_answer", "timed out", sent.Add(time.Minute))
+	srv := hostile.Serve(t, hostile.IgnoredFilters(logRec("log_answer", "GMAIL_SEND_EMAIL", "", "success", sent.Add(time.Second), "", resolveArgs, "")))
+	c, _ := client.New(client.WithAPIKey("k-hostile-test"), client.WithBaseURL(srv.URL), client.WithMaxRetries(0))
+	now := sent.Add(time.Minute)
+	d := retry.Deps{Journal: j, Logs: c, Verifier: provider(model.ProviderUnknown), Target: "LIVE hostile", Now: func() time.Time { return now }}
+	res, err := retry.Resolve(ctx, d, a.ID, retry.ResolveOptions{Execution: &orig})
+	if err != nil || res.Attempt.State != model.AttemptSucceeded {
+		t.Fatalf("state %s, err %v; evidence %v", res.Attempt.State, err, res.Evidence)
+	}
+}

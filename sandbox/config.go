@@ -28,6 +28,9 @@ type Config struct {
 	Now time.Time
 	// PageLatency delays every logs list page, to show paging in the UI.
 	PageLatency time.Duration
+	// MaxPageSize, when set, refuses a logs search whose limit is above it with a 400 that
+	// names the limit, as a server stricter than the documented maximum might.
+	MaxPageSize int
 	// Faults are armed at start, in order, as if posted to /_sandbox/faults.
 	Faults []FaultRule
 	// HoldTimeout is how long the timeout_* faults hold the answer before closing the

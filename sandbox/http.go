@@ -321,6 +321,9 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 		case l < 0 || l != float64(int(l)):
 			bad("limit must be a non-negative integer")
 			return
+		case s.cfg.MaxPageSize > 0 && l > float64(s.cfg.MaxPageSize):
+			bad(fmt.Sprintf("limit must be less than or equal to %d", s.cfg.MaxPageSize))
+			return
 		case l > MaxLogsLimit:
 			limit = MaxLogsLimit
 		case l > 0:

@@ -3,7 +3,9 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -63,5 +65,29 @@ func TestSessionProxyAndMetaExecute(t *testing.T) {
 	}
 	if inner != 2 {
 		t.Errorf("%d inner runs logged with the meta run as parent, want 2", inner)
+	}
+}
+
+// --max-page-size: a logs search above it is refused with a 400 that names the limit.
+func TestMaxPageSize(t *testing.T) {
+	_, ts := newTestServer(t, Config{Size: 50, Now: testNow, APIKey: "k", MaxPageSize: 20})
+	for _, tt := range []struct {
+		limit int
+		code  int
+	}{{20, 200}, {21, 400}, {100, 400}} {
+		req, _ := http.NewRequest("POST", ts.URL+"/api/v3.1/logs/tool_execution", bytes.NewReader([]byte(fmt.Sprintf(`{"limit":%d}`, tt.limit))))
+		req.Header.Set("x-api-key", "k")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct {
+			Error struct{ Message string } `json:"error"`
+		}
+		json.NewDecoder(res.Body).Decode(&body)
+		res.Body.Close()
+		if res.StatusCode != tt.code || tt.code == 400 && !strings.Contains(body.Error.Message, "limit") {
+			t.Errorf("limit %d: %d %q", tt.limit, res.StatusCode, body.Error.Message)
+		}
 	}
 }

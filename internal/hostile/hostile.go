@@ -6,6 +6,7 @@
 package hostile
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,6 +69,7 @@ func Serve(t testing.TB, h http.HandlerFunc) *Recorder {
 		rec.mu.Lock()
 		rec.reqs = append(rec.reqs, Request{Method: req.Method, Path: req.URL.Path, Header: req.Header.Clone(), Body: body})
 		rec.mu.Unlock()
+		req.Body = io.NopCloser(bytes.NewReader(body)) // the handler reads it again
 		if h != nil {
 			h(w, req)
 		}
