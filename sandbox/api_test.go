@@ -365,7 +365,7 @@ func TestToolsCarryMCPHintsAndSchemas(t *testing.T) {
 	for _, want := range []string{"GMAIL_SEND_EMAIL", "GMAIL_REPLY_TO_THREAD", "GMAIL_CREATE_EMAIL_DRAFT", "GMAIL_FETCH_EMAILS",
 		"GMAIL_ADD_LABEL_TO_EMAIL", "GMAIL_DELETE_MESSAGE", "SLACK_SEND_MESSAGE", "SLACK_FETCH_CONVERSATION_HISTORY",
 		"GITHUB_CREATE_AN_ISSUE", "GITHUB_CREATE_AN_ISSUE_COMMENT", "GITHUB_LIST_REPOSITORY_ISSUES", "HUBSPOT_CREATE_CONTACT",
-		"HUBSPOT_SEARCH_CONTACTS"} {
+		"HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA"} {
 		if !slices.ContainsFunc(items, func(x catalogItem) bool {
 			return x.Slug == want
 		}) {
@@ -406,7 +406,7 @@ func TestToolsCarryMCPHintsAndSchemas(t *testing.T) {
 		query string
 		want  []string
 	}{
-		{"toolkit_slug=hubspot", []string{"HUBSPOT_CREATE_CONTACT", "HUBSPOT_SEARCH_CONTACTS"}},
+		{"toolkit_slug=hubspot", []string{"HUBSPOT_CREATE_CONTACT", "HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA"}},
 		{"tool_slugs=SLACK_SEND_MESSAGE,github_create_an_issue", []string{"GITHUB_CREATE_AN_ISSUE", "SLACK_SEND_MESSAGE"}},
 		{"tool_slugs=SLACK_SEND_MESSAGE&toolkit_slug=gmail", []string{"SLACK_SEND_MESSAGE"}}, // tool_slugs overrides
 		{"toolkit_slug=slack&tags=readOnlyHint", []string{"SLACK_FETCH_CONVERSATION_HISTORY"}},

@@ -10,7 +10,7 @@ import (
 // param is one input parameter of a tool, rendered into a JSON schema like Composio's.
 type param struct {
 	name     string
-	typ      string // string, integer, boolean, array (of strings)
+	typ      string // string, integer, boolean, array (of strings), objects (array of objects)
 	required bool
 	desc     string
 	def      any
@@ -110,7 +110,7 @@ func newCatalog() *catalog {
 		{slug: "GMAIL_LIST_DRAFTS", name: "List drafts", toolkit: "gmail", tags: read,
 			desc: "Lists the account's email drafts, newest first.",
 			params: []param{i("max_results", "Maximum number of drafts to return (1-500).", 10), s("page_token", "Token of the page to return.", false),
-				b("verbose", "Include each draft's recipient, subject and body.", true), me},
+				me},
 			run: (*world).gmailListDrafts},
 		{slug: "GMAIL_ADD_LABEL_TO_EMAIL", name: "Modify email labels", toolkit: "gmail", write: true, tags: []string{"idempotentHint"},
 			desc: "Adds and/or removes label ids on one Gmail message; adding a label it already has changes nothing.",
@@ -164,11 +164,21 @@ func newCatalog() *catalog {
 				s("phone", "Phone number.", false), s("company", "Company name.", false), s("website", "Website URL.", false),
 				s("jobtitle", "Job title.", false), s("lifecyclestage", "subscriber, lead, marketingqualifiedlead, customer, ...", false)},
 			run: (*world).hubspotCreate},
-		{slug: "HUBSPOT_SEARCH_CONTACTS", name: "Search contacts", toolkit: "hubspot", tags: read,
-			desc: "Searches HubSpot contacts by exact email or by a free-text query over email, names and company, newest first.",
-			params: []param{s("query", "Free-text search.", false), s("email", "Exact email address.", false),
+		{slug: "HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA", name: "Search contacts by criteria", toolkit: "hubspot", tags: read,
+			desc: "Searches HubSpot contacts as HubSpot's CRM search does: filterGroups (OR) of filters (AND) on properties (operators EQ, NEQ, CONTAINS_TOKEN, HAS_PROPERTY), or a free-text query, newest first.",
+			params: []param{{name: "filterGroups", typ: "objects", desc: "Groups of filters: [{filters: [{propertyName, operator, value}]}]."},
+				{name: "properties", typ: "array", desc: "Properties to return."}, s("query", "Free-text search.", false),
 				i("limit", "Maximum number of results (max 100).", 10), s("after", "Paging cursor from paging.next.after.", false)},
 			run: (*world).hubspotSearch},
+	}
+	// The deprecated alias of SLACK_SEND_MESSAGE, as Composio still serves it.
+	for _, d := range defs {
+		if d.slug == "SLACK_SEND_MESSAGE" {
+			alias := *d
+			alias.slug, alias.name = "SLACK_SENDS_A_MESSAGE_TO_A_SLACK_CHANNEL", "Sends a message to a Slack channel (deprecated: use SLACK_SEND_MESSAGE)"
+			defs = append(defs, &alias)
+			break
+		}
 	}
 	c := &catalog{bySlug: make(map[string]*toolDef, len(defs))}
 	for _, d := range defs {
@@ -191,8 +201,11 @@ func inputSchema(d *toolDef) json.RawMessage {
 	var required []string
 	for _, p := range d.params {
 		prop := map[string]any{"type": p.typ, "description": p.desc, "title": titleCase(p.name)}
-		if p.typ == "array" {
+		switch p.typ {
+		case "array":
 			prop["items"] = map[string]any{"type": "string"}
+		case "objects":
+			prop["type"], prop["items"] = "array", map[string]any{"type": "object"}
 		}
 		if p.def != nil {
 			prop["default"] = p.def
@@ -257,6 +270,16 @@ func (t *toolDef) validate(args map[string]any) error {
 		case "array":
 			if _, ok := stringsArg(v); !ok {
 				problems = append(problems, fmt.Sprintf("%s: expected array of strings", p.name))
+			}
+		case "objects":
+			l, ok := v.([]any)
+			for _, x := range l {
+				if _, isObj := x.(map[string]any); !isObj {
+					ok = false
+				}
+			}
+			if !ok {
+				problems = append(problems, fmt.Sprintf("%s: expected array of objects", p.name))
 			}
 		}
 	}

@@ -42,7 +42,7 @@
 //	SLACK_SEND_MESSAGE              SLACK_FETCH_CONVERSATION_HISTORY   channel, oldest/latest (ts or epoch seconds)   data.messages[].text = text (or markdown_text); ts
 //	GITHUB_CREATE_AN_ISSUE          GITHUB_LIST_REPOSITORY_ISSUES      owner, repo, state "all", since (ISO 8601)     data.issues[] has title/body; number, created_at
 //	GITHUB_CREATE_AN_ISSUE_COMMENT  GITHUB_LIST_ISSUE_COMMENTS         owner, repo, issue_number, since               data.comments[].body = body; id, created_at
-//	HUBSPOT_CREATE_CONTACT          HUBSPOT_SEARCH_CONTACTS            email (exact) or query                         data.results[].properties.email; id, createdAt
+//	HUBSPOT_CREATE_CONTACT          HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA filterGroups (email EQ) or query           data.results[].properties.email; id, createdAt
 //
 // GMAIL_FETCH_EMAILS understands to:, from:, cc:, bcc:, subject: (quoted phrases),
 // label:, in:sent|inbox|anywhere, is:unread|read, after:/before: (epoch seconds or YYYY/MM/DD),

@@ -529,7 +529,7 @@ func toolWeights(toolkit string) []struct {
 	case "github":
 		return []tw{{"GITHUB_CREATE_AN_ISSUE", 12}, {"GITHUB_CREATE_AN_ISSUE_COMMENT", 10}, {"GITHUB_LIST_REPOSITORY_ISSUES", 25}, {"GITHUB_LIST_ISSUE_COMMENTS", 6}}
 	}
-	return []tw{{"HUBSPOT_CREATE_CONTACT", 12}, {"HUBSPOT_SEARCH_CONTACTS", 25}}
+	return []tw{{"HUBSPOT_CREATE_CONTACT", 12}, {"HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA", 25}}
 }
 
 func (g *generator) pickTool(toolkit string, writesOnly, groupable bool) *toolDef {
@@ -632,7 +632,7 @@ func readToolOf(toolkit string) string {
 	case "github":
 		return "GITHUB_LIST_REPOSITORY_ISSUES"
 	}
-	return "HUBSPOT_SEARCH_CONTACTS"
+	return "HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA"
 }
 
 // single plans one write with a given platform outcome, from a client that does not retry.
@@ -1045,9 +1045,10 @@ func (g *generator) buildArgs(tool *toolDef, a *account, t time.Time) map[string
 		return map[string]any{"owner": rp.owner, "repo": rp.name, "state": pick(g, []string{"open", "open", "all"}), "per_page": 3 + g.r.IntN(5)}
 	case "HUBSPOT_CREATE_CONTACT":
 		return g.hubspotArgs(a.company.hubspot)
-	case "HUBSPOT_SEARCH_CONTACTS":
+	case "HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA":
 		if g.chance(0.5) && len(a.company.hubspot.contacts) > 0 {
-			return map[string]any{"email": pick(g, a.company.hubspot.contacts).props["email"]}
+			return map[string]any{"filterGroups": []any{map[string]any{"filters": []any{map[string]any{
+				"propertyName": "email", "operator": "EQ", "value": pick(g, a.company.hubspot.contacts).props["email"]}}}}}
 		}
 		return map[string]any{"query": strings.ToLower(pick(g, g.p.companies).org), "limit": 5}
 	}

@@ -226,7 +226,7 @@ func verifiers() map[string]verifier {
 			},
 			count: func(t *testing.T, s *Server, a *account, m map[string]any, since time.Time) int {
 				n := 0
-				for _, x := range items(readTool(t, s, "HUBSPOT_SEARCH_CONTACTS", a.id, map[string]any{"email": m["email"], "limit": 100}).Data, "results") {
+				for _, x := range items(readTool(t, s, "HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA", a.id, map[string]any{"filterGroups": []any{map[string]any{"filters": []any{map[string]any{"propertyName": "email", "operator": "EQ", "value": m["email"]}}}}, "limit": 100}).Data, "results") {
 					if after(str(x["createdAt"]), since) {
 						n++
 					}

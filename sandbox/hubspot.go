@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
@@ -82,11 +83,11 @@ func (w *world) hubspotSearch(c *call) opResult {
 	if bad != nil {
 		return *bad
 	}
-	email := strings.ToLower(strArg(c.args, "email"))
 	q := strings.ToLower(strArg(c.args, "query"))
+	groups, _ := c.args["filterGroups"].([]any)
 	var in []*contact
 	for _, ct := range p.contacts {
-		if email != "" && strings.ToLower(ct.props["email"]) != email {
+		if len(groups) > 0 && !matchesGroups(ct, groups) {
 			continue
 		}
 		if q != "" {
@@ -112,4 +113,36 @@ func (w *world) hubspotSearch(c *call) opResult {
 		data["paging"] = map[string]any{"next": map[string]any{"after": strconv.Itoa(after + len(out))}}
 	}
 	return opResult{data: data}
+}
+
+// matchesGroups applies HubSpot's search filters: any group whose every filter holds.
+func matchesGroups(ct *contact, groups []any) bool {
+	for _, g := range groups {
+		gm, _ := g.(map[string]any)
+		filters, _ := gm["filters"].([]any)
+		all := len(filters) > 0
+		for _, f := range filters {
+			fm, _ := f.(map[string]any)
+			prop, _ := fm["propertyName"].(string)
+			op, _ := fm["operator"].(string)
+			val := fmt.Sprint(fm["value"])
+			have := ct.props[prop]
+			switch strings.ToUpper(op) {
+			case "EQ":
+				all = all && strings.EqualFold(have, val)
+			case "NEQ":
+				all = all && !strings.EqualFold(have, val)
+			case "CONTAINS_TOKEN":
+				all = all && strings.Contains(strings.ToLower(have), strings.ToLower(strings.Trim(val, "*")))
+			case "HAS_PROPERTY":
+				all = all && have != ""
+			default:
+				all = false
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }

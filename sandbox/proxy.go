@@ -185,11 +185,7 @@ func proxyRoute(toolkit, method, path string, q url.Values, body map[string]any)
 			props, _ := body["properties"].(map[string]any)
 			return "HUBSPOT_CREATE_CONTACT", pickKeys(props, contactProps()...)
 		case p == "crm/v3/objects/contacts/search" && method == "POST":
-			args := pickKeys(body, "query", "limit", "after")
-			if email := hubspotEmailFilter(body); email != "" {
-				args["email"] = email
-			}
-			return "HUBSPOT_SEARCH_CONTACTS", args
+			return "HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA", pickKeys(body, "filterGroups", "properties", "query", "limit", "after")
 		}
 	}
 	return "", nil
@@ -252,21 +248,4 @@ func gmailSendArgs(body map[string]any) map[string]any {
 		}
 	}
 	return args
-}
-
-// hubspotEmailFilter reads filterGroups[0].filters[propertyName=email, operator EQ].value.
-func hubspotEmailFilter(body map[string]any) string {
-	groups, _ := body["filterGroups"].([]any)
-	for _, g := range groups {
-		gm, _ := g.(map[string]any)
-		filters, _ := gm["filters"].([]any)
-		for _, f := range filters {
-			fm, _ := f.(map[string]any)
-			if name, _ := fm["propertyName"].(string); strings.EqualFold(name, "email") {
-				v, _ := fm["value"].(string)
-				return v
-			}
-		}
-	}
-	return ""
 }

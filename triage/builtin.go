@@ -16,7 +16,9 @@ import (
 func builtinChecks() []*check {
 	var out []*check
 	out = append(out, gmailSend(), gmailReply(), gmailDraft(), gmailLabel(), gmailDelete())
-	for _, slug := range []string{"SLACK_SEND_MESSAGE", "SLACK_SENDS_A_MESSAGE_TO_A_CHANNEL", "SLACK_CHAT_POST_MESSAGE"} {
+	// SLACK_SENDS_A_MESSAGE_TO_A_SLACK_CHANNEL is the deprecated alias of SLACK_SEND_MESSAGE, and
+	// SLACK_CHAT_POST_MESSAGE its 2024 slug (composio-api.md).
+	for _, slug := range []string{"SLACK_SEND_MESSAGE", "SLACK_SENDS_A_MESSAGE_TO_A_SLACK_CHANNEL", "SLACK_CHAT_POST_MESSAGE"} {
 		out = append(out, slackPost(slug))
 	}
 	out = append(out, githubIssue(), githubComment(), hubspotContact(), notionPage(), linearIssue(), calendarEvent())
@@ -53,7 +55,7 @@ func gmailSend() *check {
 			q = append(q, "after:"+strconv.FormatInt(since.Unix(), 10))
 			return map[string]any{"query": strings.Join(q, " "), "max_results": gmailPage}, nil
 		},
-		lists: []string{"messages", "response_data.messages", "data.messages"},
+		lists: []string{"messages", "response_data.messages", "data.messages"}, empty: true,
 		rules: []rule{
 			{item: []string{"to", "recipient", "payload.to"}, want: fromArg("recipient_email"), mode: matchEmail},
 			{item: []string{"subject", "preview.subject"}, want: fromArg("subject")},
@@ -78,7 +80,7 @@ func gmailReply() *check {
 			q = append(q, "after:"+strconv.FormatInt(since.Unix(), 10))
 			return map[string]any{"query": strings.Join(q, " "), "max_results": gmailPage}, nil
 		},
-		lists: []string{"messages", "response_data.messages", "data.messages"},
+		lists: []string{"messages", "response_data.messages", "data.messages"}, empty: true,
 		rules: []rule{
 			{item: []string{"threadId", "thread_id"}, want: requiredArg("thread_id", "thread_id")},
 			{item: []string{"messageText", "body", "preview.body", "snippet"}, want: fromArg("message_body", "body"), mode: matchBody},
@@ -95,7 +97,7 @@ func gmailDraft() *check {
 	return &check{
 		name: "builtin gmail drafts", tool: "GMAIL_CREATE_EMAIL_DRAFT", readTool: "GMAIL_LIST_DRAFTS",
 		args: func(map[string]any, time.Time) (map[string]any, error) {
-			return map[string]any{"max_results": gmailPage, "verbose": true}, nil
+			return map[string]any{"max_results": gmailPage}, nil
 		},
 		lists: []string{"drafts", "response_data.drafts", "data.drafts"},
 		rules: []rule{
@@ -169,6 +171,7 @@ func gmailDelete() *check {
 func slackPost(slug string) *check {
 	return &check{
 		name: "builtin slack history", tool: slug, readTool: "SLACK_FETCH_CONVERSATION_HISTORY",
+		bestEffort: "SLACK_FETCH_CONVERSATION_HISTORY's arguments are not in the Composio definitions at hand (channel, oldest, limit, inclusive as Slack's conversations.history takes them)",
 		args: func(orig map[string]any, since time.Time) (map[string]any, error) {
 			ch, ok := argText(orig, "channel", "channel_id")
 			if !ok {
@@ -260,19 +263,31 @@ func ownerRepo(orig map[string]any) (string, string, error) {
 	return owner, repo, nil
 }
 
-// hubspotContact searches by the contact's email when given, else by name. The sandbox's
-// HUBSPOT_SEARCH_CONTACTS takes email/query/limit; the real search answers the same results.
+// hubspotContact searches with HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA (composio-api.md: the real
+// slug; HUBSPOT_SEARCH_CONTACTS is no Composio tool): a filter group on the email when given,
+// else on first and last name.
 func hubspotContact() *check {
+	props := []any{"email", "firstname", "lastname", "createdate", "hs_object_id"}
+	eq := func(prop, v string) map[string]any {
+		return map[string]any{"propertyName": prop, "operator": "EQ", "value": v}
+	}
 	return &check{
-		name: "builtin hubspot contacts", tool: "HUBSPOT_CREATE_CONTACT", readTool: "HUBSPOT_SEARCH_CONTACTS",
+		name: "builtin hubspot contacts", tool: "HUBSPOT_CREATE_CONTACT", readTool: "HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA",
 		args: func(orig map[string]any, _ time.Time) (map[string]any, error) {
 			if email, ok := argText(orig, "email", "properties.email"); ok {
-				return map[string]any{"email": email, "limit": 100}, nil
+				return map[string]any{"filterGroups": []any{map[string]any{"filters": []any{eq("email", email)}}}, "properties": props, "limit": 100}, nil
 			}
 			first, _ := argText(orig, "firstname", "properties.firstname")
 			last, _ := argText(orig, "lastname", "properties.lastname")
-			if q := strings.TrimSpace(first + " " + last); q != "" {
-				return map[string]any{"query": q, "limit": 100}, nil
+			var filters []any
+			if first != "" {
+				filters = append(filters, eq("firstname", first))
+			}
+			if last != "" {
+				filters = append(filters, eq("lastname", last))
+			}
+			if len(filters) > 0 {
+				return map[string]any{"filterGroups": []any{map[string]any{"filters": filters}}, "properties": props, "limit": 100}, nil
 			}
 			return nil, errors.New("neither email nor name recorded: nothing to search by")
 		},
@@ -299,6 +314,7 @@ func hubspotContact() *check {
 func notionPage() *check {
 	return &check{
 		name: "builtin notion search", tool: "NOTION_CREATE_NOTION_PAGE", readTool: "NOTION_SEARCH_NOTION_PAGE",
+		bestEffort: "NOTION_SEARCH_NOTION_PAGE's schema is not in the Composio definitions at hand",
 		args: func(orig map[string]any, _ time.Time) (map[string]any, error) {
 			t, ok := argText(orig, "title")
 			if !ok {
@@ -354,6 +370,7 @@ func notionTitle(item any) (any, bool) {
 func linearIssue() *check {
 	return &check{
 		name: "builtin linear issues", tool: "LINEAR_CREATE_LINEAR_ISSUE", readTool: "LINEAR_LIST_LINEAR_ISSUES",
+		bestEffort: "LINEAR_LIST_LINEAR_ISSUES's schema is not in the Composio definitions at hand",
 		args: func(orig map[string]any, _ time.Time) (map[string]any, error) {
 			a := map[string]any{"first": 100}
 			if p, ok := argText(orig, "project_id"); ok {
@@ -379,6 +396,7 @@ func linearIssue() *check {
 func calendarEvent() *check {
 	return &check{
 		name: "builtin google calendar events", tool: "GOOGLECALENDAR_CREATE_EVENT", readTool: "GOOGLECALENDAR_FIND_EVENT",
+		bestEffort: "GOOGLECALENDAR_FIND_EVENT's argument names are contested (camelCase or snake_case): a match may be missed, never invented",
 		args: func(orig map[string]any, since time.Time) (map[string]any, error) {
 			s, ok := argText(orig, "summary")
 			if !ok {

@@ -16,6 +16,7 @@ const (
 	TagIdempotent  = "idempotentHint"
 	TagDestructive = "destructiveHint"
 	TagOpenWorld   = "openWorldHint"
+	TagUpdate      = "updateHint" // Composio's own: the tool changes something
 )
 
 // ToolCatalog looks up a tool's definition; *client.Client satisfies it.
@@ -150,7 +151,7 @@ func KindFromTags(tags []string) (kind model.ToolKind, ok bool) {
 			idem, any = true, true
 		case strings.EqualFold(t, TagDestructive):
 			destr, any = true, true
-		case strings.EqualFold(t, TagOpenWorld):
+		case strings.EqualFold(t, TagOpenWorld), strings.EqualFold(t, TagUpdate):
 			any = true
 		}
 	}

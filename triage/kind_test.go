@@ -220,6 +220,9 @@ func TestSlugFallbackAgainstRealTools(t *testing.T) {
 		t.Errorf("%d of %d reads taken for writes", readsAsWrites, checked)
 	}
 	t.Logf("%d tools checked; %d reads taken for writes (flagged, never sent twice)", checked, readsAsWrites)
+	if k, ok := KindFromTags([]string{"updateHint", "mcpIgnore"}); !ok || k != model.KindWrite {
+		t.Errorf("updateHint alone: %s %v, want a write", k, ok)
+	}
 	for _, slug := range []string{"GITHUB_GET_OR_CREATE_ISSUE", "GITHUB_EXPORT_A_CODESPACE_FOR_THE_AUTHENTICATED_USER", "NOTION_FETCH_AND_DELETE_BLOCK"} {
 		if KindFromSlug(slug) != model.KindWrite {
 			t.Errorf("%s reads as a read", slug)

@@ -117,6 +117,14 @@ func (v *Verifiers) Tools() []string {
 // skew, so the members of a duplicate group all show), not_found, or unknown (no verifier,
 // arguments not recorded, the read failed or its answer could not be read).
 func (v *Verifiers) Verify(ctx context.Context, e *model.Execution) model.ProviderState {
+	st := v.verify(ctx, e)
+	if c, ok := v.bySlug[strings.ToUpper(strings.TrimSpace(e.ToolSlug))]; ok && c.bestEffort != "" && st.ReadTool != "" {
+		st.Reason += " (best-effort: " + c.bestEffort + ")"
+	}
+	return st
+}
+
+func (v *Verifiers) verify(ctx context.Context, e *model.Execution) model.ProviderState {
 	st := model.ProviderState{State: model.ProviderUnknown, CheckedAt: v.now().UTC()}
 	slug := strings.ToUpper(strings.TrimSpace(e.ToolSlug))
 	c, ok := v.bySlug[slug]
@@ -208,6 +216,11 @@ func (v *Verifiers) Verify(ctx context.Context, e *model.Execution) model.Provid
 		return st
 	}
 	items, where, ok := c.findItems(data)
+	if !ok && c.empty {
+		if _, isObj := data.(map[string]any); isObj || data == nil {
+			items, where, ok = nil, c.lists[0], true
+		}
+	}
 	if !ok {
 		st.Reason = fmt.Sprintf("%s answered without a list of items (looked for %s)", c.readTool, strings.Join(c.lists, ", "))
 		return st
@@ -328,6 +341,13 @@ type check struct {
 	// lists are candidate paths (relative to the result's data) of the item list; when none
 	// holds a list, the first list of objects found within four levels is used.
 	lists []string
+	// empty: a successful answer without any of lists means no items (GMAIL_FETCH_EMAILS omits
+	// messages when nothing matches), not an answer that cannot be read.
+	empty bool
+	// bestEffort, when set, says why this check's read arguments are not known to be the real
+	// tool's (its schema was not checked against Composio's definitions); it is said in the
+	// evidence.
+	bestEffort string
 	// rules must all hold for an item to match.
 	rules []rule
 	times []string // candidate item paths of the effect's time
