@@ -195,8 +195,10 @@ func sendPreview(e *model.Execution, r *redact.Redactor) []string {
 	if len(args) > 160 {
 		args = args[:157] + "…"
 	}
+	_, versionNote := retry.ToolVersionOf(e)
 	return []string{
 		"POST tools/execute/" + e.ToolSlug + ", once, through the no-retry client",
+		"tool version " + versionNote,
 		"account " + orWord(e.ConnectedAccountID, "-") + " · user " + orWord(e.UserID, "-"),
 		"arguments " + args,
 		"x-request-id = a new attempt id, journaled before anything is sent",

@@ -149,7 +149,7 @@ func printRetry(w io.Writer, out *retryOutput) {
 	if a == nil {
 		return
 	}
-	line(w, "attempt %s (the x-request-id sent) by %s: %s", a.ID, a.Who, a.State)
+	line(w, "attempt %s (the x-request-id sent) by %s: %s; tool version %s", a.ID, a.Who, a.State, r.VersionNote)
 	if a.Detail != "" {
 		line(w, "  %s", a.Detail)
 	}

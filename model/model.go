@@ -95,8 +95,11 @@ type Execution struct {
 	TraceID            string          `json:"trace_id,omitempty"`
 	Source             Source          `json:"source,omitzero"`
 	SDKVersion         string          `json:"sdk_version,omitempty"`
-	RetryCount         int             `json:"retry_count"` // x-stainless-retry-count when recorded, else -1
-	Parent             *Parent         `json:"parent,omitempty"`
+	// ToolVersion is the tool version the execution ran (metadata.tool_version, or
+	// metadata.version), "" when the log does not say.
+	ToolVersion string  `json:"tool_version,omitempty"`
+	RetryCount  int     `json:"retry_count"` // x-stainless-retry-count when recorded, else -1
+	Parent      *Parent `json:"parent,omitempty"`
 	// Detailed is true when the record came from a detail (timings, context, data), false for
 	// a list entry whose data may be fetched later.
 	Detailed bool `json:"detailed,omitempty"`

@@ -40,6 +40,7 @@ type WireMetadata struct {
 	UserID             string `json:"user_id,omitempty"`
 	ConnectedAccountID string `json:"connected_account_id,omitempty"`
 	SDKVersion         string `json:"sdk_version,omitempty"`
+	ToolVersion        string `json:"tool_version,omitempty"`
 	RetryCount         *int   `json:"retry_count,omitempty"`
 }
 
@@ -108,6 +109,8 @@ type lenientMetadata struct {
 	UserID             flexString `json:"user_id"`
 	ConnectedAccountID flexString `json:"connected_account_id"`
 	SDKVersion         flexString `json:"sdk_version"`
+	ToolVersion        flexString `json:"tool_version"`
+	Version            flexString `json:"version"`
 	RetryCount         flexNumber `json:"retry_count"`
 	RequestID          flexString `json:"request_id"`
 }
@@ -158,6 +161,7 @@ func parseRecordSlow(data []byte) (Execution, error) {
 		e.UserID = string(m.UserID)
 		e.ConnectedAccountID = string(m.ConnectedAccountID)
 		e.SDKVersion = string(m.SDKVersion)
+		e.ToolVersion = first(string(m.ToolVersion), string(m.Version))
 		e.RequestID = string(m.RequestID)
 		if m.RetryCount.ok && m.RetryCount.v >= 0 {
 			e.RetryCount = int(m.RetryCount.v)
@@ -409,6 +413,7 @@ func ToWire(e *Execution, detail bool) WireRecord {
 			UserID:             e.UserID,
 			ConnectedAccountID: e.ConnectedAccountID,
 			SDKVersion:         e.SDKVersion,
+			ToolVersion:        e.ToolVersion,
 		},
 		Parent: e.Parent,
 	}

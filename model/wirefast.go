@@ -108,9 +108,9 @@ type fields struct {
 	id, status, level, message string
 	timestamp                  time.Time
 
-	meta                                                              bool
-	toolSlug, tool, toolkitSlug, toolkit, user, account, sdk, metaReq string
-	retry                                                             flexNumber
+	meta                                                                            bool
+	toolSlug, tool, toolkitSlug, toolkit, user, account, sdk, metaReq, toolVer, ver string
+	retry                                                                           flexNumber
 
 	metrics  bool
 	duration flexNumber
@@ -155,6 +155,7 @@ func (f *fields) execution(data []byte, dropResponse bool) Execution {
 		e.UserID = f.user
 		e.ConnectedAccountID = f.account
 		e.SDKVersion = f.sdk
+		e.ToolVersion = first(f.toolVer, f.ver)
 		e.RequestID = f.metaReq
 		if f.retry.ok && f.retry.v >= 0 {
 			e.RetryCount = int(f.retry.v)
@@ -246,7 +247,7 @@ func (s *scan) peek() byte {
 // case-insensitively (encoding/json would take it) sends the record to the slow path.
 var (
 	topNames      = []string{"id", "timestamp", "status", "level", "message", "metadata", "metrics", "parent", "timings", "context", "source", "data"}
-	metaNames     = []string{"tool_slug", "tool", "toolkit_slug", "toolkit", "user_id", "connected_account_id", "sdk_version", "retry_count", "request_id"}
+	metaNames     = []string{"tool_slug", "tool", "toolkit_slug", "toolkit", "user_id", "connected_account_id", "sdk_version", "retry_count", "request_id", "tool_version", "version"}
 	metricsNames  = []string{"duration_ms"}
 	parentNames   = []string{"log_id", "tool_slug"}
 	timingsNames  = []string{"start_time", "end_time"}
@@ -383,6 +384,10 @@ func (s *scan) record(f *fields) bool {
 					return 1 << 7, s.flexNumber(&f.retry)
 				case "request_id":
 					return 1 << 8, s.flexString(&f.metaReq, noIntern)
+				case "tool_version":
+					return 1 << 9, s.flexString(&f.toolVer, internFew)
+				case "version":
+					return 1 << 10, s.flexString(&f.ver, internFew)
 				}
 				return 0, s.skip()
 			})

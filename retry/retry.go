@@ -123,6 +123,20 @@ type Result struct {
 	Tool *model.ToolResult `json:"tool_result,omitempty"`
 	// Sent reports whether a request was handed to the network.
 	Sent bool `json:"sent"`
+	// Version is the tool version the retry runs: the original's (ToolVersionOf), or "latest"
+	// when the original's log does not record one; VersionNote says which.
+	Version     string `json:"version"`
+	VersionNote string `json:"version_note"`
+}
+
+// ToolVersionOf is the tool version a retry of e runs, and a note that says where it comes
+// from: the version the original ran, as its log records it; "latest" only when the log does
+// not say, and then the note says so.
+func ToolVersionOf(e *model.Execution) (version, note string) {
+	if v := strings.TrimSpace(e.ToolVersion); v != "" {
+		return v, "the version the original ran (" + v + ")"
+	}
+	return client.DefaultToolVersion, "latest: the original's log does not record its tool version, so the tool may have changed since"
 }
 
 // Refused reports whether the retry was refused (nothing was sent).
@@ -148,6 +162,7 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	res.Version, res.VersionNote = ToolVersionOf(&e)
 	in.Confirmed, in.Reason = req.Confirmed, req.Reason
 	// Refuse on what is already known before asking the provider: a read, a succeeded
 	// execution or an open attempt needs no provider call.
@@ -251,11 +266,12 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	// (from this process's side) a margin before the journal deadline recovery relies on.
 	sctx, cancel := context.WithDeadline(ctx, claimed.Add(d.timeout()))
 	tr, sendErr := d.Sender.Execute(sctx, e.ToolSlug, client.ExecuteRequest{
-		Arguments: e.Arguments, ConnectedAccountID: e.ConnectedAccountID, UserID: e.UserID, RequestID: a.ID,
+		Arguments: e.Arguments, ConnectedAccountID: e.ConnectedAccountID, UserID: e.UserID, RequestID: a.ID, Version: res.Version,
 	})
 	cancel()
 	res.Sent = true
 	state, logID, detail := settle(e.ToolSlug, res.Kind, tr, sendErr)
+	detail += " [tool version " + res.Version + "]"
 	if state == model.AttemptFailed && isNotSent(sendErr) {
 		res.Sent = false
 	}

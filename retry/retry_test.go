@@ -623,3 +623,38 @@ func TestRateLimitedRetryDoesNotReleaseEveryRacer(t *testing.T) {
 		t.Fatalf("%d POSTs from 12 racers, want 1", got)
 	}
 }
+
+// A retry runs the tool version the original ran (its log records it), and says so; without a
+// recorded version it runs latest and says that.
+func TestRetryRunsTheOriginalsToolVersion(t *testing.T) {
+	w := newWorld(t, "")
+	ctx := context.Background()
+	e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("ver"))
+	if e.ToolVersion == "" {
+		t.Fatal("the sandbox's log does not record the tool version")
+	}
+	e.ToolVersion = "20240101_00" // an older version than the tool's current one
+	res, err := retry.Run(ctx, w.deps(), confirmed(e))
+	if err != nil || res.Refused() || res.Version != "20240101_00" || !strings.Contains(res.VersionNote, "the version the original ran") {
+		t.Fatalf("retry: %+v %v", res, err)
+	}
+	found := false
+	for _, x := range w.effects() {
+		if x.RequestID == res.Attempt.ID {
+			found = x.Version == "20240101_00"
+		}
+	}
+	if !found {
+		t.Errorf("the retry's effect did not run version 20240101_00: %+v", w.effects()[len(w.effects())-1])
+	}
+	stored, _ := w.j.Attempt(ctx, res.Attempt.ID)
+	if !strings.Contains(stored.Detail, "tool version 20240101_00") {
+		t.Errorf("the journal does not say the version: %q", stored.Detail)
+	}
+	e2 := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("ver2"))
+	e2.ToolVersion = ""
+	res, err = retry.Run(ctx, w.deps(), confirmed(e2))
+	if err != nil || res.Version != "latest" || !strings.Contains(res.VersionNote, "does not record") {
+		t.Fatalf("retry without a recorded version: %+v %v", res, err)
+	}
+}

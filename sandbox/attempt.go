@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/exectriage/exectriage/model"
@@ -23,6 +24,7 @@ type attempt struct {
 	sessionID  string
 	parent     *model.Parent // the meta tool run this execution belongs to (COMPOSIO_MULTI_EXECUTE_TOOL)
 	path       string        // the execution path: tools.execute, tools.proxy, session.execute, session.proxy_execute
+	version    string        // the tool version that ran ("" : the tool's current one)
 	traceID    string
 	source     model.Source
 	sdkVersion string
@@ -74,6 +76,7 @@ func (a *attempt) execution() (e *model.Execution, resp map[string]any) {
 		TraceID:     a.traceID,
 		Source:      a.source,
 		SDKVersion:  a.sdkVersion,
+		ToolVersion: a.ranVersion(),
 		RetryCount:  a.retryCount,
 		Detailed:    true,
 	}
@@ -132,4 +135,16 @@ func connectionError() *model.ExecError {
 
 func statusText(code int) string {
 	return strconv.Itoa(code) + " " + http.StatusText(code)
+}
+
+// ranVersion is the tool version the execution ran: the one asked for, or the tool's current
+// version for "latest" and none.
+func (a *attempt) ranVersion() string {
+	if v := strings.TrimSpace(a.version); v != "" && !strings.EqualFold(v, "latest") {
+		return v
+	}
+	if a.tool != nil {
+		return a.tool.version
+	}
+	return ""
 }

@@ -147,6 +147,8 @@ type Effect struct {
 	// session.proxy_execute; SessionID the tool-router session's id for the last two.
 	Path      string `json:"path"`
 	SessionID string `json:"session_id,omitempty"`
+	// Version is the tool version that ran.
+	Version string `json:"version"`
 }
 
 // TruthRecord is the ground truth of one generated execution.

@@ -100,7 +100,7 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) {
 	if userID == "" {
 		userID = body.EntityID
 	}
-	ex := &live{a: &attempt{tool: tool, args: raw, userID: userID, start: s.clock()}, args: args,
+	ex := &live{a: &attempt{tool: tool, args: raw, userID: userID, start: s.clock(), version: body.Version}, args: args,
 		answer: func(w http.ResponseWriter, a *attempt) {
 			var errText any
 			if a.result.err != "" {
@@ -315,7 +315,7 @@ func (s *Server) commit(ex *live) {
 		}
 		s.effects = append(s.effects, effectRec{Effect: Effect{RequestID: a.requestID, ToolSlug: a.tool.slug, ConnectedAccountID: a.acct.id,
 			ArgumentHash: model.ArgumentHash(a.args, model.DefaultVolatileKeys()), Time: now, LogID: a.logID, ObjectID: res.objectID,
-			Path: path, SessionID: a.sessionID}})
+			Path: path, SessionID: a.sessionID, Version: a.ranVersion()}})
 	}
 }
 
