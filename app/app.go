@@ -90,6 +90,7 @@ type App struct {
 	learned  map[string]bool            // slugs whose tool definition was asked for
 	hydrated map[string]model.Execution // full records a streaming load fetched (at most maxHydrated)
 
+	creds     Credentials
 	j         *Journal // the TUI's journal, nil when none is open
 	bundleDir string
 	who       string // overrides journal.Who
@@ -190,20 +191,29 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	if o.CallerTimeoutSet && o.CallerTimeout > 0 {
 		topt.CallerTimeout = o.CallerTimeout
 	}
-	a := &App{o: o, cfg: cfg, topt: topt.WithDefaults(), kinds: triage.NewKinds(), policy: redact.NewPolicy(o.getenv("COMPOSIO_API_KEY"))}
-	if a.src, err = openSource(ctx, &o); err != nil {
+	creds, err := ResolveCredentials(o)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{o: o, cfg: cfg, topt: topt.WithDefaults(), kinds: triage.NewKinds(), policy: redact.NewPolicy(creds.Key), creds: creds}
+	if a.src, err = openSource(ctx, &o, creds); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
-func openSource(ctx context.Context, o *Options) (source.Source, error) {
+// KeyFrom says where the API key came from (COMPOSIO_API_KEY, the Composio CLI login), ""
+// when there is none; never the key itself.
+func (a *App) KeyFrom() string { return a.creds.From }
+
+func openSource(ctx context.Context, o *Options, creds Credentials) (source.Source, error) {
 	opt := source.Options{
-		File:    o.File,
-		BaseURL: o.BaseURL,
-		APIKey:  o.getenv("COMPOSIO_API_KEY"),
-		Now:     o.Now,
-		OnBad:   o.OnBad,
+		File:          o.File,
+		BaseURL:       o.BaseURL,
+		APIKey:        creds.Key,
+		Now:           o.Now,
+		OnBad:         o.OnBad,
+		ClientOptions: creds.clientOptions(),
 	}
 	if v := strings.TrimSpace(o.getenv("EXECTRIAGE_MAX_GZIP_RATIO")); v != "" {
 		n, err := strconv.Atoi(v)
@@ -217,6 +227,9 @@ func openSource(ctx context.Context, o *Options) (source.Source, error) {
 		opt.ReuseBatches = true                   // LoadAll copies every batch
 	}
 	envBase := strings.TrimSpace(o.getenv("COMPOSIO_BASE_URL"))
+	if envBase == "" && creds.BaseURL != "" && creds.From != "COMPOSIO_API_KEY" {
+		envBase = creds.BaseURL // the login's, as @composio/core reads it
+	}
 	switch {
 	case o.File != "", o.BaseURL != "":
 	case o.Demo:

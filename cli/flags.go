@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,9 +93,14 @@ func (s *sourceFlags) options(env *Env) app.Options {
 	}
 }
 
-// open opens the session (config and source) the flags describe.
+// open opens the session (config and source) the flags describe, saying on stderr when the
+// API key is the Composio CLI's login rather than COMPOSIO_API_KEY.
 func (s *sourceFlags) open(ctx context.Context, env *Env) (*app.App, error) {
-	return app.Open(ctx, s.options(env))
+	a, err := app.Open(ctx, s.options(env))
+	if err == nil && a.SourceKind() == app.SourceLive && strings.HasPrefix(a.KeyFrom(), "the Composio CLI login") {
+		fmt.Fprintf(env.Stderr, "exectriage: using the API key of %s (COMPOSIO_API_KEY is not set)\n", sanitize.String(a.KeyFrom()))
+	}
+	return a, err
 }
 
 // load opens the session and loads and triages the window; the caller closes the app.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -48,6 +49,9 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	// The journal is needed for retries and verdicts, not for browsing: without one the TUI
 	// still opens and says why those are off.
 	var notice string
+	if a.SourceKind() == app.SourceLive && strings.HasPrefix(a.KeyFrom(), "the Composio CLI login") {
+		notice = "using the API key of " + a.KeyFrom() + " (COMPOSIO_API_KEY is not set)"
+	}
 	j, err := app.OpenJournal(ctx, sf.options(env))
 	if err != nil {
 		notice = "journal unavailable (" + err.Error() + "): retries and verdicts are off; fix it or pass --journal PATH"

@@ -50,6 +50,9 @@ type config struct {
 	userAgent        string
 	maxResponseBytes int64
 	maxPages         int
+	// userKey sends the key as x-user-api-key (a uak_ user key), with these org and project.
+	userKey          bool
+	orgID, projectID string
 }
 
 // Option configures a Client.
@@ -138,6 +141,17 @@ func WithWriteTimeout(d time.Duration) Option {
 			return fmt.Errorf("write timeout %v: must be > 0", d)
 		}
 		c.writeTimeout = d
+		return nil
+	}
+}
+
+// WithUserAPIKey sends the key as a user API key (x-user-api-key, a uak_ key such as the
+// Composio CLI's login stores) instead of a project key, with the org and project it acts in
+// (x-org-id, x-project-id; empty ones are not sent). A request never carries both key headers:
+// the API refuses that ("Multiple authentication modes were provided").
+func WithUserAPIKey(orgID, projectID string) Option {
+	return func(c *config) error {
+		c.userKey, c.orgID, c.projectID = true, strings.TrimSpace(orgID), strings.TrimSpace(projectID)
 		return nil
 	}
 }

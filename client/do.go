@@ -116,7 +116,17 @@ func (t *transport) newRequest(ctx context.Context, r request, n int) (*http.Req
 		return nil, fmt.Errorf("%s: building request: %w", r, err)
 	}
 	h := req.Header
-	h.Set("x-api-key", t.cfg.apiKey())
+	if t.cfg.userKey {
+		h.Set("x-user-api-key", t.cfg.apiKey())
+		if t.cfg.orgID != "" {
+			h.Set("x-org-id", t.cfg.orgID)
+		}
+		if t.cfg.projectID != "" {
+			h.Set("x-project-id", t.cfg.projectID)
+		}
+	} else {
+		h.Set("x-api-key", t.cfg.apiKey())
+	}
 	h.Set("Accept", "application/json")
 	h.Set("x-stainless-retry-count", strconv.Itoa(n))
 	if t.cfg.userAgent != "" {

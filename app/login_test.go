@@ -1,0 +1,65 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/exectriage/exectriage/internal/hostile"
+)
+
+// With no COMPOSIO_API_KEY the Composio CLI's login is used (api_key and base_url from
+// ~/.composio/user_data.json or $COMPOSIO_CACHE_DIR), and the session says where the key came
+// from; a uak_ user key goes in x-user-api-key with the org and project, never with x-api-key.
+func TestCLILoginIsUsed(t *testing.T) {
+	for _, tt := range []struct {
+		name, key string
+		env       map[string]string
+		header    string
+		from      string
+	}{
+		{"project key from the login", "ak_login_project_key_123456", nil, "x-api-key", "the Composio CLI login"},
+		{"user key from the login", "uak_login_user_key_123456", map[string]string{"COMPOSIO_ORG_ID": "org_1", "COMPOSIO_PROJECT_ID": "pr_1"}, "x-user-api-key", "the Composio CLI login"},
+		{"the environment wins", "ak_login_project_key_123456", map[string]string{"COMPOSIO_API_KEY": "ak_env_key_123456789"}, "x-api-key", "COMPOSIO_API_KEY"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := hostile.Serve(t, hostile.JSON(200, `{"logs":[],"next_cursor":null}`))
+			home := t.TempDir()
+			os.MkdirAll(filepath.Join(home, ".composio"), 0o700)
+			os.WriteFile(filepath.Join(home, ".composio", "user_data.json"), []byte(`{"api_key":"`+tt.key+`","base_url":"`+srv.URL+`","web_url":"https://app.example"}`), 0o600)
+			env := map[string]string{"HOME": home, "COMPOSIO_BASE_URL": ""}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			if tt.env["COMPOSIO_API_KEY"] != "" {
+				env["COMPOSIO_BASE_URL"] = srv.URL
+			}
+			cfg := filepath.Join(home, "config.toml")
+			os.WriteFile(cfg, nil, 0o600)
+			a, err := Open(context.Background(), Options{Getenv: func(k string) string { return env[k] }, ConfigPath: cfg, SinceSet: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if a.SourceKind() != SourceLive || a.KeyFrom() == "" || a.KeyFrom()[:len(tt.from)] != tt.from {
+				t.Fatalf("source %s, key from %q", a.SourceKind(), a.KeyFrom())
+			}
+			if _, err := a.LoadAll(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			reqs := srv.Requests()
+			if len(reqs) == 0 {
+				t.Fatal("no request reached the login's base URL")
+			}
+			h := reqs[0].Header
+			other := map[string]string{"x-api-key": "x-user-api-key", "x-user-api-key": "x-api-key"}[tt.header]
+			if h.Get(tt.header) == "" || h.Get(other) != "" {
+				t.Errorf("headers %v: want %s only", h, tt.header)
+			}
+			if tt.header == "x-user-api-key" && (h.Get("x-org-id") != "org_1" || h.Get("x-project-id") != "pr_1") {
+				t.Errorf("org/project headers: %v", h)
+			}
+		})
+	}
+}
