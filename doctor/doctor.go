@@ -147,6 +147,7 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	}
 	rep := &Report{Findings: []Finding{}}
 	var files []scanned
+	var uses []codeUse
 	walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return ctxErr
@@ -173,6 +174,13 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 		}
 		parse := parserFor(rel)
 		if parse == nil {
+			if eco := codeEcosystem(rel); eco != "" {
+				if fi, err := d.Info(); err == nil && fi.Size() <= maxCodeSize {
+					if data, err := os.ReadFile(p); err == nil {
+						uses = append(uses, scanCode(rel, eco, data)...)
+					}
+				}
+			}
 			return nil
 		}
 		fi, err := d.Info()
@@ -202,6 +210,7 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 		return nil, fmt.Errorf("scanning %s: %w", root, walkErr)
 	}
 	rep.Findings = append(rep.Findings, findings(files)...)
+	rep.Findings = append(rep.Findings, codeFindings(uses, rep.Findings)...)
 	sort.SliceStable(rep.Findings, func(i, j int) bool {
 		a, b := rep.Findings[i], rep.Findings[j]
 		if a.File != b.File {
@@ -305,6 +314,18 @@ func classify(f *Finding, d dep) {
 			"send tools.execute/proxy through it with max retries 0, or use " + sdkName(eco) + " >= " + sdkversion.FixedIn(eco)
 		return
 	case roleProvider:
+		if eco == NPM && name == sdkversion.ExperimentalSDK && d.version != "" {
+			if retries, ok := sdkversion.RetriesWrites(eco, name, d.version, sdkversion.PathWorkbench); ok {
+				f.RetriesWrites = new(retries)
+				if retries {
+					f.Reason = fmt.Sprintf("%s %s re-sends workbench executions (fixed in %s)", name, d.version, sdkversion.ExperimentalFixedIn)
+					f.Fix = "upgrade to " + name + "@^" + sdkversion.ExperimentalFixedIn
+				} else {
+					f.Reason = fmt.Sprintf("%s %s sends each workbench execution once", name, d.version)
+				}
+				return
+			}
+		}
 		f.Reason = "provider package: writes go through " + sdkName(eco) + ", whose version decides; " +
 			"pin " + sdkName(eco) + " >= " + sdkversion.FixedIn(eco) + " or keep a lock file"
 		return

@@ -115,6 +115,26 @@ func TestScanFixtureProjects(t *testing.T) {
 			{"package.json", "@composio/core", "0.14.1 (overrides)", "ok"},
 			{"package.json", "@composio/openai", "^0.14.0", "unknown"},
 		}, true},
+		// Code: sessions used with an SDK that re-sends session writes; the same SDK without
+		// sessions is fine; the LangChain middleware; @composio/experimental's workbench.
+		{"ts-sessions", []want{
+			{"package.json", "@composio/core", "0.21.0", "ok"},
+			{"package.json", "@composio/core", "0.21.0", "RETRIES WRITES"},
+		}, true},
+		{"py-sessions", []want{
+			{"requirements.txt", "composio", "0.25.0", "ok"},
+			{"requirements.txt", "composio", "0.25.0", "RETRIES WRITES"},
+		}, true},
+		{"py-no-sessions", []want{
+			{"requirements.txt", "composio", "0.25.0", "ok"},
+		}, false},
+		{"langchain-retry", []want{
+			{"agent.py:1", "langchain ToolRetryMiddleware", "any", "RETRIES WRITES"},
+		}, true},
+		{"ts-experimental", []want{
+			{"package.json", "@composio/core", "0.23.1", "ok"},
+			{"package.json", "@composio/experimental", "0.2.5", "RETRIES WRITES"},
+		}, true},
 		{"monorepo", []want{
 			{"packages/agent/package.json", "@composio/core", "^0.13.0 (locked 0.13.1)", "RETRIES WRITES"},
 			{"packages/web/package.json", "@composio/core", "^0.14.0 (locked 0.14.0)", "ok"},

@@ -1,0 +1,3 @@
+from composio import Composio
+composio = Composio()
+session = composio.tool_router.create(user_id="u1")
