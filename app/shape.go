@@ -1,0 +1,102 @@
+package app
+
+import (
+	"context"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// ShapeField is one field of a log record triage reads, and how many of the records read
+// carried it.
+type ShapeField struct {
+	Field string `json:"field"`
+	Found int    `json:"found"`
+	// Without names what triage cannot do when no record carries the field.
+	Without string `json:"without"`
+}
+
+// Shape is what a project's logs actually carry, over the newest records: counts only, no
+// value (they may be secrets). It is what a first real user runs and shares.
+type Shape struct {
+	Source      string       `json:"source"`
+	Records     int          `json:"records"`
+	Detailed    int          `json:"detailed"` // of which the detail could be read
+	Fields      []ShapeField `json:"fields"`
+	Unavailable []string     `json:"unavailable"` // triage signals no record makes possible
+}
+
+// shapeFields are the fields in the order they are reported, with what is lost without them.
+var shapeFields = []struct {
+	name    string
+	has     func(e *model.Execution) bool
+	without string
+}{
+	{"tool", func(e *model.Execution) bool { return e.ToolSlug != "" }, "nothing can be triaged: no tool, no kind"},
+	{"toolkit", func(e *model.Execution) bool { return e.ToolkitSlug != "" }, "the toolkit column and the provider's name in the advice"},
+	{"arguments", func(e *model.Execution) bool { return len(e.Arguments) > 0 }, "duplicate groups, provider checks and the guarded retry (all need the arguments)"},
+	{"response", func(e *model.Execution) bool { return len(e.Response) > 0 }, "a 200 with successful:false is only seen in the error"},
+	{"error kind", func(e *model.Execution) bool { return e.Error != nil && e.Error.Kind != "" }, "outcomes are read from the error's text alone"},
+	{"upstream status", func(e *model.Execution) bool { return e.Error != nil && e.Error.HTTPStatus != 0 }, "a provider's 4xx and 5xx are told apart by text alone"},
+	{"duration", func(e *model.Execution) bool { return e.HasDuration }, "a success slower than the caller's timeout cannot be flagged; SDK backoff timing is coarse"},
+	{"SDK version", func(e *model.Execution) bool { return e.SDKVersion != "" }, "no note on an SDK that retries writes"},
+	{"SDK language", func(e *model.Execution) bool { return e.Source.Language != "" }, "an SDK version is read for both languages (\"language not recorded\")"},
+	{"retry count", func(e *model.Execution) bool { return e.RetryCount >= 0 }, "SDK retries are told by timing alone"},
+	{"session id", func(e *model.Execution) bool { return e.SessionID != "" }, "session executions cannot be told from tools.execute (the session threshold does not apply)"},
+	{"request id", func(e *model.Execution) bool { return e.RequestID != "" }, "resolve finds a retry's log by tool, account and arguments only"},
+	{"tool version", func(e *model.Execution) bool { return e.ToolVersion != "" }, "a retry runs the latest version of the tool"},
+}
+
+// ShapeReport reads the newest n records of the source (their details too) and reports which
+// fields they carry.
+func (a *App) ShapeReport(ctx context.Context, n int) (Shape, error) {
+	sh := Shape{Source: a.SourceName()}
+	var recs []model.Execution
+	stop := errStop{}
+	err := a.src.Load(ctx, a.Window(), func(b []model.Execution) error {
+		for i := range b {
+			if len(recs) >= n {
+				return stop
+			}
+			recs = append(recs, b[i])
+		}
+		if len(recs) >= n {
+			return stop
+		}
+		return nil
+	})
+	if err != nil && err != error(stop) {
+		return sh, err
+	}
+	for i := range recs {
+		if !recs[i].Detailed {
+			if d, err := a.src.Get(ctx, recs[i].ID); err == nil {
+				recs[i] = d
+			}
+		}
+		if recs[i].Detailed {
+			sh.Detailed++
+		}
+	}
+	sh.Records = len(recs)
+	for _, f := range shapeFields {
+		sf := ShapeField{Field: f.name, Without: f.without}
+		for i := range recs {
+			if f.has(&recs[i]) {
+				sf.Found++
+			}
+		}
+		sh.Fields = append(sh.Fields, sf)
+		if sf.Found == 0 && sh.Records > 0 {
+			sh.Unavailable = append(sh.Unavailable, f.name+": "+f.without)
+		}
+	}
+	if sh.Unavailable == nil {
+		sh.Unavailable = []string{}
+	}
+	return sh, nil
+}
+
+// errStop ends a load early.
+type errStop struct{}
+
+func (errStop) Error() string { return "enough records" }
