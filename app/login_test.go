@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/exectriage/exectriage/internal/hostile"
@@ -61,5 +62,37 @@ func TestCLILoginIsUsed(t *testing.T) {
 				t.Errorf("org/project headers: %v", h)
 			}
 		})
+	}
+}
+
+// The Logs API lists entries without their source: a note that would depend on the language
+// is not guessed from a list entry, the detail that records the language decides (on the demo,
+// TypeScript 0.14.x was reported as "Python, if it is" before).
+func TestRecordedLanguageIsUsed(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	os.WriteFile(cfg, nil, 0o600)
+	env := map[string]string{"HOME": dir}
+	a, err := Open(context.Background(), Options{Demo: true, ConfigPath: cfg, Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	l, err := a.Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	guessed, named := 0, 0
+	for i := range l.Execs {
+		note := l.Result.Triage[i].OldSDK
+		switch {
+		case strings.Contains(note, "if it is Python"):
+			guessed++
+		case strings.HasPrefix(note, "TypeScript") || strings.HasPrefix(note, "Python"):
+			named++
+		}
+	}
+	if guessed != 0 || named == 0 {
+		t.Errorf("%d notes guess the language, %d name it", guessed, named)
 	}
 }
