@@ -207,8 +207,7 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 			continue
 		}
 		if !triage.LogSucceeded(e.Status) {
-			mark[i] = true
-			continue
+			mark[i] = true // and, below, its neighbours: a failed attempt's neighbour is a group's member too
 		}
 		who := e.ConnectedAccountID
 		if who == "" {

@@ -154,6 +154,7 @@ func TestTogglesFlaggedWritesAndDuplicates(t *testing.T) {
 	if groups != len(ds.Groups) || groups == 0 {
 		t.Errorf("d: %d group rows, %d groups", groups, len(ds.Groups))
 	}
+	h.keys("g") // the first row: a group
 	before := h.m.list.Len()
 	h.keys("enter") // fold the first group
 	if h.m.list.Len() != before-len(ds.Members[h.m.list.Items()[0].Group]) {

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/exectriage/exectriage/sandbox"
+)
+
+// Every path reaches the same duplicate groups as show: scan --json's groups over a sandbox
+// load (whose list entries carry no arguments, like the Logs API's and the demo's) are the groups show reports for each member, members
+// and all (issue 14: groups lost their last, successful attempt).
+func TestScanGroupsAgreeWithShow(t *testing.T) {
+	srv, base, err := sandbox.Start(context.Background(), sandbox.Config{Seed: 1, Size: 1500, Now: fixedNow}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	vars := map[string]string{"EXECTRIAGE_JOURNAL": filepath.Join(t.TempDir(), "j.db"), "COMPOSIO_API_KEY": "k-groups"}
+	code, out, errOut := run(t, vars, "scan", "--base-url", base, "--json")
+	if code != ExitOK {
+		t.Fatalf("scan: %d %s", code, errOut)
+	}
+	var scan struct {
+		Groups []struct {
+			ID           string   `json:"id"`
+			ExecutionIDs []string `json:"execution_ids"`
+		} `json:"duplicate_groups"`
+	}
+	if err := json.Unmarshal([]byte(out), &scan); err != nil {
+		t.Fatal(err)
+	}
+	if len(scan.Groups) < 10 {
+		t.Fatalf("only %d groups on the demo", len(scan.Groups))
+	}
+	var all struct {
+		Executions []struct {
+			ID, Timestamp, ToolSlug string
+			UserID                  string `json:"user_id"`
+			Account                 string `json:"connected_account_id"`
+		} `json:"executions"`
+	}
+	code, out, errOut = run(t, vars, "list", "--base-url", base, "--json")
+	if code != ExitOK {
+		t.Fatalf("list: %d %s", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &all); err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]int{}
+	for i, e := range all.Executions {
+		byID[e.ID] = i
+	}
+	// the execution of the same tool and caller right after a group's last member (newest
+	// first: the one before it in the list): the attempt a lossy grouping left out
+	next := func(last string) string {
+		i, ok := byID[last]
+		if !ok {
+			return ""
+		}
+		e := all.Executions[i]
+		for k := i - 1; k >= 0; k-- {
+			n := all.Executions[k]
+			if n.ToolSlug == e.ToolSlug && n.Account == e.Account && n.UserID == e.UserID {
+				return n.ID
+			}
+		}
+		return ""
+	}
+	checked := 0
+	for _, g := range scan.Groups {
+		ids := []string{g.ExecutionIDs[0], g.ExecutionIDs[len(g.ExecutionIDs)-1]}
+		if n := next(g.ExecutionIDs[len(g.ExecutionIDs)-1]); n != "" {
+			ids = append(ids, n)
+		}
+		for k, id := range ids {
+			code, out, errOut := run(t, vars, "show", id, "--base-url", base, "--json")
+			if code != ExitOK {
+				t.Fatalf("show %s: %d %s", id, code, errOut)
+			}
+			var show struct {
+				Group *struct {
+					ExecutionIDs []string `json:"execution_ids"`
+				} `json:"duplicate_group"`
+			}
+			if err := json.Unmarshal([]byte(out), &show); err != nil {
+				t.Fatal(err)
+			}
+			if show.Group == nil {
+				if k < 2 {
+					t.Errorf("%s is in scan's group %s but show puts it in none", id, g.ID)
+				}
+				continue
+			}
+			a, b := append([]string(nil), g.ExecutionIDs...), append([]string(nil), show.Group.ExecutionIDs...)
+			sort.Strings(a)
+			sort.Strings(b)
+			if strings.Join(a, ",") != strings.Join(b, ",") {
+				t.Errorf("group of %s: scan %v, show %v", id, g.ExecutionIDs, show.Group.ExecutionIDs)
+			}
+			checked++
+		}
+	}
+	t.Logf("%d groups, %d members compared", len(scan.Groups), checked)
+}
