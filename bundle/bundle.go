@@ -490,6 +490,10 @@ func patternWord(p model.RetryPattern) string {
 		return "`app_retry` (the application's own retry loop)"
 	case model.PatternDoubleSubmit:
 		return "`double_submit` (near-simultaneous: two clicks or two workers)"
+	case model.PatternSessionAutoRetry:
+		return "`session_auto_retry` (spaced like an SDK's automatic retry of a tool-router session write)"
+	case model.PatternFrameworkRetry:
+		return "`framework_retry` (spaced like an agent framework's tool retry: about 1 s, then 2 s)"
 	}
 	return codeSpan(sanitize.Line(string(p), 40))
 }

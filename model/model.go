@@ -260,10 +260,29 @@ type Triage struct {
 type RetryPattern string
 
 const (
-	PatternSDKAutoRetry RetryPattern = "sdk_auto_retry"
-	PatternAppRetry     RetryPattern = "app_retry"
-	PatternDoubleSubmit RetryPattern = "double_submit"
+	PatternSDKAutoRetry     RetryPattern = "sdk_auto_retry"     // an SDK's retry of tools.execute (before the fix)
+	PatternSessionAutoRetry RetryPattern = "session_auto_retry" // an SDK's retry of a tool-router session write
+	PatternFrameworkRetry   RetryPattern = "framework_retry"    // an agent framework's tool retry (LangChain ToolRetryMiddleware)
+	PatternAppRetry         RetryPattern = "app_retry"
+	PatternDoubleSubmit     RetryPattern = "double_submit"
 )
+
+// PatternFix is what to change so that a pattern's duplicates stop, in one line.
+func PatternFix(p RetryPattern) string {
+	switch p {
+	case PatternSDKAutoRetry:
+		return "upgrade to Python composio 0.16.0 / TypeScript @composio/core 0.14.0 or later (they send tools.execute once)"
+	case PatternSessionAutoRetry:
+		return "session writes are retried before Python 0.26.0 / TypeScript 0.23.0: upgrade"
+	case PatternFrameworkRetry:
+		return "LangChain ToolRetryMiddleware retries writes: exclude write tools from it or set retry_on"
+	case PatternAppRetry:
+		return "your retry loop: check the provider (or the log) before retrying, or send a dedupe key"
+	case PatternDoubleSubmit:
+		return "two callers: dedupe before calling (disable the button, lock per request)"
+	}
+	return ""
+}
 
 // DuplicateGroup is a set of executions of the same tool, account and canonical arguments.
 type DuplicateGroup struct {

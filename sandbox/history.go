@@ -86,6 +86,7 @@ const (
 	CaseOrdinary           = "ordinary"
 	CaseSDKAutoRetry       = "sdk_auto_retry"
 	CaseSessionAutoRetry   = "session_auto_retry" // a current SDK re-sending a tool-router session write
+	CaseFrameworkRetry     = "framework_retry"    // an agent framework's tool retry
 	CaseAppRetry           = "app_retry"
 	CaseDoubleSubmit       = "double_submit"
 	CaseCommittedTimeout   = "committed_timeout"   // slow success or timeout whose effect exists
@@ -439,6 +440,7 @@ func (g *generator) planAll(size int) {
 	scenarios := []scenario{
 		{0.0040, 3, (*generator).sdkBurst},
 		{0.0012, 3, (*generator).sessionBurst},
+		{0.0007, 3, (*generator).frameworkRetry},
 		{0.0030, 3, (*generator).appRetry},
 		{0.0030, 3, (*generator).doubleSubmit},
 		{0.0022, 1, func(g *generator) int { return g.single(outSlowOK, CaseCommittedTimeout) }},
@@ -446,7 +448,7 @@ func (g *generator) planAll(size int) {
 		{0.0022, 1, func(g *generator) int { return g.single(outTimeoutUncommitted, CaseUncommittedTimeout) }},
 		{0.0016, 1, func(g *generator) int { return g.single(out5xxAfter, Case5xxAfterCommit) }},
 		{0.0016, 1, func(g *generator) int { return g.single(out5xxBefore, Case5xxBeforeCommit) }},
-		{0.0020, 6, (*generator).rateLimitBurst},
+		{0.0026, 6, (*generator).rateLimitBurst},
 		{0.0080, 1, func(g *generator) int { return g.single(outValidation, CaseValidation) }},
 		{0.0020, 1, func(g *generator) int { return g.single(outAuth, CaseAuth) }},
 	}
@@ -756,7 +758,7 @@ func (g *generator) sdkBurst() int {
 // sessionBurst: a current SDK (TypeScript 0.21, Python 0.2x: fixed for tools.execute, not for
 // sessions) re-sends a tool-router session write that timed out or got a 5xx: 2-3 attempts
 // with the SDK's backoff, all with the session's context.session_id, and no retry count (the
-// new clients send none). Same truth pattern as sdkBurst: the SDK's retry.
+// new clients send none).
 func (g *generator) sessionBurst() int {
 	u, a, tool := g.pickWrite(nil, true)
 	if tool == nil {
@@ -781,7 +783,7 @@ func (g *generator) sessionBurst() int {
 		if first == nil {
 			first = p
 		}
-		p.raw, p.session, p.toolRouter, p.retryCount, p.groupKey, p.pattern = first.raw, caller, session, -1, key, model.PatternSDKAutoRetry
+		p.raw, p.session, p.toolRouter, p.retryCount, p.groupKey, p.pattern = first.raw, caller, session, -1, key, model.PatternSessionAutoRetry
 		if i < n-1 {
 			if g.chance(0.6) {
 				g.setOutcome(p, outTimeoutCommitted)
@@ -794,6 +796,47 @@ func (g *generator) sessionBurst() int {
 			gap = g.between(750*time.Millisecond, 1000*time.Millisecond)
 		}
 		start = p.start.Add(p.dur + gap)
+	}
+	return n
+}
+
+// frameworkRetry: an agent framework (LangChain's ToolRetryMiddleware) retries a tool call that
+// failed (timeout or 5xx) from a current SDK: 2-3 attempts, about 1 s and then 2 s (with
+// jitter) after the previous one ended, one caller.
+func (g *generator) frameworkRetry() int {
+	u, a, tool := g.pickWrite(noAutoRetry, true)
+	if tool == nil {
+		return 0
+	}
+	prof := u.profile
+	prof.framework = "langchain"
+	n := 2 + g.r.IntN(2)
+	start := g.randTime(15 * time.Minute)
+	args := g.argsFor(tool, a, start)
+	if args == nil {
+		return 0
+	}
+	key := g.newGroup()
+	caller := pick(g, u.sessions)
+	var first *plan
+	for i := range n {
+		p := g.newPlan(u, a, tool, args, start, prof, CaseFrameworkRetry)
+		if first == nil {
+			first = p
+		}
+		p.raw, p.session, p.groupKey, p.pattern = first.raw, caller, key, model.PatternFrameworkRetry
+		if i < n-1 {
+			switch {
+			case g.chance(0.5):
+				g.setOutcome(p, outTimeoutUncommitted)
+			case g.chance(0.5):
+				g.setOutcome(p, out5xxBefore)
+			default:
+				g.setOutcome(p, out5xxAfter)
+			}
+		}
+		base := time.Second << i
+		start = p.start.Add(p.dur + time.Duration(float64(base)*(0.8+0.4*g.r.Float64())))
 	}
 	return n
 }
@@ -1145,7 +1188,10 @@ func (g *generator) apply() *history {
 			h.effects = append(h.effects, effectRec{Effect: Effect{RequestID: a.requestID, ToolSlug: p.tool.slug, ConnectedAccountID: p.acct.id,
 				Time: p.start.Add(p.effectAt), LogID: a.logID, ObjectID: a.result.objectID}, args: p.raw})
 		}
-		h.truth = append(h.truth, TruthRecord{ID: a.logID, ToolSlug: p.tool.slug, Committed: committed, Ambiguous: p.outcome.ambiguous(),
+		// A provider that refused the call (an error in its answer) leaves a log that says so: not
+		// ambiguous, even when the caller saw a timeout.
+		ambiguous := p.outcome.ambiguous() && !(a.failure == nil && a.result != nil && !a.result.committed && a.result.err != "")
+		h.truth = append(h.truth, TruthRecord{ID: a.logID, ToolSlug: p.tool.slug, Committed: committed, Ambiguous: ambiguous,
 			GroupKey: p.groupKey, Pattern: p.pattern, Case: p.caseName})
 	}
 	sortLogs(h.logs)

@@ -374,11 +374,13 @@ func TestHistoryScenariosHaveTheirSignatures(t *testing.T) {
 			pattern[tr.GroupKey] = tr.Pattern
 		}
 	}
-	if rate := float64(ambiguous) / float64(writes); rate < 0.02 || rate > 0.045 {
-		t.Errorf("%.1f%% of writes ambiguous, want 2-4%%", 100*rate)
+	// (SDK, session and framework retries each add a few ambiguous attempts)
+	if rate := float64(ambiguous) / float64(writes); rate < 0.02 || rate > 0.055 {
+		t.Errorf("%.1f%% of writes ambiguous, want 2-5%%", 100*rate)
 	}
 	for _, c := range []string{CaseSDKAutoRetry, CaseAppRetry, CaseDoubleSubmit, CaseCommittedTimeout, CaseUncommittedTimeout,
-		Case5xxAfterCommit, Case5xxBeforeCommit, CaseRateLimitBurst, CaseValidation, CaseAuth, CaseExpiredAccount} {
+		Case5xxAfterCommit, Case5xxBeforeCommit, CaseRateLimitBurst, CaseValidation, CaseAuth, CaseExpiredAccount,
+		CaseSessionAutoRetry, CaseFrameworkRetry} {
 		if cases[c] == 0 {
 			t.Errorf("no %s in 3000 executions", c)
 		}
@@ -400,7 +402,15 @@ func TestHistoryScenariosHaveTheirSignatures(t *testing.T) {
 			t.Errorf("%s has %d members", key, len(members))
 		}
 		switch pattern[key] {
-		case model.PatternSDKAutoRetry:
+		case model.PatternFrameworkRetry:
+			for i, m := range members[1:] {
+				prevEnd, _ := members[i].End()
+				lo, hi := time.Duration(float64(time.Second<<i)*0.75), time.Duration(float64(time.Second<<i)*1.25)
+				if gap := m.Start().Sub(prevEnd); gap < lo || gap > hi || m.Source.Framework != "langchain" || m.TraceID != first.TraceID {
+					t.Errorf("%s member %d: gap %v (want %v-%v) framework %q", key, i+1, gap, lo, hi, m.Source.Framework)
+				}
+			}
+		case model.PatternSDKAutoRetry, model.PatternSessionAutoRetry:
 			for i, m := range members {
 				prevEnd, _ := members[max(i-1, 0)].End()
 				gap := m.Start().Sub(prevEnd)

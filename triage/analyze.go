@@ -384,17 +384,64 @@ func sdkRetriable(m member) bool {
 //     or where each attempt after the first started within the SDK's backoff band after the
 //     previous one ended or timed out (about 0.375-0.5 s, then 0.75-1 s, ±150 ms) and the
 //     previous one ended in a way the SDK retries, with no record saying it was a first try;
+//   - session_auto_retry: the same, when every attempt is a tool-router session execution;
+//   - framework_retry: waits of about 1 s, then 2 s, after a failed attempt (an agent
+//     framework's tool retry, LangChain's ToolRetryMiddleware);
 //   - double_submit: two starts closer than 1 s while the previous attempt was still running
 //     or after it succeeded, attempts from different sessions or SDKs, an attempt after a
 //     clean success (nothing to retry), or irregular waits;
 //   - app_retry: after failures the caller saw, regular (or steadily growing) waits from the
 //     same source.
+//
+// The reason ends with the fix (model.PatternFix).
 func patternOf(ms []member, gaps []time.Duration) (model.RetryPattern, string) {
+	p, reason := patternAndReason(ms, gaps)
+	if fix := model.PatternFix(p); fix != "" {
+		reason += "; fix: " + fix
+	}
+	return p, reason
+}
+
+// sdkPattern is sdk_auto_retry, or session_auto_retry when every member is a tool-router
+// session execution (the same backoff, the path current SDKs still retry).
+func sdkPattern(ms []member) (model.RetryPattern, string) {
+	for _, m := range ms {
+		if CallPath(m.e) != sdkversion.PathSession {
+			return model.PatternSDKAutoRetry, "the SDK's own retry"
+		}
+	}
+	return model.PatternSessionAutoRetry, "the SDK's own retry of a session write"
+}
+
+// Framework retry band: LangChain's ToolRetryMiddleware waits about 1 s, then 2 s (initial 1 s,
+// factor 2, with jitter) after the failed attempt ended.
+const (
+	frameworkBase = time.Second
+	frameworkLow  = 0.7 // jitter and clocks: 0.7-1.6 s, then 1.4-3.2 s
+	frameworkHigh = 1.6
+)
+
+// frameworkFits reports whether each wait fits the framework's backoff after a failure.
+func frameworkFits(ms []member, gaps []time.Duration) bool {
+	if len(ms) > 3 || len(gaps) == 0 {
+		return false
+	}
+	for j, g := range gaps {
+		d := frameworkBase << j
+		if g < time.Duration(float64(d)*frameworkLow) || g > time.Duration(float64(d)*frameworkHigh) || ms[j].outcome == model.OutcomeSucceeded {
+			return false
+		}
+	}
+	return true
+}
+
+func patternAndReason(ms []member, gaps []time.Duration) (model.RetryPattern, string) {
 	n := len(ms)
 	sdk := sdkNote(ms)
 	if n <= sdkMaxAttempts && retryCountsSay(ms) {
-		return model.PatternSDKAutoRetry, fmt.Sprintf("%d attempts %s, recorded as SDK retries %s: the SDK's own retry%s",
-			n, gapList(gaps, "after the previous"), retryCounts(ms), sdk)
+		p, what := sdkPattern(ms)
+		return p, fmt.Sprintf("%d attempts %s, recorded as SDK retries %s: %s%s",
+			n, gapList(gaps, "after the previous"), retryCounts(ms), what, sdk)
 	}
 	if n <= sdkMaxAttempts && !anyFirstTry(ms) {
 		fits := true
@@ -406,9 +453,17 @@ func patternOf(ms []member, gaps []time.Duration) (model.RetryPattern, string) {
 			}
 		}
 		if fits {
-			return model.PatternSDKAutoRetry, fmt.Sprintf("%d attempts %s %s: the SDK's own retry%s",
-				n, gapList(gaps, ""), afterEach(ms[:n-1]), sdk)
+			p, what := sdkPattern(ms)
+			return p, fmt.Sprintf("%d attempts %s %s: %s%s",
+				n, gapList(gaps, ""), afterEach(ms[:n-1]), what, sdk)
 		}
+	}
+	if frameworkFits(ms, gaps) {
+		fw := ""
+		if f := ms[0].e.Source.Framework; f != "" {
+			fw = " (framework " + f + ")"
+		}
+		return model.PatternFrameworkRetry, fmt.Sprintf("%d attempts %s a failure: an agent framework's tool retry%s", n, gapList(gaps, "after"), fw)
 	}
 	for j := 1; j < n; j++ {
 		startGap := ms[j].e.Start().Sub(ms[j-1].e.Start())

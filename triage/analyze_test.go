@@ -328,7 +328,12 @@ func TestDuplicatePatterns(t *testing.T) {
 			if g.Pattern != tt.pattern {
 				t.Errorf("pattern = %s, want %s (reason %q, gaps %v)", g.Pattern, tt.pattern, g.Reason, g.Gaps)
 			}
-			if tt.reason != "" && !regexp.MustCompile(tt.reason).MatchString(g.Reason) {
+			// Every reason ends with its pattern's fix.
+			explained, fix, _ := strings.Cut(g.Reason, "; fix: ")
+			if fix != model.PatternFix(g.Pattern) {
+				t.Errorf("reason %q does not end with the fix %q", g.Reason, model.PatternFix(g.Pattern))
+			}
+			if tt.reason != "" && !regexp.MustCompile(tt.reason).MatchString(explained) {
 				t.Errorf("reason %q does not match %q", g.Reason, tt.reason)
 			}
 			var want []string

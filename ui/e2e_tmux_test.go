@@ -482,7 +482,7 @@ func TestExportInTmux(t *testing.T) {
 	home := filepath.Join(dir, "home")
 	script := fmt.Sprintf("env -u COMPOSIO_API_KEY -u NO_COLOR HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q TERM=xterm-256color %q --file %q --journal %q; echo EXITED:$?; sleep 120",
 		home, filepath.Join(home, "state"), filepath.Join(home, "config"), bin, file, filepath.Join(dir, "journal.db"))
-	ts.must("new-session", "-d", "-s", "x", "-x", "160", "-y", "45", "sh", "-c", script)
+	ts.must("new-session", "-d", "-s", "x", "-x", "160", "-y", "60", "sh", "-c", script)
 	const pane = "x"
 
 	groups := regexp.MustCompile(`30,000 execs .* ([1-9][0-9,]*) dup groups`)

@@ -511,6 +511,10 @@ func patternShort(p model.RetryPattern) string {
 		return "app-retry"
 	case model.PatternDoubleSubmit:
 		return "double-submit"
+	case model.PatternSessionAutoRetry:
+		return "session-retry"
+	case model.PatternFrameworkRetry:
+		return "framework-retry"
 	}
 	return common.Clean(string(p))
 }
