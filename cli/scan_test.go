@@ -303,6 +303,7 @@ func TestCommandErrors(t *testing.T) {
 		{"scan argument", nil, []string{"scan", "extra"}, ExitUsage, `unexpected argument "extra"`},
 		{"bad since", nil, []string{"scan", "--since", "yesterday"}, ExitUsage, "not a duration"},
 		{"bad filter", nil, []string{"list", "--file", "testdata/export.jsonl", "--filter", "foo:bar"}, ExitUsage, `unknown field "foo"`},
+		{"typo in a fixed vocabulary", nil, []string{"list", "--file", "testdata/export.jsonl", "--filter", "outcome:ambigous"}, ExitUsage, `did you mean outcome:ambiguous?`},
 		{"demo and file", nil, []string{"scan", "--demo", "--file", "testdata/export.jsonl"}, ExitUsage, "--demo cannot be combined"},
 		{"remote without key", nil, []string{"scan", "--base-url", "https://backend.example.com"}, ExitUsage, "COMPOSIO_API_KEY is not set"},
 		{"bad config", map[string]string{"EXECTRIAGE_CONFIG": "testdata/nope.toml"}, []string{"scan", "--file", "testdata/export.jsonl"}, ExitUsage, "nope.toml"},

@@ -135,6 +135,12 @@ func TestParse(t *testing.T) {
 		{q: `10:30`, want: []string{"text=10:30"}},
 		{q: `foo:bar`, wantErr: `unknown field "foo": use tool, toolkit, user, account, id, request, error, status, outcome, kind, group, flagged`},
 		{q: `flagged:maybe`, wantErr: `flagged:maybe: want flagged:yes or flagged:no`},
+		// Fixed vocabularies: a value no word contains is a typo, not "0 matches".
+		{q: `outcome:amb kind:IDEMP -outcome:fail`, want: []string{"outcome=amb", "kind=IDEMP", "-outcome=fail"}},
+		{q: `outcome:ambigous`, wantErr: `outcome:ambigous: did you mean outcome:ambiguous? (outcome is one of succeeded, failed, rejected, ambiguous)`},
+		{q: `-kind:wirte`, wantErr: `did you mean kind:write?`},
+		{q: `Outcome:zzzzzzzzzz`, wantErr: `Outcome:zzzzzzzzzz: no such outcome (outcome is one of`},
+		{q: `status:Completed error:ambigous`, want: []string{"status=Completed", "error=ambigous"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.q, func(t *testing.T) {
@@ -386,6 +392,16 @@ var genFields = rapid.Custom(func(t *rapid.T) Fields {
 	}
 })
 
+// fieldOf is the field a term name stands for.
+func fieldOf(name string) field {
+	for _, f := range fieldNames {
+		if f.name == name {
+			return f.f
+		}
+	}
+	return fieldText
+}
+
 // quote renders a term value so that Parse gives it back verbatim.
 func quote(v string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
@@ -422,6 +438,12 @@ func genQuery(t *rapid.T, rows []Fields) string {
 		switch rapid.IntRange(0, 6).Draw(t, "kind") {
 		case 0:
 			name := rapid.SampledFrom([]string{"tool", "toolkit", "user", "account", "id", "request", "error", "status", "outcome", "kind", "group"}).Draw(t, "field")
+			if f := fieldOf(name); vocabulary(f) != nil && checkVocabulary(f, name, v) != nil {
+				// a typo in a fixed vocabulary is refused; draw a part of a real value instead
+				w := rapid.SampledFrom(vocabulary(f)).Draw(t, "word")
+				i := rapid.IntRange(0, len(w)-1).Draw(t, "from")
+				v = w[i : i+rapid.IntRange(1, len(w)-i).Draw(t, "len")]
+			}
 			parts = append(parts, neg+name+":"+quote(v))
 		case 1:
 			parts = append(parts, neg+"flagged:"+rapid.SampledFrom([]string{"yes", "no"}).Draw(t, "flag"))

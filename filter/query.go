@@ -29,6 +29,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sahilm/fuzzy"
+
+	"github.com/exectriage/exectriage/model"
 )
 
 // field names a term's target.
@@ -244,6 +246,9 @@ func parseTerm(tok token) (t term, skip bool, err error) {
 	if value == "" && t.has == presenceAny {
 		return term{}, true, nil
 	}
+	if err := checkVocabulary(t.field, name, value); err != nil {
+		return term{}, false, err
+	}
 	t.pat = appendFoldedPattern(nil, value)
 	t.ascii = isASCII(t.pat)
 	return t, false, nil
@@ -383,4 +388,65 @@ func (q Query) Match(row *Row) (bool, []int) {
 		return false, nil
 	}
 	return true, q.Highlight(Haystack(f))
+}
+
+// vocabulary is the fixed value set of the outcome and kind fields. A value there must be
+// part of one of them (field terms match substrings, so "outcome:amb" is a query being typed);
+// anything else is a typo that would silently match nothing, the worst answer for a triager.
+// status is left open: it is the log's own word, and sources differ ("success", "Completed").
+func vocabulary(f field) []string {
+	switch f {
+	case fieldOutcome:
+		return []string{string(model.OutcomeSucceeded), string(model.OutcomeFailed), string(model.OutcomeRejected), string(model.OutcomeAmbiguous)}
+	case fieldKind:
+		return []string{string(model.KindRead), string(model.KindIdempotentWrite), string(model.KindWrite)}
+	}
+	return nil
+}
+
+// checkVocabulary refuses a value of a fixed-vocabulary field that no value contains, naming
+// the closest one.
+func checkVocabulary(f field, name, value string) error {
+	words := vocabulary(f)
+	if words == nil {
+		return nil
+	}
+	v := strings.ToLower(value)
+	for _, w := range words {
+		if strings.Contains(w, v) {
+			return nil
+		}
+	}
+	best, bestD := "", -1
+	for _, w := range words {
+		if d := editDistance(v, w); bestD < 0 || d < bestD {
+			best, bestD = w, d
+		}
+	}
+	lname := strings.ToLower(name)
+	if bestD <= max(2, len(best)/3) {
+		return fmt.Errorf("%s:%s: did you mean %s:%s? (%s is one of %s)", name, value, lname, best, lname, strings.Join(words, ", "))
+	}
+	return fmt.Errorf("%s:%s: no such %s (%s is one of %s)", name, value, lname, lname, strings.Join(words, ", "))
+}
+
+// editDistance is the Levenshtein distance between a and b, by bytes (the vocabularies are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -213,9 +213,16 @@ func TestEndToEndInTmux(t *testing.T) {
 
 	// The help screen.
 	ts.send(pane, "?")
-	ts.waitFor(pane, "the help screen", contains("Keys", "Navigate", "Act on selection", "Program", "? or esc to close"))
+	ts.waitFor(pane, "the help screen", contains("Keys", "Navigate", "Act on selection", "Program", "q, ? or esc to close"))
 	ts.send(pane, "?")
 	ts.waitFor(pane, "the help screen to close", func(s string) bool { return !strings.Contains(s, "Act on selection") })
+	// q on the help screen closes it; the program keeps running.
+	ts.send(pane, "?")
+	ts.waitFor(pane, "the help screen again", contains("Act on selection"))
+	ts.send(pane, "q")
+	ts.waitFor(pane, "q to close the help screen, not the program", func(s string) bool {
+		return !strings.Contains(s, "Act on selection") && strings.Contains(s, "Executions") && !strings.Contains(s, "EXITED")
+	})
 
 	// A clean exit: the shell's next line runs and the terminal is as it was.
 	ts.send(pane, "q")

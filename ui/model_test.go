@@ -437,3 +437,48 @@ func TestHeaderSaysWhileGroupsAreFound(t *testing.T) {
 		t.Errorf("header after the groups were found: %q", top)
 	}
 }
+
+// A filter error is read where the query is typed, at any width: the input gives up the room
+// it does not need (before, the padded input pushed the message off the line).
+func TestFilterErrorIsVisibleAtEveryWidth(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct {
+		w    int
+		want string
+	}{
+		{80, "did you mean outcome:ambiguous?"},
+		{120, "did you mean outcome:ambiguous?"},
+		{40, "✗ outcome:ambigous"},
+	} {
+		h := newHarness(t, e, tc.w, 24)
+		h.keys("/", "outcome:ambigous")
+		if s := h.screen(); !strings.Contains(s, tc.want) {
+			t.Errorf("at %d columns the filter error is not shown (%q):\n%s", tc.w, tc.want, s)
+		}
+	}
+}
+
+// q, ? and esc each close the help overlay; none of them quits from it.
+func TestHelpOverlayClosesOnQ(t *testing.T) {
+	e := newEnv(t)
+	for k, press := range map[string]tea.KeyPressMsg{
+		"q":   {Code: 'q', Text: "q"},
+		"?":   {Code: '?', Text: "?"},
+		"esc": {Code: tea.KeyEscape},
+	} {
+		h := newHarness(t, e, 80, 24)
+		h.keys("?")
+		if !h.m.showHelp {
+			t.Fatal("? did not open the help")
+		}
+		_, cmd := h.m.Update(press)
+		if h.m.showHelp {
+			t.Errorf("%s left the help open", k)
+		}
+		if cmd != nil {
+			if _, quit := cmd().(tea.QuitMsg); quit {
+				t.Errorf("%s on the help screen quit the program", k)
+			}
+		}
+	}
+}

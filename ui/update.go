@@ -351,10 +351,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case m.filter.Active():
 		return m.editFilter(k)
 	case m.showHelp:
-		if key.Matches(k, keys.Help, keys.Back) {
+		// q closes the overlay as in less, k9s and lazygit: quitting the program from the
+		// screen that explains the keys surprised people who only wanted to leave it.
+		if key.Matches(k, keys.Help, keys.Back, keys.Quit) {
 			m.showHelp = false
-		} else if key.Matches(k, keys.Quit) {
-			return m.quit()
 		}
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/ui/common"
@@ -97,10 +98,17 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 }
 
 // View renders the prompt line (exactly the width).
+// A parse error takes the room the input does not need: the input shrinks to its text (at
+// least a few cells, so the cursor stays visible) and the error starts right after it, so
+// its first words are never cut away even at 40 columns.
 func (m Model) View() string {
-	v := m.input.View()
-	if m.Err != "" {
-		v += "  " + m.Styles.Status.Error.Render(common.Clean(m.Err))
+	if m.Err == "" {
+		return common.Fit(m.input.View(), m.width)
 	}
-	return common.Fit(v, m.width)
+	msg := m.Styles.Status.Error.Render("✗ " + common.Clean(m.Err))
+	in := m.input
+	text := lipgloss.Width(in.Value()) + 1
+	room := m.width - lipgloss.Width(in.Prompt) - 2 - min(lipgloss.Width(msg), m.width/2)
+	in.SetWidth(max(min(text, room), 8))
+	return common.Fit(in.View()+"  "+msg, m.width)
 }

@@ -126,6 +126,6 @@ func (m Model) View() string {
 		lines := strings.Split(body, "\n")
 		body = strings.Join(lines[:max(room-1, 0)], "\n") + "\n" + m.Styles.Dialog.Hint.Render("… (a taller terminal shows all keys)")
 	}
-	body += "\n\n" + m.Styles.Dialog.Hint.Render("? or esc to close")
+	body += "\n\n" + m.Styles.Dialog.Hint.Render("q, ? or esc to close")
 	return m.Styles.Dialog.Box.Render(m.Styles.Dialog.Title.Render("Keys") + "\n\n" + body)
 }
