@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/exectriage/exectriage/app"
@@ -33,6 +34,16 @@ func runMark(ctx context.Context, env *Env, args []string) int {
 		return code
 	}
 	defer j.Close()
+	// A verdict on an execution the source does not have (a typo, another project's id) would
+	// sit in the journal and decide a later retry of nothing anyone checked: refuse it.
+	a, err := sf.open(ctx, env)
+	if err != nil {
+		return fail(env, "mark", err)
+	}
+	defer a.Close()
+	if _, err := a.Get(ctx, pos[0]); err != nil {
+		return fail(env, "mark", fmt.Errorf("nothing was marked: %w", err))
+	}
 	rec := app.VerdictRecord{ExecutionID: pos[0], Verdict: v, Note: *note, Who: app.Who(env.Getenv), At: env.Now().UTC()}
 	if err := j.Mark(ctx, rec); err != nil {
 		return fail(env, "mark", err)
