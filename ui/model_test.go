@@ -482,3 +482,21 @@ func TestHelpOverlayClosesOnQ(t *testing.T) {
 		}
 	}
 }
+
+// The mark dialog starts with no verdict chosen: Enter alone records nothing and says why.
+func TestMarkDialogNeedsAChoice(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 120, 40)
+	id := h.m.data.DS.ID(0)
+	h.keys("m", "enter")
+	if vs, err := e.j.Verdicts(context.Background(), id); err != nil || len(vs) != 0 {
+		t.Fatalf("one Enter recorded %+v (%v)", vs, err)
+	}
+	if !h.m.mark.IsOpen() || !strings.Contains(h.screen(), "choose a verdict first") {
+		t.Fatalf("the dialog closed or did not say what is missing:\n%s", h.screen())
+	}
+	h.keys("j", "enter")
+	if vs, err := e.j.Verdicts(context.Background(), id); err != nil || len(vs) != 1 || vs[0].Verdict != model.Verdicts()[0] {
+		t.Fatalf("j then Enter: verdicts %+v (%v)", vs, err)
+	}
+}

@@ -36,7 +36,8 @@ type Model struct {
 	width, height int
 	open          bool
 	execID, title string
-	choice        int
+	choice        int // index in model.Verdicts(), -1 while none is chosen
+	nudge         bool // enter was pressed with no verdict chosen
 	note          textinput.Model
 	noteFocus     bool
 }
@@ -48,7 +49,9 @@ func New(c common.Common) Model {
 
 // Open shows the dialog for an execution; title describes it.
 func (m *Model) Open(execID, title string) {
-	m.open, m.execID, m.title, m.choice, m.noteFocus = true, execID, title, 0, false
+	// No verdict is preselected: one stray Enter must not record "confirmed_failed", the
+	// verdict that lets a write be sent again.
+	m.open, m.execID, m.title, m.choice, m.noteFocus, m.nudge = true, execID, title, -1, false, false
 	m.note.SetValue("")
 	m.note.Blur()
 }
@@ -78,6 +81,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.open = false
 		return m, func() tea.Msg { return CloseMsg{} }
 	case key.Matches(k, m.Keys.Confirm):
+		if m.choice < 0 {
+			m.nudge = true
+			return m, nil
+		}
 		m.open = false
 		msg := MarkMsg{ExecID: m.execID, Verdict: model.Verdicts()[m.choice], Note: strings.TrimSpace(m.note.Value())}
 		return m, func() tea.Msg { return msg }
@@ -96,7 +103,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(k, m.Keys.Up):
-		m.choice = (m.choice + len(model.Verdicts()) - 1) % len(model.Verdicts())
+		m.choice = (max(m.choice, 0) + len(model.Verdicts()) - 1) % len(model.Verdicts())
 	case key.Matches(k, m.Keys.Down):
 		m.choice = (m.choice + 1) % len(model.Verdicts())
 	case len(k.Text) == 1 && k.Text[0] >= '1' && int(k.Text[0]-'1') < len(model.Verdicts()):
@@ -124,6 +131,9 @@ func (m Model) View() string {
 		b.WriteString(common.Truncate(cur+string(rune('1'+i))+" "+label+"  "+st.Muted.Render(meaning[v]), inner) + "\n")
 	}
 	b.WriteString("\n" + m.note.View() + "\n\n")
+	if m.nudge && m.choice < 0 {
+		b.WriteString(st.Status.Error.Render(common.Truncate("choose a verdict first (1-4 or j/k)", inner)) + "\n")
+	}
 	b.WriteString(st.Dialog.Hint.Render(common.Truncate("j/k or 1-4 choose · tab note · enter record · esc cancel", inner)))
 	return st.Dialog.Box.Width(w).Render(b.String())
 }
