@@ -36,7 +36,7 @@ type Model struct {
 	width, height int
 	open          bool
 	execID, title string
-	choice        int // index in model.Verdicts(), -1 while none is chosen
+	choice        int  // index in model.Verdicts(), -1 while none is chosen
 	nudge         bool // enter was pressed with no verdict chosen
 	note          textinput.Model
 	noteFocus     bool
