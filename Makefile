@@ -8,11 +8,15 @@ BIN     ?= bin/exectriage
 build:
 	$(GO) build -o $(BIN) .
 
-# The test suite, as CI runs it (race detector on). PostgreSQL tests run when
-# EXECTRIAGE_TEST_POSTGRES holds a DSN (scripts/start-postgres.sh prints one); tmux tests when tmux is installed.
+# The test suite, as CI runs it (race detector on; 5-6 minutes on 2 cores). PostgreSQL tests
+# run when EXECTRIAGE_TEST_POSTGRES holds a DSN (scripts/start-postgres.sh prints one), tmux
+# tests when tmux is installed, the real-SDK test when node and npm are. The output is
+# summarised (internal/testsummary): package results, failed tests in full, and at the end
+# every skipped suite with how to run it. `make test-short` is the quick loop (~1 minute).
+SHELL := /bin/bash
 test:
 	$(GO) vet $(PKGS)
-	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	set -o pipefail; $(GO) test -race -count=1 -timeout 30m -json $(PKGS) | $(GO) run ./internal/testsummary
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
