@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,9 +31,7 @@ func TestCLILoginIsUsed(t *testing.T) {
 			os.MkdirAll(filepath.Join(home, ".composio"), 0o700)
 			os.WriteFile(filepath.Join(home, ".composio", "user_data.json"), []byte(`{"api_key":"`+tt.key+`","base_url":"`+srv.URL+`","web_url":"https://app.example"}`), 0o600)
 			env := map[string]string{"HOME": home, "COMPOSIO_BASE_URL": ""}
-			for k, v := range tt.env {
-				env[k] = v
-			}
+			maps.Copy(env, tt.env)
 			if tt.env["COMPOSIO_API_KEY"] != "" {
 				env["COMPOSIO_BASE_URL"] = srv.URL
 			}

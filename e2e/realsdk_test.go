@@ -105,8 +105,7 @@ func effectsWith(t *testing.T, srv *sandbox.Server, base, subject string) []sand
 // 0.21.0 still re-sends a tool-router session execution (3, logged with the session id), and
 // its logs.search / logs.get accept the sandbox's shapes (its zod schemas check them).
 func TestRealSDKAgainstTheSandbox(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := t.Context()
 	srv, base, err := sandbox.Start(ctx, sandbox.Config{APIKey: apiKey, Seed: 3, Size: 60}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -175,7 +175,7 @@ func isKeywordDSN(dsn string) bool {
 	if !keywordKey.MatchString(t) {
 		return false
 	}
-	for _, f := range strings.Fields(t) {
+	for f := range strings.FieldsSeq(t) {
 		if k, _, ok := strings.Cut(f, "="); ok && keywordKeys[strings.ToLower(strings.TrimSpace(k))] {
 			return true
 		}

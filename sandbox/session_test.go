@@ -75,7 +75,7 @@ func TestMaxPageSize(t *testing.T) {
 		limit int
 		code  int
 	}{{20, 200}, {21, 400}, {100, 400}} {
-		req, _ := http.NewRequest("POST", ts.URL+"/api/v3.1/logs/tool_execution", bytes.NewReader([]byte(fmt.Sprintf(`{"limit":%d}`, tt.limit))))
+		req, _ := http.NewRequest("POST", ts.URL+"/api/v3.1/logs/tool_execution", bytes.NewReader(fmt.Appendf(nil, `{"limit":%d}`, tt.limit)))
 		req.Header.Set("x-api-key", "k")
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -3,6 +3,7 @@ package triage
 import (
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,12 +98,7 @@ func TestBuiltinVerifiersFitTheRealSchemas(t *testing.T) {
 }
 
 func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(xs, x)
 }
 
 // A successful GMAIL_FETCH_EMAILS without messages is an empty result (nothing was sent), not
