@@ -44,9 +44,12 @@ var ErrNotFound = source.ErrNotFound
 // Options is what the caller says about the session: the CLI fills it from flags and the
 // environment.
 type Options struct {
-	Demo    bool   // the embedded demo sandbox
-	File    string // an export file
-	BaseURL string // the API's base URL (with File: the API verify asks)
+	Demo bool // the embedded demo sandbox
+	// JournalOnly says the command reads the journal, not a source (`exectriage journal`):
+	// it is the person's journal unless --demo asks for the demo's.
+	JournalOnly bool
+	File        string // an export file
+	BaseURL     string // the API's base URL (with File: the API verify asks)
 	// Journal is the journal DSN as given (--journal); "" means EXECTRIAGE_JOURNAL, else the
 	// default file in the user's state directory.
 	Journal string
@@ -203,6 +206,25 @@ func Open(ctx context.Context, o Options) (*App, error) {
 }
 
 // KeyFrom says where the API key came from (COMPOSIO_API_KEY, the Composio CLI login), ""
+// usesDemo reports whether the options open the embedded demo: --demo, or no file, no base
+// URL, no API key and no local sandbox at COMPOSIO_BASE_URL. The journal asks too, so that
+// the demo never writes into the person's real journal.
+func usesDemo(o Options, creds Credentials) bool {
+	switch {
+	case o.File != "", o.BaseURL != "":
+		return false
+	case o.Demo:
+		return true
+	case creds.Key != "":
+		return false
+	}
+	envBase := strings.TrimSpace(o.getenv("COMPOSIO_BASE_URL"))
+	if envBase == "" && creds.BaseURL != "" && creds.From != "COMPOSIO_API_KEY" {
+		envBase = creds.BaseURL
+	}
+	return envBase == "" || !source.Loopback(envBase)
+}
+
 // when there is none; never the key itself.
 func (a *App) KeyFrom() string { return a.creds.From }
 
@@ -232,14 +254,10 @@ func openSource(ctx context.Context, o *Options, creds Credentials) (source.Sour
 	}
 	switch {
 	case o.File != "", o.BaseURL != "":
-	case o.Demo:
+	case usesDemo(*o, creds):
 		opt.Demo = true
-	case opt.APIKey != "":
-		opt.BaseURL = envBase
-	case envBase != "" && source.Loopback(envBase): // a local sandbox takes any key
-		opt.BaseURL = envBase
 	default:
-		opt.Demo = true
+		opt.BaseURL = envBase
 	}
 	if o.SourceOptions != nil {
 		o.SourceOptions(&opt)

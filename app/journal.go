@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -26,15 +27,33 @@ var ErrNoSuchAttempt = journal.ErrNotFound
 // JournalDSN picks the journal: the one given, else EXECTRIAGE_JOURNAL, else the default file
 // $XDG_STATE_HOME/exectriage/journal.db (~/.local/state/... without XDG_STATE_HOME). A
 // postgres:// or postgresql:// URL names a shared PostgreSQL journal.
+//
+// The demo has a journal of its own: without --journal, its confirmations, retries and
+// verdicts go to demo-journal.db beside the journal it would otherwise use (the default
+// file's directory when that journal is PostgreSQL), never into the person's real journal.
 func JournalDSN(o Options) (string, error) {
 	if v := strings.TrimSpace(o.Journal); v != "" {
 		return v, nil
 	}
+	creds, _ := ResolveCredentials(o) // an unreadable login fails in Open, not here
+	demo := o.Demo || !o.JournalOnly && usesDemo(o, creds)
 	if v := strings.TrimSpace(o.getenv("EXECTRIAGE_JOURNAL")); v != "" {
-		return v, nil
+		if !demo {
+			return v, nil
+		}
+		if filepath.IsAbs(v) && !journal.IsPostgres(v) {
+			return filepath.Join(filepath.Dir(v), DemoJournalName), nil
+		}
 	}
-	return journal.DefaultPath(o.getenv)
+	p, err := journal.DefaultPath(o.getenv)
+	if err != nil || !demo {
+		return p, err
+	}
+	return filepath.Join(filepath.Dir(p), DemoJournalName), nil
 }
+
+// DemoJournalName is the file name of the demo's own journal.
+const DemoJournalName = "demo-journal.db"
 
 // Journal is an open journal with the number of attempts crash recovery found abandoned.
 type Journal struct {

@@ -64,6 +64,7 @@ type sourceFlags struct {
 	sinceSet bool
 	json     bool
 	lean     bool          // scan: drop what triage does not read as records load
+	jonly    bool          // journal: reads the journal, not a source (the demo's only with --demo)
 	timeout  time.Duration // the caller's timeout triage assumes
 	timeSet  bool
 
@@ -86,7 +87,7 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 // options are the application layer's options for these flags in env.
 func (s *sourceFlags) options(env *Env) app.Options {
 	return app.Options{
-		Demo: s.demo, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config,
+		Demo: s.demo, JournalOnly: s.jonly, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config,
 		Since: s.since, SinceSet: s.sinceSet, CallerTimeout: s.timeout, CallerTimeoutSet: s.timeSet,
 		Lean: s.lean, Getenv: env.Getenv, Now: env.Now, Version: Version,
 		OnBad: func(r model.RecordError) { s.warnBad(env, r) },

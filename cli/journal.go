@@ -29,6 +29,7 @@ type journalOutput struct {
 // newest first, of one execution or of all.
 func runJournal(ctx context.Context, env *Env, args []string) int {
 	fs, sf := sourceCommand(env, "journal")
+	sf.jonly = true
 	pos, code, done := parse(fs, args)
 	if done {
 		return code
