@@ -19,8 +19,11 @@ import (
 // them only from tea.Cmds, never from Update or View. ui/backend.go implements it over the application
 // layer (package app); tests use the same implementation over the demo sandbox.
 type Backend interface {
-	// Source names the source for the header: "LIVE", "DEMO", "FILE name".
+	// Source names the source for the header: "LIVE", "DEMO", "FILE name" or a base URL.
 	Source() string
+	// SourceKind says what the source reads (live API, demo, file), for the header's colour:
+	// never guessed from the name (a base URL is live).
+	SourceKind() app.SourceKind
 	// Load streams executions of the last since (0: all) in batches the callback owns.
 	Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error
 	// NewBuilder returns an empty dataset builder that triages as the backend is configured.
@@ -114,6 +117,8 @@ type backend struct{ a *app.App }
 func NewBackend(d Deps) Backend { return backend{a: d.App} }
 
 func (b backend) Source() string { return b.a.SourceName() }
+
+func (b backend) SourceKind() app.SourceKind { return b.a.SourceKind() }
 
 func (b backend) Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
 	return b.a.Stream(ctx, since, page)

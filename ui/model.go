@@ -18,6 +18,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
@@ -160,6 +161,12 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 	m.status.Hide = func(s string) string { return m.secrets.Text(s, false) }
 	m.help.Styles = st.Help
 	m.header.Source = be.Source()
+	switch be.SourceKind() {
+	case app.SourceLive:
+		m.header.Kind = header.KindLive
+	case app.SourceFile:
+		m.header.Kind = header.KindFile
+	}
 	m.list.SetFocused(true)
 	m.list.Empty = "loading…"
 	if opt.Notice != "" {

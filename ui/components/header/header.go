@@ -24,6 +24,8 @@ type Model struct {
 
 	// Source is the source's name: "LIVE", "DEMO", "FILE name.jsonl" or a base URL.
 	Source string
+	// Kind is what the source reads; it picks the source's colour.
+	Kind Kind
 	// Loading is true while pages stream in; Loaded counts records received so far.
 	Loading bool
 	Loaded  int
@@ -38,6 +40,16 @@ type Model struct {
 	Follow, Paused bool
 }
 
+// Kind is what the source reads.
+type Kind int
+
+// The source kinds, as the header colours them.
+const (
+	KindDemo Kind = iota
+	KindLive
+	KindFile
+)
+
 // New returns a header reading counts from store.
 func New(c common.Common, store *data.Store) Model { return Model{Common: c, store: store} }
 
@@ -51,10 +63,10 @@ func (m Model) View() string {
 	w := m.width
 
 	src := st.Header.Demo
-	switch {
-	case strings.HasPrefix(m.Source, "LIVE"):
+	switch m.Kind {
+	case KindLive:
 		src = st.Header.Live
-	case strings.HasPrefix(m.Source, "FILE"):
+	case KindFile:
 		src = st.Header.File
 	}
 	sep := st.Muted.Render(" │ ")

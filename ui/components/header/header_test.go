@@ -3,10 +3,15 @@ package header
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/ui/keys"
+	"github.com/exectriage/exectriage/ui/styles"
+	"github.com/exectriage/exectriage/ui/theme"
 )
 
 func TestSparkScalesToTheLargestAndLeavesGaps(t *testing.T) {
@@ -52,6 +57,32 @@ func TestJoinLRFitsTheWidth(t *testing.T) {
 		got := joinLR(strings.Repeat("left ", 20), "right side", w)
 		if ansi.StringWidth(got) != w {
 			t.Errorf("w=%d: %d wide: %q", w, ansi.StringWidth(got), got)
+		}
+	}
+}
+
+// The source's colour comes from its kind, not its name: a base URL is live.
+func TestSourceColourFollowsTheKind(t *testing.T) {
+	st := styles.New(theme.Default())
+	c := common.Common{Styles: st, Keys: &keys.KeyMap{}, Now: time.Now}
+	name := "http://127.0.0.1:8787"
+	label := "[" + name + "]"
+	if st.Header.Live.Render(label) == st.Header.Demo.Render(label) {
+		t.Fatal("live and demo look the same: the test could not tell them apart")
+	}
+	for _, tt := range []struct {
+		kind Kind
+		want string
+	}{
+		{KindLive, st.Header.Live.Render(label)},
+		{KindFile, st.Header.File.Render(label)},
+		{KindDemo, st.Header.Demo.Render(label)},
+	} {
+		m := New(c, data.NewStore())
+		m.SetSize(160, 3)
+		m.Source, m.Kind = name, tt.kind
+		if v := m.View(); !strings.Contains(v, tt.want) {
+			t.Errorf("kind %d: the source is not in its colour:\n%q", tt.kind, v)
 		}
 	}
 }
