@@ -19,6 +19,7 @@ import (
 
 	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/data"
 )
 
@@ -498,5 +499,27 @@ func TestMarkDialogNeedsAChoice(t *testing.T) {
 	h.keys("j", "enter")
 	if vs, err := e.j.Verdicts(context.Background(), id); err != nil || len(vs) != 1 || vs[0].Verdict != model.Verdicts()[0] {
 		t.Fatalf("j then Enter: verdicts %+v (%v)", vs, err)
+	}
+}
+
+// A verdict that settles a flagged write takes it out of the header's count of what needs a
+// person, and the header says how many are settled.
+func TestSettledWritesLeaveTheFlaggedCount(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 120, 40)
+	i, ok := h.find(func(_ *model.Execution, t *model.Triage) bool { return t.Flagged })
+	if !ok {
+		t.Fatal("no flagged execution in the demo")
+	}
+	before := h.m.data.DS.Flagged
+	want := fmt.Sprintf("!%s flagged", common.Count(before))
+	if s := h.screen(); !strings.Contains(s, want) || strings.Contains(s, "settled") {
+		t.Fatalf("before: want %q and no settled count:\n%s", want, s)
+	}
+	h.filterTo(h.m.data.DS.ID(i))
+	h.keys("m", "3", "enter") // duplicate
+	s := h.screen()
+	if want := fmt.Sprintf("!%s flagged  ✓1 settled", common.Count(before-1)); !strings.Contains(s, want) {
+		t.Errorf("after a duplicate verdict: want %q:\n%s", want, s)
 	}
 }

@@ -92,3 +92,38 @@ func (s *Store) RetryState(id string) model.AttemptState {
 	}
 	return newest.State
 }
+
+// Settled reports whether a person has closed an execution's case: a verdict that ends it
+// (confirmed_succeeded, duplicate, ignored) or a retry that took effect. confirmed_failed
+// does not: the action is still to be done.
+func (s *Store) Settled(id string) bool {
+	switch s.Verdicts[id] {
+	case model.VerdictConfirmedSucceeded, model.VerdictDuplicate, model.VerdictIgnored:
+		return true
+	}
+	return s.RetryState(id) == model.AttemptSucceeded
+}
+
+// SettledFlagged counts the flagged executions of the dataset that are settled, so the
+// header counts only what still needs a person. It reads the journal's maps, which hold the
+// few executions someone acted on, not the dataset.
+func (s *Store) SettledFlagged() int {
+	n := 0
+	seen := func(id string) bool {
+		if i := s.DS.Index(id); i >= 0 && s.DS.Flag(i) && s.Settled(id) {
+			return true
+		}
+		return false
+	}
+	for id := range s.Verdicts {
+		if seen(id) {
+			n++
+		}
+	}
+	for id := range s.Attempts {
+		if _, counted := s.Verdicts[id]; !counted && seen(id) {
+			n++
+		}
+	}
+	return n
+}

@@ -40,6 +40,18 @@ type Model struct {
 	Follow, Paused bool
 }
 
+// flagged is the count of flagged writes that still need a person, and (when there is room)
+// how many a verdict or a successful retry settled: the queue shrinks as people work it.
+func (m Model) flagged(w int) string {
+	st := m.Styles
+	settled := m.store.SettledFlagged()
+	out := st.Header.Flagged.Render("!"+common.Count(m.store.DS.Flagged-settled)) + st.Header.Label.Render(" flagged  ")
+	if settled > 0 && w >= 100 {
+		out += st.Header.Count.Render("✓"+common.Count(settled)) + st.Header.Label.Render(" settled  ")
+	}
+	return out
+}
+
 // Kind is what the source reads.
 type Kind int
 
@@ -76,7 +88,7 @@ func (m Model) View() string {
 	}
 	left := st.Header.App.Render("exectriage") + sep + src.Render("["+common.Clean(m.Source)+"]") + sep +
 		st.Header.Count.Render(common.Count(ds.Len())) + st.Header.Label.Render(" execs  ") +
-		st.Header.Flagged.Render("!"+common.Count(ds.Flagged)) + st.Header.Label.Render(" flagged  ") +
+		m.flagged(w) +
 		st.Header.Count.Render(common.Count(len(ds.Groups))) + st.Header.Label.Render(groups)
 	var right string
 	switch {
