@@ -95,6 +95,7 @@ type App struct {
 
 	creds     Credentials
 	j         *Journal // the TUI's journal, nil when none is open
+	jerr      error    // why the journal could not be opened, when it could not
 	bundleDir string
 	who       string // overrides journal.Who
 }

@@ -137,7 +137,7 @@ func (a *App) Evidence(ctx context.Context, e model.Execution, t model.Triage, p
 // RetryFromDialog runs the guarded retry the person confirmed in the dialog.
 func (a *App) RetryFromDialog(ctx context.Context, e model.Execution, ps model.ProviderState, reason string) RetryOutcome {
 	if a.j == nil {
-		return RetryOutcome{Err: "no journal is open: nothing was sent"}
+		return RetryOutcome{Err: a.noJournal("nothing was sent").Error()}
 	}
 	req := RetryRequest{Execution: e, Confirmed: true, Reason: reason}
 	if ps.State != "" {

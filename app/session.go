@@ -21,6 +21,26 @@ import (
 // UseJournal makes j the session's journal (the TUI's retries and verdicts go to it).
 func (a *App) UseJournal(j *Journal) { a.j = j }
 
+// NoJournal records why the journal could not be opened, so that retries and verdicts refuse
+// with the real reason rather than advice to pass a flag that was passed.
+func (a *App) NoJournal(err error) { a.jerr = err }
+
+// JournalProblem is why there is no journal ("" when one is open or none was tried).
+func (a *App) JournalProblem() string {
+	if a.j != nil || a.jerr == nil {
+		return ""
+	}
+	return a.jerr.Error()
+}
+
+// noJournal is the error of an action that needs the journal.
+func (a *App) noJournal(what string) error {
+	if p := a.JournalProblem(); p != "" {
+		return fmt.Errorf("the journal could not be opened (%s): %s", p, what)
+	}
+	return errors.New("no journal is open: " + what)
+}
+
 // Journal is the session's journal, nil when none is open.
 func (a *App) Journal() *Journal { return a.j }
 
@@ -139,7 +159,7 @@ func (a *App) JournalStates(ctx context.Context) (map[string]JournalState, error
 // Mark records a verdict in the session's journal.
 func (a *App) Mark(ctx context.Context, id string, v model.Verdict, note string) error {
 	if a.j == nil {
-		return errors.New("no journal is open: start exectriage with --journal PATH")
+		return a.noJournal("nothing was marked")
 	}
 	return a.j.Mark(ctx, VerdictRecord{ExecutionID: id, Verdict: v, Note: note, Who: a.Who(), At: a.Now().UTC()})
 }

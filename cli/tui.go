@@ -54,7 +54,7 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	}
 	j, err := app.OpenJournal(ctx, sf.options(env))
 	if err != nil {
-		notice = "journal unavailable (" + err.Error() + "): retries and verdicts are off; fix it or pass --journal PATH"
+		a.NoJournal(err)
 	} else {
 		defer j.Close()
 		a.UseJournal(j)

@@ -21,6 +21,9 @@ import (
 type Backend interface {
 	// Source names the source for the header: "LIVE", "DEMO", "FILE name" or a base URL.
 	Source() string
+	// JournalProblem is why the journal could not be opened ("" when it is open): retries
+	// and verdicts are off, and the header says so for as long as it lasts.
+	JournalProblem() string
 	// SourceKind says what the source reads (live API, demo, file), for the header's colour:
 	// never guessed from the name (a base URL is live).
 	SourceKind() app.SourceKind
@@ -119,6 +122,8 @@ func NewBackend(d Deps) Backend { return backend{a: d.App} }
 func (b backend) Source() string { return b.a.SourceName() }
 
 func (b backend) SourceKind() app.SourceKind { return b.a.SourceKind() }
+
+func (b backend) JournalProblem() string { return b.a.JournalProblem() }
 
 func (b backend) Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
 	return b.a.Stream(ctx, since, page)

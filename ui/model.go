@@ -54,6 +54,8 @@ type Model struct {
 	be   Backend
 	opt  Options
 	data *data.Store
+	// journalProblem is why the journal could not be opened: r and m refuse with it.
+	journalProblem string
 
 	width, height int
 	lay           layout
@@ -161,6 +163,8 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 	m.status.Hide = func(s string) string { return m.secrets.Text(s, false) }
 	m.help.Styles = st.Help
 	m.header.Source = be.Source()
+	m.journalProblem = be.JournalProblem()
+	m.header.NoJournal = m.journalProblem != ""
 	switch be.SourceKind() {
 	case app.SourceLive:
 		m.header.Kind = header.KindLive

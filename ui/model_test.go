@@ -523,3 +523,33 @@ func TestSettledWritesLeaveTheFlaggedCount(t *testing.T) {
 		t.Errorf("after a duplicate verdict: want %q:\n%s", want, s)
 	}
 }
+
+// When the journal could not be opened the header says so for the whole session, and r and m
+// refuse at once with the real reason (not after Enter, not with advice to pass --journal).
+func TestNoJournalIsShownAndTurnsRetryAndMarkOff(t *testing.T) {
+	e := newEnv(t)
+	e.parts.Journal = nil
+	d := e.deps()
+	d.App.NoJournal(errors.New("open /srv/j.db: permission denied"))
+	h := &harness{t: t, m: New(context.Background(), NewBackend(d), d.UI), e: e}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.run(h.m.Init())
+	for _, k := range []string{"r", "m"} {
+		h.keys(k)
+		s := h.screen()
+		if !strings.Contains(s, "NO JOURNAL") {
+			t.Errorf("%s: no journal marker in the header:\n%s", k, s)
+		}
+		if h.m.retry.IsOpen() || h.m.mark.IsOpen() {
+			t.Errorf("%s opened its dialog without a journal", k)
+			h.keys("esc")
+		}
+		if _, text := h.m.status.Text(); !strings.Contains(text, k+" is off: the journal could not be opened (open /srv/j.db: permission denied)") {
+			t.Errorf("%s: status %q does not give the reason", k, text)
+		}
+	}
+	h.keys("j", "j")
+	if !strings.Contains(h.screen(), "NO JOURNAL") {
+		t.Error("the marker went away")
+	}
+}

@@ -488,6 +488,9 @@ func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.setInfo("checking the provider for %s…", e.ID)
 		m.refreshPanes()
 		return tea.Batch(verifyCmd(m.ctx, m.be, *e), m.startSpinner()), true
+	case key.Matches(k, keys.Retry, keys.Mark) && m.journalProblem != "":
+		m.status.Set(statusline.Warn, k.String()+" is off: the journal could not be opened ("+m.journalProblem+"); fix it and restart exectriage")
+		return nil, true
 	case key.Matches(k, keys.Retry):
 		if it.Kind == data.ItemGroup {
 			m.status.Set(statusline.Warn, "select one member of the group to retry (a retry is for one execution)")

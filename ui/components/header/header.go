@@ -26,6 +26,8 @@ type Model struct {
 	Source string
 	// Kind is what the source reads; it picks the source's colour.
 	Kind Kind
+	// NoJournal marks, for as long as it lasts, that the journal could not be opened.
+	NoJournal bool
 	// Loading is true while pages stream in; Loaded counts records received so far.
 	Loading bool
 	Loaded  int
@@ -86,7 +88,11 @@ func (m Model) View() string {
 	if w < 100 {
 		groups = " dups"
 	}
-	left := st.Header.App.Render("exectriage") + sep + src.Render("["+common.Clean(m.Source)+"]") + sep +
+	left := st.Header.App.Render("exectriage") + sep + src.Render("["+common.Clean(m.Source)+"]") + sep
+	if m.NoJournal {
+		left += st.Status.Error.Render("NO JOURNAL: r/m off") + sep
+	}
+	left +=
 		st.Header.Count.Render(common.Count(ds.Len())) + st.Header.Label.Render(" execs  ") +
 		m.flagged(w) +
 		st.Header.Count.Render(common.Count(len(ds.Groups))) + st.Header.Label.Render(groups)
