@@ -94,8 +94,8 @@ func (m Model) View() string {
 	}
 	left +=
 		st.Header.Count.Render(common.Count(ds.Len())) + st.Header.Label.Render(" execs  ") +
-		m.flagged(w) +
-		st.Header.Count.Render(common.Count(len(ds.Groups))) + st.Header.Label.Render(groups)
+			m.flagged(w) +
+			st.Header.Count.Render(common.Count(len(ds.Groups))) + st.Header.Label.Render(groups)
 	var right string
 	switch {
 	case m.Loading:
