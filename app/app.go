@@ -226,6 +226,33 @@ func usesDemo(o Options, creds Credentials) bool {
 	return envBase == "" || !source.Loopback(envBase)
 }
 
+// maxGzipRatio is EXECTRIAGE_MAX_GZIP_RATIO (0: the default).
+func maxGzipRatio(o Options) (int, error) {
+	v := strings.TrimSpace(o.getenv("EXECTRIAGE_MAX_GZIP_RATIO"))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, Usagef("EXECTRIAGE_MAX_GZIP_RATIO=%q: want a whole number of at least 1 (default %d)", v, source.DefaultMaxGzipRatio)
+	}
+	return n, nil
+}
+
+// CheckFile refuses, before the TUI opens on it, an export that cannot be one: a directory or
+// device, empty, binary, not JSON, or without one readable record. It reads only as far as
+// the first records; other sources pass.
+func (a *App) CheckFile(ctx context.Context) error {
+	if a.src.Kind() != source.KindFile || a.o.File == "" {
+		return nil
+	}
+	ratio, err := maxGzipRatio(a.o)
+	if err != nil {
+		return err
+	}
+	return source.CheckFile(ctx, a.o.File, source.FileOptions{MaxGzipRatio: ratio})
+}
+
 // when there is none; never the key itself.
 func (a *App) KeyFrom() string { return a.creds.From }
 
@@ -238,13 +265,11 @@ func openSource(ctx context.Context, o *Options, creds Credentials) (source.Sour
 		OnBad:         o.OnBad,
 		ClientOptions: creds.clientOptions(),
 	}
-	if v := strings.TrimSpace(o.getenv("EXECTRIAGE_MAX_GZIP_RATIO")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, Usagef("EXECTRIAGE_MAX_GZIP_RATIO=%q: want a whole number of at least 1 (default %d)", v, source.DefaultMaxGzipRatio)
-		}
-		opt.MaxGzipRatio = n
+	ratio, err := maxGzipRatio(*o)
+	if err != nil {
+		return nil, err
 	}
+	opt.MaxGzipRatio = ratio
 	if o.Lean {
 		opt.KeepResponse = triage.ResponseMayFail // the parser need not copy the rest
 		opt.ReuseBatches = true                   // LoadAll copies every batch

@@ -169,6 +169,6 @@ func fail(env *Env, cmd string, err error) int {
 	}
 	msg := app.Explain(err, app.AgainCLI)
 	msg = app.HideKnown(msg, env.Getenv("COMPOSIO_API_KEY"))
-	fmt.Fprintf(env.Stderr, "exectriage %s: %s\n", cmd, sanitize.String(msg))
+	fmt.Fprintf(env.Stderr, "%s: %s\n", progName(cmd), sanitize.String(msg))
 	return code
 }

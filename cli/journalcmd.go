@@ -31,7 +31,7 @@ import (
 func openJournalFor(ctx context.Context, env *Env, cmd string, sf *sourceFlags) (*app.Journal, int) {
 	j, err := sf.openJournal(ctx, env)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "exectriage %s: journal: %s\n", cmd, sanitize.String(app.HideKnown(err.Error(), env.Getenv("COMPOSIO_API_KEY"))))
+		fmt.Fprintf(env.Stderr, "%s: journal: %s\n", progName(cmd), sanitize.String(app.HideKnown(err.Error(), env.Getenv("COMPOSIO_API_KEY"))))
 		if app.IsUsage(err) {
 			return nil, ExitUsage
 		}

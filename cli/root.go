@@ -146,7 +146,7 @@ func newFlagSet(env *Env, name string) *flag.FlagSet {
 
 // usageError prints a one-line usage problem and returns ExitUsage.
 func usageError(env *Env, cmd, format string, a ...any) int {
-	fmt.Fprintf(env.Stderr, "exectriage %s: %s\n", cmd, fmt.Sprintf(format, a...))
+	fmt.Fprintf(env.Stderr, "%s: %s\n", progName(cmd), fmt.Sprintf(format, a...))
 	return ExitUsage
 }
 
@@ -156,4 +156,13 @@ func flagExit(err error) int {
 		return ExitOK
 	}
 	return ExitUsage
+}
+
+// progName is the prefix of a command's messages: "exectriage scan", or "exectriage" alone
+// for the TUI (no stray space before the colon).
+func progName(cmd string) string {
+	if cmd == "" {
+		return "exectriage"
+	}
+	return "exectriage " + cmd
 }

@@ -303,6 +303,8 @@ func TestCommandErrors(t *testing.T) {
 		{"scan argument", nil, []string{"scan", "extra"}, ExitUsage, `unexpected argument "extra"`},
 		{"bad since", nil, []string{"scan", "--since", "yesterday"}, ExitUsage, "not a duration"},
 		{"bad filter", nil, []string{"list", "--file", "testdata/export.jsonl", "--filter", "foo:bar"}, ExitUsage, `unknown field "foo"`},
+		{"no readable record", nil, []string{"list", "--file", "testdata/norecs.jsonl"}, ExitUsage, "testdata/norecs.jsonl: no readable record (2 unreadable"},
+		{"unknown command, no stray space", nil, []string{"nope"}, ExitUsage, "exectriage: unknown command \"nope\""},
 		{"typo in a fixed vocabulary", nil, []string{"list", "--file", "testdata/export.jsonl", "--filter", "outcome:ambigous"}, ExitUsage, `did you mean outcome:ambiguous?`},
 		{"demo and file", nil, []string{"scan", "--demo", "--file", "testdata/export.jsonl"}, ExitUsage, "--demo cannot be combined"},
 		{"remote without key", nil, []string{"scan", "--base-url", "https://backend.example.com"}, ExitUsage, "COMPOSIO_API_KEY is not set"},

@@ -45,6 +45,10 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 		return fail(env, "", err)
 	}
 	defer a.Close()
+	// An export that cannot be one is refused here, with exit 2, not shown as an empty list.
+	if err := a.CheckFile(ctx); err != nil {
+		return fail(env, "", err)
+	}
 
 	// The journal is needed for retries and verdicts, not for browsing: without one the TUI
 	// still opens and says why those are off.

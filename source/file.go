@@ -99,11 +99,36 @@ func LoadFile(ctx context.Context, path string, batch func([]model.Execution) er
 }
 
 // LoadFileWith is LoadFile with options.
+//
+// A file whose every record is unreadable is a *FileError too ("no readable record"): an
+// export of something else, not an empty window.
 func LoadFileWith(ctx context.Context, path string, opt FileOptions, batch func([]model.Execution) error) ([]model.RecordError, error) {
 	l := newLoader(path, opt)
 	l.emit = batch
 	err := l.run(ctx)
+	if err == nil {
+		err = l.noneReadable()
+	}
 	return l.bad, err
+}
+
+// errEnough stops CheckFile's read at the first batch.
+var errEnough = errors.New("enough")
+
+// CheckFile reads an export only as far as its first records, to refuse a file that cannot be
+// one (a directory, a device, empty, binary, not JSON, no readable record) before a viewer
+// opens on it. A readable start says nothing of the rest: later errors come from the load.
+func CheckFile(ctx context.Context, path string, opt FileOptions) error {
+	_, err := LoadFileWith(ctx, path, opt, func(b []model.Execution) error {
+		if len(b) > 0 {
+			return errEnough
+		}
+		return nil
+	})
+	if errors.Is(err, errEnough) {
+		return nil
+	}
+	return err
 }
 
 // location says where a record lives in the file, for Get.
@@ -135,6 +160,16 @@ type loader struct {
 	base    int64                  // bytes consumed before the JSON started (BOM, whitespace)
 	gz      bool
 	records int // records met in array/document mode, for "record N"
+	emitted int // records handed to emit
+}
+
+// noneReadable is the error of a load that ended without one readable record among bad
+// ones: an export of something else, not an empty window.
+func (l *loader) noneReadable() error {
+	if l.emitted > 0 || len(l.bad) == 0 {
+		return nil
+	}
+	return l.fail(0, fmt.Sprintf("no readable record (%d unreadable; the first, %v)", len(l.bad), l.bad[0].Err), nil)
 }
 
 func newLoader(path string, opt FileOptions) *loader {
@@ -364,6 +399,7 @@ func (l *loader) flush(ctx context.Context, force bool) error {
 		l.onLocs(b, l.locs)
 		l.locs = l.locs[:0]
 	}
+	l.emitted += len(b)
 	if err := l.emit(b); err != nil {
 		return err
 	}
@@ -678,6 +714,7 @@ func (l *loader) emitChunk(ctx context.Context, b []model.Execution) error {
 		l.onLocs(b, l.locs)
 		l.locs = l.locs[:0]
 	}
+	l.emitted += len(b)
 	return l.emit(b)
 }
 

@@ -375,6 +375,9 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 	if err := l.run(ctx); err != nil {
 		return err
 	}
+	if err := l.noneReadable(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	s.complete = true
 	s.mu.Unlock()

@@ -512,3 +512,44 @@ func TestExportInTmux(t *testing.T) {
 	ts.send(pane, "q")
 	ts.waitFor(pane, "exit", contains("EXITED:0"))
 }
+
+// In a terminal, an export that cannot be one exits before the TUI with one line and exit 2:
+// a directory, an empty file, binary data, a file without one readable record (each opened an
+// empty TUI before).
+func TestBadFileExitsBeforeTheTUIInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	bad := map[string]struct {
+		body []byte
+		want string
+	}{
+		"empty.jsonl":   {[]byte{}, "empty file"},
+		"binary.dat":    {append([]byte{0x7f, 'E', 'L', 'F', 0}, make([]byte, 64)...), "binary data"},
+		"norecs.jsonl":  {[]byte("{\"x\":1}\n{\"y\":2}\n"), "no readable record"},
+		"directory.d/x": {nil, "is a directory"},
+	}
+	ts := newTmuxServer(t, tmux, "badfile")
+	home := filepath.Join(dir, "home")
+	n := 0
+	for name, c := range bad {
+		path := filepath.Join(dir, name)
+		if c.body == nil {
+			path = filepath.Dir(path)
+			if err := os.MkdirAll(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.WriteFile(path, c.body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		pane := fmt.Sprintf("b%d", n)
+		script := fmt.Sprintf("env -u COMPOSIO_API_KEY HOME=%q XDG_STATE_HOME=%q TERM=xterm-256color %q --file %q --journal %q; echo EXITED:$?; sleep 120",
+			home, filepath.Join(home, "state"), bin, path, filepath.Join(dir, "journal.db"))
+		ts.must("new-session", "-d", "-s", pane, "-x", "120", "-y", "30", "sh", "-c", script)
+		s := ts.waitFor(pane, name+" to be refused", contains("EXITED:"))
+		if !strings.Contains(s, "EXITED:2") || !strings.Contains(s, c.want) || strings.Contains(s, "Executions") {
+			t.Errorf("%s: want exit 2 and %q before any TUI:\n%s", name, c.want, s)
+		}
+	}
+}
