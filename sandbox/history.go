@@ -746,13 +746,20 @@ func (g *generator) sdkBurst() int {
 				g.setOutcome(p, out5xxBefore)
 			}
 		}
-		gap := g.between(400*time.Millisecond, 500*time.Millisecond)
-		if i > 0 {
-			gap = g.between(750*time.Millisecond, 1000*time.Millisecond)
-		}
-		start = p.start.Add(p.dur + gap)
+		start = p.start.Add(p.dur + g.sdkBackoff(i))
 	}
 	return n
+}
+
+// sdkBackoff is the SDKs' wait before their retry after attempt i (0-based): about 0.4-0.5 s,
+// then 0.75-1 s, as @composio/core's client measures in the real-SDK test.
+// Both draws are made for i > 0, as the seeded histories were generated.
+func (g *generator) sdkBackoff(i int) time.Duration {
+	gap := g.between(400*time.Millisecond, 500*time.Millisecond)
+	if i > 0 {
+		gap = g.between(750*time.Millisecond, 1000*time.Millisecond)
+	}
+	return gap
 }
 
 // sessionBurst: a current SDK (TypeScript 0.21, Python 0.2x: fixed for tools.execute, not for
@@ -791,11 +798,7 @@ func (g *generator) sessionBurst() int {
 				g.setOutcome(p, out5xxAfter)
 			}
 		}
-		gap := g.between(400*time.Millisecond, 500*time.Millisecond)
-		if i > 0 {
-			gap = g.between(750*time.Millisecond, 1000*time.Millisecond)
-		}
-		start = p.start.Add(p.dur + gap)
+		start = p.start.Add(p.dur + g.sdkBackoff(i))
 	}
 	return n
 }
