@@ -242,6 +242,8 @@ func TestFlowRetrySendsOnceAfterTypedConfirmation(t *testing.T) {
 	f.press("esc")
 	f.waitScreen("RETRIED")
 	f.waitScreen("succeeded → new log")
+	// The status line says the retry took effect (it said "retried before…").
+	f.waitScreen("retried: the retry took effect")
 
 	// A second retry of the same execution is refused by the guard.
 	f.press("r")

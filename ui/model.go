@@ -493,6 +493,20 @@ func (m *Model) updateListChrome() {
 	}
 }
 
+// retryHint says where a retried execution stands, by its newest attempt's state.
+func retryHint(st model.AttemptState) string {
+	switch st {
+	case model.AttemptSucceeded:
+		return "retried: the retry took effect · settled (the journal is in the provider pane)"
+	case model.AttemptFailed:
+		return "the retry failed and certainly did not take effect · v checks again, r may retry once more"
+	case model.AttemptIndeterminate:
+		return "the retry's outcome is unknown: `exectriage resolve ID` settles it before anything else"
+	default:
+		return "a retry is in flight (" + string(st) + "): wait for it; nothing else may be sent"
+	}
+}
+
 // hint says what can be done with the selection, for the status line.
 func (m *Model) hint() string {
 	i, it, ok := m.selected()
@@ -508,7 +522,7 @@ func (m *Model) hint() string {
 	case !t.Flagged:
 		return ""
 	case m.data.RetryState(id) != "":
-		return "retried before: see the provider pane's journal"
+		return retryHint(m.data.RetryState(id))
 	case !checked:
 		return "flagged write: v checks the provider before any retry (r) or verdict (m)"
 	case ps.State == model.ProviderFound:
