@@ -718,13 +718,10 @@ func (g *generator) sdkBurst() int {
 	if !prof.autoRetries {
 		prof = g.profileOf(2 + g.r.IntN(2))
 	}
-	n := 2 + g.r.IntN(2)
-	start := g.randTime(15 * time.Minute)
-	args := g.argsFor(tool, a, start)
-	if args == nil {
+	n, start, args, key, ok := g.burstStart(tool, a)
+	if !ok {
 		return 0
 	}
-	key := g.newGroup()
 	byTimeout := g.chance(0.75)
 	session := pick(g, u.sessions)
 	var first *plan
@@ -751,6 +748,18 @@ func (g *generator) sdkBurst() int {
 	return n
 }
 
+// burstStart draws what every repeated-call scenario starts with: 2-3 attempts, the first
+// one's start (15 minutes from the window's end at the latest), its arguments and a new group
+// key; ok is false when the tool has no arguments for the account.
+func (g *generator) burstStart(tool *toolDef, a *account) (n int, start time.Time, args *argSet, key string, ok bool) {
+	n = 2 + g.r.IntN(2)
+	start = g.randTime(15 * time.Minute)
+	if args = g.argsFor(tool, a, start); args == nil {
+		return 0, start, nil, "", false
+	}
+	return n, start, args, g.newGroup(), true
+}
+
 // sdkBackoff is the SDKs' wait before their retry after attempt i (0-based): about 0.4-0.5 s,
 // then 0.75-1 s, as @composio/core's client measures in the real-SDK test.
 // Both draws are made for i > 0, as the seeded histories were generated.
@@ -775,13 +784,10 @@ func (g *generator) sessionBurst() int {
 	if g.chance(0.4) {
 		prof = clientProfile{host: "sdk", language: "python", framework: pick(g, g.p.frameworksPy), sdkVersion: pick(g, []string{"0.24.2", "0.25.0", "0.25.1"})}
 	}
-	n := 2 + g.r.IntN(2)
-	start := g.randTime(15 * time.Minute)
-	args := g.argsFor(tool, a, start)
-	if args == nil {
+	n, start, args, key, ok := g.burstStart(tool, a)
+	if !ok {
 		return 0
 	}
-	key := g.newGroup()
 	session := "trs_" + g.w.ids.hex(24)
 	caller := pick(g, u.sessions)
 	var first *plan
@@ -813,13 +819,10 @@ func (g *generator) frameworkRetry() int {
 	}
 	prof := u.profile
 	prof.framework = "langchain"
-	n := 2 + g.r.IntN(2)
-	start := g.randTime(15 * time.Minute)
-	args := g.argsFor(tool, a, start)
-	if args == nil {
+	n, start, args, key, ok := g.burstStart(tool, a)
+	if !ok {
 		return 0
 	}
-	key := g.newGroup()
 	caller := pick(g, u.sessions)
 	var first *plan
 	for i := range n {
@@ -851,13 +854,10 @@ func (g *generator) appRetry() int {
 	if tool == nil {
 		return 0
 	}
-	n := 2 + g.r.IntN(2)
-	start := g.randTime(15 * time.Minute)
-	args := g.argsFor(tool, a, start)
-	if args == nil {
+	n, start, args, key, ok := g.burstStart(tool, a)
+	if !ok {
 		return 0
 	}
-	key := g.newGroup()
 	gap := pick(g, []time.Duration{5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second, 60 * time.Second, 90 * time.Second})
 	doubling := g.chance(0.4)
 	var fails []outcome
