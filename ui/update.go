@@ -101,6 +101,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.ds != m.data.DS {
 			m.data.DS = msg.ds
+			m.recountSettled()
 		}
 		if m.nextDS == msg.ds {
 			m.nextDS = nil
@@ -133,6 +134,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.applyJournal(msg.id, msg.state)
+		m.recountSettled()
 		m.refreshPanes()
 		return m, nil
 
@@ -144,6 +146,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for id, st := range msg.states {
 			m.applyJournal(id, st)
 		}
+		m.recountSettled()
 		m.refreshPanes()
 		return m, nil
 
@@ -230,6 +233,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.data.Verdicts[msg.id] = msg.verdict
+		m.recountSettled()
 		m.setInfo("%s marked %s", msg.id, msg.verdict)
 		return m, journalCmd(m.ctx, m.be, msg.id)
 
@@ -306,6 +310,10 @@ func (m *Model) applyJournal(id string, st JournalState) {
 		delete(m.data.Verdicts, id)
 	}
 }
+
+// recountSettled counts again, for the header, the flagged writes people have settled: after
+// the dataset or the journal's state changed, never in View.
+func (m *Model) recountSettled() { m.header.Settled = m.data.SettledFlagged() }
 
 // setQuery parses the filter text and starts a filter command; a parse error is shown under
 // the prompt and the previous rows stay.

@@ -109,20 +109,17 @@ func (s *Store) Settled(id string) bool {
 // few executions someone acted on, not the dataset.
 func (s *Store) SettledFlagged() int {
 	n := 0
-	seen := func(id string) bool {
+	count := func(id string) {
 		if i := s.DS.Index(id); i >= 0 && s.DS.Flag(i) && s.Settled(id) {
-			return true
+			n++
 		}
-		return false
 	}
 	for id := range s.Verdicts {
-		if seen(id) {
-			n++
-		}
+		count(id)
 	}
 	for id := range s.Attempts {
-		if _, counted := s.Verdicts[id]; !counted && seen(id) {
-			n++
+		if _, done := s.Verdicts[id]; !done {
+			count(id)
 		}
 	}
 	return n

@@ -26,6 +26,9 @@ type Model struct {
 	Source string
 	// Kind is what the source reads; it picks the source's colour.
 	Kind Kind
+	// Settled is how many flagged writes a verdict or a retry settled (the root counts them
+	// when the dataset or the journal changes).
+	Settled int
 	// NoJournal marks, for as long as it lasts, that the journal could not be opened.
 	NoJournal bool
 	// Loading is true while pages stream in; Loaded counts records received so far.
@@ -46,7 +49,7 @@ type Model struct {
 // how many a verdict or a successful retry settled: the queue shrinks as people work it.
 func (m Model) flagged(w int) string {
 	st := m.Styles
-	settled := m.store.SettledFlagged()
+	settled := m.Settled
 	out := st.Header.Flagged.Render("!"+common.Count(m.store.DS.Flagged-settled)) + st.Header.Label.Render(" flagged  ")
 	if settled > 0 && w >= 100 {
 		out += st.Header.Count.Render("✓"+common.Count(settled)) + st.Header.Label.Render(" settled  ")
