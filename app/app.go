@@ -207,6 +207,18 @@ func Open(ctx context.Context, o Options) (*App, error) {
 }
 
 // KeyFrom says where the API key came from (COMPOSIO_API_KEY, the Composio CLI login), ""
+// envBase is the base URL from the environment: COMPOSIO_BASE_URL, else the Composio CLI
+// login's (as @composio/core reads it) when the key came from that login.
+func envBase(o Options, creds Credentials) string {
+	if v := strings.TrimSpace(o.getenv("COMPOSIO_BASE_URL")); v != "" {
+		return v
+	}
+	if creds.BaseURL != "" && creds.From != "COMPOSIO_API_KEY" {
+		return creds.BaseURL
+	}
+	return ""
+}
+
 // usesDemo reports whether the options open the embedded demo: --demo, or no file, no base
 // URL, no API key and no local sandbox at COMPOSIO_BASE_URL. The journal asks too, so that
 // the demo never writes into the person's real journal.
@@ -219,11 +231,8 @@ func usesDemo(o Options, creds Credentials) bool {
 	case creds.Key != "":
 		return false
 	}
-	envBase := strings.TrimSpace(o.getenv("COMPOSIO_BASE_URL"))
-	if envBase == "" && creds.BaseURL != "" && creds.From != "COMPOSIO_API_KEY" {
-		envBase = creds.BaseURL
-	}
-	return envBase == "" || !source.Loopback(envBase)
+	base := envBase(o, creds)
+	return base == "" || !source.Loopback(base)
 }
 
 // maxGzipRatio is EXECTRIAGE_MAX_GZIP_RATIO (0: the default).
@@ -274,16 +283,12 @@ func openSource(ctx context.Context, o *Options, creds Credentials) (source.Sour
 		opt.KeepResponse = triage.ResponseMayFail // the parser need not copy the rest
 		opt.ReuseBatches = true                   // LoadAll copies every batch
 	}
-	envBase := strings.TrimSpace(o.getenv("COMPOSIO_BASE_URL"))
-	if envBase == "" && creds.BaseURL != "" && creds.From != "COMPOSIO_API_KEY" {
-		envBase = creds.BaseURL // the login's, as @composio/core reads it
-	}
 	switch {
 	case o.File != "", o.BaseURL != "":
 	case usesDemo(*o, creds):
 		opt.Demo = true
 	default:
-		opt.BaseURL = envBase
+		opt.BaseURL = envBase(*o, creds)
 	}
 	if o.SourceOptions != nil {
 		o.SourceOptions(&opt)
