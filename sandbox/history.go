@@ -724,13 +724,9 @@ func (g *generator) sdkBurst() int {
 	}
 	byTimeout := g.chance(0.75)
 	session := pick(g, u.sessions)
-	var first *plan
 	for i := range n {
 		p := g.newPlan(u, a, tool, args, start, prof, CaseSDKAutoRetry)
-		if first == nil {
-			first = p
-		}
-		p.raw, p.session, p.retryCount, p.groupKey, p.pattern = first.raw, session, i, key, model.PatternSDKAutoRetry
+		p.session, p.retryCount, p.groupKey, p.pattern = session, i, key, model.PatternSDKAutoRetry
 		if i < n-1 {
 			switch {
 			case byTimeout && g.chance(0.6):
@@ -790,13 +786,9 @@ func (g *generator) sessionBurst() int {
 	}
 	session := "trs_" + g.w.ids.hex(24)
 	caller := pick(g, u.sessions)
-	var first *plan
 	for i := range n {
 		p := g.newPlan(u, a, tool, args, start, prof, CaseSessionAutoRetry)
-		if first == nil {
-			first = p
-		}
-		p.raw, p.session, p.toolRouter, p.retryCount, p.groupKey, p.pattern = first.raw, caller, session, -1, key, model.PatternSessionAutoRetry
+		p.session, p.toolRouter, p.retryCount, p.groupKey, p.pattern = caller, session, -1, key, model.PatternSessionAutoRetry
 		if i < n-1 {
 			if g.chance(0.6) {
 				g.setOutcome(p, outTimeoutCommitted)
@@ -824,13 +816,9 @@ func (g *generator) frameworkRetry() int {
 		return 0
 	}
 	caller := pick(g, u.sessions)
-	var first *plan
 	for i := range n {
 		p := g.newPlan(u, a, tool, args, start, prof, CaseFrameworkRetry)
-		if first == nil {
-			first = p
-		}
-		p.raw, p.session, p.groupKey, p.pattern = first.raw, caller, key, model.PatternFrameworkRetry
+		p.session, p.groupKey, p.pattern = caller, key, model.PatternFrameworkRetry
 		if i < n-1 {
 			switch {
 			case g.chance(0.5):
@@ -870,13 +858,9 @@ func (g *generator) appRetry() int {
 		fails = []outcome{out429}
 	}
 	session := pick(g, u.sessions)
-	var first *plan
 	for i := range n {
 		p := g.newPlan(u, a, tool, args, start, u.profile, CaseAppRetry)
-		if first == nil {
-			first = p
-		}
-		p.raw, p.session, p.groupKey, p.pattern = first.raw, session, key, model.PatternAppRetry
+		p.session, p.groupKey, p.pattern = session, key, model.PatternAppRetry
 		if i < n-1 {
 			g.setOutcome(p, pick(g, fails))
 		}
@@ -913,13 +897,9 @@ func (g *generator) doubleSubmit() int {
 	}
 	perm := g.r.Perm(len(u.sessions))
 	fast := g.chance(0.6)
-	var first *plan
 	for i := range n {
 		p := g.newPlan(u, a, tool, args, start, u.profile, CaseDoubleSubmit)
-		if first == nil {
-			first = p
-		}
-		p.raw, p.session, p.groupKey, p.pattern = first.raw, u.sessions[perm[i%2]], key, model.PatternDoubleSubmit
+		p.session, p.groupKey, p.pattern = u.sessions[perm[i%2]], key, model.PatternDoubleSubmit
 		if fast && i == 0 {
 			start = p.start.Add(g.between(15*time.Millisecond, 280*time.Millisecond))
 		} else {
