@@ -118,11 +118,9 @@ func (s *Server) handleSessionExecute(w http.ResponseWriter, r *http.Request) {
 		Arguments json.RawMessage `json:"arguments"`
 		Account   string          `json:"account"`
 	}
-	raw, ok := s.readJSON(w, r, &body)
-	if !ok {
+	if _, ok := s.readJSON(w, r, &body); !ok {
 		return
 	}
-	_ = raw
 	s.countExecute(strings.ToUpper(body.ToolSlug), false)
 	s.sessionRun(w, r, ss, body.ToolSlug, body.Arguments, body.Account, nil, "session.execute")
 }
