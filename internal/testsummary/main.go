@@ -71,6 +71,9 @@ func (s *summary) read(r io.Reader) error {
 func (s *summary) add(e event) {
 	k := key{e.Package, e.Test}
 	switch e.Action {
+	case "build-output":
+		// a compile error (Go 1.24+ reports it apart from the package's output)
+		fmt.Fprint(s.out, e.Output)
 	case "output":
 		if e.Test == "" {
 			// package lines: "ok  pkg 1.2s", "FAIL pkg", build errors, coverage

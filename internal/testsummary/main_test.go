@@ -18,6 +18,9 @@ func TestSummaryCountsFailuresAndGroupsSkips(t *testing.T) {
 		`{"Action":"output","Package":"p/a","Output":"FAIL\tp/a\t0.6s\n"}`,
 		`{"Action":"fail","Package":"p/a"}`,
 		`# p/b: build failed`,
+		`{"ImportPath":"p/c [p/c.test]","Action":"build-output","Output":"./c_test.go:3:28: undefined: thing\n"}`,
+		`{"ImportPath":"p/c [p/c.test]","Action":"build-fail"}`,
+		`{"Action":"fail","Package":"p/c","FailedBuild":"p/c [p/c.test]"}`,
 	}, "\n")
 	var out strings.Builder
 	s := &summary{out: &out, buf: map[key][]string{}}
@@ -30,7 +33,8 @@ func TestSummaryCountsFailuresAndGroupsSkips(t *testing.T) {
 		"--- FAIL: p/a TestBad (0.50s)\n    a_test.go:9: boom",
 		"FAIL\tp/a\t0.6s",
 		"# p/b: build failed",
-		"1 tests passed, 1 failed, 2 skipped; 2 package or build failures\n",
+		"./c_test.go:3:28: undefined: thing\n",
+		"1 tests passed, 1 failed, 2 skipped; 3 package or build failures\n",
 		"  p/j (TestPG/postgres, TestPG2/postgres): set EXECTRIAGE_TEST_POSTGRES\n",
 	} {
 		if !strings.Contains(got, want) {
