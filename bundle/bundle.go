@@ -461,6 +461,9 @@ func (r *renderer) group(g *model.DuplicateGroup, self string) {
 		r.p(": %s", r.code(g.Reason))
 	}
 	r.p("\n")
+	if g.Match != "" {
+		r.p("- Matched on: %s\n", r.code(g.Match))
+	}
 	var b strings.Builder
 	for i, id := range g.ExecutionIDs {
 		if i > 0 {
@@ -494,6 +497,8 @@ func patternWord(p model.RetryPattern) string {
 		return "`session_auto_retry` (spaced like an SDK's automatic retry of a tool-router session write)"
 	case model.PatternFrameworkRetry:
 		return "`framework_retry` (spaced like an agent framework's tool retry: about 1 s, then 2 s)"
+	case model.PatternAgentRetry:
+		return "`agent_retry` (the agent called the tool again with regenerated text)"
 	}
 	return codeSpan(sanitize.Line(string(p), 40))
 }

@@ -58,6 +58,8 @@ type groupJSON struct {
 	ExecutionIDs []string `json:"execution_ids"`
 	ToolSlug     string   `json:"tool_slug"`
 	Reason       string   `json:"reason"`
+	Match        string   `json:"match"`
+	Similarity   float64  `json:"similarity"`
 	GapsMS       []int64  `json:"gaps_ms"`
 }
 
@@ -98,7 +100,7 @@ func toExecJSON(e *model.Execution, t *model.Triage, hide func(string) string) e
 }
 
 func (r *report) toGroupJSON(g *model.DuplicateGroup) groupJSON {
-	j := groupJSON{ID: r.hide(g.ID), Pattern: string(g.Pattern), ExecutionIDs: make([]string, len(g.ExecutionIDs)), Reason: r.hide(g.Reason), GapsMS: []int64{}}
+	j := groupJSON{ID: r.hide(g.ID), Pattern: string(g.Pattern), ExecutionIDs: make([]string, len(g.ExecutionIDs)), Reason: r.hide(g.Reason), Match: r.hide(g.Match), Similarity: g.Similarity, GapsMS: []int64{}}
 	for i, id := range g.ExecutionIDs {
 		j.ExecutionIDs[i] = r.hide(id)
 	}

@@ -88,7 +88,7 @@ func (r *report) listLines(w io.Writer, match []int) {
 			fmt.Fprintf(w, "  %s", strings.ToUpper(string(t.Outcome)))
 		}
 		if n := groupSize[t.GroupID]; n > 0 {
-			fmt.Fprintf(w, "  DUPx%d", n)
+			fmt.Fprintf(w, "  DUP×%d", n)
 		}
 		fmt.Fprintf(w, "  %s\n", r.line(e.ID, 40))
 	}

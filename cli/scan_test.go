@@ -228,7 +228,7 @@ func TestList(t *testing.T) {
 
 func TestListLineFormat(t *testing.T) {
 	_, out, _ := run(t, nil, "list", "--file", "testdata/export.jsonl", "--filter", "id:log_G02")
-	want := "2026-03-01 10:01:00Z  GMAIL_SEND_EMAIL  gmail  alice/ca_alice  failed     30.0s  AMBIGUOUS  DUPx3  log_G02\n"
+	want := "2026-03-01 10:01:00Z  GMAIL_SEND_EMAIL  gmail  alice/ca_alice  failed     30.0s  AMBIGUOUS  DUP×3  log_G02\n"
 	if out != want {
 		t.Errorf("list line\n got %q\nwant %q", out, want)
 	}

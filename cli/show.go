@@ -86,6 +86,9 @@ func (r *report) showReport(w io.Writer, out showJSON, e *model.Execution, t *mo
 			ids[k] = sanitize.String(id)
 		}
 		row("group", fmt.Sprintf("%s %s: %s", sanitize.String(g.ID), g.Pattern, strings.Join(ids, " → ")))
+		if g.Match != "" {
+			row("", sanitize.String(g.Match))
+		}
 		if g.Reason != "" {
 			row("", sanitize.String(g.Reason))
 		}

@@ -263,6 +263,7 @@ const (
 	PatternSDKAutoRetry     RetryPattern = "sdk_auto_retry"     // an SDK's retry of tools.execute (before the fix)
 	PatternSessionAutoRetry RetryPattern = "session_auto_retry" // an SDK's retry of a tool-router session write
 	PatternFrameworkRetry   RetryPattern = "framework_retry"    // an agent framework's tool retry (LangChain ToolRetryMiddleware)
+	PatternAgentRetry       RetryPattern = "agent_retry"        // an LLM agent called again with regenerated text
 	PatternAppRetry         RetryPattern = "app_retry"
 	PatternDoubleSubmit     RetryPattern = "double_submit"
 )
@@ -276,6 +277,8 @@ func PatternFix(p RetryPattern) string {
 		return "session writes are retried before Python 0.26.0 / TypeScript 0.23.0: upgrade"
 	case PatternFrameworkRetry:
 		return "LangChain ToolRetryMiddleware retries writes: exclude write tools from it or set retry_on"
+	case PatternAgentRetry:
+		return "the agent retried after an error it could not interpret: return a clear 'may have been sent' result or add a dedupe key"
 	case PatternAppRetry:
 		return "your retry loop: check the provider (or the log) before retrying, or send a dedupe key"
 	case PatternDoubleSubmit:
@@ -284,13 +287,19 @@ func PatternFix(p RetryPattern) string {
 	return ""
 }
 
-// DuplicateGroup is a set of executions of the same tool, account and canonical arguments.
+// DuplicateGroup is a set of executions of the same tool and account whose identifying
+// arguments are equal and whose free text is the same or reworded (triage's near-duplicate rule).
 type DuplicateGroup struct {
 	ID           string          `json:"id"`
 	Pattern      RetryPattern    `json:"pattern"`
 	ExecutionIDs []string        `json:"execution_ids"` // oldest first
 	Gaps         []time.Duration `json:"gaps_ns"`       // between consecutive members (end of previous to start of next)
 	Reason       string          `json:"reason"`
+	// Match says what the members share: "identical arguments", or the identifying arguments
+	// and how similar the free text is.
+	Match string `json:"match"`
+	// Similarity is the least text similarity with which a member joined (1: identical).
+	Similarity float64 `json:"similarity"`
 	// Effective counts members whose effect the provider confirmed; -1 when unknown.
 	Effective int `json:"effective"`
 }

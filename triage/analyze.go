@@ -130,6 +130,7 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 		return strings.Compare(execs[a].ID, execs[b].ID)
 	}
 	buckets := map[string][]int{}
+	parts := map[int]effectArgs{}
 	for c := range sizes {
 		idx := members[offsets[c]:offsets[c+1]]
 		if len(idx) < 2 {
@@ -137,8 +138,9 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 		}
 		slices.SortFunc(idx, func(a, b int32) int { return byStart(int(a), int(b)) })
 		for _, i := range mayRepeat(execs, idx, opt.Window) {
-			key, _ := GroupKey(&execs[i], res.Triage[i].Kind, opt.VolatileKeys)
+			key, ea, _ := effectKey(&execs[i], res.Triage[i].Kind, opt.VolatileKeys)
 			buckets[key] = append(buckets[key], i)
+			parts[i] = ea
 		}
 	}
 	for key, idx := range buckets {
@@ -146,19 +148,12 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 			continue
 		}
 		slices.SortFunc(idx, byStart)
-		lo := 0
-		for j := 1; j <= len(idx); j++ {
-			if j < len(idx) && execs[idx[j]].Start().Sub(lastSeen(&execs[idx[j-1]])) <= opt.Window {
-				continue
+		groups, in := groupBucket(key, execs, outcomes, idx, parts, opt)
+		for k, g := range groups {
+			for _, i := range in[k] {
+				res.Triage[i].GroupID = g.ID
 			}
-			if j-lo >= 2 {
-				g := buildGroup(key, execs, outcomes, idx[lo:j], opt)
-				for _, i := range idx[lo:j] {
-					res.Triage[i].GroupID = g.ID
-				}
-				res.Groups = append(res.Groups, g)
-			}
-			lo = j
+			res.Groups = append(res.Groups, g)
 		}
 	}
 	res.orderGroups(execs)
@@ -274,28 +269,64 @@ func lastSeen(e *model.Execution) time.Time {
 }
 
 // GroupKey is the duplicate-bucket key of a write: tool, connected account (else user) and the
-// hash of its canonical arguments. ok is false for reads and for executions that cannot be
-// grouped (arguments not recorded, no account and no user).
+// hash of its identifying arguments (every argument but its free text, see similar.go). ok is
+// false for reads and for executions that cannot be grouped (arguments not recorded, no
+// account and no user).
 func GroupKey(e *model.Execution, kind model.ToolKind, volatile []string) (key string, ok bool) {
+	key, _, ok = effectKey(e, kind, volatile)
+	return key, ok
+}
+
+// effectKey is GroupKey with the split arguments. Arguments that are not JSON are all
+// identity: only byte-identical ones are duplicates.
+func effectKey(e *model.Execution, kind model.ToolKind, volatile []string) (string, effectArgs, bool) {
 	if !kind.IsWrite() {
-		return "", false
+		return "", effectArgs{}, false
 	}
 	if len(e.Arguments) == 0 && !e.Detailed {
-		return "", false
+		return "", effectArgs{}, false
 	}
 	who := "account:" + e.ConnectedAccountID
 	if e.ConnectedAccountID == "" {
 		if e.UserID == "" {
-			return "", false
+			return "", effectArgs{}, false
 		}
 		who = "user:" + e.UserID
 	}
-	h := model.ArgumentHash(e.Arguments, volatile)
-	if h == "" { // not JSON: only byte-identical arguments are duplicates
+	ea, ok := splitArgs(e.Arguments, volatile)
+	var h string
+	if ok {
+		sum := sha256.Sum256(ea.identity)
+		h = hex.EncodeToString(sum[:])
+	} else {
 		sum := sha256.Sum256(e.Arguments)
 		h = "raw:" + hex.EncodeToString(sum[:])
+		ea = effectArgs{identity: e.Arguments}
 	}
-	return strings.ToUpper(e.ToolSlug) + "\x00" + who + "\x00" + h, true
+	return strings.ToUpper(e.ToolSlug) + "\x00" + who + "\x00" + h, ea, true
+}
+
+// groupBucket finds the duplicate groups among one bucket's members (indices into execs,
+// sorted by start then id; parts holds their split arguments), with each group's member
+// indices.
+func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, idx []int, parts map[int]effectArgs, opt Options) ([]model.DuplicateGroup, [][]int) {
+	bm := make([]bucketMember, len(idx))
+	for j, i := range idx {
+		bm[j] = bucketMember{start: execs[i].Start(), seen: lastSeen(&execs[i]), text: parts[i].text}
+	}
+	var groups []model.DuplicateGroup
+	var in [][]int
+	for _, c := range clusterBucket(bm, opt.Window) {
+		ms := make([]member, len(c.idx))
+		mi := make([]int, len(c.idx))
+		for k, j := range c.idx {
+			mi[k] = idx[j]
+			ms[k] = member{e: &execs[idx[j]], outcome: outcomes[idx[j]]}
+		}
+		groups = append(groups, buildGroup(key, ms, parts[mi[0]], c.sim, opt))
+		in = append(in, mi)
+	}
+	return groups, in
 }
 
 // orderGroups sorts groups by their oldest member's start (map iteration left them in random
@@ -320,23 +351,23 @@ func (r *Result) orderGroups(execs []model.Execution) {
 	}
 }
 
-func buildGroup(key string, execs []model.Execution, outcomes []model.Outcome, idx []int, opt Options) model.DuplicateGroup {
-	sum := sha256.Sum256([]byte(key + "\x00" + execs[idx[0]].ID))
+func buildGroup(key string, members []member, ea effectArgs, sim float64, opt Options) model.DuplicateGroup {
+	sum := sha256.Sum256([]byte(key + "\x00" + members[0].e.ID))
 	g := model.DuplicateGroup{
 		ID:           "dup-" + hex.EncodeToString(sum[:4]),
-		ExecutionIDs: make([]string, len(idx)),
-		Gaps:         make([]time.Duration, len(idx)-1),
+		ExecutionIDs: make([]string, len(members)),
+		Gaps:         make([]time.Duration, len(members)-1),
 		Effective:    -1,
+		Similarity:   sim,
+		Match:        matchWords(ea, sim),
 	}
-	members := make([]member, len(idx))
-	for j, i := range idx {
-		g.ExecutionIDs[j] = execs[i].ID
-		members[j] = member{e: &execs[i], outcome: outcomes[i]}
+	for j, m := range members {
+		g.ExecutionIDs[j] = m.e.ID
 	}
 	for j := 1; j < len(members); j++ {
 		g.Gaps[j-1] = members[j].e.Start().Sub(callerEnd(members[j-1].e, opt.CallerTimeout))
 	}
-	g.Pattern, g.Reason = patternOf(members, g.Gaps)
+	g.Pattern, g.Reason = patternOf(members, g.Gaps, sim < 1)
 	return g
 }
 
@@ -394,8 +425,8 @@ func sdkRetriable(m member) bool {
 //     same source.
 //
 // The reason ends with the fix (model.PatternFix).
-func patternOf(ms []member, gaps []time.Duration) (model.RetryPattern, string) {
-	p, reason := patternAndReason(ms, gaps)
+func patternOf(ms []member, gaps []time.Duration, reworded bool) (model.RetryPattern, string) {
+	p, reason := patternAndReason(ms, gaps, reworded)
 	if fix := model.PatternFix(p); fix != "" {
 		reason += "; fix: " + fix
 	}
@@ -435,8 +466,11 @@ func frameworkFits(ms []member, gaps []time.Duration) bool {
 	return true
 }
 
-func patternAndReason(ms []member, gaps []time.Duration) (model.RetryPattern, string) {
+func patternAndReason(ms []member, gaps []time.Duration, reworded bool) (model.RetryPattern, string) {
 	n := len(ms)
+	if reworded { // an SDK, a framework or a loop sends the same bytes; an LLM writes anew
+		return model.PatternAgentRetry, agentReason(ms, gaps)
+	}
 	sdk := sdkNote(ms)
 	if n <= sdkMaxAttempts && retryCountsSay(ms) {
 		p, what := sdkPattern(ms)
@@ -489,6 +523,45 @@ func patternAndReason(ms []member, gaps []time.Duration) (model.RetryPattern, st
 		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker", n, gapList(gaps, ""))
 	}
 	return model.PatternAppRetry, fmt.Sprintf("%d attempts %s, same source: the application's own retry loop", n, gapList(gaps, "after the previous ended"))
+}
+
+// agentReason explains an agent_retry group: what the agent saw before calling again.
+func agentReason(ms []member, gaps []time.Duration) string {
+	n := len(ms)
+	saw := afterEach(ms[:n-1])
+	for _, m := range ms[:n-1] {
+		if m.outcome == model.OutcomeSucceeded {
+			saw = "after a success it did not see or trust"
+			break
+		}
+	}
+	where := ""
+	switch {
+	case sameField(ms, func(e *model.Execution) string { return e.SessionID }):
+		where = ", in one session"
+	case sameField(ms, func(e *model.Execution) string { return e.TraceID }):
+		where = ", in one trace"
+	}
+	fw := ""
+	if f := ms[0].e.Source.Framework; f != "" {
+		fw = " (framework " + f + ")"
+	}
+	return fmt.Sprintf("%d attempts %s %s, the text regenerated each time%s: the agent called the tool again%s",
+		n, gapList(gaps, ""), saw, where, fw)
+}
+
+// sameField: every member has the same non-empty value.
+func sameField(ms []member, f func(*model.Execution) string) bool {
+	v := f(ms[0].e)
+	if v == "" {
+		return false
+	}
+	for _, m := range ms[1:] {
+		if f(m.e) != v {
+			return false
+		}
+	}
+	return true
 }
 
 // retryCountsSay reports whether the records carry the SDK's retry counters 0/1/2 in sequence

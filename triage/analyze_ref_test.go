@@ -43,19 +43,16 @@ func analyzeReference(execs []model.Execution, kinds *Kinds, opt Options) *Resul
 			}
 			return strings.Compare(execs[a].ID, execs[b].ID)
 		})
-		lo := 0
-		for j := 1; j <= len(idx); j++ {
-			if j < len(idx) && execs[idx[j]].Start().Sub(lastSeen(&execs[idx[j-1]])) <= opt.Window {
-				continue
+		parts := map[int]effectArgs{}
+		for _, i := range idx {
+			_, parts[i], _ = effectKey(&execs[i], res.Triage[i].Kind, opt.VolatileKeys)
+		}
+		groups, in := groupBucket(key, execs, outcomes, idx, parts, opt)
+		for k, g := range groups {
+			for _, i := range in[k] {
+				res.Triage[i].GroupID = g.ID
 			}
-			if j-lo >= 2 {
-				g := buildGroup(key, execs, outcomes, idx[lo:j], opt)
-				for _, i := range idx[lo:j] {
-					res.Triage[i].GroupID = g.ID
-				}
-				res.Groups = append(res.Groups, g)
-			}
-			lo = j
+			res.Groups = append(res.Groups, g)
 		}
 	}
 	res.orderGroups(execs)

@@ -184,6 +184,7 @@ func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context
 		}
 		execs := make([]model.Execution, len(idx))
 		outcomes := make([]model.Outcome, len(idx))
+		local := make([]int, len(idx))
 		for j, pos := range idx {
 			e, err := fetch(ctx, pos)
 			if err != nil {
@@ -191,9 +192,6 @@ func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context
 			}
 			execs[j] = e
 			outcomes[j], _ = a.classifyAgain(&execs[j])
-		}
-		local := make([]int, len(idx))
-		for j := range local {
 			local[j] = j
 		}
 		slices.SortFunc(local, func(x, y int) int {
@@ -202,20 +200,17 @@ func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context
 			}
 			return strings.Compare(execs[x].ID, execs[y].ID)
 		})
-		lo := 0
-		for j := 1; j <= len(local); j++ {
-			if j < len(local) && execs[local[j]].Start().Sub(lastSeen(&execs[local[j-1]])) <= a.opt.Window {
-				continue
+		parts := make(map[int]effectArgs, len(local))
+		for _, j := range local {
+			_, parts[j], _ = effectKey(&execs[j], a.kindOf(execs[j].ToolSlug), a.opt.VolatileKeys)
+		}
+		gs, in := groupBucket(key, execs, outcomes, local, parts, a.opt)
+		for k, g := range gs {
+			f := found{g: g, first: execs[in[k][0]].Start()}
+			for _, m := range in[k] {
+				f.pos = append(f.pos, idx[m])
 			}
-			if j-lo >= 2 {
-				members := local[lo:j]
-				f := found{g: buildGroup(key, execs, outcomes, members, a.opt), first: execs[members[0]].Start()}
-				for _, m := range members {
-					f.pos = append(f.pos, idx[m])
-				}
-				groups = append(groups, f)
-			}
-			lo = j
+			groups = append(groups, f)
 		}
 	}
 	// Ordered as Analyze orders them: by the earliest start among the members of the groups

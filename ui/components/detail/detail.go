@@ -143,6 +143,7 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 		}
 		row("duplicate", st.Warn.Render(fmt.Sprintf("DUP×%d %s", len(g.ExecutionIDs), c(string(g.Pattern))))+
 			"  gaps "+strings.Join(gaps, " ")+"  took effect: "+eff)
+		row("", st.Muted.Render(c(g.Match)))
 		row("", st.Muted.Render(c(g.Reason)))
 	}
 	if v, ok := s.Verdicts[e.ID]; ok {

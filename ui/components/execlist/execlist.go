@@ -495,28 +495,12 @@ func (m Model) badges(it data.Item, e *model.Execution, t *model.Triage, sty fun
 			}
 		}
 	} else if g := ds.Group(int(it.Exec)); g != nil {
-		out = append(out, seg{text: "DUP×" + common.Count(len(g.ExecutionIDs)) + " " + patternShort(g.Pattern), style: sty(st.Dup)})
+		out = append(out, seg{text: "DUP×" + common.Count(len(g.ExecutionIDs)) + " " + common.Clean(string(g.Pattern)), style: sty(st.Dup)})
 	}
 	if v, ok := m.store.Verdicts[e.ID]; ok {
 		out = append(out, seg{text: "MARKED:" + string(v), style: sty(st.Marked)})
 	}
 	return out
-}
-
-func patternShort(p model.RetryPattern) string {
-	switch p {
-	case model.PatternSDKAutoRetry:
-		return "sdk-retry"
-	case model.PatternAppRetry:
-		return "app-retry"
-	case model.PatternDoubleSubmit:
-		return "double-submit"
-	case model.PatternSessionAutoRetry:
-		return "session-retry"
-	case model.PatternFrameworkRetry:
-		return "framework-retry"
-	}
-	return common.Clean(string(p))
 }
 
 // highlight splits text into plain and matched pieces; pos are byte offsets into text (the

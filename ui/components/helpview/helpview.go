@@ -28,7 +28,8 @@ var legend = []string{
 	"!          a flagged write: its outcome is ambiguous or rejected; verify before any retry",
 	"AMBIGUOUS  may or may not have happened (timeout, 5xx, dropped connection)",
 	"REJECTED   refused before execution (429); likely not executed",
-	"DUP×n      same tool, account and arguments within the window: sdk-retry, app-retry, double-submit",
+	"DUP×n      n calls of one tool and account within the window, same arguments or the text reworded;",
+	"           cause: sdk_auto_retry, session_auto_retry, framework_retry, agent_retry, app_retry, double_submit",
 	"RETRIED    retried once through the guard; RETRIED? means the outcome is unknown: run resolve",
 	"VERIFIED   the provider was checked: found (do not retry), absent, unknown",
 }

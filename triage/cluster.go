@@ -1,0 +1,79 @@
+package triage
+
+import (
+	"time"
+)
+
+// Bounds of the near-duplicate search in one bucket (one tool, caller and identifying
+// arguments): a new member is compared with the most recent maxOpenClusters groups still open
+// (within the window) and, in each, with its most recent maxCompared members. Identical texts
+// end the search at once, so a bucket of exact repeats costs one comparison per member.
+const (
+	maxOpenClusters = 64
+	maxCompared     = 8
+)
+
+// bucketMember is what clustering reads of one member of a bucket.
+type bucketMember struct {
+	start, seen time.Time // start, and the latest moment it was known running (lastSeen)
+	text        textSig
+}
+
+// cluster is one group found in a bucket: member indices (oldest first) and the least
+// similarity with which a member joined (1 when every member's text was identical).
+type cluster struct {
+	idx []int
+	sim float64
+}
+
+// clusterBucket splits a bucket's members, sorted by start then id, into groups. A member
+// joins the open group most similar to it — similarity at least NearDuplicateSimilarity with
+// one of its members, and a start at most window after the group's newest member was last
+// seen — or opens a group of its own. Only groups of two or more are returned, ordered by
+// their first member. For a bucket of identical texts this is exact grouping: consecutive
+// members closer than the window.
+func clusterBucket(ms []bucketMember, window time.Duration) []cluster {
+	var all []cluster
+	var open []int // indices into all, oldest first
+	for j := range ms {
+		kept := open[:0]
+		for _, c := range open {
+			last := all[c].idx[len(all[c].idx)-1]
+			if ms[j].start.Sub(ms[last].seen) <= window {
+				kept = append(kept, c)
+			}
+		}
+		open = kept
+		best, bestSim := -1, 0.0
+		for o := len(open) - 1; o >= 0 && o >= len(open)-maxOpenClusters; o-- {
+			c := &all[open[o]]
+			s := 0.0
+			for k := len(c.idx) - 1; k >= 0 && k >= len(c.idx)-maxCompared; k-- {
+				s = max(s, similarity(ms[j].text, ms[c.idx[k]].text))
+				if s >= 1 {
+					break
+				}
+			}
+			if s >= NearDuplicateSimilarity && s > bestSim {
+				best, bestSim = open[o], s
+				if s >= 1 {
+					break
+				}
+			}
+		}
+		if best < 0 {
+			all = append(all, cluster{idx: []int{j}, sim: 1})
+			open = append(open, len(all)-1)
+			continue
+		}
+		all[best].idx = append(all[best].idx, j)
+		all[best].sim = min(all[best].sim, bestSim)
+	}
+	out := all[:0]
+	for _, c := range all {
+		if len(c.idx) >= 2 {
+			out = append(out, c)
+		}
+	}
+	return out
+}

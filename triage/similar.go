@@ -1,0 +1,351 @@
+package triage
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// Near-duplicate grouping. Two writes of one tool by one caller are the same action when they
+// agree on the arguments that identify the effect (who receives it, where it goes: recipient
+// and subject, channel, repository and title, issue number, a contact's email) and their free
+// text is the same message, possibly reworded: an LLM agent that got a timeout calls the tool
+// again with regenerated text.
+//
+// Free text is a top-level string argument named like a message body (body, message_body,
+// text, markdown_text, message, content, description, comment, note(s), html_body), or any
+// other top-level string longer than longTextChars or spanning lines, unless its name says
+// it identifies the target (identityKey). Every other argument (scalars, lists, objects) must
+// be equal, as in exact grouping; volatile keys are ignored everywhere.
+//
+// Texts are similar when
+//   - they are equal once case, whitespace and HTML tags are ignored, or
+//   - they carry the same numbers (amounts, invoice and order numbers, dates, versions: a
+//     reworded message keeps them, "order 1041 shipped" and "order 1042 shipped" are two
+//     messages), each one's names (capitalised words that do not start a sentence: "Looping
+//     in Carlos" and "Looping in Mateo" are two messages) occur in the other, and their
+//     other content words (letters, two or more, without common English function words,
+//     greetings and sign-offs, with -s/-es/-ed/-ing dropped) have a Dice coefficient
+//     2|A∩B|/(|A|+|B|) of at least NearDuplicateSimilarity.
+//
+// The threshold was chosen on reworded and on different texts (similar_test.go logs each
+// score): names and numbers are left out of the Dice so that a greeting and a signature do
+// not make two different messages to one person alike.
+
+// NearDuplicateSimilarity is the least text similarity of two members of one group.
+const NearDuplicateSimilarity = 0.65
+
+// longTextChars: an argument this long that is not known to identify the target is free text.
+const longTextChars = 120
+
+// textKey reports whether a top-level argument name is a message body in Composio's tool
+// schemas (GMAIL_SEND_EMAIL body, GMAIL_REPLY_TO_THREAD message_body, SLACK_SEND_MESSAGE text
+// and markdown_text, GITHUB_CREATE_AN_ISSUE body, LINEAR description, ...).
+func textKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "body", "message_body", "html_body", "text_body", "text", "markdown_text", "markdown", "message",
+		"content", "description", "comment", "note", "notes", "reply", "reply_text", "caption":
+		return true
+	}
+	return false
+}
+
+// identityKey reports whether an argument names the target, however long it is.
+func identityKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "recipient_email", "to", "cc", "bcc", "extra_recipients", "subject", "title", "name", "summary",
+		"channel", "channel_id", "thread_id", "thread_ts", "owner", "repo", "issue_number", "email",
+		"calendar_id", "start_datetime", "start_time", "parent_id", "page_id", "team_id", "id", "url", "user_id":
+		return true
+	}
+	return false
+}
+
+// effectArgs is a write's arguments split into what identifies its effect and its free text.
+type effectArgs struct {
+	identity []byte   // canonical JSON of the identifying arguments
+	keys     []string // names of the identifying top-level arguments, sorted
+	textKeys []string // names of the free-text arguments present, sorted
+	text     textSig
+}
+
+// splitArgs splits arguments (JSON) for near-duplicate grouping; ok is false when they are
+// not JSON. Arguments that are not an object are all identity.
+func splitArgs(args json.RawMessage, volatile []string) (effectArgs, bool) {
+	var out effectArgs
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || args[0] != '{' {
+		c, err := model.CanonicalArgs(args, volatile)
+		if err != nil {
+			return out, false
+		}
+		out.identity = c
+		return out, true
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var m map[string]json.RawMessage
+	if err := dec.Decode(&m); err != nil || dec.More() {
+		return out, false
+	}
+	var texts []string
+	ident := make(map[string]json.RawMessage, len(m))
+	skip := make(map[string]bool, len(volatile))
+	for _, k := range volatile {
+		skip[strings.ToLower(k)] = true
+	}
+	for k, raw := range m {
+		if skip[strings.ToLower(k)] {
+			continue
+		}
+		if s, ok := freeText(k, raw); ok {
+			out.textKeys = append(out.textKeys, k)
+			texts = append(texts, k+"\x00"+s)
+			continue
+		}
+		ident[k] = raw
+		out.keys = append(out.keys, k)
+	}
+	b, err := json.Marshal(ident)
+	if err != nil {
+		return out, false
+	}
+	c, err := model.CanonicalArgs(b, volatile)
+	if err != nil {
+		return out, false
+	}
+	out.identity = c
+	slices.Sort(out.keys)
+	slices.Sort(out.textKeys)
+	slices.Sort(texts) // by key, so the text does not depend on map order
+	var all strings.Builder
+	for _, t := range texts {
+		_, s, _ := strings.Cut(t, "\x00")
+		all.WriteString(s)
+		all.WriteByte('\n')
+	}
+	out.text = signature(all.String())
+	return out, true
+}
+
+// freeText returns the string value of an argument that is free text.
+func freeText(k string, raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '"' || identityKey(k) {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	if textKey(k) || utf8.RuneCountInString(s) > longTextChars || strings.Contains(s, "\n") {
+		return s, true
+	}
+	return "", false
+}
+
+// textSig is what similarity reads of a text.
+type textSig struct {
+	norm  string   // lower case, tags dropped, whitespace collapsed
+	words []string // content words, lower case, sorted, unique
+	nums  []string // number tokens, sorted, unique
+	names []string // capitalised words not starting a sentence, lower case, sorted, unique
+}
+
+// signature tokenises a text: HTML tags dropped, letters and digits kept, case folded.
+func signature(s string) textSig {
+	var norm strings.Builder
+	var words, nums, names []string
+	var tok strings.Builder
+	digits := false
+	sentence := true // the next word starts a sentence
+	capital := false // the word being read started with a capital letter
+	flush := func() {
+		if tok.Len() == 0 {
+			return
+		}
+		w := tok.String()
+		tok.Reset()
+		if digits {
+			nums = append(nums, normNumber(w))
+		} else {
+			if utf8.RuneCountInString(w) >= 2 && !stopword(w) {
+				if capital && !sentence {
+					names = append(names, w)
+				} else {
+					words = append(words, stem(w))
+				}
+			}
+			sentence = false
+		}
+		capital = false
+	}
+	inTag := false
+	space := false
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case r == '<' && i+1 < len(rs) && (unicode.IsLetter(rs[i+1]) || rs[i+1] == '/'):
+			inTag = true
+			flush()
+			digits = false
+			sentence = true // a paragraph or line break
+			continue
+		case inTag:
+			if r == '>' {
+				inTag = false
+			}
+			continue
+		}
+		if tok.Len() == 0 && unicode.IsUpper(r) {
+			capital = true
+		}
+		switch r {
+		case '.', '!', '?', '\n', ':', ';':
+			if !(r == '.' && digits && i+1 < len(rs) && unicode.IsDigit(rs[i+1])) {
+				flush()
+				digits = false
+				sentence = true
+			}
+		}
+		r = unicode.ToLower(r)
+		if unicode.IsSpace(r) {
+			space = norm.Len() > 0
+		} else {
+			if space {
+				norm.WriteByte(' ')
+				space = false
+			}
+			norm.WriteRune(r)
+		}
+		isDigit := unicode.IsDigit(r)
+		switch {
+		case isDigit:
+			if !digits {
+				flush()
+			}
+			digits = true
+			tok.WriteRune(r)
+		case digits && (r == '.' || r == ',') && i+1 < len(rs) && unicode.IsDigit(rs[i+1]):
+			tok.WriteRune(r)
+		case unicode.IsLetter(r):
+			if digits {
+				flush()
+				digits = false
+			}
+			tok.WriteRune(r)
+		default:
+			flush()
+			digits = false
+		}
+	}
+	flush()
+	slices.Sort(words)
+	slices.Sort(nums)
+	slices.Sort(names)
+	return textSig{norm: norm.String(), words: slices.Compact(words), nums: slices.Compact(nums), names: slices.Compact(names)}
+}
+
+// stem drops the English inflections rewording changes most (deploy, deploys, deployed,
+// deploying), so that they count as one word. It is not a full stemmer and need not be: both
+// texts go through it.
+func stem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
+// normNumber writes 1,250.00 and 1250 alike.
+func normNumber(w string) string {
+	w = strings.ReplaceAll(w, ",", "")
+	if i := strings.IndexByte(w, '.'); i >= 0 {
+		w = strings.TrimRight(w, "0")
+		w = strings.TrimSuffix(w, ".")
+	}
+	return w
+}
+
+// similarity of two free texts in [0, 1]; see the package's near-duplicate rule.
+func similarity(a, b textSig) float64 {
+	if a.norm == b.norm {
+		return 1
+	}
+	if !slices.Equal(a.nums, b.nums) || !among(a.names, b) || !among(b.names, a) {
+		return 0
+	}
+	if len(a.words) == 0 || len(b.words) == 0 {
+		return 0 // names and numbers alike, nothing else to compare
+	}
+	common := 0
+	for i, j := 0, 0; i < len(a.words) && j < len(b.words); {
+		switch c := strings.Compare(a.words[i], b.words[j]); {
+		case c == 0:
+			common++
+			i++
+			j++
+		case c < 0:
+			i++
+		default:
+			j++
+		}
+	}
+	return 2 * float64(common) / float64(len(a.words)+len(b.words))
+}
+
+// among: every one of names occurs in the other text, as a name or as a word.
+func among(names []string, other textSig) bool {
+	for _, n := range names {
+		_, name := slices.BinarySearch(other.names, n)
+		_, word := slices.BinarySearch(other.words, stem(n))
+		if !name && !word {
+			return false
+		}
+	}
+	return true
+}
+
+// matchWords says what the members of a group share: "identical arguments", or the identifying
+// arguments and how similar their text is.
+func matchWords(ea effectArgs, sim float64) string {
+	if sim >= 1 {
+		return "identical arguments"
+	}
+	keys := ea.keys
+	more := ""
+	if len(keys) > 4 {
+		keys, more = keys[:4], ", …"
+	}
+	same := "same " + strings.Join(keys, ", ") + more
+	if len(keys) == 0 {
+		same = "no identifying arguments"
+	}
+	return fmt.Sprintf("%s; %s reworded, %.0f%% similar (numbers and names equal)", same, strings.Join(ea.textKeys, "/"), 100*sim)
+}
+
+// stopword: common English function words, greetings and sign-offs, which rewording adds and
+// drops freely.
+func stopword(w string) bool {
+	switch w {
+	case "a", "an", "the", "and", "or", "but", "if", "then", "so", "of", "to", "in", "on", "at", "for",
+		"by", "with", "from", "as", "into", "about", "up", "out", "over", "is", "are", "was", "were",
+		"be", "been", "being", "am", "do", "does", "did", "have", "has", "had", "will", "would",
+		"shall", "should", "can", "could", "may", "might", "must", "it", "its", "this", "that",
+		"these", "those", "there", "here", "which", "who", "what", "when", "where", "how", "why",
+		"we", "you", "your", "yours", "our", "ours", "me", "my", "mine", "us", "he", "she", "they",
+		"them", "their", "his", "her", "i", "not", "no", "yes", "also", "very", "any", "all",
+		"some", "please", "kindly", "let", "know", "now", "again", "still", "yet", "only", "just",
+		"hi", "hello", "hey", "dear", "thanks", "thank", "regards", "best", "cheers", "sincerely",
+		"kind", "warm", "feel", "free", "reach", "find", "re", "fw", "fwd":
+		return true
+	}
+	return false
+}
