@@ -312,7 +312,7 @@ func effectKey(e *model.Execution, kind model.ToolKind, volatile []string) (stri
 func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, idx []int, parts map[int]effectArgs, opt Options) ([]model.DuplicateGroup, [][]int) {
 	bm := make([]bucketMember, len(idx))
 	for j, i := range idx {
-		bm[j] = bucketMember{start: execs[i].Start(), seen: lastSeen(&execs[i]), text: parts[i].text}
+		bm[j] = bucketMember{start: execs[i].Start(), seen: lastSeen(&execs[i]), text: parts[i].text, succeeded: outcomes[i] == model.OutcomeSucceeded}
 	}
 	var groups []model.DuplicateGroup
 	var in [][]int
@@ -528,13 +528,7 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool) (model.R
 // agentReason explains an agent_retry group: what the agent saw before calling again.
 func agentReason(ms []member, gaps []time.Duration) string {
 	n := len(ms)
-	saw := afterEach(ms[:n-1])
-	for _, m := range ms[:n-1] {
-		if m.outcome == model.OutcomeSucceeded {
-			saw = "after a success it did not see or trust"
-			break
-		}
-	}
+	saw := afterEach(ms[:n-1]) // reworded texts join only after attempts that did not succeed
 	where := ""
 	switch {
 	case sameField(ms, func(e *model.Execution) string { return e.SessionID }):

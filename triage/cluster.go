@@ -17,6 +17,7 @@ const (
 type bucketMember struct {
 	start, seen time.Time // start, and the latest moment it was known running (lastSeen)
 	text        textSig
+	succeeded   bool // the attempt is known to have succeeded
 }
 
 // cluster is one group found in a bucket: member indices (oldest first) and the least
@@ -27,8 +28,8 @@ type cluster struct {
 }
 
 // clusterBucket splits a bucket's members, sorted by start then id, into groups. A member
-// joins the open group most similar to it — similarity at least NearDuplicateSimilarity with
-// one of its members, and a start at most window after the group's newest member was last
+// joins the open group most similar to it — similar to one of its members by the
+// near-duplicate rule (similar.go), and a start at most window after the group's newest member was last
 // seen — or opens a group of its own. Only groups of two or more are returned, ordered by
 // their first member. For a bucket of identical texts this is exact grouping: consecutive
 // members closer than the window.
@@ -48,13 +49,25 @@ func clusterBucket(ms []bucketMember, window time.Duration) []cluster {
 		for o := len(open) - 1; o >= 0 && o >= len(open)-maxOpenClusters; o-- {
 			c := &all[open[o]]
 			s := 0.0
+			afterFailure := !ms[c.idx[len(c.idx)-1]].succeeded
 			for k := len(c.idx) - 1; k >= 0 && k >= len(c.idx)-maxCompared; k-- {
-				s = max(s, similarity(ms[j].text, ms[c.idx[k]].text))
+				m := &ms[c.idx[k]]
+				sk := similarity(ms[j].text, m.text)
+				switch {
+				case sk >= 1: // identical
+				case !afterFailure:
+					continue // a new text after a success is a new message
+				case sk >= NearDuplicateSimilarity:
+				case sk >= AnchoredSimilarity && anchored(ms[j].text, m.text):
+				default:
+					continue
+				}
+				s = max(s, sk)
 				if s >= 1 {
 					break
 				}
 			}
-			if s >= NearDuplicateSimilarity && s > bestSim {
+			if s > 0 && s > bestSim {
 				best, bestSim = open[o], s
 				if s >= 1 {
 					break

@@ -82,6 +82,21 @@ func TestNearDuplicateGrouping(t *testing.T) {
 			},
 		},
 		{
+			name: "a follow-up after a success: same facts, new message",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(1), retry: -1, args: mail("dana@x.io", "Invoice INV-1042", "Hi Dana, invoice INV-1042 for $1,250.00 is attached. Payment is due March 3.")},
+				{id: "b", at: sec(240), dur: sec(1), retry: -1, args: mail("dana@x.io", "Invoice INV-1042", "Hi Dana, a reminder that invoice INV-1042 for $1,250.00 is still open; payment is due March 3.")},
+			},
+		},
+		{
+			name: "the same follow-up after a timeout is the agent's re-send",
+			attempts: []attempt{
+				{id: "a", at: 0, status: "failed", err: timeoutErr, retry: -1, args: mail("dana@x.io", "Invoice INV-1042", "Hi Dana, invoice INV-1042 for $1,250.00 is attached. Payment is due March 3.")},
+				{id: "b", at: sec(90), dur: sec(1), retry: -1, args: mail("dana@x.io", "Invoice INV-1042", "Hi Dana, a reminder that invoice INV-1042 for $1,250.00 is still open; payment is due March 3.")},
+			},
+			groups: [][]string{{"a", "b"}}, pattern: model.PatternAgentRetry,
+		},
+		{
 			name: "a scheduled job repeating after the window",
 			attempts: []attempt{
 				{id: "a", at: 0, dur: sec(1), retry: -1, args: slack("C1", "Nightly report is ready")},

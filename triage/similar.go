@@ -24,6 +24,13 @@ import (
 // it identifies the target (identityKey). Every other argument (scalars, lists, objects) must
 // be equal, as in exact grouping; volatile keys are ignored everywhere.
 //
+// A text that differs from the previous attempt's joins its group only when that attempt did
+// not succeed (it failed or timed out: the agent saw an error and wrote the call anew). After
+// a success a new text is a new message, however alike ("invoice 1042 is attached", then "a
+// reminder that invoice 1042 is still open"); an agent that re-sends reworded text after a
+// success cannot be told from such a follow-up and is not grouped (a known miss). Identical
+// arguments group after a success too (a double submit).
+//
 // Texts are similar when
 //   - they are equal once case, whitespace and HTML tags are ignored, or
 //   - they carry the same numbers (amounts, invoice and order numbers, dates, versions: a
@@ -32,7 +39,10 @@ import (
 //     in Carlos" and "Looping in Mateo" are two messages) occur in the other, and their
 //     other content words (letters, two or more, without common English function words,
 //     greetings and sign-offs, with -s/-es/-ed/-ing dropped) have a Dice coefficient
-//     2|A∩B|/(|A|+|B|) of at least NearDuplicateSimilarity.
+//     2|A∩B|/(|A|+|B|) of at least NearDuplicateSimilarity;
+//   - or both carry the same facts, at least one number and minFacts numbers and names in
+//     all, with a Dice of at least AnchoredSimilarity: the agent that saw an error rewrote
+//     the message freely but kept what it is about.
 //
 // The threshold was chosen on reworded and on different texts (similar_test.go logs each
 // score): names and numbers are left out of the Dice so that a greeting and a signature do
@@ -40,6 +50,14 @@ import (
 
 // NearDuplicateSimilarity is the least text similarity of two members of one group.
 const NearDuplicateSimilarity = 0.65
+
+// AnchoredSimilarity is the least similarity of a text sent again after the previous attempt
+// failed or timed out when both carry the same facts (anchored): an agent that saw an error
+// rewrites the message freely but keeps its order number, amount, names and dates.
+const AnchoredSimilarity = 0.25
+
+// minFacts is how many numbers and names, in all, anchor a text.
+const minFacts = 3
 
 // longTextChars: an argument this long that is not known to identify the target is free text.
 const longTextChars = 120
@@ -170,7 +188,7 @@ func signature(s string) textSig {
 		if tok.Len() == 0 {
 			return
 		}
-		w := tok.String()
+		w := strings.TrimSuffix(tok.String(), "'s") // Friday's: Friday
 		tok.Reset()
 		if digits {
 			nums = append(nums, normNumber(w))
@@ -240,6 +258,8 @@ func signature(s string) textSig {
 				digits = false
 			}
 			tok.WriteRune(r)
+		case (r == '\'' || r == '’') && tok.Len() > 0 && !digits && i+1 < len(rs) && unicode.IsLetter(rs[i+1]):
+			tok.WriteRune('\'') // don't, it's: one word
 		default:
 			flush()
 			digits = false
@@ -258,8 +278,15 @@ func signature(s string) textSig {
 func stem(w string) string {
 	for _, suf := range []string{"ing", "ed", "es", "s"} {
 		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
-			return w[:len(w)-len(suf)]
+			w = w[:len(w)-len(suf)]
+			if n := len(w); n >= 2 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiousl", rune(w[n-1])) {
+				w = w[:n-1] // shipped, shipping: ship
+			}
+			return w
 		}
+	}
+	if len(w) > 3 && strings.HasSuffix(w, "e") {
+		return w[:len(w)-1] // move and moving, expire and expired
 	}
 	return w
 }
@@ -279,15 +306,18 @@ func similarity(a, b textSig) float64 {
 	if a.norm == b.norm {
 		return 1
 	}
-	if !slices.Equal(a.nums, b.nums) || !among(a.names, b) || !among(b.names, a) {
+	if !sameFacts(a, b) {
 		return 0
 	}
-	if len(a.words) == 0 || len(b.words) == 0 {
+	// A name that starts a sentence in one text ("Dana, we shipped") is a word there: it is
+	// a fact already compared, not a content word.
+	aw, bw := withoutNames(a.words, a, b), withoutNames(b.words, a, b)
+	if len(aw) == 0 || len(bw) == 0 {
 		return 0 // names and numbers alike, nothing else to compare
 	}
 	common := 0
-	for i, j := 0, 0; i < len(a.words) && j < len(b.words); {
-		switch c := strings.Compare(a.words[i], b.words[j]); {
+	for i, j := 0, 0; i < len(aw) && j < len(bw); {
+		switch c := strings.Compare(aw[i], bw[j]); {
 		case c == 0:
 			common++
 			i++
@@ -300,7 +330,31 @@ func similarity(a, b textSig) float64 {
 	}
 	// Texts that differ only in words left out (greetings, function words) share every
 	// content word: still reworded, never "identical" (1 is kept for equal texts).
-	return min(2*float64(common)/float64(len(a.words)+len(b.words)), 0.99)
+	return min(2*float64(common)/float64(len(aw)+len(bw)), 0.99)
+}
+
+// sameFacts: equal numbers, and each text's names occur in the other.
+func sameFacts(a, b textSig) bool {
+	return slices.Equal(a.nums, b.nums) && among(a.names, b) && among(b.names, a)
+}
+
+// anchored: the texts carry the same facts, at least one number and minFacts in all; after a
+// failed attempt such a text sent again is the same message however it is worded.
+func anchored(a, b textSig) bool {
+	return len(a.nums) > 0 && len(a.nums)+len(a.names) >= minFacts && sameFacts(a, b)
+}
+
+// withoutNames drops the words that are names in either text.
+func withoutNames(words []string, a, b textSig) []string {
+	out := words[:0:0]
+	for _, w := range words {
+		_, na := slices.BinarySearch(a.names, w)
+		_, nb := slices.BinarySearch(b.names, w)
+		if !na && !nb {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // among: every one of names occurs in the other text, as a name or as a word.
@@ -346,7 +400,9 @@ func stopword(w string) bool {
 		"them", "their", "his", "her", "i", "not", "no", "yes", "also", "very", "any", "all",
 		"some", "please", "kindly", "let", "know", "now", "again", "still", "yet", "only", "just",
 		"hi", "hello", "hey", "dear", "thanks", "thank", "regards", "best", "cheers", "sincerely",
-		"kind", "warm", "feel", "free", "reach", "find", "re", "fw", "fwd":
+		"kind", "warm", "feel", "free", "reach", "find", "re", "fw", "fwd",
+		"don't", "doesn't", "didn't", "isn't", "aren't", "won't", "can't", "it's", "we're", "i'm",
+		"let's", "you're", "we've", "there's", "that's", "i've", "we'll", "you'll":
 		return true
 	}
 	return false

@@ -68,7 +68,7 @@ func TestSignature(t *testing.T) {
 	if want := []string{"03", "1042", "1250", "2026"}; !slices.Equal(s.nums, want) {
 		t.Errorf("nums = %q, want %q", s.nums, want)
 	}
-	if want := []string{"due", "invoice"}; !slices.Equal(s.words, want) {
+	if want := []string{"due", "invoic"}; !slices.Equal(s.words, want) {
 		t.Errorf("words = %q, want %q", s.words, want)
 	}
 	// Dana follows "Hi" (not a sentence start), INV follows "Invoice", Sam follows "Regards,";
