@@ -6,6 +6,7 @@ package model
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -267,6 +268,14 @@ const (
 	PatternAppRetry         RetryPattern = "app_retry"
 	PatternDoubleSubmit     RetryPattern = "double_submit"
 )
+
+// SimilarityWord is the group's match in a word or two: "identical", or "reworded 72%".
+func (g *DuplicateGroup) SimilarityWord() string {
+	if g.Similarity >= 1 || g.Similarity == 0 {
+		return "identical"
+	}
+	return fmt.Sprintf("reworded %.0f%%", 100*g.Similarity)
+}
 
 // PatternFix is what to change so that a pattern's duplicates stop, in one line.
 func PatternFix(p RetryPattern) string {

@@ -89,6 +89,10 @@ const (
 	CaseFrameworkRetry     = "framework_retry"    // an agent framework's tool retry
 	CaseAppRetry           = "app_retry"
 	CaseDoubleSubmit       = "double_submit"
+	CaseAgentRetry         = "agent_retry"         // an LLM agent re-sending with regenerated text
+	CaseNewsletter         = "newsletter"          // near-miss: one text to many recipients
+	CaseChannelChatter     = "channel_chatter"     // near-miss: different messages to one channel
+	CaseScheduledRepeat    = "scheduled_repeat"    // near-miss: a job repeating after the window
 	CaseCommittedTimeout   = "committed_timeout"   // slow success or timeout whose effect exists
 	CaseUncommittedTimeout = "uncommitted_timeout" // timeout without effect
 	Case5xxAfterCommit     = "5xx_after_commit"
@@ -440,9 +444,13 @@ func (g *generator) planAll(size int) {
 	scenarios := []scenario{
 		{0.0040, 3, (*generator).sdkBurst},
 		{0.0012, 3, (*generator).sessionBurst},
-		{0.0007, 3, (*generator).frameworkRetry},
+		{0.0012, 3, (*generator).frameworkRetry},
 		{0.0030, 3, (*generator).appRetry},
 		{0.0030, 3, (*generator).doubleSubmit},
+		{0.0020, 3, (*generator).agentRetry},
+		{0.0008, 6, (*generator).newsletter},
+		{0.0010, 3, (*generator).channelChatter},
+		{0.0006, 3, (*generator).scheduledRepeat},
 		{0.0022, 1, func(g *generator) int { return g.single(outSlowOK, CaseCommittedTimeout) }},
 		{0.0020, 1, func(g *generator) int { return g.single(outTimeoutCommitted, CaseCommittedTimeout) }},
 		{0.0022, 1, func(g *generator) int { return g.single(outTimeoutUncommitted, CaseUncommittedTimeout) }},

@@ -20,6 +20,7 @@ type score struct {
 	truthGroups, predGroups, exact    int
 	patternRight                      int
 	sdkOldNoted, sdkGroups            int
+	agentRight, agentGroups           int // agent re-sends with regenerated text
 	mismatches                        []string
 }
 
@@ -101,8 +102,14 @@ func scoreHistory(t *testing.T, seed int64, size int, strip bool) score {
 		}
 		matched[k] = true
 		s.exact++
+		if truthPattern[k] == model.PatternAgentRetry {
+			s.agentGroups++
+		}
 		if g.Pattern == truthPattern[k] {
 			s.patternRight++
+			if g.Pattern == model.PatternAgentRetry {
+				s.agentRight++
+			}
 		} else {
 			s.mismatches = append(s.mismatches, "pattern "+string(g.Pattern)+" want "+string(truthPattern[k])+": "+g.Reason)
 		}
@@ -154,6 +161,8 @@ func scoreSeeds(t *testing.T, strip bool) score {
 		total.patternRight += s.patternRight
 		total.sdkGroups += s.sdkGroups
 		total.sdkOldNoted += s.sdkOldNoted
+		total.agentGroups += s.agentGroups
+		total.agentRight += s.agentRight
 		for i, m := range s.mismatches {
 			if i < 10 {
 				t.Logf("seed %d: %s", seed, m)
@@ -174,6 +183,10 @@ func scoreSeeds(t *testing.T, strip bool) score {
 		total.extraFlagged, total.extraRejected)
 	t.Logf("duplicate groups: %d predicted, %d true, %d exact: precision %.3f, recall %.3f; patterns right %.3f (%d/%d)",
 		total.predGroups, total.truthGroups, total.exact, precision, recall, patterns, total.patternRight, total.exact)
+	t.Logf("agent re-sends with regenerated text found and named: %d/%d", total.agentRight, total.agentGroups)
+	if total.agentGroups == 0 || total.agentRight < total.agentGroups*9/10 {
+		t.Errorf("agent_retry: %d of %d named", total.agentRight, total.agentGroups)
+	}
 	if !strip {
 		t.Logf("SDK auto-retry groups whose first record names an old SDK: %d/%d", total.sdkOldNoted, total.sdkGroups)
 	}

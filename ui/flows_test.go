@@ -134,9 +134,13 @@ func (f *flow) flaggedSend(committed bool) string {
 		if f.e.truth(id).Committed != committed {
 			continue
 		}
+
 		d, err := be.Get(context.Background(), id)
 		if err != nil {
 			f.t.Fatal(err)
+		}
+		if committed && d.Status != "failed" {
+			continue // a committed timeout the log calls failed: only the provider can refuse it
 		}
 		if found := be.Verify(context.Background(), &d).State == model.ProviderFound; found == committed {
 			return id

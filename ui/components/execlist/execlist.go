@@ -422,13 +422,13 @@ func (m Model) groupRow(l layout, w int, it data.Item, cur string, base lipgloss
 	if who == "" {
 		who = e.ConnectedAccountID
 	}
-	eff := "effective ?"
+	eff := "took effect ?"
 	if g.Effective >= 0 {
-		eff = "effective " + common.Count(g.Effective) + "/" + common.Count(len(members))
+		eff = "took effect " + common.Count(g.Effective) + "/" + common.Count(len(members))
 	}
 	tool, _ := m.cell(e.ToolSlug, nil)
 	whoText, _ := m.cell(who, nil)
-	text := cur + mark + " " + fold + " DUP×" + common.Count(len(members)) + " " + common.Clean(string(g.Pattern)) +
+	text := cur + mark + " " + fold + " DUP×" + common.Count(len(members)) + " " + common.Clean(string(g.Pattern)) + " " + g.SimilarityWord() +
 		"  " + tool + "  " + whoText + "  " + eff + "  last " + common.Clock(e.Timestamp)
 	return base.Render(common.Fit(text, w))
 }

@@ -29,7 +29,8 @@ var legend = []string{
 	"AMBIGUOUS  may or may not have happened (timeout, 5xx, dropped connection)",
 	"REJECTED   refused before execution (429); likely not executed",
 	"DUP×n      n calls of one tool and account within the window, same arguments or the text reworded;",
-	"           cause: sdk_auto_retry, session_auto_retry, framework_retry, agent_retry, app_retry, double_submit",
+	"           cause: sdk_auto_retry, session_auto_retry, framework_retry, agent_retry, app_retry, double_submit;",
+	"           identical or reworded n% (text similarity); took effect n/m: members the provider showed, ? until verified",
 	"RETRIED    retried once through the guard; RETRIED? means the outcome is unknown: run resolve",
 	"VERIFIED   the provider was checked: found (do not retry), absent, unknown",
 }
