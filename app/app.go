@@ -73,7 +73,7 @@ type Options struct {
 	OnBad func(model.RecordError)
 	// Version is exectriage's version, named in bundles.
 	Version string
-	// Sandbox tunes the demo sandbox (tests).
+	// SourceOptions tunes the source's options before it opens (tests: the demo sandbox).
 	SourceOptions func(*source.Options)
 }
 
@@ -287,6 +287,9 @@ func openSource(ctx context.Context, o *Options, creds Credentials) (source.Sour
 	case o.File != "", o.BaseURL != "":
 	case usesDemo(*o, creds):
 		opt.Demo = true
+		if o.Now != nil { // the demo's history ends at the session's clock, not the wall's
+			opt.Sandbox.Now = o.Now().Truncate(time.Minute)
+		}
 	default:
 		opt.BaseURL = envBase(*o, creds)
 	}
