@@ -287,9 +287,11 @@ func openSource(ctx context.Context, o *Options, creds Credentials) (source.Sour
 	case o.File != "", o.BaseURL != "":
 	case usesDemo(*o, creds):
 		opt.Demo = true
-		if o.Now != nil { // the demo's history ends at the session's clock, not the wall's
-			opt.Sandbox.Now = o.Now().Truncate(time.Minute)
+		anchor, err := demoAnchor(*o) // the same world, ids and all, in every command
+		if err != nil {
+			return nil, err
 		}
+		opt.Sandbox.Now, opt.Sandbox.WallClock = anchor, o.Now == nil
 	default:
 		opt.BaseURL = envBase(*o, creds)
 	}

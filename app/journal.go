@@ -35,8 +35,7 @@ func JournalDSN(o Options) (string, error) {
 	if v := strings.TrimSpace(o.Journal); v != "" {
 		return v, nil
 	}
-	creds, _ := ResolveCredentials(o) // an unreadable login fails in Open, not here
-	demo := o.Demo || !o.JournalOnly && usesDemo(o, creds)
+	demo := journalIsDemo(o)
 	if v := strings.TrimSpace(o.getenv("EXECTRIAGE_JOURNAL")); v != "" {
 		if !demo {
 			return v, nil
@@ -50,6 +49,12 @@ func JournalDSN(o Options) (string, error) {
 		return p, err
 	}
 	return filepath.Join(filepath.Dir(p), DemoJournalName), nil
+}
+
+// journalIsDemo: the journal asked for is the demo's.
+func journalIsDemo(o Options) bool {
+	creds, _ := ResolveCredentials(o) // an unreadable login fails in Open, not here
+	return o.Demo || !o.JournalOnly && usesDemo(o, creds)
 }
 
 // DemoJournalName is the file name of the demo's own journal.
@@ -66,6 +71,11 @@ type Journal struct {
 // OpenJournal opens (creating it, its directories 0700 and its schema as needed) the journal
 // the options name, and runs crash recovery.
 func OpenJournal(ctx context.Context, o Options) (*Journal, error) {
+	if journalIsDemo(o) {
+		if _, err := demoAnchor(o); err != nil { // a new demo world empties its journal first
+			return nil, err
+		}
+	}
 	dsn, err := JournalDSN(o)
 	if err != nil {
 		return nil, err

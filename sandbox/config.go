@@ -26,6 +26,9 @@ type Config struct {
 	// sandbox then stamps live executions with the wall clock; a fixed Now makes the sandbox
 	// clock start at Now and advance with real time, so live executions follow the history.
 	Now time.Time
+	// WallClock, with a fixed Now that is not in the future, stamps live executions with the
+	// wall clock instead (the demo: a history generated for an earlier anchor, live calls now).
+	WallClock bool
 	// PageLatency delays every logs list page, to show paging in the UI.
 	PageLatency time.Duration
 	// MaxPageSize, when set, refuses a logs search whose limit is above it with a 400 that

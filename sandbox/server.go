@@ -80,7 +80,7 @@ func New(cfg Config) (*Server, error) {
 	clock := time.Now
 	if cfg.Now.IsZero() {
 		cfg.Now = time.Now().Truncate(time.Minute)
-	} else {
+	} else if !cfg.WallClock || cfg.Now.After(time.Now()) {
 		// A fixed Now: the sandbox clock starts there and runs with real time, so live
 		// executions come after the history (monotonic, immune to wall-clock jumps).
 		base, started := cfg.Now, time.Now()
