@@ -150,7 +150,7 @@ func (m *Model) Render() string {
 		b.WriteString(m.status.View())
 	}
 	b.WriteString("\n")
-	b.WriteString(common.Fit(m.help.ShortHelpView(m.contextHelp()), m.width))
+	b.WriteString(m.helpBar(m.contextHelp()))
 	screen := common.Lines(b.String(), m.width, m.height)
 
 	var overlay string
@@ -174,6 +174,53 @@ func (m *Model) Render() string {
 	return common.Lines(comp.Render(), m.width, m.height)
 }
 
+// helpBar renders the help bar in the terminal's width; ? and q, when the bar has them, stay
+// at its end whatever is cut before them (as k9s and lazygit keep theirs).
+func (m *Model) helpBar(bs []key.Binding) string {
+	var head, tail []key.Binding
+	for _, b := range bs {
+		if b.Help() == m.Keys.Help.Help() || b.Help() == m.Keys.Quit.Help() {
+			tail = append(tail, b)
+		} else {
+			head = append(head, b)
+		}
+	}
+	h := m.help
+	if len(tail) == 0 || len(head) == 0 {
+		h.SetWidth(m.width)
+		return common.Fit(h.ShortHelpView(bs), m.width)
+	}
+	end := h.ShortHelpView(tail)
+	sep := h.Styles.ShortSeparator.Inline(true).Render(h.ShortSeparator)
+	room := m.width - lipgloss.Width(end) - lipgloss.Width(sep)
+	if room < 8 {
+		return common.Fit(end, m.width)
+	}
+	// Item by item: bubbles/help adds an item that overflows when its ellipsis would not fit.
+	var b strings.Builder
+	used := 0
+	for _, kb := range head {
+		if !kb.Enabled() {
+			continue
+		}
+		item := h.ShortHelpView([]key.Binding{kb})
+		w := lipgloss.Width(item)
+		if used > 0 {
+			w += lipgloss.Width(sep)
+		}
+		if used+w > room-2 { // leave room for the ellipsis
+			b.WriteString(" " + h.Styles.Ellipsis.Inline(true).Render(h.Ellipsis))
+			break
+		}
+		if used > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(item)
+		used += w
+	}
+	return common.Fit(b.String()+sep+end, m.width)
+}
+
 // contextHelp is the help bar for what has focus.
 func (m *Model) contextHelp() []key.Binding {
 	k := m.Keys
@@ -194,7 +241,7 @@ func (m *Model) contextHelp() []key.Binding {
 	case m.showHelp:
 		return keys.Bindings{k.Help, k.Quit}
 	case m.focus != focusList:
-		return keys.Bindings{k.Up, k.Down, k.PageDown, k.NextPane, k.Back, k.Reveal, k.Verify, k.Retry, k.Mark, k.Help}
+		return keys.Bindings{k.Up, k.Down, k.PageDown, k.NextPane, k.Back, k.Reveal, k.Verify, k.Retry, k.Mark, k.Help, k.Quit}
 	}
 	return k.ShortHelp()
 }

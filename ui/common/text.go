@@ -254,6 +254,14 @@ func Stamp(t time.Time) string {
 	return t.UTC().Format("01-02 15:04:05")
 }
 
+// ShortStamp is Stamp to the minute, for narrow columns: the date stays.
+func ShortStamp(t time.Time) string {
+	if t.IsZero() {
+		return "--"
+	}
+	return t.UTC().Format("01-02 15:04")
+}
+
 // FullTime formats a time with milliseconds for the detail pane.
 func FullTime(t time.Time) string {
 	if t.IsZero() {

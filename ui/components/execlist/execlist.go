@@ -183,6 +183,8 @@ func (m *Model) Click(y int) bool {
 type layout struct {
 	time, tool, toolkit, user, status, dur, badges int
 	wideTime                                       bool
+	// shortTime: the date and the minute (narrow terminals: a window spans days)
+	shortTime bool
 }
 
 const gutter = 3 // cursor, flag marker, space
@@ -197,12 +199,19 @@ func layoutFor(w int) layout {
 		l.wideTime, l.time, l.tool, l.toolkit, l.user = true, 14, 28, 10, 22
 	case w >= 96:
 		l.wideTime, l.time, l.tool, l.toolkit, l.user = true, 14, 24, 8, 14
+	case w >= 70: // 80 columns: the date, and who, without the toolkit
+		l.shortTime, l.time, l.tool, l.user = true, 11, 20, 9
+	case w >= 56:
+		l.shortTime, l.time, l.tool = true, 11, 20
 	default:
 		l.time, l.tool = 8, 22
 	}
 	used := gutter + l.time + 1 + l.tool + 1 + l.status + 1 + l.dur + 1
 	if l.toolkit > 0 {
-		used += l.toolkit + 1 + l.user + 1
+		used += l.toolkit + 1
+	}
+	if l.user > 0 {
+		used += l.user + 1
 	}
 	l.badges = max(w-used, 0)
 	if l.badges < 12 && l.tool > 12 { // give badges room before the tool name
@@ -247,7 +256,14 @@ func (m Model) View() string {
 func (m Model) header(l layout, w int) string {
 	cols := []string{common.Fit("", gutter-1), common.Fit("TIME", l.time), common.Fit("TOOL", l.tool)}
 	if l.toolkit > 0 {
-		cols = append(cols, common.Fit("TOOLKIT", l.toolkit), common.Fit("USER/ACCOUNT", l.user))
+		cols = append(cols, common.Fit("TOOLKIT", l.toolkit))
+	}
+	if l.user > 0 {
+		name := "USER/ACCOUNT"
+		if l.user < len(name) {
+			name = "USER"
+		}
+		cols = append(cols, common.Fit(name, l.user))
 	}
 	cols = append(cols, common.Fit("STATUS", l.status), common.FitLeft("DUR", l.dur), common.Fit("FLAGS", l.badges))
 	return m.Styles.List.ColumnHeader.Render(common.Fit(strings.Join(cols, " "), w))
@@ -307,8 +323,11 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 	}
 	addBase(" ")
 	ts := common.Clock(e.Timestamp)
-	if l.wideTime {
+	switch {
+	case l.wideTime:
 		ts = common.Stamp(e.Timestamp)
+	case l.shortTime:
+		ts = common.ShortStamp(e.Timestamp)
 	}
 	addBase(common.Fit(ts, l.time) + " ")
 
@@ -332,6 +351,8 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 		toolkit, toolkitHL := m.cell(e.ToolkitSlug, hl["toolkit"])
 		segs = append(segs, highlight(common.Fit(toolkit, l.toolkit), toolkitHL, base, sty(st.List.Match))...)
 		addBase(" ")
+	}
+	if l.user > 0 {
 		who, field := e.UserID, "user"
 		if who == "" {
 			who, field = e.ConnectedAccountID, "account"
