@@ -212,7 +212,15 @@ func History(en Entries) []HistoryLine {
 
 // ConfirmationText phrases a confirmation of failure.
 func ConfirmationText(c Confirmation) string {
-	return fmt.Sprintf("confirmed failed by %s: %q (outcome %s, provider %s)", c.Who, c.Reason, c.Outcome, orWord(string(c.Provider.State), "unchecked"))
+	return fmt.Sprintf("confirmed failed by %s: %q (outcome %s, provider %s)", c.Who, c.Reason, c.Outcome, orWord(string(c.Provider.State), "unchecked")) + onSource(c.Source)
+}
+
+// onSource names the source a record was made against ("" for records older than that).
+func onSource(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " on " + s
 }
 
 // AttemptText phrases a retry attempt and, when it is indeterminate, how to settle it.
@@ -236,7 +244,7 @@ func VerdictText(v VerdictRecord) string {
 	if v.Note != "" {
 		t += ": " + v.Note
 	}
-	return t
+	return t + onSource(v.Source)
 }
 
 func orWord(s, w string) string {

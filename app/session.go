@@ -161,7 +161,7 @@ func (a *App) Mark(ctx context.Context, id string, v model.Verdict, note string)
 	if a.j == nil {
 		return a.noJournal("nothing was marked")
 	}
-	return a.j.Mark(ctx, VerdictRecord{ExecutionID: id, Verdict: v, Note: note, Who: a.Who(), At: a.Now().UTC()})
+	return a.j.Mark(ctx, VerdictRecord{ExecutionID: id, Verdict: v, Note: note, Who: a.Who(), At: a.Now().UTC(), Source: a.SourceName()})
 }
 
 // BundleInput is a bundle's input for these items: the source, the version, the policy's

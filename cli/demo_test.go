@@ -89,9 +89,18 @@ func TestDemoIsTheSameWorldInEveryCommand(t *testing.T) {
 		t.Fatalf("second retry of %s nine minutes later: exit %d, %s", retried, code, errOut)
 	}
 
+	// every record says which source it was made against
+	if code, out, errOut := runAt(t, t0.Add(12*time.Minute), vars, "mark", retried, "confirmed_failed", "--demo"); code != ExitOK {
+		t.Fatalf("mark: %d %s %s", code, out, errOut)
+	}
+	code, out, errOut := runAt(t, t0.Add(12*time.Minute), vars, "journal", "--demo")
+	if code != ExitOK || strings.Count(out, "; on DEMO") != 2 {
+		t.Errorf("journal --demo: the confirmation and the verdict do not both name the demo (%d):\n%s%s", code, out, errOut)
+	}
+
 	// a day on: a new world, and the old world's claims are gone with its journal
 	next := t0.Add(app.DemoMaxAge + time.Hour)
-	code, out, errOut := runAt(t, next, vars, "journal", "--demo", "--json")
+	code, out, errOut = runAt(t, next, vars, "journal", "--demo", "--json")
 	if code != ExitOK {
 		t.Fatalf("journal --demo: %d %s", code, errOut)
 	}

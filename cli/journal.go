@@ -10,6 +10,7 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sanitize"
 )
 
 type journalAttempt struct {
@@ -69,6 +70,14 @@ func runJournal(ctx context.Context, env *Env, args []string) int {
 	return ExitOK
 }
 
+// sourceNote names the source a record was made against; older records have none.
+func sourceNote(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; on " + sanitize.String(s)
+}
+
 // printJournal prints one timeline, newest first.
 func printJournal(w io.Writer, out *journalOutput) {
 	type entry struct {
@@ -82,6 +91,7 @@ func printJournal(w io.Writer, out *journalOutput) {
 		if c.AttemptID != "" {
 			text += " -> attempt " + c.AttemptID
 		}
+		text += sourceNote(c.Source)
 		entries = append(entries, entry{c.At, text})
 	}
 	indeterminate := false
@@ -110,7 +120,7 @@ func printJournal(w io.Writer, out *journalOutput) {
 		entries = append(entries, entry{a.CreatedAt, text})
 	}
 	for _, v := range out.Verdicts {
-		entries = append(entries, entry{v.At, fmt.Sprintf("verdict  %s %s by %s%s", v.ExecutionID, v.Verdict, v.Who, colon(v.Note))})
+		entries = append(entries, entry{v.At, fmt.Sprintf("verdict  %s %s by %s%s%s", v.ExecutionID, v.Verdict, v.Who, colon(v.Note), sourceNote(v.Source))})
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].at.After(entries[j].at) })
 	line(w, "journal %s", out.Journal)

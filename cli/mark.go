@@ -44,7 +44,7 @@ func runMark(ctx context.Context, env *Env, args []string) int {
 	if _, err := a.Get(ctx, pos[0]); err != nil {
 		return fail(env, "mark", fmt.Errorf("nothing was marked: %w", err))
 	}
-	rec := app.VerdictRecord{ExecutionID: pos[0], Verdict: v, Note: *note, Who: app.Who(env.Getenv), At: env.Now().UTC()}
+	rec := app.VerdictRecord{ExecutionID: pos[0], Verdict: v, Note: *note, Who: app.Who(env.Getenv), At: env.Now().UTC(), Source: a.SourceName()}
 	if err := j.Mark(ctx, rec); err != nil {
 		return fail(env, "mark", err)
 	}

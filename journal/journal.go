@@ -68,6 +68,9 @@ type Confirmation struct {
 	Outcome       model.Outcome       `json:"outcome"`
 	OutcomeReason string              `json:"outcome_reason"`
 	Provider      model.ProviderState `json:"provider"`
+	// Source names what the execution was seen in ("DEMO", "LIVE host", "FILE path"): a demo
+	// confirmation is never mistaken for one made against the real API.
+	Source string `json:"source,omitempty"`
 }
 
 // VerdictRecord is a verdict a person recorded about an execution.
@@ -78,6 +81,8 @@ type VerdictRecord struct {
 	Note        string        `json:"note,omitempty"`
 	Who         string        `json:"who"`
 	At          time.Time     `json:"at"`
+	// Source names what the execution was seen in, as Confirmation.Source.
+	Source string `json:"source,omitempty"`
 }
 
 // Claim is the durable intent of one retry: the attempt (state intent) and the confirmation

@@ -724,3 +724,55 @@ func TestPostgresSynchronousCommitIsReadBack(t *testing.T) {
 	}
 	openT(t, dsn)
 }
+
+// TestVersion1JournalGainsSources: a journal written before records named their source
+// (schema 1) is upgraded in place: its records stay, with no source, and new confirmations
+// and verdicts carry theirs ("DEMO", "LIVE host"), so a demo verdict is never taken for one
+// made against the real API (issue 16.2).
+func TestVersion1JournalGainsSources(t *testing.T) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := b.fresh(t)
+			driver, conn := "pgx", dsn
+			if b.name == "sqlite" {
+				if err := os.MkdirAll(filepath.Dir(dsn), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				driver = "sqlite"
+			}
+			raw, err := sql.Open(driver, conn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stmts := append([]string{`CREATE TABLE schema_version (version BIGINT NOT NULL)`, `INSERT INTO schema_version (version) VALUES (1)`}, migrations[0]...)
+			stmts = append(stmts, fmt.Sprintf(`INSERT INTO verdicts (id, execution_id, verdict, note, who, at) VALUES ('v-old', 'log_old', 'duplicate', '', 'ana@host', %d)`, t0.UnixNano()))
+			for _, s := range stmts {
+				if _, err := raw.ExecContext(ctx, s); err != nil {
+					t.Fatalf("%s: %v", s, err)
+				}
+			}
+			raw.Close()
+
+			j := openT(t, dsn)
+			old, err := j.Verdicts(ctx, "log_old")
+			if err != nil || len(old) != 1 || old[0].Source != "" {
+				t.Fatalf("the schema-1 verdict after the upgrade: %+v %v", old, err)
+			}
+			if err := j.Mark(ctx, VerdictRecord{ExecutionID: "log_new", Verdict: model.VerdictIgnored, Who: "ana@host", At: t0, Source: "DEMO"}); err != nil {
+				t.Fatal(err)
+			}
+			c := claim("log_new", t0)
+			c.Confirmation.Source = "LIVE backend.composio.dev"
+			mustClaim(t, j, c)
+			vs, err := j.Verdicts(ctx, "log_new")
+			if err != nil || len(vs) != 1 || vs[0].Source != "DEMO" {
+				t.Fatalf("verdict source: %+v %v", vs, err)
+			}
+			cs, err := j.Confirmations(ctx, "log_new")
+			if err != nil || len(cs) != 1 || cs[0].Source != "LIVE backend.composio.dev" {
+				t.Fatalf("confirmation source: %+v %v", cs, err)
+			}
+		})
+	}
+}

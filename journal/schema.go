@@ -60,6 +60,10 @@ var migrations = [][]string{
 		)`,
 		`CREATE INDEX verdicts_execution ON verdicts (execution_id, at)`,
 	},
+	{ // 2: the source each confirmation and verdict was made against ("DEMO", "LIVE host", "FILE path")
+		`ALTER TABLE confirmations ADD COLUMN source TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE verdicts ADD COLUMN source TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // SchemaVersion is the newest schema this build knows.

@@ -132,10 +132,10 @@ func insertConfirmation(ctx context.Context, s *store, tx *sql.Tx, c Confirmatio
 		return fmt.Errorf("journal: encode provider state: %w", err)
 	}
 	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO confirmations
-		(id, execution_id, attempt_id, who, at, reason, outcome, outcome_reason, provider_state, provider_json)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		(id, execution_id, attempt_id, who, at, reason, outcome, outcome_reason, provider_state, provider_json, source)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		c.ID, c.ExecutionID, c.AttemptID, c.Who, nanos(c.At), c.Reason, string(c.Outcome), c.OutcomeReason,
-		string(c.Provider.State), string(pj))
+		string(c.Provider.State), string(pj), c.Source)
 	if err != nil {
 		return fmt.Errorf("journal %s: record confirmation: %w", s.where, err)
 	}
@@ -362,7 +362,7 @@ func (s *store) Attempts(ctx context.Context, executionID string) ([]model.Retry
 
 func (s *store) Confirmations(ctx context.Context, executionID string) ([]Confirmation, error) {
 	where, args := ofExecution(executionID)
-	query := `SELECT id, execution_id, attempt_id, who, at, reason, outcome, outcome_reason, provider_state, provider_json
+	query := `SELECT id, execution_id, attempt_id, who, at, reason, outcome, outcome_reason, provider_state, provider_json, source
 		FROM confirmations` + where + ` ORDER BY at DESC, id`
 	return list(ctx, s, "confirmations", query, args, func(rows scanner) (Confirmation, error) {
 		var (
@@ -370,7 +370,7 @@ func (s *store) Confirmations(ctx context.Context, executionID string) ([]Confir
 			at                    int64
 			outcome, state, pjson string
 		)
-		if err := rows.Scan(&c.ID, &c.ExecutionID, &c.AttemptID, &c.Who, &at, &c.Reason, &outcome, &c.OutcomeReason, &state, &pjson); err != nil {
+		if err := rows.Scan(&c.ID, &c.ExecutionID, &c.AttemptID, &c.Who, &at, &c.Reason, &outcome, &c.OutcomeReason, &state, &pjson, &c.Source); err != nil {
 			return c, err
 		}
 		c.At, c.Outcome = fromNanos(at), model.Outcome(outcome)
@@ -393,8 +393,8 @@ func (s *store) Mark(ctx context.Context, v VerdictRecord) error {
 		v.ID = uuid.NewString()
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO verdicts (id, execution_id, verdict, note, who, at) VALUES (?, ?, ?, ?, ?, ?)`),
-			v.ID, v.ExecutionID, string(v.Verdict), v.Note, v.Who, nanos(v.At))
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO verdicts (id, execution_id, verdict, note, who, at, source) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+			v.ID, v.ExecutionID, string(v.Verdict), v.Note, v.Who, nanos(v.At), v.Source)
 		if err != nil {
 			return fmt.Errorf("journal %s: record verdict: %w", s.where, err)
 		}
@@ -404,14 +404,14 @@ func (s *store) Mark(ctx context.Context, v VerdictRecord) error {
 
 func (s *store) Verdicts(ctx context.Context, executionID string) ([]VerdictRecord, error) {
 	where, args := ofExecution(executionID)
-	query := `SELECT id, execution_id, verdict, note, who, at FROM verdicts` + where + ` ORDER BY at DESC, id`
+	query := `SELECT id, execution_id, verdict, note, who, at, source FROM verdicts` + where + ` ORDER BY at DESC, id`
 	return list(ctx, s, "verdicts", query, args, func(rows scanner) (VerdictRecord, error) {
 		var (
 			v       VerdictRecord
 			verdict string
 			at      int64
 		)
-		if err := rows.Scan(&v.ID, &v.ExecutionID, &verdict, &v.Note, &v.Who, &at); err != nil {
+		if err := rows.Scan(&v.ID, &v.ExecutionID, &verdict, &v.Note, &v.Who, &at, &v.Source); err != nil {
 			return v, err
 		}
 		v.Verdict, v.At = model.Verdict(verdict), fromNanos(at)

@@ -196,7 +196,7 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 		ArgumentHash: model.ArgumentHash(e.Arguments, volatile), State: model.AttemptIntent, Who: d.Who, CreatedAt: now}
 	claim := journal.Claim{Attempt: a, Deadline: now.Add(d.timeout() + DeadlineMargin), Target: d.Target, Confirmation: journal.Confirmation{
 		Who: d.Who, At: now, Reason: strings.TrimSpace(req.Reason),
-		Outcome: res.Outcome, OutcomeReason: res.OutcomeReason, Provider: res.Provider,
+		Outcome: res.Outcome, OutcomeReason: res.OutcomeReason, Provider: res.Provider, Source: d.Target,
 	}}
 	claimed := time.Now() // real time: the send's deadline must not follow an injected clock
 	ok, holder, err := d.Journal.ClaimAttempt(ctx, claim)
