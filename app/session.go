@@ -12,6 +12,7 @@ import (
 
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // This file is what the TUI asks of a session: streaming the source with the details triage
@@ -100,16 +101,34 @@ func (a *App) Record(ctx context.Context, id string) (model.Execution, error) {
 // JournalState is the journal's record of one execution, phrased for the panes.
 type JournalState struct {
 	Attempts []model.RetryAttempt
-	Verdict  model.Verdict // newest, "" when none
+	Verdict  model.Verdict // the one the guard goes by (triage.DecidingVerdict), "" when none
 	History  []HistoryLine
 }
 
 func journalState(en Entries) JournalState {
 	st := JournalState{Attempts: en.Attempts, History: History(en)}
-	if len(en.Verdicts) > 0 {
-		st.Verdict = en.Verdicts[0].Verdict
-	}
+	st.Verdict = decidingVerdict(en.Verdicts)
 	return st
+}
+
+// decidingVerdict is the verdict, of records newest first, that the guard goes by.
+func decidingVerdict(records []VerdictRecord) model.Verdict {
+	vs := make([]model.Verdict, len(records))
+	for i, r := range records {
+		vs[i] = r.Verdict
+	}
+	if i := triage.DecidingVerdict(vs); i >= 0 {
+		return vs[i]
+	}
+	return ""
+}
+
+// MarkResult is what recording a verdict changed: the verdict the guard now goes by, and
+// what that means for a retry, in a line.
+type MarkResult struct {
+	Record   VerdictRecord
+	Deciding model.Verdict
+	Effect   string
 }
 
 // JournalStateOf returns what the journal holds about one execution.
@@ -156,12 +175,26 @@ func (a *App) JournalStates(ctx context.Context) (map[string]JournalState, error
 	return out, nil
 }
 
-// Mark records a verdict in the session's journal.
-func (a *App) Mark(ctx context.Context, id string, v model.Verdict, note string) error {
+// Mark records a verdict in the session's journal and says what it changed for the guard.
+func (a *App) Mark(ctx context.Context, id string, v model.Verdict, note string) (MarkResult, error) {
 	if a.j == nil {
-		return a.noJournal("nothing was marked")
+		return MarkResult{}, a.noJournal("nothing was marked")
 	}
-	return a.j.Mark(ctx, VerdictRecord{ExecutionID: id, Verdict: v, Note: note, Who: a.Who(), At: a.Now().UTC(), Source: a.SourceName()})
+	before, err := a.j.j.Verdicts(ctx, id)
+	if err != nil {
+		return MarkResult{}, err
+	}
+	rec := VerdictRecord{ExecutionID: id, Verdict: v, Note: note, Who: a.Who(), At: a.Now().UTC(), Source: a.SourceName()}
+	if err := a.j.Mark(ctx, rec); err != nil {
+		return MarkResult{}, err
+	}
+	was := decidingVerdict(before)
+	return MarkResult{Record: rec, Deciding: decidingVerdict(append([]VerdictRecord{rec}, before...)), Effect: triage.VerdictEffect(v, was)}, nil
+}
+
+// VerdictsFor are the verdicts the mark dialog and `mark` offer for an execution.
+func (a *App) VerdictsFor(e *model.Execution, t *model.Triage) []model.Verdict {
+	return triage.VerdictsFor(t.Kind, t.Outcome, t.GroupID != "")
 }
 
 // BundleInput is a bundle's input for these items: the source, the version, the policy's

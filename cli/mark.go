@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/exectriage/exectriage/app"
@@ -35,26 +36,43 @@ func runMark(ctx context.Context, env *Env, args []string) int {
 	}
 	defer j.Close()
 	// A verdict on an execution the source does not have (a typo, another project's id) would
-	// sit in the journal and decide a later retry of nothing anyone checked: refuse it.
-	a, err := sf.open(ctx, env)
+	// sit in the journal and decide a later retry of nothing anyone checked: refuse it. So is
+	// one that does not fit the execution (confirmed_failed on a read, duplicate outside a
+	// group).
+	a, l, err := sf.load(ctx, env)
 	if err != nil {
 		return fail(env, "mark", err)
 	}
 	defer a.Close()
-	if _, err := a.Get(ctx, pos[0]); err != nil {
+	i, err := l.Lookup(ctx, pos[0])
+	if err != nil {
 		return fail(env, "mark", fmt.Errorf("nothing was marked: %w", err))
 	}
-	rec := app.VerdictRecord{ExecutionID: pos[0], Verdict: v, Note: *note, Who: app.Who(env.Getenv), At: env.Now().UTC(), Source: a.SourceName()}
-	if err := j.Mark(ctx, rec); err != nil {
+	fits := a.VerdictsFor(&l.Execs[i], &l.Result.Triage[i])
+	if !slices.Contains(fits, v) {
+		names := make([]string, len(fits))
+		for k, f := range fits {
+			names[k] = string(f)
+		}
+		t := &l.Result.Triage[i]
+		return usageError(env, "mark", "%s does not fit %s (a %s, outcome %s%s): nothing was marked; it can be marked %s",
+			v, sanitize.String(pos[0]), t.Kind, t.Outcome, map[bool]string{true: ", in a duplicate group", false: ", in no duplicate group"}[t.GroupID != ""], strings.Join(names, ", "))
+	}
+	a.UseJournal(j)
+	res, err := a.Mark(ctx, pos[0], v, *note)
+	if err != nil {
 		return fail(env, "mark", err)
 	}
+	rec := res.Record
 	if sf.json {
 		printJSON(env.Stdout, struct {
-			Journal string            `json:"journal"`
-			Verdict app.VerdictRecord `json:"verdict"`
-		}{j.Where(), rec})
+			Journal  string            `json:"journal"`
+			Verdict  app.VerdictRecord `json:"verdict"`
+			Deciding model.Verdict     `json:"guard_goes_by"`
+			Effect   string            `json:"effect"`
+		}{j.Where(), rec, res.Deciding, res.Effect})
 		return ExitOK
 	}
-	line(env.Stdout, "marked %s %s (by %s)", rec.ExecutionID, rec.Verdict, rec.Who)
+	line(env.Stdout, "marked %s %s (by %s): %s", rec.ExecutionID, rec.Verdict, rec.Who, res.Effect)
 	return ExitOK
 }

@@ -24,3 +24,29 @@ func TestMarkRefusesUnknownExecutions(t *testing.T) {
 		t.Fatalf("the verdict is not in the journal (exit %d): %s", code, out)
 	}
 }
+
+// mark refuses a verdict that does not fit the execution (exit 2, nothing journaled) and says
+// what the verdicts it records change for the guard; a stray ignored does not lift a
+// duplicate (issue 16.7).
+func TestMarkOnlyVerdictsThatFitAndSaysWhatTheyChange(t *testing.T) {
+	vars := map[string]string{"EXECTRIAGE_JOURNAL": filepath.Join(t.TempDir(), "j.db")}
+	file := []string{"--file", "testdata/export.jsonl"}
+	code, out, errOut := run(t, vars, append([]string{"mark", "log_G08", "confirmed_failed"}, file...)...)
+	if code != ExitUsage || !strings.Contains(errOut, "confirmed_failed does not fit log_G08 (a read") || !strings.Contains(errOut, "it can be marked ignored") {
+		t.Fatalf("confirmed_failed on a read: exit %d, %q %q", code, out, errOut)
+	}
+	if _, out, _ = run(t, vars, "journal", "--json"); strings.Contains(out, "log_G08") {
+		t.Fatalf("the refused verdict reached the journal: %s", out)
+	}
+	steps := []struct{ verdict, says string }{
+		{"duplicate", "retries of it are now refused"},
+		{"ignored", "changes nothing the guard allows: it still goes by duplicate"},
+		{"confirmed_failed", "lifts the earlier duplicate"},
+	}
+	for _, s := range steps {
+		code, out, errOut = run(t, vars, append([]string{"mark", "log_G01", s.verdict}, file...)...)
+		if code != ExitOK || !strings.Contains(out, s.says) {
+			t.Fatalf("mark log_G01 %s: exit %d: %q %q, want %q", s.verdict, code, out, errOut, s.says)
+		}
+	}
+}

@@ -308,8 +308,12 @@ func gather(ctx context.Context, d *Deps, e *model.Execution) (Result, triage.Gu
 		return res, in, fmt.Errorf("retry: %w", err)
 	}
 	in.Attempts = attempts
-	if len(verdicts) > 0 {
-		in.Verdict, in.VerdictBy, in.VerdictAt = verdicts[0].Verdict, verdicts[0].Who, verdicts[0].At
+	vs := make([]model.Verdict, len(verdicts))
+	for i, v := range verdicts {
+		vs[i] = v.Verdict
+	}
+	if i := triage.DecidingVerdict(vs); i >= 0 { // a stray ignored does not lift a block
+		in.Verdict, in.VerdictBy, in.VerdictAt = verdicts[i].Verdict, verdicts[i].Who, verdicts[i].At
 	}
 	if err := madeBy(ctx, d, e, &in); err != nil {
 		return res, in, fmt.Errorf("retry: %w", err)

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
@@ -302,12 +303,14 @@ func retryCmd(ctx context.Context, be Backend, e model.Execution, t model.Triage
 type markedMsg struct {
 	id      string
 	verdict model.Verdict
+	res     app.MarkResult
 	err     error
 }
 
 func markCmd(ctx context.Context, be Backend, id string, v model.Verdict, note string) tea.Cmd {
 	return func() tea.Msg {
-		return markedMsg{id: id, verdict: v, err: be.Mark(ctx, id, v, note)}
+		res, err := be.Mark(ctx, id, v, note)
+		return markedMsg{id: id, verdict: v, res: res, err: err}
 	}
 }
 

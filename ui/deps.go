@@ -48,7 +48,10 @@ type Backend interface {
 	// Retry runs the guarded retry: journal the confirmation and the intent, send once, record.
 	Retry(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState, reason string) retrydialog.Result
 	// Mark records a verdict.
-	Mark(ctx context.Context, execID string, v model.Verdict, note string) error
+	Mark(ctx context.Context, execID string, v model.Verdict, note string) (app.MarkResult, error)
+	// VerdictsFor are the verdicts that make sense for the execution (the mark dialog offers
+	// only these).
+	VerdictsFor(e *model.Execution, t *model.Triage) []model.Verdict
 	// Bundle writes a support bundle for the items and returns its path and text.
 	Bundle(ctx context.Context, items []bundle.Item) (path, text string, err error)
 	// Explain turns an error into one line saying what happened and what to do.
@@ -159,7 +162,11 @@ func (b backend) Retry(ctx context.Context, e model.Execution, _ model.Triage, p
 	return b.a.RetryFromDialog(ctx, e, ps, reason)
 }
 
-func (b backend) Mark(ctx context.Context, id string, v model.Verdict, note string) error {
+func (b backend) VerdictsFor(e *model.Execution, t *model.Triage) []model.Verdict {
+	return b.a.VerdictsFor(e, t)
+}
+
+func (b backend) Mark(ctx context.Context, id string, v model.Verdict, note string) (app.MarkResult, error) {
 	return b.a.Mark(ctx, id, v, note)
 }
 

@@ -168,15 +168,17 @@ func TestTogglesFlaggedWritesAndDuplicates(t *testing.T) {
 
 func TestMarkRecordsAVerdictInTheJournal(t *testing.T) {
 	e := newEnv(t)
-	h := newHarness(t, e, 120, 40)
-	id := h.m.data.DS.ID(0)
-	h.keys("m", "2", "tab", "checked with the customer", "enter")
+	h := newHarness(t, e, 200, 50) // room for every badge of a group member
+	i := h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderFound)
+	h.selectRow(i)
+	id := h.m.data.DS.ID(i)
+	h.keys("m", "2", "tab", "checked with the customer", "enter") // 1 confirmed_failed, 2 confirmed_succeeded
 	vs, err := e.j.Verdicts(context.Background(), id)
 	if err != nil || len(vs) != 1 || vs[0].Verdict != model.VerdictConfirmedSucceeded || vs[0].Note != "checked with the customer" {
 		t.Fatalf("verdicts %+v, %v", vs, err)
 	}
 	s := h.screen()
-	if !strings.Contains(s, "MARKED:confirmed_succeeded") || !strings.Contains(s, "verdict confirmed_succeeded") {
+	if !strings.Contains(s, "MARKED:confirmed_succeeded") || !strings.Contains(s, "verdict confirmed_succeeded") || !strings.Contains(s, "retries of it are now refused") {
 		t.Errorf("the verdict is not shown:\n%s", s)
 	}
 }
@@ -488,7 +490,9 @@ func TestHelpOverlayClosesOnQ(t *testing.T) {
 func TestMarkDialogNeedsAChoice(t *testing.T) {
 	e := newEnv(t)
 	h := newHarness(t, e, 120, 40)
-	id := h.m.data.DS.ID(0)
+	i := h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderFound)
+	h.selectRow(i)
+	id := h.m.data.DS.ID(i)
 	h.keys("m", "enter")
 	if vs, err := e.j.Verdicts(context.Background(), id); err != nil || len(vs) != 0 {
 		t.Fatalf("one Enter recorded %+v (%v)", vs, err)
@@ -551,5 +555,48 @@ func TestNoJournalIsShownAndTurnsRetryAndMarkOff(t *testing.T) {
 	h.keys("j", "j")
 	if !strings.Contains(h.screen(), "NO JOURNAL") {
 		t.Error("the marker went away")
+	}
+}
+
+// TestMarkDialogOffersVerdictsThatFit (issue 16.7): a read can only be ignored, a clean success
+// cannot be confirmed failed, duplicate is offered for group members only; the dialog says
+// what the execution is marked now, and a stray ignored does not lift a duplicate.
+func TestMarkDialogOffersVerdictsThatFit(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 200, 50)
+	ds := h.m.data.DS
+	read, ok := h.find(func(_ *model.Execution, t *model.Triage) bool { return t.Kind == model.KindRead })
+	if !ok {
+		t.Fatal("no read")
+	}
+	h.selectRow(read)
+	h.keys("m")
+	s := h.screen()
+	if !strings.Contains(s, "1 ignored") || strings.Contains(s, "confirmed_failed") || strings.Contains(s, "2 ") && strings.Contains(s, "duplicate  a duplicate") {
+		t.Errorf("a read's dialog offers more than ignored:\n%s", s)
+	}
+	h.keys("esc")
+	member, ok := h.find(func(e *model.Execution, t *model.Triage) bool { return t.GroupID != "" && t.Flagged })
+	if !ok {
+		t.Fatal("no flagged group member")
+	}
+	h.selectRow(member)
+	id := ds.ID(member)
+	h.keys("m")
+	if s := h.screen(); !strings.Contains(s, "3 duplicate") || !strings.Contains(s, "1 confirmed_failed") {
+		t.Fatalf("a flagged group member's dialog:\n%s", s)
+	}
+	h.keys("3", "enter")
+	h.keys("m", "4", "enter") // a stray ignored afterwards
+	if s := h.screen(); !strings.Contains(s, "changes nothing the guard allows: it still goes by duplicate") || !strings.Contains(s, "MARKED:duplicate") {
+		t.Errorf("after duplicate then ignored:\n%s", s)
+	}
+	h.keys("m")
+	if s := h.screen(); !strings.Contains(s, "now marked duplicate") {
+		t.Errorf("the dialog does not say the execution is marked duplicate:\n%s", s)
+	}
+	h.keys("esc")
+	if vs, err := e.j.Verdicts(context.Background(), id); err != nil || len(vs) != 2 {
+		t.Fatalf("verdicts %+v %v", vs, err)
 	}
 }

@@ -232,9 +232,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setError(fmt.Errorf("recording the verdict: %w", msg.err))
 			return m, nil
 		}
-		m.data.Verdicts[msg.id] = msg.verdict
+		m.data.Verdicts[msg.id] = msg.res.Deciding
 		m.recountSettled()
-		m.setInfo("%s marked %s", msg.id, msg.verdict)
+		m.setInfo("%s marked %s: %s", msg.id, msg.verdict, msg.res.Effect)
 		return m, journalCmd(m.ctx, m.be, msg.id)
 
 	case bundledMsg:
@@ -512,7 +512,7 @@ func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.retry.SetSize(m.width, m.height)
 		return tea.Batch(evidenceCmd(m.ctx, m.be, *e, *t), m.startSpinner()), true
 	case key.Matches(k, keys.Mark):
-		m.mark.Open(e.ID, e.ID+" · "+e.ToolSlug+" · "+string(t.Outcome))
+		m.mark.Open(e.ID, e.ID+" · "+e.ToolSlug+" · "+string(t.Kind)+" · "+string(t.Outcome), m.be.VerdictsFor(e, t), m.data.Verdicts[e.ID])
 		m.mark.SetSize(m.width, m.height)
 		return nil, true
 	case key.Matches(k, keys.Bundle):

@@ -27,7 +27,7 @@ var meaning = map[model.Verdict]string{
 	model.VerdictConfirmedFailed:    "the action did not happen",
 	model.VerdictConfirmedSucceeded: "the action happened (blocks any retry)",
 	model.VerdictDuplicate:          "a duplicate of another execution (blocks any retry)",
-	model.VerdictIgnored:            "not worth acting on",
+	model.VerdictIgnored:            "not worth acting on (changes nothing the guard allows)",
 }
 
 // Model is the dialog.
@@ -36,8 +36,10 @@ type Model struct {
 	width, height int
 	open          bool
 	execID, title string
-	choice        int  // index in model.Verdicts(), -1 while none is chosen
-	nudge         bool // enter was pressed with no verdict chosen
+	choices       []model.Verdict // what makes sense for the execution
+	current       model.Verdict   // the verdict the guard goes by now, "" for none
+	choice        int             // index in choices, -1 while none is chosen
+	nudge         bool            // enter was pressed with no verdict chosen
 	note          textinput.Model
 	noteFocus     bool
 }
@@ -47,11 +49,16 @@ func New(c common.Common) Model {
 	return Model{Common: c, note: common.TextInput(c, "note> ", "optional, recorded in the journal", 500)}
 }
 
-// Open shows the dialog for an execution; title describes it.
-func (m *Model) Open(execID, title string) {
+// Open shows the dialog for an execution; title describes it, choices are the verdicts that
+// make sense for it (all of them when nil), current the verdict the guard goes by now.
+func (m *Model) Open(execID, title string, choices []model.Verdict, current model.Verdict) {
 	// No verdict is preselected: one stray Enter must not record "confirmed_failed", the
 	// verdict that lets a write be sent again.
+	if len(choices) == 0 {
+		choices = model.Verdicts()
+	}
 	m.open, m.execID, m.title, m.choice, m.noteFocus, m.nudge = true, execID, title, -1, false, false
+	m.choices, m.current = choices, current
 	m.note.SetValue("")
 	m.note.Blur()
 }
@@ -86,7 +93,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		m.open = false
-		msg := MarkMsg{ExecID: m.execID, Verdict: model.Verdicts()[m.choice], Note: strings.TrimSpace(m.note.Value())}
+		msg := MarkMsg{ExecID: m.execID, Verdict: m.choices[m.choice], Note: strings.TrimSpace(m.note.Value())}
 		return m, func() tea.Msg { return msg }
 	case k.String() == "tab" || k.String() == "shift+tab":
 		m.noteFocus = !m.noteFocus
@@ -103,13 +110,21 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(k, m.Keys.Up):
-		m.choice = (max(m.choice, 0) + len(model.Verdicts()) - 1) % len(model.Verdicts())
+		m.choice = (max(m.choice, 0) + len(m.choices) - 1) % len(m.choices)
 	case key.Matches(k, m.Keys.Down):
-		m.choice = (m.choice + 1) % len(model.Verdicts())
-	case len(k.Text) == 1 && k.Text[0] >= '1' && int(k.Text[0]-'1') < len(model.Verdicts()):
+		m.choice = (m.choice + 1) % len(m.choices)
+	case len(k.Text) == 1 && k.Text[0] >= '1' && int(k.Text[0]-'1') < len(m.choices):
 		m.choice = int(k.Text[0] - '1')
 	}
 	return m, nil
+}
+
+// numbers is the digits that choose: "1-4", "1-2", "1".
+func (m Model) numbers() string {
+	if len(m.choices) == 1 {
+		return "1"
+	}
+	return "1-" + string(rune('0'+len(m.choices)))
 }
 
 // View renders the dialog box.
@@ -121,7 +136,10 @@ func (m Model) View() string {
 	var b strings.Builder
 	b.WriteString(st.Dialog.Title.Render("Mark a verdict") + "\n")
 	b.WriteString(common.Truncate(st.Dialog.Label.Render(common.Clean(m.title)), inner) + "\n\n")
-	for i, v := range model.Verdicts() {
+	if m.current != "" {
+		b.WriteString(common.Truncate(st.Muted.Render("now marked "+string(m.current)+": "+meaning[m.current]), inner) + "\n")
+	}
+	for i, v := range m.choices {
 		cur := "  "
 		label := string(v)
 		if i == m.choice {
@@ -132,8 +150,11 @@ func (m Model) View() string {
 	}
 	b.WriteString("\n" + m.note.View() + "\n\n")
 	if m.nudge && m.choice < 0 {
-		b.WriteString(st.Status.Error.Render(common.Truncate("choose a verdict first (1-4 or j/k)", inner)) + "\n")
+		b.WriteString(st.Status.Error.Render(common.Truncate("choose a verdict first ("+m.numbers()+" or j/k)", inner)) + "\n")
 	}
-	b.WriteString(st.Dialog.Hint.Render(common.Truncate("j/k or 1-4 choose · tab note · enter record · esc cancel", inner)))
+	if len(m.choices) < len(model.Verdicts()) {
+		b.WriteString(st.Muted.Render(common.Truncate("only the verdicts that fit this execution are offered", inner)) + "\n")
+	}
+	b.WriteString(st.Dialog.Hint.Render(common.Truncate("j/k or "+m.numbers()+" choose · tab note · enter record · esc cancel", inner)))
 	return st.Dialog.Box.Width(w).Render(b.String())
 }
