@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/exectriage/exectriage/model"
@@ -125,6 +127,7 @@ func (a *App) Evidence(ctx context.Context, e model.Execution, t model.Triage, p
 		return ev, err
 	}
 	ev.Decision = res.Decision
+	ev.Decision.Next = KeysForNext(ev.Decision.Next) // the dialog's reader has keys, not a shell
 	r := a.policy.Redactor()
 	ev.Send = sendPreview(&e, r)
 	if a.j != nil {
@@ -132,6 +135,19 @@ func (a *App) Evidence(ctx context.Context, e model.Execution, t model.Triage, p
 	}
 	ev.Provider = hideState(ev.Provider, r)
 	return ev, nil
+}
+
+// KeysForNext rephrases a guard's next step for the TUI: `exectriage mark ID VERDICT` is
+// "press m and record VERDICT", `exectriage verify ID` is "press v", and any other command is
+// left as it is, said to be for a shell.
+func KeysForNext(next string) string {
+	mark := regexp.MustCompile("`exectriage mark \\S+ (\\w+)(?: --note [^`]*)?`")
+	fresh := regexp.MustCompile("a fresh `exectriage verify \\S+`")
+	verify := regexp.MustCompile("`exectriage verify \\S+`")
+	next = mark.ReplaceAllString(next, "press m and record $1")
+	next = fresh.ReplaceAllString(next, "a fresh check (v)")
+	next = verify.ReplaceAllString(next, "press v")
+	return strings.Replace(next, "`exectriage ", "in a shell: `exectriage ", 1)
 }
 
 // RetryFromDialog runs the guarded retry the person confirmed in the dialog.

@@ -224,8 +224,9 @@ func onSource(s string) string {
 }
 
 // AttemptText phrases a retry attempt and, when it is indeterminate, how to settle it.
+// What happened comes first, the attempt's id (a long uuid) last.
 func AttemptText(a model.RetryAttempt) string {
-	t := fmt.Sprintf("retry %s by %s: %s", a.ID, a.Who, a.State)
+	t := fmt.Sprintf("retry %s", a.State)
 	if a.NewLogID != "" {
 		t += " → new log " + a.NewLogID
 	}
@@ -235,7 +236,7 @@ func AttemptText(a model.RetryAttempt) string {
 	if a.State == model.AttemptIndeterminate {
 		t += ": run `exectriage resolve " + a.ID + "`"
 	}
-	return t
+	return t + " · by " + a.Who + " · attempt " + a.ID
 }
 
 // VerdictText phrases a verdict.

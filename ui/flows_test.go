@@ -214,8 +214,12 @@ func TestFlowRetrySendsOnceAfterTypedConfirmation(t *testing.T) {
 	if !query(f, func(m *Model) bool { return m.retry.Confirming() }) {
 		t.Fatal("a typed-ahead Enter answered the dialog")
 	}
+	f.waitScreen("keys are ignored for half a second")
 	e.clock.Advance(retrydialog.KeyDelay + time.Millisecond)
 	e.clock.run()
+	// The notice goes when the delay ends, with no key pressed (issue 16.8: it stayed for
+	// seconds, until the next key).
+	f.waitScreen("tab moves · enter chooses")
 
 	// Enter on the focused "No" would cancel; move to the fields and confirm instead.
 	f.press("tab", "tab", "failed", "enter", "customer reports the email never arrived")

@@ -510,8 +510,8 @@ func retryHint(st model.AttemptState) string {
 // hint says what can be done with the selection, for the status line.
 func (m *Model) hint() string {
 	i, it, ok := m.selected()
-	if !ok {
-		return ""
+	if !ok || m.retry.IsOpen() || m.mark.IsOpen() {
+		return "" // a dialog says it all; the row's hint would repeat it
 	}
 	if it.Kind == data.ItemGroup {
 		return "enter folds the group · b bundles every member · select a member to verify or retry it"

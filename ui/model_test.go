@@ -19,7 +19,9 @@ import (
 
 	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
+	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/data"
 )
 
@@ -598,5 +600,33 @@ func TestMarkDialogOffersVerdictsThatFit(t *testing.T) {
 	h.keys("esc")
 	if vs, err := e.j.Verdicts(context.Background(), id); err != nil || len(vs) != 2 {
 		t.Fatalf("verdicts %+v %v", vs, err)
+	}
+}
+
+// When the retry dialog's evidence arrives, a command is scheduled for the end of the key
+// delay, so the frame after it drops "keys are ignored…" without a key press (issue 16.8: the
+// notice stayed until the next key).
+func TestRetryDialogSchedulesTheEndOfTheKeyDelay(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 120, 40)
+	i := h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderNotFound)
+	h.selectRow(i)
+	id := h.m.data.DS.ID(i)
+	h.m.retry.Open(id)
+	_, cmd := h.m.Update(evidenceMsg{id: id, ev: retrydialog.Evidence{Exec: *h.m.data.Exec(i), Decision: triage.GuardDecision{Code: triage.RefusedNotConfirmed}}})
+	if !strings.Contains(ansi.Strip(h.m.View().Content), "keys are ignored") {
+		t.Fatal("no key-delay notice right after the evidence")
+	}
+	if cmd == nil {
+		t.Fatal("no command scheduled for the end of the key delay")
+	}
+	start := time.Now()
+	if _, ok := cmd().(retrydialog.ArmedMsg); !ok || time.Since(start) < retrydialog.KeyDelay {
+		t.Fatalf("the command did not wait out the delay and say so")
+	}
+	e.clock.Advance(retrydialog.KeyDelay + time.Millisecond)
+	h.send(retrydialog.ArmedMsg{})
+	if s := ansi.Strip(h.m.View().Content); strings.Contains(s, "keys are ignored") || !strings.Contains(s, "tab moves") {
+		t.Error("the notice stayed after the delay")
 	}
 }

@@ -184,7 +184,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.retry.SetEvidence(msg.ev)
 		m.refreshPanes()
-		return m, nil
+		// one frame when the key delay ends, so its notice goes away without a key press
+		return m, tea.Tick(retrydialog.KeyDelay+10*time.Millisecond, func(time.Time) tea.Msg { return retrydialog.ArmedMsg{} })
+
+	case retrydialog.ArmedMsg:
+		return m, nil // the frame after it redraws the dialog without the notice
 
 	case retrydialog.SendMsg:
 		i := m.data.DS.Index(msg.ExecID)

@@ -289,3 +289,16 @@ func Ago(now, t time.Time) string {
 		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 	}
 }
+
+// nonBreakingHyphen stands in for '-' while Wrap runs.
+const nonBreakingHyphen = "\u2011"
+
+// Wrap wraps s to width w (ANSI-aware) at spaces, breaking a word only when it is longer than
+// a whole line: ids, dates and hyphenated words stay in one piece (ansi.Wrap also breaks after
+// every '-', which cut log_a-NA1L… and 2026-03-02 in two).
+func Wrap(s string, w int) string {
+	if !strings.Contains(s, "-") {
+		return ansi.Wrap(s, w, "")
+	}
+	return strings.ReplaceAll(ansi.Wrap(strings.ReplaceAll(s, "-", nonBreakingHyphen), w, ""), nonBreakingHyphen, "-")
+}

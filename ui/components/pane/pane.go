@@ -135,13 +135,13 @@ func wrap(l string, w int) []string {
 	labelled := len(plain) > LabelWidth && plain[LabelWidth-1] == ' ' && plain[LabelWidth] != ' ' &&
 		!strings.Contains(strings.TrimRight(plain[:LabelWidth], " "), " ")
 	if !labelled || w <= LabelWidth+10 {
-		return strings.Split(ansi.Wrap(l, w, ""), "\n")
+		return strings.Split(common.Wrap(l, w), "\n")
 	}
 	label := ansi.Cut(l, 0, LabelWidth)
 	value := ansi.Cut(l, LabelWidth, ansi.StringWidth(l))
 	pad := strings.Repeat(" ", LabelWidth)
 	var out []string
-	for i, v := range strings.Split(ansi.Wrap(value, w-LabelWidth, ""), "\n") {
+	for i, v := range strings.Split(common.Wrap(value, w-LabelWidth), "\n") {
 		if i == 0 {
 			out = append(out, label+v)
 		} else {

@@ -28,6 +28,9 @@ const KeyDelay = 500 * time.Millisecond
 // ConfirmWord is what the person types to confirm the first attempt did not take effect.
 const ConfirmWord = "failed"
 
+// ArmedMsg arrives when the key delay has passed: the frame after it drops the notice.
+type ArmedMsg struct{}
+
 // Evidence is what the dialog shows; the root gathers it in a command.
 type Evidence = app.RetryEvidence
 
@@ -329,7 +332,11 @@ func (m Model) render(compact bool) string {
 	switch m.stage {
 	case stageRefused:
 		line("")
-		field("refused", st.Dialog.Refused.Render("✗ ")+common.Clean(m.ev.Decision.Reason))
+		reason := m.ev.Decision.Reason
+		if r := strings.TrimSpace(ps.Reason); r != "" { // the provider line above already says it
+			reason = strings.Replace(reason, ": "+r, "", 1)
+		}
+		field("refused", st.Dialog.Refused.Render("✗ ")+common.Clean(reason))
 		field("next", common.Clean(m.ev.Decision.Next))
 		line("")
 		line(st.Dialog.ButtonActive.Render("Close") + "  " + st.Dialog.Hint.Render("enter or esc"))
@@ -346,7 +353,7 @@ func (m Model) render(compact bool) string {
 			line("")
 		}
 		if m.stage == stageConfirm {
-			line(st.Dialog.Label.Render("Type ") + st.Bold.Render(ConfirmWord) + st.Dialog.Label.Render(" to confirm the first attempt did not take effect:"))
+			line(st.Dialog.Label.Render("Type ") + st.Bold.Render(`"`+ConfirmWord+`"`) + st.Dialog.Label.Render(" to confirm the first attempt did not take effect:"))
 			line(m.confirm.View())
 			line(st.Dialog.Label.Render("Reason (recorded in the journal):"))
 			line(m.reason.View())

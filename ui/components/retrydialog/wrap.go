@@ -1,6 +1,6 @@
 package retrydialog
 
-import "github.com/charmbracelet/x/ansi"
+import "github.com/exectriage/exectriage/ui/common"
 
 // wordwrap wraps at spaces where it can and hard-wraps words longer than w.
-func wordwrap(s string, w int) string { return ansi.Wrap(s, w, "") }
+func wordwrap(s string, w int) string { return common.Wrap(s, w) }
