@@ -1,6 +1,7 @@
 package common
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -133,4 +134,27 @@ func TestFastWidthMatchesANSI(t *testing.T) {
 			t.Fatalf("fastWidth(%q) = %d", s, w)
 		}
 	})
+}
+
+// Wrap breaks at spaces only: ids, uuids and dates stay whole (ansi.Wrap broke them after
+// each '-': "log_a-" / "NA1LoG7qec", "2026-" / "03-02").
+func TestWrapKeepsHyphenatedWordsWhole(t *testing.T) {
+	for _, s := range []string{
+		"only a fresh `exectriage verify log_a-NA1LoG7qec` that no longer finds it",
+		"found email at 2026-03-02 08:05:53Z (GMAIL_FETCH_EMAILS): do not retry",
+		"retry succeeded · attempt 58d9c377-02a2-4e36-bbf0-e7a96fec6de9 by tester",
+	} {
+		for w := 37; w <= 70; w++ { // no word is longer than 36: none may be broken
+			got := Wrap(s, w)
+			words := strings.Fields(s)
+			for _, l := range strings.Split(got, "\n") {
+				if Width(l) > w && !slices.Contains(words, strings.TrimSpace(l)) {
+					t.Errorf("width %d: line %q is wider", w, l)
+				}
+			}
+			if strings.Join(strings.Fields(got), " ") != strings.Join(words, " ") {
+				t.Errorf("width %d: a word was broken:\n%s", w, got)
+			}
+		}
+	}
 }
