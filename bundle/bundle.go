@@ -469,7 +469,7 @@ func (r *renderer) group(g *model.DuplicateGroup, self string) {
 		if i > 0 {
 			b.WriteString(" → ")
 			if i-1 < len(g.Gaps) {
-				b.WriteString("(" + g.Gaps[i-1].Round(time.Millisecond).String() + " later) ")
+				b.WriteString("(" + model.GapWords(g.Gaps[i-1]) + ") ")
 			}
 		}
 		b.WriteString(r.code(id))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
@@ -91,4 +92,22 @@ func FuzzCanonicalArgs(f *testing.F) {
 			t.Fatalf("not a fixed point: %q -> %q", c, c2)
 		}
 	})
+}
+
+func TestGapWordsAgree(t *testing.T) {
+	tests := []struct {
+		d                  time.Duration
+		amount, text, word string
+	}{
+		{450 * time.Millisecond, "0.45 s", "+0.45 s", "0.45 s after the previous ended"},
+		{14649 * time.Millisecond, "14.6 s", "+14.6 s", "14.6 s after the previous ended"},
+		{-790 * time.Millisecond, "0.79 s", "overlap 0.79 s", "started 0.79 s before the previous ended"},
+		{150 * time.Second, "2.5 min", "+2.5 min", "2.5 min after the previous ended"},
+		{-2 * time.Hour, "2.0 h", "overlap 2.0 h", "started 2.0 h before the previous ended"},
+	}
+	for _, tt := range tests {
+		if a, x, w := GapAmount(tt.d), GapText(tt.d), GapWords(tt.d); a != tt.amount || x != tt.text || w != tt.word {
+			t.Errorf("%v: %q %q %q, want %q %q %q", tt.d, a, x, w, tt.amount, tt.text, tt.word)
+		}
+	}
 }

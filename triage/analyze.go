@@ -502,12 +502,12 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool) (model.R
 	for j := 1; j < n; j++ {
 		startGap := ms[j].e.Start().Sub(ms[j-1].e.Start())
 		if startGap < nearSimultaneous && gaps[j-1] < 0 {
-			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous while it was still running: a double submit (a second click or a second worker)",
-				n, secs(startGap))
+			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous one started, while it was still running (overlap %s): a double submit (a second click or a second worker)",
+				n, model.GapAmount(startGap), model.GapAmount(gaps[j-1]))
 		}
 		if startGap < nearSimultaneous && !sdkRetriable(ms[j-1]) {
-			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous, which needed no retry: a double submit (a second click or a second worker)",
-				n, secs(startGap))
+			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous one started, which needed no retry: a double submit (a second click or a second worker)",
+				n, model.GapAmount(startGap))
 		}
 	}
 	if a, b, ok := differentSources(ms); ok {
@@ -516,7 +516,7 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool) (model.R
 	for j := 0; j < n-1; j++ {
 		if ms[j].outcome == model.OutcomeSucceeded {
 			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one %s after the previous succeeded: resubmitted (a second click or a second worker), not a retry",
-				n, secs(gaps[j]))
+				n, model.GapAmount(gaps[j]))
 		}
 	}
 	if irregular(gaps) {
@@ -690,10 +690,9 @@ func sdkNote(ms []member) string {
 func gapList(gaps []time.Duration, suffix string) string {
 	parts := make([]string, len(gaps))
 	for i, g := range gaps {
-		if g < 10*time.Second && g > -10*time.Second {
-			parts[i] = fmt.Sprintf("%.2f s", g.Seconds())
-		} else {
-			parts[i] = shortDur(g)
+		parts[i] = model.GapAmount(g)
+		if g < 0 {
+			parts[i] = "-" + parts[i] // overlap: started before the previous ended
 		}
 	}
 	s := parts[0]
@@ -704,16 +703,6 @@ func gapList(gaps []time.Duration, suffix string) string {
 		s += " " + suffix
 	}
 	return s
-}
-
-func shortDur(d time.Duration) string {
-	switch {
-	case d >= time.Hour:
-		return fmt.Sprintf("%.1f h", d.Hours())
-	case d >= time.Minute:
-		return fmt.Sprintf("%.1f min", d.Minutes())
-	}
-	return secs(d)
 }
 
 // FillEffective sets each group's Effective from provider states keyed by execution id: the

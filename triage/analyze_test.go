@@ -218,7 +218,7 @@ func TestDuplicatePatterns(t *testing.T) {
 				{id: "b", at: sec(0.3), dur: sec(2), retry: -1},
 			},
 			groups: 1, pattern: model.PatternDoubleSubmit,
-			reason: `^2 attempts, one started 0\.3 s after the previous while it was still running: a double submit`,
+			reason: `^2 attempts, one started 0\.30 s after the previous one started, while it was still running \(overlap 1\.70 s\): a double submit`,
 		},
 		{
 			name: "two workers in different sessions",

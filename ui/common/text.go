@@ -8,6 +8,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/exectriage/exectriage/model"
 )
 
 // Width is the display width of s (ANSI aware).
@@ -213,12 +214,7 @@ func Duration(d time.Duration) string {
 }
 
 // Gap formats the time between two duplicates: +0.45s, +12s, +3m10s.
-func Gap(d time.Duration) string {
-	if d < 10*time.Second && d > -10*time.Second {
-		return fmt.Sprintf("%+.2fs", d.Seconds())
-	}
-	return "+" + Duration(d)
-}
+func Gap(d time.Duration) string { return model.GapText(d) }
 
 // Count formats an integer with thousands separators: 1,234,567.
 func Count(n int) string {

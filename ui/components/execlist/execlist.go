@@ -502,7 +502,7 @@ func (m Model) badges(it data.Item, e *model.Execution, t *model.Triage, sty fun
 		case model.ProviderFound:
 			out = append(out, seg{text: "VERIFIED:found", style: sty(st.Found)})
 		case model.ProviderNotFound:
-			out = append(out, seg{text: "VERIFIED:absent", style: sty(st.Verified)})
+			out = append(out, seg{text: "VERIFIED:not_found", style: sty(st.Verified)})
 		default:
 			out = append(out, seg{text: "VERIFIED:unknown", style: sty(st.Marked)})
 		}

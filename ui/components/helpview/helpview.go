@@ -32,7 +32,10 @@ var legend = []string{
 	"           cause: sdk_auto_retry, session_auto_retry, framework_retry, agent_retry, app_retry, double_submit;",
 	"           identical or reworded n% (text similarity); took effect n/m: members the provider showed, ? until verified",
 	"RETRIED    retried once through the guard; RETRIED? means the outcome is unknown: run resolve",
-	"VERIFIED   the provider was checked: found (do not retry), absent, unknown",
+	"VERIFIED:x the provider was checked: found (do not retry), not_found or unknown (FOUND, NOT FOUND,",
+	"           UNKNOWN in the provider pane; the same words as scan --json and the bundles)",
+	"+0.45 s    gap: the next attempt started that long after the previous ended or timed out;",
+	"           overlap 0.79 s: it started while the previous was still running",
 }
 
 func (m Model) column(title string, bs []key.Binding) []string {

@@ -112,7 +112,7 @@ func meaning(k model.ProviderStateKind) string {
 	case model.ProviderFound:
 		return "the effect exists: do not retry"
 	case model.ProviderNotFound:
-		return "checked, absent"
+		return "checked: not found since the execution started"
 	}
 	return "could not tell"
 }
