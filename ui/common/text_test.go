@@ -81,7 +81,7 @@ func TestFormats(t *testing.T) {
 		{Gap(14600 * time.Millisecond), "+14.6 s"}, // rounded like the reasons' "14.6 s", not cut to +14s
 		{Gap(75 * time.Second), "+1.2 min"},
 		{Gap(-790 * time.Millisecond), "overlap 0.79 s"}, // never "-0.79s" beside "started 0.1 s after"
-		{Gap(-15 * time.Second), "overlap 15.0 s"},      // never "+-15s"
+		{Gap(-15 * time.Second), "overlap 15.0 s"},       // never "+-15s"
 		{Count(0), "0"},
 		{Count(1234567), "1,234,567"},
 		{Count(-1200), "-1,200"},
