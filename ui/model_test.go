@@ -630,3 +630,36 @@ func TestRetryDialogSchedulesTheEndOfTheKeyDelay(t *testing.T) {
 		t.Error("the notice stayed after the delay")
 	}
 }
+
+// A load that stops after some pages says its counts are partial; a refresh that fails before
+// any page says the rows are stale; a complete load clears either (issue 16.11).
+func TestHeaderMarksPartialAndStaleLoads(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 120, 40)
+	header := func() string { return strings.SplitN(h.screen(), "\n", 2)[0] }
+	if s := header(); strings.Contains(s, "PARTIAL") || strings.Contains(s, "STALE") {
+		t.Fatalf("a complete load is marked: %s", s)
+	}
+	stop := func(pages int) {
+		h.m.loadTag++
+		h.m.loading, h.m.pages = true, 0
+		for range pages {
+			h.send(loadPageMsg{tag: h.m.loadTag, batch: []model.Execution{*h.m.data.Exec(0)}})
+		}
+		h.send(loadDoneMsg{tag: h.m.loadTag, err: errors.New("HTTP 502 from the logs endpoint")})
+	}
+	stop(2)
+	if s := header(); !strings.Contains(s, "PARTIAL: load stopped") {
+		t.Errorf("a load that stopped after two pages: %s", s)
+	}
+	stop(0)
+	if s := header(); !strings.Contains(s, "STALE: refresh failed") {
+		t.Errorf("a refresh that failed before any page: %s", s)
+	}
+	h.m.loadTag++
+	h.m.loading = true
+	h.send(loadDoneMsg{tag: h.m.loadTag})
+	if s := header(); strings.Contains(s, "PARTIAL") || strings.Contains(s, "STALE") {
+		t.Errorf("a complete load left the mark: %s", s)
+	}
+}

@@ -66,8 +66,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.header.Loading = false
 		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
 			m.loadFailed = true
+			m.header.Partial = "PARTIAL: load stopped"
+			if m.pages == 0 { // nothing of this load arrived: the rows are the last load's
+				m.header.Partial = "STALE: refresh failed"
+			}
 			m.setError(msg.err)
 		} else {
+			m.header.Partial = ""
 			m.refreshed = m.Now()
 			m.header.Refreshed = common.Clock(m.refreshed) + " UTC"
 			if l, _ := m.status.Text(); l != statusline.Error {
@@ -88,6 +93,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
 			m.setError(fmt.Errorf("finding duplicate groups: %w", msg.err))
+			if m.header.Partial == "" {
+				m.header.Partial = "PARTIAL: groups incomplete"
+			}
 		}
 		cmds := []tea.Cmd{m.stageDataset(msg.ds), next}
 		if m.analyzeDirty {

@@ -31,6 +31,9 @@ type Model struct {
 	Settled int
 	// NoJournal marks, for as long as it lasts, that the journal could not be opened.
 	NoJournal bool
+	// Partial says why the counts are not the whole window ("" when they are): the load
+	// stopped early, or the duplicate groups could not be found.
+	Partial string
 	// Loading is true while pages stream in; Loaded counts records received so far.
 	Loading bool
 	Loaded  int
@@ -95,16 +98,20 @@ func (m Model) View() string {
 	if m.NoJournal {
 		left += st.Status.Error.Render("NO JOURNAL: r/m off") + sep
 	}
-	left +=
-		st.Header.Count.Render(common.Count(ds.Len())) + st.Header.Label.Render(" execs  ") +
-			m.flagged(w) +
-			st.Header.Count.Render(common.Count(len(ds.Groups))) + st.Header.Label.Render(groups)
+	left += st.Header.Count.Render(common.Count(ds.Len())) + st.Header.Label.Render(" execs  ") +
+		m.flagged(w) +
+		st.Header.Count.Render(common.Count(len(ds.Groups))) + st.Header.Label.Render(groups)
+	if m.Partial != "" && !m.Loading { // the counts are not the whole window, or not current
+		left += "  " + st.Status.Error.Render(m.Partial)
+	}
 	var right string
 	switch {
 	case m.Loading:
 		right = st.Header.Progress.Render(fmt.Sprintf("%s loading %s records · page %d", m.Spinner, common.Count(m.Loaded), m.Pages))
 	case m.Grouping:
 		right = st.Header.Progress.Render(m.Spinner + " finding duplicate groups")
+	case m.Refreshed != "" && m.Partial != "" && w < 110:
+		// narrow: the warning goes first; the time of the last load is in its words
 	case m.Refreshed != "":
 		right = st.Header.Label.Render("refreshed " + m.Refreshed)
 	}
