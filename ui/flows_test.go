@@ -260,6 +260,9 @@ func TestFlowRetrySendsOnceAfterTypedConfirmation(t *testing.T) {
 	if n := len(e.srv.Effects()); n != effects+1 {
 		t.Fatalf("%d effects after the refused second retry", n)
 	}
+
+	// The original's detail names the execution its retry made (issue 16.12).
+	f.waitScreen("retried as " + atts[0].NewLogID)
 	f.quit()
 }
 

@@ -663,3 +663,22 @@ func TestHeaderMarksPartialAndStaleLoads(t *testing.T) {
 		t.Errorf("a complete load left the mark: %s", s)
 	}
 }
+
+// An execution a guarded retry made is linked to the one it retried: a RETRY OF badge in the
+// list and a "retry of" row in its detail (issue 16.12).
+func TestRetriedExecutionIsLinkedToItsOriginal(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 200, 50)
+	ds := h.m.data.DS
+	orig, made := ds.ID(5), ds.ID(2) // stand-ins: the journal says row 2 is row 5's retry
+	h.m.applyJournal(orig, JournalState{Attempts: []model.RetryAttempt{{ID: "att-1", ExecutionID: orig, State: model.AttemptSucceeded, NewLogID: made}}})
+	h.m.refreshPanes()
+	h.selectRow(2)
+	s := h.screen()
+	if !strings.Contains(s, "RETRY OF "+orig) {
+		t.Errorf("no RETRY OF badge on %s:\n%s", made, s)
+	}
+	if !strings.Contains(s, "retry of  "+orig) && !strings.Contains(s, "retry of "+orig) {
+		t.Errorf("no retry-of row in the detail of %s", made)
+	}
+}

@@ -315,6 +315,11 @@ func (m *Model) refreshSpinnerViews() {
 
 func (m *Model) applyJournal(id string, st JournalState) {
 	m.data.Attempts[id] = st.Attempts
+	for _, a := range st.Attempts { // link each retry's new execution to the one it retried
+		if a.NewLogID != "" {
+			m.data.RetryOf[a.NewLogID] = id
+		}
+	}
 	m.data.History[id] = st.History
 	if st.Verdict != "" {
 		m.data.Verdicts[id] = st.Verdict

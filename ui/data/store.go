@@ -18,6 +18,7 @@ type Store struct {
 	Provider  map[string]model.ProviderState  // verifier results, by id
 	Verifying map[string]bool                 // a verify is running
 	Attempts  map[string][]model.RetryAttempt // journal retry attempts, by execution id
+	RetryOf   map[string]string               // the execution a retry's new log retried, by the new log's id
 	Verdicts  map[string]model.Verdict        // latest recorded verdict, by execution id
 	History   map[string][]HistoryLine        // journal history, by execution id
 	Retrying  map[string]bool                 // a retry is in flight
@@ -37,6 +38,7 @@ func NewStore() *Store {
 		Provider:  map[string]model.ProviderState{},
 		Verifying: map[string]bool{},
 		Attempts:  map[string][]model.RetryAttempt{},
+		RetryOf:   map[string]string{},
 		Verdicts:  map[string]model.Verdict{},
 		History:   map[string][]HistoryLine{},
 		Retrying:  map[string]bool{},

@@ -149,6 +149,14 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 	if v, ok := s.Verdicts[e.ID]; ok {
 		row("verdict", string(v))
 	}
+	if orig, ok := s.RetryOf[e.ID]; ok {
+		row("retry of", c(orig)+st.Muted.Render("  (made by a guarded retry)"))
+	}
+	for _, a := range s.Attempts[e.ID] {
+		if a.NewLogID != "" {
+			row("retried as", c(a.NewLogID)+st.Muted.Render("  ("+string(a.State)+")"))
+		}
+	}
 	section := func(name string) {
 		b.WriteString("\n")
 		b.WriteString(st.Pane.Section.Render("── " + name + " "))

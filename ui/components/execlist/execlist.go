@@ -472,6 +472,9 @@ func (m Model) collapsed(it data.Item) bool {
 func (m Model) badges(it data.Item, e *model.Execution, t *model.Triage, sty func(lipgloss.Style) lipgloss.Style) []seg {
 	st := m.Styles.Badge
 	var out []seg
+	if orig, ok := m.store.RetryOf[e.ID]; ok { // the execution a guarded retry made
+		out = append(out, seg{text: "RETRY OF " + common.Clean(orig), style: sty(st.Retried)})
+	}
 	switch t.Outcome {
 	case model.OutcomeAmbiguous:
 		if t.Flagged {
