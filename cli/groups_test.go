@@ -127,3 +127,25 @@ func scanAgreesWithShow(t *testing.T, source []string) {
 	}
 	t.Logf("%d groups (%d agent_retry), %d members compared", len(scan.Groups), agent, checked)
 }
+
+// list --filter pattern:CAUSE keeps the members of the groups with that cause; a typo is
+// refused with the closest cause (exit 2), not answered with "0 of N" (issue 16.5).
+func TestListFilterByPattern(t *testing.T) {
+	vars := map[string]string{"EXECTRIAGE_JOURNAL": filepath.Join(t.TempDir(), "j.db")}
+	code, out, errOut := run(t, vars, "list", "--file", "testdata/export.jsonl", "--filter", "pattern:sdk_auto_retry")
+	if code != ExitOK || !strings.Contains(errOut, "3 of ") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	for _, id := range []string{"log_G01", "log_G02", "log_G03"} {
+		if !strings.Contains(out, id) {
+			t.Errorf("%s missing:\n%s", id, out)
+		}
+	}
+	if strings.Contains(out, "log_S04") || strings.Contains(out, "log_H12") {
+		t.Errorf("members of other causes listed:\n%s", out)
+	}
+	code, _, errOut = run(t, vars, "list", "--file", "testdata/export.jsonl", "--filter", "pattern:dobule_submit")
+	if code != ExitUsage || !strings.Contains(errOut, "did you mean pattern:double_submit?") {
+		t.Errorf("typo: exit %d, %s", code, errOut)
+	}
+}

@@ -36,7 +36,21 @@ func runList(ctx context.Context, env *Env, args []string) int {
 	for i := range l.Execs {
 		ix.Append(filter.Row{Exec: &l.Execs[i], Triage: &l.Result.Triage[i]})
 	}
-	match := ix.Filter(q)
+	// a view that knows the groups answers pattern: (a group's cause)
+	order, groupOf := make([]int32, len(l.Execs)), make([]int32, len(l.Execs))
+	ids, patterns := make([]string, len(l.Result.Groups)), make([]string, len(l.Result.Groups))
+	for gi, g := range l.Result.Groups {
+		ids[gi], patterns[gi] = g.ID, string(g.Pattern)
+	}
+	for i := range l.Execs {
+		order[i], groupOf[i] = int32(i), -1
+		if gid := l.Result.Triage[i].GroupID; gid != "" {
+			if gi, ok := l.Result.GroupIndex(gid); ok {
+				groupOf[i] = int32(gi)
+			}
+		}
+	}
+	match := ix.View(order, groupOf, ids, patterns).Filter(q)
 	w := bufio.NewWriterSize(env.Stdout, 64<<10)
 	if sf.json {
 		name, _ := marshalSafe(r.hide(a.SourceName()))

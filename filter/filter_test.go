@@ -133,7 +133,7 @@ func TestParse(t *testing.T) {
 		{q: `"unterminated quote`, want: []string{"text=unterminated quote"}},
 		{q: `"say \"hi\""`, want: []string{`text=say "hi"`}},
 		{q: `10:30`, want: []string{"text=10:30"}},
-		{q: `foo:bar`, wantErr: `unknown field "foo": use tool, toolkit, user, account, id, request, error, status, outcome, kind, group, flagged`},
+		{q: `foo:bar`, wantErr: `unknown field "foo": use tool, toolkit, user, account, id, request, error, status, outcome, kind, group, pattern, flagged`},
 		{q: `flagged:maybe`, wantErr: `flagged:maybe: want flagged:yes or flagged:no`},
 		// Fixed vocabularies: a value no word contains is a typo, not "0 matches".
 		{q: `outcome:amb kind:IDEMP -outcome:fail`, want: []string{"outcome=amb", "kind=IDEMP", "-outcome=fail"}},
@@ -762,7 +762,7 @@ func TestViewEqualsReference(t *testing.T) {
 				seen[k].Group = groupIDs[g]
 			}
 		}
-		v := ix.View(order, groupOf, groupIDs)
+		v := ix.View(order, groupOf, groupIDs, nil)
 		ix.AppendFields(Fields{Tool: "appended later", Group: "dup-1"}) // not in v
 		if v.Len() != len(order) {
 			rt.Fatalf("view of %d positions has Len %d", len(order), v.Len())
@@ -864,4 +864,47 @@ func TestNegationDoesNotNarrow(t *testing.T) {
 			t.Errorf("%q after %q: %v, want %v", step[1], step[0], got, want)
 		}
 	}
+}
+
+// pattern: matches a row by its duplicate group's cause, through a view that knows the
+// groups; a typo in the pattern vocabulary is refused with the closest one (issue 16.5).
+func TestPatternField(t *testing.T) {
+	ix := NewIndex(4)
+	for _, tool := range []string{"GMAIL_SEND_EMAIL", "SLACK_SEND_MESSAGE", "GMAIL_SEND_EMAIL", "GITHUB_CREATE_AN_ISSUE"} {
+		ix.AppendFields(Fields{Tool: tool})
+	}
+	v := ix.View([]int32{0, 1, 2, 3}, []int32{0, 1, 0, -1}, []string{"dup-a", "dup-b"}, []string{"agent_retry", "sdk_auto_retry"})
+	for _, tt := range []struct {
+		q    string
+		want []int
+	}{
+		{"pattern:agent_retry", []int{0, 2}},
+		{"pattern:sdk", []int{1}},
+		{"-pattern:agent gmail", []int{}},
+		{"pattern:retry -pattern:agent", []int{1}},
+	} {
+		q, err := Parse(tt.q)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tt.q, err)
+		}
+		if got := v.Filter(q); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.q, got, tt.want)
+		}
+	}
+	if got := ix.Filter(mustParse(t, "pattern:agent_retry")); len(got) != 0 {
+		t.Errorf("an index that does not know the groups matched a pattern: %v", got)
+	}
+	_, err := Parse("pattern:agnet_retry")
+	if err == nil || !strings.Contains(err.Error(), "did you mean pattern:agent_retry?") {
+		t.Errorf("pattern typo: %v", err)
+	}
+}
+
+func mustParse(t *testing.T, s string) Query {
+	t.Helper()
+	q, err := Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
 }

@@ -25,8 +25,9 @@ type Index struct {
 	// A view (see View) sees the rows in another order and may carry the group field
 	// outside the arena; nil for an index that is not a view.
 	order   []int32  // position k is row order[k]
-	groupOf []int32  // the group of position k, an index into groups, -1 for none
-	groups  [][]byte // folded group ids
+	groupOf  []int32  // the group of position k, an index into groups, -1 for none
+	groups   [][]byte // folded group ids
+	patterns [][]byte // folded group patterns (their cause), by group
 
 	mu   sync.Mutex
 	last *narrowing // see FilterFrom
@@ -71,8 +72,9 @@ func (ix *Index) row(k int) *rowMeta {
 // field of position k is groupIDs[groupOf[k]] (none when negative) instead of what the row was
 // appended with: a streaming load learns the duplicate groups only at its end. The index may
 // go on growing while its views are searched: a view sees only the rows it was made over.
-// order and groupOf must not change afterwards.
-func (ix *Index) View(order, groupOf []int32, groupIDs []string) *Index {
+// order and groupOf must not change afterwards. groupPatterns, by group like groupIDs, answers
+// the pattern field (nil: no row has one).
+func (ix *Index) View(order, groupOf []int32, groupIDs, groupPatterns []string) *Index {
 	v := &Index{arena: ix.arena[:len(ix.arena):len(ix.arena)], rows: ix.rows[:len(ix.rows):len(ix.rows)], order: order}
 	if order == nil {
 		v.order = []int32{}
@@ -82,6 +84,10 @@ func (ix *Index) View(order, groupOf []int32, groupIDs []string) *Index {
 		v.groups = make([][]byte, len(groupIDs))
 		for i, g := range groupIDs {
 			v.groups[i] = appendFolded(nil, clip(g, slotCap(slotGroup)))
+		}
+		v.patterns = make([][]byte, len(groupIDs))
+		for i := range groupPatterns {
+			v.patterns[i] = appendFolded(nil, clip(groupPatterns[i], maxEnumLen))
 		}
 	}
 	return v
@@ -169,6 +175,12 @@ func (h haysource) String(i int) string {
 
 // field returns the folded text of one field of position k (row m).
 func (ix *Index) field(k int, m *rowMeta, slot int) []byte {
+	if slot == slotPattern {
+		if ix.groupOf != nil && ix.groupOf[k] >= 0 {
+			return ix.patterns[ix.groupOf[k]]
+		}
+		return nil
+	}
 	if slot == slotGroup && ix.groupOf != nil {
 		if g := ix.groupOf[k]; g >= 0 {
 			return ix.groups[g]

@@ -49,6 +49,7 @@ const (
 	fieldOutcome
 	fieldKind
 	fieldGroup
+	fieldPattern
 	fieldFlagged
 )
 
@@ -69,6 +70,7 @@ var fieldNames = []struct {
 	{"outcome", fieldOutcome, slotOutcome},
 	{"kind", fieldKind, slotKind},
 	{"group", fieldGroup, slotGroup},
+	{"pattern", fieldPattern, slotPattern},
 	{"flagged", fieldFlagged, -1},
 }
 
@@ -400,6 +402,12 @@ func vocabulary(f field) []string {
 		return []string{string(model.OutcomeSucceeded), string(model.OutcomeFailed), string(model.OutcomeRejected), string(model.OutcomeAmbiguous)}
 	case fieldKind:
 		return []string{string(model.KindRead), string(model.KindIdempotentWrite), string(model.KindWrite)}
+	case fieldPattern:
+		out := make([]string, len(model.Patterns()))
+		for i, p := range model.Patterns() {
+			out[i] = string(p)
+		}
+		return out
 	}
 	return nil
 }

@@ -37,6 +37,9 @@ const (
 	slotKind
 	nSlots
 	nHaySlots = slotError + 1
+	// slotPattern is a group's cause (sdk_auto_retry, agent_retry, ...): not in the arena but
+	// a property of the group, so only views that know the groups (View) answer it.
+	slotPattern = nSlots
 )
 
 // Length caps, in bytes (cut on a rune boundary), so one odd record cannot bloat the index

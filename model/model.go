@@ -277,6 +277,11 @@ func (g *DuplicateGroup) SimilarityWord() string {
 	return fmt.Sprintf("reworded %.0f%%", 100*g.Similarity)
 }
 
+// Patterns are every cause a duplicate group is given, in the order help lists them.
+func Patterns() []RetryPattern {
+	return []RetryPattern{PatternSDKAutoRetry, PatternSessionAutoRetry, PatternFrameworkRetry, PatternAgentRetry, PatternAppRetry, PatternDoubleSubmit}
+}
+
 // PatternFix is what to change so that a pattern's duplicates stop, in one line.
 func PatternFix(p RetryPattern) string {
 	switch p {

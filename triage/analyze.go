@@ -31,6 +31,12 @@ func (r *Result) Group(id string) (model.DuplicateGroup, bool) {
 	return model.DuplicateGroup{}, false
 }
 
+// GroupIndex returns the position in Groups of the group with the given id.
+func (r *Result) GroupIndex(id string) (int, bool) {
+	i, ok := r.byID[id]
+	return i, ok
+}
+
 // Flagged counts the flagged executions.
 func (r *Result) Flagged() int {
 	n := 0

@@ -682,3 +682,28 @@ func TestRetriedExecutionIsLinkedToItsOriginal(t *testing.T) {
 		t.Errorf("no retry-of row in the detail of %s", made)
 	}
 }
+
+// The TUI's filter takes pattern: too: the rows left are the members of groups with that cause.
+func TestFilterByPatternInTheTUI(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 120, 40)
+	ds := h.m.data.DS
+	want := 0
+	for gi, g := range ds.Groups {
+		if g.Pattern == model.PatternSDKAutoRetry {
+			want += len(ds.Members[gi])
+		}
+	}
+	if want == 0 {
+		t.Fatal("no sdk_auto_retry group in the sandbox")
+	}
+	h.keys("/", "pattern:sdk_auto_retry", "enter")
+	if h.m.list.Len() != want {
+		t.Fatalf("%d rows, want the %d members of sdk_auto_retry groups", h.m.list.Len(), want)
+	}
+	for _, it := range h.m.list.Items() {
+		if g := ds.Group(int(it.Exec)); g == nil || g.Pattern != model.PatternSDKAutoRetry {
+			t.Errorf("row %d is not in an sdk_auto_retry group", it.Exec)
+		}
+	}
+}

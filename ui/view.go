@@ -235,7 +235,7 @@ func (m *Model) contextHelp() []key.Binding {
 		return keys.Bindings{
 			key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
 			key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear")),
-			key.NewBinding(key.WithKeys("tool:"), key.WithHelp("tool: toolkit: user: outcome: status:", "fields")),
+			key.NewBinding(key.WithKeys("tool:"), key.WithHelp("tool: user: outcome: pattern: flagged:", "fields")),
 			key.NewBinding(key.WithKeys("-"), key.WithHelp("-term", "exclude")),
 		}
 	case m.showHelp:

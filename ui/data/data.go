@@ -411,6 +411,7 @@ func (b *Builder) Snapshot() *Dataset {
 	// Groups, as positions; a group left with fewer than two members (a member was replaced
 	// since the groups were found) is dropped until the next Groups.
 	ids := make([]string, 0, len(b.groups))
+	patterns := make([]string, 0, len(b.groups))
 	for gi, g := range b.groups {
 		var ms []int32
 		for _, r := range b.members[gi] {
@@ -425,6 +426,7 @@ func (b *Builder) Snapshot() *Dataset {
 		ds.Groups = append(ds.Groups, g)
 		ds.Members = append(ds.Members, ms)
 		ids = append(ids, g.ID)
+		patterns = append(patterns, string(g.Pattern))
 		for _, k := range ms {
 			ds.GroupOf[k] = gk
 		}
@@ -437,7 +439,7 @@ func (b *Builder) Snapshot() *Dataset {
 	newest := func(gi int32) int32 { return slices.Min(ds.Members[gi]) }
 	slices.SortStableFunc(ds.groupOrder, func(a, b int32) int { return cmp.Compare(newest(a), newest(b)) })
 	ds.Hist = histogram(ds)
-	ds.Filter = b.idx.View(order, ds.GroupOf, ids)
+	ds.Filter = b.idx.View(order, ds.GroupOf, ids, patterns)
 	return ds
 }
 
