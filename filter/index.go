@@ -24,7 +24,7 @@ type Index struct {
 
 	// A view (see View) sees the rows in another order and may carry the group field
 	// outside the arena; nil for an index that is not a view.
-	order   []int32  // position k is row order[k]
+	order    []int32  // position k is row order[k]
 	groupOf  []int32  // the group of position k, an index into groups, -1 for none
 	groups   [][]byte // folded group ids
 	patterns [][]byte // folded group patterns (their cause), by group
