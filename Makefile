@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     ?= bin/exectriage
 
-.PHONY: build test test-short demo bench bench-data lint fuzz soak clean
+.PHONY: build test test-short demo bench bench-data lint fuzz soak clean man
 
 build:
 	$(GO) build -o $(BIN) .
@@ -69,3 +69,7 @@ soak:
 
 clean:
 	rm -rf bin
+
+# The man pages, one per command, from the CLI's own definitions (never edited by hand).
+man:
+	$(GO) run ./internal/mangen -dir man

@@ -26,6 +26,11 @@ func runBundle(ctx context.Context, env *Env, args []string) int {
 	if len(pos) == 0 {
 		return usageError(env, "bundle", "want at least one execution ID (exectriage bundle ID... [--out FILE])")
 	}
+	if *out != "" {
+		if st, err := os.Stat(*out); err == nil && st.IsDir() {
+			return usageError(env, "bundle", "--out %s is a directory: name the bundle's file (e.g. %s)", sanitize.String(*out), sanitize.String(filepath.Join(*out, "bundle.md")))
+		}
+	}
 	if sf.json {
 		return usageError(env, "bundle", "--json is not available: the bundle is Markdown (use show --json for JSON)")
 	}

@@ -3,11 +3,12 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/config"
@@ -27,11 +28,14 @@ type durationValue struct {
 }
 
 func (v durationValue) String() string {
-	if v.d == nil {
-		return "0s"
+	if v.d == nil || *v.d == 0 {
+		return "" // no default shown for "not set"
 	}
 	return v.d.String()
 }
+
+// Type names the value in help: a duration takes d and w as well as Go's units.
+func (v durationValue) Type() string { return "duration" }
 
 func (v durationValue) Set(s string) error {
 	d, err := config.ParseDuration(s)
@@ -72,16 +76,55 @@ type sourceFlags struct {
 	bad int // unreadable records met so far
 }
 
-func (s *sourceFlags) register(fs *flag.FlagSet) {
-	fs.BoolVar(&s.demo, "demo", false, "use the embedded demo sandbox (the default when COMPOSIO_API_KEY is not set)")
-	fs.StringVar(&s.file, "file", "", "read an export `FILE`: a list response, a JSON array or JSON Lines (gzip ok)")
-	fs.StringVar(&s.baseURL, "base-url", "", "Composio API base `URL` (default $COMPOSIO_BASE_URL, else the public API); with --file, used by verify")
-	fs.Var(durationValue{&s.since, &s.sinceSet}, "since", "only executions of the last `DURATION` (default 168h from the API, everything in a file)")
-	fs.BoolVar(&s.json, "json", false, "print JSON (stable, documented) instead of text")
-	fs.StringVar(&s.journal, "journal", "", "journal `DSN`: a SQLite path or postgres://... (default $EXECTRIAGE_JOURNAL, else the user state dir)")
-	fs.StringVar(&s.config, "config", "", "config `FILE` (default $EXECTRIAGE_CONFIG, else the user config dir's exectriage/config.toml)")
+// The groups of shared flags a command may take: each registers only those it uses, so its
+// help lists nothing it ignores.
+type flagGroups uint8
+
+const (
+	withSource  flagGroups = 1 << iota // --demo --file --base-url --since --timeout
+	withDemo                           // --demo alone (journal: the demo's journal)
+	withJSON                           // --json
+	withJournal                        // --journal
+	withConfig                         // --config
+)
+
+// commandFlags is which shared flags each command takes ("" is the TUI).
+func commandFlags(name string) flagGroups {
+	switch name {
+	case "scan", "list", "show", "verify", "doctor":
+		return withSource | withJSON | withConfig
+	case "retry", "resolve", "mark":
+		return withSource | withJSON | withConfig | withJournal
+	case "journal":
+		return withDemo | withJSON | withJournal
+	case "bundle":
+		return withSource | withConfig | withJournal
+	case "": // --json only to say it is for commands (hidden)
+		return withSource | withConfig | withJournal | withJSON
+	}
+	return withSource | withJSON | withConfig | withJournal
+}
+
+func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 	s.timeout = triage.DefaultCallerTimeout
-	fs.Var(durationValue{&s.timeout, &s.timeSet}, "timeout", "the caller's request `DURATION`: a success slower than this is ambiguous")
+	if g&(withSource|withDemo) != 0 {
+		fs.BoolVar(&s.demo, "demo", false, "use the embedded demo sandbox (the default when COMPOSIO_API_KEY is not set)")
+	}
+	if g&withSource != 0 {
+		fs.StringVar(&s.file, "file", "", "read an export `FILE`: a list response, a JSON array or JSON Lines (gzip ok)")
+		fs.StringVar(&s.baseURL, "base-url", "", "Composio API base `URL` (default $COMPOSIO_BASE_URL, else the public API); with --file, used by verify")
+		fs.Var(durationValue{&s.since, &s.sinceSet}, "since", "only executions of the last `DURATION` (default 168h from the API, everything in a file)")
+		fs.Var(durationValue{&s.timeout, &s.timeSet}, "timeout", "the caller's request `DURATION`: a success slower than this is ambiguous")
+	}
+	if g&withJSON != 0 {
+		fs.BoolVar(&s.json, "json", false, "print JSON (stable, documented) instead of text")
+	}
+	if g&withJournal != 0 {
+		fs.StringVar(&s.journal, "journal", "", "journal `DSN`: a SQLite path or postgres://... (default $EXECTRIAGE_JOURNAL, else the user state dir)")
+	}
+	if g&withConfig != 0 {
+		fs.StringVar(&s.config, "config", "", "config `FILE` (default $EXECTRIAGE_CONFIG, else the user config dir's exectriage/config.toml)")
+	}
 }
 
 // options are the application layer's options for these flags in env.

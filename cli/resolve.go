@@ -26,7 +26,7 @@ func runResolve(ctx context.Context, env *Env, args []string) int {
 	fs, sf := sourceCommand(env, "resolve")
 	as := fs.String("as", "", "your decision when the logs and the provider say nothing conclusive: `succeeded|failed`")
 	reason := fs.String("reason", "", "why (required with --as)")
-	settle := durationFlag(fs, "settle", app.DefaultSettle, "how long after the send missing evidence still proves nothing")
+	settle := durationFlag(fs.FlagSet, "settle", app.DefaultSettle, "how long after the send missing evidence still proves nothing")
 	pos, code, done := parse(fs, args)
 	if done {
 		return code

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
@@ -46,7 +47,7 @@ type retryOutput struct {
 	Exit  int                `json:"exit"`
 }
 
-// runRetry is `exectriage retry ID --confirm-failed --reason TEXT [--timeout D] [--json]`.
+// runRetry is `exectriage retry ID --confirm-failed --reason TEXT [--request-timeout D] [--json]`.
 // Exit: 0 the retry ran and succeeded; 1 it ran and failed without effect (or a run-time
 // error before anything was claimed); 2 bad usage or unknown id; 3 refused by the guard, with
 // the reason and the next step on stderr; 4 sent and its outcome unknown (resolve it).
@@ -54,12 +55,11 @@ func runRetry(ctx context.Context, env *Env, args []string) int {
 	fs, sf := sourceCommand(env, "retry")
 	confirm := fs.Bool("confirm-failed", false, "confirm that the execution failed (the guard refuses without it)")
 	reason := fs.String("reason", "", "why you believe it failed, for the journal (required)")
-	// --timeout (registered by the source flags) is, for retry, how long the retry's own
-	// request may take; it does not change how the original execution is classified.
-	if f := fs.Lookup("timeout"); f != nil {
-		f.Usage = "how long the retry's own request may take, a `DURATION`"
-		f.DefValue = app.DefaultRetryTimeout.String()
-	}
+	// --request-timeout is the retry's own request; --timeout stays the caller's timeout that
+	// classifies the original, as in every command.
+	var requestTimeout time.Duration
+	var timeSet bool
+	fs.Var(durationValue{&requestTimeout, &timeSet}, "request-timeout", "how long the retry's own request may take, a `DURATION` (default "+app.DefaultRetryTimeout.String()+")")
 	pos, code, done := parse(fs, args)
 	if done {
 		return code
@@ -68,11 +68,12 @@ func runRetry(ctx context.Context, env *Env, args []string) int {
 		return usageError(env, "retry", "want one execution id: exectriage retry ID --confirm-failed --reason TEXT")
 	}
 	id := pos[0]
-	if sf.timeSet && sf.timeout <= 0 {
-		return usageError(env, "retry", "--timeout must be positive")
+	if strings.TrimSpace(*reason) == "" {
+		return usageError(env, "retry", "--reason TEXT is required: say why you believe the first attempt failed (it goes in the journal)")
 	}
-	requestTimeout, timeSet := sf.timeout, sf.timeSet
-	sf.timeSet = false // classify with the configured caller timeout, not the retry's
+	if timeSet && requestTimeout <= 0 {
+		return usageError(env, "retry", "--request-timeout must be positive")
+	}
 	j, code := openJournalFor(ctx, env, "retry", sf)
 	if j == nil {
 		return code

@@ -6,12 +6,17 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/model"
+	"github.com/spf13/cobra"
+	flag "github.com/spf13/pflag"
 )
 
 // Exit statuses shared by every command.
@@ -30,6 +35,10 @@ type Env struct {
 	Stderr io.Writer
 	Getenv func(string) string
 	Now    func() time.Time
+
+	// define, when set, makes every command register its flags, hand them over and return
+	// (definedFlags: the cobra tree is built from the commands' own definitions).
+	define func(*flag.FlagSet)
 }
 
 // OSEnv is the real process environment.
@@ -41,62 +50,241 @@ type command struct {
 	name    string
 	args    string
 	summary string
+	example string
 	run     func(ctx context.Context, env *Env, args []string) int
+	// complete completes the positional arguments (nil: none offered).
+	complete func(args []string, toComplete string) ([]string, cobra.ShellCompDirective)
 }
 
 func commands() []command {
 	return []command{
-		{"scan", "[--since 24h] [--json]", "ambiguous writes and duplicate groups, as a report", runScan},
-		{"list", "[--filter QUERY] [--json]", "executions newest first, one line each", runList},
-		{"show", "ID [--json] [--reveal]", "one execution with its triage (secrets redacted unless --reveal)", runShow},
-		{"verify", "ID [--json]", "check provider state for one execution", runVerify},
-		{"retry", "ID --confirm-failed --reason TEXT", "the guarded retry: one send, never a duplicate", runRetry},
-		{"resolve", "ID", "settle an indeterminate retry from the logs and the provider", runResolve},
-		{"mark", "ID VERDICT [--note TEXT]", "record a verdict: confirmed_failed, confirmed_succeeded, duplicate, ignored", runMark},
-		{"journal", "[--json]", "the audit trail of confirmations, retries and verdicts", runJournal},
-		{"bundle", "ID... [--out FILE]", "a Markdown support bundle, secrets redacted", runBundle},
-		{"doctor", "[DIR]", "find Composio SDK versions that still auto-retry writes", runDoctor},
-		{"sandbox", "[--addr 127.0.0.1:8787] [--seed N] [--size N] [--fault TOOL:MODE[:N]]", "serve the Composio-compatible sandbox", runSandbox},
+		{name: "scan", args: "", summary: "ambiguous writes and duplicate groups, as a report", run: runScan,
+			example: "  exectriage scan --since 24h\n  exectriage scan --file export.jsonl --json | jq '.duplicate_groups[] | .pattern'"},
+		{name: "list", args: "[QUERY...]", summary: "executions newest first, one line each", run: runList,
+			example: "  exectriage list --filter 'gmsend flagged:yes'\n  exectriage list --filter pattern:agent_retry --json"},
+		{name: "show", args: "ID", summary: "one execution with its triage (secrets redacted unless --reveal)", run: runShow,
+			example: "  exectriage show log_a-NA1LoG7qec\n  exectriage show log_a-NA1LoG7qec --json"},
+		{name: "verify", args: "ID", summary: "check the provider's state for one execution (runs a read tool)", run: runVerify,
+			example: "  exectriage verify log_a-NA1LoG7qec"},
+		{name: "retry", args: "ID --confirm-failed --reason TEXT", summary: "the guarded retry: one send, never a duplicate", run: runRetry,
+			example: "  exectriage retry log_a-NA1LoG7qec --confirm-failed --reason 'customer saw no email; provider shows none'"},
+		{name: "resolve", args: "ID", summary: "settle an indeterminate retry from the logs and the provider", run: runResolve,
+			example: "  exectriage resolve 58d9c377-02a2-4e36-bbf0-e7a96fec6de9\n  exectriage resolve 58d9c377-02a2-4e36-bbf0-e7a96fec6de9 --as failed --reason 'bounce seen'"},
+		{name: "mark", args: "ID VERDICT", summary: "record a verdict: " + strings.Join(verdictNames(), ", "), run: runMark, complete: completeMark,
+			example: "  exectriage mark log_a-NA1LoG7qec confirmed_succeeded --note 'the customer found it in spam'"},
+		{name: "journal", args: "", summary: "the audit trail of confirmations, retries and verdicts", run: runJournal,
+			example: "  exectriage journal\n  exectriage journal --demo --json"},
+		{name: "bundle", args: "ID...", summary: "a Markdown support bundle, secrets redacted", run: runBundle,
+			example: "  exectriage bundle log_a-NA1LoG7qec --out ticket-1234.md"},
+		{name: "doctor", args: "[DIR]", summary: "find Composio SDK versions that still auto-retry writes", run: runDoctor,
+			example: "  exectriage doctor .\n  exectriage doctor --api --last 500"},
+		{name: "sandbox", args: "", summary: "serve the Composio-compatible sandbox", run: runSandbox,
+			example: "  exectriage sandbox --addr 127.0.0.1:8787 --fault GMAIL_SEND_EMAIL:timeout_after_commit"},
 	}
 }
 
-// Run runs exectriage with args (without the program name) and returns the exit status.
+func verdictNames() []string {
+	out := make([]string, len(model.Verdicts()))
+	for i, v := range model.Verdicts() {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// completeMark offers the verdicts as mark's second argument.
+func completeMark(args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) == 1 {
+		return verdictNames(), cobra.ShellCompDirectiveNoFileComp
+	}
+	return nil, cobra.ShellCompDirectiveNoFileComp
+}
+
+// exitCodes is the one exit-status table, in --help and the README.
+const exitCodes = `Exit status:
+  0  done
+  1  the command ran and found something (doctor: an SDK that retries writes), or failed at run time
+  2  bad usage or input: an unknown flag or command, a missing or extra argument, an unknown id,
+     an unreadable file, a verdict that does not fit
+  3  the retry guard refused
+  4  the retry was sent and its outcome is unknown (run resolve)`
+
+// exitError carries a command's exit status through cobra.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// codeErr is nil for ExitOK, else an exitError.
+func codeErr(code int) error {
+	if code == ExitOK {
+		return nil
+	}
+	return exitError{code}
+}
+
+// Run runs exectriage with args (without the program name) and returns the exit status. The
+// commands, their flags, help, completions and man pages come from one cobra definition
+// (newRoot); each command parses its own arguments again from the same flag definitions.
 func Run(ctx context.Context, env *Env, args []string) int {
-	if len(args) > 0 {
-		switch a := args[0]; {
-		case a == "help" || a == "-h" || a == "--help" || a == "-help":
-			usage(env.Stdout)
-			return ExitOK
-		case a == "version" || a == "--version":
-			fmt.Fprintln(env.Stdout, "exectriage", Version)
-			return ExitOK
-		case !strings.HasPrefix(a, "-"):
-			for _, c := range commands() {
-				if c.name == a {
-					return c.run(ctx, env, args[1:])
-				}
+	root := newRoot(ctx, env, args)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	var ex exitError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ex):
+		return ex.code
+	}
+	// cobra's own errors: an unknown command or flag, a bad flag value
+	msg := err.Error()
+	if strings.HasPrefix(msg, "unknown command ") {
+		if i := strings.Index(msg, " for \""); i > 0 {
+			msg = msg[:i]
+		}
+		msg += " (run 'exectriage help')"
+	}
+	fmt.Fprintf(env.Stderr, "exectriage: %s\n", msg)
+	return ExitUsage
+}
+
+// newRoot builds the command tree. raw is the whole argument list: a command runs with the
+// arguments after its name, parsed by its own flag set (the one registered with cobra here).
+func newRoot(ctx context.Context, env *Env, raw []string) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "exectriage",
+		Short: "triage Composio tool executions: ambiguous writes, duplicates, a guarded retry",
+		Long: "exectriage lists Composio tool executions, flags writes whose outcome is ambiguous, groups\n" +
+			"duplicates and names their cause, checks the provider's real state and offers a retry that\n" +
+			"can never cause a duplicate. Without a command it opens the TUI.\n\n" +
+			"Source: --file, --base-url, --demo; else the live API when COMPOSIO_API_KEY (or a Composio\n" +
+			"CLI login) is set, else the embedded demo.\n\n" + exitCodes,
+		Version:       versionString(),
+		Args:          cobra.NoArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(*cobra.Command, []string) error {
+			return codeErr(runTUI(ctx, env, raw))
+		},
+	}
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
+	root.Flags().AddFlagSet(definedFlags(ctx, env, runTUI))
+	for _, c := range commands() {
+		cmd := &cobra.Command{
+			Use:           strings.TrimSpace(c.name + " " + c.args),
+			Short:         c.summary,
+			Example:       c.example,
+			Args:          cobra.ArbitraryArgs, // each command says what it wants, in its own words
+			SilenceErrors: true,
+			SilenceUsage:  true,
+			RunE: func(*cobra.Command, []string) error {
+				return codeErr(c.run(ctx, env, argsAfter(raw, c.name)))
+			},
+		}
+		if c.complete != nil {
+			cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+				return c.complete(args, toComplete)
 			}
-			fmt.Fprintf(env.Stderr, "exectriage: unknown command %q (run 'exectriage help')\n", a)
-			return ExitUsage
+		}
+		cmd.Flags().AddFlagSet(definedFlags(ctx, env, c.run))
+		registerFlagCompletions(cmd)
+		root.AddCommand(cmd)
+	}
+	root.AddCommand(&cobra.Command{
+		Use: "version", Short: "the version, commit and Go version", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(env.Stdout, "exectriage", versionString())
+			return nil
+		},
+	})
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		if cmd == root {
+			return fmt.Errorf("%w (see 'exectriage --help')", err)
+		}
+		return fmt.Errorf("%s: %w (see '%s --help')", cmd.Name(), err, cmd.CommandPath())
+	})
+	return root
+}
+
+// argsAfter is raw without the command's name (the first argument naming it).
+func argsAfter(raw []string, name string) []string {
+	for i, a := range raw {
+		if a == name {
+			return raw[i+1:]
 		}
 	}
-	return runTUI(ctx, env, args)
+	return nil
 }
 
-// Version is the program version shown by `exectriage version`.
+// definedFlags runs a command in definition mode: it registers its flags and returns at its
+// parse, without doing anything, handing its flag set over.
+func definedFlags(ctx context.Context, env *Env, run func(context.Context, *Env, []string) int) *flag.FlagSet {
+	var got *flag.FlagSet
+	def := *env
+	def.define = func(fs *flag.FlagSet) { got = fs }
+	run(ctx, &def, nil)
+	if got == nil {
+		return flag.NewFlagSet("none", flag.ContinueOnError)
+	}
+	return got
+}
+
+// registerFlagCompletions completes the values of the flags whose values are a fixed set.
+func registerFlagCompletions(cmd *cobra.Command) {
+	if cmd.Flags().Lookup("filter") != nil {
+		_ = cmd.RegisterFlagCompletionFunc("filter", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			var out []string
+			for _, f := range filter.FieldNames() {
+				out = append(out, f+":")
+			}
+			for _, p := range model.Patterns() {
+				out = append(out, "pattern:"+string(p))
+			}
+			return append(out, "flagged:yes", "outcome:ambiguous", "kind:write"), cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+		})
+	}
+	if cmd.Flags().Lookup("as") != nil {
+		_ = cmd.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"succeeded", "failed"}, cobra.ShellCompDirectiveNoFileComp))
+	}
+}
+
+// Version is the program version; the build's module version, commit and Go version are
+// added from the binary's build information.
 const Version = "0.1.0-dev"
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "exectriage: triage Composio tool executions (ambiguous writes, duplicates, guarded retry)")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "usage:")
-	fmt.Fprintln(w, "  exectriage [--demo | --file F | --base-url URL] [--since D] [--journal PATH|postgres://...]   the TUI")
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  exectriage %-8s %-45s %s\n", c.name, c.args, c.summary)
+// versionString is "0.1.0-dev (module v1.2.3, commit abc1234, go1.26.8)" as far as the build
+// says.
+func versionString() string {
+	v := Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "source: the live API when COMPOSIO_API_KEY is set (COMPOSIO_BASE_URL to override), else the embedded demo.")
-	fmt.Fprintln(w, "exit status: 0 ok, 1 finding/run-time failure, 2 bad usage or input, 3 retry refused, 4 retry ambiguous.")
+	var parts []string
+	if m := bi.Main.Version; m != "" && m != "(devel)" {
+		parts = append(parts, "module "+m)
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if dirty {
+			rev += "+dirty"
+		}
+		parts = append(parts, "commit "+rev)
+	}
+	parts = append(parts, bi.GoVersion)
+	return v + " (" + strings.Join(parts, ", ") + ")"
 }
 
 // parseFlags parses flags that may appear before, between or after positional arguments
@@ -120,28 +308,51 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // sourceCommand returns a subcommand's flag set with the source flags registered.
-func sourceCommand(env *Env, name string) (*flag.FlagSet, *sourceFlags) {
+func sourceCommand(env *Env, name string) (*flagSet, *sourceFlags) {
 	fs := newFlagSet(env, name)
 	sf := &sourceFlags{}
-	sf.register(fs)
+	sf.register(fs.FlagSet, commandFlags(name))
 	return fs, sf
+}
+
+// flagSet is a command's flags with what parse needs: where errors go, and the definition
+// hook (definedFlags).
+type flagSet struct {
+	*flag.FlagSet
+	env    *Env
+	define func(*flag.FlagSet)
 }
 
 // parse parses a subcommand's arguments; done says the command ends now with code (a bad
 // flag, or -h).
-func parse(fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
-	pos, err := parseFlags(fs, args)
+func parse(fs *flagSet, args []string) (pos []string, code int, done bool) {
+	if d := fs.define; d != nil { // definition mode (definedFlags): hand the flags over, do nothing
+		d(fs.FlagSet)
+		return nil, ExitOK, true
+	}
+	pos, err := parseFlags(fs.FlagSet, args)
 	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(fs.env.Stderr, "%s: %s (see '%s --help')\n", fs.Name(), err, fs.Name())
+		}
 		return nil, flagExit(err), true
+	}
+	for _, p := range pos { // an id, a verdict, a directory: never empty ("show ''")
+		if strings.TrimSpace(p) == "" {
+			fmt.Fprintf(fs.env.Stderr, "%s: an empty argument (an execution ID, a verdict or a path cannot be empty)\n", fs.Name())
+			return nil, ExitUsage, true
+		}
 	}
 	return pos, ExitOK, false
 }
 
-// newFlagSet returns a FlagSet that reports errors to env.Stderr instead of exiting.
-func newFlagSet(env *Env, name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("exectriage "+name, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	return fs
+// newFlagSet returns a command's flag set: errors come back to parse, which prints them in one
+// line (never the whole flag list); help is cobra's.
+func newFlagSet(env *Env, name string) *flagSet {
+	fs := flag.NewFlagSet(progName(name), flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flagSet{FlagSet: fs, env: env, define: env.define}
 }
 
 // usageError prints a one-line usage problem and returns ExitUsage.

@@ -13,6 +13,9 @@ import (
 // faultFlags collects repeated --fault TOOL:MODE[:COUNT] flags.
 type faultFlags []sandbox.FaultRule
 
+// Type names the value in help.
+func (f *faultFlags) Type() string { return "TOOL:MODE[:N]" }
+
 func (f *faultFlags) String() string {
 	var parts []string
 	for _, r := range *f {
@@ -51,7 +54,7 @@ func runSandbox(ctx context.Context, env *Env, args []string) int {
 	seed := fs.Int64("seed", 1, "seed of the generated history (same seed, same history)")
 	size := fs.Int("size", sandbox.DefaultSize, "executions in the generated history")
 	key := fs.String("key", "", "the only API key accepted (default: any non-empty key)")
-	hold := durationFlag(fs, "hold", sandbox.DefaultHoldTimeout, "how long the timeout_* faults hold the answer")
+	hold := durationFlag(fs.FlagSet, "hold", sandbox.DefaultHoldTimeout, "how long the timeout_* faults hold the answer")
 	maxPage := fs.Int("max-page-size", 0, "refuse logs searches with a larger limit (a 400 naming it), like a server stricter than the docs; 0: no such limit")
 	var faults faultFlags
 	fs.Var(&faults, "fault", "arm a fault at start, TOOL:MODE[:COUNT] (repeatable; TOOL * for any; modes: "+modeList()+")")

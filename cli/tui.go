@@ -20,6 +20,7 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	fs, sf := sourceCommand(env, "")
 	follow := fs.Bool("follow", false, "start in follow mode: refresh every few seconds while the list is at the top (F toggles)")
 	mouse := fs.Bool("mouse", false, "start with mouse capture on (M toggles it; off keeps the terminal's text selection)")
+	_ = fs.MarkHidden("json") // accepted only to say where it belongs
 	pos, code, done := parse(fs, args)
 	if done {
 		return code

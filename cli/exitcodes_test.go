@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestExitCodeTable: every row of the one exit-status table (--help, README) is what the
+// commands return, including the cases that disagreed with it (issue 17: `show ''` gave 1,
+// retry without --reason 3, bundle --out DIR 1).
+func TestExitCodeTable(t *testing.T) {
+	code, help, _ := run(t, nil, "--help")
+	if code != ExitOK {
+		t.Fatalf("--help: exit %d", code)
+	}
+	for _, row := range []string{"0  done", "1  the command ran and found something", "2  bad usage or input", "3  the retry guard refused", "4  the retry was sent and its outcome is unknown"} {
+		if !strings.Contains(help, row) {
+			t.Errorf("--help lacks the exit-status row %q", row)
+		}
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), exitCodes) {
+		t.Error("the README does not carry the exit-status table as --help prints it")
+	}
+
+	dir := t.TempDir()
+	vars := map[string]string{"XDG_STATE_HOME": dir}
+	file := []string{"--file", "testdata/export.jsonl"}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in stderr ("" : anything)
+	}{
+		{"a report", append([]string{"scan"}, file...), ExitOK, ""},
+		{"version", []string{"version"}, ExitOK, ""},
+		{"help of a command", []string{"help", "mark"}, ExitOK, ""},
+		{"doctor finds an SDK that retries writes", []string{"doctor", "../doctor/testdata/projects/npm-old"}, ExitFinding, ""},
+		{"unknown command", []string{"frobnicate"}, ExitUsage, `unknown command "frobnicate"`},
+		{"unknown flag, one line", []string{"scan", "--bogus"}, ExitUsage, "scan: unknown flag: --bogus (see 'exectriage scan --help')"},
+		{"a flag the command does not take", []string{"journal", "--file", "x.jsonl"}, ExitUsage, "unknown flag: --file"},
+		{"bundle has no --json", []string{"bundle", "log_G01", "--json"}, ExitUsage, "unknown flag: --json"},
+		{"an empty id", append([]string{"show", ""}, file...), ExitUsage, "an empty argument"},
+		{"an unknown id", append([]string{"show", "log_nope"}, file...), ExitUsage, "no execution log_nope"},
+		{"missing argument", []string{"mark", "log_G01"}, ExitUsage, "want an execution id and a verdict"},
+		{"retry without --reason", append([]string{"retry", "log_G01", "--confirm-failed"}, file...), ExitUsage, "--reason TEXT is required"},
+		{"bundle --out a directory", append([]string{"bundle", "log_G01", "--no-verify", "--out", dir}, file...), ExitUsage, "is a directory"},
+		{"a file with no readable record", []string{"list", "--file", "testdata/norecs.jsonl"}, ExitUsage, "no readable record"},
+		{"a verdict that does not fit", append([]string{"mark", "log_G08", "duplicate"}, file...), ExitUsage, "does not fit"},
+		{"retry refused: not confirmed", []string{"retry", "log_nope_but_demo", "--demo", "--reason", "x"}, ExitUsage, "no execution"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := run(t, vars, tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tt.args, code, errOut, tt.code, tt.want)
+			}
+			if tt.code == ExitUsage && (strings.Contains(errOut, "Flags:") || strings.Contains(errOut, "Usage:")) {
+				t.Errorf("a usage error dumps the usage:\n%s", errOut)
+			}
+		})
+	}
+}
+
+// Each command's help lists its own flags only, with its arguments in the synopsis, an
+// example, and the exit-status table on the root (issue 17.1).
+func TestHelpComesFromTheCommandDefinitions(t *testing.T) {
+	tests := []struct {
+		args        []string
+		want, avoid []string
+	}{
+		{[]string{"mark", "--help"}, []string{"exectriage mark ID VERDICT", "confirmed_failed, confirmed_succeeded, duplicate, ignored", "--note", "Examples:"}, nil},
+		{[]string{"help", "journal"}, []string{"--journal", "--demo", "--json"}, []string{"--file", "--since", "--timeout", "--base-url"}},
+		{[]string{"help", "bundle"}, []string{"--out", "--no-verify"}, []string{"--json"}},
+		{[]string{"retry", "-h"}, []string{"--request-timeout", "--timeout", "--confirm-failed", "--reason"}, nil},
+		{[]string{"sandbox", "--help"}, []string{"--addr", "--fault"}, []string{"--journal", "--file"}},
+		{[]string{"help", "scan"}, []string{"exectriage scan [flags]", "--since"}, []string{"the TUI"}},
+	}
+	for _, tt := range tests {
+		code, out, errOut := run(t, nil, tt.args...)
+		if code != ExitOK {
+			t.Errorf("%v: exit %d %s", tt.args, code, errOut)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v lacks %q:\n%s", tt.args, w, out)
+			}
+		}
+		for _, a := range tt.avoid {
+			if regexp.MustCompile(regexp.QuoteMeta(a) + `\b`).MatchString(out) {
+				t.Errorf("%v lists %q, which it does not take", tt.args, a)
+			}
+		}
+	}
+	_, out, _ := run(t, nil, "--version")
+	if !regexp.MustCompile(`^exectriage \S+ \(.*go1\.\d+`).MatchString(out) {
+		t.Errorf("--version %q lacks the Go version", out)
+	}
+}
+
+// The completion scripts come from the same definitions and load in their shells (bash -n,
+// zsh -n where installed); completion offers the verdicts, the filter fields and patterns.
+func TestCompletions(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
+		code, out, errOut := run(t, nil, "completion", sh)
+		if code != ExitOK || !strings.Contains(out, "exectriage") {
+			t.Fatalf("completion %s: exit %d %s", sh, code, errOut)
+		}
+		bin := map[string]string{"bash": "bash", "zsh": "zsh"}[sh]
+		if bin == "" {
+			continue
+		}
+		path, err := exec.LookPath(bin)
+		if err != nil {
+			t.Logf("%s not installed: its script is not syntax-checked", bin)
+			continue
+		}
+		f := filepath.Join(t.TempDir(), "exectriage."+sh)
+		if err := os.WriteFile(f, []byte(out), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := exec.Command(path, "-n", f).CombinedOutput(); err != nil {
+			t.Errorf("%s -n: %v\n%s", bin, err, b)
+		}
+	}
+	_, out, _ := run(t, nil, "__complete", "mark", "log_1", "")
+	for _, v := range []string{"confirmed_failed", "confirmed_succeeded", "duplicate", "ignored"} {
+		if !strings.Contains(out, v) {
+			t.Errorf("mark's second argument does not complete %s:\n%s", v, out)
+		}
+	}
+	_, out, _ = run(t, nil, "__complete", "list", "--filter", "")
+	for _, v := range []string{"outcome:", "pattern:agent_retry", "flagged:yes"} {
+		if !strings.Contains(out, v) {
+			t.Errorf("--filter does not complete %s:\n%s", v, out)
+		}
+	}
+}
+
+// The committed man pages are what `make man` writes from the command definitions now.
+func TestManPagesAreCurrent(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteManPages(t.Context(), dir); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := filepath.Glob(filepath.Join(dir, "*.1"))
+	want, _ := filepath.Glob("../man/*.1")
+	if len(got) == 0 || len(got) != len(want) {
+		t.Fatalf("%d pages generated, %d committed: run make man", len(got), len(want))
+	}
+	for _, g := range got {
+		a, _ := os.ReadFile(g)
+		b, err := os.ReadFile(filepath.Join("../man", filepath.Base(g)))
+		if err != nil || string(a) != string(b) {
+			t.Errorf("man/%s is not what the commands define now: run make man", filepath.Base(g))
+		}
+	}
+}
