@@ -10,7 +10,7 @@ import (
 )
 
 // TestExitCodeTable: every row of the one exit-status table (--help, README) is what the
-// commands return, including the cases that disagreed with it (issue 17: `show ''` gave 1,
+// commands return, including the cases that disagreed with it (issue 17: `show ”` gave 1,
 // retry without --reason 3, bundle --out DIR 1).
 func TestExitCodeTable(t *testing.T) {
 	code, help, _ := run(t, nil, "--help")
