@@ -150,7 +150,7 @@ func TestWrapKeepsHyphenatedWordsWhole(t *testing.T) {
 		for w := 37; w <= 70; w++ { // no word is longer than 36: none may be broken
 			got := Wrap(s, w)
 			words := strings.Fields(s)
-			for _, l := range strings.Split(got, "\n") {
+			for l := range strings.SplitSeq(got, "\n") {
 				if Width(l) > w && !slices.Contains(words, strings.TrimSpace(l)) {
 					t.Errorf("width %d: line %q is wider", w, l)
 				}
