@@ -97,6 +97,8 @@ func commandFlags(name string) flagGroups {
 		return withSource | withJSON | withConfig | withJournal
 	case "journal":
 		return withDemo | withJSON | withJournal
+	case "info":
+		return withSource | withJSON | withJournal | withConfig
 	case "bundle":
 		return withSource | withConfig | withJournal
 	case "": // --json only to say it is for commands (hidden)

@@ -78,6 +78,8 @@ func commands() []command {
 			example: "  exectriage bundle log_a-NA1LoG7qec --out ticket-1234.md"},
 		{name: "doctor", args: "[DIR]", summary: "find Composio SDK versions that still auto-retry writes", run: runDoctor,
 			example: "  exectriage doctor .\n  exectriage doctor --api --last 500"},
+		{name: "info", args: "", summary: "where exectriage keeps things and what it would use (never the API key)", run: runInfo,
+			example: "  exectriage info\n  exectriage info --json"},
 		{name: "sandbox", args: "", summary: "serve the Composio-compatible sandbox", run: runSandbox,
 			example: "  exectriage sandbox --addr 127.0.0.1:8787 --fault GMAIL_SEND_EMAIL:timeout_after_commit"},
 	}

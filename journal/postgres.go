@@ -99,3 +99,12 @@ func scrubPassword(text, dsn string) string {
 	}
 	return strings.ReplaceAll(text, pw, "xxxxx")
 }
+
+// RedactDSN is the journal location as messages may show it: a PostgreSQL DSN without its
+// password; a file path as it is.
+func RedactDSN(dsn string) string {
+	if IsPostgres(dsn) {
+		return redactDSN(dsn)
+	}
+	return dsn
+}

@@ -1,0 +1,101 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/config"
+	"github.com/exectriage/exectriage/journal"
+)
+
+// Info is where exectriage keeps things and what it would use, for `exectriage info`. It is
+// found without opening the source or the journal (no network, nothing created) and never
+// holds the API key.
+type Info struct {
+	Version       string `json:"version"`
+	GoVersion     string `json:"go_version"`
+	JournalSchema int    `json:"journal_schema"`
+	Config        string `json:"config"`
+	ConfigFound   bool   `json:"config_found"`
+	ConfigFrom    string `json:"config_from"` // --config, EXECTRIAGE_CONFIG, default
+	Journal       string `json:"journal"`     // path or DSN, password redacted
+	JournalKind   string `json:"journal_kind"`
+	JournalGuards string `json:"journal_guards"`
+	JournalFound  bool   `json:"journal_found"`
+	StateDir      string `json:"state_dir"`
+	DemoAnchor    string `json:"demo_anchor"`
+	Spool         string `json:"spool"` // where gzipped exports are decompressed while open
+	Source        string `json:"source"`
+	SourceWhy     string `json:"source_why"`
+	KeyFrom       string `json:"api_key_from"` // never the key
+}
+
+// GetInfo says what a session with these options would use.
+func GetInfo(o Options) (Info, error) {
+	in := Info{Version: o.Version, GoVersion: runtime.Version(), JournalSchema: journal.SchemaVersion(), Spool: os.TempDir()}
+	switch {
+	case o.ConfigPath != "":
+		in.Config, in.ConfigFrom = o.ConfigPath, "--config"
+	case o.getenv("EXECTRIAGE_CONFIG") != "":
+		in.Config, in.ConfigFrom = o.getenv("EXECTRIAGE_CONFIG"), "EXECTRIAGE_CONFIG"
+	default:
+		p, err := config.DefaultPath()
+		if err != nil {
+			return in, err
+		}
+		in.Config, in.ConfigFrom = p, "the default"
+	}
+	_, err := os.Stat(in.Config)
+	in.ConfigFound = err == nil
+	creds, err := ResolveCredentials(o)
+	if err != nil {
+		return in, err
+	}
+	in.KeyFrom = creds.From
+	if in.KeyFrom == "" {
+		in.KeyFrom = "none (no COMPOSIO_API_KEY, no Composio CLI login)"
+	}
+	dsn, err := JournalDSN(o)
+	if err != nil {
+		return in, err
+	}
+	in.Journal = journal.RedactDSN(dsn)
+	in.JournalKind, in.JournalGuards = "SQLite", "this machine's processes that use the same file"
+	if journal.IsPostgres(dsn) {
+		in.JournalKind, in.JournalGuards = "PostgreSQL", "everyone who uses it"
+	} else {
+		_, err := os.Stat(dsn)
+		in.JournalFound = err == nil
+	}
+	if state, err := journal.DefaultPath(o.getenv); err == nil {
+		in.StateDir = filepath.Dir(state)
+	}
+	if dir, _, err := demoDir(o); err == nil {
+		in.DemoAnchor = filepath.Join(dir, DemoAnchorName)
+	}
+	switch {
+	case o.File != "":
+		in.Source, in.SourceWhy = "FILE "+o.File, "--file"
+	case o.BaseURL != "":
+		in.Source, in.SourceWhy = "LIVE "+o.BaseURL, "--base-url"
+	case usesDemo(o, creds):
+		in.Source, in.SourceWhy = "DEMO", "--demo"
+		if !o.Demo {
+			in.SourceWhy = "no API key and no local sandbox at COMPOSIO_BASE_URL"
+		}
+	default:
+		base := envBase(o, creds)
+		in.SourceWhy = "COMPOSIO_BASE_URL"
+		if base == "" {
+			base, in.SourceWhy = client.DefaultBaseURL, "the public API"
+		}
+		in.Source = "LIVE " + strings.TrimSuffix(base, "/")
+		if creds.Key != "" {
+			in.SourceWhy += ", key from " + creds.From
+		}
+	}
+	return in, nil
+}

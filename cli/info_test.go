@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// info names the config, journal (and whom it guards), state, source and where the key came
+// from — never the key, never a journal password — without opening anything (issue 17.3).
+func TestInfo(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name  string
+		vars  map[string]string
+		args  []string
+		want  []string
+		avoid []string
+	}{
+		{"live with a key and a team journal",
+			map[string]string{"COMPOSIO_API_KEY": "ak_live_SECRET_1234", "EXECTRIAGE_JOURNAL": "postgres://ana:hunter2@db.internal/exectriage", "XDG_STATE_HOME": dir},
+			nil,
+			[]string{"source        LIVE https://backend.composio.dev (the public API, key from COMPOSIO_API_KEY)", "API key from  COMPOSIO_API_KEY",
+				"PostgreSQL postgres://ana:xxxxx@db.internal/exectriage", "guards      everyone who uses it", "schema      2"},
+			[]string{"SECRET", "hunter2"}},
+		{"the demo, without a key",
+			map[string]string{"XDG_STATE_HOME": dir},
+			nil,
+			[]string{"source        DEMO (no API key", "SQLite " + filepath.Join(dir, "exectriage", "demo-journal.db"), "demo anchor   " + filepath.Join(dir, "exectriage", "demo-anchor"), "API key from  none"},
+			nil},
+		{"a file", map[string]string{"XDG_STATE_HOME": dir}, []string{"--file", "testdata/export.jsonl", "--journal", filepath.Join(dir, "j.db")},
+			[]string{"source        FILE testdata/export.jsonl (--file)", "SQLite " + filepath.Join(dir, "j.db") + " (not there yet)", "config        testdata/config.toml (from EXECTRIAGE_CONFIG)"},
+			nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := run(t, tt.vars, append([]string{"info"}, tt.args...)...)
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("lacks %q:\n%s", w, out)
+				}
+			}
+			for _, a := range tt.avoid {
+				if strings.Contains(out, a) {
+					t.Errorf("shows %q:\n%s", a, out)
+				}
+			}
+			_, js, _ := run(t, tt.vars, append([]string{"info", "--json"}, tt.args...)...)
+			var in map[string]any
+			if err := json.Unmarshal([]byte(js), &in); err != nil || in["source"] == nil || in["api_key_from"] == nil {
+				t.Errorf("info --json: %v %s", err, js)
+			}
+			for _, a := range tt.avoid {
+				if strings.Contains(js, a) {
+					t.Errorf("info --json shows %q", a)
+				}
+			}
+		})
+	}
+}
