@@ -73,6 +73,9 @@ type Options struct {
 	OnBad func(model.RecordError)
 	// Version is exectriage's version, named in bundles.
 	Version string
+	// ReadOnly: no retry, no verdict, no journal write; AllowReads lets provider reads (which
+	// run read tools) through. The config's [defaults] readonly turns it on too.
+	ReadOnly, AllowReads bool
 	// SourceOptions tunes the source's options before it opens (tests: the demo sandbox).
 	SourceOptions func(*source.Options)
 }
@@ -384,12 +387,42 @@ func (a *App) Verifiers() *triage.Verifiers {
 // Verify checks the provider for an execution's effect; without an API the state is
 // unknown, with the reason.
 func (a *App) Verify(ctx context.Context, e *model.Execution) model.ProviderState {
+	if err := a.CheckRead(); err != nil {
+		return model.ProviderState{State: model.ProviderUnknown, CheckedAt: a.Now().UTC(), Reason: err.Error()}
+	}
 	v := a.Verifiers()
 	if v == nil {
 		return model.ProviderState{State: model.ProviderUnknown, CheckedAt: a.Now().UTC(),
 			Reason: "no API access for a file source: pass --base-url (with COMPOSIO_API_KEY) to check the provider"}
 	}
 	return v.Verify(ctx, e)
+}
+
+// ErrReadOnly is why a read-only session refuses an action.
+var ErrReadOnly = errors.New("read-only")
+
+// ReadOnly reports whether the session may not retry, mark or write to the journal.
+func (a *App) ReadOnly() bool { return a.o.ReadOnly || a.cfg.Defaults.ReadOnly }
+
+// AllowsReads reports whether provider reads (read tools) may run in a read-only session.
+func (a *App) AllowsReads() bool { return a.o.AllowReads || a.cfg.Defaults.AllowReads }
+
+// CheckWrite refuses, in a read-only session, anything that sends or writes (a retry, a
+// verdict, a resolution).
+func (a *App) CheckWrite(what string) error {
+	if a.ReadOnly() {
+		return &UsageError{Msg: fmt.Sprintf("%s: %v: this session is read-only (--readonly or [defaults] readonly in the config): no retry, verdict or journal write", what, ErrReadOnly)}
+	}
+	return nil
+}
+
+// CheckRead refuses a provider read (it runs a read tool) in a read-only session unless
+// reads are allowed.
+func (a *App) CheckRead() error {
+	if a.ReadOnly() && !a.AllowsReads() {
+		return &UsageError{Msg: "no provider check: this session is read-only and a check runs a read tool (--allow-reads lets checks through)"}
+	}
+	return nil
 }
 
 // Learn asks the tools endpoint for the kinds of the tools in execs it has not seen (best

@@ -65,6 +65,9 @@ type RetryHooks struct {
 // on the live log, read again now from the API the retry would go to: never on an export file
 // (which anyone can edit) or on a copy loaded minutes ago. Without a live log there is no send.
 func (a *App) Retry(ctx context.Context, j *Journal, req RetryRequest, h RetryHooks) (RetryResult, error) {
+	if err := a.CheckWrite("nothing was sent"); err != nil {
+		return RetryResult{}, err
+	}
 	d := a.RetryDeps(j)
 	d.Timeout, d.Pause = h.Timeout, h.Pause
 	if c := a.src.Client(); c != nil {
@@ -91,6 +94,11 @@ func FindAttempt(ctx context.Context, j *Journal, id string) (model.RetryAttempt
 // Resolve settles an indeterminate attempt from the logs and the provider of a (nil: none
 // readable, so only opt.As settles it).
 func Resolve(ctx context.Context, a *App, j *Journal, attemptID string, opt ResolveOptions) (Resolution, error) {
+	if a != nil {
+		if err := a.CheckWrite("nothing was resolved"); err != nil {
+			return Resolution{}, err
+		}
+	}
 	d := retry.Deps{Journal: j.j}
 	if a != nil {
 		d = a.RetryDeps(j)

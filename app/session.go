@@ -177,6 +177,9 @@ func (a *App) JournalStates(ctx context.Context) (map[string]JournalState, error
 
 // Mark records a verdict in the session's journal and says what it changed for the guard.
 func (a *App) Mark(ctx context.Context, id string, v model.Verdict, note string) (MarkResult, error) {
+	if err := a.CheckWrite("nothing was marked"); err != nil {
+		return MarkResult{}, err
+	}
 	if a.j == nil {
 		return MarkResult{}, a.noJournal("nothing was marked")
 	}

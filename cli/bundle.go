@@ -61,7 +61,7 @@ func runBundle(ctx context.Context, env *Env, args []string) int {
 				it.Group = &g
 			}
 		}
-		if a.CanSend() && !*noVerify && t.Kind.IsWrite() {
+		if a.CanSend() && !*noVerify && t.Kind.IsWrite() && a.CheckRead() == nil {
 			st := a.Verify(ctx, &e)
 			it.Provider = &st
 		}

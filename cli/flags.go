@@ -71,6 +71,8 @@ type sourceFlags struct {
 	jonly    bool          // journal: reads the journal, not a source (the demo's only with --demo)
 	timeout  time.Duration // the caller's timeout triage assumes
 	timeSet  bool
+	// readonly: no retry, verdict or journal write; allowReads lets provider checks run.
+	readonly, allowReads bool
 
 	mu  sync.Mutex
 	bad int // unreadable records met so far
@@ -86,23 +88,26 @@ const (
 	withJSON                           // --json
 	withJournal                        // --journal
 	withConfig                         // --config
+	withReadOnly                       // --readonly --allow-reads
 )
 
 // commandFlags is which shared flags each command takes ("" is the TUI).
 func commandFlags(name string) flagGroups {
 	switch name {
-	case "scan", "list", "show", "verify", "doctor":
+	case "scan", "list", "show", "doctor":
 		return withSource | withJSON | withConfig
 	case "retry", "resolve", "mark":
-		return withSource | withJSON | withConfig | withJournal
+		return withSource | withJSON | withConfig | withJournal | withReadOnly
+	case "verify":
+		return withSource | withJSON | withConfig | withReadOnly
 	case "journal":
 		return withDemo | withJSON | withJournal
 	case "info":
 		return withSource | withJSON | withJournal | withConfig
 	case "bundle":
-		return withSource | withConfig | withJournal
+		return withSource | withConfig | withJournal | withReadOnly
 	case "": // --json only to say it is for commands (hidden)
-		return withSource | withConfig | withJournal | withJSON
+		return withSource | withConfig | withJournal | withJSON | withReadOnly
 	}
 	return withSource | withJSON | withConfig | withJournal
 }
@@ -127,6 +132,35 @@ func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 	if g&withConfig != 0 {
 		fs.StringVar(&s.config, "config", "", "config `FILE` (default $EXECTRIAGE_CONFIG, else the user config dir's exectriage/config.toml)")
 	}
+	if g&withReadOnly != 0 {
+		fs.BoolVar(&s.readonly, "readonly", false, "no retry, no verdict, no journal write, no provider check (safe for demos, audits, screen shares; [defaults] readonly in the config)")
+		fs.BoolVar(&s.allowReads, "allow-reads", false, "with --readonly: let provider checks (read tools) run")
+	}
+}
+
+// readOnly reports whether the session is read-only (the flag or the config), for commands
+// that must refuse before they open the journal (opening it runs crash recovery, a write).
+func (s *sourceFlags) readOnly(env *Env) (bool, error) {
+	if s.readonly {
+		return true, nil
+	}
+	cfg, err := app.LoadConfig(s.options(env))
+	if err != nil {
+		return false, err
+	}
+	return cfg.Defaults.ReadOnly, nil
+}
+
+// refuseIfReadOnly ends a writing command in a read-only session with the reason (exit 2).
+func (s *sourceFlags) refuseIfReadOnly(env *Env, cmd, what string) (int, bool) {
+	ro, err := s.readOnly(env)
+	if err != nil {
+		return fail(env, cmd, err), true
+	}
+	if ro {
+		return usageError(env, cmd, "%s: this session is read-only (--readonly or [defaults] readonly in the config): no retry, verdict or journal write", what), true
+	}
+	return ExitOK, false
 }
 
 // options are the application layer's options for these flags in env.
@@ -134,7 +168,7 @@ func (s *sourceFlags) options(env *Env) app.Options {
 	return app.Options{
 		Demo: s.demo, JournalOnly: s.jonly, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config,
 		Since: s.since, SinceSet: s.sinceSet, CallerTimeout: s.timeout, CallerTimeoutSet: s.timeSet,
-		Lean: s.lean, Getenv: env.Getenv, Now: env.Now, Version: Version,
+		Lean: s.lean, Getenv: env.Getenv, Now: env.Now, Version: Version, ReadOnly: s.readonly, AllowReads: s.allowReads,
 		OnBad: func(r model.RecordError) { s.warnBad(env, r) },
 	}
 }

@@ -30,6 +30,9 @@ func runMark(ctx context.Context, env *Env, args []string) int {
 		}
 		return usageError(env, "mark", "unknown verdict %q: want one of %s", sanitize.String(pos[1]), strings.Join(names, ", "))
 	}
+	if code, stop := sf.refuseIfReadOnly(env, "mark", "nothing was marked"); stop {
+		return code
+	}
 	j, code := openJournalFor(ctx, env, "mark", sf)
 	if j == nil {
 		return code

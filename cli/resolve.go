@@ -43,6 +43,9 @@ func runResolve(ctx context.Context, env *Env, args []string) int {
 	if *settle <= 0 {
 		return usageError(env, "resolve", "--settle must be positive")
 	}
+	if code, stop := sf.refuseIfReadOnly(env, "resolve", "nothing was resolved"); stop {
+		return code
+	}
 	j, code := openJournalFor(ctx, env, "resolve", sf)
 	if j == nil {
 		return code

@@ -74,6 +74,9 @@ func runRetry(ctx context.Context, env *Env, args []string) int {
 	if timeSet && requestTimeout <= 0 {
 		return usageError(env, "retry", "--request-timeout must be positive")
 	}
+	if code, stop := sf.refuseIfReadOnly(env, "retry", "nothing was sent"); stop {
+		return code
+	}
 	j, code := openJournalFor(ctx, env, "retry", sf)
 	if j == nil {
 		return code

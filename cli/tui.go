@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -57,7 +58,15 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	if a.SourceKind() == app.SourceLive && strings.HasPrefix(a.KeyFrom(), "the Composio CLI login") {
 		notice = "using the API key of " + a.KeyFrom() + " (COMPOSIO_API_KEY is not set)"
 	}
-	j, err := app.OpenJournal(ctx, sf.options(env))
+	var j *app.Journal
+	if a.ReadOnly() { // read, never create or recover: a read-only session writes nothing
+		var note string
+		if j, note = app.OpenJournalIfExists(ctx, sf.options(env)); j == nil {
+			err = errors.New(note)
+		}
+	} else {
+		j, err = app.OpenJournal(ctx, sf.options(env))
+	}
 	if err != nil {
 		a.NoJournal(err)
 	} else {

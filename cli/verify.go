@@ -34,6 +34,9 @@ func runVerify(ctx context.Context, env *Env, args []string) int {
 		return fail(env, "verify", err)
 	}
 	defer a.Close()
+	if err := a.CheckRead(); err != nil {
+		return fail(env, "verify", err)
+	}
 	e, err := a.Get(ctx, pos[0])
 	if err != nil {
 		return fail(env, "verify", err)

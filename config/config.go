@@ -63,6 +63,10 @@ type Defaults struct {
 	CallerTimeout Duration `toml:"caller_timeout"`
 	// VolatileKeys replaces model.DefaultVolatileKeys() when set (even to an empty list).
 	VolatileKeys []string `toml:"volatile_keys"`
+	// ReadOnly makes every session read-only (--readonly): no retry, no verdict, no journal
+	// write, and no provider read (which runs a tool) unless AllowReads.
+	ReadOnly   bool `toml:"readonly"`
+	AllowReads bool `toml:"allow_reads"`
 }
 
 // Options returns the triage options the config sets, defaults for the rest.

@@ -24,6 +24,10 @@ type Backend interface {
 	// JournalProblem is why the journal could not be opened ("" when it is open): retries
 	// and verdicts are off, and the header says so for as long as it lasts.
 	JournalProblem() string
+	// ReadOnly says the session may not retry, mark or write; CheckRead says why a provider
+	// check may not run ("" when it may).
+	ReadOnly() bool
+	CheckRead() string
 	// SourceKind says what the source reads (live API, demo, file), for the header's colour:
 	// never guessed from the name (a base URL is live).
 	SourceKind() app.SourceKind
@@ -127,6 +131,15 @@ func (b backend) Source() string { return b.a.SourceName() }
 func (b backend) SourceKind() app.SourceKind { return b.a.SourceKind() }
 
 func (b backend) JournalProblem() string { return b.a.JournalProblem() }
+
+func (b backend) ReadOnly() bool { return b.a.ReadOnly() }
+
+func (b backend) CheckRead() string {
+	if err := b.a.CheckRead(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
 
 func (b backend) Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
 	return b.a.Stream(ctx, since, page)

@@ -56,6 +56,8 @@ type Model struct {
 	data *data.Store
 	// journalProblem is why the journal could not be opened: r and m refuse with it.
 	journalProblem string
+	readOnly       bool   // no retry, no verdict (--readonly)
+	readProblem    string // why v may not run ("" when it may)
 
 	width, height int
 	lay           layout
@@ -164,7 +166,9 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 	m.help.Styles = st.Help
 	m.header.Source = be.Source()
 	m.journalProblem = be.JournalProblem()
-	m.header.NoJournal = m.journalProblem != ""
+	m.readOnly, m.readProblem = be.ReadOnly(), be.CheckRead()
+	m.header.ReadOnly = m.readOnly
+	m.header.NoJournal = m.journalProblem != "" && !m.readOnly
 	switch be.SourceKind() {
 	case app.SourceLive:
 		m.header.Kind = header.KindLive

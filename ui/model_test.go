@@ -707,3 +707,35 @@ func TestFilterByPatternInTheTUI(t *testing.T) {
 		}
 	}
 }
+
+// A read-only session says so in the header and refuses r, m and v with the reason; nothing
+// reaches the journal (issue 17.5).
+func TestReadOnlySessionRefusesWritingKeys(t *testing.T) {
+	e := newEnv(t)
+	e.parts.Config.Defaults.ReadOnly = true
+	h := newHarness(t, e, 120, 40)
+	if s := strings.SplitN(h.screen(), "\n", 2)[0]; !strings.Contains(s, "READ-ONLY") {
+		t.Fatalf("the header does not say read-only: %s", s)
+	}
+	i, ok := h.find(func(_ *model.Execution, t *model.Triage) bool { return t.Flagged && t.Kind.IsWrite() })
+	if !ok {
+		t.Fatal("no flagged write")
+	}
+	h.selectRow(i)
+	id := h.m.data.DS.ID(i)
+	for _, k := range []string{"r", "m", "v"} {
+		h.keys(k)
+		if h.m.retry.IsOpen() || h.m.mark.IsOpen() || h.m.data.Verifying[id] {
+			t.Fatalf("%s opened its action in a read-only session", k)
+		}
+		if s := h.screen(); !strings.Contains(s, k+" is off") || !strings.Contains(s, "read-only") {
+			t.Errorf("%s: no reason on the status line", k)
+		}
+	}
+	if as, _ := e.j.Attempts(context.Background(), id); len(as) != 0 {
+		t.Errorf("attempts journaled: %+v", as)
+	}
+	if vs, _ := e.j.Verdicts(context.Background(), id); len(vs) != 0 {
+		t.Errorf("verdicts journaled: %+v", vs)
+	}
+}

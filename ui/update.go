@@ -505,6 +505,12 @@ func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	}
 	_, it, _ := m.selected()
 	switch {
+	case key.Matches(k, keys.Retry, keys.Mark) && m.readOnly:
+		m.status.Set(statusline.Warn, k.String()+" is off: this session is read-only (--readonly): no retry, verdict or journal write")
+		return nil, true
+	case key.Matches(k, keys.Verify) && m.readProblem != "":
+		m.status.Set(statusline.Warn, "v is off: "+m.readProblem)
+		return nil, true
 	case key.Matches(k, keys.Verify):
 		if m.data.Verifying[e.ID] {
 			return nil, true

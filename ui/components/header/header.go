@@ -31,6 +31,8 @@ type Model struct {
 	Settled int
 	// NoJournal marks, for as long as it lasts, that the journal could not be opened.
 	NoJournal bool
+	// ReadOnly marks a read-only session (--readonly): r and m are off.
+	ReadOnly bool
 	// Partial says why the counts are not the whole window ("" when they are): the load
 	// stopped early, or the duplicate groups could not be found.
 	Partial string
@@ -95,6 +97,9 @@ func (m Model) View() string {
 		groups = " dups"
 	}
 	left := st.Header.App.Render("exectriage") + sep + src.Render("["+common.Clean(m.Source)+"]") + sep
+	if m.ReadOnly {
+		left += st.Status.Warn.Render("READ-ONLY") + sep
+	}
 	if m.NoJournal {
 		left += st.Status.Error.Render("NO JOURNAL: r/m off") + sep
 	}
