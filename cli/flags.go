@@ -83,12 +83,12 @@ type sourceFlags struct {
 type flagGroups uint8
 
 const (
-	withSource  flagGroups = 1 << iota // --demo --file --base-url --since --timeout
-	withDemo                           // --demo alone (journal: the demo's journal)
-	withJSON                           // --json
-	withJournal                        // --journal
-	withConfig                         // --config
-	withReadOnly                       // --readonly --allow-reads
+	withSource   flagGroups = 1 << iota // --demo --file --base-url --since --timeout
+	withDemo                            // --demo alone (journal: the demo's journal)
+	withJSON                            // --json
+	withJournal                         // --journal
+	withConfig                          // --config
+	withReadOnly                        // --readonly --allow-reads
 )
 
 // commandFlags is which shared flags each command takes ("" is the TUI).
