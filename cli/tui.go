@@ -21,6 +21,8 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	fs, sf := sourceCommand(env, "")
 	follow := fs.Bool("follow", false, "start in follow mode: refresh every few seconds while the list is at the top (F toggles)")
 	mouse := fs.Bool("mouse", false, "start with mouse capture on (M toggles it; off keeps the terminal's text selection)")
+	color := fs.String("color", ui.ColorAuto, "colour: `auto` (NO_COLOR turns it off, CLICOLOR_FORCE on), always or never")
+	palette := fs.String("theme", "", "built-in palette: `default`, high-contrast or ansi16 (the 16 terminal colours); [theme] palette in the config")
 	_ = fs.MarkHidden("json") // accepted only to say where it belongs
 	pos, code, done := parse(fs, args)
 	if done {
@@ -32,6 +34,9 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	if sf.json {
 		return usageError(env, "", "--json is for commands (list, scan, show...), not the TUI")
 	}
+	if err := ui.ValidColor(*color); err != nil {
+		return usageError(env, "", "%s", err)
+	}
 	if f, ok := env.Stdout.(*os.File); ok && !term.IsTerminal(f.Fd()) {
 		return usageError(env, "", "the TUI needs a terminal; for a pipe use `exectriage list` or `exectriage scan`")
 	}
@@ -39,7 +44,7 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	if err != nil {
 		return usageError(env, "", "%s", sanitize.String(err.Error()))
 	}
-	if _, err := ui.ApplyConfig(ui.Options{}, cfg); err != nil {
+	if _, err := ui.ApplyConfig(ui.Options{Palette: *palette}, cfg); err != nil {
 		return usageError(env, "", "%s", sanitize.String(err.Error()))
 	}
 	a, err := sf.open(ctx, env)
@@ -78,11 +83,13 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	}
 
 	deps := ui.Deps{App: a, UI: ui.Options{
-		Since:  a.Window(),
-		Now:    env.Now,
-		Follow: *follow,
-		Mouse:  *mouse,
-		Notice: notice,
+		Since:   a.Window(),
+		Now:     env.Now,
+		Follow:  *follow,
+		Mouse:   *mouse,
+		Notice:  notice,
+		Color:   *color,
+		Palette: *palette,
 	}}
 	var popts []tea.ProgramOption
 	if env.Stdin != nil && env.Stdin != os.Stdin {

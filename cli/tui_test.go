@@ -25,6 +25,8 @@ func TestTUIRefusesWhatItCannotDo(t *testing.T) {
 		{"a pipe is not a terminal", []string{"--demo"}, notTTY, "the TUI needs a terminal"},
 		{"--json is for commands", []string{"--demo", "--json"}, &bytes.Buffer{}, "--json is for commands"},
 		{"an unknown word", []string{"--demo", "frobnicate"}, &bytes.Buffer{}, `unknown command "frobnicate"`},
+		{"a bad --color", []string{"--demo", "--color", "sometimes"}, &bytes.Buffer{}, `want auto, always or never`},
+		{"an unknown palette", []string{"--demo", "--theme", "neon"}, &bytes.Buffer{}, `no palette "neon"`},
 		{"a bad theme", []string{"--demo", "--config", writeConfig(t, "[theme]\naccent = \"red; rm\"\n")}, &bytes.Buffer{}, "is not a colour"},
 		{"a key meaning two things", []string{"--demo", "--config", writeConfig(t, "[keys]\nretry = [\"q\"]\n")}, &bytes.Buffer{}, `"q" is bound to both`},
 	}

@@ -79,8 +79,12 @@ type Options struct {
 	// DetailDelay is how long the selection must rest before its full record and journal
 	// history are fetched (default 150 ms), so scrolling does not flood the API.
 	DetailDelay time.Duration
-	// Theme and Keys default to theme.Default() and keys.Default().
-	Theme *theme.Theme
+	// Theme and Keys default to theme.Default() and keys.Default(); Palette names a built-in
+	// palette (default, high-contrast, ansi16) over the config's [theme] palette.
+	Theme   *theme.Theme
+	Palette string
+	// Color is --color: auto (the default), always or never (see ColorProfile).
+	Color string
 	Keys  *keys.KeyMap
 	// Mouse starts with mouse capture on.
 	Mouse bool

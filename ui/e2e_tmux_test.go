@@ -553,3 +553,60 @@ func TestBadFileExitsBeforeTheTUIInTmux(t *testing.T) {
 		}
 	}
 }
+
+// TestColorControlInTmux: the real binary in a 256-colour terminal draws in colour by default,
+// none with --color never or NO_COLOR, and the 16-colour palette uses only the basic SGR
+// colours (issue 17.7).
+func TestColorControlInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	ts := newTmuxServer(t, tmux, "color")
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	trueColour := regexp.MustCompile(`\x1b\[[0-9;]*38;(2|5);`)
+	anyColour := regexp.MustCompile(`\x1b\[[0-9;]*(3[0-7]|9[0-7]|38;)`)
+	for i, tt := range []struct {
+		name, env, flags string
+		check            func(screen string) string
+	}{
+		{"default", "", "", func(s string) string {
+			if !trueColour.MatchString(s) {
+				return "no colour"
+			}
+			return ""
+		}},
+		{"--color never", "", "--color never", func(s string) string {
+			if anyColour.MatchString(s) {
+				return "colour with --color never"
+			}
+			return ""
+		}},
+		{"NO_COLOR", "NO_COLOR=1", "", func(s string) string {
+			if anyColour.MatchString(s) {
+				return "colour with NO_COLOR"
+			}
+			return ""
+		}},
+		{"ansi16", "", "--theme ansi16", func(s string) string {
+			if trueColour.MatchString(s) || !anyColour.MatchString(s) {
+				return "not the 16 basic colours"
+			}
+			return ""
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			session := fmt.Sprintf("c%d", i)
+			script := fmt.Sprintf("env -u COMPOSIO_API_KEY -u NO_COLOR -u CLICOLOR_FORCE %s HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q TERM=xterm-256color %q --demo --readonly %s; sleep 60",
+				tt.env, home, filepath.Join(home, "state"), filepath.Join(home, "config"), bin, tt.flags)
+			ts.must("new-session", "-d", "-s", session, "-x", "100", "-y", "30", "sh", "-c", script)
+			ts.waitFor(session, "the demo to load", contains("[DEMO]", "refreshed"))
+			if msg := tt.check(ts.capture(session, true)); msg != "" {
+				t.Error(msg)
+			}
+			ts.send(session, "q")
+		})
+	}
+}

@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/exectriage/exectriage/config"
@@ -23,6 +25,7 @@ import (
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/ui/theme"
 )
 
 func TestStaleFilterResultIsDropped(t *testing.T) {
@@ -258,11 +261,64 @@ func TestMouseCaptureToggles(t *testing.T) {
 	}
 }
 
-func TestNoColor(t *testing.T) {
-	for v, want := range map[string]bool{"": false, "1": true, "yes": true, "0": true} {
-		if got := noColor(func(string) string { return v }); got != want {
-			t.Errorf("NO_COLOR=%q: %v", v, got)
+// Colour control (issue 17.7): --color never/always win; in auto NO_COLOR (any value) turns
+// colour off, CLICOLOR_FORCE (not 0) on; otherwise the terminal decides.
+func TestColorProfile(t *testing.T) {
+	tests := []struct {
+		mode, noColor, force string
+		want                 colorprofile.Profile
+		forced               bool
+	}{
+		{"", "", "", colorprofile.TrueColor, false},
+		{ColorAuto, "1", "", colorprofile.Ascii, true},
+		{ColorAuto, "0", "", colorprofile.Ascii, true}, // no-color.org: any non-empty value
+		{ColorAuto, "yes", "1", colorprofile.Ascii, true},
+		{ColorAuto, "", "1", colorprofile.TrueColor, true},
+		{ColorAuto, "", "0", colorprofile.TrueColor, false},
+		{ColorNever, "", "1", colorprofile.Ascii, true},
+		{ColorAlways, "1", "", colorprofile.TrueColor, true},
+	}
+	for _, tt := range tests {
+		env := map[string]string{"NO_COLOR": tt.noColor, "CLICOLOR_FORCE": tt.force}
+		p, forced := ColorProfile(tt.mode, func(k string) string { return env[k] })
+		if forced != tt.forced || forced && p != tt.want {
+			t.Errorf("--color %q NO_COLOR=%q CLICOLOR_FORCE=%q: %v %v, want %v %v", tt.mode, tt.noColor, tt.force, p, forced, tt.want, tt.forced)
 		}
+	}
+	if ValidColor("sometimes") == nil || ValidColor(ColorNever) != nil {
+		t.Error("ValidColor")
+	}
+}
+
+// The built-in palettes: every colour valid, ansi16 only indices 0-15, chosen by --theme or the
+// config's [theme] palette, and overridable key by key.
+func TestPalettes(t *testing.T) {
+	for _, name := range []string{"default", "high-contrast", "ansi16"} {
+		p, err := theme.Named(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Override(nil); err != nil {
+			t.Fatal(err)
+		}
+		o, err := ApplyConfig(Options{}, config.Config{Theme: map[string]string{"palette": name, "accent": "#123456"}})
+		if err != nil || o.Theme.Accent != "#123456" {
+			t.Fatalf("%s: %v %+v", name, err, o.Theme)
+		}
+		o, _ = ApplyConfig(Options{Palette: name}, config.Config{})
+		want := p
+		if *o.Theme != want {
+			t.Errorf("--theme %s: %+v", name, o.Theme)
+		}
+	}
+	a := theme.ANSI16()
+	for _, c := range []string{a.Text, a.Muted, a.Accent, a.Border, a.BorderFocus, a.SelectedFG, a.SelectedBG, a.Danger, a.Warn, a.OK, a.Info, a.Highlight} {
+		if n, err := strconv.Atoi(c); err != nil || n > 15 {
+			t.Errorf("ansi16 colour %q is not 0-15", c)
+		}
+	}
+	if _, err := ApplyConfig(Options{Palette: "neon"}, config.Config{}); err == nil {
+		t.Error("an unknown palette was accepted")
 	}
 }
 

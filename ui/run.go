@@ -29,8 +29,8 @@ func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
 	defer cancel()
 	m := New(ctx, NewBackend(d), d.UI)
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
-	if noColor(os.Getenv) {
-		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	if p, forced := ColorProfile(d.UI.Color, os.Getenv); forced {
+		popts = append(popts, tea.WithColorProfile(p))
 	}
 	p := tea.NewProgram(m, append(popts, opts...)...)
 	_, err = p.Run()
@@ -40,15 +40,58 @@ func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
 	return err
 }
 
-// noColor honours NO_COLOR (https://no-color.org: any non-empty value), which colorprofile
-// only reads when it parses as a boolean.
-func noColor(getenv func(string) string) bool { return getenv("NO_COLOR") != "" }
+// Colour modes (--color).
+const (
+	ColorAuto   = "auto"
+	ColorAlways = "always"
+	ColorNever  = "never"
+)
+
+// ColorProfile decides the colours: --color never, or (auto) NO_COLOR set to anything
+// (https://no-color.org; colorprofile only reads it when it parses as a boolean), is no colour;
+// --color always, or (auto) CLICOLOR_FORCE set and not 0, is full colour even when the output
+// is not a terminal; otherwise forced is false and the terminal is asked.
+func ColorProfile(mode string, getenv func(string) string) (p colorprofile.Profile, forced bool) {
+	switch mode {
+	case ColorNever:
+		return colorprofile.Ascii, true
+	case ColorAlways:
+		return colorprofile.TrueColor, true
+	}
+	if getenv("NO_COLOR") != "" {
+		return colorprofile.Ascii, true
+	}
+	if v := getenv("CLICOLOR_FORCE"); v != "" && v != "0" {
+		return colorprofile.TrueColor, true
+	}
+	return colorprofile.TrueColor, false
+}
+
+// ValidColor checks a --color value.
+func ValidColor(mode string) error {
+	switch mode {
+	case "", ColorAuto, ColorAlways, ColorNever:
+		return nil
+	}
+	return fmt.Errorf("--color %q: want auto, always or never", mode)
+}
 
 // ApplyConfig returns o with the config file's [theme] colours and [keys] bindings applied.
 func ApplyConfig(o Options, c config.Config) (Options, error) {
 	t := theme.Default()
 	if o.Theme != nil {
 		t = *o.Theme
+	}
+	name := o.Palette
+	if name == "" {
+		name = c.Theme[theme.PaletteKey]
+	}
+	if name != "" {
+		p, err := theme.Named(name)
+		if err != nil {
+			return o, fmt.Errorf("%s: [theme]: %w", c.Path, err)
+		}
+		t = p
 	}
 	t, err := t.Override(c.Theme)
 	if err != nil {

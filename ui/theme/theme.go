@@ -48,6 +48,41 @@ func Default() Theme {
 	}
 }
 
+// HighContrast is for low-vision use and washed-out projectors: pure, bright colours on the
+// terminal's background and a strong selection.
+func HighContrast() Theme {
+	return Theme{
+		Text: "#ffffff", Muted: "#c0c0c0", Accent: "#00d7ff", Border: "#ffffff", BorderFocus: "#ffff00",
+		SelectedFG: "#000000", SelectedBG: "#ffff00", Danger: "#ff5f5f", Warn: "#ffaf00", OK: "#5fff5f",
+		Info: "#5fffff", Highlight: "#ff87ff",
+	}
+}
+
+// ANSI16 uses only the 16 colours every terminal has (indices 0-15), which the terminal's own
+// palette decides: for terminals without 256 colours, and for people who tuned theirs.
+func ANSI16() Theme {
+	return Theme{
+		Text: "7", Muted: "8", Accent: "12", Border: "8", BorderFocus: "12", SelectedFG: "15", SelectedBG: "4",
+		Danger: "9", Warn: "11", OK: "10", Info: "14", Highlight: "13",
+	}
+}
+
+// Named returns the built-in palette of that name: default, high-contrast, ansi16.
+func Named(name string) (Theme, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "", "default":
+		return Default(), nil
+	case "high-contrast", "high_contrast":
+		return HighContrast(), nil
+	case "ansi16", "16":
+		return ANSI16(), nil
+	}
+	return Theme{}, fmt.Errorf("theme: no palette %q (default, high-contrast, ansi16)", name)
+}
+
+// PaletteKey is the [theme] key that picks the built-in palette the other keys override.
+const PaletteKey = "palette"
+
 var colourRE = regexp.MustCompile(`^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6}|[0-9]{1,3})$`)
 
 // fields maps a config key to the field it sets; keys are snake_case as in the config file.
@@ -78,7 +113,9 @@ func (t Theme) Override(colours map[string]string) (Theme, error) {
 	f := out.fields()
 	names := make([]string, 0, len(colours))
 	for k := range colours {
-		names = append(names, k)
+		if k != PaletteKey {
+			names = append(names, k)
+		}
 	}
 	sort.Strings(names)
 	for _, name := range names {
