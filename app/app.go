@@ -76,6 +76,12 @@ type Options struct {
 	// ReadOnly: no retry, no verdict, no journal write; AllowReads lets provider reads (which
 	// run read tools) through. The config's [defaults] readonly turns it on too.
 	ReadOnly, AllowReads bool
+	// Profile names the config's [profiles.NAME] to use ("": EXECTRIAGE_PROFILE, else none).
+	Profile string
+	// set by withProfile
+	profile        ProfileInfo
+	profileKeyEnv  string
+	profileApplied bool
 	// SourceOptions tunes the source's options before it opens (tests: the demo sandbox).
 	SourceOptions func(*source.Options)
 }
@@ -190,6 +196,10 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	if o.Demo && (o.File != "" || o.BaseURL != "") {
 		return nil, Usagef("--demo cannot be combined with --file or --base-url")
 	}
+	o, _, err := withProfile(o)
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := LoadConfig(o)
 	if err != nil {
 		return nil, err
@@ -202,6 +212,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	creds.From = keyFromLabel(o, creds.From)
 	a := &App{o: o, cfg: cfg, topt: topt.WithDefaults(), kinds: triage.NewKinds(), policy: redact.NewPolicy(creds.Key), creds: creds}
 	if a.src, err = openSource(ctx, &o, creds); err != nil {
 		return nil, err

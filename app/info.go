@@ -31,11 +31,17 @@ type Info struct {
 	Source        string `json:"source"`
 	SourceWhy     string `json:"source_why"`
 	KeyFrom       string `json:"api_key_from"` // never the key
+	Profile       string `json:"profile,omitempty"`
+	Production    bool   `json:"production,omitempty"`
 }
 
 // GetInfo says what a session with these options would use.
 func GetInfo(o Options) (Info, error) {
-	in := Info{Version: o.Version, GoVersion: runtime.Version(), JournalSchema: journal.SchemaVersion(), Spool: os.TempDir()}
+	o, prof, err := withProfile(o)
+	if err != nil {
+		return Info{}, err
+	}
+	in := Info{Profile: prof.Name, Production: prof.Production, Version: o.Version, GoVersion: runtime.Version(), JournalSchema: journal.SchemaVersion(), Spool: os.TempDir()}
 	switch {
 	case o.ConfigPath != "":
 		in.Config, in.ConfigFrom = o.ConfigPath, "--config"
@@ -48,13 +54,13 @@ func GetInfo(o Options) (Info, error) {
 		}
 		in.Config, in.ConfigFrom = p, "the default"
 	}
-	_, err := os.Stat(in.Config)
+	_, err = os.Stat(in.Config)
 	in.ConfigFound = err == nil
 	creds, err := ResolveCredentials(o)
 	if err != nil {
 		return in, err
 	}
-	in.KeyFrom = creds.From
+	in.KeyFrom = keyFromLabel(o, creds.From)
 	if in.KeyFrom == "" {
 		in.KeyFrom = "none (no COMPOSIO_API_KEY, no Composio CLI login)"
 	}

@@ -32,6 +32,10 @@ var ErrNoSuchAttempt = journal.ErrNotFound
 // verdicts go to demo-journal.db beside the journal it would otherwise use (the default
 // file's directory when that journal is PostgreSQL), never into the person's real journal.
 func JournalDSN(o Options) (string, error) {
+	o, _, err := withProfile(o)
+	if err != nil {
+		return "", err
+	}
 	if v := strings.TrimSpace(o.Journal); v != "" {
 		return v, nil
 	}

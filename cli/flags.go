@@ -73,6 +73,7 @@ type sourceFlags struct {
 	timeSet  bool
 	// readonly: no retry, verdict or journal write; allowReads lets provider checks run.
 	readonly, allowReads bool
+	profile              string
 
 	mu  sync.Mutex
 	bad int // unreadable records met so far
@@ -114,6 +115,9 @@ func commandFlags(name string) flagGroups {
 
 func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 	s.timeout = triage.DefaultCallerTimeout
+	if g&(withSource|withDemo|withJournal) != 0 {
+		fs.StringVar(&s.profile, "profile", "", "use the config's [profiles.`NAME`]: its base URL, the variable holding its key, its journal (default $EXECTRIAGE_PROFILE)")
+	}
 	if g&(withSource|withDemo) != 0 {
 		fs.BoolVar(&s.demo, "demo", false, "use the embedded demo sandbox (the default when COMPOSIO_API_KEY is not set)")
 	}
@@ -168,7 +172,7 @@ func (s *sourceFlags) options(env *Env) app.Options {
 	return app.Options{
 		Demo: s.demo, JournalOnly: s.jonly, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config,
 		Since: s.since, SinceSet: s.sinceSet, CallerTimeout: s.timeout, CallerTimeoutSet: s.timeSet,
-		Lean: s.lean, Getenv: env.Getenv, Now: env.Now, Version: Version, ReadOnly: s.readonly, AllowReads: s.allowReads,
+		Lean: s.lean, Getenv: env.Getenv, Now: env.Now, Version: Version, ReadOnly: s.readonly, AllowReads: s.allowReads, Profile: s.profile,
 		OnBad: func(r model.RecordError) { s.warnBad(env, r) },
 	}
 }

@@ -55,6 +55,25 @@ type Config struct {
 	Theme     map[string]string     `toml:"theme"`
 	Keys      map[string][]string   `toml:"keys"`
 	Verifiers []triage.VerifierSpec `toml:"verifier"`
+	// Profiles are named setups for people who triage several projects (--profile NAME,
+	// EXECTRIAGE_PROFILE).
+	Profiles map[string]Profile `toml:"profiles"`
+}
+
+// Profile is one project's setup:
+//
+//	[profiles.prod]
+//	base_url = "https://backend.composio.dev"
+//	api_key_env = "COMPOSIO_API_KEY_PROD"   # the variable holding its key (never the key itself)
+//	journal = "postgres://triage@db/exectriage"
+//	production = true                        # a loud header: every action here is real
+//	colour = "#ff0000"                       # the profile's colour in the header
+type Profile struct {
+	BaseURL    string `toml:"base_url"`
+	APIKeyEnv  string `toml:"api_key_env"`
+	Journal    string `toml:"journal"`
+	Production bool   `toml:"production"`
+	Colour     string `toml:"colour"`
 }
 
 // Defaults are the [defaults] section; zero values mean the built-in defaults.
@@ -178,6 +197,12 @@ func Load(path string) (Config, error) {
 
 var tomlLine = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "([^"]*)"\))?: `)
 
+// colourValue is a colour as the theme spells it.
+var colourValue = regexp.MustCompile(`^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6}|[0-9]{1,3})$`)
+
+// envName is an environment variable's name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 // Parse parses config text; name is used in error messages.
 func Parse(name string, data []byte) (Config, error) {
 	c := Config{Path: name}
@@ -209,6 +234,14 @@ func Parse(name string, data []byte) (Config, error) {
 	for i := range c.Verifiers {
 		if err := c.Verifiers[i].Validate(); err != nil {
 			return Config{}, fmt.Errorf("%s:%d: verifier %d: %w", name, tableLine(text, "verifier", i), i+1, err)
+		}
+	}
+	for name, p := range c.Profiles {
+		if p.Colour != "" && !colourValue.MatchString(p.Colour) {
+			return Config{}, fmt.Errorf("%s: profiles.%s: colour %q is not a colour (#rrggbb, #rgb or 0-255)", c.Path, name, p.Colour)
+		}
+		if p.APIKeyEnv != "" && !envName.MatchString(p.APIKeyEnv) {
+			return Config{}, fmt.Errorf("%s: profiles.%s: api_key_env %q is not a variable name (the profile names where its key is, never the key)", c.Path, name, p.APIKeyEnv)
 		}
 	}
 	seen := map[string]int{}

@@ -177,3 +177,19 @@ func TestParseDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestProfilesParse(t *testing.T) {
+	c, err := Parse("p.toml", []byte("[profiles.prod]\nbase_url = \"https://x\"\napi_key_env = \"K_PROD\"\njournal = \"postgres://db/x\"\nproduction = true\ncolour = \"#f00\"\n"))
+	if err != nil || !c.Profiles["prod"].Production || c.Profiles["prod"].APIKeyEnv != "K_PROD" {
+		t.Fatalf("%+v %v", c.Profiles, err)
+	}
+	for _, bad := range []string{
+		"[profiles.p]\napi_key_env = \"ak_live_123 secret\"\n", // a key where its variable's name goes
+		"[profiles.p]\ncolour = \"red\"\n",
+		"[profiles.p]\napi_key = \"x\"\n", // unknown key: the key itself never goes in the file
+	} {
+		if _, err := Parse("p.toml", []byte(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}

@@ -28,6 +28,8 @@ type Backend interface {
 	// check may not run ("" when it may).
 	ReadOnly() bool
 	CheckRead() string
+	// Profile is the config profile the session runs under (Name "" for none).
+	Profile() app.ProfileInfo
 	// SourceKind says what the source reads (live API, demo, file), for the header's colour:
 	// never guessed from the name (a base URL is live).
 	SourceKind() app.SourceKind
@@ -137,6 +139,8 @@ func (b backend) SourceKind() app.SourceKind { return b.a.SourceKind() }
 func (b backend) JournalProblem() string { return b.a.JournalProblem() }
 
 func (b backend) ReadOnly() bool { return b.a.ReadOnly() }
+
+func (b backend) Profile() app.ProfileInfo { return b.a.Profile() }
 
 func (b backend) CheckRead() string {
 	if err := b.a.CheckRead(); err != nil {

@@ -168,6 +168,8 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 	m.journalProblem = be.JournalProblem()
 	m.readOnly, m.readProblem = be.ReadOnly(), be.CheckRead()
 	m.header.ReadOnly = m.readOnly
+	p := be.Profile()
+	m.header.Profile, m.header.Production, m.header.ProfileColour = p.Name, p.Production, p.Colour
 	m.header.NoJournal = m.journalProblem != "" && !m.readOnly
 	switch be.SourceKind() {
 	case app.SourceLive:

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/lipgloss/v2"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/data"
 )
@@ -33,6 +34,10 @@ type Model struct {
 	NoJournal bool
 	// ReadOnly marks a read-only session (--readonly): r and m are off.
 	ReadOnly bool
+	// Profile is the config profile in use ("" for none); Production makes it loud: every
+	// action there is real. ProfileColour is its own colour, when the config gives one.
+	Profile, ProfileColour string
+	Production             bool
 	// Partial says why the counts are not the whole window ("" when they are): the load
 	// stopped early, or the duplicate groups could not be found.
 	Partial string
@@ -97,6 +102,18 @@ func (m Model) View() string {
 		groups = " dups"
 	}
 	left := st.Header.App.Render("exectriage") + sep + src.Render("["+common.Clean(m.Source)+"]") + sep
+	if m.Profile != "" {
+		ps := st.Header.Label.Bold(true)
+		if m.ProfileColour != "" {
+			ps = ps.Foreground(lipgloss.Color(m.ProfileColour))
+		}
+		name := "profile " + common.Clean(m.Profile)
+		if m.Production { // loud, and in words: not by colour alone
+			ps = st.Status.Error.Bold(true).Reverse(true)
+			name = " PRODUCTION: " + common.Clean(m.Profile) + " "
+		}
+		left += ps.Render(name) + sep
+	}
 	if m.ReadOnly {
 		left += st.Status.Warn.Render("READ-ONLY") + sep
 	}

@@ -86,3 +86,23 @@ func TestSourceColourFollowsTheKind(t *testing.T) {
 		}
 	}
 }
+
+// A profile is named in the header; a production one loudly and in words (issue 17.4).
+func TestHeaderNamesTheProfile(t *testing.T) {
+	st := styles.New(theme.Default())
+	c := common.Common{Styles: st, Keys: &keys.KeyMap{}, Now: time.Now}
+	m := New(c, data.NewStore())
+	m.SetSize(160, 3)
+	m.Source, m.Kind = "LIVE backend.composio.dev", KindLive
+	m.Profile = "staging"
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "profile staging") || strings.Contains(v, "PRODUCTION") {
+		t.Errorf("staging: %s", strings.SplitN(v, "\n", 2)[0])
+	}
+	m.Profile, m.Production = "prod", true
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "PRODUCTION: prod") {
+		t.Errorf("prod: %s", strings.SplitN(v, "\n", 2)[0])
+	}
+	if !strings.Contains(m.View(), st.Status.Error.Bold(true).Reverse(true).Render(" PRODUCTION: prod ")) {
+		t.Error("a production profile is not in the loud style")
+	}
+}

@@ -1,0 +1,79 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// ProfileInfo is the profile a session runs under, for the header and info.
+type ProfileInfo struct {
+	Name       string
+	Production bool
+	Colour     string
+}
+
+// withProfile applies the named profile (--profile, else EXECTRIAGE_PROFILE) of the config to
+// the options: its journal unless --journal names one, its base URL and the variable holding
+// its key in place of COMPOSIO_BASE_URL and COMPOSIO_API_KEY. No profile: o unchanged.
+func withProfile(o Options) (Options, ProfileInfo, error) {
+	name := strings.TrimSpace(o.Profile)
+	if name == "" {
+		name = strings.TrimSpace(o.getenv("EXECTRIAGE_PROFILE"))
+	}
+	if name == "" || o.profileApplied {
+		return o, o.profile, nil
+	}
+	cfg, err := LoadConfig(o)
+	if err != nil {
+		return o, ProfileInfo{}, err
+	}
+	p, ok := cfg.Profiles[name]
+	if !ok {
+		known := make([]string, 0, len(cfg.Profiles))
+		for k := range cfg.Profiles {
+			known = append(known, k)
+		}
+		slices.Sort(known)
+		if len(known) == 0 {
+			return o, ProfileInfo{}, Usagef("no profile %q: the config (%s) has no [profiles.NAME]", name, orWord(cfg.Path, "none"))
+		}
+		return o, ProfileInfo{}, Usagef("no profile %q in %s (profiles: %s)", name, cfg.Path, strings.Join(known, ", "))
+	}
+	orig := o.Getenv // the function itself: o.getenv would read the replaced one
+	if orig == nil {
+		orig = os.Getenv
+	}
+	if p.APIKeyEnv != "" && strings.TrimSpace(orig(p.APIKeyEnv)) == "" && o.File == "" && !o.Demo {
+		return o, ProfileInfo{}, Usagef("profile %s: $%s, where its API key is, is not set", name, p.APIKeyEnv)
+	}
+	o.Getenv = func(k string) string {
+		switch {
+		case k == "COMPOSIO_BASE_URL" && p.BaseURL != "":
+			return p.BaseURL
+		case k == "COMPOSIO_API_KEY" && p.APIKeyEnv != "":
+			return orig(p.APIKeyEnv)
+		}
+		return orig(k)
+	}
+	if strings.TrimSpace(o.Journal) == "" && p.Journal != "" {
+		o.Journal = p.Journal
+	}
+	o.profile = ProfileInfo{Name: name, Production: p.Production, Colour: p.Colour}
+	o.profileKeyEnv = p.APIKeyEnv
+	o.profileApplied = true
+	return o, o.profile, nil
+}
+
+// keyFromLabel names where the key came from under a profile: "$COMPOSIO_API_KEY_PROD
+// (profile prod)" rather than COMPOSIO_API_KEY.
+func keyFromLabel(o Options, from string) string {
+	if o.profileKeyEnv != "" && from == "COMPOSIO_API_KEY" {
+		return fmt.Sprintf("$%s (profile %s)", o.profileKeyEnv, o.profile.Name)
+	}
+	return from
+}
+
+// Profile is the profile the session runs under (Name "" for none).
+func (a *App) Profile() ProfileInfo { return a.o.profile }
