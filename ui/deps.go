@@ -30,6 +30,11 @@ type Backend interface {
 	CheckRead() string
 	// Profile is the config profile the session runs under (Name "" for none).
 	Profile() app.ProfileInfo
+	// RecordJSON, CurlFor and WriteCopy are the copy menu's: the record redacted, a curl
+	// reproduction without the key, and the file fallback when OSC 52 cannot be used.
+	RecordJSON(e *model.Execution) string
+	CurlFor(e *model.Execution) string
+	WriteCopy(what, text string) (string, error)
 	// SourceKind says what the source reads (live API, demo, file), for the header's colour:
 	// never guessed from the name (a base URL is live).
 	SourceKind() app.SourceKind
@@ -87,7 +92,11 @@ type Options struct {
 	Palette string
 	// Color is --color: auto (the default), always or never (see ColorProfile).
 	Color string
-	Keys  *keys.KeyMap
+	// NoOSC52: the terminal cannot take OSC 52 (TERM linux or dumb, or NO_OSC52 set): the
+	// copy menu writes a file instead. Term is $TERM, to say so.
+	NoOSC52 bool
+	Term    string
+	Keys    *keys.KeyMap
 	// Mouse starts with mouse capture on.
 	Mouse bool
 	// Follow starts in follow mode.
@@ -141,6 +150,12 @@ func (b backend) JournalProblem() string { return b.a.JournalProblem() }
 func (b backend) ReadOnly() bool { return b.a.ReadOnly() }
 
 func (b backend) Profile() app.ProfileInfo { return b.a.Profile() }
+
+func (b backend) RecordJSON(e *model.Execution) string { return b.a.RecordJSON(e) }
+
+func (b backend) CurlFor(e *model.Execution) string { return b.a.CurlFor(e) }
+
+func (b backend) WriteCopy(what, text string) (string, error) { return b.a.WriteCopy(what, text) }
 
 func (b backend) CheckRead() string {
 	if err := b.a.CheckRead(); err != nil {

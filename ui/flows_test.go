@@ -182,8 +182,10 @@ func TestFlowRetryRefusedWhenProviderShowsEffect(t *testing.T) {
 	f.press("esc")
 	f.waitModel("the dialog to close", func(m *Model) bool { return !m.retry.IsOpen() })
 
-	// y copies the log id to the clipboard with OSC 52.
+	// y opens the copy menu; 1 copies the log id to the clipboard with OSC 52.
 	f.press("y")
+	f.waitScreen("Copy to the clipboard", "log id", "record (JSON, secrets redacted)", "curl reproduction", "support bundle")
+	f.press("1")
 	osc := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(id))
 	teatest.WaitFor(t, f.tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(osc)) },
 		teatest.WithDuration(5*time.Second))

@@ -24,6 +24,7 @@ import (
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
+	"github.com/exectriage/exectriage/ui/components/copymenu"
 	"github.com/exectriage/exectriage/ui/components/detail"
 	"github.com/exectriage/exectriage/ui/components/execlist"
 	"github.com/exectriage/exectriage/ui/components/filterbar"
@@ -72,6 +73,7 @@ type Model struct {
 	helpView helpview.Model
 	retry    retrydialog.Model
 	mark     markdialog.Model
+	copyMenu copymenu.Model
 	spin     spinner.Model
 	spinning bool
 
@@ -153,6 +155,7 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		helpView: helpview.New(c),
 		retry:    retrydialog.New(c),
 		mark:     markdialog.New(c),
+		copyMenu: copymenu.New(c),
 		spin:     spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(st.Info)),
 		mouse:    opt.Mouse,
 		follow:   opt.Follow,
@@ -516,7 +519,7 @@ func retryHint(st model.AttemptState) string {
 // hint says what can be done with the selection, for the status line.
 func (m *Model) hint() string {
 	i, it, ok := m.selected()
-	if !ok || m.retry.IsOpen() || m.mark.IsOpen() {
+	if !ok || m.retry.IsOpen() || m.mark.IsOpen() || m.copyMenu.IsOpen() {
 		return "" // a dialog says it all; the row's hint would repeat it
 	}
 	if it.Kind == data.ItemGroup {

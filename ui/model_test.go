@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -793,5 +794,64 @@ func TestReadOnlySessionRefusesWritingKeys(t *testing.T) {
 	}
 	if vs, _ := e.j.Verdicts(context.Background(), id); len(vs) != 0 {
 		t.Errorf("verdicts journaled: %+v", vs)
+	}
+}
+
+// y opens the copy menu (issue 17.6): the log id, the request id, the record as redacted JSON,
+// a curl reproduction that names $COMPOSIO_API_KEY and never the key, the bundle; a terminal
+// that cannot take OSC 52 gets a 0600 file and the path.
+func TestCopyMenu(t *testing.T) {
+	e := newEnv(t)
+	e.parts.APIKey = "test-key"
+	h := newHarness(t, e, 220, 40)
+	i, ok := h.find(func(x *model.Execution, t *model.Triage) bool { return t.Kind.IsWrite() })
+	if !ok {
+		t.Fatal("no write")
+	}
+	full, err := h.m.be.Get(context.Background(), h.m.data.DS.ID(i)) // the record, as after the detail fetch
+	if err != nil || full.RequestID == "" {
+		t.Fatalf("%v, request id %q", err, full.RequestID)
+	}
+	h.m.data.PutDetail(full.ID, full)
+	h.selectRow(i)
+	ex := h.m.data.Exec(i)
+	h.keys("y")
+	if !h.m.copyMenu.IsOpen() {
+		t.Fatal("y did not open the copy menu")
+	}
+	s := h.screen()
+	for _, w := range []string{"log id", "2 request id", "3 record (JSON", "4 curl reproduction", "5 support bundle", ex.RequestID} {
+		if !strings.Contains(s, w) {
+			t.Errorf("the menu lacks %q", w)
+		}
+	}
+	curl := h.m.be.CurlFor(ex)
+	if !strings.Contains(curl, `x-api-key: $COMPOSIO_API_KEY`) || strings.Contains(curl, "test-key") || !strings.Contains(curl, "/tools/execute/"+ex.ToolSlug) {
+		t.Errorf("curl: %s", curl)
+	}
+	rec := h.m.be.RecordJSON(ex)
+	if !strings.Contains(rec, ex.ID) || strings.Contains(rec, "test-key") {
+		t.Errorf("record: %.200s", rec)
+	}
+	hostile := *ex
+	hostile.ToolSlug = "X'; rm -rf ~; echo '"
+	if c := h.m.be.CurlFor(&hostile); strings.Contains(c, "curl ") {
+		t.Errorf("a hostile slug made a command: %s", c)
+	}
+	// a terminal without OSC 52: the text goes to a file
+	h.m.opt.NoOSC52, h.m.opt.Term = true, "linux"
+	h.keys("4")
+	s = h.screen()
+	if !strings.Contains(s, "cannot take OSC 52 (TERM=linux)") {
+		t.Fatalf("no fallback message:\n%s", s)
+	}
+	m := regexp.MustCompile(`is in (\S+\.txt)`).FindStringSubmatch(ansi.Strip(s))
+	if m == nil {
+		t.Fatalf("no path in the message:\n%s", s)
+	}
+	b, err := os.ReadFile(m[1])
+	st, _ := os.Stat(m[1])
+	if err != nil || string(b) != curl || st.Mode().Perm() != 0o600 {
+		t.Errorf("fallback file %s: %v, mode %v, %q", m[1], err, st.Mode(), b)
 	}
 }

@@ -25,6 +25,8 @@ func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
 		return err
 	}
 	d.UI = o
+	d.UI.Term = os.Getenv("TERM")
+	d.UI.NoOSC52 = d.UI.NoOSC52 || d.UI.Term == "linux" || d.UI.Term == "dumb" || os.Getenv("NO_OSC52") != ""
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := New(ctx, NewBackend(d), d.UI)

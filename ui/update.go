@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -15,6 +16,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/ui/common"
+	"github.com/exectriage/exectriage/ui/components/copymenu"
 	"github.com/exectriage/exectriage/ui/components/filterbar"
 	"github.com/exectriage/exectriage/ui/components/markdialog"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
@@ -233,6 +235,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case retrydialog.CloseMsg:
 		return m, nil
 
+	case copymenu.ChosenMsg:
+		if msg.Item.Deferred { // the bundle: Y's path
+			return m, m.copyBundle()
+		}
+		what, _, _ := strings.Cut(msg.Item.Label, " (") // "curl reproduction", "record"
+		return m, m.copyOut(what, msg.Item.Text, msg.Item.Block)
+
 	case markdialog.MarkMsg:
 		return m, markCmd(m.ctx, m.be, msg.ExecID, msg.Verdict, msg.Note)
 
@@ -372,6 +381,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case m.mark.IsOpen():
 		var cmd tea.Cmd
 		m.mark, cmd = m.mark.Update(k)
+		return cmd
+	case m.copyMenu.IsOpen():
+		var cmd tea.Cmd
+		m.copyMenu, cmd = m.copyMenu.Update(k)
 		return cmd
 	case m.filter.Active():
 		return m.editFilter(k)
@@ -553,18 +566,47 @@ func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.refreshPanes()
 		return nil, true
 	case key.Matches(k, keys.CopyID):
-		m.setInfo("copied %s to the clipboard (OSC 52)", e.ID)
-		return copyText(e.ID, false), true
-	case key.Matches(k, keys.CopyBundle):
-		ids := m.selectionIDs()
-		if m.bundleText != "" && equalIDs(ids, m.bundleIDs) {
-			m.setInfo("bundle copied to the clipboard (OSC 52)")
-			return copyText(m.bundleText, true), true
+		items := []copymenu.Item{{Label: "log id", Text: e.ID}}
+		if e.RequestID != "" {
+			items = append(items, copymenu.Item{Label: "request id", Text: e.RequestID})
 		}
-		m.setInfo("writing a support bundle…")
-		return bundleCmd(m.ctx, m.be, ids, m.bundleItems(ids), true), true
+		items = append(items,
+			copymenu.Item{Label: "record (JSON, secrets redacted)", Text: m.be.RecordJSON(e), Block: true},
+			copymenu.Item{Label: "curl reproduction (no key: $COMPOSIO_API_KEY)", Text: m.be.CurlFor(e), Block: true},
+			copymenu.Item{Label: "support bundle", Deferred: true})
+		m.copyMenu.Open(items)
+		m.copyMenu.SetSize(m.width, m.height)
+		return nil, true
+	case key.Matches(k, keys.CopyBundle):
+		return m.copyBundle(), true
 	}
 	return nil, false
+}
+
+// copyBundle copies the selection's support bundle, writing it first when needed.
+func (m *Model) copyBundle() tea.Cmd {
+	ids := m.selectionIDs()
+	if m.bundleText != "" && equalIDs(ids, m.bundleIDs) {
+		return m.copyOut("bundle", m.bundleText, true)
+	}
+	m.setInfo("writing a support bundle…")
+	return bundleCmd(m.ctx, m.be, ids, m.bundleItems(ids), true)
+}
+
+// copyOut puts text on the clipboard with OSC 52; a terminal that cannot take it (TERM linux or
+// dumb) gets the text in a 0600 file instead, and the status line says which.
+func (m *Model) copyOut(what, text string, block bool) tea.Cmd {
+	if m.opt.NoOSC52 {
+		path, err := m.be.WriteCopy(what, text)
+		if err != nil {
+			m.setError(fmt.Errorf("this terminal cannot take OSC 52 and the fallback file failed: %w", err))
+			return nil
+		}
+		m.setInfo("this terminal cannot take OSC 52 (TERM=%s): the %s is in %s", m.opt.Term, what, path)
+		return nil
+	}
+	m.setInfo("copied the %s to the clipboard (OSC 52; nothing arrived? the terminal refuses OSC 52: set NO_OSC52=1 to get a file)", what)
+	return copyText(text, block)
 }
 
 // selectionIDs is what a bundle covers: the selected execution, or a whole duplicate group.

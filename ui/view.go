@@ -105,6 +105,7 @@ func (m *Model) relayout() {
 	m.helpView.SetSize(m.width, m.height)
 	m.retry.SetSize(m.width, m.height)
 	m.mark.SetSize(m.width, m.height)
+	m.copyMenu.SetSize(m.width, m.height)
 	m.refreshPanes()
 }
 
@@ -159,6 +160,8 @@ func (m *Model) Render() string {
 		overlay = m.retry.View()
 	case m.mark.IsOpen():
 		overlay = m.mark.View()
+	case m.copyMenu.IsOpen():
+		overlay = m.copyMenu.View()
 	case m.showHelp:
 		overlay = m.helpView.View()
 	default:
@@ -229,7 +232,7 @@ func (m *Model) contextHelp() []key.Binding {
 		return keys.Bindings{k.Switch, k.Confirm, k.Cancel}
 	case m.retry.IsOpen():
 		return keys.Bindings{key.NewBinding(key.WithKeys("enter", "esc"), key.WithHelp("enter/esc", "close"))}
-	case m.mark.IsOpen():
+	case m.mark.IsOpen(), m.copyMenu.IsOpen():
 		return keys.Bindings{k.Up, k.Down, k.Confirm, k.Cancel}
 	case m.filter.Active():
 		return keys.Bindings{

@@ -80,7 +80,7 @@ func Default() KeyMap {
 		Retry:      b([]string{"r"}, "r", "retry"),
 		Mark:       b([]string{"m"}, "m", "mark verdict"),
 		Bundle:     b([]string{"b"}, "b", "bundle"),
-		CopyID:     b([]string{"y"}, "y", "copy id"),
+		CopyID:     b([]string{"y"}, "y", "copy…"),
 		CopyBundle: b([]string{"Y", "shift+y"}, "Y", "copy bundle"),
 		Reveal:     b([]string{"x"}, "x", "reveal secrets"),
 

@@ -1,0 +1,77 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/retry"
+)
+
+// RecordJSON is the execution's record as the Logs API would show it, secrets redacted, for
+// the copy menu.
+func (a *App) RecordJSON(e *model.Execution) string {
+	rec, err := json.Marshal(model.ToWire(e, true))
+	if err != nil {
+		return ""
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, a.policy.JSON(rec, false), "", "  "); err != nil {
+		return string(a.policy.JSON(rec, false))
+	}
+	return buf.String()
+}
+
+// CurlFor is a curl command that would run the execution's call again, for a bug report or a
+// test against the sandbox: the key is the shell's $COMPOSIO_API_KEY (never the key), the
+// arguments are redacted, and it says at its top that it sends the call for real.
+func (a *App) CurlFor(e *model.Execution) string {
+	for _, r := range e.ToolSlug { // a slug from a hostile log must not break out of the quotes
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return "# no curl: the tool slug " + fmt.Sprintf("%q", e.ToolSlug) + " is not a plain slug, so it is not put in a shell command\n"
+		}
+	}
+	base := strings.TrimSuffix(envBase(a.o, a.creds), "/")
+	if base == "" {
+		base = client.DefaultBaseURL
+	}
+	args := json.RawMessage("{}")
+	if len(e.Arguments) > 0 {
+		args = a.policy.JSON(e.Arguments, false)
+	}
+	version, _ := retry.ToolVersionOf(e)
+	body := map[string]any{"arguments": args, "version": version}
+	if e.ConnectedAccountID != "" {
+		body["connected_account_id"] = e.ConnectedAccountID
+	}
+	if e.UserID != "" {
+		body["user_id"] = e.UserID
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return ""
+	}
+	quoted := strings.ReplaceAll(string(b), "'", `'\''`)
+	return fmt.Sprintf("# sends %s again, for real: only against a sandbox, or after exectriage's guard said yes\n"+
+		"curl -sS -X POST '%s/api/v3.1/tools/execute/%s' \\\n  -H \"x-api-key: $COMPOSIO_API_KEY\" -H 'content-type: application/json' \\\n  -d '%s'\n",
+		e.ToolSlug, base, e.ToolSlug, quoted)
+}
+
+// WriteCopy writes what the copy menu would have put on the clipboard to a 0600 file, for a
+// terminal that cannot take OSC 52, and returns its path.
+func (a *App) WriteCopy(what, text string) (string, error) {
+	dir := a.bundleDir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	path := filepath.Join(dir, "exectriage-copy-"+safeName(strings.ReplaceAll(what, " ", "-"))+"-"+a.Now().UTC().Format("20060102T150405Z")+".txt")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		return "", fmt.Errorf("writing %s: %w", path, err)
+	}
+	return path, nil
+}

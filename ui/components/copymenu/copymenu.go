@@ -1,0 +1,94 @@
+// Package copymenu is the `y` menu: what of the selected execution to put on the clipboard
+// (log id, request id, the record as JSON, a curl reproduction, the support bundle), as a layer
+// over the screen.
+package copymenu
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/exectriage/exectriage/ui/common"
+)
+
+// Item is one thing to copy. Text is filled when the menu opens, except for the bundle, which
+// is written on demand (Deferred).
+type Item struct {
+	Label    string
+	Text     string
+	Block    bool // keeps newlines (JSON, a command, a bundle)
+	Deferred bool // made when chosen (the bundle)
+}
+
+// ChosenMsg says which item to copy.
+type ChosenMsg struct{ Item Item }
+
+// Model is the menu.
+type Model struct {
+	common.Common
+	width, height int
+	open          bool
+	items         []Item
+	cursor        int
+}
+
+// New returns a closed menu.
+func New(c common.Common) Model { return Model{Common: c} }
+
+// Open shows the items.
+func (m *Model) Open(items []Item) { m.open, m.items, m.cursor = true, items, 0 }
+
+// IsOpen reports whether the menu is shown.
+func (m Model) IsOpen() bool { return m.open }
+
+// SetSize sets the screen size.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// Update: j/k or a digit choose, enter copies, esc closes.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !m.open || !ok {
+		return m, nil
+	}
+	choose := func(i int) (Model, tea.Cmd) {
+		m.open = false
+		it := m.items[i]
+		return m, func() tea.Msg { return ChosenMsg{Item: it} }
+	}
+	switch {
+	case key.Matches(k, m.Keys.Cancel):
+		m.open = false
+	case key.Matches(k, m.Keys.Up):
+		m.cursor = (m.cursor + len(m.items) - 1) % len(m.items)
+	case key.Matches(k, m.Keys.Down):
+		m.cursor = (m.cursor + 1) % len(m.items)
+	case key.Matches(k, m.Keys.Confirm):
+		return choose(m.cursor)
+	case len(k.Text) == 1 && k.Text[0] >= '1' && int(k.Text[0]-'1') < len(m.items):
+		return choose(int(k.Text[0] - '1'))
+	}
+	return m, nil
+}
+
+// View renders the box.
+func (m Model) View() string {
+	st := m.Styles
+	w := min(max(m.width-4, 30), 76)
+	inner := w - 4
+	var b strings.Builder
+	b.WriteString(st.Dialog.Title.Render("Copy to the clipboard") + "\n\n")
+	for i, it := range m.items {
+		cur, label := "  ", it.Label
+		if i == m.cursor {
+			cur, label = "› ", st.Dialog.ButtonActive.Render(it.Label)
+		}
+		preview := ""
+		if !it.Deferred {
+			preview = strings.Join(strings.Fields(it.Text), " ")
+		}
+		b.WriteString(common.Truncate(cur+string(rune('1'+i))+" "+label+"  "+st.Muted.Render(common.Clean(preview)), inner) + "\n")
+	}
+	b.WriteString("\n" + st.Dialog.Hint.Render(common.Truncate("j/k or 1-"+string(rune('0'+len(m.items)))+" choose · enter copies (OSC 52) · esc closes", inner)))
+	return st.Dialog.Box.Width(w).Render(b.String())
+}
