@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     ?= bin/exectriage
 
-.PHONY: build test test-short demo bench bench-data lint fuzz soak clean man
+.PHONY: build test test-short demo bench bench-data lint fuzz soak clean man screenshots
 
 build:
 	$(GO) build -o $(BIN) .
@@ -73,3 +73,8 @@ clean:
 # The man pages, one per command, from the CLI's own definitions (never edited by hand).
 man:
 	$(GO) run ./internal/mangen -dir man
+
+# Screenshots of the real binary (tmux + charmbracelet/freeze) into docs/screenshots/ for the
+# README; regenerate when the views change.
+screenshots:
+	GO=$(GO) bash scripts/screenshots.sh
