@@ -49,6 +49,39 @@ func CanonicalArgs(args json.RawMessage, ignore []string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// DecodeArgs decodes arguments (numbers kept as written) for CanonicalValue; null or empty
+// input is an empty object.
+func DecodeArgs(args json.RawMessage) (any, error) {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || string(args) == "null" {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("arguments: invalid JSON: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("arguments: trailing data after JSON value")
+	}
+	return v, nil
+}
+
+// CanonicalValue is CanonicalArgs of a decoded value (DecodeArgs), so that a caller that
+// looks at the arguments first decodes them once.
+func CanonicalValue(v any, ignore []string) ([]byte, error) {
+	skip := make(map[string]bool, len(ignore))
+	for _, k := range ignore {
+		skip[strings.ToLower(k)] = true
+	}
+	var buf bytes.Buffer
+	if err := writeCanonical(&buf, v, skip, 0); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // ArgumentHash is the hex SHA-256 of CanonicalArgs, or "" when the arguments are not valid JSON.
 func ArgumentHash(args json.RawMessage, ignore []string) string {
 	c, err := CanonicalArgs(args, ignore)

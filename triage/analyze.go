@@ -318,7 +318,7 @@ func effectKey(e *model.Execution, kind model.ToolKind, volatile []string) (stri
 func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, idx []int, parts map[int]effectArgs, opt Options) ([]model.DuplicateGroup, [][]int) {
 	bm := make([]bucketMember, len(idx))
 	for j, i := range idx {
-		bm[j] = bucketMember{start: execs[i].Start(), seen: lastSeen(&execs[i]), text: parts[i].text, succeeded: outcomes[i] == model.OutcomeSucceeded}
+		bm[j] = bucketMember{start: execs[i].Start(), seen: lastSeen(&execs[i]), text: signature(parts[i].rawText), succeeded: outcomes[i] == model.OutcomeSucceeded}
 	}
 	var groups []model.DuplicateGroup
 	var in [][]int

@@ -1,7 +1,6 @@
 package triage
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -90,55 +89,45 @@ type effectArgs struct {
 	identity []byte   // canonical JSON of the identifying arguments
 	keys     []string // names of the identifying top-level arguments, sorted
 	textKeys []string // names of the free-text arguments present, sorted
-	text     textSig
+	rawText  string   // the free text, by key; signature(rawText) is what similarity reads
 }
 
 // splitArgs splits arguments (JSON) for near-duplicate grouping; ok is false when they are
 // not JSON. Arguments that are not an object are all identity.
 func splitArgs(args json.RawMessage, volatile []string) (effectArgs, bool) {
 	var out effectArgs
-	args = bytes.TrimSpace(args)
-	if len(args) == 0 || args[0] != '{' {
-		c, err := model.CanonicalArgs(args, volatile)
-		if err != nil {
-			return out, false
-		}
-		out.identity = c
-		return out, true
-	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	var m map[string]json.RawMessage
-	if err := dec.Decode(&m); err != nil || dec.More() {
+	v, err := model.DecodeArgs(args)
+	if err != nil {
 		return out, false
 	}
+	m, isObject := v.(map[string]any)
+	if !isObject {
+		if out.identity, err = model.CanonicalValue(v, volatile); err != nil {
+			return out, false
+		}
+		return out, true
+	}
 	var texts []string
-	ident := make(map[string]json.RawMessage, len(m))
+	ident := make(map[string]any, len(m))
 	skip := make(map[string]bool, len(volatile))
 	for _, k := range volatile {
 		skip[strings.ToLower(k)] = true
 	}
-	for k, raw := range m {
+	for k, val := range m {
 		if skip[strings.ToLower(k)] {
 			continue
 		}
-		if s, ok := freeText(k, raw); ok {
+		if s, ok := val.(string); ok && isFreeText(k, s) {
 			out.textKeys = append(out.textKeys, k)
 			texts = append(texts, k+"\x00"+s)
 			continue
 		}
-		ident[k] = raw
+		ident[k] = val
 		out.keys = append(out.keys, k)
 	}
-	b, err := json.Marshal(ident)
-	if err != nil {
+	if out.identity, err = model.CanonicalValue(ident, volatile); err != nil {
 		return out, false
 	}
-	c, err := model.CanonicalArgs(b, volatile)
-	if err != nil {
-		return out, false
-	}
-	out.identity = c
 	slices.Sort(out.keys)
 	slices.Sort(out.textKeys)
 	slices.Sort(texts) // by key, so the text does not depend on map order
@@ -148,24 +137,16 @@ func splitArgs(args json.RawMessage, volatile []string) (effectArgs, bool) {
 		all.WriteString(s)
 		all.WriteByte('\n')
 	}
-	out.text = signature(all.String())
+	out.rawText = all.String() // tokenised only when the bucket has company (textOf)
 	return out, true
 }
 
-// freeText returns the string value of an argument that is free text.
-func freeText(k string, raw json.RawMessage) (string, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '"' || identityKey(k) {
-		return "", false
+// isFreeText reports whether a string argument is free text.
+func isFreeText(k, s string) bool {
+	if identityKey(k) {
+		return false
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	if textKey(k) || utf8.RuneCountInString(s) > longTextChars || strings.Contains(s, "\n") {
-		return s, true
-	}
-	return "", false
+	return textKey(k) || utf8.RuneCountInString(s) > longTextChars || strings.Contains(s, "\n")
 }
 
 // textSig is what similarity reads of a text.
