@@ -68,8 +68,8 @@ func runRetry(ctx context.Context, env *Env, args []string) int {
 		return usageError(env, "retry", "want one execution id: exectriage retry ID --confirm-failed --reason TEXT")
 	}
 	id := pos[0]
-	if strings.TrimSpace(*reason) == "" {
-		return usageError(env, "retry", "--reason TEXT is required: say why you believe the first attempt failed (it goes in the journal)")
+	if *confirm && strings.TrimSpace(*reason) == "" { // without --confirm-failed: the guard shows its evidence (exit 3)
+		return usageError(env, "retry", "--confirm-failed needs --reason TEXT: say why you believe the first attempt failed (it goes in the journal)")
 	}
 	if timeSet && requestTimeout <= 0 {
 		return usageError(env, "retry", "--request-timeout must be positive")

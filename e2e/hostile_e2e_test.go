@@ -254,7 +254,7 @@ func TestKilledGzipLoadLeavesNoSpool(t *testing.T) {
 		if fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid)); len(fds) > 0 {
 			spooling := false
 			for _, fd := range fds {
-				if l, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", cmd.Process.Pid, fd.Name())); strings.Contains(l, "exectriage-export-") {
+				if l, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", cmd.Process.Pid, fd.Name())); strings.Contains(l, "exectriage-export-") || strings.HasPrefix(l, tmp) { // named, or unnamed (O_TMPFILE) in TMPDIR
 					spooling = true
 				}
 			}

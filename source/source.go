@@ -286,19 +286,26 @@ func (s *fileSource) Close() error {
 }
 
 // newSpool makes the spool a Load of a gzip export copies into, replacing the one an earlier
-// Load made. The spool holds the whole export, unredacted: its name is removed right after it
-// is created and it is read through the open descriptor, so nothing is left behind when the
-// process ends however it ends (SIGKILL, OOM, SIGHUP).
+// Load made. The spool holds the whole export, unredacted: on Linux it never has a name
+// (O_TMPFILE), elsewhere its name is removed right after it is created; it is read through the
+// open descriptor, so nothing is left behind when the process ends however it ends (SIGKILL,
+// OOM, SIGHUP), even killed between creating the file and removing its name.
 func (s *fileSource) newSpool() (io.WriteCloser, string, error) {
-	f, err := os.CreateTemp("", "exectriage-export-*.jsonl")
-	if err != nil {
-		return nil, "", err
-	}
-	name := f.Name()
-	if err := os.Remove(name); err != nil {
-		f.Close()
-		os.Remove(name)
-		return nil, "", err
+	f, ok := openSpool() // never named, where the system can (Linux O_TMPFILE)
+	name := ""
+	if ok {
+		name = f.Name()
+	} else {
+		var err error
+		if f, err = os.CreateTemp("", "exectriage-export-*.jsonl"); err != nil {
+			return nil, "", err
+		}
+		name = f.Name()
+		if err := os.Remove(name); err != nil {
+			f.Close()
+			os.Remove(name)
+			return nil, "", err
+		}
 	}
 	s.mu.Lock()
 	old := s.spool
