@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,9 +34,7 @@ func TestProfiles(t *testing.T) {
 		v := vars
 		if how == nil {
 			v = map[string]string{"EXECTRIAGE_PROFILE": "prod"}
-			for k, x := range vars {
-				v[k] = x
-			}
+			maps.Copy(v, vars)
 		}
 		code, out, errOut := run(t, v, append([]string{"info"}, how...)...)
 		if code != ExitOK {
