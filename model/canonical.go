@@ -25,28 +25,11 @@ func DefaultVolatileKeys() []string {
 // CanonicalArgs returns arguments as key-sorted compact JSON with the ignored keys (matched
 // case-insensitively at any depth) removed. Null or empty input canonicalises to "{}".
 func CanonicalArgs(args json.RawMessage, ignore []string) ([]byte, error) {
-	args = bytes.TrimSpace(args)
-	if len(args) == 0 || string(args) == "null" {
-		return []byte("{}"), nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("arguments: invalid JSON: %w", err)
-	}
-	if dec.More() {
-		return nil, errors.New("arguments: trailing data after JSON value")
-	}
-	skip := make(map[string]bool, len(ignore))
-	for _, k := range ignore {
-		skip[strings.ToLower(k)] = true
-	}
-	var buf bytes.Buffer
-	if err := writeCanonical(&buf, v, skip, 0); err != nil {
+	v, err := DecodeArgs(args)
+	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return CanonicalValue(v, ignore)
 }
 
 // DecodeArgs decodes arguments (numbers kept as written) for CanonicalValue; null or empty

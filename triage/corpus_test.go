@@ -281,41 +281,14 @@ func (g *corpusGen) dropRetryCount(i int) int {
 // One group per call, by pattern.
 
 func (g *corpusGen) sdkRetry() {
-	c := g.old()
-	f := g.facts()
-	tg := g.target(f)
-	args := tg.args(f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings)))
-	key := g.newGroup(model.PatternSDKAutoRetry)
-	n := 2 + g.r.IntN(2)
-	t := g.start()
-	for i := range n {
-		end := endOK
-		if i < n-1 {
-			end = g.failure()
-		}
-		stopped := g.add(c, tg, args, t, end, g.fast(), g.dropRetryCount(i), key)
-		t = stopped.Add(g.jitter(min(500*time.Millisecond<<i, 8*time.Second), 0.75, 1) + g.net())
-	}
+	g.retryBurst(g.old(), model.PatternSDKAutoRetry, g.dropRetryCount, g.sdkWait)
 }
 
 func (g *corpusGen) sessionRetry() {
 	c := g.current()
 	c.session = fmt.Sprintf("trs_%x", g.r.Uint64())
 	c.sdk = pickOne(g.r, []string{"0.21.0", "0.22.0"})
-	f := g.facts()
-	tg := g.target(f)
-	args := tg.args(f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings)))
-	key := g.newGroup(model.PatternSessionAutoRetry)
-	n := 2 + g.r.IntN(2)
-	t := g.start()
-	for i := range n {
-		end := endOK
-		if i < n-1 {
-			end = g.failure()
-		}
-		stopped := g.add(c, tg, args, t, end, g.fast(), -1, key)
-		t = stopped.Add(g.jitter(min(500*time.Millisecond<<i, 8*time.Second), 0.75, 1) + g.net())
-	}
+	g.retryBurst(c, model.PatternSessionAutoRetry, noRetryCount, g.sdkWait)
 }
 
 func (g *corpusGen) frameworkRetry() {
@@ -323,10 +296,26 @@ func (g *corpusGen) frameworkRetry() {
 	if g.r.Float64() < 0.7 {
 		c.framework = "langchain"
 	}
+	g.retryBurst(c, model.PatternFrameworkRetry, noRetryCount, func(i int) time.Duration {
+		return g.jitter(time.Second<<i, 0.8, 1.25) + g.net()
+	})
+}
+
+// sdkWait is the SDKs' backoff before retry i+1: min(0.5·2^i, 8) s times [0.75, 1], plus the
+// network.
+func (g *corpusGen) sdkWait(i int) time.Duration {
+	return g.jitter(min(500*time.Millisecond<<i, 8*time.Second), 0.75, 1) + g.net()
+}
+
+func noRetryCount(int) int { return -1 }
+
+// retryBurst is 2-3 attempts of one call with the same arguments, each but the last failing,
+// the next starting wait(i) after the caller stopped waiting for attempt i.
+func (g *corpusGen) retryBurst(c caller, p model.RetryPattern, retryCount func(i int) int, wait func(i int) time.Duration) {
 	f := g.facts()
 	tg := g.target(f)
 	args := tg.args(f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings)))
-	key := g.newGroup(model.PatternFrameworkRetry)
+	key := g.newGroup(p)
 	n := 2 + g.r.IntN(2)
 	t := g.start()
 	for i := range n {
@@ -334,8 +323,8 @@ func (g *corpusGen) frameworkRetry() {
 		if i < n-1 {
 			end = g.failure()
 		}
-		stopped := g.add(c, tg, args, t, end, g.fast(), -1, key)
-		t = stopped.Add(g.jitter(time.Second<<i, 0.8, 1.25) + g.net())
+		stopped := g.add(c, tg, args, t, end, g.fast(), retryCount(i), key)
+		t = stopped.Add(wait(i))
 	}
 }
 
