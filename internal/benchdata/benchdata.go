@@ -89,8 +89,8 @@ func Write(ctx context.Context, w io.Writer, cfg Config) (Stats, error) {
 				return st, err
 			}
 		}
-		n := g.plan(t, cfg.N-planned)
-		if n > 1 {
+		n, dup := g.plan(t, cfg.N-planned)
+		if dup {
 			st.Duplicates += n
 		}
 		planned += n
@@ -446,22 +446,68 @@ func (g *gen) exec(tl tool, a *account, start time.Time, args json.RawMessage, f
 	return e
 }
 
+// agentPairs are one message in two phrasings with the same facts (%d: an order or ticket
+// number): what an LLM agent sends, then sends again reworded after an error.
+var agentPairs = [][2]string{
+	{"Hi, your order %d has shipped and should arrive by Friday.", "Good news: order %d is on its way and should arrive by Friday."},
+	{"Ticket %d is resolved: the login errors came from an expired certificate.", "Resolved ticket %d. An expired certificate caused the login errors."},
+	{"Invoice %d is attached. Payment is due on the 15th.", "Please find invoice %d attached, with payment due on the 15th."},
+	{"Deploy %d of billing-api finished, all checks passed.", "billing-api deploy %d is finished and every check passed."},
+}
+
+// withText returns args with its message text (body or text) replaced.
+func withText(args json.RawMessage, text string) json.RawMessage {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return args
+	}
+	for _, k := range []string{"body", "text"} {
+		if _, ok := m[k]; ok {
+			m[k] = text
+		}
+	}
+	raw, _ := json.Marshal(m)
+	return raw
+}
+
+// hasText reports whether a tool's arguments carry a message text the agent would reword.
+func hasText(slug string) bool {
+	switch slug {
+	case "GMAIL_SEND_EMAIL", "GMAIL_CREATE_EMAIL_DRAFT", "GMAIL_REPLY_TO_THREAD", "SLACK_SEND_MESSAGE", "GITHUB_CREATE_AN_ISSUE_COMMENT", "GITHUB_CREATE_AN_ISSUE":
+		return true
+	}
+	return false
+}
+
 // plan plans the executions anchored at t (all starting at or before t): usually one, else a
-// duplicate burst. It returns how many, at most left.
-func (g *gen) plan(t time.Time, left int) int {
+// burst: a duplicate group of one of the causes (an old SDK's auto-retry, a current SDK's
+// retry of a tool-router session write, an agent framework's tool retry, an agent's reworded
+// re-send, an application's loop, a double submit) or a near-miss (a newsletter: one text to
+// several recipients, no duplicate). It returns how many it planned (at most left) and whether
+// they are duplicates. Only tool-router session executions carry a session id; a caller's
+// attempts share their trace.
+func (g *gen) plan(t time.Time, left int) (int, bool) {
 	a := &g.accounts[g.r.IntN(len(g.accounts))]
-	session := g.uuid()
 	if left < 3 || !g.chance(0.03) {
 		tl := g.tool(false)
 		args := g.args(tl, t)
-		g.pending.push(g.exec(tl, a, t, args, g.failure(), 0, session))
-		return 1
+		g.pending.push(g.exec(tl, a, t, args, g.failure(), 0, ""))
+		return 1, false
 	}
 	tl := g.tool(true)
 	args := g.args(tl, t)
+	trace := g.rnd("", hexdigits, 32)
 	var burst []*model.Execution
-	switch g.r.IntN(3) {
-	case 0: // SDK auto-retry: timeouts or 5xx, then retries after ~0.5 s and ~1 s
+	add := func(e *model.Execution) {
+		e.TraceID = trace
+		burst = append(burst, e)
+	}
+	sdkWait := func(i int) time.Duration {
+		return time.Duration(float64(min(500*time.Millisecond<<i, 8*time.Second)) * (0.8 + 0.2*g.r.Float64()))
+	}
+	dup := true
+	switch g.r.IntN(8) {
+	case 0, 1: // SDK auto-retry: timeouts or 5xx, then retries after ~0.5 s and ~1 s
 		n := 2 + g.r.IntN(2)
 		start := t.Add(-time.Duration(n) * 62 * time.Second)
 		for i := range n {
@@ -469,12 +515,52 @@ func (g *gen) plan(t time.Time, left int) int {
 			if i == n-1 {
 				f = pick(g, []failure{fNone, fTimeout})
 			}
-			e := g.exec(tl, a, start, args, f, i, session)
-			burst = append(burst, e)
-			delay := time.Duration(float64(min(500*time.Millisecond<<i, 8*time.Second)) * (0.8 + 0.2*g.r.Float64()))
-			start = callerEnd(e).Add(delay)
+			e := g.exec(tl, a, start, args, f, i, "")
+			add(e)
+			start = callerEnd(e).Add(sdkWait(i))
 		}
-	case 1: // application retry loop: failures, then fixed waits
+	case 2: // a current SDK retrying a tool-router session write: the session's id, no retry count
+		n := 2 + g.r.IntN(2)
+		session := "trs_" + g.rnd("", hexdigits, 24)
+		start := t.Add(-time.Duration(n) * 62 * time.Second)
+		for i := range n {
+			f := pick(g, []failure{fTimeout, f5xx})
+			if i == n-1 {
+				f = fNone
+			}
+			e := g.exec(tl, a, start, args, f, -1, session)
+			e.RetryCount = -1
+			add(e)
+			start = callerEnd(e).Add(sdkWait(i))
+		}
+	case 3: // an agent framework's tool retry (LangChain ToolRetryMiddleware): ~1 s, then ~2 s
+		n := 2 + g.r.IntN(2)
+		start := t.Add(-time.Duration(n) * 63 * time.Second)
+		for i := range n {
+			f := pick(g, []failure{fTimeout, f5xx})
+			if i == n-1 {
+				f = fNone
+			}
+			e := g.exec(tl, a, start, args, f, -1, "")
+			e.RetryCount, e.Source.Framework = -1, "langchain"
+			add(e)
+			start = callerEnd(e).Add(time.Duration(float64(time.Second<<i) * (0.8 + 0.4*g.r.Float64())))
+		}
+	case 4: // an LLM agent re-sends with the text regenerated, 3-60 s after a failure
+		if !hasText(tl.slug) {
+			tl = tools[0] // GMAIL_SEND_EMAIL
+			args = g.args(tl, t)
+		}
+		pair := pick(g, agentPairs)
+		n := 1000 + g.r.IntN(90000)
+		start := t.Add(-125 * time.Second)
+		first := g.exec(tl, a, start, withText(args, fmt.Sprintf(pair[0], n)), pick(g, []failure{fTimeout, f5xx}), -1, "")
+		first.RetryCount = -1
+		add(first)
+		second := g.exec(tl, a, callerEnd(first).Add(time.Duration(3000+g.r.IntN(57000))*time.Millisecond), withText(args, fmt.Sprintf(pair[1], n)), fNone, -1, "")
+		second.RetryCount = -1
+		add(second)
+	case 5: // application retry loop: failures, then fixed waits
 		n := 2 + g.r.IntN(3)
 		wait := pick(g, []time.Duration{30 * time.Second, 60 * time.Second, 5 * time.Second})
 		start := t.Add(-time.Duration(n) * (wait + 65*time.Second))
@@ -483,18 +569,32 @@ func (g *gen) plan(t time.Time, left int) int {
 			if i == n-1 {
 				f = fNone
 			}
-			e := g.exec(tl, a, start, args, f, -1, session)
+			e := g.exec(tl, a, start, args, f, -1, "")
 			e.RetryCount = -1
-			burst = append(burst, e)
+			add(e)
 			start = callerEnd(e).Add(wait)
 		}
-	default: // double submit: two sessions within a second
-		first := g.exec(tl, a, t.Add(-900*time.Millisecond), args, fNone, 0, session)
-		second := g.exec(tl, a, t.Add(-time.Duration(g.r.IntN(800))*time.Millisecond), args, pick(g, []failure{fNone, fTimeout}), 0, g.uuid())
-		burst = append(burst, first, second)
+	case 6: // double submit: two callers within a second
+		add(g.exec(tl, a, t.Add(-900*time.Millisecond), args, fNone, 0, ""))
+		second := g.exec(tl, a, t.Add(-time.Duration(g.r.IntN(800))*time.Millisecond), args, pick(g, []failure{fNone, fTimeout}), 0, "")
+		burst = append(burst, second) // another caller: its own trace
+	default: // near-miss: a newsletter, one text to several recipients (no duplicate)
+		dup = false
+		tl = tools[0]
+		base := g.args(tl, t)
+		n := min(3+g.r.IntN(4), left)
+		start := t.Add(-time.Duration(n) * time.Second)
+		for range n {
+			var m map[string]any
+			_ = json.Unmarshal(base, &m)
+			m["recipient_email"] = g.email()
+			raw, _ := json.Marshal(m)
+			add(g.exec(tl, a, start, raw, fNone, 0, ""))
+			start = start.Add(time.Duration(100+g.r.IntN(800)) * time.Millisecond)
+		}
 	}
 	g.pending.pushAll(burst)
-	return len(burst)
+	return len(burst), dup
 }
 
 func callerEnd(e *model.Execution) time.Time {

@@ -3,9 +3,11 @@ package benchdata
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
 )
 
 func TestWriteIsSeededNewestFirstAndParses(t *testing.T) {
@@ -46,5 +48,45 @@ func TestWriteIsSeededNewestFirstAndParses(t *testing.T) {
 	var c bytes.Buffer
 	if _, err := Write(context.Background(), &c, Config{N: 3000, Seed: 8}); err != nil || bytes.Equal(a.Bytes(), c.Bytes()) {
 		t.Errorf("another seed gave the same bytes (%v)", err)
+	}
+}
+
+// The bench traffic carries every cause triage names (sessions, frameworks and agents
+// included) and near-misses that must stay ungrouped (issue 15: realistic traffic).
+func TestTrafficHasEveryCause(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := Write(context.Background(), &buf, Config{N: 40000, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	var execs []model.Execution
+	for _, l := range bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n")) {
+		e, err := model.ParseRecord(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		execs = append(execs, e)
+	}
+	res := triage.Analyze(execs, triage.NewKinds(), triage.Options{})
+	count := map[model.RetryPattern]int{}
+	for _, g := range res.Groups {
+		count[g.Pattern]++
+	}
+	t.Logf("groups by cause: %v", count)
+	for _, p := range model.Patterns() {
+		if count[p] == 0 {
+			t.Errorf("no %s group in 40k records", p)
+		}
+	}
+	sessions := 0
+	for i := range execs {
+		if execs[i].SessionID != "" {
+			sessions++
+			if !strings.HasPrefix(execs[i].SessionID, "trs_") {
+				t.Fatalf("a session id %q outside a tool-router session", execs[i].SessionID)
+			}
+		}
+	}
+	if sessions == 0 || sessions > len(execs)/50 {
+		t.Errorf("%d of %d records carry a session id", sessions, len(execs))
 	}
 }
