@@ -59,7 +59,7 @@ func TestTrafficHasEveryCause(t *testing.T) {
 		t.Fatal(err)
 	}
 	var execs []model.Execution
-	for _, l := range bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n")) {
+	for l := range bytes.SplitSeq(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n")) {
 		e, err := model.ParseRecord(l)
 		if err != nil {
 			t.Fatal(err)
