@@ -396,6 +396,36 @@ func (s *suite) scan(bin string) func(context.Context) error {
 				values: secs, unit: "s", format: "%.1f", pass: func(m float64) bool { return m <= 10 }},
 			row{figure: "  its peak RSS (rusage)", target: "≤ 1.5 GB", values: rss, unit: "GB", format: "%.2f", pass: func(m float64) bool { return m <= 1.5 }},
 		)
+		// The reference, in the same run (issue 15): jq selecting the failed ids of the same file.
+		jq, err := exec.LookPath("jq")
+		if err != nil {
+			s.rows = append(s.rows, row{figure: "  the reference: jq -c 'select(.status==\"failed\") | .id' over the same file", pending: "jq not installed (apt-get install jq)"})
+			return nil
+		}
+		var jqSecs, jqRSS, ratio []float64
+		for i := range s.count {
+			s.logf("jq select over 1m.jsonl (run %d of %d)", i+1, s.count)
+			cmd := exec.CommandContext(ctx, jq, "-c", `select(.status=="failed") | .id`, filepath.Join(s.data, "1m.jsonl"))
+			cmd.Stdout = io.Discard
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("jq: %v", err)
+			}
+			d := time.Since(start).Seconds()
+			jqSecs = append(jqSecs, d)
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				jqRSS = append(jqRSS, float64(ru.Maxrss)/(1<<10)) // MiB
+			}
+			if i < len(secs) {
+				ratio = append(ratio, secs[i]/d)
+			}
+		}
+		s.rows = append(s.rows,
+			row{figure: "  the reference: jq -c 'select(.status==\"failed\") | .id' over the same file", values: jqSecs, unit: "s", format: "%.1f"},
+			row{figure: "    its peak RSS", values: jqRSS, unit: "MB", format: "%.0f"},
+			row{figure: "  scan / jq, run by run (round 2 target)", target: "≤ 0.25 ×", values: ratio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.25 }},
+			row{figure: "  scan's peak RSS (round 2 target)", target: "≤ 450 MB", values: scaled(rss, 1024), unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 450 }},
+		)
 		return nil
 	}
 }
@@ -476,4 +506,13 @@ func machine() string {
 		}
 	}
 	return fmt.Sprintf("%s, %d cores (GOMAXPROCS %d), %s %s/%s%s", model, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, load)
+}
+
+// scaled multiplies every value by f (GB to MB, say).
+func scaled(vs []float64, f float64) []float64 {
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		out[i] = v * f
+	}
+	return out
 }
