@@ -164,3 +164,28 @@ func TestManPagesAreCurrent(t *testing.T) {
 		}
 	}
 }
+
+// Execution ids complete where it is cheap: from an export file (or the demo), newest first,
+// with their tool; against the live API nothing is listed on a tab (issue 17.2).
+func TestIDsComplete(t *testing.T) {
+	_, out, _ := run(t, nil, "__complete", "show", "--file", "testdata/export.jsonl", "log_G0")
+	for _, id := range []string{"log_G01\tGMAIL_SEND_EMAIL", "log_G02", "log_G08"} {
+		if !strings.Contains(out, id) {
+			t.Errorf("show --file ... log_G0<tab> lacks %q:\n%s", id, out)
+		}
+	}
+	if strings.Contains(out, "log_H") {
+		t.Errorf("ids without the typed prefix offered:\n%s", out)
+	}
+	if i, j := strings.Index(out, "log_G08"), strings.Index(out, "log_G01"); i < 0 || j < 0 || i > j {
+		t.Errorf("not newest first:\n%s", out)
+	}
+	_, out, _ = run(t, map[string]string{"COMPOSIO_API_KEY": "k"}, "__complete", "show", "--base-url", "http://127.0.0.1:9", "")
+	if strings.Contains(out, "log_") {
+		t.Errorf("the live API was listed for a completion:\n%s", out)
+	}
+	_, out, _ = run(t, nil, "__complete", "mark", "--file", "testdata/export.jsonl", "log_S0")
+	if !strings.Contains(out, "log_S04") {
+		t.Errorf("mark's first argument does not complete ids:\n%s", out)
+	}
+}

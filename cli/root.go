@@ -10,11 +10,14 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sanitize"
 	"github.com/spf13/cobra"
 	flag "github.com/spf13/pflag"
 )
@@ -52,8 +55,50 @@ type command struct {
 	summary string
 	example string
 	run     func(ctx context.Context, env *Env, args []string) int
-	// complete completes the positional arguments (nil: none offered).
+	// complete completes the positional arguments after the first (nil: none offered).
 	complete func(args []string, toComplete string) ([]string, cobra.ShellCompDirective)
+	// idArgs: the arguments are execution ids (completed where it is cheap: --file, --demo).
+	idArgs bool
+}
+
+// maxCompletedIDs is how many ids a completion offers, newest first.
+const maxCompletedIDs = 200
+
+// maxCompletionFile is the largest export a completion reads (a completion must answer at once).
+const maxCompletionFile = 64 << 20
+
+// completeIDs offers execution ids, newest first, with their tool, where reading them is
+// cheap: an export file (--file, up to 64 MB) or the embedded demo (--demo). Against the live
+// API a completion would list the logs on every tab: it offers nothing there.
+func completeIDs(ctx context.Context, env *Env, cmd *cobra.Command, prefix string) ([]string, cobra.ShellCompDirective) {
+	none := cobra.ShellCompDirectiveNoFileComp
+	file, _ := cmd.Flags().GetString("file")
+	demo, _ := cmd.Flags().GetBool("demo")
+	if file == "" && !demo {
+		return nil, none
+	}
+	if file != "" {
+		if st, err := os.Stat(file); err != nil || st.Size() > maxCompletionFile {
+			return nil, none
+		}
+	}
+	a, err := app.Open(ctx, app.Options{File: file, Demo: demo && file == "", Getenv: env.Getenv, Now: env.Now, SinceSet: file != ""})
+	if err != nil {
+		return nil, none
+	}
+	defer a.Close()
+	execs, err := a.LoadAll(ctx)
+	if err != nil {
+		return nil, none
+	}
+	slices.SortStableFunc(execs, func(x, y model.Execution) int { return y.Timestamp.Compare(x.Timestamp) })
+	var out []string
+	for i := 0; i < len(execs) && len(out) < maxCompletedIDs; i++ {
+		if strings.HasPrefix(execs[i].ID, prefix) {
+			out = append(out, sanitize.String(execs[i].ID)+"\t"+sanitize.String(execs[i].ToolSlug))
+		}
+	}
+	return out, none
 }
 
 func commands() []command {
@@ -62,11 +107,11 @@ func commands() []command {
 			example: "  exectriage scan --since 24h\n  exectriage scan --file export.jsonl --json | jq '.duplicate_groups[] | .pattern'"},
 		{name: "list", args: "[QUERY...]", summary: "executions newest first, one line each", run: runList,
 			example: "  exectriage list --filter 'gmsend flagged:yes'\n  exectriage list --filter pattern:agent_retry --json"},
-		{name: "show", args: "ID", summary: "one execution with its triage (secrets redacted unless --reveal)", run: runShow,
+		{name: "show", args: "ID", idArgs: true, summary: "one execution with its triage (secrets redacted unless --reveal)", run: runShow,
 			example: "  exectriage show log_a-NA1LoG7qec\n  exectriage show log_a-NA1LoG7qec --json"},
-		{name: "verify", args: "ID", summary: "check the provider's state for one execution (runs a read tool)", run: runVerify,
+		{name: "verify", args: "ID", idArgs: true, summary: "check the provider's state for one execution (runs a read tool)", run: runVerify,
 			example: "  exectriage verify log_a-NA1LoG7qec"},
-		{name: "retry", args: "ID --confirm-failed --reason TEXT", summary: "the guarded retry: one send, never a duplicate", run: runRetry,
+		{name: "retry", args: "ID --confirm-failed --reason TEXT", idArgs: true, summary: "the guarded retry: one send, never a duplicate", run: runRetry,
 			example: "  exectriage retry log_a-NA1LoG7qec --confirm-failed --reason 'customer saw no email; provider shows none'"},
 		{name: "resolve", args: "ID", summary: "settle an indeterminate retry from the logs and the provider", run: runResolve,
 			example: "  exectriage resolve 58d9c377-02a2-4e36-bbf0-e7a96fec6de9\n  exectriage resolve 58d9c377-02a2-4e36-bbf0-e7a96fec6de9 --as failed --reason 'bounce seen'"},
@@ -74,7 +119,7 @@ func commands() []command {
 			example: "  exectriage mark log_a-NA1LoG7qec confirmed_succeeded --note 'the customer found it in spam'"},
 		{name: "journal", args: "", summary: "the audit trail of confirmations, retries and verdicts", run: runJournal,
 			example: "  exectriage journal\n  exectriage journal --demo --json"},
-		{name: "bundle", args: "ID...", summary: "a Markdown support bundle, secrets redacted", run: runBundle,
+		{name: "bundle", args: "ID...", idArgs: true, summary: "a Markdown support bundle, secrets redacted", run: runBundle,
 			example: "  exectriage bundle log_a-NA1LoG7qec --out ticket-1234.md"},
 		{name: "doctor", args: "[DIR]", summary: "find Composio SDK versions that still auto-retry writes", run: runDoctor,
 			example: "  exectriage doctor .\n  exectriage doctor --api --last 500"},
@@ -184,9 +229,20 @@ func newRoot(ctx context.Context, env *Env, raw []string) *cobra.Command {
 				return codeErr(c.run(ctx, env, argsAfter(raw, c.name)))
 			},
 		}
-		if c.complete != nil {
-			cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		switch {
+		case c.complete != nil:
+			cmd.ValidArgsFunction = func(cc *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+				if len(args) == 0 {
+					return completeIDs(ctx, env, cc, toComplete)
+				}
 				return c.complete(args, toComplete)
+			}
+		case c.idArgs:
+			cmd.ValidArgsFunction = func(cc *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+				if len(args) > 0 && c.name != "bundle" {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return completeIDs(ctx, env, cc, toComplete)
 			}
 		}
 		cmd.Flags().AddFlagSet(definedFlags(ctx, env, c.run))
