@@ -53,7 +53,7 @@ func main() {
 }
 
 // sectionNames are the parts of the suite, in the order they run.
-var sectionNames = []string{"filter", "ui", "memory", "load", "scan"}
+var sectionNames = []string{"filter", "ui", "memory", "load", "scan", "keys"}
 
 type suite struct {
 	count int
@@ -93,7 +93,7 @@ func (s *suite) run(ctx context.Context, dataDir string) error {
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	steps := []func(context.Context) error{s.filter, s.ui, s.memory, s.load, s.scan(bin)}
+	steps := []func(context.Context) error{s.filter, s.ui, s.memory, s.load, s.scan(bin), s.keys(bin)}
 	for i, step := range steps {
 		if s.only != nil && !s.only[sectionNames[i]] {
 			continue
