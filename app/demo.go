@@ -26,7 +26,8 @@ const DemoMaxAge = 24 * time.Hour
 const DemoAnchorName = "demo-anchor"
 
 // demoAnchor returns the demo's anchor, starting a new world when there is none or it is
-// older than DemoMaxAge (or in the future: a clock that went back).
+// older than DemoMaxAge (or in the future: a clock that went back). A read-only session uses
+// the stored anchor when it is current, else the minute now, and writes or resets nothing.
 func demoAnchor(o Options) (time.Time, error) {
 	now := o.now().UTC()
 	dir, own, err := demoDir(o)
@@ -40,6 +41,9 @@ func demoAnchor(o Options) (time.Time, error) {
 		}
 	}
 	anchor := now.Truncate(time.Minute)
+	if o.ReadOnly { // a read-only session writes nothing: a world of its own, and no reset
+		return anchor, nil
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return time.Time{}, fmt.Errorf("demo: %w", err)
 	}

@@ -115,3 +115,32 @@ func TestDemoIsTheSameWorldInEveryCommand(t *testing.T) {
 		t.Error("the demo created the real journal")
 	}
 }
+
+// A read-only demo session writes nothing: no anchor file, and a stale world's journal is not
+// reset (the read-only promise: no journal write).
+func TestReadOnlyDemoWritesNothing(t *testing.T) {
+	state := t.TempDir()
+	dir := filepath.Join(state, "exectriage")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	anchor := filepath.Join(dir, app.DemoAnchorName)
+	journal := filepath.Join(dir, app.DemoJournalName)
+	for _, f := range []struct{ path, text string }{{anchor, old.Format(time.RFC3339) + "\n"}, {journal, "a journal"}} {
+		if err := os.WriteFile(f.path, []byte(f.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vars := map[string]string{"XDG_STATE_HOME": state}
+	code, _, errOut := runAt(t, old.Add(3*app.DemoMaxAge), vars, "verify", "log_x", "--demo", "--readonly")
+	if code != ExitUsage || !strings.Contains(errOut, "read-only") {
+		t.Fatalf("verify --readonly: %d %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(anchor); !strings.HasPrefix(string(b), old.Format(time.RFC3339)) {
+		t.Errorf("the anchor was rewritten: %q", b)
+	}
+	if b, err := os.ReadFile(journal); err != nil || string(b) != "a journal" {
+		t.Errorf("the demo journal was reset: %q %v", b, err)
+	}
+}
