@@ -205,7 +205,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		return nil, err
 	}
 	o.ReadOnly = o.ReadOnly || cfg.Defaults.ReadOnly // the demo's anchor must know it (demoAnchor)
-	topt := cfg.Options() // the config's, defaults for the rest
+	topt := cfg.Options()                            // the config's, defaults for the rest
 	if o.CallerTimeoutSet && o.CallerTimeout > 0 {
 		topt.CallerTimeout = o.CallerTimeout
 	}
