@@ -299,6 +299,12 @@ func retryCmd(ctx context.Context, be Backend, e model.Execution, t model.Triage
 	}
 }
 
+// copyReadyMsg carries a copy menu text made off the loop.
+type copyReadyMsg struct {
+	what, text string
+	block      bool
+}
+
 // markedMsg says a verdict was recorded (or not).
 type markedMsg struct {
 	id      string

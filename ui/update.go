@@ -240,7 +240,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.copyBundle()
 		}
 		what, _, _ := strings.Cut(msg.Item.Label, " (") // "curl reproduction", "record"
+		if mk := msg.Item.Make; mk != nil { // redacting a large record is no work for Update
+			block := msg.Item.Block
+			return m, func() tea.Msg { return copyReadyMsg{what: what, text: mk(), block: block} }
+		}
 		return m, m.copyOut(what, msg.Item.Text, msg.Item.Block)
+
+	case copyReadyMsg:
+		return m, m.copyOut(msg.what, msg.text, msg.block)
 
 	case markdialog.MarkMsg:
 		return m, markCmd(m.ctx, m.be, msg.ExecID, msg.Verdict, msg.Note)
@@ -566,13 +573,14 @@ func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.refreshPanes()
 		return nil, true
 	case key.Matches(k, keys.CopyID):
+		rec := *e // the texts are made off the loop, from this copy
 		items := []copymenu.Item{{Label: "log id", Text: e.ID}}
 		if e.RequestID != "" {
 			items = append(items, copymenu.Item{Label: "request id", Text: e.RequestID})
 		}
 		items = append(items,
-			copymenu.Item{Label: "record (JSON, secrets redacted)", Text: m.be.RecordJSON(e), Block: true},
-			copymenu.Item{Label: "curl reproduction (no key: $COMPOSIO_API_KEY)", Text: m.be.CurlFor(e), Block: true},
+			copymenu.Item{Label: "record (JSON, secrets redacted)", Make: func() string { return m.be.RecordJSON(&rec) }, Block: true},
+			copymenu.Item{Label: "curl reproduction (no key: $COMPOSIO_API_KEY)", Make: func() string { return m.be.CurlFor(&rec) }, Block: true},
 			copymenu.Item{Label: "support bundle", Deferred: true})
 		m.copyMenu.Open(items)
 		m.copyMenu.SetSize(m.width, m.height)

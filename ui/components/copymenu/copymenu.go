@@ -12,13 +12,15 @@ import (
 	"github.com/exectriage/exectriage/ui/common"
 )
 
-// Item is one thing to copy. Text is filled when the menu opens, except for the bundle, which
-// is written on demand (Deferred).
+// Item is one thing to copy: Text known when the menu opens (an id), or made when chosen, off
+// the loop, by Make (a record as redacted JSON can be large); Deferred marks the bundle, which
+// has its own path.
 type Item struct {
 	Label    string
 	Text     string
+	Make     func() string
 	Block    bool // keeps newlines (JSON, a command, a bundle)
-	Deferred bool // made when chosen (the bundle)
+	Deferred bool
 }
 
 // ChosenMsg says which item to copy.
@@ -84,7 +86,7 @@ func (m Model) View() string {
 			cur, label = "› ", st.Dialog.ButtonActive.Render(it.Label)
 		}
 		preview := ""
-		if !it.Deferred {
+		if !it.Deferred && it.Make == nil {
 			preview = strings.Join(strings.Fields(it.Text), " ")
 		}
 		b.WriteString(common.Truncate(cur+string(rune('1'+i))+" "+label+"  "+st.Muted.Render(common.Clean(preview)), inner) + "\n")
