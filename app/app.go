@@ -196,13 +196,14 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	if o.Demo && (o.File != "" || o.BaseURL != "") {
 		return nil, Usagef("--demo cannot be combined with --file or --base-url")
 	}
-	o, _, err := withProfile(o)
+	cfg, err := LoadConfig(o) // the config names the profiles; a profile does not move it
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := LoadConfig(o)
-	if err != nil {
-		return nil, err
+	if name := profileName(o); name != "" && !o.profileApplied {
+		if o, _, err = applyProfile(o, cfg, name); err != nil {
+			return nil, err
+		}
 	}
 	o.ReadOnly = o.ReadOnly || cfg.Defaults.ReadOnly // the demo's anchor must know it (demoAnchor)
 	topt := cfg.Options()                            // the config's, defaults for the rest

@@ -75,6 +75,10 @@ type Journal struct {
 // OpenJournal opens (creating it, its directories 0700 and its schema as needed) the journal
 // the options name, and runs crash recovery.
 func OpenJournal(ctx context.Context, o Options) (*Journal, error) {
+	o, _, err := withProfile(o) // once: the calls below see it applied
+	if err != nil {
+		return nil, err
+	}
 	if journalIsDemo(o) {
 		if _, err := demoAnchor(o); err != nil { // a new demo world empties its journal first
 			return nil, err

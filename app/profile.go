@@ -3,6 +3,8 @@ package app
 import (
 	"fmt"
 	"os"
+
+	"github.com/exectriage/exectriage/config"
 	"slices"
 	"strings"
 )
@@ -18,10 +20,7 @@ type ProfileInfo struct {
 // the options: its journal unless --journal names one, its base URL and the variable holding
 // its key in place of COMPOSIO_BASE_URL and COMPOSIO_API_KEY. No profile: o unchanged.
 func withProfile(o Options) (Options, ProfileInfo, error) {
-	name := strings.TrimSpace(o.Profile)
-	if name == "" {
-		name = strings.TrimSpace(o.getenv("EXECTRIAGE_PROFILE"))
-	}
+	name := profileName(o)
 	if name == "" || o.profileApplied {
 		return o, o.profile, nil
 	}
@@ -29,6 +28,11 @@ func withProfile(o Options) (Options, ProfileInfo, error) {
 	if err != nil {
 		return o, ProfileInfo{}, err
 	}
+	return applyProfile(o, cfg, name)
+}
+
+// applyProfile is withProfile with the config already read.
+func applyProfile(o Options, cfg config.Config, name string) (Options, ProfileInfo, error) {
 	p, ok := cfg.Profiles[name]
 	if !ok {
 		known := make([]string, 0, len(cfg.Profiles))
@@ -64,6 +68,14 @@ func withProfile(o Options) (Options, ProfileInfo, error) {
 	o.profileKeyEnv = p.APIKeyEnv
 	o.profileApplied = true
 	return o, o.profile, nil
+}
+
+// profileName is --profile, else EXECTRIAGE_PROFILE ("" for none).
+func profileName(o Options) string {
+	if n := strings.TrimSpace(o.Profile); n != "" {
+		return n
+	}
+	return strings.TrimSpace(o.getenv("EXECTRIAGE_PROFILE"))
 }
 
 // keyFromLabel names where the key came from under a profile: "$COMPOSIO_API_KEY_PROD

@@ -240,7 +240,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.copyBundle()
 		}
 		what, _, _ := strings.Cut(msg.Item.Label, " (") // "curl reproduction", "record"
-		if mk := msg.Item.Make; mk != nil { // redacting a large record is no work for Update
+		if mk := msg.Item.Make; mk != nil {             // redacting a large record is no work for Update
 			block := msg.Item.Block
 			return m, func() tea.Msg { return copyReadyMsg{what: what, text: mk(), block: block} }
 		}
