@@ -65,11 +65,7 @@ func (a *App) CurlFor(e *model.Execution) string {
 // WriteCopy writes what the copy menu would have put on the clipboard to a 0600 file, for a
 // terminal that cannot take OSC 52, and returns its path.
 func (a *App) WriteCopy(what, text string) (string, error) {
-	dir := a.bundleDir
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	path := filepath.Join(dir, "exectriage-copy-"+safeName(strings.ReplaceAll(what, " ", "-"))+"-"+a.Now().UTC().Format("20060102T150405Z")+".txt")
+	path := filepath.Join(a.outDir(), "exectriage-copy-"+safeName(strings.ReplaceAll(what, " ", "-"))+"-"+a.Now().UTC().Format("20060102T150405Z")+".txt")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		return "", fmt.Errorf("writing %s: %w", path, err)
 	}

@@ -276,11 +276,16 @@ func (a *App) bundlePath(ids []string) string {
 	if len(ids) > 1 {
 		name += fmt.Sprintf("-and-%d", len(ids)-1)
 	}
-	dir := a.bundleDir
-	if dir == "" {
-		dir = os.TempDir()
+	return filepath.Join(a.outDir(), name+"-"+a.Now().UTC().Format("20060102T150405Z")+".md")
+}
+
+// outDir is where the TUI writes its files (bundles, copy fallbacks): the bundle directory,
+// else the system's temp directory.
+func (a *App) outDir() string {
+	if a.bundleDir != "" {
+		return a.bundleDir
 	}
-	return filepath.Join(dir, name+"-"+a.Now().UTC().Format("20060102T150405Z")+".md")
+	return os.TempDir()
 }
 
 func safeName(s string) string {

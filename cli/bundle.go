@@ -31,9 +31,6 @@ func runBundle(ctx context.Context, env *Env, args []string) int {
 			return usageError(env, "bundle", "--out %s is a directory: name the bundle's file (e.g. %s)", sanitize.String(*out), sanitize.String(filepath.Join(*out, "bundle.md")))
 		}
 	}
-	if sf.json {
-		return usageError(env, "bundle", "--json is not available: the bundle is Markdown (use show --json for JSON)")
-	}
 	a, l, err := sf.load(ctx, env)
 	if err != nil {
 		return fail(env, "bundle", err)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,7 +55,10 @@ func TestExitCodeTable(t *testing.T) {
 		{"bundle --out a directory", append([]string{"bundle", "log_G01", "--no-verify", "--out", dir}, file...), ExitUsage, "is a directory"},
 		{"a file with no readable record", []string{"list", "--file", "testdata/norecs.jsonl"}, ExitUsage, "no readable record"},
 		{"a verdict that does not fit", append([]string{"mark", "log_G08", "duplicate"}, file...), ExitUsage, "does not fit"},
-		{"retry refused: not confirmed", []string{"retry", "log_nope_but_demo", "--demo", "--reason", "x"}, ExitUsage, "no execution"},
+		{"retry of an unknown id", []string{"retry", "log_nope_but_demo", "--demo", "--reason", "x"}, ExitUsage, "no execution"},
+		{"the guard refuses an unconfirmed retry", []string{"retry", flaggedDemoWrite(t, vars), "--demo"}, ExitRefused, "refused"},
+		// 4 (sent, outcome unknown) needs a request that times out after the send: e2e's
+		// TestRetryCommandExitStatuses shows it against the sandbox.
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,6 +71,21 @@ func TestExitCodeTable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flaggedDemoWrite is the id of a flagged write of the demo (under vars' state directory).
+func flaggedDemoWrite(t *testing.T, vars map[string]string) string {
+	t.Helper()
+	_, out, _ := run(t, vars, "list", "--demo", "--json", "--filter", "flagged:yes kind:write")
+	var l struct {
+		Executions []struct {
+			ID string `json:"id"`
+		} `json:"executions"`
+	}
+	if err := json.Unmarshal([]byte(out), &l); err != nil || len(l.Executions) == 0 {
+		t.Fatalf("no flagged write in the demo: %v", err)
+	}
+	return l.Executions[0].ID
 }
 
 // Each command's help lists its own flags only, with its arguments in the synopsis, an
