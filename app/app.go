@@ -81,6 +81,7 @@ type Options struct {
 	// set by withProfile
 	profile        ProfileInfo
 	profileKeyEnv  string
+	profileLogURL  string
 	profileApplied bool
 	// SourceOptions tunes the source's options before it opens (tests: the demo sandbox).
 	SourceOptions func(*source.Options)

@@ -33,6 +33,7 @@ type Info struct {
 	KeyFrom       string `json:"api_key_from"` // never the key
 	Profile       string `json:"profile,omitempty"`
 	Production    bool   `json:"production,omitempty"`
+	DashboardURL  string `json:"dashboard_log_url"` // the template `o` opens ("" for none)
 }
 
 // GetInfo says what a session with these options would use.
@@ -56,6 +57,14 @@ func GetInfo(o Options) (Info, error) {
 	}
 	_, err = os.Stat(in.Config)
 	in.ConfigFound = err == nil
+	in.DashboardURL = o.profileLogURL
+	if in.DashboardURL == "" && in.ConfigFound {
+		cfg, err := LoadConfig(o)
+		if err != nil {
+			return in, err
+		}
+		in.DashboardURL = cfg.Dashboard.LogURL
+	}
 	creds, err := ResolveCredentials(o)
 	if err != nil {
 		return in, err

@@ -66,6 +66,7 @@ func applyProfile(o Options, cfg config.Config, name string) (Options, ProfileIn
 	}
 	o.profile = ProfileInfo{Name: name, Production: p.Production, Colour: p.Colour}
 	o.profileKeyEnv = p.APIKeyEnv
+	o.profileLogURL = p.DashboardLogURL
 	o.profileApplied = true
 	return o, o.profile, nil
 }

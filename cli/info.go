@@ -39,6 +39,10 @@ func runInfo(ctx context.Context, env *Env, args []string) int {
 		}
 		return " (not there yet)"
 	}
+	dashboard := in.DashboardURL
+	if dashboard == "" {
+		dashboard = "none: set [dashboard] log_url = \"https://…/{log_id}\" in the config to open logs with o"
+	}
 	rows := [][2]string{
 		{"version", in.Version},
 		{"config", in.Config + found(in.ConfigFound) + " (from " + in.ConfigFrom + ")"},
@@ -50,6 +54,7 @@ func runInfo(ctx context.Context, env *Env, args []string) int {
 		{"spool", in.Spool + " (gzipped exports, 0600, while open)"},
 		{"source", in.Source + " (" + in.SourceWhy + ")"},
 		{"API key from", in.KeyFrom},
+		{"dashboard", dashboard},
 	}
 	for _, r := range rows {
 		line(env.Stdout, "%-13s %s", r[0], sanitize.String(r[1]))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,5 +61,22 @@ func TestInfo(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// info names the dashboard address `o` opens, or how to configure one.
+func TestInfoDashboard(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfg, []byte("[dashboard]\nlog_url = \"https://dash.example/acme/main/logs/{log_id}\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, map[string]string{"EXECTRIAGE_CONFIG": cfg, "XDG_STATE_HOME": dir}, "info")
+	if code != ExitOK || !strings.Contains(out, "dashboard     https://dash.example/acme/main/logs/{log_id}") {
+		t.Errorf("exit %d %s\n%s", code, errOut, out)
+	}
+	code, out, _ = run(t, map[string]string{"EXECTRIAGE_CONFIG": filepath.Join(dir, "none.toml"), "XDG_STATE_HOME": dir}, "info")
+	if code != ExitOK || !strings.Contains(out, "dashboard     none: set [dashboard] log_url") {
+		t.Errorf("exit %d\n%s", code, out)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,6 +35,9 @@ import (
 //	[keys]                    # action → keys, read by the UI
 //	retry = ["R"]
 //
+//	[dashboard]               # where `o` in the TUI opens a log (a profile may set its own)
+//	log_url = "https://dashboard.example/ORG/PROJECT/logs/{log_id}"
+//
 //	[[verifier]]              # one per write tool; replaces a built-in for the same tool
 //	tool = "OUTLOOK_SEND_EMAIL"
 //	read_tool = "OUTLOOK_LIST_MESSAGES"
@@ -55,6 +59,7 @@ type Config struct {
 	Theme     map[string]string     `toml:"theme"`
 	Keys      map[string][]string   `toml:"keys"`
 	Verifiers []triage.VerifierSpec `toml:"verifier"`
+	Dashboard Dashboard             `toml:"dashboard"`
 	// Profiles are named setups for people who triage several projects (--profile NAME,
 	// EXECTRIAGE_PROFILE).
 	Profiles map[string]Profile `toml:"profiles"`
@@ -68,12 +73,42 @@ type Config struct {
 //	journal = "postgres://triage@db/exectriage"
 //	production = true                        # a loud header: every action here is real
 //	colour = "#ff0000"                       # the profile's colour in the header
+//	dashboard_log_url = "https://…/{log_id}"  # this project's page of one log, for `o`
 type Profile struct {
-	BaseURL    string `toml:"base_url"`
-	APIKeyEnv  string `toml:"api_key_env"`
-	Journal    string `toml:"journal"`
-	Production bool   `toml:"production"`
-	Colour     string `toml:"colour"`
+	BaseURL         string `toml:"base_url"`
+	APIKeyEnv       string `toml:"api_key_env"`
+	Journal         string `toml:"journal"`
+	Production      bool   `toml:"production"`
+	Colour          string `toml:"colour"`
+	DashboardLogURL string `toml:"dashboard_log_url"`
+}
+
+// Dashboard is the [dashboard] section. Composio does not publish the address of one log's
+// page in its dashboard (it is per organisation and project), so exectriage does not guess
+// it: LogURL is a template the user copies from their browser, with {log_id} where the log's
+// id goes.
+type Dashboard struct {
+	LogURL string `toml:"log_url"`
+}
+
+// LogIDPlaceholder is what a dashboard log URL template has where the log's id goes.
+const LogIDPlaceholder = "{log_id}"
+
+// ValidateLogURL checks a dashboard log URL template: an absolute http(s) URL with a host, with
+// {log_id} once and no other placeholder.
+func ValidateLogURL(tmpl string) error {
+	if strings.Count(tmpl, LogIDPlaceholder) != 1 {
+		return fmt.Errorf("%q must contain %s exactly once (where the log's id goes)", tmpl, LogIDPlaceholder)
+	}
+	rest := strings.Replace(tmpl, LogIDPlaceholder, "x", 1)
+	if strings.ContainsAny(rest, "{}") {
+		return fmt.Errorf("%q has a placeholder other than %s", tmpl, LogIDPlaceholder)
+	}
+	u, err := url.Parse(rest)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return fmt.Errorf("%q is not an http(s) address with a host (and no user or password)", tmpl)
+	}
+	return nil
 }
 
 // Defaults are the [defaults] section; zero values mean the built-in defaults.
@@ -236,7 +271,17 @@ func Parse(name string, data []byte) (Config, error) {
 			return Config{}, fmt.Errorf("%s:%d: verifier %d: %w", name, tableLine(text, "verifier", i), i+1, err)
 		}
 	}
+	if c.Dashboard.LogURL != "" {
+		if err := ValidateLogURL(c.Dashboard.LogURL); err != nil {
+			return Config{}, fmt.Errorf("%s: dashboard.log_url: %w", c.Path, err)
+		}
+	}
 	for name, p := range c.Profiles {
+		if p.DashboardLogURL != "" {
+			if err := ValidateLogURL(p.DashboardLogURL); err != nil {
+				return Config{}, fmt.Errorf("%s: profiles.%s: dashboard_log_url: %w", c.Path, name, err)
+			}
+		}
 		if p.Colour != "" && !colourValue.MatchString(p.Colour) {
 			return Config{}, fmt.Errorf("%s: profiles.%s: colour %q is not a colour (#rrggbb, #rgb or 0-255)", c.Path, name, p.Colour)
 		}

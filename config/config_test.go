@@ -193,3 +193,25 @@ func TestProfilesParse(t *testing.T) {
 		}
 	}
 }
+
+func TestDashboardLogURL(t *testing.T) {
+	c, err := Parse("d.toml", []byte("[dashboard]\nlog_url = \"https://dash.example/acme/proj/logs/{log_id}\"\n[profiles.p]\ndashboard_log_url = \"http://127.0.0.1:9/p/{log_id}?tab=1\"\n"))
+	if err != nil || c.Dashboard.LogURL == "" || c.Profiles["p"].DashboardLogURL == "" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	for _, tt := range []struct{ text, want string }{
+		{"[dashboard]\nlog_url = \"https://dash.example/logs\"\n", "exactly once"},
+		{"[dashboard]\nlog_url = \"https://dash.example/{log_id}/{log_id}\"\n", "exactly once"},
+		{"[dashboard]\nlog_url = \"https://dash.example/{org}/{log_id}\"\n", "other than"},
+		{"[dashboard]\nlog_url = \"javascript:alert(1)//{log_id}\"\n", "http(s)"},
+		{"[dashboard]\nlog_url = \"file:///etc/{log_id}\"\n", "http(s)"},
+		{"[dashboard]\nlog_url = \"https://user:pw@dash.example/{log_id}\"\n", "no user"},
+		{"[dashboard]\nlog_url = \"/logs/{log_id}\"\n", "with a host"},
+		{"[profiles.p]\ndashboard_log_url = \"https://x/logs\"\n", "profiles.p: dashboard_log_url"},
+	} {
+		_, err := Parse("d.toml", []byte(tt.text))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: err = %v, want %q", tt.text, err, tt.want)
+		}
+	}
+}

@@ -305,6 +305,21 @@ type copyReadyMsg struct {
 	block      bool
 }
 
+// openedMsg says whether the dashboard address was opened in a browser.
+type openedMsg struct {
+	id, addr string
+	opened   bool
+	err      error
+}
+
+// openCmd opens the dashboard address off the loop (starting a browser takes a moment).
+func openCmd(ctx context.Context, be Backend, id, addr string) tea.Cmd {
+	return func() tea.Msg {
+		opened, err := be.OpenURL(ctx, addr)
+		return openedMsg{id: id, addr: addr, opened: opened, err: err}
+	}
+}
+
 // markedMsg says a verdict was recorded (or not).
 type markedMsg struct {
 	id      string

@@ -35,6 +35,11 @@ type Backend interface {
 	RecordJSON(e *model.Execution) string
 	CurlFor(e *model.Execution) string
 	WriteCopy(what, text string) (string, error)
+	// DashboardURL is the execution's page in the Composio dashboard (app.ErrNoDashboardURL
+	// when the config names none); OpenURL opens it in a browser, opened false when there is
+	// none to open it in.
+	DashboardURL(logID string) (string, error)
+	OpenURL(ctx context.Context, addr string) (opened bool, err error)
 	// SourceKind says what the source reads (live API, demo, file), for the header's colour:
 	// never guessed from the name (a base URL is live).
 	SourceKind() app.SourceKind
@@ -156,6 +161,10 @@ func (b backend) RecordJSON(e *model.Execution) string { return b.a.RecordJSON(e
 func (b backend) CurlFor(e *model.Execution) string { return b.a.CurlFor(e) }
 
 func (b backend) WriteCopy(what, text string) (string, error) { return b.a.WriteCopy(what, text) }
+func (b backend) DashboardURL(logID string) (string, error)     { return b.a.DashboardURL(logID) }
+func (b backend) OpenURL(ctx context.Context, addr string) (bool, error) {
+	return b.a.OpenURL(ctx, addr)
+}
 
 func (b backend) CheckRead() string {
 	if err := b.a.CheckRead(); err != nil {

@@ -882,3 +882,62 @@ func armedAfter(cmd tea.Cmd) (time.Time, bool) {
 		return time.Time{}, false
 	}
 }
+
+// o opens the selected execution's page in the dashboard from the config's [dashboard]
+// log_url, copies the address when there is no browser, and says how to configure it when
+// the config names none (issue 17.6): exectriage never guesses the address.
+func TestDashboardKey(t *testing.T) {
+	dir := t.TempDir()
+	got := filepath.Join(dir, "args")
+	script := filepath.Join(dir, "browser")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > "+got+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BROWSER", "")
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+
+	e := newEnv(t)
+	h := newHarness(t, e, 160, 40)
+	h.selectRow(0)
+	id := h.m.data.DS.ID(0)
+	h.keys("o")
+	if s := ansi.Strip(h.screen()); !strings.Contains(s, "dashboard's address for one log is not known") {
+		t.Fatalf("o without a configured address:\n%s", s)
+	}
+
+	cfg, err := config.Parse("c.toml", []byte("[dashboard]\nlog_url = \"https://dash.example/acme/main/logs/{log_id}\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.parts.Config = cfg
+	want := "https://dash.example/acme/main/logs/" + id
+	h = newHarness(t, e, 160, 40)
+	h.selectRow(0)
+	t.Setenv("BROWSER", script)
+	h.keys("o")
+	if b, err := os.ReadFile(got); err != nil || string(b) != want+"\n" {
+		t.Fatalf("the browser got %q (%v), want %q", b, err, want)
+	}
+	if s := ansi.Strip(h.screen()); !strings.Contains(s, "opened "+id+" in the browser") {
+		t.Errorf("no opened message:\n%s", s)
+	}
+
+	// no browser (ssh, a container): the address is copied; here, into the fallback file
+	t.Setenv("BROWSER", "")
+	h.m.opt.NoOSC52, h.m.opt.Term = true, "dumb"
+	h.keys("o")
+	s := ansi.Strip(h.screen())
+	m := regexp.MustCompile(`the dashboard URL is in (\S+\.txt)`).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no copy of the address:\n%s", s)
+	}
+	if b, err := os.ReadFile(m[1]); err != nil || string(b) != want {
+		t.Errorf("copied %q (%v), want %q", b, err, want)
+	}
+
+	h.keys("y")
+	if s := h.screen(); !strings.Contains(s, "dashboard URL") {
+		t.Errorf("the copy menu lacks the dashboard URL:\n%s", s)
+	}
+}

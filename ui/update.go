@@ -249,6 +249,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case copyReadyMsg:
 		return m, m.copyOut(msg.what, msg.text, msg.block)
 
+	case openedMsg:
+		if msg.opened {
+			m.setInfo("opened %s in the browser: %s", msg.id, msg.addr)
+			return m, nil
+		}
+		// no browser here (ssh, a container) or it failed: the address it would open, copied
+		cmd := m.copyOut("dashboard URL", msg.addr, false)
+		if msg.err != nil {
+			m.setError(fmt.Errorf("%w; the dashboard URL is copied instead", msg.err))
+		}
+		return m, cmd
+
 	case markdialog.MarkMsg:
 		return m, markCmd(m.ctx, m.be, msg.ExecID, msg.Verdict, msg.Note)
 
@@ -515,7 +527,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 // handleAction runs the keys that act on the selected execution.
 func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	keys := m.Keys
-	if !key.Matches(k, keys.Verify, keys.Retry, keys.Mark, keys.Bundle, keys.CopyID, keys.CopyBundle, keys.Reveal) {
+	if !key.Matches(k, keys.Verify, keys.Retry, keys.Mark, keys.Bundle, keys.CopyID, keys.CopyBundle, keys.Dashboard, keys.Reveal) {
 		return nil, false
 	}
 	e, t, ok := m.selectedExec()
@@ -582,11 +594,26 @@ func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
 			copymenu.Item{Label: "record (JSON, secrets redacted)", Make: func() string { return m.be.RecordJSON(&rec) }, Block: true},
 			copymenu.Item{Label: "curl reproduction (no key: $COMPOSIO_API_KEY)", Make: func() string { return m.be.CurlFor(&rec) }, Block: true},
 			copymenu.Item{Label: "support bundle", Deferred: true})
+		if addr, err := m.be.DashboardURL(e.ID); err == nil {
+			items = append(items, copymenu.Item{Label: "dashboard URL", Text: addr})
+		}
 		m.copyMenu.Open(items)
 		m.copyMenu.SetSize(m.width, m.height)
 		return nil, true
 	case key.Matches(k, keys.CopyBundle):
 		return m.copyBundle(), true
+	case key.Matches(k, keys.Dashboard):
+		if it.Kind == data.ItemGroup {
+			m.status.Set(statusline.Warn, "select one member of the group to open it in the dashboard")
+			return nil, true
+		}
+		addr, err := m.be.DashboardURL(e.ID)
+		if err != nil {
+			m.status.Set(statusline.Warn, k.String()+": "+err.Error())
+			return nil, true
+		}
+		m.setInfo("opening %s in the dashboard…", e.ID)
+		return openCmd(m.ctx, m.be, e.ID, addr), true
 	}
 	return nil, false
 }

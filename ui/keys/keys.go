@@ -37,6 +37,9 @@ type KeyMap struct {
 	Bundle     key.Binding
 	CopyID     key.Binding
 	CopyBundle key.Binding
+	// Dashboard opens the execution's page in the Composio dashboard (or copies its address
+	// when there is no browser); the address comes from the config's [dashboard] log_url.
+	Dashboard key.Binding
 	// Reveal shows the selected execution's secrets on screen until it is pressed again or
 	// the selection moves (the configured API key stays hidden).
 	Reveal key.Binding
@@ -82,6 +85,7 @@ func Default() KeyMap {
 		Bundle:     b([]string{"b"}, "b", "bundle"),
 		CopyID:     b([]string{"y"}, "y", "copy…"),
 		CopyBundle: b([]string{"Y", "shift+y"}, "Y", "copy bundle"),
+		Dashboard:  b([]string{"o"}, "o", "dashboard"),
 		Reveal:     b([]string{"x"}, "x", "reveal secrets"),
 
 		Refresh: b([]string{"R", "shift+r"}, "R", "refresh"),
@@ -103,7 +107,7 @@ func (k *KeyMap) rebindable() map[string]*key.Binding {
 		"page_up": &k.PageUp, "page_down": &k.PageDown, "open": &k.Open, "next_pane": &k.NextPane,
 		"back": &k.Back, "filter": &k.Filter, "flagged": &k.Flagged, "duplicates": &k.Duplicates,
 		"writes": &k.Writes, "best_match": &k.BestMatch, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark,
-		"bundle": &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle, "reveal": &k.Reveal,
+		"bundle": &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle, "dashboard": &k.Dashboard, "reveal": &k.Reveal,
 		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "help": &k.Help, "quit": &k.Quit,
 	}
 }
@@ -166,7 +170,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Open, k.NextPane, k.Back},
 		{k.Filter, k.Flagged, k.Duplicates, k.Writes, k.BestMatch, k.Refresh, k.Follow},
-		{k.Verify, k.Retry, k.Mark, k.Bundle, k.CopyID, k.CopyBundle, k.Reveal},
+		{k.Verify, k.Retry, k.Mark, k.Bundle, k.CopyID, k.CopyBundle, k.Dashboard, k.Reveal},
 		{k.Mouse, k.Help, k.Quit},
 	}
 }
