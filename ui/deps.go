@@ -161,7 +161,7 @@ func (b backend) RecordJSON(e *model.Execution) string { return b.a.RecordJSON(e
 func (b backend) CurlFor(e *model.Execution) string { return b.a.CurlFor(e) }
 
 func (b backend) WriteCopy(what, text string) (string, error) { return b.a.WriteCopy(what, text) }
-func (b backend) DashboardURL(logID string) (string, error)     { return b.a.DashboardURL(logID) }
+func (b backend) DashboardURL(logID string) (string, error)   { return b.a.DashboardURL(logID) }
 func (b backend) OpenURL(ctx context.Context, addr string) (bool, error) {
 	return b.a.OpenURL(ctx, addr)
 }
