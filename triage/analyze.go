@@ -81,54 +81,136 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 	groupable := make([]bool, len(execs))
 	classifyAll(execs, kinds, opt, res.Triage, outcomes, groupable)
 
-	// Writes by tool and account (or user): duplicates can only be found within one. Each
-	// caller gets a number; a counting sort lays their members out in one array.
-	type callerKey struct {
-		tool    string
-		account bool
-		who     string
-	}
-	callerOf := make([]int32, len(execs))
-	ids := map[callerKey]int32{}
-	upper := map[string]string{}
-	var sizes []int32
+	callers := NewCallers()
+	var spans []WriteSpan
 	for i := range execs {
-		if !groupable[i] {
-			callerOf[i] = -1
-			continue
-		}
-		e := &execs[i]
-		u, ok := upper[e.ToolSlug]
-		if !ok {
-			u = strings.ToUpper(e.ToolSlug)
-			upper[e.ToolSlug] = u
-		}
-		ck := callerKey{tool: u, account: e.ConnectedAccountID != "", who: e.ConnectedAccountID}
-		if !ck.account {
-			ck.who = e.UserID
-		}
-		id, ok := ids[ck]
-		if !ok {
-			id = int32(len(sizes))
-			ids[ck] = id
-			sizes = append(sizes, 0)
-		}
-		callerOf[i] = id
-		sizes[id]++
-	}
-	offsets := make([]int32, len(sizes)+1)
-	for c, n := range sizes {
-		offsets[c+1] = offsets[c] + n
-	}
-	members := make([]int32, offsets[len(sizes)])
-	fill := slices.Clone(offsets[:len(sizes)])
-	for i, c := range callerOf {
-		if c >= 0 {
-			members[fill[c]] = int32(i)
-			fill[c]++
+		if groupable[i] {
+			spans = append(spans, SpanOf(&execs[i], callers.Of(&execs[i]), int32(i)))
 		}
 	}
+	cand := Candidates(spans, opt.Window)
+	idx := make([]int, len(cand))
+	for k, r := range cand {
+		idx[k] = int(r)
+	}
+	groups, in := groupAmong(execs, outcomes, func(i int) model.ToolKind { return res.Triage[i].Kind }, idx, opt)
+	for k, g := range groups {
+		for _, i := range in[k] {
+			res.Triage[i].GroupID = g.ID
+		}
+	}
+	res.Groups = groups
+	for i, g := range res.Groups {
+		res.byID[g.ID] = i
+	}
+	return res
+}
 
+// Callers numbers the callers of writes: one tool (case-insensitive) called by one
+// connected account, else by one user. Duplicates are only ever found within one caller.
+type Callers struct {
+	ids   map[callerKey]int32
+	upper map[string]string
+}
+
+type callerKey struct {
+	tool    string
+	account bool
+	who     string
+}
+
+// NewCallers returns an empty numbering.
+func NewCallers() *Callers {
+	return &Callers{ids: map[callerKey]int32{}, upper: map[string]string{}}
+}
+
+// Of is e's caller's number.
+func (c *Callers) Of(e *model.Execution) int32 {
+	u, ok := c.upper[e.ToolSlug]
+	if !ok {
+		u = strings.ToUpper(e.ToolSlug)
+		c.upper[e.ToolSlug] = u
+	}
+	ck := callerKey{tool: u, account: e.ConnectedAccountID != "", who: e.ConnectedAccountID}
+	if !ck.account {
+		ck.who = e.UserID
+	}
+	id, ok := c.ids[ck]
+	if !ok {
+		id = int32(len(c.ids))
+		c.ids[ck] = id
+	}
+	return id
+}
+
+// WriteSpan is what finding duplicate candidates reads of a groupable write: its caller, when
+// it started and was last seen running, its id, and Ref, the caller's handle on the record.
+type WriteSpan struct {
+	Start, Seen time.Time
+	ID          string
+	Caller      int32
+	Ref         int32
+}
+
+// SpanOf is e's WriteSpan.
+func SpanOf(e *model.Execution, caller, ref int32) WriteSpan {
+	return WriteSpan{Start: e.Start(), Seen: lastSeen(e), ID: e.ID, Caller: caller, Ref: ref}
+}
+
+// Candidates returns the Refs of the writes that may be duplicates, in no particular order:
+// those with a write of the same caller within the window (see mayRepeat). Only their full
+// records are needed to find the groups (groupAmong). spans is reordered.
+func Candidates(spans []WriteSpan, window time.Duration) []int32 {
+	slices.SortFunc(spans, func(a, b WriteSpan) int {
+		if a.Caller != b.Caller {
+			return int(a.Caller - b.Caller)
+		}
+		if c := a.Start.Compare(b.Start); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	var out []int32
+	for lo := 0; lo < len(spans); {
+		hi := lo + 1
+		for hi < len(spans) && spans[hi].Caller == spans[lo].Caller {
+			hi++
+		}
+		if hi-lo >= 2 {
+			out = mayRepeat(spans[lo:hi], window, out)
+		}
+		lo = hi
+	}
+	return out
+}
+
+// GroupCandidates finds the duplicate groups among the full records of the writes Candidates
+// returned (in any order): the groups, ordered as Analyze orders them, and for each record
+// its group's id ("" for none). Analyze over every execution finds the same groups.
+func GroupCandidates(execs []model.Execution, kinds *Kinds, opt Options) ([]model.DuplicateGroup, []string) {
+	opt = opt.WithDefaults()
+	c := NewClassifier(kinds, opt)
+	outcomes := make([]model.Outcome, len(execs))
+	kind := make([]model.ToolKind, len(execs))
+	idx := make([]int, len(execs))
+	for i := range execs {
+		t, _ := c.Classify(&execs[i])
+		outcomes[i], kind[i], idx[i] = t.Outcome, t.Kind, i
+	}
+	groups, in := groupAmong(execs, outcomes, func(i int) model.ToolKind { return kind[i] }, idx, opt)
+	of := make([]string, len(execs))
+	for k, g := range groups {
+		for _, i := range in[k] {
+			of[i] = g.ID
+		}
+	}
+	return groups, of
+}
+
+// groupAmong buckets the candidates (indices into execs) by effect key and finds each
+// bucket's groups: the groups ordered by their oldest member's start (then id), with each
+// group's member indices.
+func groupAmong(execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind, cand []int, opt Options) ([]model.DuplicateGroup, [][]int) {
 	byStart := func(a, b int) int {
 		if c := execs[a].Start().Compare(execs[b].Start()); c != 0 {
 			return c
@@ -137,18 +219,17 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 	}
 	buckets := map[string][]int{}
 	parts := map[int]effectArgs{}
-	for c := range sizes {
-		idx := members[offsets[c]:offsets[c+1]]
-		if len(idx) < 2 {
-			continue
-		}
-		slices.SortFunc(idx, func(a, b int32) int { return byStart(int(a), int(b)) })
-		for _, i := range mayRepeat(execs, idx, opt.Window) {
-			key, ea, _ := effectKey(&execs[i], res.Triage[i].Kind, opt.VolatileKeys)
-			buckets[key] = append(buckets[key], i)
-			parts[i] = ea
-		}
+	for _, i := range cand {
+		key, ea, _ := effectKey(&execs[i], kind(i), opt.VolatileKeys)
+		buckets[key] = append(buckets[key], i)
+		parts[i] = ea
 	}
+	type found struct {
+		g     model.DuplicateGroup
+		in    []int
+		first time.Time
+	}
+	var all []found
 	for key, idx := range buckets {
 		if len(idx) < 2 {
 			continue
@@ -156,61 +237,44 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 		slices.SortFunc(idx, byStart)
 		groups, in := groupBucket(key, execs, outcomes, idx, parts, opt)
 		for k, g := range groups {
+			f := found{g: g, in: in[k], first: execs[in[k][0]].Start()}
 			for _, i := range in[k] {
-				res.Triage[i].GroupID = g.ID
+				if s := execs[i].Start(); s.Before(f.first) {
+					f.first = s
+				}
 			}
-			res.Groups = append(res.Groups, g)
+			all = append(all, f)
 		}
 	}
-	res.orderGroups(execs)
-	return res
+	// map iteration left the groups in random order
+	slices.SortFunc(all, func(a, b found) int {
+		if c := a.first.Compare(b.first); c != 0 {
+			return c
+		}
+		return strings.Compare(a.g.ID, b.g.ID)
+	})
+	if len(all) == 0 {
+		return nil, nil
+	}
+	groups := make([]model.DuplicateGroup, len(all))
+	in := make([][]int, len(all))
+	for k := range all {
+		groups[k], in[k] = all[k].g, all[k].in
+	}
+	return groups, in
 }
 
 // classifyMinChunk is the fewest executions worth a goroutine of their own.
 const classifyMinChunk = 16384
 
 // classifyAll fills triage (without groups), outcomes and groupable for every execution,
-// split across GOMAXPROCS goroutines; each keeps its own memo of what repeats (a tool's kind
-// and effect, an SDK note, a reason text: equal reasons share one string).
+// split across GOMAXPROCS goroutines, each with its own Classifier.
 func classifyAll(execs []model.Execution, kinds *Kinds, opt Options, triage []model.Triage, outcomes []model.Outcome, groupable []bool) {
-	type slugInfo struct {
-		kind model.ToolKind
-		fx   effect
-	}
 	part := func(lo, hi int) {
-		slugs := map[string]slugInfo{}
-		oldSDK := map[sdkKey]string{}
-		reasons := map[string]string{}
+		c := NewClassifier(kinds, opt)
 		for i := lo; i < hi; i++ {
-			e := &execs[i]
-			si, ok := slugs[e.ToolSlug]
-			if !ok {
-				si.kind = kinds.Kind(e.ToolSlug)
-				si.fx = effectOf(e.ToolSlug, si.kind)
-				slugs[e.ToolSlug] = si
-			}
-			k := si.kind
-			out, reason := classify(e, opt, si.fx)
-			if r, ok := reasons[reason]; ok {
-				reason = r
-			} else if len(reasons) < 1<<16 {
-				reasons[reason] = reason
-			}
-			sk := sdkKey{e.SDKVersion, e.Source.Language, e.Source.Framework, e.Source.Host}
-			note, ok := oldSDK[sk]
-			if !ok {
-				note = OldSDK(e)
-				oldSDK[sk] = note
-			}
-			outcomes[i] = out
-			triage[i] = model.Triage{
-				Kind:    k,
-				Outcome: out,
-				Flagged: k.IsWrite() && (out == model.OutcomeAmbiguous || out == model.OutcomeRejected),
-				Reason:  reason,
-				OldSDK:  note,
-			}
-			groupable[i] = isGroupable(e, k)
+			triage[i], groupable[i] = c.Classify(&execs[i])
+			outcomes[i] = triage[i].Outcome
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(execs)/classifyMinChunk)
@@ -225,6 +289,58 @@ func classifyAll(execs []model.Execution, kinds *Kinds, opt Options, triage []mo
 	wg.Wait()
 }
 
+// Classifier triages one execution at a time, without groups, keeping a memo of what
+// repeats: a tool's kind and effect, an SDK note, a reason text (equal reasons share one
+// string). It is not safe for concurrent use: one per goroutine.
+type Classifier struct {
+	kinds   *Kinds
+	opt     Options
+	slugs   map[string]slugInfo
+	oldSDK  map[sdkKey]string
+	reasons map[string]string
+}
+
+type slugInfo struct {
+	kind model.ToolKind
+	fx   effect
+}
+
+// NewClassifier returns a Classifier for kinds and opt (defaults filled in).
+func NewClassifier(kinds *Kinds, opt Options) *Classifier {
+	return &Classifier{kinds: kinds, opt: opt.WithDefaults(), slugs: map[string]slugInfo{}, oldSDK: map[sdkKey]string{}, reasons: map[string]string{}}
+}
+
+// Classify is e's triage without its group, and whether it can be grouped at all (a write
+// with recorded arguments and an account or a user).
+func (c *Classifier) Classify(e *model.Execution) (model.Triage, bool) {
+	si, ok := c.slugs[e.ToolSlug]
+	if !ok {
+		si.kind = c.kinds.Kind(e.ToolSlug)
+		si.fx = effectOf(e.ToolSlug, si.kind)
+		c.slugs[e.ToolSlug] = si
+	}
+	k := si.kind
+	out, reason := classify(e, c.opt, si.fx)
+	if r, ok := c.reasons[reason]; ok {
+		reason = r
+	} else if len(c.reasons) < 1<<16 {
+		c.reasons[reason] = reason
+	}
+	sk := sdkKey{e.SDKVersion, e.Source.Language, e.Source.Framework, e.Source.Host}
+	note, ok := c.oldSDK[sk]
+	if !ok {
+		note = OldSDK(e)
+		c.oldSDK[sk] = note
+	}
+	return model.Triage{
+		Kind:    k,
+		Outcome: out,
+		Flagged: k.IsWrite() && (out == model.OutcomeAmbiguous || out == model.OutcomeRejected),
+		Reason:  reason,
+		OldSDK:  note,
+	}, isGroupable(e, k)
+}
+
 // sdkKey is what OldSDK reads of an execution.
 type sdkKey struct{ version, language, framework, host string }
 
@@ -233,33 +349,31 @@ func isGroupable(e *model.Execution, kind model.ToolKind) bool {
 	return kind.IsWrite() && (len(e.Arguments) > 0 || e.Detailed) && (e.ConnectedAccountID != "" || e.UserID != "")
 }
 
-// mayRepeat returns the members of one caller's writes of one tool (sorted by start, then id)
-// that have another member within the window: one that started no later than window after it
-// was last seen, or that was last seen no earlier than window before it started. A duplicate
-// group's consecutive members are such a pair, and members of one group share the caller and
-// the tool, so no other execution can belong to a group — nor, being beyond the window of
-// every member on both sides, change how a bucket splits. Members with the same start and id
-// are always kept.
-func mayRepeat(execs []model.Execution, idx []int32, window time.Duration) []int {
-	var out []int
-	var seen time.Time // the latest lastSeen among the members before
-	for j, i := range idx {
-		e := &execs[i]
-		start := e.Start()
-		keep := j > 0 && start.Sub(seen) <= window
-		if j+1 < len(idx) {
-			n := &execs[idx[j+1]]
-			keep = keep || n.Start().Sub(lastSeen(e)) <= window || n.Start().Equal(start) && n.ID == e.ID
+// mayRepeat appends to out the Refs of the members of one caller's writes (spans sorted by
+// start, then id) that have another member within the window: one that started no later than
+// window after it was last seen, or that was last seen no earlier than window before it
+// started. A duplicate group's consecutive members are such a pair, and members of one group
+// share the caller and the tool, so no other execution can belong to a group — nor, being
+// beyond the window of every member on both sides, change how a bucket splits. Members with
+// the same start and id are always kept.
+func mayRepeat(spans []WriteSpan, window time.Duration, out []int32) []int32 {
+	var seen time.Time // the latest Seen among the members before
+	for j := range spans {
+		e := &spans[j]
+		keep := j > 0 && e.Start.Sub(seen) <= window
+		if j+1 < len(spans) {
+			n := &spans[j+1]
+			keep = keep || n.Start.Sub(e.Seen) <= window || n.Start.Equal(e.Start) && n.ID == e.ID
 		}
 		if j > 0 {
-			p := &execs[idx[j-1]]
-			keep = keep || p.Start().Equal(start) && p.ID == e.ID
+			p := &spans[j-1]
+			keep = keep || p.Start.Equal(e.Start) && p.ID == e.ID
 		}
 		if keep {
-			out = append(out, int(i))
+			out = append(out, e.Ref)
 		}
-		if ls := lastSeen(e); j == 0 || ls.After(seen) {
-			seen = ls
+		if j == 0 || e.Seen.After(seen) {
+			seen = e.Seen
 		}
 	}
 	return out
@@ -333,28 +447,6 @@ func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, 
 		in = append(in, mi)
 	}
 	return groups, in
-}
-
-// orderGroups sorts groups by their oldest member's start (map iteration left them in random
-// order) and indexes them by id.
-func (r *Result) orderGroups(execs []model.Execution) {
-	first := make(map[string]time.Time, 2*len(r.Groups))
-	for i := range execs {
-		if r.Triage[i].GroupID != "" {
-			if t, ok := first[r.Triage[i].GroupID]; !ok || execs[i].Start().Before(t) {
-				first[r.Triage[i].GroupID] = execs[i].Start()
-			}
-		}
-	}
-	slices.SortFunc(r.Groups, func(a, b model.DuplicateGroup) int {
-		if c := first[a.ID].Compare(first[b.ID]); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	for i, g := range r.Groups {
-		r.byID[g.ID] = i
-	}
 }
 
 func buildGroup(key string, members []member, ea effectArgs, sim float64, opt Options) model.DuplicateGroup {

@@ -55,8 +55,29 @@ func analyzeReference(execs []model.Execution, kinds *Kinds, opt Options) *Resul
 			res.Groups = append(res.Groups, g)
 		}
 	}
-	res.orderGroups(execs)
+	orderGroupsRef(res, execs)
 	return res
+}
+
+// orderGroupsRef sorts groups by their oldest member's start, then id, and indexes them.
+func orderGroupsRef(r *Result, execs []model.Execution) {
+	first := make(map[string]time.Time, 2*len(r.Groups))
+	for i := range execs {
+		if r.Triage[i].GroupID != "" {
+			if t, ok := first[r.Triage[i].GroupID]; !ok || execs[i].Start().Before(t) {
+				first[r.Triage[i].GroupID] = execs[i].Start()
+			}
+		}
+	}
+	slices.SortFunc(r.Groups, func(a, b model.DuplicateGroup) int {
+		if c := first[a.ID].Compare(first[b.ID]); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	for i, g := range r.Groups {
+		r.byID[g.ID] = i
+	}
 }
 
 func sameResult(t interface {
@@ -286,4 +307,51 @@ func TestIncrementalDropMatchesAnalyze(t *testing.T) {
 			}
 		}
 	}
+}
+
+// candidateResult is what a streaming scan does: classify each execution alone, keep spans of
+// the groupable writes, and group only the full records of the candidates, taken in a
+// shuffled order.
+func candidateResult(t interface{ Fatalf(string, ...any) }, execs []model.Execution, opt Options, seed uint64) *Result {
+	res := &Result{Triage: make([]model.Triage, len(execs)), byID: map[string]int{}}
+	c := NewClassifier(NewKinds(), opt)
+	callers := NewCallers()
+	var spans []WriteSpan
+	for i := range execs {
+		var groupable bool
+		res.Triage[i], groupable = c.Classify(&execs[i])
+		if groupable {
+			spans = append(spans, SpanOf(&execs[i], callers.Of(&execs[i]), int32(i)))
+		}
+	}
+	cand := Candidates(spans, opt.WithDefaults().Window)
+	rand.New(rand.NewPCG(seed, 3)).Shuffle(len(cand), func(a, b int) { cand[a], cand[b] = cand[b], cand[a] })
+	full := make([]model.Execution, len(cand))
+	for k, r := range cand {
+		full[k] = execs[r]
+	}
+	groups, of := GroupCandidates(full, NewKinds(), opt)
+	for k, r := range cand {
+		if of[k] != "" {
+			if res.Triage[r].GroupID != "" && res.Triage[r].GroupID != of[k] {
+				t.Fatalf("candidate %d given two groups", r)
+			}
+			res.Triage[r].GroupID = of[k]
+		}
+	}
+	res.Groups = groups
+	return res
+}
+
+// The streaming scan's way (candidates only, any order) finds exactly Analyze's groups.
+func TestCandidatesMatchAnalyze(t *testing.T) {
+	execs := syntheticHistory(40_000, 9)
+	for _, w := range []time.Duration{0, time.Second, 10 * time.Minute, 24 * time.Hour} {
+		opt := Options{Window: w}
+		sameResult(t, candidateResult(t, execs, opt, 1), Analyze(execs, NewKinds(), opt))
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		execs, opt := crowdedHistory(rt)
+		sameResult(rt, candidateResult(rt, execs, opt, rapid.Uint64().Draw(rt, "shuffle")), analyzeReference(execs, NewKinds(), opt))
+	})
 }
