@@ -189,11 +189,40 @@ func (s *sourceFlags) open(ctx context.Context, env *Env) (*app.App, error) {
 
 // load opens the session and loads and triages the window; the caller closes the app.
 func (s *sourceFlags) load(ctx context.Context, env *Env) (*app.App, *app.Loaded, error) {
-	a, err := s.open(ctx, env)
+	var l *app.Loaded
+	a, err := s.loadWith(ctx, env, func(a *app.App) (err error) {
+		l, err = a.Load(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err := a.Load(ctx)
+	s.detailErrors(env, a, l.DetailErrors, l.FirstDetailError)
+	return a, l, nil
+}
+
+// scan is load for scan: rows, streamed from an export file.
+func (s *sourceFlags) scan(ctx context.Context, env *Env) (*app.App, *app.Scanned, error) {
+	var sc *app.Scanned
+	a, err := s.loadWith(ctx, env, func(a *app.App) (err error) {
+		sc, err = a.Scan(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	s.detailErrors(env, a, sc.DetailErrors, sc.FirstDetailError)
+	return a, sc, nil
+}
+
+// loadWith opens the session and runs load on it, then says how many unreadable records were
+// skipped; on an error the app is closed.
+func (s *sourceFlags) loadWith(ctx context.Context, env *Env, load func(*app.App) error) (*app.App, error) {
+	a, err := s.open(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	err = load(a)
 	s.mu.Lock()
 	if s.bad > maxBadShown {
 		fmt.Fprintf(env.Stderr, "exectriage: %d unreadable records skipped in all\n", s.bad)
@@ -201,13 +230,17 @@ func (s *sourceFlags) load(ctx context.Context, env *Env) (*app.App, *app.Loaded
 	s.mu.Unlock()
 	if err != nil {
 		a.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	if l.DetailErrors > 0 {
+	return a, nil
+}
+
+// detailErrors says on stderr that some details could not be fetched.
+func (s *sourceFlags) detailErrors(env *Env, a *app.App, n int, first error) {
+	if n > 0 {
 		fmt.Fprintf(env.Stderr, "exectriage: could not fetch the detail of %d executions (triaged from their list entries): %s\n",
-			l.DetailErrors, sanitize.String(a.Policy().Text(l.FirstDetailError.Error(), false)))
+			n, sanitize.String(a.Policy().Text(first.Error(), false)))
 	}
-	return a, l, nil
 }
 
 // openJournal opens the journal the flags name and runs crash recovery, telling the person on

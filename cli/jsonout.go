@@ -124,12 +124,12 @@ func (r *report) writeScanJSON(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "{\n  \"source\": %s,\n  \"summary\": %s,\n  \"executions\": [", head, sum)
-	if err := writeArrayLinesParallel(w, len(r.l.Execs), r.appendExec); err != nil {
+	if err := writeArrayLinesParallel(w, r.s.Len(), r.appendScanned); err != nil {
 		return err
 	}
-	groups := make([]groupJSON, len(r.l.Result.Groups))
-	for i := range r.l.Result.Groups {
-		groups[i] = r.toGroupJSON(&r.l.Result.Groups[i])
+	groups := make([]groupJSON, len(r.s.Groups))
+	for i := range r.s.Groups {
+		groups[i] = r.toGroupJSON(&r.s.Groups[i])
 	}
 	fmt.Fprint(w, "],\n  \"duplicate_groups\": [")
 	if err := writeJSONLines(w, groups); err != nil {
@@ -139,13 +139,24 @@ func (r *report) writeScanJSON(w io.Writer) error {
 	return err
 }
 
+// appendScanned is appendExec over scan's rows.
+func (r *report) appendScanned(buf []byte, k int) []byte {
+	e, t := r.s.Exec(k), r.s.Triage(k)
+	return r.appendExecOf(buf, &e, &t)
+}
+
 // appendExec appends execution k's EXEC object: rendered as it is, and again with the
 // secret policy applied to its strings when the configured key shows in it.
 func (r *report) appendExec(buf []byte, k int) []byte {
+	return r.appendExecOf(buf, &r.l.Execs[k], &r.l.Result.Triage[k])
+}
+
+// appendExecOf appends e's EXEC object.
+func (r *report) appendExecOf(buf []byte, e *model.Execution, t *model.Triage) []byte {
 	start := len(buf)
-	out := appendExecJSON(buf, &r.l.Execs[k], &r.l.Result.Triage[k], nil)
+	out := appendExecJSON(buf, e, t, nil)
 	if r.policy.HasKnown() && r.policy.ContainsKnown(out[start:]) {
-		out = appendExecJSON(out[:start], &r.l.Execs[k], &r.l.Result.Triage[k], r.hide)
+		out = appendExecJSON(out[:start], e, t, r.hide)
 	}
 	return out
 }

@@ -17,11 +17,15 @@ import (
 type report struct {
 	a      *app.App
 	l      *app.Loaded
+	s      *app.Scanned   // scan's rows, in place of l
 	policy *redact.Policy
 	first  map[string]int // scan: the position of each group's first member
 }
 
 func newReport(a *app.App, l *app.Loaded) *report { return &report{a: a, l: l, policy: a.Policy()} }
+
+// newScanReport is scan's report, over rows.
+func newScanReport(a *app.App, s *app.Scanned) *report { return &report{a: a, s: s, policy: a.Policy()} }
 
 // hide applies the secret policy to a string from the record: the configured key never shows.
 func (r *report) hide(s string) string {
@@ -44,7 +48,7 @@ func (r *report) groupTool(g *model.DuplicateGroup) string {
 	}
 	if r.first != nil {
 		if i, ok := r.first[g.ExecutionIDs[0]]; ok && i >= 0 {
-			return r.l.Execs[i].ToolSlug
+			return r.s.Tool(i)
 		}
 		return ""
 	}
@@ -57,29 +61,29 @@ func (r *report) groupTool(g *model.DuplicateGroup) string {
 // indexFirstMembers maps the first member of each duplicate group to its position (scan
 // looks up only those; indexing a million ids would cost more than the scan).
 func (r *report) indexFirstMembers() {
-	r.first = make(map[string]int, len(r.l.Result.Groups))
-	for i := range r.l.Result.Groups {
-		if ids := r.l.Result.Groups[i].ExecutionIDs; len(ids) > 0 {
+	r.first = make(map[string]int, len(r.s.Groups))
+	for i := range r.s.Groups {
+		if ids := r.s.Groups[i].ExecutionIDs; len(ids) > 0 {
 			r.first[ids[0]] = -1
 		}
 	}
-	for i := range r.l.Execs {
-		if p, ok := r.first[r.l.Execs[i].ID]; ok && p < 0 {
-			r.first[r.l.Execs[i].ID] = i
+	for i := range r.s.Len() {
+		if p, ok := r.first[r.s.ID(i)]; ok && p < 0 {
+			r.first[r.s.ID(i)] = i
 		}
 	}
 }
 
 func (r *report) summary() summaryJSON {
-	sum := summaryJSON{Executions: len(r.l.Execs), ByOutcome: map[string]int{}, ByKind: map[string]int{}}
+	sum := summaryJSON{Executions: r.s.Len(), ByOutcome: map[string]int{}, ByKind: map[string]int{}}
 	for _, o := range outcomeOrder {
 		sum.ByOutcome[string(o)] = 0
 	}
 	for _, k := range kindOrder {
 		sum.ByKind[string(k)] = 0
 	}
-	for i := range r.l.Result.Triage {
-		t := &r.l.Result.Triage[i]
+	for i := range r.s.Len() {
+		t := r.s.Triage(i)
 		sum.ByOutcome[string(t.Outcome)]++
 		sum.ByKind[string(t.Kind)]++
 		if t.Flagged {
@@ -95,10 +99,9 @@ func (r *report) header(w io.Writer, now time.Time) {
 	if since := r.a.Window(); since > 0 {
 		fmt.Fprintf(w, " · since %s (%s)", shortDuration(since), stamp(now.Add(-since)))
 	}
-	execs := r.l.Execs
-	fmt.Fprintf(w, " · %d executions", len(execs))
-	if n := len(execs); n > 0 {
-		fmt.Fprintf(w, " · %s … %s", stamp(execs[n-1].Timestamp), stamp(execs[0].Timestamp))
+	fmt.Fprintf(w, " · %d executions", r.s.Len())
+	if n := r.s.Len(); n > 0 {
+		fmt.Fprintf(w, " · %s … %s", stamp(r.s.Timestamp(n-1)), stamp(r.s.Timestamp(0)))
 	}
 	fmt.Fprintln(w)
 }

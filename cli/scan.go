@@ -29,12 +29,12 @@ func runScan(ctx context.Context, env *Env, args []string) int {
 		// of 100% keeps the peak (1.2 GB for a million) a tenth lower at no measurable cost.
 		defer debug.SetGCPercent(debug.SetGCPercent(75))
 	}
-	a, l, err := sf.load(ctx, env)
+	a, sc, err := sf.scan(ctx, env)
 	if err != nil {
 		return fail(env, "scan", err)
 	}
 	defer a.Close()
-	r := newReport(a, l)
+	r := newScanReport(a, sc)
 	r.indexFirstMembers()
 	w := bufio.NewWriterSize(env.Stdout, 64<<10)
 	if sf.json {
@@ -65,14 +65,14 @@ func (r *report) scanReport(w io.Writer, now time.Time) {
 	}
 	fmt.Fprintf(w, "kind     %s\n", strings.Join(parts, " · "))
 
-	res := r.l.Result
 	fmt.Fprintf(w, "\nflagged writes: %d\n", sum.Flagged)
-	for i := range r.l.Execs {
-		t := &res.Triage[i]
+	for i := range r.s.Len() {
+		t := r.s.Triage(i)
 		if !t.Flagged {
 			continue
 		}
-		e := &r.l.Execs[i]
+		ex := r.s.Exec(i)
+		e := &ex
 		fmt.Fprintf(w, "  %s  %s  %s  %s  %s\n", stamp(e.Timestamp), r.line(e.ID, 40), r.line(e.ToolSlug, 48),
 			r.line(who(e), 60), strings.ToUpper(string(t.Outcome)))
 		fmt.Fprintf(w, "      %s\n", r.line(t.Reason, 160))
@@ -81,9 +81,9 @@ func (r *report) scanReport(w io.Writer, now time.Time) {
 		}
 	}
 
-	fmt.Fprintf(w, "\nduplicate groups: %d\n", len(res.Groups))
-	for i := range res.Groups {
-		g := &res.Groups[i]
+	fmt.Fprintf(w, "\nduplicate groups: %d\n", len(r.s.Groups))
+	for i := range r.s.Groups {
+		g := &r.s.Groups[i]
 		fmt.Fprintf(w, "  %s  %s  %s  %d executions\n", r.line(g.ID, 40), g.Pattern, r.line(r.groupTool(g), 48), len(g.ExecutionIDs))
 		ids := make([]string, len(g.ExecutionIDs))
 		for k, id := range g.ExecutionIDs {
@@ -97,8 +97,8 @@ func (r *report) scanReport(w io.Writer, now time.Time) {
 
 	old := map[string]int{}
 	var notes []string
-	for i := range res.Triage {
-		if n := res.Triage[i].OldSDK; n != "" {
+	for i := range r.s.Len() {
+		if n := r.s.Triage(i).OldSDK; n != "" {
 			if old[n] == 0 {
 				notes = append(notes, n)
 			}

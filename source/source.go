@@ -258,12 +258,13 @@ type fileSource struct {
 	opt    Options
 	client *client.Client
 
-	mu       sync.Mutex
-	where    *fileIndex
-	spool    *os.File                   // the decompressed copy the locations point into (nil for a plain file), already unlinked
-	kept     map[string]model.Execution // gzip files without a spool only
-	loading  chan struct{}              // open while a Load runs
-	complete bool                       // a Load has read the whole file
+	mu        sync.Mutex
+	where     *fileIndex
+	spool     *os.File                   // the decompressed copy the locations point into (nil for a plain file), already unlinked
+	kept      map[string]model.Execution // gzip files without a spool only
+	unlocated bool                       // the last load read a gzip export without a spool
+	loading   chan struct{}              // open while a Load runs
+	complete  bool                       // a Load has read the whole file
 }
 
 func (s *fileSource) Name() string           { return displayName(s.path) }
@@ -325,13 +326,94 @@ func (nopCloser) Close() error { return nil }
 // Load reads the whole file; since, when set, keeps the records whose timestamp is within
 // since of now. Get works for the records read so far while Load runs.
 func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
+	var pg func([]model.Execution, []location) error
+	if page != nil {
+		pg = func(b []model.Execution, _ []location) error { return page(b) }
+	}
+	return s.load(ctx, since, true, pg)
+}
+
+// Ref is where one record of an export is: ReadRef reads it again. It is only good for the
+// source that gave it, until the source is loaded again or closed.
+type Ref struct{ loc location }
+
+// Located is a source that says where each record is as it loads and can read one again from
+// there: an export file (a gzip one through the decompressed copy it keeps while open). A
+// caller that needs a few records whole after a load of many keeps their Refs, not them.
+type Located interface {
+	// LoadLocated is Load with each batch's Refs (refs[i] is b's i-th record's; the slice is
+	// reused after page returns). refs is nil when the records cannot be read again (a gzip
+	// export without its copy): keep what is needed whole. It builds no index for Get (a Get
+	// afterwards reads the file once more to build one).
+	LoadLocated(ctx context.Context, since time.Duration, page func(b []model.Execution, refs []Ref) error) error
+	// ReadRefs reads the records ids[k] at refs[k] again, whole (nothing dropped), handing
+	// each to got in order; the file is opened once.
+	ReadRefs(ctx context.Context, refs []Ref, ids []string, got func(k int, e model.Execution) error) error
+}
+
+// LoadLocated implements Located.
+func (s *fileSource) LoadLocated(ctx context.Context, since time.Duration, page func(b []model.Execution, refs []Ref) error) error {
+	var refs []Ref
+	return s.load(ctx, since, false, func(b []model.Execution, locs []location) error {
+		if locs == nil {
+			return page(b, nil)
+		}
+		refs = refs[:0]
+		for _, l := range locs {
+			refs = append(refs, Ref{loc: l})
+		}
+		return page(b, refs)
+	})
+}
+
+// ReadRefs implements Located.
+func (s *fileSource) ReadRefs(ctx context.Context, refs []Ref, ids []string, got func(k int, e model.Execution) error) error {
+	s.mu.Lock()
+	spool, unlocated := s.spool, s.unlocated
+	s.mu.Unlock()
+	if unlocated {
+		return fmt.Errorf("%s: the decompressed copy is gone: load the export again", s.Name())
+	}
+	var r io.ReaderAt = spool
+	if spool == nil {
+		f, err := os.Open(s.path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	var buf []byte
+	for k, ref := range refs {
+		if k%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		e, err := s.readFrom(r, spool != nil, ids[k], []location{ref.loc}, &buf)
+		if err != nil {
+			return err
+		}
+		if err := got(k, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// load reads the file, handing page each batch (after the since cut) with the records'
+// locations (nil when they cannot be read again); index builds the index Get uses.
+func (s *fileSource) load(ctx context.Context, since time.Duration, index bool, page func([]model.Execution, []location) error) error {
 	var cutoff time.Time
 	if since > 0 {
 		cutoff = s.opt.now().Add(-since)
 	}
 	done := make(chan struct{})
 	s.mu.Lock()
-	s.where, s.kept, s.loading = newFileIndex(s.SizeHint()), nil, done
+	s.where, s.kept, s.loading, s.complete, s.unlocated = nil, nil, done, false, false
+	if index {
+		s.where = newFileIndex(s.SizeHint())
+	}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
@@ -344,40 +426,57 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 	l := newLoader(s.path, FileOptions{BatchSize: s.opt.BatchSize, MaxRecordBytes: s.opt.MaxRecordBytes, OnBad: s.opt.OnBad,
 		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches, MaxGzipRatio: s.opt.MaxGzipRatio})
 	l.spool = s.newSpool
-	l.onLocs = func(b []model.Execution, locs []location) {
+	var locs []location // the batch's, from onLocs, just before emit
+	l.onLocs = func(b []model.Execution, ls []location) {
+		locs = ls
+		if !index {
+			return
+		}
 		s.mu.Lock()
 		for i := range b {
-			s.where.add(b[i].ID, locs[i])
+			s.where.add(b[i].ID, ls[i])
 		}
 		s.mu.Unlock()
 	}
 	l.emit = func(b []model.Execution) error {
+		bl := locs
+		locs = nil
 		if !l.locatable() {
+			bl = nil
 			s.mu.Lock()
-			if s.kept == nil {
-				s.kept = make(map[string]model.Execution)
-			}
-			for _, e := range b {
-				if _, dup := s.kept[e.ID]; !dup {
-					s.kept[e.ID] = e
+			s.unlocated = true
+			if index {
+				if s.kept == nil {
+					s.kept = make(map[string]model.Execution)
+				}
+				for _, e := range b {
+					if _, dup := s.kept[e.ID]; !dup {
+						s.kept[e.ID] = e
+					}
 				}
 			}
 			s.mu.Unlock()
 		}
 		if !cutoff.IsZero() {
 			n := 0
-			for _, e := range b {
+			for i, e := range b {
 				if !e.Timestamp.Before(cutoff) {
 					b[n] = e
+					if bl != nil {
+						bl[n] = bl[i]
+					}
 					n++
 				}
 			}
 			b = b[:n]
+			if bl != nil {
+				bl = bl[:n]
+			}
 		}
 		if len(b) == 0 || page == nil {
 			return nil
 		}
-		return page(b)
+		return page(b, bl)
 	}
 	if err := l.run(ctx); err != nil {
 		return err
@@ -386,7 +485,7 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 		return err
 	}
 	s.mu.Lock()
-	s.complete = true
+	s.complete = index
 	s.mu.Unlock()
 	return nil
 }
@@ -483,16 +582,25 @@ func (s *fileSource) readAt(spool *os.File, id string, locs []location) (model.E
 		defer f.Close()
 		r = f
 	}
+	var buf []byte
+	return s.readFrom(r, spool != nil, id, locs, &buf)
+}
+
+// readFrom is readAt from r (the export, or its spool when spooled), reading into *buf.
+func (s *fileSource) readFrom(r io.ReaderAt, spooled bool, id string, locs []location, buf *[]byte) (model.Execution, error) {
 	for _, loc := range locs {
-		buf := make([]byte, loc.n)
-		if _, err := r.ReadAt(buf, loc.off); err != nil {
-			if spool != nil && errors.Is(err, os.ErrClosed) {
+		if int64(cap(*buf)) < loc.n {
+			*buf = make([]byte, loc.n)
+		}
+		b := (*buf)[:loc.n]
+		if _, err := r.ReadAt(b, loc.off); err != nil {
+			if spooled && errors.Is(err, os.ErrClosed) {
 				return model.Execution{}, fmt.Errorf("the decompressed copy of %s is gone (%w): load the export again (R in the TUI)", s.Name(), err)
 			}
 			return model.Execution{}, fmt.Errorf("%s: re-reading %s: %w", s.path, id, err)
 		}
 		if loc.page {
-			p, err := model.ParseLogsPage(buf)
+			p, err := model.ParseLogsPage(b)
 			if err == nil {
 				for _, e := range p.Executions {
 					if e.ID == id {
@@ -500,7 +608,7 @@ func (s *fileSource) readAt(spool *os.File, id string, locs []location) (model.E
 					}
 				}
 			}
-		} else if e, err := model.ParseRecord(buf); err == nil && e.ID == id {
+		} else if e, err := model.ParseRecord(b); err == nil && e.ID == id {
 			return e, nil
 		}
 	}

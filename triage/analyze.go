@@ -310,15 +310,21 @@ func NewClassifier(kinds *Kinds, opt Options) *Classifier {
 	return &Classifier{kinds: kinds, opt: opt.WithDefaults(), slugs: map[string]slugInfo{}, oldSDK: map[sdkKey]string{}, reasons: map[string]string{}}
 }
 
+// slug is the kind and effect the classifier gave slug (learning them the first time).
+func (c *Classifier) slug(slug string) slugInfo {
+	si, ok := c.slugs[slug]
+	if !ok {
+		si.kind = c.kinds.Kind(slug)
+		si.fx = effectOf(slug, si.kind)
+		c.slugs[slug] = si
+	}
+	return si
+}
+
 // Classify is e's triage without its group, and whether it can be grouped at all (a write
 // with recorded arguments and an account or a user).
 func (c *Classifier) Classify(e *model.Execution) (model.Triage, bool) {
-	si, ok := c.slugs[e.ToolSlug]
-	if !ok {
-		si.kind = c.kinds.Kind(e.ToolSlug)
-		si.fx = effectOf(e.ToolSlug, si.kind)
-		c.slugs[e.ToolSlug] = si
-	}
+	si := c.slug(e.ToolSlug)
 	k := si.kind
 	out, reason := classify(e, c.opt, si.fx)
 	if r, ok := c.reasons[reason]; ok {
@@ -326,7 +332,7 @@ func (c *Classifier) Classify(e *model.Execution) (model.Triage, bool) {
 	} else if len(c.reasons) < 1<<16 {
 		c.reasons[reason] = reason
 	}
-	sk := sdkKey{e.SDKVersion, e.Source.Language, e.Source.Framework, e.Source.Host}
+	sk := sdkKey{e.SDKVersion, e.Source.Language, e.Source.Framework, e.Source.Host, CallPath(e)}
 	note, ok := c.oldSDK[sk]
 	if !ok {
 		note = OldSDK(e)
@@ -341,8 +347,12 @@ func (c *Classifier) Classify(e *model.Execution) (model.Triage, bool) {
 	}, isGroupable(e, k)
 }
 
-// sdkKey is what OldSDK reads of an execution.
-type sdkKey struct{ version, language, framework, host string }
+// sdkKey is what OldSDK reads of an execution: everything, or a memo would give one call
+// path's note to another's.
+type sdkKey struct {
+	version, language, framework, host string
+	path                               sdkversion.Path
+}
 
 // isGroupable reports whether GroupKey would give e a key.
 func isGroupable(e *model.Execution, kind model.ToolKind) bool {

@@ -22,24 +22,10 @@ import (
 type Incremental struct {
 	opt     Options
 	kinds   *Kinds
-	slugs   map[string]incSlug
-	oldSDK  map[sdkKey]string
-	reasons map[string]string
-	callers map[incCaller]int32
+	cls     *Classifier
+	callers *Callers
 	writes  []incWrite
 	n       int
-}
-
-type incSlug struct {
-	kind  model.ToolKind
-	fx    effect
-	upper string
-}
-
-type incCaller struct {
-	tool    string
-	account bool
-	who     string
 }
 
 // incWrite is what grouping needs of a groupable write before it fetches it: 40 bytes.
@@ -62,10 +48,7 @@ func (s stamp) time() time.Time { return time.Unix(s.sec, int64(s.nsec)) }
 // NewIncremental returns an empty incremental triage with the given kinds (nil: by slug) and
 // options.
 func NewIncremental(kinds *Kinds, opt Options) *Incremental {
-	return &Incremental{
-		opt: opt.WithDefaults(), kinds: kinds, slugs: map[string]incSlug{}, oldSDK: map[sdkKey]string{},
-		reasons: map[string]string{}, callers: map[incCaller]int32{},
-	}
+	return &Incremental{opt: opt.WithDefaults(), kinds: kinds, cls: NewClassifier(kinds, opt), callers: NewCallers()}
 }
 
 // Len returns how many executions were added.
@@ -76,45 +59,11 @@ func (a *Incremental) Len() int { return a.n }
 func (a *Incremental) Add(e *model.Execution) model.Triage {
 	pos := a.n
 	a.n++
-	si, ok := a.slugs[e.ToolSlug]
-	if !ok {
-		si.kind = a.kinds.Kind(e.ToolSlug)
-		si.fx = effectOf(e.ToolSlug, si.kind)
-		si.upper = strings.ToUpper(e.ToolSlug)
-		a.slugs[e.ToolSlug] = si
+	t, groupable := a.cls.Classify(e)
+	if groupable && pos < 1<<31-1 {
+		a.writes = append(a.writes, incWrite{start: stampOf(e.Start()), seen: stampOf(lastSeen(e)), pos: int32(pos), caller: a.callers.Of(e)})
 	}
-	k := si.kind
-	out, reason := classify(e, a.opt, si.fx)
-	if r, ok := a.reasons[reason]; ok {
-		reason = r
-	} else if len(a.reasons) < 1<<16 {
-		a.reasons[reason] = reason
-	}
-	sk := sdkKey{e.SDKVersion, e.Source.Language, e.Source.Framework, e.Source.Host}
-	note, ok := a.oldSDK[sk]
-	if !ok {
-		note = OldSDK(e)
-		a.oldSDK[sk] = note
-	}
-	if isGroupable(e, k) && pos < 1<<31-1 {
-		ck := incCaller{tool: si.upper, account: e.ConnectedAccountID != "", who: e.ConnectedAccountID}
-		if !ck.account {
-			ck.who = e.UserID
-		}
-		id, ok := a.callers[ck]
-		if !ok {
-			id = int32(len(a.callers))
-			a.callers[ck] = id
-		}
-		a.writes = append(a.writes, incWrite{start: stampOf(e.Start()), seen: stampOf(lastSeen(e)), pos: int32(pos), caller: id})
-	}
-	return model.Triage{
-		Kind:    k,
-		Outcome: out,
-		Flagged: k.IsWrite() && (out == model.OutcomeAmbiguous || out == model.OutcomeRejected),
-		Reason:  reason,
-		OldSDK:  note,
-	}
+	return t
 }
 
 // Drop forgets the execution added at pos (a later Add replaced it: the same id arrived again,
@@ -236,19 +185,10 @@ func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context
 }
 
 // kindOf is the kind Add gave the slug (the kinds may have learned more since).
-func (a *Incremental) kindOf(slug string) model.ToolKind {
-	if si, ok := a.slugs[slug]; ok {
-		return si.kind
-	}
-	return a.kinds.Kind(slug)
-}
+func (a *Incremental) kindOf(slug string) model.ToolKind { return a.cls.slug(slug).kind }
 
 func (a *Incremental) classifyAgain(e *model.Execution) (model.Outcome, string) {
-	si, ok := a.slugs[e.ToolSlug]
-	if !ok {
-		si.fx = effectOf(e.ToolSlug, a.kinds.Kind(e.ToolSlug))
-	}
-	return classify(e, a.opt, si.fx)
+	return classify(e, a.opt, a.cls.slug(e.ToolSlug).fx)
 }
 
 // mayRepeatStamps is mayRepeat over compact writes of one caller and tool, sorted by start.

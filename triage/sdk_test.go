@@ -39,3 +39,24 @@ func TestOldSDK(t *testing.T) {
 		}
 	}
 }
+
+// One Classifier sees an SDK version on both call paths: each gets its own path's note (the
+// memo of notes once keyed them by version and source only, and gave the first path's note
+// to both, depending on which came first).
+func TestClassifierOldSDKNotePerPath(t *testing.T) {
+	execute := model.Execution{ID: "a", ToolSlug: "GMAIL_SEND_EMAIL", SDKVersion: "0.14.8", Source: model.Source{Language: "python"}}
+	session := execute
+	session.ID, session.SessionID = "b", "trs_1"
+	for _, order := range [][]model.Execution{{execute, session}, {session, execute}} {
+		c := NewClassifier(NewKinds(), Options{})
+		for _, e := range order {
+			got, _ := c.Classify(&e)
+			if want := OldSDK(&e); got.OldSDK != want {
+				t.Errorf("%s after the other: note %q, want %q", e.ID, got.OldSDK, want)
+			}
+		}
+	}
+	if OldSDK(&execute) == OldSDK(&session) {
+		t.Fatal("the two paths' notes are equal: the test shows nothing")
+	}
+}
