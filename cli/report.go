@@ -17,7 +17,7 @@ import (
 type report struct {
 	a      *app.App
 	l      *app.Loaded
-	s      *app.Scanned   // scan's rows, in place of l
+	s      *app.Scanned // scan's rows, in place of l
 	policy *redact.Policy
 	first  map[string]int // scan: the position of each group's first member
 }
@@ -25,7 +25,9 @@ type report struct {
 func newReport(a *app.App, l *app.Loaded) *report { return &report{a: a, l: l, policy: a.Policy()} }
 
 // newScanReport is scan's report, over rows.
-func newScanReport(a *app.App, s *app.Scanned) *report { return &report{a: a, s: s, policy: a.Policy()} }
+func newScanReport(a *app.App, s *app.Scanned) *report {
+	return &report{a: a, s: s, policy: a.Policy()}
+}
 
 // hide applies the secret policy to a string from the record: the configured key never shows.
 func (r *report) hide(s string) string {

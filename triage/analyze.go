@@ -246,9 +246,16 @@ func groupAmong(execs []model.Execution, outcomes []model.Outcome, kind func(int
 			all = append(all, f)
 		}
 	}
-	// map iteration left the groups in random order
+	// Map iteration left the groups in random order. Groups that share an id (executions
+	// that share an id) are ordered by the oldest member of any of them.
+	first := make(map[string]time.Time, len(all))
+	for _, f := range all {
+		if t, ok := first[f.g.ID]; !ok || f.first.Before(t) {
+			first[f.g.ID] = f.first
+		}
+	}
 	slices.SortFunc(all, func(a, b found) int {
-		if c := a.first.Compare(b.first); c != 0 {
+		if c := first[a.g.ID].Compare(first[b.g.ID]); c != 0 {
 			return c
 		}
 		return strings.Compare(a.g.ID, b.g.ID)
