@@ -3,10 +3,14 @@ package app
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
@@ -16,12 +20,17 @@ import (
 // Scanned is scan's view of a window: every execution as a compact row (what scan prints of
 // it) with its triage, newest first (ties by id), and the duplicate groups. An export is
 // scanned as it streams in: each record is triaged as it arrives and only its row is kept
-// (about a hundred bytes); the groupable writes also keep where they are in the file, and
-// after the load only the few that have a neighbour of the same caller within the window are
-// read again, whole, to find the groups. Memory grows with the rows, not with the records.
+// (about a hundred bytes, with no pointer for the collector to follow: the ids are in an
+// arena, the rest are numbers of interned strings); the groupable writes also keep where they
+// are in the file, and after the load only the few that have a neighbour of the same caller
+// within the window are read again, whole, a batch at a time, to find the groups. Memory grows
+// with the rows, not with the records.
 type Scanned struct {
-	rows   []scanRow
-	strs   []string // interned: slugs, users, accounts, statuses, kinds, outcomes, reasons, notes
+	rows  rowStore
+	ids   arena
+	strs  []string // interned: slugs, users, accounts, statuses, kinds, outcomes, reasons, notes
+	order []int32  // output position → row, nil when the rows came newest first
+	// Groups are the duplicate groups, ordered by their oldest member's start.
 	Groups []model.DuplicateGroup
 	// DetailErrors and FirstDetailError are Loaded's (a live source's scan).
 	DetailErrors     int
@@ -30,13 +39,66 @@ type Scanned struct {
 
 // scanRow is one execution as scan prints it.
 type scanRow struct {
-	id, requestID                               string
-	sec                                         int64 // timestamp, Unix seconds and nanoseconds (any year)
-	dur                                         int64
-	nsec                                        int32
-	group                                       int32 // index in Groups, -1 for none
-	tool, toolkit, user, account, status        uint32
-	kind, outcome, reason, oldSDK, hasDur, flag uint32
+	id, req                              strRef
+	sec                                  int64 // timestamp, Unix seconds and nanoseconds (any year)
+	dur                                  int64
+	nsec                                 int32
+	group                                int32 // index in Groups, -1 for none
+	tool, toolkit, user, account, status uint32
+	reason, oldSDK, kind, outcome        uint32
+	hasDur, flag                         bool
+}
+
+// rowStore holds rows in blocks: appending never copies what is there.
+type rowStore struct {
+	blocks [][]scanRow
+	n      int
+}
+
+const rowBlock = 1 << 13
+
+func (rs *rowStore) add(r scanRow) {
+	if rs.n%rowBlock == 0 {
+		rs.blocks = append(rs.blocks, make([]scanRow, 0, rowBlock))
+	}
+	b := &rs.blocks[len(rs.blocks)-1]
+	*b = append(*b, r)
+	rs.n++
+}
+
+func (rs *rowStore) at(i int) *scanRow { return &rs.blocks[i/rowBlock][i%rowBlock] }
+
+// arena keeps strings in large blocks: one allocation per megabyte, not per string.
+type arena struct{ blocks [][]byte }
+
+// strRef is a string in an arena.
+type strRef struct{ blk, off, n uint32 }
+
+const arenaBlock = 1 << 20
+
+func (a *arena) add(s string) strRef {
+	if s == "" {
+		return strRef{}
+	}
+	if len(s) > arenaBlock/8 { // a long one gets a block of its own
+		a.blocks = append(a.blocks, []byte(s))
+		return strRef{blk: uint32(len(a.blocks) - 1), n: uint32(len(s))}
+	}
+	if len(a.blocks) == 0 || cap(a.blocks[len(a.blocks)-1])-len(a.blocks[len(a.blocks)-1]) < len(s) {
+		a.blocks = append(a.blocks, make([]byte, 0, arenaBlock))
+	}
+	k := len(a.blocks) - 1
+	off := len(a.blocks[k])
+	a.blocks[k] = append(a.blocks[k], s...)
+	return strRef{blk: uint32(k), off: uint32(off), n: uint32(len(s))}
+}
+
+// str is the string at r; it shares the arena's memory, which is never written again.
+func (a *arena) str(r strRef) string {
+	if r.n == 0 {
+		return ""
+	}
+	return unsafe.String(&a.blocks[r.blk][r.off], int(r.n))
 }
 
 // interner numbers strings; strs[0] is "".
@@ -58,24 +120,31 @@ func (in *interner) of(s string) uint32 {
 }
 
 // Len is the number of executions.
-func (s *Scanned) Len() int { return len(s.rows) }
+func (s *Scanned) Len() int { return s.rows.n }
+
+// row is the i-th execution's row, newest first.
+func (s *Scanned) row(i int) *scanRow {
+	if s.order != nil {
+		return s.rows.at(int(s.order[i]))
+	}
+	return s.rows.at(i)
+}
 
 // Exec is execution i as scan prints it: id, timestamp (UTC), tool, toolkit, user, connected
 // account, status, duration and request id; nothing else of the record is kept.
 func (s *Scanned) Exec(i int) model.Execution {
-	r := &s.rows[i]
-	e := model.Execution{
-		ID: r.id, RequestID: r.requestID, Timestamp: time.Unix(r.sec, int64(r.nsec)).UTC(),
+	r := s.row(i)
+	return model.Execution{
+		ID: s.ids.str(r.id), RequestID: s.ids.str(r.req), Timestamp: time.Unix(r.sec, int64(r.nsec)).UTC(),
 		ToolSlug: s.strs[r.tool], ToolkitSlug: s.strs[r.toolkit], UserID: s.strs[r.user],
-		ConnectedAccountID: s.strs[r.account], Status: s.strs[r.status], Duration: time.Duration(r.dur), HasDuration: r.hasDur != 0,
+		ConnectedAccountID: s.strs[r.account], Status: s.strs[r.status], Duration: time.Duration(r.dur), HasDuration: r.hasDur,
 	}
-	return e
 }
 
 // Triage is execution i's triage.
 func (s *Scanned) Triage(i int) model.Triage {
-	r := &s.rows[i]
-	t := model.Triage{Kind: model.ToolKind(s.strs[r.kind]), Outcome: model.Outcome(s.strs[r.outcome]), Flagged: r.flag != 0,
+	r := s.row(i)
+	t := model.Triage{Kind: model.ToolKind(s.strs[r.kind]), Outcome: model.Outcome(s.strs[r.outcome]), Flagged: r.flag,
 		Reason: s.strs[r.reason], OldSDK: s.strs[r.oldSDK]}
 	if r.group >= 0 {
 		t.GroupID = s.Groups[r.group].ID
@@ -84,14 +153,15 @@ func (s *Scanned) Triage(i int) model.Triage {
 }
 
 // ID is execution i's id.
-func (s *Scanned) ID(i int) string { return s.rows[i].id }
+func (s *Scanned) ID(i int) string { return s.ids.str(s.row(i).id) }
 
 // Tool is execution i's tool slug.
-func (s *Scanned) Tool(i int) string { return s.strs[s.rows[i].tool] }
+func (s *Scanned) Tool(i int) string { return s.strs[s.row(i).tool] }
 
 // Timestamp is execution i's timestamp (UTC).
 func (s *Scanned) Timestamp(i int) time.Time {
-	return time.Unix(s.rows[i].sec, int64(s.rows[i].nsec)).UTC()
+	r := s.row(i)
+	return time.Unix(r.sec, int64(r.nsec)).UTC()
 }
 
 // Scan reads every execution of the window and triages it for scan. An export file is
@@ -125,7 +195,7 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 		return nil, err
 	}
 	st.s.strs = st.in.strs
-	sortRows(st.s.rows)
+	st.s.order = newestFirst(&st.s.rows, &st.s.ids)
 	return st.s, nil
 }
 
@@ -138,21 +208,24 @@ type scanState struct {
 	callers *triage.Callers
 	// the groupable writes: their spans, their rows, and where to read them again (or, from
 	// an export that cannot be read again, the records themselves)
-	spans []triage.WriteSpan
-	wrRow []int32
-	wrRef []source.Ref
-	kept  map[int32]model.Execution
+	spans    []triage.WriteSpan
+	wrRow    []int32
+	wrCaller []int32
+	wrRef    []source.Ref
+	kept     map[int32]model.Execution
 }
 
 func (st *scanState) add(e *model.Execution, ref *source.Ref) {
 	t, groupable := st.cls.Classify(e)
-	st.s.rows = append(st.s.rows, st.row(e, &t))
+	st.s.rows.add(st.row(e, &t))
 	if !groupable {
 		return
 	}
 	k := int32(len(st.wrRow))
-	st.spans = append(st.spans, triage.SpanOf(e, st.callers.Of(e), k))
-	st.wrRow = append(st.wrRow, int32(len(st.s.rows)-1))
+	caller := st.callers.Of(e)
+	st.spans = append(st.spans, triage.SpanOf(e, caller, k))
+	st.wrRow = append(st.wrRow, int32(st.s.rows.n-1))
+	st.wrCaller = append(st.wrCaller, caller)
 	if ref != nil {
 		st.wrRef = append(st.wrRef, *ref)
 		return
@@ -165,16 +238,10 @@ func (st *scanState) add(e *model.Execution, ref *source.Ref) {
 }
 
 func (st *scanState) row(e *model.Execution, t *model.Triage) scanRow {
-	b := func(v bool) uint32 {
-		if v {
-			return 1
-		}
-		return 0
-	}
-	r := scanRow{id: e.ID, requestID: e.RequestID, dur: int64(e.Duration), group: -1,
+	r := scanRow{id: st.s.ids.add(e.ID), req: st.s.ids.add(e.RequestID), dur: int64(e.Duration), group: -1,
 		tool: st.in.of(e.ToolSlug), toolkit: st.in.of(e.ToolkitSlug), user: st.in.of(e.UserID), account: st.in.of(e.ConnectedAccountID),
 		status: st.in.of(e.Status), kind: st.in.of(string(t.Kind)), outcome: st.in.of(string(t.Outcome)), reason: st.in.of(t.Reason),
-		oldSDK: st.in.of(t.OldSDK), hasDur: b(e.HasDuration), flag: b(t.Flagged)}
+		oldSDK: st.in.of(t.OldSDK), hasDur: e.HasDuration, flag: t.Flagged}
 	if !e.Timestamp.IsZero() {
 		r.sec, r.nsec = e.Timestamp.Unix(), int32(e.Timestamp.Nanosecond())
 	} else {
@@ -183,53 +250,104 @@ func (st *scanState) row(e *model.Execution, t *model.Triage) scanRow {
 	return r
 }
 
-// group reads the candidates again, whole, and finds the groups among them.
+// groupBatch is how many candidates are read again and grouped at a time (a few megabytes of
+// records): a batch ends at a caller's end, since callers never share a group.
+const groupBatch = 8192
+
+// group reads the candidates again, whole, a batch at a time, and finds the groups among them.
 func (st *scanState) group(ctx context.Context, loc source.Located, opt triage.Options) error {
-	cand := triage.Candidates(st.spans, opt.Window)
+	cand := triage.Candidates(st.spans, opt.Window, func(k int32) string { return st.s.ids.str(st.s.rows.at(int(st.wrRow[k])).id) }) // each caller's together
 	st.spans = nil
-	if len(cand) == 0 {
-		return nil
+	gr := triage.NewGrouper(st.kinds, opt)
+	var ids []string // each group's id, by its batch's first group
+	byID := map[string]int32{}
+	for lo := 0; lo < len(cand); {
+		hi := min(lo+groupBatch, len(cand))
+		for hi < len(cand) && st.wrCaller[cand[hi]] == st.wrCaller[cand[hi-1]] {
+			hi++
+		}
+		batch := cand[lo:hi]
+		lo = hi
+		full, err := st.readBack(ctx, loc, batch)
+		if err != nil {
+			return err
+		}
+		for j, g := range gr.Add(full) {
+			if g == "" {
+				continue
+			}
+			n, ok := byID[g]
+			if !ok {
+				n = int32(len(ids))
+				byID[g] = n
+				ids = append(ids, g)
+			}
+			st.s.rows.at(int(st.wrRow[batch[j]])).group = n
+		}
 	}
-	// read in file order: one pass forward over the disk
-	slices.SortFunc(cand, func(a, b int32) int { return cmp.Compare(st.wrRow[a], st.wrRow[b]) })
-	full := make([]model.Execution, len(cand))
-	var refs []source.Ref
-	var ids []string
+	st.s.Groups = gr.Groups()
+	// rows point at ids' order; the groups are now in their final order
+	final := make(map[string]int32, len(st.s.Groups))
+	for g := range st.s.Groups {
+		if _, dup := final[st.s.Groups[g].ID]; !dup {
+			final[st.s.Groups[g].ID] = int32(g)
+		}
+	}
+	remap := make([]int32, len(ids))
+	for n, id := range ids {
+		remap[n] = final[id]
+	}
+	for _, k := range cand {
+		if r := st.s.rows.at(int(st.wrRow[k])); r.group >= 0 {
+			r.group = remap[r.group]
+		}
+	}
+	return nil
+}
+
+// readBack returns the full records of a batch of candidates: kept whole, or read again at
+// their refs in file order, on every core.
+func (st *scanState) readBack(ctx context.Context, loc source.Located, batch []int32) ([]model.Execution, error) {
+	full := make([]model.Execution, len(batch))
 	var at []int
-	for j, k := range cand {
+	for j, k := range batch {
 		if e, ok := st.kept[k]; ok {
 			full[j] = e
 			continue
 		}
-		refs = append(refs, st.wrRef[k])
-		ids = append(ids, st.s.rows[st.wrRow[k]].id)
 		at = append(at, j)
 	}
-	if len(refs) > 0 {
-		if err := loc.ReadRefs(ctx, refs, ids, func(k int, e model.Execution) error {
-			full[at[k]] = e
-			return nil
-		}); err != nil {
-			return fmt.Errorf("reading the possible duplicates again: %w", err)
-		}
+	if len(at) == 0 {
+		return full, nil
 	}
-	groups, of := triage.GroupCandidates(full, st.kinds, opt)
-	index := make(map[string]int32, len(groups))
-	for g := range groups {
-		index[groups[g].ID] = int32(g)
+	slices.SortFunc(at, func(a, b int) int { return cmp.Compare(st.wrRow[batch[a]], st.wrRow[batch[b]]) })
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(at)/512))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		part := at[len(at)*w/workers : len(at)*(w+1)/workers]
+		wg.Go(func() {
+			refs := make([]source.Ref, len(part))
+			ids := make([]string, len(part))
+			for i, j := range part {
+				refs[i], ids[i] = st.wrRef[batch[j]], st.s.ids.str(st.s.rows.at(int(st.wrRow[batch[j]])).id)
+			}
+			errs[w] = loc.ReadRefs(ctx, refs, ids, func(i int, e model.Execution) error {
+				full[part[i]] = e
+				return nil
+			})
+		})
 	}
-	for j, k := range cand {
-		if of[j] != "" {
-			st.s.rows[st.wrRow[k]].group = index[of[j]]
-		}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("reading the possible duplicates again: %w", err)
 	}
-	st.s.Groups = groups
-	return nil
+	return full, nil
 }
 
-// sortRows orders rows newest first, then by id, keeping the order of equal ones (as
-// SortNewestFirst orders executions).
-func sortRows(rows []scanRow) {
+// newestFirst is the order that shows rows newest first, then by id, keeping the order of
+// equal ones (as SortNewestFirst orders executions): nil when they are in it already.
+func newestFirst(rows *rowStore, ids *arena) []int32 {
 	newer := func(a, b *scanRow) int {
 		if c := cmp.Compare(b.sec, a.sec); c != 0 {
 			return c
@@ -237,21 +355,27 @@ func sortRows(rows []scanRow) {
 		if c := cmp.Compare(b.nsec, a.nsec); c != 0 {
 			return c
 		}
-		return strings.Compare(a.id, b.id)
+		return strings.Compare(ids.str(a.id), ids.str(b.id))
 	}
 	sorted, reversed := true, true
-	for i := 1; i < len(rows) && (sorted || reversed); i++ {
-		c := newer(&rows[i-1], &rows[i])
+	for i := 1; i < rows.n && (sorted || reversed); i++ {
+		c := newer(rows.at(i-1), rows.at(i))
 		sorted = sorted && c <= 0
 		reversed = reversed && c > 0
 	}
-	switch {
-	case sorted:
-	case reversed:
-		slices.Reverse(rows)
-	default:
-		slices.SortStableFunc(rows, func(a, b scanRow) int { return newer(&a, &b) })
+	if sorted {
+		return nil
 	}
+	order := make([]int32, rows.n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	if reversed {
+		slices.Reverse(order)
+		return order
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return newer(rows.at(int(a)), rows.at(int(b))) })
+	return order
 }
 
 // ScannedOf makes rows of a loaded window.
@@ -261,13 +385,13 @@ func ScannedOf(l *Loaded) *Scanned {
 	for g := range l.Result.Groups {
 		index[l.Result.Groups[g].ID] = int32(g)
 	}
-	st.s.rows = make([]scanRow, len(l.Execs))
 	for i := range l.Execs {
 		t := &l.Result.Triage[i]
-		st.s.rows[i] = st.row(&l.Execs[i], t)
+		r := st.row(&l.Execs[i], t)
 		if t.GroupID != "" {
-			st.s.rows[i].group = index[t.GroupID]
+			r.group = index[t.GroupID]
 		}
+		st.s.rows.add(r)
 	}
 	st.s.strs = st.in.strs
 	return st.s

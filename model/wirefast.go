@@ -30,6 +30,9 @@ type Parser struct {
 	// that must not be kept) and decides whether Execution.Response gets a copy of it; nil
 	// keeps them all. A caller that reads a few responses of many spares copying the rest.
 	KeepResponse func(raw []byte) bool
+	// SkipArguments leaves Execution.Arguments nil (Detailed still says the record had its
+	// data): for a caller that reads the arguments of a few records again, whole, later.
+	SkipArguments bool
 
 	// Two tables, so that the lookups of the many fields with a handful of values each stay in
 	// a small, cache-resident map.
@@ -81,6 +84,9 @@ func parseRecord(data []byte, p *Parser) (Execution, error) {
 	if err == nil && p != nil && p.KeepResponse != nil && e.Response != nil && !p.KeepResponse(e.Response) {
 		e.Response = nil
 	}
+	if err == nil && p != nil && p.SkipArguments {
+		e.Arguments = nil
+	}
 	return e, err
 }
 
@@ -98,7 +104,7 @@ func parseFast(data []byte, p *Parser) (e Execution, ok bool, err error) {
 	if f.id == "" {
 		return Execution{}, true, ErrNoID
 	}
-	e = f.execution(data, p != nil && p.KeepResponse != nil && f.hasResp && !p.KeepResponse(data[f.resp[0]:f.resp[1]]))
+	e = f.execution(data, p != nil && p.KeepResponse != nil && f.hasResp && !p.KeepResponse(data[f.resp[0]:f.resp[1]]), p != nil && p.SkipArguments)
 	return e, true, nil
 }
 
@@ -140,7 +146,7 @@ type fields struct {
 
 // execution combines the fields exactly as parseRecordSlow does; dropResponse leaves
 // Response out (after it had its say on the error).
-func (f *fields) execution(data []byte, dropResponse bool) Execution {
+func (f *fields) execution(data []byte, dropResponse, skipArgs bool) Execution {
 	e := Execution{
 		ID:         f.id,
 		Timestamp:  f.timestamp,
@@ -185,7 +191,7 @@ func (f *fields) execution(data []byte, dropResponse bool) Execution {
 	}
 	if f.data {
 		e.Detailed = true
-		if f.hasArgs {
+		if f.hasArgs && !skipArgs {
 			e.Arguments = clone(data[f.args[0]:f.args[1]])
 		}
 		if f.hasResp && !dropResponse {

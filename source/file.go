@@ -41,6 +41,9 @@ type FileOptions struct {
 	// KeepResponse, when set, decides which records keep their data.response (see
 	// model.Parser.KeepResponse); nil keeps them all.
 	KeepResponse func(raw []byte) bool
+	// SkipArguments loads records without their arguments when they can be read again by
+	// offset (a plain file, or a gzip one with its spool): see model.Parser.SkipArguments.
+	SkipArguments bool
 	// ReuseBatches promises that batch does not keep the slice it is handed (it copies the
 	// records it wants) once it returns, so the loader may fill it again.
 	ReuseBatches bool
@@ -296,6 +299,7 @@ func (l *loader) read(ctx context.Context) error {
 		// A gzip file without a spool keeps its records whole for Get: they cannot be read
 		// again by offset.
 		l.parser.KeepResponse = l.opt.KeepResponse
+		l.parser.SkipArguments = l.opt.SkipArguments
 	}
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
@@ -484,7 +488,7 @@ func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 	var parsers sync.WaitGroup
 	for range workers {
 		parsers.Go(func() {
-			p := model.Parser{KeepResponse: l.parser.KeepResponse} // one per worker: no locking
+			p := model.Parser{KeepResponse: l.parser.KeepResponse, SkipArguments: l.parser.SkipArguments} // one per worker: no locking
 			for c := range jobs {
 				var recs []model.Execution
 				select {

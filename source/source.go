@@ -330,20 +330,21 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 	if page != nil {
 		pg = func(b []model.Execution, _ []location) error { return page(b) }
 	}
-	return s.load(ctx, since, true, pg)
+	return s.load(ctx, since, true, false, pg)
 }
 
 // Ref is where one record of an export is: ReadRef reads it again. It is only good for the
 // source that gave it, until the source is loaded again or closed.
-type Ref struct{ loc location }
+type Ref struct{ loc packedLocation }
 
 // Located is a source that says where each record is as it loads and can read one again from
 // there: an export file (a gzip one through the decompressed copy it keeps while open). A
 // caller that needs a few records whole after a load of many keeps their Refs, not them.
 type Located interface {
 	// LoadLocated is Load with each batch's Refs (refs[i] is b's i-th record's; the slice is
-	// reused after page returns). refs is nil when the records cannot be read again (a gzip
-	// export without its copy): keep what is needed whole. It builds no index for Get (a Get
+	// reused after page returns), and the records without their arguments (ReadRefs has
+	// them). refs is nil when the records cannot be read again (a gzip export without its
+	// copy): the records then come whole; keep what is needed. It builds no index for Get (a Get
 	// afterwards reads the file once more to build one).
 	LoadLocated(ctx context.Context, since time.Duration, page func(b []model.Execution, refs []Ref) error) error
 	// ReadRefs reads the records ids[k] at refs[k] again, whole (nothing dropped), handing
@@ -354,13 +355,16 @@ type Located interface {
 // LoadLocated implements Located.
 func (s *fileSource) LoadLocated(ctx context.Context, since time.Duration, page func(b []model.Execution, refs []Ref) error) error {
 	var refs []Ref
-	return s.load(ctx, since, false, func(b []model.Execution, locs []location) error {
+	return s.load(ctx, since, false, true, func(b []model.Execution, locs []location) error {
 		if locs == nil {
 			return page(b, nil)
 		}
 		refs = refs[:0]
 		for _, l := range locs {
-			refs = append(refs, Ref{loc: l})
+			if l.n > math.MaxUint32 {
+				return fmt.Errorf("%s: a record of %d bytes is too large to read again", s.Name(), l.n)
+			}
+			refs = append(refs, Ref{loc: packedLocation{off: l.off, n: uint32(l.n), page: l.page}})
 		}
 		return page(b, refs)
 	})
@@ -390,7 +394,7 @@ func (s *fileSource) ReadRefs(ctx context.Context, refs []Ref, ids []string, got
 				return err
 			}
 		}
-		e, err := s.readFrom(r, spool != nil, ids[k], []location{ref.loc}, &buf)
+		e, err := s.readFrom(r, spool != nil, ids[k], []location{{off: ref.loc.off, n: int64(ref.loc.n), page: ref.loc.page}}, &buf)
 		if err != nil {
 			return err
 		}
@@ -403,7 +407,7 @@ func (s *fileSource) ReadRefs(ctx context.Context, refs []Ref, ids []string, got
 
 // load reads the file, handing page each batch (after the since cut) with the records'
 // locations (nil when they cannot be read again); index builds the index Get uses.
-func (s *fileSource) load(ctx context.Context, since time.Duration, index bool, page func([]model.Execution, []location) error) error {
+func (s *fileSource) load(ctx context.Context, since time.Duration, index, skipArgs bool, page func([]model.Execution, []location) error) error {
 	var cutoff time.Time
 	if since > 0 {
 		cutoff = s.opt.now().Add(-since)
@@ -424,7 +428,7 @@ func (s *fileSource) load(ctx context.Context, since time.Duration, index bool, 
 		close(done)
 	}()
 	l := newLoader(s.path, FileOptions{BatchSize: s.opt.BatchSize, MaxRecordBytes: s.opt.MaxRecordBytes, OnBad: s.opt.OnBad,
-		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches, MaxGzipRatio: s.opt.MaxGzipRatio})
+		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches, MaxGzipRatio: s.opt.MaxGzipRatio, SkipArguments: skipArgs})
 	l.spool = s.newSpool
 	var locs []location // the batch's, from onLocs, just before emit
 	l.onLocs = func(b []model.Execution, ls []location) {

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -88,7 +89,7 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 			spans = append(spans, SpanOf(&execs[i], callers.Of(&execs[i]), int32(i)))
 		}
 	}
-	cand := Candidates(spans, opt.Window)
+	cand := Candidates(spans, opt.Window, func(ref int32) string { return execs[ref].ID })
 	idx := make([]int, len(cand))
 	for k, r := range cand {
 		idx[k] = int(r)
@@ -143,41 +144,41 @@ func (c *Callers) Of(e *model.Execution) int32 {
 	return id
 }
 
-// WriteSpan is what finding duplicate candidates reads of a groupable write: its caller, when
-// it started and was last seen running, its id, and Ref, the caller's handle on the record.
+// WriteSpan is what finding duplicate candidates reads of a groupable write, in 40 bytes with
+// no pointer: its caller, when it started and was last seen running, and ref, the caller's
+// handle on the record (its id is asked for by ref, on a tie).
 type WriteSpan struct {
-	Start, Seen time.Time
-	ID          string
-	Caller      int32
-	Ref         int32
+	start, seen stamp
+	caller, ref int32
 }
 
 // SpanOf is e's WriteSpan.
 func SpanOf(e *model.Execution, caller, ref int32) WriteSpan {
-	return WriteSpan{Start: e.Start(), Seen: lastSeen(e), ID: e.ID, Caller: caller, Ref: ref}
+	return WriteSpan{start: stampOf(e.Start()), seen: stampOf(lastSeen(e)), caller: caller, ref: ref}
 }
 
-// Candidates returns the Refs of the writes that may be duplicates, in no particular order:
-// those with a write of the same caller within the window (see mayRepeat). Only their full
-// records are needed to find the groups (groupAmong). spans is reordered.
-func Candidates(spans []WriteSpan, window time.Duration) []int32 {
+// Candidates returns the refs of the writes that may be duplicates: those with a write of the
+// same caller within the window (see mayRepeat), each caller's together. Only their full
+// records are needed to find the groups (GroupCandidates, Grouper). id is the id of the write
+// at ref. spans is reordered.
+func Candidates(spans []WriteSpan, window time.Duration, id func(ref int32) string) []int32 {
 	slices.SortFunc(spans, func(a, b WriteSpan) int {
-		if a.Caller != b.Caller {
-			return int(a.Caller - b.Caller)
-		}
-		if c := a.Start.Compare(b.Start); c != 0 {
+		if c := cmp.Compare(a.caller, b.caller); c != 0 {
 			return c
 		}
-		return strings.Compare(a.ID, b.ID)
+		if c := a.start.compare(b.start); c != 0 {
+			return c
+		}
+		return strings.Compare(id(a.ref), id(b.ref))
 	})
 	var out []int32
 	for lo := 0; lo < len(spans); {
 		hi := lo + 1
-		for hi < len(spans) && spans[hi].Caller == spans[lo].Caller {
+		for hi < len(spans) && spans[hi].caller == spans[lo].caller {
 			hi++
 		}
 		if hi-lo >= 2 {
-			out = mayRepeat(spans[lo:hi], window, out)
+			out = mayRepeat(spans[lo:hi], window, id, out)
 		}
 		lo = hi
 	}
@@ -188,8 +189,37 @@ func Candidates(spans []WriteSpan, window time.Duration) []int32 {
 // returned (in any order): the groups, ordered as Analyze orders them, and for each record
 // its group's id ("" for none). Analyze over every execution finds the same groups.
 func GroupCandidates(execs []model.Execution, kinds *Kinds, opt Options) ([]model.DuplicateGroup, []string) {
-	opt = opt.WithDefaults()
-	c := NewClassifier(kinds, opt)
+	g := NewGrouper(kinds, opt)
+	of := g.Add(execs)
+	return g.Groups(), of
+}
+
+// Grouper is GroupCandidates in parts, so that the candidates' full records need not all be
+// held at once: Add takes them in batches, each holding every candidate of the callers it
+// holds any of (callers never share a group), and Groups orders all the groups found.
+type Grouper struct {
+	kinds *Kinds
+	opt   Options
+	found []foundGroup
+}
+
+// foundGroup is a group with its members (indices into the batch that found it) and its
+// oldest member's start.
+type foundGroup struct {
+	g     model.DuplicateGroup
+	in    []int
+	first time.Time
+}
+
+// NewGrouper returns a Grouper for kinds and opt.
+func NewGrouper(kinds *Kinds, opt Options) *Grouper {
+	return &Grouper{kinds: kinds, opt: opt.WithDefaults()}
+}
+
+// Add finds the groups among one batch of candidates and returns, for each, its group's id
+// ("" for none). The records are not kept.
+func (gr *Grouper) Add(execs []model.Execution) []string {
+	c := NewClassifier(gr.kinds, gr.opt)
 	outcomes := make([]model.Outcome, len(execs))
 	kind := make([]model.ToolKind, len(execs))
 	idx := make([]int, len(execs))
@@ -197,69 +227,37 @@ func GroupCandidates(execs []model.Execution, kinds *Kinds, opt Options) ([]mode
 		t, _ := c.Classify(&execs[i])
 		outcomes[i], kind[i], idx[i] = t.Outcome, t.Kind, i
 	}
-	groups, in := groupAmong(execs, outcomes, func(i int) model.ToolKind { return kind[i] }, idx, opt)
+	found := findGroups(execs, outcomes, func(i int) model.ToolKind { return kind[i] }, idx, gr.opt)
 	of := make([]string, len(execs))
-	for k, g := range groups {
-		for _, i := range in[k] {
-			of[i] = g.ID
+	for k := range found {
+		for _, i := range found[k].in {
+			of[i] = found[k].g.ID
 		}
+		found[k].in = nil
 	}
-	return groups, of
+	gr.found = append(gr.found, found...)
+	return of
+}
+
+// Groups is every group found, ordered as Analyze orders them.
+func (gr *Grouper) Groups() []model.DuplicateGroup {
+	sortGroups(gr.found)
+	if len(gr.found) == 0 {
+		return nil
+	}
+	out := make([]model.DuplicateGroup, len(gr.found))
+	for k := range gr.found {
+		out[k] = gr.found[k].g
+	}
+	return out
 }
 
 // groupAmong buckets the candidates (indices into execs) by effect key and finds each
 // bucket's groups: the groups ordered by their oldest member's start (then id), with each
 // group's member indices.
 func groupAmong(execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind, cand []int, opt Options) ([]model.DuplicateGroup, [][]int) {
-	byStart := func(a, b int) int {
-		if c := execs[a].Start().Compare(execs[b].Start()); c != 0 {
-			return c
-		}
-		return strings.Compare(execs[a].ID, execs[b].ID)
-	}
-	buckets := map[string][]int{}
-	parts := map[int]effectArgs{}
-	for _, i := range cand {
-		key, ea, _ := effectKey(&execs[i], kind(i), opt.VolatileKeys)
-		buckets[key] = append(buckets[key], i)
-		parts[i] = ea
-	}
-	type found struct {
-		g     model.DuplicateGroup
-		in    []int
-		first time.Time
-	}
-	var all []found
-	for key, idx := range buckets {
-		if len(idx) < 2 {
-			continue
-		}
-		slices.SortFunc(idx, byStart)
-		groups, in := groupBucket(key, execs, outcomes, idx, parts, opt)
-		for k, g := range groups {
-			f := found{g: g, in: in[k], first: execs[in[k][0]].Start()}
-			for _, i := range in[k] {
-				if s := execs[i].Start(); s.Before(f.first) {
-					f.first = s
-				}
-			}
-			all = append(all, f)
-		}
-	}
-	// Map iteration left the groups in random order. Groups that share an id (executions
-	// that share an id) are ordered by the oldest member of any of them.
-	first := make(map[string]time.Time, len(all))
-	for _, f := range all {
-		if t, ok := first[f.g.ID]; !ok || f.first.Before(t) {
-			first[f.g.ID] = f.first
-		}
-	}
-	slices.SortFunc(all, func(a, b found) int {
-		if c := first[a.g.ID].Compare(first[b.g.ID]); c != 0 {
-			return c
-		}
-		return strings.Compare(a.g.ID, b.g.ID)
-	})
+	all := findGroups(execs, outcomes, kind, cand, opt)
+	sortGroups(all)
 	if len(all) == 0 {
 		return nil, nil
 	}
@@ -269,6 +267,79 @@ func groupAmong(execs []model.Execution, outcomes []model.Outcome, kind func(int
 		groups[k], in[k] = all[k].g, all[k].in
 	}
 	return groups, in
+}
+
+// findGroups is groupAmong's groups in no order.
+func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind, cand []int, opt Options) []foundGroup {
+	byStart := func(a, b int) int {
+		if c := execs[a].Start().Compare(execs[b].Start()); c != 0 {
+			return c
+		}
+		return strings.Compare(execs[a].ID, execs[b].ID)
+	}
+	keys := make([]string, len(cand))
+	eas := make([]effectArgs, len(cand))
+	parallel(len(cand), 4096, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			i := cand[k]
+			keys[k], eas[k], _ = effectKey(&execs[i], kind(i), opt.VolatileKeys)
+		}
+	})
+	buckets := map[string][]int{}
+	parts := make(map[int]effectArgs, len(cand))
+	for k, i := range cand {
+		buckets[keys[k]] = append(buckets[keys[k]], i)
+		parts[i] = eas[k]
+	}
+	var all []foundGroup
+	for key, idx := range buckets {
+		if len(idx) < 2 {
+			continue
+		}
+		slices.SortFunc(idx, byStart)
+		groups, in := groupBucket(key, execs, outcomes, idx, parts, opt)
+		for k, g := range groups {
+			f := foundGroup{g: g, in: in[k], first: execs[in[k][0]].Start()}
+			for _, i := range in[k] {
+				if s := execs[i].Start(); s.Before(f.first) {
+					f.first = s
+				}
+			}
+			all = append(all, f)
+		}
+	}
+	return all
+}
+
+// sortGroups orders groups by their oldest member's start, then id. Groups that share an id
+// (executions that share an id) are ordered by the oldest member of any of them.
+func sortGroups(all []foundGroup) {
+	first := make(map[string]time.Time, len(all))
+	for _, f := range all {
+		if t, ok := first[f.g.ID]; !ok || f.first.Before(t) {
+			first[f.g.ID] = f.first
+		}
+	}
+	slices.SortFunc(all, func(a, b foundGroup) int {
+		if c := first[a.g.ID].Compare(first[b.g.ID]); c != 0 {
+			return c
+		}
+		return strings.Compare(a.g.ID, b.g.ID)
+	})
+}
+
+// parallel runs work over [0, n) in parts of at least least items, on every core.
+func parallel(n, least int, work func(lo, hi int)) {
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/max(least, 1)))
+	if workers == 1 {
+		work(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { work(n*w/workers, n*(w+1)/workers) })
+	}
+	wg.Wait()
 }
 
 // classifyMinChunk is the fewest executions worth a goroutine of their own.
@@ -284,16 +355,7 @@ func classifyAll(execs []model.Execution, kinds *Kinds, opt Options, triage []mo
 			outcomes[i] = triage[i].Outcome
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(execs)/classifyMinChunk)
-	if workers <= 1 {
-		part(0, len(execs))
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() { part(len(execs)*w/workers, len(execs)*(w+1)/workers) })
-	}
-	wg.Wait()
+	parallel(len(execs), classifyMinChunk, part)
 }
 
 // Classifier triages one execution at a time, without groups, keeping a memo of what
@@ -366,31 +428,32 @@ func isGroupable(e *model.Execution, kind model.ToolKind) bool {
 	return kind.IsWrite() && (len(e.Arguments) > 0 || e.Detailed) && (e.ConnectedAccountID != "" || e.UserID != "")
 }
 
-// mayRepeat appends to out the Refs of the members of one caller's writes (spans sorted by
+// mayRepeat appends to out the refs of the members of one caller's writes (spans sorted by
 // start, then id) that have another member within the window: one that started no later than
 // window after it was last seen, or that was last seen no earlier than window before it
 // started. A duplicate group's consecutive members are such a pair, and members of one group
 // share the caller and the tool, so no other execution can belong to a group — nor, being
 // beyond the window of every member on both sides, change how a bucket splits. Members with
 // the same start and id are always kept.
-func mayRepeat(spans []WriteSpan, window time.Duration, out []int32) []int32 {
-	var seen time.Time // the latest Seen among the members before
+func mayRepeat(spans []WriteSpan, window time.Duration, id func(int32) string, out []int32) []int32 {
+	var seen time.Time // the latest seen among the members before
 	for j := range spans {
 		e := &spans[j]
-		keep := j > 0 && e.Start.Sub(seen) <= window
+		start := e.start.time()
+		keep := j > 0 && start.Sub(seen) <= window
 		if j+1 < len(spans) {
 			n := &spans[j+1]
-			keep = keep || n.Start.Sub(e.Seen) <= window || n.Start.Equal(e.Start) && n.ID == e.ID
+			keep = keep || n.start.time().Sub(e.seen.time()) <= window || n.start == e.start && id(n.ref) == id(e.ref)
 		}
 		if j > 0 {
 			p := &spans[j-1]
-			keep = keep || p.Start.Equal(e.Start) && p.ID == e.ID
+			keep = keep || p.start == e.start && id(p.ref) == id(e.ref)
 		}
 		if keep {
-			out = append(out, e.Ref)
+			out = append(out, e.ref)
 		}
-		if j == 0 || e.Seen.After(seen) {
-			seen = e.Seen
+		if s := e.seen.time(); j == 0 || s.After(seen) {
+			seen = s
 		}
 	}
 	return out
