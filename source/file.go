@@ -628,6 +628,11 @@ func parseChunk(c *chunk, p *model.Parser, recs []model.Execution) {
 				for _, b := range page.Bad {
 					r.errs = append(r.errs, fmt.Errorf("line %d: record %d of the list: %w", m.num, b.Index+1, b.Err))
 				}
+				if p.SkipArguments {
+					for k := range page.Executions {
+						page.Executions[k].Arguments = nil
+					}
+				}
 				c.execs = append(c.execs, page.Executions...)
 				r.nExec, r.page = len(page.Executions), true
 				continue

@@ -536,3 +536,78 @@ func TestGzipSpool(t *testing.T) {
 		t.Errorf("Get without a spool: %v", err)
 	}
 }
+
+// LoadLocated streams records without their arguments, with refs that ReadRefs reads back
+// whole; a gzip export is read back from its spool; one without a spool comes whole, with no
+// refs.
+func TestLoadLocated(t *testing.T) {
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, `{"id":"log_%05d","tool_slug":"GMAIL_SEND_EMAIL","data":{"request":{"arguments":{"n":%d,"to":"a@b"}}}}`+"\n", i, i)
+	}
+	b.WriteString(`{"logs":[{"id":"log_p1","data":{"request":{"arguments":{"n":-1}}}},{"id":"log_p2","data":{"request":{"arguments":{"n":-2}}}}]}` + "\n")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(b.String()))
+	zw.Close()
+	plain, gzPath := writeFile(t, "l.jsonl", b.String()), writeFile(t, "l.jsonl.gz", gz.String())
+	for _, tt := range []struct {
+		name, path, tmp string
+		located         bool
+	}{{"plain", plain, "", true}, {"gzip", gzPath, "", true}, {"gzip without a spool", gzPath, filepath.Join(t.TempDir(), "none"), false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.tmp != "" {
+				t.Setenv("TMPDIR", tt.tmp)
+			}
+			src, err := Open(context.Background(), Options{File: tt.path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			loc := src.(Located)
+			var refs []Ref
+			var ids []string
+			err = loc.LoadLocated(context.Background(), 0, func(bt []model.Execution, rs []Ref) error {
+				if (rs != nil) != tt.located {
+					t.Fatalf("refs given = %v, want %v", rs != nil, tt.located)
+				}
+				for i, e := range bt {
+					if (e.Arguments == nil) != tt.located || !e.Detailed {
+						t.Fatalf("%s: arguments %s (detailed %v)", e.ID, e.Arguments, e.Detailed)
+					}
+					if rs != nil {
+						refs, ids = append(refs, rs[i]), append(ids, e.ID)
+					}
+				}
+				return nil
+			})
+			if err != nil || !tt.located {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if len(refs) != 5002 {
+				t.Fatalf("%d refs", len(refs))
+			}
+			n := 0
+			err = loc.ReadRefs(context.Background(), refs, ids, func(k int, e model.Execution) error {
+				want := fmt.Sprintf(`{"n":%d,"to":"a@b"}`, k)
+				switch ids[k] {
+				case "log_p1":
+					want = `{"n":-1}`
+				case "log_p2":
+					want = `{"n":-2}`
+				}
+				if e.ID != ids[k] || string(e.Arguments) != want {
+					t.Fatalf("ReadRefs %d: %s %s, want %s", k, e.ID, e.Arguments, want)
+				}
+				n++
+				return nil
+			})
+			if err != nil || n != len(refs) {
+				t.Fatalf("read back %d: %v", n, err)
+			}
+		})
+	}
+}
