@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     ?= bin/exectriage
 
-.PHONY: build test test-short demo bench bench-data lint fuzz soak clean man screenshots
+.PHONY: build test test-short demo bench bench-5m bench-data lint fuzz soak clean man screenshots
 
 build:
 	$(GO) build -o $(BIN) .
@@ -28,11 +28,17 @@ demo:
 # The performance suite (issue 6): one table of each figure, its target, the median of
 # BENCH_COUNT runs and pass/fail. Generates bench-data/ first when it is missing (~30 s);
 # takes about 4 minutes on 2 cores. BENCH_ONLY=ui,memory runs some sections (filter, ui,
-# memory, load, scan); `go test -bench` on a package runs its benchmarks alone.
+# memory, load, scan, keys; scan5m is make bench-5m's); `go test -bench` on a package runs
+# its benchmarks alone.
 BENCH_COUNT ?= 3
 BENCH_ONLY ?=
 bench:
 	$(GO) run ./internal/benchsuite -count $(BENCH_COUNT) -data bench-data $(if $(BENCH_ONLY),-only $(BENCH_ONLY))
+
+# The 5M-record scan (issue 15): generates bench-data/5m.jsonl (5 GB, gitignored, kept for the
+# next run; ~2 minutes) and checks that scan stays within 1 GB.
+bench-5m:
+	$(GO) run ./internal/benchsuite -count 1 -data bench-data -only scan5m
 
 # Seeded JSONL exports of the Logs API (detail shape) for the benchmarks: 10k, 100k and 1M
 # executions (~1 GB) in bench-data/ (gitignored). Existing files are kept.

@@ -101,21 +101,37 @@ func (a *arena) str(r strRef) string {
 	return unsafe.String(&a.blocks[r.blk][r.off], int(r.n))
 }
 
-// interner numbers strings; strs[0] is "".
+// interner numbers strings; strs[0] is "". Most strings it is given are shared already (the
+// parser and the classifier intern them), so a small cache keyed by where the string's bytes
+// are answers most lookups without hashing them; the cache holds the string, so its memory is
+// never reused for another while it is there.
 type interner struct {
-	idx  map[string]uint32
-	strs []string
+	idx   map[string]uint32
+	strs  []string
+	cache [1 << 12]struct {
+		s  string
+		id uint32
+	}
 }
 
 func newInterner() *interner { return &interner{idx: map[string]uint32{"": 0}, strs: []string{""}} }
 
 func (in *interner) of(s string) uint32 {
-	if k, ok := in.idx[s]; ok {
-		return k
+	if s == "" {
+		return 0
 	}
-	k := uint32(len(in.strs))
-	in.idx[s] = k
-	in.strs = append(in.strs, s)
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	c := &in.cache[(p>>4^p>>16)%uintptr(len(in.cache))]
+	if len(c.s) == len(s) && unsafe.StringData(c.s) == unsafe.StringData(s) {
+		return c.id
+	}
+	k, ok := in.idx[s]
+	if !ok {
+		k = uint32(len(in.strs))
+		in.idx[s] = k
+		in.strs = append(in.strs, s)
+	}
+	c.s, c.id = s, k
 	return k
 }
 

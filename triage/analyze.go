@@ -401,11 +401,14 @@ func (c *Classifier) Classify(e *model.Execution) (model.Triage, bool) {
 	} else if len(c.reasons) < 1<<16 {
 		c.reasons[reason] = reason
 	}
-	sk := sdkKey{e.SDKVersion, e.Source.Language, e.Source.Framework, e.Source.Host, CallPath(e)}
-	note, ok := c.oldSDK[sk]
-	if !ok {
-		note = OldSDK(e)
-		c.oldSDK[sk] = note
+	note := ""
+	if e.SDKVersion != "" { // OldSDK says nothing without a version
+		sk := sdkKey{e.SDKVersion, e.Source.Language, e.Source.Framework, e.Source.Host, CallPath(e)}
+		var ok bool
+		if note, ok = c.oldSDK[sk]; !ok {
+			note = OldSDK(e)
+			c.oldSDK[sk] = note
+		}
 	}
 	return model.Triage{
 		Kind:    k,
