@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -28,7 +29,8 @@ import (
 type Scanned struct {
 	rows  rowStore
 	ids   arena
-	strs  []string // interned: slugs, users, accounts, statuses, kinds, outcomes, reasons, notes
+	strs  []string // interned: slugs, users, accounts, statuses, reasons, notes
+	enums []string // kinds and outcomes
 	order []int32  // output position → row, nil when the rows came newest first
 	// Groups are the duplicate groups, ordered by their oldest member's start.
 	Groups []model.DuplicateGroup
@@ -45,7 +47,8 @@ type scanRow struct {
 	nsec                                 int32
 	group                                int32 // index in Groups, -1 for none
 	tool, toolkit, user, account, status uint32
-	reason, oldSDK, kind, outcome        uint32
+	reason, oldSDK                       uint32
+	kind, outcome                        uint8 // in Scanned.enums
 	hasDur, flag                         bool
 }
 
@@ -68,37 +71,110 @@ func (rs *rowStore) add(r scanRow) {
 
 func (rs *rowStore) at(i int) *scanRow { return &rs.blocks[i/rowBlock][i%rowBlock] }
 
-// arena keeps strings in large blocks: one allocation per megabyte, not per string.
+// arena keeps strings in large blocks: one allocation per megabyte, not per string. A request
+// id in the canonical lowercase form of a UUID is kept as its 16 bytes.
 type arena struct{ blocks [][]byte }
 
-// strRef is a string in an arena.
-type strRef struct{ blk, off, n uint32 }
+// strRef is a string in an arena: its block and offset (block<<20 | offset) and length, the top
+// bit of n marking a packed UUID.
+type strRef struct{ pos, n uint32 }
 
-const arenaBlock = 1 << 20
+const (
+	arenaShift = 20
+	arenaBlock = 1 << arenaShift
+	maxBlocks  = 1 << (32 - arenaShift)
+	packedUUID = 1 << 31
+)
 
-func (a *arena) add(s string) strRef {
+// errArenaFull is a scan whose ids do not fit 4 GB.
+var errArenaFull = errors.New("too many executions for one scan (their ids pass 4 GB): scan a shorter window (--since)")
+
+func (a *arena) add(s string) (strRef, error) {
 	if s == "" {
-		return strRef{}
+		return strRef{}, nil
 	}
-	if len(s) > arenaBlock/8 { // a long one gets a block of its own
-		a.blocks = append(a.blocks, []byte(s))
-		return strRef{blk: uint32(len(a.blocks) - 1), n: uint32(len(s))}
+	var u [16]byte
+	packed := parseUUID(s, &u)
+	b, flag := s, uint32(0)
+	if packed {
+		b, flag = unsafe.String(&u[0], 16), packedUUID
 	}
-	if len(a.blocks) == 0 || cap(a.blocks[len(a.blocks)-1])-len(a.blocks[len(a.blocks)-1]) < len(s) {
+	if len(b) > arenaBlock/8 { // a long one gets a block of its own
+		if len(a.blocks) >= maxBlocks {
+			return strRef{}, errArenaFull
+		}
+		a.blocks = append(a.blocks, []byte(b))
+		return strRef{pos: uint32(len(a.blocks)-1) << arenaShift, n: uint32(len(b))}, nil
+	}
+	if len(a.blocks) == 0 || cap(a.blocks[len(a.blocks)-1])-len(a.blocks[len(a.blocks)-1]) < len(b) {
+		if len(a.blocks) >= maxBlocks {
+			return strRef{}, errArenaFull
+		}
 		a.blocks = append(a.blocks, make([]byte, 0, arenaBlock))
 	}
 	k := len(a.blocks) - 1
 	off := len(a.blocks[k])
-	a.blocks[k] = append(a.blocks[k], s...)
-	return strRef{blk: uint32(k), off: uint32(off), n: uint32(len(s))}
+	a.blocks[k] = append(a.blocks[k], b...)
+	return strRef{pos: uint32(k)<<arenaShift | uint32(off), n: uint32(len(b)) | flag}, nil
 }
 
-// str is the string at r; it shares the arena's memory, which is never written again.
+// str is the string at r; it shares the arena's memory, which is never written again (a packed
+// UUID is spelled out again).
 func (a *arena) str(r strRef) string {
 	if r.n == 0 {
 		return ""
 	}
-	return unsafe.String(&a.blocks[r.blk][r.off], int(r.n))
+	blk, off := r.pos>>arenaShift, r.pos&(arenaBlock-1)
+	if r.n&packedUUID != 0 {
+		return formatUUID(a.blocks[blk][off : off+16])
+	}
+	return unsafe.String(&a.blocks[blk][off], int(r.n))
+}
+
+// parseUUID reads s as a UUID in canonical lowercase form (8-4-4-4-12 hex digits) into u:
+// exactly the strings formatUUID gives back.
+func parseUUID(s string, u *[16]byte) bool {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return false
+	}
+	k := 0
+	for i := 0; i < 36; {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			i++
+			continue
+		}
+		hi, ok1 := lowerHex(s[i])
+		lo, ok2 := lowerHex(s[i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		u[k] = hi<<4 | lo
+		k++
+		i += 2
+	}
+	return true
+}
+
+func lowerHex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+func formatUUID(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 36)
+	for i, c := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out = append(out, '-')
+		}
+		out = append(out, digits[c>>4], digits[c&15])
+	}
+	return string(out)
 }
 
 // interner numbers strings; strs[0] is "". Most strings it is given are shared already (the
@@ -160,7 +236,7 @@ func (s *Scanned) Exec(i int) model.Execution {
 // Triage is execution i's triage.
 func (s *Scanned) Triage(i int) model.Triage {
 	r := s.row(i)
-	t := model.Triage{Kind: model.ToolKind(s.strs[r.kind]), Outcome: model.Outcome(s.strs[r.outcome]), Flagged: r.flag,
+	t := model.Triage{Kind: model.ToolKind(s.enums[r.kind]), Outcome: model.Outcome(s.enums[r.outcome]), Flagged: r.flag,
 		Reason: s.strs[r.reason], OldSDK: s.strs[r.oldSDK]}
 	if r.group >= 0 {
 		t.GroupID = s.Groups[r.group].ID
@@ -189,10 +265,11 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ScannedOf(l), nil
+		return ScannedOf(l)
 	}
 	opt := a.topt.WithDefaults()
-	st := &scanState{s: &Scanned{}, in: newInterner(), kinds: a.kinds, cls: triage.NewClassifier(a.kinds, opt), callers: triage.NewCallers()}
+	st := newScanState(a.kinds)
+	st.cls, st.callers = triage.NewClassifier(a.kinds, opt), triage.NewCallers()
 	err := loc.LoadLocated(ctx, a.Window(), func(b []model.Execution, refs []source.Ref) error {
 		a.Learn(ctx, b) // an export with an API key: the kinds of new tools first
 		for i := range b {
@@ -202,7 +279,7 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 			}
 			st.add(&b[i], ref)
 		}
-		return nil
+		return st.err
 	})
 	if err != nil {
 		return nil, err
@@ -210,9 +287,13 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 	if err := st.group(ctx, loc, opt); err != nil {
 		return nil, err
 	}
-	st.s.strs = st.in.strs
+	st.s.strs, st.s.enums = st.in.strs, st.small.strs
 	st.s.order = newestFirst(&st.s.rows, &st.s.ids)
 	return st.s, nil
+}
+
+func newScanState(kinds *triage.Kinds) *scanState {
+	return &scanState{s: &Scanned{}, in: newInterner(), small: newInterner(), kinds: kinds}
 }
 
 // scanState is a streaming scan under way.
@@ -224,11 +305,12 @@ type scanState struct {
 	callers *triage.Callers
 	// the groupable writes: their spans, their rows, and where to read them again (or, from
 	// an export that cannot be read again, the records themselves)
-	spans    []triage.WriteSpan
-	wrRow    []int32
-	wrCaller []int32
-	wrRef    []source.Ref
-	kept     map[int32]model.Execution
+	spans []triage.WriteSpan
+	wrRow []int32
+	wrRef []source.Ref
+	kept  map[int32]model.Execution
+	small *interner // kinds and outcomes (a handful)
+	err   error     // the first error (the ids pass what an arena holds)
 }
 
 func (st *scanState) add(e *model.Execution, ref *source.Ref) {
@@ -238,10 +320,8 @@ func (st *scanState) add(e *model.Execution, ref *source.Ref) {
 		return
 	}
 	k := int32(len(st.wrRow))
-	caller := st.callers.Of(e)
-	st.spans = append(st.spans, triage.SpanOf(e, caller, k))
+	st.spans = append(st.spans, triage.SpanOf(e, st.callers.Of(e), k))
 	st.wrRow = append(st.wrRow, int32(st.s.rows.n-1))
-	st.wrCaller = append(st.wrCaller, caller)
 	if ref != nil {
 		st.wrRef = append(st.wrRef, *ref)
 		return
@@ -254,9 +334,17 @@ func (st *scanState) add(e *model.Execution, ref *source.Ref) {
 }
 
 func (st *scanState) row(e *model.Execution, t *model.Triage) scanRow {
-	r := scanRow{id: st.s.ids.add(e.ID), req: st.s.ids.add(e.RequestID), dur: int64(e.Duration), group: -1,
+	id, err1 := st.s.ids.add(e.ID)
+	req, err2 := st.s.ids.add(e.RequestID)
+	kind, outcome := st.small.of(string(t.Kind)), st.small.of(string(t.Outcome))
+	if st.err == nil {
+		if st.err = errors.Join(err1, err2); kind > math.MaxUint8 || outcome > math.MaxUint8 {
+			st.err = fmt.Errorf("more than %d kinds and outcomes", math.MaxUint8) // there are seven
+		}
+	}
+	r := scanRow{id: id, req: req, dur: int64(e.Duration), group: -1,
 		tool: st.in.of(e.ToolSlug), toolkit: st.in.of(e.ToolkitSlug), user: st.in.of(e.UserID), account: st.in.of(e.ConnectedAccountID),
-		status: st.in.of(e.Status), kind: st.in.of(string(t.Kind)), outcome: st.in.of(string(t.Outcome)), reason: st.in.of(t.Reason),
+		status: st.in.of(e.Status), kind: uint8(kind), outcome: uint8(outcome), reason: st.in.of(t.Reason),
 		oldSDK: st.in.of(t.OldSDK), hasDur: e.HasDuration, flag: t.Flagged}
 	if !e.Timestamp.IsZero() {
 		r.sec, r.nsec = e.Timestamp.Unix(), int32(e.Timestamp.Nanosecond())
@@ -272,15 +360,15 @@ const groupBatch = 8192
 
 // group reads the candidates again, whole, a batch at a time, and finds the groups among them.
 func (st *scanState) group(ctx context.Context, loc source.Located, opt triage.Options) error {
-	cand := triage.Candidates(st.spans, opt.Window, func(k int32) string { return st.s.ids.str(st.s.rows.at(int(st.wrRow[k])).id) }) // each caller's together
+	cand, ends := triage.Candidates(st.spans, opt.Window, func(k int32) string { return st.s.ids.str(st.s.rows.at(int(st.wrRow[k])).id) })
 	st.spans = nil
 	gr := triage.NewGrouper(st.kinds, opt)
-	var ids []string // each group's id, by its batch's first group
-	byID := map[string]int32{}
-	for lo := 0; lo < len(cand); {
-		hi := min(lo+groupBatch, len(cand))
-		for hi < len(cand) && st.wrCaller[cand[hi]] == st.wrCaller[cand[hi-1]] {
-			hi++
+	n := int32(0) // the number of the next group found
+	for lo, e := 0, 0; lo < len(cand); {
+		hi := lo
+		for e < len(ends) && (hi == lo || ends[e]-lo <= groupBatch) { // whole callers' runs
+			hi = ends[e]
+			e++
 		}
 		batch := cand[lo:hi]
 		lo = hi
@@ -288,34 +376,18 @@ func (st *scanState) group(ctx context.Context, loc source.Located, opt triage.O
 		if err != nil {
 			return err
 		}
-		for j, g := range gr.Add(full) {
-			if g == "" {
-				continue
+		for _, in := range gr.Add(full) {
+			for _, j := range in {
+				st.s.rows.at(int(st.wrRow[batch[j]])).group = n
 			}
-			n, ok := byID[g]
-			if !ok {
-				n = int32(len(ids))
-				byID[g] = n
-				ids = append(ids, g)
-			}
-			st.s.rows.at(int(st.wrRow[batch[j]])).group = n
+			n++
 		}
 	}
-	st.s.Groups = gr.Groups()
-	// rows point at ids' order; the groups are now in their final order
-	final := make(map[string]int32, len(st.s.Groups))
-	for g := range st.s.Groups {
-		if _, dup := final[st.s.Groups[g].ID]; !dup {
-			final[st.s.Groups[g].ID] = int32(g)
-		}
-	}
-	remap := make([]int32, len(ids))
-	for n, id := range ids {
-		remap[n] = final[id]
-	}
-	for _, k := range cand {
+	groups, order := gr.Groups()
+	st.s.Groups = groups
+	for _, k := range cand { // rows hold a group's number; make it its place in Groups
 		if r := st.s.rows.at(int(st.wrRow[k])); r.group >= 0 {
-			r.group = remap[r.group]
+			r.group = int32(order[r.group])
 		}
 	}
 	return nil
@@ -395,8 +467,9 @@ func newestFirst(rows *rowStore, ids *arena) []int32 {
 }
 
 // ScannedOf makes rows of a loaded window.
-func ScannedOf(l *Loaded) *Scanned {
-	st := &scanState{s: &Scanned{Groups: l.Result.Groups, DetailErrors: l.DetailErrors, FirstDetailError: l.FirstDetailError}, in: newInterner()}
+func ScannedOf(l *Loaded) (*Scanned, error) {
+	st := newScanState(nil)
+	st.s.Groups, st.s.DetailErrors, st.s.FirstDetailError = l.Result.Groups, l.DetailErrors, l.FirstDetailError
 	index := make(map[string]int32, len(l.Result.Groups))
 	for g := range l.Result.Groups {
 		index[l.Result.Groups[g].ID] = int32(g)
@@ -409,6 +482,6 @@ func ScannedOf(l *Loaded) *Scanned {
 		}
 		st.s.rows.add(r)
 	}
-	st.s.strs = st.in.strs
-	return st.s
+	st.s.strs, st.s.enums = st.in.strs, st.small.strs
+	return st.s, st.err
 }

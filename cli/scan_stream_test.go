@@ -32,7 +32,11 @@ func referenceScan(t *testing.T, vars map[string]string, file string, asJSON boo
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newScanReport(a, app.ScannedOf(l))
+	sc, err := app.ScannedOf(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newScanReport(a, sc)
 	r.indexFirstMembers()
 	var b bytes.Buffer
 	w := bufio.NewWriter(&b)

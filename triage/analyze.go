@@ -89,7 +89,7 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 			spans = append(spans, SpanOf(&execs[i], callers.Of(&execs[i]), int32(i)))
 		}
 	}
-	cand := Candidates(spans, opt.Window, func(ref int32) string { return execs[ref].ID })
+	cand, _ := Candidates(spans, opt.Window, func(ref int32) string { return execs[ref].ID })
 	idx := make([]int, len(cand))
 	for k, r := range cand {
 		idx[k] = int(r)
@@ -144,45 +144,59 @@ func (c *Callers) Of(e *model.Execution) int32 {
 	return id
 }
 
-// WriteSpan is what finding duplicate candidates reads of a groupable write, in 40 bytes with
-// no pointer: its caller, when it started and was last seen running, and ref, the caller's
-// handle on the record (its id is asked for by ref, on a tie).
+// WriteSpan is what finding duplicate candidates reads of a groupable write, in 32 bytes with
+// no pointer: its caller, when it started and was last seen running (Unix seconds and
+// nanoseconds: any year), and ref, the caller's handle on the record (its id is asked for by
+// ref, on a tie).
 type WriteSpan struct {
-	start, seen stamp
-	caller, ref int32
+	startSec, seenSec   int64
+	startNsec, seenNsec int32
+	caller, ref         int32
 }
 
 // SpanOf is e's WriteSpan.
 func SpanOf(e *model.Execution, caller, ref int32) WriteSpan {
-	return WriteSpan{start: stampOf(e.Start()), seen: stampOf(lastSeen(e)), caller: caller, ref: ref}
+	st, se := e.Start(), lastSeen(e)
+	return WriteSpan{startSec: st.Unix(), startNsec: int32(st.Nanosecond()), seenSec: se.Unix(), seenNsec: int32(se.Nanosecond()), caller: caller, ref: ref}
+}
+
+func (w *WriteSpan) start() time.Time { return time.Unix(w.startSec, int64(w.startNsec)) }
+func (w *WriteSpan) seen() time.Time  { return time.Unix(w.seenSec, int64(w.seenNsec)) }
+func (w *WriteSpan) sameStart(o *WriteSpan) bool {
+	return w.startSec == o.startSec && w.startNsec == o.startNsec
 }
 
 // Candidates returns the refs of the writes that may be duplicates: those with a write of the
-// same caller within the window (see mayRepeat), each caller's together. Only their full
-// records are needed to find the groups (GroupCandidates, Grouper). id is the id of the write
-// at ref. spans is reordered.
-func Candidates(spans []WriteSpan, window time.Duration, id func(ref int32) string) []int32 {
+// same caller within the window (see mayRepeat), each caller's together, and where each
+// caller's run ends in refs (callers never share a group: a batch of whole runs can be
+// grouped alone). Only the candidates' full records are needed to find the groups
+// (GroupCandidates, Grouper). id is the id of the write at ref. spans is reordered.
+func Candidates(spans []WriteSpan, window time.Duration, id func(ref int32) string) (refs []int32, ends []int) {
 	slices.SortFunc(spans, func(a, b WriteSpan) int {
 		if c := cmp.Compare(a.caller, b.caller); c != 0 {
 			return c
 		}
-		if c := a.start.compare(b.start); c != 0 {
+		if c := cmp.Compare(a.startSec, b.startSec); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.startNsec, b.startNsec); c != 0 {
 			return c
 		}
 		return strings.Compare(id(a.ref), id(b.ref))
 	})
-	var out []int32
 	for lo := 0; lo < len(spans); {
 		hi := lo + 1
 		for hi < len(spans) && spans[hi].caller == spans[lo].caller {
 			hi++
 		}
-		if hi-lo >= 2 {
-			out = mayRepeat(spans[lo:hi], window, id, out)
+		if n := len(refs); hi-lo >= 2 {
+			if refs = mayRepeat(spans[lo:hi], window, id, refs); len(refs) > n {
+				ends = append(ends, len(refs))
+			}
 		}
 		lo = hi
 	}
-	return out
+	return refs, ends
 }
 
 // GroupCandidates finds the duplicate groups among the full records of the writes Candidates
@@ -190,8 +204,15 @@ func Candidates(spans []WriteSpan, window time.Duration, id func(ref int32) stri
 // its group's id ("" for none). Analyze over every execution finds the same groups.
 func GroupCandidates(execs []model.Execution, kinds *Kinds, opt Options) ([]model.DuplicateGroup, []string) {
 	g := NewGrouper(kinds, opt)
-	of := g.Add(execs)
-	return g.Groups(), of
+	members := g.Add(execs)
+	groups, order := g.Groups()
+	of := make([]string, len(execs))
+	for n, in := range members {
+		for _, i := range in {
+			of[i] = groups[order[n]].ID
+		}
+	}
+	return groups, of
 }
 
 // Grouper is GroupCandidates in parts, so that the candidates' full records need not all be
@@ -203,12 +224,13 @@ type Grouper struct {
 	found []foundGroup
 }
 
-// foundGroup is a group with its members (indices into the batch that found it) and its
-// oldest member's start.
+// foundGroup is a group with its members (indices into the batch that found it), its oldest
+// member's start and its number (the order it was found in).
 type foundGroup struct {
 	g     model.DuplicateGroup
 	in    []int
 	first time.Time
+	n     int
 }
 
 // NewGrouper returns a Grouper for kinds and opt.
@@ -216,9 +238,11 @@ func NewGrouper(kinds *Kinds, opt Options) *Grouper {
 	return &Grouper{kinds: kinds, opt: opt.WithDefaults()}
 }
 
-// Add finds the groups among one batch of candidates and returns, for each, its group's id
-// ("" for none). The records are not kept.
-func (gr *Grouper) Add(execs []model.Execution) []string {
+// Add finds the groups among one batch of candidates. The groups are numbered in the order
+// found, across batches; it returns the members of each new one (indices into execs, oldest
+// first): members[k] is group number n+k's, n the number found before. The records are not
+// kept.
+func (gr *Grouper) Add(execs []model.Execution) (members [][]int) {
 	c := NewClassifier(gr.kinds, gr.opt)
 	outcomes := make([]model.Outcome, len(execs))
 	kind := make([]model.ToolKind, len(execs))
@@ -228,28 +252,30 @@ func (gr *Grouper) Add(execs []model.Execution) []string {
 		outcomes[i], kind[i], idx[i] = t.Outcome, t.Kind, i
 	}
 	found := findGroups(execs, outcomes, func(i int) model.ToolKind { return kind[i] }, idx, gr.opt)
-	of := make([]string, len(execs))
+	slices.SortFunc(found, func(a, b foundGroup) int { return cmp.Compare(a.in[0], b.in[0]) }) // a stable numbering
+	members = make([][]int, len(found))
 	for k := range found {
-		for _, i := range found[k].in {
-			of[i] = found[k].g.ID
-		}
-		found[k].in = nil
+		members[k], found[k].in = found[k].in, nil
+		found[k].n = len(gr.found) + k
 	}
 	gr.found = append(gr.found, found...)
-	return of
+	return members
 }
 
-// Groups is every group found, ordered as Analyze orders them.
-func (gr *Grouper) Groups() []model.DuplicateGroup {
+// Groups is every group found, ordered as Analyze orders them; order[n] is the position in
+// groups of the group numbered n.
+func (gr *Grouper) Groups() (groups []model.DuplicateGroup, order []int) {
 	sortGroups(gr.found)
 	if len(gr.found) == 0 {
-		return nil
+		return nil, nil
 	}
-	out := make([]model.DuplicateGroup, len(gr.found))
+	groups = make([]model.DuplicateGroup, len(gr.found))
+	order = make([]int, len(gr.found))
 	for k := range gr.found {
-		out[k] = gr.found[k].g
+		groups[k] = gr.found[k].g
+		order[gr.found[k].n] = k
 	}
-	return out
+	return groups, order
 }
 
 // groupAmong buckets the candidates (indices into execs) by effect key and finds each
@@ -442,20 +468,20 @@ func mayRepeat(spans []WriteSpan, window time.Duration, id func(int32) string, o
 	var seen time.Time // the latest seen among the members before
 	for j := range spans {
 		e := &spans[j]
-		start := e.start.time()
+		start := e.start()
 		keep := j > 0 && start.Sub(seen) <= window
 		if j+1 < len(spans) {
 			n := &spans[j+1]
-			keep = keep || n.start.time().Sub(e.seen.time()) <= window || n.start == e.start && id(n.ref) == id(e.ref)
+			keep = keep || n.start().Sub(e.seen()) <= window || n.sameStart(e) && id(n.ref) == id(e.ref)
 		}
 		if j > 0 {
 			p := &spans[j-1]
-			keep = keep || p.start == e.start && id(p.ref) == id(e.ref)
+			keep = keep || p.sameStart(e) && id(p.ref) == id(e.ref)
 		}
 		if keep {
 			out = append(out, e.ref)
 		}
-		if s := e.seen.time(); j == 0 || s.After(seen) {
+		if s := e.seen(); j == 0 || s.After(seen) {
 			seen = s
 		}
 	}

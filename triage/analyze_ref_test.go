@@ -324,7 +324,10 @@ func candidateResult(t interface{ Fatalf(string, ...any) }, execs []model.Execut
 			spans = append(spans, SpanOf(&execs[i], callers.Of(&execs[i]), int32(i)))
 		}
 	}
-	cand := Candidates(spans, opt.WithDefaults().Window, func(ref int32) string { return execs[ref].ID })
+	cand, ends := Candidates(spans, opt.WithDefaults().Window, func(ref int32) string { return execs[ref].ID })
+	if len(cand) > 0 && (len(ends) == 0 || ends[len(ends)-1] != len(cand)) {
+		t.Fatalf("caller runs end at %v, of %d candidates", ends, len(cand))
+	}
 	rand.New(rand.NewPCG(seed, 3)).Shuffle(len(cand), func(a, b int) { cand[a], cand[b] = cand[b], cand[a] })
 	full := make([]model.Execution, len(cand))
 	for k, r := range cand {

@@ -45,13 +45,6 @@ func stampOf(t time.Time) stamp { return stamp{t.Unix(), int32(t.Nanosecond())} 
 
 func (s stamp) time() time.Time { return time.Unix(s.sec, int64(s.nsec)) }
 
-func (s stamp) compare(o stamp) int {
-	if c := cmp.Compare(s.sec, o.sec); c != 0 {
-		return c
-	}
-	return cmp.Compare(s.nsec, o.nsec)
-}
-
 // NewIncremental returns an empty incremental triage with the given kinds (nil: by slug) and
 // options.
 func NewIncremental(kinds *Kinds, opt Options) *Incremental {
