@@ -10,7 +10,7 @@ import (
 	"github.com/sahilm/fuzzy"
 )
 
-// Index holds the folded (case-normalised) text of many rows in one byte arena, with a
+// Index holds the folded (case-normalised) text of many rows in a byte arena, with a
 // 64-bit character mask per row for a cheap pre-check, so a query over a million rows scans
 // little more than the bytes it must. Rows keep the order they were appended in (newest
 // first for logs) and are identified by that position.
@@ -19,8 +19,14 @@ import (
 // concurrently with each other (each fans out over GOMAXPROCS goroutines and returns when
 // they are done).
 type Index struct {
-	arena []byte
-	rows  []rowMeta
+	// The arena is blocks (growing to arenaBlock bytes) that never move nor change once
+	// written (a row's text never spans two): growing it copies nothing, and a view shares
+	// its blocks.
+	// fill is how much of the last block is written; scratch folds a row before it is copied.
+	blocks  [][]byte
+	fill    int
+	scratch []byte
+	rows    []rowMeta
 
 	// A view (see View) sees the rows in another order and may carry the group field
 	// outside the arena; nil for an index that is not a view.
@@ -34,7 +40,7 @@ type Index struct {
 }
 
 type rowMeta struct {
-	start int
+	start int // block<<arenaShift | offset
 	mask  uint64         // maskBit of every byte of the free-text region
 	ends  [nSlots]uint16 // end of each slot, relative to start
 	flags uint8
@@ -42,12 +48,23 @@ type rowMeta struct {
 
 const flagFlagged = 1
 
+const (
+	arenaShift = 20
+	arenaBlock = 1 << arenaShift
+)
+
+// text is row m's folded text from lo to hi (relative to its start).
+func (ix *Index) text(m *rowMeta, lo, hi int) []byte {
+	off := m.start & (arenaBlock - 1)
+	return ix.blocks[m.start>>arenaShift][off+lo : off+hi : off+hi]
+}
+
 // minChunk is the fewest rows worth a goroutine of their own.
 const minChunk = 16384
 
 // NewIndex returns an index with room for n rows.
 func NewIndex(n int) *Index {
-	return &Index{rows: make([]rowMeta, 0, n), arena: make([]byte, 0, n*96)}
+	return &Index{rows: make([]rowMeta, 0, n), blocks: [][]byte{make([]byte, min(max(n*96, 4096), arenaBlock))}}
 }
 
 // Len returns the number of rows (of positions, for a view).
@@ -75,7 +92,7 @@ func (ix *Index) row(k int) *rowMeta {
 // order and groupOf must not change afterwards. groupPatterns, by group like groupIDs, answers
 // the pattern field (nil: no row has one).
 func (ix *Index) View(order, groupOf []int32, groupIDs, groupPatterns []string) *Index {
-	v := &Index{arena: ix.arena[:len(ix.arena):len(ix.arena)], rows: ix.rows[:len(ix.rows):len(ix.rows)], order: order}
+	v := &Index{blocks: ix.blocks[:len(ix.blocks):len(ix.blocks)], rows: ix.rows[:len(ix.rows):len(ix.rows)], order: order}
 	if order == nil {
 		v.order = []int32{}
 	}
@@ -107,18 +124,32 @@ func (ix *Index) AppendFields(f Fields) {
 		panic("filter: Append on a view")
 	}
 	ix.last = nil
-	m := rowMeta{start: len(ix.arena)}
+	var m rowMeta
+	t := ix.scratch[:0]
 	s := f.slots()
 	for slot := range nSlots {
 		if slot > 0 && slot < nHaySlots {
-			ix.arena = append(ix.arena, ' ')
+			t = append(t, ' ')
 		}
-		ix.arena = appendFolded(ix.arena, clip(s[slot], slotCap(slot)))
-		m.ends[slot] = uint16(len(ix.arena) - m.start)
+		t = appendFolded(t, clip(s[slot], slotCap(slot)))
+		m.ends[slot] = uint16(len(t))
 		if slot == slotError {
-			m.mask = maskOf(ix.arena[m.start:])
+			m.mask = maskOf(t)
 		}
 	}
+	ix.scratch = t
+	if len(ix.blocks) == 0 || ix.fill+len(t) > len(ix.blocks[len(ix.blocks)-1]) {
+		size := 4096 // small indexes stay small; big ones get blocks of arenaBlock
+		if k := len(ix.blocks); k > 0 {
+			size = min(2*len(ix.blocks[k-1]), arenaBlock)
+		}
+		ix.blocks = append(ix.blocks, make([]byte, max(size, len(t))))
+		ix.fill = 0
+	}
+	k := len(ix.blocks) - 1
+	m.start = k<<arenaShift | ix.fill
+	copy(ix.blocks[k][ix.fill:], t)
+	ix.fill += len(t)
 	if f.Flagged {
 		m.flags |= flagFlagged
 	}
@@ -128,7 +159,11 @@ func (ix *Index) AppendFields(f Fields) {
 // Size returns the bytes the index holds (its arena and per-row metadata), for memory
 // accounting.
 func (ix *Index) Size() int {
-	return cap(ix.arena) + cap(ix.rows)*int(unsafe.Sizeof(rowMeta{}))
+	n := 0
+	for _, b := range ix.blocks {
+		n += len(b)
+	}
+	return n + cap(ix.rows)*int(unsafe.Sizeof(rowMeta{}))
 }
 
 // Rank orders rows (positions in the index, e.g. a Filter result) by how well the query's
@@ -170,7 +205,7 @@ type haysource struct {
 func (h haysource) Len() int { return len(h.rows) }
 func (h haysource) String(i int) string {
 	m := h.ix.row(h.rows[i])
-	return string(h.ix.arena[m.start : m.start+int(m.ends[slotError])])
+	return string(h.ix.text(m, 0, int(m.ends[slotError])))
 }
 
 // field returns the folded text of one field of position k (row m).
@@ -200,7 +235,7 @@ func (ix *Index) slot(m *rowMeta, slot int) []byte {
 	default:
 		lo = m.ends[slot-1]
 	}
-	return ix.arena[m.start+int(lo) : m.start+int(m.ends[slot])]
+	return ix.text(m, int(lo), int(m.ends[slot]))
 }
 
 // Filter returns the positions of the rows that match q, in index order.
@@ -315,7 +350,7 @@ func (ix *Index) resume(q *Query, last *narrowing, suffix []byte) []int {
 			if smask&^m.mask != 0 {
 				continue
 			}
-			hay := ix.arena[m.start+from : m.start+int(m.ends[slotError])]
+			hay := ix.text(m, from, int(m.ends[slotError]))
 			if end := subsequenceEnd(hay, suffix, ascii); end >= 0 {
 				rows = append(rows, i)
 				ends = append(ends, uint16(from+end))
@@ -394,7 +429,7 @@ func (ix *Index) match(q *Query, i int) (ok bool, end int) {
 			case t.exact && (t.neg || k < len(q.terms)-1):
 				hit = true
 			default:
-				end = subsequenceEnd(ix.arena[m.start:m.start+int(m.ends[slotError])], t.pat, t.ascii)
+				end = subsequenceEnd(ix.text(m, 0, int(m.ends[slotError])), t.pat, t.ascii)
 				hit = end >= 0
 			}
 		case fieldFlagged:

@@ -219,7 +219,7 @@ func GroupCandidates(execs []model.Execution, kinds *Kinds, opt Options) ([]mode
 // held at once: Add takes them in batches, each holding every candidate of the callers it
 // holds any of (callers never share a group), and Groups orders all the groups found.
 type Grouper struct {
-	kinds *Kinds
+	cls   *Classifier
 	opt   Options
 	found []foundGroup
 }
@@ -235,7 +235,8 @@ type foundGroup struct {
 
 // NewGrouper returns a Grouper for kinds and opt.
 func NewGrouper(kinds *Kinds, opt Options) *Grouper {
-	return &Grouper{kinds: kinds, opt: opt.WithDefaults()}
+	opt = opt.WithDefaults()
+	return &Grouper{cls: NewClassifier(kinds, opt), opt: opt}
 }
 
 // Add finds the groups among one batch of candidates. The groups are numbered in the order
@@ -243,12 +244,11 @@ func NewGrouper(kinds *Kinds, opt Options) *Grouper {
 // first): members[k] is group number n+k's, n the number found before. The records are not
 // kept.
 func (gr *Grouper) Add(execs []model.Execution) (members [][]int) {
-	c := NewClassifier(gr.kinds, gr.opt)
 	outcomes := make([]model.Outcome, len(execs))
 	kind := make([]model.ToolKind, len(execs))
 	idx := make([]int, len(execs))
 	for i := range execs {
-		t, _ := c.Classify(&execs[i])
+		t, _ := gr.cls.Classify(&execs[i])
 		outcomes[i], kind[i], idx[i] = t.Outcome, t.Kind, i
 	}
 	found := findGroups(execs, outcomes, func(i int) model.ToolKind { return kind[i] }, idx, gr.opt)

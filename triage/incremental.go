@@ -3,8 +3,8 @@ package triage
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/exectriage/exectriage/model"
@@ -78,7 +78,8 @@ func (a *Incremental) Drop(pos int) {
 
 // Groups finds the duplicate groups among the executions added so far, ordered like
 // Analyze's, with the positions of each group's members (oldest first). fetch returns the
-// execution added at a position, in full (from the source); an error stops the search.
+// execution added at a position, in full (from the source), and is called on every core at
+// once; an error stops the search. Each candidate is fetched once.
 func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context, pos int) (model.Execution, error)) ([]model.DuplicateGroup, [][]int, error) {
 	// The writes of each caller and tool, by start; keep those with a neighbour in the window.
 	ws := make([]incWrite, 0, len(a.writes))
@@ -97,98 +98,81 @@ func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context
 		return cmp.Compare(x.start.nsec, y.start.nsec)
 	})
 	var cands []int
+	var callerOf []int32 // cands' callers: each caller's candidates are together
 	for lo := 0; lo < len(ws); {
 		hi := lo + 1
 		for hi < len(ws) && ws[hi].caller == ws[lo].caller {
 			hi++
 		}
+		n := len(cands)
 		cands = append(cands, mayRepeatStamps(ws[lo:hi], a.opt.Window)...)
+		for range len(cands) - n {
+			callerOf = append(callerOf, ws[lo].caller)
+		}
 		lo = hi
 	}
-	slices.Sort(cands) // read the source in its order
-	// Their canonical arguments decide the buckets: fetch each candidate once for its key.
-	buckets := map[string][]int{}
-	for _, pos := range cands {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+	// Fetch each candidate once, a batch of whole callers at a time (callers never share a
+	// group), on every core, and group each batch.
+	gr := &Grouper{cls: a.cls, opt: a.opt} // the kinds Add gave (the kinds may have learned more since)
+	var pos [][]int
+	for lo := 0; lo < len(cands); {
+		hi := lo
+		for hi < len(cands) && (hi == lo || hi-lo < incBatch || callerOf[hi] == callerOf[hi-1]) {
+			hi++
 		}
-		e, err := fetch(ctx, pos)
+		batch := cands[lo:hi]
+		lo = hi
+		execs, err := fetchAll(ctx, batch, fetch)
 		if err != nil {
 			return nil, nil, err
 		}
-		if key, ok := GroupKey(&e, a.kindOf(e.ToolSlug), a.opt.VolatileKeys); ok {
-			buckets[key] = append(buckets[key], pos)
-		}
-	}
-	// Buckets of two or more: fetch the members again, split them where the window breaks.
-	type found struct {
-		g     model.DuplicateGroup
-		first time.Time
-		pos   []int
-	}
-	var groups []found
-	for key, idx := range buckets {
-		if len(idx) < 2 {
-			continue
-		}
-		execs := make([]model.Execution, len(idx))
-		outcomes := make([]model.Outcome, len(idx))
-		local := make([]int, len(idx))
-		for j, pos := range idx {
-			e, err := fetch(ctx, pos)
-			if err != nil {
-				return nil, nil, err
+		for _, in := range gr.Add(execs) {
+			ps := make([]int, len(in))
+			for k, j := range in {
+				ps[k] = batch[j]
 			}
-			execs[j] = e
-			outcomes[j], _ = a.classifyAgain(&execs[j])
-			local[j] = j
-		}
-		slices.SortFunc(local, func(x, y int) int {
-			if c := execs[x].Start().Compare(execs[y].Start()); c != 0 {
-				return c
-			}
-			return strings.Compare(execs[x].ID, execs[y].ID)
-		})
-		parts := make(map[int]effectArgs, len(local))
-		for _, j := range local {
-			_, parts[j], _ = effectKey(&execs[j], a.kindOf(execs[j].ToolSlug), a.opt.VolatileKeys)
-		}
-		gs, in := groupBucket(key, execs, outcomes, local, parts, a.opt)
-		for k, g := range gs {
-			f := found{g: g, first: execs[in[k][0]].Start()}
-			for _, m := range in[k] {
-				f.pos = append(f.pos, idx[m])
-			}
-			groups = append(groups, f)
+			pos = append(pos, ps)
 		}
 	}
-	// Ordered as Analyze orders them: by the earliest start among the members of the groups
-	// with that id (ids repeat only when execution ids do), then by id.
-	first := make(map[string]time.Time, len(groups))
-	for _, f := range groups {
-		if t, ok := first[f.g.ID]; !ok || f.first.Before(t) {
-			first[f.g.ID] = f.first
-		}
+	groups, order := gr.Groups()
+	members := make([][]int, len(groups))
+	for n, ps := range pos {
+		members[order[n]] = ps
 	}
-	slices.SortFunc(groups, func(x, y found) int {
-		if c := first[x.g.ID].Compare(first[y.g.ID]); c != 0 {
-			return c
-		}
-		return strings.Compare(x.g.ID, y.g.ID)
-	})
-	out := make([]model.DuplicateGroup, len(groups))
-	pos := make([][]int, len(groups))
-	for i, f := range groups {
-		out[i], pos[i] = f.g, f.pos
-	}
-	return out, pos, nil
+	return groups, members, nil
 }
 
-// kindOf is the kind Add gave the slug (the kinds may have learned more since).
-func (a *Incremental) kindOf(slug string) model.ToolKind { return a.cls.slug(slug).kind }
+// incBatch is how many candidates Groups fetches and groups at a time (more to finish a
+// caller's run).
+const incBatch = 4096
 
-func (a *Incremental) classifyAgain(e *model.Execution) (model.Outcome, string) {
-	return classify(e, a.opt, a.cls.slug(e.ToolSlug).fx)
+// fetchAll fetches the executions at positions, on every core; the first error stops it.
+func fetchAll(ctx context.Context, positions []int, fetch func(ctx context.Context, pos int) (model.Execution, error)) ([]model.Execution, error) {
+	execs := make([]model.Execution, len(positions))
+	errs := make([]error, len(positions))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	parallel(len(positions), 256, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			if err := ctx.Err(); err != nil {
+				errs[k] = err
+				return
+			}
+			if execs[k], errs[k] = fetch(ctx, positions[k]); errs[k] != nil {
+				cancel()
+				return
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return execs, nil
 }
 
 // mayRepeatStamps is mayRepeat over compact writes of one caller and tool, sorted by start.

@@ -36,6 +36,7 @@ type Analysis struct {
 type Analyzer func(execs []model.Execution) Analysis
 
 // Fetcher returns the full record of an execution from the source.
+// It is called from several goroutines at once.
 type Fetcher func(ctx context.Context, id string) (model.Execution, error)
 
 // HistBuckets is the histogram's resolution; the header resamples it to its width.
