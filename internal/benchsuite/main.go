@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -57,12 +58,15 @@ func main() {
 var sectionNames = []string{"filter", "ui", "memory", "load", "scan", "keys", "scan5m"}
 
 type suite struct {
-	count int
-	only  map[string]bool // nil: every section
-	data  string          // absolute
-	log   io.Writer
-	rows  []row
-	notes []string
+	jqSecs, jqRSS []float64 // the jq reference's runs, measured once (see jqRuns)
+	jqErr         error
+	jqDone        bool
+	count         int
+	only          map[string]bool // nil: every section
+	data          string          // absolute
+	log           io.Writer
+	rows          []row
+	notes         []string
 }
 
 type row struct {
@@ -344,7 +348,23 @@ func (s *suite) memory(ctx context.Context) error {
 		row{figure: "  of which the dataset's own arrays (rows, ids, filter index, triage, id map)", values: values(all, "BenchmarkMemory1M", "dataset-B/exec"), unit: "B", format: "%.0f"},
 		row{figure: "peak RSS of that process (VmHWM, load garbage included)", values: values(all, "BenchmarkMemory1M", "peak-RSS-MB"), unit: "MB", format: "%.0f"},
 		row{figure: "load + triage + duplicate groups of 1M into that dataset", values: values(all, "BenchmarkMemory1M", "load+triage-s"), unit: "s", format: "%.1f"},
+		row{figure: "  its peak RSS (round 2 target)", target: "≤ 800 MB", values: values(all, "BenchmarkMemory1M", "peak-RSS-MB"), unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 800 }},
+		row{figure: "  resident after the load, memory handed back as the TUI does (round 2 target)", target: "≤ 450 MB", values: values(all, "BenchmarkMemory1M", "resident-after-MB"), unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 450 }},
 	)
+	load := values(all, "BenchmarkMemory1M", "load+triage-s")
+	jqSecs, _, err := s.jqRuns(ctx)
+	switch {
+	case errors.Is(err, exec.ErrNotFound):
+		s.rows = append(s.rows, row{figure: "  load / jq select over the same file (round 2 target)", pending: "jq not installed (apt-get install jq)"})
+	case err != nil:
+		return err
+	default:
+		var ratio []float64
+		for i := range min(len(load), len(jqSecs)) {
+			ratio = append(ratio, load[i]/jqSecs[i])
+		}
+		s.rows = append(s.rows, row{figure: "  load / jq select over the same file, run by run (round 2 target)", target: "≤ 0.4 ×", values: ratio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.4 }})
+	}
 	return nil
 }
 
@@ -425,28 +445,17 @@ func (s *suite) scan(bin string) func(context.Context) error {
 			row{figure: "  1M / 100k wall, run by run (round 2 target: nothing grows faster than the file)", target: "≤ 11 ×", values: growth, unit: "×", format: "%.1f", pass: func(m float64) bool { return m <= 11 }},
 		)
 		// The reference, in the same run (issue 15): jq selecting the failed ids of the same file.
-		jq, err := exec.LookPath("jq")
-		if err != nil {
+		jqSecs, jqRSS, err := s.jqRuns(ctx)
+		if errors.Is(err, exec.ErrNotFound) {
 			s.rows = append(s.rows, row{figure: "  the reference: jq -c 'select(.status==\"failed\") | .id' over the same file", pending: "jq not installed (apt-get install jq)"})
 			return nil
 		}
-		var jqSecs, jqRSS, ratio []float64
-		for i := range s.count {
-			s.logf("jq select over 1m.jsonl (run %d of %d)", i+1, s.count)
-			cmd := exec.CommandContext(ctx, jq, "-c", `select(.status=="failed") | .id`, filepath.Join(s.data, "1m.jsonl"))
-			cmd.Stdout = io.Discard
-			start := time.Now()
-			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("jq: %v", err)
-			}
-			d := time.Since(start).Seconds()
-			jqSecs = append(jqSecs, d)
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				jqRSS = append(jqRSS, float64(ru.Maxrss)/(1<<10)) // MiB
-			}
-			if i < len(secs) {
-				ratio = append(ratio, secs[i]/d)
-			}
+		if err != nil {
+			return err
+		}
+		var ratio []float64
+		for i := range min(len(secs), len(jqSecs)) {
+			ratio = append(ratio, secs[i]/jqSecs[i])
 		}
 		s.rows = append(s.rows,
 			row{figure: "  the reference: jq -c 'select(.status==\"failed\") | .id' over the same file", values: jqSecs, unit: "s", format: "%.1f"},
@@ -456,6 +465,35 @@ func (s *suite) scan(bin string) func(context.Context) error {
 		)
 		return nil
 	}
+}
+
+// jqRuns runs the jq reference (selecting the failed ids of the 1M export) count times, once
+// per suite: the scan and the TUI load are both compared with it.
+func (s *suite) jqRuns(ctx context.Context) (secs, rssMB []float64, err error) {
+	if s.jqDone {
+		return s.jqSecs, s.jqRSS, s.jqErr
+	}
+	s.jqDone = true
+	jq, err := exec.LookPath("jq")
+	if err != nil {
+		s.jqErr = err
+		return nil, nil, err
+	}
+	for i := range s.count {
+		s.logf("jq select over 1m.jsonl (run %d of %d)", i+1, s.count)
+		cmd := exec.CommandContext(ctx, jq, "-c", `select(.status=="failed") | .id`, filepath.Join(s.data, "1m.jsonl"))
+		cmd.Stdout = io.Discard
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			s.jqErr = fmt.Errorf("jq: %v", err)
+			return nil, nil, s.jqErr
+		}
+		s.jqSecs = append(s.jqSecs, time.Since(start).Seconds())
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			s.jqRSS = append(s.jqRSS, float64(ru.Maxrss)/(1<<10)) // MiB
+		}
+	}
+	return s.jqSecs, s.jqRSS, nil
 }
 
 // scan5m generates a 5M-record export (5 GB, bench-data/5m.jsonl, kept for the next run) and

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"testing"
 	"time"
@@ -39,7 +40,13 @@ func heapAfterGC() uint64 {
 }
 
 // peakRSS returns the process's peak resident set (VmHWM), in bytes; 0 when unknown.
-func peakRSS() uint64 {
+func peakRSS() uint64 { return procStatus("VmHWM:") }
+
+// residentRSS returns the process's resident set now (VmRSS), in bytes; 0 when unknown.
+func residentRSS() uint64 { return procStatus("VmRSS:") }
+
+// procStatus reads a size in kB from /proc/self/status, in bytes.
+func procStatus(field string) uint64 {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return 0
@@ -47,7 +54,7 @@ func peakRSS() uint64 {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmHWM:")); ok {
+		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte(field)); ok {
 			kb, _ := strconv.ParseUint(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
 			return kb << 10
 		}
@@ -108,6 +115,8 @@ func BenchmarkMemory1M(b *testing.B) {
 		b.ReportMetric(float64(live)/n, "B/exec")
 		b.ReportMetric(float64(v.b.Size()+v.ds.Size())/n, "dataset-B/exec")
 		b.ReportMetric(float64(peakRSS())/(1<<20), "peak-RSS-MB")
+		debug.FreeOSMemory() // as the TUI does after a big load (ui analyzeCmd)
+		b.ReportMetric(float64(residentRSS())/(1<<20), "resident-after-MB")
 		b.ReportMetric(float64(len(v.ds.Groups)), "groups")
 		b.ReportMetric(elapsed.Seconds(), "load+triage-s")
 		runtime.KeepAlive(v)
