@@ -73,8 +73,47 @@ func (s *suite) keys(bin string) func(context.Context) error {
 			}
 			return false
 		}
-		s.logf("keys: loading 1m.jsonl in the TUI (pty 120x40)")
+		s.logf("keys: loading 1m.jsonl in the TUI (pty 120x40), pressing ? while it loads")
 		deadline := time.Now().Add(3 * time.Minute)
+		// While the load runs the TUI draws progress frames of its own, so a key is timed to
+		// the first output that shows its effect: ? opens the help, whose last line says
+		// "or esc to close"; ? closes it again.
+		var loading []float64
+		for {
+			mu.Lock()
+			started, done := strings.Contains(seen.String(), "loading"), strings.Contains(seen.String(), "refreshed")
+			from := seen.Len()
+			mu.Unlock()
+			if done || time.Now().After(deadline) {
+				break
+			}
+			if !started {
+				time.Sleep(20 * time.Millisecond)
+				continue
+			}
+			start := time.Now()
+			if _, err := f.Write([]byte("?")); err != nil {
+				return err
+			}
+			for {
+				mu.Lock()
+				hit := strings.Contains(seen.String()[from:], "or esc to close")
+				over := strings.Contains(seen.String()[from:], "refreshed")
+				mu.Unlock()
+				if hit {
+					loading = append(loading, float64(time.Since(start).Microseconds())/1000)
+					break
+				}
+				if over || time.Since(start) > 5*time.Second {
+					break
+				}
+				time.Sleep(200 * time.Microsecond)
+			}
+			if _, err := f.Write([]byte("?")); err != nil {
+				return err
+			}
+			time.Sleep(150 * time.Millisecond)
+		}
 		for {
 			mu.Lock()
 			done := strings.Contains(seen.String(), "refreshed")
@@ -134,6 +173,17 @@ func (s *suite) keys(bin string) func(context.Context) error {
 			row{figure: "  p99", target: "≤ 33 ms", values: []float64{q(0.99)}, unit: "ms", format: "%.1f", pass: func(m float64) bool { return m <= 33 }},
 		)
 		s.notes = append(s.notes, fmt.Sprintf("keystroke to frame (ms): p50 %.1f, p90 %.1f, p95 %.1f, p99 %.1f, max %.1f over %d keys", q(0.5), q(0.9), q(0.95), q(0.99), lat[len(lat)-1], len(lat)))
+		if len(loading) == 0 {
+			s.rows = append(s.rows, row{figure: "  while loading: ? to the help on screen", pending: "the load ended before a key could be timed"})
+			return nil
+		}
+		slices.Sort(loading)
+		lq := func(p float64) float64 { return loading[min(len(loading)-1, int(p*float64(len(loading))))] }
+		s.rows = append(s.rows,
+			row{figure: fmt.Sprintf("  while the 1M load runs (%d presses of ?, timed to the help on screen): p95", len(loading)), target: "≤ 16 ms",
+				values: []float64{lq(0.95)}, unit: "ms", format: "%.1f", pass: func(m float64) bool { return m <= 16 }},
+		)
+		s.notes = append(s.notes, fmt.Sprintf("while loading, ? to help (ms): p50 %.1f, p95 %.1f, max %.1f over %d presses", lq(0.5), lq(0.95), loading[len(loading)-1], len(loading)))
 		return nil
 	}
 }
