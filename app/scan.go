@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unsafe"
 
+	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
@@ -409,7 +409,7 @@ func (st *scanState) readBack(ctx context.Context, loc source.Located, batch []i
 		return full, nil
 	}
 	slices.SortFunc(at, func(a, b int) int { return cmp.Compare(st.wrRow[batch[a]], st.wrRow[batch[b]]) })
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(at)/512))
+	workers := max(1, min(cores.N(), len(at)/512))
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {

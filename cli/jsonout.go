@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
@@ -206,7 +206,7 @@ func writeArrayLines(w io.Writer, n int, item func(buf []byte, k int) []byte) er
 // of them per goroutine, and written in order; item must be safe to call concurrently.
 func writeArrayLinesParallel(w io.Writer, n int, item func(buf []byte, k int) []byte) error {
 	const block = 8192
-	workers := runtime.GOMAXPROCS(0)
+	workers := cores.N()
 	if workers < 2 || n < 2*block {
 		return writeArrayLines(w, n, item)
 	}

@@ -2,11 +2,11 @@ package filter
 
 import (
 	"bytes"
-	"runtime"
 	"slices"
 	"sync"
 	"unsafe"
 
+	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/sahilm/fuzzy"
 )
 
@@ -40,7 +40,7 @@ type Index struct {
 }
 
 type rowMeta struct {
-	start int // block<<arenaShift | offset
+	start int            // block<<arenaShift | offset
 	mask  uint64         // maskBit of every byte of the free-text region
 	ends  [nSlots]uint16 // end of each slot, relative to start
 	flags uint8
@@ -375,7 +375,7 @@ func (ix *Index) remember(q *Query, rows []int, ends []uint16, wantEnds bool) {
 // parallel runs scan over [0, n) split across GOMAXPROCS goroutines (one when n is small)
 // and concatenates the parts in order.
 func (ix *Index) parallel(n int, wantEnds bool, scan func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16)) ([]int, []uint16) {
-	workers := min(runtime.GOMAXPROCS(0), n/minChunk)
+	workers := min(cores.N(), n/minChunk)
 	if workers <= 1 {
 		rows, ends := scan(0, n, nil, nil)
 		if rows == nil {

@@ -12,10 +12,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 
+	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -471,7 +471,7 @@ type chunk struct {
 func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	workers := max(1, runtime.GOMAXPROCS(0))
+	workers := cores.N()
 	jobs := make(chan *chunk, workers)
 	// Chunk buffers handed back by the parsers: room for every buffer that can be in flight
 	// (queued, being parsed, parsed and waiting), so that none is dropped and made again.

@@ -5,12 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sdkversion"
 )
@@ -356,7 +356,7 @@ func sortGroups(all []foundGroup) {
 
 // parallel runs work over [0, n) in parts of at least least items, on every core.
 func parallel(n, least int, work func(lo, hi int)) {
-	workers := max(1, min(runtime.GOMAXPROCS(0), n/max(least, 1)))
+	workers := max(1, min(cores.N(), n/max(least, 1)))
 	if workers == 1 {
 		work(0, n)
 		return

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -27,10 +28,19 @@ func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
 	d.UI = o
 	d.UI.Term = os.Getenv("TERM")
 	d.UI.NoOSC52 = d.UI.NoOSC52 || d.UI.Term == "linux" || d.UI.Term == "dumb" || os.Getenv("NO_OSC52") != ""
+	if os.Getenv("GOMAXPROCS") == "" {
+		// Two Ps more than the cores: CPU-bound work fans out over the cores (package cores),
+		// so the event loop and the renderer always find a P and a key is drawn at once
+		// instead of after the scheduler's 10 ms slice of a parse or a filter.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.NumCPU() + spareProcs))
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := New(ctx, NewBackend(d), d.UI)
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// 120 frames a second, Bubble Tea's most: a key's frame waits for the next tick, up to
+	// 16.7 ms at the default 60, which alone would spend the keystroke-to-frame budget. A tick
+	// with nothing new to draw writes nothing.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(maxFPS)}
 	if p, forced := ColorProfile(d.UI.Color, os.Getenv); forced {
 		popts = append(popts, tea.WithColorProfile(p))
 	}
@@ -41,6 +51,12 @@ func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
 	}
 	return err
 }
+
+// spareProcs is how many Ps the TUI keeps beyond the cores (see Run).
+const spareProcs = 2
+
+// maxFPS is the frame rate the TUI asks for.
+const maxFPS = 120
 
 // Colour modes (--color).
 const (
