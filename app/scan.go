@@ -363,25 +363,50 @@ func (st *scanState) group(ctx context.Context, loc source.Located, opt triage.O
 	cand, ends := triage.Candidates(st.spans, opt.Window, func(k int32) string { return st.s.ids.str(st.s.rows.at(int(st.wrRow[k])).id) })
 	st.spans = nil
 	gr := triage.NewGrouper(st.kinds, opt)
+	// Batches of whole callers' runs; the next batch is read while this one is grouped.
+	type read struct {
+		batch []int32
+		full  []model.Execution
+		err   error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reads := make(chan read, 1)
+	go func() {
+		defer close(reads)
+		for lo, e := 0, 0; lo < len(cand); {
+			hi := lo
+			for e < len(ends) && (hi == lo || ends[e]-lo <= groupBatch) {
+				hi = ends[e]
+				e++
+			}
+			batch := cand[lo:hi]
+			lo = hi
+			full, err := st.readBack(ctx, loc, batch)
+			select {
+			case reads <- read{batch, full, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	n := int32(0) // the number of the next group found
-	for lo, e := 0, 0; lo < len(cand); {
-		hi := lo
-		for e < len(ends) && (hi == lo || ends[e]-lo <= groupBatch) { // whole callers' runs
-			hi = ends[e]
-			e++
+	for r := range reads {
+		if r.err != nil {
+			return r.err
 		}
-		batch := cand[lo:hi]
-		lo = hi
-		full, err := st.readBack(ctx, loc, batch)
-		if err != nil {
-			return err
-		}
-		for _, in := range gr.Add(full) {
+		for _, in := range gr.Add(r.full) {
 			for _, j := range in {
-				st.s.rows.at(int(st.wrRow[batch[j]])).group = n
+				st.s.rows.at(int(st.wrRow[r.batch[j]])).group = n
 			}
 			n++
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	groups, order := gr.Groups()
 	st.s.Groups = groups
