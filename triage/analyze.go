@@ -317,23 +317,34 @@ func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int
 		buckets[keys[k]] = append(buckets[keys[k]], i)
 		parts[i] = eas[k]
 	}
-	var all []foundGroup
+	var multi []string // the buckets with company, grouped on every core
 	for key, idx := range buckets {
-		if len(idx) < 2 {
-			continue
-		}
-		slices.SortFunc(idx, byStart)
-		groups, in := groupBucket(key, execs, outcomes, idx, parts, opt)
-		for k, g := range groups {
-			f := foundGroup{g: g, in: in[k], first: execs[in[k][0]].Start()}
-			for _, i := range in[k] {
-				if s := execs[i].Start(); s.Before(f.first) {
-					f.first = s
-				}
-			}
-			all = append(all, f)
+		if len(idx) >= 2 {
+			multi = append(multi, key)
 		}
 	}
+	var mu sync.Mutex
+	var all []foundGroup
+	parallel(len(multi), 256, func(lo, hi int) {
+		var mine []foundGroup
+		for _, key := range multi[lo:hi] {
+			idx := buckets[key]
+			slices.SortFunc(idx, byStart)
+			groups, in := groupBucket(key, execs, outcomes, idx, parts, opt)
+			for k, g := range groups {
+				f := foundGroup{g: g, in: in[k], first: execs[in[k][0]].Start()}
+				for _, i := range in[k] {
+					if s := execs[i].Start(); s.Before(f.first) {
+						f.first = s
+					}
+				}
+				mine = append(mine, f)
+			}
+		}
+		mu.Lock()
+		all = append(all, mine...)
+		mu.Unlock()
+	})
 	return all
 }
 
