@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"os"
 	"path/filepath"
 	"slices"
@@ -311,12 +310,44 @@ func BenchmarkLoadFile100k(b *testing.B) {
 	}
 }
 
+// collide makes b's hash lead to a's record in x, as if the two hashes were equal.
+func collide(x *fileIndex, b, a string) {
+	ia, ib := x.slot(x.hash(a)), x.slot(x.hash(b))
+	x.keys[ib], x.vals[ib] = x.hash(b), x.vals[ia]
+}
+
+// The table grows past three quarters full and finds every record afterwards; locations that
+// do not pack in 8 bytes are kept by name.
+func TestFileIndexGrowsAndPacks(t *testing.T) {
+	x := newFileIndex(0)
+	for i := range 10_000 {
+		x.add(fmt.Sprintf("log_%d", i), location{off: int64(i) * 100, n: int64(i%50 + 1), page: i%7 == 0})
+	}
+	if len(x.keys) < 10_000*4/3 {
+		t.Errorf("%d slots for 10000 ids", len(x.keys))
+	}
+	for i := range 10_000 {
+		got := x.find(fmt.Sprintf("log_%d", i))
+		if want := (location{off: int64(i) * 100, n: int64(i%50 + 1), page: i%7 == 0}); len(got) != 1 || got[0] != want {
+			t.Fatalf("find(log_%d) = %+v, want %+v", i, got, want)
+		}
+	}
+	big := []location{{off: 1 << 40, n: 10}, {off: 0, n: 1 << 25}}
+	for i, loc := range big {
+		id := fmt.Sprintf("big_%d", i)
+		x.add(id, loc)
+		if got := x.find(id); len(got) != 1 || got[0] != loc {
+			t.Errorf("find(%s) = %+v, want %+v (kept by name)", id, got, loc)
+		}
+	}
+}
+
 func TestFileIndexKeepsFirstAndCollidingIDs(t *testing.T) {
 	x := newFileIndex(0)
 	x.add("log_a", location{off: 0, n: 10})
 	x.add("log_a", location{off: 10, n: 10}) // the same id again: the first one wins
-	// Make log_b's hash collide with log_a's slot, as another id's would.
-	x.slot[maphash.String(x.seed, "log_b")] = x.slot[maphash.String(x.seed, "log_a")]
+	// Make log_b's hash lead to log_a's record, as another id's colliding hash would.
+	collide(x, "log_b", "log_a")
 	x.add("log_b", location{off: 20, n: 10})
 	if got := x.find("log_a"); len(got) != 2 || got[0].off != 0 {
 		t.Errorf("find(log_a) = %+v, want the first record first", got)
@@ -334,7 +365,7 @@ func TestFileIndexKeepsFirstAndCollidingIDs(t *testing.T) {
 	if err := src.Load(context.Background(), 0, nil); err != nil {
 		t.Fatal(err)
 	}
-	fs.where.slot[maphash.String(fs.where.seed, "log_b")] = fs.where.slot[maphash.String(fs.where.seed, "log_a")]
+	collide(fs.where, "log_b", "log_a")
 	delete(fs.where.more, "log_a")
 	fs.where.more["log_b"] = location{off: int64(len(`{"id":"log_a"}` + "\n" + `{"id":"log_a","message":"second"}` + "\n")), n: int64(len(`{"id":"log_b"}` + "\n"))}
 	if e, err := src.Get(context.Background(), "log_b"); err != nil || e.ID != "log_b" {

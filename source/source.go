@@ -619,37 +619,81 @@ func (s *fileSource) readFrom(r io.ReaderAt, spooled bool, id string, locs []loc
 	return model.Execution{}, fmt.Errorf("%s: the file changed since it was loaded (record %s moved)", s.path, id)
 }
 
-// fileIndex says where each record of a plain file is, in about 40 bytes a record instead of
-// a map keyed by id: the 64-bit hash of an id leads to the location of the first record with
-// that hash. An id whose hash is taken already (the same id again, or, very rarely, another
-// id) is kept by name; Get reads the record to tell. (An id that is not in the file but
-// shares the hash of one that is, about one chance in 2^64 / records, is reported as a changed
-// file rather than as not found.)
+// fileIndex says where each record of a plain file is, in 16 bytes a record or so instead of a
+// map keyed by id: an open-addressing table of the 64-bit hashes of the ids (0 marks an empty
+// slot; a hash of 0 counts as 1), at most three quarters full, with beside each hash the
+// location of the first record with it, packed in 8 bytes (offset 39 bits, length 24, page
+// 1). An id whose hash is taken already (the same id again, or, very rarely, another id), and
+// a location that does not pack (past 512 GB, or a record past 16 MB), are kept by name; Get
+// reads the record to tell. (An id that is not in the file but shares the hash of one that
+// is, about one chance in 2^64 / records, is reported as a changed file rather than as not
+// found.)
 type fileIndex struct {
 	seed maphash.Seed
-	slot map[uint64]uint32 // hash of an id → index in locs
-	locs []packedLocation
+	keys []uint64 // power-of-two length
+	vals []uint64 // packed locations, beside keys
+	n    int
 	more map[string]location
 }
 
-// packedLocation is a location in 16 bytes.
+// packedLocation is a location in 16 bytes (a Ref's).
 type packedLocation struct {
 	off  int64
 	n    uint32
 	page bool
 }
 
+const (
+	packOffBits = 39
+	packLenBits = 24
+)
+
+// pack packs loc in 8 bytes; ok is false when it does not fit.
+func pack(loc location) (uint64, bool) {
+	if loc.off < 0 || loc.off >= 1<<packOffBits || loc.n < 0 || loc.n >= 1<<packLenBits {
+		return 0, false
+	}
+	v := uint64(loc.off)<<(packLenBits+1) | uint64(loc.n)<<1
+	if loc.page {
+		v |= 1
+	}
+	return v, true
+}
+
+func unpack(v uint64) location {
+	return location{off: int64(v >> (packLenBits + 1)), n: int64(v >> 1 & (1<<packLenBits - 1)), page: v&1 != 0}
+}
+
 // newFileIndex returns an empty index with room for about n records (the file's SizeHint),
 // so that a million of them do not grow it step by step.
 func newFileIndex(n int) *fileIndex {
-	return &fileIndex{seed: maphash.MakeSeed(), slot: make(map[uint64]uint32, n), locs: make([]packedLocation, 0, n), more: make(map[string]location)}
+	size := 16
+	for size*3/4 < n {
+		size *= 2
+	}
+	return &fileIndex{seed: maphash.MakeSeed(), keys: make([]uint64, size), vals: make([]uint64, size), more: make(map[string]location)}
+}
+
+func (x *fileIndex) hash(id string) uint64 { return max(maphash.String(x.seed, id), 1) }
+
+// slot is where h is, or the empty slot where it would go.
+func (x *fileIndex) slot(h uint64) int {
+	mask := len(x.keys) - 1
+	i := int(h) & mask
+	for x.keys[i] != 0 && x.keys[i] != h {
+		i = (i + 1) & mask
+	}
+	return i
 }
 
 func (x *fileIndex) add(id string, loc location) {
-	h := maphash.String(x.seed, id)
-	if _, taken := x.slot[h]; !taken && loc.n <= math.MaxUint32 && len(x.locs) < math.MaxUint32 {
-		x.slot[h] = uint32(len(x.locs))
-		x.locs = append(x.locs, packedLocation{off: loc.off, n: uint32(loc.n), page: loc.page})
+	h := x.hash(id)
+	i := x.slot(h)
+	if v, ok := pack(loc); ok && x.keys[i] == 0 {
+		x.keys[i], x.vals[i] = h, v
+		if x.n++; x.n > len(x.keys)*3/4 {
+			x.grow()
+		}
 		return
 	}
 	if _, dup := x.more[id]; !dup {
@@ -657,12 +701,24 @@ func (x *fileIndex) add(id string, loc location) {
 	}
 }
 
+// grow doubles the table.
+func (x *fileIndex) grow() {
+	keys, vals := x.keys, x.vals
+	x.keys, x.vals = make([]uint64, 2*len(keys)), make([]uint64, 2*len(vals))
+	for j, h := range keys {
+		if h != 0 {
+			i := x.slot(h)
+			x.keys[i], x.vals[i] = h, vals[j]
+		}
+	}
+}
+
 // find returns where id may be, first match first.
 func (x *fileIndex) find(id string) []location {
 	var out []location
-	if i, ok := x.slot[maphash.String(x.seed, id)]; ok {
-		p := x.locs[i]
-		out = append(out, location{off: p.off, n: int64(p.n), page: p.page})
+	h := x.hash(id)
+	if i := x.slot(h); x.keys[i] == h {
+		out = append(out, unpack(x.vals[i]))
 	}
 	if loc, ok := x.more[id]; ok {
 		out = append(out, loc)
