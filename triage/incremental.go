@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/exectriage/exectriage/model"
 )
@@ -24,26 +23,9 @@ type Incremental struct {
 	kinds   *Kinds
 	cls     *Classifier
 	callers *Callers
-	writes  []incWrite
+	writes  []WriteSpan // the groupable writes, by position (ref); caller -1 once dropped
 	n       int
 }
-
-// incWrite is what grouping needs of a groupable write before it fetches it: 40 bytes.
-type incWrite struct {
-	start, seen stamp // Start() and lastSeen()
-	pos         int32
-	caller      int32
-}
-
-// stamp is a time.Time without its location, compared and subtracted the same way.
-type stamp struct {
-	sec  int64
-	nsec int32
-}
-
-func stampOf(t time.Time) stamp { return stamp{t.Unix(), int32(t.Nanosecond())} }
-
-func (s stamp) time() time.Time { return time.Unix(s.sec, int64(s.nsec)) }
 
 // NewIncremental returns an empty incremental triage with the given kinds (nil: by slug) and
 // options.
@@ -61,7 +43,7 @@ func (a *Incremental) Add(e *model.Execution) model.Triage {
 	a.n++
 	t, groupable := a.cls.Classify(e)
 	if groupable && pos < 1<<31-1 {
-		a.writes = append(a.writes, incWrite{start: stampOf(e.Start()), seen: stampOf(lastSeen(e)), pos: int32(pos), caller: a.callers.Of(e)})
+		a.writes = append(a.writes, SpanOf(e, a.callers.Of(e), int32(pos)))
 	}
 	return t
 }
@@ -70,7 +52,7 @@ func (a *Incremental) Add(e *model.Execution) model.Triage {
 // in detail or with a new status): it can no longer join a duplicate group. Its position
 // stays taken.
 func (a *Incremental) Drop(pos int) {
-	i, ok := slices.BinarySearchFunc(a.writes, pos, func(w incWrite, p int) int { return cmp.Compare(int(w.pos), p) })
+	i, ok := slices.BinarySearchFunc(a.writes, pos, func(w WriteSpan, p int) int { return cmp.Compare(int(w.ref), p) })
 	if ok {
 		a.writes[i].caller = -1
 	}
@@ -81,44 +63,29 @@ func (a *Incremental) Drop(pos int) {
 // execution added at a position, in full (from the source), and is called on every core at
 // once; an error stops the search. Each candidate is fetched once.
 func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context, pos int) (model.Execution, error)) ([]model.DuplicateGroup, [][]int, error) {
-	// The writes of each caller and tool, by start; keep those with a neighbour in the window.
-	ws := make([]incWrite, 0, len(a.writes))
+	// The writes of each caller and tool with a neighbour in the window. Without ids, every
+	// member that shares its start with a neighbour is kept: a superset of Analyze's
+	// candidates, which changes no group (see mayRepeat).
+	ws := make([]WriteSpan, 0, len(a.writes))
 	for _, w := range a.writes {
 		if w.caller >= 0 { // not dropped
 			ws = append(ws, w)
 		}
 	}
-	slices.SortFunc(ws, func(x, y incWrite) int {
-		if x.caller != y.caller {
-			return cmp.Compare(x.caller, y.caller)
-		}
-		if x.start.sec != y.start.sec {
-			return cmp.Compare(x.start.sec, y.start.sec)
-		}
-		return cmp.Compare(x.start.nsec, y.start.nsec)
-	})
-	var cands []int
-	var callerOf []int32 // cands' callers: each caller's candidates are together
-	for lo := 0; lo < len(ws); {
-		hi := lo + 1
-		for hi < len(ws) && ws[hi].caller == ws[lo].caller {
-			hi++
-		}
-		n := len(cands)
-		cands = append(cands, mayRepeatStamps(ws[lo:hi], a.opt.Window)...)
-		for range len(cands) - n {
-			callerOf = append(callerOf, ws[lo].caller)
-		}
-		lo = hi
+	refs, ends := Candidates(ws, a.opt.Window, func(int32) string { return "" })
+	cands := make([]int, len(refs))
+	for k, r := range refs {
+		cands[k] = int(r)
 	}
 	// Fetch each candidate once, a batch of whole callers at a time (callers never share a
 	// group), on every core, and group each batch.
 	gr := &Grouper{cls: a.cls, opt: a.opt} // the kinds Add gave (the kinds may have learned more since)
 	var pos [][]int
-	for lo := 0; lo < len(cands); {
+	for lo, e := 0, 0; lo < len(cands); {
 		hi := lo
-		for hi < len(cands) && (hi == lo || hi-lo < incBatch || callerOf[hi] == callerOf[hi-1]) {
-			hi++
+		for e < len(ends) && (hi == lo || ends[e]-lo <= incBatch) { // whole callers' runs
+			hi = ends[e]
+			e++
 		}
 		batch := cands[lo:hi]
 		lo = hi
@@ -173,27 +140,4 @@ func fetchAll(ctx context.Context, positions []int, fetch func(ctx context.Conte
 		return nil, err
 	}
 	return execs, nil
-}
-
-// mayRepeatStamps is mayRepeat over compact writes of one caller and tool, sorted by start.
-// Without ids it keeps every member that shares its start with a neighbour (a superset of
-// mayRepeat's, which changes nothing: see mayRepeat).
-func mayRepeatStamps(ws []incWrite, window time.Duration) []int {
-	var out []int
-	var seen time.Time
-	for j := range ws {
-		w := &ws[j]
-		start := w.start.time()
-		keep := j > 0 && (start.Sub(seen) <= window || ws[j-1].start == w.start)
-		if j+1 < len(ws) {
-			keep = keep || ws[j+1].start.time().Sub(w.seen.time()) <= window || ws[j+1].start == w.start
-		}
-		if keep {
-			out = append(out, int(w.pos))
-		}
-		if ls := w.seen.time(); j == 0 || ls.After(seen) {
-			seen = ls
-		}
-	}
-	return out
 }
