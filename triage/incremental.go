@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 
+	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -22,6 +24,7 @@ type Incremental struct {
 	opt     Options
 	kinds   *Kinds
 	cls     *Classifier
+	workers []*Classifier // Classify's, one per core
 	callers *Callers
 	writes  []WriteSpan // the groupable writes, by position (ref); caller -1 once dropped
 	n       int
@@ -42,6 +45,49 @@ func (a *Incremental) Add(e *model.Execution) model.Triage {
 	pos := a.n
 	a.n++
 	t, groupable := a.cls.Classify(e)
+	if groupable && pos < 1<<31-1 {
+		a.writes = append(a.writes, SpanOf(e, a.callers.Of(e), int32(pos)))
+	}
+	return t
+}
+
+// Classify triages a batch on every core, each part with a classifier of its own, for Record
+// to add in order afterwards: what Add does, the costly half in parallel. Call it from the
+// goroutine that uses the Incremental.
+func (a *Incremental) Classify(batch []model.Execution) (ts []model.Triage, groupable []bool) {
+	ts, groupable = make([]model.Triage, len(batch)), make([]bool, len(batch))
+	workers := min(cores.N(), max(1, len(batch)/classifyMinBatch))
+	for len(a.workers) < workers {
+		a.workers = append(a.workers, NewClassifier(a.kinds, a.opt))
+	}
+	if workers == 1 {
+		for i := range batch {
+			ts[i], groupable[i] = a.workers[0].Classify(&batch[i])
+		}
+		return ts, groupable
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		c := a.workers[w]
+		wg.Go(func() {
+			for i := len(batch) * w / workers; i < len(batch)*(w+1)/workers; i++ {
+				ts[i], groupable[i] = c.Classify(&batch[i])
+			}
+		})
+	}
+	wg.Wait()
+	return ts, groupable
+}
+
+// classifyMinBatch is the fewest executions Classify gives a goroutine of its own.
+const classifyMinBatch = 512
+
+// Record adds the next execution (its position is Len() before the call) with the triage
+// Classify gave it, and returns that triage.
+func (a *Incremental) Record(e *model.Execution, t model.Triage, groupable bool) model.Triage {
+	pos := a.n
+	a.n++
+	a.cls.slug(e.ToolSlug) // Groups regroups with the kinds Add time knew
 	if groupable && pos < 1<<31-1 {
 		a.writes = append(a.writes, SpanOf(e, a.callers.Of(e), int32(pos)))
 	}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
 )
@@ -261,14 +262,35 @@ func (b *Builder) Len() int {
 
 // Add triages and indexes a batch (which it does not keep).
 func (b *Builder) Add(batch []model.Execution) {
+	// What needs only the record is worked out on every core (fingerprints, triage); the
+	// rest goes in record by record, in order.
+	fps := make([]uint64, len(batch))
+	workers := min(cores.N(), max(1, len(batch)/512))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := len(batch) * w / workers; i < len(batch)*(w+1)/workers; i++ {
+				fps[i] = batch[i].Fingerprint(b.ids.seed)
+			}
+		})
+	}
+	var ts []model.Triage
+	var groupable []bool
+	if b.inc != nil {
+		ts, groupable = b.inc.Classify(batch)
+	}
+	wg.Wait()
 	for i := range batch {
 		e := &batch[i]
-		fp := e.Fingerprint(b.ids.seed)
-		old, ok := b.replaces(e, fp)
+		old, ok := b.replaces(e, fps[i])
 		if !ok {
 			continue
 		}
-		b.add(e, b.inc.Add(e), old, fp)
+		var t model.Triage
+		if b.inc != nil {
+			t = b.inc.Record(e, ts[i], groupable[i])
+		}
+		b.add(e, t, old, fps[i])
 	}
 }
 
