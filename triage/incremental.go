@@ -118,6 +118,7 @@ func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context
 			ws = append(ws, w)
 		}
 	}
+	a.workers = nil // the load is over: their memos go (the next Classify makes new ones)
 	refs, ends := Candidates(ws, a.opt.Window, func(int32) string { return "" })
 	cands := make([]int, len(refs))
 	for k, r := range refs {
