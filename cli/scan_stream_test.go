@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,11 +20,15 @@ import (
 
 // referenceScan is scan as it was before it streamed: every record loaded whole (nothing
 // dropped), triaged by Analyze over all of them, then printed.
-func referenceScan(t *testing.T, vars map[string]string, file string, asJSON bool) string {
+func referenceScan(t *testing.T, vars map[string]string, file string, asJSON bool, since ...time.Duration) string {
 	t.Helper()
 	env := newTestEnv(vars)
 	ctx := context.Background()
-	a, err := app.Open(ctx, app.Options{File: file, Getenv: env.Getenv, Now: env.Now})
+	o := app.Options{File: file, Getenv: env.Getenv, Now: env.Now}
+	if len(since) > 0 {
+		o.Since, o.SinceSet = since[0], true
+	}
+	a, err := app.Open(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,11 +143,24 @@ func TestStreamingScanMatchesLoadingEverything(t *testing.T) {
 	if groups < 50 {
 		t.Fatalf("only %d groups over all files: the comparison says little", groups)
 	}
+	// a window cut from the file (--since): the rows, the candidates and the groups of what is
+	// inside it only
+	shuffled := scanVariants(t, dir, 5, 3000)["shuffled"]
+	since := fixedNow.Sub(time.Date(2026, 2, 28, 22, 30, 0, 0, time.UTC)) // half the history
+	code, got, errOut := run(t, nil, "scan", "--file", shuffled, "--json", "--since", since.String())
+	want := referenceScan(t, nil, shuffled, true, since)
+	if code != ExitOK || got != want {
+		t.Fatalf("--since: exit %d %s\n%s", code, errOut, lineDiff(want, got))
+	}
+	all := referenceScan(t, nil, shuffled, true)
+	if strings.Count(got, `"id":"log_`) == 0 || strings.Count(got, `"id":"log_`) >= strings.Count(all, `"id":"log_`) {
+		t.Fatalf("--since kept %d of %d executions: the window cut nothing or everything", strings.Count(got, `"id":"log_`), strings.Count(all, `"id":"log_`))
+	}
 	// a gzip export whose decompressed copy cannot be written
 	file := scanVariants(t, dir, 4, 2000)["gzip"]
-	want := referenceScan(t, nil, file, true)
+	want = referenceScan(t, nil, file, true)
 	t.Setenv("TMPDIR", filepath.Join(dir, "no-such-dir"))
-	code, got, errOut := run(t, nil, "scan", "--file", file, "--json")
+	code, got, errOut = run(t, nil, "scan", "--file", file, "--json")
 	if code != ExitOK || got != want {
 		t.Fatalf("gzip without a spool: exit %d %s\n%s", code, errOut, lineDiff(want, got))
 	}
