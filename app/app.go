@@ -66,6 +66,8 @@ type Options struct {
 	CallerTimeoutSet bool
 	// Lean drops, as records load, what triage never reads (scan over a million records).
 	Lean bool
+	// Background parses exports below the OS priority of an interactive loop (the TUI).
+	Background bool
 	// Getenv and Now are the environment and the clock (os.Getenv and time.Now when nil).
 	Getenv func(string) string
 	Now    func() time.Time
@@ -296,6 +298,7 @@ func openSource(ctx context.Context, o *Options, creds Credentials) (source.Sour
 		return nil, err
 	}
 	opt.MaxGzipRatio = ratio
+	opt.Background = o.Background
 	if o.Lean {
 		opt.KeepResponse = triage.ResponseMayFail // the parser need not copy the rest
 		opt.ReuseBatches = true                   // LoadAll copies every batch

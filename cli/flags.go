@@ -59,18 +59,19 @@ func durationFlag(fs *flag.FlagSet, name string, value time.Duration, usage stri
 // sourceFlags are the flags every command that reads executions takes; they become the
 // application layer's Options.
 type sourceFlags struct {
-	demo     bool
-	file     string
-	baseURL  string
-	journal  string
-	config   string
-	since    time.Duration
-	sinceSet bool
-	json     bool
-	lean     bool          // scan: drop what triage does not read as records load
-	jonly    bool          // journal: reads the journal, not a source (the demo's only with --demo)
-	timeout  time.Duration // the caller's timeout triage assumes
-	timeSet  bool
+	demo        bool
+	file        string
+	baseURL     string
+	journal     string
+	config      string
+	since       time.Duration
+	sinceSet    bool
+	json        bool
+	lean        bool          // scan: drop what triage does not read as records load
+	interactive bool          // the TUI: loads run below the event loop's priority
+	jonly       bool          // journal: reads the journal, not a source (the demo's only with --demo)
+	timeout     time.Duration // the caller's timeout triage assumes
+	timeSet     bool
 	// readonly: no retry, verdict or journal write; allowReads lets provider checks run.
 	readonly, allowReads bool
 	profile              string
@@ -172,7 +173,7 @@ func (s *sourceFlags) options(env *Env) app.Options {
 	return app.Options{
 		Demo: s.demo, JournalOnly: s.jonly, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config,
 		Since: s.since, SinceSet: s.sinceSet, CallerTimeout: s.timeout, CallerTimeoutSet: s.timeSet,
-		Lean: s.lean, Getenv: env.Getenv, Now: env.Now, Version: Version, ReadOnly: s.readonly, AllowReads: s.allowReads, Profile: s.profile,
+		Lean: s.lean, Background: s.interactive, Getenv: env.Getenv, Now: env.Now, Version: Version, ReadOnly: s.readonly, AllowReads: s.allowReads, Profile: s.profile,
 		OnBad: func(r model.RecordError) { s.warnBad(env, r) },
 	}
 }

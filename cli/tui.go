@@ -47,6 +47,7 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	if _, err := ui.ApplyConfig(ui.Options{Palette: *palette}, cfg); err != nil {
 		return usageError(env, "", "%s", sanitize.String(err.Error()))
 	}
+	sf.interactive = true
 	a, err := sf.open(ctx, env)
 	if err != nil {
 		return fail(env, "", err)

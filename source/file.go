@@ -44,6 +44,9 @@ type FileOptions struct {
 	// SkipArguments loads records without their arguments when they can be read again by
 	// offset (a plain file, or a gzip one with its spool): see model.Parser.SkipArguments.
 	SkipArguments bool
+	// Background runs the parse and the read below the OS priority of the caller's other
+	// threads (cores.Background).
+	Background bool
 	// ReuseBatches promises that batch does not keep the slice it is handed (it copies the
 	// records it wants) once it returns, so the loader may fill it again.
 	ReuseBatches bool
@@ -483,11 +486,17 @@ func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer close(jobs)
+		if l.opt.Background {
+			cores.Background()
+		}
 		l.cut(pctx, br, line, jobs, free)
 	})
 	var parsers sync.WaitGroup
 	for range workers {
 		parsers.Go(func() {
+			if l.opt.Background {
+				cores.Background()
+			}
 			p := model.Parser{KeepResponse: l.parser.KeepResponse, SkipArguments: l.parser.SkipArguments} // one per worker: no locking
 			for c := range jobs {
 				var recs []model.Execution

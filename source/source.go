@@ -77,6 +77,9 @@ type Options struct {
 	// ReuseBatches promises that Load's callback keeps no batch slice after it returns (see
 	// FileOptions.ReuseBatches).
 	ReuseBatches bool
+	// Background runs an export's parse below the OS priority of the caller's other threads
+	// (see cores.Background): the TUI's keys and frames come first when the cores are short.
+	Background bool
 	// MaxGzipRatio bounds a gzip export's decompression ratio (FileOptions.MaxGzipRatio).
 	MaxGzipRatio int
 	// Now is the clock for since windows (time.Now when nil).
@@ -428,7 +431,8 @@ func (s *fileSource) load(ctx context.Context, since time.Duration, index, skipA
 		close(done)
 	}()
 	l := newLoader(s.path, FileOptions{BatchSize: s.opt.BatchSize, MaxRecordBytes: s.opt.MaxRecordBytes, OnBad: s.opt.OnBad,
-		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches, MaxGzipRatio: s.opt.MaxGzipRatio, SkipArguments: skipArgs})
+		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches, MaxGzipRatio: s.opt.MaxGzipRatio, SkipArguments: skipArgs,
+		Background: s.opt.Background})
 	l.spool = s.newSpool
 	var locs []location // the batch's, from onLocs, just before emit
 	l.onLocs = func(b []model.Execution, ls []location) {

@@ -13,6 +13,7 @@ import (
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/data"
@@ -101,6 +102,7 @@ const bigLoad = 100_000
 // that may repeat.
 func analyzeCmd(ctx context.Context, be Backend, tag int, b *data.Builder, pages [][]model.Execution, groups bool) tea.Cmd {
 	return func() tea.Msg {
+		cores.Background() // keys and frames first: this is the load's heaviest step
 		for _, p := range pages {
 			b.Add(p)
 		}

@@ -16,3 +16,19 @@ func TestNIsBoundedByCoresAndGOMAXPROCS(t *testing.T) {
 		t.Errorf("GOMAXPROCS 1: N = %d", got)
 	}
 }
+
+// Background lowers only the calling goroutine's thread, which leaves with the goroutine.
+func TestBackgroundNicesItsOwnThread(t *testing.T) {
+	before := niceness()
+	done := make(chan int)
+	go func() {
+		Background()
+		done <- niceness()
+	}()
+	if got := <-done; runtime.GOOS == "linux" && got != backgroundNice {
+		t.Errorf("the background thread's nice = %d, want %d", got, backgroundNice)
+	}
+	if after := niceness(); after != before {
+		t.Errorf("the test's own thread went from nice %d to %d", before, after)
+	}
+}
