@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/exectriage/exectriage/config"
+	"github.com/exectriage/exectriage/internal/testsupport"
 )
 
 func TestDashboardURL(t *testing.T) {
@@ -81,12 +82,8 @@ func TestOpener(t *testing.T) {
 // OpenURL runs the browser with the address as one argument (never through a shell) and says
 // when there is no browser, so the caller copies the address instead.
 func TestOpenURL(t *testing.T) {
-	dir := t.TempDir()
-	got := filepath.Join(dir, "args")
-	script := filepath.Join(dir, "browser")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > "+got+"\n"), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	script, got := testsupport.FakeBrowser(t)
+	dir := filepath.Dir(script)
 	vars := map[string]string{"BROWSER": script}
 	a := &App{o: Options{Getenv: func(k string) string { return vars[k] }}}
 	addr := "https://dash.example/logs/log_a%3Bb$(touch%20x)"

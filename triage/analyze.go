@@ -80,7 +80,7 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 	res := &Result{Triage: make([]model.Triage, len(execs)), byID: map[string]int{}}
 	outcomes := make([]model.Outcome, len(execs))
 	groupable := make([]bool, len(execs))
-	classifyAll(execs, kinds, opt, res.Triage, outcomes, groupable)
+	classifyAll(execs, kinds, opt, classifyMinChunk, res.Triage, outcomes, groupable)
 
 	callers := NewCallers()
 	var spans []WriteSpan
@@ -383,8 +383,8 @@ func parallel(n, least int, work func(lo, hi int)) {
 const classifyMinChunk = 16384
 
 // classifyAll fills triage (without groups), outcomes and groupable for every execution,
-// split across GOMAXPROCS goroutines, each with its own Classifier.
-func classifyAll(execs []model.Execution, kinds *Kinds, opt Options, triage []model.Triage, outcomes []model.Outcome, groupable []bool) {
+// split across the cores in parts of at least least executions, each with its own Classifier.
+func classifyAll(execs []model.Execution, kinds *Kinds, opt Options, least int, triage []model.Triage, outcomes []model.Outcome, groupable []bool) {
 	part := func(lo, hi int) {
 		c := NewClassifier(kinds, opt)
 		for i := lo; i < hi; i++ {
@@ -392,7 +392,7 @@ func classifyAll(execs []model.Execution, kinds *Kinds, opt Options, triage []mo
 			outcomes[i] = triage[i].Outcome
 		}
 	}
-	parallel(len(execs), classifyMinChunk, part)
+	parallel(len(execs), least, part)
 }
 
 // Classifier triages one execution at a time, without groups, keeping a memo of what

@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
 
-	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -24,7 +22,6 @@ type Incremental struct {
 	opt     Options
 	kinds   *Kinds
 	cls     *Classifier
-	workers []*Classifier // Classify's, one per core
 	callers *Callers
 	writes  []WriteSpan // the groupable writes, by position (ref); caller -1 once dropped
 	n       int
@@ -42,40 +39,15 @@ func (a *Incremental) Len() int { return a.n }
 // Add triages the next execution (its position is Len() before the call) and returns its
 // triage without GroupID, which Groups supplies.
 func (a *Incremental) Add(e *model.Execution) model.Triage {
-	pos := a.n
-	a.n++
 	t, groupable := a.cls.Classify(e)
-	if groupable && pos < 1<<31-1 {
-		a.writes = append(a.writes, SpanOf(e, a.callers.Of(e), int32(pos)))
-	}
-	return t
+	return a.Record(e, t, groupable)
 }
 
-// Classify triages a batch on every core, each part with a classifier of its own, for Record
-// to add in order afterwards: what Add does, the costly half in parallel. Call it from the
-// goroutine that uses the Incremental.
+// Classify triages a batch on every core, for Record to add in order afterwards: what Add
+// does, the costly half in parallel.
 func (a *Incremental) Classify(batch []model.Execution) (ts []model.Triage, groupable []bool) {
 	ts, groupable = make([]model.Triage, len(batch)), make([]bool, len(batch))
-	workers := min(cores.N(), max(1, len(batch)/classifyMinBatch))
-	for len(a.workers) < workers {
-		a.workers = append(a.workers, NewClassifier(a.kinds, a.opt))
-	}
-	if workers == 1 {
-		for i := range batch {
-			ts[i], groupable[i] = a.workers[0].Classify(&batch[i])
-		}
-		return ts, groupable
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		c := a.workers[w]
-		wg.Go(func() {
-			for i := len(batch) * w / workers; i < len(batch)*(w+1)/workers; i++ {
-				ts[i], groupable[i] = c.Classify(&batch[i])
-			}
-		})
-	}
-	wg.Wait()
+	classifyAll(batch, a.kinds, a.opt, classifyMinBatch, ts, make([]model.Outcome, len(batch)), groupable)
 	return ts, groupable
 }
 
@@ -87,7 +59,7 @@ const classifyMinBatch = 512
 func (a *Incremental) Record(e *model.Execution, t model.Triage, groupable bool) model.Triage {
 	pos := a.n
 	a.n++
-	a.cls.slug(e.ToolSlug) // Groups regroups with the kinds Add time knew
+	a.cls.slug(e.ToolSlug) // Groups regroups with the kinds known when it was added
 	if groupable && pos < 1<<31-1 {
 		a.writes = append(a.writes, SpanOf(e, a.callers.Of(e), int32(pos)))
 	}
@@ -118,7 +90,6 @@ func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context
 			ws = append(ws, w)
 		}
 	}
-	a.workers = nil // the load is over: their memos go (the next Classify makes new ones)
 	refs, ends := Candidates(ws, a.opt.Window, func(int32) string { return "" })
 	cands := make([]int, len(refs))
 	for k, r := range refs {

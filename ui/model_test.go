@@ -21,6 +21,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/exectriage/exectriage/config"
+	"github.com/exectriage/exectriage/internal/testsupport"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
@@ -887,12 +888,7 @@ func armedAfter(cmd tea.Cmd) (time.Time, bool) {
 // log_url, copies the address when there is no browser, and says how to configure it when
 // the config names none (issue 17.6): exectriage never guesses the address.
 func TestDashboardKey(t *testing.T) {
-	dir := t.TempDir()
-	got := filepath.Join(dir, "args")
-	script := filepath.Join(dir, "browser")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > "+got+"\n"), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	script, got := testsupport.FakeBrowser(t)
 	t.Setenv("BROWSER", "")
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")

@@ -407,20 +407,25 @@ func (s *suite) load(ctx context.Context) error {
 // runScan runs the real binary's scan --json over a file and returns its wall time (s) and
 // peak RSS (MB).
 func runScan(ctx context.Context, bin, file string) (secs, rssMB float64, err error) {
-	cmd := exec.CommandContext(ctx, bin, "scan", "--file", file, "--json")
-	// Straight to /dev/null: io.Discard would be a pipe this process copies from, on the
-	// same two cores, as a shell's > /dev/null is not.
+	return measure(ctx, bin, "scan", "--file", file, "--json")
+}
+
+// measure runs a command with its output thrown away and returns its wall time (s) and peak
+// RSS (MB, from rusage). The output goes straight to /dev/null: io.Discard would be a pipe this
+// process copies from, on the same two cores, as a shell's > /dev/null is not.
+func measure(ctx context.Context, name string, args ...string) (secs, rssMB float64, err error) {
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer null.Close()
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout = null
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		return 0, 0, fmt.Errorf("scan %s: %v: %s", file, err, stderr.String())
+		return 0, 0, fmt.Errorf("%s %s: %v: %s", filepath.Base(name), strings.Join(args, " "), err, stderr.String())
 	}
 	secs = time.Since(start).Seconds()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -492,17 +497,12 @@ func (s *suite) jqRuns(ctx context.Context) (secs, rssMB []float64, err error) {
 	}
 	for i := range s.count {
 		s.logf("jq select over 1m.jsonl (run %d of %d)", i+1, s.count)
-		cmd := exec.CommandContext(ctx, jq, "-c", `select(.status=="failed") | .id`, filepath.Join(s.data, "1m.jsonl"))
-		cmd.Stdout = io.Discard
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			s.jqErr = fmt.Errorf("jq: %v", err)
-			return nil, nil, s.jqErr
+		secs, rss, err := measure(ctx, jq, "-c", `select(.status=="failed") | .id`, filepath.Join(s.data, "1m.jsonl"))
+		if err != nil {
+			s.jqErr = err
+			return nil, nil, err
 		}
-		s.jqSecs = append(s.jqSecs, time.Since(start).Seconds())
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			s.jqRSS = append(s.jqRSS, float64(ru.Maxrss)/(1<<10)) // MiB
-		}
+		s.jqSecs, s.jqRSS = append(s.jqSecs, secs), append(s.jqRSS, rss)
 	}
 	return s.jqSecs, s.jqRSS, nil
 }
