@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -247,8 +248,13 @@ func TestIncrementalFetchesOnlyCandidates(t *testing.T) {
 		a.Add(&execs[i])
 	}
 	var fetches atomic.Int64
+	var mu sync.Mutex
+	times := map[int]int{} // fetches of each position
 	groups, _, err := a.Groups(context.Background(), func(_ context.Context, pos int) (model.Execution, error) {
 		fetches.Add(1)
+		mu.Lock()
+		times[pos]++
+		mu.Unlock()
 		return execs[pos], nil
 	})
 	if err != nil || len(groups) == 0 {
@@ -256,6 +262,11 @@ func TestIncrementalFetchesOnlyCandidates(t *testing.T) {
 	}
 	if fetches.Load() > int64(len(execs)/4) {
 		t.Errorf("%d fetches for %d executions: should be the few near-repeats", fetches.Load(), len(execs))
+	}
+	for pos, n := range times {
+		if n > 1 {
+			t.Fatalf("position %d fetched %d times: each candidate is fetched once", pos, n)
+		}
 	}
 	stop := errors.New("stop")
 	if _, _, err := a.Groups(context.Background(), func(context.Context, int) (model.Execution, error) { return model.Execution{}, stop }); !errors.Is(err, stop) {
