@@ -21,7 +21,7 @@ import (
 // Scanned is scan's view of a window: every execution as a compact row (what scan prints of
 // it) with its triage, newest first (ties by id), and the duplicate groups. An export is
 // scanned as it streams in: each record is triaged as it arrives and only its row is kept
-// (about a hundred bytes, with no pointer for the collector to follow: the ids are in an
+// (80 bytes, with no pointer for the collector to follow: the ids are in an
 // arena, the rest are numbers of interned strings); the groupable writes also keep where they
 // are in the file, and after the load only the few that have a neighbour of the same caller
 // within the window are read again, whole, a batch at a time, to find the groups. Memory grows
@@ -45,7 +45,7 @@ type scanRow struct {
 	sec                                  int64 // timestamp, Unix seconds and nanoseconds (any year)
 	dur                                  int64
 	nsec                                 int32
-	group                                int32 // index in Groups, -1 for none
+	group                                int32 // index in Groups (while grouping, the group's number), -1 for none
 	tool, toolkit, user, account, status uint32
 	reason, oldSDK                       uint32
 	kind, outcome                        uint8 // in Scanned.enums
