@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/config"
+	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
@@ -68,6 +69,9 @@ type Options struct {
 	Lean bool
 	// Background parses exports below the OS priority of an interactive loop (the TUI).
 	Background bool
+	// Gate, for an interactive loop, is where a load's background work (an export's read and
+	// parse, the TUI's analysis) waits while the loop holds it after a key; nil never waits.
+	Gate *pace.Gate
 	// Getenv and Now are the environment and the clock (os.Getenv and time.Now when nil).
 	Getenv func(string) string
 	Now    func() time.Time
@@ -298,7 +302,7 @@ func openSource(ctx context.Context, o *Options, creds Credentials) (source.Sour
 		return nil, err
 	}
 	opt.MaxGzipRatio = ratio
-	opt.Background = o.Background
+	opt.Background, opt.Gate = o.Background, o.Gate
 	if o.Lean {
 		opt.KeepResponse = triage.ResponseMayFail // the parser need not copy the rest
 		opt.ReuseBatches = true                   // LoadAll copies every batch
@@ -350,6 +354,10 @@ func (a *App) TriageOptions() triage.Options { return a.topt }
 // Kinds says which tools read and which write (learned from the tools endpoint as tools
 // appear, from the slug's verb otherwise).
 func (a *App) Kinds() *triage.Kinds { return a.kinds }
+
+// Gate is where the session's background load work waits while an interactive loop holds it
+// (Options.Gate; nil when none).
+func (a *App) Gate() *pace.Gate { return a.o.Gate }
 
 // Policy is the secret policy: the configured API key is never shown.
 func (a *App) Policy() *redact.Policy { return a.policy }

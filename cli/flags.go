@@ -12,6 +12,7 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/config"
+	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/triage"
@@ -170,12 +171,16 @@ func (s *sourceFlags) refuseIfReadOnly(env *Env, cmd, what string) (int, bool) {
 
 // options are the application layer's options for these flags in env.
 func (s *sourceFlags) options(env *Env) app.Options {
-	return app.Options{
+	o := app.Options{
 		Demo: s.demo, JournalOnly: s.jonly, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config,
 		Since: s.since, SinceSet: s.sinceSet, CallerTimeout: s.timeout, CallerTimeoutSet: s.timeSet,
 		Lean: s.lean, Background: s.interactive, Getenv: env.Getenv, Now: env.Now, Version: Version, ReadOnly: s.readonly, AllowReads: s.allowReads, Profile: s.profile,
 		OnBad: func(r model.RecordError) { s.warnBad(env, r) },
 	}
+	if s.interactive {
+		o.Gate = &pace.Gate{} // the TUI holds its loads back for a moment after each key
+	}
+	return o
 }
 
 // open opens the session (config and source) the flags describe, saying on stderr when the

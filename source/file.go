@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/exectriage/exectriage/internal/cores"
+	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -47,6 +48,9 @@ type FileOptions struct {
 	// Background runs the parse and the read below the OS priority of the caller's other
 	// threads (cores.Background).
 	Background bool
+	// Gate, when set, is where the read and the parse wait, between chunks, while an
+	// interactive loop holds them back (pace.Gate); nil never waits.
+	Gate *pace.Gate
 	// ReuseBatches promises that batch does not keep the slice it is handed (it copies the
 	// records it wants) once it returns, so the loader may fill it again.
 	ReuseBatches bool
@@ -499,6 +503,9 @@ func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 			}
 			p := model.Parser{KeepResponse: l.parser.KeepResponse, SkipArguments: l.parser.SkipArguments} // one per worker: no locking
 			for c := range jobs {
+				if l.opt.Gate.Wait(pctx) != nil {
+					return
+				}
 				var recs []model.Execution
 				select {
 				case recs = <-l.spare:
@@ -546,6 +553,9 @@ func (l *loader) cut(ctx context.Context, br *bufio.Reader, line int, jobs chan<
 	}
 	c := &chunk{seq: seq, data: buffer()}
 	send := func() bool {
+		if l.opt.Gate.Wait(ctx) != nil {
+			return false
+		}
 		select {
 		case jobs <- c:
 		case <-ctx.Done():

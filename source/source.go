@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 )
@@ -80,6 +81,9 @@ type Options struct {
 	// Background runs an export's parse below the OS priority of the caller's other threads
 	// (see cores.Background): the TUI's keys and frames come first when the cores are short.
 	Background bool
+	// Gate is where an export's read and parse wait while an interactive loop holds them
+	// (FileOptions.Gate); nil never waits.
+	Gate *pace.Gate
 	// MaxGzipRatio bounds a gzip export's decompression ratio (FileOptions.MaxGzipRatio).
 	MaxGzipRatio int
 	// Now is the clock for since windows (time.Now when nil).
@@ -432,7 +436,7 @@ func (s *fileSource) load(ctx context.Context, since time.Duration, index, skipA
 	}()
 	l := newLoader(s.path, FileOptions{BatchSize: s.opt.BatchSize, MaxRecordBytes: s.opt.MaxRecordBytes, OnBad: s.opt.OnBad,
 		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches, MaxGzipRatio: s.opt.MaxGzipRatio, SkipArguments: skipArgs,
-		Background: s.opt.Background})
+		Background: s.opt.Background, Gate: s.opt.Gate})
 	l.spool = s.newSpool
 	var locs []location // the batch's, from onLocs, just before emit
 	l.onLocs = func(b []model.Execution, ls []location) {

@@ -47,6 +47,9 @@ type Backend interface {
 	Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error
 	// NewBuilder returns an empty dataset builder that triages as the backend is configured.
 	NewBuilder() *data.Builder
+	// Hold holds a load's background work (read, parse, analysis) back for d, so that the
+	// frame of a key just pressed gets the cores. It never blocks: Update may call it.
+	Hold(d time.Duration)
 	// Get fetches an execution's full detail.
 	Get(ctx context.Context, id string) (model.Execution, error)
 	// Record returns an execution's full record for finding duplicate groups: the copy fetched
@@ -177,7 +180,13 @@ func (b backend) Load(ctx context.Context, since time.Duration, page func([]mode
 	return b.a.Stream(ctx, since, page)
 }
 
-func (b backend) NewBuilder() *data.Builder { return data.NewBuilder(b.a.Kinds(), b.a.TriageOptions()) }
+func (b backend) NewBuilder() *data.Builder {
+	d := data.NewBuilder(b.a.Kinds(), b.a.TriageOptions())
+	d.WaitAt(b.a.Gate())
+	return d
+}
+
+func (b backend) Hold(d time.Duration) { b.a.Gate().Hold(d) }
 
 func (b backend) Get(ctx context.Context, id string) (model.Execution, error) {
 	return b.a.Get(ctx, id)

@@ -937,3 +937,34 @@ func TestDashboardKey(t *testing.T) {
 		t.Errorf("the copy menu lacks the dashboard URL:\n%s", s)
 	}
 }
+
+// holds is the real backend, counting the holds the loop asks for.
+type holds struct {
+	Backend
+	n *int
+	d *time.Duration
+}
+
+func (h holds) Hold(d time.Duration) { *h.n++; *h.d = d }
+
+// A key pressed while a load or an analysis runs holds the load back for a few frames, so
+// that the key's frame gets the cores; a key with nothing loading holds nothing.
+func TestKeysHoldTheLoad(t *testing.T) {
+	e := newEnv(t)
+	var n int
+	var d time.Duration
+	m := New(context.Background(), holds{NewBackend(e.deps()), &n, &d}, e.ui)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.loading, m.analyzing = false, false
+	m.Update(keyPress('j'))
+	if n != 0 {
+		t.Fatalf("a key with nothing loading held the load %d times", n)
+	}
+	m.loading = true
+	m.Update(keyPress('?'))
+	m.loading, m.analyzing = false, true
+	m.Update(keyPress('?'))
+	if n != 2 || d != keyHold || keyHold < time.Second/maxFPS {
+		t.Fatalf("keys while loading: %d holds of %v, want 2 of %v (at least a frame)", n, d, keyHold)
+	}
+}

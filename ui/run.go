@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -58,6 +59,11 @@ func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
 // the selection, the collector's) and for the loop and the renderer. Measured on 2 cores, a
 // key while the 1M load runs: p50 25 / p95 47 ms with 2 spare, 15 / 25 ms with 8.
 const spareProcs = 8
+
+// keyHold is how long a key holds a running load back (Backend.Hold): three frames, time for
+// the key's Update, its selection or filter off the loop, and the frame that shows it. A
+// person typing ten keys a second slows the load by a quarter while they type.
+const keyHold = 3 * time.Second / maxFPS
 
 // maxFPS is the frame rate the TUI asks for.
 const maxFPS = 120

@@ -310,6 +310,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(next, m.startLoad(m.opt.Since, false))
 
 	case tea.KeyPressMsg:
+		if m.loading || m.analyzing {
+			// The load's read, parse and analysis pause while this key's frame is made and
+			// drawn: on two cores they would otherwise hold both.
+			m.be.Hold(keyHold)
+		}
 		return m, m.handleKey(msg)
 
 	case tea.PasteMsg:

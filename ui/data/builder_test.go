@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
 )
@@ -416,5 +417,39 @@ func TestUnchangedRecordsTakeNoRow(t *testing.T) {
 	ds := b.Snapshot()
 	if i := ds.Index(changed[3].ID); i < 0 || ds.Exec(i).Status != "success" {
 		t.Errorf("a changed record did not replace its row")
+	}
+}
+
+// Add waits at its gate while the loop holds it (between slices of a batch), and goes on,
+// every record added, once the gate opens.
+func TestBuilderAddWaitsAtTheGate(t *testing.T) {
+	execs := history(7, 3*addSlice)
+	b := NewBuilder(triage.NewKinds(), triage.Options{})
+	var gate pace.Gate
+	b.WaitAt(&gate)
+	gate.Hold(time.Hour)
+	done := make(chan struct{})
+	go func() { b.Add(execs); close(done) }()
+	select {
+	case <-done:
+		t.Fatal("Add finished while the gate was held")
+	case <-time.After(100 * time.Millisecond):
+	}
+	gate.Release()
+	<-done
+	if b.Len() != len(execs) {
+		t.Fatalf("%d rows after the release, want %d", b.Len(), len(execs))
+	}
+	// The same records through a builder without a gate give the same dataset.
+	ref := NewBuilder(triage.NewKinds(), triage.Options{})
+	ref.Add(execs)
+	a, r := b.Snapshot(), ref.Snapshot()
+	if a.Len() != r.Len() {
+		t.Fatalf("a held Add built %d rows, the reference %d", a.Len(), r.Len())
+	}
+	for i := range a.Len() {
+		if a.ID(i) != r.ID(i) || a.Triage(i) != r.Triage(i) {
+			t.Fatalf("row %d: %s %+v, the reference's %s %+v", i, a.ID(i), a.Triage(i), r.ID(i), r.Triage(i))
+		}
 	}
 }

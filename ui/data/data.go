@@ -23,6 +23,7 @@ import (
 
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/internal/cores"
+	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
 )
@@ -237,6 +238,8 @@ type Builder struct {
 
 	groups  []model.DuplicateGroup
 	members [][]int32 // rows, oldest first
+
+	gate *pace.Gate // where Add waits while the loop holds the load (nil: never)
 }
 
 // NewBuilder returns an empty builder that triages with the given kinds (nil: by slug) and
@@ -260,8 +263,26 @@ func (b *Builder) Len() int {
 	return n
 }
 
+// WaitAt makes Add wait at g, between slices of a batch, while an interactive loop holds it
+// (nil: never).
+func (b *Builder) WaitAt(g *pace.Gate) { b.gate = g }
+
+// addSlice is how many records Add takes between two looks at its gate: about a millisecond
+// of work, far less than a frame.
+const addSlice = 2048
+
 // Add triages and indexes a batch (which it does not keep).
 func (b *Builder) Add(batch []model.Execution) {
+	for len(batch) > addSlice {
+		b.addSome(batch[:addSlice])
+		batch = batch[addSlice:]
+	}
+	b.addSome(batch)
+}
+
+func (b *Builder) addSome(batch []model.Execution) {
+	// Held by the loop: a hold is a few frames long, so the wait needs no context of its own.
+	_ = b.gate.Wait(context.Background())
 	// What needs only the record is worked out on every core (fingerprints, triage); the
 	// rest goes in record by record, in order.
 	fps := make([]uint64, len(batch))

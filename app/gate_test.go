@@ -1,0 +1,49 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/internal/pace"
+	"github.com/exectriage/exectriage/model"
+)
+
+// The session's gate reaches the export's loader: a held gate holds Stream's batches back.
+func TestStreamWaitsAtTheSessionsGate(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.jsonl")
+	if err := os.WriteFile(path, []byte(`{"id":"log_a1","tool_slug":"GMAIL_SEND_EMAIL"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gate := &pace.Gate{}
+	a, err := Open(context.Background(), Options{File: path, Gate: gate, Background: true,
+		Getenv: func(k string) string { return map[string]string{"HOME": dir, "XDG_CONFIG_HOME": dir}[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if a.Gate() != gate {
+		t.Fatal("the session does not report its gate")
+	}
+	gate.Hold(time.Hour)
+	got := make(chan int, 4)
+	done := make(chan error, 1)
+	go func() {
+		done <- a.Stream(context.Background(), 0, func(b []model.Execution) error { got <- len(b); return nil })
+	}()
+	select {
+	case <-got:
+		t.Fatal("a batch arrived while the gate was held")
+	case <-time.After(100 * time.Millisecond):
+	}
+	gate.Release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := <-got; n != 1 {
+		t.Fatalf("%d records, want 1", n)
+	}
+}

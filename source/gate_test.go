@@ -1,0 +1,81 @@
+package source
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/internal/pace"
+	"github.com/exectriage/exectriage/model"
+)
+
+// While an interactive loop holds the gate, an export's read and parse wait: no batch arrives
+// until it is released, and then every record does.
+func TestGateHoldsTheLoad(t *testing.T) {
+	var b strings.Builder
+	const n = 3000
+	for i := range n {
+		fmt.Fprintf(&b, `{"id":"log_%05d","tool_slug":"GMAIL_SEND_EMAIL","status":"success","created_at":"2026-03-01T10:00:00Z"}`+"\n", i)
+	}
+	path := writeFile(t, "held.jsonl", b.String())
+	var gate pace.Gate
+	gate.Hold(time.Hour)
+	src, err := Open(context.Background(), Options{File: path, Gate: &gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	got := make(chan int, n)
+	done := make(chan error, 1)
+	go func() {
+		done <- src.Load(context.Background(), 0, func(batch []model.Execution) error {
+			got <- len(batch)
+			return nil
+		})
+	}()
+	select {
+	case k := <-got:
+		t.Fatalf("a batch of %d arrived while the gate was held", k)
+	case err := <-done:
+		t.Fatalf("the load ended while the gate was held: %v", err)
+	case <-time.After(150 * time.Millisecond):
+	}
+	gate.Release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for len(got) > 0 {
+		total += <-got
+	}
+	if total != n {
+		t.Fatalf("%d records after the release, want %d", total, n)
+	}
+}
+
+// A held gate does not keep a cancelled load waiting.
+func TestGateYieldsToCancel(t *testing.T) {
+	path := writeFile(t, "one.jsonl", `{"id":"log_a1"}`+"\n")
+	var gate pace.Gate
+	gate.Hold(time.Hour)
+	src, err := Open(context.Background(), Options{File: path, Gate: &gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- src.Load(ctx, 0, func([]model.Execution) error { return nil }) }()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a cancelled, held load reported success")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a cancelled load stayed held")
+	}
+}
