@@ -167,14 +167,13 @@ func (m *Model) Render() string {
 	default:
 		return screen
 	}
-	ow, oh := lipgloss.Width(overlay), lipgloss.Height(overlay)
+	ow, oh := 0, strings.Count(overlay, "\n")+1
+	for l := range strings.SplitSeq(overlay, "\n") {
+		ow = max(ow, common.Width(l))
+	}
 	x, y := max((m.width-ow)/2, 0), max((m.height-oh)/2, 0)
-	comp := lipgloss.NewCompositor(
-		lipgloss.NewLayer(screen),
-		lipgloss.NewLayer(overlay).X(x).Y(y).Z(1),
-	)
 	// A dialog taller or wider than a tiny terminal is cut rather than pushing the screen.
-	return common.Lines(comp.Render(), m.width, m.height)
+	return common.Overlay(screen, overlay, x, y)
 }
 
 // helpBar renders the help bar in the terminal's width; ? and q, when the bar has them, stay

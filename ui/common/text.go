@@ -298,3 +298,96 @@ func Wrap(s string, w int) string {
 	}
 	return strings.ReplaceAll(ansi.Wrap(strings.ReplaceAll(s, "-", nonBreakingHyphen), w, ""), nonBreakingHyphen, "-")
 }
+
+// Overlay sets box over screen (lines of equal width, as Lines makes them) with box's top
+// left corner at column x, row y: each of box's lines replaces as many cells of the screen's
+// line under it as it is wide, and what lies right of it keeps its colours. It does what
+// lipgloss's Compositor does for one box over a frame, without drawing both into cells and
+// rendering them again (a few milliseconds a frame at 120x40, with a dialog or the help
+// open). Parts of box off the screen are cut, marked with "…" as Lines marks a cut.
+func Overlay(screen, box string, x, y int) string {
+	lines := strings.Split(screen, "\n")
+	for i, bl := range strings.Split(box, "\n") {
+		r := y + i
+		if r < 0 || r >= len(lines) {
+			continue
+		}
+		lines[r] = splice(lines[r], bl, max(x, 0))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// splice replaces the cells of line under mid, which starts at column x.
+func splice(line, mid string, x int) string {
+	lw := Width(line)
+	if x >= lw {
+		return line
+	}
+	mw := Width(mid)
+	if x+mw > lw {
+		mid = Truncate(mid, lw-x) // marked with "…", as Lines cuts a frame
+		mw = Width(mid)
+	}
+	left, right, ok := splitCells(line, x, x+mw)
+	if !ok {
+		left, right = ansi.Truncate(line, x, ""), ansi.TruncateLeft(line, x+mw, "")
+	}
+	if d := x - Width(left); d > 0 { // a wide character across the box's left edge
+		left += strings.Repeat(" ", d)
+	}
+	if d := Width(right) - (lw - x - mw); d > 0 { // and across its right edge
+		right = strings.Repeat(" ", lw-x-mw) // rare: blank rather than misalign
+	}
+	return left + ansi.ResetStyle + mid + ansi.ResetStyle + right
+}
+
+// splitCells splits a line fastWidth can measure into its first n cells (with the escape
+// sequences among them) and the cells from m on, preceded by every escape sequence before
+// them so that they keep their style; ok is false for a line fastWidth cannot measure.
+func splitCells(s string, n, m int) (left, right string, ok bool) {
+	var esc strings.Builder
+	col, leftEnd := 0, -1
+	for i := 0; i < len(s); {
+		if col == n && leftEnd < 0 {
+			leftEnd = i
+		}
+		if col == m {
+			return s[:leftEnd], esc.String() + s[i:], true
+		}
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			col++
+			i++
+		case c == 0x1b:
+			if i+1 >= len(s) || s[i+1] != '[' {
+				return "", "", false
+			}
+			j := i + 2
+			for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
+				j++
+			}
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
+				j++
+			}
+			if j >= len(s) || s[j] < 0x40 || s[j] > 0x7e {
+				return "", "", false
+			}
+			esc.WriteString(s[i : j+1])
+			i = j + 1
+		case c >= 0x80:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !singleCell(r) {
+				return "", "", false
+			}
+			col++
+			i += size
+		default:
+			return "", "", false
+		}
+	}
+	if leftEnd < 0 {
+		leftEnd = len(s)
+	}
+	return s[:leftEnd], esc.String(), true
+}

@@ -4,6 +4,7 @@
 package helpview
 
 import (
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -16,10 +17,14 @@ import (
 type Model struct {
 	common.Common
 	width, height int
+	last          *drawn // shared by the model's copies
 }
 
+// drawn is the screen last drawn and what it was drawn for: the size and the keys' help.
+type drawn struct{ key, view string }
+
 // New returns the help screen.
-func New(c common.Common) Model { return Model{Common: c} }
+func New(c common.Common) Model { return Model{Common: c, last: &drawn{}} }
 
 // SetSize sets the room available (the whole screen).
 func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
@@ -60,6 +65,28 @@ func (m Model) column(title string, bs []key.Binding) []string {
 // View renders the help box (smaller than the screen; the root centres it).
 func (m Model) View() string {
 	groups := m.Keys.FullHelp()
+	// The screen changes only with the size and the keys (a binding turned off, help text):
+	// while it is open it is drawn again every frame, and a load draws many frames.
+	var sig strings.Builder
+	sig.WriteString(strconv.Itoa(m.width) + "x" + strconv.Itoa(m.height))
+	for _, g := range groups {
+		sig.WriteByte(0)
+		for _, b := range g {
+			h := b.Help()
+			sig.WriteString("\x01" + strconv.FormatBool(b.Enabled()) + h.Key + "\x02" + h.Desc)
+		}
+	}
+	if m.last != nil && m.last.key == sig.String() {
+		return m.last.view
+	}
+	v := m.render(groups)
+	if m.last != nil {
+		m.last.key, m.last.view = sig.String(), v
+	}
+	return v
+}
+
+func (m Model) render(groups [][]key.Binding) string {
 	titles := keys.GroupTitles()
 	var cols [][]string
 	for i, g := range groups {
