@@ -64,7 +64,7 @@ func loadCmd(ctx context.Context, be Backend, tag int, since time.Duration) tea.
 					}
 				}()
 				err = be.Load(ctx, since, func(b []model.Execution) error {
-					return send(loadEvent{batch: slices.Clone(b)})
+					return send(loadEvent{batch: b}) // the callback owns the batch (Backend.Load)
 				})
 			}()
 			_ = send(loadEvent{done: true, err: err})
