@@ -95,6 +95,68 @@ type effectArgs struct {
 // splitArgs splits arguments (JSON) for near-duplicate grouping; ok is false when they are
 // not JSON. Arguments that are not an object are all identity.
 func splitArgs(args json.RawMessage, volatile []string) (effectArgs, bool) {
+	skip := make(map[string]bool, len(volatile))
+	for _, k := range volatile {
+		skip[strings.ToLower(k)] = true
+	}
+	if out, ok := splitArgsQuick(args, skip); ok {
+		return out, true
+	}
+	return splitArgsSlow(args, volatile)
+}
+
+// splitArgsQuick is splitArgs read straight from the JSON (model.SplitObject,
+// model.AppendCanonical); ok is false when the quick path cannot be sure, and
+// splitArgsSlow decides. TestSplitArgsQuickMatchesSlow holds the two equal.
+func splitArgsQuick(args json.RawMessage, skip map[string]bool) (effectArgs, bool) {
+	var out effectArgs
+	ms, ok := model.SplitObject(args)
+	if !ok || len(ms) == 0 {
+		return out, false
+	}
+	var texts []string
+	ident := make([]model.ArgMember, 0, len(ms))
+	for _, m := range ms {
+		if skip[strings.ToLower(m.Key)] {
+			continue
+		}
+		if m.IsStr && isFreeText(m.Key, m.Str) {
+			out.textKeys = append(out.textKeys, m.Key)
+			texts = append(texts, m.Key+"\x00"+m.Str)
+			continue
+		}
+		ident = append(ident, m)
+		out.keys = append(out.keys, m.Key)
+	}
+	slices.SortFunc(ident, func(a, b model.ArgMember) int { return strings.Compare(a.Key, b.Key) })
+	id := make([]byte, 0, len(args))
+	id = append(id, '{')
+	for i, m := range ident {
+		if i > 0 {
+			id = append(id, ',')
+		}
+		id = model.AppendKey(id, m.Key)
+		id = append(id, ':')
+		if id, ok = model.AppendCanonical(id, m.Raw, skip); !ok {
+			return out, false
+		}
+	}
+	out.identity = append(id, '}')
+	slices.Sort(out.keys)
+	slices.Sort(out.textKeys)
+	slices.Sort(texts)
+	var all strings.Builder
+	for _, t := range texts {
+		_, s, _ := strings.Cut(t, "\x00")
+		all.WriteString(s)
+		all.WriteByte('\n')
+	}
+	out.rawText = all.String()
+	return out, true
+}
+
+// splitArgsSlow is splitArgs through encoding/json: the reference.
+func splitArgsSlow(args json.RawMessage, volatile []string) (effectArgs, bool) {
 	var out effectArgs
 	v, err := model.DecodeArgs(args)
 	if err != nil {

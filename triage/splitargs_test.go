@@ -1,0 +1,155 @@
+package triage
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// jsonValue draws a JSON text: objects and arrays nested a few levels, strings with escapes,
+// HTML characters, non-ASCII and invalid UTF-8, numbers in every form, literals, random
+// whitespace, and now and then a key written twice.
+func jsonValue(t *rapid.T, depth int, label string) string {
+	ws := func() string {
+		return rapid.SampledFrom([]string{"", "", " ", "\n", "\t ", "\r\n"}).Draw(t, label+"ws")
+	}
+	kind := rapid.IntRange(0, 9).Draw(t, label+"kind")
+	if depth >= 3 && kind >= 7 {
+		kind = 0
+	}
+	if depth == 0 && kind != 9 {
+		kind = 7 // mostly objects at the top, as arguments are
+	}
+	switch kind {
+	case 0, 1:
+		return jsonString(t, label+"s")
+	case 2:
+		return rapid.SampledFrom([]string{"0", "-0", "1", "42", "-7", "1.0", "1.5", "1e3", "1E-2", "2.50", "12345678901234567890", "9007199254740993", "1e400", "-0.0", "3.14159e+2"}).Draw(t, label+"n")
+	case 3:
+		return rapid.SampledFrom([]string{"true", "false", "null"}).Draw(t, label+"lit")
+	case 4, 5, 6:
+		return jsonString(t, label+"s2")
+	case 7, 8:
+		n := rapid.IntRange(0, 4).Draw(t, label+"len")
+		keys := []string{"to", "subject", "body", "Body", "text", "channel", "id", "n", "nonce", "Timestamp", "x<y", "é", "a\"b", "deep"}
+		var parts []string
+		for i := range n {
+			k := rapid.SampledFrom(keys).Draw(t, fmt.Sprintf("%sk%d", label, i))
+			kj, _ := json.Marshal(k)
+			if rapid.IntRange(0, 9).Draw(t, fmt.Sprintf("%sesc%d", label, i)) == 0 {
+				kj = []byte(`"` + strings.ReplaceAll(k, "o", `\u006f`) + `"`)
+			}
+			parts = append(parts, ws()+string(kj)+ws()+":"+ws()+jsonValue(t, depth+1, fmt.Sprintf("%sv%d", label, i))+ws())
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	default:
+		n := rapid.IntRange(0, 3).Draw(t, label+"alen")
+		var parts []string
+		for i := range n {
+			parts = append(parts, ws()+jsonValue(t, depth+1, fmt.Sprintf("%sa%d", label, i))+ws())
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+}
+
+func jsonString(t *rapid.T, label string) string {
+	return rapid.SampledFrom([]string{
+		`""`, `"hello"`, `"u1@example.com"`, `"Hi <b>there</b> & you"`, `"line\nbreak"`, `"tab\tx"`, `"quote \" in"`,
+		`"\u00e9t\u00e9"`, `"été"`, `"emoji 🎉"`, "\"bad \xff utf8\"", `"\ud800 lone"`, `"\u2028 sep"`, `"back\\slash"`,
+		`"` + strings.Repeat("long text words ", 10) + `"`, `"C:\/path"`,
+	}).Draw(t, label)
+}
+
+// The quick path gives exactly what encoding/json's does, whenever it answers at all.
+func TestSplitArgsQuickMatchesSlow(t *testing.T) {
+	volatile := model.DefaultVolatileKeys()
+	skip := map[string]bool{}
+	for _, k := range volatile {
+		skip[strings.ToLower(k)] = true
+	}
+	quick := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		args := jsonValue(rt, 0, "")
+		switch rapid.IntRange(0, 19).Draw(rt, "mutate") {
+		case 0:
+			args += " x"
+		case 1:
+			args += "}"
+		case 2:
+			args = strings.Replace(args, ":", "::", 1)
+		case 3:
+			args = strings.Replace(args, "}", ",}", 1)
+		}
+		compareSplit(rt, args, volatile, skip, &quick)
+	})
+	if quick == 0 {
+		t.Fatal("the quick path never answered")
+	}
+	t.Logf("the quick path answered %d times", quick)
+}
+
+func compareSplit(rt *rapid.T, args string, volatile []string, skip map[string]bool, quick *int) {
+	q, qok := splitArgsQuick(json.RawMessage(args), skip)
+	if !qok {
+		return
+	}
+	*quick++
+	s, sok := splitArgsSlow(json.RawMessage(args), volatile)
+	if !sok {
+		rt.Fatalf("%s: the quick path accepted what encoding/json refuses", args)
+	}
+	if string(q.identity) != string(s.identity) || !reflect.DeepEqual(q.keys, s.keys) || !reflect.DeepEqual(q.textKeys, s.textKeys) || q.rawText != s.rawText {
+		rt.Fatalf("%s:\nquick %q %q %q %q\nslow  %q %q %q %q", args, q.identity, q.keys, q.textKeys, q.rawText, s.identity, s.keys, s.textKeys, s.rawText)
+	}
+}
+
+// Realistic arguments (what the bench data and Composio's tools send) take the quick path,
+// and agree with the slow one.
+func TestSplitArgsQuickTakesRealArguments(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	volatile := model.DefaultVolatileKeys()
+	skip := map[string]bool{}
+	for _, k := range volatile {
+		skip[strings.ToLower(k)] = true
+	}
+	for i := range 2000 {
+		args := fmt.Sprintf(`{"recipient_email":"user%d@example.com","subject":"Invoice %d","body":"Hello,\n\nplease find the invoice for order %d attached. Thanks!","cc":["a@example.com","b@example.com"],"is_html":%v,"attachment":{"name":"inv-%d.pdf","size":%d.0},"nonce":"%x"}`,
+			r.IntN(100), i, r.IntN(1e6), r.IntN(2) == 0, i, r.IntN(1e5), r.Uint64())
+		q, ok := splitArgsQuick(json.RawMessage(args), skip)
+		if !ok {
+			t.Fatalf("%s: the quick path gave up", args)
+		}
+		s, _ := splitArgsSlow(json.RawMessage(args), volatile)
+		if string(q.identity) != string(s.identity) || q.rawText != s.rawText || !reflect.DeepEqual(q.keys, s.keys) {
+			t.Fatalf("%s:\nquick %q %q\nslow  %q %q", args, q.identity, q.rawText, s.identity, s.rawText)
+		}
+	}
+}
+
+func FuzzSplitArgsQuick(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1}`, `{"to":"x","body":"long\ntext","n":1.0}`, `{"a":{"b":[1,2,{"nonce":3}]}}`, `{"a":1,"a":2}`, `{"a":"\u00e9"}`, "{\"a\":\"\xff\"}", `[1]`, `{"a":1e400}`} {
+		f.Add(s)
+	}
+	volatile := model.DefaultVolatileKeys()
+	skip := map[string]bool{}
+	for _, k := range volatile {
+		skip[strings.ToLower(k)] = true
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		q, qok := splitArgsQuick(json.RawMessage(args), skip)
+		if !qok {
+			return
+		}
+		s, sok := splitArgsSlow(json.RawMessage(args), volatile)
+		if !sok || string(q.identity) != string(s.identity) || !reflect.DeepEqual(q.keys, s.keys) || !reflect.DeepEqual(q.textKeys, s.textKeys) || q.rawText != s.rawText {
+			t.Fatalf("%q:\nquick %v %q %q %q %q\nslow  %v %q %q %q %q", args, qok, q.identity, q.keys, q.textKeys, q.rawText, sok, s.identity, s.keys, s.textKeys, s.rawText)
+		}
+	})
+}
