@@ -178,19 +178,31 @@ func formatUUID(b []byte) string {
 }
 
 // interner numbers strings; strs[0] is "". Most strings it is given are shared already (the
-// parser and the classifier intern them), so a small cache keyed by where the string's bytes
-// are answers most lookups without hashing them; the cache holds the string, so its memory is
-// never reused for another while it is there.
+// parser and the classifier intern them), so a cache keyed by where the string's bytes are
+// answers most lookups without hashing them; the cache holds the string, so its memory is
+// never reused for another while it is there. Users and connected accounts run to tens of
+// thousands, each shared by both parse workers' tables: a cache of 64k places keeps most of
+// them (1.5 MB; with 4k places a 1M scan took 7% longer).
 type interner struct {
 	idx   map[string]uint32
 	strs  []string
-	cache [1 << 12]struct {
-		s  string
-		id uint32
-	}
+	cache []cached
 }
 
-func newInterner() *interner { return &interner{idx: map[string]uint32{"": 0}, strs: []string{""}} }
+type cached struct {
+	s  string
+	id uint32
+}
+
+// Cache sizes: the scan's strings, and the handful of kinds and outcomes.
+const (
+	manyStrings = 1 << 16
+	fewStrings  = 1 << 6
+)
+
+func newInterner(cache int) *interner {
+	return &interner{idx: map[string]uint32{"": 0}, strs: []string{""}, cache: make([]cached, cache)}
+}
 
 func (in *interner) of(s string) uint32 {
 	if s == "" {
@@ -293,7 +305,7 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 }
 
 func newScanState(kinds *triage.Kinds) *scanState {
-	return &scanState{s: &Scanned{}, in: newInterner(), small: newInterner(), kinds: kinds}
+	return &scanState{s: &Scanned{}, in: newInterner(manyStrings), small: newInterner(fewStrings), kinds: kinds}
 }
 
 // scanState is a streaming scan under way.

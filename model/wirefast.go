@@ -35,8 +35,10 @@ type Parser struct {
 	SkipArguments bool
 
 	// Two tables, so that the lookups of the many fields with a handful of values each stay in
-	// a small, cache-resident map.
+	// a small, cache-resident map; in front of each, the strings it gave out last, by a cheap
+	// hash of their bytes, which answer most lookups without the map.
 	tables [2]map[string]string
+	recent [2][]string
 }
 
 // The string tables: slugs, statuses, levels, messages, SDK versions, sources, error texts
@@ -48,10 +50,13 @@ const (
 )
 
 // Interning limits: a table stops growing at maxInterned entries, and only short strings are
-// worth a lookup.
+// worth a lookup. The recent caches have a power of two places each: the few values of most
+// fields fit the small one whole, users and accounts mostly fit the big one.
 const (
 	maxInterned    = 1 << 16
 	maxInternedLen = 96
+	recentFew      = 1 << 10
+	recentMany     = 1 << 14
 )
 
 // Parse parses one record; see ParseRecord.
@@ -59,6 +64,8 @@ func (p *Parser) Parse(data []byte) (Execution, error) {
 	if p.tables[0] == nil {
 		p.tables[0] = make(map[string]string, 256)
 		p.tables[1] = make(map[string]string, 1024)
+		p.recent[0] = make([]string, recentFew)
+		p.recent[1] = make([]string, recentMany)
 	}
 	return parseRecord(data, p)
 }
@@ -524,16 +531,39 @@ func (s *scan) text(start int, plain, esc bool, class int) (string, bool) {
 		return s.interned(v, class), true
 	}
 	if t := s.p.table(class); t != nil && len(raw) <= maxInternedLen {
-		if v, ok := t[string(raw)]; ok {
-			return v, true
+		r := s.p.recent[class-1]
+		slot := &r[bytesHash(raw)&uint64(len(r)-1)]
+		if *slot == string(raw) {
+			return *slot, true
 		}
-		v := string(raw)
-		if len(t) < maxInterned {
-			t[v] = v
+		v, ok := t[string(raw)]
+		if !ok {
+			v = string(raw)
+			if len(t) < maxInterned {
+				t[v] = v
+			}
 		}
+		*slot = v
 		return v, true
 	}
 	return string(raw), true
+}
+
+// bytesHash is a cheap hash of a short string's bytes for the recent caches: its length and
+// its first and last eight bytes (a collision only costs a map lookup).
+func bytesHash(b []byte) uint64 {
+	n := len(b)
+	x := uint64(n)
+	if n >= 8 {
+		x ^= binary.LittleEndian.Uint64(b) ^ binary.LittleEndian.Uint64(b[n-8:])*0x9e3779b97f4a7c15
+	} else {
+		for _, c := range b {
+			x = x<<8 | uint64(c)
+		}
+		x ^= uint64(n) << 60
+	}
+	x *= 0xff51afd7ed558ccd
+	return x ^ x>>29
 }
 
 func (s *scan) interned(v string, class int) string {
