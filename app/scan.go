@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/exectriage/exectriage/internal/cores"
+	"github.com/exectriage/exectriage/internal/intern"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
@@ -177,52 +178,6 @@ func formatUUID(b []byte) string {
 	return string(out)
 }
 
-// interner numbers strings; strs[0] is "". Most strings it is given are shared already (the
-// parser and the classifier intern them), so a cache keyed by where the string's bytes are
-// answers most lookups without hashing them; the cache holds the string, so its memory is
-// never reused for another while it is there. Users and connected accounts run to tens of
-// thousands, each shared by both parse workers' tables: a cache of 64k places keeps most of
-// them (1.5 MB; with 4k places a 1M scan took 7% longer).
-type interner struct {
-	idx   map[string]uint32
-	strs  []string
-	cache []cached
-}
-
-type cached struct {
-	s  string
-	id uint32
-}
-
-// Cache sizes: the scan's strings, and the handful of kinds and outcomes.
-const (
-	manyStrings = 1 << 16
-	fewStrings  = 1 << 6
-)
-
-func newInterner(cache int) *interner {
-	return &interner{idx: map[string]uint32{"": 0}, strs: []string{""}, cache: make([]cached, cache)}
-}
-
-func (in *interner) of(s string) uint32 {
-	if s == "" {
-		return 0
-	}
-	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	c := &in.cache[(p>>4^p>>16)%uintptr(len(in.cache))]
-	if len(c.s) == len(s) && unsafe.StringData(c.s) == unsafe.StringData(s) {
-		return c.id
-	}
-	k, ok := in.idx[s]
-	if !ok {
-		k = uint32(len(in.strs))
-		in.idx[s] = k
-		in.strs = append(in.strs, s)
-	}
-	c.s, c.id = s, k
-	return k
-}
-
 // Len is the number of executions.
 func (s *Scanned) Len() int { return s.rows.n }
 
@@ -299,19 +254,19 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 	if err := st.group(ctx, loc, opt); err != nil {
 		return nil, err
 	}
-	st.s.strs, st.s.enums = st.in.strs, st.small.strs
+	st.s.strs, st.s.enums = st.in.Strings(), st.small.Strings()
 	st.s.order = newestFirst(&st.s.rows, &st.s.ids)
 	return st.s, nil
 }
 
 func newScanState(kinds *triage.Kinds) *scanState {
-	return &scanState{s: &Scanned{}, in: newInterner(manyStrings), small: newInterner(fewStrings), kinds: kinds}
+	return &scanState{s: &Scanned{}, in: intern.New(intern.Many), small: intern.New(intern.Few), kinds: kinds}
 }
 
 // scanState is a streaming scan under way.
 type scanState struct {
 	s       *Scanned
-	in      *interner
+	in      *intern.Table
 	kinds   *triage.Kinds
 	cls     *triage.Classifier
 	callers *triage.Callers
@@ -321,8 +276,8 @@ type scanState struct {
 	wrRow []int32
 	wrRef []source.Ref
 	kept  map[int32]model.Execution
-	small *interner // kinds and outcomes (a handful)
-	err   error     // the first error (the ids pass what an arena holds)
+	small *intern.Table // kinds and outcomes (a handful)
+	err   error         // the first error (the ids pass what an arena holds)
 }
 
 func (st *scanState) add(e *model.Execution, ref *source.Ref) {
@@ -348,16 +303,16 @@ func (st *scanState) add(e *model.Execution, ref *source.Ref) {
 func (st *scanState) row(e *model.Execution, t *model.Triage) scanRow {
 	id, err1 := st.s.ids.add(e.ID)
 	req, err2 := st.s.ids.add(e.RequestID)
-	kind, outcome := st.small.of(string(t.Kind)), st.small.of(string(t.Outcome))
+	kind, outcome := st.small.Of(string(t.Kind)), st.small.Of(string(t.Outcome))
 	if st.err == nil {
 		if st.err = errors.Join(err1, err2); kind > math.MaxUint8 || outcome > math.MaxUint8 {
 			st.err = fmt.Errorf("more than %d kinds and outcomes", math.MaxUint8) // there are seven
 		}
 	}
 	r := scanRow{id: id, req: req, dur: int64(e.Duration), group: -1,
-		tool: st.in.of(e.ToolSlug), toolkit: st.in.of(e.ToolkitSlug), user: st.in.of(e.UserID), account: st.in.of(e.ConnectedAccountID),
-		status: st.in.of(e.Status), kind: uint8(kind), outcome: uint8(outcome), reason: st.in.of(t.Reason),
-		oldSDK: st.in.of(t.OldSDK), hasDur: e.HasDuration, flag: t.Flagged}
+		tool: st.in.Of(e.ToolSlug), toolkit: st.in.Of(e.ToolkitSlug), user: st.in.Of(e.UserID), account: st.in.Of(e.ConnectedAccountID),
+		status: st.in.Of(e.Status), kind: uint8(kind), outcome: uint8(outcome), reason: st.in.Of(t.Reason),
+		oldSDK: st.in.Of(t.OldSDK), hasDur: e.HasDuration, flag: t.Flagged}
 	if !e.Timestamp.IsZero() {
 		r.sec, r.nsec = e.Timestamp.Unix(), int32(e.Timestamp.Nanosecond())
 	} else {
@@ -519,6 +474,6 @@ func ScannedOf(l *Loaded) (*Scanned, error) {
 		}
 		st.s.rows.add(r)
 	}
-	st.s.strs, st.s.enums = st.in.strs, st.small.strs
+	st.s.strs, st.s.enums = st.in.Strings(), st.small.Strings()
 	return st.s, st.err
 }

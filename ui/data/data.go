@@ -23,6 +23,7 @@ import (
 
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/internal/cores"
+	"github.com/exectriage/exectriage/internal/intern"
 	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
@@ -251,7 +252,9 @@ func NewBuilder(kinds *triage.Kinds, opt triage.Options) *Builder {
 }
 
 func newBuilder(n int) *Builder {
-	return &Builder{idx: filter.NewIndex(n), ids: newIDIndex(n)}
+	b := &Builder{idx: filter.NewIndex(n), ids: newIDIndex(n)}
+	b.sum.syms = NewSymbols(intern.Many) // users and accounts: tens of thousands
+	return b
 }
 
 // Len returns how many executions the builder holds (replaced records not counted).

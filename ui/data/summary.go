@@ -5,6 +5,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/exectriage/exectriage/internal/intern"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -91,45 +92,51 @@ func valueOf[T any](table []T, c int) T {
 // Sym is a string stored once in a Symbols table; 0 is the empty string.
 type Sym uint32
 
-// Symbols interns strings: each distinct string is stored once and named by a Sym.
+// Symbols interns strings: each distinct string is stored once and named by a Sym. The zero
+// value interns without a cache; NewSymbols gives one (intern.Table) for the many users and
+// accounts of a load.
 type Symbols struct {
-	index map[string]Sym
-	strs  []string
+	tab  *intern.Table
+	strs []string // a snapshot's strings (tab nil)
 }
+
+// NewSymbols returns an empty table with a cache of places places (see intern.New).
+func NewSymbols(places int) Symbols { return Symbols{tab: intern.New(places)} }
 
 // Intern returns the symbol of s, adding it when new.
 func (t *Symbols) Intern(s string) Sym {
 	if s == "" {
 		return 0
 	}
-	if y, ok := t.index[s]; ok {
-		return y
+	if t.tab == nil {
+		t.tab = intern.New(0)
 	}
-	if t.index == nil {
-		t.index = make(map[string]Sym)
-		t.strs = []string{""}
+	return Sym(t.tab.Of(s))
+}
+
+func (t *Symbols) all() []string {
+	if t.tab != nil {
+		return t.tab.Strings()
 	}
-	y := Sym(len(t.strs))
-	t.strs = append(t.strs, s)
-	t.index[s] = y
-	return y
+	return t.strs
 }
 
 // String returns the string of y ("" for a symbol the table does not have).
 func (t *Symbols) String(y Sym) string {
-	if int(y) < len(t.strs) {
-		return t.strs[y]
+	if strs := t.all(); int(y) < len(strs) {
+		return strs[y]
 	}
 	return ""
 }
 
 // Len returns how many distinct strings the table holds.
-func (t *Symbols) Len() int { return max(len(t.strs)-1, 0) }
+func (t *Symbols) Len() int { return max(len(t.all())-1, 0) }
 
 // Snapshot returns a read-only copy of the table as it is now (String only), for readers on
 // other goroutines while the table goes on interning.
 func (t *Symbols) Snapshot() Symbols {
-	return Symbols{strs: t.strs[:len(t.strs):len(t.strs)]}
+	strs := t.all()
+	return Symbols{strs: strs[:len(strs):len(strs)]}
 }
 
 // Append adds a summary of e, with its triage when t is not nil (its duplicate group is the
@@ -207,7 +214,7 @@ func (s *Summaries) Size() int {
 // Size returns the bytes the table holds, for memory accounting.
 func (t *Symbols) Size() int {
 	n := 0
-	for _, x := range t.strs {
+	for _, x := range t.all() {
 		n += len(x) + 16 + 24 // the string, its header in strs, and its map entry
 	}
 	return n
