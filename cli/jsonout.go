@@ -244,6 +244,29 @@ func writeArrayLinesParallel(w io.Writer, n int, item func(buf []byte, k int) []
 	return err
 }
 
+// stampLayout is how EXEC objects write a timestamp (UTC, milliseconds).
+const stampLayout = "2006-01-02T15:04:05.000Z"
+
+// appendStamp appends t.UTC().AppendFormat(b, stampLayout) without reading the layout: a
+// million rows spent a quarter of a CPU second in AppendFormat.
+func appendStamp(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(b, stampLayout)
+	}
+	h, mi, s := t.Clock()
+	ms := t.Nanosecond() / int(time.Millisecond)
+	two := func(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
+	b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
+	b = append(two(b, int(mo)), '-')
+	b = append(two(b, d), 'T')
+	b = append(two(b, h), ':')
+	b = append(two(b, mi), ':')
+	b = append(two(b, s), '.')
+	return append(b, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
+}
+
 // appendExecJSON appends what json.Encoder writes for toExecJSON(e, t), without building it
 // (a test holds the two byte for byte).
 func appendExecJSON(b []byte, e *model.Execution, t *model.Triage, hide func(string) string) []byte {
@@ -254,7 +277,7 @@ func appendExecJSON(b []byte, e *model.Execution, t *model.Triage, hide func(str
 	b = appendJSONString(b, e.ID)
 	b = append(b, `,"timestamp":"`...)
 	if !e.Timestamp.IsZero() {
-		b = e.Timestamp.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+		b = appendStamp(b, e.Timestamp)
 	}
 	b = append(b, `","tool_slug":`...)
 	b = appendJSONString(b, e.ToolSlug)
