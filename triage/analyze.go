@@ -434,6 +434,7 @@ type Classifier struct {
 	slugs   map[string]slugInfo
 	oldSDK  map[sdkKey]string
 	reasons map[string]string
+	done    succeededIn
 }
 
 type slugInfo struct {
@@ -443,7 +444,7 @@ type slugInfo struct {
 
 // NewClassifier returns a Classifier for kinds and opt (defaults filled in).
 func NewClassifier(kinds *Kinds, opt Options) *Classifier {
-	return &Classifier{kinds: kinds, opt: opt.WithDefaults(), slugs: map[string]slugInfo{}, oldSDK: map[sdkKey]string{}, reasons: map[string]string{}}
+	return &Classifier{kinds: kinds, opt: opt.WithDefaults(), slugs: map[string]slugInfo{}, oldSDK: map[sdkKey]string{}, reasons: map[string]string{}, done: succeededIn{}}
 }
 
 // slug is the kind and effect the classifier gave slug (learning them the first time).
@@ -462,8 +463,10 @@ func (c *Classifier) slug(slug string) slugInfo {
 func (c *Classifier) Classify(e *model.Execution) (model.Triage, bool) {
 	si := c.slug(e.ToolSlug)
 	k := si.kind
-	out, reason := classify(e, c.opt, si.fx)
-	if r, ok := c.reasons[reason]; ok {
+	out, reason := classify(e, c.opt, si.fx, c.done)
+	if out == model.OutcomeSucceeded && e.HasDuration {
+		// a success's text is c.done's, shared already (interning only shares memory)
+	} else if r, ok := c.reasons[reason]; ok {
 		reason = r
 	} else if len(c.reasons) < 1<<16 {
 		c.reasons[reason] = reason

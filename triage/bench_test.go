@@ -89,3 +89,15 @@ func TestSyntheticHistoryAnalyzes(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkClassifier100k is a streaming scan's per-record triage (Classifier.Classify) over
+// 100,000 executions, most of them successes.
+func BenchmarkClassifier100k(b *testing.B) {
+	execs := syntheticHistory(100_000, 1)
+	for b.Loop() {
+		c := NewClassifier(NewKinds(), Options{})
+		for i := range execs {
+			c.Classify(&execs[i])
+		}
+	}
+}

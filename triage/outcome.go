@@ -64,12 +64,27 @@ func (o Options) WithDefaults() Options {
 //  8. success that took longer than the caller's timeout → ambiguous (the caller saw a timeout);
 //  9. success → succeeded.
 func Classify(e *model.Execution, kind model.ToolKind, opt Options) (model.Outcome, string) {
-	return classify(e, opt.WithDefaults(), effectOf(e.ToolSlug, kind))
+	return classify(e, opt.WithDefaults(), effectOf(e.ToolSlug, kind), nil)
+}
+
+// succeededIn is "succeeded in " + secs(d), once per duration: a million successes spent a
+// fifth of a CPU second formatting the same few thousand texts.
+type succeededIn map[time.Duration]string
+
+func (m succeededIn) text(d time.Duration) string {
+	if s, ok := m[d]; ok {
+		return s
+	}
+	s := "succeeded in " + secs(d)
+	if m != nil && len(m) < 1<<16 {
+		m[d] = s
+	}
+	return s
 }
 
 // classify is Classify with the options' defaults applied and the tool's effect worked out
-// (Analyze works it out once per tool).
-func classify(e *model.Execution, opt Options, fx effect) (model.Outcome, string) {
+// (Analyze works it out once per tool); done, when not nil, keeps the success texts.
+func classify(e *model.Execution, opt Options, fx effect, done succeededIn) (model.Outcome, string) {
 	st := terminalStatus(e.Status)
 	errText, hasErr := failureText(e, st)
 	var ek model.ErrorKind
@@ -89,7 +104,7 @@ func classify(e *model.Execution, opt Options, fx effect) (model.Outcome, string
 			secs(e.Duration), wholeSecs(opt.CallerTimeout), fx.sawTimeout())
 	}
 	if e.HasDuration {
-		return model.OutcomeSucceeded, "succeeded in " + secs(e.Duration)
+		return model.OutcomeSucceeded, done.text(e.Duration)
 	}
 	return model.OutcomeSucceeded, "succeeded"
 }
