@@ -272,6 +272,58 @@ type fileSource struct {
 	unlocated bool                       // the last load read a gzip export without a spool
 	loading   chan struct{}              // open while a Load runs
 	complete  bool                       // a Load has read the whole file
+	// Open handles on a plain export for reading records again, so that a Get costs one read
+	// rather than an open, a read and a close (the TUI's groups read tens of thousands). Each
+	// is of a load (gen): a later load may index another file at the same path, so handles of
+	// an earlier one are closed rather than used again.
+	handles []heldFile
+	gen     int
+}
+
+// heldFile is an open handle on the export, of load number gen.
+type heldFile struct {
+	f   *os.File
+	gen int
+}
+
+// maxHandles is how many idle handles a source keeps: one per reading core, and some.
+const maxHandles = 8
+
+// openExport returns a handle on the export to read at an offset (putExport gives it back).
+func (s *fileSource) openExport() (heldFile, error) {
+	s.mu.Lock()
+	if n := len(s.handles); n > 0 {
+		h := s.handles[n-1]
+		s.handles = s.handles[:n-1]
+		s.mu.Unlock()
+		return h, nil
+	}
+	gen := s.gen
+	s.mu.Unlock()
+	f, err := os.Open(s.path)
+	return heldFile{f: f, gen: gen}, err
+}
+
+// putExport keeps h for the next read, or closes it when it is of an earlier load or enough
+// are kept.
+func (s *fileSource) putExport(h heldFile) {
+	s.mu.Lock()
+	if h.gen == s.gen && len(s.handles) < maxHandles {
+		s.handles = append(s.handles, h)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	h.f.Close()
+}
+
+// dropHandles closes the idle handles and makes those in use close when given back (s.mu held).
+func (s *fileSource) dropHandles() {
+	for _, h := range s.handles {
+		h.f.Close()
+	}
+	s.handles = nil
+	s.gen++
 }
 
 func (s *fileSource) Name() string           { return displayName(s.path) }
@@ -283,6 +335,7 @@ func (s *fileSource) Close() error {
 	s.mu.Lock()
 	spool := s.spool
 	s.spool, s.where, s.complete = nil, nil, false
+	s.dropHandles()
 	s.mu.Unlock()
 	if spool == nil {
 		return nil
@@ -387,12 +440,12 @@ func (s *fileSource) ReadRefs(ctx context.Context, refs []Ref, ids []string, got
 	}
 	var r io.ReaderAt = spool
 	if spool == nil {
-		f, err := os.Open(s.path)
+		h, err := s.openExport()
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		r = f
+		defer s.putExport(h)
+		r = h.f
 	}
 	var buf []byte
 	for k, ref := range refs {
@@ -421,6 +474,7 @@ func (s *fileSource) load(ctx context.Context, since time.Duration, index, skipA
 	}
 	done := make(chan struct{})
 	s.mu.Lock()
+	s.dropHandles()
 	s.where, s.kept, s.loading, s.complete, s.unlocated = nil, nil, done, false, false
 	if index {
 		s.where = newFileIndex(s.SizeHint())
@@ -587,12 +641,12 @@ func (s *fileSource) SizeHint() int {
 func (s *fileSource) readAt(spool *os.File, id string, locs []location) (model.Execution, error) {
 	var r io.ReaderAt = spool
 	if spool == nil {
-		f, err := os.Open(s.path)
+		h, err := s.openExport()
 		if err != nil {
 			return model.Execution{}, err
 		}
-		defer f.Close()
-		r = f
+		defer s.putExport(h)
+		r = h.f
 	}
 	var buf []byte
 	return s.readFrom(r, spool != nil, id, locs, &buf)
