@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/exectriage/exectriage/internal/cores"
@@ -210,35 +211,61 @@ func writeArrayLinesParallel(w io.Writer, n int, item func(buf []byte, k int) []
 	if workers < 2 || n < 2*block {
 		return writeArrayLines(w, n, item)
 	}
-	bufs := make([][]byte, workers)
-	for lo := 0; lo < n; lo += workers * block {
-		var wg sync.WaitGroup
-		for j := range workers {
-			blo := lo + j*block
-			if blo >= n {
-				bufs[j] = bufs[j][:0]
-				continue
-			}
-			bhi := min(blo+block, n)
-			wg.Go(func() {
-				b := bufs[j][:0]
-				for k := blo; k < bhi; k++ {
-					if k == 0 {
+	// Blocks are made on every core, in the order taken, and written in order as each is
+	// ready, so that no core waits for the slowest block of a round or for the writes. At
+	// most ahead blocks are made and not yet written.
+	nblocks := (n + block - 1) / block
+	ahead := 2 * workers
+	done := make([]chan []byte, nblocks)
+	for k := range done {
+		done[k] = make(chan []byte, 1)
+	}
+	tokens := make(chan struct{}, ahead)
+	free := make(chan []byte, ahead)
+	stop := make(chan struct{})
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	defer wg.Wait()   // second: the workers have seen stop
+	defer close(stop) // first
+	for range workers {
+		wg.Go(func() {
+			for {
+				select {
+				case tokens <- struct{}{}:
+				case <-stop:
+					return
+				}
+				k := int(next.Add(1) - 1)
+				if k >= nblocks {
+					return
+				}
+				var b []byte
+				select {
+				case b = <-free:
+				default:
+				}
+				for i := k * block; i < min((k+1)*block, n); i++ {
+					if i == 0 {
 						b = append(b, "\n    "...)
 					} else {
 						b = append(b, ",\n    "...)
 					}
-					b = item(b, k)
+					b = item(b, i)
 				}
-				bufs[j] = b
-			})
-		}
-		wg.Wait()
-		for _, b := range bufs {
-			if _, err := w.Write(b); err != nil {
-				return err
+				done[k] <- b
 			}
+		})
+	}
+	for k := range nblocks {
+		b := <-done[k]
+		if _, err := w.Write(b); err != nil {
+			return err
 		}
+		select {
+		case free <- b[:0]:
+		default:
+		}
+		<-tokens
 	}
 	_, err := io.WriteString(w, "\n  ")
 	return err

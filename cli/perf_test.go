@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -62,6 +63,34 @@ func TestWriteArrayLinesParallelMatchesSequential(t *testing.T) {
 		}
 		if seq.String() != par.String() {
 			t.Errorf("n=%d: parallel output differs (%d vs %d bytes)", n, par.Len(), seq.Len())
+		}
+	}
+}
+
+// failAfter accepts n writes, then fails.
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, errors.New("disk full")
+	}
+	f.n--
+	return len(p), nil
+}
+
+// A write that fails stops the parallel writer with its error: the workers end, nothing hangs.
+func TestWriteArrayLinesParallelStopsOnAWriteError(t *testing.T) {
+	item := func(b []byte, k int) []byte { return fmt.Appendf(b, `{"k":%d}`, k) }
+	for _, n := range []int{0, 1, 3} {
+		done := make(chan error, 1)
+		go func() { done <- writeArrayLinesParallel(&failAfter{n: n}, 500_000, item) }()
+		select {
+		case err := <-done:
+			if err == nil || err.Error() != "disk full" {
+				t.Fatalf("after %d writes: %v, want the write's error", n, err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("after %d writes: the writer hung", n)
 		}
 	}
 }
