@@ -12,9 +12,10 @@ import "unsafe"
 // Table is a numbering. The zero value has no cache; New gives one. Not safe for concurrent
 // use.
 type Table struct {
-	idx   map[string]uint32
-	strs  []string
-	cache []slot
+	idx    map[string]uint32
+	strs   []string
+	cache  []slot
+	places int // the cache's size, made again after DropCache when a string comes
 }
 
 type slot struct {
@@ -37,8 +38,15 @@ func New(places int) *Table {
 			n <<= 1
 		}
 	}
-	return &Table{cache: make([]slot, n)}
+	return &Table{cache: make([]slot, n), places: n}
 }
+
+// DropCache frees the cache (and the copies of strings it holds) until the next Of: for a
+// table that is done loading and is kept.
+func (t *Table) DropCache() { t.cache = nil }
+
+// HasCache reports whether the table holds a cache now.
+func (t *Table) HasCache() bool { return t != nil && t.cache != nil }
 
 // Of is s's number, a new one when s is new.
 func (t *Table) Of(s string) uint32 {
@@ -46,6 +54,9 @@ func (t *Table) Of(s string) uint32 {
 		return 0
 	}
 	var c *slot
+	if t.cache == nil && t.places > 0 {
+		t.cache = make([]slot, t.places)
+	}
 	if len(t.cache) > 0 {
 		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 		c = &t.cache[(p>>4^p>>20)&uintptr(len(t.cache)-1)]

@@ -61,3 +61,16 @@ func TestCacheCollisions(t *testing.T) {
 		}
 	}
 }
+
+// After DropCache the table goes on numbering as before, and makes its cache again.
+func TestDropCache(t *testing.T) {
+	tab := New(Few)
+	a := tab.Of("a")
+	tab.DropCache()
+	if tab.cache != nil {
+		t.Fatal("the cache is still held")
+	}
+	if tab.Of(strings.Clone("a")) != a || tab.Of("b") == a || len(tab.cache) != Few {
+		t.Fatalf("after DropCache: a %d, b %d, cache %d", tab.Of("a"), tab.Of("b"), len(tab.cache))
+	}
+}

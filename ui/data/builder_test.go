@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -451,5 +452,42 @@ func TestBuilderAddWaitsAtTheGate(t *testing.T) {
 		if a.ID(i) != r.ID(i) || a.Triage(i) != r.Triage(i) {
 			t.Fatalf("row %d: %s %+v, the reference's %s %+v", i, a.ID(i), a.Triage(i), r.ID(i), r.Triage(i))
 		}
+	}
+}
+
+// Once a load is in (Groups and a snapshot), the builder gives back what it needed only while
+// loading (the fresh rows, the symbols' cache), and goes on as before: pages added after it
+// give the dataset one pass over them all gives.
+func TestGroupsGivesBackTheRoom(t *testing.T) {
+	execs := history(11, 40_000)
+	pages, final := stream(11, execs)
+	b := NewBuilder(triage.NewKinds(), triage.Options{})
+	half := len(pages) / 2
+	for _, p := range pages[:half] {
+		b.Add(p)
+	}
+	b.Snapshot()
+	if err := b.Groups(context.Background(), fetcher(final)); err != nil {
+		t.Fatal(err)
+	}
+	b.Snapshot()
+	if cap(b.fresh) != 0 || b.sum.syms.tab.HasCache() {
+		t.Errorf("after the load: fresh rows' room %d, symbols' cache kept %v", cap(b.fresh), b.sum.syms.tab.HasCache())
+	}
+	for _, p := range pages[half:] {
+		b.Add(p)
+	}
+	if err := b.Groups(context.Background(), fetcher(final)); err != nil {
+		t.Fatal(err)
+	}
+	one := NewBuilder(triage.NewKinds(), triage.Options{})
+	for _, p := range pages {
+		one.Add(p)
+	}
+	if err := one.Groups(context.Background(), fetcher(final)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := state(t, b.Snapshot()), state(t, one.Snapshot()); !reflect.DeepEqual(got, want) {
+		t.Fatal("the trimmed builder's dataset differs from one pass's")
 	}
 }

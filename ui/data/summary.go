@@ -114,6 +114,13 @@ func (t *Symbols) Intern(s string) Sym {
 	return Sym(t.tab.Of(s))
 }
 
+// DropCache frees the table's cache until the next Intern (intern.Table.DropCache).
+func (t *Symbols) DropCache() {
+	if t.tab != nil {
+		t.tab.DropCache()
+	}
+}
+
 func (t *Symbols) all() []string {
 	if t.tab != nil {
 		return t.tab.Strings()
