@@ -33,6 +33,10 @@ type Parser struct {
 	// SkipArguments leaves Execution.Arguments nil (Detailed still says the record had its
 	// data): for a caller that reads the arguments of a few records again, whole, later.
 	SkipArguments bool
+	// CopyPeople gives each record its own copy of its user and connected account instead of
+	// sharing them through a table: for a caller that numbers them itself (scan's rows), to
+	// which a table of tens of thousands is a cache miss per lookup for nothing.
+	CopyPeople bool
 
 	// Two tables, so that the lookups of the many fields with a handful of values each stay in
 	// a small, cache-resident map; in front of each, the strings it gave out last, by a cheap
@@ -72,7 +76,7 @@ func (p *Parser) Parse(data []byte) (Execution, error) {
 
 // table returns the string table of class (noIntern, internFew, internMany), nil when none.
 func (p *Parser) table(class int) map[string]string {
-	if p == nil || class == noIntern {
+	if p == nil || class == noIntern || class == internMany && p.CopyPeople {
 		return nil
 	}
 	return p.tables[class-1]

@@ -257,3 +257,37 @@ func TestFastTimesMatchParseTime(t *testing.T) {
 		sameParse(t, []byte(`{"id":"a","timestamp":`+s+`,"timings":{"start_time":`+s+`}}`))
 	}
 }
+
+// CopyPeople parses the same records, only without sharing users and accounts between them;
+// the few-valued strings (tools, statuses) are still shared.
+func TestParserCopyPeople(t *testing.T) {
+	recs := []string{
+		`{"id":"log_a1","status":"success","metadata":{"tool_slug":"GMAIL_SEND_EMAIL","user_id":"user_18","connected_account_id":"ca_x1"}}`,
+		`{"id":"log_a2","status":"success","metadata":{"tool_slug":"GMAIL_SEND_EMAIL","user_id":"user_18","connected_account_id":"ca_x1"}}`,
+	}
+	var shared, copying Parser
+	copying.CopyPeople = true
+	var a, b [2]Execution
+	for i, r := range recs {
+		var err error
+		if a[i], err = shared.Parse([]byte(r)); err != nil {
+			t.Fatal(err)
+		}
+		if b[i], err = copying.Parse([]byte(r)); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a[i], b[i]) {
+			t.Fatalf("record %d: %+v with CopyPeople, %+v without", i, b[i], a[i])
+		}
+	}
+	same := func(x, y string) bool { return unsafe.StringData(x) == unsafe.StringData(y) }
+	if !same(a[0].UserID, a[1].UserID) || !same(a[0].ConnectedAccountID, a[1].ConnectedAccountID) {
+		t.Error("without CopyPeople the user and account are not shared")
+	}
+	if same(b[0].UserID, b[1].UserID) || same(b[0].ConnectedAccountID, b[1].ConnectedAccountID) {
+		t.Error("with CopyPeople the user and account are still shared")
+	}
+	if !same(b[0].ToolSlug, b[1].ToolSlug) || !same(b[0].Status, b[1].Status) {
+		t.Error("with CopyPeople the tool and status are no longer shared")
+	}
+}

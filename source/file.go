@@ -45,6 +45,8 @@ type FileOptions struct {
 	// SkipArguments loads records without their arguments when they can be read again by
 	// offset (a plain file, or a gzip one with its spool): see model.Parser.SkipArguments.
 	SkipArguments bool
+	// CopyPeople is model.Parser.CopyPeople.
+	CopyPeople bool
 	// Background runs the parse and the read below the OS priority of the caller's other
 	// threads (cores.Background).
 	Background bool
@@ -307,6 +309,7 @@ func (l *loader) read(ctx context.Context) error {
 		// again by offset.
 		l.parser.KeepResponse = l.opt.KeepResponse
 		l.parser.SkipArguments = l.opt.SkipArguments
+		l.parser.CopyPeople = l.opt.CopyPeople
 	}
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		_, _ = br.Discard(3)
@@ -501,7 +504,7 @@ func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 			if l.opt.Background {
 				cores.Background()
 			}
-			p := model.Parser{KeepResponse: l.parser.KeepResponse, SkipArguments: l.parser.SkipArguments} // one per worker: no locking
+			p := model.Parser{KeepResponse: l.parser.KeepResponse, SkipArguments: l.parser.SkipArguments, CopyPeople: l.parser.CopyPeople} // one per worker: no locking
 			for c := range jobs {
 				if l.opt.Gate.Wait(pctx) != nil {
 					return

@@ -81,6 +81,9 @@ type Options struct {
 	// Background runs an export's parse below the OS priority of the caller's other threads
 	// (see cores.Background): the TUI's keys and frames come first when the cores are short.
 	Background bool
+	// CopyPeople parses an export's users and accounts without sharing them (a caller that
+	// numbers them itself: model.Parser.CopyPeople).
+	CopyPeople bool
 	// Gate is where an export's read and parse wait while an interactive loop holds them
 	// (FileOptions.Gate); nil never waits.
 	Gate *pace.Gate
@@ -490,7 +493,7 @@ func (s *fileSource) load(ctx context.Context, since time.Duration, index, skipA
 	}()
 	l := newLoader(s.path, FileOptions{BatchSize: s.opt.BatchSize, MaxRecordBytes: s.opt.MaxRecordBytes, OnBad: s.opt.OnBad,
 		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches, MaxGzipRatio: s.opt.MaxGzipRatio, SkipArguments: skipArgs,
-		Background: s.opt.Background, Gate: s.opt.Gate})
+		CopyPeople: s.opt.CopyPeople, Background: s.opt.Background, Gate: s.opt.Gate})
 	l.spool = s.newSpool
 	var locs []location // the batch's, from onLocs, just before emit
 	l.onLocs = func(b []model.Execution, ls []location) {
