@@ -32,57 +32,77 @@ func SplitObject(args []byte) (members []ArgMember, ok bool) {
 	if r.i >= len(r.b) || r.b[r.i] != '{' {
 		return nil, false
 	}
-	r.i++
-	r.ws()
-	if r.i < len(r.b) && r.b[r.i] == '}' {
-		r.i++
-	} else {
-		for {
-			r.ws()
-			key, ok := r.str()
-			if !ok {
-				return nil, false
+	ok = r.members(true, func(key string) bool {
+		start := r.i
+		m := ArgMember{Key: key}
+		if r.i < len(r.b) && r.b[r.i] == '"' {
+			var ok bool
+			if m.Str, ok = r.str(); !ok {
+				return false
 			}
-			r.ws()
-			if r.i >= len(r.b) || r.b[r.i] != ':' {
-				return nil, false
-			}
-			r.i++
-			r.ws()
-			start := r.i
-			m := ArgMember{Key: key}
-			if r.i < len(r.b) && r.b[r.i] == '"' {
-				if m.Str, ok = r.str(); !ok {
-					return nil, false
-				}
-				m.IsStr = true
-			} else if !r.skip(1) {
-				return nil, false
-			}
-			m.Raw = r.b[start:r.i]
-			members = append(members, m)
-			r.ws()
-			if r.i >= len(r.b) {
-				return nil, false
-			}
-			if r.b[r.i] == '}' {
-				r.i++
-				break
-			}
-			if r.b[r.i] != ',' {
-				return nil, false
-			}
-			r.i++
+			m.IsStr = true
+		} else if !r.skip(1) {
+			return false
 		}
-	}
+		m.Raw = r.b[start:r.i]
+		members = append(members, m)
+		return true
+	})
 	r.ws()
-	if r.i != len(r.b) {
-		return nil, false
-	}
-	if hasDuplicateKey(members) {
+	if !ok || r.i != len(r.b) || hasDuplicateKey(members) {
 		return nil, false
 	}
 	return members, true
+}
+
+// members steps over the object at r.i ('{'), calling value for each member with its key
+// (decoded when keys is set, else "") and r at the member's value, which value steps over;
+// ok is false for anything encoding/json would not read.
+func (r *quick) members(keys bool, value func(key string) bool) bool {
+	r.i++ // {
+	r.ws()
+	if r.i < len(r.b) && r.b[r.i] == '}' {
+		r.i++
+		return true
+	}
+	for {
+		r.ws()
+		var k string
+		if keys {
+			var ok bool
+			if k, ok = r.str(); !ok {
+				return false
+			}
+		} else if r.i >= len(r.b) || r.b[r.i] != '"' {
+			return false
+		} else if at := r.i; !r.plainStr() {
+			r.i = at
+			if _, ok := r.str(); !ok {
+				return false
+			}
+		}
+		r.ws()
+		if r.i >= len(r.b) || r.b[r.i] != ':' {
+			return false
+		}
+		r.i++
+		r.ws()
+		if !value(k) {
+			return false
+		}
+		r.ws()
+		if r.i >= len(r.b) {
+			return false
+		}
+		if r.b[r.i] == '}' {
+			r.i++
+			return true
+		}
+		if r.b[r.i] != ',' {
+			return false
+		}
+		r.i++
+	}
 }
 
 func hasDuplicateKey(ms []ArgMember) bool {
@@ -333,61 +353,23 @@ func (r *quick) number() bool {
 
 // object reads an object and appends it with its keys sorted and the skipped ones dropped.
 func (r *quick) object(dst []byte, skip map[string]bool, depth int) ([]byte, bool) {
-	r.i++ // {
 	type member struct {
 		key      string
 		from, to int // the value's bytes in r.b
 	}
 	var ms []member
-	r.ws()
-	if r.i < len(r.b) && r.b[r.i] == '}' {
-		r.i++
-	} else {
-		for {
-			r.ws()
-			var k string
-			if r.check {
-				if r.i >= len(r.b) || r.b[r.i] != '"' {
-					return dst, false
-				}
-				if at := r.i; !r.plainStr() {
-					r.i = at
-					if _, ok := r.str(); !ok {
-						return dst, false
-					}
-				}
-			} else {
-				var ok bool
-				if k, ok = r.str(); !ok {
-					return dst, false
-				}
-			}
-			r.ws()
-			if r.i >= len(r.b) || r.b[r.i] != ':' {
-				return dst, false
-			}
-			r.i++
-			r.ws()
-			from := r.i
-			if !r.skip(depth + 1) {
-				return dst, false
-			}
-			if !r.check {
-				ms = append(ms, member{k, from, r.i})
-			}
-			r.ws()
-			if r.i >= len(r.b) {
-				return dst, false
-			}
-			if r.b[r.i] == '}' {
-				r.i++
-				break
-			}
-			if r.b[r.i] != ',' {
-				return dst, false
-			}
-			r.i++
+	ok := r.members(!r.check, func(k string) bool {
+		from := r.i
+		if !r.skip(depth + 1) {
+			return false
 		}
+		if !r.check {
+			ms = append(ms, member{k, from, r.i})
+		}
+		return true
+	})
+	if !ok {
+		return dst, false
 	}
 	if r.check {
 		return dst, true

@@ -34,20 +34,11 @@ func fastWidth(s string) (int, bool) {
 			w++
 			i++
 		case c == 0x1b:
-			if i+1 >= len(s) || s[i+1] != '[' {
+			j, ok := csiEnd(s, i)
+			if !ok {
 				return 0, false
 			}
-			j := i + 2
-			for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
-				j++
-			}
-			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
-				j++
-			}
-			if j >= len(s) || s[j] < 0x40 || s[j] > 0x7e {
-				return 0, false
-			}
-			i = j + 1
+			i = j
 		case c >= 0x80:
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if !singleCell(r) {
@@ -60,6 +51,25 @@ func fastWidth(s string) (int, bool) {
 		}
 	}
 	return w, true
+}
+
+// csiEnd is the end of the CSI escape sequence at s[i] (ESC [ parameters, intermediates,
+// final byte); ok is false for anything else.
+func csiEnd(s string, i int) (end int, ok bool) {
+	if i+1 >= len(s) || s[i+1] != '[' {
+		return 0, false
+	}
+	j := i + 2
+	for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
+		j++
+	}
+	for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
+		j++
+	}
+	if j >= len(s) || s[j] < 0x40 || s[j] > 0x7e {
+		return 0, false
+	}
+	return j + 1, true
 }
 
 // singleCell reports whether r is one of the one-cell symbols fastWidth knows.
@@ -360,21 +370,12 @@ func splitCells(s string, n, m int) (left, right string, ok bool) {
 			col++
 			i++
 		case c == 0x1b:
-			if i+1 >= len(s) || s[i+1] != '[' {
+			j, ok := csiEnd(s, i)
+			if !ok {
 				return "", "", false
 			}
-			j := i + 2
-			for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
-				j++
-			}
-			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
-				j++
-			}
-			if j >= len(s) || s[j] < 0x40 || s[j] > 0x7e {
-				return "", "", false
-			}
-			esc.WriteString(s[i : j+1])
-			i = j + 1
+			esc.WriteString(s[i:j])
+			i = j
 		case c >= 0x80:
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if !singleCell(r) {
