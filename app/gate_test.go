@@ -47,3 +47,33 @@ func TestStreamWaitsAtTheSessionsGate(t *testing.T) {
 		t.Fatalf("%d records, want 1", n)
 	}
 }
+
+// An interactive session's load leaves the arguments out (the TUI keeps compact rows), and Get
+// still reads the record whole; any other session's load keeps them.
+func TestInteractiveLoadsSkipArguments(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.jsonl")
+	rec := `{"id":"log_a1","status":"success","metadata":{"tool_slug":"GMAIL_SEND_EMAIL","connected_account_id":"ca_1"},"data":{"request":{"arguments":{"to":"a@example.com"}}}}`
+	if err := os.WriteFile(path, []byte(rec+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string { return map[string]string{"HOME": dir, "XDG_CONFIG_HOME": dir}[k] }
+	for _, interactive := range []bool{false, true} {
+		a, err := Open(context.Background(), Options{File: path, Background: interactive, Getenv: getenv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []model.Execution
+		if err := a.Stream(context.Background(), 0, func(b []model.Execution) error { got = append(got, b...); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || !got[0].Detailed || (got[0].Arguments == nil) != interactive {
+			t.Fatalf("interactive %v: %d records, detailed %v, arguments %s", interactive, len(got), len(got) > 0 && got[0].Detailed, got[0].Arguments)
+		}
+		full, err := a.Get(context.Background(), "log_a1")
+		if err != nil || string(full.Arguments) != `{"to":"a@example.com"}` {
+			t.Fatalf("interactive %v: Get gave %s, %v", interactive, full.Arguments, err)
+		}
+		a.Close()
+	}
+}

@@ -81,6 +81,9 @@ type Options struct {
 	// Background runs an export's parse below the OS priority of the caller's other threads
 	// (see cores.Background): the TUI's keys and frames come first when the cores are short.
 	Background bool
+	// SkipArguments makes Load leave an export's arguments out of the records when they can
+	// be read again (Get reads a record whole): for a caller that keeps no record (the TUI).
+	SkipArguments bool
 	// CopyPeople parses an export's users and accounts without sharing them (a caller that
 	// numbers them itself: model.Parser.CopyPeople).
 	CopyPeople bool
@@ -393,7 +396,7 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 	if page != nil {
 		pg = func(b []model.Execution, _ []location) error { return page(b) }
 	}
-	return s.load(ctx, since, true, false, pg)
+	return s.load(ctx, since, true, s.opt.SkipArguments, pg)
 }
 
 // Ref is where one record of an export is: ReadRef reads it again. It is only good for the

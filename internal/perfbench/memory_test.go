@@ -73,7 +73,9 @@ type view struct {
 }
 
 func load(ctx context.Context, path string, n int) (*view, error) {
-	src, err := source.Open(ctx, source.Options{File: path})
+	// as the TUI's session opens an export (app.Options.Background): the records come without
+	// the arguments and the responses triage never reads
+	src, err := source.Open(ctx, source.Options{File: path, SkipArguments: true, KeepResponse: triage.ResponseMayFail})
 	if err != nil {
 		return nil, err
 	}
