@@ -15,9 +15,10 @@ import (
 )
 
 // Backend is everything the TUI asks of the outside world: the source, triage, the verifiers,
-// the journal, the guarded retry and the bundle writer. Every method may block; the UI calls
-// them only from tea.Cmds, never from Update or View. ui/backend.go implements it over the application
-// layer (package app); tests use the same implementation over the demo sandbox.
+// the journal, the guarded retry and the bundle writer. Every method but Hold may block; the UI
+// calls them only from tea.Cmds, never from Update or View. The backend in this file implements
+// it over the application layer (package app); tests use the same implementation over the demo
+// sandbox.
 type Backend interface {
 	// Source names the source for the header: "LIVE", "DEMO", "FILE name" or a base URL.
 	Source() string
