@@ -11,20 +11,27 @@ import (
 	"github.com/exectriage/exectriage/model"
 )
 
-// The session's gate reaches the export's loader: a held gate holds Stream's batches back.
-func TestStreamWaitsAtTheSessionsGate(t *testing.T) {
+// openExport opens a session over an export holding rec, with a home of its own (no config).
+func openExport(t *testing.T, rec string, o Options) *App {
+	t.Helper()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "x.jsonl")
-	if err := os.WriteFile(path, []byte(`{"id":"log_a1","tool_slug":"GMAIL_SEND_EMAIL"}`+"\n"), 0o600); err != nil {
+	o.File = filepath.Join(dir, "x.jsonl")
+	if err := os.WriteFile(o.File, []byte(rec+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	gate := &pace.Gate{}
-	a, err := Open(context.Background(), Options{File: path, Gate: gate, Background: true,
-		Getenv: func(k string) string { return map[string]string{"HOME": dir, "XDG_CONFIG_HOME": dir}[k] }})
+	o.Getenv = func(k string) string { return map[string]string{"HOME": dir, "XDG_CONFIG_HOME": dir}[k] }
+	a, err := Open(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer a.Close()
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+// The session's gate reaches the export's loader: a held gate holds Stream's batches back.
+func TestStreamWaitsAtTheSessionsGate(t *testing.T) {
+	gate := &pace.Gate{}
+	a := openExport(t, `{"id":"log_a1","tool_slug":"GMAIL_SEND_EMAIL"}`, Options{Gate: gate, Background: true})
 	if a.Gate() != gate {
 		t.Fatal("the session does not report its gate")
 	}
@@ -51,18 +58,9 @@ func TestStreamWaitsAtTheSessionsGate(t *testing.T) {
 // An interactive session's load leaves the arguments out (the TUI keeps compact rows), and Get
 // still reads the record whole; any other session's load keeps them.
 func TestInteractiveLoadsSkipArguments(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "x.jsonl")
 	rec := `{"id":"log_a1","status":"success","metadata":{"tool_slug":"GMAIL_SEND_EMAIL","connected_account_id":"ca_1"},"data":{"request":{"arguments":{"to":"a@example.com"}}}}`
-	if err := os.WriteFile(path, []byte(rec+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	getenv := func(k string) string { return map[string]string{"HOME": dir, "XDG_CONFIG_HOME": dir}[k] }
 	for _, interactive := range []bool{false, true} {
-		a, err := Open(context.Background(), Options{File: path, Background: interactive, Getenv: getenv})
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := openExport(t, rec, Options{Background: interactive})
 		var got []model.Execution
 		if err := a.Stream(context.Background(), 0, func(b []model.Execution) error { got = append(got, b...); return nil }); err != nil {
 			t.Fatal(err)
@@ -74,6 +72,5 @@ func TestInteractiveLoadsSkipArguments(t *testing.T) {
 		if err != nil || string(full.Arguments) != `{"to":"a@example.com"}` {
 			t.Fatalf("interactive %v: Get gave %s, %v", interactive, full.Arguments, err)
 		}
-		a.Close()
 	}
 }

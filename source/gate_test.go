@@ -11,6 +11,19 @@ import (
 	"github.com/exectriage/exectriage/model"
 )
 
+// heldSource is a source over an export of content whose gate is held.
+func heldSource(t *testing.T, content string) (*pace.Gate, Source) {
+	t.Helper()
+	gate := &pace.Gate{}
+	gate.Hold(time.Hour)
+	src, err := Open(context.Background(), Options{File: writeFile(t, "held.jsonl", content), Gate: gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return gate, src
+}
+
 // While an interactive loop holds the gate, an export's read and parse wait: no batch arrives
 // until it is released, and then every record does.
 func TestGateHoldsTheLoad(t *testing.T) {
@@ -19,14 +32,7 @@ func TestGateHoldsTheLoad(t *testing.T) {
 	for i := range n {
 		fmt.Fprintf(&b, `{"id":"log_%05d","tool_slug":"GMAIL_SEND_EMAIL","status":"success","created_at":"2026-03-01T10:00:00Z"}`+"\n", i)
 	}
-	path := writeFile(t, "held.jsonl", b.String())
-	var gate pace.Gate
-	gate.Hold(time.Hour)
-	src, err := Open(context.Background(), Options{File: path, Gate: &gate})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	gate, src := heldSource(t, b.String())
 	got := make(chan int, n)
 	done := make(chan error, 1)
 	go func() {
@@ -57,14 +63,7 @@ func TestGateHoldsTheLoad(t *testing.T) {
 
 // A held gate does not keep a cancelled load waiting.
 func TestGateYieldsToCancel(t *testing.T) {
-	path := writeFile(t, "one.jsonl", `{"id":"log_a1"}`+"\n")
-	var gate pace.Gate
-	gate.Hold(time.Hour)
-	src, err := Open(context.Background(), Options{File: path, Gate: &gate})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	_, src := heldSource(t, `{"id":"log_a1"}`+"\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- src.Load(ctx, 0, func([]model.Execution) error { return nil }) }()

@@ -95,14 +95,20 @@ type effectArgs struct {
 // splitArgs splits arguments (JSON) for near-duplicate grouping; ok is false when they are
 // not JSON. Arguments that are not an object are all identity.
 func splitArgs(args json.RawMessage, volatile []string) (effectArgs, bool) {
+	skip := skipSet(volatile)
+	if out, ok := splitArgsQuick(args, skip); ok {
+		return out, true
+	}
+	return splitArgsSlow(args, volatile, skip)
+}
+
+// skipSet is the volatile keys in lower case, as a set.
+func skipSet(volatile []string) map[string]bool {
 	skip := make(map[string]bool, len(volatile))
 	for _, k := range volatile {
 		skip[strings.ToLower(k)] = true
 	}
-	if out, ok := splitArgsQuick(args, skip); ok {
-		return out, true
-	}
-	return splitArgsSlow(args, volatile)
+	return skip
 }
 
 // splitArgsQuick is splitArgs read straight from the JSON (model.SplitObject,
@@ -155,8 +161,9 @@ func splitArgsQuick(args json.RawMessage, skip map[string]bool) (effectArgs, boo
 	return out, true
 }
 
-// splitArgsSlow is splitArgs through encoding/json: the reference.
-func splitArgsSlow(args json.RawMessage, volatile []string) (effectArgs, bool) {
+// splitArgsSlow is splitArgs through encoding/json, the reference; skip is volatile in lower
+// case.
+func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool) (effectArgs, bool) {
 	var out effectArgs
 	v, err := model.DecodeArgs(args)
 	if err != nil {
@@ -171,10 +178,6 @@ func splitArgsSlow(args json.RawMessage, volatile []string) (effectArgs, bool) {
 	}
 	var texts []string
 	ident := make(map[string]any, len(m))
-	skip := make(map[string]bool, len(volatile))
-	for _, k := range volatile {
-		skip[strings.ToLower(k)] = true
-	}
 	for k, val := range m {
 		if skip[strings.ToLower(k)] {
 			continue

@@ -39,11 +39,6 @@ func (g *Gate) Release() {
 	}
 }
 
-// Held reports whether the gate is shut now.
-func (g *Gate) Held() bool {
-	return g != nil && time.Now().UnixNano() < g.until.Load()
-}
-
 // Wait returns once the gate is open, or with ctx's error when ctx ends first. It costs one
 // atomic load when the gate is open.
 func (g *Gate) Wait(ctx context.Context) error {

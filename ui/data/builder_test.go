@@ -195,13 +195,7 @@ func splitLines(s string) []string {
 // groups and snapshotting on another goroutine (run with -race, which also checks that the
 // shared rows are never written under a reader).
 func TestSnapshotIsImmutable(t *testing.T) {
-	execs := history(9, 3000)
-	pages, final := stream(9, execs)
-	b := NewBuilder(triage.NewKinds(), triage.Options{})
-	half := len(pages) / 2
-	for _, p := range pages[:half] {
-		b.Add(p)
-	}
+	b, pages, final, half := halfLoaded(9, 3000)
 	if err := b.Groups(context.Background(), fetcher(final)); err != nil {
 		t.Fatal(err)
 	}
@@ -455,17 +449,22 @@ func TestBuilderAddWaitsAtTheGate(t *testing.T) {
 	}
 }
 
+// halfLoaded is a builder given the first half of the pages of n executions of history seed.
+func halfLoaded(seed uint64, n int) (b *Builder, pages [][]model.Execution, final map[string]model.Execution, half int) {
+	pages, final = stream(seed, history(seed, n))
+	b = NewBuilder(triage.NewKinds(), triage.Options{})
+	half = len(pages) / 2
+	for _, p := range pages[:half] {
+		b.Add(p)
+	}
+	return b, pages, final, half
+}
+
 // Once a load is in (Groups and a snapshot), the builder gives back what it needed only while
 // loading (the fresh rows, the symbols' cache), and goes on as before: pages added after it
 // give the dataset one pass over them all gives.
 func TestGroupsGivesBackTheRoom(t *testing.T) {
-	execs := history(11, 40_000)
-	pages, final := stream(11, execs)
-	b := NewBuilder(triage.NewKinds(), triage.Options{})
-	half := len(pages) / 2
-	for _, p := range pages[:half] {
-		b.Add(p)
-	}
+	b, pages, final, half := halfLoaded(11, 40_000)
 	b.Snapshot()
 	if err := b.Groups(context.Background(), fetcher(final)); err != nil {
 		t.Fatal(err)
