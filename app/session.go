@@ -12,6 +12,7 @@ import (
 
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
 )
 
@@ -71,6 +72,29 @@ func (a *App) Stream(ctx context.Context, since time.Duration, page func([]model
 		}
 		return page(batch)
 	})
+}
+
+// SizeHint guesses how many executions a Stream of since will give, a little high, so that a
+// caller keeping a row for each can make room for them at once: a whole export file's (from
+// the length of its first lines); 0 for a window, which may cut the file anywhere, and for
+// the API, which does not say.
+func (a *App) SizeHint(since time.Duration) int {
+	if since != 0 {
+		return 0
+	}
+	if h, ok := a.src.(interface{ SizeHint() int }); ok {
+		return h.SizeHint()
+	}
+	return 0
+}
+
+// Recycle hands a batch of Stream back once the caller has taken what it keeps of its records
+// and keeps no slice of it: a file source fills the array again (source.Recycler). Other
+// sources leave it to the collector.
+func (a *App) Recycle(batch []model.Execution) {
+	if r, ok := a.src.(source.Recycler); ok {
+		r.Recycle(batch)
+	}
 }
 
 // keepHydrated remembers a full record fetched while loading (Record reads it back).

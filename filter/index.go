@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/exectriage/exectriage/internal/capacity"
 	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/sahilm/fuzzy"
 )
@@ -65,6 +66,15 @@ const minChunk = 16384
 // NewIndex returns an index with room for n rows.
 func NewIndex(n int) *Index {
 	return &Index{rows: make([]rowMeta, 0, n), blocks: [][]byte{make([]byte, min(max(n*96, 4096), arenaBlock))}}
+}
+
+// Reserve makes room for more rows (their metadata: the arena grows by blocks and copies
+// nothing).
+func (ix *Index) Reserve(more int) {
+	if ix.order != nil {
+		panic("filter: Reserve on a view")
+	}
+	ix.rows = capacity.Grow(ix.rows, more)
 }
 
 // Len returns the number of rows (of positions, for a view).

@@ -56,6 +56,10 @@ type FileOptions struct {
 	// ReuseBatches promises that batch does not keep the slice it is handed (it copies the
 	// records it wants) once it returns, so the loader may fill it again.
 	ReuseBatches bool
+	// Spare, when set, holds record arrays a consumer that kept its batches has handed back
+	// once it was done with them (fileSource.Recycle): the parsers fill them again before
+	// they make new ones. The loader puts its own spare arrays there too.
+	Spare chan []model.Execution
 	// MaxGzipRatio bounds how many times its own size a gzip export may decompress to, once it
 	// is past GzipRatioFloor (0: DefaultMaxGzipRatio). Past it the load stops before the next
 	// bytes are parsed or spooled: a 3 MB file of newlines would otherwise fill $TMPDIR with
@@ -476,6 +480,10 @@ type chunk struct {
 	errLine int
 }
 
+// spareArrays is how many record arrays wait to be filled again: as many as can be in
+// flight (queued, being parsed, parsed and waiting, emitted and not yet handed back).
+func spareArrays(workers int) int { return 4*workers + 4 }
+
 // lines reads JSON Lines. line is the number of the first line (blank lines before it were
 // consumed by the sniffing).
 func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
@@ -488,7 +496,10 @@ func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 	free := make(chan []byte, 4*workers+4)
 	// Record arrays handed back by merge once their records were copied (into batches, or by
 	// a callback that promised to), for the parsers to fill again.
-	l.spare = make(chan []model.Execution, 4*workers+4)
+	l.spare = l.opt.Spare
+	if l.spare == nil {
+		l.spare = make(chan []model.Execution, spareArrays(workers))
+	}
 	results := make(chan *chunk, workers)
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
@@ -39,6 +40,13 @@ type Source interface {
 	// Client is the API client behind the source, nil when there is none (a file).
 	Client() *client.Client
 	Close() error
+}
+
+// Recycler is a source whose Load can fill a batch's array again once the consumer, which
+// kept the batch for a while, is done with it (see fileSource.Recycle).
+type Recycler interface {
+	// Recycle hands back a batch of this source's Load; the caller keeps no slice of it.
+	Recycle(batch []model.Execution)
 }
 
 // Kind is what a source reads.
@@ -278,6 +286,7 @@ type fileSource struct {
 	unlocated bool                       // the last load read a gzip export without a spool
 	loading   chan struct{}              // open while a Load runs
 	complete  bool                       // a Load has read the whole file
+	spare     chan []model.Execution     // the running Load's arrays to fill again (Recycle); nil when none runs
 	// Open handles on a plain export for reading records again, so that a Get costs one read
 	// rather than an open, a read and a close (the TUI's groups read tens of thousands). Each
 	// is of a load (gen): a later load may index another file at the same path, so handles of
@@ -479,9 +488,10 @@ func (s *fileSource) load(ctx context.Context, since time.Duration, index, skipA
 		cutoff = s.opt.now().Add(-since)
 	}
 	done := make(chan struct{})
+	spare := make(chan []model.Execution, spareArrays(cores.N()))
 	s.mu.Lock()
 	s.dropHandles()
-	s.where, s.kept, s.loading, s.complete, s.unlocated = nil, nil, done, false, false
+	s.where, s.kept, s.loading, s.complete, s.unlocated, s.spare = nil, nil, done, false, false, spare
 	if index {
 		s.where = newFileIndex(s.SizeHint())
 	}
@@ -491,12 +501,15 @@ func (s *fileSource) load(ctx context.Context, since time.Duration, index, skipA
 		if s.loading == done {
 			s.loading = nil
 		}
+		if s.spare == spare {
+			s.spare = nil // the arrays in it go with it: nothing keeps them after the load
+		}
 		s.mu.Unlock()
 		close(done)
 	}()
 	l := newLoader(s.path, FileOptions{BatchSize: s.opt.BatchSize, MaxRecordBytes: s.opt.MaxRecordBytes, OnBad: s.opt.OnBad,
 		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches, MaxGzipRatio: s.opt.MaxGzipRatio, SkipArguments: skipArgs,
-		CopyPeople: s.opt.CopyPeople, Background: s.opt.Background, Gate: s.opt.Gate})
+		CopyPeople: s.opt.CopyPeople, Background: s.opt.Background, Gate: s.opt.Gate, Spare: spare})
 	l.spool = s.newSpool
 	var locs []location // the batch's, from onLocs, just before emit
 	l.onLocs = func(b []model.Execution, ls []location) {
@@ -560,6 +573,26 @@ func (s *fileSource) load(ctx context.Context, since time.Duration, index, skipA
 	s.complete = index
 	s.mu.Unlock()
 	return nil
+}
+
+// Recycle takes back a batch Load handed out, once its consumer is done with it and keeps
+// no slice of it: the running load fills the array again rather than make a new one (a 1M
+// export's load otherwise allocates 424 MB of arrays, which the collector chases while a
+// person types). The records are cleared first, so no stale string stays alive. A batch
+// handed back after its load ended is left to the collector.
+func (s *fileSource) Recycle(b []model.Execution) {
+	s.mu.Lock()
+	spare := s.spare
+	s.mu.Unlock()
+	if spare == nil || cap(b) == 0 {
+		return
+	}
+	b = b[:cap(b)]
+	clear(b)
+	select {
+	case spare <- b[:0]:
+	default:
+	}
 }
 
 // lookup finds id: kept whole, or at locs in the export, or in its spool when it has one.

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/exectriage/exectriage/model"
 	"pgregory.net/rapid"
@@ -369,4 +370,30 @@ func TestCandidatesMatchAnalyze(t *testing.T) {
 		execs, opt := crowdedHistory(rt)
 		sameResult(rt, candidateResult(rt, execs, opt, rapid.Uint64().Draw(rt, "shuffle")), analyzeReference(execs, NewKinds(), opt))
 	})
+}
+
+// Reserve makes room for the writes of a load at once: recording them moves no array, and the
+// groups are those of an incremental triage growing as it goes.
+func TestIncrementalReserve(t *testing.T) {
+	execs := syntheticHistory(5000, 3)
+	a := NewIncremental(NewKinds(), Options{})
+	a.Reserve(len(execs))
+	writes := unsafe.SliceData(a.writes)
+	ts, groupable := a.Classify(execs)
+	for i := range execs {
+		a.Record(&execs[i], ts[i], groupable[i])
+	}
+	if len(a.writes) == 0 || unsafe.SliceData(a.writes) != writes {
+		t.Errorf("%d writes recorded; the array moved: %v", len(a.writes), unsafe.SliceData(a.writes) != writes)
+	}
+	grown := NewIncremental(NewKinds(), Options{})
+	for i := range execs {
+		grown.Add(&execs[i])
+	}
+	fetch := func(_ context.Context, pos int) (model.Execution, error) { return execs[pos], nil }
+	g1, m1, err1 := a.Groups(context.Background(), fetch)
+	g2, m2, err2 := grown.Groups(context.Background(), fetch)
+	if err1 != nil || err2 != nil || len(g2) == 0 || !reflect.DeepEqual(g1, g2) || !reflect.DeepEqual(m1, m2) {
+		t.Errorf("groups differ from a growing triage's: %d and %d groups (%v, %v)", len(g1), len(g2), err1, err2)
+	}
 }

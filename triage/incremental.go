@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/exectriage/exectriage/internal/capacity"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -53,6 +54,11 @@ func (a *Incremental) Classify(batch []model.Execution) (ts []model.Triage, grou
 
 // classifyMinBatch is the fewest executions Classify gives a goroutine of its own.
 const classifyMinBatch = 512
+
+// Reserve makes room for more executions (each may be a write to group).
+func (a *Incremental) Reserve(more int) {
+	a.writes = capacity.Grow(a.writes, more)
+}
 
 // Record adds the next execution (its position is Len() before the call) with the triage
 // Classify gave it, and returns that triage.

@@ -27,6 +27,7 @@ type loadPageMsg struct {
 	tag   int
 	batch []model.Execution
 	next  tea.Cmd
+	hint  int // how many records the whole load may give (Backend.SizeHint), 0 when unknown
 }
 
 // loadDoneMsg ends a load.
@@ -37,6 +38,7 @@ type loadDoneMsg struct {
 
 type loadEvent struct {
 	batch []model.Execution
+	hint  int
 	done  bool
 	err   error
 }
@@ -56,6 +58,7 @@ func loadCmd(ctx context.Context, be Backend, tag int, since time.Duration) tea.
 					return ctx.Err()
 				}
 			}
+			hint := be.SizeHint(since)
 			var err error
 			func() {
 				defer func() {
@@ -64,7 +67,7 @@ func loadCmd(ctx context.Context, be Backend, tag int, since time.Duration) tea.
 					}
 				}()
 				err = be.Load(ctx, since, func(b []model.Execution) error {
-					return send(loadEvent{batch: b}) // the callback owns the batch (Backend.Load)
+					return send(loadEvent{batch: b, hint: hint}) // the callback owns the batch (Backend.Load)
 				})
 			}()
 			_ = send(loadEvent{done: true, err: err})
@@ -82,7 +85,7 @@ func waitLoad(tag int, ch <-chan loadEvent) tea.Cmd {
 		case ev.done:
 			return loadDoneMsg{tag: tag, err: ev.err}
 		}
-		return loadPageMsg{tag: tag, batch: ev.batch, next: waitLoad(tag, ch)}
+		return loadPageMsg{tag: tag, batch: ev.batch, hint: ev.hint, next: waitLoad(tag, ch)}
 	}
 }
 
@@ -99,12 +102,16 @@ const bigLoad = 100_000
 
 // analyzeCmd gives pages to the builder (triage and index, once per record) and snapshots it;
 // groups, at the end of a load, also finds the duplicate groups, re-reading the few records
-// that may repeat.
-func analyzeCmd(ctx context.Context, be Backend, tag int, b *data.Builder, pages [][]model.Execution, groups bool) tea.Cmd {
+// that may repeat. hint is how many records the load may give in all (0: unknown): the
+// builder makes room for them at once.
+func analyzeCmd(ctx context.Context, be Backend, tag int, b *data.Builder, pages [][]model.Execution, hint int, groups bool) tea.Cmd {
 	return func() tea.Msg {
 		cores.Background() // keys and frames first: this is the load's heaviest step
-		for _, p := range pages {
-			b.Add(p)
+		b.Reserve(hint)
+		for i, p := range pages {
+			b.Add(p) // the builder copies what it keeps of the records
+			be.Recycle(p)
+			pages[i] = nil
 		}
 		var err error
 		if groups {

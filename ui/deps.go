@@ -46,6 +46,12 @@ type Backend interface {
 	SourceKind() app.SourceKind
 	// Load streams executions of the last since (0: all) in batches the callback owns.
 	Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error
+	// SizeHint guesses how many executions a Load of since will give, a little high; 0 when
+	// it cannot tell cheaply. It may read the source: call it from a command.
+	SizeHint(since time.Duration) int
+	// Recycle hands back a batch of Load once the builder has taken its records and nothing
+	// keeps a slice of it: the load may fill its array again.
+	Recycle(batch []model.Execution)
 	// NewBuilder returns an empty dataset builder that triages as the backend is configured.
 	NewBuilder() *data.Builder
 	// Hold holds a load's background work (read, parse, analysis) back for d, so that the
@@ -180,6 +186,10 @@ func (b backend) CheckRead() string {
 func (b backend) Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
 	return b.a.Stream(ctx, since, page)
 }
+
+func (b backend) Recycle(batch []model.Execution) { b.a.Recycle(batch) }
+
+func (b backend) SizeHint(since time.Duration) int { return b.a.SizeHint(since) }
 
 func (b backend) NewBuilder() *data.Builder {
 	d := data.NewBuilder(b.a.Kinds(), b.a.TriageOptions())

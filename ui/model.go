@@ -90,6 +90,7 @@ type Model struct {
 	builder    *data.Builder       // every record loaded, triaged and indexed (used by one analysis at a time)
 	pending    [][]model.Execution // pages received, not yet given to the builder
 	pendingN   int                 // records in pending
+	sizeHint   int                 // how many records the load may give (loadPageMsg.hint)
 	nextPage   tea.Cmd             // the load's next page, held while pending is full
 	received   int                 // records received by the current load
 	pages      int
@@ -208,7 +209,7 @@ func (m *Model) startLoad(since time.Duration, full bool) tea.Cmd {
 	m.cancelLoad = cancel
 	m.loadTag++
 	m.loading, m.pages, m.loadFailed = true, 0, false
-	m.received, m.nextPage = 0, nil
+	m.received, m.nextPage, m.sizeHint = 0, nil, 0
 	if !full && m.data.DS.Len() > 0 {
 		// Everything since the newest record, plus ten minutes: long calls finish late.
 		newest := m.data.DS.Timestamp(0)
@@ -238,7 +239,7 @@ func (m *Model) scheduleAnalyze() tea.Cmd {
 	m.pending, m.pendingN = nil, 0
 	m.grouping = !m.loading
 	m.header.Grouping = m.grouping
-	cmd := analyzeCmd(m.ctx, m.be, m.analyzeTag, m.builder, pages, m.grouping)
+	cmd := analyzeCmd(m.ctx, m.be, m.analyzeTag, m.builder, pages, m.sizeHint, m.grouping)
 	if m.grouping {
 		return tea.Batch(cmd, m.startSpinner())
 	}

@@ -968,3 +968,53 @@ func TestKeysHoldTheLoad(t *testing.T) {
 		t.Fatalf("keys while loading: %d holds of %v, want 2 of %v (at least a frame)", n, d, keyHold)
 	}
 }
+
+// recycles is the real backend, counting the pages handed back and the size hints asked.
+type recycles struct {
+	Backend
+	pages, hints *int
+	since        *time.Duration
+	hint         *int
+}
+
+func (r recycles) Recycle(b []model.Execution) { *r.pages++; r.Backend.Recycle(b) }
+
+func (r recycles) SizeHint(since time.Duration) int {
+	*r.hints++
+	*r.since = since
+	*r.hint = r.Backend.SizeHint(since)
+	return 10 * *r.hint // more than the builder would grow to on its own
+}
+
+// A load of a whole export asks how many records it holds and the builder makes room for them
+// before its first page; each page goes back to the source once the builder has taken it.
+func TestLoadReservesAndHandsPagesBack(t *testing.T) {
+	var lines strings.Builder
+	for i := range 5000 { // three pages
+		fmt.Fprintf(&lines, `{"id":"log_%05d","status":"success","metadata":{"tool_slug":"GMAIL_SEND_EMAIL","user_id":"u%d"}}`+"\n", i, i%9)
+	}
+	path := filepath.Join(t.TempDir(), "x.jsonl")
+	if err := os.WriteFile(path, []byte(lines.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	e.useFile(path)
+	var pages, hints, hint int
+	since := time.Hour
+	be := recycles{NewBackend(e.deps()), &pages, &hints, &since, &hint}
+	h := &harness{t: t, m: New(context.Background(), be, e.ui), e: e}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.run(h.m.Init())
+	if h.m.loading || h.m.analyzing || h.m.data.DS.Len() != 5000 {
+		t.Fatalf("load not done: loading %v, analyzing %v, %d rows", h.m.loading, h.m.analyzing, h.m.data.DS.Len())
+	}
+	if hints != 1 || since != 0 || hint < 5000 {
+		t.Errorf("size hints asked %d times (since %v): %d, want once for the whole file, at least 5000", hints, since, hint)
+	}
+	if got := h.m.builder.Len() + h.m.builder.Room(); got < 10*hint {
+		t.Errorf("the builder has room for %d rows, the hint was %d", got, 10*hint)
+	}
+	if pages != h.m.pages || pages < 3 {
+		t.Errorf("%d pages handed back of %d received", pages, h.m.pages)
+	}
+}

@@ -48,6 +48,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.pending = append(m.pending, msg.batch)
+		m.sizeHint = msg.hint
 		m.pendingN += len(msg.batch)
 		m.received += len(msg.batch)
 		m.pages++

@@ -80,8 +80,12 @@ func load(ctx context.Context, path string, n int) (*view, error) {
 		return nil, err
 	}
 	v := &view{src: src, b: data.NewBuilder(triage.NewKinds(), triage.Options{})}
+	if h, ok := src.(interface{ SizeHint() int }); ok {
+		v.b.Reserve(h.SizeHint()) // as the TUI's analysis does before a load's first page
+	}
 	err = src.Load(ctx, 0, func(batch []model.Execution) error {
 		v.b.Add(batch)
+		src.(source.Recycler).Recycle(batch) // as the TUI's analysis hands its pages back
 		return nil
 	})
 	if err != nil {
@@ -97,19 +101,25 @@ func load(ctx context.Context, path string, n int) (*view, error) {
 // BenchmarkMemory1M loads bench-data/1m.jsonl as the TUI does (a data.Builder fed page by
 // page) and reports the live heap it keeps per execution (runtime.MemStats after GC): rows,
 // filter index, triage summary and duplicate groups, a dataset of everything, and the file
-// source's offsets for Get. Run it alone in its
-// process (-count 1) for a meaningful peak RSS (VmHWM, which includes the load's garbage).
+// source's offsets for Get; and what the load cost the collector (its cycles, and the bytes
+// allocated). Run it alone in its process (-count 1) for a meaningful peak RSS (VmHWM, which
+// includes the load's garbage).
 func BenchmarkMemory1M(b *testing.B) {
 	path := benchData(b, "1m.jsonl")
 	const n = 1_000_000
 	for b.Loop() {
 		base := heapAfterGC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		start := time.Now()
 		v, err := load(context.Background(), path, n)
 		if err != nil {
 			b.Fatal(err)
 		}
 		elapsed := time.Since(start)
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.NumGC-before.NumGC), "GCs")
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/(1<<20), "alloc-MB")
 		if v.ds.Len() != n {
 			b.Fatalf("%d rows", v.ds.Len())
 		}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"pgregory.net/rapid"
 
@@ -488,5 +489,57 @@ func TestGroupsGivesBackTheRoom(t *testing.T) {
 	}
 	if got, want := state(t, b.Snapshot()), state(t, one.Snapshot()); !reflect.DeepEqual(got, want) {
 		t.Fatal("the trimmed builder's dataset differs from one pass's")
+	}
+}
+
+// Reserve makes room for a load's rows at once: adding them grows no per-row array (each
+// stays where it was), and the dataset is the one a builder growing as it goes gives.
+func TestReserveMakesRoomOnce(t *testing.T) {
+	pages, final := stream(5, history(5, 6000))
+	n := 0
+	for _, p := range pages {
+		n += len(p)
+	}
+	b := NewBuilder(triage.NewKinds(), triage.Options{})
+	b.Reserve(n)
+	arrays := func() []any {
+		return []any{unsafe.SliceData(b.sum.rows), unsafe.SliceData(b.sum.ids), unsafe.SliceData(b.reason),
+			unsafe.SliceData(b.note), unsafe.SliceData(b.sig)}
+	}
+	before := arrays()
+	for i, p := range pages {
+		b.Add(p)
+		if i == len(pages)/2 {
+			b.Snapshot()
+		}
+	}
+	if after := arrays(); !reflect.DeepEqual(after, before) {
+		t.Errorf("per-row arrays moved while adding the %d records room was made for: %v, then %v", n, before, after)
+	}
+	if err := b.Groups(context.Background(), fetcher(final)); err != nil {
+		t.Fatal(err)
+	}
+	grown := NewBuilder(triage.NewKinds(), triage.Options{})
+	for _, p := range pages {
+		grown.Add(p)
+	}
+	if err := grown.Groups(context.Background(), fetcher(final)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := state(t, b.Snapshot()), state(t, grown.Snapshot()); got != want {
+		t.Fatalf("the dataset differs from a growing builder's:\n%s", firstDiff(got, want))
+	}
+	// More room on a builder with rows: the ids' room follows the length of those it holds.
+	b.Reserve(b.sum.Len() + 100_000)
+	if got := cap(b.sum.ids) - len(b.sum.ids); got < 100_000*len("log_00000") {
+		t.Errorf("room for %d id bytes after reserving 100,000 more rows", got)
+	}
+	if got := cap(b.sum.rows) - len(b.sum.rows); got < 100_000 {
+		t.Errorf("room for %d rows after reserving 100,000 more", got)
+	}
+	rows := unsafe.SliceData(b.sum.rows)
+	b.Reserve(10) // fewer than it holds: nothing changes
+	if unsafe.SliceData(b.sum.rows) != rows {
+		t.Error("reserving fewer rows than the builder holds moved its rows")
 	}
 }

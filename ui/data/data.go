@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/internal/capacity"
 	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/internal/intern"
 	"github.com/exectriage/exectriage/internal/pace"
@@ -169,6 +170,15 @@ func newIDIndex(n int) *idIndex {
 	return &idIndex{seed: maphash.MakeSeed(), byH: make(map[uint64]int32, n)}
 }
 
+// reserve makes room for n ids, when the index is still empty (a map cannot grow in place).
+func (x *idIndex) reserve(n int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.byH) == 0 {
+		x.byH = make(map[uint64]int32, n)
+	}
+}
+
 // find returns the newest row with the id among sum's rows, or -1.
 func (x *idIndex) find(id string, sum *Summaries) int {
 	x.mu.RLock()
@@ -256,6 +266,30 @@ func newBuilder(n int) *Builder {
 	b.sum.syms = NewSymbols(intern.Many) // users and accounts: tens of thousands
 	return b
 }
+
+// Reserve makes room for n rows in all, for a load that knows about how many records it will
+// add (a file's SizeHint): growing by append copies each per-row array over and over (by a
+// quarter at a time once it is big: about four times its final size in garbage, which the
+// collector then chases while a person types) and holds two copies at the end. A guess a
+// little high costs address space, not memory, until the rows are written.
+func (b *Builder) Reserve(n int) {
+	more := n - b.sum.Len()
+	if more <= 0 {
+		return
+	}
+	b.sum.reserve(more)
+	b.idx.Reserve(more)
+	b.reason = capacity.Grow(b.reason, more)
+	b.note = capacity.Grow(b.note, more)
+	b.sig = capacity.Grow(b.sig, more) // not the fresh rows: each snapshot lets them go
+	b.ids.reserve(n)
+	if b.inc != nil {
+		b.inc.Reserve(more)
+	}
+}
+
+// Room returns how many more rows the builder takes before its arrays grow (see Reserve).
+func (b *Builder) Room() int { return cap(b.sum.rows) - len(b.sum.rows) }
 
 // Len returns how many executions the builder holds (replaced records not counted).
 func (b *Builder) Len() int {

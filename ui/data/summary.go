@@ -5,6 +5,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/exectriage/exectriage/internal/capacity"
 	"github.com/exectriage/exectriage/internal/intern"
 	"github.com/exectriage/exectriage/model"
 )
@@ -185,6 +186,17 @@ func (s *Summaries) Append(e *model.Execution, t *model.Triage) {
 	r.id = uint64(len(s.ids))<<24 | uint64(len(id))
 	s.ids = append(s.ids, id...)
 	s.rows = append(s.rows, r)
+}
+
+// reserve makes room for more rows, and for their ids at the length of those so far (24
+// bytes each when there are none).
+func (s *Summaries) reserve(more int) {
+	s.rows = capacity.Grow(s.rows, more)
+	idLen := 24
+	if len(s.rows) > 0 {
+		idLen = len(s.ids)/len(s.rows) + 1
+	}
+	s.ids = capacity.Grow(s.ids, more*idLen)
 }
 
 // Len returns the number of rows.

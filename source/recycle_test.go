@@ -1,0 +1,75 @@
+package source
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// A consumer that keeps each batch a while (the TUI's pages wait for its analysis) hands it
+// back with Recycle once done: the load fills those arrays again instead of making new ones,
+// and the records stay exactly a plain load's. After the load, Recycle keeps nothing.
+func TestRecycleRefillsArrays(t *testing.T) {
+	var lines strings.Builder
+	for i := range 40_000 { // twenty chunks: more than the load can parse ahead of its consumer
+		fmt.Fprintf(&lines, `{"id":"log_%05d","message":"%s","metadata":{"tool_slug":"GMAIL_SEND_EMAIL","user_id":"u%d"}}`+"\n", i, strings.Repeat("m", i%30), i%7)
+	}
+	p := writeFile(t, "r.jsonl", lines.String())
+	want, _, err := loadAll(t, p, FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open(context.Background(), Options{File: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	r, ok := src.(Recycler)
+	if !ok {
+		t.Fatal("a file source is no Recycler")
+	}
+	handedBack := map[*model.Execution]bool{}
+	var got []model.Execution
+	var held []model.Execution // one batch behind, as a consumer that keeps its pages
+	batches, refilled := 0, 0
+	err = src.Load(context.Background(), 0, func(b []model.Execution) error {
+		batches++
+		if handedBack[unsafe.SliceData(b)] {
+			refilled++
+		}
+		got = append(got, b...)
+		if held != nil {
+			handedBack[unsafe.SliceData(held)] = true
+			r.Recycle(held)
+		}
+		held = b
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if len(got) != len(want) || string(gj) != string(wj) {
+		t.Fatalf("%d records, want %d; the same: %v", len(got), len(want), string(gj) == string(wj))
+	}
+	if refilled == 0 {
+		t.Errorf("none of %d batches was an array handed back", batches)
+	}
+	r.Recycle(held) // after the load: nothing keeps it
+	fs := src.(*fileSource)
+	fs.mu.Lock()
+	spare := fs.spare
+	fs.mu.Unlock()
+	if spare != nil {
+		t.Errorf("the source keeps %d arrays after its load", len(spare))
+	}
+	if held[0].ID == "" {
+		t.Error("Recycle after the load cleared a batch nothing will fill again")
+	}
+}
