@@ -14,6 +14,7 @@ import (
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/internal/cores"
+	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/data"
@@ -45,11 +46,12 @@ type loadEvent struct {
 
 // loadCmd starts a streaming load and returns its first event. The goroutine feeding the
 // channel stops when ctx is cancelled (a newer load, or quit).
-func loadCmd(ctx context.Context, be Backend, tag int, since time.Duration) tea.Cmd {
+func loadCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, since time.Duration) tea.Cmd {
 	return func() tea.Msg {
 		ch := make(chan loadEvent, 2)
 		go func() {
 			defer close(ch)
+			defer mem.Load()()
 			send := func(ev loadEvent) error {
 				select {
 				case ch <- ev:
@@ -90,11 +92,13 @@ func waitLoad(tag int, ch <-chan loadEvent) tea.Cmd {
 }
 
 // analyzedMsg is a dataset of everything loaded so far; err says why the duplicate groups
-// could not be found (the dataset keeps the previous ones).
+// could not be found (the dataset keeps the previous ones). big says a big load is in, groups
+// and all: once the list shows it, its memory is handed back (handBackCmd).
 type analyzedMsg struct {
 	tag int
 	ds  *data.Dataset
 	err error
+	big bool
 }
 
 // bigLoad is the size of a dataset after whose load the memory is handed back at once.
@@ -103,28 +107,34 @@ const bigLoad = 100_000
 // analyzeCmd gives pages to the builder (triage and index, once per record) and snapshots it;
 // groups, at the end of a load, also finds the duplicate groups, re-reading the few records
 // that may repeat. hint is how many records the load may give in all (0: unknown): the
-// builder makes room for them at once.
-func analyzeCmd(ctx context.Context, be Backend, tag int, b *data.Builder, pages [][]model.Execution, hint int, groups bool) tea.Cmd {
+// builder makes room for them at once. mem paces the collector meanwhile (see heap.Budget).
+func analyzeCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, b *data.Builder, pages [][]model.Execution, hint int, groups bool) tea.Cmd {
 	return func() tea.Msg {
-		cores.Background() // keys and frames first: this is the load's heaviest step
+		cores.Foreground() // after the loop, before the read and the parse, which wait for it
+		done := mem.Load()
 		b.Reserve(hint)
 		for i, p := range pages {
 			b.Add(p) // the builder copies what it keeps of the records
 			be.Recycle(p)
 			pages[i] = nil
 		}
+		mem.Fit()
 		var err error
 		if groups {
 			err = b.Groups(ctx, be.Record)
 		}
 		ds := b.Snapshot()
-		if groups && ds.Len() >= bigLoad {
-			// A big load leaves its pages behind as garbage: hand the memory back to the system
-			// now rather than keep the load's peak resident while the person reads the list.
-			debug.FreeOSMemory()
-		}
-		return analyzedMsg{tag: tag, ds: ds, err: err}
+		done()
+		return analyzedMsg{tag: tag, ds: ds, err: err, big: groups && ds.Len() >= bigLoad}
 	}
+}
+
+// handBackCmd hands the memory a big load no longer needs back to the system, now rather than
+// keep the load's peak resident while the person reads the list. It runs a collection: off the
+// loop.
+func handBackCmd() tea.Msg {
+	debug.FreeOSMemory()
+	return nil
 }
 
 // selectedMsg is the list's rows for the current dataset, toggles and filter.

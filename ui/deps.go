@@ -6,6 +6,7 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/bundle"
+	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
@@ -119,6 +120,8 @@ type Options struct {
 	// Notice is shown in the status line at start (a warning from setting up, say the journal
 	// could not be opened).
 	Notice string
+	// Memory paces the collector while loads run (Run sets it; nil: the runtime's defaults).
+	Memory *heap.Budget
 }
 
 func (o Options) withDefaults() Options {

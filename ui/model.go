@@ -91,6 +91,8 @@ type Model struct {
 	pending    [][]model.Execution // pages received, not yet given to the builder
 	pendingN   int                 // records in pending
 	sizeHint   int                 // how many records the load may give (loadPageMsg.hint)
+	handBack   bool                // a big load is in: hand its memory back once the list shows it
+	progressAt time.Time           // when the header's load counts last changed (showProgress)
 	nextPage   tea.Cmd             // the load's next page, held while pending is full
 	received   int                 // records received by the current load
 	pages      int
@@ -219,7 +221,7 @@ func (m *Model) startLoad(since time.Duration, full bool) tea.Cmd {
 		}
 	}
 	m.header.Loading, m.header.Loaded, m.header.Pages = true, 0, 0
-	return tea.Batch(loadCmd(ctx, m.be, m.loadTag, since), m.startSpinner())
+	return tea.Batch(loadCmd(ctx, m.be, m.opt.Memory, m.loadTag, since), m.startSpinner())
 }
 
 // maxPending is how many received records may wait for the builder before the load pauses.
@@ -239,7 +241,7 @@ func (m *Model) scheduleAnalyze() tea.Cmd {
 	m.pending, m.pendingN = nil, 0
 	m.grouping = !m.loading
 	m.header.Grouping = m.grouping
-	cmd := analyzeCmd(m.ctx, m.be, m.analyzeTag, m.builder, pages, m.sizeHint, m.grouping)
+	cmd := analyzeCmd(m.ctx, m.be, m.opt.Memory, m.analyzeTag, m.builder, pages, m.sizeHint, m.grouping)
 	if m.grouping {
 		return tea.Batch(cmd, m.startSpinner())
 	}

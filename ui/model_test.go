@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,11 +17,13 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/exectriage/exectriage/config"
+	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/internal/testsupport"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
@@ -999,6 +1002,9 @@ func TestLoadReservesAndHandsPagesBack(t *testing.T) {
 	}
 	e := newEnv(t)
 	e.useFile(path)
+	mem := heap.New(1 << 20)
+	defer mem.Close()
+	e.ui.Memory = mem
 	var pages, hints, hint int
 	since := time.Hour
 	be := recycles{NewBackend(e.deps()), &pages, &hints, &since, &hint}
@@ -1016,5 +1022,72 @@ func TestLoadReservesAndHandsPagesBack(t *testing.T) {
 	}
 	if pages != h.m.pages || pages < 3 {
 		t.Errorf("%d pages handed back of %d received", pages, h.m.pages)
+	}
+	// The load and its analysis ran under the memory budget, which is set and done.
+	if mem.Limit() < 1<<20 || debug.SetGCPercent(100) != 100 {
+		t.Errorf("after the load: budget limit %d, the collector's percent not given back", mem.Limit())
+	}
+}
+
+// Once a big load's groups are in, its memory is handed back when the list shows them (the
+// selection that follows leaves its own garbage), once.
+func TestBigLoadHandsMemoryBack(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	ds := h.m.data.DS
+	h.m.analyzing = true
+	h.m.Update(analyzedMsg{tag: h.m.analyzeTag, ds: ds, big: true})
+	if !h.m.handBack {
+		t.Fatal("a big load's last analysis did not ask for the memory to be handed back")
+	}
+	_, cmd := h.m.Update(selectedMsg{tag: h.m.selTag, ds: ds})
+	if h.m.handBack || cmd == nil {
+		t.Fatalf("the list shows the big load, the memory is not handed back (pending %v)", h.m.handBack)
+	}
+	h.m.Update(analyzedMsg{tag: h.m.analyzeTag, ds: ds})
+	if h.m.handBack {
+		t.Error("a small analysis asked for the memory to be handed back")
+	}
+}
+
+// When a load ends while an analysis of its pages is still under way, the duplicate groups are
+// found after it: the header says so until they are, never "refreshed" before.
+func TestLoadEndSaysGroupsAreComing(t *testing.T) {
+	e := newEnv(t)
+	m := New(context.Background(), NewBackend(e.deps()), e.ui)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.loading, m.analyzing = true, true // a page's analysis runs
+	m.header.Loading = true
+	m.Update(loadDoneMsg{tag: m.loadTag})
+	if s := ansi.Strip(m.Render()); !strings.Contains(s, "finding duplicate groups") || strings.Contains(s, "refreshed") {
+		t.Fatalf("the load is done, its groups are not: the header reads\n%s", strings.SplitN(s, "\n", 3)[:2])
+	}
+	if !m.analyzeDirty {
+		t.Fatal("no analysis with groups is due after the one under way")
+	}
+}
+
+// Pages that come faster than the header can be read change its counts once: the first at
+// once, then at most every progressEvery or with the spinner's next frame, so a fast load does
+// not redraw the screen for every page.
+func TestProgressIsPaced(t *testing.T) {
+	e := newEnv(t)
+	m := New(context.Background(), NewBackend(e.deps()), e.ui)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.loading, m.header.Loading, m.header.Loaded, m.header.Pages = true, true, 0, 0
+	page := []model.Execution{{ID: "log_1"}, {ID: "log_2"}}
+	for range 5 {
+		m.Update(loadPageMsg{tag: m.loadTag, batch: page})
+	}
+	if m.header.Pages != 1 || m.header.Loaded != 2 {
+		t.Fatalf("after 5 quick pages the header shows page %d, %d records; want the first's", m.header.Pages, m.header.Loaded)
+	}
+	m.Update(spinner.TickMsg{})
+	if m.header.Pages != 5 || m.header.Loaded != 10 {
+		t.Fatalf("after a spinner frame the header shows page %d, %d records; want 5, 10", m.header.Pages, m.header.Loaded)
+	}
+	m.progressAt = time.Now().Add(-progressEvery)
+	m.Update(loadPageMsg{tag: m.loadTag, batch: page})
+	if m.header.Pages != 6 {
+		t.Fatalf("a page after progressEvery shows page %d, want 6", m.header.Pages)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/exectriage/exectriage/config"
+	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/ui/keys"
 	"github.com/exectriage/exectriage/ui/theme"
 )
@@ -36,6 +37,10 @@ func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
 		// slice behind a parse, an analysis or a filter.
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.NumCPU() + spareProcs))
 	}
+	if d.UI.Memory == nil {
+		d.UI.Memory = heap.New(memoryFloor)
+		defer d.UI.Memory.Close()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := New(ctx, NewBackend(d), d.UI)
@@ -59,6 +64,10 @@ func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
 // the selection, the collector's) and for the loop and the renderer. Measured on 2 cores, a
 // key while the 1M load runs: p50 25 / p95 47 ms with 2 spare, 15 / 25 ms with 8.
 const spareProcs = 8
+
+// memoryFloor is the TUI's least memory limit (heap.Budget): room for a million-record export
+// and the garbage of its load, within the 800 MB its load may peak at.
+const memoryFloor = 640 << 20
 
 // keyHold is how long a key holds a running load back (Backend.Hold): three frames, time for
 // the key's Update, its selection or filter off the loop, and the frame that shows it. A

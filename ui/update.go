@@ -41,6 +41,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.spin, cmd = m.spin.Update(msg)
 		m.refreshSpinnerViews()
+		m.showProgress(true)
 		return m, cmd
 
 	case loadPageMsg:
@@ -52,7 +53,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.pendingN += len(msg.batch)
 		m.received += len(msg.batch)
 		m.pages++
-		m.header.Loaded, m.header.Pages = m.received, m.pages
+		m.showProgress(false)
 		next := msg.next
 		if m.analyzing && m.pendingN >= maxPending {
 			// The builder is behind: read on when it has taken these pages, so a fast source
@@ -66,7 +67,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.loading = false
-		m.header.Loading = false
+		// The groups are found next, once the analysis under way (if any) is done: until then
+		// the header says so rather than "refreshed".
+		m.header.Loading, m.header.Grouping = false, true
 		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
 			m.loadFailed = true
 			m.header.Partial = "PARTIAL: load stopped"
@@ -100,6 +103,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.header.Partial = "PARTIAL: groups incomplete"
 			}
 		}
+		m.handBack = m.handBack || msg.big
 		cmds := []tea.Cmd{m.stageDataset(msg.ds), next}
 		if m.analyzeDirty {
 			cmds = append(cmds, m.scheduleAnalyze())
@@ -121,6 +125,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.matches.add(msg.ds, msg.q, msg.pos)
 		m.list.SetItems(msg.items, msg.sel)
 		m.updateListChrome()
+		if m.handBack && m.nextDS == nil && !m.analyzing {
+			// The list shows the big load's last dataset: what went before is garbage now.
+			m.handBack = false
+			return m, tea.Batch(m.selectionChanged(), handBackCmd)
+		}
 		return m, m.selectionChanged()
 
 	case detailTickMsg:
@@ -338,6 +347,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	return m, nil
 }
+
+// showProgress puts the load's counts in the header: the first page's at once, then at most
+// every progressEvery (or with a spinner frame, tick), so that a fast load does not redraw the
+// whole screen for every page it reads (the terminal's diff of a frame costs about 2 ms).
+func (m *Model) showProgress(tick bool) {
+	if !m.loading || m.header.Loaded == m.received && m.header.Pages == m.pages {
+		return
+	}
+	if now := time.Now(); tick || m.header.Pages == 0 || now.Sub(m.progressAt) >= progressEvery {
+		m.header.Loaded, m.header.Pages, m.progressAt = m.received, m.pages, now
+	}
+}
+
+// progressEvery is how often the header's load counts change at most.
+const progressEvery = 100 * time.Millisecond
 
 func (m *Model) refreshSpinnerViews() {
 	v := m.spin.View()

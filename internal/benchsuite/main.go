@@ -102,7 +102,7 @@ func (s *suite) run(ctx context.Context, dataDir string) error {
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	steps := []func(context.Context) error{s.scan(bin), s.scan5m(bin), s.keys(bin), s.filter, s.ui, s.memory, s.load}
+	steps := []func(context.Context) error{s.scan(bin), s.scan5m(bin), s.keys(bin), s.filter, s.ui, s.memory(bin), s.load}
 	for i, step := range steps {
 		if s.only != nil && !s.only[sectionNames[i]] || s.only == nil && sectionNames[i] == "scan5m" {
 			continue
@@ -328,50 +328,63 @@ func firstLine(s string) string {
 	return s
 }
 
-// memory runs BenchmarkMemory1M once per process, so each peak RSS is its own.
-func (s *suite) memory(ctx context.Context) error {
-	var all []bench
-	for range s.count {
-		res, err := s.goBench(ctx, "./internal/perfbench", "^BenchmarkMemory1M$", "1x", 1)
+// memory runs BenchmarkMemory1M once per process, so each peak RSS is its own, and loads the
+// 1M export in the real binary: the round 2 targets of the TUI are the binary's figures (the
+// in-process load leaves out what the TUI adds: pages waiting for the analysis, a snapshot and
+// a list selection after each, frames).
+func (s *suite) memory(bin string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		var all []bench
+		var tuiSecs, tuiPeak, tuiRes []float64
+		for i := range s.count {
+			res, err := s.goBench(ctx, "./internal/perfbench", "^BenchmarkMemory1M$", "1x", 1)
+			if err != nil {
+				return err
+			}
+			all = append(all, res...)
+			s.logf("the TUI opens 1m.jsonl in a pty (run %d of %d)", i+1, s.count)
+			r, err := s.tuiLoad(ctx, bin)
+			if err != nil {
+				return err
+			}
+			tuiSecs, tuiPeak, tuiRes = append(tuiSecs, r.secs), append(tuiPeak, r.peakMB), append(tuiRes, r.residentMB)
+		}
+		// The TUI's dataset on synthetic records (ui) and on the realistic 1M export as the TUI
+		// loads a file (perfbench: builder fed page by page, groups re-read from the file).
+		tui, err := s.goBench(ctx, "./ui", "^BenchmarkDatasetMemory$", "1x", 1)
 		if err != nil {
 			return err
 		}
-		all = append(all, res...)
-	}
-	// The TUI's dataset on synthetic records (ui) and on the realistic 1M export as the TUI
-	// loads a file (perfbench: builder fed page by page, groups re-read from the file).
-	tui, err := s.goBench(ctx, "./ui", "^BenchmarkDatasetMemory$", "1x", 1)
-	if err != nil {
-		return err
-	}
-	s.rows = append(s.rows,
-		row{figure: "memory per execution held by the TUI's dataset + list rows, 1M synthetic (ui BenchmarkDatasetMemory)", target: "≤ 512 B",
-			values: values(tui, "BenchmarkDatasetMemory", "B/exec"), unit: "B", format: "%.0f", pass: func(m float64) bool { return m <= 512 }},
-		row{figure: "memory per execution, 1M export loaded as the TUI loads it: dataset + triage + groups + source offsets (MemStats)", target: "≤ 512 B",
-			values: values(all, "BenchmarkMemory1M", "B/exec"), unit: "B", format: "%.0f", pass: func(m float64) bool { return m <= 512 }},
-		row{figure: "  of which the dataset's own arrays (rows, ids, filter index, triage, id map)", values: values(all, "BenchmarkMemory1M", "dataset-B/exec"), unit: "B", format: "%.0f"},
-		row{figure: "peak RSS of that process (VmHWM, load garbage included)", values: values(all, "BenchmarkMemory1M", "peak-RSS-MB"), unit: "MB", format: "%.0f"},
-		row{figure: "load + triage + duplicate groups of 1M into that dataset", values: values(all, "BenchmarkMemory1M", "load+triage-s"), unit: "s", format: "%.1f"},
-		row{figure: "  allocated by that load (the collector's work while a person types)", values: values(all, "BenchmarkMemory1M", "alloc-MB"), unit: "MB", format: "%.0f"},
-		row{figure: "  collector cycles during that load", values: values(all, "BenchmarkMemory1M", "GCs"), format: "%.0f"},
-		row{figure: "  its peak RSS (round 2 target)", target: "≤ 800 MB", values: values(all, "BenchmarkMemory1M", "peak-RSS-MB"), unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 800 }},
-		row{figure: "  resident after the load, memory handed back as the TUI does (round 2 target)", target: "≤ 450 MB", values: values(all, "BenchmarkMemory1M", "resident-after-MB"), unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 450 }},
-	)
-	load := values(all, "BenchmarkMemory1M", "load+triage-s")
-	jqSecs, _, err := s.jqRuns(ctx)
-	switch {
-	case errors.Is(err, exec.ErrNotFound):
-		s.rows = append(s.rows, row{figure: "  load / jq select over the same file (round 2 target)", pending: "jq not installed (apt-get install jq)"})
-	case err != nil:
-		return err
-	default:
-		var ratio []float64
-		for i := range min(len(load), len(jqSecs)) {
-			ratio = append(ratio, load[i]/jqSecs[i])
+		s.rows = append(s.rows,
+			row{figure: "memory per execution held by the TUI's dataset + list rows, 1M synthetic (ui BenchmarkDatasetMemory)", target: "≤ 512 B",
+				values: values(tui, "BenchmarkDatasetMemory", "B/exec"), unit: "B", format: "%.0f", pass: func(m float64) bool { return m <= 512 }},
+			row{figure: "memory per execution, 1M export loaded as the TUI loads it, in process: dataset + triage + groups + source offsets (MemStats)", target: "≤ 512 B",
+				values: values(all, "BenchmarkMemory1M", "B/exec"), unit: "B", format: "%.0f", pass: func(m float64) bool { return m <= 512 }},
+			row{figure: "  of which the dataset's own arrays (rows, ids, filter index, triage, id map)", values: values(all, "BenchmarkMemory1M", "dataset-B/exec"), unit: "B", format: "%.0f"},
+			row{figure: "  load + triage + duplicate groups in that process", values: values(all, "BenchmarkMemory1M", "load+triage-s"), unit: "s", format: "%.1f"},
+			row{figure: "  allocated by that load (the collector's work while a person types)", values: values(all, "BenchmarkMemory1M", "alloc-MB"), unit: "MB", format: "%.0f"},
+			row{figure: "  collector cycles during that load", values: values(all, "BenchmarkMemory1M", "GCs"), format: "%.0f"},
+			row{figure: "  peak RSS of that process (VmHWM)", values: values(all, "BenchmarkMemory1M", "peak-RSS-MB"), unit: "MB", format: "%.0f"},
+			row{figure: "  resident after its load, memory handed back as the TUI does", values: values(all, "BenchmarkMemory1M", "resident-after-MB"), unit: "MB", format: "%.0f"},
+			row{figure: "the TUI binary opens the 1M export (pty 120x40): start to the list with its duplicate groups", values: tuiSecs, unit: "s", format: "%.1f"},
+			row{figure: "  its peak RSS, VmHWM (round 2 target)", target: "≤ 800 MB", values: tuiPeak, unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 800 }},
+			row{figure: "  resident after the load, VmRSS (round 2 target)", target: "≤ 450 MB", values: tuiRes, unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 450 }},
+		)
+		jqSecs, _, err := s.jqRuns(ctx)
+		switch {
+		case errors.Is(err, exec.ErrNotFound):
+			s.rows = append(s.rows, row{figure: "  load / jq select over the same file (round 2 target)", pending: "jq not installed (apt-get install jq)"})
+		case err != nil:
+			return err
+		default:
+			var ratio []float64
+			for i := range min(len(tuiSecs), len(jqSecs)) {
+				ratio = append(ratio, tuiSecs[i]/jqSecs[i])
+			}
+			s.rows = append(s.rows, row{figure: "  load / jq select over the same file, run by run (round 2 target)", target: "≤ 0.4 ×", values: ratio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.4 }})
 		}
-		s.rows = append(s.rows, row{figure: "  load / jq select over the same file, run by run (round 2 target)", target: "≤ 0.4 ×", values: ratio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.4 }})
+		return nil
 	}
-	return nil
 }
 
 func (s *suite) load(ctx context.Context) error {

@@ -4,3 +4,6 @@ package cores
 
 // Background does nothing where threads have no priority of their own to lower.
 func Background() {}
+
+// Foreground does nothing where threads have no priority of their own to lower.
+func Foreground() {}

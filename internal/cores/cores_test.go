@@ -17,18 +17,27 @@ func TestNIsBoundedByCoresAndGOMAXPROCS(t *testing.T) {
 	}
 }
 
-// Background lowers only the calling goroutine's thread, which leaves with the goroutine.
+// Background and Foreground lower only the calling goroutine's thread, which leaves with the
+// goroutine; Foreground less.
 func TestBackgroundNicesItsOwnThread(t *testing.T) {
-	before := niceness()
-	done := make(chan int)
-	go func() {
-		Background()
-		done <- niceness()
-	}()
-	if got := <-done; runtime.GOOS == "linux" && got != backgroundNice {
-		t.Errorf("the background thread's nice = %d, want %d", got, backgroundNice)
+	for _, tt := range []struct {
+		lower func()
+		nice  int
+	}{{Background, backgroundNice}, {Foreground, foregroundNice}} {
+		before := niceness()
+		done := make(chan int)
+		go func() {
+			tt.lower()
+			done <- niceness()
+		}()
+		if got := <-done; runtime.GOOS == "linux" && got != tt.nice {
+			t.Errorf("the lowered thread's nice = %d, want %d", got, tt.nice)
+		}
+		if after := niceness(); after != before {
+			t.Errorf("the test's own thread went from nice %d to %d", before, after)
+		}
 	}
-	if after := niceness(); after != before {
-		t.Errorf("the test's own thread went from nice %d to %d", before, after)
+	if runtime.GOOS == "linux" && (foregroundNice >= backgroundNice || foregroundNice <= 0) {
+		t.Errorf("Foreground's nice %d is not between the loop's 0 and Background's %d", foregroundNice, backgroundNice)
 	}
 }

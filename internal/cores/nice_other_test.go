@@ -2,6 +2,6 @@
 
 package cores
 
-const backgroundNice = 0
+const backgroundNice, foregroundNice = 0, 0
 
 func niceness() int { return 0 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
@@ -80,12 +81,16 @@ func load(ctx context.Context, path string, n int) (*view, error) {
 		return nil, err
 	}
 	v := &view{src: src, b: data.NewBuilder(triage.NewKinds(), triage.Options{})}
+	mem := heap.New(640 << 20) // the TUI's memory budget (ui.Run), its collector off while loading
+	defer mem.Close()
+	defer mem.Load()()
 	if h, ok := src.(interface{ SizeHint() int }); ok {
 		v.b.Reserve(h.SizeHint()) // as the TUI's analysis does before a load's first page
 	}
 	err = src.Load(ctx, 0, func(batch []model.Execution) error {
 		v.b.Add(batch)
 		src.(source.Recycler).Recycle(batch) // as the TUI's analysis hands its pages back
+		mem.Fit()
 		return nil
 	})
 	if err != nil {

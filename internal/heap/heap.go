@@ -1,0 +1,113 @@
+// Package heap paces the collector of an interactive process that loads a large dataset while
+// a person uses it. Two things go wrong with the default pacing (a cycle whenever the heap has
+// doubled since the last one): a load that allocates quickly from a small heap runs a cycle
+// every few megabytes at its start and a dozen in all, each of whose mark phases takes the
+// cores from the frames of keys pressed meanwhile; and near its end the heap may reach twice
+// the dataset, far past what the dataset needs.
+//
+// A Budget sets a soft memory limit of max(floor, 1.5 × the live heap) and, while a load runs,
+// turns the proportional trigger off: a cycle starts only when the heap reaches the limit. A
+// small load then runs no cycle at all, a big one a few, and the heap stays within the limit
+// or half again the live heap, whichever is more (never so tight that the collector runs back
+// to back). Outside loads the default pacing is back, under the same limit.
+package heap
+
+import (
+	"math"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// Budget is a process's memory budget. A nil *Budget does nothing. Its methods may block for
+// the length of a collector cycle: call them off an interactive loop.
+type Budget struct {
+	floor int64
+
+	mu      sync.Mutex
+	loads   int   // loads under way
+	gcPct   int   // the GOGC to restore when the last load ends
+	limit   int64 // the limit set, 0 before the first
+	prevLim int64 // the limit before the first
+	sample  []metrics.Sample
+}
+
+// New returns a budget whose limit is never below floor bytes.
+func New(floor int64) *Budget {
+	return &Budget{floor: floor, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+}
+
+// Load marks the start of a load (of its read or its analysis) and returns the function that
+// marks its end; loads may overlap. While any runs, a collector cycle starts only at the limit.
+func (b *Budget) Load() (done func()) {
+	if b == nil {
+		return func() {}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.fit()
+	if b.loads == 0 {
+		b.gcPct = debug.SetGCPercent(-1)
+	}
+	b.loads++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			b.fit()
+			if b.loads--; b.loads == 0 {
+				debug.SetGCPercent(b.gcPct)
+			}
+		})
+	}
+}
+
+// Fit sets the limit again for the heap as it is now: a load calls it as its dataset grows.
+func (b *Budget) Fit() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.fit()
+}
+
+func (b *Budget) fit() {
+	metrics.Read(b.sample)
+	var live int64
+	if b.sample[0].Value.Kind() == metrics.KindUint64 {
+		live = int64(min(b.sample[0].Value.Uint64(), math.MaxInt64/2))
+	}
+	limit := max(b.floor, live+live/2)
+	if b.limit == 0 {
+		b.prevLim = debug.SetMemoryLimit(limit)
+	} else if limit != b.limit {
+		debug.SetMemoryLimit(limit)
+	}
+	b.limit = limit
+}
+
+// Limit returns the limit set (0 before any).
+func (b *Budget) Limit() int64 {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.limit
+}
+
+// Close gives the process back the pacing it had before the budget: the GOGC of before the
+// loads, which must have ended, and no limit of the budget's.
+func (b *Budget) Close() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.limit != 0 {
+		debug.SetMemoryLimit(b.prevLim)
+		b.limit = 0
+	}
+}
