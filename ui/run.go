@@ -39,7 +39,6 @@ func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
 	}
 	if d.UI.Memory == nil {
 		d.UI.Memory = heap.New(memoryFloor)
-		defer d.UI.Memory.Close()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -1,15 +1,17 @@
 // Package heap paces the collector of an interactive process that loads a large dataset while
 // a person uses it. Two things go wrong with the default pacing (a cycle whenever the heap has
-// doubled since the last one): a load that allocates quickly from a small heap runs a cycle
-// every few megabytes at its start and a dozen in all, each of whose mark phases takes the
-// cores from the frames of keys pressed meanwhile; and near its end the heap may reach twice
-// the dataset, far past what the dataset needs.
+// doubled since the last one) while the load runs: it allocates quickly from a small heap, so
+// it runs a cycle every few megabytes at its start and a dozen in all, each of whose mark
+// phases takes the cores from the frames of keys pressed meanwhile; and near its end the heap
+// may reach twice the dataset, far past what the dataset needs.
 //
-// A Budget sets a soft memory limit of max(floor, 1.5 × the live heap) and, while a load runs,
-// turns the proportional trigger off: a cycle starts only when the heap reaches the limit. A
+// While a load runs a Budget turns the proportional trigger off and sets a soft memory limit
+// of max(floor, 1.5 × the live heap): a cycle starts only when the heap reaches the limit. A
 // small load then runs no cycle at all, a big one a few, and the heap stays within the limit
 // or half again the live heap, whichever is more (never so tight that the collector runs back
-// to back). Outside loads the default pacing is back, under the same limit.
+// to back). When no load runs the runtime's own pacing is back, and no limit: a person typing
+// filters over the dataset allocates a selection a key, which under a limit close to the
+// dataset's size would run a cycle every few keys.
 package heap
 
 import (
@@ -27,8 +29,8 @@ type Budget struct {
 	mu      sync.Mutex
 	loads   int   // loads under way
 	gcPct   int   // the GOGC to restore when the last load ends
-	limit   int64 // the limit set, 0 before the first
-	prevLim int64 // the limit before the first
+	prevLim int64 // the limit to restore then
+	limit   int64 // the limit set while loads run, 0 when none runs
 	sample  []metrics.Sample
 }
 
@@ -45,32 +47,39 @@ func (b *Budget) Load() (done func()) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.fit()
 	if b.loads == 0 {
 		b.gcPct = debug.SetGCPercent(-1)
+		b.prevLim = debug.SetMemoryLimit(math.MaxInt64)
 	}
 	b.loads++
+	b.fit()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			b.mu.Lock()
 			defer b.mu.Unlock()
-			b.fit()
-			if b.loads--; b.loads == 0 {
-				debug.SetGCPercent(b.gcPct)
+			if b.loads--; b.loads > 0 {
+				b.fit()
+				return
 			}
+			debug.SetMemoryLimit(b.prevLim)
+			debug.SetGCPercent(b.gcPct)
+			b.limit = 0
 		})
 	}
 }
 
 // Fit sets the limit again for the heap as it is now: a load calls it as its dataset grows.
+// With no load under way it does nothing.
 func (b *Budget) Fit() {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.fit()
+	if b.loads > 0 {
+		b.fit()
+	}
 }
 
 func (b *Budget) fit() {
@@ -79,16 +88,13 @@ func (b *Budget) fit() {
 	if b.sample[0].Value.Kind() == metrics.KindUint64 {
 		live = int64(min(b.sample[0].Value.Uint64(), math.MaxInt64/2))
 	}
-	limit := max(b.floor, live+live/2)
-	if b.limit == 0 {
-		b.prevLim = debug.SetMemoryLimit(limit)
-	} else if limit != b.limit {
+	if limit := max(b.floor, live+live/2); limit != b.limit {
 		debug.SetMemoryLimit(limit)
+		b.limit = limit
 	}
-	b.limit = limit
 }
 
-// Limit returns the limit set (0 before any).
+// Limit returns the limit set while loads run (0 when none runs).
 func (b *Budget) Limit() int64 {
 	if b == nil {
 		return 0
@@ -96,18 +102,4 @@ func (b *Budget) Limit() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.limit
-}
-
-// Close gives the process back the pacing it had before the budget: the GOGC of before the
-// loads, which must have ended, and no limit of the budget's.
-func (b *Budget) Close() {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.limit != 0 {
-		debug.SetMemoryLimit(b.prevLim)
-		b.limit = 0
-	}
 }

@@ -82,7 +82,6 @@ func load(ctx context.Context, path string, n int) (*view, error) {
 	}
 	v := &view{src: src, b: data.NewBuilder(triage.NewKinds(), triage.Options{})}
 	mem := heap.New(640 << 20) // the TUI's memory budget (ui.Run), its collector off while loading
-	defer mem.Close()
 	defer mem.Load()()
 	if h, ok := src.(interface{ SizeHint() int }); ok {
 		v.b.Reserve(h.SizeHint()) // as the TUI's analysis does before a load's first page
