@@ -60,7 +60,7 @@ func loadCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, since t
 					return ctx.Err()
 				}
 			}
-			hint := be.SizeHint(since)
+			hint, pages := 0, 0
 			var err error
 			func() {
 				defer func() {
@@ -69,6 +69,11 @@ func loadCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, since t
 					}
 				}()
 				err = be.Load(ctx, since, func(b []model.Execution) error {
+					if pages++; pages == 2 {
+						// The size is for the room the builder makes after the first page (see
+						// analyzeCmd): the first is on its way to the screen meanwhile.
+						hint = be.SizeHint(since)
+					}
 					return send(loadEvent{batch: b, hint: hint}) // the callback owns the batch (Backend.Load)
 				})
 			}()
@@ -112,7 +117,11 @@ func analyzeCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, b *d
 	return func() tea.Msg {
 		cores.Foreground() // after the loop, before the read and the parse, which wait for it
 		done := mem.Load()
-		b.Reserve(hint)
+		if b.Len() > 0 {
+			// Room for the rest of the load, once its first rows are on screen: the first
+			// analysis is the first screen's, and makes no room it can do without.
+			b.Reserve(hint)
+		}
 		for i, p := range pages {
 			b.Add(p) // the builder copies what it keeps of the records
 			be.Recycle(p)
