@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
+	"github.com/exectriage/exectriage/internal/testsupport"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -29,30 +29,22 @@ func TestSizeHintAndRecycle(t *testing.T) {
 	if got := a.SizeHint(time.Hour); got != 0 {
 		t.Errorf("SizeHint(1h) = %d, want 0", got)
 	}
-	handedBack := map[*model.Execution]bool{}
-	var held []model.Execution
-	n, refilled := 0, 0
+	consumer := testsupport.NewRefills(a.Recycle)
+	n := 0
 	err := a.Stream(context.Background(), 0, func(b []model.Execution) error {
-		if handedBack[unsafe.SliceData(b)] {
-			refilled++
-		}
 		for i := range b {
 			if want := fmt.Sprintf("log_%05d", n); b[i].ID != want {
 				return fmt.Errorf("record %d is %s", n, b[i].ID)
 			}
 			n++
 		}
-		if held != nil {
-			handedBack[unsafe.SliceData(held)] = true
-			a.Recycle(held)
-		}
-		held = b
+		consumer.Take(b)
 		return nil
 	})
 	if err != nil || n != 40_000 {
 		t.Fatalf("Stream: %d records, %v", n, err)
 	}
-	if refilled == 0 {
-		t.Error("no batch was an array the session's caller handed back")
+	if consumer.Refilled == 0 {
+		t.Errorf("none of %d batches was an array the session's caller handed back", consumer.Batches)
 	}
 }

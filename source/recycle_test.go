@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"unsafe"
 
+	"github.com/exectriage/exectriage/internal/testsupport"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -33,21 +33,11 @@ func TestRecycleRefillsArrays(t *testing.T) {
 	if !ok {
 		t.Fatal("a file source is no Recycler")
 	}
-	handedBack := map[*model.Execution]bool{}
+	consumer := testsupport.NewRefills(r.Recycle)
 	var got []model.Execution
-	var held []model.Execution // one batch behind, as a consumer that keeps its pages
-	batches, refilled := 0, 0
 	err = src.Load(context.Background(), 0, func(b []model.Execution) error {
-		batches++
-		if handedBack[unsafe.SliceData(b)] {
-			refilled++
-		}
 		got = append(got, b...)
-		if held != nil {
-			handedBack[unsafe.SliceData(held)] = true
-			r.Recycle(held)
-		}
-		held = b
+		consumer.Take(b)
 		return nil
 	})
 	if err != nil {
@@ -58,9 +48,10 @@ func TestRecycleRefillsArrays(t *testing.T) {
 	if len(got) != len(want) || string(gj) != string(wj) {
 		t.Fatalf("%d records, want %d; the same: %v", len(got), len(want), string(gj) == string(wj))
 	}
-	if refilled == 0 {
-		t.Errorf("none of %d batches was an array handed back", batches)
+	if consumer.Refilled == 0 {
+		t.Errorf("none of %d batches was an array handed back", consumer.Batches)
 	}
+	held := consumer.Held()
 	r.Recycle(held) // after the load: nothing keeps it
 	fs := src.(*fileSource)
 	fs.mu.Lock()

@@ -1,4 +1,5 @@
 // Package testsupport holds helpers shared by the tests of several packages (journal, retry,
-// e2e): a PostgreSQL schema of a test's own, and readers of the sandbox's control endpoints.
+// e2e, app, source): a PostgreSQL schema of a test's own, readers of the sandbox's control
+// endpoints, and a consumer of a load that hands its batches back.
 // Only tests import it.
 package testsupport
