@@ -111,8 +111,9 @@ const bigLoad = 100_000
 
 // analyzeCmd gives pages to the builder (triage and index, once per record) and snapshots it;
 // groups, at the end of a load, also finds the duplicate groups, re-reading the few records
-// that may repeat. hint is how many records the load may give in all (0: unknown): the
-// builder makes room for them at once. mem paces the collector meanwhile (see heap.Budget).
+// that may repeat. hint is how many records the load may give in all (0: unknown): after the
+// first page, the builder makes room for them at once. mem paces the collector meanwhile (see
+// heap.Budget). Each page goes back to the load once the builder has taken it.
 func analyzeCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, b *data.Builder, pages [][]model.Execution, hint int, groups bool) tea.Cmd {
 	return func() tea.Msg {
 		cores.Foreground() // after the loop, before the read and the parse, which wait for it
