@@ -96,9 +96,10 @@ func waitLoad(tag int, ch <-chan loadEvent) tea.Cmd {
 	}
 }
 
-// analyzedMsg is a dataset of everything loaded so far; err says why the duplicate groups
-// could not be found (the dataset keeps the previous ones). big says a big load is in, groups
-// and all: once the list shows it, its memory is handed back (handBackCmd).
+// analyzedMsg is a dataset of everything loaded so far (nil when the analysis took none); err
+// says why the duplicate groups could not be found (the dataset keeps the previous ones). big
+// says a big load is in, groups and all: once the list shows it, its memory is handed back
+// (handBackCmd).
 type analyzedMsg struct {
 	tag int
 	ds  *data.Dataset
@@ -113,8 +114,9 @@ const bigLoad = 100_000
 // groups, at the end of a load, also finds the duplicate groups, re-reading the few records
 // that may repeat. hint is how many records the load may give in all (0: unknown): after the
 // first page, the builder makes room for them at once. mem paces the collector meanwhile (see
-// heap.Budget). Each page goes back to the load once the builder has taken it.
-func analyzeCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, b *data.Builder, pages [][]model.Execution, hint int, groups bool) tea.Cmd {
+// heap.Budget). Each page goes back to the load once the builder has taken it. Without snap
+// the analysis gives no dataset (analyzedMsg.ds is nil): the list keeps the one it has.
+func analyzeCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, b *data.Builder, pages [][]model.Execution, hint int, groups, snap bool) tea.Cmd {
 	return func() tea.Msg {
 		cores.Foreground() // after the loop, before the read and the parse, which wait for it
 		done := mem.Load()
@@ -133,7 +135,10 @@ func analyzeCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, b *d
 		if groups {
 			err = b.Groups(ctx, be.Record)
 		}
-		ds := b.Snapshot()
+		var ds *data.Dataset
+		if snap || groups {
+			ds = b.Snapshot()
+		}
 		done()
 		return analyzedMsg{tag: tag, ds: ds, err: err, big: groups && ds.Len() >= bigLoad}
 	}

@@ -93,6 +93,7 @@ type Model struct {
 	sizeHint   int                 // how many records the load may give (loadPageMsg.hint)
 	handBack   bool                // a big load is in: hand its memory back once the list shows it
 	progressAt time.Time           // when the header's load counts last changed (showProgress)
+	snapAt     time.Time           // when an analysis last took a snapshot for the list
 	nextPage   tea.Cmd             // the load's next page, held while pending is full
 	received   int                 // records received by the current load
 	pages      int
@@ -224,6 +225,9 @@ func (m *Model) startLoad(since time.Duration, full bool) tea.Cmd {
 	return tea.Batch(loadCmd(ctx, m.be, m.opt.Memory, m.loadTag, since), m.startSpinner())
 }
 
+// snapshotEvery is how often at most a running load's analysis gives the list a new dataset.
+const snapshotEvery = 300 * time.Millisecond
+
 // maxPending is how many received records may wait for the builder before the load pauses.
 const maxPending = 50_000
 
@@ -241,7 +245,14 @@ func (m *Model) scheduleAnalyze() tea.Cmd {
 	m.pending, m.pendingN = nil, 0
 	m.grouping = !m.loading
 	m.header.Grouping = m.grouping
-	cmd := analyzeCmd(m.ctx, m.be, m.opt.Memory, m.analyzeTag, m.builder, pages, m.sizeHint, m.grouping)
+	// The list shows a new dataset at most every snapshotEvery while a load runs (each costs a
+	// pass over every row so far, and a selection of them): the first at once, for the first
+	// screen, and the one with the groups at the end.
+	snap := m.grouping || m.data.DS.Len() == 0 || time.Since(m.snapAt) >= snapshotEvery
+	if snap {
+		m.snapAt = time.Now()
+	}
+	cmd := analyzeCmd(m.ctx, m.be, m.opt.Memory, m.analyzeTag, m.builder, pages, m.sizeHint, m.grouping, snap)
 	if m.grouping {
 		return tea.Batch(cmd, m.startSpinner())
 	}

@@ -1090,3 +1090,37 @@ func TestProgressIsPaced(t *testing.T) {
 		t.Fatalf("a page after progressEvery shows page %d, want 6", m.header.Pages)
 	}
 }
+
+// While a load runs its analyses give the list a dataset at most every snapshotEvery (each
+// costs a pass over every row so far): the first at once, then none until the time is up; the
+// analysis with the groups always gives one.
+func TestAnalysesSnapshotPaced(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	m := h.m
+	m.data.DS = nil // nothing on screen yet
+	analyze := func() analyzedMsg {
+		t.Helper()
+		m.analyzing = false
+		msg, ok := m.scheduleAnalyze()().(analyzedMsg)
+		if !ok {
+			t.Fatal("scheduleAnalyze gave no analysis")
+		}
+		return msg
+	}
+	m.loading = true
+	if analyze().ds == nil {
+		t.Fatal("the first analysis of a load gave no dataset for the first screen")
+	}
+	m.data.DS = m.builder.Snapshot()
+	if analyze().ds != nil {
+		t.Fatal("an analysis right after a snapshot gave another")
+	}
+	m.snapAt = time.Now().Add(-snapshotEvery)
+	if analyze().ds == nil {
+		t.Fatal("an analysis after snapshotEvery gave no dataset")
+	}
+	m.loading = false // the load is in: the analysis with the groups
+	if analyze().ds == nil {
+		t.Fatal("the analysis with the groups gave no dataset")
+	}
+}

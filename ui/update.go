@@ -104,7 +104,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 		m.handBack = m.handBack || msg.big
-		cmds := []tea.Cmd{m.stageDataset(msg.ds), next}
+		cmds := []tea.Cmd{next}
+		if msg.ds != nil { // an analysis between snapshots (scheduleAnalyze) gives none
+			cmds = append(cmds, m.stageDataset(msg.ds))
+		}
 		if m.analyzeDirty {
 			cmds = append(cmds, m.scheduleAnalyze())
 		}
