@@ -435,7 +435,9 @@ func TestLoadPausesWhileTheBuilderIsBehind(t *testing.T) {
 	if asked != 1 || m.nextPage == nil {
 		t.Fatalf("a backlog of %d records did not pause the load (asked %d)", m.pendingN, asked)
 	}
-	// The running analysis ends: the load reads on and the backlog goes to the builder.
+	// The running analysis ends: the load reads on and the backlog goes to the builder (and,
+	// the last snapshot being old enough, to the list).
+	m.snapAt = time.Time{}
 	h.send(analyzedMsg{tag: m.analyzeTag, ds: m.data.DS})
 	if asked != 2 || m.nextPage != nil {
 		t.Fatalf("the load did not resume (asked %d)", asked)
