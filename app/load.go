@@ -49,8 +49,8 @@ func (a *App) LoadAll(ctx context.Context) ([]model.Execution, error) {
 	// big costs address space, not memory, until it is written); otherwise batches are kept
 	// as they come and copied once into a slice of the right size.
 	var execs []model.Execution
-	if h, ok := a.src.(interface{ SizeHint() int }); ok {
-		execs = make([]model.Execution, 0, h.SizeHint())
+	if n := a.SizeHint(0); n > 0 {
+		execs = make([]model.Execution, 0, n)
 		hugepage.Advise(execs)
 	}
 	var batches [][]model.Execution

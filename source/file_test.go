@@ -312,8 +312,8 @@ func BenchmarkLoadFile100k(b *testing.B) {
 
 // collide makes b's hash lead to a's record in x, as if the two hashes were equal.
 func collide(x *fileIndex, b, a string) {
-	ia, ib := x.slot(x.hash(a)), x.slot(x.hash(b))
-	x.keys[ib], x.vals[ib] = x.hash(b), x.vals[ia]
+	v, _ := x.tab.Get(x.hash(a))
+	x.tab.Put(x.hash(b), v)
 }
 
 // The table grows past three quarters full and finds every record afterwards; locations that
@@ -323,8 +323,8 @@ func TestFileIndexGrowsAndPacks(t *testing.T) {
 	for i := range 10_000 {
 		x.add(fmt.Sprintf("log_%d", i), location{off: int64(i) * 100, n: int64(i%50 + 1), page: i%7 == 0})
 	}
-	if len(x.keys) < 10_000*4/3 {
-		t.Errorf("%d slots for 10000 ids", len(x.keys))
+	if x.tab.Slots() < 10_000*4/3 {
+		t.Errorf("%d slots for 10000 ids", x.tab.Slots())
 	}
 	for i := range 10_000 {
 		got := x.find(fmt.Sprintf("log_%d", i))

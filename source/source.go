@@ -20,6 +20,7 @@ import (
 
 	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/internal/cores"
+	"github.com/exectriage/exectriage/internal/hashtab"
 	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
@@ -731,9 +732,7 @@ func (s *fileSource) readFrom(r io.ReaderAt, spooled bool, id string, locs []loc
 // found.)
 type fileIndex struct {
 	seed maphash.Seed
-	keys []uint64 // power-of-two length
-	vals []uint64 // packed locations, beside keys
-	n    int
+	tab  hashtab.Table[uint64] // packed locations by the id's key
 	more map[string]location
 }
 
@@ -768,33 +767,17 @@ func unpack(v uint64) location {
 // newFileIndex returns an empty index with room for about n records (the file's SizeHint),
 // so that a million of them do not grow it step by step.
 func newFileIndex(n int) *fileIndex {
-	size := 16
-	for size*3/4 < n {
-		size *= 2
-	}
-	return &fileIndex{seed: maphash.MakeSeed(), keys: make([]uint64, size), vals: make([]uint64, size), more: make(map[string]location)}
+	x := &fileIndex{seed: maphash.MakeSeed(), more: make(map[string]location)}
+	x.tab.Reserve(n)
+	return x
 }
 
-func (x *fileIndex) hash(id string) uint64 { return max(maphash.String(x.seed, id), 1) }
+func (x *fileIndex) hash(id string) uint64 { return hashtab.Key(x.seed, id) }
 
-// slot is where h is, or the empty slot where it would go.
-func (x *fileIndex) slot(h uint64) int {
-	mask := len(x.keys) - 1
-	i := int(h) & mask
-	for x.keys[i] != 0 && x.keys[i] != h {
-		i = (i + 1) & mask
-	}
-	return i
-}
-
+// add records where id is: in the table when its key is new there and the location packs,
+// else by name (an id seen again, another id with the same key, a location too far or long).
 func (x *fileIndex) add(id string, loc location) {
-	h := x.hash(id)
-	i := x.slot(h)
-	if v, ok := pack(loc); ok && x.keys[i] == 0 {
-		x.keys[i], x.vals[i] = h, v
-		if x.n++; x.n > len(x.keys)*3/4 {
-			x.grow()
-		}
+	if v, ok := pack(loc); ok && x.tab.Add(x.hash(id), v) {
 		return
 	}
 	if _, dup := x.more[id]; !dup {
@@ -802,24 +785,11 @@ func (x *fileIndex) add(id string, loc location) {
 	}
 }
 
-// grow doubles the table.
-func (x *fileIndex) grow() {
-	keys, vals := x.keys, x.vals
-	x.keys, x.vals = make([]uint64, 2*len(keys)), make([]uint64, 2*len(vals))
-	for j, h := range keys {
-		if h != 0 {
-			i := x.slot(h)
-			x.keys[i], x.vals[i] = h, vals[j]
-		}
-	}
-}
-
 // find returns where id may be, first match first.
 func (x *fileIndex) find(id string) []location {
 	var out []location
-	h := x.hash(id)
-	if i := x.slot(h); x.keys[i] == h {
-		out = append(out, unpack(x.vals[i]))
+	if v, ok := x.tab.Get(x.hash(id)); ok {
+		out = append(out, unpack(v))
 	}
 	if loc, ok := x.more[id]; ok {
 		out = append(out, loc)

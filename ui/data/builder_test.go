@@ -297,7 +297,7 @@ func TestIndexHashCollision(t *testing.T) {
 	b := NewBuilder(triage.NewKinds(), triage.Options{})
 	b.Add([]model.Execution{ex("log_a", 0, "GMAIL_SEND_EMAIL", "success", "", `{}`)})
 	// Make log_b's hash point at log_a's row, as a collision would.
-	b.ids.byH.put(b.ids.hash("log_b"), 0)
+	b.ids.byH.Put(b.ids.hash("log_b"), 0)
 	b.Add([]model.Execution{ex("log_b", time.Second, "GMAIL_SEND_EMAIL", "failed", model.ErrTimeout, `{}`)})
 	ds := b.Snapshot()
 	if len(b.ids.other) != 1 {

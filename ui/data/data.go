@@ -24,7 +24,7 @@ import (
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/internal/capacity"
 	"github.com/exectriage/exectriage/internal/cores"
-	"github.com/exectriage/exectriage/internal/hugepage"
+	"github.com/exectriage/exectriage/internal/hashtab"
 	"github.com/exectriage/exectriage/internal/intern"
 	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/model"
@@ -154,7 +154,7 @@ func (ds *Dataset) Size() int {
 	return 4 * (cap(ds.order) + cap(ds.rank) + cap(ds.GroupOf))
 }
 
-// idIndex finds an id's row: a table from the id's hash to its newest row, checked against the
+// idIndex finds an id's row: a table (hashtab) from the id's hash to its newest row, checked against the
 // row's id (the rows hold the ids; the table holds 12 bytes per id), with the rare ids whose
 // hash another id took in a map of their own, and for each row that replaced another the row
 // it replaced (so a dataset made before the replacement still finds its own row). The builder
@@ -162,14 +162,14 @@ func (ds *Dataset) Size() int {
 type idIndex struct {
 	mu    sync.RWMutex
 	seed  maphash.Seed
-	byH   hashRows
+	byH   hashtab.Table[int32]
 	other map[string]int32
 	prev  map[int32]int32
 }
 
 func newIDIndex(n int) *idIndex {
 	x := &idIndex{seed: maphash.MakeSeed()}
-	x.byH.reserve(n)
+	x.byH.Reserve(n)
 	return x
 }
 
@@ -177,11 +177,11 @@ func newIDIndex(n int) *idIndex {
 func (x *idIndex) reserve(n int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.byH.reserve(n)
+	x.byH.Reserve(n)
 }
 
-// hash is id's key in byH (never 0, which marks an empty slot).
-func (x *idIndex) hash(id string) uint64 { return max(maphash.String(x.seed, id), 1) }
+// hash is id's key in byH.
+func (x *idIndex) hash(id string) uint64 { return hashtab.Key(x.seed, id) }
 
 // find returns the newest row with the id among sum's rows, or -1.
 func (x *idIndex) find(id string, sum *Summaries) int {
@@ -194,7 +194,7 @@ func (x *idIndex) find(id string, sum *Summaries) int {
 		}
 		return r, ok
 	}
-	r, ok := x.byH.get(x.hash(id))
+	r, ok := x.byH.Get(x.hash(id))
 	if r, ok = visible(r, ok); ok && sum.ID(int(r)) == id {
 		return int(r)
 	}
@@ -216,77 +216,14 @@ func (x *idIndex) set(id string, r, old int32, sum *Summaries) {
 		}
 		x.prev[r] = old
 	}
-	if cur, ok := x.byH.get(h); ok && sum.ID(int(cur)) != id {
+	if cur, ok := x.byH.Get(h); ok && sum.ID(int(cur)) != id {
 		if x.other == nil {
 			x.other = map[string]int32{}
 		}
 		x.other[string([]byte(id))] = r
 		return
 	}
-	x.byH.put(h, r)
-}
-
-// hashRows maps a non-zero 64-bit hash to a row: open addressing with linear probing over two
-// flat arrays, at most three quarters full. A million ids take 24 MB (a Go map of them took
-// 36), and a lookup of an id not there reads one cache line of keys.
-type hashRows struct {
-	keys []uint64 // 0: empty; a power of two long (or nil)
-	rows []int32
-	n    int
-}
-
-func (t *hashRows) get(h uint64) (int32, bool) {
-	if t.n == 0 {
-		return 0, false
-	}
-	mask := uint64(len(t.keys) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		switch t.keys[i] {
-		case h:
-			return t.rows[i], true
-		case 0:
-			return 0, false
-		}
-	}
-}
-
-func (t *hashRows) put(h uint64, r int32) {
-	if (t.n+1)*4 > len(t.keys)*3 {
-		t.resize(max(2*len(t.keys), 64))
-	}
-	mask := uint64(len(t.keys) - 1)
-	i := h & mask
-	for t.keys[i] != 0 && t.keys[i] != h {
-		i = (i + 1) & mask
-	}
-	if t.keys[i] == 0 {
-		t.keys[i] = h
-		t.n++
-	}
-	t.rows[i] = r
-}
-
-// reserve makes room for n keys in all.
-func (t *hashRows) reserve(n int) {
-	size := 64
-	for size*3 < n*4 {
-		size *= 2
-	}
-	if size > len(t.keys) {
-		t.resize(size)
-	}
-}
-
-func (t *hashRows) resize(size int) {
-	old, oldRows := t.keys, t.rows
-	t.keys, t.rows, t.n = make([]uint64, size), make([]int32, size), 0
-	hugepage.Advise(t.keys) // probed at random: fewer page faults and TLB misses
-	hugepage.Advise(t.rows)
-	for i, h := range old {
-		if h != 0 {
-			t.put(h, oldRows[i])
-		}
-	}
+	x.byH.Put(h, r)
 }
 
 // Builder makes datasets from executions that arrive in batches (pages of an API, chunks of a
@@ -354,9 +291,6 @@ func (b *Builder) Reserve(n int) {
 		b.inc.Reserve(more)
 	}
 }
-
-// Room returns how many more rows the builder takes before its arrays grow (see Reserve).
-func (b *Builder) Room() int { return cap(b.sum.rows) - len(b.sum.rows) }
 
 // Len returns how many executions the builder holds (replaced records not counted).
 func (b *Builder) Len() int {
@@ -606,7 +540,7 @@ func (b *Builder) Snapshot() *Dataset {
 func (b *Builder) Size() int {
 	n := b.sum.Size() + b.idx.Size() + 4*cap(b.reason) + 4*cap(b.note) + 8*cap(b.sig) + 8*cap(b.dead) + 4*cap(b.order)
 	n += b.reasons.Size() + b.notes.Size()
-	return n + 12*len(b.ids.byH.keys) // key and row of every slot
+	return n + 12*b.ids.byH.Slots() // key and row of every slot
 }
 
 func histogram(ds *Dataset) Histogram {

@@ -1,0 +1,78 @@
+package hashtab
+
+import (
+	"hash/maphash"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+)
+
+// The table gives back what was put, grows past three quarters full, tells absent keys, keeps
+// the first value on Add and the last on Put, and reserves without moving when it has room.
+func TestTable(t *testing.T) {
+	var tab Table[int32]
+	if _, ok := tab.Get(42); ok {
+		t.Fatal("an empty table has a key")
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	want := map[uint64]int32{}
+	for i := range 50_000 {
+		h := max(r.Uint64()>>uint(r.IntN(60)), 1) // small keys too: they crowd the low slots
+		if i%5 == 0 {
+			for k := range want { // put again: the value changes, the count does not
+				h = k
+				break
+			}
+		}
+		tab.Put(h, int32(i))
+		want[h] = int32(i)
+	}
+	if tab.Len() != len(want) || tab.Slots()*3 < tab.Len()*4 {
+		t.Errorf("%d keys counted in %d slots, %d put", tab.Len(), tab.Slots(), len(want))
+	}
+	for h, v := range want {
+		if got, ok := tab.Get(h); !ok || got != v {
+			t.Fatalf("Get(%d) = %d, %v; want %d", h, got, ok, v)
+		}
+	}
+	for range 1000 {
+		h := max(r.Uint64(), 1)
+		if _, in := want[h]; in {
+			continue
+		}
+		if _, ok := tab.Get(h); ok {
+			t.Fatalf("Get(%d) found a key never put", h)
+		}
+	}
+	for h, v := range want {
+		if tab.Add(h, v+1) {
+			t.Fatalf("Add(%d) replaced a value", h)
+		}
+		if got, _ := tab.Get(h); got != v {
+			t.Fatalf("Add changed %d's value to %d", h, got)
+		}
+		break
+	}
+	if !tab.Add(1<<63+12345, 7) {
+		t.Error("Add of a new key did not add it")
+	}
+	keys := unsafe.SliceData(tab.keys)
+	tab.Reserve(tab.Len()) // room it has: nothing moves
+	if unsafe.SliceData(tab.keys) != keys {
+		t.Error("reserving room the table has resized it")
+	}
+	var big Table[uint64]
+	big.Reserve(1000)
+	if big.Slots()*3 < 1000*4 {
+		t.Errorf("room for 1000 keys is %d slots", big.Slots())
+	}
+}
+
+func TestKeyIsNeverZero(t *testing.T) {
+	seed := maphash.MakeSeed()
+	for _, s := range []string{"", "log_a", "log_b"} {
+		if Key(seed, s) == 0 || Key(seed, s) != Key(seed, s) {
+			t.Errorf("Key(%q) = %d", s, Key(seed, s))
+		}
+	}
+}
