@@ -1,6 +1,7 @@
 package hashtab
 
 import (
+	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
 	"testing"
@@ -70,9 +71,11 @@ func TestTable(t *testing.T) {
 
 func TestKeyIsNeverZero(t *testing.T) {
 	seed := maphash.MakeSeed()
-	for _, s := range []string{"", "log_a", "log_b"} {
-		if Key(seed, s) == 0 || Key(seed, s) != Key(seed, s) {
-			t.Errorf("Key(%q) = %d", s, Key(seed, s))
+	for i := range 10_000 {
+		s := fmt.Sprintf("log_%d", i)
+		k := Key(seed, s)
+		if h := maphash.String(seed, s); k == 0 || h != 0 && k != h {
+			t.Fatalf("Key(%q) = %d, the hash is %d", s, k, h)
 		}
 	}
 }
