@@ -269,14 +269,22 @@ func (m Model) header(l layout, w int) string {
 	return m.Styles.List.ColumnHeader.Render(common.Fit(strings.Join(cols, " "), w))
 }
 
-// seg is a piece of a row with its own style.
+// seg is a piece of a row: its text and, unless it is plain, the text in its own style. A
+// piece holds no lipgloss.Style (648 bytes): a frame's rows made about 20 KB of pieces each,
+// most of a loading TUI's frame garbage.
 type seg struct {
-	text  string
-	style lipgloss.Style
+	text string
+	out  string // text rendered in its style; empty for a plain piece
 	// plain marks a piece in the row's base style: consecutive plain pieces are rendered
 	// with one Style.Render (the costly part of a frame).
 	plain bool
 }
+
+// styled is text in its own style.
+func styled(text string, s lipgloss.Style) seg { return seg{text: text, out: s.Render(text)} }
+
+// plain is text in the row's base style.
+func plain(text string) seg { return seg{text: text, plain: true} }
 
 func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 	st := m.Styles
@@ -312,9 +320,9 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 		return m.groupRow(l, w, it, cur, base)
 	}
 
-	var segs []seg
-	add := func(text string, s lipgloss.Style) { segs = append(segs, seg{text: text, style: s}) }
-	addBase := func(text string) { segs = append(segs, seg{text: text, style: base, plain: true}) }
+	segs := make([]seg, 0, 24)
+	add := func(text string, s lipgloss.Style) { segs = append(segs, styled(text, s)) }
+	addBase := func(text string) { segs = append(segs, plain(text)) }
 	addBase(cur)
 	if t.Flagged {
 		add("!", sty(st.List.Marker))
@@ -345,11 +353,11 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 		add(glyph, sty(st.Muted))
 		toolW -= 2
 	}
-	segs = append(segs, highlight(common.Fit(tool, toolW), toolHL, base, sty(st.List.Match))...)
+	segs = append(segs, highlight(common.Fit(tool, toolW), toolHL, sty(st.List.Match))...)
 	addBase(" ")
 	if l.toolkit > 0 {
 		toolkit, toolkitHL := m.cell(e.ToolkitSlug, hl["toolkit"])
-		segs = append(segs, highlight(common.Fit(toolkit, l.toolkit), toolkitHL, base, sty(st.List.Match))...)
+		segs = append(segs, highlight(common.Fit(toolkit, l.toolkit), toolkitHL, sty(st.List.Match))...)
 		addBase(" ")
 	}
 	if l.user > 0 {
@@ -358,7 +366,7 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 			who, field = e.ConnectedAccountID, "account"
 		}
 		whoText, whoHL := m.cell(who, hl[field])
-		segs = append(segs, highlight(common.Fit(whoText, l.user), whoHL, base, sty(st.List.Match))...)
+		segs = append(segs, highlight(common.Fit(whoText, l.user), whoHL, sty(st.List.Match))...)
 		addBase(" ")
 	}
 	status := e.Status
@@ -387,26 +395,26 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 		}
 		if need > room {
 			if room > 0 {
-				bs = append(bs, seg{text: common.Fit("…", room), style: base, plain: true})
+				bs = append(bs, plain(common.Fit("…", room)))
 				room = 0
 			}
 			break
 		}
 		if len(bs) > 0 {
-			bs = append(bs, seg{text: " ", style: base, plain: true})
+			bs = append(bs, plain(" "))
 		}
 		bs = append(bs, bd)
 		room -= need
 	}
 	segs = append(segs, bs...)
 	if room > 0 {
-		segs = append(segs, seg{text: strings.Repeat(" ", room), style: base, plain: true})
+		segs = append(segs, plain(strings.Repeat(" ", room)))
 	}
 	var b strings.Builder
 	for i := 0; i < len(segs); i++ {
 		s := segs[i]
 		if !s.plain {
-			b.WriteString(s.style.Render(s.text))
+			b.WriteString(s.out)
 			continue
 		}
 		var text strings.Builder
@@ -473,41 +481,41 @@ func (m Model) badges(it data.Item, e *model.Execution, t *model.Triage, sty fun
 	st := m.Styles.Badge
 	var out []seg
 	if orig, ok := m.store.RetryOf[e.ID]; ok { // the execution a guarded retry made
-		out = append(out, seg{text: "RETRY OF " + common.Clean(orig), style: sty(st.Retried)})
+		out = append(out, styled("RETRY OF "+common.Clean(orig), sty(st.Retried)))
 	}
 	switch t.Outcome {
 	case model.OutcomeAmbiguous:
 		if t.Flagged {
-			out = append(out, seg{text: "AMBIGUOUS", style: sty(st.Ambiguous)})
+			out = append(out, styled("AMBIGUOUS", sty(st.Ambiguous)))
 		}
 	case model.OutcomeRejected:
 		if t.Flagged {
-			out = append(out, seg{text: "REJECTED", style: sty(st.Rejected)})
+			out = append(out, styled("REJECTED", sty(st.Rejected)))
 		}
 	}
 	switch {
 	case m.store.Retrying[e.ID]:
-		out = append(out, seg{text: m.Spinner + "RETRYING", style: sty(st.Retrying)})
+		out = append(out, styled(m.Spinner+"RETRYING", sty(st.Retrying)))
 	default:
 		switch m.store.RetryState(e.ID) {
 		case model.AttemptSucceeded:
-			out = append(out, seg{text: "RETRIED", style: sty(st.Retried)})
+			out = append(out, styled("RETRIED", sty(st.Retried)))
 		case model.AttemptFailed:
-			out = append(out, seg{text: "RETRY FAILED", style: sty(st.Rejected)})
+			out = append(out, styled("RETRY FAILED", sty(st.Rejected)))
 		case model.AttemptIntent, model.AttemptSent, model.AttemptIndeterminate:
-			out = append(out, seg{text: "RETRIED?", style: sty(st.Ambiguous)})
+			out = append(out, styled("RETRIED?", sty(st.Ambiguous)))
 		}
 	}
 	if m.store.Verifying[e.ID] {
-		out = append(out, seg{text: m.Spinner + "verifying", style: sty(st.Found)})
+		out = append(out, styled(m.Spinner+"verifying", sty(st.Found)))
 	} else if ps, ok := m.store.Provider[e.ID]; ok {
 		switch ps.State {
 		case model.ProviderFound:
-			out = append(out, seg{text: "VERIFIED:found", style: sty(st.Found)})
+			out = append(out, styled("VERIFIED:found", sty(st.Found)))
 		case model.ProviderNotFound:
-			out = append(out, seg{text: "VERIFIED:not_found", style: sty(st.Verified)})
+			out = append(out, styled("VERIFIED:not_found", sty(st.Verified)))
 		default:
-			out = append(out, seg{text: "VERIFIED:unknown", style: sty(st.Marked)})
+			out = append(out, styled("VERIFIED:unknown", sty(st.Marked)))
 		}
 	}
 	ds := m.store.DS
@@ -515,23 +523,23 @@ func (m Model) badges(it data.Item, e *model.Execution, t *model.Triage, sty fun
 		if it.Member > 0 {
 			g := &ds.Groups[it.Group]
 			if int(it.Member)-1 < len(g.Gaps) {
-				out = append(out, seg{text: common.Gap(g.Gaps[it.Member-1]), style: sty(st.Dup)})
+				out = append(out, styled(common.Gap(g.Gaps[it.Member-1]), sty(st.Dup)))
 			}
 		}
 	} else if g := ds.Group(int(it.Exec)); g != nil {
-		out = append(out, seg{text: "DUP×" + common.Count(len(g.ExecutionIDs)) + " " + common.Clean(string(g.Pattern)), style: sty(st.Dup)})
+		out = append(out, styled("DUP×"+common.Count(len(g.ExecutionIDs))+" "+common.Clean(string(g.Pattern)), sty(st.Dup)))
 	}
 	if v, ok := m.store.Verdicts[e.ID]; ok {
-		out = append(out, seg{text: "MARKED:" + string(v), style: sty(st.Marked)})
+		out = append(out, styled("MARKED:"+string(v), sty(st.Marked)))
 	}
 	return out
 }
 
 // highlight splits text into plain and matched pieces; pos are byte offsets into text (the
 // filter's Highlight positions; a cut text keeps its prefix, so they stay valid).
-func highlight(text string, pos []int, base, match lipgloss.Style) []seg {
+func highlight(text string, pos []int, match lipgloss.Style) []seg {
 	if len(pos) == 0 {
-		return []seg{{text: text, style: base, plain: true}}
+		return []seg{plain(text)}
 	}
 	hit := make(map[int]bool, len(pos))
 	for _, p := range pos {
@@ -543,9 +551,9 @@ func highlight(text string, pos []int, base, match lipgloss.Style) []seg {
 	flush := func() {
 		if cur.Len() > 0 {
 			if curHit {
-				out = append(out, seg{text: cur.String(), style: match})
+				out = append(out, styled(cur.String(), match))
 			} else {
-				out = append(out, seg{text: cur.String(), style: base, plain: true})
+				out = append(out, plain(cur.String()))
 			}
 			cur.Reset()
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/exectriage/exectriage/model"
@@ -134,5 +135,34 @@ func BenchmarkView(b *testing.B) {
 				_ = m.View()
 			}
 		})
+	}
+}
+
+// The pieces of a row keep their own styles: the filter's matches, the flagged marker and the
+// badges, in the selected row too, where each takes the selection's background.
+func TestRowPiecesKeepTheirStyles(t *testing.T) {
+	m := newList(store(10), 120, 8)
+	m.Highlight = func(int) map[string][]int { return map[string][]int{"tool": {0, 1}} }
+	st := m.Styles
+	sel := func(s lipgloss.Style) lipgloss.Style {
+		return s.Inherit(st.List.Selected).Background(st.List.Selected.GetBackground())
+	}
+	lines := strings.Split(m.View(), "\n")
+	selected, flagged, other := lines[2], lines[5], lines[3] // log_0 (selected), log_3, log_1
+	for _, c := range []struct {
+		name, line, want string
+	}{
+		{"selected match", selected, sel(st.List.Match).Render("GM")},
+		{"selected marker", selected, sel(st.List.Marker).Render("!")},
+		{"selected badge", selected, sel(st.Badge.Ambiguous).Render("AMBIGUOUS")},
+		{"match", flagged, st.List.Match.Render("GM")},
+		{"marker", flagged, st.List.Marker.Render("!")},
+		{"badge", flagged, st.Badge.Ambiguous.Render("AMBIGUOUS")},
+		// the plain pieces after the match run on in one rendering of the row's style
+		{"plain run", other, strings.TrimSuffix(st.List.Row.Render("AIL_SEND_EMAIL"), ansi.ResetStyle)},
+	} {
+		if !strings.Contains(c.line, c.want) {
+			t.Errorf("%s: %q lacks %q", c.name, c.line, c.want)
+		}
 	}
 }
