@@ -93,9 +93,14 @@ type Model struct {
 	sizeHint   int                 // how many records the load may give (loadPageMsg.hint)
 	handBack   bool                // a big load is in: hand its memory back once the list shows it
 	progressAt time.Time           // when the header's load counts last changed (showProgress)
-	snapAt     time.Time           // when an analysis last took a snapshot for the list
-	nextPage   tea.Cmd             // the load's next page, held while pending is full
-	received   int                 // records received by the current load
+	// sameFrame says that the last Update changed nothing on the screen: Render gives frame,
+	// the last one it made, again. Update clears it first, so any message it does not know
+	// to be invisible renders anew.
+	sameFrame  bool
+	frame      string
+	snapAt     time.Time // when an analysis last took a snapshot for the list
+	nextPage   tea.Cmd   // the load's next page, held while pending is full
+	received   int       // records received by the current load
 	pages      int
 	refreshed  time.Time
 	loadFailed bool

@@ -1096,6 +1096,34 @@ func TestProgressIsPaced(t *testing.T) {
 	}
 }
 
+// A page that changes nothing on the screen (its counts wait for progressEvery) gives the
+// frame before again, not a new rendering of the whole screen; a page whose counts show, and
+// any other message, renders anew.
+func TestInvisiblePagesReuseTheFrame(t *testing.T) {
+	e := newEnv(t)
+	m := New(context.Background(), NewBackend(e.deps()), e.ui)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.loading, m.header.Loading, m.header.Loaded, m.header.Pages = true, true, 0, 0
+	page := []model.Execution{{ID: "log_1"}, {ID: "log_2"}}
+	m.Update(loadPageMsg{tag: m.loadTag, batch: page})
+	first := m.Render()
+	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
+	m.Update(loadPageMsg{tag: m.loadTag, batch: page})
+	if got := m.Render(); !same(got, first) {
+		t.Fatal("a page whose counts do not show rendered the screen again")
+	}
+	m.progressAt = time.Now().Add(-progressEvery)
+	m.Update(loadPageMsg{tag: m.loadTag, batch: page})
+	shown := m.Render()
+	if same(shown, first) || shown == first || !strings.Contains(ansi.Strip(shown), "loading 6 records · page 3") {
+		t.Fatalf("a page whose counts show kept the old frame:\n%s", ansi.Strip(shown))
+	}
+	m.Update(tea.KeyPressMsg{Code: '?', Text: "?"})
+	if got := m.Render(); same(got, shown) || !strings.Contains(ansi.Strip(got), "esc to close") {
+		t.Fatal("a key after an invisible page did not render anew")
+	}
+}
+
 // While a load runs its analyses give the list a dataset at most every snapshotEvery (each
 // costs a pass over every row so far): the first at once, then none until the time is up; the
 // analysis with the groups always gives one.

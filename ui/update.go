@@ -27,6 +27,7 @@ import (
 // Update routes a message: results of commands first, then keys by focus (a dialog, then the
 // filter prompt, then the help screen, then global keys, then the focused pane), as gh-dash does.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.sameFrame = false
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -53,14 +54,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.pendingN += len(msg.batch)
 		m.received += len(msg.batch)
 		m.pages++
-		m.showProgress(false)
+		grouping := m.header.Grouping
+		shown := m.showProgress(false)
 		next := msg.next
 		if m.analyzing && m.pendingN >= maxPending {
 			// The builder is behind: read on when it has taken these pages, so a fast source
 			// does not pile up full records in memory.
 			m.nextPage, next = next, nil
 		}
-		return m, tea.Batch(next, m.scheduleAnalyze())
+		cmd := tea.Batch(next, m.scheduleAnalyze())
+		// Most pages change nothing on the screen (their counts show at most every
+		// progressEvery): the frame before is drawn again rather than rendered.
+		m.sameFrame = !shown && m.header.Grouping == grouping
+		return m, cmd
 
 	case loadDoneMsg:
 		if msg.tag != m.loadTag {
@@ -354,13 +360,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // showProgress puts the load's counts in the header: the first page's at once, then at most
 // every progressEvery (or with a spinner frame, tick), so that a fast load does not redraw the
 // whole screen for every page it reads (the terminal's diff of a frame costs about 2 ms).
-func (m *Model) showProgress(tick bool) {
+// It reports whether the header changed.
+func (m *Model) showProgress(tick bool) bool {
 	if !m.loading || m.header.Loaded == m.received && m.header.Pages == m.pages {
-		return
+		return false
 	}
 	if now := time.Now(); tick || m.header.Pages == 0 || now.Sub(m.progressAt) >= progressEvery {
 		m.header.Loaded, m.header.Pages, m.progressAt = m.received, m.pages, now
+		return true
 	}
+	return false
 }
 
 // progressEvery is how often the header's load counts change at most.

@@ -124,6 +124,14 @@ func (m *Model) View() tea.View {
 
 // Render returns the screen's content (View's content, also used by the golden tests).
 func (m *Model) Render() string {
+	if m.sameFrame && m.frame != "" {
+		return m.frame
+	}
+	m.frame = m.render()
+	return m.frame
+}
+
+func (m *Model) render() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
