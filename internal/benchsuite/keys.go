@@ -15,109 +15,37 @@ import (
 )
 
 // keys measures keystroke to frame on the real binary (issue 15): the TUI runs in a
-// pseudo-terminal (120x40) over the 1M export; once it has loaded and gone quiet, each key is
-// written alone and timed until the first byte of the frame it causes arrives (the TUI writes
-// nothing while idle), then the output must stay quiet before the next key. It types filters
-// (a letter, "gmsend", "user:42", "timedout"), erases them and moves the cursor.
+// pseudo-terminal (120x40) over the 1M export. While the load runs, ? is pressed again and
+// again (in count fresh processes, for a distribution of more than one load's 40-odd presses);
+// once the last one has loaded and gone quiet, each key is written alone and timed until the
+// first byte of the frame it causes arrives (the TUI writes nothing while idle), then the
+// output must stay quiet before the next key. It types filters (a letter, "gmsend",
+// "user:42", "timedout"), erases them and moves the cursor.
 func (s *suite) keys(bin string) func(context.Context) error {
 	return func(ctx context.Context) error {
-		home, err := os.MkdirTemp("", "exectriage-keys-*")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(home)
-		cmd := exec.CommandContext(ctx, bin, "--file", filepath.Join(s.data, "1m.jsonl"), "--readonly")
-		cmd.Env = []string{"HOME=" + home, "XDG_STATE_HOME=" + home, "XDG_CONFIG_HOME=" + home, "TERM=xterm-256color", "PATH=" + os.Getenv("PATH")}
-		f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
-		if err != nil {
-			return err
-		}
-		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); f.Close() }()
-
-		var mu sync.Mutex
-		var seen strings.Builder // everything written, for the load's end
-		var last time.Time       // when the newest output arrived
-		arrived := make(chan time.Time, 1024)
-		go func() {
-			buf := make([]byte, 64<<10)
-			for {
-				n, err := f.Read(buf)
-				if n > 0 {
-					now := time.Now()
-					mu.Lock()
-					last = now
-					if seen.Len() < 8<<20 {
-						seen.Write(buf[:n])
-					}
-					mu.Unlock()
-					select {
-					case arrived <- now:
-					default:
-					}
-				}
-				if err != nil {
-					return
-				}
-			}
-		}()
-		quiet := func(d, within time.Duration) bool { // output has been quiet for d
-			deadline := time.Now().Add(within)
-			for time.Now().Before(deadline) {
-				mu.Lock()
-				l := last
-				mu.Unlock()
-				if time.Since(l) >= d {
-					return true
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-			return false
-		}
-		s.logf("keys: loading 1m.jsonl in the TUI (pty 120x40), pressing ? while it loads")
-		deadline := time.Now().Add(3 * time.Minute)
-		// While the load runs the TUI draws progress frames of its own, so a key is timed to
-		// the first output that shows its effect: ? opens the help, whose last line says
-		// "or esc to close"; ? closes it again.
 		var loading []float64
-		for {
-			mu.Lock()
-			started, done := strings.Contains(seen.String(), "loading"), strings.Contains(seen.String(), "refreshed")
-			from := seen.Len()
-			mu.Unlock()
-			if done || time.Now().After(deadline) {
-				break
+		var t *ptyTUI
+		for round := range s.count {
+			if t != nil {
+				t.close()
 			}
-			if !started {
-				time.Sleep(20 * time.Millisecond)
-				continue
-			}
-			start := time.Now()
-			if _, err := f.Write([]byte("?")); err != nil {
+			var err error
+			if t, err = s.startTUI(ctx, bin); err != nil {
 				return err
 			}
-			for {
-				mu.Lock()
-				hit := strings.Contains(seen.String()[from:], "or esc to close")
-				over := strings.Contains(seen.String()[from:], "refreshed")
-				mu.Unlock()
-				if hit {
-					loading = append(loading, float64(time.Since(start).Microseconds())/1000)
-					break
-				}
-				if over || time.Since(start) > 5*time.Second {
-					break
-				}
-				time.Sleep(200 * time.Microsecond)
-			}
-			if _, err := f.Write([]byte("?")); err != nil {
+			defer t.close()
+			s.logf("keys: loading 1m.jsonl in the TUI (pty 120x40), pressing ? while it loads (load %d of %d)", round+1, s.count)
+			got, err := t.pressWhileLoading()
+			if err != nil {
 				return err
 			}
-			time.Sleep(150 * time.Millisecond)
+			loading = append(loading, got...)
 		}
+		f := t.f
+		arrived, quiet := t.arrived, t.quiet
+		deadline := time.Now().Add(3 * time.Minute)
 		for {
-			mu.Lock()
-			done := strings.Contains(seen.String(), "refreshed")
-			mu.Unlock()
+			done := t.contains(0, "refreshed")
 			if done && quiet(500*time.Millisecond, 30*time.Second) {
 				break
 			}
@@ -180,10 +108,136 @@ func (s *suite) keys(bin string) func(context.Context) error {
 		slices.Sort(loading)
 		lq := func(p float64) float64 { return loading[min(len(loading)-1, int(p*float64(len(loading))))] }
 		s.rows = append(s.rows,
-			row{figure: fmt.Sprintf("  while the 1M load runs (%d presses of ?, timed to the help on screen): p95", len(loading)), target: "≤ 16 ms",
+			row{figure: fmt.Sprintf("  while the 1M load runs (%d presses of ? over %d loads, timed to the help on screen): p95", len(loading), s.count), target: "≤ 16 ms",
 				values: []float64{lq(0.95)}, unit: "ms", format: "%.1f", pass: func(m float64) bool { return m <= 16 }},
 		)
 		s.notes = append(s.notes, fmt.Sprintf("while loading, ? to help (ms): p50 %.1f, p95 %.1f, max %.1f over %d presses", lq(0.5), lq(0.95), loading[len(loading)-1], len(loading)))
 		return nil
+	}
+}
+
+// ptyTUI is the binary running in a 120x40 pty, with everything it wrote so far.
+type ptyTUI struct {
+	cmd     *exec.Cmd
+	f       *os.File
+	home    string
+	mu      sync.Mutex
+	seen    strings.Builder // everything written (its first 8 MB), for the load's end
+	last    time.Time       // when the newest output arrived
+	arrived chan time.Time  // a tick per read, for the typing keys
+	once    sync.Once
+}
+
+// startTUI starts the binary on the 1M export, read-only, in a home of its own.
+func (s *suite) startTUI(ctx context.Context, bin string) (*ptyTUI, error) {
+	home, err := os.MkdirTemp("", "exectriage-keys-*")
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, bin, "--file", filepath.Join(s.data, "1m.jsonl"), "--readonly")
+	cmd.Env = []string{"HOME=" + home, "XDG_STATE_HOME=" + home, "XDG_CONFIG_HOME=" + home, "TERM=xterm-256color", "PATH=" + os.Getenv("PATH")}
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		os.RemoveAll(home)
+		return nil, err
+	}
+	t := &ptyTUI{cmd: cmd, f: f, home: home, arrived: make(chan time.Time, 1024)}
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := f.Read(buf)
+			if n > 0 {
+				now := time.Now()
+				t.mu.Lock()
+				t.last = now
+				if t.seen.Len() < 8<<20 {
+					t.seen.Write(buf[:n])
+				}
+				t.mu.Unlock()
+				select {
+				case t.arrived <- now:
+				default:
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return t, nil
+}
+
+func (t *ptyTUI) close() {
+	t.once.Do(func() {
+		_ = t.cmd.Process.Kill()
+		_ = t.cmd.Wait()
+		t.f.Close()
+		os.RemoveAll(t.home)
+	})
+}
+
+// size is how much output there is so far; contains says whether what came after from has s.
+func (t *ptyTUI) size() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.seen.Len()
+}
+
+func (t *ptyTUI) contains(from int, s string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.Contains(t.seen.String()[from:], s)
+}
+
+// quiet waits, at most within, for the output to have been quiet for d.
+func (t *ptyTUI) quiet(d, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		t.mu.Lock()
+		l := t.last
+		t.mu.Unlock()
+		if time.Since(l) >= d {
+			return true
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return false
+}
+
+// pressWhileLoading presses ? while the load runs and times each to the help on screen. The
+// TUI draws progress frames of its own then, so a key is timed to the first output that shows
+// its effect: ? opens the help, whose last line says "or esc to close"; ? closes it again.
+func (t *ptyTUI) pressWhileLoading() ([]float64, error) {
+	var loading []float64
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		from := t.size()
+		started, done := t.contains(0, "loading"), t.contains(0, "refreshed")
+		if done || time.Now().After(deadline) {
+			return loading, nil
+		}
+		if !started {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		start := time.Now()
+		if _, err := t.f.Write([]byte("?")); err != nil {
+			return nil, err
+		}
+		for {
+			hit, over := t.contains(from, "or esc to close"), t.contains(from, "refreshed")
+			if hit {
+				loading = append(loading, float64(time.Since(start).Microseconds())/1000)
+				break
+			}
+			if over || time.Since(start) > 5*time.Second {
+				break
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		if _, err := t.f.Write([]byte("?")); err != nil {
+			return nil, err
+		}
+		time.Sleep(150 * time.Millisecond)
 	}
 }
