@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/internal/testsupport"
 	"github.com/exectriage/exectriage/model"
 )
@@ -62,5 +63,35 @@ func TestRecycleRefillsArrays(t *testing.T) {
 	}
 	if held[0].ID == "" {
 		t.Error("Recycle after the load cleared a batch nothing will fill again")
+	}
+}
+
+// The load's chunks go back to the reader once merged: a load of forty chunks makes no more
+// than can be in flight at once, and its records are a plain load's.
+func TestChunksAreFilledAgain(t *testing.T) {
+	var lines strings.Builder
+	for i := range 40 * chunkLines {
+		fmt.Fprintf(&lines, `{"id":"log_%06d","metadata":{"tool_slug":"GMAIL_SEND_EMAIL","user_id":"u%d"}}`+"\n", i, i%7)
+	}
+	p := writeFile(t, "c.jsonl", lines.String())
+	l := newLoader(p, FileOptions{})
+	n := 0
+	l.emit = func(b []model.Execution) error {
+		for _, e := range b {
+			if want := fmt.Sprintf("log_%06d", n); e.ID != want {
+				t.Fatalf("record %d is %s, want %s", n, e.ID, want)
+			}
+			n++
+		}
+		return nil
+	}
+	if err := l.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n != 40*chunkLines {
+		t.Fatalf("%d records, want %d", n, 40*chunkLines)
+	}
+	if most := spareArrays(cores.N()) + 2; l.made > most {
+		t.Errorf("the load made %d chunks for 40, want at most %d (the ones in flight)", l.made, most)
 	}
 }
