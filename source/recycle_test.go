@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -93,5 +94,38 @@ func TestChunksAreFilledAgain(t *testing.T) {
 	}
 	if most := spareArrays(cores.N()) + 2; l.made > most {
 		t.Errorf("the load made %d chunks for 40, want at most %d (the ones in flight)", l.made, most)
+	}
+}
+
+// Reading a record again goes through its handle's buffer, which the next read uses too: the
+// TUI's groups read tens of thousands of records, and each made a buffer of its size.
+func TestGetReusesItsReadBuffer(t *testing.T) {
+	pad := strings.Repeat("x", 32<<10) // a field the parser skips: the buffer is most of a read's memory
+	var lines strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&lines, `{"id":"log_%03d","padding":"%s","metadata":{"tool_slug":"GMAIL_SEND_EMAIL"}}`+"\n", i, pad)
+	}
+	src, err := Open(context.Background(), Options{File: writeFile(t, "g.jsonl", lines.String())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if err := src.Load(context.Background(), 0, func([]model.Execution) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	get := func(i int) {
+		if e, err := src.Get(context.Background(), fmt.Sprintf("log_%03d", i)); err != nil || e.ID != fmt.Sprintf("log_%03d", i) {
+			t.Fatalf("Get %d: %v, %v", i, e.ID, err)
+		}
+	}
+	get(0)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range 100 {
+		get(i)
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 100; per > 8<<10 {
+		t.Errorf("a Get of a 32 KB record allocates %d bytes: its read buffer is not used again", per)
 	}
 }

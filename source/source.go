@@ -296,14 +296,20 @@ type fileSource struct {
 	gen     int
 }
 
-// heldFile is an open handle on the export, of load number gen.
+// heldFile is an open handle on the export, of load number gen, with the buffer its reads
+// go through (kept with it, so that the groups' tens of thousands of reads do not each make
+// one).
 type heldFile struct {
 	f   *os.File
 	gen int
+	buf []byte
 }
 
 // maxHandles is how many idle handles a source keeps: one per reading core, and some.
 const maxHandles = 8
+
+// maxKeptBuffer is the largest read buffer a handle keeps.
+const maxKeptBuffer = 1 << 20
 
 // openExport returns a handle on the export to read at an offset (putExport gives it back).
 func (s *fileSource) openExport() (heldFile, error) {
@@ -323,6 +329,9 @@ func (s *fileSource) openExport() (heldFile, error) {
 // putExport keeps h for the next read, or closes it when it is of an earlier load or enough
 // are kept.
 func (s *fileSource) putExport(h heldFile) {
+	if cap(h.buf) > maxKeptBuffer {
+		h.buf = nil // a rare huge record's
+	}
 	s.mu.Lock()
 	if h.gen == s.gen && len(s.handles) < maxHandles {
 		s.handles = append(s.handles, h)
@@ -679,17 +688,16 @@ func (s *fileSource) SizeHint() int {
 // decompressed copy of a gzip export) else in the export, checking the file still holds it
 // there.
 func (s *fileSource) readAt(spool *os.File, id string, locs []location) (model.Execution, error) {
-	var r io.ReaderAt = spool
-	if spool == nil {
-		h, err := s.openExport()
-		if err != nil {
-			return model.Execution{}, err
-		}
-		defer s.putExport(h)
-		r = h.f
+	if spool != nil {
+		var buf []byte
+		return s.readFrom(spool, true, id, locs, &buf)
 	}
-	var buf []byte
-	return s.readFrom(r, spool != nil, id, locs, &buf)
+	h, err := s.openExport()
+	if err != nil {
+		return model.Execution{}, err
+	}
+	defer func() { s.putExport(h) }() // with the buffer as readFrom left it
+	return s.readFrom(h.f, false, id, locs, &h.buf)
 }
 
 // readFrom is readAt from r (the export, or its spool when spooled), reading into *buf.
