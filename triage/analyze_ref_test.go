@@ -397,3 +397,25 @@ func TestIncrementalReserve(t *testing.T) {
 		t.Errorf("groups differ from a growing triage's: %d and %d groups (%v, %v)", len(g1), len(g2), err1, err2)
 	}
 }
+
+// Classify keeps its Classifiers (and their memos) and its slices from batch to batch: a
+// batch like the one before allocates next to nothing, and triages as Add does.
+func TestClassifyKeepsItsClassifiers(t *testing.T) {
+	batch := make([]model.Execution, 4*classifyMinBatch)
+	for i := range batch {
+		batch[i] = model.Execution{ID: fmt.Sprintf("log_%d", i), ToolSlug: "GMAIL_SEND_EMAIL", Status: "success",
+			Duration: time.Duration(i) * time.Millisecond, HasDuration: true}
+	}
+	a := NewIncremental(NewKinds(), Options{})
+	a.Classify(batch)
+	if allocs := testing.AllocsPerRun(5, func() { a.Classify(batch) }); allocs > 50 {
+		t.Errorf("a batch like the last allocates %.0f times", allocs)
+	}
+	ts, _ := a.Classify(batch)
+	ref := NewIncremental(NewKinds(), Options{})
+	for i := range batch {
+		if want := ref.Add(&batch[i]); !reflect.DeepEqual(ts[i], want) {
+			t.Fatalf("record %d: %+v, Add gives %+v", i, ts[i], want)
+		}
+	}
+}
