@@ -335,10 +335,11 @@ func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int
 	}
 	keys := make([]string, len(cand))
 	eas := make([]effectArgs, len(cand))
+	skip := skipSet(opt.VolatileKeys)
 	parallel(len(cand), 4096, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			i := cand[k]
-			keys[k], eas[k], _ = effectKey(&execs[i], kind(i), opt.VolatileKeys)
+			keys[k], eas[k], _ = effectKey(&execs[i], kind(i), opt.VolatileKeys, skip)
 		}
 	})
 	buckets := map[string][]int{}
@@ -546,13 +547,14 @@ func lastSeen(e *model.Execution) time.Time {
 // false for reads and for executions that cannot be grouped (arguments not recorded, no
 // account and no user).
 func GroupKey(e *model.Execution, kind model.ToolKind, volatile []string) (key string, ok bool) {
-	key, _, ok = effectKey(e, kind, volatile)
+	key, _, ok = effectKey(e, kind, volatile, skipSet(volatile))
 	return key, ok
 }
 
-// effectKey is GroupKey with the split arguments. Arguments that are not JSON are all
-// identity: only byte-identical ones are duplicates.
-func effectKey(e *model.Execution, kind model.ToolKind, volatile []string) (string, effectArgs, bool) {
+// effectKey is GroupKey with the split arguments; skip is skipSet(volatile), made once for
+// many keys. Arguments that are not JSON are all identity: only byte-identical ones are
+// duplicates.
+func effectKey(e *model.Execution, kind model.ToolKind, volatile []string, skip map[string]bool) (string, effectArgs, bool) {
 	if !kind.IsWrite() {
 		return "", effectArgs{}, false
 	}
@@ -566,7 +568,7 @@ func effectKey(e *model.Execution, kind model.ToolKind, volatile []string) (stri
 		}
 		who = "user:" + e.UserID
 	}
-	ea, ok := splitArgs(e.Arguments, volatile)
+	ea, ok := splitArgsSkipping(e.Arguments, volatile, skip)
 	var h string
 	if ok {
 		sum := sha256.Sum256(ea.identity)

@@ -48,7 +48,7 @@ func analyzeReference(execs []model.Execution, kinds *Kinds, opt Options) *Resul
 		})
 		parts := map[int]effectArgs{}
 		for _, i := range idx {
-			_, parts[i], _ = effectKey(&execs[i], res.Triage[i].Kind, opt.VolatileKeys)
+			_, parts[i], _ = effectKey(&execs[i], res.Triage[i].Kind, opt.VolatileKeys, skipSet(opt.VolatileKeys))
 		}
 		groups, in := groupBucket(key, execs, outcomes, idx, parts, opt)
 		for k, g := range groups {

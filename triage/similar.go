@@ -95,7 +95,11 @@ type effectArgs struct {
 // splitArgs splits arguments (JSON) for near-duplicate grouping; ok is false when they are
 // not JSON. Arguments that are not an object are all identity.
 func splitArgs(args json.RawMessage, volatile []string) (effectArgs, bool) {
-	skip := skipSet(volatile)
+	return splitArgsSkipping(args, volatile, skipSet(volatile))
+}
+
+// splitArgsSkipping is splitArgs with skipSet(volatile) made already.
+func splitArgsSkipping(args json.RawMessage, volatile []string, skip map[string]bool) (effectArgs, bool) {
 	if out, ok := splitArgsQuick(args, skip); ok {
 		return out, true
 	}
