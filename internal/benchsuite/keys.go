@@ -126,6 +126,22 @@ type ptyTUI struct {
 	last    time.Time       // when the newest output arrived
 	arrived chan time.Time  // a tick per read, for the typing keys
 	once    sync.Once
+	// watch, when set, is what the next output is looked at for: the reader says when it
+	// arrived, so that a press is timed to the read that brought it rather than to a poll.
+	watch *watch
+}
+
+// watch asks the reader for the first output after from that holds one of markers.
+type watch struct {
+	from    int
+	markers []string
+	hit     chan hit // buffered: the reader never waits
+}
+
+// hit is which marker arrived, and when.
+type hit struct {
+	marker int
+	at     time.Time
 }
 
 // startTUI starts the binary on the 1M export, read-only, in a home of its own.
@@ -152,6 +168,15 @@ func (s *suite) startTUI(ctx context.Context, bin string) (*ptyTUI, error) {
 				t.last = now
 				if t.seen.Len() < 8<<20 {
 					t.seen.Write(buf[:n])
+				}
+				if w := t.watch; w != nil {
+					for i, m := range w.markers {
+						if strings.Contains(t.seen.String()[w.from:], m) {
+							w.hit <- hit{marker: i, at: now}
+							t.watch = nil
+							break
+						}
+					}
 				}
 				t.mu.Unlock()
 				select {
@@ -220,20 +245,23 @@ func (t *ptyTUI) pressWhileLoading() ([]float64, error) {
 			time.Sleep(20 * time.Millisecond)
 			continue
 		}
+		w := &watch{from: from, markers: []string{"or esc to close", "refreshed"}, hit: make(chan hit, 1)}
+		t.mu.Lock()
+		t.watch = w
+		t.mu.Unlock()
 		start := time.Now()
 		if _, err := t.f.Write([]byte("?")); err != nil {
 			return nil, err
 		}
-		for {
-			hit, over := t.contains(from, "or esc to close"), t.contains(from, "refreshed")
-			if hit {
-				loading = append(loading, float64(time.Since(start).Microseconds())/1000)
-				break
+		select {
+		case h := <-w.hit:
+			if h.marker == 0 {
+				loading = append(loading, float64(h.at.Sub(start).Microseconds())/1000)
 			}
-			if over || time.Since(start) > 5*time.Second {
-				break
-			}
-			time.Sleep(200 * time.Microsecond)
+		case <-time.After(5 * time.Second):
+			t.mu.Lock()
+			t.watch = nil
+			t.mu.Unlock()
 		}
 		if _, err := t.f.Write([]byte("?")); err != nil {
 			return nil, err
