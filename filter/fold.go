@@ -1,6 +1,8 @@
 package filter
 
 import (
+	"encoding/binary"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -35,7 +37,22 @@ func fold(r rune) rune {
 // appendFolded appends s to dst with every rune folded and every control rune (C0, DEL)
 // turned into a space; invalid UTF-8 bytes become U+FFFD, as a range over s sees them.
 func appendFolded(dst []byte, s string) []byte {
-	for i := 0; i < len(s); {
+	dst = slices.Grow(dst, len(s))
+	i := 0
+	// Eight bytes at a time while they are ASCII without control bytes: upper-case letters
+	// get the 0x20 bit (each byte is below 0x80, so no sum carries into the next byte).
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		del := x ^ lanes01*0x7f
+		if x&lanes80 != 0 || (x-lanes01*0x20)&^x&lanes80 != 0 || (del-lanes01)&^del&lanes80 != 0 {
+			break // a byte past ASCII, a control byte or DEL: rune by rune from here
+		}
+		upper := (x + lanes01*(0x80-'A')) &^ (x + lanes01*(0x80-'Z'-1)) & lanes80
+		x |= upper >> 2
+		dst = binary.LittleEndian.AppendUint64(dst, x)
+	}
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
@@ -81,10 +98,26 @@ func maskBit(c byte) uint64 {
 // text contain c" without a scan.
 func exactBit(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
 
+// maskOf is the maskBit of every byte of b.
 func maskOf(b []byte) uint64 {
 	var m uint64
 	for _, c := range b {
-		m |= maskBit(c)
+		m |= maskBits[c]
 	}
 	return m
 }
+
+// maskBits is maskBit of every byte, looked up rather than worked out (maskOf runs over the
+// text of every row a load adds). It is never written after it is made.
+var maskBits = func() (t [256]uint64) {
+	for c := range t {
+		t[c] = maskBit(byte(c))
+	}
+	return t
+}()
+
+// lanes01 and lanes80 are a byte's lowest and highest bit in each of a word's eight bytes.
+const (
+	lanes01 = 0x0101010101010101
+	lanes80 = 0x8080808080808080
+)
