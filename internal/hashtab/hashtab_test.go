@@ -79,3 +79,33 @@ func TestKeyIsNeverZero(t *testing.T) {
 		}
 	}
 }
+
+// A table made for n keys has about 4n/3 slots, whatever n is (a power of two would have up
+// to twice that), and holds them all without growing; every key is found, none that is absent.
+func TestReserveFitsTheKeys(t *testing.T) {
+	seed := maphash.MakeSeed()
+	for _, n := range []int{1, 63, 1000, 1_100_000} {
+		var tab Table[int32]
+		tab.Reserve(n)
+		slots := tab.Slots()
+		if slots > max(64, n*4/3+1) {
+			t.Errorf("Reserve(%d) made %d slots, want about %d", n, slots, n*4/3)
+		}
+		for i := range n {
+			if !tab.Add(Key(seed, fmt.Sprintf("log_%d", i)), int32(i)) {
+				t.Fatalf("key %d of %d was there already", i, n)
+			}
+		}
+		if tab.Slots() != slots {
+			t.Errorf("%d keys grew a table reserved for them: %d slots, then %d", n, slots, tab.Slots())
+		}
+		for i := range n {
+			if v, ok := tab.Get(Key(seed, fmt.Sprintf("log_%d", i))); !ok || v != int32(i) {
+				t.Fatalf("key %d: %d, %v", i, v, ok)
+			}
+		}
+		if _, ok := tab.Get(Key(seed, "absent")); ok {
+			t.Error("an absent key was found")
+		}
+	}
+}
