@@ -230,8 +230,21 @@ func (m *Model) startLoad(since time.Duration, full bool) tea.Cmd {
 	return tea.Batch(loadCmd(ctx, m.be, m.opt.Memory, m.loadTag, since), m.startSpinner())
 }
 
-// snapshotEvery is how often at most a running load's analysis gives the list a new dataset.
-const snapshotEvery = 300 * time.Millisecond
+// snapshotEvery is how often at most a running load's analysis gives the list a new dataset
+// while the list holds up to snapshotRows rows; past that, snapshotInterval spaces them out.
+const (
+	snapshotEvery = 300 * time.Millisecond
+	snapshotRows  = 250_000
+	snapshotMost  = 2 * time.Second
+)
+
+// snapshotInterval is how long a running load waits between datasets for a list of n rows.
+// Each costs a pass over every row so far and a selection of them (24 bytes a row of arrays,
+// garbage by the next): at a fixed pace their cost would grow with the square of the export,
+// half the garbage of a 1M load. Spaced out with the rows, it grows with the export.
+func snapshotInterval(n int) time.Duration {
+	return min(snapshotEvery*time.Duration(max(1, n/snapshotRows)), snapshotMost)
+}
 
 // maxPending is how many received records may wait for the builder before the load pauses.
 const maxPending = 50_000
@@ -250,10 +263,9 @@ func (m *Model) scheduleAnalyze() tea.Cmd {
 	m.pending, m.pendingN = nil, 0
 	m.grouping = !m.loading
 	m.header.Grouping = m.grouping
-	// The list shows a new dataset at most every snapshotEvery while a load runs (each costs a
-	// pass over every row so far, and a selection of them): the first at once, for the first
-	// screen, and the one with the groups at the end.
-	snap := m.grouping || m.data.DS.Len() == 0 || time.Since(m.snapAt) >= snapshotEvery
+	// The list shows a new dataset at most every snapshotInterval while a load runs: the first
+	// at once, for the first screen, and the one with the groups at the end.
+	snap := m.grouping || m.data.DS.Len() == 0 || time.Since(m.snapAt) >= snapshotInterval(m.data.DS.Len())
 	if snap {
 		m.snapAt = time.Now()
 	}

@@ -1127,6 +1127,22 @@ func TestInvisiblePagesReuseTheFrame(t *testing.T) {
 // While a load runs its analyses give the list a dataset at most every snapshotEvery (each
 // costs a pass over every row so far): the first at once, then none until the time is up; the
 // analysis with the groups always gives one.
+// The pace of a load's datasets slows as the list grows, so that their cost grows with the
+// export rather than with its square.
+func TestSnapshotIntervalGrowsWithTheRows(t *testing.T) {
+	for _, c := range []struct {
+		rows int
+		want time.Duration
+	}{
+		{0, snapshotEvery}, {1000, snapshotEvery}, {snapshotRows - 1, snapshotEvery}, {2 * snapshotRows, 2 * snapshotEvery},
+		{1_000_000, 4 * snapshotEvery}, {5_000_000, snapshotMost},
+	} {
+		if got := snapshotInterval(c.rows); got != c.want {
+			t.Errorf("snapshotInterval(%d) = %v, want %v", c.rows, got, c.want)
+		}
+	}
+}
+
 func TestAnalysesSnapshotPaced(t *testing.T) {
 	h := newHarness(t, newEnv(t), 120, 40)
 	m := h.m
