@@ -236,7 +236,7 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 	}
 	opt := a.topt.WithDefaults()
 	st := newScanState(a.kinds)
-	st.cls, st.callers = triage.NewClassifier(a.kinds, opt), triage.NewCallers()
+	st.cls = triage.NewClassifier(a.kinds, opt)
 	err := loc.LoadLocated(ctx, a.Window(), func(b []model.Execution, refs []source.Ref) error {
 		a.Learn(ctx, b) // an export with an API key: the kinds of new tools first
 		for i := range b {
@@ -265,11 +265,15 @@ func newScanState(kinds *triage.Kinds) *scanState {
 
 // scanState is a streaming scan under way.
 type scanState struct {
-	s       *Scanned
-	in      *intern.Table
-	kinds   *triage.Kinds
-	cls     *triage.Classifier
-	callers *triage.Callers
+	s     *Scanned
+	in    *intern.Table
+	kinds *triage.Kinds
+	cls   *triage.Classifier
+	// the callers of triage.Callers, numbered from the row's symbols: a tool's upper case
+	// (upper, by the tool's symbol; 0 until known) and the account, else the user
+	callers map[uint64]int32
+	upper   []uint32
+	uppers  *intern.Table
 	// the groupable writes: their spans, their rows, and where to read them again (or, from
 	// an export that cannot be read again, the records themselves)
 	spans []triage.WriteSpan
@@ -282,12 +286,13 @@ type scanState struct {
 
 func (st *scanState) add(e *model.Execution, ref *source.Ref) {
 	t, groupable := st.cls.Classify(e)
-	st.s.rows.add(st.row(e, &t))
+	r := st.row(e, &t)
+	st.s.rows.add(r)
 	if !groupable {
 		return
 	}
 	k := int32(len(st.wrRow))
-	st.spans = append(st.spans, triage.SpanOf(e, st.callers.Of(e), k))
+	st.spans = append(st.spans, triage.SpanOf(e, st.caller(&r, e.ToolSlug), k))
 	st.wrRow = append(st.wrRow, int32(st.s.rows.n-1))
 	if ref != nil {
 		st.wrRef = append(st.wrRef, *ref)
@@ -298,6 +303,37 @@ func (st *scanState) add(e *model.Execution, ref *source.Ref) {
 		st.kept = map[int32]model.Execution{}
 	}
 	st.kept[k] = *e // the batch is reused: the copy's strings and slices are its own
+}
+
+// caller is the number triage.Callers gives r's execution (whose tool is tool): the same
+// callers in the same order, from the symbols r has already rather than from two string
+// hashes a write.
+func (st *scanState) caller(r *scanRow, tool string) int32 {
+	if int(r.tool) >= len(st.upper) {
+		st.upper = append(st.upper, make([]uint32, int(r.tool)+1-len(st.upper))...)
+	}
+	up := st.upper[r.tool]
+	if up == 0 {
+		if st.uppers == nil {
+			st.uppers = intern.New(intern.Few)
+		}
+		up = st.uppers.Of(strings.ToUpper(tool)) // a table of its own: st.in's numbering is the report's
+		st.upper[r.tool] = up
+	}
+	who, account := uint64(r.account), uint64(1)
+	if r.account == 0 { // no account: the user
+		who, account = uint64(r.user), 0
+	}
+	key := uint64(up)<<33 | account<<32 | who
+	id, ok := st.callers[key]
+	if !ok {
+		if st.callers == nil {
+			st.callers = map[uint64]int32{}
+		}
+		id = int32(len(st.callers))
+		st.callers[key] = id
+	}
+	return id
 }
 
 func (st *scanState) row(e *model.Execution, t *model.Triage) scanRow {
