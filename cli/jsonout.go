@@ -364,15 +364,39 @@ func appendExecJSONHidden(b []byte, e *model.Execution, t *model.Triage, hide fu
 // appendJSONString quotes s as encoding/json does (HTML-safe): plain ASCII directly, the rest
 // through json.Marshal.
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // eight bytes at a time: a scan writes a million ids
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if mustEscape(x) {
+			return appendJSONEscaped(b, s)
+		}
+	}
+	for ; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, sanitize.JSON(q)...)
+			return appendJSONEscaped(b, s)
 		}
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// appendJSONEscaped is appendJSONString for a string with something to escape.
+func appendJSONEscaped(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, sanitize.JSON(q)...)
+}
+
+// mustEscape reports whether any of the eight bytes of x is one appendJSONString escapes: a
+// control byte, DEL or past ASCII, a quote, a backslash, <, > or &. Each test is exact about
+// whether some byte matches (a borrow only spreads from a byte that does).
+func mustEscape(x uint64) bool {
+	const lanes01, lanes80 = 0x0101010101010101, 0x8080808080808080
+	has := func(c uint64) uint64 { v := x ^ lanes01*c; return (v - lanes01) &^ v }
+	high := ((x &^ lanes80) + lanes01 | x) & lanes80 // 0x7f and up
+	low := (x - lanes01*0x20) &^ x                   // below 0x20
+	return (high|low|has('"')|has('\\')|has('<')|has('>')|has('&'))&lanes80 != 0
 }
 
 // appendJSONFloat formats f as encoding/json does: the shortest decimal, exponent notation
