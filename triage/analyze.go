@@ -435,7 +435,7 @@ type Classifier struct {
 	slugs   map[string]slugInfo
 	oldSDK  map[sdkKey]string
 	reasons map[string]string
-	done    succeededIn
+	memo    *memo
 }
 
 type slugInfo struct {
@@ -445,7 +445,7 @@ type slugInfo struct {
 
 // NewClassifier returns a Classifier for kinds and opt (defaults filled in).
 func NewClassifier(kinds *Kinds, opt Options) *Classifier {
-	return &Classifier{kinds: kinds, opt: opt.WithDefaults(), slugs: map[string]slugInfo{}, oldSDK: map[sdkKey]string{}, reasons: map[string]string{}, done: succeededIn{}}
+	return &Classifier{kinds: kinds, opt: opt.WithDefaults(), slugs: map[string]slugInfo{}, oldSDK: map[sdkKey]string{}, reasons: map[string]string{}, memo: newMemo()}
 }
 
 // slug is the kind and effect the classifier gave slug (learning them the first time).
@@ -464,9 +464,9 @@ func (c *Classifier) slug(slug string) slugInfo {
 func (c *Classifier) Classify(e *model.Execution) (model.Triage, bool) {
 	si := c.slug(e.ToolSlug)
 	k := si.kind
-	out, reason := classify(e, c.opt, si.fx, c.done)
+	out, reason := classify(e, c.opt, si.fx, c.memo)
 	if out == model.OutcomeSucceeded && e.HasDuration {
-		// a success's text is c.done's, shared already (interning only shares memory)
+		// a success's text is c.memo's, shared already (interning only shares memory)
 	} else if r, ok := c.reasons[reason]; ok {
 		reason = r
 	} else if len(c.reasons) < 1<<16 {

@@ -419,3 +419,31 @@ func TestClassifyKeepsItsClassifiers(t *testing.T) {
 		}
 	}
 }
+
+// A Classifier quotes each error text once and gives the reasons Classify gives without a
+// memo: failures of every kind, with texts that repeat.
+func TestClassifierQuotesEachTextOnce(t *testing.T) {
+	texts := []string{"Request timed out after 30s", "upstream 502 Bad Gateway", "ECONNRESET: socket hang up", "invalid_grant: token expired",
+		"rate limit exceeded", "something odd happened", "  spaced\tout\ntext  ", "password=hunter2 in the error"}
+	kinds := []model.ErrorKind{"", model.ErrTimeout, model.ErrUpstream5xx, model.ErrConnection, model.ErrAuth}
+	c := NewClassifier(NewKinds(), Options{})
+	quoted := 0
+	for i := range 400 {
+		e := model.Execution{ID: fmt.Sprintf("log_%d", i), ToolSlug: "GMAIL_SEND_EMAIL", Status: "failed",
+			Error: &model.ExecError{Message: texts[i%len(texts)], Kind: kinds[i%len(kinds)], HTTPStatus: []int{0, 500, 404, 409}[i%4]}}
+		got, _ := c.Classify(&e)
+		o, reason := Classify(&e, NewKinds().Kind(e.ToolSlug), Options{})
+		if got.Outcome != o || got.Reason != reason {
+			t.Fatalf("record %d: %s %q, Classify says %s %q", i, got.Outcome, got.Reason, o, reason)
+		}
+		if strings.Contains(reason, `"`) {
+			quoted++
+		}
+	}
+	if quoted < 100 {
+		t.Fatalf("only %d of 400 reasons quote their text: the comparison says little", quoted)
+	}
+	if len(c.memo.quotes) == 0 || len(c.memo.quotes) > len(texts) {
+		t.Errorf("%d texts quoted for %d distinct ones", len(c.memo.quotes), len(texts))
+	}
+}

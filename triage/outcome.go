@@ -82,9 +82,34 @@ func (m succeededIn) text(d time.Duration) string {
 	return s
 }
 
+// memo keeps what classify makes again and again for a Classifier: the success texts, and
+// the quoted error texts (a quote is a redaction and a reformatting of the text, and a
+// million records hold a few thousand texts). A nil memo keeps nothing.
+type memo struct {
+	done   succeededIn
+	quotes map[string]string
+}
+
+func newMemo() *memo { return &memo{done: succeededIn{}, quotes: map[string]string{}} }
+
+// quote is quote(s), kept.
+func (m *memo) quote(s string) string {
+	if m == nil {
+		return quote(s)
+	}
+	if q, ok := m.quotes[s]; ok {
+		return q
+	}
+	q := quote(s)
+	if len(m.quotes) < 1<<16 {
+		m.quotes[s] = q
+	}
+	return q
+}
+
 // classify is Classify with the options' defaults applied and the tool's effect worked out
-// (Analyze works it out once per tool); done, when not nil, keeps the success texts.
-func classify(e *model.Execution, opt Options, fx effect, done succeededIn) (model.Outcome, string) {
+// (Analyze works it out once per tool); m, when not nil, keeps what it makes.
+func classify(e *model.Execution, opt Options, fx effect, m *memo) (model.Outcome, string) {
 	st := terminalStatus(e.Status)
 	errText, hasErr := failureText(e, st)
 	var ek model.ErrorKind
@@ -93,7 +118,7 @@ func classify(e *model.Execution, opt Options, fx effect, done succeededIn) (mod
 		ek, code = model.ErrorKind(strings.ToLower(string(e.Error.Kind))), e.Error.HTTPStatus
 	}
 	if hasErr || st == statusFailed {
-		o, reason, _ := classifyFailure(e, ek, code, errText, fx, false)
+		o, reason, _ := classifyFailure(e, ek, code, errText, m.quote(errText), fx, false)
 		return o, reason
 	}
 	if st == statusNone {
@@ -104,6 +129,10 @@ func classify(e *model.Execution, opt Options, fx effect, done succeededIn) (mod
 			secs(e.Duration), wholeSecs(opt.CallerTimeout), fx.sawTimeout())
 	}
 	if e.HasDuration {
+		var done succeededIn
+		if m != nil {
+			done = m.done
+		}
 		return model.OutcomeSucceeded, done.text(e.Duration)
 	}
 	return model.OutcomeSucceeded, "succeeded"
@@ -115,9 +144,8 @@ func classify(e *model.Execution, opt Options, fx effect, done succeededIn) (mod
 // no rule knows), which a log may call failed but a write's answer may not. answer applies the
 // stricter reading of a write's own answer: a provider 4xx other than those that prove a
 // refusal (409 Conflict, say) leaves the outcome open.
-func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text string, fx effect, answer bool) (o model.Outcome, reason string, definite bool) {
+func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quoted string, fx effect, answer bool) (o model.Outcome, reason string, definite bool) {
 	low := strings.ToLower(text)
-	quoted := quote(text)
 	// What the record states outright (error kind, upstream status) comes first.
 	switch {
 	case ek == model.ErrRateLimited || code == 429:
@@ -201,7 +229,7 @@ func ClassifyAnswer(slug string, kind model.ToolKind, status int, text string) (
 		e.Error.HTTPStatus = 0 // the status of the answer, not of a failure
 	}
 	fx := effectOf(slug, kind)
-	o, reason, definite := classifyFailure(e, "", e.Error.HTTPStatus, text, fx, true)
+	o, reason, definite := classifyFailure(e, "", e.Error.HTTPStatus, text, quote(text), fx, true)
 	if o == model.OutcomeFailed && !definite {
 		return model.OutcomeAmbiguous, "the answer reported a failure" + quote(text) + " that does not prove nothing happened: " + fx.maybe()
 	}
