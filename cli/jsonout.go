@@ -393,10 +393,12 @@ func appendJSONEscaped(b []byte, s string) []byte {
 // whether some byte matches (a borrow only spreads from a byte that does).
 func mustEscape(x uint64) bool {
 	const lanes01, lanes80 = 0x0101010101010101, 0x8080808080808080
-	has := func(c uint64) uint64 { v := x ^ lanes01*c; return (v - lanes01) &^ v }
-	high := ((x &^ lanes80) + lanes01 | x) & lanes80 // 0x7f and up
-	low := (x - lanes01*0x20) &^ x                   // below 0x20
-	return (high|low|has('"')|has('\\')|has('<')|has('>')|has('&'))&lanes80 != 0
+	q, bs := x^lanes01*'"', x^lanes01*'\\'
+	lt, gt, amp := x^lanes01*'<', x^lanes01*'>', x^lanes01*'&'
+	m := ((x &^ lanes80) + lanes01 | x) | // 0x7f and up
+		(x-lanes01*0x20)&^x | // below 0x20
+		(q-lanes01)&^q | (bs-lanes01)&^bs | (lt-lanes01)&^lt | (gt-lanes01)&^gt | (amp-lanes01)&^amp
+	return m&lanes80 != 0
 }
 
 // appendJSONFloat formats f as encoding/json does: the shortest decimal, exponent notation
