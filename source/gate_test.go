@@ -78,3 +78,26 @@ func TestGateYieldsToCancel(t *testing.T) {
 		t.Fatal("a cancelled load stayed held")
 	}
 }
+
+// A chunk's parse waits at the gate as it goes, not only between chunks: a hold that starts
+// while a chunk is being parsed stops it within gateLines lines. The chunk's records are a
+// plain parse's.
+func TestParseWaitsWithinAChunk(t *testing.T) {
+	c := &chunk{}
+	for i := range chunkLines {
+		rec := fmt.Appendf(nil, `{"id":"log_%05d","tool_slug":"GMAIL_SEND_EMAIL","status":"success"}`, i)
+		c.lines = append(c.lines, lineMeta{num: i + 1, start: len(c.data), end: len(c.data) + len(rec)})
+		c.data = append(c.data, rec...)
+	}
+	var gate pace.Gate
+	const hold = 150 * time.Millisecond
+	gate.Hold(hold)
+	start := time.Now()
+	parseChunk(context.Background(), c, &model.Parser{}, nil, &gate)
+	if took := time.Since(start); took < hold*2/3 {
+		t.Errorf("a chunk parsed in %v while the gate was held for %v", took, hold)
+	}
+	if len(c.execs) != chunkLines || c.execs[chunkLines-1].ID != fmt.Sprintf("log_%05d", chunkLines-1) {
+		t.Fatalf("%d records parsed, want %d", len(c.execs), chunkLines)
+	}
+}

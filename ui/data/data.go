@@ -318,6 +318,10 @@ func (b *Builder) Add(batch []model.Execution) {
 	b.addSome(batch)
 }
 
+// gateRecords is how many records addSome adds between waits at the gate: about half a
+// millisecond of work, so that a key's hold stops it at once rather than after a batch.
+const gateRecords = 256
+
 func (b *Builder) addSome(batch []model.Execution) {
 	// Held by the loop: a hold is a few frames long, so the wait needs no context of its own.
 	_ = b.gate.Wait(context.Background())
@@ -340,6 +344,9 @@ func (b *Builder) addSome(batch []model.Execution) {
 	}
 	wg.Wait()
 	for i := range batch {
+		if i%gateRecords == gateRecords-1 {
+			_ = b.gate.Wait(context.Background())
+		}
 		e := &batch[i]
 		old, ok := b.replaces(e, fps[i])
 		if !ok {
