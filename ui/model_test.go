@@ -1070,15 +1070,22 @@ func TestLoadEndSaysGroupsAreComing(t *testing.T) {
 	}
 }
 
-// Pages that come faster than the header can be read change its counts once: the first at
-// once, then at most every progressEvery or with the spinner's next frame, so a fast load does
-// not redraw the screen for every page.
-func TestProgressIsPaced(t *testing.T) {
+// loadingModel is a 120x40 model whose load has started and received nothing, and a page of
+// two records to give it.
+func loadingModel(t *testing.T) (*Model, []model.Execution) {
+	t.Helper()
 	e := newEnv(t)
 	m := New(context.Background(), NewBackend(e.deps()), e.ui)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.loading, m.header.Loading, m.header.Loaded, m.header.Pages = true, true, 0, 0
-	page := []model.Execution{{ID: "log_1"}, {ID: "log_2"}}
+	return m, []model.Execution{{ID: "log_1"}, {ID: "log_2"}}
+}
+
+// Pages that come faster than the header can be read change its counts once: the first at
+// once, then at most every progressEvery or with the spinner's next frame, so a fast load does
+// not redraw the screen for every page.
+func TestProgressIsPaced(t *testing.T) {
+	m, page := loadingModel(t)
 	for range 5 {
 		m.Update(loadPageMsg{tag: m.loadTag, batch: page})
 	}
@@ -1100,11 +1107,7 @@ func TestProgressIsPaced(t *testing.T) {
 // frame before again, not a new rendering of the whole screen; a page whose counts show, and
 // any other message, renders anew.
 func TestInvisiblePagesReuseTheFrame(t *testing.T) {
-	e := newEnv(t)
-	m := New(context.Background(), NewBackend(e.deps()), e.ui)
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	m.loading, m.header.Loading, m.header.Loaded, m.header.Pages = true, true, 0, 0
-	page := []model.Execution{{ID: "log_1"}, {ID: "log_2"}}
+	m, page := loadingModel(t)
 	m.Update(loadPageMsg{tag: m.loadTag, batch: page})
 	first := m.Render()
 	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
