@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,6 +92,7 @@ func (s *suite) keys(bin string) func(context.Context) error {
 					return fmt.Errorf("keys: no frame within 2 s after %q", k)
 				}
 				quiet(60*time.Millisecond, 5*time.Second)
+				time.Sleep(rand.N(time.Second / 120)) // any phase of the frame tick (see pressWhileLoading)
 			}
 		}
 		slices.Sort(lat)
@@ -266,6 +268,9 @@ func (t *ptyTUI) pressWhileLoading() ([]float64, error) {
 		if _, err := t.f.Write([]byte("?")); err != nil {
 			return nil, err
 		}
-		time.Sleep(150 * time.Millisecond)
+		// A pause that keeps the presses at one phase of Bubble Tea's frame tick would time
+		// the same share of a tick's wait every time (a person's keys come at any moment):
+		// 150 ms and a random part of a frame.
+		time.Sleep(150*time.Millisecond + rand.N(time.Second/120))
 	}
 }
