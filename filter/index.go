@@ -38,7 +38,14 @@ type Index struct {
 
 	mu   sync.Mutex
 	last *narrowing // see FilterFrom
+
+	worker func() // see SetWorkerSetup
 }
+
+// SetWorkerSetup makes f run first in each goroutine a parallel scan of the index, or of a
+// view made of it afterwards, starts: the TUI lowers their priority there
+// (cores.Foreground), so that a key's frame is drawn before the filtering it started.
+func (ix *Index) SetWorkerSetup(f func()) { ix.worker = f }
 
 type rowMeta struct {
 	start int            // block<<arenaShift | offset
@@ -102,7 +109,7 @@ func (ix *Index) row(k int) *rowMeta {
 // order and groupOf must not change afterwards. groupPatterns, by group like groupIDs, answers
 // the pattern field (nil: no row has one).
 func (ix *Index) View(order, groupOf []int32, groupIDs, groupPatterns []string) *Index {
-	v := &Index{blocks: ix.blocks[:len(ix.blocks):len(ix.blocks)], rows: ix.rows[:len(ix.rows):len(ix.rows)], order: order}
+	v := &Index{blocks: ix.blocks[:len(ix.blocks):len(ix.blocks)], rows: ix.rows[:len(ix.rows):len(ix.rows)], order: order, worker: ix.worker}
 	if order == nil {
 		v.order = []int32{}
 	}
@@ -401,7 +408,12 @@ func (ix *Index) parallel(n int, wantEnds bool, scan func(lo, hi int, rows []int
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := n*w/workers, n*(w+1)/workers
-		wg.Go(func() { parts[w].rows, parts[w].ends = scan(lo, hi, nil, nil) })
+		wg.Go(func() {
+			if ix.worker != nil {
+				ix.worker()
+			}
+			parts[w].rows, parts[w].ends = scan(lo, hi, nil, nil)
+		})
 	}
 	wg.Wait()
 	total := 0

@@ -267,6 +267,9 @@ func NewBuilder(kinds *triage.Kinds, opt triage.Options) *Builder {
 
 func newBuilder(n int) *Builder {
 	b := &Builder{idx: filter.NewIndex(n), ids: newIDIndex(n)}
+	// The TUI filters off its loop on every core: those goroutines come after the loop and
+	// the renderer (each ends with its thread, which cores.Foreground keeps).
+	b.idx.SetWorkerSetup(cores.Foreground)
 	b.sum.syms = NewSymbols(intern.Many) // users and accounts: tens of thousands
 	return b
 }
