@@ -2,7 +2,7 @@
 // addressing with linear probing, at most three quarters full): for millions of ids it holds
 // 8 bytes of key and the value's size for each, at 1.33 slots an id when it is made for them
 // (Reserve), where a Go map holds more, and a lookup of a key not there reads one cache line
-// of keys. A key's home slot is its hash scaled to the table (the high bits of hash × slots),
+// of keys. A key's home slot is its hash, spread, scaled to the table (the high bits of it × slots),
 // so the table can be any size: a power of two would make a million ids' table hold two. The keys are
 // hashes, not what was hashed: two strings may share one, which the caller settles (keeping
 // the rare colliding ones elsewhere).
@@ -73,7 +73,9 @@ func (t *Table[V]) room(h uint64) int {
 
 // slot is where h is, or the empty slot where it would go.
 func (t *Table[V]) slot(h uint64) int {
-	i, _ := bits.Mul64(h, uint64(len(t.keys)))
+	// Spread first (Fibonacci hashing), so that keys which differ only in their low bits (a
+	// caller's small ones) do not all scale to the first slots.
+	i, _ := bits.Mul64(h*0x9e3779b97f4a7c15, uint64(len(t.keys)))
 	for t.keys[i] != 0 && t.keys[i] != h {
 		if i++; i == uint64(len(t.keys)) {
 			i = 0

@@ -84,7 +84,7 @@ func TestKeyIsNeverZero(t *testing.T) {
 // to twice that), and holds them all without growing; every key is found, none that is absent.
 func TestReserveFitsTheKeys(t *testing.T) {
 	seed := maphash.MakeSeed()
-	for _, n := range []int{1, 63, 1000, 1_100_000} {
+	for _, n := range []int{1, 63, 1000, 300_000} {
 		var tab Table[int32]
 		tab.Reserve(n)
 		slots := tab.Slots()
@@ -106,6 +106,34 @@ func TestReserveFitsTheKeys(t *testing.T) {
 		}
 		if _, ok := tab.Get(Key(seed, "absent")); ok {
 			t.Error("an absent key was found")
+		}
+	}
+}
+
+// Keys that differ only in their low bits spread over the table rather than scaling to its
+// first slots: the longest run of taken slots stays short (linear probing walks runs).
+func TestSmallKeysSpread(t *testing.T) {
+	const n = 50_000
+	var tab Table[int32]
+	tab.Reserve(n)
+	for k := uint64(1); k <= n; k++ {
+		tab.Put(k, int32(k))
+	}
+	longest, run := 0, 0
+	for _, k := range tab.keys {
+		if k == 0 {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	if longest > 1000 {
+		t.Errorf("keys 1..%d make a run of %d taken slots", n, longest)
+	}
+	for k := uint64(1); k <= n; k++ {
+		if v, ok := tab.Get(k); !ok || v != int32(k) {
+			t.Fatalf("key %d: %d, %v", k, v, ok)
 		}
 	}
 }
