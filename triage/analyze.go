@@ -398,17 +398,25 @@ func sortGroups(all []foundGroup) {
 
 // parallel runs work over [0, n) in parts of at least least items, on every core.
 func parallel(n, least int, work func(lo, hi int)) {
-	workers := max(1, min(cores.N(), n/max(least, 1)))
+	parallelParts(n, least, func(_, lo, hi int) { work(lo, hi) })
+}
+
+// parallelParts is parallel telling each part its number w, below parts(n, least).
+func parallelParts(n, least int, work func(w, lo, hi int)) {
+	workers := parts(n, least)
 	if workers == 1 {
-		work(0, n)
+		work(0, 0, n)
 		return
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
-		wg.Go(func() { work(n*w/workers, n*(w+1)/workers) })
+		wg.Go(func() { work(w, n*w/workers, n*(w+1)/workers) })
 	}
 	wg.Wait()
 }
+
+// parts is how many parts parallel splits n items into: one per core, of at least least.
+func parts(n, least int) int { return max(1, min(cores.N(), n/max(least, 1))) }
 
 // classifyMinChunk is the fewest executions worth a goroutine of their own.
 const classifyMinChunk = 16384

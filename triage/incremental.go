@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
 
 	"github.com/exectriage/exectriage/internal/capacity"
-	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -60,24 +58,14 @@ func (a *Incremental) Classify(batch []model.Execution) (ts []model.Triage, grou
 		a.ts, a.groupable = make([]model.Triage, n), make([]bool, n)
 	}
 	ts, groupable = a.ts[:n], a.groupable[:n]
-	workers := max(1, min(cores.N(), n/classifyMinBatch))
-	for len(a.part) < workers {
+	for len(a.part) < parts(n, classifyMinBatch) {
 		a.part = append(a.part, NewClassifier(a.kinds, a.opt))
 	}
-	work := func(c *Classifier, lo, hi int) {
+	parallelParts(n, classifyMinBatch, func(w, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			ts[i], groupable[i] = c.Classify(&batch[i])
+			ts[i], groupable[i] = a.part[w].Classify(&batch[i])
 		}
-	}
-	if workers == 1 {
-		work(a.part[0], 0, n)
-		return ts, groupable
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() { work(a.part[w], n*w/workers, n*(w+1)/workers) })
-	}
-	wg.Wait()
+	})
 	return ts, groupable
 }
 

@@ -229,9 +229,10 @@ func ClassifyAnswer(slug string, kind model.ToolKind, status int, text string) (
 		e.Error.HTTPStatus = 0 // the status of the answer, not of a failure
 	}
 	fx := effectOf(slug, kind)
-	o, reason, definite := classifyFailure(e, "", e.Error.HTTPStatus, text, quote(text), fx, true)
+	quoted := quote(text)
+	o, reason, definite := classifyFailure(e, "", e.Error.HTTPStatus, text, quoted, fx, true)
 	if o == model.OutcomeFailed && !definite {
-		return model.OutcomeAmbiguous, "the answer reported a failure" + quote(text) + " that does not prove nothing happened: " + fx.maybe()
+		return model.OutcomeAmbiguous, "the answer reported a failure" + quoted + " that does not prove nothing happened: " + fx.maybe()
 	}
 	return o, reason
 }

@@ -2,10 +2,10 @@
 // addressing with linear probing, at most three quarters full): for millions of ids it holds
 // 8 bytes of key and the value's size for each, at 1.33 slots an id when it is made for them
 // (Reserve), where a Go map holds more, and a lookup of a key not there reads one cache line
-// of keys. A key's home slot is its hash, spread, scaled to the table (the high bits of it × slots),
-// so the table can be any size: a power of two would make a million ids' table hold two. The keys are
-// hashes, not what was hashed: two strings may share one, which the caller settles (keeping
-// the rare colliding ones elsewhere).
+// of keys. A key's home slot is its hash, spread, scaled to the table (the high bits of it
+// times the slots), so the table can be any size: a power of two would make a million ids'
+// table hold two. The keys are hashes, not what was hashed: two strings may share one, which
+// the caller settles (keeping the rare colliding ones elsewhere).
 package hashtab
 
 import (
