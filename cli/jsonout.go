@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/internal/cores"
+	"github.com/exectriage/exectriage/internal/swar"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
@@ -366,9 +367,7 @@ func appendExecJSONHidden(b []byte, e *model.Execution, t *model.Triage, hide fu
 func appendJSONString(b []byte, s string) []byte {
 	i := 0
 	for ; i+8 <= len(s); i += 8 { // eight bytes at a time: a scan writes a million ids
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if mustEscape(x) {
+		if mustEscape(swar.Load(s, i)) {
 			return appendJSONEscaped(b, s)
 		}
 	}
@@ -389,16 +388,10 @@ func appendJSONEscaped(b []byte, s string) []byte {
 }
 
 // mustEscape reports whether any of the eight bytes of x is one appendJSONString escapes: a
-// control byte, DEL or past ASCII, a quote, a backslash, <, > or &. Each test is exact about
-// whether some byte matches (a borrow only spreads from a byte that does).
+// control byte, DEL or past ASCII, a quote, a backslash, <, > or &.
 func mustEscape(x uint64) bool {
-	const lanes01, lanes80 = 0x0101010101010101, 0x8080808080808080
-	q, bs := x^lanes01*'"', x^lanes01*'\\'
-	lt, gt, amp := x^lanes01*'<', x^lanes01*'>', x^lanes01*'&'
-	m := ((x &^ lanes80) + lanes01 | x) | // 0x7f and up
-		(x-lanes01*0x20)&^x | // below 0x20
-		(q-lanes01)&^q | (bs-lanes01)&^bs | (lt-lanes01)&^lt | (gt-lanes01)&^gt | (amp-lanes01)&^amp
-	return m&lanes80 != 0
+	return swar.Below(x, 0x20)|swar.Has(x, 0x7f)|swar.High(x)|
+		swar.Has(x, '"')|swar.Has(x, '\\')|swar.Has(x, '<')|swar.Has(x, '>')|swar.Has(x, '&') != 0
 }
 
 // appendJSONFloat formats f as encoding/json does: the shortest decimal, exponent notation

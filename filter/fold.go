@@ -5,6 +5,8 @@ import (
 	"slices"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/exectriage/exectriage/internal/swar"
 )
 
 // Case-insensitivity follows github.com/sahilm/fuzzy (and strings.EqualFold): two runes are
@@ -42,13 +44,11 @@ func appendFolded(dst []byte, s string) []byte {
 	// Eight bytes at a time while they are ASCII without control bytes: upper-case letters
 	// get the 0x20 bit (each byte is below 0x80, so no sum carries into the next byte).
 	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		del := x ^ lanes01*0x7f
-		if x&lanes80 != 0 || (x-lanes01*0x20)&^x&lanes80 != 0 || (del-lanes01)&^del&lanes80 != 0 {
+		x := swar.Load(s, i)
+		if swar.High(x)|swar.Below(x, 0x20)|swar.Has(x, 0x7f) != 0 {
 			break // a byte past ASCII, a control byte or DEL: rune by rune from here
 		}
-		upper := (x + lanes01*(0x80-'A')) &^ (x + lanes01*(0x80-'Z'-1)) & lanes80
+		upper := (x + swar.Lanes01*(0x80-'A')) &^ (x + swar.Lanes01*(0x80-'Z'-1)) & swar.Lanes80
 		x |= upper >> 2
 		dst = binary.LittleEndian.AppendUint64(dst, x)
 	}
@@ -115,9 +115,3 @@ var maskBits = func() (t [256]uint64) {
 	}
 	return t
 }()
-
-// lanes01 and lanes80 are a byte's lowest and highest bit in each of a word's eight bytes.
-const (
-	lanes01 = 0x0101010101010101
-	lanes80 = 0x8080808080808080
-)
