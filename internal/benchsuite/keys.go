@@ -36,24 +36,14 @@ func (s *suite) keys(bin string) func(context.Context) error {
 			}
 			defer t.close()
 			s.logf("keys: loading 1m.jsonl in the TUI (pty 120x40), pressing ? while it loads (load %d of %d)", round+1, s.count)
-			got, err := t.pressWhileLoading()
+			got, err := t.pressWhileLoading(ctx)
 			if err != nil {
 				return err
 			}
 			loading = append(loading, got...)
 		}
-		f := t.f
-		arrived, quiet := t.arrived, t.quiet
-		deadline := time.Now().Add(3 * time.Minute)
-		for {
-			done := t.contains(0, "refreshed")
-			if done && quiet(500*time.Millisecond, 30*time.Second) {
-				break
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("keys: the TUI did not finish loading within 3 min")
-			}
-			time.Sleep(50 * time.Millisecond)
+		if _, ok := t.wait(ctx, t.watchFor(0, "refreshed"), 3*time.Minute); !ok || !t.quiet(500*time.Millisecond, 30*time.Second) {
+			return fmt.Errorf("keys: the TUI did not finish loading within 3 min")
 		}
 		var seq []string
 		for _, q := range []string{"g", "gmsend", "user:42", "timedout"} {
@@ -76,27 +66,27 @@ func (s *suite) keys(bin string) func(context.Context) error {
 		for round := range s.count {
 			s.logf("keys: %d keystrokes (round %d of %d)", len(seq), round+1, s.count)
 			for _, k := range seq {
-				for len(arrived) > 0 {
-					<-arrived
+				for len(t.arrived) > 0 {
+					<-t.arrived
 				}
 				start := time.Now()
-				if _, err := f.Write([]byte(k)); err != nil {
+				if _, err := t.f.Write([]byte(k)); err != nil {
 					return err
 				}
 				select {
-				case at := <-arrived:
+				case at := <-t.arrived:
 					if k != "\x1b" { // esc waits out the terminal's escape timeout: not a frame time
 						lat = append(lat, float64(at.Sub(start).Microseconds())/1000)
 					}
 				case <-time.After(2 * time.Second):
 					return fmt.Errorf("keys: no frame within 2 s after %q", k)
 				}
-				quiet(60*time.Millisecond, 5*time.Second)
+				t.quiet(60*time.Millisecond, 5*time.Second)
 				time.Sleep(rand.N(time.Second / 120)) // any phase of the frame tick (see pressWhileLoading)
 			}
 		}
 		slices.Sort(lat)
-		q := func(p float64) float64 { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+		q := func(p float64) float64 { return quantile(lat, p) }
 		s.rows = append(s.rows,
 			row{figure: fmt.Sprintf("keystroke to frame, real binary in a pty, 1M export (%d keys: filters typed and erased, cursor moves): p95", len(lat)), target: "≤ 16 ms",
 				values: []float64{q(0.95)}, unit: "ms", format: "%.1f", pass: func(m float64) bool { return m <= 16 }},
@@ -108,7 +98,7 @@ func (s *suite) keys(bin string) func(context.Context) error {
 			return nil
 		}
 		slices.Sort(loading)
-		lq := func(p float64) float64 { return loading[min(len(loading)-1, int(p*float64(len(loading))))] }
+		lq := func(p float64) float64 { return quantile(loading, p) }
 		s.rows = append(s.rows,
 			row{figure: fmt.Sprintf("  while the 1M load runs (%d presses of ? over %d loads, timed to the help on screen): p95", len(loading), s.count), target: "≤ 16 ms",
 				values: []float64{lq(0.95)}, unit: "ms", format: "%.1f", pass: func(m float64) bool { return m <= 16 }},
@@ -216,6 +206,45 @@ func (t *ptyTUI) contains(from int, s string) bool {
 	return strings.Contains(t.seen.String()[from:], s)
 }
 
+// watchFor asks the reader for the first output from from on that holds one of markers;
+// output that holds one already is a hit at once.
+func (t *ptyTUI) watchFor(from int, markers ...string) *watch {
+	w := &watch{from: from, markers: markers, hit: make(chan hit, 1)}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, m := range markers {
+		if strings.Contains(t.seen.String()[from:], m) {
+			w.hit <- hit{marker: i, at: t.last}
+			return w
+		}
+	}
+	t.watch = w
+	return w
+}
+
+// wait waits, at most within, for w's hit.
+func (t *ptyTUI) wait(ctx context.Context, w *watch, within time.Duration) (hit, bool) {
+	timer := time.NewTimer(within)
+	defer timer.Stop()
+	select {
+	case h := <-w.hit:
+		return h, true
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	t.mu.Lock()
+	if t.watch == w {
+		t.watch = nil
+	}
+	t.mu.Unlock()
+	return hit{}, false
+}
+
+// quantile is the p quantile of sorted values.
+func quantile(sorted []float64, p float64) float64 {
+	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))]
+}
+
 // quiet waits, at most within, for the output to have been quiet for d.
 func (t *ptyTUI) quiet(d, within time.Duration) bool {
 	deadline := time.Now().Add(within)
@@ -234,7 +263,7 @@ func (t *ptyTUI) quiet(d, within time.Duration) bool {
 // pressWhileLoading presses ? while the load runs and times each to the help on screen. The
 // TUI draws progress frames of its own then, so a key is timed to the first output that shows
 // its effect: ? opens the help, whose last line says "or esc to close"; ? closes it again.
-func (t *ptyTUI) pressWhileLoading() ([]float64, error) {
+func (t *ptyTUI) pressWhileLoading(ctx context.Context) ([]float64, error) {
 	var loading []float64
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
@@ -247,23 +276,13 @@ func (t *ptyTUI) pressWhileLoading() ([]float64, error) {
 			time.Sleep(20 * time.Millisecond)
 			continue
 		}
-		w := &watch{from: from, markers: []string{"or esc to close", "refreshed"}, hit: make(chan hit, 1)}
-		t.mu.Lock()
-		t.watch = w
-		t.mu.Unlock()
+		w := t.watchFor(from, "or esc to close", "refreshed")
 		start := time.Now()
 		if _, err := t.f.Write([]byte("?")); err != nil {
 			return nil, err
 		}
-		select {
-		case h := <-w.hit:
-			if h.marker == 0 {
-				loading = append(loading, float64(h.at.Sub(start).Microseconds())/1000)
-			}
-		case <-time.After(5 * time.Second):
-			t.mu.Lock()
-			t.watch = nil
-			t.mu.Unlock()
+		if h, ok := t.wait(ctx, w, 5*time.Second); ok && h.marker == 0 {
+			loading = append(loading, float64(h.at.Sub(start).Microseconds())/1000)
 		}
 		if _, err := t.f.Write([]byte("?")); err != nil {
 			return nil, err

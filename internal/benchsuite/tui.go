@@ -1,18 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/creack/pty"
 )
 
 // tuiRun is one load of the 1M export by the real binary in a pty, as a person opens it.
@@ -26,49 +20,23 @@ type tuiRun struct {
 // "refreshed", which it shows only once the load and the duplicate groups are done; then it
 // reads the process's memory from /proc (Linux only, as the suite).
 func (s *suite) tuiLoad(ctx context.Context, bin string) (tuiRun, error) {
-	home, err := os.MkdirTemp("", "exectriage-tui-*")
-	if err != nil {
-		return tuiRun{}, err
-	}
-	defer os.RemoveAll(home)
-	cmd := exec.CommandContext(ctx, bin, "--file", filepath.Join(s.data, "1m.jsonl"), "--readonly")
-	cmd.Env = []string{"HOME=" + home, "XDG_STATE_HOME=" + home, "XDG_CONFIG_HOME=" + home, "TERM=xterm-256color", "PATH=" + os.Getenv("PATH")}
 	start := time.Now()
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	t, err := s.startTUI(ctx, bin)
 	if err != nil {
 		return tuiRun{}, err
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait(); f.Close() }()
-	done := make(chan time.Time, 1)
-	var once sync.Once
-	go func() {
-		buf := make([]byte, 64<<10)
-		var tail []byte // the end of the output so far: "refreshed" may span two reads
-		for {
-			n, err := f.Read(buf)
-			if n > 0 {
-				tail = append(tail, buf[:n]...)
-				if bytes.Contains(tail, []byte("refreshed")) {
-					once.Do(func() { done <- time.Now() })
-				}
-				tail = tail[max(0, len(tail)-64):]
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	defer t.close()
 	var r tuiRun
-	select {
-	case at := <-done:
-		r.secs = at.Sub(start).Seconds()
-	case <-time.After(3 * time.Minute):
+	h, ok := t.wait(ctx, t.watchFor(0, "refreshed"), 3*time.Minute)
+	if !ok {
+		if err := ctx.Err(); err != nil {
+			return tuiRun{}, err
+		}
 		return tuiRun{}, fmt.Errorf("tui: the 1M load did not finish within 3 min")
-	case <-ctx.Done():
-		return tuiRun{}, ctx.Err()
 	}
+	r.secs = h.at.Sub(start).Seconds()
 	time.Sleep(time.Second) // what the process hands back after the load is given back by then
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", t.cmd.Process.Pid))
 	if err != nil {
 		return tuiRun{}, fmt.Errorf("tui: %w", err)
 	}
@@ -86,7 +54,7 @@ func (s *suite) tuiLoad(ctx context.Context, bin string) (tuiRun, error) {
 		}
 	}
 	if r.peakMB == 0 || r.residentMB == 0 {
-		return tuiRun{}, fmt.Errorf("tui: no VmHWM or VmRSS in /proc/%d/status", cmd.Process.Pid)
+		return tuiRun{}, fmt.Errorf("tui: no VmHWM or VmRSS in /proc/%d/status", t.cmd.Process.Pid)
 	}
 	return r, nil
 }
