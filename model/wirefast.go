@@ -11,8 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/exectriage/exectriage/internal/swar"
 )
 
 // The one-pass record parser. It walks a record's bytes once, validating every value as
@@ -845,10 +843,20 @@ func (s *scan) num() bool {
 	return true
 }
 
+// SWAR constants: a byte repeated in every lane.
+const (
+	lanes01 = 0x0101010101010101
+	lanes80 = 0x8080808080808080
+)
+
 // special returns a mask with the high bit set in each lane holding '"', '\\' or a control
 // byte (< 0x20), and possibly (never alone) in lanes after one of those; bytes >= 0x80 are
 // reported separately by the caller.
-func special(x uint64) uint64 { return swar.Has(x, '"') | swar.Has(x, '\\') | swar.Below(x, 0x20) }
+func special(x uint64) uint64 {
+	q := x ^ (lanes01 * '"')
+	bs := x ^ (lanes01 * '\\')
+	return ((q-lanes01)&^q | (bs-lanes01)&^bs | (x-lanes01*0x20)&^x) & lanes80
+}
 
 // str passes over the string at s.i ('"'), validating it as encoding/json does (no control
 // bytes, only valid escapes). plain is false when the bytes are not valid UTF-8 (decoding
@@ -860,7 +868,7 @@ func (s *scan) str() (plain, esc, ok bool) {
 	for {
 		for i+8 <= len(b) {
 			x := binary.LittleEndian.Uint64(b[i:])
-			if swar.High(x) != 0 {
+			if x&lanes80 != 0 {
 				high = true
 			}
 			m := special(x)
