@@ -24,9 +24,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (*store, error) {
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
 	s := &store{db: db, dialect: postgres, where: where, opt: o}
-	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	if err := db.PingContext(pctx); err != nil {
+	if err := pingWithin(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("journal %s: connect: %s", where, scrubPassword(err.Error(), dsn))
 	}
@@ -39,6 +37,13 @@ func openPostgres(ctx context.Context, dsn string, o options) (*store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// pingWithin connects, giving up after 15 seconds: an unreachable server must not hang a command.
+func pingWithin(ctx context.Context, db *sql.DB) error {
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	return db.PingContext(pctx)
 }
 
 // checkPostgres reads back the settings the guard's durability rests on, as checkSQLite does

@@ -31,6 +31,8 @@ type store struct {
 	where   string
 	opt     options
 	file    os.FileInfo // the SQLite file as opened (nil for PostgreSQL)
+	// readOnly: opened by OpenReadOnly; write refuses before it reaches the database.
+	readOnly bool
 }
 
 // stillThere fails when the SQLite file was deleted or replaced since it was opened: SQLite
@@ -70,6 +72,9 @@ func (s *store) q(query string) string {
 // the write lock is taken up front and a busy database waits (busy_timeout) instead of failing
 // halfway; a plain transaction on PostgreSQL. Either everything fn did commits, or nothing.
 func (s *store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	if s.readOnly {
+		return s.refuseWrite("the change")
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("journal %s: begin: %w", s.where, err)
