@@ -53,6 +53,9 @@ type config struct {
 	// userKey sends the key as x-user-api-key (a uak_ user key), with these org and project.
 	userKey          bool
 	orgID, projectID string
+	// readOnly refuses every tool execution before it is sent (WithReadOnly); toolReads lets
+	// the read tools of provider checks through.
+	readOnly, toolReads bool
 }
 
 // Option configures a Client.
@@ -167,6 +170,21 @@ func WithMaxPages(n int) Option {
 			return fmt.Errorf("max pages %d: must be > 0", n)
 		}
 		c.maxPages = n
+		return nil
+	}
+}
+
+// ErrReadOnly is wrapped by the error of a tool execution a read-only client refused: nothing
+// was sent.
+var ErrReadOnly = errors.New("read-only session: no tool is run")
+
+// WithReadOnly makes the client refuse, before any byte is sent, every tool execution: the
+// writes of WithoutRetries (Execute, Proxy) always, and the read tools of provider checks
+// (RunReadTool, RunReadToolOnce) unless toolReads. It is how a read-only session holds at the
+// lowest layer, whatever a front does; the logs and tool definitions are still read.
+func WithReadOnly(toolReads bool) Option {
+	return func(c *config) error {
+		c.readOnly, c.toolReads = true, toolReads
 		return nil
 	}
 }

@@ -34,6 +34,9 @@ type request struct {
 	query     url.Values
 	body      []byte // JSON; nil for none
 	requestID string // sent as x-request-id when set
+	// toolRead marks the run of a read tool (a provider check), which a read-only client
+	// lets through when told to (WithReadOnly); every other tool run it refuses.
+	toolRead bool
 }
 
 func (r request) String() string { return r.method + " " + apiPrefix + r.path }
@@ -71,6 +74,9 @@ var ErrBodyTooLarge = errors.New("response body too large")
 // try makes exactly one attempt with its own deadline. n is the retry number sent as
 // x-stainless-retry-count.
 func (t *transport) try(ctx context.Context, r request, n int, timeout time.Duration) attempt {
+	if t.cfg.readOnly && strings.HasPrefix(r.path, "/tools/execute/") && !(r.toolRead && t.cfg.toolReads) {
+		return attempt{err: fmt.Errorf("%s: %w", r, ErrReadOnly), permanent: true}
+	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var wrote atomic.Bool // set from net/http's write goroutine

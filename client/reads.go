@@ -307,7 +307,7 @@ func (c *Client) runReadTool(ctx context.Context, call model.ToolCall, t *transp
 	if err != nil {
 		return model.ToolResult{}, c.fail(err, "run read tool %s", call.Slug)
 	}
-	res, err := t.do(ctx, request{method: http.MethodPost, path: executePath(call.Slug), body: body})
+	res, err := t.do(ctx, request{method: http.MethodPost, path: executePath(call.Slug), body: body, toolRead: true})
 	if err != nil {
 		return model.ToolResult{}, c.fail(err, "run read tool %s", call.Slug)
 	}
