@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/journal"
@@ -213,7 +214,8 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		}
 	}
 	o.ReadOnly = o.ReadOnly || cfg.Defaults.ReadOnly // the demo's anchor must know it (demoAnchor)
-	topt := cfg.Options()                            // the config's, defaults for the rest
+	o.AllowReads = o.AllowReads || cfg.Defaults.AllowReads
+	topt := cfg.Options() // the config's, defaults for the rest
 	if o.CallerTimeoutSet && o.CallerTimeout > 0 {
 		topt.CallerTimeout = o.CallerTimeout
 	}
@@ -296,6 +298,11 @@ func openSource(ctx context.Context, o *Options, creds Credentials) (source.Sour
 		Now:           o.Now,
 		OnBad:         o.OnBad,
 		ClientOptions: creds.clientOptions(),
+	}
+	if o.ReadOnly {
+		// The session's client itself refuses every tool run but the provider checks'
+		// reads it is allowed: read-only holds below every front.
+		opt.ClientOptions = append(opt.ClientOptions, client.WithReadOnly(o.AllowReads))
 	}
 	ratio, err := maxGzipRatio(*o)
 	if err != nil {

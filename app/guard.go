@@ -46,7 +46,9 @@ func (a *App) RetryDeps(j *Journal) retry.Deps {
 		d.Journal = j.j
 	}
 	if c := a.src.Client(); c != nil {
-		d.Sender = c.WithoutRetries()
+		if !a.ReadOnly() { // a read-only session has no sender at all
+			d.Sender = c.WithoutRetries()
+		}
 		d.Logs = c
 	}
 	if v := a.Verifiers(); v != nil {

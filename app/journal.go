@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -20,6 +19,9 @@ type (
 	VerdictRecord = journal.VerdictRecord
 	Lease         = journal.Lease
 )
+
+// ErrNoJournal is returned (wrapped) when a read-only session finds no journal: none is made.
+var ErrNoJournal = journal.ErrNoJournal
 
 // ErrNoSuchAttempt is returned (wrapped) for an attempt or execution the journal does not know.
 var ErrNoSuchAttempt = journal.ErrNotFound
@@ -70,14 +72,39 @@ type Journal struct {
 	// Recovered is how many attempts left in flight by a process that is gone recovery made
 	// indeterminate when the journal was opened.
 	Recovered int
+	readOnly  bool
 }
 
-// OpenJournal opens (creating it, its directories 0700 and its schema as needed) the journal
-// the options name, and runs crash recovery.
+// sessionReadOnly is whether the options open a read-only session: --readonly, or the
+// config's [defaults] readonly.
+func sessionReadOnly(o Options) (bool, error) {
+	if o.ReadOnly {
+		return true, nil
+	}
+	cfg, err := LoadConfig(o)
+	if err != nil {
+		return false, err
+	}
+	return cfg.Defaults.ReadOnly, nil
+}
+
+// OpenJournal opens the journal the options name. A read-only session (Options.ReadOnly, or
+// [defaults] readonly in the config) opens it read-only at the driver (OpenJournalReadOnly):
+// nothing is created, migrated or recovered and every write is refused, whatever the front
+// asks. Otherwise the journal is created as needed (its directories 0700) with its schema,
+// and crash recovery runs.
 func OpenJournal(ctx context.Context, o Options) (*Journal, error) {
 	o, _, err := withProfile(o) // once: the calls below see it applied
 	if err != nil {
 		return nil, err
+	}
+	ro, err := sessionReadOnly(o)
+	if err != nil {
+		return nil, err
+	}
+	if ro {
+		o.ReadOnly = true
+		return OpenJournalReadOnly(ctx, o)
 	}
 	if journalIsDemo(o) {
 		if _, err := demoAnchor(o); err != nil { // a new demo world empties its journal first
@@ -100,24 +127,36 @@ func OpenJournal(ctx context.Context, o Options) (*Journal, error) {
 	return &Journal{j: j, Recovered: n}, nil
 }
 
-// OpenJournalIfExists opens the journal for reading only when it exists (a bundle never
-// creates one); note says why there is none.
-func OpenJournalIfExists(ctx context.Context, o Options) (j *Journal, note string) {
+// OpenJournalReadOnly opens the journal the options name for reading only, at the driver
+// (journal.OpenReadOnly): a journal that does not exist yet is an error wrapping
+// journal.ErrNoJournal, never created.
+func OpenJournalReadOnly(ctx context.Context, o Options) (*Journal, error) {
 	dsn, err := JournalDSN(o)
 	if err != nil {
-		return nil, "journal not read: " + err.Error()
+		return nil, err
 	}
-	if !journal.IsPostgres(dsn) {
-		if _, err := os.Stat(dsn); errors.Is(err, os.ErrNotExist) {
-			return nil, "no journal found: nothing was confirmed, retried or marked with exectriage on this machine"
-		}
-	}
-	jj, err := journal.Open(ctx, dsn)
+	j, err := journal.OpenReadOnly(ctx, dsn)
 	if err != nil {
+		return nil, err
+	}
+	return &Journal{j: j, readOnly: true}, nil
+}
+
+// OpenJournalIfExists opens the journal for reading only when it exists (a bundle, or a
+// read-only TUI, never creates, migrates or recovers one); note says why there is none.
+func OpenJournalIfExists(ctx context.Context, o Options) (j *Journal, note string) {
+	j, err := OpenJournalReadOnly(ctx, o)
+	switch {
+	case errors.Is(err, journal.ErrNoJournal):
+		return nil, "no journal found: nothing was confirmed, retried or marked with exectriage on this machine"
+	case err != nil:
 		return nil, "journal not read: " + err.Error()
 	}
-	return &Journal{j: jj}, ""
+	return j, ""
 }
+
+// ReadOnly reports whether the journal was opened read-only (every write is refused).
+func (j *Journal) ReadOnly() bool { return j != nil && j.readOnly }
 
 // WrapJournal makes an open journal an app Journal (tests).
 func WrapJournal(j journal.Journal) *Journal {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
@@ -211,7 +213,7 @@ func (a *App) Mark(ctx context.Context, id string, v model.Verdict, note string)
 	if err != nil {
 		return MarkResult{}, err
 	}
-	rec := VerdictRecord{ExecutionID: id, Verdict: v, Note: note, Who: a.Who(), At: a.Now().UTC(), Source: a.SourceName()}
+	rec := VerdictRecord{ID: uuid.NewString(), ExecutionID: id, Verdict: v, Note: note, Who: a.Who(), At: a.Now().UTC(), Source: a.SourceName()}
 	if err := a.j.Mark(ctx, rec); err != nil {
 		return MarkResult{}, err
 	}
