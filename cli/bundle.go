@@ -7,30 +7,56 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/spf13/cobra"
+
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
-// runBundle writes the Markdown support bundle for one or more executions: each with its
-// triage, its duplicate group, the provider's state (checked now for writes, when the source
-// has API access) and the journal's history; secrets redacted.
-func runBundle(ctx context.Context, env *Env, args []string) int {
-	fs, sf := sourceCommand(env, "bundle")
-	out := fs.String("out", "", "write the bundle to `FILE` (created with mode 0600) instead of standard output")
-	noVerify := fs.Bool("no-verify", false, "do not check the provider (runs no read tools)")
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
+// BundleOptions are bundle's flags and arguments.
+type BundleOptions struct {
+	Source   sourceFlags
+	Out      string
+	NoVerify bool
+	IDs      []string
+}
+
+// NewCmdBundle is `exectriage bundle ID... [--out FILE]`: the Markdown support bundle for one
+// or more executions, each with its triage, its duplicate group, the provider's state (checked
+// now for writes, when the source has API access) and the journal's history; secrets redacted.
+func NewCmdBundle(env *Env, runF func(context.Context, *BundleOptions) error) *cobra.Command {
+	opts := &BundleOptions{}
+	cmd := &cobra.Command{
+		Use:               "bundle ID...",
+		Short:             "a Markdown support bundle, secrets redacted",
+		Example:           "  exectriage bundle log_a-NA1LoG7qec --out ticket-1234.md",
+		Args:              positional("bundle", 1, -1, wantText("want at least one execution ID (exectriage bundle ID... [--out FILE])")),
+		ValidArgsFunction: idCompletion(env, true),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.IDs = args
+			if opts.Out != "" {
+				if st, err := os.Stat(opts.Out); err == nil && st.IsDir() {
+					return usagef("bundle", "--out %s is a directory: name the bundle's file (e.g. %s)", sanitize.String(opts.Out), sanitize.String(filepath.Join(opts.Out, "bundle.md")))
+				}
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(bundleRun(c.Context(), env, opts))
+		},
 	}
-	if len(pos) == 0 {
-		return usageError(env, "bundle", "want at least one execution ID (exectriage bundle ID... [--out FILE])")
-	}
-	if *out != "" {
-		if st, err := os.Stat(*out); err == nil && st.IsDir() {
-			return usageError(env, "bundle", "--out %s is a directory: name the bundle's file (e.g. %s)", sanitize.String(*out), sanitize.String(filepath.Join(*out, "bundle.md")))
-		}
-	}
+	opts.Source.register(cmd.Flags(), commandFlags("bundle"))
+	cmd.Flags().StringVar(&opts.Out, "out", "", "write the bundle to `FILE` (created with mode 0600) instead of standard output")
+	cmd.Flags().BoolVar(&opts.NoVerify, "no-verify", false, "do not check the provider (runs no read tools)")
+	registerFlagCompletions(cmd)
+	return cmd
+}
+
+// bundleRun writes the bundle.
+func bundleRun(ctx context.Context, env *Env, opts *BundleOptions) int {
+	sf := &opts.Source
+	out, noVerify, pos := &opts.Out, &opts.NoVerify, opts.IDs
 	a, l, err := sf.load(ctx, env)
 	if err != nil {
 		return fail(env, "bundle", err)

@@ -6,42 +6,70 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/doctor"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
-// runDoctor finds the Composio SDK versions of a project (its manifests and lock files) and
-// flags those that still re-send timed-out writes. Exit status: 1 when one does, 0 when none
-// does, 2 for a directory that cannot be scanned.
-func runDoctor(ctx context.Context, env *Env, args []string) int {
-	fs, sf := sourceCommand(env, "doctor")
+// DoctorOptions are doctor's flags and argument.
+type DoctorOptions struct {
+	Source sourceFlags
+	API    bool
+	Last   int
+	Dir    string
+}
+
+// NewCmdDoctor is `exectriage doctor [DIR]`: the Composio SDK versions of a project (its
+// manifests and lock files), flagging those that still re-send timed-out writes. Exit status:
+// 1 when one does, 0 when none does, 2 for a directory that cannot be scanned. With --api it
+// reports what the source's logs carry instead.
+func NewCmdDoctor(env *Env, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
+	opts := &DoctorOptions{Dir: "."}
+	cmd := &cobra.Command{
+		Use:     "doctor [DIR]",
+		Short:   "find Composio SDK versions that still auto-retry writes",
+		Example: "  exectriage doctor .\n  exectriage doctor --api --last 500",
+		Args:    positional("doctor", 0, 1, wantText("want at most one directory (exectriage doctor [DIR] [--json])")),
+		RunE: func(c *cobra.Command, args []string) error {
+			if opts.API {
+				if len(args) > 0 {
+					return usagef("doctor", "--api reads the logs, not a directory: drop %q", sanitize.String(args[0]))
+				}
+				if opts.Last < 1 || opts.Last > 10_000 {
+					return usagef("doctor", "--last must be between 1 and 10000")
+				}
+			}
+			if len(args) == 1 {
+				opts.Dir = args[0]
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(withJQ(c.Context(), env, "doctor", opts.Source.jq, &opts.Source.json, func(env *Env) int {
+				return doctorRun(c.Context(), env, opts)
+			}))
+		},
+	}
+	fs := cmd.Flags()
+	opts.Source.register(fs, commandFlags("doctor"))
 	if f := fs.Lookup("json"); f != nil {
-		f.Usage = `print {"findings": [{"file", "ecosystem", "package", "version", "constraint", "retries_writes", "reason", ...}]} (with --api: the shape report)`
+		f.Usage = `print {"schema_version", "findings": [{"file", "ecosystem", "package", "version", "constraint", "retries_writes", "call_path", "evidence", "reason", ...}]} (with --api: the shape report)`
 	}
-	jsonOut := &sf.json
-	api := fs.Bool("api", false, "report what the source's logs carry (tool, arguments, error kind, SDK version, retry count, session id...) over the newest records, as counts, and which triage signals are missing")
-	last := fs.Int("last", 200, "with --api: how many of the newest records to read")
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
+	fs.BoolVar(&opts.API, "api", false, "report what the source's logs carry (tool, arguments, error kind, SDK version, retry count, session id...) over the newest records, as counts, and which triage signals are missing")
+	fs.IntVar(&opts.Last, "last", 200, "with --api: how many of the newest records to read")
+	registerFlagCompletions(cmd)
+	return cmd
+}
+
+// doctorRun scans the project, or the logs with --api.
+func doctorRun(ctx context.Context, env *Env, opts *DoctorOptions) int {
+	sf := &opts.Source
+	if opts.API {
+		return runDoctorAPI(ctx, env, sf, opts.Last)
 	}
-	if *api {
-		if len(pos) > 0 {
-			return usageError(env, "doctor", "--api reads the logs, not a directory: drop %q", pos[0])
-		}
-		if *last < 1 || *last > 10_000 {
-			return usageError(env, "doctor", "--last must be between 1 and 10000")
-		}
-		return runDoctorAPI(ctx, env, sf, *last)
-	}
-	if len(pos) > 1 {
-		return usageError(env, "doctor", "want at most one directory (exectriage doctor [DIR] [--json])")
-	}
-	dir := "."
-	if len(pos) == 1 {
-		dir = pos[0]
-	}
+	dir := opts.Dir
 	rep, err := doctor.Scan(ctx, dir)
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -51,10 +79,13 @@ func runDoctor(ctx context.Context, env *Env, args []string) int {
 		return usageError(env, "doctor", "%s", sanitize.String(err.Error()))
 	}
 	w := bufio.NewWriter(env.Stdout)
-	if *jsonOut {
-		err = rep.WriteJSON(w)
+	if sf.json {
+		err = writeJSON(w, struct {
+			SchemaVersion int `json:"schema_version"`
+			*doctor.Report
+		}{SchemaVersion, rep})
 	} else {
-		err = rep.WriteText(w, dir)
+		err = rep.WriteText(w, dir, !isTerminal(env.Stdout))
 	}
 	if err == nil {
 		err = w.Flush()
@@ -85,7 +116,10 @@ func runDoctorAPI(ctx context.Context, env *Env, sf *sourceFlags, n int) int {
 	}
 	w := bufio.NewWriter(env.Stdout)
 	if sf.json {
-		err = writeJSON(w, sh)
+		err = writeJSON(w, struct {
+			SchemaVersion int `json:"schema_version"`
+			app.Shape
+		}{SchemaVersion, sh})
 	} else {
 		fmt.Fprintf(w, "source: %s · the newest %d records (%d with their detail)\n\n", sanitize.String(sh.Source), sh.Records, sh.Detailed)
 		for _, f := range sh.Fields {

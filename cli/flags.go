@@ -4,18 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
 	flag "github.com/spf13/pflag"
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/config"
+	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/ui"
 )
 
 // maxBadShown bounds the "skipped" warnings printed for unreadable records; the rest are
@@ -50,13 +55,6 @@ func (v durationValue) Set(s string) error {
 	return nil
 }
 
-// durationFlag defines a duration flag that takes days and weeks too (config.ParseDuration).
-func durationFlag(fs *flag.FlagSet, name string, value time.Duration, usage string) *time.Duration {
-	d := value
-	fs.Var(durationValue{d: &d}, name, usage)
-	return &d
-}
-
 // sourceFlags are the flags every command that reads executions takes; they become the
 // application layer's Options.
 type sourceFlags struct {
@@ -68,6 +66,7 @@ type sourceFlags struct {
 	since       time.Duration
 	sinceSet    bool
 	json        bool
+	jq          string        // --jq: the JSON through a jq expression
 	lean        bool          // scan: drop what triage does not read as records load
 	interactive bool          // the TUI: loads run below the event loop's priority
 	jonly       bool          // journal: reads the journal, not a source (the demo's only with --demo)
@@ -82,37 +81,35 @@ type sourceFlags struct {
 }
 
 // The groups of shared flags a command may take: each registers only those it uses, so its
-// help lists nothing it ignores.
+// help lists nothing it ignores, and a flag it does not take is refused wherever it stands.
 type flagGroups uint8
 
 const (
-	withSource   flagGroups = 1 << iota // --demo --file --base-url --since --timeout
+	withSource   flagGroups = 1 << iota // --demo --file --base-url --since --timeout --profile
 	withDemo                            // --demo alone (journal: the demo's journal)
-	withJSON                            // --json
+	withJSON                            // --json --jq
 	withJournal                         // --journal
 	withConfig                          // --config
 	withReadOnly                        // --readonly --allow-reads
 )
 
-// commandFlags is which shared flags each command takes ("" is the TUI).
+// commandFlags is which shared flags each command takes ("" is the TUI). Every command that
+// opens a session takes --readonly: read-only is a property of the session, and an auditor's
+// `exectriage --readonly list` must work as `exectriage --readonly retry` must refuse.
 func commandFlags(name string) flagGroups {
 	switch name {
-	case "scan", "list", "show", "doctor":
-		return withSource | withJSON | withConfig
-	case "retry", "resolve", "mark":
-		return withSource | withJSON | withConfig | withJournal | withReadOnly
-	case "verify":
+	case "scan", "list", "show", "verify", "doctor":
 		return withSource | withJSON | withConfig | withReadOnly
+	case "retry", "resolve", "mark", "info":
+		return withSource | withJSON | withConfig | withJournal | withReadOnly
 	case "journal":
-		return withDemo | withJSON | withJournal
-	case "info":
-		return withSource | withJSON | withJournal | withConfig
+		return withDemo | withJSON | withJournal | withConfig | withReadOnly
 	case "bundle":
 		return withSource | withConfig | withJournal | withReadOnly
 	case "": // --json only to say it is for commands (hidden)
 		return withSource | withConfig | withJournal | withJSON | withReadOnly
 	}
-	return withSource | withJSON | withConfig | withJournal
+	return 0
 }
 
 func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
@@ -130,7 +127,8 @@ func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 		fs.Var(durationValue{&s.timeout, &s.timeSet}, "timeout", "the caller's request `DURATION`: a success slower than this is ambiguous")
 	}
 	if g&withJSON != 0 {
-		fs.BoolVar(&s.json, "json", false, "print JSON (stable, documented) instead of text")
+		fs.BoolVar(&s.json, "json", false, "print JSON (versioned, documented in docs/json.md) instead of text")
+		fs.StringVar(&s.jq, "jq", "", "filter the JSON with a jq `EXPRESSION` (implies --json; strings print raw)")
 	}
 	if g&withJournal != 0 {
 		fs.StringVar(&s.journal, "journal", "", "journal `DSN`: a SQLite path or postgres://... (default $EXECTRIAGE_JOURNAL, else the user state dir)")
@@ -293,4 +291,60 @@ func fail(env *Env, cmd string, err error) int {
 	msg = app.HideKnown(msg, env.Getenv("COMPOSIO_API_KEY"))
 	fmt.Fprintf(env.Stderr, "%s: %s\n", progName(cmd), sanitize.String(msg))
 	return code
+}
+
+// registerFlagCompletions completes the values of the flags whose values are a known set: the
+// filter's terms, resolve's --as, --color, --theme and the config's profiles.
+func registerFlagCompletions(cmd *cobra.Command) {
+	fixed := func(name string, values ...string) {
+		if cmd.Flags().Lookup(name) != nil {
+			_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+		}
+	}
+	if cmd.Flags().Lookup("filter") != nil {
+		_ = cmd.RegisterFlagCompletionFunc("filter", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			var out []string
+			for _, f := range filter.FieldNames() {
+				out = append(out, f+":")
+			}
+			for _, p := range model.Patterns() {
+				out = append(out, "pattern:"+string(p))
+			}
+			return append(out, "flagged:yes", "outcome:ambiguous", "kind:write"), cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+		})
+	}
+	fixed("as", string(model.AttemptSucceeded), string(model.AttemptFailed))
+	fixed("color", ui.ColorAuto, ui.ColorAlways, ui.ColorNever)
+	fixed("theme", "default", "high-contrast", "ansi16")
+	if cmd.Flags().Lookup("profile") != nil {
+		_ = cmd.RegisterFlagCompletionFunc("profile", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+			path, _ := c.Flags().GetString("config")
+			cfg, err := app.LoadConfig(app.Options{ConfigPath: path})
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			names := slices.Sorted(maps.Keys(cfg.Profiles))
+			return names, cobra.ShellCompDirectiveNoFileComp
+		})
+	}
+}
+
+// refuseIfNoReads ends a command that runs a provider check in a read-only session that does
+// not allow reads (the app refuses it too; this says so before anything opens).
+func (s *sourceFlags) refuseIfNoReads(env *Env, cmd string) (int, bool) {
+	ro, err := s.readOnly(env)
+	if err != nil {
+		return fail(env, cmd, err), true
+	}
+	if !ro || s.allowReads {
+		return ExitOK, false
+	}
+	cfg, err := app.LoadConfig(s.options(env))
+	if err != nil {
+		return fail(env, cmd, err), true
+	}
+	if cfg.Defaults.AllowReads {
+		return ExitOK, false
+	}
+	return usageError(env, cmd, "no provider check: this session is read-only (--readonly or [defaults] readonly in the config) and a check runs a read tool (--allow-reads lets checks through)"), true
 }

@@ -4,22 +4,44 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/spf13/cobra"
+
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
-// runInfo is `exectriage info [--json]`: where exectriage keeps things and what it would use
-// (config, journal and whom it guards, state, demo anchor, spool, source and where the API key
-// came from, never the key), without opening anything.
-func runInfo(ctx context.Context, env *Env, args []string) int {
-	fs, sf := sourceCommand(env, "info")
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
+// InfoOptions are info's flags.
+type InfoOptions struct {
+	Source sourceFlags
+}
+
+// NewCmdInfo is `exectriage info [--json]`: where exectriage keeps things and what it would
+// use (config, journal and whom it guards, state, demo anchor, spool, source and where the API
+// key came from, never the key), without opening anything.
+func NewCmdInfo(env *Env, runF func(context.Context, *InfoOptions) error) *cobra.Command {
+	opts := &InfoOptions{}
+	cmd := &cobra.Command{
+		Use:     "info",
+		Short:   "where exectriage keeps things and what it would use (never the API key)",
+		Example: "  exectriage info\n  exectriage info --json",
+		Args:    noArgs("info"),
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(withJQ(c.Context(), env, "info", opts.Source.jq, &opts.Source.json, func(env *Env) int {
+				return infoRun(env, opts)
+			}))
+		},
 	}
-	if len(pos) > 0 {
-		return usageError(env, "info", "unexpected argument %q", sanitize.String(pos[0]))
-	}
+	opts.Source.register(cmd.Flags(), commandFlags("info"))
+	registerFlagCompletions(cmd)
+	return cmd
+}
+
+// infoRun prints what info says.
+func infoRun(env *Env, opts *InfoOptions) int {
+	sf := &opts.Source
 	o := sf.options(env)
 	if o.Demo && (o.File != "" || o.BaseURL != "") {
 		return usageError(env, "info", "--demo cannot be combined with --file or --base-url")
@@ -30,7 +52,10 @@ func runInfo(ctx context.Context, env *Env, args []string) int {
 	}
 	in.Version = versionString()
 	if sf.json {
-		printJSON(env.Stdout, in)
+		printJSON(env.Stdout, struct {
+			SchemaVersion int `json:"schema_version"`
+			app.Info
+		}{SchemaVersion, in})
 		return ExitOK
 	}
 	found := func(ok bool) string {

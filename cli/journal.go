@@ -2,11 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
@@ -19,6 +22,7 @@ type journalAttempt struct {
 }
 
 type journalOutput struct {
+	SchemaVersion int                 `json:"schema_version"`
 	Journal       string              `json:"journal"`
 	Recovered     int                 `json:"recovered"`
 	Confirmations []app.Confirmation  `json:"confirmations"`
@@ -26,28 +30,65 @@ type journalOutput struct {
 	Verdicts      []app.VerdictRecord `json:"verdicts"`
 }
 
-// runJournal is `exectriage journal [ID] [--json]`: confirmations, attempts and verdicts,
-// newest first, of one execution or of all.
-func runJournal(ctx context.Context, env *Env, args []string) int {
-	fs, sf := sourceCommand(env, "journal")
+// JournalOptions are journal's flags and argument.
+type JournalOptions struct {
+	Source sourceFlags
+	Limit  int    // at most this many entries of each kind, the newest (0: all)
+	ID     string // one execution's records ("": all)
+}
+
+// NewCmdJournal is `exectriage journal [ID]`: confirmations, attempts and verdicts, newest
+// first, of one execution or of all.
+func NewCmdJournal(env *Env, runF func(context.Context, *JournalOptions) error) *cobra.Command {
+	opts := &JournalOptions{}
+	cmd := &cobra.Command{
+		Use:               "journal [ID]",
+		Short:             "the audit trail of confirmations, retries and verdicts (of one execution with ID)",
+		Example:           "  exectriage journal\n  exectriage journal log_a-NA1LoG7qec\n  exectriage journal --demo --json",
+		Args:              positional("journal", 0, 1, wantText("want at most one execution id")),
+		ValidArgsFunction: idCompletion(env, false),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.ID = args[0]
+			}
+			if opts.Limit < 0 {
+				return usagef("journal", "--limit must not be negative")
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(withJQ(c.Context(), env, "journal", opts.Source.jq, &opts.Source.json, func(env *Env) int {
+				return journalRun(c.Context(), env, opts)
+			}))
+		},
+	}
+	opts.Source.register(cmd.Flags(), commandFlags("journal"))
+	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "show at most `N` entries of each kind, the newest (0: all)")
+	registerFlagCompletions(cmd)
+	return cmd
+}
+
+// journalRun prints the journal.
+func journalRun(ctx context.Context, env *Env, opts *JournalOptions) int {
+	sf := &opts.Source
 	sf.jonly = true
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
+	exec := opts.ID
+	j, err := sf.openJournal(ctx, env)
+	if errors.Is(err, app.ErrNoJournal) { // read-only: there is none, and none is made
+		line(env.Stderr, "exectriage journal: %s", app.HideKnown(err.Error(), env.Getenv("COMPOSIO_API_KEY")))
+		if exec != "" {
+			return ExitUsage
+		}
+		if sf.json {
+			printJSON(env.Stdout, journalOutput{SchemaVersion: SchemaVersion, Confirmations: []app.Confirmation{}, Attempts: []journalAttempt{}, Verdicts: []app.VerdictRecord{}})
+		}
+		return ExitOK
 	}
-	if len(pos) > 1 {
-		return usageError(env, "journal", "want at most one execution id")
-	}
-	exec := ""
-	if len(pos) == 1 {
-		exec = pos[0]
-	}
-	j, code := openJournalFor(ctx, env, "journal", sf)
-	if j == nil {
-		return code
+	if err != nil {
+		return journalOpenFailed(env, "journal", err)
 	}
 	defer j.Close()
-	out := journalOutput{Journal: j.Where(), Recovered: j.Recovered,
+	out := journalOutput{SchemaVersion: SchemaVersion, Journal: j.Where(), Recovered: j.Recovered,
 		Confirmations: []app.Confirmation{}, Attempts: []journalAttempt{}, Verdicts: []app.VerdictRecord{}}
 	en, err := j.Entries(ctx, exec)
 	if err != nil {
@@ -62,6 +103,11 @@ func runJournal(ctx context.Context, env *Env, args []string) int {
 		out.Attempts = append(out.Attempts, ja)
 	}
 	out.Verdicts = append(out.Verdicts, en.Verdicts...)
+	if n := opts.Limit; n > 0 {
+		out.Confirmations = out.Confirmations[:min(n, len(out.Confirmations))]
+		out.Attempts = out.Attempts[:min(n, len(out.Attempts))]
+		out.Verdicts = out.Verdicts[:min(n, len(out.Verdicts))]
+	}
 	if sf.json {
 		printJSON(env.Stdout, out)
 		return ExitOK

@@ -31,13 +31,18 @@ import (
 func openJournalFor(ctx context.Context, env *Env, cmd string, sf *sourceFlags) (*app.Journal, int) {
 	j, err := sf.openJournal(ctx, env)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "%s: journal: %s\n", progName(cmd), sanitize.String(app.HideKnown(err.Error(), env.Getenv("COMPOSIO_API_KEY"))))
-		if app.IsUsage(err) {
-			return nil, ExitUsage
-		}
-		return nil, ExitFinding
+		return nil, journalOpenFailed(env, cmd, err)
 	}
 	return j, ExitOK
+}
+
+// journalOpenFailed says why the journal could not be opened and returns the exit status.
+func journalOpenFailed(env *Env, cmd string, err error) int {
+	fmt.Fprintf(env.Stderr, "%s: journal: %s\n", progName(cmd), sanitize.String(app.HideKnown(err.Error(), env.Getenv("COMPOSIO_API_KEY"))))
+	if app.IsUsage(err) {
+		return ExitUsage
+	}
+	return ExitFinding
 }
 
 // line prints text that may carry strings from the API or the journal, with terminal control

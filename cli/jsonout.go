@@ -36,6 +36,11 @@ import (
 // "verifier", "read_tool", "read_arguments", "matches", "reason", "checked_at"). Keys marked ?
 // are omitted when empty. scan and list print one execution or group per line.
 
+// SchemaVersion is the version of every --json answer (its "schema_version"): raised when a
+// key is renamed or removed or its meaning changes; keys may be added within a version. The
+// shapes are written down in docs/json.md and docs/schema/.
+const SchemaVersion = 1
+
 type execJSON struct {
 	ID                 string   `json:"id"`
 	Timestamp          string   `json:"timestamp"`
@@ -125,7 +130,7 @@ func (r *report) writeScanJSON(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "{\n  \"source\": %s,\n  \"summary\": %s,\n  \"executions\": [", head, sum)
+	fmt.Fprintf(w, "{\n  \"schema_version\": %d,\n  \"source\": %s,\n  \"summary\": %s,\n  \"executions\": [", SchemaVersion, head, sum)
 	if err := writeArrayLinesParallel(w, r.s.Len(), r.appendScanned); err != nil {
 		return err
 	}

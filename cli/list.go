@@ -7,22 +7,53 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
-// runList prints executions newest first, one line each, optionally filtered.
-func runList(ctx context.Context, env *Env, args []string) int {
-	fs, sf := sourceCommand(env, "list")
-	query := fs.String("filter", "", "filter `QUERY`: fuzzy text plus field terms ("+strings.Join(filter.FieldNames(), ":, ")+":)")
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
+// ListOptions are list's flags and arguments.
+type ListOptions struct {
+	Source sourceFlags
+	Filter string
+	Query  []string // words after the flags, added to the filter
+	Limit  int      // at most this many executions (0: all)
+}
+
+// NewCmdList is `exectriage list [QUERY...]`: executions newest first, one line each.
+func NewCmdList(env *Env, runF func(context.Context, *ListOptions) error) *cobra.Command {
+	opts := &ListOptions{}
+	cmd := &cobra.Command{
+		Use:     "list [QUERY...]",
+		Short:   "executions newest first, one line each",
+		Example: "  exectriage list --filter 'gmsend flagged:yes'\n  exectriage list --filter pattern:agent_retry --json\n  exectriage list --demo --limit 5 --jq '.executions[].id'",
+		Args:    positional("list", 0, -1, wantText("")),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Query = args
+			if opts.Limit < 0 {
+				return usagef("list", "--limit must not be negative")
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(withJQ(c.Context(), env, "list", opts.Source.jq, &opts.Source.json, func(env *Env) int {
+				return listRun(c.Context(), env, opts)
+			}))
+		},
 	}
-	if len(pos) > 0 {
-		*query = strings.TrimSpace(*query + " " + strings.Join(pos, " "))
-	}
-	q, err := filter.Parse(*query)
+	opts.Source.register(cmd.Flags(), commandFlags("list"))
+	cmd.Flags().StringVar(&opts.Filter, "filter", "", "filter `QUERY`: fuzzy text plus field terms ("+strings.Join(filter.FieldNames(), ":, ")+":)")
+	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "print at most `N` executions, the newest (0: all)")
+	registerFlagCompletions(cmd)
+	return cmd
+}
+
+// listRun prints executions newest first, one line each, optionally filtered.
+func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
+	sf := &opts.Source
+	query := strings.TrimSpace(opts.Filter + " " + strings.Join(opts.Query, " "))
+	q, err := filter.Parse(query)
 	if err != nil {
 		return usageError(env, "list", "--filter: %s", sanitize.String(err.Error()))
 	}
@@ -31,7 +62,7 @@ func runList(ctx context.Context, env *Env, args []string) int {
 		return fail(env, "list", err)
 	}
 	defer a.Close()
-	r := newReport(a, l)
+	r := newReport(env, a, l)
 	ix := filter.NewIndex(len(l.Execs))
 	for i := range l.Execs {
 		ix.Append(filter.Row{Exec: &l.Execs[i], Triage: &l.Result.Triage[i]})
@@ -51,17 +82,25 @@ func runList(ctx context.Context, env *Env, args []string) int {
 		}
 	}
 	match := ix.View(order, groupOf, ids, patterns).Filter(q)
+	total := len(match)
+	if opts.Limit > 0 && len(match) > opts.Limit {
+		match = match[:opts.Limit]
+	}
 	w := bufio.NewWriterSize(env.Stdout, 64<<10)
 	if sf.json {
 		name, _ := marshalSafe(r.hide(a.SourceName()))
-		fmt.Fprintf(w, "{\n  \"source\": %s,\n  \"executions\": [", name)
+		fmt.Fprintf(w, "{\n  \"schema_version\": %d,\n  \"source\": %s,\n  \"matched\": %d,\n  \"executions\": [", SchemaVersion, name, total)
 		if err = writeArrayLines(w, len(match), func(buf []byte, k int) []byte {
 			return r.appendExec(buf, match[k])
 		}); err == nil {
 			_, err = io.WriteString(w, "]\n}\n")
 		}
 	} else {
-		fmt.Fprintf(env.Stderr, "source: %s · %d of %d executions\n", r.str(a.SourceName()), len(match), len(l.Execs))
+		fmt.Fprintf(env.Stderr, "source: %s · %d of %d executions", r.str(a.SourceName()), total, len(l.Execs))
+		if len(match) < total {
+			fmt.Fprintf(env.Stderr, " (the newest %d shown: --limit)", len(match))
+		}
+		fmt.Fprintln(env.Stderr)
 		r.listLines(w, match)
 	}
 	if err == nil {

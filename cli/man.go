@@ -19,7 +19,7 @@ func WriteManPages(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("man pages: %w", err)
 	}
-	root := newRoot(ctx, OSEnv(), nil)
+	root := NewRootCmd(OSEnv())
 	root.DisableAutoGenTag = true
 	date := manDate()
 	hdr := &doc.GenManHeader{Title: "EXECTRIAGE", Section: "1", Date: &date, Source: "exectriage " + Version, Manual: "exectriage manual"}

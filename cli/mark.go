@@ -6,30 +6,70 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
-// runMark is `exectriage mark ID VERDICT [--note TEXT]`.
-func runMark(ctx context.Context, env *Env, args []string) int {
-	fs, sf := sourceCommand(env, "mark")
-	note := fs.String("note", "", "a note for the journal")
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
+// MarkOptions are mark's flags and arguments.
+type MarkOptions struct {
+	Source  sourceFlags
+	Note    string
+	ID      string
+	Verdict model.Verdict
+}
+
+// NewCmdMark is `exectriage mark ID VERDICT [--note TEXT]`.
+func NewCmdMark(env *Env, runF func(context.Context, *MarkOptions) error) *cobra.Command {
+	opts := &MarkOptions{}
+	cmd := &cobra.Command{
+		Use:     "mark ID VERDICT",
+		Short:   "record a verdict: " + strings.Join(verdictNames(), ", "),
+		Example: "  exectriage mark log_a-NA1LoG7qec confirmed_succeeded --note 'the customer found it in spam'",
+		Args:    positional("mark", 2, 2, wantText("want an execution id and a verdict: exectriage mark ID VERDICT [--note TEXT]")),
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			switch len(args) {
+			case 0:
+				return completeIDs(env, c, toComplete)
+			case 1:
+				return verdictNames(), cobra.ShellCompDirectiveNoFileComp
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			v, ok := model.ParseVerdict(args[1])
+			if !ok {
+				return usagef("mark", "unknown verdict %q: want one of %s", sanitize.String(args[1]), strings.Join(verdictNames(), ", "))
+			}
+			opts.ID, opts.Verdict = args[0], v
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(withJQ(c.Context(), env, "mark", opts.Source.jq, &opts.Source.json, func(env *Env) int {
+				return markRun(c.Context(), env, opts)
+			}))
+		},
 	}
-	if len(pos) != 2 {
-		return usageError(env, "mark", "want an execution id and a verdict: exectriage mark ID VERDICT [--note TEXT]")
+	opts.Source.register(cmd.Flags(), commandFlags("mark"))
+	cmd.Flags().StringVar(&opts.Note, "note", "", "a note for the journal")
+	registerFlagCompletions(cmd)
+	return cmd
+}
+
+func verdictNames() []string {
+	out := make([]string, len(model.Verdicts()))
+	for i, v := range model.Verdicts() {
+		out[i] = string(v)
 	}
-	v, ok := model.ParseVerdict(pos[1])
-	if !ok {
-		names := make([]string, len(model.Verdicts()))
-		for i, x := range model.Verdicts() {
-			names[i] = string(x)
-		}
-		return usageError(env, "mark", "unknown verdict %q: want one of %s", sanitize.String(pos[1]), strings.Join(names, ", "))
-	}
+	return out
+}
+
+// markRun records one verdict.
+func markRun(ctx context.Context, env *Env, opts *MarkOptions) int {
+	sf := &opts.Source
+	v, id := opts.Verdict, opts.ID
 	if code, stop := sf.refuseIfReadOnly(env, "mark", "nothing was marked"); stop {
 		return code
 	}
@@ -47,7 +87,7 @@ func runMark(ctx context.Context, env *Env, args []string) int {
 		return fail(env, "mark", err)
 	}
 	defer a.Close()
-	i, err := l.Lookup(ctx, pos[0])
+	i, err := l.Lookup(ctx, id)
 	if err != nil {
 		return fail(env, "mark", fmt.Errorf("nothing was marked: %w", err))
 	}
@@ -59,21 +99,23 @@ func runMark(ctx context.Context, env *Env, args []string) int {
 		}
 		t := &l.Result.Triage[i]
 		return usageError(env, "mark", "%s does not fit %s (a %s, outcome %s%s): nothing was marked; it can be marked %s",
-			v, sanitize.String(pos[0]), t.Kind, t.Outcome, map[bool]string{true: ", in a duplicate group", false: ", in no duplicate group"}[t.GroupID != ""], strings.Join(names, ", "))
+			v, sanitize.String(id), t.Kind, t.Outcome, map[bool]string{true: ", in a duplicate group", false: ", in no duplicate group"}[t.GroupID != ""], strings.Join(names, ", "))
 	}
 	a.UseJournal(j)
-	res, err := a.Mark(ctx, pos[0], v, *note)
+	res, err := a.Mark(ctx, id, v, opts.Note)
 	if err != nil {
 		return fail(env, "mark", err)
 	}
 	rec := res.Record
 	if sf.json {
 		printJSON(env.Stdout, struct {
-			Journal  string            `json:"journal"`
-			Verdict  app.VerdictRecord `json:"verdict"`
-			Deciding model.Verdict     `json:"guard_goes_by"`
-			Effect   string            `json:"effect"`
-		}{j.Where(), rec, res.Deciding, res.Effect})
+			SchemaVersion int               `json:"schema_version"`
+			ExecutionID   string            `json:"execution_id"`
+			Journal       string            `json:"journal"`
+			Verdict       app.VerdictRecord `json:"verdict"`
+			Deciding      model.Verdict     `json:"guard_goes_by"`
+			Effect        string            `json:"effect"`
+		}{SchemaVersion, rec.ExecutionID, j.Where(), rec, res.Deciding, res.Effect})
 		return ExitOK
 	}
 	line(env.Stdout, "marked %s %s (by %s): %s", rec.ExecutionID, rec.Verdict, rec.Who, res.Effect)

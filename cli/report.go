@@ -3,8 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/x/term"
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
@@ -20,13 +23,24 @@ type report struct {
 	s      *app.Scanned // scan's rows, in place of l
 	policy *redact.Policy
 	first  map[string]int // scan: the position of each group's first member
+	// whole: stdout is not a terminal (a file, a pipe), so no line is cut to a column width:
+	// a reason or a fix cut with … in a saved report is advice lost.
+	whole bool
 }
 
-func newReport(a *app.App, l *app.Loaded) *report { return &report{a: a, l: l, policy: a.Policy()} }
+func newReport(env *Env, a *app.App, l *app.Loaded) *report {
+	return &report{a: a, l: l, policy: a.Policy(), whole: !isTerminal(env.Stdout)}
+}
 
 // newScanReport is scan's report, over rows.
-func newScanReport(a *app.App, s *app.Scanned) *report {
-	return &report{a: a, s: s, policy: a.Policy()}
+func newScanReport(env *Env, a *app.App, s *app.Scanned) *report {
+	return &report{a: a, s: s, policy: a.Policy(), whole: !isTerminal(env.Stdout)}
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }
 
 // hide applies the secret policy to a string from the record: the configured key never shows.
@@ -40,8 +54,13 @@ func (r *report) hide(s string) string {
 // str is a string from the record made safe to print: key hidden, controls escaped.
 func (r *report) str(s string) string { return sanitize.String(r.hide(s)) }
 
-// line is str cut to n columns.
-func (r *report) line(s string, n int) string { return sanitize.Line(r.hide(s), n) }
+// line is str cut to n columns on a terminal, whole elsewhere.
+func (r *report) line(s string, n int) string {
+	if r.whole {
+		return r.str(s)
+	}
+	return sanitize.Line(r.hide(s), n)
+}
 
 // groupTool is the tool of a group's first member.
 func (r *report) groupTool(g *model.DuplicateGroup) string {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
@@ -11,38 +14,65 @@ import (
 )
 
 type resolveOutput struct {
-	Journal   string `json:"journal"`
-	Recovered int    `json:"recovered"`
+	SchemaVersion int    `json:"schema_version"`
+	Journal       string `json:"journal"`
+	Recovered     int    `json:"recovered"`
 	app.Resolution
 	Error string `json:"error,omitempty"`
 	Exit  int    `json:"exit"`
 }
 
-// runResolve is `exectriage resolve ID [--as succeeded|failed --reason TEXT] [--settle D]`:
+// ResolveOptions are resolve's flags and argument.
+type ResolveOptions struct {
+	Source sourceFlags
+	As     string
+	Reason string
+	Settle time.Duration
+	ID     string
+}
+
+// NewCmdResolve is `exectriage resolve ID [--as succeeded|failed --reason TEXT] [--settle D]`:
 // ID is an attempt id or an execution id (its open attempt). Exit: 0 settled (or already
 // settled); 4 still indeterminate; 3 refused (in flight, or sent to another source); 2 bad
 // usage or unknown id; 1 run-time failure.
-func runResolve(ctx context.Context, env *Env, args []string) int {
-	fs, sf := sourceCommand(env, "resolve")
-	as := fs.String("as", "", "your decision when the logs and the provider say nothing conclusive: `succeeded|failed`")
-	reason := fs.String("reason", "", "why (required with --as)")
-	settle := durationFlag(fs.FlagSet, "settle", app.DefaultSettle, "how long after the send missing evidence still proves nothing")
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
+func NewCmdResolve(env *Env, runF func(context.Context, *ResolveOptions) error) *cobra.Command {
+	opts := &ResolveOptions{Settle: app.DefaultSettle}
+	cmd := &cobra.Command{
+		Use:     "resolve ID",
+		Short:   "settle an indeterminate retry from the logs and the provider",
+		Example: "  exectriage resolve 58d9c377-02a2-4e36-bbf0-e7a96fec6de9\n  exectriage resolve 58d9c377-02a2-4e36-bbf0-e7a96fec6de9 --as failed --reason 'bounce seen'",
+		Args:    positional("resolve", 1, 1, wantText("want one attempt id or execution id")),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if opts.As != "" && opts.As != string(model.AttemptSucceeded) && opts.As != string(model.AttemptFailed) {
+				return usagef("resolve", "--as must be succeeded or failed")
+			}
+			if opts.As != "" && strings.TrimSpace(opts.Reason) == "" {
+				return usagef("resolve", "--as needs --reason TEXT")
+			}
+			if opts.Settle <= 0 {
+				return usagef("resolve", "--settle must be positive")
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(withJQ(c.Context(), env, "resolve", opts.Source.jq, &opts.Source.json, func(env *Env) int {
+				return resolveRun(c.Context(), env, opts)
+			}))
+		},
 	}
-	if len(pos) != 1 {
-		return usageError(env, "resolve", "want one attempt id or execution id")
-	}
-	if *as != "" && *as != string(model.AttemptSucceeded) && *as != string(model.AttemptFailed) {
-		return usageError(env, "resolve", "--as must be succeeded or failed")
-	}
-	if *as != "" && strings.TrimSpace(*reason) == "" {
-		return usageError(env, "resolve", "--as needs --reason TEXT")
-	}
-	if *settle <= 0 {
-		return usageError(env, "resolve", "--settle must be positive")
-	}
+	fs := cmd.Flags()
+	opts.Source.register(fs, commandFlags("resolve"))
+	fs.StringVar(&opts.As, "as", "", "your decision when the logs and the provider say nothing conclusive: `succeeded|failed`")
+	fs.StringVar(&opts.Reason, "reason", "", "why (required with --as)")
+	fs.Var(durationValue{d: &opts.Settle}, "settle", "how long after the send missing evidence still proves nothing, a `DURATION`")
+	registerFlagCompletions(cmd)
+	return cmd
+}
+
+// resolveRun settles one attempt.
+func resolveRun(ctx context.Context, env *Env, opts *ResolveOptions) int {
+	sf := &opts.Source
 	if code, stop := sf.refuseIfReadOnly(env, "resolve", "nothing was resolved"); stop {
 		return code
 	}
@@ -51,14 +81,14 @@ func runResolve(ctx context.Context, env *Env, args []string) int {
 		return code
 	}
 	defer j.Close()
-	at, err := app.FindAttempt(ctx, j, pos[0])
+	at, err := app.FindAttempt(ctx, j, opts.ID)
 	if err != nil {
 		if errors.Is(err, app.ErrNoSuchAttempt) {
 			return usageError(env, "resolve", "%s", sanitize.String(err.Error()))
 		}
 		return fail(env, "resolve", err)
 	}
-	opt := app.ResolveOptions{As: model.AttemptState(*as), Reason: *reason, Settle: *settle}
+	opt := app.ResolveOptions{As: model.AttemptState(opts.As), Reason: opts.Reason, Settle: opts.Settle}
 	var a *app.App
 	if at.State == model.AttemptIndeterminate {
 		// The witnesses: the source's logs and provider. Without them only --as settles it.
@@ -76,7 +106,7 @@ func runResolve(ctx context.Context, env *Env, args []string) int {
 		}
 	}
 	res, rerr := app.Resolve(ctx, a, j, at.ID, opt)
-	out := resolveOutput{Journal: j.Where(), Recovered: j.Recovered, Resolution: res}
+	out := resolveOutput{SchemaVersion: SchemaVersion, Journal: j.Where(), Recovered: j.Recovered, Resolution: res}
 	switch {
 	case errors.Is(rerr, app.ErrInFlight), errors.Is(rerr, app.ErrOtherSource):
 		out.Exit = ExitRefused

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
@@ -38,42 +40,69 @@ func testPause(env *Env) func(ctx context.Context, step string) error {
 }
 
 type retryOutput struct {
-	ExecutionID string `json:"execution_id"`
-	Journal     string `json:"journal"`
-	Recovered   int    `json:"recovered"`
+	SchemaVersion int    `json:"schema_version"`
+	ExecutionID   string `json:"execution_id"`
+	Journal       string `json:"journal"`
+	Recovered     int    `json:"recovered"`
 	app.RetryResult
 	State model.AttemptState `json:"state"`
 	Error string             `json:"error,omitempty"`
 	Exit  int                `json:"exit"`
 }
 
-// runRetry is `exectriage retry ID --confirm-failed --reason TEXT [--request-timeout D] [--json]`.
+// RetryOptions are retry's flags and argument.
+type RetryOptions struct {
+	Source         sourceFlags
+	Confirm        bool
+	Reason         string
+	RequestTimeout time.Duration // 0: app.DefaultRetryTimeout
+	timeoutSet     bool
+	ID             string
+}
+
+// NewCmdRetry is `exectriage retry ID --confirm-failed --reason TEXT`, the guarded retry.
 // Exit: 0 the retry ran and succeeded; 1 it ran and failed without effect (or a run-time
 // error before anything was claimed); 2 bad usage or unknown id; 3 refused by the guard, with
 // the reason and the next step on stderr; 4 sent and its outcome unknown (resolve it).
-func runRetry(ctx context.Context, env *Env, args []string) int {
-	fs, sf := sourceCommand(env, "retry")
-	confirm := fs.Bool("confirm-failed", false, "confirm that the execution failed (the guard refuses without it)")
-	reason := fs.String("reason", "", "why you believe it failed, for the journal (required)")
+func NewCmdRetry(env *Env, runF func(context.Context, *RetryOptions) error) *cobra.Command {
+	opts := &RetryOptions{}
+	cmd := &cobra.Command{
+		Use:               "retry ID --confirm-failed --reason TEXT",
+		Short:             "the guarded retry: one send, never a duplicate",
+		Example:           "  exectriage retry log_a-NA1LoG7qec --confirm-failed --reason 'customer saw no email; provider shows none'",
+		Args:              positional("retry", 1, 1, wantText("want one execution id: exectriage retry ID --confirm-failed --reason TEXT")),
+		ValidArgsFunction: idCompletion(env, false),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if opts.Confirm && strings.TrimSpace(opts.Reason) == "" { // without --confirm-failed: the guard shows its evidence (exit 3)
+				return usagef("retry", "--confirm-failed needs --reason TEXT: say why you believe the first attempt failed (it goes in the journal)")
+			}
+			if opts.timeoutSet && opts.RequestTimeout <= 0 {
+				return usagef("retry", "--request-timeout must be positive")
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(withJQ(c.Context(), env, "retry", opts.Source.jq, &opts.Source.json, func(env *Env) int {
+				return retryRun(c.Context(), env, opts)
+			}))
+		},
+	}
+	fs := cmd.Flags()
+	opts.Source.register(fs, commandFlags("retry"))
+	fs.BoolVar(&opts.Confirm, "confirm-failed", false, "confirm that the execution failed (the guard refuses without it)")
+	fs.StringVar(&opts.Reason, "reason", "", "why you believe it failed, for the journal (required)")
 	// --request-timeout is the retry's own request; --timeout stays the caller's timeout that
 	// classifies the original, as in every command.
-	var requestTimeout time.Duration
-	var timeSet bool
-	fs.Var(durationValue{&requestTimeout, &timeSet}, "request-timeout", "how long the retry's own request may take, a `DURATION` (default "+app.DefaultRetryTimeout.String()+")")
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
-	}
-	if len(pos) != 1 {
-		return usageError(env, "retry", "want one execution id: exectriage retry ID --confirm-failed --reason TEXT")
-	}
-	id := pos[0]
-	if *confirm && strings.TrimSpace(*reason) == "" { // without --confirm-failed: the guard shows its evidence (exit 3)
-		return usageError(env, "retry", "--confirm-failed needs --reason TEXT: say why you believe the first attempt failed (it goes in the journal)")
-	}
-	if timeSet && requestTimeout <= 0 {
-		return usageError(env, "retry", "--request-timeout must be positive")
-	}
+	fs.Var(durationValue{&opts.RequestTimeout, &opts.timeoutSet}, "request-timeout", "how long the retry's own request may take, a `DURATION` (default "+app.DefaultRetryTimeout.String()+")")
+	registerFlagCompletions(cmd)
+	return cmd
+}
+
+// retryRun runs the guarded retry of one execution.
+func retryRun(ctx context.Context, env *Env, opts *RetryOptions) int {
+	sf := &opts.Source
+	id := opts.ID
 	if code, stop := sf.refuseIfReadOnly(env, "retry", "nothing was sent"); stop {
 		return code
 	}
@@ -95,12 +124,9 @@ func runRetry(ctx context.Context, env *Env, args []string) int {
 		return fail(env, "retry", fmt.Errorf("load %s: %w", id, err))
 	}
 	a.Learn(ctx, []model.Execution{e})
-	h := app.RetryHooks{Pause: testPause(env)}
-	if timeSet {
-		h.Timeout = requestTimeout
-	}
-	res, runErr := a.Retry(ctx, j, app.RetryRequest{Execution: e, Confirmed: *confirm, Reason: *reason}, h)
-	out := retryOutput{ExecutionID: id, Journal: j.Where(), Recovered: j.Recovered, RetryResult: res, State: res.State(), Exit: retryExit(res, runErr)}
+	h := app.RetryHooks{Pause: testPause(env), Timeout: opts.RequestTimeout}
+	res, runErr := a.Retry(ctx, j, app.RetryRequest{Execution: e, Confirmed: opts.Confirm, Reason: opts.Reason}, h)
+	out := retryOutput{SchemaVersion: SchemaVersion, ExecutionID: id, Journal: j.Where(), Recovered: j.Recovered, RetryResult: res, State: res.State(), Exit: retryExit(res, runErr)}
 	if runErr != nil {
 		out.Error = runErr.Error()
 	}

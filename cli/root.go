@@ -1,6 +1,9 @@
-// Package cli implements exectriage's command line: it parses flags, opens the source
-// (live API, embedded demo sandbox or an export file) and runs one command. main.go only calls
-// Run; every command lives in its own file here and writes to the Env it is given.
+// Package cli implements exectriage's command line on cobra: one command per file, each an
+// Options struct whose flags are bound once (gh's layout: NewCmdX(env, runF) builds the
+// command, xRun(ctx, opts) runs it; a test passes runF to see the parsed options). The shared
+// flags a command takes (source, journal, read-only, output) are registered on it by one
+// function, and cobra parses the whole command line with that command's flags, so a flag means
+// the same before the command's name or after it. main.go only calls Run.
 package cli
 
 import (
@@ -11,15 +14,16 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
-	"github.com/exectriage/exectriage/app"
-	"github.com/exectriage/exectriage/filter"
-	"github.com/exectriage/exectriage/model"
-	"github.com/exectriage/exectriage/sanitize"
 	"github.com/spf13/cobra"
 	flag "github.com/spf13/pflag"
+
+	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sanitize"
 )
 
 // Exit statuses shared by every command.
@@ -38,10 +42,6 @@ type Env struct {
 	Stderr io.Writer
 	Getenv func(string) string
 	Now    func() time.Time
-
-	// define, when set, makes every command register its flags, hand them over and return
-	// (definedFlags: the cobra tree is built from the commands' own definitions).
-	define func(*flag.FlagSet)
 }
 
 // OSEnv is the real process environment.
@@ -49,16 +49,289 @@ func OSEnv() *Env {
 	return &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now}
 }
 
-type command struct {
-	name    string
-	args    string
-	summary string
-	example string
-	run     func(ctx context.Context, env *Env, args []string) int
-	// complete completes the positional arguments after the first (nil: none offered).
-	complete func(args []string, toComplete string) ([]string, cobra.ShellCompDirective)
-	// idArgs: the arguments are execution ids (completed where it is cheap: --file, --demo).
-	idArgs bool
+// exitCodes is the one exit-status table, in --help and the README.
+const exitCodes = `Exit status:
+  0  done
+  1  the command ran and found something (doctor: an SDK that retries writes), or failed at run time
+  2  bad usage or input: an unknown flag or command, a flag the command does not take (before
+     or after its name), a missing or extra argument, an unknown id, an unreadable file, a
+     verdict that does not fit, a write in a read-only session
+  3  the retry guard refused
+  4  the retry was sent and its outcome is unknown (run resolve)`
+
+// exitError carries a command's exit status through cobra.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// codeErr is nil for ExitOK, else an exitError.
+func codeErr(code int) error {
+	if code == ExitOK {
+		return nil
+	}
+	return exitError{code}
+}
+
+// usageErr is bad usage found before a command runs (its arguments, a flag it does not take):
+// Run prints it as one line and exits 2.
+type usageErr struct{ cmd, msg string }
+
+func (e usageErr) Error() string { return progName(e.cmd) + ": " + e.msg }
+
+func usagef(cmd, format string, a ...any) error {
+	return usageErr{cmd: cmd, msg: fmt.Sprintf(format, a...)}
+}
+
+// Run runs exectriage with args (without the program name) and returns the exit status.
+func Run(ctx context.Context, env *Env, args []string) int {
+	root := NewRootCmd(env)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	var ex exitError
+	var ue usageErr
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ex):
+		return ex.code
+	case errors.As(err, &ue):
+		fmt.Fprintln(env.Stderr, sanitize.String(ue.Error()))
+		return ExitUsage
+	}
+	// cobra's own errors: an unknown flag, a bad flag value
+	fmt.Fprintf(env.Stderr, "exectriage: %s\n", sanitize.String(err.Error()))
+	return ExitUsage
+}
+
+// NewRootCmd builds the whole command tree on env: the TUI at the root, one subcommand per
+// file, help and completion. Every flag any command takes is known to the root as well (hidden
+// where the TUI does not take it), so that cobra can tell a flag's value from a command's name
+// wherever the flag stands; the command then parses the whole line with its own flags.
+func NewRootCmd(env *Env) *cobra.Command {
+	root := NewCmdTUI(env, nil)
+	root.Version = versionString()
+	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	root.AddCommand(
+		NewCmdScan(env, nil),
+		NewCmdList(env, nil),
+		NewCmdShow(env, nil),
+		NewCmdVerify(env, nil),
+		NewCmdRetry(env, nil),
+		NewCmdResolve(env, nil),
+		NewCmdMark(env, nil),
+		NewCmdJournal(env, nil),
+		NewCmdBundle(env, nil),
+		NewCmdDoctor(env, nil),
+		NewCmdInfo(env, nil),
+		NewCmdSandbox(env, nil),
+		newCmdVersion(env),
+		newCmdCompletion(env),
+	)
+	root.SetHelpCommand(newCmdHelp())
+	root.SuggestionsMinimumDistance = 2 // cobra's default, which SuggestionsFor does not apply itself
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		if cmd == root {
+			return fmt.Errorf("%w (see 'exectriage --help')", err)
+		}
+		return fmt.Errorf("%s: %w (see '%s --help')", cmd.Name(), err, cmd.CommandPath())
+	})
+	for _, c := range root.Commands() {
+		c.SilenceErrors, c.SilenceUsage = true, true
+	}
+	knowEveryFlag(root)
+	return root
+}
+
+// foreignFlag stands on the root for a flag of some commands that the TUI does not take: it
+// tells cobra whether the flag takes a value (so `exectriage --reveal show ID` finds show), and
+// the TUI refuses it when it is given without a command.
+type foreignFlag struct {
+	typ     string
+	owners  []string
+	changed bool
+}
+
+func (f *foreignFlag) String() string   { return "" }
+func (f *foreignFlag) Type() string     { return f.typ }
+func (f *foreignFlag) Set(string) error { f.changed = true; return nil }
+
+// knowEveryFlag registers on the root, hidden, every subcommand flag the root lacks.
+func knowEveryFlag(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		c.LocalFlags().VisitAll(func(fl *flag.Flag) {
+			if fl.Name == "help" {
+				return
+			}
+			if have := root.Flags().Lookup(fl.Name); have != nil {
+				if ff, ok := have.Value.(*foreignFlag); ok {
+					ff.owners = append(ff.owners, c.Name())
+				}
+				return
+			}
+			root.Flags().AddFlag(&flag.Flag{Name: fl.Name, Usage: fl.Usage, NoOptDefVal: fl.NoOptDefVal, Hidden: true,
+				Value: &foreignFlag{typ: fl.Value.Type(), owners: []string{c.Name()}}})
+		})
+	}
+}
+
+// refuseForeignFlags refuses, on the root (the TUI), a flag only commands take.
+func refuseForeignFlags(root *cobra.Command) error {
+	var err error
+	root.Flags().VisitAll(func(fl *flag.Flag) {
+		if ff, ok := fl.Value.(*foreignFlag); ok && ff.changed && err == nil {
+			err = usagef("", "unknown flag: --%s: it is a flag of %s, not of the TUI (see 'exectriage --help')", fl.Name, strings.Join(ff.owners, ", "))
+		}
+	})
+	return err
+}
+
+// positional returns an Args check: no empty argument ("show ”"), and between min and max
+// arguments (max < 0: no limit), else want(args) as the one-line usage error.
+func positional(cmd string, minN, maxN int, want func(args []string) string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		for _, p := range args { // an id, a verdict, a directory: never empty
+			if strings.TrimSpace(p) == "" {
+				return usagef(cmd, "an empty argument (an execution ID, a verdict or a path cannot be empty)")
+			}
+		}
+		if len(args) < minN || maxN >= 0 && len(args) > maxN {
+			return usagef(cmd, "%s", want(args))
+		}
+		return nil
+	}
+}
+
+// wantText is a fixed usage message for positional.
+func wantText(msg string) func([]string) string { return func([]string) string { return msg } }
+
+// noArgs refuses any positional argument with "unexpected argument".
+func noArgs(cmd string) cobra.PositionalArgs {
+	return positional(cmd, 0, 0, func(args []string) string {
+		return fmt.Sprintf("unexpected argument %q", sanitize.String(args[0]))
+	})
+}
+
+// newCmdHelp is `exectriage help [COMMAND]`: an unknown topic is a usage error (exit 2) with
+// the commands it may have meant, as an unknown command is.
+func newCmdHelp() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "help about any command",
+		ValidArgsFunction: func(c *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []string
+			for _, s := range c.Root().Commands() {
+				if s.IsAvailableCommand() {
+					names = append(names, s.Name())
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			root := c.Root()
+			target, rest, err := root.Find(args)
+			if err != nil || target == nil || target == root && len(args) > 0 || len(rest) > 0 && len(target.Commands()) > 0 {
+				topic := strings.Join(args, " ")
+				return usagef("help", "unknown help topic %q%s", topic, didYouMean(root, args[0]))
+			}
+			return target.Help()
+		},
+	}
+}
+
+// didYouMean is cobra's suggestions for a mistyped command, as a sentence ("" for none).
+func didYouMean(root *cobra.Command, typed string) string {
+	s := root.SuggestionsFor(typed)
+	if len(s) == 0 {
+		return " (run 'exectriage help')"
+	}
+	return "; did you mean " + strings.Join(s, " or ") + "?"
+}
+
+// shells are the shells completion writes a script for.
+var shells = []string{"bash", "zsh", "fish", "powershell"}
+
+// newCmdCompletion is `exectriage completion SHELL`: an unknown shell is exit 2 with the
+// shells it may have meant.
+func newCmdCompletion(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use:       "completion " + strings.Join(shells, "|"),
+		Short:     "a shell completion script (commands, flags, verdicts, filter terms, ids from --file or --demo)",
+		Example:   "  source <(exectriage completion bash)\n  exectriage completion zsh > \"${fpath[1]}/_exectriage\"",
+		ValidArgs: shells,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("completion", "want one shell: %s", strings.Join(shells, ", "))
+			}
+			if !slices.Contains(shells, args[0]) {
+				return usagef("completion", "unknown shell %q%s", sanitize.String(args[0]), closest(args[0], shells))
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			root, w := c.Root(), env.Stdout
+			switch args[0] {
+			case "bash":
+				return root.GenBashCompletionV2(w, true)
+			case "zsh":
+				return root.GenZshCompletion(w)
+			case "fish":
+				return root.GenFishCompletion(w, true)
+			default:
+				return root.GenPowerShellCompletionWithDesc(w)
+			}
+		},
+	}
+}
+
+// closest names the known words within two edits of typed, as a did-you-mean; else the list.
+func closest(typed string, known []string) string {
+	var near []string
+	for _, k := range known {
+		if levenshtein(strings.ToLower(typed), k) <= 1 || strings.HasPrefix(k, strings.ToLower(typed)) {
+			near = append(near, k)
+		}
+	}
+	if len(near) == 0 || len(typed) == 0 {
+		return ": want " + strings.Join(known, ", ")
+	}
+	sort.Strings(near)
+	return "; did you mean " + strings.Join(near, " or ") + "? (want " + strings.Join(known, ", ") + ")"
+}
+
+// levenshtein is the edit distance of a and b (short words only).
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func newCmdVersion(env *Env) *cobra.Command {
+	return &cobra.Command{
+		Use: "version", Short: "the version, commit and Go version", Args: noArgs("version"),
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintln(env.Stdout, "exectriage", versionString())
+			return nil
+		},
+	}
 }
 
 // maxCompletedIDs is how many ids a completion offers, newest first.
@@ -70,7 +343,7 @@ const maxCompletionFile = 64 << 20
 // completeIDs offers execution ids, newest first, with their tool, where reading them is
 // cheap: an export file (--file, up to 64 MB) or the embedded demo (--demo). Against the live
 // API a completion would list the logs on every tab: it offers nothing there.
-func completeIDs(ctx context.Context, env *Env, cmd *cobra.Command, prefix string) ([]string, cobra.ShellCompDirective) {
+func completeIDs(env *Env, cmd *cobra.Command, prefix string) ([]string, cobra.ShellCompDirective) {
 	none := cobra.ShellCompDirectiveNoFileComp
 	file, _ := cmd.Flags().GetString("file")
 	demo, _ := cmd.Flags().GetBool("demo")
@@ -78,11 +351,13 @@ func completeIDs(ctx context.Context, env *Env, cmd *cobra.Command, prefix strin
 		return nil, none
 	}
 	if file != "" {
-		if st, err := os.Stat(file); err != nil || st.Size() > maxCompletionFile {
+		if st, err := os.Stat(file); err != nil || !st.Mode().IsRegular() || st.Size() > maxCompletionFile {
 			return nil, none
 		}
 	}
-	a, err := app.Open(ctx, app.Options{File: file, Demo: demo && file == "", Getenv: env.Getenv, Now: env.Now, SinceSet: file != ""})
+	ctx := cmd.Context()
+	// A completion never writes: read-only, so the demo's anchor is read and never made.
+	a, err := app.Open(ctx, app.Options{File: file, Demo: demo && file == "", Getenv: env.Getenv, Now: env.Now, SinceSet: file != "", ReadOnly: true})
 	if err != nil {
 		return nil, none
 	}
@@ -101,209 +376,13 @@ func completeIDs(ctx context.Context, env *Env, cmd *cobra.Command, prefix strin
 	return out, none
 }
 
-func commands() []command {
-	return []command{
-		{name: "scan", args: "", summary: "ambiguous writes and duplicate groups, as a report", run: runScan,
-			example: "  exectriage scan --since 24h\n  exectriage scan --file export.jsonl --json | jq '.duplicate_groups[] | .pattern'"},
-		{name: "list", args: "[QUERY...]", summary: "executions newest first, one line each", run: runList,
-			example: "  exectriage list --filter 'gmsend flagged:yes'\n  exectriage list --filter pattern:agent_retry --json"},
-		{name: "show", args: "ID", idArgs: true, summary: "one execution with its triage (secrets redacted unless --reveal)", run: runShow,
-			example: "  exectriage show log_a-NA1LoG7qec\n  exectriage show log_a-NA1LoG7qec --json"},
-		{name: "verify", args: "ID", idArgs: true, summary: "check the provider's state for one execution (runs a read tool)", run: runVerify,
-			example: "  exectriage verify log_a-NA1LoG7qec"},
-		{name: "retry", args: "ID --confirm-failed --reason TEXT", idArgs: true, summary: "the guarded retry: one send, never a duplicate", run: runRetry,
-			example: "  exectriage retry log_a-NA1LoG7qec --confirm-failed --reason 'customer saw no email; provider shows none'"},
-		{name: "resolve", args: "ID", summary: "settle an indeterminate retry from the logs and the provider", run: runResolve,
-			example: "  exectriage resolve 58d9c377-02a2-4e36-bbf0-e7a96fec6de9\n  exectriage resolve 58d9c377-02a2-4e36-bbf0-e7a96fec6de9 --as failed --reason 'bounce seen'"},
-		{name: "mark", args: "ID VERDICT", summary: "record a verdict: " + strings.Join(verdictNames(), ", "), run: runMark, complete: completeMark,
-			example: "  exectriage mark log_a-NA1LoG7qec confirmed_succeeded --note 'the customer found it in spam'"},
-		{name: "journal", args: "", summary: "the audit trail of confirmations, retries and verdicts", run: runJournal,
-			example: "  exectriage journal\n  exectriage journal --demo --json"},
-		{name: "bundle", args: "ID...", idArgs: true, summary: "a Markdown support bundle, secrets redacted", run: runBundle,
-			example: "  exectriage bundle log_a-NA1LoG7qec --out ticket-1234.md"},
-		{name: "doctor", args: "[DIR]", summary: "find Composio SDK versions that still auto-retry writes", run: runDoctor,
-			example: "  exectriage doctor .\n  exectriage doctor --api --last 500"},
-		{name: "info", args: "", summary: "where exectriage keeps things and what it would use (never the API key)", run: runInfo,
-			example: "  exectriage info\n  exectriage info --json"},
-		{name: "sandbox", args: "", summary: "serve the Composio-compatible sandbox", run: runSandbox,
-			example: "  exectriage sandbox --addr 127.0.0.1:8787 --fault GMAIL_SEND_EMAIL:timeout_after_commit"},
-	}
-}
-
-func verdictNames() []string {
-	out := make([]string, len(model.Verdicts()))
-	for i, v := range model.Verdicts() {
-		out[i] = string(v)
-	}
-	return out
-}
-
-// completeMark offers the verdicts as mark's second argument.
-func completeMark(args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	if len(args) == 1 {
-		return verdictNames(), cobra.ShellCompDirectiveNoFileComp
-	}
-	return nil, cobra.ShellCompDirectiveNoFileComp
-}
-
-// exitCodes is the one exit-status table, in --help and the README.
-const exitCodes = `Exit status:
-  0  done
-  1  the command ran and found something (doctor: an SDK that retries writes), or failed at run time
-  2  bad usage or input: an unknown flag or command, a missing or extra argument, an unknown id,
-     an unreadable file, a verdict that does not fit
-  3  the retry guard refused
-  4  the retry was sent and its outcome is unknown (run resolve)`
-
-// exitError carries a command's exit status through cobra.
-type exitError struct{ code int }
-
-func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
-
-// codeErr is nil for ExitOK, else an exitError.
-func codeErr(code int) error {
-	if code == ExitOK {
-		return nil
-	}
-	return exitError{code}
-}
-
-// Run runs exectriage with args (without the program name) and returns the exit status. The
-// commands, their flags, help, completions and man pages come from one cobra definition
-// (newRoot); each command parses its own arguments again from the same flag definitions.
-func Run(ctx context.Context, env *Env, args []string) int {
-	root := newRoot(ctx, env, args)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	var ex exitError
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.As(err, &ex):
-		return ex.code
-	}
-	// cobra's own errors: an unknown command or flag, a bad flag value
-	msg := err.Error()
-	if strings.HasPrefix(msg, "unknown command ") {
-		if i := strings.Index(msg, " for \""); i > 0 {
-			msg = msg[:i]
+// idCompletion completes the first argument (or every one, when many) with execution ids.
+func idCompletion(env *Env, many bool) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 && !many {
+			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		msg += " (run 'exectriage help')"
-	}
-	fmt.Fprintf(env.Stderr, "exectriage: %s\n", msg)
-	return ExitUsage
-}
-
-// newRoot builds the command tree. raw is the whole argument list: a command runs with the
-// arguments after its name, parsed by its own flag set (the one registered with cobra here).
-func newRoot(ctx context.Context, env *Env, raw []string) *cobra.Command {
-	root := &cobra.Command{
-		Use:   "exectriage",
-		Short: "triage Composio tool executions: ambiguous writes, duplicates, a guarded retry",
-		Long: "exectriage lists Composio tool executions, flags writes whose outcome is ambiguous, groups\n" +
-			"duplicates and names their cause, checks the provider's real state and offers a retry that\n" +
-			"can never cause a duplicate. Without a command it opens the TUI.\n\n" +
-			"Source: --file, --base-url, --demo; else the live API when COMPOSIO_API_KEY (or a Composio\n" +
-			"CLI login) is set, else the embedded demo.\n\n" + exitCodes,
-		Version:       versionString(),
-		Args:          cobra.NoArgs,
-		SilenceErrors: true,
-		SilenceUsage:  true,
-		RunE: func(*cobra.Command, []string) error {
-			return codeErr(runTUI(ctx, env, raw))
-		},
-	}
-	root.SetOut(env.Stdout)
-	root.SetErr(env.Stderr)
-	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
-	root.Flags().AddFlagSet(definedFlags(ctx, env, runTUI))
-	for _, c := range commands() {
-		cmd := &cobra.Command{
-			Use:           strings.TrimSpace(c.name + " " + c.args),
-			Short:         c.summary,
-			Example:       c.example,
-			Args:          cobra.ArbitraryArgs, // each command says what it wants, in its own words
-			SilenceErrors: true,
-			SilenceUsage:  true,
-			RunE: func(*cobra.Command, []string) error {
-				return codeErr(c.run(ctx, env, argsAfter(raw, c.name)))
-			},
-		}
-		switch {
-		case c.complete != nil:
-			cmd.ValidArgsFunction = func(cc *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-				if len(args) == 0 {
-					return completeIDs(ctx, env, cc, toComplete)
-				}
-				return c.complete(args, toComplete)
-			}
-		case c.idArgs:
-			cmd.ValidArgsFunction = func(cc *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-				if len(args) > 0 && c.name != "bundle" {
-					return nil, cobra.ShellCompDirectiveNoFileComp
-				}
-				return completeIDs(ctx, env, cc, toComplete)
-			}
-		}
-		cmd.Flags().AddFlagSet(definedFlags(ctx, env, c.run))
-		registerFlagCompletions(cmd)
-		root.AddCommand(cmd)
-	}
-	root.AddCommand(&cobra.Command{
-		Use: "version", Short: "the version, commit and Go version", Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintln(env.Stdout, "exectriage", versionString())
-			return nil
-		},
-	})
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		if cmd == root {
-			return fmt.Errorf("%w (see 'exectriage --help')", err)
-		}
-		return fmt.Errorf("%s: %w (see '%s --help')", cmd.Name(), err, cmd.CommandPath())
-	})
-	return root
-}
-
-// argsAfter is raw without the command's name (the first argument naming it).
-func argsAfter(raw []string, name string) []string {
-	for i, a := range raw {
-		if a == name {
-			return raw[i+1:]
-		}
-	}
-	return nil
-}
-
-// definedFlags runs a command in definition mode: it registers its flags and returns at its
-// parse, without doing anything, handing its flag set over.
-func definedFlags(ctx context.Context, env *Env, run func(context.Context, *Env, []string) int) *flag.FlagSet {
-	var got *flag.FlagSet
-	def := *env
-	def.define = func(fs *flag.FlagSet) { got = fs }
-	run(ctx, &def, nil)
-	if got == nil {
-		return flag.NewFlagSet("none", flag.ContinueOnError)
-	}
-	return got
-}
-
-// registerFlagCompletions completes the values of the flags whose values are a fixed set.
-func registerFlagCompletions(cmd *cobra.Command) {
-	if cmd.Flags().Lookup("filter") != nil {
-		_ = cmd.RegisterFlagCompletionFunc("filter", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			var out []string
-			for _, f := range filter.FieldNames() {
-				out = append(out, f+":")
-			}
-			for _, p := range model.Patterns() {
-				out = append(out, "pattern:"+string(p))
-			}
-			return append(out, "flagged:yes", "outcome:ambiguous", "kind:write"), cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
-		})
-	}
-	if cmd.Flags().Lookup("as") != nil {
-		_ = cmd.RegisterFlagCompletionFunc("as", cobra.FixedCompletions([]string{"succeeded", "failed"}, cobra.ShellCompDirectiveNoFileComp))
+		return completeIDs(env, cmd, toComplete)
 	}
 }
 
@@ -345,85 +424,9 @@ func versionString() string {
 	return v + " (" + strings.Join(parts, ", ") + ")"
 }
 
-// parseFlags parses flags that may appear before, between or after positional arguments
-// ("show ID --json"), and returns the positionals. Errors are printed by the FlagSet.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if rest[0] == "--" {
-			return append(pos, rest[1:]...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
-// sourceCommand returns a subcommand's flag set with the source flags registered.
-func sourceCommand(env *Env, name string) (*flagSet, *sourceFlags) {
-	fs := newFlagSet(env, name)
-	sf := &sourceFlags{}
-	sf.register(fs.FlagSet, commandFlags(name))
-	return fs, sf
-}
-
-// flagSet is a command's flags with what parse needs: where errors go, and the definition
-// hook (definedFlags).
-type flagSet struct {
-	*flag.FlagSet
-	env    *Env
-	define func(*flag.FlagSet)
-}
-
-// parse parses a subcommand's arguments; done says the command ends now with code (a bad
-// flag, or -h).
-func parse(fs *flagSet, args []string) (pos []string, code int, done bool) {
-	if d := fs.define; d != nil { // definition mode (definedFlags): hand the flags over, do nothing
-		d(fs.FlagSet)
-		return nil, ExitOK, true
-	}
-	pos, err := parseFlags(fs.FlagSet, args)
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(fs.env.Stderr, "%s: %s (see '%s --help')\n", fs.Name(), err, fs.Name())
-		}
-		return nil, flagExit(err), true
-	}
-	for _, p := range pos { // an id, a verdict, a directory: never empty ("show ''")
-		if strings.TrimSpace(p) == "" {
-			fmt.Fprintf(fs.env.Stderr, "%s: an empty argument (an execution ID, a verdict or a path cannot be empty)\n", fs.Name())
-			return nil, ExitUsage, true
-		}
-	}
-	return pos, ExitOK, false
-}
-
-// newFlagSet returns a command's flag set: errors come back to parse, which prints them in one
-// line (never the whole flag list); help is cobra's.
-func newFlagSet(env *Env, name string) *flagSet {
-	fs := flag.NewFlagSet(progName(name), flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return &flagSet{FlagSet: fs, env: env, define: env.define}
-}
-
 // usageError prints a one-line usage problem and returns ExitUsage.
 func usageError(env *Env, cmd, format string, a ...any) int {
 	fmt.Fprintf(env.Stderr, "%s: %s\n", progName(cmd), fmt.Sprintf(format, a...))
-	return ExitUsage
-}
-
-// flagExit maps a flag parse error to an exit status (-h is not an error).
-func flagExit(err error) int {
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitOK
-	}
 	return ExitUsage
 }
 

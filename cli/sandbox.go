@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/exectriage/exectriage/sandbox"
 )
 
@@ -47,24 +49,47 @@ func (f *faultFlags) Set(v string) error {
 	return nil
 }
 
-// runSandbox serves the Composio-compatible sandbox until the context ends (Ctrl-C).
-func runSandbox(ctx context.Context, env *Env, args []string) int {
-	fs := newFlagSet(env, "sandbox")
-	addr := fs.String("addr", "127.0.0.1:8787", "address to listen on")
-	seed := fs.Int64("seed", 1, "seed of the generated history (same seed, same history)")
-	size := fs.Int("size", sandbox.DefaultSize, "executions in the generated history")
-	key := fs.String("key", "", "the only API key accepted (default: any non-empty key)")
-	hold := durationFlag(fs.FlagSet, "hold", sandbox.DefaultHoldTimeout, "how long the timeout_* faults hold the answer")
-	maxPage := fs.Int("max-page-size", 0, "refuse logs searches with a larger limit (a 400 naming it), like a server stricter than the docs; 0: no such limit")
-	var faults faultFlags
-	fs.Var(&faults, "fault", "arm a fault at start, TOOL:MODE[:COUNT] (repeatable; TOOL * for any; modes: "+modeList()+")")
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
+// SandboxOptions are sandbox's flags.
+type SandboxOptions struct {
+	Addr    string
+	Seed    int64
+	Size    int
+	Key     string
+	Hold    time.Duration
+	MaxPage int
+	Faults  faultFlags
+}
+
+// NewCmdSandbox is `exectriage sandbox`: it serves the Composio-compatible sandbox until the
+// context ends (Ctrl-C).
+func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) *cobra.Command {
+	opts := &SandboxOptions{Hold: sandbox.DefaultHoldTimeout}
+	cmd := &cobra.Command{
+		Use:     "sandbox",
+		Short:   "serve the Composio-compatible sandbox",
+		Example: "  exectriage sandbox --addr 127.0.0.1:8787 --fault GMAIL_SEND_EMAIL:timeout_after_commit",
+		Args:    noArgs("sandbox"),
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(sandboxRun(c.Context(), env, opts))
+		},
 	}
-	if len(pos) > 0 {
-		return usageError(env, "sandbox", "unexpected argument %q", pos[0])
-	}
+	fs := cmd.Flags()
+	fs.StringVar(&opts.Addr, "addr", "127.0.0.1:8787", "address to listen on")
+	fs.Int64Var(&opts.Seed, "seed", 1, "seed of the generated history (same seed, same history)")
+	fs.IntVar(&opts.Size, "size", sandbox.DefaultSize, "executions in the generated history")
+	fs.StringVar(&opts.Key, "key", "", "the only API key accepted (default: any non-empty key)")
+	fs.Var(durationValue{d: &opts.Hold}, "hold", "how long the timeout_* faults hold the answer, a `DURATION`")
+	fs.IntVar(&opts.MaxPage, "max-page-size", 0, "refuse logs searches with a larger limit (a 400 naming it), like a server stricter than the docs; 0: no such limit")
+	fs.Var(&opts.Faults, "fault", "arm a fault at start, TOOL:MODE[:COUNT] (repeatable; TOOL * for any; modes: "+modeList()+")")
+	return cmd
+}
+
+// sandboxRun serves the sandbox until the context ends.
+func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
+	addr, seed, size, key, hold, maxPage, faults := &opts.Addr, &opts.Seed, &opts.Size, &opts.Key, &opts.Hold, &opts.MaxPage, opts.Faults
 	if *size < 0 || *size > sandbox.MaxSize {
 		return usageError(env, "sandbox", "--size must be between 0 and %d", sandbox.MaxSize)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/exectriage/exectriage/sdkversion"
 	"github.com/exectriage/exectriage/triage"
 )
@@ -16,16 +18,36 @@ import (
 // scanMemoryLimit is scan's soft memory limit (GOMEMLIMIT overrides it).
 const scanMemoryLimit = 850 << 20
 
-// runScan reports flagged writes and duplicate groups.
-func runScan(ctx context.Context, env *Env, args []string) int {
-	fs, sf := sourceCommand(env, "scan")
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
+// ScanOptions are scan's flags.
+type ScanOptions struct {
+	Source sourceFlags
+}
+
+// NewCmdScan is `exectriage scan`: flagged writes and duplicate groups, as a report.
+func NewCmdScan(env *Env, runF func(context.Context, *ScanOptions) error) *cobra.Command {
+	opts := &ScanOptions{}
+	cmd := &cobra.Command{
+		Use:     "scan",
+		Short:   "ambiguous writes and duplicate groups, as a report",
+		Example: "  exectriage scan --since 24h\n  exectriage scan --file export.jsonl --json | jq '.duplicate_groups[] | .pattern'\n  exectriage scan --demo --jq '.summary.flagged'",
+		Args:    noArgs("scan"),
+		RunE: func(c *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(withJQ(c.Context(), env, "scan", opts.Source.jq, &opts.Source.json, func(env *Env) int {
+				return scanRun(c.Context(), env, opts)
+			}))
+		},
 	}
-	if len(pos) > 0 {
-		return usageError(env, "scan", "unexpected argument %q", pos[0])
-	}
+	opts.Source.register(cmd.Flags(), commandFlags("scan"))
+	registerFlagCompletions(cmd)
+	return cmd
+}
+
+// scanRun reports flagged writes and duplicate groups.
+func scanRun(ctx context.Context, env *Env, opts *ScanOptions) int {
+	sf := &opts.Source
 	sf.lean = true
 	if env.Getenv("GOGC") == "" {
 		// scan keeps a row of about 140 bytes per execution: collecting at 75% growth instead
@@ -44,7 +66,7 @@ func runScan(ctx context.Context, env *Env, args []string) int {
 		return fail(env, "scan", err)
 	}
 	defer a.Close()
-	r := newScanReport(a, sc)
+	r := newScanReport(env, a, sc)
 	r.indexFirstMembers()
 	w := bufio.NewWriterSize(env.Stdout, 64<<10)
 	if sf.json {

@@ -41,7 +41,7 @@ func referenceScan(t *testing.T, vars map[string]string, file string, asJSON boo
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newScanReport(a, sc)
+	r := newScanReport(env.Env, a, sc)
 	r.indexFirstMembers()
 	var b bytes.Buffer
 	w := bufio.NewWriter(&b)

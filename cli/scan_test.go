@@ -272,7 +272,7 @@ func TestVerifyFileSourceIsUnknown(t *testing.T) {
 	var doc struct {
 		ID       string              `json:"id"`
 		State    string              `json:"state"`
-		Evidence model.ProviderState `json:"evidence"`
+		Evidence model.ProviderState `json:"provider"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)

@@ -9,44 +9,71 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
 type showJSON struct {
+	SchemaVersion  int             `json:"schema_version"`
 	Source         string          `json:"source"`
 	Execution      json.RawMessage `json:"execution"` // the record in the Logs API detail shape, secrets redacted
 	Triage         execJSON        `json:"triage"`
 	DuplicateGroup *groupJSON      `json:"duplicate_group"`
 }
 
-// runShow prints one execution, its whole record and its triage.
-func runShow(ctx context.Context, env *Env, args []string) int {
-	fs, sf := sourceCommand(env, "show")
-	reveal := fs.Bool("reveal", false, "show secrets in the record (tokens, passwords, keys) instead of [REDACTED]; the API key stays hidden")
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
+// ShowOptions are show's flags and argument.
+type ShowOptions struct {
+	Source sourceFlags
+	Reveal bool
+	ID     string
+}
+
+// NewCmdShow is `exectriage show ID`: one execution, its whole record and its triage.
+func NewCmdShow(env *Env, runF func(context.Context, *ShowOptions) error) *cobra.Command {
+	opts := &ShowOptions{}
+	cmd := &cobra.Command{
+		Use:               "show ID",
+		Short:             "one execution with its triage (secrets redacted unless --reveal)",
+		Example:           "  exectriage show log_a-NA1LoG7qec\n  exectriage show log_a-NA1LoG7qec --json",
+		Args:              positional("show", 1, 1, wantText("want exactly one execution ID (exectriage show ID [--json] [--reveal])")),
+		ValidArgsFunction: idCompletion(env, false),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(withJQ(c.Context(), env, "show", opts.Source.jq, &opts.Source.json, func(env *Env) int {
+				return showRun(c.Context(), env, opts)
+			}))
+		},
 	}
-	if len(pos) != 1 {
-		return usageError(env, "show", "want exactly one execution ID (exectriage show ID [--json] [--reveal])")
-	}
+	opts.Source.register(cmd.Flags(), commandFlags("show"))
+	cmd.Flags().BoolVar(&opts.Reveal, "reveal", false, "show secrets in the record (tokens, passwords, keys) instead of [REDACTED]; the API key stays hidden")
+	registerFlagCompletions(cmd)
+	return cmd
+}
+
+// showRun prints one execution, its whole record and its triage.
+func showRun(ctx context.Context, env *Env, opts *ShowOptions) int {
+	sf := &opts.Source
 	a, l, err := sf.load(ctx, env)
 	if err != nil {
 		return fail(env, "show", err)
 	}
 	defer a.Close()
-	i, err := l.Lookup(ctx, pos[0])
+	i, err := l.Lookup(ctx, opts.ID)
 	if err != nil {
 		return fail(env, "show", err)
 	}
-	r := newReport(a, l)
+	r := newReport(env, a, l)
 	e, t := &l.Execs[i], &l.Result.Triage[i]
 	rec, err := json.Marshal(model.ToWire(e, true))
 	if err != nil {
 		return fail(env, "show", err)
 	}
-	out := showJSON{Source: r.hide(a.SourceName()), Execution: r.policy.JSON(rec, *reveal), Triage: toExecJSON(e, t, r.hide)}
+	out := showJSON{SchemaVersion: SchemaVersion, Source: r.hide(a.SourceName()), Execution: r.policy.JSON(rec, opts.Reveal), Triage: toExecJSON(e, t, r.hide)}
 	if g, ok := l.Result.Group(t.GroupID); ok && t.GroupID != "" {
 		gj := r.toGroupJSON(&g)
 		out.DuplicateGroup = &gj

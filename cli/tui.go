@@ -9,32 +9,72 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/ui"
 )
 
-// runTUI opens the terminal UI: on the live API when COMPOSIO_API_KEY is set, else on the
-// embedded demo sandbox; --demo, --file and --base-url choose explicitly.
-func runTUI(ctx context.Context, env *Env, args []string) int {
-	fs, sf := sourceCommand(env, "")
-	follow := fs.Bool("follow", false, "start in follow mode: refresh every few seconds while the list is at the top (F toggles)")
-	mouse := fs.Bool("mouse", false, "start with mouse capture on (M toggles it; off keeps the terminal's text selection)")
-	color := fs.String("color", ui.ColorAuto, "colour: `auto` (NO_COLOR turns it off, CLICOLOR_FORCE on), always or never")
-	palette := fs.String("theme", "", "built-in palette: `default`, high-contrast or ansi16 (the 16 terminal colours); [theme] palette in the config")
+// TUIOptions are the root command's flags: the TUI's own and the shared ones it takes.
+type TUIOptions struct {
+	Source  sourceFlags
+	Follow  bool
+	Mouse   bool
+	Color   string
+	Palette string
+}
+
+// NewCmdTUI is the root command: without a subcommand it opens the terminal UI, on the live
+// API when COMPOSIO_API_KEY is set, else on the embedded demo sandbox; --demo, --file and
+// --base-url choose explicitly.
+func NewCmdTUI(env *Env, runF func(context.Context, *TUIOptions) error) *cobra.Command {
+	opts := &TUIOptions{}
+	cmd := &cobra.Command{
+		Use:   "exectriage",
+		Short: "triage Composio tool executions: ambiguous writes, duplicates, a guarded retry",
+		Long: "exectriage lists Composio tool executions, flags writes whose outcome is ambiguous, groups\n" +
+			"duplicates and names their cause, checks the provider's real state and offers a retry that\n" +
+			"can never cause a duplicate. Without a command it opens the TUI.\n\n" +
+			"Source: --file, --base-url, --demo; else the live API when COMPOSIO_API_KEY (or a Composio\n" +
+			"CLI login) is set, else the embedded demo.\n\n" +
+			"Flags may stand before or after the command's name: `exectriage --readonly retry ID` and\n" +
+			"`exectriage retry ID --readonly` are the same; a flag a command does not take is refused.\n\n" + exitCodes,
+		Args:          cobra.ArbitraryArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("", "unknown command %q%s", sanitize.String(args[0]), didYouMean(c.Root(), args[0]))
+			}
+			if err := refuseForeignFlags(c); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(tuiRun(c.Context(), env, opts))
+		},
+	}
+	fs := cmd.Flags()
+	opts.Source.register(fs, commandFlags(""))
 	_ = fs.MarkHidden("json") // accepted only to say where it belongs
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
-	}
-	if len(pos) > 0 {
-		return usageError(env, "", "unknown command %q (run 'exectriage help')", pos[0])
-	}
-	if sf.json {
+	_ = fs.MarkHidden("jq")
+	fs.BoolVar(&opts.Follow, "follow", false, "start in follow mode: refresh every few seconds while the list is at the top (F toggles)")
+	fs.BoolVar(&opts.Mouse, "mouse", false, "start with mouse capture on (M toggles it; off keeps the terminal's text selection)")
+	fs.StringVar(&opts.Color, "color", ui.ColorAuto, "colour: `auto` (NO_COLOR turns it off, CLICOLOR_FORCE on), always or never")
+	fs.StringVar(&opts.Palette, "theme", "", "built-in palette: `default`, high-contrast or ansi16 (the 16 terminal colours); [theme] palette in the config")
+	registerFlagCompletions(cmd)
+	return cmd
+}
+
+// tuiRun opens the TUI.
+func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
+	sf := &opts.Source
+	if sf.json || sf.jq != "" {
 		return usageError(env, "", "--json is for commands (list, scan, show...), not the TUI")
 	}
-	if err := ui.ValidColor(*color); err != nil {
+	if err := ui.ValidColor(opts.Color); err != nil {
 		return usageError(env, "", "%s", err)
 	}
 	if f, ok := env.Stdout.(*os.File); ok && !term.IsTerminal(f.Fd()) {
@@ -44,7 +84,7 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	if err != nil {
 		return usageError(env, "", "%s", sanitize.String(err.Error()))
 	}
-	if _, err := ui.ApplyConfig(ui.Options{Palette: *palette}, cfg); err != nil {
+	if _, err := ui.ApplyConfig(ui.Options{Palette: opts.Palette}, cfg); err != nil {
 		return usageError(env, "", "%s", sanitize.String(err.Error()))
 	}
 	sf.interactive = true
@@ -65,7 +105,7 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 		notice = "using the API key of " + a.KeyFrom() + " (COMPOSIO_API_KEY is not set)"
 	}
 	var j *app.Journal
-	if a.ReadOnly() { // read, never create or recover: a read-only session writes nothing
+	if a.ReadOnly() { // read, never create, migrate or recover: a read-only session writes nothing
 		var note string
 		if j, note = app.OpenJournalIfExists(ctx, sf.options(env)); j == nil {
 			err = errors.New(note)
@@ -86,11 +126,11 @@ func runTUI(ctx context.Context, env *Env, args []string) int {
 	deps := ui.Deps{App: a, UI: ui.Options{
 		Since:   a.Window(),
 		Now:     env.Now,
-		Follow:  *follow,
-		Mouse:   *mouse,
+		Follow:  opts.Follow,
+		Mouse:   opts.Mouse,
 		Notice:  notice,
-		Color:   *color,
-		Palette: *palette,
+		Color:   opts.Color,
+		Palette: opts.Palette,
 	}}
 	var popts []tea.ProgramOption
 	if env.Stdin != nil && env.Stdin != os.Stdin {

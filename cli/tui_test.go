@@ -40,7 +40,7 @@ func TestTUIRefusesWhatItCannotDo(t *testing.T) {
 			case *bytes.Buffer:
 				env.Stdout = w
 			}
-			if code := runTUI(context.Background(), env, tt.args); code != ExitUsage {
+			if code := Run(context.Background(), env, tt.args); code != ExitUsage {
 				t.Errorf("exit %d, want %d (stderr %q)", code, ExitUsage, stderr.String())
 			}
 			if !strings.Contains(stderr.String(), tt.want) {

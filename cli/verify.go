@@ -7,27 +7,58 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
+// verifyJSON is verify's answer. The provider's evidence is "provider", a PROVIDER_STATE, as
+// in retry's and resolve's answers (docs/json.md).
 type verifyJSON struct {
-	Source   string              `json:"source"`
-	ID       string              `json:"id"`
-	ToolSlug string              `json:"tool_slug"`
-	State    string              `json:"state"`
-	Evidence model.ProviderState `json:"evidence"`
+	SchemaVersion int                 `json:"schema_version"`
+	Source        string              `json:"source"`
+	ID            string              `json:"id"`
+	ToolSlug      string              `json:"tool_slug"`
+	State         string              `json:"state"`
+	Provider      model.ProviderState `json:"provider"`
 }
 
-// runVerify checks the provider for one execution's effect.
-func runVerify(ctx context.Context, env *Env, args []string) int {
-	fs, sf := sourceCommand(env, "verify")
-	pos, code, done := parse(fs, args)
-	if done {
-		return code
+// VerifyOptions are verify's flags and argument.
+type VerifyOptions struct {
+	Source sourceFlags
+	ID     string
+}
+
+// NewCmdVerify is `exectriage verify ID`: the provider's state for one execution's effect.
+func NewCmdVerify(env *Env, runF func(context.Context, *VerifyOptions) error) *cobra.Command {
+	opts := &VerifyOptions{}
+	cmd := &cobra.Command{
+		Use:               "verify ID",
+		Short:             "check the provider's state for one execution (runs a read tool)",
+		Example:           "  exectriage verify log_a-NA1LoG7qec",
+		Args:              positional("verify", 1, 1, wantText("want exactly one execution ID (exectriage verify ID [--json])")),
+		ValidArgsFunction: idCompletion(env, false),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return codeErr(withJQ(c.Context(), env, "verify", opts.Source.jq, &opts.Source.json, func(env *Env) int {
+				return verifyRun(c.Context(), env, opts)
+			}))
+		},
 	}
-	if len(pos) != 1 {
-		return usageError(env, "verify", "want exactly one execution ID (exectriage verify ID [--json])")
+	opts.Source.register(cmd.Flags(), commandFlags("verify"))
+	registerFlagCompletions(cmd)
+	return cmd
+}
+
+// verifyRun checks the provider for one execution's effect.
+func verifyRun(ctx context.Context, env *Env, opts *VerifyOptions) int {
+	sf := &opts.Source
+	if code, stop := sf.refuseIfNoReads(env, "verify"); stop {
+		return code
 	}
 	a, err := sf.open(ctx, env)
 	if err != nil {
@@ -37,24 +68,24 @@ func runVerify(ctx context.Context, env *Env, args []string) int {
 	if err := a.CheckRead(); err != nil {
 		return fail(env, "verify", err)
 	}
-	e, err := a.Get(ctx, pos[0])
+	e, err := a.Get(ctx, opts.ID)
 	if err != nil {
 		return fail(env, "verify", err)
 	}
 	a.Learn(ctx, []model.Execution{e})
 	st := a.Verify(ctx, &e)
-	r := newReport(a, nil)
+	r := newReport(env, a, nil)
 	st.Reason = r.hide(st.Reason)
 	st.ReadArgs = r.policy.JSON(st.ReadArgs, true)
 	for i := range st.Matches {
 		st.Matches[i].ID, st.Matches[i].Summary = r.hide(st.Matches[i].ID), r.hide(st.Matches[i].Summary)
 	}
-	out := verifyJSON{Source: r.hide(a.SourceName()), ID: r.hide(e.ID), ToolSlug: r.hide(e.ToolSlug), State: string(st.State), Evidence: st}
+	out := verifyJSON{SchemaVersion: SchemaVersion, Source: r.hide(a.SourceName()), ID: r.hide(e.ID), ToolSlug: r.hide(e.ToolSlug), State: string(st.State), Provider: st}
 	w := bufio.NewWriter(env.Stdout)
 	if sf.json {
 		err = writeJSON(w, out)
 	} else {
-		verifyReport(w, out)
+		r.verifyReport(w, out)
 	}
 	if err == nil {
 		err = w.Flush()
@@ -65,13 +96,13 @@ func runVerify(ctx context.Context, env *Env, args []string) int {
 	return ExitOK
 }
 
-func verifyReport(w io.Writer, v verifyJSON) {
+func (r *report) verifyReport(w io.Writer, v verifyJSON) {
 	fmt.Fprintf(w, "source: %s\n", sanitize.String(v.Source))
 	fmt.Fprintf(w, "%s  %s  %s\n", sanitize.String(v.ID), sanitize.String(v.ToolSlug), strings.ToUpper(v.State))
-	st := v.Evidence
+	st := v.Provider
 	fmt.Fprintf(w, "  %s\n", sanitize.String(st.Reason))
 	if st.ReadTool != "" {
-		fmt.Fprintf(w, "  checked with %s %s\n", sanitize.String(st.ReadTool), sanitize.Line(string(st.ReadArgs), 200))
+		fmt.Fprintf(w, "  checked with %s %s\n", sanitize.String(st.ReadTool), r.line(string(st.ReadArgs), 200))
 	}
 	for _, m := range st.Matches {
 		line := sanitize.String(m.ID)
@@ -79,7 +110,7 @@ func verifyReport(w io.Writer, v verifyJSON) {
 			line += "  " + stamp(m.Time)
 		}
 		if m.Summary != "" {
-			line += "  " + sanitize.Line(m.Summary, 120)
+			line += "  " + r.line(m.Summary, 120)
 		}
 		fmt.Fprintf(w, "  match %s\n", line)
 	}

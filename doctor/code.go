@@ -87,9 +87,9 @@ func codeFindings(uses []codeUse, found []Finding) []Finding {
 		switch u.what {
 		case "middleware":
 			out = append(out, Finding{File: fmt.Sprintf("%s:%d", u.rel, u.line), Ecosystem: u.eco, Package: "langchain " + u.text,
-				RetriesWrites: new(true),
-				Reason:        "LangChain's " + u.text + " retries a failed tool call (2 retries, about 1 s then 2 s apart), writes included: one email can go out three times",
-				Fix:           "exclude write tools from it (tools=[...reads]), or set retry_on to errors that prove nothing ran"})
+				RetriesWrites: new(true), CallPath: CallMiddleware, Evidence: fmt.Sprintf("%s:%d", u.rel, u.line),
+				Reason: "LangChain's " + u.text + " retries a failed tool call (2 retries, about 1 s then 2 s apart), writes included: one email can go out three times",
+				Fix:    "exclude write tools from it (tools=[...reads]), or set retry_on to errors that prove nothing ran"})
 		case "session":
 			sessions = append(sessions, u)
 		}
@@ -112,7 +112,7 @@ func codeFindings(uses []codeUse, found []Finding) []Finding {
 			continue
 		}
 		out = append(out, Finding{File: f.File, Ecosystem: f.Ecosystem, Package: f.Package, Version: f.Version, Constraint: f.Constraint,
-			RetriesWrites: new(true), LockFile: f.LockFile,
+			RetriesWrites: new(true), LockFile: f.LockFile, CallPath: CallSession, Evidence: fmt.Sprintf("%s:%d", u.rel, u.line),
 			Reason: fmt.Sprintf("the project uses tool-router sessions (%s:%d, %s), and %s %s re-sends a session write that timed out (session writes are sent once from %s)",
 				u.rel, u.line, u.text, f.Package, f.Version, fix),
 			Fix: "upgrade " + f.Package + " to " + fix + " or later"})

@@ -63,9 +63,41 @@ type Finding struct {
 	// (everywhere, or under the package its key names): "overrides", "resolutions" or
 	// "pnpm.overrides"; empty for a plain dependency.
 	Via string `json:"via,omitempty"`
+	// CallPath is the SDK call path the finding is about: "tools.execute" (tools.execute and
+	// the proxy: a version finding), "session" (tool-router session writes) or
+	// "langchain_middleware" (a framework's tool retry).
+	CallPath string `json:"call_path"`
+	// Evidence is the code location (file:line) that uses the path, "" for a version finding
+	// that no code location backs.
+	Evidence string `json:"evidence,omitempty"`
+	// VersionSource says what decided Version: "lock" (a lock file), "manifest" (an exact pin)
+	// or "range" (a range as written, no lock); "" when no version is known.
+	VersionSource string `json:"version_source,omitempty"`
 
 	may bool // the range allows both retrying and fixed versions
 }
+
+// describe fills the fields every finding carries: its call path and what decided its version.
+func (f *Finding) describe() {
+	if f.CallPath == "" {
+		f.CallPath = CallToolsExecute
+	}
+	switch {
+	case f.LockFile != "" || f.Constraint == "" && f.Version != "":
+		f.VersionSource = "lock"
+	case f.Version != "":
+		f.VersionSource = "manifest"
+	case f.Constraint != "":
+		f.VersionSource = "range"
+	}
+}
+
+// The call paths a finding names.
+const (
+	CallToolsExecute = "tools.execute"
+	CallSession      = "session"
+	CallMiddleware   = "langchain_middleware"
+)
 
 // Problem is a file doctor could not read; the scan goes on without it.
 type Problem struct {
@@ -211,6 +243,9 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	}
 	rep.Findings = append(rep.Findings, findings(files)...)
 	rep.Findings = append(rep.Findings, codeFindings(uses, rep.Findings)...)
+	for i := range rep.Findings {
+		rep.Findings[i].describe()
+	}
 	sort.SliceStable(rep.Findings, func(i, j int) bool {
 		a, b := rep.Findings[i], rep.Findings[j]
 		if a.File != b.File {

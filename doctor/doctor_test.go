@@ -248,7 +248,7 @@ func TestHostileFileContentIsSanitisedInText(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := rep.WriteText(&buf, dir); err != nil {
+	if err := rep.WriteText(&buf, dir, false); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -267,7 +267,7 @@ func TestReportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text, js bytes.Buffer
-	if err := rep.WriteText(&text, "testdata/projects"); err != nil {
+	if err := rep.WriteText(&text, "testdata/projects", false); err != nil {
 		t.Fatal(err)
 	}
 	if err := rep.WriteJSON(&js); err != nil {

@@ -57,10 +57,17 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // WriteText writes the report for a person: a table (file, package, version, verdict, fix),
 // then why for every finding that is not plainly ok, then the problems and a summary line.
 // Everything read from the project passes through sanitize: file contents are not trusted.
-func (r *Report) WriteText(w io.Writer, dir string) error {
+// Long cells are cut to fit a terminal unless whole (a file or a pipe keeps every word).
+func (r *Report) WriteText(w io.Writer, dir string, whole bool) error {
 	ew := &errWriter{w: w}
+	cut := func(s string, n int) string {
+		if whole {
+			return sanitize.String(s)
+		}
+		return sanitize.Line(s, n)
+	}
 	if len(r.Findings) == 0 {
-		ew.printf("no Composio SDK found under %s\n", sanitize.Line(dir, 200))
+		ew.printf("no Composio SDK found under %s\n", cut(dir, 200))
 	} else {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "FILE\tPACKAGE\tVERSION\tVERDICT\tFIX")
@@ -69,8 +76,8 @@ func (r *Report) WriteText(w io.Writer, dir string) error {
 			if fix == "" {
 				fix = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sanitize.Line(f.File, 60), sanitize.Line(f.Package, 40),
-				sanitize.Line(f.shownVersion(), 40), f.Verdict(), sanitize.Line(fix, 60))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cut(f.File, 60), cut(f.Package, 40),
+				cut(f.shownVersion(), 40), f.Verdict(), cut(fix, 60))
 		}
 		if err := tw.Flush(); err != nil {
 			return fmt.Errorf("writing report: %w", err)
@@ -84,13 +91,13 @@ func (r *Report) WriteText(w io.Writer, dir string) error {
 				ew.printf("\nwhy:\n")
 				first = false
 			}
-			ew.printf("  %s: %s: %s\n", sanitize.Line(f.File, 80), sanitize.Line(f.Package, 40), sanitize.Line(f.Reason, 300))
+			ew.printf("  %s: %s: %s\n", cut(f.File, 80), cut(f.Package, 40), cut(f.Reason, 300))
 		}
 	}
 	if len(r.Problems) > 0 {
 		ew.printf("\nnot read:\n")
 		for _, p := range r.Problems {
-			ew.printf("  %s: %s\n", sanitize.Line(p.File, 80), sanitize.Line(p.Error, 200))
+			ew.printf("  %s: %s\n", cut(p.File, 80), cut(p.Error, 200))
 		}
 	}
 	n := 0

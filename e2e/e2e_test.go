@@ -90,9 +90,19 @@ func newEnv(t *testing.T, journalDSN string) *env {
 
 // command builds a run of the binary pointed at the sandbox and the journal.
 func (e *env) command(extraEnv []string, args ...string) *exec.Cmd {
-	if len(args) > 0 && args[0] == "journal" { // the journal command reads the journal only
+	name := ""
+	for _, a := range args { // the command's name: flags may stand before it
+		if !strings.HasPrefix(a, "-") {
+			name = a
+			break
+		}
+	}
+	switch name {
+	case "journal": // the journal command reads the journal only
 		args = append(args, "--journal", e.journal)
-	} else {
+	case "verify": // verify reads the logs and the provider, not the journal
+		args = append(args, "--base-url", e.base)
+	default:
 		args = append(args, "--base-url", e.base, "--journal", e.journal)
 	}
 	cmd := exec.Command(binPath, args...)
@@ -353,7 +363,7 @@ func TestCrashAtEachStepOfTheProtocol(t *testing.T) {
 			}
 			var res struct {
 				Attempt  model.RetryAttempt `json:"attempt"`
-				Evidence []string           `json:"evidence"`
+				Evidence []string           `json:"findings"`
 			}
 			if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 				t.Fatal(err)
@@ -514,5 +524,54 @@ func TestRetryCommandExitStatuses(t *testing.T) {
 	}
 	if e.sends()-sends0 != 1 {
 		t.Fatalf("%d sends in all, want 1", e.sends()-sends0)
+	}
+}
+
+// TestReadOnlyBeforeOrAfterTheCommand: the real binary under --readonly, given before the
+// command's name or after its arguments, refuses retry, mark, resolve and verify with exit 2,
+// sends nothing (the sandbox's effects and execute requests are unchanged) and leaves the
+// journal file byte-identical; the same retry without --readonly sends once (issue 25: flags
+// before the command were dropped, and `exectriage --readonly retry` sent).
+func TestReadOnlyBeforeOrAfterTheCommand(t *testing.T) {
+	e := newEnv(t, "")
+	x := e.failedSend("ro")
+	if r := e.run("mark", "log_unrelated_but_fine", "ignored"); r.code != 2 { // an unknown id changes nothing
+		t.Fatalf("mark of an unknown id: exit %d %s", r.code, r.stderr)
+	}
+	if r := e.run("journal"); r.code != 0 {
+		t.Fatalf("journal: exit %d %s", r.code, r.stderr)
+	}
+	journalBytes := func() string {
+		b, err := os.ReadFile(e.journal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	before := journalBytes()
+	effects := len(testsupport.SandboxEffects(t, e.base, apiKey))
+	sends := e.sends()
+	for _, args := range [][]string{
+		{"retry", x.id, "--confirm-failed", "--reason", "customer says no email arrived"},
+		{"mark", x.id, "confirmed_failed", "--note", "n"},
+		{"resolve", x.id, "--as", "failed", "--reason", "r"},
+		{"verify", x.id},
+	} {
+		for _, placed := range [][]string{append([]string{"--readonly"}, args...), append(append([]string{}, args...), "--readonly")} {
+			r := e.run(placed...)
+			if r.code != 2 || !strings.Contains(r.stderr, "read-only") {
+				t.Errorf("%v: exit %d, stderr %q", placed, r.code, r.stderr)
+			}
+			if n := len(testsupport.SandboxEffects(t, e.base, apiKey)); n != effects || e.sends() != sends {
+				t.Fatalf("%v: %d new effects, %d new execute requests", placed, n-effects, e.sends()-sends)
+			}
+			if journalBytes() != before {
+				t.Fatalf("%v changed the journal file", placed)
+			}
+		}
+	}
+	// the check can fail: without --readonly the same retry sends, once
+	if r := e.retry(x.id); r.code != 0 || e.sends() != sends+1 {
+		t.Fatalf("retry without --readonly: exit %d, %d sends: %s", r.code, e.sends()-sends, r.stderr)
 	}
 }

@@ -48,8 +48,8 @@ type Resolution struct {
 	Before   model.RetryAttempt   `json:"before"`
 	Attempt  model.RetryAttempt   `json:"attempt"`
 	Changed  bool                 `json:"changed"`
-	Evidence []string             `json:"evidence"`
-	Provider *model.ProviderState `json:"provider,omitempty"`
+	Evidence []string             `json:"findings"` // what the logs and the provider showed, one line each
+	Provider *model.ProviderState `json:"provider"` // null when the provider was not checked
 	Next     string               `json:"next"`
 }
 
