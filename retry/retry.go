@@ -8,6 +8,7 @@ package retry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -455,9 +456,10 @@ func refuseForHolder(e *model.Execution, holder *model.RetryAttempt) (triage.Gua
 //   - 429 → failed: Composio (or the provider behind it) refused the call before executing it,
 //     as rate limiting does; the attempt no longer blocks a retry, and the next retry goes
 //     through the guard again (a fresh provider check and a new confirmation);
-//   - a 200 with successful:false → what its error text proves, read by the rules that read
-//     logs (triage.ClassifyAnswer): a definite refusal or a rate limit is failed; a provider
-//     timeout, a 5xx, a dropped connection or text no rule knows is indeterminate;
+//   - a 200 with successful:false → triage.ClassifyAnswer: only a structured upstream status
+//     that proves a refusal (400, 401, 403, 404, 422, or 429) makes it failed, and only when
+//     no word of its text names a timeout, a gateway error, a dropped connection or an unknown
+//     state; free text alone (refused, rate limited, never sent...) leaves it indeterminate;
 //   - timeout, dropped connection, 5xx, 3xx, 409 and every other status, an unreadable answer,
 //     any other error → indeterminate.
 func settle(slug string, kind model.ToolKind, tr model.ToolResult, err error) (model.AttemptState, string, string) {
@@ -471,8 +473,8 @@ func settle(slug string, kind model.ToolKind, tr model.ToolResult, err error) (m
 	if !errors.As(err, &we) {
 		return model.AttemptIndeterminate, tr.LogID, err.Error()
 	}
-	if we.ToolError != "" {
-		switch o, reason := triage.ClassifyAnswer(slug, kind, we.StatusCode, we.ToolError); o {
+	if we.ToolError != "" || we.StatusCode >= 200 && we.StatusCode <= 299 {
+		switch o, reason := triage.ClassifyAnswer(slug, kind, we.StatusCode, upstreamStatus(tr.Data), we.ToolError); o {
 		case model.OutcomeFailed, model.OutcomeRejected:
 			return model.AttemptFailed, tr.LogID, "the tool reported failure: " + reason
 		default:
@@ -487,6 +489,22 @@ func settle(slug string, kind model.ToolKind, tr model.ToolResult, err error) (m
 	default:
 		return model.AttemptIndeterminate, tr.LogID, we.Error()
 	}
+}
+
+// upstreamStatus is the provider's HTTP status a tool answer's data carries (status,
+// status_code or http_status, a number), 0 when it carries none.
+func upstreamStatus(data json.RawMessage) int {
+	var d map[string]json.RawMessage
+	if json.Unmarshal(data, &d) != nil {
+		return 0
+	}
+	for _, k := range []string{"status", "status_code", "http_status", "statusCode"} {
+		var n int
+		if v, ok := d[k]; ok && json.Unmarshal(v, &n) == nil && n >= 100 && n <= 599 {
+			return n
+		}
+	}
+	return 0
 }
 
 func isNotSent(err error) bool {

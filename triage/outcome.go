@@ -176,13 +176,9 @@ func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quo
 	case code >= 400 && code <= 499:
 		return model.OutcomeFailed, fmt.Sprintf("%d from provider%s: %s", code, quoted, fx.not()), true
 	}
-	// Otherwise the error text decides.
-	if w := neverSent(low); w != "" {
-		return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not(), true
-	}
-	if containsAny(low, "rate limit", "ratelimit", "too many requests") || hasWord(low, "429") {
-		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot(), true
-	}
+	// Otherwise the error text decides. Text that names a timeout, a dropped connection or a
+	// gateway error leaves the action possible whatever else it says ("timed out after 60 s
+	// while uploading certificate.pdf" names no TLS failure).
 	if w := timeoutWord(low); w != "" {
 		return model.OutcomeAmbiguous, w + after(e) + ": " + fx.maybe(), true
 	}
@@ -192,8 +188,11 @@ func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quo
 	if c := gatewayCode(low); c != "" {
 		return model.OutcomeAmbiguous, c + " from provider" + after(e) + ": " + fx.maybe(), true
 	}
-	if w := refusalWord(low); answer && w != "" {
-		return model.OutcomeFailed, "refused (" + w + ")" + quoted + ": " + fx.not(), true
+	if w := neverSent(low); w != "" {
+		return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not(), true
+	}
+	if containsAny(low, "rate limit", "ratelimit", "too many requests") || hasWord(low, "429") {
+		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot(), true
 	}
 	if text == "" {
 		return model.OutcomeFailed, "failed with no error recorded: " + fx.not(), false
@@ -219,22 +218,69 @@ func refusalWord(low string) string {
 	return ""
 }
 
-// ClassifyAnswer classifies a write's own answer that reported a failure (HTTP status and the
-// tool's error text, as a 200 with successful:false carries it) with the rules that classify
-// logs. Only a definite refusal is failed; a timeout, a 5xx, a dropped connection, and text no
-// rule knows are ambiguous (the action may have happened); a rate limit is rejected.
-func ClassifyAnswer(slug string, kind model.ToolKind, status int, text string) (model.Outcome, string) {
-	e := &model.Execution{ToolSlug: slug, Status: "failed", Error: &model.ExecError{Message: text, HTTPStatus: status}}
-	if status >= 200 && status <= 299 {
-		e.Error.HTTPStatus = 0 // the status of the answer, not of a failure
-	}
+// ClassifyAnswer classifies a write's own answer that reported a failure (a 200 with
+// successful:false): Composio's HTTP status, the upstream provider's status when the answer
+// carries one (its data's status), and the tool's error text. One rule: free text never proves
+// that nothing happened. Text that names a timeout, a gateway error, a dropped connection or
+// an unknown state makes it ambiguous whatever else is said; text that says the request was
+// refused, rate limited or never sent (TLS, DNS, "connection refused") is ambiguous too, its
+// words proving nothing ("x509 certificate expired on the callback host; the email was sent").
+// Only a structured status that proves a refusal makes it failed (an upstream 400, 401, 403,
+// 404 or 422, or a Composio status that does: model.ProvesNoEffect), and an upstream 429
+// rejected, when no word of the text leaves the action possible.
+func ClassifyAnswer(slug string, kind model.ToolKind, status, upstream int, text string) (model.Outcome, string) {
 	fx := effectOf(slug, kind)
+	low := strings.ToLower(text)
 	quoted := quote(text)
-	o, reason, definite := classifyFailure(e, "", e.Error.HTTPStatus, text, quoted, fx, true)
-	if o == model.OutcomeFailed && !definite {
-		return model.OutcomeAmbiguous, "the answer reported a failure" + quoted + " that does not prove nothing happened: " + fx.maybe()
+	if w := uncertainWord(low); w != "" {
+		return model.OutcomeAmbiguous, "the answer reported a failure that names " + w + quoted + ": " + fx.maybe()
 	}
-	return o, reason
+	switch code := upstream; {
+	case code == 0 && status >= 400:
+		code = status
+		fallthrough
+	default:
+		switch {
+		case code == 429:
+			return model.OutcomeRejected, "the provider answered 429" + quoted + ": " + fx.likelyNot()
+		case model.ProvesNoEffect(code):
+			return model.OutcomeFailed, fmt.Sprintf("the provider answered %d%s: %s", code, quoted, fx.not())
+		case code >= 500 && code <= 599:
+			return model.OutcomeAmbiguous, fmt.Sprintf("the provider answered %d%s: %s", code, quoted, fx.maybe())
+		}
+	}
+	says := "a failure"
+	switch {
+	case neverSent(low) != "":
+		says = "that the connection " + neverSent(low)
+	case containsAny(low, "rate limit", "ratelimit", "too many requests") || hasWord(low, "429"):
+		says = "a rate limit"
+	case refusalWord(low) != "":
+		says = "a refusal (" + refusalWord(low) + ")"
+	}
+	return model.OutcomeAmbiguous, "the answer reported " + says + quoted + ", which its text alone cannot prove (no status says it was refused before acting): " + fx.maybe()
+}
+
+// uncertainWord finds what in a text leaves an action possible: a timeout, a dropped
+// connection, a gateway error, or words of an unknown or partial state or of an effect.
+func uncertainWord(low string) string {
+	if w := timeoutWord(low); w != "" {
+		return "a timeout (" + w + ")"
+	}
+	if w := droppedWord(low); w != "" {
+		return "a dropped connection (" + w + ")"
+	}
+	if c := gatewayCode(low); c != "" {
+		return "a gateway error (" + c + ")"
+	}
+	for _, w := range []string{"gateway", "unknown", "uncertain", "unclear", "may have", "might have", "maybe", "in progress", "pending",
+		"queued", "accepted", "processing", "still running", "partial", "eventual", "was sent", "were sent", "been sent",
+		"delivered", "was created", "been created", "was posted", "been posted", "published", "succeeded", "executed", "committed"} {
+		if strings.Contains(low, w) {
+			return "an unknown or partial state (" + w + ")"
+		}
+	}
+	return ""
 }
 
 type terminal int

@@ -73,6 +73,11 @@ func TestClassify(t *testing.T) {
 			"connection refused, the request was never sent: the email was not sent"},
 		{"dns failure text", execWith(send, "failed", 0, &model.ExecError{Message: "getaddrinfo ENOTFOUND gmail.googleapis.com"}), model.KindWrite, model.OutcomeFailed,
 			"connection failed to resolve the host, the request was never sent: the email was not sent"},
+		// a timeout named anywhere wins over a "never sent" word elsewhere in the text (issue 27.1)
+		{"timeout text naming a certificate file", execWith(send, "failed", 0, &model.ExecError{Message: "Request timed out after 60000ms while uploading certificate.pdf"}), model.KindWrite, model.OutcomeAmbiguous,
+			"timed out: the email may have been sent"},
+		{"gateway text naming an unreachable mirror", execWith(send, "failed", 0, &model.ExecError{Message: "unreachable mirror; 504 Gateway Timeout from Gmail"}), model.KindWrite, model.OutcomeAmbiguous,
+			"timed out: the email may have been sent"},
 		{"rate limited kind", execWith(send, "failed", ms(120), &model.ExecError{Kind: model.ErrRateLimited, HTTPStatus: 429}), model.KindWrite, model.OutcomeRejected,
 			"rate limited (429) after 0.1 s: the email was likely not sent; verify before retrying"},
 		{"429 status", execWith("SLACK_SEND_MESSAGE", "failed", 0, &model.ExecError{HTTPStatus: 429}), model.KindWrite, model.OutcomeRejected,
