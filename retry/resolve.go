@@ -19,9 +19,14 @@ import (
 // only once this much time has passed since the send.
 const DefaultSettle = 15 * time.Minute
 
-// maxCandidates bounds how many logs of the same tool and account Resolve opens to compare
-// arguments when the request id finds nothing.
+// maxCandidates bounds how many list entries a search opens for their detail (the request-id
+// search, when the server ignores the filter; the same-call search, to compare arguments). A
+// search that reaches it is incomplete, and an incomplete search never frees a claim.
 const maxCandidates = 25
+
+// searchBefore is how long before an attempt began its logs are looked for: clocks differ
+// between this machine and the server.
+const searchBefore = 10 * time.Minute
 
 // ErrInFlight is returned by Resolve for an attempt whose request may still be in flight.
 var ErrInFlight = errors.New("the attempt is still in flight")
@@ -139,10 +144,14 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 	)
 	if d.Logs != nil {
 		var err error
-		logSuccess, logFailed, logsSeen, err = searchLogs(ctx, &d, a, opt.Execution, ev)
-		if err != nil {
+		var complete bool
+		logSuccess, logFailed, logsSeen, complete, err = searchLogs(ctx, &d, a, opt.Execution, ev)
+		switch {
+		case err != nil:
 			*ev = append(*ev, "logs: could not be searched: "+err.Error())
-		} else {
+		case !complete:
+			*ev = append(*ev, "logs: searched only in part: their silence proves nothing")
+		default:
 			logsChecked = true
 		}
 	} else {
@@ -178,7 +187,7 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 	case prov.State == model.ProviderFound:
 		state, detail = model.AttemptSucceeded, "the provider shows the effect"+because(prov.Reason)+
 			" (made by this retry or by the original: either way it exists)"
-	case logFailed != "" && settled && prov.State != model.ProviderFound:
+	case logFailed != "" && logsChecked && settled && prov.State != model.ProviderFound:
 		state, logID, detail = model.AttemptFailed, logFailed, "the logs show the request failed without effect (log "+logFailed+")"
 	case neverSent && logsSeen == 0:
 		state, detail = model.AttemptFailed, "the attempt never reached sent: its request was never sent"
@@ -195,6 +204,11 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 			wait := a.SentAt.Add(settleFor)
 			r.Next = fmt.Sprintf("still indeterminate: it was sent %s ago and the call may still be running or its log "+
 				"lagging; resolve again after %s", now.Sub(a.SentAt).Round(time.Second), wait.Format("2006-01-02 15:04:05Z"))
+			return r, nil
+		case !logsChecked && d.Logs != nil:
+			r.Next = "still indeterminate: the logs could not be searched completely, so nothing proves it did not run; look for request id " +
+				a.ID + " (or the same call after " + a.CreatedAt.UTC().Format("2006-01-02 15:04:05Z") + ") in the logs and check the provider by hand, then " +
+				"`exectriage resolve " + a.ID + " --as failed|succeeded --reason TEXT`"
 			return r, nil
 		default:
 			r.Next = "still indeterminate: the logs and the provider are not conclusive; check the provider by hand, then " +
@@ -236,7 +250,7 @@ const clockSkew = 2 * time.Second
 // arguments that started after the attempt did (checked here, not left to the filters). It
 // returns the id of a log showing success, and of one showing a definite failure of this very
 // request (its request id).
-func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.Execution, ev *[]string) (success, failed string, seen int, err error) {
+func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.Execution, ev *[]string) (success, failed string, seen int, complete bool, err error) {
 	var byRequest []model.Execution
 	// First the log the execute answer named (its log_id, recorded with the attempt): it is
 	// this attempt's own, unless it says it carries another request id.
@@ -247,23 +261,31 @@ func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.
 			byRequest = append(byRequest, e)
 		}
 	}
-	from := a.CreatedAt.Add(-10 * time.Minute)
+	from := a.CreatedAt.Add(-searchBefore)
 	q := client.LogQuery{Filters: []client.LogFilter{{Field: "request_id", Value: a.ID}}, From: from}
 	opened := 0
+	complete = true
+pages:
 	for page, err := range d.Logs.ListLogs(ctx, q) {
 		if err != nil {
-			return "", "", 0, err
+			return "", "", 0, false, err
 		}
 		for _, e := range page.Executions {
 			if e.RequestID == "" && !e.Detailed {
 				if opened >= maxCandidates {
-					*ev = append(*ev, fmt.Sprintf("logs: stopped opening logs after %d (the request_id filter may be ignored)", maxCandidates))
-					break
+					*ev = append(*ev, fmt.Sprintf("logs: stopped opening logs after %d (the request_id filter seems ignored): the search is incomplete", maxCandidates))
+					complete = false
+					break pages
 				}
 				opened++
 				full, err := d.Logs.GetLog(ctx, e.ID)
 				if err != nil {
-					return "", "", 0, err
+					return "", "", 0, false, err
+				}
+				if full.ID != e.ID { // a server that answers another log than the one asked for proves nothing
+					*ev = append(*ev, fmt.Sprintf("logs: asked for %s, the server answered %s: the search is incomplete", e.ID, full.ID))
+					complete = false
+					continue
 				}
 				e = full
 			}
@@ -290,7 +312,10 @@ func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.
 		}
 	}
 	if len(byRequest) > 0 {
-		return success, failed, len(byRequest), nil
+		return success, failed, len(byRequest), complete, nil
+	}
+	if !complete {
+		return "", "", 0, false, nil
 	}
 	*ev = append(*ev, "logs: no log carries request id "+a.ID)
 
@@ -298,13 +323,13 @@ func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.
 	whoField, who := callerOf(orig)
 	if who == "" || a.ArgumentHash == "" {
 		*ev = append(*ev, "logs: the same call cannot be looked for (the original's account and arguments are unknown)")
-		return "", "", 0, nil
+		return "", "", 0, true, nil
 	}
 	origID := ""
 	if orig != nil {
 		origID = orig.ID
 	}
-	err = sameCalls(ctx, d, a.ToolSlug, whoField, who, a.ArgumentHash, a.CreatedAt.Add(-clockSkew), origID, ev,
+	complete, err = sameCalls(ctx, d, a.ToolSlug, whoField, who, a.ArgumentHash, a.CreatedAt.Add(-clockSkew), origID, ev,
 		func(e model.Execution) bool {
 			if !triage.LogSucceeded(e.Status) {
 				return true
@@ -315,10 +340,12 @@ func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.
 			return false
 		})
 	if err != nil || success != "" {
-		return success, "", 0, err
+		return success, "", 0, err == nil, err
 	}
-	*ev = append(*ev, "logs: no successful "+a.ToolSlug+" with the same account and arguments since the attempt began")
-	return "", "", 0, nil
+	if complete {
+		*ev = append(*ev, "logs: no successful "+a.ToolSlug+" with the same account and arguments since the attempt began")
+	}
+	return "", "", 0, complete, nil
 }
 
 // callerOf names who made a call: its connected account, else its user ("" when neither).
@@ -336,15 +363,18 @@ func callerOf(e *model.Execution) (field, who string) {
 // sameCalls visits the logs of tool by the same caller (whoField = who) that started at or after
 // start and ran arguments whose canonical hash is hash, except the log skip. The filters are
 // checked here too (a server may ignore them); at most maxCandidates list entries are opened
-// for their arguments. visit returns false to stop.
+// for their arguments. visit returns false to stop. complete is false when the walk stopped
+// before the end without visit asking it to (the cap, a server answering other logs): what it
+// did not see may be there.
 func sameCalls(ctx context.Context, d *Deps, tool, whoField, who, hash string, start time.Time, skip string, ev *[]string,
-	visit func(model.Execution) bool) error {
+	visit func(model.Execution) bool) (complete bool, err error) {
 	filters := []client.LogFilter{{Field: "tool_slug", Value: tool}, {Field: whoField, Value: who}}
 	volatile := d.Options.WithDefaults().VolatileKeys
 	opened := 0
+	complete = true
 	for page, err := range d.Logs.ListLogs(ctx, client.LogQuery{Filters: filters, From: start}) {
 		if err != nil {
-			return err
+			return false, err
 		}
 		for _, e := range page.Executions {
 			if e.ID == skip || !strings.EqualFold(e.ToolSlug, tool) || e.Timestamp.Before(start) {
@@ -352,13 +382,18 @@ func sameCalls(ctx context.Context, d *Deps, tool, whoField, who, hash string, s
 			}
 			if !e.Detailed || len(e.Arguments) == 0 {
 				if opened >= maxCandidates {
-					*ev = append(*ev, fmt.Sprintf("logs: stopped comparing arguments after %d logs", maxCandidates))
-					return nil
+					*ev = append(*ev, fmt.Sprintf("logs: stopped comparing arguments after %d logs: the search is incomplete", maxCandidates))
+					return false, nil
 				}
 				opened++
 				full, err := d.Logs.GetLog(ctx, e.ID)
 				if err != nil {
-					return err
+					return false, err
+				}
+				if full.ID != e.ID {
+					*ev = append(*ev, fmt.Sprintf("logs: asked for %s, the server answered %s: the search is incomplete", e.ID, full.ID))
+					complete = false
+					continue
 				}
 				e = full
 			}
@@ -367,11 +402,11 @@ func sameCalls(ctx context.Context, d *Deps, tool, whoField, who, hash string, s
 				sameWho = e.UserID == who
 			}
 			if sameWho && !e.Timestamp.Before(start) && model.ArgumentHash(e.Arguments, volatile) == hash && !visit(e) {
-				return nil
+				return true, nil
 			}
 		}
 	}
-	return nil
+	return complete, nil
 }
 
 func orNoSource(s string) string {

@@ -369,7 +369,7 @@ func retriedElsewhere(ctx context.Context, d *Deps, e *model.Execution, attempts
 	hash := model.ArgumentHash(e.Arguments, d.Options.WithDefaults().VolatileKeys)
 	var found string
 	var ev []string
-	_ = sameCalls(ctx, d, e.ToolSlug, whoField, who, hash, e.Timestamp, e.ID, &ev, func(l model.Execution) bool {
+	_, _ = sameCalls(ctx, d, e.ToolSlug, whoField, who, hash, e.Timestamp, e.ID, &ev, func(l model.Execution) bool {
 		if IsAttemptID(l.RequestID) && !known[l.RequestID] {
 			found = l.ID
 			return false
