@@ -196,7 +196,7 @@ func TestResolveFreesOnlyFromACompleteSearch(t *testing.T) {
 			return &logReader{records: recs, ignoreFilters: true}
 		}, model.ProviderNotFound, hour, model.AttemptIndeterminate, "incomplete"},
 		{"the server answers other logs than asked", func(w *resolveWorld) *logReader {
-			return &logReader{records: []model.Execution{w.rec("log_a", "failed", time.Second, "", other), w.rec("log_b", "failed", 2 * time.Second, "", other)},
+			return &logReader{records: []model.Execution{w.rec("log_a", "failed", time.Second, "", other), w.rec("log_b", "failed", 2*time.Second, "", other)},
 				ignoreFilters: true, lie: true}
 		}, model.ProviderNotFound, hour, model.AttemptIndeterminate, "answered"},
 		{"the same calls past the cap", func(w *resolveWorld) *logReader {
@@ -208,11 +208,11 @@ func TestResolveFreesOnlyFromACompleteSearch(t *testing.T) {
 		}, model.ProviderNotFound, hour, model.AttemptIndeterminate, "incomplete"},
 		// the complete searches settle it, every branch
 		{"its own success, paged, list entries opened", func(w *resolveWorld) *logReader {
-			recs := []model.Execution{w.rec("log_a", "failed", time.Second, "", other), w.rec("log_mine", "success", 3 * time.Second, w.a.ID, resolveArgs)}
+			recs := []model.Execution{w.rec("log_a", "failed", time.Second, "", other), w.rec("log_mine", "success", 3*time.Second, w.a.ID, resolveArgs)}
 			return &logReader{records: recs, ignoreFilters: true, pageSize: 1}
 		}, model.ProviderUnknown, time.Minute, model.AttemptSucceeded, "carries request id"},
 		{"its own log stamped before its start (clocks differ)", func(w *resolveWorld) *logReader {
-			return &logReader{records: []model.Execution{w.rec("log_mine", "success", -5 * time.Minute, w.a.ID, resolveArgs)}}
+			return &logReader{records: []model.Execution{w.rec("log_mine", "success", -5*time.Minute, w.a.ID, resolveArgs)}}
 		}, model.ProviderUnknown, time.Minute, model.AttemptSucceeded, "carries request id"},
 		{"its own definite failure, complete, settled", func(w *resolveWorld) *logReader {
 			return &logReader{records: []model.Execution{w.rec("log_mine", "failed", time.Second, w.a.ID, resolveArgs)}}
@@ -227,7 +227,7 @@ func TestResolveFreesOnlyFromACompleteSearch(t *testing.T) {
 			return &logReader{listErr: errors.New("down")}
 		}, model.ProviderFound, time.Minute, model.AttemptSucceeded, "the provider shows the effect"},
 		{"the same call succeeded after the attempt, no request id", func(w *resolveWorld) *logReader {
-			return &logReader{records: []model.Execution{w.rec("log_same", "success", 2 * time.Second, "", resolveArgs)}}
+			return &logReader{records: []model.Execution{w.rec("log_same", "success", 2*time.Second, "", resolveArgs)}}
 		}, model.ProviderUnknown, time.Minute, model.AttemptSucceeded, "same account and arguments"},
 	}
 	for _, tt := range tests {

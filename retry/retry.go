@@ -249,6 +249,13 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	} else if other := triage.RateLimitedRecently(all, d.now(), a.ID); other != nil {
 		return notSent(fmt.Errorf("retry attempt %s of this execution was rate limited (429) moments ago: wait a minute", other.ID))
 	}
+	// Another process may have claimed the same call on another execution between our guard's
+	// look and our claim: of two such claims, the later one sees the earlier and stops.
+	if all, err := d.Journal.Attempts(ctx, ""); err != nil {
+		return notSent(fmt.Errorf("re-read the attempts: %w", err))
+	} else if other := triage.OpenSameCall(sameCall(&d, &e, all), a.ID); other != nil {
+		return notSent(fmt.Errorf("retry attempt %s of %s runs the same call and is %s: resolve it first", other.ID, other.ExecutionID, other.State))
+	}
 	if err := ctx.Err(); err != nil {
 		return notSent(err)
 	}
@@ -316,9 +323,14 @@ func gather(ctx context.Context, d *Deps, e *model.Execution) (Result, triage.Gu
 	if i := triage.DecidingVerdict(vs); i >= 0 { // a stray ignored does not lift a block
 		in.Verdict, in.VerdictBy, in.VerdictAt = verdicts[i].Verdict, verdicts[i].Who, verdicts[i].At
 	}
-	if err := madeBy(ctx, d, e, &in); err != nil {
+	all, err := d.Journal.Attempts(ctx, "")
+	if err != nil {
 		return res, in, fmt.Errorf("retry: %w", err)
 	}
+	if err := madeBy(ctx, d, e, all, &in); err != nil {
+		return res, in, fmt.Errorf("retry: %w", err)
+	}
+	in.SameCall = sameCall(d, e, all)
 	if in.MadeBy == nil && !in.MadeByShape && d.Logs != nil && kind.IsWrite() {
 		in.RetriedIn = retriedElsewhere(ctx, d, e, attempts)
 	}
@@ -328,7 +340,7 @@ func gather(ctx context.Context, d *Deps, e *model.Execution) (Result, triage.Gu
 // madeBy finds whether e was made by a retry this journal knows (its request id is an
 // attempt's id, or it is an attempt's new log), or, failing that, carries a request id of
 // exectriage's shape (a retry journaled elsewhere).
-func madeBy(ctx context.Context, d *Deps, e *model.Execution, in *triage.GuardInput) error {
+func madeBy(ctx context.Context, d *Deps, e *model.Execution, all []model.RetryAttempt, in *triage.GuardInput) error {
 	if e.RequestID != "" {
 		a, err := d.Journal.Attempt(ctx, e.RequestID)
 		switch {
@@ -339,10 +351,6 @@ func madeBy(ctx context.Context, d *Deps, e *model.Execution, in *triage.GuardIn
 			return err
 		}
 	}
-	all, err := d.Journal.Attempts(ctx, "")
-	if err != nil {
-		return err
-	}
 	for i := range all {
 		if all[i].NewLogID != "" && all[i].NewLogID == e.ID {
 			in.MadeBy = &all[i]
@@ -351,6 +359,22 @@ func madeBy(ctx context.Context, d *Deps, e *model.Execution, in *triage.GuardIn
 	}
 	in.MadeByShape = IsAttemptID(e.RequestID)
 	return nil
+}
+
+// sameCall are the attempts among all that run e's call (its tool and canonical arguments) on
+// another execution.
+func sameCall(d *Deps, e *model.Execution, all []model.RetryAttempt) []model.RetryAttempt {
+	if len(e.Arguments) == 0 {
+		return nil
+	}
+	hash := model.ArgumentHash(e.Arguments, d.Options.WithDefaults().VolatileKeys)
+	var out []model.RetryAttempt
+	for _, a := range all {
+		if a.ExecutionID != e.ID && a.ArgumentHash == hash && strings.EqualFold(a.ToolSlug, e.ToolSlug) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // retriedElsewhere looks in the logs for a later run of the same call (tool, account,

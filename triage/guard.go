@@ -19,7 +19,9 @@ import (
 //     records success (a success past the caller's timeout happened; the caller only missed it);
 //  3. no retry of an execution whose arguments are not known (it could not be repeated);
 //  4. no retry after one of its retries succeeded, and none while one is intent, sent or
-//     indeterminate (resolve it first);
+//     indeterminate (resolve it first); nor while an attempt of the same call (tool and
+//     arguments) on another execution is (a server that records no request id lets a retry's
+//     own log, or a newer failure of the same call, look like an execution of its own);
 //  5. no retry of an execution a person marked confirmed_succeeded or duplicate;
 //  6. no retry when the provider shows the effect; nothing overrides that but a fresh check;
 //     the provider must have been checked (found, not_found or unknown with its reason);
@@ -44,6 +46,7 @@ const (
 	RefusedIsRetry          RefusalCode = "is_retry"          // the execution is itself a retry made by exectriage
 	RefusedRateLimited      RefusalCode = "rate_limited"      // a retry of it was rate limited moments ago
 	RefusedRetriedElsewhere RefusalCode = "retried_elsewhere" // a retry of it by another exectriage is in the logs
+	RefusedSameCallOpen     RefusalCode = "same_call_open"    // an attempt of the same call on another execution is open
 	// Refusals of the retry protocol rather than of the evidence (package retry decides them).
 	RefusedNoJournal  RefusalCode = "no_journal"  // no journal is open: an intent could not be recorded
 	RefusedCannotSend RefusalCode = "no_api"      // the source has no API behind it (a file export)
@@ -60,6 +63,9 @@ type GuardInput struct {
 	Provider model.ProviderState
 	// Attempts are the journal's retry attempts of this execution, any order.
 	Attempts []model.RetryAttempt
+	// SameCall are the journal's attempts of other executions that run the same call (the same
+	// tool and canonical arguments).
+	SameCall []model.RetryAttempt
 	// Verdict is the newest verdict a person recorded for the execution ("" when none).
 	Verdict   model.Verdict
 	VerdictBy string
@@ -153,6 +159,11 @@ func CheckRetry(in GuardInput) GuardDecision {
 	if d, stop := checkAttempts(id, in.Attempts); stop {
 		return d
 	}
+	if a := OpenSameCall(in.SameCall, ""); a != nil {
+		return refuse(RefusedSameCallOpen,
+			fmt.Sprintf("retry attempt %s of %s runs the same call (same tool and arguments) and is %s: it may have taken effect, and this execution may even be its own log", a.ID, a.ExecutionID, a.State),
+			"settle that attempt first: `exectriage resolve "+a.ID+"`; never retry the same call over it")
+	}
 	if a := RateLimitedRecently(in.Attempts, in.Now, ""); a != nil {
 		wait := a.FinishedAt.Add(RateLimitCooldown)
 		return refuse(RefusedRateLimited,
@@ -195,6 +206,17 @@ func CheckRetry(in GuardInput) GuardDecision {
 	}
 	return GuardDecision{Allowed: true, Reason: reason,
 		Next: "record the intent, then send once through the no-retry client with x-request-id = the attempt id"}
+}
+
+// OpenSameCall returns an open attempt (intent, sent or indeterminate) among attempts of the
+// same call, other than except; nil when none.
+func OpenSameCall(attempts []model.RetryAttempt, except string) *model.RetryAttempt {
+	for i := range attempts {
+		if a := &attempts[i]; a.ID != except && a.State.Open() {
+			return a
+		}
+	}
+	return nil
 }
 
 // RateLimitCooldown is how long after a retry was rate limited (429) another retry of the same

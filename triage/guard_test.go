@@ -41,6 +41,13 @@ func TestCheckRetry(t *testing.T) {
 			[]string{"confirmation is the only evidence"}},
 		{"a failed earlier attempt does not block", with(func(in *GuardInput) { in.Attempts = attempt(model.AttemptFailed) }), "", nil},
 		{"ignored verdict does not block", with(func(in *GuardInput) { in.Verdict = model.VerdictIgnored }), "", nil},
+		{"a settled attempt of the same call does not block", with(func(in *GuardInput) {
+			in.SameCall = []model.RetryAttempt{{ID: "other-1", ExecutionID: "log_other", State: model.AttemptFailed}}
+		}), "", nil},
+		{"an open attempt of the same call on another execution", with(func(in *GuardInput) {
+			in.SameCall = []model.RetryAttempt{{ID: "other-1", ExecutionID: "log_other", State: model.AttemptFailed},
+				{ID: "other-2", ExecutionID: "log_other", State: model.AttemptIndeterminate}}
+		}), RefusedSameCallOpen, []string{"other-2 of log_other runs the same call", "exectriage resolve other-2"}},
 
 		{"read", with(func(in *GuardInput) { in.Kind = model.KindRead }), RefusedNotWrite,
 			[]string{"GMAIL_SEND_EMAIL is a read", "run the read again directly"}},

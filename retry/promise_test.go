@@ -1,0 +1,233 @@
+package retry_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/retry"
+	"github.com/exectriage/exectriage/sandbox"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// countingSender counts sends and keeps each send's deadline; it answers with answer.
+type countingSender struct {
+	mu        sync.Mutex
+	n         int
+	deadlines []time.Time
+	answer    func() (model.ToolResult, error)
+}
+
+func (s *countingSender) Execute(ctx context.Context, _ string, _ client.ExecuteRequest) (model.ToolResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	d, _ := ctx.Deadline()
+	s.deadlines = append(s.deadlines, d)
+	if s.answer != nil {
+		return s.answer()
+	}
+	return model.ToolResult{Successful: true, LogID: "log_retry"}, nil
+}
+
+func (s *countingSender) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+func openJournal(t *testing.T) journal.Journal {
+	t.Helper()
+	j, err := journal.Open(context.Background(), filepath.Join(t.TempDir(), "j.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return j
+}
+
+// failedWrite is a failed Gmail send with its arguments, as its log shows it.
+func failedWrite(id string) model.Execution {
+	return model.Execution{ID: id, ToolSlug: "GMAIL_SEND_EMAIL", ConnectedAccountID: "ca_1", UserID: "u1", Status: "failed",
+		Timestamp: time.Now().Add(-time.Hour), Arguments: json.RawMessage(resolveArgs), Detailed: true,
+		Error: &model.ExecError{Kind: model.ErrTimeout, Message: "timed out"}}
+}
+
+func fakeDeps(j journal.Journal, s retry.Sender) retry.Deps {
+	return retry.Deps{Journal: j, Sender: s, Verifier: provider(model.ProviderNotFound), Kinds: triage.NewKinds(), Who: "t", Target: "LIVE fake"}
+}
+
+// TestNoRetryOfTheSameCallWhileAnAttemptIsOpen: when the server records no request id, a
+// retry's own log, or a newer failure of the same call, looks like an execution of its own.
+// An open attempt of the same tool and arguments refuses a retry of any execution of that
+// call until it is resolved (issue 27.7: 2 POSTs), and once it is settled the other may go.
+func TestNoRetryOfTheSameCallWhileAnAttemptIsOpen(t *testing.T) {
+	ctx := context.Background()
+	j := openJournal(t)
+	timeout := &countingSender{answer: func() (model.ToolResult, error) {
+		return model.ToolResult{}, &client.WriteError{Kind: client.WriteAmbiguous, Sent: true}
+	}}
+	first, err := retry.Run(ctx, fakeDeps(j, timeout), retry.Request{Execution: failedWrite("log_first"), Confirmed: true, Reason: "r"})
+	if err != nil || first.State() != model.AttemptIndeterminate {
+		t.Fatalf("first retry: %+v %v", first, err)
+	}
+	s := &countingSender{}
+	res, err := retry.Run(ctx, fakeDeps(j, s), retry.Request{Execution: failedWrite("log_second"), Confirmed: true, Reason: "r"})
+	if err != nil || !res.Refused() || res.Decision.Code != triage.RefusedSameCallOpen || s.count() != 0 {
+		t.Fatalf("retry of the same call over an open attempt: %+v %v, %d sends", res.Decision, err, s.count())
+	}
+	// another call (other arguments) is not held
+	other := failedWrite("log_third")
+	other.Arguments = json.RawMessage(`{"recipient_email":"zed@example.com","subject":"x","body":"y"}`)
+	if res, err := retry.Run(ctx, fakeDeps(j, s), retry.Request{Execution: other, Confirmed: true, Reason: "r"}); err != nil || res.Refused() || s.count() != 1 {
+		t.Fatalf("another call was held: %+v %v", res.Decision, err)
+	}
+	// settled, the same call may be retried again
+	if err := j.UpdateAttempt(ctx, first.Attempt.ID, model.AttemptFailed, "", "resolved", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := retry.Run(ctx, fakeDeps(j, s), retry.Request{Execution: failedWrite("log_second"), Confirmed: true, Reason: "r"}); err != nil || res.Refused() || s.count() != 2 {
+		t.Fatalf("after the first was settled: %+v %v", res.Decision, err)
+	}
+}
+
+// TestTwoClaimsOfTheSameCallSendOnce: two processes pass the guard for two executions of the
+// same call before either claims; both claims succeed (they are on different executions), and
+// the later one sees the earlier one after its claim and stops before sending.
+func TestTwoClaimsOfTheSameCallSendOnce(t *testing.T) {
+	ctx := context.Background()
+	j := openJournal(t)
+	s := &countingSender{answer: func() (model.ToolResult, error) {
+		return model.ToolResult{}, &client.WriteError{Kind: client.WriteAmbiguous, Sent: true}
+	}}
+	guarded, goOn := make(chan struct{}), make(chan struct{})
+	late := fakeDeps(j, s)
+	late.Pause = func(_ context.Context, step string) error {
+		if step == retry.StepBeforeIntent { // its guard allowed it; nothing claimed yet
+			close(guarded)
+			<-goOn
+		}
+		return nil
+	}
+	inFlight, release := make(chan struct{}), make(chan struct{})
+	early := fakeDeps(j, s)
+	early.Pause = func(_ context.Context, step string) error {
+		if step == retry.StepInFlight {
+			close(inFlight)
+			<-release
+		}
+		return nil
+	}
+	var lateRes retry.Result
+	var lateErr error
+	lateDone := make(chan struct{})
+	go func() {
+		defer close(lateDone)
+		lateRes, lateErr = retry.Run(ctx, late, retry.Request{Execution: failedWrite("log_b"), Confirmed: true, Reason: "r"})
+	}()
+	<-guarded
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		_, _ = retry.Run(ctx, early, retry.Request{Execution: failedWrite("log_a"), Confirmed: true, Reason: "r"})
+	})
+	<-inFlight // the early one claimed and is about to send
+	close(goOn)
+	<-lateDone
+	close(release)
+	wg.Wait()
+	if s.count() != 1 || lateRes.Sent {
+		t.Fatalf("two claims of the same call: %d sends (the late one: %+v, %v), want 1", s.count(), lateRes.Decision, lateErr)
+	}
+}
+
+// TestARetrysNewLogIsARetry: the log a retry made is itself never retried, found by its
+// request id or, where the server records none, as the attempt's new log (a mutant that
+// dropped the new-log check survived).
+func TestARetrysNewLogIsARetry(t *testing.T) {
+	ctx := context.Background()
+	j := openJournal(t)
+	rejected := &countingSender{answer: func() (model.ToolResult, error) {
+		return model.ToolResult{LogID: "log_made"}, &client.WriteError{Kind: client.WriteRejected, Sent: true, StatusCode: 429}
+	}}
+	first, err := retry.Run(ctx, fakeDeps(j, rejected), retry.Request{Execution: failedWrite("log_orig"), Confirmed: true, Reason: "r"})
+	if err != nil || first.Attempt == nil || first.Attempt.NewLogID != "log_made" {
+		t.Fatalf("first retry: %+v %v", first, err)
+	}
+	made := failedWrite("log_made") // its log: no request id recorded, other arguments order
+	made.Arguments = json.RawMessage(`{"body":"attached","subject":"Invoice 7","recipient_email":"bob@example.com"}`)
+	s := &countingSender{}
+	d := fakeDeps(j, s)
+	d.Now = func() time.Time { return time.Now().Add(2 * time.Minute) } // past the rate-limit cool-down
+	res, err := retry.Run(ctx, d, retry.Request{Execution: made, Confirmed: true, Reason: "r"})
+	if err != nil || res.Decision.Code != triage.RefusedIsRetry || s.count() != 0 {
+		t.Fatalf("retry of the retry's own log: %+v %v, %d sends", res.Decision, err, s.count())
+	}
+}
+
+// TestSendDeadlineCountsFromTheClaim: the send's deadline counts from the claim, not from the
+// send, so that a slow step between them cannot make the request outlive the journal deadline
+// recovery trusts (a mutant that counted from the send survived).
+func TestSendDeadlineCountsFromTheClaim(t *testing.T) {
+	ctx := context.Background()
+	j := openJournal(t)
+	s := &countingSender{}
+	d := fakeDeps(j, s)
+	d.Timeout = 2 * time.Second
+	d.Pause = func(_ context.Context, step string) error {
+		if step == retry.StepAfterIntent {
+			time.Sleep(400 * time.Millisecond)
+		}
+		return nil
+	}
+	start := time.Now()
+	if _, err := retry.Run(ctx, d, retry.Request{Execution: failedWrite("log_slow"), Confirmed: true, Reason: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if s.count() != 1 {
+		t.Fatalf("%d sends", s.count())
+	}
+	// the claim comes a few milliseconds after the start; the 400 ms pause after it must not
+	// move the deadline
+	if dl := s.deadlines[0]; dl.IsZero() || dl.After(start.Add(d.Timeout+200*time.Millisecond)) {
+		t.Fatalf("the send's deadline is %v after the start: it does not count from the claim (timeout %v)", dl.Sub(start), d.Timeout)
+	}
+}
+
+// TestA429SeenAfterTheClaimStopsTheSend: a racer that passed the guard before another's retry
+// was rate limited, and claims after it, stops before sending: under a standing 429 the
+// racers do not each send in turn (a mutant without the re-check after the claim sent twice).
+func TestA429SeenAfterTheClaimStopsTheSend(t *testing.T) {
+	w := newWorld(t, "")
+	ctx := context.Background()
+	e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("r03"))
+	w.srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: sandbox.Fault429, Count: 10})
+	posts := w.sends()
+	passed, release := make(chan struct{}), make(chan struct{})
+	late := w.deps()
+	late.Pause = func(_ context.Context, step string) error {
+		if step == retry.StepBeforeIntent { // its guard allowed it; nothing claimed yet
+			close(passed)
+			<-release
+		}
+		return nil
+	}
+	var lateRes retry.Result
+	var wg sync.WaitGroup
+	wg.Go(func() { lateRes, _ = retry.Run(ctx, late, confirmed(e)) })
+	<-passed
+	first, err := retry.Run(ctx, w.deps(), confirmed(e))
+	if err != nil || first.State() != model.AttemptFailed {
+		t.Fatalf("the first retry under a 429: %+v %v", first, err)
+	}
+	close(release)
+	wg.Wait()
+	if got := w.sends() - posts; got != 1 {
+		t.Fatalf("%d POSTs, want 1 (the late racer: %+v, sent %v)", got, lateRes.Decision, lateRes.Sent)
+	}
+}
