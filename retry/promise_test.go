@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -229,5 +230,59 @@ func TestA429SeenAfterTheClaimStopsTheSend(t *testing.T) {
 	wg.Wait()
 	if got := w.sends() - posts; got != 1 {
 		t.Fatalf("%d POSTs, want 1 (the late racer: %+v, sent %v)", got, lateRes.Decision, lateRes.Sent)
+	}
+}
+
+// TestAMetaToolIsNeverRetriedAsOneWrite: a COMPOSIO_MULTI_EXECUTE_TOOL run that timed out is
+// never sent again as one write (its children would all run again, those that took effect
+// included): the guard reads its children's logs and offers to retry only the children that
+// failed, each through the guard; unreadable logs refuse it too (issue 27.3).
+func TestAMetaToolIsNeverRetriedAsOneWrite(t *testing.T) {
+	ctx := context.Background()
+	at := time.Now().Add(-time.Hour)
+	parent := model.Execution{ID: "log_meta", ToolSlug: "COMPOSIO_MULTI_EXECUTE_TOOL", UserID: "u1", SessionID: "trs_1", Status: "failed",
+		Timestamp: at, Arguments: json.RawMessage(`{"tools":[{"tool_slug":"GMAIL_SEND_EMAIL"},{"tool_slug":"SLACK_SEND_MESSAGE"}]}`), Detailed: true,
+		Error: &model.ExecError{Kind: model.ErrTimeout, Message: "timed out after 60 s"}}
+	child := func(id, tool, status string, kind model.ErrorKind) model.Execution {
+		c := model.Execution{ID: id, ToolSlug: tool, UserID: "u1", SessionID: "trs_1", Status: status, Timestamp: at.Add(2 * time.Second),
+			Parent: &model.Parent{LogID: "log_meta", ToolSlug: parent.ToolSlug}, Detailed: true, Arguments: json.RawMessage(`{}`)}
+		if kind != "" {
+			c.Error = &model.ExecError{Kind: kind, Message: string(kind)}
+		}
+		return c
+	}
+	for _, tt := range []struct {
+		name  string
+		logs  *logReader
+		words []string
+	}{
+		{"one child took effect, one failed", &logReader{records: []model.Execution{
+			child("log_c1", "GMAIL_SEND_EMAIL", "success", ""), child("log_c2", "SLACK_SEND_MESSAGE", "failed", model.ErrValidation)}},
+			[]string{"log_c1 (GMAIL_SEND_EMAIL) took effect", "exectriage retry log_c2"}},
+		{"a child's outcome is unknown", &logReader{records: []model.Execution{
+			child("log_c1", "GMAIL_SEND_EMAIL", "failed", model.ErrTimeout), child("log_c2", "SLACK_SEND_MESSAGE", "failed", model.ErrValidation)}},
+			[]string{"log_c1 (GMAIL_SEND_EMAIL) is unknown"}},
+		{"every child failed", &logReader{records: []model.Execution{
+			child("log_c1", "GMAIL_SEND_EMAIL", "failed", model.ErrValidation), child("log_c2", "SLACK_SEND_MESSAGE", "failed", model.ErrAuth)}},
+			[]string{"run every child again", "exectriage retry log_c1`, `exectriage retry log_c2"}},
+		{"the logs cannot be read", &logReader{listErr: context.DeadlineExceeded},
+			[]string{"could not be read completely"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			j := openJournal(t)
+			s := &countingSender{}
+			d := fakeDeps(j, s)
+			d.Logs = tt.logs
+			res, err := retry.Run(ctx, d, retry.Request{Execution: parent, Confirmed: true, Reason: "r"})
+			if err != nil || res.Decision.Code != triage.RefusedMetaTool || s.count() != 0 {
+				t.Fatalf("retry of a meta tool run: %+v %v, %d sends", res.Decision, err, s.count())
+			}
+			text := res.Decision.Reason + " | " + res.Decision.Next
+			for _, w := range tt.words {
+				if !strings.Contains(text, w) {
+					t.Errorf("%q lacks %q", text, w)
+				}
+			}
+		})
 	}
 }

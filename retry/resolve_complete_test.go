@@ -32,7 +32,7 @@ type logReader struct {
 }
 
 func (r *logReader) matches(q client.LogQuery, e model.Execution) bool {
-	if !r.ignoreFrom && !q.From.IsZero() && e.Timestamp.Before(q.From) {
+	if !r.ignoreFrom && (!q.From.IsZero() && e.Timestamp.Before(q.From) || !q.To.IsZero() && e.Timestamp.After(q.To)) {
 		return false
 	}
 	if r.ignoreFilters {
@@ -49,6 +49,8 @@ func (r *logReader) matches(q client.LogQuery, e model.Execution) bool {
 			v = e.ConnectedAccountID
 		case "user_id":
 			v = e.UserID
+		case "session_id":
+			v = e.SessionID
 		}
 		if v != f.Value {
 			return false

@@ -331,6 +331,9 @@ func gather(ctx context.Context, d *Deps, e *model.Execution) (Result, triage.Gu
 		return res, in, fmt.Errorf("retry: %w", err)
 	}
 	in.SameCall = sameCall(d, e, all)
+	if triage.IsMetaTool(e.ToolSlug) {
+		in.Children, in.ChildrenRead = children(ctx, d, e)
+	}
 	if in.MadeBy == nil && !in.MadeByShape && d.Logs != nil && kind.IsWrite() {
 		in.RetriedIn = retriedElsewhere(ctx, d, e, attempts)
 	}
@@ -375,6 +378,38 @@ func sameCall(d *Deps, e *model.Execution, all []model.RetryAttempt) []model.Ret
 		}
 	}
 	return out
+}
+
+// children finds the runs a meta tool execution made: the logs that name it as their parent,
+// from its start to a while after it ended, in its session when it had one. read is false when
+// the logs could not be searched completely (no Logs API, an error, a walk cut short).
+func children(ctx context.Context, d *Deps, e *model.Execution) (out []triage.ChildRun, read bool) {
+	if d.Logs == nil || e.Timestamp.IsZero() {
+		return nil, false
+	}
+	end, _ := e.End()
+	q := client.LogQuery{From: e.Timestamp.Add(-clockSkew), To: end.Add(searchBefore)}
+	if e.SessionID != "" {
+		q.Filters = []client.LogFilter{{Field: "session_id", Value: e.SessionID}}
+	}
+	for page, err := range d.Logs.ListLogs(ctx, q) {
+		if err != nil {
+			return out, false
+		}
+		for i := range page.Executions {
+			c := &page.Executions[i]
+			if c.Parent == nil || c.Parent.LogID != e.ID || c.ID == e.ID {
+				continue
+			}
+			kind := model.KindWrite
+			if d.Kinds != nil {
+				kind = d.Kinds.Kind(c.ToolSlug)
+			}
+			o, _ := triage.Classify(c, kind, d.Options)
+			out = append(out, triage.ChildRun{ID: c.ID, Tool: c.ToolSlug, Kind: kind, Outcome: o})
+		}
+	}
+	return out, true
 }
 
 // retriedElsewhere looks in the logs for a later run of the same call (tool, account,

@@ -47,6 +47,7 @@ const (
 	RefusedRateLimited      RefusalCode = "rate_limited"      // a retry of it was rate limited moments ago
 	RefusedRetriedElsewhere RefusalCode = "retried_elsewhere" // a retry of it by another exectriage is in the logs
 	RefusedSameCallOpen     RefusalCode = "same_call_open"    // an attempt of the same call on another execution is open
+	RefusedMetaTool         RefusalCode = "meta_tool"         // a meta tool runs other tools: retry its failed children instead
 	// Refusals of the retry protocol rather than of the evidence (package retry decides them).
 	RefusedNoJournal  RefusalCode = "no_journal"  // no journal is open: an intent could not be recorded
 	RefusedCannotSend RefusalCode = "no_api"      // the source has no API behind it (a file export)
@@ -66,6 +67,10 @@ type GuardInput struct {
 	// SameCall are the journal's attempts of other executions that run the same call (the same
 	// tool and canonical arguments).
 	SameCall []model.RetryAttempt
+	// Children are the runs a meta tool execution made (their logs name it as parent), with
+	// their outcomes; ChildrenRead says the logs were searched for them completely.
+	Children     []ChildRun
+	ChildrenRead bool
 	// Verdict is the newest verdict a person recorded for the execution ("" when none).
 	Verdict   model.Verdict
 	VerdictBy string
@@ -159,6 +164,9 @@ func CheckRetry(in GuardInput) GuardDecision {
 	if d, stop := checkAttempts(id, in.Attempts); stop {
 		return d
 	}
+	if IsMetaTool(e.ToolSlug) {
+		return refuseMeta(id, in)
+	}
 	if a := OpenSameCall(in.SameCall, ""); a != nil {
 		return refuse(RefusedSameCallOpen,
 			fmt.Sprintf("retry attempt %s of %s runs the same call (same tool and arguments) and is %s: it may have taken effect, and this execution may even be its own log", a.ID, a.ExecutionID, a.State),
@@ -206,6 +214,55 @@ func CheckRetry(in GuardInput) GuardDecision {
 	}
 	return GuardDecision{Allowed: true, Reason: reason,
 		Next: "record the intent, then send once through the no-retry client with x-request-id = the attempt id"}
+}
+
+// ChildRun is one run a meta tool execution made.
+type ChildRun struct {
+	ID      string
+	Tool    string
+	Kind    model.ToolKind
+	Outcome model.Outcome
+}
+
+// metaTools are Composio's meta tools that run other tools (a session's multi-execute, the
+// remote workbench and bash, which call tools from code).
+var metaTools = map[string]bool{"COMPOSIO_MULTI_EXECUTE_TOOL": true, "COMPOSIO_REMOTE_WORKBENCH": true, "COMPOSIO_REMOTE_BASH_TOOL": true}
+
+// IsMetaTool reports whether slug is a meta tool that runs other tools in one call.
+func IsMetaTool(slug string) bool { return metaTools[strings.ToUpper(strings.TrimSpace(slug))] }
+
+// refuseMeta refuses the retry of a meta tool execution: sent again as one write it would run
+// every child again, those that took effect included. Its failed write children may each be
+// retried through the guard.
+func refuseMeta(id string, in GuardInput) GuardDecision {
+	var took, unknown, failed []string
+	for _, c := range in.Children {
+		switch {
+		case !c.Kind.IsWrite():
+		case c.Outcome == model.OutcomeSucceeded:
+			took = append(took, c.ID+" ("+c.Tool+")")
+		case c.Outcome == model.OutcomeFailed || c.Outcome == model.OutcomeRejected:
+			failed = append(failed, c.ID)
+		default:
+			unknown = append(unknown, c.ID+" ("+c.Tool+")")
+		}
+	}
+	reason := "this is a meta tool run (" + toolName(*in.Execution) + "): retried as one write it would run every child again"
+	switch {
+	case !in.ChildrenRead:
+		reason += ", and its children's logs could not be read completely: some may have taken effect"
+	case len(took) > 0:
+		reason += ", and " + strings.Join(took, ", ") + " took effect"
+	case len(unknown) > 0:
+		reason += ", and the outcome of " + strings.Join(unknown, ", ") + " is unknown"
+	case len(in.Children) == 0:
+		reason += "; no child run was found in the logs"
+	}
+	next := "look at its children (`exectriage list --filter session:` / the logs whose parent is " + id + ")"
+	if in.ChildrenRead && len(failed) > 0 {
+		next = "retry only the children that failed, each through the guard: `exectriage retry " + strings.Join(failed, "`, `exectriage retry ") + "`"
+	}
+	return GuardDecision{Code: RefusedMetaTool, Reason: reason, Next: next}
 }
 
 // OpenSameCall returns an open attempt (intent, sent or indeterminate) among attempts of the

@@ -41,6 +41,12 @@ func TestCheckRetry(t *testing.T) {
 			[]string{"confirmation is the only evidence"}},
 		{"a failed earlier attempt does not block", with(func(in *GuardInput) { in.Attempts = attempt(model.AttemptFailed) }), "", nil},
 		{"ignored verdict does not block", with(func(in *GuardInput) { in.Verdict = model.VerdictIgnored }), "", nil},
+		{"a meta tool run", with(func(in *GuardInput) {
+			e := *exec
+			e.ToolSlug = "COMPOSIO_MULTI_EXECUTE_TOOL"
+			in.Execution, in.ChildrenRead = &e, true
+			in.Children = []ChildRun{{ID: "log_c1", Tool: "GMAIL_SEND_EMAIL", Kind: model.KindWrite, Outcome: model.OutcomeFailed}}
+		}), RefusedMetaTool, []string{"run every child again", "exectriage retry log_c1"}},
 		{"a settled attempt of the same call does not block", with(func(in *GuardInput) {
 			in.SameCall = []model.RetryAttempt{{ID: "other-1", ExecutionID: "log_other", State: model.AttemptFailed}}
 		}), "", nil},
