@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -223,12 +224,56 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := keyStaysWithItsHost(o, creds); err != nil {
+		return nil, err
+	}
 	creds.From = keyFromLabel(o, creds.From)
 	a := &App{o: o, cfg: cfg, topt: topt.WithDefaults(), kinds: triage.NewKinds(), policy: redact.NewPolicy(creds.Key), creds: creds}
 	if a.src, err = openSource(ctx, &o, creds); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// keyStaysWithItsHost refuses to send the Composio CLI login's key to another API than the
+// login's own (its base_url, else the public API): a --base-url, a COMPOSIO_BASE_URL or a
+// profile's base URL that is not that API needs an explicit key (COMPOSIO_API_KEY, or the
+// profile's api_key_env). A login key is a person's, for every project they can see.
+func keyStaysWithItsHost(o Options, creds Credentials) error {
+	if creds.Key == "" || creds.From == "COMPOSIO_API_KEY" || usesDemo(o, creds) || o.File != "" && o.BaseURL == "" {
+		return nil
+	}
+	target := strings.TrimSpace(o.BaseURL)
+	if target == "" {
+		target = strings.TrimSpace(o.getenv("COMPOSIO_BASE_URL"))
+	}
+	own := creds.BaseURL
+	if own == "" {
+		own = client.DefaultBaseURL
+	}
+	if target == "" || sameAPI(target, own) {
+		return nil
+	}
+	return Usagef("the API key of %s is for %s, not %s: set COMPOSIO_API_KEY (or the profile's api_key_env) to the key of that API",
+		creds.From, redact.Location(own), redact.Location(target))
+}
+
+// sameAPI reports whether two base URLs name the same API: scheme, host and port (the
+// default port of the scheme when none), case aside.
+func sameAPI(a, b string) bool {
+	ua, errA := url.Parse(strings.TrimSpace(a))
+	ub, errB := url.Parse(strings.TrimSpace(b))
+	if errA != nil || errB != nil {
+		return false
+	}
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		return map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Hostname(), ub.Hostname()) && port(ua) == port(ub) &&
+		strings.TrimSuffix(ua.Path, "/") == strings.TrimSuffix(ub.Path, "/")
 }
 
 // KeyFrom says where the API key came from (COMPOSIO_API_KEY, the Composio CLI login), ""

@@ -9,6 +9,7 @@ import (
 	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/redact"
 )
 
 // Info is where exectriage keeps things and what it would use, for `exectriage info`. It is
@@ -95,7 +96,7 @@ func GetInfo(o Options) (Info, error) {
 	case o.File != "":
 		in.Source, in.SourceWhy = "FILE "+o.File, "--file"
 	case o.BaseURL != "":
-		in.Source, in.SourceWhy = "LIVE "+o.BaseURL, "--base-url"
+		in.Source, in.SourceWhy = "LIVE "+redact.Location(o.BaseURL), "--base-url"
 	case usesDemo(o, creds):
 		in.Source, in.SourceWhy = "DEMO", "--demo"
 		if !o.Demo {
@@ -107,7 +108,7 @@ func GetInfo(o Options) (Info, error) {
 		if base == "" {
 			base, in.SourceWhy = client.DefaultBaseURL, "the public API"
 		}
-		in.Source = "LIVE " + strings.TrimSuffix(base, "/")
+		in.Source = "LIVE " + strings.TrimSuffix(redact.Location(base), "/")
 		if creds.Key != "" {
 			in.SourceWhy += ", key from " + creds.From
 		}

@@ -95,3 +95,58 @@ func TestRecordedLanguageIsUsed(t *testing.T) {
 		t.Errorf("%d notes guess the language, %d name it", guessed, named)
 	}
 }
+
+// TestLoginKeyStaysWithItsHost: the Composio CLI login's key (a uak_ user key sees every
+// project of its person) goes only to the login's own API; a --base-url, a COMPOSIO_BASE_URL
+// or a profile's base URL elsewhere is refused before any request, unless a key is given for
+// it (issue 27.5: it went to any base URL).
+func TestLoginKeyStaysWithItsHost(t *testing.T) {
+	own := hostile.Serve(t, hostile.JSON(200, `{"logs":[],"next_cursor":null}`))
+	elsewhere := hostile.Serve(t, hostile.JSON(200, `{"logs":[],"next_cursor":null}`))
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".composio"), 0o700)
+	os.WriteFile(filepath.Join(home, ".composio", "user_data.json"), []byte(`{"api_key":"uak_login_user_key_123456","base_url":"`+own.URL+`"}`), 0o600)
+	cfg := filepath.Join(home, "config.toml")
+	os.WriteFile(cfg, []byte("[profiles.far]\nbase_url = \""+elsewhere.URL+"\"\n"), 0o600)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name string
+		o    Options
+		env  map[string]string
+		ok   bool
+	}{
+		{"the login's own API", Options{}, nil, true},
+		{"--base-url of the login's API", Options{BaseURL: own.URL + "/"}, nil, true},
+		{"--base-url elsewhere", Options{BaseURL: elsewhere.URL}, nil, false},
+		{"COMPOSIO_BASE_URL elsewhere", Options{}, map[string]string{"COMPOSIO_BASE_URL": elsewhere.URL}, false},
+		{"a profile elsewhere without a key of its own", Options{Profile: "far"}, nil, false},
+		{"elsewhere with an explicit key", Options{BaseURL: elsewhere.URL}, map[string]string{"COMPOSIO_API_KEY": "ak_explicit_key_123456"}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"HOME": home}
+			maps.Copy(env, tt.env)
+			o := tt.o
+			o.Getenv, o.ConfigPath, o.SinceSet = func(k string) string { return env[k] }, cfg, true
+			before := len(elsewhere.Requests())
+			a, err := Open(ctx, o)
+			if tt.ok != (err == nil) {
+				t.Fatalf("open: %v, want ok=%v", err, tt.ok)
+			}
+			if err != nil {
+				if !IsUsage(err) || !strings.Contains(err.Error(), "is for "+own.URL) {
+					t.Errorf("the refusal: %v", err)
+				}
+				return
+			}
+			defer a.Close()
+			if _, err := a.LoadAll(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range elsewhere.Requests()[before:] {
+				if r.Header.Get("x-user-api-key") != "" {
+					t.Fatalf("the login's key went to %s", elsewhere.URL)
+				}
+			}
+		})
+	}
+}

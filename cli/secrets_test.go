@@ -199,3 +199,24 @@ func TestDoctorAPIShapeReport(t *testing.T) {
 		t.Errorf("--api with --file: exit %d", code)
 	}
 }
+
+// TestNoPasswordInLocations: info and journal show a journal DSN and a base URL without their
+// credentials, whatever the parameter is called (issue 27.10: sslpassword and a base URL's
+// userinfo were printed).
+func TestNoPasswordInLocations(t *testing.T) {
+	const secret = "pw-s3cret-77"
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"info", "--journal", "host=127.0.0.1 port=9 dbname=d user=u sslpassword=" + secret},
+		{"info", "--json", "--journal", "postgres://u:" + secret + "@127.0.0.1:9/d?sslpassword=" + secret},
+		{"info", "--base-url", "http://ana:" + secret + "@127.0.0.1:9"},
+		{"info", "--json", "--base-url", "http://127.0.0.1:9/?api_key=" + secret},
+		{"journal", "--journal", "host=127.0.0.1 port=9 dbname=d user=u connect_timeout=1 sslpassword=" + secret},
+		{"journal", "--journal", "postgres://u:" + secret + "@127.0.0.1:9/d?connect_timeout=1"},
+	} {
+		_, out, errOut := run(t, map[string]string{"XDG_STATE_HOME": dir, "COMPOSIO_API_KEY": "k"}, args...)
+		if strings.Contains(out+errOut, secret) || strings.Contains(out+errOut, "s3cret") {
+			t.Errorf("%v shows the password:\n%s%s", args, out, errOut)
+		}
+	}
+}

@@ -292,6 +292,9 @@ func (c *Client) WithoutRetries() *WriteClient {
 // it pointed; a write answered 3xx is ambiguous (nothing proves it did not run).
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
+// BaseURL is the API base URL the client talks to (scheme://host[/path], no trailing slash).
+func (c *Client) BaseURL() string { return c.t.cfg.baseURL }
+
 // String describes the client without its API key.
 func (c *Client) String() string {
 	return "client.Client{base_url: " + redactedURL(c.t.cfg.baseURL) + ", api_key: [redacted]}"

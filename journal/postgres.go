@@ -4,12 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+
+	"github.com/exectriage/exectriage/redact"
 )
 
 // openPostgres opens a shared journal on PostgreSQL. The schema and statements are the SQLite
@@ -60,50 +60,13 @@ func (s *store) checkPostgres(ctx context.Context) error {
 	return nil
 }
 
-// redactDSN drops the password from a PostgreSQL URL or keyword DSN so it can appear in
-// messages.
-func redactDSN(dsn string) string {
-	if isKeywordDSN(dsn) {
-		return keywordPassword.ReplaceAllString(dsn, "${1}xxxxx")
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "postgres://(unparsable DSN)"
-	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
+// redactDSN drops the credentials from a PostgreSQL URL or keyword DSN so it can appear in
+// messages: the one rule for locations (redact.Location: the URL's password, and every
+// parameter named like a password, sslpassword included).
+func redactDSN(dsn string) string { return redact.Location(dsn) }
 
-// keywordPassword finds the password of a keyword DSN (password=secret or password='s e c').
-var keywordPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
-
-// scrubPassword removes the DSN's password from an error text (a driver may quote the DSN).
-func scrubPassword(text, dsn string) string {
-	var pw string
-	if isKeywordDSN(dsn) {
-		if m := keywordPassword.FindStringSubmatch(dsn); m != nil {
-			pw = strings.Trim(m[2], "'")
-		}
-	} else if u, err := url.Parse(dsn); err == nil && u.User != nil {
-		pw, _ = u.User.Password()
-		if q := u.Query().Get("password"); q != "" && pw == "" {
-			pw = q
-		}
-	}
-	if pw == "" {
-		return text
-	}
-	return strings.ReplaceAll(text, pw, "xxxxx")
-}
+// scrubPassword removes the DSN's credentials from an error text (a driver may quote the DSN).
+func scrubPassword(text, dsn string) string { return redact.ScrubLocation(text, dsn) }
 
 // RedactDSN is the journal location as messages may show it: a PostgreSQL DSN without its
 // password; a file path as it is.

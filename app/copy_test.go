@@ -1,0 +1,88 @@
+package app
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/exectriage/exectriage/internal/testsupport"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sandbox"
+)
+
+// TestCurlNamesTheSessionsAPIAndQuotesEveryPart: the curl reproduction goes to the API the
+// session talks to (--base-url: a sandbox's curl must not target production), and run in a
+// shell it sends that one call; a base URL or arguments holding quotes and $(...) cannot end
+// the quoting (issue 27.4: pasting the curl ran a command).
+func TestCurlNamesTheSessionsAPIAndQuotesEveryPart(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed: the copied command cannot be run (.ci/run installs it)")
+	}
+	ctx := context.Background()
+	srv, base, err := sandbox.Start(ctx, sandbox.Config{APIKey: "k-curl", Seed: 5, Size: 30}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	env := func(k string) string { return map[string]string{"COMPOSIO_API_KEY": "k-curl"}[k] }
+	a, err := Open(ctx, Options{BaseURL: base, Getenv: env, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	execs, err := a.LoadAll(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e model.Execution
+	for _, x := range execs {
+		if x.ToolSlug == "SLACK_SEND_MESSAGE" && x.ConnectedAccountID != "" {
+			if e, err = a.Get(ctx, x.ID); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if e.ID == "" {
+		t.Fatal("no Slack send in the sandbox's history")
+	}
+	e.Arguments = []byte(`{"channel":"#general","text":"it's $(touch pwned-args) and ` + "`touch pwned-tick`" + `"}`)
+	curl := a.CurlFor(&e)
+	if !strings.Contains(curl, base+"/api/v3.1/tools/execute/SLACK_SEND_MESSAGE") || strings.Contains(curl, "backend.composio.dev") {
+		t.Fatalf("the curl does not name the session's API:\n%s", curl)
+	}
+	dir := t.TempDir()
+	before := testsupport.SandboxStats(t, base, "k-curl").ByTool["SLACK_SEND_MESSAGE"]
+	cmd := exec.Command("sh", "-c", curl)
+	cmd.Dir, cmd.Env = dir, []string{"COMPOSIO_API_KEY=k-curl", "PATH=" + os.Getenv("PATH")}
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "successful") {
+		t.Fatalf("the copied curl: %v\n%s\n%s", err, out, curl)
+	}
+	if got := testsupport.SandboxStats(t, base, "k-curl").ByTool["SLACK_SEND_MESSAGE"]; got != before+1 {
+		t.Errorf("the curl made %d sends, want 1", got-before)
+	}
+
+	// a base URL with a quote, from the environment (a file source has no client to ask)
+	file := filepath.Join(dir, "one.jsonl")
+	if err := os.WriteFile(file, []byte(`{"id":"log_1","timestamp":"2026-03-01T10:00:00Z","status":"failed","metadata":{"tool_slug":"SLACK_SEND_MESSAGE"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hostile := "http://127.0.0.1:1/x'$(touch pwned-base)'"
+	b, err := Open(ctx, Options{File: file, Getenv: func(k string) string { return map[string]string{"COMPOSIO_BASE_URL": hostile}[k] }, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	curl = b.CurlFor(&e)
+	cmd = exec.Command("sh", "-c", curl)
+	cmd.Dir, cmd.Env = dir, []string{"COMPOSIO_API_KEY=k", "PATH=" + os.Getenv("PATH")}
+	_ = cmd.Run() // port 1: curl fails; nothing else may run
+	for _, f := range []string{"pwned-args", "pwned-tick", "pwned-base"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("running the copied curl ran a command (%s):\n%s", f, curl)
+		}
+	}
+}
