@@ -16,8 +16,8 @@ func TestLocationHidesEveryCredential(t *testing.T) {
 		"host=h dbname=d sslpassword='s3 cret' sslkey=/k/client.key": "host=h dbname=d sslpassword=xxxxx sslkey=/k/client.key",
 		"https://ana:s3cret@backend.example/api":                     "https://ana:xxxxx@backend.example/api",
 		"https://backend.example/?api_key=s3cret&x=1":                "https://backend.example/?api_key=xxxxx&x=1",
-		"postgres://u@h/db":                                          "postgres://u@h/db",
-		"/home/ana/.local/state/exectriage/journal.db":               "/home/ana/.local/state/exectriage/journal.db",
+		"postgres://u@h/db":                            "postgres://u@h/db",
+		"/home/ana/.local/state/exectriage/journal.db": "/home/ana/.local/state/exectriage/journal.db",
 	} {
 		got := Location(in)
 		if got != want || strings.Contains(got, "s3") {
