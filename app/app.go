@@ -115,6 +115,7 @@ type App struct {
 	j         *Journal // the TUI's journal, nil when none is open
 	jerr      error    // why the journal could not be opened, when it could not
 	bundleDir string
+	outDir    string // the session's private directory for its files (writeOut), made on first use
 	who       string // overrides journal.Who
 }
 

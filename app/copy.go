@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/exectriage/exectriage/client"
@@ -81,12 +79,8 @@ func (a *App) apiBase() string {
 // reopened.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// WriteCopy writes what the copy menu would have put on the clipboard to a 0600 file, for a
-// terminal that cannot take OSC 52, and returns its path.
+// WriteCopy writes what the copy menu would have put on the clipboard to a new 0600 file (in
+// a private directory: writeOut), for a terminal that cannot take OSC 52, and returns its path.
 func (a *App) WriteCopy(what, text string) (string, error) {
-	path := filepath.Join(a.outDir(), "exectriage-copy-"+safeName(strings.ReplaceAll(what, " ", "-"))+"-"+a.Now().UTC().Format("20060102T150405Z")+".txt")
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		return "", fmt.Errorf("writing %s: %w", path, err)
-	}
-	return path, nil
+	return a.writeOut("exectriage-copy-"+safeName(strings.ReplaceAll(what, " ", "-"))+"-*.txt", []byte(text))
 }

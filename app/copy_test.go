@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/exectriage/exectriage/internal/testsupport"
 	"github.com/exectriage/exectriage/model"
@@ -84,5 +85,48 @@ func TestCurlNamesTheSessionsAPIAndQuotesEveryPart(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("running the copied curl ran a command (%s):\n%s", f, curl)
 		}
+	}
+}
+
+// TestCopyFallbackIsPrivate: the copy fallback (and a bundle) is a new file in a directory of
+// the session's own (0700), made with O_EXCL: a symlink planted under the name it used to have
+// in the shared temp directory is never followed (issue 27.9).
+func TestCopyFallbackIsPrivate(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	for _, name := range []string{"exectriage-copy-log-id-20260302T120000Z.txt", "exectriage-copy-log-id.txt"} {
+		if err := os.Symlink(victim, filepath.Join(tmp, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := New(Parts{Now: func() time.Time { return now }})
+	p1, err := a.WriteCopy("log id", "log_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := a.WriteCopy("log id", "log_2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p1 == p2 || filepath.Dir(p1) == tmp || filepath.Dir(p1) != filepath.Dir(p2) {
+		t.Fatalf("copies at %s and %s (shared temp dir %s)", p1, p2, tmp)
+	}
+	st, err := os.Stat(filepath.Dir(p1))
+	if err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("the copies' directory: %v %v", st.Mode(), err)
+	}
+	if st, err := os.Lstat(p1); err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the copy: %v %v", st.Mode(), err)
+	}
+	if b, _ := os.ReadFile(p2); string(b) != "log_2" {
+		t.Fatalf("the second copy holds %q", b)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
+		t.Fatal("a planted symlink was followed")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exectriage/exectriage/internal/safefile"
 	"github.com/exectriage/exectriage/journal"
 )
 
@@ -25,6 +26,9 @@ const DemoMaxAge = 24 * time.Hour
 // DemoAnchorName is the file, beside the demo journal, that holds the demo's anchor.
 const DemoAnchorName = "demo-anchor"
 
+// maxAnchorSize bounds what is read of demo-anchor: it holds one RFC 3339 time.
+const maxAnchorSize = 256
+
 // demoAnchor returns the demo's anchor, starting a new world when there is none or it is
 // older than DemoMaxAge (or in the future: a clock that went back). A read-only session uses
 // the stored anchor when it is current, else the minute now, and writes or resets nothing.
@@ -35,7 +39,11 @@ func demoAnchor(o Options) (time.Time, error) {
 		return time.Time{}, err
 	}
 	path := filepath.Join(dir, DemoAnchorName)
-	if b, err := os.ReadFile(path); err == nil {
+	b, err := safefile.Read(path, maxAnchorSize)
+	switch {
+	case errors.Is(err, safefile.ErrNotRegular) || errors.Is(err, safefile.ErrTooLarge):
+		return time.Time{}, Usagef("demo: %v: remove it (it should hold one time)", err)
+	case err == nil:
 		if t, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b))); err == nil && !t.After(now) && now.Sub(t) < DemoMaxAge {
 			return t, nil
 		}

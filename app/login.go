@@ -2,12 +2,13 @@ package app
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/internal/safefile"
 )
 
 // Credentials is the API key a session uses and where it came from: COMPOSIO_API_KEY, else
@@ -41,12 +42,12 @@ func ResolveCredentials(o Options) (Credentials, error) {
 	if k := strings.TrimSpace(o.getenv("COMPOSIO_API_KEY")); k != "" {
 		c.Key, c.From = k, "COMPOSIO_API_KEY"
 	} else if path := LoginFile(o.getenv); path != "" {
-		st, err := os.Stat(path)
-		if err == nil && st.Mode().IsRegular() && st.Size() < 1<<20 {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return c, fmt.Errorf("the Composio CLI login %s: %w", path, err)
-			}
+		b, err := safefile.Read(path, 1<<20)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return c, Usagef("the Composio CLI login: %v", err)
+		default:
 			var login struct {
 				APIKey  string `json:"api_key"`
 				BaseURL string `json:"base_url"`

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -123,5 +125,58 @@ func TestReadOnlySessionCannotWrite(t *testing.T) {
 				t.Fatal("a read-only session changed the journal file")
 			}
 		})
+	}
+}
+
+// TestStateFilesAreReadLikeExports: a FIFO or a link to /dev/zero where exectriage keeps its
+// demo anchor, its journal or the CLI login is refused at once with a clear error, never read
+// (issue 27.8: a FIFO anchor hung the demo and tab completion, /dev/zero grew without bound).
+func TestStateFilesAreReadLikeExports(t *testing.T) {
+	state := t.TempDir()
+	dir := filepath.Join(state, "exectriage")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	env := func(k string) string { return map[string]string{"XDG_STATE_HOME": state, "HOME": state}[k] }
+	plant := func(path, what string) {
+		os.Remove(path)
+		var err error
+		if what == "fifo" {
+			err = syscall.Mkfifo(path, 0o600)
+		} else {
+			err = os.Symlink("/dev/zero", path)
+		}
+		if err != nil {
+			t.Skipf("cannot plant a %s: %v", what, err)
+		}
+	}
+	for _, what := range []string{"fifo", "zero"} {
+		done := make(chan error, 3)
+		go func() {
+			plant(filepath.Join(dir, DemoAnchorName), what)
+			_, err := Open(ctx, Options{Demo: true, Getenv: env})
+			done <- err
+			os.Remove(filepath.Join(dir, DemoAnchorName))
+			plant(filepath.Join(dir, "journal.db"), what)
+			_, err = OpenJournal(ctx, Options{Journal: filepath.Join(dir, "journal.db"), Getenv: env})
+			done <- err
+			os.Remove(filepath.Join(dir, "journal.db"))
+			os.MkdirAll(filepath.Join(state, ".composio"), 0o700)
+			plant(filepath.Join(state, ".composio", "user_data.json"), what)
+			_, err = ResolveCredentials(Options{Getenv: env})
+			done <- err
+			os.Remove(filepath.Join(state, ".composio", "user_data.json"))
+		}()
+		for i, name := range []string{"demo anchor", "journal", "CLI login"} {
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "regular file") {
+					t.Errorf("%s as a %s: %v", name, what, err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s as a %s hung (step %d)", name, what, i)
+			}
+		}
 	}
 }

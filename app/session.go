@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -283,18 +282,18 @@ func (a *App) WriteBundle(ctx context.Context, items []bundle.Item) (string, str
 	for i := range items {
 		ids[i] = items[i].Exec.ID
 	}
-	path := a.bundlePath(ids)
 	if err := ctx.Err(); err != nil {
 		return "", "", err
 	}
-	if err := os.WriteFile(path, text, 0o600); err != nil {
-		return "", "", fmt.Errorf("writing %s: %w", path, err)
+	path, err := a.writeOut(bundleName(ids)+"-"+a.Now().UTC().Format("20060102T150405Z")+"-*.md", text)
+	if err != nil {
+		return "", "", err
 	}
 	return path, string(text), nil
 }
 
-// bundlePath is where a bundle for ids is written.
-func (a *App) bundlePath(ids []string) string {
+// bundleName names a bundle for ids.
+func bundleName(ids []string) string {
 	name := "exectriage-bundle"
 	if len(ids) > 0 {
 		name += "-" + safeName(ids[0])
@@ -302,16 +301,42 @@ func (a *App) bundlePath(ids []string) string {
 	if len(ids) > 1 {
 		name += fmt.Sprintf("-and-%d", len(ids)-1)
 	}
-	return filepath.Join(a.outDir(), name+"-"+a.Now().UTC().Format("20060102T150405Z")+".md")
+	return name
 }
 
-// outDir is where the TUI writes its files (bundles, copy fallbacks): the bundle directory,
-// else the system's temp directory.
-func (a *App) outDir() string {
-	if a.bundleDir != "" {
-		return a.bundleDir
+// writeOut writes a file of the TUI's (a bundle, a copy fallback), private to the user, and
+// returns its path: in the bundle directory when one is set, else in a directory of this
+// session's own (os.MkdirTemp, 0700) in the system's temp directory. The file is made by
+// os.CreateTemp (O_EXCL, 0600, a random part in its name, pattern's *), so neither a file nor
+// a symlink planted under a guessable name in a shared directory is followed or overwritten.
+func (a *App) writeOut(pattern string, data []byte) (string, error) {
+	dir := a.bundleDir
+	if dir == "" {
+		a.mu.Lock()
+		if a.outDir == "" {
+			d, err := os.MkdirTemp("", "exectriage-")
+			if err != nil {
+				a.mu.Unlock()
+				return "", fmt.Errorf("a private directory for the file: %w", err)
+			}
+			a.outDir = d
+		}
+		dir = a.outDir
+		a.mu.Unlock()
 	}
-	return os.TempDir()
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", fmt.Errorf("writing in %s: %w", dir, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("writing %s: %w", f.Name(), err)
+	}
+	return f.Name(), nil
 }
 
 func safeName(s string) string {

@@ -18,6 +18,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/exectriage/exectriage/internal/safefile"
+
 	"github.com/exectriage/exectriage/triage"
 )
 
@@ -207,6 +209,9 @@ func DefaultPath() (string, error) {
 // (or no config directory) is an empty Config. A named file that is missing is an error. Every
 // problem is reported as "file:line: what is wrong", including unknown keys and invalid
 // verifiers.
+// maxConfigSize bounds the config file read.
+const maxConfigSize = 1 << 20
+
 func Load(path string) (Config, error) {
 	explicit := path != ""
 	if !explicit {
@@ -216,11 +221,8 @@ func Load(path string) (Config, error) {
 		}
 		path = p
 	}
-	// Stat first: reading a FIFO (or /dev/zero) would block, or never end.
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return Config{}, fmt.Errorf("config: %s: not a regular file", path)
-	}
-	data, err := os.ReadFile(path)
+	// A FIFO (or /dev/zero) would block, or never end: a regular file only, at most 1 MiB.
+	data, err := safefile.Read(path, maxConfigSize)
 	if err != nil {
 		if !explicit && errors.Is(err, fs.ErrNotExist) {
 			return Config{Path: path}, nil

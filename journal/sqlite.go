@@ -36,6 +36,10 @@ func openSQLite(ctx context.Context, path string, o options) (*store, error) {
 	if err := checkPermissions(path); err != nil {
 		return nil, err
 	}
+	// A FIFO or a device where the journal should be is refused before anything opens it.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("journal: %s is not a regular file (%v): give the path of a journal file", path, st.Mode().Type())
+	}
 	// Create the file private to the user before SQLite creates it with the umask's mode.
 	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
 		return nil, fmt.Errorf("journal: open %s: %w", path, err)
