@@ -3,6 +3,7 @@ package retry_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -284,5 +285,194 @@ func TestAMetaToolIsNeverRetriedAsOneWrite(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFindAttemptAndPrecheck: an attempt is found by its id, or by its execution (the open one
+// first); the dialog's precheck answers as the guard would, and says so when no journal is
+// open or the source cannot send.
+func TestFindAttemptAndPrecheck(t *testing.T) {
+	ctx := context.Background()
+	j := openJournal(t)
+	s := &countingSender{answer: func() (model.ToolResult, error) {
+		return model.ToolResult{}, &client.WriteError{Kind: client.WriteAmbiguous, Sent: true}
+	}}
+	e := failedWrite("log_find")
+	res, err := retry.Run(ctx, fakeDeps(j, s), retry.Request{Execution: e, Confirmed: true, Reason: "r"})
+	if err != nil || res.Attempt == nil {
+		t.Fatal(res, err)
+	}
+	for _, id := range []string{res.Attempt.ID, "log_find"} {
+		if a, err := retry.FindAttempt(ctx, j, id); err != nil || a.ID != res.Attempt.ID {
+			t.Errorf("FindAttempt(%s) = %+v %v", id, a, err)
+		}
+	}
+	if _, err := retry.FindAttempt(ctx, j, "log_nothing"); !errors.Is(err, journal.ErrNotFound) {
+		t.Errorf("FindAttempt of nothing: %v", err)
+	}
+	notFound := model.ProviderState{State: model.ProviderNotFound, CheckedAt: time.Now()}
+	for name, tt := range map[string]struct {
+		d    retry.Deps
+		e    model.Execution
+		code triage.RefusalCode
+	}{
+		"no journal":           {retry.Deps{}, failedWrite("log_p1"), triage.RefusedNoJournal},
+		"no sender":            {fakeDeps(j, nil), otherCall("log_p2"), triage.RefusedCannotSend},
+		"needs a confirmation": {fakeDeps(j, s), otherCall("log_p3"), triage.RefusedNotConfirmed},
+		"held by its attempt":  {fakeDeps(j, s), e, triage.RefusedIndeterminate},
+	} {
+		if name == "no sender" {
+			tt.d.Sender = nil
+		}
+		r, err := retry.Precheck(ctx, tt.d, tt.e, notFound)
+		if err != nil || r.Decision.Code != tt.code {
+			t.Errorf("%s: %+v %v, want %s", name, r.Decision, err, tt.code)
+		}
+	}
+	if s.count() != 1 {
+		t.Errorf("%d sends, want the one retry", s.count())
+	}
+}
+
+// otherCall is failedWrite with arguments of its own.
+func otherCall(id string) model.Execution {
+	e := failedWrite(id)
+	e.Arguments = json.RawMessage(`{"recipient_email":"` + id + `@example.com","subject":"s","body":"b"}`)
+	return e
+}
+
+// TestAFreshProviderCheckIsReused: a check the person just saw is used as it is; an old one,
+// or none, is made again (with no verifier: unknown, with the reason).
+func TestAFreshProviderCheckIsReused(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name  string
+		given *model.ProviderState
+		ver   bool
+		want  model.ProviderStateKind
+	}{
+		{"fresh, reused", &model.ProviderState{State: model.ProviderNotFound, CheckedAt: time.Now(), Reason: "looked"}, true, model.ProviderNotFound},
+		{"old, checked again", &model.ProviderState{State: model.ProviderNotFound, CheckedAt: time.Now().Add(-time.Hour)}, true, model.ProviderFound},
+		{"none, no verifier", nil, false, model.ProviderUnknown},
+	} {
+		j := openJournal(t)
+		s := &countingSender{}
+		d := fakeDeps(j, s)
+		d.Verifier = provider(model.ProviderFound)
+		if !tt.ver {
+			d.Verifier = nil
+		}
+		res, err := retry.Run(ctx, d, retry.Request{Execution: failedWrite("log_fresh"), Confirmed: true, Reason: "r", Provider: tt.given})
+		if err != nil || res.Provider.State != tt.want {
+			t.Errorf("%s: provider %s %v, want %s", tt.name, res.Provider.State, err, tt.want)
+		}
+	}
+}
+
+// stoppedJournal fails reads of attempts (a database gone between two statements).
+type stoppedJournal struct {
+	journal.Journal
+	failAttempts bool
+}
+
+func (s *stoppedJournal) Attempts(ctx context.Context, id string) ([]model.RetryAttempt, error) {
+	if s.failAttempts {
+		return nil, errors.New("database is closed")
+	}
+	return s.Journal.Attempts(ctx, id)
+}
+
+// TestEveryWayOutOfRunRecordsWhereItStands: stopping before the intent records nothing and
+// sends nothing; stopping after it records the attempt failed, not sent; a request that never
+// left is failed and not sent; a journal that cannot be read refuses before anything.
+func TestEveryWayOutOfRunRecordsWhereItStands(t *testing.T) {
+	ctx := context.Background()
+	stop := errors.New("interrupted")
+	for _, tt := range []struct {
+		name      string
+		step      string
+		notSent   bool // the sender answers "not sent"
+		broken    bool
+		wantState model.AttemptState // "" = no attempt
+		wantSends int
+	}{
+		{"stopped before the intent", retry.StepBeforeIntent, false, false, "", 0},
+		{"stopped after the intent", retry.StepAfterIntent, false, false, model.AttemptFailed, 0},
+		{"stopped in flight, before the request", retry.StepInFlight, false, false, model.AttemptFailed, 0},
+		{"the request never left", "", true, false, model.AttemptFailed, 1},
+		{"the journal cannot be read", "", false, true, "", 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			j := openJournal(t)
+			s := &countingSender{}
+			if tt.notSent {
+				s.answer = func() (model.ToolResult, error) {
+					return model.ToolResult{}, &client.WriteError{Kind: client.WriteNotSent}
+				}
+			}
+			d := fakeDeps(j, s)
+			if tt.broken {
+				d.Journal = &stoppedJournal{Journal: j, failAttempts: true}
+			}
+			d.Pause = func(_ context.Context, step string) error {
+				if step == tt.step {
+					return stop
+				}
+				return nil
+			}
+			e := otherCall("log_out")
+			res, err := retry.Run(ctx, d, retry.Request{Execution: e, Confirmed: true, Reason: "r"})
+			if tt.wantState != model.AttemptSucceeded && err == nil && !tt.notSent {
+				t.Errorf("no error for %s", tt.name)
+			}
+			if s.count() != tt.wantSends || tt.notSent && res.Sent {
+				t.Errorf("%d sends (sent %v), want %d", s.count(), res.Sent, tt.wantSends)
+			}
+			as, _ := j.Attempts(ctx, e.ID)
+			switch {
+			case tt.wantState == "" && len(as) != 0:
+				t.Errorf("an attempt was recorded: %+v", as)
+			case tt.wantState != "" && (len(as) != 1 || as[0].State != tt.wantState):
+				t.Errorf("attempts %+v, want one %s", as, tt.wantState)
+			}
+		})
+	}
+}
+
+// TestResolveRefusesWhatItCannotDo: an unknown attempt, an already settled one, a decision
+// that is neither succeeded nor failed or has no reason; an attempt that never reached sent is
+// failed without any witness.
+func TestResolveRefusesWhatItCannotDo(t *testing.T) {
+	ctx := context.Background()
+	w := newResolveWorld(t, "")
+	d := retry.Deps{Journal: w.j, Target: "LIVE fake"}
+	if _, err := retry.Resolve(ctx, d, "nope", retry.ResolveOptions{}); !errors.Is(err, journal.ErrNotFound) {
+		t.Errorf("unknown attempt: %v", err)
+	}
+	for _, opt := range []retry.ResolveOptions{{As: "maybe", Reason: "r"}, {As: model.AttemptFailed}} {
+		if _, err := retry.Resolve(ctx, d, w.a.ID, opt); err == nil {
+			t.Errorf("resolve with %+v: no error", opt)
+		}
+	}
+	res, err := retry.Resolve(ctx, d, w.a.ID, retry.ResolveOptions{As: model.AttemptFailed, Reason: "bounce seen"})
+	if err != nil || res.Attempt.State != model.AttemptFailed || !strings.Contains(res.Attempt.Detail, "decided by a person") {
+		t.Fatalf("a person's decision without witnesses: %+v %v", res, err)
+	}
+	if res, err := retry.Resolve(ctx, d, w.a.ID, retry.ResolveOptions{}); err != nil || res.Changed || !strings.Contains(res.Next, "already failed") {
+		t.Errorf("an attempt already settled: %+v %v", res, err)
+	}
+	// an intent left by a process that is gone, never sent: failed with no witness at all
+	j := openJournal(t)
+	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	a := model.RetryAttempt{ID: retry.NewAttemptID(), ExecutionID: "log_x", ToolSlug: "GMAIL_SEND_EMAIL", ArgumentHash: "h", State: model.AttemptIntent, Who: "t", CreatedAt: at}
+	if ok, _, err := j.ClaimAttempt(ctx, journal.Claim{Attempt: a, Deadline: at.Add(time.Minute), Confirmation: journal.Confirmation{Who: "t", At: at, Reason: "r"}}); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if err := j.UpdateAttempt(ctx, a.ID, model.AttemptIndeterminate, "", "its process is gone", at.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	res, err = retry.Resolve(ctx, retry.Deps{Journal: j}, a.ID, retry.ResolveOptions{})
+	if err != nil || res.Attempt.State != model.AttemptFailed || !strings.Contains(res.Attempt.Detail, "never sent") {
+		t.Errorf("a never-sent attempt: %+v %v", res.Attempt, err)
 	}
 }
