@@ -68,10 +68,10 @@ func TestInvalidInputIsRefusedBeforeTheDatabase(t *testing.T) {
 	ctx := context.Background()
 	j := openT(t, filepath.Join(t.TempDir(), "j.db"))
 	for name, err := range map[string]error{
-		"confirmation without who": j.Confirm(ctx, Confirmation{ExecutionID: "log_A", At: t0, Reason: "r"}),
+		"confirmation without who":    j.Confirm(ctx, Confirmation{ExecutionID: "log_A", At: t0, Reason: "r"}),
 		"confirmation without a time": j.Confirm(ctx, Confirmation{ExecutionID: "log_A", Who: "w", Reason: "r"}),
-		"verdict unknown":          j.Mark(ctx, VerdictRecord{ExecutionID: "log_A", Verdict: "maybe", Who: "w", At: t0}),
-		"verdict without who":      j.Mark(ctx, VerdictRecord{ExecutionID: "log_A", Verdict: model.VerdictIgnored, At: t0}),
+		"verdict unknown":             j.Mark(ctx, VerdictRecord{ExecutionID: "log_A", Verdict: "maybe", Who: "w", At: t0}),
+		"verdict without who":         j.Mark(ctx, VerdictRecord{ExecutionID: "log_A", Verdict: model.VerdictIgnored, At: t0}),
 	} {
 		if !errors.Is(err, ErrInvalidRecord) {
 			t.Errorf("%s: %v, want ErrInvalidRecord", name, err)
