@@ -199,3 +199,22 @@ func TestReasonNeverQuotesASecret(t *testing.T) {
 		t.Fatalf("reason lost the redaction marker: %s", reason)
 	}
 }
+
+// TestFailureVocabulary: a log's failure is read in every spelling the platform and exports
+// use, as its success is (mutant O02 narrowed the failure words to "failed" and survived).
+func TestFailureVocabulary(t *testing.T) {
+	for _, st := range []string{"failed", "FAILED", "failure", "fail", "error", "errored", " Error "} {
+		e := &model.Execution{ToolSlug: "GMAIL_SEND_EMAIL", Status: st}
+		if o, reason := Classify(e, model.KindWrite, Options{}); o != model.OutcomeFailed {
+			t.Errorf("status %q: %s (%s), want failed", st, o, reason)
+		}
+	}
+	for _, st := range []string{"success", "succeeded", "successful", "ok", "completed", "complete"} {
+		if !LogSucceeded(st) {
+			t.Errorf("status %q does not read as success", st)
+		}
+	}
+	if o, _ := Classify(&model.Execution{ToolSlug: "GMAIL_SEND_EMAIL", Status: "running"}, model.KindWrite, Options{}); o != model.OutcomeAmbiguous {
+		t.Errorf("a status that is neither: %s, want ambiguous", o)
+	}
+}
