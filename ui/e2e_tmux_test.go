@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,7 +15,11 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL journal's driver, to look at it
+	_ "modernc.org/sqlite"             // a schema-1 journal is made by hand
+
 	"github.com/exectriage/exectriage/internal/benchdata"
+	"github.com/exectriage/exectriage/internal/testsupport"
 )
 
 // listRow matches a row of the execution list (the focused list box, a date and time).
@@ -608,5 +613,70 @@ func TestColorControlInTmux(t *testing.T) {
 			}
 			ts.send(session, "q")
 		})
+	}
+}
+
+// TestReadOnlyTUIWritesNothingInTmux: the real TUI under --readonly, used for a while (keys
+// that would retry, mark and verify pressed too), leaves a schema-1 journal byte-identical (no
+// migration), creates no state file, and on an empty PostgreSQL database creates no table
+// (issue 27.6: a read-only TUI migrated schema 1 to 2 and created the schema on PostgreSQL).
+func TestReadOnlyTUIWritesNothingInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	ts := newTmuxServer(t, tmux, "ro")
+	home := filepath.Join(dir, "home")
+	state := filepath.Join(home, "state")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, "old.db")
+	raw, err := sql.Open("sqlite", old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		`CREATE TABLE schema_version (version BIGINT NOT NULL)`, `INSERT INTO schema_version (version) VALUES (1)`,
+		`CREATE TABLE verdicts (id TEXT PRIMARY KEY, execution_id TEXT NOT NULL, verdict TEXT NOT NULL, note TEXT NOT NULL DEFAULT '', who TEXT NOT NULL, at BIGINT NOT NULL)`,
+		`INSERT INTO verdicts VALUES ('v1', 'log_x', 'ignored', '', 'ana', 1)`,
+	} {
+		if _, err := raw.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	before, _ := os.ReadFile(old)
+	journals := []string{old}
+	if dsn := os.Getenv("EXECTRIAGE_TEST_POSTGRES"); dsn != "" {
+		journals = append(journals, testsupport.FreshPostgresSchema(t, dsn, "ro_"))
+	}
+	for i, j := range journals {
+		session := fmt.Sprintf("ro%d", i)
+		script := fmt.Sprintf("env -u COMPOSIO_API_KEY HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q TERM=xterm-256color %q --readonly --demo --journal %q; sleep 60",
+			home, state, filepath.Join(home, "config"), bin, j)
+		ts.must("new-session", "-d", "-s", session, "-x", "120", "-y", "40", "sh", "-c", script)
+		ts.waitFor(session, "the demo to load", contains("[DEMO]", "READ-ONLY", "refreshed"))
+		ts.send(session, "a", "Down", "r", "Escape", "m", "Escape", "v", "Escape", "b", "q")
+		time.Sleep(500 * time.Millisecond)
+		if strings.HasPrefix(j, "postgres") {
+			db, err := sql.Open("pgx", j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var n int
+			if err := db.QueryRow(`SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema()`).Scan(&n); err != nil || n != 0 {
+				t.Errorf("a read-only TUI made %d tables on an empty PostgreSQL database (%v)", n, err)
+			}
+			db.Close()
+			continue
+		}
+		if after, _ := os.ReadFile(old); !bytes.Equal(before, after) {
+			t.Error("a read-only TUI changed a schema-1 journal")
+		}
+	}
+	if entries, _ := os.ReadDir(state); len(entries) > 0 {
+		var names []string
+		filepath.Walk(state, func(p string, _ os.FileInfo, _ error) error { names = append(names, p); return nil })
+		t.Errorf("a read-only TUI wrote its state directory: %v", names)
 	}
 }
