@@ -157,9 +157,15 @@ func New(p Parts) *App {
 
 // UsageError is bad input: flags, a config file, an unreadable export, an unknown id. The
 // CLI exits 2 on it.
-type UsageError struct{ Msg string }
+type UsageError struct {
+	Msg string
+	Err error // what it wraps, when it wraps something (errors.Is sees through it)
+}
 
 func (e *UsageError) Error() string { return e.Msg }
+
+// Unwrap is the error a UsageError wraps.
+func (e *UsageError) Unwrap() error { return e.Err }
 
 // Usagef returns a UsageError.
 func Usagef(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
@@ -389,7 +395,7 @@ func openSource(ctx context.Context, o *Options, creds Credentials) (source.Sour
 	src, err := source.Open(ctx, opt)
 	if err != nil {
 		if IsUsage(err) {
-			return nil, &UsageError{Msg: err.Error()}
+			return nil, &UsageError{Msg: err.Error(), Err: err}
 		}
 		return nil, err
 	}

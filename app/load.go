@@ -329,7 +329,7 @@ func (l *Loaded) Lookup(ctx context.Context, id string) (int, error) {
 	d, err := l.a.Get(ctx, id)
 	if err != nil {
 		if IsUsage(err) {
-			return 0, &UsageError{Msg: err.Error()}
+			return 0, &UsageError{Msg: err.Error(), Err: err}
 		}
 		return 0, err
 	}
