@@ -3,6 +3,9 @@ package retry_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -193,5 +196,67 @@ func TestResolveReadsTheAnswersLogFirst(t *testing.T) {
 	res, err := retry.Resolve(ctx, d, a.ID, retry.ResolveOptions{Execution: &orig})
 	if err != nil || res.Attempt.State != model.AttemptSucceeded {
 		t.Fatalf("state %s, err %v; evidence %v", res.Attempt.State, err, res.Evidence)
+	}
+}
+
+// TestAnAnswerThatNamesATimeoutHoldsTheClaimOnTheWire: against a loopback server that answers
+// each write with HTTP 200 and successful:false carrying the texts that broke round 2 (a
+// timeout beside a "never sent" word), a second confirmed retry is refused: one POST each
+// (issue 27.1: 6 of 13 texts gave 2 POSTs).
+func TestAnAnswerThatNamesATimeoutHoldsTheClaimOnTheWire(t *testing.T) {
+	texts := []string{
+		"x509 certificate has expired on the callback host; the email was sent",
+		"Request timed out after 60000ms while uploading certificate.pdf",
+		"connection refused by the webhook after the provider accepted the message",
+		"getaddrinfo ENOTFOUND hooks.internal (email queued)",
+		"DNS lookup failed for the audit host; request timed out",
+		"not sent to the CRM: the Gmail send timed out",
+		"unreachable mirror; 504 Gateway Timeout",
+		"TLS handshake with the tracker failed, message delivered",
+		"certificate verify failed after the send timed out",
+		"ECONNREFUSED 10.0.0.4:443 (socket hang up upstream)",
+		"Invalid recipient; request timed out",
+		"rate limit exceeded while the send was in progress",
+		"not found: the message may have been delivered",
+	}
+	ctx := context.Background()
+	for i, text := range texts {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			orig := logRec("log_orig", "GMAIL_SEND_EMAIL", "ca_1", "failed", time.Now().Add(-time.Hour), "", resolveArgs, "timeout")
+			answer, _ := json.Marshal(map[string]any{"data": map[string]any{"status": 400}, "error": text, "successful": false, "log_id": "log_new"})
+			srv := hostile.Serve(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				switch {
+				case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/tools/execute/GMAIL_SEND_EMAIL"):
+					w.Write(answer)
+				case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/logs/tool_execution/log_orig"):
+					json.NewEncoder(w).Encode(orig)
+				default:
+					io.WriteString(w, `{"logs":[],"next_cursor":null}`)
+				}
+			})
+			c, err := client.New(client.WithAPIKey("k-hostile-test"), client.WithBaseURL(srv.URL), client.WithMaxRetries(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, err := journal.Open(ctx, filepath.Join(t.TempDir(), "j.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			e, err := c.GetLog(ctx, "log_orig")
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := retry.Deps{Journal: j, Sender: c.WithoutRetries(), Logs: c, Verifier: provider(model.ProviderNotFound), Target: "LIVE hostile", Who: "t"}
+			for range 2 {
+				if _, err := retry.Run(ctx, d, retry.Request{Execution: e, Confirmed: true, Reason: "confirmed"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := srv.Count(http.MethodPost, "/tools/execute/GMAIL_SEND_EMAIL"); n != 1 {
+				t.Fatalf("%q: %d POSTs, want 1", text, n)
+			}
+		})
 	}
 }
