@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -246,9 +247,7 @@ func TestInfoSaysWhatItWouldUse(t *testing.T) {
 		{Options{Journal: "postgres://u@h/db"}, nil, []string{"PostgreSQL", "everyone who uses it"}},
 	} {
 		env := map[string]string{"XDG_STATE_HOME": dir, "HOME": dir}
-		for k, v := range tt.env {
-			env[k] = v
-		}
+		maps.Copy(env, tt.env)
 		o := tt.o
 		o.Getenv, o.ConfigPath = func(k string) string { return env[k] }, filepath.Join(dir, "none.toml")
 		in, err := GetInfo(o)

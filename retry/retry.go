@@ -532,7 +532,7 @@ func settle(slug string, kind model.ToolKind, tr model.ToolResult, err error) (m
 	if !errors.As(err, &we) {
 		return model.AttemptIndeterminate, tr.LogID, err.Error()
 	}
-	if we.ToolError != "" || we.StatusCode >= 200 && we.StatusCode <= 299 {
+	if we.ToolError != "" {
 		switch o, reason := triage.ClassifyAnswer(slug, kind, we.StatusCode, upstreamStatus(tr.Data), we.ToolError); o {
 		case model.OutcomeFailed, model.OutcomeRejected:
 			return model.AttemptFailed, tr.LogID, "the tool reported failure: " + reason
