@@ -58,6 +58,7 @@ type SandboxOptions struct {
 	Hold    time.Duration
 	MaxPage int
 	Faults  faultFlags
+	Lenient bool
 }
 
 // NewCmdSandbox is `exectriage sandbox`: it serves the Composio-compatible sandbox until the
@@ -83,6 +84,7 @@ func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) 
 	fs.StringVar(&opts.Key, "key", "", "the only API key accepted (default: any non-empty key)")
 	fs.Var(durationValue{d: &opts.Hold}, "hold", "how long the timeout_* faults hold the answer, a `DURATION`")
 	fs.IntVar(&opts.MaxPage, "max-page-size", 0, "refuse logs searches with a larger limit (a 400 naming it), like a server stricter than the docs; 0: no such limit")
+	fs.BoolVar(&opts.Lenient, "lenient", false, "accept what the real API refuses (both key headers, one-sided or ISO time ranges, unknown body keys and tool arguments...): for tests of old clients only")
 	fs.Var(&opts.Faults, "fault", "arm a fault at start, TOOL:MODE[:COUNT] (repeatable; TOOL * for any; modes: "+modeList()+")")
 	return cmd
 }
@@ -102,7 +104,7 @@ func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
 	if *maxPage < 0 {
 		return usageError(env, "sandbox", "--max-page-size must not be negative")
 	}
-	cfg := sandbox.Config{APIKey: *key, Seed: *seed, Size: *size, HoldTimeout: *hold, Faults: faults, MaxPageSize: *maxPage}
+	cfg := sandbox.Config{APIKey: *key, Seed: *seed, Size: *size, HoldTimeout: *hold, Faults: faults, MaxPageSize: *maxPage, Lenient: opts.Lenient}
 	s, base, err := sandbox.Start(ctx, cfg, *addr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "exectriage sandbox: %v\n", err)

@@ -69,7 +69,7 @@ func TestLogsListEntriesHaveTheDocumentedKeys(t *testing.T) {
 func TestLogDetailHasTimingsContextSourceAndData(t *testing.T) {
 	s, ts := newTestServer(t, testConfig())
 	for _, w := range s.Executions()[:40] {
-		status, _, b := doReq(t, ts.URL, "GET", "/api/v3/logs/tool_execution/"+w.ID, nil, nil) // v3 alias
+		status, _, b := doReq(t, ts.URL, "GET", "/api/v3.1/logs/tool_execution/"+w.ID, nil, nil)
 		if status != 200 {
 			t.Fatalf("status %d: %s", status, b)
 		}
@@ -275,7 +275,7 @@ func TestLogsFiltersMatchABruteForceScan(t *testing.T) {
 			func(e *model.Execution) bool {
 				return !e.Timestamp.Before(from.Truncate(time.Millisecond)) && !e.Timestamp.After(to.Truncate(time.Millisecond).Add(time.Millisecond-1))
 			}},
-		{"time range and filter", []f{{"field": "toolkit_slug", "operator": "==", "value": "slack"}}, f{"from": from.UnixMilli()},
+		{"time range and filter", []f{{"field": "toolkit_slug", "operator": "==", "value": "slack"}}, f{"from": from.UnixMilli(), "to": time.Now().Add(time.Hour).UnixMilli()},
 			func(e *model.Execution) bool {
 				return e.ToolkitSlug == "slack" && !e.Timestamp.Before(from.Truncate(time.Millisecond))
 			}},
@@ -321,12 +321,14 @@ func TestAPIKeyChecks(t *testing.T) {
 	}{
 		{"any key accepted", "", "/api/v3.1/tools", "GET", map[string]string{"x-api-key": "whatever"}, 200},
 		{"no key refused", "", "/api/v3.1/tools", "GET", map[string]string{"x-api-key": ""}, 401},
-		{"user key on logs", "", "/api/v3.1/logs/tool_execution", "POST", map[string]string{"x-api-key": "", "x-user-api-key": "u"}, 200},
+		{"user key not on logs (a project key only)", "", "/api/v3.1/logs/tool_execution", "POST", map[string]string{"x-api-key": "", "x-user-api-key": "u"}, 401},
+		{"both keys refused", "", "/api/v3.1/tools", "GET", map[string]string{"x-api-key": "k", "x-user-api-key": "u"}, 401},
+		{"both keys refused on logs", "", "/api/v3.1/logs/tool_execution", "POST", map[string]string{"x-api-key": "k", "x-user-api-key": "u"}, 401},
 		{"user key not on tools", "", "/api/v3.1/tools", "GET", map[string]string{"x-api-key": "", "x-user-api-key": "u"}, 401},
 		{"user key not on execute", "", "/api/v3.1/tools/execute/GMAIL_FETCH_EMAILS", "POST", map[string]string{"x-api-key": "", "x-user-api-key": "u"}, 401},
 		{"configured key", "s3cret", "/api/v3.1/connected_accounts", "GET", map[string]string{"x-api-key": "s3cret"}, 200},
 		{"wrong key", "s3cret", "/api/v3.1/connected_accounts", "GET", map[string]string{"x-api-key": "guess"}, 401},
-		{"configured user key on logs", "s3cret", "/api/v3.1/logs/tool_execution", "POST", map[string]string{"x-api-key": "", "x-user-api-key": "s3cret"}, 200},
+		{"configured user key not on logs", "s3cret", "/api/v3.1/logs/tool_execution", "POST", map[string]string{"x-api-key": "", "x-user-api-key": "s3cret"}, 401},
 		{"control open without configured key", "", "/_sandbox/stats", "GET", map[string]string{"x-api-key": ""}, 200},
 		{"control guarded with configured key", "s3cret", "/_sandbox/stats", "GET", map[string]string{"x-api-key": ""}, 401},
 	}

@@ -39,6 +39,10 @@ type Config struct {
 	// HoldTimeout is how long the timeout_* faults hold the answer before closing the
 	// connection without one (DefaultHoldTimeout when 0). The client going away ends it sooner.
 	HoldTimeout time.Duration
+	// Lenient accepts what the real API refuses (strict.go): both key headers, a one-sided or
+	// ISO time range, numeric filter values, unknown body keys and tool arguments, a cursor
+	// replayed under other filters, the logs under /api/v3. Only for a test that needs it.
+	Lenient bool
 }
 
 // Defaults applied by New.

@@ -84,7 +84,8 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body executeBody
-	if _, ok := s.readJSON(w, r, &body); !ok {
+	rawBody, ok := s.readJSON(w, r, &body)
+	if !ok || s.refuseUnknownKeys(w, r, rawBody, executeBodyKeys...) {
 		return
 	}
 	tool, ok := s.cat.get(slug)
@@ -93,7 +94,7 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	args, raw, ok := s.parseArgs(w, r, body.Arguments)
-	if !ok {
+	if !ok || s.refuseUnknownArguments(w, r, tool, args) {
 		return
 	}
 	userID := body.UserID

@@ -28,8 +28,11 @@ func (s *Server) routes() http.Handler {
 	for _, prefix := range []string{"/api/v3.1", "/api/v3"} {
 		mux.HandleFunc("POST "+prefix+"/tools/execute/proxy", s.handleProxy)
 		mux.HandleFunc("POST "+prefix+"/tools/execute/{slug}", s.handleExecute)
-		mux.HandleFunc("POST "+prefix+"/logs/tool_execution", s.authed(true, s.handleLogs))
-		mux.HandleFunc("GET "+prefix+"/logs/tool_execution/{id}", s.authed(true, s.handleLog))
+		if prefix == "/api/v3.1" || !s.strict() { // the Logs API is v3.1's
+			// the logs take a project key only (a user key goes nowhere near them) unless lenient
+			mux.HandleFunc("POST "+prefix+"/logs/tool_execution", s.authed(!s.strict(), s.handleLogs))
+			mux.HandleFunc("GET "+prefix+"/logs/tool_execution/{id}", s.authed(!s.strict(), s.handleLog))
+		}
 		mux.HandleFunc("GET "+prefix+"/tools", s.authed(false, s.handleTools))
 		mux.HandleFunc("GET "+prefix+"/tools/{slug}", s.authed(false, s.handleTool))
 		mux.HandleFunc("GET "+prefix+"/connected_accounts", s.authed(false, s.handleAccounts))
@@ -47,6 +50,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /_sandbox/faults", s.control(s.handleFaults))
 	mux.HandleFunc("DELETE /_sandbox/faults", s.control(s.handleFaults))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") && s.bothKeys(w, r) {
+			return
+		}
 		if _, pattern := mux.Handler(r); pattern == "" {
 			s.writeError(w, r, http.StatusNotFound, 1404, "Route_NotFound", fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path),
 				"See the Composio API reference for the available endpoints.")
@@ -279,25 +285,26 @@ func (s *Server) matches(e *model.Execution, fs []logFilter) bool {
 	return true
 }
 
-// cursor encodes the (timestamp, id) key of the last record served.
-func encodeCursor(e *model.Execution) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("v1|" + strconv.FormatInt(e.Timestamp.UnixNano(), 10) + "|" + e.ID))
+// cursor encodes the (timestamp, id) key of the last record served, and the query (filters
+// and time range) it belongs to.
+func encodeCursor(e *model.Execution, query string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("v1|" + strconv.FormatInt(e.Timestamp.UnixNano(), 10) + "|" + query + "|" + e.ID))
 }
 
-func decodeCursor(c string) (time.Time, string, bool) {
+func decodeCursor(c string) (t time.Time, id, query string, ok bool) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
-		return time.Time{}, "", false
+		return time.Time{}, "", "", false
 	}
-	parts := strings.SplitN(string(b), "|", 3)
-	if len(parts) != 3 || parts[0] != "v1" {
-		return time.Time{}, "", false
+	parts := strings.SplitN(string(b), "|", 4)
+	if len(parts) != 4 || parts[0] != "v1" {
+		return time.Time{}, "", "", false
 	}
 	n, err := strconv.ParseInt(parts[1], 10, 64)
 	if err != nil {
-		return time.Time{}, "", false
+		return time.Time{}, "", "", false
 	}
-	return time.Unix(0, n).UTC(), parts[2], true
+	return time.Unix(0, n).UTC(), parts[3], parts[2], true
 }
 
 // Logs list defaults.
@@ -308,7 +315,8 @@ const (
 
 func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 	var req logsRequest
-	if _, ok := s.readJSON(w, r, &req); !ok {
+	body, ok := s.readJSON(w, r, &req)
+	if !ok || s.refuseUnknownKeys(w, r, body, logsBodyKeys...) {
 		return
 	}
 	bad := func(msg string, errs ...string) {
@@ -332,6 +340,10 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 	}
 	var filters []logFilter
 	var problems []string
+	if s.strict() {
+		problems = append(problems, strictTimeRange(req.TimeRange)...)
+		problems = append(problems, strictFilterValues(req.Filters)...)
+	}
 	for i, f := range req.Filters {
 		v, ok := rawText(f.Value)
 		switch {
@@ -366,10 +378,14 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 	}
 	var curTS time.Time
 	var curID string
+	query := queryKey(&req)
 	if req.Cursor != nil && *req.Cursor != "" {
 		var ok bool
-		if curTS, curID, ok = decodeCursor(*req.Cursor); !ok {
+		var curQuery string
+		if curTS, curID, curQuery, ok = decodeCursor(*req.Cursor); !ok {
 			problems = append(problems, "cursor: not a cursor this server issued")
+		} else if s.strict() && curQuery != query {
+			problems = append(problems, "cursor: issued for other filters or another time_range: keep them for every page")
 		}
 	}
 	if len(problems) > 0 {
@@ -401,7 +417,7 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if len(page) == limit {
-			next = encodeCursor(last)
+			next = encodeCursor(last, query)
 			break
 		}
 		page = append(page, model.ToWire(e, false))

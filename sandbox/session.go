@@ -118,7 +118,8 @@ func (s *Server) handleSessionExecute(w http.ResponseWriter, r *http.Request) {
 		Arguments json.RawMessage `json:"arguments"`
 		Account   string          `json:"account"`
 	}
-	if _, ok := s.readJSON(w, r, &body); !ok {
+	raw, ok := s.readJSON(w, r, &body)
+	if !ok || s.refuseUnknownKeys(w, r, raw, sessionExecuteKeys...) {
 		return
 	}
 	s.countExecute(strings.ToUpper(body.ToolSlug), false)
@@ -135,7 +136,7 @@ func (s *Server) sessionRun(w http.ResponseWriter, r *http.Request, ss *session,
 		return
 	}
 	args, raw, ok := s.parseArgs(w, r, rawArgs)
-	if !ok {
+	if !ok || s.refuseUnknownArguments(w, r, tool, args) {
 		return
 	}
 	ex := &live{a: &attempt{tool: tool, args: raw, userID: ss.userID, start: s.clock(), parent: parent, path: path}, args: args, answer: sessionAnswer}
@@ -151,17 +152,23 @@ func (s *Server) handleSessionProxy(w http.ResponseWriter, r *http.Request) {
 	}
 	var body proxyBody
 	raw, ok := s.readJSON(w, r, &body)
-	if !ok {
+	if !ok || s.refuseUnknownKeys(w, r, raw, sessionProxyKeys...) {
 		return
 	}
+	// @composio/core sends toolkit_slug; a lenient sandbox also takes the older toolkit
 	var tk struct {
-		Toolkit string `json:"toolkit"`
+		ToolkitSlug string `json:"toolkit_slug"`
+		Toolkit     string `json:"toolkit"`
 	}
 	_ = json.Unmarshal(raw, &tk)
-	if tk.Toolkit == "" {
-		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_MissingToolkit", "toolkit is required", "Name the toolkit whose account to use.")
+	if tk.ToolkitSlug == "" && !s.strict() {
+		tk.ToolkitSlug = tk.Toolkit
+	}
+	if tk.ToolkitSlug == "" {
+		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_MissingToolkit", "toolkit_slug is required", "Name the toolkit whose account to use (toolkit_slug).")
 		return
 	}
+	tk.Toolkit = tk.ToolkitSlug
 	s.mu.Lock()
 	acct := s.w.accountFor(ss.userID, strings.ToLower(tk.Toolkit))
 	s.mu.Unlock()

@@ -43,7 +43,7 @@ func TestSessionProxyAndMetaExecute(t *testing.T) {
 	if code != 200 || metaLog == "" {
 		t.Fatalf("execute_meta: %d %v", code, meta)
 	}
-	code, px := post("/tool_router/session/"+id+"/proxy_execute", map[string]any{"toolkit": "gmail", "endpoint": "/gmail/v1/users/me/messages/send", "method": "POST",
+	code, px := post("/tool_router/session/"+id+"/proxy_execute", map[string]any{"toolkit_slug": "gmail", "endpoint": "/gmail/v1/users/me/messages/send", "method": "POST",
 		"body": map[string]any{"to": "p@example.com", "subject": "proxied", "body": "b"}})
 	if code != 200 {
 		t.Fatalf("proxy_execute: %d %v", code, px)
