@@ -41,10 +41,15 @@ func realSDK(t *testing.T, version, base string) func(scenario, subject string) 
 		}
 		pkg := map[string]any{"name": "exectriage-sdk-test", "version": "1.0.0", "private": true, "type": "module",
 			"dependencies": map[string]string{"@composio/core": version}}
-		if version == "0.21.0" {
+		switch version {
+		case "0.21.0":
 			// 0.21.0 pins @composio/client 2.0.0-rc.8, which the registry here does not serve
 			// (composio-api.md, "Running the real SDK here").
 			pkg["overrides"] = map[string]string{"@composio/client": "2.0.0-rc.6"}
+		case "1.0.0-beta.1":
+			// it pins pre-releases of json-schema-to-zod and @composio/client the registry lacks
+			pkg["overrides"] = map[string]string{"@composio/json-schema-to-zod": "0.3.3", "@composio/client": "2.0.0-rc.6"}
+			pkg["dependencies"].(map[string]string)["zod"] = "^3.25.0"
 		}
 		b, _ := json.Marshal(pkg)
 		if err := os.WriteFile(filepath.Join(dir, "package.json"), b, 0o644); err != nil {
@@ -118,6 +123,7 @@ func TestRealSDKAgainstTheSandbox(t *testing.T) {
 		{"0.13.1", "execute", 3},
 		{"0.14.0", "execute", 1},
 		{"0.21.0", "session", 3},
+		{"1.0.0-beta.1", "session", 3}, // a pre-release line that still re-sends session writes
 	} {
 		t.Run(tt.version+"_"+tt.scenario, func(t *testing.T) {
 			run := realSDK(t, tt.version, base)
@@ -142,6 +148,46 @@ func TestRealSDKAgainstTheSandbox(t *testing.T) {
 				if logs["ok"] != true || logs["listed"].(float64) == 0 || logs["hasContext"] != true {
 					t.Errorf("logs.search/logs.get: %v", logs)
 				}
+			}
+		})
+	}
+}
+
+// TestRealSDKSessionRoutesAgainstTheStrictSandbox: @composio/core 0.21.0 and 1.0.0-beta.1
+// against the strict sandbox, on every session path a real project uses: session.proxyExecute
+// (it sends toolkit_slug) re-sends a proxied write that got a 5xx after the provider acted
+// (3 emails), session.tools(), search and toolkits pass the SDK's own zod schemas (issue 28:
+// proxyExecute got 400 "toolkit is required", tools() a 404).
+func TestRealSDKSessionRoutesAgainstTheStrictSandbox(t *testing.T) {
+	ctx := t.Context()
+	srv, base, err := sandbox.Start(ctx, sandbox.Config{APIKey: apiKey, Seed: 3, Size: 60}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, version := range []string{"0.21.0", "1.0.0-beta.1"} {
+		t.Run(version, func(t *testing.T) {
+			run := realSDK(t, version, base)
+			subject := "real sdk proxy " + version
+			srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: sandbox.Fault5xxAfterCommit, Count: 3})
+			res := run("proxy", subject)
+			srv.ClearFaults()
+			effects := effectsWith(t, srv, base, subject)
+			if len(effects) != 3 {
+				t.Fatalf("session.proxyExecute under a 5xx: %d emails, want 3 (%v)", len(effects), res)
+			}
+			for _, e := range effects {
+				if e.Path != "session.proxy_execute" || e.SessionID != res["sessionId"] {
+					t.Errorf("effect %+v: want path session.proxy_execute in session %v", e, res["sessionId"])
+				}
+			}
+			res = run("proxy", subject+" ok")
+			if st, _ := res["status"].(float64); res["ok"] != true || st < 200 || st > 299 || len(effectsWith(t, srv, base, subject+" ok")) != 1 {
+				t.Fatalf("session.proxyExecute: %v", res)
+			}
+			res = run("tools", "")
+			if res["ok"] != true || res["tools"].(float64) < 5 || res["searched"].(float64) != 1 || res["toolkits"].(float64) != 2 || res["connected"] != true {
+				t.Fatalf("session.tools/search/toolkits: %v", res)
 			}
 		})
 	}

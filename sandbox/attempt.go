@@ -35,6 +35,9 @@ type attempt struct {
 	// that replaces the provider's answer; nil when the provider's answer stands.
 	failure *model.ExecError
 	proxy   string // "METHOD endpoint" for a proxy execution
+	// resultType is a session execution's result_type: completed, failed, or input_required
+	// and blocked (nothing ran); "" for tools.execute.
+	resultType string
 }
 
 // ok reports whether the execution succeeded.
@@ -112,8 +115,29 @@ func (a *attempt) execution() (e *model.Execution, resp map[string]any) {
 	if a.proxy != "" {
 		e.Message += " (proxy " + a.proxy + ")"
 	}
-	return e, map[string]any{"data": data, "error": errText, "successful": a.ok()}
+	resp = map[string]any{"data": data, "error": errText, "successful": a.ok()}
+	if a.resultType != "" {
+		resp["result_type"] = a.resultType
+	} else if a.sessionID != "" {
+		resp["result_type"] = map[bool]string{true: "completed", false: "failed"}[a.ok()]
+	}
+	return e, resp
 }
+
+// nothingRan is the failure of a session execution that ran nothing: the session needed input
+// (an account to connect) or a before-execute hook refused it.
+func nothingRan(resultType string) *model.ExecError {
+	if resultType == ResultBlocked {
+		return &model.ExecError{Kind: model.ErrValidation, Message: "Blocked by a before_execute hook: the tool was not run"}
+	}
+	return &model.ExecError{Kind: model.ErrValidation, Message: "Input required: connect an account for this toolkit first; the tool was not run"}
+}
+
+// The result types of a session execution that ran nothing.
+const (
+	ResultInputRequired = "input_required"
+	ResultBlocked       = "blocked"
+)
 
 // Platform failures, as the log's data.error records them.
 

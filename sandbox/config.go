@@ -83,12 +83,18 @@ const (
 	// answers HTTP 200 with successful:false and a provider-timeout error, as Composio does
 	// for provider failures. The log says failed, kind timeout.
 	Fault200FailureAfterCommit FaultMode = "200_failure_after_commit"
+	// FaultInputRequired and FaultBlocked answer a session execution with result_type
+	// input_required (an account must be connected first) or blocked (a before_execute hook
+	// refused it): nothing runs, no effect. The log says failed with that result_type. A
+	// tools.execute they match answers the same way, without a result_type.
+	FaultInputRequired FaultMode = "input_required"
+	FaultBlocked       FaultMode = "blocked"
 )
 
 // FaultModes lists every fault mode.
 func FaultModes() []FaultMode {
 	return []FaultMode{FaultTimeoutAfterCommit, FaultTimeoutBeforeCommit, Fault5xxAfterCommit,
-		Fault5xxBeforeCommit, Fault429, FaultDropAfterRead, FaultLatency, Fault200FailureAfterCommit}
+		Fault5xxBeforeCommit, Fault429, FaultDropAfterRead, FaultLatency, Fault200FailureAfterCommit, FaultInputRequired, FaultBlocked}
 }
 
 // AfterCommit reports whether the mode lets the effect happen before misbehaving.

@@ -265,6 +265,20 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, ex *live, caID stri
 	case FaultTimeoutBeforeCommit:
 		s.holdThenAbort(w, r, fault, func(held time.Duration) { a.failure = timeoutError(held); s.finish(a) })
 		return
+	case FaultInputRequired, FaultBlocked:
+		if a.sessionID != "" {
+			a.resultType = string(fault.Mode)
+		}
+		a.failure = nothingRan(string(fault.Mode))
+		s.finish(a)
+		answer := map[string]any{"data": map[string]any{}, "error": a.failure.Message, "log_id": a.logID}
+		if a.sessionID != "" {
+			answer["result_type"] = a.resultType
+		} else {
+			answer["successful"] = false
+		}
+		writeJSON(w, http.StatusOK, answer)
+		return
 	case FaultLatency:
 		sleepCtx(r.Context(), orDefault(fault.Latency, time.Second), s.closing)
 	}

@@ -42,6 +42,11 @@ func (s *Server) routes() http.Handler {
 		mux.HandleFunc("POST "+prefix+"/tool_router/session/{id}/execute", s.authed(false, s.handleSessionExecute))
 		mux.HandleFunc("POST "+prefix+"/tool_router/session/{id}/proxy_execute", s.authed(false, s.handleSessionProxy))
 		mux.HandleFunc("POST "+prefix+"/tool_router/session/{id}/execute_meta", s.authed(false, s.handleSessionMeta))
+		mux.HandleFunc("PATCH "+prefix+"/tool_router/session/{id}", s.authed(false, s.handleSessionPatch))
+		mux.HandleFunc("GET "+prefix+"/tool_router/session/{id}/tools", s.authed(false, s.handleSessionTools))
+		mux.HandleFunc("POST "+prefix+"/tool_router/session/{id}/search", s.authed(false, s.handleSessionSearch))
+		mux.HandleFunc("GET "+prefix+"/tool_router/session/{id}/toolkits", s.authed(false, s.handleSessionToolkits))
+		mux.HandleFunc("POST "+prefix+"/tool_router/session/{id}/link", s.authed(false, s.handleSessionLink))
 	}
 	mux.HandleFunc("GET /_sandbox/effects", s.control(s.handleEffects))
 	mux.HandleFunc("GET /_sandbox/stats", s.control(s.handleStats))

@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/exectriage/exectriage/model"
 )
@@ -105,7 +107,11 @@ func sessionAnswer(w http.ResponseWriter, a *attempt) {
 			errText = a.result.err
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data, "error": errText, "log_id": a.logID})
+	resultType := "completed"
+	if errText != nil {
+		resultType = "failed"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "error": errText, "log_id": a.logID, "result_type": resultType})
 }
 
 func (s *Server) handleSessionExecute(w http.ResponseWriter, r *http.Request) {
@@ -232,3 +238,184 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 func (r *recorder) WriteHeader(status int) { r.status = status }
+
+// The rest of the tool-router session API @composio/core calls (issue 28: session.tools() got a
+// 404): the session's tools, a search over them, its toolkits' connection state, a link to
+// connect one, and a PATCH of its config. The shapes are @composio/client's
+// (ToolsPaginated, the search response, ToolRouterToolkitsListResponse, the link's 201).
+
+// sessionToolkits are the toolkits a session enabled: a list, {enable: [...]} (as
+// @composio/core sends toolkits: [...]), every simulated one but {disable: [...]}, or every
+// simulated one when it named none.
+func (ss *session) sessionToolkits() []string {
+	var cfg struct {
+		Enable  []string `json:"enable"`
+		Enabled []string `json:"enabled"`
+		Disable []string `json:"disable"`
+	}
+	var list []string
+	if json.Unmarshal(ss.toolkits, &list) != nil {
+		_ = json.Unmarshal(ss.toolkits, &cfg)
+		list = append(cfg.Enable, cfg.Enabled...)
+	}
+	lower := func(xs []string) []string {
+		for i := range xs {
+			xs[i] = strings.ToLower(strings.TrimSpace(xs[i]))
+		}
+		return xs
+	}
+	if len(list) > 0 {
+		return lower(list)
+	}
+	off := lower(cfg.Disable)
+	for _, t := range toolkitDefs() {
+		if !slices.Contains(off, t.slug) {
+			list = append(list, t.slug)
+		}
+	}
+	return list
+}
+
+// sessionTools are the catalog's tools of the session's toolkits.
+func (s *Server) sessionTools(ss *session) []*toolDef {
+	enabled := ss.sessionToolkits()
+	var out []*toolDef
+	for _, t := range s.cat.tools {
+		if slices.Contains(enabled, t.toolkit) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (s *Server) handleSessionTools(w http.ResponseWriter, r *http.Request) {
+	ss, ok := s.sessionOf(w, r)
+	if !ok {
+		return
+	}
+	var items []map[string]any
+	for _, t := range s.sessionTools(ss) {
+		items = append(items, t.toolJSON())
+	}
+	out, err := offsetPage(r, items, 20, 500)
+	if err != nil {
+		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_InvalidQuery", err.Error(), "")
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleSessionSearch(w http.ResponseWriter, r *http.Request) {
+	ss, ok := s.sessionOf(w, r)
+	if !ok {
+		return
+	}
+	var body struct {
+		Queries []struct {
+			UseCase string `json:"use_case"`
+		} `json:"queries"`
+		Toolkits     []string        `json:"toolkits"`
+		Experimental json.RawMessage `json:"experimental"`
+		SessionID    string          `json:"session_id"`
+		Model        string          `json:"model"`
+	}
+	if _, ok := s.readJSON(w, r, &body); !ok {
+		return
+	}
+	results := []any{}
+	schemas := map[string]any{}
+	for _, q := range body.Queries {
+		var slugs []string
+		for _, t := range s.sessionTools(ss) {
+			words := strings.Fields(strings.ToLower(q.UseCase))
+			hit := len(words) == 0
+			for _, wd := range words {
+				hit = hit || containsFold(t.slug+" "+t.name+" "+t.desc, wd)
+			}
+			if hit && len(slugs) < 5 {
+				slugs = append(slugs, t.slug)
+				schemas[t.slug] = map[string]any{"tool_slug": t.slug, "toolkit": t.toolkit, "description": t.desc,
+					"input_schema": t.input, "hasFullSchema": true}
+			}
+		}
+		if slugs == nil {
+			slugs = []string{}
+		}
+		results = append(results, map[string]any{"index": len(results) + 1, "use_case": q.UseCase, "primary_tool_slugs": slugs,
+			"related_tool_slugs": []string{}, "toolkits": ss.sessionToolkits(), "difficulty": "easy", "recommended_plan_steps": []string{},
+			"known_pitfalls": []string{}, "reference_workbench_snippets": []any{}, "execution_guidance": "", "plan_id": ""})
+	}
+	now := s.clock()
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "error": nil, "results": results, "tool_schemas": schemas,
+		"toolkit_connection_statuses": []any{}, "next_steps_guidance": []string{},
+		"session":   map[string]any{"id": ss.id, "generate_id": false, "instructions": ""},
+		"time_info": map[string]any{"current_time_utc": now.UTC().Format(time.RFC3339), "current_time_utc_epoch_seconds": now.Unix(), "message": ""}})
+}
+
+func (s *Server) handleSessionToolkits(w http.ResponseWriter, r *http.Request) {
+	ss, ok := s.sessionOf(w, r)
+	if !ok {
+		return
+	}
+	var items []map[string]any
+	for _, slug := range ss.sessionToolkits() {
+		tk, ok := toolkitOf(slug)
+		if !ok {
+			continue
+		}
+		s.mu.Lock()
+		a := s.w.accountFor(ss.userID, slug)
+		s.mu.Unlock()
+		items = append(items, map[string]any{"slug": tk.slug, "name": tk.name, "meta": map[string]any{"logo": tk.logo},
+			"is_no_auth": false, "enabled": true,
+			"connected_account": map[string]any{"id": a.id, "status": a.status, "user_id": ss.userID,
+				"auth_config": map[string]any{"id": a.authConfigID, "auth_scheme": "OAUTH2", "is_composio_managed": true}}})
+	}
+	out, err := offsetPage(r, items, 20, 50)
+	if err != nil {
+		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_InvalidQuery", err.Error(), "")
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) handleSessionLink(w http.ResponseWriter, r *http.Request) {
+	ss, ok := s.sessionOf(w, r)
+	if !ok {
+		return
+	}
+	var body struct {
+		Toolkit string `json:"toolkit"`
+	}
+	if _, ok := s.readJSON(w, r, &body); !ok {
+		return
+	}
+	if _, ok := toolkitOf(strings.ToLower(body.Toolkit)); !ok {
+		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_UnknownToolkit", "toolkit "+body.Toolkit+" is not in this session", "")
+		return
+	}
+	s.mu.Lock()
+	a := s.w.accountFor(ss.userID, strings.ToLower(body.Toolkit))
+	s.mu.Unlock()
+	writeJSON(w, http.StatusCreated, map[string]any{"link_token": "lt_" + ss.id[4:], "redirect_url": s.url + "/_sandbox/link/" + a.id,
+		"connected_account_id": a.id})
+}
+
+func (s *Server) handleSessionPatch(w http.ResponseWriter, r *http.Request) {
+	ss, ok := s.sessionOf(w, r)
+	if !ok {
+		return
+	}
+	var body struct {
+		Toolkits json.RawMessage `json:"toolkits"`
+	}
+	if _, ok := s.readJSON(w, r, &body); !ok {
+		return
+	}
+	if len(body.Toolkits) > 0 {
+		s.mu.Lock()
+		ss.toolkits = body.Toolkits
+		s.mu.Unlock()
+	}
+	writeJSON(w, http.StatusOK, s.sessionJSON(ss))
+}

@@ -91,3 +91,39 @@ func TestMaxPageSize(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionResultTypes: a session execution's answer and log carry its result_type:
+// completed, failed, and input_required or blocked when nothing ran (no effect).
+func TestSessionResultTypes(t *testing.T) {
+	s, ts := newTestServer(t, testConfig())
+	post := func(path string, body any) (int, map[string]any) {
+		status, _, b := doReq(t, ts.URL, "POST", "/api/v3.1"+path, body, map[string]string{"x-api-key": "k"})
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		return status, m
+	}
+	_, created := post("/tool_router/session", map[string]any{"user_id": "u-rt", "toolkits": map[string]any{"enable": []string{"gmail"}}})
+	id, _ := created["session_id"].(string)
+	args := map[string]any{"recipient_email": "rt@example.com", "subject": "rt", "body": "b"}
+	for _, tt := range []struct {
+		fault FaultMode
+		want  string
+	}{{"", "completed"}, {FaultInputRequired, "input_required"}, {FaultBlocked, "blocked"}} {
+		before := len(s.Effects())
+		if tt.fault != "" {
+			s.ArmFault(FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: tt.fault, Count: 1})
+		}
+		code, res := post("/tool_router/session/"+id+"/execute", map[string]any{"tool_slug": "GMAIL_SEND_EMAIL", "arguments": args})
+		if code != 200 || res["result_type"] != tt.want {
+			t.Fatalf("%s: %d %v", tt.want, code, res)
+		}
+		if ran := len(s.Effects()) - before; (ran == 1) != (tt.want == "completed") {
+			t.Errorf("%s: %d effects", tt.want, ran)
+		}
+		logID, _ := res["log_id"].(string)
+		_, _, b := doReq(t, ts.URL, "GET", "/api/v3.1/logs/tool_execution/"+logID, nil, map[string]string{"x-api-key": "k"})
+		if !strings.Contains(string(b), `"result_type":"`+tt.want+`"`) {
+			t.Errorf("%s: the log lacks its result_type: %s", tt.want, b)
+		}
+	}
+}

@@ -67,6 +67,29 @@ func Classify(e *model.Execution, kind model.ToolKind, opt Options) (model.Outco
 	return classify(e, opt.WithDefaults(), effectOf(e.ToolSlug, kind), nil)
 }
 
+// nothingRan says why a session execution ran nothing, from its response's result_type
+// (@composio/core 0.23 and later: input_required, the session needs an account connected;
+// 0.27 and later: blocked, a before_execute hook refused), "" for any other result.
+func nothingRan(resp json.RawMessage) string {
+	if len(resp) == 0 || !bytes.Contains(resp, []byte("esult")) {
+		return ""
+	}
+	var r struct {
+		ResultType  string `json:"result_type"`
+		ResultType2 string `json:"resultType"`
+	}
+	if json.Unmarshal(resp, &r) != nil {
+		return ""
+	}
+	switch strings.ToLower(r.ResultType + r.ResultType2) {
+	case "input_required":
+		return "the session needed input first (result_type input_required: an account to connect)"
+	case "blocked":
+		return "a before_execute hook blocked it (result_type blocked)"
+	}
+	return ""
+}
+
 // succeededIn is "succeeded in " + secs(d), once per duration: a million successes spent a
 // fifth of a CPU second formatting the same few thousand texts.
 type succeededIn map[time.Duration]string
@@ -110,6 +133,9 @@ func (m *memo) quote(s string) string {
 // classify is Classify with the options' defaults applied and the tool's effect worked out
 // (Analyze works it out once per tool); m, when not nil, keeps what it makes.
 func classify(e *model.Execution, opt Options, fx effect, m *memo) (model.Outcome, string) {
+	if why := nothingRan(e.Response); why != "" {
+		return model.OutcomeFailed, "nothing ran: " + why + ": " + fx.not()
+	}
 	st := terminalStatus(e.Status)
 	errText, hasErr := failureText(e, st)
 	var ek model.ErrorKind

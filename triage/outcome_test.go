@@ -218,3 +218,25 @@ func TestFailureVocabulary(t *testing.T) {
 		t.Errorf("a status that is neither: %s, want ambiguous", o)
 	}
 }
+
+// TestASessionExecutionThatRanNothing: result_type input_required or blocked means nothing ran:
+// failed, never ambiguous, never flagged (issue 28).
+func TestASessionExecutionThatRanNothing(t *testing.T) {
+	for _, rt := range []string{"input_required", "blocked"} {
+		e := &model.Execution{ToolSlug: "GMAIL_SEND_EMAIL", Status: "failed", SessionID: "trs_1",
+			Response: json.RawMessage(`{"data":{},"error":"x","successful":false,"result_type":"` + rt + `"}`),
+			Error:    &model.ExecError{Message: "request timed out waiting for input"}}
+		o, reason := Classify(e, model.KindWrite, Options{})
+		if o != model.OutcomeFailed || !strings.Contains(reason, "nothing ran") || !strings.Contains(reason, rt) {
+			t.Errorf("%s: %s %q", rt, o, reason)
+		}
+		if tr := Analyze([]model.Execution{*e}, NewKinds(), Options{}).Triage[0]; tr.Flagged {
+			t.Errorf("%s is flagged", rt)
+		}
+	}
+	e := &model.Execution{ToolSlug: "GMAIL_SEND_EMAIL", Status: "failed", Response: json.RawMessage(`{"result_type":"failed","error":"timed out"}`),
+		Error: &model.ExecError{Kind: model.ErrTimeout}}
+	if o, _ := Classify(e, model.KindWrite, Options{}); o != model.OutcomeAmbiguous {
+		t.Errorf("a failed session execution that timed out: %s", o)
+	}
+}

@@ -21,6 +21,27 @@ try {
     out.used = again.sessionId;
     const r = await session.execute('GMAIL_SEND_EMAIL', args);
     out.logId = r.logId;
+  } else if (scenario === 'proxy') {
+    // session.proxyExecute sends toolkit_slug; the sandbox maps the Gmail send endpoint onto
+    // GMAIL_SEND_EMAIL, so the effect can be counted
+    const session = await composio.create('user-sdk', { toolkits: ['gmail'] });
+    out.sessionId = session.sessionId;
+    const r = await session.proxyExecute({
+      toolkit: 'gmail', endpoint: '/gmail/v1/users/me/messages/send', method: 'POST',
+      body: { to: args.recipient_email, subject, body: args.body },
+    });
+    out.status = r.status;
+  } else if (scenario === 'tools') {
+    // session.tools() (provider-wrapped tools), search, toolkits and a config patch: every
+    // session route @composio/core reads, checked by its own zod schemas
+    const session = await composio.create('user-sdk', { toolkits: ['gmail', 'slack'] });
+    const tools = await session.tools();
+    out.tools = Array.isArray(tools) ? tools.length : Object.keys(tools).length;
+    const found = await session.search({ query: 'send an email' });
+    out.searched = found.results.length;
+    const tks = await session.toolkits();
+    out.toolkits = tks.items.length;
+    out.connected = tks.items.every((t) => t.connection?.isActive === true);
   } else if (scenario === 'logs') {
     const now = Date.now();
     const page = await composio.logs.search({ limit: 20, timeRange: { from: now - 30 * 24 * 3600e3, to: now + 60e3 } });
