@@ -86,6 +86,9 @@ type Options struct {
 	ReadOnly, AllowReads bool
 	// Profile names the config's [profiles.NAME] to use ("": EXECTRIAGE_PROFILE, else none).
 	Profile string
+	// OnRateWait is told of every wait of the session's reads for the API's rate limit (from
+	// the goroutine that waits: it must not block).
+	OnRateWait func(RateWait)
 	// set by withProfile
 	profile        ProfileInfo
 	profileKeyEnv  string
@@ -116,7 +119,10 @@ type App struct {
 	jerr      error    // why the journal could not be opened, when it could not
 	bundleDir string
 	outDir    string // the session's private directory for its files (writeOut), made on first use
-	who       string // overrides journal.Who
+
+	rateMu   sync.Mutex
+	rateWait RateWait // the latest wait for the rate limit (RateWaiting)
+	who      string   // overrides journal.Who
 }
 
 // Parts builds an App from parts already open: tests use it over a sandbox source.
@@ -236,7 +242,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	}
 	creds.From = keyFromLabel(o, creds.From)
 	a := &App{o: o, cfg: cfg, topt: topt.WithDefaults(), kinds: triage.NewKinds(), policy: redact.NewPolicy(creds.Key), creds: creds}
-	if a.src, err = openSource(ctx, &o, creds); err != nil {
+	if a.src, err = openSource(ctx, &o, creds, a.rateNotice(&o)); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -342,14 +348,14 @@ func (a *App) CheckFile(ctx context.Context) error {
 // when there is none; never the key itself.
 func (a *App) KeyFrom() string { return a.creds.From }
 
-func openSource(ctx context.Context, o *Options, creds Credentials) (source.Source, error) {
+func openSource(ctx context.Context, o *Options, creds Credentials, extra ...client.Option) (source.Source, error) {
 	opt := source.Options{
 		File:          o.File,
 		BaseURL:       o.BaseURL,
 		APIKey:        creds.Key,
 		Now:           o.Now,
 		OnBad:         o.OnBad,
-		ClientOptions: creds.clientOptions(),
+		ClientOptions: append(creds.clientOptions(), extra...),
 	}
 	if o.ReadOnly {
 		// The session's client itself refuses every tool run but the provider checks'

@@ -76,8 +76,9 @@ type sourceFlags struct {
 	readonly, allowReads bool
 	profile              string
 
-	mu  sync.Mutex
-	bad int // unreadable records met so far
+	mu       sync.Mutex
+	bad      int       // unreadable records met so far
+	waitSaid time.Time // when a wait for the rate limit was last said
 }
 
 // The groups of shared flags a command may take: each registers only those it uses, so its
@@ -173,7 +174,8 @@ func (s *sourceFlags) options(env *Env) app.Options {
 		Demo: s.demo, JournalOnly: s.jonly, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config,
 		Since: s.since, SinceSet: s.sinceSet, CallerTimeout: s.timeout, CallerTimeoutSet: s.timeSet,
 		Lean: s.lean, Background: s.interactive, Getenv: env.Getenv, Now: env.Now, Version: Version, ReadOnly: s.readonly, AllowReads: s.allowReads, Profile: s.profile,
-		OnBad: func(r model.RecordError) { s.warnBad(env, r) },
+		OnBad:      func(r model.RecordError) { s.warnBad(env, r) },
+		OnRateWait: func(w app.RateWait) { s.sayWait(env, w) },
 	}
 	if s.interactive {
 		o.Gate = &pace.Gate{} // the TUI holds its loads back for a moment after each key
@@ -259,6 +261,17 @@ func (s *sourceFlags) openJournal(ctx context.Context, env *Env) (*app.Journal, 
 			"`exectriage journal` lists them, `exectriage resolve ID` settles each\n", j.Recovered)
 	}
 	return j, nil
+}
+
+// sayWait says on stderr that the load waits for the API's rate limit, at most every two
+// seconds (reads waiting side by side say it once), so a long wait is not taken for a hang.
+func (s *sourceFlags) sayWait(env *Env, w app.RateWait) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now := time.Now(); now.Sub(s.waitSaid) >= 2*time.Second {
+		s.waitSaid = now
+		fmt.Fprintf(env.Stderr, "exectriage: %s\n", w)
+	}
 }
 
 // warnBad reports an unreadable record on stderr; past maxBadShown it only counts.

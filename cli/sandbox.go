@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/exectriage/exectriage/sandbox"
+	"github.com/exectriage/exectriage/sanitize"
 )
 
 // faultFlags collects repeated --fault TOOL:MODE[:COUNT] flags.
@@ -51,14 +52,16 @@ func (f *faultFlags) Set(v string) error {
 
 // SandboxOptions are sandbox's flags.
 type SandboxOptions struct {
-	Addr    string
-	Seed    int64
-	Size    int
-	Key     string
-	Hold    time.Duration
-	MaxPage int
-	Faults  faultFlags
-	Lenient bool
+	Addr      string
+	Seed      int64
+	Size      int
+	Key       string
+	Hold      time.Duration
+	MaxPage   int
+	Faults    faultFlags
+	Lenient   bool
+	Cursor    string
+	RateLimit string
 }
 
 // NewCmdSandbox is `exectriage sandbox`: it serves the Composio-compatible sandbox until the
@@ -84,6 +87,8 @@ func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) 
 	fs.StringVar(&opts.Key, "key", "", "the only API key accepted (default: any non-empty key)")
 	fs.Var(durationValue{d: &opts.Hold}, "hold", "how long the timeout_* faults hold the answer, a `DURATION`")
 	fs.IntVar(&opts.MaxPage, "max-page-size", 0, "refuse logs searches with a larger limit (a 400 naming it), like a server stricter than the docs; 0: no such limit")
+	fs.StringVar(&opts.Cursor, "cursor", "keyset", "how the logs list pages: `keyset` (a cursor names the last record served) or page (a page number, as the real API's cursor: records that arrive meanwhile shift the pages)")
+	fs.StringVar(&opts.RateLimit, "rate-limit", "", "serve at most `N/min` API requests a minute (the organisation's budget), with X-RateLimit-* headers and 429 + Retry-After past it")
 	fs.BoolVar(&opts.Lenient, "lenient", false, "accept what the real API refuses (both key headers, one-sided or ISO time ranges, unknown body keys and tool arguments...): for tests of old clients only")
 	fs.Var(&opts.Faults, "fault", "arm a fault at start, TOOL:MODE[:COUNT] (repeatable; TOOL * for any; modes: "+modeList()+")")
 	return cmd
@@ -104,7 +109,19 @@ func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
 	if *maxPage < 0 {
 		return usageError(env, "sandbox", "--max-page-size must not be negative")
 	}
-	cfg := sandbox.Config{APIKey: *key, Seed: *seed, Size: *size, HoldTimeout: *hold, Faults: faults, MaxPageSize: *maxPage, Lenient: opts.Lenient}
+	if opts.Cursor != string(sandbox.CursorKeyset) && opts.Cursor != string(sandbox.CursorPage) {
+		return usageError(env, "sandbox", "--cursor %q: want keyset or page", sanitize.String(opts.Cursor))
+	}
+	rate := 0
+	if v := strings.TrimSpace(strings.TrimSuffix(opts.RateLimit, "/min")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return usageError(env, "sandbox", "--rate-limit %q: want N/min, N a whole number of at least 1", sanitize.String(opts.RateLimit))
+		}
+		rate = n
+	}
+	cfg := sandbox.Config{APIKey: *key, Seed: *seed, Size: *size, HoldTimeout: *hold, Faults: faults, MaxPageSize: *maxPage, Lenient: opts.Lenient,
+		Cursor: sandbox.CursorMode(opts.Cursor), RateLimit: rate}
 	s, base, err := sandbox.Start(ctx, cfg, *addr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "exectriage sandbox: %v\n", err)

@@ -56,6 +56,8 @@ type config struct {
 	// readOnly refuses every tool execution before it is sent (WithReadOnly); toolReads lets
 	// the read tools of provider checks through.
 	readOnly, toolReads bool
+	// rateNotice is told of every wait for the rate limit (WithRateNotice).
+	rateNotice func(RateWait)
 }
 
 // Option configures a Client.
@@ -253,7 +255,7 @@ func New(opts ...Option) (*Client, error) {
 	hc := *cfg.httpClient
 	hc.CheckRedirect = noRedirects
 	cfg.httpClient = &hc
-	return &Client{t: &transport{cfg: cfg, hc: cfg.httpClient}}, nil
+	return &Client{t: &transport{cfg: cfg, hc: cfg.httpClient, gate: newRateGate()}}, nil
 }
 
 // WithoutRetries returns the sibling client for writes: built on first use and cached, the Go

@@ -23,8 +23,9 @@ import (
 
 // transport is a config plus the HTTP client it drives. Client and WriteClient each own one.
 type transport struct {
-	cfg config
-	hc  *http.Client
+	cfg  config
+	hc   *http.Client
+	gate *rateGate // the reads' view of the rate limit; nil for the write client
 }
 
 // request is one API call. It is immutable, so every attempt sends the same bytes.
@@ -165,23 +166,55 @@ func readLimited(res *http.Response, max int64) ([]byte, error) {
 // do sends a read and retries it the way the Stainless SDKs do. It returns the 2xx response,
 // an *APIError for any other answer, or the transport error of the last attempt.
 func (t *transport) do(ctx context.Context, r request) (*response, error) {
+	rateWaits := 0
 	for n := 0; ; n++ {
+		if t.gate != nil {
+			if err := t.gate.before(ctx, t.cfg.rateNotice); err != nil {
+				return nil, fmt.Errorf("%s: waiting for the rate limit: %w", r, err)
+			}
+		}
 		a := t.try(ctx, r, n, t.cfg.readTimeout)
 		if a.err != nil && ctx.Err() != nil {
 			return nil, fmt.Errorf("%s: %w", r, ctx.Err())
 		}
-		if n >= t.cfg.maxRetries || !shouldRetry(a) {
-			return t.finish(r, a, n+1)
-		}
 		var h http.Header
 		if a.resp != nil {
 			h = a.resp.header
+			if t.gate != nil {
+				t.gate.observe(h, time.Now())
+			}
+		}
+		// A 429 of the rate limit (it says where the budget stands, X-RateLimit-Remaining) that
+		// says how long to wait is waited out as often as the server asks (up to maxRateWaits):
+		// it is the budget of a window, not a fault, and does not use a retry. Any other 429 is
+		// retried as the SDKs do.
+		if a.resp != nil && a.resp.status == http.StatusTooManyRequests && h.Get("X-RateLimit-Remaining") != "" && rateWaits < maxRateWaits {
+			if d, ok := retryAfter(h, time.Now()); ok && d > 0 && d <= maxRetryAfter {
+				rateWaits++
+				n--
+				if t.cfg.rateNotice != nil {
+					t.cfg.rateNotice(RateWait{Wait: d, Limit: atoi(h.Get("X-RateLimit")), Refused: true})
+				}
+				if err := sleep(ctx, d); err != nil {
+					return nil, fmt.Errorf("%s: waiting %v for the rate limit: %w", r, d.Round(time.Millisecond), err)
+				}
+				continue
+			}
+		}
+		if n >= t.cfg.maxRetries || !shouldRetry(a) {
+			return t.finish(r, a, n+1)
 		}
 		d := retryDelay(h, n, t.cfg.backoffInitial, t.cfg.backoffMax, time.Now(), rand.Float64())
 		if err := sleep(ctx, d); err != nil {
 			return nil, fmt.Errorf("%s: waiting %v to retry: %w", r, d.Round(time.Millisecond), err)
 		}
 	}
+}
+
+// atoi is a header's number, 0 when it holds none.
+func atoi(v string) int {
+	n, _ := strconv.Atoi(strings.TrimSpace(v))
+	return n
 }
 
 // finish turns the last attempt of a read into the result.

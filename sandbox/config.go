@@ -39,11 +39,34 @@ type Config struct {
 	// HoldTimeout is how long the timeout_* faults hold the answer before closing the
 	// connection without one (DefaultHoldTimeout when 0). The client going away ends it sooner.
 	HoldTimeout time.Duration
+	// Cursor is how the logs list pages: CursorKeyset (the default: a cursor names the last
+	// record served, so records that arrive meanwhile shift nothing) or CursorPage (the real
+	// API's, whose documented cursor decodes to {"page":2}: records that arrive during a walk
+	// shift the pages, so a page can repeat records or skip them).
+	Cursor CursorMode
+	// ArrivalsPerPage, in page mode, adds that many records to the history before each logs
+	// page is served, at times inside the page's time range (logs written late): what shifts
+	// a page-number walk.
+	ArrivalsPerPage int
+	// RateLimit, when positive, is how many API requests a window (RateLimitWindow, a minute
+	// when 0) serves, for the whole organisation, with the real headers and 429 + Retry-After
+	// past it (ratelimit.go).
+	RateLimit       int
+	RateLimitWindow time.Duration
 	// Lenient accepts what the real API refuses (strict.go): both key headers, a one-sided or
 	// ISO time range, numeric filter values, unknown body keys and tool arguments, a cursor
 	// replayed under other filters, the logs under /api/v3. Only for a test that needs it.
 	Lenient bool
 }
+
+// CursorMode is how the logs list pages.
+type CursorMode string
+
+// The cursor modes.
+const (
+	CursorKeyset CursorMode = "keyset"
+	CursorPage   CursorMode = "page"
+)
 
 // Defaults applied by New.
 const (

@@ -54,6 +54,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /_sandbox/faults", s.control(s.handleFaults))
 	mux.HandleFunc("POST /_sandbox/faults", s.control(s.handleFaults))
 	mux.HandleFunc("DELETE /_sandbox/faults", s.control(s.handleFaults))
+	api := s.limit(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/api/") && s.bothKeys(w, r) {
 			return
@@ -61,6 +62,10 @@ func (s *Server) routes() http.Handler {
 		if _, pattern := mux.Handler(r); pattern == "" {
 			s.writeError(w, r, http.StatusNotFound, 1404, "Route_NotFound", fmt.Sprintf("no such endpoint: %s %s", r.Method, r.URL.Path),
 				"See the Composio API reference for the available endpoints.")
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			api.ServeHTTP(w, r)
 			return
 		}
 		mux.ServeHTTP(w, r)
@@ -290,6 +295,53 @@ func (s *Server) matches(e *model.Execution, fs []logFilter) bool {
 	return true
 }
 
+// encodePageCursor is a page-number cursor as the real API's documented example is one:
+// base64 of {"page":N}.
+func encodePageCursor(n int) string {
+	return base64.StdEncoding.EncodeToString([]byte(`{"page":` + strconv.Itoa(n) + `}`))
+}
+
+func decodePageCursor(c string) (int, bool) {
+	b, err := base64.StdEncoding.DecodeString(c)
+	if err != nil {
+		return 0, false
+	}
+	var p struct {
+		Page int `json:"page"`
+	}
+	if json.Unmarshal(b, &p) != nil || p.Page < 1 {
+		return 0, false
+	}
+	return p.Page, true
+}
+
+// arrive adds n records to the history at times inside [from, to] (or the history's span):
+// copies of existing ones under new ids, as logs written late appear. s.mu is held.
+func (s *Server) arrive(n int, from, to time.Time) {
+	if len(s.logs) == 0 {
+		return
+	}
+	if from.IsZero() {
+		from = s.logs[0].Timestamp
+	}
+	if to.IsZero() || to.After(s.clock()) {
+		to = s.clock()
+	}
+	span := to.Sub(from)
+	for range n {
+		src := s.logs[s.arrivals%len(s.logs)]
+		e := *src
+		e.ID, e.RequestID = s.w.ids.logID(), ""
+		if span > 0 {
+			e.Timestamp = from.Add(time.Duration((s.arrivals*7919)%1000) * span / 1000).Truncate(time.Millisecond)
+		}
+		s.arrivals++
+		i := sort.Search(len(s.logs), func(i int) bool { return !logLess(s.logs[i], &e) })
+		s.logs = slices.Insert(s.logs, i, &e)
+		s.byID[e.ID] = &e
+	}
+}
+
 // cursor encodes the (timestamp, id) key of the last record served, and the query (filters
 // and time range) it belongs to.
 func encodeCursor(e *model.Execution, query string) string {
@@ -384,7 +436,13 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 	var curTS time.Time
 	var curID string
 	query := queryKey(&req)
-	if req.Cursor != nil && *req.Cursor != "" {
+	pageNo := 1
+	if req.Cursor != nil && *req.Cursor != "" && s.cfg.Cursor == CursorPage {
+		var ok bool
+		if pageNo, ok = decodePageCursor(*req.Cursor); !ok {
+			problems = append(problems, "cursor: not a cursor this server issued")
+		}
+	} else if req.Cursor != nil && *req.Cursor != "" {
 		var ok bool
 		var curQuery string
 		if curTS, curID, curQuery, ok = decodeCursor(*req.Cursor); !ok {
@@ -403,6 +461,10 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 	page := make([]model.WireRecord, 0, limit)
 	next := any(nil)
 	s.mu.Lock()
+	if s.cfg.Cursor == CursorPage && s.cfg.ArrivalsPerPage > 0 {
+		s.arrive(s.cfg.ArrivalsPerPage, from, to)
+	}
+	skip := (pageNo - 1) * limit // page mode: the records of the pages before
 	hi := len(s.logs)
 	if curID != "" {
 		key := &model.Execution{Timestamp: curTS, ID: curID}
@@ -421,8 +483,15 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 		if !s.matches(e, filters) {
 			continue
 		}
+		if skip > 0 {
+			skip--
+			continue
+		}
 		if len(page) == limit {
 			next = encodeCursor(last, query)
+			if s.cfg.Cursor == CursorPage {
+				next = encodePageCursor(pageNo + 1)
+			}
 			break
 		}
 		page = append(page, model.ToWire(e, false))

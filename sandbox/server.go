@@ -27,6 +27,7 @@ type Server struct {
 	w         *world
 	logs      []*model.Execution // ascending (timestamp, id)
 	byID      map[string]*model.Execution
+	arrivals  int // records arrive added so far
 	effects   []effectRec
 	pending   map[string]map[string]any // history responses not yet marshalled, by log id
 	truth     []TruthRecord
@@ -35,6 +36,7 @@ type Server struct {
 	proxyN    int
 	byTool    map[string]int
 	sessions  map[string]*session // tool-router sessions, by id
+	rate      *rateLimiter        // nil without Config.RateLimit
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -69,6 +71,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.HoldTimeout <= 0 {
 		cfg.HoldTimeout = DefaultHoldTimeout
 	}
+	switch cfg.Cursor {
+	case "":
+		cfg.Cursor = CursorKeyset
+	case CursorKeyset, CursorPage:
+	default:
+		return nil, fmt.Errorf("sandbox: cursor %q: want keyset or page", cfg.Cursor)
+	}
 	if cfg.PageLatency < 0 {
 		return nil, errors.New("sandbox: page latency must not be negative")
 	}
@@ -94,6 +103,10 @@ func New(cfg Config) (*Server, error) {
 		s.byID[e.ID] = e
 	}
 	s.faults = append(s.faults, cfg.Faults...)
+	if cfg.RateLimit < 0 || cfg.RateLimitWindow < 0 {
+		return nil, errors.New("sandbox: the rate limit and its window must not be negative")
+	}
+	s.rate = newRateLimiter(cfg.RateLimit, cfg.RateLimitWindow)
 	s.handler = s.routes()
 	return s, nil
 }
@@ -277,4 +290,15 @@ func (s *Server) addLog(e *model.Execution) {
 	copy(s.logs[i+1:], s.logs[i:])
 	s.logs[i] = e
 	s.byID[e.ID] = e
+}
+
+// LogIDs lists the ids of every log the sandbox holds now, oldest first.
+func (s *Server) LogIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, len(s.logs))
+	for i, e := range s.logs {
+		out[i] = e.ID
+	}
+	return out
 }

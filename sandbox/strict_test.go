@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +87,32 @@ func TestACursorBelongsToItsQuery(t *testing.T) {
 		"filters": []any{map[string]any{"field": "status", "operator": "==", "value": "failed"}}}
 	if status, _, _ := doReq(t, ts.URL, "POST", "/api/v3.1/logs/tool_execution", filtered, nil); status != 400 {
 		t.Fatalf("a cursor under other filters: %d", status)
+	}
+}
+
+// TestRateLimitHeadersAnd429: with a rate limit, every API answer says where the budget
+// stands, and a request past it is 429 with Retry-After, the platform's error body and no
+// effect (issue 28: the logs endpoints never said 429).
+func TestRateLimitHeadersAnd429(t *testing.T) {
+	cfg := testConfig()
+	cfg.Size, cfg.RateLimit, cfg.RateLimitWindow = 50, 3, time.Hour
+	s, ts := newTestServer(t, cfg)
+	body := map[string]any{"limit": 5}
+	for i := range 3 {
+		status, h, b := doReq(t, ts.URL, "POST", "/api/v3.1/logs/tool_execution", body, nil)
+		if status != 200 || h.Get("X-RateLimit") != "3" || h.Get("X-RateLimit-Remaining") != strconv.Itoa(2-i) || h.Get("X-RateLimit-Window-Size") != "3600s" {
+			t.Fatalf("request %d: %d %v %s", i, status, h, b)
+		}
+	}
+	status, h, b := doReq(t, ts.URL, "GET", "/api/v3.1/tools", nil, nil)
+	if status != 429 || h.Get("Retry-After") == "" || h.Get("X-RateLimit-Remaining") != "0" || !strings.Contains(string(b), "RateLimit_Exceeded") {
+		t.Fatalf("past the budget: %d %v %s", status, h, b)
+	}
+	if s.RateLimited() != 1 {
+		t.Errorf("RateLimited = %d", s.RateLimited())
+	}
+	// the control endpoints are not the API's: never limited
+	if status, _, _ := doReq(t, ts.URL, "GET", "/_sandbox/stats", nil, nil); status != 200 {
+		t.Errorf("control under the limit: %d", status)
 	}
 }

@@ -230,25 +230,56 @@ func (s *apiSource) Name() string           { return s.name }
 func (s *apiSource) Client() *client.Client { return s.c }
 func (s *apiSource) Kind() Kind             { return s.kind }
 
+// maxWalks bounds the walks of one load (see Load).
+const maxWalks = 3
+
+// Load walks the logs of the window, page by page, and hands each page's records on once. The
+// real API's cursor is a page number (composio-api.md): a record written into the window while
+// the walk goes on shifts the pages after it, so a page can repeat records already handed on
+// (they are dropped: every log id is handed on once) and, for a record that lands among the
+// pages already read, the walk misses it. A repeat is the sign of such a shift, so a walk that
+// met one is followed by another over the same window (the same from and to), which hands on
+// only what the walks before did not see; at most maxWalks walks, and none after a walk that
+// found nothing new.
 func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
 	q := client.LogQuery{Limit: client.MaxLogsPageSize}
 	if since > 0 {
 		q.To = s.opt.now()
 		q.From = q.To.Add(-since)
 	}
-	for p, err := range s.c.ListLogs(ctx, q) {
-		if err != nil {
-			return err
-		}
-		for _, b := range p.Bad {
-			if s.opt.OnBad != nil {
-				s.opt.OnBad(b)
-			}
-		}
-		if len(p.Executions) > 0 {
-			if err := page(p.Executions); err != nil {
+	seen := map[string]struct{}{}
+	for walk := range maxWalks {
+		repeats, fresh := 0, 0
+		for p, err := range s.c.ListLogs(ctx, q) {
+			if err != nil {
 				return err
 			}
+			for _, b := range p.Bad {
+				if s.opt.OnBad != nil && walk == 0 {
+					s.opt.OnBad(b)
+				}
+			}
+			batch := p.Executions[:0]
+			for _, e := range p.Executions {
+				if _, dup := seen[e.ID]; dup {
+					repeats++
+					continue
+				}
+				seen[e.ID] = struct{}{}
+				batch = append(batch, e)
+			}
+			fresh += len(batch)
+			if len(batch) > 0 {
+				if err := page(batch); err != nil {
+					return err
+				}
+			}
+		}
+		if repeats == 0 || walk > 0 && fresh == 0 {
+			return nil
+		}
+		if q.To.IsZero() { // a walk again must see the same window, not the records since
+			q.To = s.opt.now()
 		}
 	}
 	return nil

@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 	"go.uber.org/goleak"
@@ -126,5 +131,144 @@ func TestLoadFileLeavesNoGoroutines(t *testing.T) {
 	var fe *FileError
 	if !errors.As(err, &fe) || fe.Line != 20001 || total != 20000 {
 		t.Errorf("truncated last line: %v after %d records", err, total)
+	}
+}
+
+// TestPageNumberPagingWithRecordsArriving: against a server whose cursor is a page number (the
+// real API's) and whose window gains records while it is walked (logs written late), a load
+// hands on every record that was there when it began, and no record twice; a plain walk of the
+// same pages repeats records and misses others, so the test can fail (issue 28).
+func TestPageNumberPagingWithRecordsArriving(t *testing.T) {
+	ctx := t.Context()
+	srv, base, err := sandbox.Start(ctx, sandbox.Config{Seed: 4, Size: 10_000, Cursor: sandbox.CursorPage, ArrivalsPerPage: 3}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	before := map[string]bool{}
+	for _, id := range srv.LogIDs() {
+		before[id] = true
+	}
+	src, err := Open(ctx, Options{BaseURL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	got := map[string]int{}
+	if err := src.Load(ctx, 30*24*time.Hour, func(b []model.Execution) error {
+		for _, e := range b {
+			got[e.ID]++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for id, n := range got {
+		if n > 1 {
+			t.Fatalf("%s handed on %d times", id, n)
+		}
+	}
+	missed := 0
+	for id := range before {
+		if got[id] == 0 {
+			missed++
+		}
+	}
+	if missed > 0 || len(got) < len(before) {
+		t.Fatalf("the load missed %d of the %d records there at its start (loaded %d)", missed, len(before), len(got))
+	}
+	// the same pages walked plainly, as a client that trusts them would
+	plain := map[string]int{}
+	c := src.Client()
+	for p, err := range c.ListLogs(ctx, client.LogQuery{Limit: 100, From: time.Now().Add(-30 * 24 * time.Hour), To: time.Now()}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range p.Executions {
+			plain[e.ID]++
+		}
+	}
+	repeats, plainMissed := 0, 0
+	for _, n := range plain {
+		repeats += n - 1
+	}
+	for _, id := range srv.LogIDs() {
+		if plain[id] == 0 {
+			plainMissed++
+		}
+	}
+	if repeats == 0 || plainMissed == 0 {
+		t.Fatalf("a plain walk repeated %d and missed %d: the server shifts nothing, so the test cannot fail", repeats, plainMissed)
+	}
+	t.Logf("10k records, 3 arriving a page: the load handed on %d, each once; a plain walk repeated %d and missed %d", len(got), repeats, plainMissed)
+}
+
+// TestALoadWaitsOutTheRateLimit: a load of more pages than the rate limit's window allows
+// completes, holding its reads back before the budget runs out (no 429 while it reads alone)
+// and saying what it waits for; when something else spends the budget, the 429s it gets are
+// waited out as Retry-After says, and it still completes (issue 28).
+func TestALoadWaitsOutTheRateLimit(t *testing.T) {
+	ctx := t.Context()
+	srv, base, err := sandbox.Start(ctx, sandbox.Config{Seed: 4, Size: 1500, RateLimit: 10, RateLimitWindow: time.Second}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var waits []client.RateWait
+	var mu sync.Mutex
+	notice := client.WithRateNotice(func(w client.RateWait) { mu.Lock(); waits = append(waits, w); mu.Unlock() })
+	src, err := Open(ctx, Options{BaseURL: base, ClientOptions: []client.Option{notice}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	got := 0
+	if err := src.Load(ctx, 0, func(b []model.Execution) error { got += len(b); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got != 1500 || srv.RateLimited() != 0 || len(waits) == 0 {
+		t.Fatalf("loaded %d of 1500, %d answered 429, %d waits said", got, srv.RateLimited(), len(waits))
+	}
+	for _, w := range waits {
+		if w.Refused || w.Wait <= 0 || w.Wait > 2*time.Second || w.Limit != 10 {
+			t.Errorf("a wait: %+v", w)
+		}
+	}
+	// another caller spends the budget: every fourth read meets a 429 of the rate limit, which
+	// the load waits out as Retry-After says, and it completes
+	n := 0
+	var nmu sync.Mutex
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		nmu.Lock()
+		n++
+		k := n
+		nmu.Unlock()
+		if k%4 == 0 {
+			w.Header().Set("X-RateLimit", "10")
+			w.Header().Set("X-RateLimit-Remaining", "0")
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"error":{"message":"Rate limit exceeded","status":429}}`)
+			return
+		}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	waits = nil
+	shared, err := Open(ctx, Options{BaseURL: front.URL, ClientOptions: []client.Option{notice}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shared.Close()
+	got = 0
+	err = shared.Load(ctx, 0, func(b []model.Execution) error { got += len(b); return nil })
+	refused := 0
+	for _, w := range waits {
+		if w.Refused {
+			refused++
+		}
+	}
+	if err != nil || got != 1500 || refused == 0 {
+		t.Fatalf("shared budget: loaded %d, err %v, %d waits after a 429 of %d", got, err, refused, len(waits))
 	}
 }

@@ -55,6 +55,9 @@ type Backend interface {
 	Recycle(batch []model.Execution)
 	// NewBuilder returns an empty dataset builder that triages as the backend is configured.
 	NewBuilder() *data.Builder
+	// RateWaiting says what a load waits for while the API's rate limit holds its reads back
+	// ("" when nothing): it never blocks.
+	RateWaiting() string
 	// Hold holds a load's background work (read, parse, analysis) back for d, so that the
 	// frame of a key just pressed gets the cores. It never blocks: Update may call it.
 	Hold(d time.Duration)
@@ -166,6 +169,13 @@ func (b backend) SourceKind() app.SourceKind { return b.a.SourceKind() }
 func (b backend) JournalProblem() string { return b.a.JournalProblem() }
 
 func (b backend) ReadOnly() bool { return b.a.ReadOnly() }
+
+func (b backend) RateWaiting() string {
+	if w, ok := b.a.RateWaiting(); ok {
+		return w.String()
+	}
+	return ""
+}
 
 func (b backend) Profile() app.ProfileInfo { return b.a.Profile() }
 

@@ -42,6 +42,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.spin, cmd = m.spin.Update(msg)
 		m.refreshSpinnerViews()
+		if m.loading {
+			m.header.Waiting = m.be.RateWaiting()
+		}
 		m.showProgress(true)
 		return m, cmd
 

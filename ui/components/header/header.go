@@ -45,6 +45,9 @@ type Model struct {
 	Loading bool
 	Loaded  int
 	Pages   int
+	// Waiting says what the load waits for ("waiting 12s for the API's rate limit"), "" when
+	// it waits for nothing: a long wait must not look like a hang.
+	Waiting string
 	// Grouping is true while the duplicate groups are being found (at the end of a load).
 	Grouping bool
 	// Spinner is the spinner's current frame.
@@ -128,6 +131,8 @@ func (m Model) View() string {
 	}
 	var right string
 	switch {
+	case m.Loading && m.Waiting != "":
+		right = st.Header.Progress.Render(fmt.Sprintf("%s %s records · %s", m.Spinner, common.Count(m.Loaded), m.Waiting))
 	case m.Loading:
 		right = st.Header.Progress.Render(fmt.Sprintf("%s loading %s records · page %d", m.Spinner, common.Count(m.Loaded), m.Pages))
 	case m.Grouping:

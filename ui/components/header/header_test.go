@@ -106,3 +106,20 @@ func TestHeaderNamesTheProfile(t *testing.T) {
 		t.Error("a production profile is not in the loud style")
 	}
 }
+
+// TestALoadSaysWhatItWaitsFor: while the API's rate limit holds a load back, the header says
+// so in place of the page count, so a long wait is not taken for a hang.
+func TestALoadSaysWhatItWaitsFor(t *testing.T) {
+	st := styles.New(theme.Default())
+	c := common.Common{Styles: st, Keys: &keys.KeyMap{}, Now: time.Now}
+	m := New(c, data.NewStore())
+	m.SetSize(160, 3)
+	m.Loading, m.Loaded, m.Pages = true, 4200, 42
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "loading 4,200 records · page 42") {
+		t.Fatalf("loading:\n%s", v)
+	}
+	m.Waiting = "waiting 12s for the API's rate limit (2000 requests a window)"
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "4,200 records · waiting 12s for the API's rate limit") {
+		t.Fatalf("waiting:\n%s", v)
+	}
+}

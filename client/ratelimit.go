@@ -1,0 +1,117 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Composio limits requests per organisation in a fixed window (a minute), and says on every
+// answer where the budget stands: X-RateLimit (the window's budget), X-RateLimit-Remaining and
+// X-RateLimit-Window-Size; past it the answer is 429 with Retry-After. A read holds back
+// before it would be refused: when an answer says nothing remains, the next reads wait for the
+// window to turn (its end estimated from when the budget was last seen refilled) instead of
+// spending a 429 each; a 429 that comes anyway is waited out as Retry-After says, as often as
+// the server asks, without counting against the retries. Every wait is told to the notice
+// (WithRateNotice), so a long load says what it waits for instead of seeming to hang.
+
+// RateWait is one wait for the API's rate limit.
+type RateWait struct {
+	Wait  time.Duration
+	Limit int // the window's budget (X-RateLimit), 0 when the server did not say
+	// Refused is true for a wait the server asked for with a 429, false for one the client
+	// took before the budget ran out.
+	Refused bool
+}
+
+// WithRateNotice calls f before each wait for the API's rate limit (from the goroutine that
+// waits: f must not block).
+func WithRateNotice(f func(RateWait)) Option {
+	return func(c *config) error {
+		c.rateNotice = f
+		return nil
+	}
+}
+
+// maxRateWaits bounds the 429s one read waits out.
+const maxRateWaits = 20
+
+// rateGate is what the reads of one client know of the rate limit.
+type rateGate struct {
+	mu        sync.Mutex
+	limit     int
+	remaining int // -1: unknown
+	window    time.Duration
+	windowEnd time.Time // estimated
+}
+
+func newRateGate() *rateGate { return &rateGate{remaining: -1} }
+
+// observe reads an answer's rate-limit headers at now.
+func (g *rateGate) observe(h http.Header, now time.Time) {
+	rem, err := strconv.Atoi(strings.TrimSpace(h.Get("X-RateLimit-Remaining")))
+	if err != nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if l, err := strconv.Atoi(strings.TrimSpace(h.Get("X-RateLimit"))); err == nil {
+		g.limit = l
+	}
+	if w := parseWindow(h.Get("X-RateLimit-Window-Size")); w > 0 {
+		g.window = w
+	}
+	if g.window <= 0 {
+		g.window = time.Minute
+	}
+	// The budget grew back, or this is the first answer: a window starts about now (the
+	// estimate is pessimistic, so a wait is never too short).
+	if g.remaining < 0 || rem > g.remaining || now.After(g.windowEnd) {
+		g.windowEnd = now.Add(g.window)
+	}
+	g.remaining = rem
+}
+
+// parseWindow reads "60s", "60" or "1m".
+func parseWindow(v string) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if d, err := time.ParseDuration(v); err == nil {
+		return d
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return time.Duration(n) * time.Second
+	}
+	return 0
+}
+
+// before holds a read back while the budget is spent: until the window turns.
+func (g *rateGate) before(ctx context.Context, notice func(RateWait)) error {
+	g.mu.Lock()
+	wait := time.Duration(0)
+	if g.remaining == 0 {
+		wait = time.Until(g.windowEnd) + 50*time.Millisecond
+	}
+	limit := g.limit
+	g.mu.Unlock()
+	if wait <= 0 {
+		return nil
+	}
+	if notice != nil {
+		notice(RateWait{Wait: wait, Limit: limit})
+	}
+	if err := sleep(ctx, wait); err != nil {
+		return err
+	}
+	g.mu.Lock()
+	if time.Now().After(g.windowEnd) {
+		g.remaining = -1 // a new window: the next answer says where it stands
+	}
+	g.mu.Unlock()
+	return nil
+}
