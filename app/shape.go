@@ -23,6 +23,8 @@ type Shape struct {
 	Detailed    int          `json:"detailed"` // of which the detail could be read
 	Fields      []ShapeField `json:"fields"`
 	Unavailable []string     `json:"unavailable"` // triage signals no record makes possible
+	// NoStoredData: no detail keeps arguments or a response ("Don't store data").
+	NoStoredData bool `json:"no_stored_data"`
 }
 
 // shapeFields are the fields in the order they are reported, with what is lost without them.
@@ -90,10 +92,27 @@ func (a *App) ShapeReport(ctx context.Context, n int) (Shape, error) {
 			sh.Unavailable = append(sh.Unavailable, f.name+": "+f.without)
 		}
 	}
+	// A project with "Don't store data" on keeps audit metadata only: no detail carries its
+	// arguments or its response. Said once, in those words, first.
+	if sh.Detailed > 0 && sh.field("arguments") == 0 && sh.field("response") == 0 {
+		sh.NoStoredData = true
+		sh.Unavailable = append([]string{"stored data: no log keeps its arguments or its response (\"Don't store data\" is on for this project): " +
+			"provider checks, duplicate groups and the guarded retry cannot work from these logs"}, sh.Unavailable...)
+	}
 	if sh.Unavailable == nil {
 		sh.Unavailable = []string{}
 	}
 	return sh, nil
+}
+
+// field is how many records carry the named field.
+func (sh *Shape) field(name string) int {
+	for _, f := range sh.Fields {
+		if f.Field == name {
+			return f.Found
+		}
+	}
+	return 0
 }
 
 // errStop ends a load early.

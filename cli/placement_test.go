@@ -266,8 +266,10 @@ func TestFlagsMeanTheSameWherever(t *testing.T) {
 		{cmd: "sandbox", args: []string{"--size", "-1"}}, // refused before it listens
 		{cmd: "version"},
 	}
-	root := NewRootCmd(newTestEnv(nil).Env)
-	takes := func(cmd, flag string) bool {
+	// a tree of its own each time: cobra's Find writes to the tree, and the runs are parallel
+	takes := func(t *testing.T, cmd, flag string) bool {
+		t.Helper()
+		root := NewRootCmd(newTestEnv(nil).Env)
 		c, _, err := root.Find([]string{cmd})
 		if err != nil || c == root {
 			t.Fatalf("no command %s", cmd)
@@ -276,7 +278,7 @@ func TestFlagsMeanTheSameWherever(t *testing.T) {
 	}
 	// the promise's core, whatever the tree says: these take --readonly
 	for _, c := range []string{"retry", "mark", "resolve", "verify", "bundle", "journal", "scan", "list", "show"} {
-		if !takes(c, "--readonly") {
+		if !takes(t, c, "--readonly") {
 			t.Errorf("%s does not take --readonly", c)
 		}
 	}
@@ -292,7 +294,7 @@ func TestFlagsMeanTheSameWherever(t *testing.T) {
 				body := append(append([]string{}, inv.args...), source...)
 				before := w.runPlaced(t, append(append(slices.Clone(given), inv.cmd), body...))
 				after := w.runPlaced(t, append(append([]string{inv.cmd}, body...), given...))
-				if !takes(inv.cmd, f.name) {
+				if !takes(t, inv.cmd, f.name) {
 					for where, r := range map[string]placementRun{"before": before, "after": after} {
 						if r.code != ExitUsage || !strings.Contains(r.stderr, "unknown flag: "+f.name) || r.changed {
 							t.Errorf("%s, which %s does not take, %s it: exit %d, %q", f.name, inv.cmd, where, r.code, r.stderr)

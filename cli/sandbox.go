@@ -60,6 +60,8 @@ type SandboxOptions struct {
 	MaxPage   int
 	Faults    faultFlags
 	Lenient   bool
+	NoStore   bool
+	Events    bool
 	Cursor    string
 	RateLimit string
 }
@@ -89,6 +91,8 @@ func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) 
 	fs.IntVar(&opts.MaxPage, "max-page-size", 0, "refuse logs searches with a larger limit (a 400 naming it), like a server stricter than the docs; 0: no such limit")
 	fs.StringVar(&opts.Cursor, "cursor", "keyset", "how the logs list pages: `keyset` (a cursor names the last record served) or page (a page number, as the real API's cursor: records that arrive meanwhile shift the pages)")
 	fs.StringVar(&opts.RateLimit, "rate-limit", "", "serve at most `N/min` API requests a minute (the organisation's budget), with X-RateLimit-* headers and 429 + Retry-After past it")
+	fs.BoolVar(&opts.NoStore, "no-store-data", false, "serve logs without arguments or responses, as a project with \"Don't store data\" on")
+	fs.BoolVar(&opts.Events, "events", false, "log trigger deliveries and account events beside the executions, as the real logs do")
 	fs.BoolVar(&opts.Lenient, "lenient", false, "accept what the real API refuses (both key headers, one-sided or ISO time ranges, unknown body keys and tool arguments...): for tests of old clients only")
 	fs.Var(&opts.Faults, "fault", "arm a fault at start, TOOL:MODE[:COUNT] (repeatable; TOOL * for any; modes: "+modeList()+")")
 	return cmd
@@ -121,6 +125,7 @@ func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
 		rate = n
 	}
 	cfg := sandbox.Config{APIKey: *key, Seed: *seed, Size: *size, HoldTimeout: *hold, Faults: faults, MaxPageSize: *maxPage, Lenient: opts.Lenient,
+		NoStoreData: opts.NoStore, Events: opts.Events,
 		Cursor: sandbox.CursorMode(opts.Cursor), RateLimit: rate}
 	s, base, err := sandbox.Start(ctx, cfg, *addr)
 	if err != nil {

@@ -101,10 +101,24 @@ type Execution struct {
 	ToolVersion string  `json:"tool_version,omitempty"`
 	RetryCount  int     `json:"retry_count"` // x-stainless-retry-count when recorded, else -1
 	Parent      *Parent `json:"parent,omitempty"`
+	// Type is the record's type when it is not a tool execution (TypeTriggerMessage,
+	// TypeAccountCreated, ...); "" for a tool execution.
+	Type string `json:"type,omitempty"`
 	// Detailed is true when the record came from a detail (timings, context, data), false for
 	// a list entry whose data may be fetched later.
 	Detailed bool `json:"detailed,omitempty"`
 }
+
+// The record types of the Logs API (composio-api.md, round 3).
+const (
+	TypeToolExecution  = "tool.execution"
+	TypeTriggerMessage = "trigger.message"
+	TypeAccountCreated = "connected_account.created"
+)
+
+// IsToolExecution reports whether the record is a tool execution (not a trigger delivery or an
+// account event), the only kind of record that can be a write.
+func (e *Execution) IsToolExecution() bool { return e.Type == "" || e.Type == TypeToolExecution }
 
 // End returns the best known end of the execution: end time, else start+duration, else the
 // timestamp+duration, else the timestamp. ok is false when only the timestamp was known.

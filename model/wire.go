@@ -89,6 +89,7 @@ var ErrNoID = errors.New("record has no id")
 type lenient struct {
 	ID        flexString      `json:"id"`
 	Timestamp flexTime        `json:"timestamp"`
+	Type      flexString      `json:"type"`
 	Status    flexString      `json:"status"`
 	Level     flexString      `json:"level"`
 	Message   flexString      `json:"message"`
@@ -127,6 +128,15 @@ type lenientError struct {
 	Kind       flexString `json:"kind"`
 }
 
+// recordType is a record's type as kept: "" for a tool execution (the type of nearly every
+// record, so it costs nothing to keep), else the type as the log gives it.
+func recordType(t string) string {
+	if t == TypeToolExecution {
+		return ""
+	}
+	return t
+}
+
 // parseRecordSlow is the reference parser on encoding/json: every scalar is decoded by a flex
 // type, every object kept raw and decoded again. ParseRecord takes it for whatever its one-pass
 // scanner (wirefast.go) is not sure about, so the two always agree.
@@ -151,6 +161,7 @@ func parseRecordSlow(data []byte) (Execution, error) {
 		Status:     strings.ToLower(string(l.Status)),
 		Level:      string(l.Level),
 		Message:    string(l.Message),
+		Type:       recordType(string(l.Type)),
 		RetryCount: -1,
 	}
 	if isObject(l.Metadata) {
@@ -403,7 +414,7 @@ func ToWire(e *Execution, detail bool) WireRecord {
 	w := WireRecord{
 		ID:        e.ID,
 		Timestamp: e.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z"),
-		Type:      "tool.execution",
+		Type:      first(e.Type, TypeToolExecution),
 		Status:    e.Status,
 		Level:     e.Level,
 		Message:   e.Message,

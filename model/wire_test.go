@@ -280,3 +280,26 @@ func TestHugeDurationIsUnknown(t *testing.T) {
 		t.Errorf("ordinary duration: %v %v", e.HasDuration, e.Duration)
 	}
 }
+
+// TestRecordTypesAreKept: a record of another type than tool.execution (a trigger delivery, an
+// account event) keeps its type through both parsers and back to the wire; a tool execution
+// keeps none (issue 28).
+func TestRecordTypesAreKept(t *testing.T) {
+	for _, tt := range []struct{ typ, want string }{{"tool.execution", ""}, {"", ""}, {"trigger.message", "trigger.message"}, {"connected_account.created", "connected_account.created"}} {
+		rec := `{"id":"log_1","timestamp":"2026-03-01T10:00:00Z","status":"success","type":"` + tt.typ + `","metadata":{"tool_slug":"GMAIL_NEW_GMAIL_MESSAGE"}}`
+		fast, err := ParseRecord([]byte(rec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := parseRecordSlow([]byte(rec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fast.Type != tt.want || slow.Type != tt.want || fast.IsToolExecution() != (tt.want == "") {
+			t.Errorf("type %q: fast %q slow %q", tt.typ, fast.Type, slow.Type)
+		}
+		if w := ToWire(&fast, false); w.Type != first(tt.want, TypeToolExecution) {
+			t.Errorf("type %q back to the wire: %q", tt.typ, w.Type)
+		}
+	}
+}

@@ -122,8 +122,8 @@ func parseFast(data []byte, p *Parser) (e Execution, ok bool, err error) {
 // fields is what the scanner gathered, before it is combined into an Execution the way
 // parseRecordSlow combines the lenient structs.
 type fields struct {
-	id, status, level, message string
-	timestamp                  time.Time
+	id, status, level, message, typ string
+	timestamp                       time.Time
 
 	meta                                                                            bool
 	toolSlug, tool, toolkitSlug, toolkit, user, account, sdk, metaReq, toolVer, ver string
@@ -164,6 +164,7 @@ func (f *fields) execution(data []byte, dropResponse, skipArgs bool) Execution {
 		Status:     f.status,
 		Level:      f.level,
 		Message:    f.message,
+		Type:       recordType(f.typ),
 		RetryCount: -1,
 	}
 	if f.meta {
@@ -263,7 +264,7 @@ func (s *scan) peek() byte {
 // The names each object's fields are matched against; a key equal to one of them only
 // case-insensitively (encoding/json would take it) sends the record to the slow path.
 var (
-	topNames      = []string{"id", "timestamp", "status", "level", "message", "metadata", "metrics", "parent", "timings", "context", "source", "data"}
+	topNames      = []string{"id", "timestamp", "status", "level", "message", "metadata", "metrics", "parent", "timings", "context", "source", "data", "type"}
 	metaNames     = []string{"tool_slug", "tool", "toolkit_slug", "toolkit", "user_id", "connected_account_id", "sdk_version", "retry_count", "request_id", "tool_version", "version"}
 	metricsNames  = []string{"duration_ms"}
 	parentNames   = []string{"log_id", "tool_slug"}
@@ -378,6 +379,8 @@ func (s *scan) record(f *fields) bool {
 			return 1 << 2, ok
 		case "level":
 			return 1 << 3, s.flexString(&f.level, internFew)
+		case "type":
+			return 1 << 12, s.flexString(&f.typ, internFew)
 		case "message":
 			return 1 << 4, s.flexString(&f.message, internFew)
 		case "metadata":

@@ -304,6 +304,9 @@ func gather(ctx context.Context, d *Deps, e *model.Execution) (Result, triage.Gu
 	if d.Kinds != nil {
 		kind = d.Kinds.Kind(e.ToolSlug)
 	}
+	if !e.IsToolExecution() { // a trigger delivery or an account event repeats nothing
+		kind = model.KindRead
+	}
 	res.Kind = kind
 	res.Outcome, res.OutcomeReason = triage.Classify(e, kind, d.Options)
 	in := triage.GuardInput{Execution: e, Kind: kind, Outcome: res.Outcome, OutcomeReason: res.OutcomeReason, Now: d.now()}

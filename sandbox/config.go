@@ -53,6 +53,12 @@ type Config struct {
 	// past it (ratelimit.go).
 	RateLimit       int
 	RateLimitWindow time.Duration
+	// NoStoreData serves logs as a project with "Don't store data" on has them: audit metadata,
+	// but no request arguments and no response payload.
+	NoStoreData bool
+	// Events adds to the history the other types of records the logs carry: trigger
+	// deliveries (trigger.message) and account events (connected_account.created).
+	Events bool
 	// Lenient accepts what the real API refuses (strict.go): both key headers, a one-sided or
 	// ISO time range, numeric filter values, unknown body keys and tool arguments, a cursor
 	// replayed under other filters, the logs under /api/v3. Only for a test that needs it.

@@ -201,6 +201,9 @@ func (w *world) accountFor(userID, toolkit string) *account {
 	u.toolkits = append(u.toolkits, toolkit)
 	w.accounts = append(w.accounts, a)
 	w.accountByID[a.id] = a
+	if w.accountMade != nil {
+		w.accountMade(a)
+	}
 	return a
 }
 

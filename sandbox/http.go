@@ -508,7 +508,11 @@ func (s *Server) handleLog(w http.ResponseWriter, r *http.Request) {
 	var rec model.WireRecord
 	if e != nil {
 		s.materialize(e)
-		rec = model.ToWire(e, true)
+		shown := *e
+		if s.cfg.NoStoreData { // audit metadata only
+			shown.Arguments, shown.Response = nil, nil
+		}
+		rec = model.ToWire(&shown, true)
 	}
 	s.mu.Unlock()
 	if e == nil {

@@ -102,6 +102,9 @@ func New(cfg Config) (*Server, error) {
 	for _, e := range s.logs {
 		s.byID[e.ID] = e
 	}
+	if cfg.Events {
+		s.addEvents()
+	}
 	s.faults = append(s.faults, cfg.Faults...)
 	if cfg.RateLimit < 0 || cfg.RateLimitWindow < 0 {
 		return nil, errors.New("sandbox: the rate limit and its window must not be negative")

@@ -17,6 +17,9 @@ type world struct {
 	users       []*user
 	accounts    []*account // creation order
 	accountByID map[string]*account
+	// accountMade, when set, is told of each account made while the sandbox serves (the
+	// server's lock is held): Config.Events logs it.
+	accountMade func(*account)
 }
 
 // company is an organisation: users of one company share its Slack workspace, GitHub

@@ -473,6 +473,10 @@ func (c *Classifier) Classify(e *model.Execution) (model.Triage, bool) {
 	si := c.slug(e.ToolSlug)
 	k := si.kind
 	out, reason := classify(e, c.opt, si.fx, c.memo)
+	if !e.IsToolExecution() { // a trigger delivery, an account event: shown, never a write
+		k = model.KindRead
+		reason = NotAnExecution(e) + ": " + reason
+	}
 	if out == model.OutcomeSucceeded && e.HasDuration {
 		// a success's text is c.memo's, shared already (interning only shares memory)
 	} else if r, ok := c.reasons[reason]; ok {
@@ -496,6 +500,26 @@ func (c *Classifier) Classify(e *model.Execution) (model.Triage, bool) {
 		Reason:  reason,
 		OldSDK:  note,
 	}, isGroupable(e, k)
+}
+
+// NotAnExecution says what a record that is not a tool execution is.
+func NotAnExecution(e *model.Execution) string {
+	switch e.Type {
+	case model.TypeTriggerMessage:
+		return "a trigger delivery (trigger.message), not a tool execution"
+	case model.TypeAccountCreated:
+		return "an account event (connected_account.created), not a tool execution"
+	}
+	return "a " + e.Type + " record, not a tool execution"
+}
+
+// KindOf is e's kind: its tool's, or read for a record that is not a tool execution (it
+// changes nothing a retry could repeat).
+func KindOf(kinds *Kinds, e *model.Execution) model.ToolKind {
+	if !e.IsToolExecution() {
+		return model.KindRead
+	}
+	return kinds.Kind(e.ToolSlug)
 }
 
 // sdkKey is what OldSDK reads of an execution: everything, or a memo would give one call

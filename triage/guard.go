@@ -141,9 +141,13 @@ func CheckRetry(in GuardInput) GuardDecision {
 	}
 
 	if args := bytes.TrimSpace(e.Arguments); len(args) == 0 || string(args) == "null" {
+		if e.Detailed {
+			return refuse(RefusedNoArguments, NoStoredData+": a retry could not repeat the same call",
+				"repeat the call from its source (your application has its arguments), after checking the provider by hand")
+		}
 		return refuse(RefusedNoArguments,
-			"the execution's arguments are not recorded (or not loaded): a retry could not repeat the same call",
-			"load the execution's detail (`exectriage show "+id+"`); if the log holds no arguments, repeat the call from its source instead")
+			"the execution's arguments are not loaded: a retry could not repeat the same call",
+			"load the execution's detail (`exectriage show "+id+"`), then retry")
 	}
 
 	switch {
@@ -264,6 +268,10 @@ func refuseMeta(id string, in GuardInput) GuardDecision {
 	}
 	return GuardDecision{Code: RefusedMetaTool, Reason: reason, Next: next}
 }
+
+// NoStoredData says why a detailed log without arguments allows neither a provider check nor a
+// retry: the project keeps no arguments and no responses in its logs.
+const NoStoredData = "this log keeps no arguments (the project has \"Don't store data\" on, or the tool took none)"
 
 // OpenSameCall returns an open attempt (intent, sent or indeterminate) among attempts of the
 // same call, other than except; nil when none.

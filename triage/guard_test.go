@@ -75,9 +75,14 @@ func TestCheckRetry(t *testing.T) {
 			}), RefusedLogSuccess, []string{"records success"}},
 		{"arguments not loaded", with(func(in *GuardInput) {
 			e := *exec
-			e.Arguments = nil
+			e.Arguments, e.Detailed = nil, false
 			in.Execution = &e
-		}), RefusedNoArguments, []string{"not recorded", "exectriage show log_abc"}},
+		}), RefusedNoArguments, []string{"not loaded", "exectriage show log_abc"}},
+		{"a detail without arguments (Don't store data)", with(func(in *GuardInput) {
+			e := *exec
+			e.Arguments, e.Detailed = nil, true
+			in.Execution = &e
+		}), RefusedNoArguments, []string{"Don't store data", "repeat the call from its source"}},
 		{"attempt intent", with(func(in *GuardInput) { in.Attempts = attempt(model.AttemptIntent) }), RefusedAttemptOpen,
 			[]string{"att-1 is in flight", "ana@host", "resolve att-1"}},
 		{"attempt sent", with(func(in *GuardInput) { in.Attempts = attempt(model.AttemptSent) }), RefusedAttemptOpen,

@@ -240,3 +240,23 @@ func TestASessionExecutionThatRanNothing(t *testing.T) {
 		t.Errorf("a failed session execution that timed out: %s", o)
 	}
 }
+
+// TestRecordsThatAreNotExecutions: a trigger delivery or an account event is shown with what it
+// is, and is never a write: never flagged, never grouped, even when its slug reads like a write
+// and it failed twice in a row (issue 28).
+func TestRecordsThatAreNotExecutions(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	mk := func(id string, d time.Duration) model.Execution {
+		return model.Execution{ID: id, Type: model.TypeTriggerMessage, ToolSlug: "GMAIL_SEND_EMAIL", UserID: "u1", Status: "failed",
+			Timestamp: at.Add(d), Arguments: json.RawMessage(`{"a":1}`), Detailed: true, Error: &model.ExecError{Kind: model.ErrTimeout}}
+	}
+	r := Analyze([]model.Execution{mk("log_1", 0), mk("log_2", time.Second)}, NewKinds(), Options{})
+	for i, tr := range r.Triage {
+		if tr.Flagged || tr.Kind != model.KindRead || tr.GroupID != "" || !strings.Contains(tr.Reason, "a trigger delivery (trigger.message)") {
+			t.Errorf("record %d: %+v", i, tr)
+		}
+	}
+	if len(r.Groups) != 0 {
+		t.Errorf("trigger deliveries grouped as duplicate writes: %+v", r.Groups)
+	}
+}

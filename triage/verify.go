@@ -142,7 +142,7 @@ func (v *Verifiers) verify(ctx context.Context, e *model.Execution) model.Provid
 		if !e.Detailed {
 			st.Reason = "the execution's arguments are not loaded: open its detail, then verify"
 		} else {
-			st.Reason = "the execution recorded no arguments: nothing to match against"
+			st.Reason = NoStoredData + ": nothing to match the provider against"
 		}
 		return st
 	}

@@ -175,6 +175,11 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 		return strings.TrimRight(b.String(), "\n")
 	}
 	bs := r.bodies(st, e, reveal)
+	if len(e.Arguments) == 0 && len(e.Response) == 0 {
+		b.WriteString("\n")
+		b.WriteString(st.Muted.Render("this project's logs keep no arguments and no response (\"Don't store data\"): no provider check and no guarded retry can be made from them"))
+		b.WriteString("\n")
+	}
 	section("arguments")
 	b.WriteString(bs.argsOut)
 	b.WriteString("\n")
