@@ -156,7 +156,9 @@ func TestRealSDKAgainstTheSandbox(t *testing.T) {
 // TestRealSDKSessionRoutesAgainstTheStrictSandbox: @composio/core 0.21.0 and 1.0.0-beta.1
 // against the strict sandbox, on every session path a real project uses: session.proxyExecute
 // (it sends toolkit_slug) re-sends a proxied write that got a 5xx after the provider acted
-// (3 emails), session.tools(), search and toolkits pass the SDK's own zod schemas (issue 28:
+// (3 emails), and so does a provider-wrapped tool call (the OpenAI provider's executeToolCall
+// on a session tool, as an agent loop runs it: 3), session.tools(), search and toolkits pass
+// the SDK's own zod schemas (issue 28:
 // proxyExecute got 400 "toolkit is required", tools() a 404).
 func TestRealSDKSessionRoutesAgainstTheStrictSandbox(t *testing.T) {
 	ctx := t.Context()
@@ -184,6 +186,13 @@ func TestRealSDKSessionRoutesAgainstTheStrictSandbox(t *testing.T) {
 			res = run("proxy", subject+" ok")
 			if st, _ := res["status"].(float64); res["ok"] != true || st < 200 || st > 299 || len(effectsWith(t, srv, base, subject+" ok")) != 1 {
 				t.Fatalf("session.proxyExecute: %v", res)
+			}
+			subject = "real sdk wrapped " + version
+			srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: sandbox.Fault5xxAfterCommit, Count: 3})
+			res = run("wrapped", subject)
+			srv.ClearFaults()
+			if n := len(effectsWith(t, srv, base, subject)); n != 3 {
+				t.Fatalf("a provider-wrapped session tool call under a 5xx: %d emails, want 3 (%v)", n, res)
 			}
 			res = run("tools", "")
 			if res["ok"] != true || res["tools"].(float64) < 5 || res["searched"].(float64) != 1 || res["toolkits"].(float64) != 2 || res["connected"] != true {

@@ -42,6 +42,15 @@ try {
     const tks = await session.toolkits();
     out.toolkits = tks.items.length;
     out.connected = tks.items.every((t) => t.connection?.isActive === true);
+  } else if (scenario === 'wrapped') {
+    // a provider-wrapped tool call, as an agent loop runs it: session.tools() hands the model
+    // OpenAI function tools, and the provider executes the call the model made
+    const session = await composio.create('user-sdk', { toolkits: ['gmail'] });
+    out.sessionId = session.sessionId;
+    await session.tools();
+    const call = { id: 'call_1', type: 'function', function: { name: 'GMAIL_SEND_EMAIL', arguments: JSON.stringify(args) } };
+    const r = JSON.parse(await composio.provider.executeToolCall(session, call));
+    out.successful = r.successful;
   } else if (scenario === 'logs') {
     const now = Date.now();
     const page = await composio.logs.search({ limit: 20, timeRange: { from: now - 30 * 24 * 3600e3, to: now + 60e3 } });
