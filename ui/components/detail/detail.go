@@ -17,6 +17,9 @@ import (
 	"github.com/exectriage/exectriage/ui/styles"
 )
 
+// NoStoredData is what the pane says of a full record without arguments or response.
+const NoStoredData = "this project's logs keep no arguments and no response (\"Don't store data\"): no provider check and no guarded retry can be made from them"
+
 // Renderer renders the detail pane. It keeps the rendered bodies (arguments, response, error
 // message) of the last few executions: they are the costly part (redaction, indenting, up to
 // MaxParse bytes each), and the pane is rebuilt on every message. Use it from one goroutine.
@@ -175,9 +178,9 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 		return strings.TrimRight(b.String(), "\n")
 	}
 	bs := r.bodies(st, e, reveal)
-	if len(e.Arguments) == 0 && len(e.Response) == 0 {
+	if e.IsToolExecution() && len(e.Arguments) == 0 && len(e.Response) == 0 {
 		b.WriteString("\n")
-		b.WriteString(st.Muted.Render("this project's logs keep no arguments and no response (\"Don't store data\"): no provider check and no guarded retry can be made from them"))
+		b.WriteString(st.Muted.Render(NoStoredData))
 		b.WriteString("\n")
 	}
 	section("arguments")

@@ -129,3 +129,31 @@ func TestRowWithoutItsRecord(t *testing.T) {
 		})
 	}
 }
+
+// TestARecordWithoutStoredData: a full tool-execution record with neither arguments nor
+// response (a project with "Don't store data" on) says why nothing can be checked or retried;
+// a record with either, and a record that is not a tool execution, do not (issue 28).
+func TestARecordWithoutStoredData(t *testing.T) {
+	st := styles.New(theme.Default())
+	at := time.Date(2026, 3, 2, 11, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		e    model.Execution
+		says bool
+	}{
+		{"no stored data", model.Execution{ID: "log_1", ToolSlug: "GMAIL_SEND_EMAIL", Timestamp: at, Status: "failed", Detailed: true}, true},
+		{"arguments kept", model.Execution{ID: "log_2", ToolSlug: "GMAIL_SEND_EMAIL", Timestamp: at, Detailed: true, Arguments: json.RawMessage(`{"to":"a"}`)}, false},
+		{"response kept", model.Execution{ID: "log_3", ToolSlug: "GMAIL_FETCH_EMAILS", Timestamp: at, Detailed: true, Response: json.RawMessage(`{"ok":true}`)}, false},
+		{"an account event", model.Execution{ID: "log_4", Type: model.TypeAccountCreated, Timestamp: at, Detailed: true}, false},
+		{"a trigger delivery", model.Execution{ID: "log_5", Type: model.TypeTriggerMessage, ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE", Timestamp: at, Detailed: true}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r Renderer
+			out := strings.Join(strings.Fields(ansi.Strip(r.Content(st, store(tt.e), 0, false, false))), " ")
+			if got := strings.Contains(out, NoStoredData); got != tt.says {
+				t.Errorf("says %v, want %v: %q", got, tt.says, out)
+			}
+		})
+	}
+}

@@ -172,3 +172,25 @@ func TestDialogFitsAShortScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestNoStoredDataRefusal: the dialog opened on an execution whose log keeps no arguments
+// ("Don't store data") shows the guard's own refusal, names the setting and sends nothing.
+func TestNoStoredDataRefusal(t *testing.T) {
+	e := model.Execution{ID: "log_1", ToolSlug: "GMAIL_SEND_EMAIL", Status: "failed", Detailed: true}
+	d := triage.CheckRetry(triage.GuardInput{Execution: &e, Kind: model.KindWrite, Outcome: model.OutcomeAmbiguous,
+		Provider: model.ProviderState{State: model.ProviderNotFound}, Confirmed: true, Reason: "r"})
+	if d.Code != triage.RefusedNoArguments {
+		t.Fatalf("the guard: %+v", d)
+	}
+	m, c := newDialog(d)
+	v := strings.Join(strings.Fields(ansi.Strip(m.View())), " ")
+	for _, want := range []string{"Retry refused", `"Don't store data"`, "repeat the call from its source"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("missing %q in %q", want, v)
+		}
+	}
+	c.t = c.t.Add(KeyDelay)
+	if _, msgs := press(m, "tab", "failed", "enter", "x", "enter", "enter"); sent(msgs) != nil {
+		t.Fatal("a refused retry was sent")
+	}
+}
