@@ -199,7 +199,7 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 			k = r.kinds.Kind(e.ToolSlug)
 			r.kindOf[e.ToolSlug] = k
 		}
-		if languageMatters(e) { // reads too: the note shows on every execution of the SDK
+		if triage.NoteNeedsLanguage(e) { // reads too: the note shows on every execution of the SDK
 			mark[i] = true
 			continue
 		}
@@ -235,16 +235,6 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 		}
 	}
 	return need, again
-}
-
-// languageMatters reports whether an execution's SDK note depends on a language its list entry
-// does not carry (the Logs API lists entries without source): a version between the two SDKs'
-// fixes retries writes in one language only, so the detail (which records the language) decides.
-func languageMatters(e *model.Execution) bool {
-	if e.SDKVersion == "" || e.Source.Language != "" || e.Source.Framework != "" {
-		return false
-	}
-	return triage.OldSDK(e) != "" && strings.Contains(triage.OldSDK(e), "if it is Python")
 }
 
 // detailWorkers bounds concurrent detail requests (the client retries reads on 429).

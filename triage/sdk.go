@@ -27,29 +27,55 @@ func CallPath(e *model.Execution) sdkversion.Path {
 // OldSDK returns a one-line note when the execution names a Composio SDK that re-sends writes
 // on the path it came through ("Python composio 0.15.2 auto-retries writes"; "TypeScript
 // @composio/core 0.21.0 retries session writes (fixed in 0.23.0)"), else "": never for a fixed
-// path. It reads the SDK version (metadata.sdk_version) and the language from source.language
-// (x-source), falling back to source.framework and source.host. Without a known language, a
-// version below both SDKs' fixes is old in either; one in between is reported as old only if it
-// is Python's.
+// path. It reads the SDK version (metadata.sdk_version) and, only where the answer depends on
+// it, the language from source.language (x-source), falling back to source.framework and
+// source.host. A version that re-sends in both languages gets a note that names neither, so
+// an execution reads the same whether its language was loaded (a log's detail) or not (its
+// list entry: every front says the same of it); one that re-sends in one language only is
+// named for that language, or reported "if it is" that language when none is recorded (the
+// detail rule fetches the language for those, see NoteNeedsLanguage).
 func OldSDK(e *model.Execution) string {
 	ver := strings.TrimSpace(e.SDKVersion)
 	if ver == "" {
 		return ""
 	}
 	path := CallPath(e)
-	if sdk, _, ok := sdkversion.FromRecord(e.Source.Language, e.Source.Framework, e.Source.Host); ok {
-		_, note := sdkversion.AutoRetriesOn(sdk.Name, ver, path)
-		return note
-	}
+	ts, tsNote := sdkversion.AutoRetriesOn(sdkversion.TypeScriptSDK, ver, path)
+	py, pyNote := sdkversion.AutoRetriesOn(sdkversion.PythonSDK, ver, path)
 	what := sdkversion.RetriesWritesNote
 	if path == sdkversion.PathSession {
 		what = "retries session writes"
 	}
-	if r, _ := sdkversion.AutoRetriesOn(sdkversion.TypeScriptSDK, ver, path); r {
-		return "Composio SDK " + ver + " (language not recorded) " + what
+	if ts && py {
+		return "Composio SDK " + ver + " " + what + " (TypeScript before " + sdkversion.FixedOn(sdkversion.NPM, sdkversion.TypeScriptSDK, path) +
+			", Python before " + sdkversion.FixedOn(sdkversion.PyPI, sdkversion.PythonSDK, path) + ")"
 	}
-	if r, _ := sdkversion.AutoRetriesOn(sdkversion.PythonSDK, ver, path); r {
+	if sdk, _, ok := sdkversion.FromRecord(e.Source.Language, e.Source.Framework, e.Source.Host); ok {
+		switch sdk.Name {
+		case sdkversion.TypeScriptSDK:
+			return tsNote
+		case sdkversion.PythonSDK:
+			return pyNote
+		}
+		_, note := sdkversion.AutoRetriesOn(sdk.Name, ver, path)
+		return note
+	}
+	switch {
+	case ts:
+		return "Composio SDK " + ver + " (language not recorded) " + what + " if it is TypeScript @composio/core"
+	case py:
 		return "Composio SDK " + ver + " (language not recorded) " + what + " if it is Python composio"
 	}
 	return ""
+}
+
+// NoteNeedsLanguage reports whether e's old-SDK note depends on a language its record does not
+// carry (the Logs API lists entries without source): its version re-sends writes in one
+// language only, so the detail, which records the language, decides. The one rule every load
+// fetches details by.
+func NoteNeedsLanguage(e *model.Execution) bool {
+	if e.SDKVersion == "" || e.Source.Language != "" || e.Source.Framework != "" || e.Source.Host != "" {
+		return false
+	}
+	return strings.Contains(OldSDK(e), "(language not recorded)")
 }
