@@ -11,12 +11,12 @@ build:
 # The test suite, as CI runs it (race detector on; 5-6 minutes on 2 cores). PostgreSQL tests
 # run when EXECTRIAGE_TEST_POSTGRES holds a DSN (scripts/start-postgres.sh prints one), tmux
 # tests when tmux is installed, the real-SDK test when node and npm are. The output is
-# summarised (internal/testsummary): package results, failed tests in full, and at the end
+# summarised (tools/testsummary): package results, failed tests in full, and at the end
 # every skipped suite with how to run it. `make test-short` is the quick loop (~1 minute).
 SHELL := /bin/bash
 test:
 	$(GO) vet $(PKGS)
-	set -o pipefail; $(GO) test -race -count=1 -timeout 30m -json $(PKGS) | $(GO) run ./internal/testsummary
+	set -o pipefail; $(GO) test -race -count=1 -timeout 30m -json $(PKGS) | $(GO) run ./tools/testsummary
 
 test-short:
 	$(GO) test -short -count=1 $(PKGS)
@@ -33,18 +33,18 @@ demo:
 BENCH_COUNT ?= 3
 BENCH_ONLY ?=
 bench:
-	$(GO) run ./internal/benchsuite -count $(BENCH_COUNT) -data bench-data $(if $(BENCH_ONLY),-only $(BENCH_ONLY))
+	$(GO) run ./tools/benchsuite -count $(BENCH_COUNT) -data bench-data $(if $(BENCH_ONLY),-only $(BENCH_ONLY))
 
 # The 5M-record scan (issue 15): generates bench-data/5m.jsonl (5 GB, gitignored, kept for the
 # next run; ~2 minutes) and checks that scan stays within 1 GB.
 bench-5m:
-	$(GO) run ./internal/benchsuite -count 1 -data bench-data -only scan5m
+	$(GO) run ./tools/benchsuite -count 1 -data bench-data -only scan5m
 
 # Seeded JSONL exports of the Logs API (detail shape) for the benchmarks: 10k, 100k and 1M
 # executions (~1 GB) in bench-data/ (gitignored). Existing files are kept.
 bench-data:
 	@for n in 10000:10k 100000:100k 1000000:1m; do \
-	  f=bench-data/$${n##*:}.jsonl; test -f $$f || $(GO) run ./internal/benchdata/gen -n $${n%%:*} -seed 1 -o $$f || exit 1; \
+	  f=bench-data/$${n##*:}.jsonl; test -f $$f || $(GO) run ./tools/benchdata-gen -n $${n%%:*} -seed 1 -o $$f || exit 1; \
 	done
 
 # The checks CI runs before the tests: go.mod tidy, gofmt, go vet, staticcheck (installed
@@ -78,7 +78,7 @@ clean:
 
 # The man pages, one per command, from the CLI's own definitions (never edited by hand).
 man:
-	$(GO) run ./internal/mangen -dir man
+	$(GO) run ./tools/mangen -dir man
 
 # Screenshots of the real binary (tmux + charmbracelet/freeze) into docs/screenshots/ for the
 # README; regenerate when the views change.

@@ -23,6 +23,7 @@ import (
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
+	"github.com/exectriage/exectriage/sandbox"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
 )
@@ -94,8 +95,10 @@ type Options struct {
 	profileKeyEnv  string
 	profileLogURL  string
 	profileApplied bool
-	// SourceOptions tunes the source's options before it opens (tests: the demo sandbox).
+	// SourceOptions tunes the source's options before it opens.
 	SourceOptions func(*source.Options)
+	// DemoSandbox tunes the demo sandbox's configuration before it starts (tests).
+	DemoSandbox func(*sandbox.Config)
 }
 
 // App is one session of exectriage over one source.
@@ -115,8 +118,9 @@ type App struct {
 	hydrated map[string]model.Execution // full records a streaming load fetched (at most maxHydrated)
 
 	creds     Credentials
-	j         *Journal // the TUI's journal, nil when none is open
+	j         *Journal // the session's journal, nil when none is open
 	jerr      error    // why the journal could not be opened, when it could not
+	ownJ      bool     // the app closes j (ViewJournal)
 	bundleDir string
 	outDir    string // the session's private directory for its files (writeOut), made on first use
 
@@ -386,12 +390,20 @@ func openSource(ctx context.Context, o *Options, creds Credentials, extra ...cli
 	switch {
 	case o.File != "", o.BaseURL != "":
 	case usesDemo(*o, creds):
-		opt.Demo = true
 		anchor, err := demoAnchor(*o) // the same world, ids and all, in every command
 		if err != nil {
 			return nil, err
 		}
-		opt.Sandbox.Now, opt.Sandbox.WallClock = anchor, o.Now == nil
+		cfg := sandbox.Config{Now: anchor, WallClock: o.Now == nil}
+		if o.DemoSandbox != nil {
+			o.DemoSandbox(&cfg)
+		}
+		srv, base, err := sandbox.Start(ctx, cfg, "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("start demo sandbox: %w", err)
+		}
+		// the demo gets the loopback's own key, never the person's
+		opt.Demo, opt.Closer, opt.BaseURL, opt.APIKey = true, srv, base, cfg.APIKey
 	default:
 		opt.BaseURL = envBase(*o, creds)
 	}
@@ -400,6 +412,9 @@ func openSource(ctx context.Context, o *Options, creds Credentials, extra ...cli
 	}
 	src, err := source.Open(ctx, opt)
 	if err != nil {
+		if opt.Closer != nil {
+			_ = opt.Closer.Close()
+		}
 		if IsUsage(err) {
 			return nil, &UsageError{Msg: err.Error(), Err: err}
 		}
@@ -409,7 +424,14 @@ func openSource(ctx context.Context, o *Options, creds Credentials, extra ...cli
 }
 
 // Close closes the source.
-func (a *App) Close() error { return a.src.Close() }
+func (a *App) Close() error {
+	err := a.src.Close()
+	if a.ownJ {
+		err = errors.Join(err, a.j.Close())
+		a.j, a.ownJ = nil, false
+	}
+	return err
+}
 
 // SourceName names the source for headers: "LIVE", "LIVE host:port", "DEMO", "FILE name".
 func (a *App) SourceName() string { return a.src.Name() }

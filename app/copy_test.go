@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/exectriage/exectriage/internal/testsupport"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 )
@@ -56,13 +56,13 @@ func TestCurlNamesTheSessionsAPIAndQuotesEveryPart(t *testing.T) {
 		t.Fatalf("the curl does not name the session's API:\n%s", curl)
 	}
 	dir := t.TempDir()
-	before := testsupport.SandboxStats(t, base, "k-curl").ByTool["SLACK_SEND_MESSAGE"]
+	before := testkit.SandboxStats(t, base, "k-curl").ByTool["SLACK_SEND_MESSAGE"]
 	cmd := exec.Command("sh", "-c", curl)
 	cmd.Dir, cmd.Env = dir, []string{"COMPOSIO_API_KEY=k-curl", "PATH=" + os.Getenv("PATH")}
 	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "successful") {
 		t.Fatalf("the copied curl: %v\n%s\n%s", err, out, curl)
 	}
-	if got := testsupport.SandboxStats(t, base, "k-curl").ByTool["SLACK_SEND_MESSAGE"]; got != before+1 {
+	if got := testkit.SandboxStats(t, base, "k-curl").ByTool["SLACK_SEND_MESSAGE"]; got != before+1 {
 		t.Errorf("the curl made %d sends, want 1", got-before)
 	}
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/exectriage/exectriage/config"
-	"github.com/exectriage/exectriage/internal/testsupport"
+	"github.com/exectriage/exectriage/internal/testkit"
 )
 
 func TestDashboardURL(t *testing.T) {
@@ -82,7 +82,7 @@ func TestOpener(t *testing.T) {
 // OpenURL runs the browser with the address as one argument (never through a shell) and says
 // when there is no browser, so the caller copies the address instead.
 func TestOpenURL(t *testing.T) {
-	script, got := testsupport.FakeBrowser(t)
+	script, got := testkit.FakeBrowser(t)
 	dir := filepath.Dir(script)
 	vars := map[string]string{"BROWSER": script}
 	a := &App{o: Options{Getenv: func(k string) string { return vars[k] }}}

@@ -29,7 +29,7 @@ var layerRules = []struct {
 	{"config", []string{"app", "ui", "cli"}, "config is below app"},
 	{"journal", []string{"app", "ui", "cli", "triage", "retry", "source", "client"}, "the journal stores, it does not decide"},
 	{"retry", []string{"app", "ui", "cli", "source"}, "the protocol is below app"},
-	{"source", []string{"app", "ui", "cli", "triage", "journal", "retry"}, "sources only read"},
+	{"source", []string{"app", "ui", "cli", "triage", "journal", "retry", "sandbox"}, "sources only read (the app starts the demo and opens an API source on it)"},
 	{"client", []string{"app", "ui", "cli", "triage", "journal", "retry", "source", "sandbox"}, "the client only talks HTTP"},
 	{"model", []string{""}, "model imports no package of the project"},
 	{"redact", []string{""}, "redact imports no package of the project"},
@@ -62,12 +62,19 @@ func violations(t *testing.T, fsys fs.FS) (out []string, files int) {
 		}
 		files++
 		dir := filepath.ToSlash(filepath.Dir(path))
+		library := (dir == "internal" || strings.HasPrefix(dir, "internal/")) && dir != "internal/testkit" && !strings.HasPrefix(dir, "internal/testkit/")
+		if library && f.Name.Name == "main" {
+			out = append(out, path+" is a program: programs live under tools/, internal/ holds libraries")
+		}
 		for _, im := range f.Imports {
 			p, _ := strconv.Unquote(im.Path.Value)
 			if !strings.HasPrefix(p, module) {
 				continue
 			}
 			rel := strings.TrimPrefix(p, module)
+			if library && !strings.HasPrefix(rel, "internal/") {
+				out = append(out, path+" imports "+rel+": internal/ libraries import no domain package (test kits live in internal/testkit)")
+			}
 			if dir == "." && path == "main.go" && rel != "cli" {
 				out = append(out, path+" imports "+rel+": main.go only wires (it calls cli.Run)")
 			}
@@ -103,14 +110,18 @@ func TestLayersHold(t *testing.T) {
 // The checker must be able to fail: a tree with a forbidden import is reported.
 func TestLayersCheckerSeesAViolation(t *testing.T) {
 	bad := fstest.MapFS{
-		"ui/x.go":        {Data: []byte("package ui\nimport _ \"" + module + "journal\"\n")},
-		"cli/ok_test.go": {Data: []byte("package cli\nimport _ \"" + module + "source\"\n")},
-		"model/m.go":     {Data: []byte("package model\nimport _ \"" + module + "redact\"\n")},
-		"main.go":        {Data: []byte("package main\nimport _ \"" + module + "app\"\n")},
-		"app/a.go":       {Data: []byte("package app\nimport _ \"" + module + "source\"\n")},
+		"ui/x.go":               {Data: []byte("package ui\nimport _ \"" + module + "journal\"\n")},
+		"cli/ok_test.go":        {Data: []byte("package cli\nimport _ \"" + module + "source\"\n")},
+		"model/m.go":            {Data: []byte("package model\nimport _ \"" + module + "redact\"\n")},
+		"main.go":               {Data: []byte("package main\nimport _ \"" + module + "app\"\n")},
+		"app/a.go":              {Data: []byte("package app\nimport _ \"" + module + "source\"\n")},
+		"source/demo.go":        {Data: []byte("package source\nimport _ \"" + module + "sandbox\"\n")},
+		"internal/gen/main.go":  {Data: []byte("package main\n")},
+		"internal/lib/l.go":     {Data: []byte("package lib\nimport _ \"" + module + "triage\"\nimport _ \"" + module + "internal/cores\"\n")},
+		"internal/testkit/k.go": {Data: []byte("package testkit\nimport _ \"" + module + "sandbox\"\n")},
 	}
 	got, _ := violations(t, bad)
-	if len(got) != 3 {
-		t.Fatalf("violations = %q, want the ui, model and main.go ones (test files and app's own imports are allowed)", got)
+	if len(got) != 6 {
+		t.Fatalf("violations = %q, want the ui, model, main.go, source→sandbox, internal program and internal→triage ones (test files, app's own imports, internal→internal and the test kit are allowed)", got)
 	}
 }

@@ -22,6 +22,9 @@ type Loaded struct {
 	// from their list entries); FirstDetailError is the first such error.
 	DetailErrors     int
 	FirstDetailError error
+	// Cases are the journal's cases, by execution id (nil without a journal); each
+	// execution's triage carries its own (triage.ApplyCase).
+	Cases map[string]*model.Case
 }
 
 // Load reads every execution of the window, learns the kinds of their tools, fetches the
@@ -37,8 +40,24 @@ func (a *App) Load(ctx context.Context) (*Loaded, error) {
 		rule := newDetailRule(a.kinds, a.topt.Window)
 		l.DetailErrors, l.FirstDetailError = a.hydrate(ctx, execs, rule.need(execs), false)
 	}
-	l.Result = triage.Analyze(l.Execs, a.kinds, a.topt)
+	if l.Cases, err = a.Cases(ctx); err != nil {
+		return nil, err
+	}
+	l.analyze()
 	return l, nil
+}
+
+// analyze triages the window and gives each execution its journal case.
+func (l *Loaded) analyze() {
+	l.Result = triage.Analyze(l.Execs, l.a.kinds, l.a.topt)
+	if len(l.Cases) == 0 {
+		return
+	}
+	for i := range l.Execs {
+		if c := l.Cases[l.Execs[i].ID]; c != nil {
+			triage.ApplyCase(&l.Result.Triage[i], c)
+		}
+	}
 }
 
 // LoadAll reads every execution of the window, newest first (ties by id, so the order is
@@ -332,6 +351,6 @@ func (l *Loaded) Lookup(ctx context.Context, id string) (int, error) {
 		i = l.pos[id]
 	}
 	l.a.Learn(ctx, []model.Execution{d})
-	l.Result = triage.Analyze(l.Execs, l.a.kinds, l.a.topt)
+	l.analyze()
 	return i, nil
 }

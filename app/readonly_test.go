@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/client"
-	"github.com/exectriage/exectriage/internal/testsupport"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/retry"
@@ -54,7 +54,7 @@ func TestReadOnlySessionCannotWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	effects := len(testsupport.SandboxEffects(t, base, "k-ro")) // the generated history's
+	effects := len(testkit.SandboxEffects(t, base, "k-ro")) // the generated history's
 
 	for name, o := range map[string]Options{
 		"--readonly":          {ReadOnly: true},
@@ -114,7 +114,7 @@ func TestReadOnlySessionCannotWrite(t *testing.T) {
 			if _, err := a.Retry(ctx, j, RetryRequest{Execution: write, Confirmed: true, Reason: "r"}, RetryHooks{}); err == nil {
 				t.Error("Retry in a read-only session did not refuse")
 			}
-			if n := len(testsupport.SandboxEffects(t, base, "k-ro")); n != effects {
+			if n := len(testkit.SandboxEffects(t, base, "k-ro")); n != effects {
 				t.Fatalf("the sandbox committed %d effects", n-effects)
 			}
 			after, err := os.ReadFile(jpath)

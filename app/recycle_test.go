@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/exectriage/exectriage/internal/testsupport"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -29,7 +29,7 @@ func TestSizeHintAndRecycle(t *testing.T) {
 	if got := a.SizeHint(time.Hour); got != 0 {
 		t.Errorf("SizeHint(1h) = %d, want 0", got)
 	}
-	consumer := testsupport.NewRefills(a.Recycle)
+	consumer := testkit.NewRefills(a.Recycle)
 	n := 0
 	err := a.Stream(context.Background(), 0, func(b []model.Execution) error {
 		for i := range b {

@@ -38,6 +38,8 @@ type Scanned struct {
 	// DetailErrors and FirstDetailError are Loaded's (a live source's scan).
 	DetailErrors     int
 	FirstDetailError error
+	// cases are the journal's, by execution id (Triage applies them).
+	cases map[string]*model.Case
 }
 
 // scanRow is one execution as scan prints it.
@@ -208,6 +210,11 @@ func (s *Scanned) Triage(i int) model.Triage {
 	if r.group >= 0 {
 		t.GroupID = s.Groups[r.group].ID
 	}
+	if len(s.cases) > 0 {
+		if c := s.cases[s.ids.str(r.id)]; c != nil {
+			triage.ApplyCase(&t, c)
+		}
+	}
 	return t
 }
 
@@ -256,6 +263,9 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 	}
 	st.s.strs, st.s.enums = st.in.Strings(), st.small.Strings()
 	st.s.order = newestFirst(&st.s.rows, &st.s.ids)
+	if st.s.cases, err = a.Cases(ctx); err != nil {
+		return nil, err
+	}
 	return st.s, nil
 }
 
@@ -497,7 +507,7 @@ func newestFirst(rows *rowStore, ids *arena) []int32 {
 // ScannedOf makes rows of a loaded window.
 func ScannedOf(l *Loaded) (*Scanned, error) {
 	st := newScanState(nil)
-	st.s.Groups, st.s.DetailErrors, st.s.FirstDetailError = l.Result.Groups, l.DetailErrors, l.FirstDetailError
+	st.s.Groups, st.s.DetailErrors, st.s.FirstDetailError, st.s.cases = l.Result.Groups, l.DetailErrors, l.FirstDetailError, l.Cases
 	index := make(map[string]int32, len(l.Result.Groups))
 	for g := range l.Result.Groups {
 		index[l.Result.Groups[g].ID] = int32(g)

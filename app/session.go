@@ -22,7 +22,13 @@ import (
 // verdicts and bundles.
 
 // UseJournal makes j the session's journal (the TUI's retries and verdicts go to it).
-func (a *App) UseJournal(j *Journal) { a.j = j }
+func (a *App) UseJournal(j *Journal) {
+	if a.ownJ { // a journal ViewJournal opened gives way
+		_ = a.j.Close()
+		a.ownJ = false
+	}
+	a.j = j
+}
 
 // NoJournal records why the journal could not be opened, so that retries and verdicts refuse
 // with the real reason rather than advice to pass a flag that was passed.
@@ -42,6 +48,20 @@ func (a *App) noJournal(what string) error {
 		return fmt.Errorf("the journal could not be opened (%s): %s", p, what)
 	}
 	return errors.New("no journal is open: " + what)
+}
+
+// ViewJournal opens the journal, when it exists, for reading only, so that a reading command
+// shows each execution's case as every other front does (it never creates, migrates or
+// recovers one); the app closes it. It returns why there is none ("" when it was opened).
+func (a *App) ViewJournal(ctx context.Context) string {
+	if a.j != nil {
+		return ""
+	}
+	j, note := OpenJournalIfExists(ctx, a.o)
+	if j != nil {
+		a.j, a.ownJ = j, true
+	}
+	return note
 }
 
 // Journal is the session's journal, nil when none is open.
@@ -198,6 +218,47 @@ func (a *App) JournalStates(ctx context.Context) (map[string]JournalState, error
 		out[id] = journalState(*en)
 	}
 	return out, nil
+}
+
+// Cases returns the journal's case of every execution it holds anything about, the executions
+// exectriage's retries made included (RetryOf); nil without a journal.
+func (a *App) Cases(ctx context.Context) (map[string]*model.Case, error) {
+	if a.j == nil {
+		return nil, nil
+	}
+	states, err := a.JournalStates(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal: %w", err)
+	}
+	return casesOf(states), nil
+}
+
+// casesOf is the case of each execution of states and of each log their retries made.
+func casesOf(states map[string]JournalState) map[string]*model.Case {
+	retryOf := map[string]string{}
+	for id, st := range states {
+		for _, at := range st.Attempts {
+			if at.NewLogID != "" {
+				retryOf[at.NewLogID] = id
+			}
+		}
+	}
+	out := make(map[string]*model.Case, len(states)+len(retryOf))
+	for id, st := range states {
+		var vs []model.Verdict
+		if st.Verdict != "" {
+			vs = []model.Verdict{st.Verdict}
+		}
+		if c := triage.CaseOf(vs, st.Attempts, retryOf[id]); c != nil {
+			out[id] = c
+		}
+	}
+	for log, of := range retryOf {
+		if out[log] == nil {
+			out[log] = triage.CaseOf(nil, nil, of)
+		}
+	}
+	return out
 }
 
 // Mark records a verdict in the session's journal and says what it changed for the guard.

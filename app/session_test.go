@@ -13,7 +13,7 @@ import (
 
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/client"
-	"github.com/exectriage/exectriage/internal/benchdata"
+	"github.com/exectriage/exectriage/internal/testkit/benchdata"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
 )

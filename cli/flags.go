@@ -75,6 +75,9 @@ type sourceFlags struct {
 	// readonly: no retry, verdict or journal write; allowReads lets provider checks run.
 	readonly, allowReads bool
 	profile              string
+	// viewJournal: the command takes --journal, so a load shows the journal's cases (read
+	// only, when the journal exists).
+	viewJournal bool
 
 	mu       sync.Mutex
 	bad      int       // unreadable records met so far
@@ -99,7 +102,9 @@ const (
 // `exectriage --readonly list` must work as `exectriage --readonly retry` must refuse.
 func commandFlags(name string) flagGroups {
 	switch name {
-	case "scan", "list", "show", "verify", "doctor":
+	case "scan", "list", "show", "verify":
+		return withSource | withJSON | withConfig | withJournal | withReadOnly
+	case "doctor":
 		return withSource | withJSON | withConfig | withReadOnly
 	case "retry", "resolve", "mark", "info":
 		return withSource | withJSON | withConfig | withJournal | withReadOnly
@@ -132,6 +137,7 @@ func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 		fs.StringVar(&s.jq, "jq", "", "filter the JSON with a jq `EXPRESSION` (implies --json; strings print raw)")
 	}
 	if g&withJournal != 0 {
+		s.viewJournal = true
 		fs.StringVar(&s.journal, "journal", "", "journal `DSN`: a SQLite path or postgres://... (default $EXECTRIAGE_JOURNAL, else the user state dir)")
 	}
 	if g&withConfig != 0 {
@@ -227,6 +233,11 @@ func (s *sourceFlags) loadWith(ctx context.Context, env *Env, load func(*app.App
 	a, err := s.open(ctx, env)
 	if err != nil {
 		return nil, err
+	}
+	if s.viewJournal {
+		if note := a.ViewJournal(ctx); strings.HasPrefix(note, "journal not read") {
+			fmt.Fprintf(env.Stderr, "exectriage: %s\n", sanitize.String(note))
+		}
 	}
 	err = load(a)
 	s.mu.Lock()

@@ -20,7 +20,7 @@ import (
 // The --json shapes of scan, list, show and verify. They are stable: keys are only ever
 // added, never renamed or removed.
 //
-//	scan:   {"source", "summary": {"executions", "flagged", "by_outcome": {outcome: n},
+//	scan:   {"source", "summary": {"executions", "flagged", "settled", "by_outcome": {outcome: n},
 //	         "by_kind": {kind: n}}, "executions": [EXEC...], "duplicate_groups": [GROUP...]}
 //	list:   {"source", "executions": [EXEC...]}           (the rows --filter keeps)
 //	show:   {"source", "execution": RECORD, "triage": EXEC, "duplicate_group": GROUP|null}
@@ -29,7 +29,8 @@ import (
 // EXEC is {"id", "timestamp", "tool_slug", "toolkit_slug", "user_id"?, "connected_account_id"?,
 // "status", "duration_ms"?, "request_id"?, "kind" (read|idempotent_write|write), "outcome"
 // (succeeded|failed|rejected|ambiguous), "flagged", "reason", "duplicate_group" (id or null),
-// "old_sdk"?}; executions are newest first (ties by id). GROUP is {"id", "pattern"
+// "old_sdk"?, "journal"? (the journal's case: "verdict"?, "retry"?, "retry_log"?, "retry_of"?,
+// "settled"; a settled execution is not flagged)}; executions are newest first (ties by id). GROUP is {"id", "pattern"
 // (sdk_auto_retry|app_retry|double_submit), "execution_ids" (oldest first), "tool_slug",
 // "reason", "gaps_ms"}; groups are ordered by their first member's time. RECORD is the Logs
 // API detail shape (model.WireRecord); PROVIDER_STATE is model.ProviderState ("state",
@@ -57,6 +58,8 @@ type execJSON struct {
 	Reason             string   `json:"reason"`
 	DuplicateGroup     *string  `json:"duplicate_group"`
 	OldSDK             string   `json:"old_sdk,omitempty"`
+	// Journal is the journal's case of the execution, omitted when it has none.
+	Journal *model.Case `json:"journal,omitempty"`
 }
 
 type groupJSON struct {
@@ -73,6 +76,7 @@ type groupJSON struct {
 type summaryJSON struct {
 	Executions int            `json:"executions"`
 	Flagged    int            `json:"flagged"`
+	Settled    int            `json:"settled"`
 	ByOutcome  map[string]int `json:"by_outcome"`
 	ByKind     map[string]int `json:"by_kind"`
 }
@@ -91,6 +95,7 @@ func toExecJSON(e *model.Execution, t *model.Triage, hide func(string) string) e
 		ID: hide(e.ID), ToolSlug: hide(e.ToolSlug), ToolkitSlug: hide(e.ToolkitSlug), UserID: hide(e.UserID),
 		ConnectedAccountID: hide(e.ConnectedAccountID), Status: hide(e.Status), RequestID: hide(e.RequestID),
 		Kind: string(t.Kind), Outcome: string(t.Outcome), Flagged: t.Flagged, Reason: hide(t.Reason), OldSDK: hide(t.OldSDK),
+		Journal: t.Case,
 	}
 	if !e.Timestamp.IsZero() {
 		j.Timestamp = e.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z")
@@ -351,6 +356,14 @@ func appendExecJSON(b []byte, e *model.Execution, t *model.Triage, hide func(str
 	if t.OldSDK != "" {
 		b = append(b, `,"old_sdk":`...)
 		b = appendJSONString(b, t.OldSDK)
+	}
+	if t.Case != nil {
+		q, err := json.Marshal(t.Case)
+		if err != nil {
+			return nil
+		}
+		b = append(b, `,"journal":`...)
+		b = append(b, sanitize.JSON(q)...)
 	}
 	return append(b, '}')
 }

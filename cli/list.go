@@ -62,6 +62,12 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 		return fail(env, "list", err)
 	}
 	defer a.Close()
+	// the API lists no request ids: its server finds the records a request: term names
+	found, err := a.FindRequests(ctx, q.Values("request"))
+	if err != nil {
+		return fail(env, "list", err)
+	}
+	l.Put(found)
 	r := newReport(env, a, l)
 	ix := filter.NewIndex(len(l.Execs))
 	for i := range l.Execs {
@@ -139,6 +145,9 @@ func (r *report) listLines(w io.Writer, match []int) {
 			r.line(status, 7), duration(e))
 		if t.Flagged {
 			fmt.Fprintf(w, "  %s", strings.ToUpper(string(t.Outcome)))
+		}
+		if t.Case != nil && t.Case.Settled {
+			fmt.Fprint(w, "  SETTLED")
 		}
 		if n := groupSize[t.GroupID]; n > 0 {
 			fmt.Fprintf(w, "  DUP×%d", n)

@@ -1,13 +1,13 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/sandbox"
 )
 
@@ -17,11 +17,7 @@ import (
 // made, and the other records are listed for what they are, never flagged or grouped (issue
 // 28). The sandbox's clock runs an hour behind the CLI's, so the live account event is in the window.
 func TestAProjectWithoutStoredDataAndWithEvents(t *testing.T) {
-	srv, base, err := sandbox.Start(context.Background(), sandbox.Config{Seed: 5, Size: 400, Now: fixedNow.Add(-time.Hour), NoStoreData: true, Events: true}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	_, base := testkit.StartSandbox(t, sandbox.Config{Seed: 5, Size: 400, Now: fixedNow.Add(-time.Hour), NoStoreData: true, Events: true})
 	vars := map[string]string{"COMPOSIO_API_KEY": "k", "XDG_STATE_HOME": t.TempDir()}
 	// a new user's first call makes an account: the logs record the event
 	req, _ := http.NewRequest("POST", base+"/api/v3.1/tools/execute/GMAIL_FETCH_EMAILS", strings.NewReader(`{"user_id":"newcomer","arguments":{}}`))

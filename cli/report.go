@@ -110,6 +110,9 @@ func (r *report) summary() summaryJSON {
 		if t.Flagged {
 			sum.Flagged++
 		}
+		if t.Case != nil && t.Case.Settled {
+			sum.Settled++
+		}
 	}
 	return sum
 }

@@ -97,7 +97,11 @@ func (r *report) scanReport(w io.Writer, now time.Time) {
 	}
 	fmt.Fprintf(w, "kind     %s\n", strings.Join(parts, " · "))
 
-	fmt.Fprintf(w, "\nflagged writes: %d\n", sum.Flagged)
+	fmt.Fprintf(w, "\nflagged writes: %d", sum.Flagged)
+	if sum.Settled > 0 {
+		fmt.Fprintf(w, " (and %d settled in the journal)", sum.Settled)
+	}
+	fmt.Fprintln(w)
 	for i := range r.s.Len() {
 		t := r.s.Triage(i)
 		if !t.Flagged {

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/app"
-	"github.com/exectriage/exectriage/internal/benchdata"
+	"github.com/exectriage/exectriage/internal/testkit"
+	"github.com/exectriage/exectriage/internal/testkit/benchdata"
 )
 
 // referenceScan is scan as it was before it streamed: every record loaded whole (nothing
@@ -132,7 +133,7 @@ func TestStreamingScanMatchesLoadingEverything(t *testing.T) {
 				}
 				want := referenceScan(t, nil, file, asJSON)
 				if got != want {
-					t.Fatalf("seed %d %s (json %v): the streaming scan differs from loading everything:\n%s", seed, name, asJSON, lineDiff(want, got))
+					t.Fatalf("seed %d %s (json %v): the streaming scan differs from loading everything:\n%s", seed, name, asJSON, testkit.LineDiff(want, got))
 				}
 				if asJSON {
 					groups += bytes.Count([]byte(got), []byte(`"pattern":`))
@@ -150,7 +151,7 @@ func TestStreamingScanMatchesLoadingEverything(t *testing.T) {
 	code, got, errOut := run(t, nil, "scan", "--file", shuffled, "--json", "--since", since.String())
 	want := referenceScan(t, nil, shuffled, true, since)
 	if code != ExitOK || got != want {
-		t.Fatalf("--since: exit %d %s\n%s", code, errOut, lineDiff(want, got))
+		t.Fatalf("--since: exit %d %s\n%s", code, errOut, testkit.LineDiff(want, got))
 	}
 	all := referenceScan(t, nil, shuffled, true)
 	if strings.Count(got, `"id":"log_`) == 0 || strings.Count(got, `"id":"log_`) >= strings.Count(all, `"id":"log_`) {
@@ -162,6 +163,6 @@ func TestStreamingScanMatchesLoadingEverything(t *testing.T) {
 	t.Setenv("TMPDIR", filepath.Join(dir, "no-such-dir"))
 	code, got, errOut = run(t, nil, "scan", "--file", file, "--json")
 	if code != ExitOK || got != want {
-		t.Fatalf("gzip without a spool: exit %d %s\n%s", code, errOut, lineDiff(want, got))
+		t.Fatalf("gzip without a spool: exit %d %s\n%s", code, errOut, testkit.LineDiff(want, got))
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"flag"
 
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 )
@@ -54,38 +55,7 @@ func run(t *testing.T, vars map[string]string, args ...string) (code int, stdout
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cli/ -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (rerun with -update after checking):\n%s", path, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff shows the first differing lines.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d:\n  want %q\n  got  %q", i+1, wl, gl)
-		}
-	}
-	return "(same lines, different bytes)"
+	testkit.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestScanJSONGolden(t *testing.T) {

@@ -123,6 +123,9 @@ func (r *report) showReport(w io.Writer, out showJSON, e *model.Execution, t *mo
 	if t.OldSDK != "" {
 		row("old SDK", r.str(t.OldSDK))
 	}
+	if t.Case != nil {
+		row("journal", r.str(caseLine(t.Case)))
+	}
 	if e.RequestID != "" {
 		row("request", r.str(e.RequestID))
 	}
@@ -132,4 +135,26 @@ func (r *report) showReport(w io.Writer, out showJSON, e *model.Execution, t *mo
 	}
 	fmt.Fprintf(w, "record:\n%s\n", sanitize.Block(rec.String(), 0))
 	return nil
+}
+
+// caseLine is the journal's case in a line: what was done, and whether that settled it.
+func caseLine(c *model.Case) string {
+	var parts []string
+	if c.RetryOf != "" {
+		parts = append(parts, "exectriage's retry of "+c.RetryOf)
+	}
+	if c.Retry != "" {
+		p := "retried (" + string(c.Retry) + ")"
+		if c.RetryLog != "" {
+			p += " as " + c.RetryLog
+		}
+		parts = append(parts, p)
+	}
+	if c.Verdict != "" {
+		parts = append(parts, "verdict "+string(c.Verdict))
+	}
+	if c.Settled {
+		parts = append(parts, "settled")
+	}
+	return strings.Join(parts, " · ")
 }

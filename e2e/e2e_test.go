@@ -18,7 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/exectriage/exectriage/client"
-	"github.com/exectriage/exectriage/internal/testsupport"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 )
@@ -84,7 +84,7 @@ func newEnv(t *testing.T, journalDSN string) *env {
 		journalDSN = filepath.Join(home, "state", "journal.db")
 	}
 	e := &env{t: t, srv: srv, base: base, c: c, home: home, journal: journalDSN}
-	e.account = testsupport.ActiveAccount(t, ctx, c, "gmail")
+	e.account = testkit.ActiveAccount(t, ctx, c, "gmail")
 	return e
 }
 
@@ -170,13 +170,13 @@ func (e *env) journalOf(id string) journalState {
 // (GET /_sandbox/effects).
 func (e *env) sends() int {
 	e.t.Helper()
-	return testsupport.SandboxStats(e.t, e.base, apiKey).ByTool[tool]
+	return testkit.SandboxStats(e.t, e.base, apiKey).ByTool[tool]
 }
 
 func (e *env) effectsOf(argHash string) int {
 	e.t.Helper()
 	n := 0
-	for _, x := range testsupport.SandboxEffects(e.t, e.base, apiKey) {
+	for _, x := range testkit.SandboxEffects(e.t, e.base, apiKey) {
 		if x.ArgumentHash == argHash {
 			n++
 		}
@@ -406,7 +406,7 @@ func TestRacingProcessesSendOnce(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dsn := ""
 			if name == "postgres" {
-				dsn = testsupport.PostgresOrSkip(t, "e_")
+				dsn = testkit.PostgresOrSkip(t, "e_")
 			}
 			e := newEnv(t, dsn) // a fresh journal: the racers also race to create it
 			x := e.failedSend("race-" + name)
@@ -549,7 +549,7 @@ func TestReadOnlyBeforeOrAfterTheCommand(t *testing.T) {
 		return string(b)
 	}
 	before := journalBytes()
-	effects := len(testsupport.SandboxEffects(t, e.base, apiKey))
+	effects := len(testkit.SandboxEffects(t, e.base, apiKey))
 	sends := e.sends()
 	for _, args := range [][]string{
 		{"retry", x.id, "--confirm-failed", "--reason", "customer says no email arrived"},
@@ -562,7 +562,7 @@ func TestReadOnlyBeforeOrAfterTheCommand(t *testing.T) {
 			if r.code != 2 || !strings.Contains(r.stderr, "read-only") {
 				t.Errorf("%v: exit %d, stderr %q", placed, r.code, r.stderr)
 			}
-			if n := len(testsupport.SandboxEffects(t, e.base, apiKey)); n != effects || e.sends() != sends {
+			if n := len(testkit.SandboxEffects(t, e.base, apiKey)); n != effects || e.sends() != sends {
 				t.Fatalf("%v: %d new effects, %d new execute requests", placed, n-effects, e.sends()-sends)
 			}
 			if journalBytes() != before {

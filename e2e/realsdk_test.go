@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/exectriage/exectriage/internal/testsupport"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 )
@@ -97,7 +97,7 @@ func effectsWith(t *testing.T, srv *sandbox.Server, base, subject string) []sand
 	hash := model.ArgumentHash(json.RawMessage(fmt.Sprintf(`{"recipient_email":"sdk@example.com","subject":%q,"body":"sent by the real SDK"}`, subject)),
 		model.DefaultVolatileKeys())
 	var out []sandbox.Effect
-	for _, e := range testsupport.SandboxEffects(t, base, apiKey) {
+	for _, e := range testkit.SandboxEffects(t, base, apiKey) {
 		if e.ToolSlug == "GMAIL_SEND_EMAIL" && e.ArgumentHash == hash {
 			out = append(out, e)
 		}

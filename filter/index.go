@@ -36,6 +36,10 @@ type Index struct {
 	groups   [][]byte // folded group ids
 	patterns [][]byte // folded group patterns (their cause), by group
 
+	// settled are the positions a view marks settled (WithSettled): settled, and so not
+	// flagged, whatever their rows were appended with.
+	settled map[int32]bool
+
 	mu   sync.Mutex
 	last *narrowing // see FilterFrom
 
@@ -54,7 +58,10 @@ type rowMeta struct {
 	flags uint8
 }
 
-const flagFlagged = 1
+const (
+	flagFlagged = 1 << iota
+	flagSettled
+)
 
 const (
 	arenaShift = 20
@@ -127,6 +134,34 @@ func (ix *Index) View(order, groupOf []int32, groupIDs, groupPatterns []string) 
 	return v
 }
 
+// WithSettled returns a copy of the view in which the positions given are settled and not
+// flagged (the journal's cases, which change while the rows do not); it replaces any earlier
+// such positions. The view is not changed.
+func (ix *Index) WithSettled(positions []int32) *Index {
+	v := &Index{blocks: ix.blocks, rows: ix.rows, order: ix.order, groupOf: ix.groupOf, groups: ix.groups, patterns: ix.patterns, worker: ix.worker}
+	if v.order == nil {
+		v.order = make([]int32, len(ix.rows))
+		for k := range v.order {
+			v.order[k] = int32(k)
+		}
+	}
+	if len(positions) > 0 {
+		v.settled = make(map[int32]bool, len(positions))
+		for _, p := range positions {
+			v.settled[p] = true
+		}
+	}
+	return v
+}
+
+// flags are position k's flags, with the view's settled positions applied.
+func (ix *Index) flags(k int, m *rowMeta) uint8 {
+	if ix.settled != nil && ix.settled[int32(k)] {
+		return m.flags&^flagFlagged | flagSettled
+	}
+	return m.flags
+}
+
 // Append adds rows at the end of the index. A view cannot grow.
 func (ix *Index) Append(rows ...Row) {
 	ix.last = nil
@@ -169,6 +204,9 @@ func (ix *Index) AppendFields(f Fields) {
 	ix.fill += len(t)
 	if f.Flagged {
 		m.flags |= flagFlagged
+	}
+	if f.Settled {
+		m.flags |= flagSettled
 	}
 	ix.rows = append(ix.rows, m)
 }
@@ -455,7 +493,9 @@ func (ix *Index) match(q *Query, i int) (ok bool, end int) {
 				hit = end >= 0
 			}
 		case fieldFlagged:
-			hit = (m.flags&flagFlagged != 0) == (t.has == presenceYes)
+			hit = (ix.flags(i, m)&flagFlagged != 0) == (t.has == presenceYes)
+		case fieldSettled:
+			hit = (ix.flags(i, m)&flagSettled != 0) == (t.has == presenceYes)
 		default:
 			v := ix.field(i, m, t.slot)
 			switch t.has {

@@ -12,7 +12,8 @@
 //
 // Fields: tool, toolkit, user, account, id (log id), request (request id), error, status
 // (the log's status), outcome, kind, group (duplicate group id; group:yes / group:no test
-// membership) and flagged:yes|no. Field terms use substring rather than fuzzy matching
+// membership), flagged:yes|no (what still needs a person) and settled:yes|no (a verdict or a
+// retry in the journal closed it). Field terms use substring rather than fuzzy matching
 // because their values are identifiers where "user:42" should not match "user_4_2". An empty
 // value ("tool:") matches every row, so a query being typed never flickers to nothing; a
 // lone "-" is ignored for the same reason. An unknown field name is an error; quote a term
@@ -51,6 +52,7 @@ const (
 	fieldGroup
 	fieldPattern
 	fieldFlagged
+	fieldSettled
 )
 
 // fieldNames lists the field terms in the order the error message offers them.
@@ -72,6 +74,7 @@ var fieldNames = []struct {
 	{"group", fieldGroup, slotGroup},
 	{"pattern", fieldPattern, slotPattern},
 	{"flagged", fieldFlagged, -1},
+	{"settled", fieldSettled, -1},
 }
 
 // FieldNames returns the field names a query may use, for help text and completion.
@@ -120,6 +123,29 @@ func (q Query) String() string { return q.raw }
 
 // Empty reports whether the query matches every row.
 func (q Query) Empty() bool { return len(q.terms) == 0 }
+
+// Values are the values of the query's positive terms on field name ("request": the request
+// ids it looks for), as typed; nil when it has none.
+func (q Query) Values(name string) []string {
+	var out []string
+	for k := range q.terms {
+		t := &q.terms[k]
+		if !t.neg && t.value != "" && t.has == presenceAny && t.field != fieldText && fieldName(t.field) == name {
+			out = append(out, t.value)
+		}
+	}
+	return out
+}
+
+// fieldName is f's name in queries.
+func fieldName(f field) string {
+	for _, n := range fieldNames {
+		if n.f == f {
+			return n.name
+		}
+	}
+	return ""
+}
 
 // Scored reports whether the query has positive free-text terms, the ones Rank scores.
 func (q Query) Scored() bool {
@@ -234,12 +260,12 @@ func parseTerm(tok token) (t term, skip bool, err error) {
 	}
 	t.field, t.slot, t.value = fieldNames[i].f, fieldNames[i].slot, value
 	switch t.field {
-	case fieldFlagged:
+	case fieldFlagged, fieldSettled:
 		if value == "" {
 			return term{}, true, nil
 		}
 		if t.has = parsePresence(value); t.has == presenceAny {
-			return term{}, false, fmt.Errorf("flagged:%s: want flagged:yes or flagged:no", value)
+			return term{}, false, fmt.Errorf("%s:%s: want %s:yes or %s:no", lname, value, lname, lname)
 		}
 		return t, false, nil
 	case fieldGroup:

@@ -18,7 +18,7 @@ type Row struct {
 type Fields struct {
 	Tool, Toolkit, User, Account, ID, RequestID, Error string
 	Status, Outcome, Kind, Group                       string
-	Flagged                                            bool
+	Flagged, Settled                                   bool
 }
 
 // The field slots, in arena order: the free-text ones first (joined by spaces), then the
@@ -57,15 +57,11 @@ func FieldsOf(r *Row) Fields {
 	if e := r.Exec; e != nil {
 		f.Tool, f.Toolkit, f.User, f.Account = e.ToolSlug, e.ToolkitSlug, e.UserID, e.ConnectedAccountID
 		f.ID, f.RequestID, f.Status = e.ID, e.RequestID, e.Status
-		if e.Error != nil {
-			f.Error = e.Error.Message
-			if f.Error == "" {
-				f.Error = string(e.Error.Kind)
-			}
-		}
+		f.Error = e.ErrorText()
 	}
 	if t := r.Triage; t != nil {
 		f.Outcome, f.Kind, f.Group, f.Flagged = string(t.Outcome), string(t.Kind), t.GroupID, t.Flagged
+		f.Settled = t.Case != nil && t.Case.Settled
 	}
 	return f
 }

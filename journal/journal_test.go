@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/exectriage/exectriage/internal/testsupport"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -29,7 +29,7 @@ type backend struct {
 func backends(*testing.T) []backend {
 	return []backend{
 		{"sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "state", "journal.db") }},
-		{"postgres", func(t *testing.T) string { return testsupport.PostgresOrSkip(t, "t_") }},
+		{"postgres", func(t *testing.T) string { return testkit.PostgresOrSkip(t, "t_") }},
 	}
 }
 
@@ -717,7 +717,7 @@ func TestDeletedJournalIsNoticed(t *testing.T) {
 // The PostgreSQL journal reads synchronous_commit back and refuses a server (or a DSN) that
 // turned it off, as the SQLite journal refuses synchronous below FULL.
 func TestPostgresSynchronousCommitIsReadBack(t *testing.T) {
-	dsn := testsupport.PostgresOrSkip(t, "sc_")
+	dsn := testkit.PostgresOrSkip(t, "sc_")
 	off := dsn + "&options=-c%20synchronous_commit%3Doff"
 	if _, err := Open(context.Background(), off); !errors.Is(err, ErrNotDurable) {
 		t.Fatalf("synchronous_commit=off: err = %v, want ErrNotDurable", err)

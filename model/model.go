@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -119,6 +120,25 @@ const (
 // IsToolExecution reports whether the record is a tool execution (not a trigger delivery or an
 // account event), the only kind of record that can be a write.
 func (e *Execution) IsToolExecution() bool { return e.Type == "" || e.Type == TypeToolExecution }
+
+// ErrorText is the error a record carries, as a person searches for it: the recorded error's
+// message (or its kind when it has none), else, for a failed log, the log's message, which is
+// all a list entry of the Logs API carries of its error. The same text whether the record is a
+// list entry or its detail, so `error:` finds it from any source.
+func (e *Execution) ErrorText() string {
+	if e.Error != nil {
+		if e.Error.Message != "" {
+			return e.Error.Message
+		}
+		if e.Error.Kind != "" {
+			return string(e.Error.Kind)
+		}
+	}
+	if strings.EqualFold(e.Status, StatusFailed) {
+		return e.Message
+	}
+	return ""
+}
 
 // End returns the best known end of the execution: end time, else start+duration, else the
 // timestamp+duration, else the timestamp. ok is false when only the timestamp was known.
@@ -269,6 +289,24 @@ type Triage struct {
 	GroupID string `json:"duplicate_group"`
 	// OldSDK is set when the record names an SDK that auto-retries writes; it says which.
 	OldSDK string `json:"old_sdk,omitempty"`
+	// Case is what the journal records people did about the execution (nil: nothing). A
+	// settled case is no longer flagged: Flagged is what still needs a person (triage.ApplyCase).
+	Case *Case `json:"-"`
+}
+
+// Case is the journal's state of one execution, as every front shows it.
+type Case struct {
+	// Verdict is the verdict the guard goes by ("" when none).
+	Verdict Verdict `json:"verdict,omitempty"`
+	// Retry is the state of the newest retry attempt of this execution ("" when none), and
+	// RetryLog the log id that attempt made.
+	Retry    AttemptState `json:"retry,omitempty"`
+	RetryLog string       `json:"retry_log,omitempty"`
+	// RetryOf is the execution this one is exectriage's retry of ("" when it is none).
+	RetryOf string `json:"retry_of,omitempty"`
+	// Settled says a person closed the case: a verdict that ends it (confirmed_succeeded,
+	// duplicate, ignored) or a retry that took effect.
+	Settled bool `json:"settled"`
 }
 
 // RetryPattern explains where a duplicate group came from.

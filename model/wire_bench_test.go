@@ -5,7 +5,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/exectriage/exectriage/internal/benchdata"
+	"github.com/exectriage/exectriage/internal/testkit/benchdata"
 	"github.com/exectriage/exectriage/model"
 )
 

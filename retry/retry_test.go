@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/exectriage/exectriage/client"
-	"github.com/exectriage/exectriage/internal/testsupport"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/retry"
@@ -59,7 +59,7 @@ func newWorld(t *testing.T, dsn string) *world {
 	}
 	t.Cleanup(func() { j.Close() })
 	w := &world{t: t, srv: srv, base: base, c: c, j: j, dsn: dsn}
-	w.account = testsupport.ActiveAccount(t, ctx, c, "gmail")
+	w.account = testkit.ActiveAccount(t, ctx, c, "gmail")
 	return w
 }
 
@@ -75,12 +75,12 @@ func (w *world) sends() int { return w.postsOf("GMAIL_SEND_EMAIL") }
 
 func (w *world) postsOf(tool string) int {
 	w.t.Helper()
-	return testsupport.SandboxStats(w.t, w.base, apiKey).ByTool[tool]
+	return testkit.SandboxStats(w.t, w.base, apiKey).ByTool[tool]
 }
 
 func (w *world) effects() []sandbox.Effect {
 	w.t.Helper()
-	return testsupport.SandboxEffects(w.t, w.base, apiKey)
+	return testkit.SandboxEffects(w.t, w.base, apiKey)
 }
 
 func (w *world) effectsOf(requestID string) int {
@@ -444,7 +444,7 @@ func TestConcurrentRetriesSendOnce(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dsn := ""
 			if name == "postgres" {
-				dsn = testsupport.PostgresOrSkip(t, "r_")
+				dsn = testkit.PostgresOrSkip(t, "r_")
 			}
 			w := newWorld(t, dsn)
 			e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("race-"+name))

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/exectriage/exectriage/internal/cores"
-	"github.com/exectriage/exectriage/internal/testsupport"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -35,7 +35,7 @@ func TestRecycleRefillsArrays(t *testing.T) {
 	if !ok {
 		t.Fatal("a file source is no Recycler")
 	}
-	consumer := testsupport.NewRefills(r.Recycle)
+	consumer := testkit.NewRefills(r.Recycle)
 	var got []model.Execution
 	err = src.Load(context.Background(), 0, func(b []model.Execution) error {
 		got = append(got, b...)

@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -23,7 +24,6 @@ import (
 	"github.com/exectriage/exectriage/internal/hashtab"
 	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/model"
-	"github.com/exectriage/exectriage/sandbox"
 )
 
 // Source yields executions.
@@ -41,6 +41,15 @@ type Source interface {
 	// Client is the API client behind the source, nil when there is none (a file).
 	Client() *client.Client
 	Close() error
+}
+
+// Finder is a source whose server can be asked for the records a field of which contains a
+// value (the Logs API's filters): what its list entries do not carry, a request id, is found
+// all the same.
+type Finder interface {
+	// Find returns, in full (their details), at most max records of the last since (0: all)
+	// whose field (a Logs API filter field: request_id, ...) contains value.
+	Find(ctx context.Context, since time.Duration, field, value string, max int) ([]model.Execution, error)
 }
 
 // Recycler is a source whose Load can fill a batch's array again once the consumer, which
@@ -65,15 +74,16 @@ var ErrNotFound = errors.New("no such execution")
 // ErrNoAPIKey is returned by Open for a non-loopback API without a key.
 var ErrNoAPIKey = errors.New("COMPOSIO_API_KEY is not set")
 
-// Options chooses and tunes a source. File wins over Demo, which wins over the API
-// (BaseURL/APIKey); with none of them set Open fails.
+// Options chooses and tunes a source. File wins over the API (BaseURL/APIKey); with neither
+// set Open fails.
 type Options struct {
-	Demo    bool
 	File    string
 	BaseURL string
 	APIKey  string
-	// Sandbox configures the demo sandbox.
-	Sandbox sandbox.Config
+	// Demo says BaseURL is the embedded demo sandbox (the app starts it): the source is named
+	// and kinded DEMO, and Closer, when set, is closed with it.
+	Demo   bool
+	Closer io.Closer
 	// ClientOptions are added to the API client's options (timeouts, HTTP client).
 	ClientOptions []client.Option
 	// BatchSize and MaxRecordBytes tune file reading (see FileOptions).
@@ -142,33 +152,21 @@ func Open(ctx context.Context, opt Options) (Source, error) {
 			s.client = c
 		}
 		return s, nil
-	case opt.Demo:
-		srv, base, err := sandbox.Start(ctx, opt.Sandbox, "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("start demo sandbox: %w", err)
-		}
-		key := opt.Sandbox.APIKey
-		if key == "" {
-			key = localKey
-		}
-		c, err := client.New(append([]client.Option{client.WithAPIKey(key), client.WithBaseURL(base)}, opt.ClientOptions...)...)
-		if err != nil {
-			srv.Close()
-			return nil, err
-		}
-		return &apiSource{name: "DEMO", kind: KindDemo, c: c, srv: srv, opt: opt}, nil
 	case opt.BaseURL != "" || opt.APIKey != "":
 		c, err := apiClient(opt)
 		if err != nil {
 			return nil, err
 		}
+		if opt.Demo {
+			return &apiSource{name: "DEMO", kind: KindDemo, c: c, srv: opt.Closer, opt: opt}, nil
+		}
 		name := "LIVE"
 		if u, err := url.Parse(opt.BaseURL); err == nil && opt.BaseURL != "" {
 			name += " " + u.Host
 		}
-		return &apiSource{name: name, kind: KindLive, c: c, opt: opt}, nil
+		return &apiSource{name: name, kind: KindLive, c: c, srv: opt.Closer, opt: opt}, nil
 	}
-	return nil, errors.New("no source: choose a file, the demo, or the API")
+	return nil, errors.New("no source: choose a file or the API")
 }
 
 // fileKind names what a non-regular file is.
@@ -222,7 +220,7 @@ type apiSource struct {
 	name string
 	kind Kind
 	c    *client.Client
-	srv  *sandbox.Server // the demo's, nil when live
+	srv  io.Closer // closed with the source (the demo's sandbox), nil when none
 	opt  Options
 }
 
@@ -283,6 +281,39 @@ func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]m
 		}
 	}
 	return nil
+}
+
+// Find asks the Logs API for the records whose field contains value, and fetches each one's
+// detail (the list entries carry no request id, no error kind, no arguments).
+func (s *apiSource) Find(ctx context.Context, since time.Duration, field, value string, max int) ([]model.Execution, error) {
+	q := client.LogQuery{Limit: min(max, client.MaxLogsPageSize), Filters: []client.LogFilter{{Field: field, Operator: "contains", Value: value}}}
+	if since > 0 {
+		q.To = s.opt.now()
+		q.From = q.To.Add(-since)
+	}
+	var ids []string
+	for p, err := range s.c.ListLogs(ctx, q) {
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range p.Executions {
+			if len(ids) < max && !slices.Contains(ids, e.ID) {
+				ids = append(ids, e.ID)
+			}
+		}
+		if len(ids) >= max {
+			break
+		}
+	}
+	out := make([]model.Execution, 0, len(ids))
+	for _, id := range ids {
+		e, err := s.Get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 func (s *apiSource) Get(ctx context.Context, id string) (model.Execution, error) {

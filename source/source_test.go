@@ -32,12 +32,23 @@ func collect(t *testing.T, src Source, since time.Duration) []model.Execution {
 	return all
 }
 
+// A demo source is an API source on a sandbox the caller started, named DEMO, which closes the
+// sandbox with it.
 func TestDemoSource(t *testing.T) {
-	src, err := Open(context.Background(), Options{Demo: true, Sandbox: sandbox.Config{Seed: 1, Size: 120}})
+	srv, base, err := sandbox.Start(context.Background(), sandbox.Config{Seed: 1, Size: 120}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	src, err := Open(context.Background(), Options{Demo: true, BaseURL: base, Closer: srv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		src.Close()
+		if _, err := http.Get(base + "/api/v3.1/tools"); err == nil {
+			t.Error("the demo's sandbox still serves after the source closed")
+		}
+	}()
 	if src.Name() != "DEMO" || src.Client() == nil {
 		t.Fatalf("name %q, client %v", src.Name(), src.Client())
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 	"github.com/exectriage/exectriage/triage"
@@ -194,11 +195,7 @@ func TestVerifyCountsEveryDuplicateEffect(t *testing.T) {
 // does not retry.
 func startSandbox(ctx context.Context, t *testing.T, cfg sandbox.Config) (*sandbox.Server, *client.Client) {
 	t.Helper()
-	srv, base, err := sandbox.Start(ctx, cfg, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv, base := testkit.StartSandbox(t, cfg)
 	cl, err := client.New(client.WithAPIKey("sandbox-key"), client.WithBaseURL(base), client.WithMaxRetries(0))
 	if err != nil {
 		t.Fatal(err)

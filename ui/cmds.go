@@ -401,3 +401,19 @@ type followTickMsg struct{ tag int }
 func followCmd(tag int, every time.Duration) tea.Cmd {
 	return tea.Tick(every, func(time.Time) tea.Msg { return followTickMsg{tag: tag} })
 }
+
+// foundMsg brings the executions the API found for a request: filter (FindRequests).
+type foundMsg struct {
+	ids   []string
+	execs []model.Execution
+	err   error
+}
+
+// findRequestsCmd asks the source's server for the executions of the request ids a filter
+// names.
+func findRequestsCmd(ctx context.Context, be Backend, ids []string) tea.Cmd {
+	return func() tea.Msg {
+		execs, err := be.FindRequests(ctx, ids)
+		return foundMsg{ids: ids, execs: execs, err: err}
+	}
+}

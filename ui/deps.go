@@ -63,6 +63,9 @@ type Backend interface {
 	Hold(d time.Duration)
 	// Get fetches an execution's full detail.
 	Get(ctx context.Context, id string) (model.Execution, error)
+	// FindRequests asks the source's server for the executions of the window whose request id
+	// contains one of ids, in full (the API lists no request ids); nothing for a file.
+	FindRequests(ctx context.Context, ids []string) ([]model.Execution, error)
 	// Record returns an execution's full record for finding duplicate groups: the copy fetched
 	// while loading when there is one, else Get.
 	Record(ctx context.Context, id string) (model.Execution, error)
@@ -214,6 +217,10 @@ func (b backend) Hold(d time.Duration) { b.a.Gate().Hold(d) }
 
 func (b backend) Get(ctx context.Context, id string) (model.Execution, error) {
 	return b.a.Get(ctx, id)
+}
+
+func (b backend) FindRequests(ctx context.Context, ids []string) ([]model.Execution, error) {
+	return b.a.FindRequests(ctx, ids)
 }
 
 func (b backend) Record(ctx context.Context, id string) (model.Execution, error) {

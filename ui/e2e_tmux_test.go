@@ -18,8 +18,8 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL journal's driver, to look at it
 	_ "modernc.org/sqlite"             // a schema-1 journal is made by hand
 
-	"github.com/exectriage/exectriage/internal/benchdata"
-	"github.com/exectriage/exectriage/internal/testsupport"
+	"github.com/exectriage/exectriage/internal/testkit"
+	"github.com/exectriage/exectriage/internal/testkit/benchdata"
 )
 
 // listRow matches a row of the execution list (the focused list box, a date and time).
@@ -648,7 +648,7 @@ func TestReadOnlyTUIWritesNothingInTmux(t *testing.T) {
 	before, _ := os.ReadFile(old)
 	journals := []string{old}
 	if dsn := os.Getenv("EXECTRIAGE_TEST_POSTGRES"); dsn != "" {
-		journals = append(journals, testsupport.FreshPostgresSchema(t, dsn, "ro_"))
+		journals = append(journals, testkit.FreshPostgresSchema(t, dsn, "ro_"))
 	}
 	for i, j := range journals {
 		session := fmt.Sprintf("ro%d", i)

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
@@ -329,22 +330,7 @@ func (h *harness) filterTo(id string) {
 // golden compares the screen with testdata/name.golden (-update rewrites it).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if updating() {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	testkit.Golden(t, filepath.Join("testdata", name+".golden"), []byte(got), updating())
 }
 
 var tempPath = regexp.MustCompile(`/[^ ]*exectriage-bundle-[^ ]*\.md`)

@@ -559,10 +559,12 @@ func (m *Model) hint() string {
 	id, t := m.data.DS.ID(i), m.data.DS.Triage(i)
 	ps, checked := m.data.Provider[id]
 	switch {
+	case t.Case != nil && t.Case.Retry != "":
+		return retryHint(t.Case.Retry)
+	case t.Case != nil && t.Case.Settled:
+		return "settled: marked " + string(t.Case.Verdict) + " (the journal is in the provider pane)"
 	case !t.Flagged:
 		return ""
-	case m.data.RetryState(id) != "":
-		return retryHint(m.data.RetryState(id))
 	case !checked:
 		return "flagged write: v checks the provider before any retry (r) or verdict (m)"
 	case ps.State == model.ProviderFound:
@@ -578,6 +580,7 @@ func (m *Model) stageDataset(ds *data.Dataset) tea.Cmd {
 	if len(m.data.Provider) > 0 && len(ds.Groups) > 0 {
 		ds = withEffective(ds, m.data.Provider)
 	}
+	ds = ds.WithCases(m.data.Cases()) // the journal's cases, as every front shows them
 	m.nextDS = ds
 	return m.reselect()
 }

@@ -25,7 +25,7 @@ import (
 
 	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/internal/heap"
-	"github.com/exectriage/exectriage/internal/testsupport"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
@@ -894,7 +894,7 @@ func armedAfter(cmd tea.Cmd) (time.Time, bool) {
 // log_url, copies the address when there is no browser, and says how to configure it when
 // the config names none (issue 17.6): exectriage never guesses the address.
 func TestDashboardKey(t *testing.T) {
-	script, got := testsupport.FakeBrowser(t)
+	script, got := testkit.FakeBrowser(t)
 	t.Setenv("BROWSER", "")
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")

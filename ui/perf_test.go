@@ -152,7 +152,7 @@ func benchUpdateView(b *testing.B, n int, name string) {
 // (HeapInuse after a GC, minus before, over N), built as a load builds it: pages of 1,000
 // streamed into a data.Builder (each record triaged and indexed once), the duplicate groups
 // found at the end (re-reading the candidates from the source), a Dataset snapshot and the
-// list's rows (these synthetic records have no duplicates: internal/perfbench's
+// list's rows (these synthetic records have no duplicates: internal/testkit/perfbench's
 // BenchmarkMemory1M measures the same on the realistic 1M export, groups included). The records themselves are the source's (generated before the first reading)
 // and are not counted: the dataset keeps compact rows and re-reads a record when it is opened.
 // Issue 6's target is ≤ 512 B.

@@ -128,7 +128,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if msg.ds != m.data.DS {
 			m.data.DS = msg.ds
-			m.recountSettled()
 		}
 		if m.nextDS == msg.ds {
 			m.nextDS = nil
@@ -165,10 +164,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setError(fmt.Errorf("reading the journal: %w", msg.err))
 			return m, nil
 		}
+		before := m.data.Case(msg.id)
 		m.applyJournal(msg.id, msg.state)
-		m.recountSettled()
 		m.refreshPanes()
-		return m, nil
+		if sameCase(before, m.data.Case(msg.id)) { // the usual answer to a selection resting
+			return m, nil
+		}
+		return m, m.journalChanged()
 
 	case journalAllMsg:
 		if msg.err != nil {
@@ -178,9 +180,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for id, st := range msg.states {
 			m.applyJournal(id, st)
 		}
-		m.recountSettled()
 		m.refreshPanes()
-		return m, nil
+		if len(msg.states) == 0 {
+			return m, nil
+		}
+		return m, m.journalChanged()
 
 	case verifiedMsg:
 		delete(m.data.Verifying, msg.id)
@@ -295,9 +299,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.data.Verdicts[msg.id] = msg.res.Deciding
-		m.recountSettled()
 		m.setInfo("%s marked %s: %s", msg.id, msg.verdict, msg.res.Effect)
-		return m, journalCmd(m.ctx, m.be, msg.id)
+		return m, tea.Batch(m.journalChanged(), journalCmd(m.ctx, m.be, msg.id))
 
 	case bundledMsg:
 		if msg.err != nil {
@@ -317,7 +320,24 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case filterbar.ClosedMsg:
 		m.relayout()
+		if ids := m.query.Values("request"); !msg.Cleared && len(ids) > 0 {
+			// the API lists no request ids: its server finds the executions the filter names
+			return m, findRequestsCmd(m.ctx, m.be, ids)
+		}
 		return m, nil
+
+	case foundMsg:
+		if msg.err != nil {
+			m.setError(msg.err)
+			return m, nil
+		}
+		if len(msg.execs) == 0 {
+			return m, nil
+		}
+		m.setInfo("the API found %d execution(s) of request %s", len(msg.execs), strings.Join(msg.ids, ", "))
+		m.pending = append(m.pending, msg.execs)
+		m.pendingN += len(msg.execs)
+		return m, m.scheduleAnalyze()
 
 	case followTickMsg:
 		if msg.tag != m.followTag || !m.follow {
@@ -402,9 +422,19 @@ func (m *Model) applyJournal(id string, st JournalState) {
 	}
 }
 
-// recountSettled counts again, for the header, the flagged writes people have settled: after
+// journalChanged stages the dataset again with the journal's cases as they are now, so the
+// counts, the toggles and the filter follow a verdict or a retry at once: after
 // the dataset or the journal's state changed, never in View.
-func (m *Model) recountSettled() { m.header.Settled = m.data.SettledFlagged() }
+func (m *Model) journalChanged() tea.Cmd {
+	ds := m.data.DS
+	if m.nextDS != nil {
+		ds = m.nextDS
+	}
+	if ds == nil || ds.Len() == 0 {
+		return nil
+	}
+	return m.stageDataset(ds)
+}
 
 // setQuery parses the filter text and starts a filter command; a parse error is shown under
 // the prompt and the previous rows stay.
@@ -821,4 +851,12 @@ func copyText(text string, block bool) tea.Cmd {
 		return tea.SetClipboard(sanitize.Block(text, 0))
 	}
 	return tea.SetClipboard(sanitize.String(text))
+}
+
+// sameCase reports whether two cases say the same.
+func sameCase(a, b *model.Case) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }

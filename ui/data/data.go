@@ -62,7 +62,10 @@ type Dataset struct {
 	GroupOf []int32
 	// Members are each group's executions as positions, oldest first.
 	Members [][]int32
+	// Flagged counts the flagged executions that still need a person; Settled those the
+	// journal's cases closed (WithCases), which are no longer flagged.
 	Flagged int
+	Settled int
 	Writes  int
 	Hist    Histogram
 	// Filter is the filter package's index over the executions (same positions); read-only,
@@ -79,7 +82,51 @@ type Dataset struct {
 	ids     *idIndex // shared with the builder
 
 	groupOrder []int32 // groups, newest last member first
+
+	cases map[int32]*model.Case // the journal's case of each position that has one (WithCases)
 }
+
+// WithCases returns a copy of the dataset in which each execution carries the journal's case
+// (by id: cases of executions not in it are left out), replacing any earlier ones: a settled
+// execution is no longer flagged, in the counts, the histogram, the toggles and the filter
+// (flagged:, settled:), as in every other front (triage.ApplyCase). It costs O(n) for the
+// histogram and O(cases) for the rest; the dataset is not changed.
+func (ds *Dataset) WithCases(cases map[string]*model.Case) *Dataset {
+	if ds == nil || ds.sum == nil || len(cases) == 0 && ds.cases == nil {
+		return ds // nothing to apply, nothing to take back
+	}
+	cp := *ds
+	cp.cases = nil
+	cp.Flagged, cp.Settled = 0, 0
+	var settled []int32
+	for id, c := range cases {
+		i := ds.Index(id)
+		if i < 0 || c == nil {
+			continue
+		}
+		if cp.cases == nil {
+			cp.cases = map[int32]*model.Case{}
+		}
+		cp.cases[int32(i)] = c
+		if c.Settled {
+			settled = append(settled, int32(i))
+		}
+	}
+	for i := range cp.Len() {
+		if cp.Flag(i) {
+			cp.Flagged++
+		}
+	}
+	cp.Settled = len(settled)
+	if ds.Filter != nil {
+		cp.Filter = ds.Filter.WithSettled(settled)
+	}
+	cp.Hist = histogram(&cp)
+	return &cp
+}
+
+// Case is the journal's case of execution i (nil: none).
+func (ds *Dataset) Case(i int) *model.Case { return ds.cases[int32(i)] }
 
 // Len is the number of executions.
 func (ds *Dataset) Len() int {
@@ -107,8 +154,12 @@ func (ds *Dataset) ID(i int) string { return ds.sum.ID(int(ds.order[i])) }
 // Timestamp returns the time of execution i.
 func (ds *Dataset) Timestamp(i int) time.Time { return ds.sum.Timestamp(int(ds.order[i])) }
 
-// Flag reports whether triage flagged execution i.
+// Flag reports whether execution i still needs a person: triage flagged it and the journal
+// has not settled it.
 func (ds *Dataset) Flag(i int) bool {
+	if c := ds.cases[int32(i)]; c != nil && c.Settled {
+		return false
+	}
 	return ds.sum.Row(int(ds.order[i])).Flags&FlagFlagged != 0
 }
 
@@ -136,6 +187,9 @@ func (ds *Dataset) Triage(i int) model.Triage {
 		Reason: ds.reasons.String(ds.reason[r]), OldSDK: ds.notes.String(ds.note[r])}
 	if g := ds.GroupOf[i]; g >= 0 {
 		t.GroupID = ds.Groups[g].ID
+	}
+	if c := ds.cases[int32(i)]; c != nil {
+		triage.ApplyCase(&t, c)
 	}
 	return t
 }
@@ -674,7 +728,7 @@ func (ds *Dataset) keeps(v *View, i int) bool {
 		return true
 	}
 	s := ds.sum.Row(int(ds.order[i]))
-	if v.FlaggedOnly && s.Flags&FlagFlagged == 0 {
+	if v.FlaggedOnly && !ds.Flag(i) {
 		return false
 	}
 	return !v.WritesOnly || s.Kind.Kind().IsWrite()

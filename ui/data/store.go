@@ -3,6 +3,7 @@ package data
 import (
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // HistoryLine is one entry of an execution's journal history, already phrased for a person.
@@ -95,34 +96,43 @@ func (s *Store) RetryState(id string) model.AttemptState {
 	return newest.State
 }
 
+// Case is the journal's case of id as the store knows it (nil: none), by the rule every
+// front reads the journal by (triage.CaseOf).
+func (s *Store) Case(id string) *model.Case {
+	var vs []model.Verdict
+	if v := s.Verdicts[id]; v != "" {
+		vs = []model.Verdict{v}
+	}
+	return triage.CaseOf(vs, s.Attempts[id], s.RetryOf[id])
+}
+
 // Settled reports whether a person has closed an execution's case: a verdict that ends it
 // (confirmed_succeeded, duplicate, ignored) or a retry that took effect. confirmed_failed
 // does not: the action is still to be done.
 func (s *Store) Settled(id string) bool {
-	switch s.Verdicts[id] {
-	case model.VerdictConfirmedSucceeded, model.VerdictDuplicate, model.VerdictIgnored:
-		return true
-	}
-	return s.RetryState(id) == model.AttemptSucceeded
+	c := s.Case(id)
+	return c != nil && c.Settled
 }
 
-// SettledFlagged counts the flagged executions of the dataset that are settled, so the
-// header counts only what still needs a person. It reads the journal's maps, which hold the
-// few executions someone acted on, not the dataset.
-func (s *Store) SettledFlagged() int {
-	n := 0
-	count := func(id string) {
-		if i := s.DS.Index(id); i >= 0 && s.DS.Flag(i) && s.Settled(id) {
-			n++
+// Cases are the journal's cases of every execution the store knows any of, for
+// Dataset.WithCases.
+func (s *Store) Cases() map[string]*model.Case {
+	out := map[string]*model.Case{}
+	add := func(id string) {
+		if _, done := out[id]; !done {
+			if c := s.Case(id); c != nil {
+				out[id] = c
+			}
 		}
 	}
 	for id := range s.Verdicts {
-		count(id)
+		add(id)
 	}
 	for id := range s.Attempts {
-		if _, done := s.Verdicts[id]; !done {
-			count(id)
-		}
+		add(id)
 	}
-	return n
+	for id := range s.RetryOf {
+		add(id)
+	}
+	return out
 }

@@ -27,9 +27,6 @@ type Model struct {
 	Source string
 	// Kind is what the source reads; it picks the source's colour.
 	Kind Kind
-	// Settled is how many flagged writes a verdict or a retry settled (the root counts them
-	// when the dataset or the journal changes).
-	Settled int
 	// NoJournal marks, for as long as it lasts, that the journal could not be opened.
 	NoJournal bool
 	// ReadOnly marks a read-only session (--readonly): r and m are off.
@@ -62,8 +59,8 @@ type Model struct {
 // how many a verdict or a successful retry settled: the queue shrinks as people work it.
 func (m Model) flagged(w int) string {
 	st := m.Styles
-	settled := m.Settled
-	out := st.Header.Flagged.Render("!"+common.Count(m.store.DS.Flagged-settled)) + st.Header.Label.Render(" flagged  ")
+	settled := m.store.DS.Settled // the dataset carries the journal's cases (Dataset.WithCases)
+	out := st.Header.Flagged.Render("!"+common.Count(m.store.DS.Flagged)) + st.Header.Label.Render(" flagged  ")
 	if settled > 0 && w >= 100 {
 		out += st.Header.Count.Render("✓"+common.Count(settled)) + st.Header.Label.Render(" settled  ")
 	}

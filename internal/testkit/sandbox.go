@@ -1,4 +1,4 @@
-package testsupport
+package testkit
 
 import (
 	"context"
@@ -10,6 +10,18 @@ import (
 	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/sandbox"
 )
+
+// StartSandbox starts a sandbox configured by cfg on a loopback port for the test's life and
+// returns it with its base URL.
+func StartSandbox(t testing.TB, cfg sandbox.Config) (*sandbox.Server, string) {
+	t.Helper()
+	srv, base, err := sandbox.Start(context.Background(), cfg, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv, base
+}
 
 // SandboxGet decodes the JSON answer of GET base+path on a sandbox into v.
 func SandboxGet(t testing.TB, base, apiKey, path string, v any) {

@@ -1,4 +1,4 @@
-package testsupport
+package testkit
 
 import (
 	"database/sql"

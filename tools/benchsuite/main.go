@@ -4,7 +4,7 @@
 // path and the memory of a compact view (go test -bench, parsed), and runs the real binary's
 // `scan --file bench-data/1m.jsonl --json` for its wall time and peak RSS (rusage).
 //
-//	go run ./internal/benchsuite [-count 3] [-data bench-data]
+//	go run ./tools/benchsuite [-count 3] [-data bench-data]
 package main
 
 import (
@@ -26,7 +26,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/exectriage/exectriage/internal/benchdata"
+	"github.com/exectriage/exectriage/internal/testkit/benchdata"
 )
 
 func main() {
@@ -337,7 +337,7 @@ func (s *suite) memory(bin string) func(context.Context) error {
 		var all []bench
 		var tuiSecs, tuiPeak, tuiRes []float64
 		for i := range s.count {
-			res, err := s.goBench(ctx, "./internal/perfbench", "^BenchmarkMemory1M$", "1x", 1)
+			res, err := s.goBench(ctx, "./internal/testkit/perfbench", "^BenchmarkMemory1M$", "1x", 1)
 			if err != nil {
 				return err
 			}

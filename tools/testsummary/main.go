@@ -4,7 +4,7 @@
 // suite that did not run is otherwise invisible in a green run). It exits 1 when anything
 // failed or the input was not test output, so `make test` keeps its meaning.
 //
-//	go test -race -json ./... | go run ./internal/testsummary
+//	go test -race -json ./... | go run ./tools/testsummary
 package main
 
 import (

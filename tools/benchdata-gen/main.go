@@ -1,5 +1,5 @@
 // Command gen writes a seeded JSONL export of the Logs API for benchmarks (see package
-// benchdata): go run ./internal/benchdata/gen -n 1000000 -o bench-data/1m.jsonl
+// benchdata): go run ./tools/benchdata-gen -n 1000000 -o bench-data/1m.jsonl
 package main
 
 import (
@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/exectriage/exectriage/internal/benchdata"
+	"github.com/exectriage/exectriage/internal/testkit/benchdata"
 )
 
 func main() {
