@@ -329,7 +329,10 @@ func (l *Loaded) Position(id string) (int, bool) {
 }
 
 // Lookup finds id among the loaded executions, else asks the source (the id may be outside
-// the window), and makes sure it carries its full detail, re-running triage when it changed.
+// the window), and makes sure it carries its full detail. An execution of the window keeps
+// the window's judgement (the detail only shows more of the record), so show and bundle say
+// of it what scan, list and the TUI say; one from outside the window is added and the window
+// triaged again.
 func (l *Loaded) Lookup(ctx context.Context, id string) (int, error) {
 	i, ok := l.Position(id)
 	if ok && l.Execs[i].Detailed {
@@ -344,13 +347,12 @@ func (l *Loaded) Lookup(ctx context.Context, id string) (int, error) {
 	}
 	if ok {
 		l.Execs[i] = d
-	} else {
-		l.Execs = append(l.Execs, d)
-		SortNewestFirst(l.Execs)
-		l.Index()
-		i = l.pos[id]
+		return i, nil
 	}
+	l.Execs = append(l.Execs, d)
+	SortNewestFirst(l.Execs)
+	l.Index()
 	l.a.Learn(ctx, []model.Execution{d})
 	l.analyze()
-	return i, nil
+	return l.pos[id], nil
 }

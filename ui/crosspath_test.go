@@ -1,0 +1,445 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/internal/testkit"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sandbox"
+	"github.com/exectriage/exectriage/ui/common"
+)
+
+// judged is what every front must say alike of one execution.
+type judged struct {
+	Kind, Outcome string
+	Flagged       bool
+	Reason        string
+	Group         string
+	OldSDK        string
+	Case          string // the journal's case, as JSON ("" for none)
+}
+
+// groupView is a duplicate group as every front must show it.
+type groupView struct {
+	Members []string
+	Pattern string
+}
+
+type execOut struct {
+	ID             string      `json:"id"`
+	Kind           string      `json:"kind"`
+	Outcome        string      `json:"outcome"`
+	Flagged        bool        `json:"flagged"`
+	Reason         string      `json:"reason"`
+	DuplicateGroup *string     `json:"duplicate_group"`
+	OldSDK         string      `json:"old_sdk"`
+	Journal        *model.Case `json:"journal"`
+}
+
+func (e execOut) judged() judged {
+	j := judged{Kind: e.Kind, Outcome: e.Outcome, Flagged: e.Flagged, Reason: e.Reason, OldSDK: e.OldSDK, Case: caseJSON(e.Journal)}
+	if e.DuplicateGroup != nil {
+		j.Group = *e.DuplicateGroup
+	}
+	return j
+}
+
+type groupOut struct {
+	ID           string   `json:"id"`
+	Pattern      string   `json:"pattern"`
+	ExecutionIDs []string `json:"execution_ids"`
+}
+
+func caseJSON(c *model.Case) string {
+	if c == nil {
+		return ""
+	}
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// crossWorld is the binary, its environment and the sandbox the live and export sources read.
+type crossWorld struct {
+	t       *testing.T
+	bin     string
+	env     []string
+	vars    map[string]string
+	base    string
+	journal string
+}
+
+func (w *crossWorld) run(args ...string) (string, int) {
+	w.t.Helper()
+	cmd := exec.Command(w.bin, args...)
+	cmd.Env = w.env
+	out, err := cmd.Output()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		w.t.Fatalf("%v: %v", args, err)
+	}
+	return string(out), code
+}
+
+func (w *crossWorld) runJSON(v any, args ...string) {
+	w.t.Helper()
+	out, code := w.run(append(args, "--json")...)
+	if code != 0 {
+		w.t.Fatalf("exectriage %s: exit %d\n%s", strings.Join(args, " "), code, out)
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		w.t.Fatalf("exectriage %s: %v", strings.Join(args, " "), err)
+	}
+}
+
+// tuiDataset loads the source the way the TUI does (its backend, its builder, the journal
+// read as it reads it) and returns the dataset its list shows.
+func (w *crossWorld) tuiDataset(o app.Options) *Model {
+	w.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	w.t.Cleanup(cancel)
+	o.Getenv = func(k string) string { return w.vars[k] }
+	o.Background = true
+	a, err := app.Open(ctx, o)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() { a.Close() })
+	if j, note := app.OpenJournalIfExists(ctx, o); j != nil {
+		w.t.Cleanup(func() { j.Close() })
+		a.UseJournal(j)
+	} else {
+		w.t.Fatalf("the journal: %s", note)
+	}
+	d := Deps{App: a, UI: Options{Since: a.Window(), Now: time.Now, DetailDelay: time.Millisecond, FollowEvery: time.Hour}}
+	h := &harness{t: w.t, m: New(ctx, NewBackend(d), d.UI)}
+	h.send(tea.WindowSizeMsg{Width: 160, Height: 50})
+	h.run(h.m.Init())
+	if h.m.loading || h.m.analyzing || h.m.nextDS != nil {
+		w.t.Fatalf("the TUI's load did not finish (loading %v, analyzing %v)", h.m.loading, h.m.analyzing)
+	}
+	return h.m
+}
+
+// TestEveryFrontJudgesAlike (issue 26): for the demo, a live sandbox and an export of the
+// same records, with a journal that holds a retry that took effect, verdicts that settle and
+// one that does not, scan, list, show, bundle and the TUI's dataset say the same of every
+// execution: kind, outcome, flagged, reason, duplicate group (members and pattern), old-SDK
+// note and journal case.
+func TestEveryFrontJudgesAlike(t *testing.T) {
+	dir := t.TempDir()
+	w := &crossWorld{t: t, bin: buildBinary(t, dir), journal: filepath.Join(dir, "journal.db")}
+	// the sandbox runs on the real clock, so the retry's new log is in every window
+	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 47, Size: 400, Span: 36 * time.Hour, APIKey: "k-cross"})
+	w.base = base
+	w.vars = map[string]string{
+		"HOME": dir, "XDG_STATE_HOME": filepath.Join(dir, "state"), "XDG_CONFIG_HOME": filepath.Join(dir, "config"),
+		"XDG_CACHE_HOME": filepath.Join(dir, "cache"), "COMPOSIO_API_KEY": "k-cross", "EXECTRIAGE_JOURNAL": w.journal, "TZ": "UTC",
+	}
+	for k, v := range w.vars {
+		w.env = append(w.env, k+"="+v)
+	}
+	w.env = append(w.env, "PATH="+os.Getenv("PATH"))
+	live := []string{"--base-url", base}
+
+	// The journal: a retry that took effect, a duplicate verdict and a confirmed_succeeded
+	// (both settle), a confirmed_failed (does not).
+	var list struct {
+		Executions []execOut `json:"executions"`
+	}
+	w.runJSON(&list, append([]string{"list", "--filter", "flagged:yes"}, live...)...)
+	var retried string
+	for _, e := range list.Executions {
+		if e.Outcome != string(model.OutcomeAmbiguous) || e.DuplicateGroup != nil {
+			continue
+		}
+		if _, code := w.run(append([]string{"retry", e.ID, "--confirm-failed", "--reason", "cross-path"}, live...)...); code == 0 {
+			retried = e.ID
+			break
+		}
+	}
+	if retried == "" {
+		t.Fatal("no flagged write could be retried")
+	}
+	marks := map[model.Verdict]string{}
+	for _, e := range list.Executions {
+		v := model.VerdictConfirmedSucceeded
+		switch {
+		case e.ID == retried:
+			continue
+		case e.DuplicateGroup != nil && marks[model.VerdictDuplicate] == "":
+			v = model.VerdictDuplicate
+		case marks[model.VerdictConfirmedSucceeded] == "":
+		case marks[model.VerdictConfirmedFailed] == "":
+			v = model.VerdictConfirmedFailed
+		default:
+			continue
+		}
+		if marks[v] != "" {
+			continue
+		}
+		if out, code := w.run(append([]string{"mark", e.ID, string(v), "--note", "cross-path"}, live...)...); code != 0 {
+			t.Fatalf("mark %s %s: exit %d %s", e.ID, v, code, out)
+		}
+		marks[v] = e.ID
+	}
+	if len(marks) != 3 {
+		t.Fatalf("verdicts recorded: %v", marks)
+	}
+
+	// The export: the same records, whole, the retry's new log among them.
+	export := filepath.Join(dir, "export.jsonl")
+	var lines []string
+	for _, e := range srv.Executions() {
+		b, err := json.Marshal(model.ToWire(&e, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	if err := os.WriteFile(export, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, src := range []struct {
+		name string
+		args []string
+		opt  app.Options
+	}{
+		{"live", live, app.Options{BaseURL: base}},
+		{"export", []string{"--file", export}, app.Options{File: export}},
+		{"demo", []string{"--demo"}, app.Options{Demo: true}},
+	} {
+		t.Run(src.name, func(t *testing.T) {
+			w.t = t
+			if src.name == "demo" { // the demo's own journal: a verdict recorded there
+				var demo struct {
+					Executions []execOut `json:"executions"`
+				}
+				w.runJSON(&demo, "list", "--demo", "--filter", "flagged:yes")
+				if len(demo.Executions) == 0 {
+					t.Fatal("the demo has no flagged write")
+				}
+				if out, code := w.run("mark", demo.Executions[0].ID, "confirmed_succeeded", "--demo", "--note", "cross-path"); code != 0 {
+					t.Fatalf("mark on the demo: %d %s", code, out)
+				}
+				src.opt.Journal = ""
+			}
+			compareFronts(t, w, src.args, src.opt, src.name != "demo", retried, marks)
+		})
+	}
+}
+
+// compareFronts runs scan, list, show and bundle over one source and loads the TUI on it, and
+// compares what each says of every execution.
+func compareFronts(t *testing.T, w *crossWorld, args []string, opt app.Options, journaled bool, retried string, marks map[model.Verdict]string) {
+	var scan struct {
+		Summary struct {
+			Flagged, Settled int
+		} `json:"summary"`
+		Executions []execOut  `json:"executions"`
+		Groups     []groupOut `json:"duplicate_groups"`
+	}
+	w.runJSON(&scan, append([]string{"scan"}, args...)...)
+	var list struct {
+		Executions []execOut `json:"executions"`
+	}
+	w.runJSON(&list, append([]string{"list"}, args...)...)
+	if len(scan.Executions) < 100 || len(scan.Executions) != len(list.Executions) {
+		t.Fatalf("scan %d executions, list %d", len(scan.Executions), len(list.Executions))
+	}
+	want := map[string]judged{}
+	for _, e := range scan.Executions {
+		want[e.ID] = e.judged()
+	}
+	groups := map[string]groupView{}
+	for _, g := range scan.Groups {
+		groups[g.ID] = groupView{Members: g.ExecutionIDs, Pattern: g.Pattern}
+	}
+	for _, e := range list.Executions {
+		if got := e.judged(); got != want[e.ID] {
+			t.Errorf("%s: list says %+v, scan %+v", e.ID, got, want[e.ID])
+		}
+	}
+
+	// The TUI's dataset, every execution and group.
+	m := w.tuiDataset(opt)
+	ds := m.data.DS
+	if ds.Len() != len(want) {
+		t.Fatalf("the TUI holds %d executions, scan %d", ds.Len(), len(want))
+	}
+	for i := range ds.Len() {
+		tr := ds.Triage(i)
+		got := judged{Kind: string(tr.Kind), Outcome: string(tr.Outcome), Flagged: tr.Flagged, Reason: tr.Reason,
+			Group: tr.GroupID, OldSDK: tr.OldSDK, Case: caseJSON(tr.Case)}
+		if got != want[ds.ID(i)] {
+			t.Errorf("%s: the TUI says %+v, scan %+v", ds.ID(i), got, want[ds.ID(i)])
+		}
+		if ds.Flag(i) != got.Flagged {
+			t.Errorf("%s: the TUI's list flags it %v, its triage %v", ds.ID(i), ds.Flag(i), got.Flagged)
+		}
+	}
+	if len(ds.Groups) != len(groups) {
+		t.Errorf("the TUI has %d groups, scan %d", len(ds.Groups), len(groups))
+	}
+	for _, g := range ds.Groups {
+		if sg, ok := groups[g.ID]; !ok || !slices.Equal(sg.Members, g.ExecutionIDs) || sg.Pattern != string(g.Pattern) {
+			t.Errorf("group %s: the TUI has %v %s, scan %+v", g.ID, g.ExecutionIDs, g.Pattern, sg)
+		}
+	}
+	if ds.Flagged != scan.Summary.Flagged || ds.Settled != scan.Summary.Settled {
+		t.Errorf("the TUI's header counts %d flagged, %d settled; scan %d, %d", ds.Flagged, ds.Settled, scan.Summary.Flagged, scan.Summary.Settled)
+	}
+	if head := ansi.Strip(m.header.View()); !strings.Contains(head, fmt.Sprintf("!%s flagged", common.Count(scan.Summary.Flagged))) {
+		t.Errorf("the header does not show scan's %d flagged: %s", scan.Summary.Flagged, head)
+	}
+
+	// The journal's cases are in the window.
+	if journaled {
+		settled := 0
+		for _, id := range []string{retried, marks[model.VerdictDuplicate], marks[model.VerdictConfirmedSucceeded]} {
+			if c := want[id]; !strings.Contains(c.Case, `"settled":true`) || c.Flagged {
+				t.Errorf("%s: %+v, want settled and not flagged", id, c)
+			}
+			settled++
+		}
+		if c := want[marks[model.VerdictConfirmedFailed]]; !strings.Contains(c.Case, `"verdict":"confirmed_failed","settled":false`) || !c.Flagged {
+			t.Errorf("confirmed_failed: %+v, want flagged and not settled", c)
+		}
+		retryLog := ""
+		for id, j := range want {
+			if strings.Contains(j.Case, `"retry_of":"`+retried+`"`) {
+				retryLog = id
+			}
+		}
+		if retryLog == "" || !strings.Contains(want[retried].Case, `"retry_log":"`+retryLog+`"`) {
+			t.Errorf("the retry's new log is not linked: %q, %+v", retryLog, want[retried])
+		}
+		if scan.Summary.Settled < settled {
+			t.Errorf("scan counts %d settled, want at least %d", scan.Summary.Settled, settled)
+		}
+	} else if scan.Summary.Settled != 1 {
+		t.Errorf("the demo's journal settles %d, want 1", scan.Summary.Settled)
+	}
+
+	// show and bundle, on a sample: every execution with a case, a member of each group (up
+	// to twelve), and up to twelve each of the flagged, those with an old-SDK note, and the rest.
+	var sample []string
+	seenGroup := map[string]bool{}
+	count := map[string]int{}
+	for _, e := range scan.Executions {
+		j := want[e.ID]
+		what := "rest"
+		switch {
+		case j.Case != "":
+			what = "case"
+		case j.Group != "":
+			if seenGroup[j.Group] {
+				continue
+			}
+			seenGroup[j.Group], what = true, "group"
+		case j.Flagged:
+			what = "flagged"
+		case j.OldSDK != "":
+			what = "old sdk"
+		}
+		if what != "case" && count[what] >= 12 {
+			continue
+		}
+		count[what]++
+		sample = append(sample, e.ID)
+	}
+	for _, id := range sample {
+		var show struct {
+			Triage execOut   `json:"triage"`
+			Group  *groupOut `json:"duplicate_group"`
+		}
+		w.runJSON(&show, append([]string{"show", id}, args...)...)
+		if got := show.Triage.judged(); got != want[id] {
+			t.Errorf("%s: show says %+v, scan %+v", id, got, want[id])
+		}
+		if g := show.Group; g != nil {
+			if sg := groups[g.ID]; !slices.Equal(sg.Members, g.ExecutionIDs) || sg.Pattern != g.Pattern {
+				t.Errorf("%s: show's group %+v, scan's %+v", id, g, sg)
+			}
+		}
+	}
+	// request: finds a read by its request id from every source (the API lists none: the
+	// server is asked), in list and in the TUI's filter.
+	var read string
+	for _, e := range scan.Executions {
+		if e.Kind == string(model.KindRead) && e.Outcome == string(model.OutcomeSucceeded) {
+			read = e.ID
+			break
+		}
+	}
+	var rec struct {
+		Execution struct {
+			Context struct {
+				RequestID string `json:"request_id"`
+			} `json:"context"`
+		} `json:"execution"`
+	}
+	w.runJSON(&rec, append([]string{"show", read}, args...)...)
+	rid := rec.Execution.Context.RequestID
+	if rid == "" {
+		t.Fatalf("%s has no request id", read)
+	}
+	var byReq struct {
+		Executions []execOut `json:"executions"`
+	}
+	w.runJSON(&byReq, append([]string{"list", "--filter", "request:" + rid[:13]}, args...)...)
+	if len(byReq.Executions) != 1 || byReq.Executions[0].ID != read {
+		t.Errorf("list --filter request:%s: %+v, want %s", rid[:13], byReq.Executions, read)
+	}
+	h := &harness{t: t, m: m}
+	h.keys("/", "request:"+rid[:13], "enter")
+	if it, ok := m.list.Selected(); m.list.Len() != 1 || !ok || m.data.DS.ID(int(it.Exec)) != read {
+		t.Errorf("the TUI's filter request:%s keeps %d rows, want %s", rid[:13], m.list.Len(), read)
+	}
+
+	bundleIDs := sample[:min(len(sample), 25)]
+	out, code := w.run(append(append([]string{"bundle", "--no-verify"}, bundleIDs...), args...)...)
+	if code != 0 {
+		t.Fatalf("bundle: exit %d", code)
+	}
+	flagged := 0
+	for _, id := range bundleIDs {
+		j := want[id]
+		if j.Flagged {
+			flagged++
+		}
+		flag := ""
+		if j.Flagged {
+			flag = " (flagged)"
+		}
+		line := "- Outcome: **" + j.Outcome + "**" + flag + ": `" + j.Reason + "`"
+		if !strings.Contains(out, line) {
+			t.Errorf("%s: the bundle has no line %q", id, line)
+		}
+		if j.Group != "" && !strings.Contains(out, "`"+j.Group+"` `"+groups[j.Group].Pattern+"`") {
+			t.Errorf("%s: the bundle does not name its group %s %s", id, j.Group, groups[j.Group].Pattern)
+		}
+		if j.OldSDK != "" && !strings.Contains(out, "triage: `"+j.OldSDK+"`") {
+			t.Errorf("%s: the bundle does not carry its note %q", id, j.OldSDK)
+		}
+	}
+	if head := fmt.Sprintf("| Executions | %d (%d flagged) |", len(bundleIDs), flagged); !strings.Contains(out, head) {
+		t.Errorf("the bundle's header is not %q", head)
+	}
+}
