@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/exectriage/exectriage/model"
@@ -81,7 +79,7 @@ func (a *App) Retry(ctx context.Context, j *Journal, req RetryRequest, h RetryHo
 			}
 			return RetryResult{Decision: triage.GuardDecision{Code: triage.RefusedNoLiveLog,
 				Reason: "the live log of " + req.Execution.ID + " could not be read from " + a.SourceName() + " (" + why + "): a file or an old copy alone never allows a send",
-				Next:   "check that the API is reachable and the execution is in its logs, then retry"}}, nil
+				Next:   triage.Say("check that the API is reachable and the execution is in its logs, then retry")}}, nil
 		}
 		req.Execution = live
 	}
@@ -137,7 +135,6 @@ func (a *App) Evidence(ctx context.Context, e model.Execution, t model.Triage, p
 		return ev, err
 	}
 	ev.Decision = res.Decision
-	ev.Decision.Next = KeysForNext(ev.Decision.Next) // the dialog's reader has keys, not a shell
 	r := a.policy.Redactor()
 	ev.Send = sendPreview(&e, r)
 	if a.j != nil {
@@ -145,19 +142,6 @@ func (a *App) Evidence(ctx context.Context, e model.Execution, t model.Triage, p
 	}
 	ev.Provider = hideState(ev.Provider, r)
 	return ev, nil
-}
-
-// KeysForNext rephrases a guard's next step for the TUI: `exectriage mark ID VERDICT` is
-// "press m and record VERDICT", `exectriage verify ID` is "press v", and any other command is
-// left as it is, said to be for a shell.
-func KeysForNext(next string) string {
-	mark := regexp.MustCompile("`exectriage mark \\S+ (\\w+)(?: --note [^`]*)?`")
-	fresh := regexp.MustCompile("a fresh `exectriage verify \\S+`")
-	verify := regexp.MustCompile("`exectriage verify \\S+`")
-	next = mark.ReplaceAllString(next, "press m and record $1")
-	next = fresh.ReplaceAllString(next, "a fresh check (v)")
-	next = verify.ReplaceAllString(next, "press v")
-	return strings.Replace(next, "`exectriage ", "in a shell: `exectriage ", 1)
 }
 
 // RetryFromDialog runs the guarded retry the person confirmed in the dialog.
@@ -179,7 +163,7 @@ func (a *App) RetryFromDialog(ctx context.Context, e model.Execution, ps model.P
 	case err != nil:
 		out.Err = err.Error()
 	case res.Refused():
-		out.Err = "refused: " + res.Decision.Reason + "; next: " + res.Decision.Next
+		out.Err = "refused: " + res.Decision.Reason + "; next: " + res.Decision.Next.Shell()
 		out.State = ""
 	}
 	return out

@@ -40,21 +40,3 @@ func TestSortNewestFirstIsAStableSort(t *testing.T) {
 	})
 }
 
-// The retry dialog's next steps name keys, not commands the person would have to leave the
-// TUI for (issue 16.8).
-func TestKeysForNext(t *testing.T) {
-	tests := []struct{ next, want string }{
-		{"do not retry; mark it: `exectriage mark log_a-B1 confirmed_succeeded` (only a fresh `exectriage verify log_a-B1` that no longer finds it changes this)",
-			"do not retry; mark it: press m and record confirmed_succeeded (only a fresh check (v) that no longer finds it changes this)"},
-		{"check it first: `exectriage verify log_1`", "check it first: press v"},
-		{"do not retry; if that verdict is wrong, record the correction first: `exectriage mark log_1 confirmed_failed --note TEXT`",
-			"do not retry; if that verdict is wrong, record the correction first: press m and record confirmed_failed"},
-		{"settle it first: `exectriage resolve 3f2a`", "settle it first: in a shell: `exectriage resolve 3f2a`"},
-		{"wait until 10:00:00Z, then retry", "wait until 10:00:00Z, then retry"},
-	}
-	for _, tt := range tests {
-		if got := KeysForNext(tt.next); got != tt.want {
-			t.Errorf("KeysForNext(%q)\n = %q\nwant %q", tt.next, got, tt.want)
-		}
-	}
-}

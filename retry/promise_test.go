@@ -278,7 +278,7 @@ func TestAMetaToolIsNeverRetriedAsOneWrite(t *testing.T) {
 			if err != nil || res.Decision.Code != triage.RefusedMetaTool || s.count() != 0 {
 				t.Fatalf("retry of a meta tool run: %+v %v, %d sends", res.Decision, err, s.count())
 			}
-			text := res.Decision.Reason + " | " + res.Decision.Next
+			text := res.Decision.Reason + " | " + res.Decision.Next.Shell()
 			for _, w := range tt.words {
 				if !strings.Contains(text, w) {
 					t.Errorf("%q lacks %q", text, w)

@@ -468,7 +468,7 @@ func Precheck(ctx context.Context, d Deps, e model.Execution, provider model.Pro
 	if d.Journal == nil {
 		return Result{Provider: provider, Decision: triage.GuardDecision{Code: triage.RefusedNoJournal,
 			Reason: "no journal is open: a retry is never sent without recording its intent first",
-			Next:   "fix the journal's location (--journal PATH or EXECTRIAGE_JOURNAL), then retry"}}, nil
+			Next:   triage.Say("fix the journal's location (--journal PATH or EXECTRIAGE_JOURNAL), then retry")}}, nil
 	}
 	res, in, err := gather(ctx, &d, &e)
 	if err != nil {
@@ -479,7 +479,7 @@ func Precheck(ctx context.Context, d Deps, e model.Execution, provider model.Pro
 	if d.Sender == nil && (res.Decision.Allowed || res.Decision.Code == triage.RefusedNotConfirmed) {
 		res.Decision = triage.GuardDecision{Code: triage.RefusedCannotSend,
 			Reason: "this source cannot send: a file export has no API behind it",
-			Next:   "open the live API (COMPOSIO_API_KEY) or --base-url, then retry"}
+			Next:   triage.Say("open the live API (COMPOSIO_API_KEY) or --base-url, then retry")}
 	}
 	return res, nil
 }
@@ -503,7 +503,7 @@ func freshProvider(ctx context.Context, d *Deps, e *model.Execution, given *mode
 func refuseForHolder(e *model.Execution, holder *model.RetryAttempt) (triage.GuardDecision, bool) {
 	if holder == nil {
 		return triage.GuardDecision{Code: triage.RefusedAttemptOpen, Reason: "another retry of this execution holds it",
-			Next: "see `exectriage journal " + e.ID + "`"}, true
+			Next: triage.Step{Say: "see {1}", Do: []triage.Command{{Verb: triage.VerbJournal, ID: e.ID}}}}, true
 	}
 	return triage.CheckRetry(triage.GuardInput{Execution: e, Kind: model.KindWrite, Outcome: model.OutcomeAmbiguous,
 		Attempts: []model.RetryAttempt{*holder}}), true

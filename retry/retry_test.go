@@ -281,7 +281,7 @@ func TestRetryRefusals(t *testing.T) {
 			if !res.Refused() || res.Decision.Code != tc.code {
 				t.Fatalf("decision %+v, want refused %s", res.Decision, tc.code)
 			}
-			if res.Decision.Reason == "" || res.Decision.Next == "" {
+			if res.Decision.Reason == "" || res.Decision.Next.IsZero() {
 				t.Fatalf("a refusal must say why and what to do: %+v", res.Decision)
 			}
 			if w.postsOf(tc.req.Execution.ToolSlug) != posts || len(w.effects()) != effects || res.Sent || res.Attempt != nil {

@@ -3,6 +3,7 @@ package triage
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -98,7 +99,7 @@ type GuardDecision struct {
 	Allowed bool        `json:"allowed"`
 	Code    RefusalCode `json:"code,omitempty"`
 	Reason  string      `json:"reason"`
-	Next    string      `json:"next"`
+	Next    Step        `json:"next"`
 }
 
 // CheckRetry applies the guard's rules to in.
@@ -111,7 +112,7 @@ func CheckRetry(in GuardInput) GuardDecision {
 	if id == "" {
 		id = "ID"
 	}
-	refuse := func(code RefusalCode, reason, next string) GuardDecision {
+	refuse := func(code RefusalCode, reason string, next Step) GuardDecision {
 		return GuardDecision{Code: code, Reason: reason, Next: next}
 	}
 
@@ -122,47 +123,47 @@ func CheckRetry(in GuardInput) GuardDecision {
 		}
 		return refuse(RefusedNotWrite,
 			fmt.Sprintf("%s is %s, not a write: running it again changes nothing, so there is nothing to guard", toolName(e), article(string(kind))),
-			"run the read again directly; the guarded retry is only for writes")
+			Say("run the read again directly; the guarded retry is only for writes"))
 	}
 
 	switch in.Outcome {
 	case model.OutcomeFailed, model.OutcomeRejected, model.OutcomeAmbiguous:
 	case model.OutcomeSucceeded:
 		return refuse(RefusedOutcome, "the execution succeeded"+because(in.OutcomeReason),
-			"nothing to retry; if the effect seems missing, check the provider: `exectriage verify "+id+"`")
+			Step{"nothing to retry; if the effect seems missing, check the provider: {1}", []Command{{Verb: VerbVerify, ID: id}}})
 	default:
 		return refuse(RefusedOutcome, "the execution's outcome is not known",
-			"look at it first: `exectriage show "+id+"`")
+			Step{"look at it first: {1}", []Command{{Verb: VerbShow, ID: id}}})
 	}
 	if LogSucceeded(e.Status) {
 		return refuse(RefusedLogSuccess,
 			"the execution log records success"+paren(in.OutcomeReason)+": the action happened, whatever the caller saw",
-			"do not retry; record it: `exectriage mark "+id+" confirmed_succeeded`")
+			Step{"do not retry; record it: {1}", []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedSucceeded}}})
 	}
 
 	if args := bytes.TrimSpace(e.Arguments); len(args) == 0 || string(args) == "null" {
 		if e.Detailed {
 			return refuse(RefusedNoArguments, NoStoredData+": a retry could not repeat the same call",
-				"repeat the call from its source (your application has its arguments), after checking the provider by hand")
+				Say("repeat the call from its source (your application has its arguments), after checking the provider by hand"))
 		}
 		return refuse(RefusedNoArguments,
 			"the execution's arguments are not loaded: a retry could not repeat the same call",
-			"load the execution's detail (`exectriage show "+id+"`), then retry")
+			Step{"load the execution's detail ({1}), then retry", []Command{{Verb: VerbShow, ID: id}}})
 	}
 
 	switch {
 	case in.MadeBy != nil:
 		return refuse(RefusedIsRetry,
 			fmt.Sprintf("this execution is retry attempt %s of %s, made by exectriage: retrying a retry would send the action again", in.MadeBy.ID, in.MadeBy.ExecutionID),
-			"settle the original instead: `exectriage journal "+in.MadeBy.ExecutionID+"` (and `exectriage resolve "+in.MadeBy.ID+"` if it is indeterminate)")
+			Step{"settle the original instead: {1} (and {2} if it is indeterminate)", []Command{{Verb: VerbJournal, ID: in.MadeBy.ExecutionID}, {Verb: VerbResolve, ID: in.MadeBy.ID}}})
 	case in.MadeByShape:
 		return refuse(RefusedIsRetry,
 			"this execution's request id "+e.RequestID+" has the shape of an exectriage retry attempt, one this journal does not know: it was made by another exectriage, on another journal",
-			"find the original and the journal that retried it; a team triaging together needs one PostgreSQL journal (--journal postgres://...)")
+			Say("find the original and the journal that retried it; a team triaging together needs one PostgreSQL journal (--journal postgres://...)"))
 	case in.RetriedIn != "":
 		return refuse(RefusedRetriedElsewhere,
 			"log "+in.RetriedIn+" repeats this call (same tool, account and arguments) with an exectriage attempt id this journal does not know: another exectriage, on another journal, already retried it",
-			"do not retry; look at "+in.RetriedIn+" (`exectriage show "+in.RetriedIn+"`); a team triaging together needs one PostgreSQL journal (--journal postgres://...)")
+			Step{"do not retry; look at " + in.RetriedIn + " ({1}); a team triaging together needs one PostgreSQL journal (--journal postgres://...)", []Command{{Verb: VerbShow, ID: in.RetriedIn}}})
 	}
 
 	if d, stop := checkAttempts(id, in.Attempts); stop {
@@ -174,42 +175,42 @@ func CheckRetry(in GuardInput) GuardDecision {
 	if a := OpenSameCall(in.SameCall, ""); a != nil {
 		return refuse(RefusedSameCallOpen,
 			fmt.Sprintf("retry attempt %s of %s runs the same call (same tool and arguments) and is %s: it may have taken effect, and this execution may even be its own log", a.ID, a.ExecutionID, a.State),
-			"settle that attempt first: `exectriage resolve "+a.ID+"`; never retry the same call over it")
+			Step{"settle that attempt first: {1}; never retry the same call over it", []Command{{Verb: VerbResolve, ID: a.ID}}})
 	}
 	if a := RateLimitedRecently(in.Attempts, in.Now, ""); a != nil {
 		wait := a.FinishedAt.Add(RateLimitCooldown)
 		return refuse(RefusedRateLimited,
 			fmt.Sprintf("retry attempt %s was rate limited (429)%s: retrying at once would only be refused again, by everyone at once", a.ID, guardAt(a.FinishedAt)),
-			"wait until "+wait.UTC().Format("15:04:05Z")+", then retry")
+			Say("wait until "+wait.UTC().Format("15:04:05Z")+", then retry"))
 	}
 
 	switch in.Verdict {
 	case model.VerdictConfirmedSucceeded, model.VerdictDuplicate:
 		return refuse(RefusedVerdict,
 			fmt.Sprintf("%s marked this execution %s%s", orSomeone(in.VerdictBy), in.Verdict, guardAt(in.VerdictAt)),
-			"do not retry; if that verdict is wrong, record the correction first: `exectriage mark "+id+" confirmed_failed --note TEXT`")
+			Step{"do not retry; if that verdict is wrong, record the correction first: {1}", []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedFailed, Note: true}}})
 	}
 
 	switch in.Provider.State {
 	case model.ProviderFound:
 		return refuse(RefusedProviderFound,
 			"provider shows the effect"+evidence(in.Provider)+because(in.Provider.Reason),
-			"do not retry; mark it: `exectriage mark "+id+" confirmed_succeeded` (only a fresh `exectriage verify "+id+"` that no longer finds it changes this)")
+			Step{"do not retry; mark it: {1} (only {2} that no longer finds it changes this)", []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedSucceeded}, {Verb: VerbVerify, ID: id, Again: true}}})
 	case model.ProviderNotFound, model.ProviderUnknown:
 	default:
 		return refuse(RefusedProviderNotRun, "the provider has not been checked for this execution's effect",
-			"check it first: `exectriage verify "+id+"`")
+			Step{"check it first: {1}", []Command{{Verb: VerbVerify, ID: id}}})
 	}
 
 	if !in.Confirmed {
 		return refuse(RefusedNotConfirmed,
 			"no one has confirmed that the first attempt failed (outcome "+string(in.Outcome)+because(in.OutcomeReason)+
 				"; provider "+string(in.Provider.State)+because(in.Provider.Reason)+")",
-			"check the evidence, then confirm: `exectriage retry "+id+" --confirm-failed --reason TEXT`")
+			Step{"check the evidence, then confirm: {1}", []Command{{Verb: VerbRetry, ID: id, Confirm: true}}})
 	}
 	if strings.TrimSpace(in.Reason) == "" {
 		return refuse(RefusedNoReason, "a confirmation of failure needs a reason for the journal",
-			"say why you believe it failed: `exectriage retry "+id+" --confirm-failed --reason TEXT`")
+			Step{"say why you believe it failed: {1}", []Command{{Verb: VerbRetry, ID: id, Confirm: true}}})
 	}
 
 	reason := fmt.Sprintf("%s %s with outcome %s; provider %s; failure confirmed", toolName(e), article(string(in.Kind)), in.Outcome, in.Provider.State)
@@ -217,7 +218,7 @@ func CheckRetry(in GuardInput) GuardDecision {
 		reason += " (the provider could not be checked: the confirmation is the only evidence it did not happen)"
 	}
 	return GuardDecision{Allowed: true, Reason: reason,
-		Next: "record the intent, then send once through the no-retry client with x-request-id = the attempt id"}
+		Next: Say("record the intent, then send once through the no-retry client with x-request-id = the attempt id")}
 }
 
 // ChildRun is one run a meta tool execution made.
@@ -262,9 +263,16 @@ func refuseMeta(id string, in GuardInput) GuardDecision {
 	case len(in.Children) == 0:
 		reason += "; no child run was found in the logs"
 	}
-	next := "look at its children (`exectriage list --filter session:` / the logs whose parent is " + id + ")"
+	next := Say("look at its children first: the logs whose parent is " + id)
 	if in.ChildrenRead && len(failed) > 0 {
-		next = "retry only the children that failed, each through the guard: `exectriage retry " + strings.Join(failed, "`, `exectriage retry ") + "`"
+		next = Step{Say: "retry only the children that failed, each through the guard: "}
+		for i, c := range failed {
+			if i > 0 {
+				next.Say += ", "
+			}
+			next.Say += "{" + strconv.Itoa(i+1) + "}"
+			next.Do = append(next.Do, Command{Verb: VerbRetry, ID: c})
+		}
 	}
 	return GuardDecision{Code: RefusedMetaTool, Reason: reason, Next: next}
 }
@@ -315,7 +323,7 @@ func checkAttempts(id string, attempts []model.RetryAttempt) (GuardDecision, boo
 				reason += " (new log " + a.NewLogID + ")"
 			}
 			return GuardDecision{Code: RefusedAttemptSucceeded, Reason: reason,
-				Next: "do not retry: the effect exists; see `exectriage journal " + id + "`"}, true
+				Next: Step{"do not retry: the effect exists; see {1}", []Command{{Verb: VerbJournal, ID: id}}}}, true
 		}
 		if a.State.Open() && open == nil {
 			open = a
@@ -330,7 +338,7 @@ func checkAttempts(id string, attempts []model.RetryAttempt) (GuardDecision, boo
 			reason += " (" + open.Detail + ")"
 		}
 		return GuardDecision{Code: RefusedIndeterminate, Reason: reason,
-			Next: "settle it from the logs and the provider first: `exectriage resolve " + open.ID + "`; never retry over it"}, true
+			Next: Step{"settle it from the logs and the provider first: {1}; never retry over it", []Command{{Verb: VerbResolve, ID: open.ID}}}}, true
 	}
 	since := open.CreatedAt
 	if !open.SentAt.IsZero() {
@@ -338,8 +346,8 @@ func checkAttempts(id string, attempts []model.RetryAttempt) (GuardDecision, boo
 	}
 	return GuardDecision{Code: RefusedAttemptOpen,
 		Reason: fmt.Sprintf("retry attempt %s is in flight (%s%s by %s)", open.ID, open.State, guardAt(since), orSomeone(open.Who)),
-		Next: "wait for it to finish and check `exectriage journal " + id + "`; if its process died, it shows as indeterminate " +
-			"and `exectriage resolve " + open.ID + "` settles it"}, true
+		Next: Step{"wait for it to finish and check {1}; if its process died, it shows as indeterminate and {2} settles it",
+			[]Command{{Verb: VerbJournal, ID: id}, {Verb: VerbResolve, ID: open.ID}}}}, true
 }
 
 // evidence names the first provider object that matched: " (message 18c2f… at 14:02:11)".

@@ -115,10 +115,13 @@ func TestCheckRetry(t *testing.T) {
 			if d.Allowed != (tc.code == "") || d.Code != tc.code {
 				t.Fatalf("decision %+v, want code %q", d, tc.code)
 			}
-			if d.Reason == "" || d.Next == "" {
+			if d.Reason == "" || d.Next.IsZero() {
 				t.Fatalf("a decision must say why and what to do next: %+v", d)
 			}
-			text := d.Reason + " | " + d.Next
+			text := d.Reason + " | " + d.Next.Shell()
+			if strings.Contains(d.Next.Say, "exectriage ") {
+				t.Errorf("the step's words write a command themselves (each front writes its own): %q", d.Next.Say)
+			}
 			for _, w := range tc.words {
 				if !strings.Contains(text, w) {
 					t.Errorf("%q does not mention %q", text, w)

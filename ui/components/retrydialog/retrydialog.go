@@ -337,7 +337,7 @@ func (m Model) render(compact bool) string {
 			reason = strings.Replace(reason, ": "+r, "", 1)
 		}
 		field("refused", st.Dialog.Refused.Render("✗ ")+common.Clean(reason))
-		field("next", common.Clean(m.ev.Decision.Next))
+		field("next", common.Clean(StepKeys(m.ev.Decision.Next)))
 		line("")
 		line(st.Dialog.ButtonActive.Render("Close") + "  " + st.Dialog.Hint.Render("enter or esc"))
 	case stageConfirm, stageSending, stageDone:
@@ -424,4 +424,22 @@ func firstOf(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// StepKeys words a guard's next step for the TUI: a provider check is v, a verdict is m, and
+// what has no key here is a command for a shell.
+func StepKeys(s triage.Step) string {
+	return s.Words(func(c triage.Command) string {
+		switch {
+		case c.Verb == triage.VerbVerify && c.Again:
+			return "a fresh check (v)"
+		case c.Verb == triage.VerbVerify:
+			return "press v"
+		case c.Verb == triage.VerbMark && c.Note:
+			return "press m and record " + string(c.Verdict) + " with a note"
+		case c.Verb == triage.VerbMark:
+			return "press m and record " + string(c.Verdict)
+		}
+		return "in a shell: " + c.Shell()
+	})
 }

@@ -126,9 +126,10 @@ func TestConfirmationNeedsTheWordAndAReason(t *testing.T) {
 }
 
 func TestRefusalShowsTheReasonAndTheNextStep(t *testing.T) {
-	m, c := newDialog(triage.GuardDecision{Code: triage.RefusedProviderFound, Reason: "provider shows the effect", Next: "mark it confirmed_succeeded"})
+	m, c := newDialog(triage.GuardDecision{Code: triage.RefusedProviderFound, Reason: "provider shows the effect",
+		Next: triage.Step{Say: "mark it {1}", Do: []triage.Command{{Verb: triage.VerbMark, ID: "log_1", Verdict: model.VerdictConfirmedSucceeded}}}})
 	v := ansi.Strip(m.View())
-	for _, want := range []string{"Retry refused", "provider shows the effect", "mark it confirmed_succeeded"} {
+	for _, want := range []string{"Retry refused", "provider shows the effect", "mark it press m and record confirmed_succeeded"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("missing %q", want)
 		}
@@ -192,5 +193,40 @@ func TestNoStoredDataRefusal(t *testing.T) {
 	c.t = c.t.Add(KeyDelay)
 	if _, msgs := press(m, "tab", "failed", "enter", "x", "enter", "enter"); sent(msgs) != nil {
 		t.Fatal("a refused retry was sent")
+	}
+}
+
+// TestStepKeys: the guard's own next steps, worded for the dialog, name keys where the TUI has
+// one and say "in a shell" where it has none; the CLI words the same steps as command lines
+// (issue 16.8; issue 26: the words were rewritten from the CLI's by regular expressions).
+func TestStepKeys(t *testing.T) {
+	e := model.Execution{ID: "log_a-B1", ToolSlug: "GMAIL_SEND_EMAIL", Status: "failed", Detailed: true, Arguments: []byte(`{"to":"a"}`)}
+	base := triage.GuardInput{Execution: &e, Kind: model.KindWrite, Outcome: model.OutcomeAmbiguous}
+	with := func(f func(*triage.GuardInput)) triage.GuardInput { in := base; f(&in); return in }
+	tests := []struct {
+		in          triage.GuardInput
+		keys, shell string
+	}{
+		{with(func(in *triage.GuardInput) { in.Provider = model.ProviderState{State: model.ProviderFound} }),
+			"do not retry; mark it: press m and record confirmed_succeeded (only a fresh check (v) that no longer finds it changes this)",
+			"do not retry; mark it: `exectriage mark log_a-B1 confirmed_succeeded` (only a fresh `exectriage verify log_a-B1` that no longer finds it changes this)"},
+		{base, "check it first: press v", "check it first: `exectriage verify log_a-B1`"},
+		{with(func(in *triage.GuardInput) { in.Verdict = model.VerdictDuplicate }),
+			"do not retry; if that verdict is wrong, record the correction first: press m and record confirmed_failed with a note",
+			"do not retry; if that verdict is wrong, record the correction first: `exectriage mark log_a-B1 confirmed_failed --note TEXT`"},
+		{with(func(in *triage.GuardInput) {
+			in.Attempts = []model.RetryAttempt{{ID: "3f2a", ExecutionID: "log_a-B1", State: model.AttemptIndeterminate}}
+		}),
+			"settle it from the logs and the provider first: in a shell: `exectriage resolve 3f2a`; never retry over it",
+			"settle it from the logs and the provider first: `exectriage resolve 3f2a`; never retry over it"},
+	}
+	for _, tt := range tests {
+		d := triage.CheckRetry(tt.in)
+		if got := StepKeys(d.Next); got != tt.keys {
+			t.Errorf("%s: StepKeys\n = %q\nwant %q", d.Code, got, tt.keys)
+		}
+		if got := d.Next.Shell(); got != tt.shell {
+			t.Errorf("%s: Shell\n = %q\nwant %q", d.Code, got, tt.shell)
+		}
 	}
 }
