@@ -26,6 +26,7 @@ import (
 	"github.com/exectriage/exectriage/sandbox"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/verify"
 )
 
 // DefaultAPIWindow is how far back an API source (live or demo) reads when no window is
@@ -111,7 +112,7 @@ type App struct {
 	policy *redact.Policy
 
 	verifiersOnce sync.Once
-	verifiers     *triage.Verifiers
+	verifiers     *verify.Verifiers
 
 	mu       sync.Mutex
 	learned  map[string]bool            // slugs whose tool definition was asked for
@@ -139,7 +140,7 @@ type Parts struct {
 	// Kinds says which tools write; nil starts an empty cache.
 	Kinds *triage.Kinds
 	// Verifiers check the provider; nil builds them from the source's client and the config.
-	Verifiers *triage.Verifiers
+	Verifiers *verify.Verifiers
 	Who       string // the person in the journal (default journal.Who)
 	BundleDir string // where bundles are written (default the system temp directory)
 	APIKey    string // the configured key, never shown
@@ -498,10 +499,10 @@ func (a *App) Get(ctx context.Context, id string) (model.Execution, error) {
 
 // Verifiers are the provider checks (built in and from the config), on the session's clock;
 // nil when the source has no API.
-func (a *App) Verifiers() *triage.Verifiers {
+func (a *App) Verifiers() *verify.Verifiers {
 	a.verifiersOnce.Do(func() {
 		if c := a.src.Client(); c != nil {
-			a.verifiers = triage.NewVerifiers(c, a.cfg.Verifiers, triage.WithClock(a.o.now))
+			a.verifiers = verify.NewVerifiers(c, a.cfg.Verifiers, verify.WithClock(a.o.now))
 		}
 	})
 	return a.verifiers

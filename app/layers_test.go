@@ -26,6 +26,7 @@ var layerRules = []struct {
 	{"ui", []string{"client", "journal", "retry", "source", "sandbox"}, "the TUI reaches the domain through app"},
 	{"app", []string{"ui", "cli"}, "app is below the interfaces"},
 	{"triage", []string{"app", "ui", "cli", "config", "journal", "retry", "source", "client"}, "triage is pure decisions"},
+	{"verify", []string{"app", "ui", "cli", "config", "journal", "retry", "source", "client", "sandbox"}, "verify asks the provider through the runner it is given"},
 	{"config", []string{"app", "ui", "cli"}, "config is below app"},
 	{"journal", []string{"app", "ui", "cli", "triage", "retry", "source", "client"}, "the journal stores, it does not decide"},
 	{"retry", []string{"app", "ui", "cli", "source"}, "the protocol is below app"},

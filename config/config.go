@@ -19,6 +19,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/exectriage/exectriage/internal/safefile"
+	"github.com/exectriage/exectriage/verify"
 
 	"github.com/exectriage/exectriage/triage"
 )
@@ -60,7 +61,7 @@ type Config struct {
 	Defaults  Defaults              `toml:"defaults"`
 	Theme     map[string]string     `toml:"theme"`
 	Keys      map[string][]string   `toml:"keys"`
-	Verifiers []triage.VerifierSpec `toml:"verifier"`
+	Verifiers []verify.VerifierSpec `toml:"verifier"`
 	Dashboard Dashboard             `toml:"dashboard"`
 	// Profiles are named setups for people who triage several projects (--profile NAME,
 	// EXECTRIAGE_PROFILE).

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/verify"
 )
 
 const goodConfig = `# exectriage config
@@ -62,7 +63,7 @@ func TestParseConfigGood(t *testing.T) {
 	if len(c.Verifiers) != 2 || c.Verifiers[0].Items != "data.value" || c.Verifiers[1].Contains["messageText"] != "{{.body}}" {
 		t.Errorf("verifiers = %+v", c.Verifiers)
 	}
-	v := triage.NewVerifiers(nil, c.Verifiers)
+	v := verify.NewVerifiers(nil, c.Verifiers)
 	if !v.Has("OUTLOOK_SEND_EMAIL") || v.ReadTool("outlook_send_email") != "OUTLOOK_LIST_MESSAGES" {
 		t.Error("config verifier not registered")
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/verify"
 )
 
 // Sender sends one write; (*client.WriteClient) satisfies it and never retries.
@@ -62,7 +63,7 @@ type Deps struct {
 	Journal  journal.Journal
 	Sender   Sender          // the no-retry write client; nil means the source cannot send
 	Logs     LogReader       // for Resolve; nil means the logs cannot be searched
-	Verifier triage.Verifier // the provider check; nil means provider state unknown
+	Verifier verify.Verifier // the provider check; nil means provider state unknown
 	Kinds    KindOf
 	Options  triage.Options
 	Who      string

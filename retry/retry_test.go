@@ -20,6 +20,7 @@ import (
 	"github.com/exectriage/exectriage/retry"
 	"github.com/exectriage/exectriage/sandbox"
 	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/verify"
 )
 
 const apiKey = "retry-test-key"
@@ -64,7 +65,7 @@ func newWorld(t *testing.T, dsn string) *world {
 }
 
 func (w *world) deps() retry.Deps {
-	return retry.Deps{Journal: w.j, Sender: w.c.WithoutRetries(), Logs: w.c, Verifier: triage.NewVerifiers(w.c, nil),
+	return retry.Deps{Journal: w.j, Sender: w.c.WithoutRetries(), Logs: w.c, Verifier: verify.NewVerifiers(w.c, nil),
 		Kinds: triage.NewKinds(), Who: "tester@host", Target: "LIVE " + strings.TrimPrefix(w.base, "http://"), Timeout: 20 * time.Second}
 }
 

@@ -208,13 +208,13 @@ func isWriteVerb(w string) bool {
 // GITHUB_ISSUES_CREATE). A third-person verb right after the toolkit counts too
 // (SLACK_SENDS_A_MESSAGE_TO_A_CHANNEL). No verb → write.
 func KindFromSlug(slug string) model.ToolKind {
-	v, at := slugVerb(slug)
+	v, at := SlugVerb(slug)
 	if !isReadVerb(v) || v == "EXPORT" {
 		// EXPORT starts writes too (GITHUB_EXPORT_A_CODESPACE... is tagged updateHint)
 		return model.KindWrite
 	}
 	// A read verb followed by a write verb is a write: GITHUB_GET_OR_CREATE_ISSUE creates.
-	toks := slugTokens(slug)
+	toks := SlugTokens(slug)
 	for i := at + 1; i < len(toks); i++ {
 		if toks[i] == "OR" && i+1 < len(toks) && isWriteVerb(toks[i+1]) || strongWriteVerb(toks[i]) {
 			return model.KindWrite
@@ -233,9 +233,9 @@ func strongWriteVerb(w string) bool {
 	return false
 }
 
-// slugVerb returns the slug's first verb and its index in the tokens ("" and -1 when none).
-func slugVerb(slug string) (string, int) {
-	toks := slugTokens(slug)
+// SlugVerb returns the slug's first verb and its index in the tokens ("" and -1 when none).
+func SlugVerb(slug string) (string, int) {
+	toks := SlugTokens(slug)
 	try := func(i int) string {
 		t := toks[i]
 		if isReadVerb(t) || isWriteVerb(t) {
@@ -267,7 +267,8 @@ func slugVerb(slug string) (string, int) {
 	return "", -1
 }
 
-func slugTokens(slug string) []string {
+// SlugTokens splits a tool slug into its upper-case words.
+func SlugTokens(slug string) []string {
 	return strings.FieldsFunc(strings.ToUpper(slug), func(r rune) bool {
 		return r == '_' || r == '-' || r == '.' || r == ' ' || r == '/'
 	})

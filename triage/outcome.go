@@ -217,7 +217,7 @@ func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quo
 	if w := neverSent(low); w != "" {
 		return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not(), true
 	}
-	if containsAny(low, "rate limit", "ratelimit", "too many requests") || hasWord(low, "429") {
+	if containsAny(low, "rate limit", "ratelimit", "too many requests") || HasWord(low, "429") {
 		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot(), true
 	}
 	if text == "" {
@@ -237,7 +237,7 @@ func refusalWord(low string) string {
 		}
 	}
 	for _, c := range []string{"400", "401", "403", "404", "422"} {
-		if hasWord(low, c) {
+		if HasWord(low, c) {
 			return c
 		}
 	}
@@ -279,7 +279,7 @@ func ClassifyAnswer(slug string, kind model.ToolKind, status, upstream int, text
 	switch {
 	case neverSent(low) != "":
 		says = "that the connection " + neverSent(low)
-	case containsAny(low, "rate limit", "ratelimit", "too many requests") || hasWord(low, "429"):
+	case containsAny(low, "rate limit", "ratelimit", "too many requests") || HasWord(low, "429"):
 		says = "a rate limit"
 	case refusalWord(low) != "":
 		says = "a refusal (" + refusalWord(low) + ")"
@@ -434,7 +434,7 @@ func timeoutWord(low string) string {
 		return "deadline exceeded"
 	case containsAny(low, "timed out", "timeout", "etimedout", "esockettimedout"):
 		return "timed out"
-	case hasWord(low, "408"):
+	case HasWord(low, "408"):
 		return "408 request timeout"
 	}
 	return ""
@@ -451,7 +451,7 @@ func droppedWord(low string) string {
 			return w
 		}
 	}
-	if hasWord(low, "eof") {
+	if HasWord(low, "eof") {
 		return "EOF"
 	}
 	return ""
@@ -459,7 +459,7 @@ func droppedWord(low string) string {
 
 func gatewayCode(low string) string {
 	for _, c := range []string{"500", "502", "503", "504"} {
-		if hasWord(low, c) {
+		if HasWord(low, c) {
 			return c
 		}
 	}
@@ -483,9 +483,9 @@ func containsAny(s string, words ...string) bool {
 	return false
 }
 
-// hasWord reports whether w occurs in s with no letter or digit on either side, so "eof" does
+// HasWord reports whether w occurs in s with no letter or digit on either side, so "eof" does
 // not match "thereof" and "502" does not match "15020".
-func hasWord(s, w string) bool {
+func HasWord(s, w string) bool {
 	for i := 0; ; {
 		j := strings.Index(s[i:], w)
 		if j < 0 {
@@ -557,8 +557,8 @@ func effectOf(slug string, kind model.ToolKind) effect {
 	if kind == model.KindRead {
 		return effect{read: true}
 	}
-	toks := slugTokens(slug)
-	verb, at := slugVerb(slug)
+	toks := SlugTokens(slug)
+	verb, at := SlugVerb(slug)
 	fx := effect{done: participle(verb)}
 	if at < 0 {
 		return fx

@@ -1,4 +1,4 @@
-package triage
+package verify
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // scriptedRunner answers every read with one canned result and records the calls.
@@ -262,7 +263,7 @@ func TestVerifyOtherBuiltins(t *testing.T) {
 			if st.State != model.ProviderFound || len(st.Matches) != 1 || st.Matches[0].ID != tt.id || st.ReadTool != tt.readTool {
 				t.Errorf("got %+v", st)
 			}
-			if KindFromSlug(st.ReadTool) != model.KindRead {
+			if triage.KindFromSlug(st.ReadTool) != model.KindRead {
 				t.Errorf("verifier for %s runs %s, which is not a read", tt.slug, st.ReadTool)
 			}
 		})
@@ -309,7 +310,7 @@ func TestVerifiersListing(t *testing.T) {
 		if !v.Has(slug) {
 			t.Errorf("no built-in verifier for %s", slug)
 		}
-		if rt := v.ReadTool(slug); KindFromSlug(rt) != model.KindRead {
+		if rt := v.ReadTool(slug); triage.KindFromSlug(rt) != model.KindRead {
 			t.Errorf("%s verified by %s, not a read", slug, rt)
 		}
 	}

@@ -1,4 +1,4 @@
-package triage
+package verify
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // ReadToolRunner runs a read-only tool; *client.Client satisfies it (a read may be retried).
@@ -142,7 +143,7 @@ func (v *Verifiers) verify(ctx context.Context, e *model.Execution) model.Provid
 		if !e.Detailed {
 			st.Reason = "the execution's arguments are not loaded: open its detail, then verify"
 		} else {
-			st.Reason = NoStoredData + ": nothing to match the provider against"
+			st.Reason = triage.NoStoredData + ": nothing to match the provider against"
 		}
 		return st
 	}
@@ -291,7 +292,7 @@ func (v *Verifiers) verify(ctx context.Context, e *model.Execution) model.Provid
 // notFoundText recognises a read that failed because the object does not exist.
 func notFoundText(s string) bool {
 	low := strings.ToLower(s)
-	return strings.Contains(low, "not found") || strings.Contains(low, "not_found") || hasWord(low, "404") ||
+	return strings.Contains(low, "not found") || strings.Contains(low, "not_found") || triage.HasWord(low, "404") ||
 		strings.Contains(low, "does not exist") || strings.Contains(low, "no longer exists")
 }
 
@@ -305,7 +306,7 @@ func atTime(t time.Time) string {
 func toolkitName(e *model.Execution) string {
 	tk := strings.ToLower(e.ToolkitSlug)
 	if tk == "" {
-		if toks := slugTokens(e.ToolSlug); len(toks) > 0 {
+		if toks := triage.SlugTokens(e.ToolSlug); len(toks) > 0 {
 			tk = strings.ToLower(toks[0])
 		}
 	}
@@ -369,7 +370,7 @@ type check struct {
 }
 
 func (c *check) verb() string {
-	if v, _ := slugVerb(c.tool); v != "" {
+	if v, _ := triage.SlugVerb(c.tool); v != "" {
 		return v
 	}
 	return "write"
@@ -787,17 +788,17 @@ func (v *Verifiers) readHintOf(ctx context.Context, tool string) readHint {
 		return h
 	}
 	h = readHint{ok: true}
-	if cat, isCat := v.runner.(ToolCatalog); isCat {
+	if cat, isCat := v.runner.(triage.ToolCatalog); isCat {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		t, err := cat.GetTool(cctx, tool)
 		cancel()
 		if err == nil {
 			var ro, destr bool
 			for _, tag := range t.Tags {
-				ro = ro || strings.EqualFold(tag, TagReadOnly)
-				destr = destr || strings.EqualFold(tag, TagDestructive)
+				ro = ro || strings.EqualFold(tag, triage.TagReadOnly)
+				destr = destr || strings.EqualFold(tag, triage.TagDestructive)
 			}
-			kind, hinted := KindFromTags(t.Tags)
+			kind, hinted := triage.KindFromTags(t.Tags)
 			switch {
 			case destr:
 				h = readHint{why: tool + " is tagged destructiveHint: a verifier never runs it"}

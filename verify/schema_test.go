@@ -1,4 +1,4 @@
-package triage
+package verify
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // documentedReads are read tools composio-api.md documents (slug, arguments, result), beyond the
@@ -71,7 +72,7 @@ func TestBuiltinVerifiersFitTheRealSchemas(t *testing.T) {
 					t.Errorf("%s reads %s's result at %q, not a property of its data", c.tool, c.readTool, c.lists[0])
 				}
 			}
-			if kind, ok := KindFromTags(sc.Tags); ok && kind != model.KindRead {
+			if kind, ok := triage.KindFromTags(sc.Tags); ok && kind != model.KindRead {
 				t.Errorf("%s's read tool %s is tagged %v: not a read", c.tool, c.readTool, sc.Tags)
 			}
 			continue
@@ -116,3 +117,6 @@ func TestEmptyGmailResultAndBestEffortEvidence(t *testing.T) {
 		t.Errorf("calendar evidence does not say best-effort: %s", st.Reason)
 	}
 }
+
+// t0 is the tests' reference time.
+var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)

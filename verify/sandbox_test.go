@@ -1,4 +1,4 @@
-package triage_test
+package verify_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/verify"
 )
 
 // TestVerifiersAgainstSandbox runs every sandbox write tool through a real sandbox with a
@@ -22,7 +23,7 @@ func TestVerifiersAgainstSandbox(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	srv, cl := startSandbox(ctx, t, sandbox.Config{Seed: 11, Size: 2500, HoldTimeout: 200 * time.Millisecond})
-	verifiers := triage.NewVerifiers(cl, nil)
+	verifiers := verify.NewVerifiers(cl, nil)
 	// The write tools the sandbox simulates.
 	sandboxWrites := []string{
 		"GMAIL_SEND_EMAIL", "GMAIL_REPLY_TO_THREAD", "GMAIL_CREATE_EMAIL_DRAFT", "GMAIL_ADD_LABEL_TO_EMAIL",
@@ -176,7 +177,7 @@ func TestVerifyCountsEveryDuplicateEffect(t *testing.T) {
 	if len(res.Groups) != 1 {
 		t.Fatalf("groups = %+v", res.Groups)
 	}
-	v := triage.NewVerifiers(cl, nil)
+	v := verify.NewVerifiers(cl, nil)
 	states := map[string]model.ProviderState{}
 	for i := range execs {
 		states[execs[i].ID] = v.Verify(ctx, &execs[i])

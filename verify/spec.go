@@ -1,4 +1,4 @@
-package triage
+package verify
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // VerifierSpec maps a write tool to a read tool that finds its effect (see Config).
@@ -44,7 +45,7 @@ func (s VerifierSpec) compile() (*check, error) {
 		return nil, errors.New("read_tool is missing")
 	case tool == readTool:
 		return nil, errors.New("read_tool is the tool itself")
-	case KindFromSlug(readTool) != model.KindRead:
+	case triage.KindFromSlug(readTool) != model.KindRead:
 		return nil, fmt.Errorf("read_tool %s does not look like a read (no FETCH/GET/LIST/SEARCH/... verb): a verifier must never run a write", readTool)
 	case len(s.Match)+len(s.Contains) == 0:
 		return nil, errors.New("match or contains is missing: nothing would tell the effect apart")
