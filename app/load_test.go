@@ -39,4 +39,3 @@ func TestSortNewestFirstIsAStableSort(t *testing.T) {
 		}
 	})
 }
-
