@@ -1,0 +1,374 @@
+package triage
+
+// Cause naming: what sent a duplicate group's members (an SDK's retry, a session's, an agent
+// framework's, the agent re-sending in other words, the app, a double submit), told from the
+// gaps, retry counts, sources and outcomes of its members, with a reason a person can act on.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sdkversion"
+)
+
+// sdkDelayBand is the range of the SDK's delay before retry n (0-based), with tolerance.
+func sdkDelayBand(n int) (lo, hi time.Duration) {
+	d := min(sdkBaseDelay<<n, sdkMaxDelay)
+	return time.Duration(float64(d)*sdkMinJitter) - sdkTolerance, d + sdkTolerance
+}
+
+// sdkRetriable reports whether the SDK would have retried after this execution: a timeout, a
+// connection error, 408/409/429 or 5xx, i.e. anything but a clean success or a definite 4xx.
+func sdkRetriable(m member) bool {
+	switch m.outcome {
+	case model.OutcomeAmbiguous, model.OutcomeRejected:
+		return true
+	case model.OutcomeFailed:
+		if m.e.Error == nil {
+			return false
+		}
+		c := m.e.Error.HTTPStatus
+		return m.e.Error.Kind == model.ErrConnection || c == 408 || c == 409 || c == 429 || c >= 500
+	}
+	return false
+}
+
+// patternOf names where a group came from:
+//
+//   - sdk_auto_retry: 2-3 attempts where the records carry the SDK's retry count 1, 2 in order;
+//     or where each attempt after the first started within the SDK's backoff band after the
+//     previous one ended or timed out (about 0.375-0.5 s, then 0.75-1 s, ±150 ms) and the
+//     previous one ended in a way the SDK retries, with no record saying it was a first try;
+//   - session_auto_retry: the same, when every attempt is a tool-router session execution;
+//   - framework_retry: waits of about 1 s, then 2 s, after a failed attempt (an agent
+//     framework's tool retry, LangChain's ToolRetryMiddleware);
+//   - double_submit: two starts closer than 1 s while the previous attempt was still running
+//     or after it succeeded, attempts from different sessions or SDKs, an attempt after a
+//     clean success (nothing to retry), or irregular waits;
+//   - app_retry: after failures the caller saw, regular (or steadily growing) waits from the
+//     same source.
+//
+// The reason ends with the fix (model.PatternFix).
+func patternOf(ms []member, gaps []time.Duration, reworded bool) (model.RetryPattern, string) {
+	p, reason := patternAndReason(ms, gaps, reworded)
+	if fix := model.PatternFix(p); fix != "" {
+		reason += "; fix: " + fix
+	}
+	return p, reason
+}
+
+// sdkPattern is sdk_auto_retry, or session_auto_retry when every member is a tool-router
+// session execution (the same backoff, the path current SDKs still retry).
+func sdkPattern(ms []member) (model.RetryPattern, string) {
+	for _, m := range ms {
+		if CallPath(m.e) != sdkversion.PathSession {
+			return model.PatternSDKAutoRetry, "the SDK's own retry"
+		}
+	}
+	return model.PatternSessionAutoRetry, "the SDK's own retry of a session write"
+}
+
+// Framework retry band: LangChain's ToolRetryMiddleware waits about 1 s, then 2 s (initial 1 s,
+// factor 2, with jitter) after the failed attempt ended.
+const (
+	frameworkBase = time.Second
+	frameworkLow  = 0.7 // jitter and clocks: 0.7-1.6 s, then 1.4-3.2 s
+	frameworkHigh = 1.6
+)
+
+// frameworkFits reports whether each wait fits the framework's backoff after a failure.
+func frameworkFits(ms []member, gaps []time.Duration) bool {
+	if len(ms) > 3 || len(gaps) == 0 {
+		return false
+	}
+	for j, g := range gaps {
+		d := frameworkBase << j
+		if g < time.Duration(float64(d)*frameworkLow) || g > time.Duration(float64(d)*frameworkHigh) || ms[j].outcome == model.OutcomeSucceeded {
+			return false
+		}
+	}
+	return true
+}
+
+func patternAndReason(ms []member, gaps []time.Duration, reworded bool) (model.RetryPattern, string) {
+	n := len(ms)
+	if reworded { // an SDK, a framework or a loop sends the same bytes; an LLM writes anew
+		return model.PatternAgentRetry, agentReason(ms, gaps)
+	}
+	sdk := sdkNote(ms)
+	if n <= sdkMaxAttempts && retryCountsSay(ms) {
+		p, what := sdkPattern(ms)
+		return p, fmt.Sprintf("%d attempts %s, recorded as SDK retries %s: %s%s",
+			n, gapList(gaps, "after the previous"), retryCounts(ms), what, sdk)
+	}
+	if n <= sdkMaxAttempts && !anyFirstTry(ms) {
+		fits := true
+		for j, g := range gaps {
+			lo, hi := sdkDelayBand(j)
+			if g < lo || g > hi || !sdkRetriable(ms[j]) {
+				fits = false
+				break
+			}
+		}
+		if fits {
+			p, what := sdkPattern(ms)
+			return p, fmt.Sprintf("%d attempts %s %s: %s%s",
+				n, gapList(gaps, ""), afterEach(ms[:n-1]), what, sdk)
+		}
+	}
+	if frameworkFits(ms, gaps) {
+		fw := ""
+		if f := ms[0].e.Source.Framework; f != "" {
+			fw = " (framework " + f + ")"
+		}
+		return model.PatternFrameworkRetry, fmt.Sprintf("%d attempts %s a failure: an agent framework's tool retry%s", n, gapList(gaps, "after"), fw)
+	}
+	for j := 1; j < n; j++ {
+		startGap := ms[j].e.Start().Sub(ms[j-1].e.Start())
+		if startGap < nearSimultaneous && gaps[j-1] < 0 {
+			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous one started, while it was still running (overlap %s): a double submit (a second click or a second worker)",
+				n, model.GapAmount(startGap), model.GapAmount(gaps[j-1]))
+		}
+		if startGap < nearSimultaneous && !sdkRetriable(ms[j-1]) {
+			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous one started, which needed no retry: a double submit (a second click or a second worker)",
+				n, model.GapAmount(startGap))
+		}
+	}
+	if a, b, ok := differentSources(ms); ok {
+		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts from different sources (%s, %s): a double submit (two clients or two workers)", n, a, b)
+	}
+	for j := 0; j < n-1; j++ {
+		if ms[j].outcome == model.OutcomeSucceeded {
+			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one %s after the previous succeeded: resubmitted (a second click or a second worker), not a retry",
+				n, model.GapAmount(gaps[j]))
+		}
+	}
+	if irregular(gaps) {
+		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker", n, gapList(gaps, ""))
+	}
+	return model.PatternAppRetry, fmt.Sprintf("%d attempts %s, same source: the application's own retry loop", n, gapList(gaps, "after the previous ended"))
+}
+
+// agentReason explains an agent_retry group: what the agent saw before calling again.
+func agentReason(ms []member, gaps []time.Duration) string {
+	n := len(ms)
+	saw := afterEach(ms[:n-1]) // reworded texts join only after attempts that did not succeed
+	where := ""
+	switch {
+	case sameField(ms, func(e *model.Execution) string { return e.SessionID }):
+		where = ", in one session"
+	case sameField(ms, func(e *model.Execution) string { return e.TraceID }):
+		where = ", in one trace"
+	}
+	fw := ""
+	if f := ms[0].e.Source.Framework; f != "" {
+		fw = " (framework " + f + ")"
+	}
+	return fmt.Sprintf("%d attempts %s %s, the text regenerated each time%s: the agent called the tool again%s",
+		n, gapList(gaps, ""), saw, where, fw)
+}
+
+// sameField: every member has the same non-empty value.
+func sameField(ms []member, f func(*model.Execution) string) bool {
+	v := f(ms[0].e)
+	if v == "" {
+		return false
+	}
+	for _, m := range ms[1:] {
+		if f(m.e) != v {
+			return false
+		}
+	}
+	return true
+}
+
+// retryCountsSay reports whether the records carry the SDK's retry counters 0/1/2 in sequence
+// with at least one retry (a first member with an unknown count is fine: the first try may be
+// logged without the header).
+func retryCountsSay(ms []member) bool {
+	seen := false
+	for j, m := range ms {
+		rc := m.e.RetryCount
+		switch {
+		case rc < 0 && j == 0:
+		case rc != j:
+			return false
+		case rc > 0:
+			seen = true
+		}
+	}
+	return seen
+}
+
+// anyFirstTry: a later member recorded with retry count 0 is a fresh call, not an SDK retry.
+func anyFirstTry(ms []member) bool {
+	for _, m := range ms[1:] {
+		if m.e.RetryCount == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func retryCounts(ms []member) string {
+	var b strings.Builder
+	for _, m := range ms[1:] {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprint(&b, m.e.RetryCount)
+	}
+	return b.String()
+}
+
+// differentSources: two members with different recorded sessions, SDK languages or versions.
+func differentSources(ms []member) (string, string, bool) {
+	for j := 1; j < len(ms); j++ {
+		a, b := ms[0].e, ms[j].e
+		switch {
+		case a.SessionID != "" && b.SessionID != "" && a.SessionID != b.SessionID:
+			return "session " + a.SessionID, "session " + b.SessionID, true
+		case a.Source.Language != "" && b.Source.Language != "" && !strings.EqualFold(a.Source.Language, b.Source.Language):
+			return a.Source.Language, b.Source.Language, true
+		case a.SDKVersion != "" && b.SDKVersion != "" && a.SDKVersion != b.SDKVersion:
+			return "SDK " + a.SDKVersion, "SDK " + b.SDKVersion, true
+		}
+	}
+	return "", "", false
+}
+
+// irregular: consecutive waits (previous end to next start) that differ by more than
+// irregularRatio without growing steadily (an exponential backoff grows, a person's clicks
+// jump around). Waits, not start-to-start spacings: a retry loop waits a fixed time after a
+// failure however long the failed attempt took.
+func irregular(starts []time.Duration) bool {
+	if len(starts) == 1 {
+		return starts[0] <= 0
+	}
+	growing := true
+	for j := 1; j < len(starts); j++ {
+		if starts[j] < starts[j-1] {
+			growing = false
+		}
+	}
+	for j := 1; j < len(starts); j++ {
+		a, b := float64(starts[j-1]), float64(starts[j])
+		if a <= 0 || b <= 0 {
+			return true
+		}
+		r := max(a, b) / min(a, b)
+		if r > irregularRatio && !(growing && r <= 2*irregularRatio) {
+			return true
+		}
+	}
+	return false
+}
+
+func afterEach(prev []member) string {
+	what := ""
+	for _, m := range prev {
+		w := failureWord(m)
+		if what == "" {
+			what = w
+		} else if what != w {
+			what = "failure"
+		}
+	}
+	if len(prev) == 1 {
+		return "after a " + what
+	}
+	return "after each " + what
+}
+
+func failureWord(m member) string {
+	e := m.e
+	switch {
+	case e.Error != nil && (e.Error.Kind == model.ErrTimeout || e.Error.HTTPStatus == 408):
+		return "timeout"
+	case e.Error != nil && (e.Error.HTTPStatus >= 500 || e.Error.Kind == model.ErrUpstream5xx):
+		return "5xx"
+	case e.Error != nil && (e.Error.HTTPStatus == 429 || e.Error.Kind == model.ErrRateLimited):
+		return "429"
+	case e.Error != nil && e.Error.Kind == model.ErrConnection:
+		return "dropped connection"
+	case m.outcome == model.OutcomeAmbiguous:
+		return "timeout"
+	}
+	return "failure"
+}
+
+func sdkNote(ms []member) string {
+	for _, m := range ms {
+		if m.e.SDKVersion == "" {
+			continue
+		}
+		if sdk, _, ok := sdkversion.FromRecord(m.e.Source.Language); ok {
+			return " (" + sdk.Name + " " + m.e.SDKVersion + ")"
+		}
+		return " (SDK " + m.e.SDKVersion + ")"
+	}
+	return ""
+}
+
+// gapList renders "0.45 s" / "0.45 s and 0.91 s" / "30.0 s, 60.0 s and 120.0 s".
+func gapList(gaps []time.Duration, suffix string) string {
+	parts := make([]string, len(gaps))
+	for i, g := range gaps {
+		parts[i] = model.GapAmount(g)
+		if g < 0 {
+			parts[i] = "-" + parts[i] // overlap: started before the previous ended
+		}
+	}
+	s := parts[0]
+	if len(parts) > 1 {
+		s = strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	}
+	if suffix != "" {
+		s += " " + suffix
+	}
+	return s
+}
+
+// FillEffective sets each group's Effective from provider states keyed by execution id: the
+// number of distinct provider objects matched by the members' checks, at most the group's
+// size. Only a check of the oldest member covers every member's effect (a verifier matches
+// effects at or after the execution's start), so a group whose oldest member has no known
+// state keeps -1. A not_found oldest member with no other matches gives 0.
+func FillEffective(groups []model.DuplicateGroup, states map[string]model.ProviderState) {
+	for gi := range groups {
+		g := &groups[gi]
+		if len(g.ExecutionIDs) == 0 {
+			continue
+		}
+		st, ok := states[g.ExecutionIDs[0]]
+		if !ok || (st.State != model.ProviderFound && st.State != model.ProviderNotFound) {
+			g.Effective = -1
+			continue
+		}
+		ids := map[string]bool{}
+		anon := 0
+		for _, id := range g.ExecutionIDs {
+			s, ok := states[id]
+			if !ok || s.State != model.ProviderFound {
+				continue
+			}
+			for _, m := range s.Matches {
+				if m.ID == "" {
+					anon = max(anon, 1)
+					continue
+				}
+				ids[m.ID] = true
+			}
+			if len(s.Matches) == 0 {
+				anon = max(anon, 1)
+			}
+		}
+		n := len(ids)
+		if n == 0 {
+			n = anon
+		}
+		g.Effective = min(n, len(g.ExecutionIDs))
+	}
+}

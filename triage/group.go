@@ -1,0 +1,449 @@
+package triage
+
+// The grouping engine: which writes may repeat (callers, spans, candidates within the window),
+// which of them are one intended action (the same effect key, or arguments alike enough), and
+// the groups in Analyze's order. Naming a group's cause is cause.go's.
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// Callers numbers the callers of writes: one tool (case-insensitive) called by one
+// connected account, else by one user. Duplicates are only ever found within one caller.
+type Callers struct {
+	ids   map[callerKey]int32
+	upper map[string]string
+}
+
+type callerKey struct {
+	tool    string
+	account bool
+	who     string
+}
+
+// NewCallers returns an empty numbering.
+func NewCallers() *Callers {
+	return &Callers{ids: map[callerKey]int32{}, upper: map[string]string{}}
+}
+
+// Of is e's caller's number.
+func (c *Callers) Of(e *model.Execution) int32 {
+	u, ok := c.upper[e.ToolSlug]
+	if !ok {
+		u = strings.ToUpper(e.ToolSlug)
+		c.upper[e.ToolSlug] = u
+	}
+	ck := callerKey{tool: u, account: e.ConnectedAccountID != "", who: e.ConnectedAccountID}
+	if !ck.account {
+		ck.who = e.UserID
+	}
+	id, ok := c.ids[ck]
+	if !ok {
+		id = int32(len(c.ids))
+		c.ids[ck] = id
+	}
+	return id
+}
+
+// WriteSpan is what finding duplicate candidates reads of a groupable write, in 32 bytes with
+// no pointer: its caller, when it started and was last seen running (Unix seconds and
+// nanoseconds: any year), and ref, the caller's handle on the record (its id is asked for by
+// ref, on a tie).
+type WriteSpan struct {
+	startSec, seenSec   int64
+	startNsec, seenNsec int32
+	caller, ref         int32
+}
+
+// SpanOf is e's WriteSpan.
+func SpanOf(e *model.Execution, caller, ref int32) WriteSpan {
+	st, se := e.Start(), lastSeen(e)
+	return WriteSpan{startSec: st.Unix(), startNsec: int32(st.Nanosecond()), seenSec: se.Unix(), seenNsec: int32(se.Nanosecond()), caller: caller, ref: ref}
+}
+
+func (w *WriteSpan) start() time.Time { return time.Unix(w.startSec, int64(w.startNsec)) }
+func (w *WriteSpan) seen() time.Time  { return time.Unix(w.seenSec, int64(w.seenNsec)) }
+func (w *WriteSpan) sameStart(o *WriteSpan) bool {
+	return w.startSec == o.startSec && w.startNsec == o.startNsec
+}
+
+// Candidates returns the refs of the writes that may be duplicates: those with a write of the
+// same caller within the window (see mayRepeat), each caller's together, and where each
+// caller's run ends in refs (callers never share a group: a batch of whole runs can be
+// grouped alone). Only the candidates' full records are needed to find the groups
+// (GroupCandidates, Grouper). id is the id of the write at ref. spans is reordered.
+func Candidates(spans []WriteSpan, window time.Duration, id func(ref int32) string) (refs []int32, ends []int) {
+	byStart := func(a, b WriteSpan) int {
+		if c := cmp.Compare(a.startSec, b.startSec); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.startNsec, b.startNsec); c != 0 {
+			return c
+		}
+		return strings.Compare(id(a.ref), id(b.ref))
+	}
+	byCaller(spans)
+	for lo := 0; lo < len(spans); {
+		hi := lo + 1
+		for hi < len(spans) && spans[hi].caller == spans[lo].caller {
+			hi++
+		}
+		if n := len(refs); hi-lo >= 2 {
+			slices.SortFunc(spans[lo:hi], byStart)
+			if refs = mayRepeat(spans[lo:hi], window, id, refs); len(refs) > n {
+				ends = append(ends, len(refs))
+			}
+		}
+		lo = hi
+	}
+	return refs, ends
+}
+
+// byCaller orders spans by caller, keeping the order of a caller's spans: a counting sort, as
+// callers are numbered densely (a comparison sort of a million spans took a fifth of a second).
+// Numbers spread far wider than there are spans are sorted by comparison instead.
+func byCaller(spans []WriteSpan) {
+	if len(spans) < 2 {
+		return
+	}
+	lo, hi := spans[0].caller, spans[0].caller
+	for i := range spans {
+		lo, hi = min(lo, spans[i].caller), max(hi, spans[i].caller)
+	}
+	if int64(hi)-int64(lo) > 4*int64(len(spans))+1024 {
+		slices.SortStableFunc(spans, func(a, b WriteSpan) int { return cmp.Compare(a.caller, b.caller) })
+		return
+	}
+	at := make([]int, int(hi-lo)+2)
+	for i := range spans {
+		at[spans[i].caller-lo+1]++
+	}
+	for c := 1; c < len(at); c++ {
+		at[c] += at[c-1]
+	}
+	out := make([]WriteSpan, len(spans))
+	for i := range spans {
+		c := spans[i].caller - lo
+		out[at[c]] = spans[i]
+		at[c]++
+	}
+	copy(spans, out)
+}
+
+// GroupCandidates finds the duplicate groups among the full records of the writes Candidates
+// returned (in any order): the groups, ordered as Analyze orders them, and for each record
+// its group's id ("" for none). Analyze over every execution finds the same groups.
+func GroupCandidates(execs []model.Execution, kinds *Kinds, opt Options) ([]model.DuplicateGroup, []string) {
+	g := NewGrouper(kinds, opt)
+	members := g.Add(execs)
+	groups, order := g.Groups()
+	of := make([]string, len(execs))
+	for n, in := range members {
+		for _, i := range in {
+			of[i] = groups[order[n]].ID
+		}
+	}
+	return groups, of
+}
+
+// Grouper is GroupCandidates in parts, so that the candidates' full records need not all be
+// held at once: Add takes them in batches, each holding every candidate of the callers it
+// holds any of (callers never share a group), and Groups orders all the groups found.
+type Grouper struct {
+	cls   *Classifier
+	opt   Options
+	found []foundGroup
+}
+
+// foundGroup is a group with its members (indices into the batch that found it), its oldest
+// member's start and its number (the order it was found in).
+type foundGroup struct {
+	g     model.DuplicateGroup
+	in    []int
+	first time.Time
+	n     int
+}
+
+// NewGrouper returns a Grouper for kinds and opt.
+func NewGrouper(kinds *Kinds, opt Options) *Grouper {
+	opt = opt.WithDefaults()
+	return &Grouper{cls: NewClassifier(kinds, opt), opt: opt}
+}
+
+// Add finds the groups among one batch of candidates. The groups are numbered in the order
+// found, across batches; it returns the members of each new one (indices into execs, oldest
+// first): members[k] is group number n+k's, n the number found before. The records are not
+// kept.
+func (gr *Grouper) Add(execs []model.Execution) (members [][]int) {
+	outcomes := make([]model.Outcome, len(execs))
+	kind := make([]model.ToolKind, len(execs))
+	idx := make([]int, len(execs))
+	for i := range execs {
+		t, _ := gr.cls.Classify(&execs[i])
+		outcomes[i], kind[i], idx[i] = t.Outcome, t.Kind, i
+	}
+	found := findGroups(execs, outcomes, func(i int) model.ToolKind { return kind[i] }, idx, gr.opt)
+	slices.SortFunc(found, func(a, b foundGroup) int { return cmp.Compare(a.in[0], b.in[0]) }) // a stable numbering
+	members = make([][]int, len(found))
+	for k := range found {
+		members[k], found[k].in = found[k].in, nil
+		found[k].n = len(gr.found) + k
+	}
+	gr.found = append(gr.found, found...)
+	return members
+}
+
+// Groups is every group found, ordered as Analyze orders them; order[n] is the position in
+// groups of the group numbered n.
+func (gr *Grouper) Groups() (groups []model.DuplicateGroup, order []int) {
+	sortGroups(gr.found)
+	if len(gr.found) == 0 {
+		return nil, nil
+	}
+	groups = make([]model.DuplicateGroup, len(gr.found))
+	order = make([]int, len(gr.found))
+	for k := range gr.found {
+		groups[k] = gr.found[k].g
+		order[gr.found[k].n] = k
+	}
+	return groups, order
+}
+
+// groupAmong buckets the candidates (indices into execs) by effect key and finds each
+// bucket's groups: the groups ordered by their oldest member's start (then id), with each
+// group's member indices.
+func groupAmong(execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind, cand []int, opt Options) ([]model.DuplicateGroup, [][]int) {
+	all := findGroups(execs, outcomes, kind, cand, opt)
+	sortGroups(all)
+	if len(all) == 0 {
+		return nil, nil
+	}
+	groups := make([]model.DuplicateGroup, len(all))
+	in := make([][]int, len(all))
+	for k := range all {
+		groups[k], in[k] = all[k].g, all[k].in
+	}
+	return groups, in
+}
+
+// findGroups is groupAmong's groups in no order.
+func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind, cand []int, opt Options) []foundGroup {
+	byStart := func(a, b int) int {
+		if c := execs[a].Start().Compare(execs[b].Start()); c != 0 {
+			return c
+		}
+		return strings.Compare(execs[a].ID, execs[b].ID)
+	}
+	keys := make([]string, len(cand))
+	eas := make([]effectArgs, len(cand))
+	skip := skipSet(opt.VolatileKeys)
+	parallel(len(cand), 4096, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			i := cand[k]
+			keys[k], eas[k], _ = effectKey(&execs[i], kind(i), opt.VolatileKeys, skip)
+		}
+	})
+	buckets := map[string][]int{}
+	parts := make(map[int]effectArgs, len(cand))
+	for k, i := range cand {
+		buckets[keys[k]] = append(buckets[keys[k]], i)
+		parts[i] = eas[k]
+	}
+	var multi []string // the buckets with company, grouped on every core
+	for key, idx := range buckets {
+		if len(idx) >= 2 {
+			multi = append(multi, key)
+		}
+	}
+	var mu sync.Mutex
+	var all []foundGroup
+	parallel(len(multi), 256, func(lo, hi int) {
+		var mine []foundGroup
+		for _, key := range multi[lo:hi] {
+			idx := buckets[key]
+			slices.SortFunc(idx, byStart)
+			groups, in := groupBucket(key, execs, outcomes, idx, parts, opt)
+			for k, g := range groups {
+				f := foundGroup{g: g, in: in[k], first: execs[in[k][0]].Start()}
+				for _, i := range in[k] {
+					if s := execs[i].Start(); s.Before(f.first) {
+						f.first = s
+					}
+				}
+				mine = append(mine, f)
+			}
+		}
+		mu.Lock()
+		all = append(all, mine...)
+		mu.Unlock()
+	})
+	return all
+}
+
+// sortGroups orders groups by their oldest member's start, then id. Groups that share an id
+// (executions that share an id) are ordered by the oldest member of any of them.
+func sortGroups(all []foundGroup) {
+	first := make(map[string]time.Time, len(all))
+	for _, f := range all {
+		if t, ok := first[f.g.ID]; !ok || f.first.Before(t) {
+			first[f.g.ID] = f.first
+		}
+	}
+	slices.SortFunc(all, func(a, b foundGroup) int {
+		if c := first[a.g.ID].Compare(first[b.g.ID]); c != 0 {
+			return c
+		}
+		return strings.Compare(a.g.ID, b.g.ID)
+	})
+}
+
+// isGroupable reports whether GroupKey would give e a key.
+func isGroupable(e *model.Execution, kind model.ToolKind) bool {
+	return kind.IsWrite() && (len(e.Arguments) > 0 || e.Detailed) && (e.ConnectedAccountID != "" || e.UserID != "")
+}
+
+// mayRepeat appends to out the refs of the members of one caller's writes (spans sorted by
+// start, then id) that have another member within the window: one that started no later than
+// window after it was last seen, or that was last seen no earlier than window before it
+// started. A duplicate group's consecutive members are such a pair, and members of one group
+// share the caller and the tool, so no other execution can belong to a group — nor, being
+// beyond the window of every member on both sides, change how a bucket splits. Members with
+// the same start and id are always kept.
+func mayRepeat(spans []WriteSpan, window time.Duration, id func(int32) string, out []int32) []int32 {
+	var seen time.Time // the latest seen among the members before
+	for j := range spans {
+		e := &spans[j]
+		start := e.start()
+		keep := j > 0 && start.Sub(seen) <= window
+		if j+1 < len(spans) {
+			n := &spans[j+1]
+			keep = keep || n.start().Sub(e.seen()) <= window || n.sameStart(e) && id(n.ref) == id(e.ref)
+		}
+		if j > 0 {
+			p := &spans[j-1]
+			keep = keep || p.sameStart(e) && id(p.ref) == id(e.ref)
+		}
+		if keep {
+			out = append(out, e.ref)
+		}
+		if s := e.seen(); j == 0 || s.After(seen) {
+			seen = s
+		}
+	}
+	return out
+}
+
+// lastSeen is the latest moment the execution is known to have been running.
+func lastSeen(e *model.Execution) time.Time {
+	end, _ := e.End()
+	if s := e.Start(); end.Before(s) {
+		return s
+	}
+	return end
+}
+
+// GroupKey is the duplicate-bucket key of a write: tool, connected account (else user) and the
+// hash of its identifying arguments (every argument but its free text, see similar.go). ok is
+// false for reads and for executions that cannot be grouped (arguments not recorded, no
+// account and no user).
+func GroupKey(e *model.Execution, kind model.ToolKind, volatile []string) (key string, ok bool) {
+	key, _, ok = effectKey(e, kind, volatile, skipSet(volatile))
+	return key, ok
+}
+
+// effectKey is GroupKey with the split arguments; skip is skipSet(volatile), made once for
+// many keys. Arguments that are not JSON are all identity: only byte-identical ones are
+// duplicates.
+func effectKey(e *model.Execution, kind model.ToolKind, volatile []string, skip map[string]bool) (string, effectArgs, bool) {
+	if !kind.IsWrite() {
+		return "", effectArgs{}, false
+	}
+	if len(e.Arguments) == 0 && !e.Detailed {
+		return "", effectArgs{}, false
+	}
+	who := "account:" + e.ConnectedAccountID
+	if e.ConnectedAccountID == "" {
+		if e.UserID == "" {
+			return "", effectArgs{}, false
+		}
+		who = "user:" + e.UserID
+	}
+	ea, ok := splitArgsSkipping(e.Arguments, volatile, skip)
+	var h string
+	if ok {
+		sum := sha256.Sum256(ea.identity)
+		h = hex.EncodeToString(sum[:])
+	} else {
+		sum := sha256.Sum256(e.Arguments)
+		h = "raw:" + hex.EncodeToString(sum[:])
+		ea = effectArgs{identity: e.Arguments}
+	}
+	return strings.ToUpper(e.ToolSlug) + "\x00" + who + "\x00" + h, ea, true
+}
+
+// groupBucket finds the duplicate groups among one bucket's members (indices into execs,
+// sorted by start then id; parts holds their split arguments), with each group's member
+// indices.
+func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, idx []int, parts map[int]effectArgs, opt Options) ([]model.DuplicateGroup, [][]int) {
+	bm := make([]bucketMember, len(idx))
+	for j, i := range idx {
+		bm[j] = bucketMember{start: execs[i].Start(), seen: lastSeen(&execs[i]), text: signature(parts[i].rawText), succeeded: outcomes[i] == model.OutcomeSucceeded}
+	}
+	var groups []model.DuplicateGroup
+	var in [][]int
+	for _, c := range clusterBucket(bm, opt.Window) {
+		ms := make([]member, len(c.idx))
+		mi := make([]int, len(c.idx))
+		for k, j := range c.idx {
+			mi[k] = idx[j]
+			ms[k] = member{e: &execs[idx[j]], outcome: outcomes[idx[j]]}
+		}
+		groups = append(groups, buildGroup(key, ms, parts[mi[0]], c.sim, opt))
+		in = append(in, mi)
+	}
+	return groups, in
+}
+
+func buildGroup(key string, members []member, ea effectArgs, sim float64, opt Options) model.DuplicateGroup {
+	sum := sha256.Sum256([]byte(key + "\x00" + members[0].e.ID))
+	g := model.DuplicateGroup{
+		ID:           "dup-" + hex.EncodeToString(sum[:4]),
+		ExecutionIDs: make([]string, len(members)),
+		Gaps:         make([]time.Duration, len(members)-1),
+		Effective:    -1,
+		Similarity:   sim,
+		Match:        matchWords(ea, sim),
+	}
+	for j, m := range members {
+		g.ExecutionIDs[j] = m.e.ID
+	}
+	for j := 1; j < len(members); j++ {
+		g.Gaps[j-1] = members[j].e.Start().Sub(callerEnd(members[j-1].e, opt.CallerTimeout))
+	}
+	g.Pattern, g.Reason = patternOf(members, g.Gaps, sim < 1)
+	return g
+}
+
+type member struct {
+	e       *model.Execution
+	outcome model.Outcome
+}
+
+// callerEnd is when the caller stopped waiting for the execution: its end, or start + the
+// caller's timeout if that came first or the end is unknown. An SDK retry is timed from there,
+// not from the server's end (a committed timeout keeps running after the caller gave up).
+func callerEnd(e *model.Execution, timeout time.Duration) time.Time {
+	limit := e.Start().Add(timeout)
+	if end, ok := e.End(); ok && end.Before(limit) {
+		return end
+	}
+	return limit
+}
