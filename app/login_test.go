@@ -64,10 +64,11 @@ func TestCLILoginIsUsed(t *testing.T) {
 	}
 }
 
-// The Logs API lists entries without their source: a note that would depend on the language
-// is not guessed from a list entry, the detail that records the language decides (on the demo,
-// TypeScript 0.14.x was reported as "Python, if it is" before).
-func TestRecordedLanguageIsUsed(t *testing.T) {
+// The Logs API lists entries without their source: a load fetches no detail for the language
+// alone (issue 33: on the 10k sandbox that was 3,886 of 4,391 detail requests), so a note whose
+// answer depends on it says "if it is Python composio"; a note the language does not change
+// names none, and one read from a detail (an export) names its language.
+func TestNotesWithoutTheLanguage(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.toml")
 	os.WriteFile(cfg, nil, 0o600)
@@ -81,19 +82,26 @@ func TestRecordedLanguageIsUsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guessed, named := 0, 0
+	conditional, named := 0, 0
 	for i := range l.Execs {
-		note := l.Result.Triage[i].OldSDK
+		e, note := &l.Execs[i], l.Result.Triage[i].OldSDK
 		switch {
 		case strings.Contains(note, "if it is Python"):
-			guessed++
+			conditional++
+			if e.Detailed && e.Source.Language != "" {
+				t.Errorf("%s: its detail names %s, its note %q", e.ID, e.Source.Language, note)
+			}
 		case strings.HasPrefix(note, "TypeScript") || strings.HasPrefix(note, "Python"):
 			named++
+			if e.Source.Language == "" {
+				t.Errorf("%s: a note names a language the record does not carry: %q", e.ID, note)
+			}
 		}
 	}
-	if guessed != 0 || named == 0 {
-		t.Errorf("%d notes guess the language, %d name it", guessed, named)
+	if conditional == 0 {
+		t.Error("no note says \"if it is Python\": the demo's 0.14/0.15 executions were fetched for their language")
 	}
+	t.Logf("%d conditional notes, %d naming the language (from details fetched for other reasons)", conditional, named)
 }
 
 // TestLoginKeyStaysWithItsHost: the Composio CLI login's key (a uak_ user key sees every

@@ -196,7 +196,7 @@ func (r *renderer) sdkVersions(in Input) {
 			continue
 		}
 		eco, pkg, lang := sdkOf(e)
-		key := pkg + "\x00" + e.SDKVersion + "\x00" + lang
+		key := pkg + "\x00" + e.SDKVersion + "\x00" + lang + "\x00" + it.Triage.OldSDK // one line per note triage gave
 		l, ok := byKey[key]
 		if !ok {
 			l = &sdkLine{key: key}

@@ -71,8 +71,8 @@ func OldSDK(e *model.Execution) string {
 
 // NoteNeedsLanguage reports whether e's old-SDK note depends on a language its record does not
 // carry (the Logs API lists entries without source): its version re-sends writes in one
-// language only, so the detail, which records the language, decides. The one rule every load
-// fetches details by.
+// language only, so only the detail, which records the language, could name it. Loads do not
+// fetch details for it (the note says "if it is ..."): it tells which notes are conditional.
 func NoteNeedsLanguage(e *model.Execution) bool {
 	if e.SDKVersion == "" || e.Source.Language != "" || e.Source.Framework != "" || e.Source.Host != "" {
 		return false

@@ -59,7 +59,7 @@ func main() {
 // scan runs first: a child's peak RSS from rusage includes this process's peak when it was
 // spawned (Go starts children with vfork, and exec keeps the old peak), and the filter section
 // grows this process by hundreds of megabytes (its in-process index of the 1M rows).
-var sectionNames = []string{"scan", "scan5m", "keys", "filter", "ui", "memory", "load"}
+var sectionNames = []string{"scan", "scan5m", "keys", "filter", "ui", "memory", "load", "live"}
 
 type suite struct {
 	jqSecs, jqRSS []float64 // the jq reference's runs, measured once (see jqRuns)
@@ -93,8 +93,10 @@ func (s *suite) run(ctx context.Context, dataDir string) error {
 	if s.data, err = filepath.Abs(dataDir); err != nil {
 		return err
 	}
-	if err := s.ensureData(ctx); err != nil {
-		return err
+	if needsData := s.only == nil || len(s.only) > 1 || !s.only["live"]; needsData { // the live section makes its own
+		if err := s.ensureData(ctx); err != nil {
+			return err
+		}
 	}
 	bin := filepath.Join(os.TempDir(), fmt.Sprintf("exectriage-bench-%d", os.Getpid()))
 	defer os.Remove(bin)
@@ -102,7 +104,7 @@ func (s *suite) run(ctx context.Context, dataDir string) error {
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	steps := []func(context.Context) error{s.scan(bin), s.scan5m(bin), s.keys(bin), s.filter, s.ui, s.memory(bin), s.load}
+	steps := []func(context.Context) error{s.scan(bin), s.scan5m(bin), s.keys(bin), s.filter, s.ui, s.memory(bin), s.load, s.live(bin)}
 	for i, step := range steps {
 		if s.only != nil && !s.only[sectionNames[i]] || s.only == nil && sectionNames[i] == "scan5m" {
 			continue

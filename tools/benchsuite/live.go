@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/sandbox"
+)
+
+// The live section (issue 33): the sandbox behind a proxy that answers every request late, as a
+// remote API does, and the real binary's scan over it beside two pagers that only list the same
+// records: one cursor, and eight time windows at once.
+
+const (
+	liveLatency = 100 * time.Millisecond
+	liveKey     = "bench-live-key"
+	liveSince   = 720 * time.Hour
+)
+
+// slowAPI is a loopback server that waits liveLatency, then lets the sandbox answer; it counts
+// the requests by kind.
+type slowAPI struct {
+	srv     *sandbox.Server
+	url     string
+	hs      *http.Server
+	pages   atomic.Int64 // POST logs (list pages)
+	details atomic.Int64 // GET logs/{id}
+	other   atomic.Int64
+	limited atomic.Int64 // 429s the sandbox answered
+}
+
+func startSlowAPI(cfg sandbox.Config) (*slowAPI, error) {
+	srv, _, err := sandbox.Start(context.Background(), cfg, "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	s := &slowAPI{srv: srv, url: "http://" + ln.Addr().String()}
+	h := srv.Handler()
+	s.hs = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/logs/tool_execution"):
+			s.pages.Add(1)
+		case r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/logs/tool_execution/"):
+			s.details.Add(1)
+		default:
+			s.other.Add(1)
+		}
+		time.Sleep(liveLatency)
+		rec := &statusWriter{ResponseWriter: w}
+		h.ServeHTTP(rec, r)
+		if rec.status == http.StatusTooManyRequests {
+			s.limited.Add(1)
+		}
+	})}
+	go s.hs.Serve(ln)
+	return s, nil
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (s *slowAPI) requests() (pages, details, other int64) {
+	return s.pages.Load(), s.details.Load(), s.other.Load()
+}
+
+func (s *slowAPI) close() {
+	s.hs.Close()
+	s.srv.Close()
+}
+
+// pager lists the window's records as a plain client would, over parts time windows at once
+// (1: one cursor), and returns how long it took and how many records it saw.
+func pager(ctx context.Context, base string, parts int) (time.Duration, int, error) {
+	c, err := client.New(client.WithAPIKey(liveKey), client.WithBaseURL(base))
+	if err != nil {
+		return 0, 0, err
+	}
+	to := time.Now()
+	from := to.Add(-liveSince)
+	start := time.Now()
+	var mu sync.Mutex
+	var errs []error
+	seen := 0
+	var wg sync.WaitGroup
+	for k := range parts {
+		q := client.LogQuery{From: from.Add(liveSince * time.Duration(k) / time.Duration(parts)), To: from.Add(liveSince * time.Duration(k+1) / time.Duration(parts))}
+		wg.Go(func() {
+			n := 0
+			for p, err := range c.ListLogs(ctx, q) {
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					return
+				}
+				n += len(p.Executions)
+			}
+			mu.Lock()
+			seen += n
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return 0, 0, errs[0]
+	}
+	return time.Since(start), seen, nil
+}
+
+// liveScan runs the binary's scan over the slow API with the cache in cacheDir and returns its
+// wall time and the requests it made.
+func liveScan(ctx context.Context, bin string, api *slowAPI, home string, extra ...string) (secs float64, pages, details int64, err error) {
+	p0, d0, _ := api.requests()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"scan", "--base-url", api.url, "--since", "720h", "--json"}, extra...)...)
+	cmd.Env = append(os.Environ(), "COMPOSIO_API_KEY="+liveKey, "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+		"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer null.Close()
+	cmd.Stdout = null
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 0, 0, 0, fmt.Errorf("scan over the slow API: %v: %s", err, stderr.String())
+	}
+	p1, d1, _ := api.requests()
+	return time.Since(start).Seconds(), p1 - p0, d1 - d0, nil
+}
+
+// live measures the binary's scan of 10k executions behind the slow API: the first (no cache),
+// a second over the same window (cached, nothing new) and one after 100 new executions, beside
+// the pagers of the same run.
+func (s *suite) live(bin string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		var first, second, firstReq, secondReq, newReq, seq, par, ratio []float64
+		for i := range s.count {
+			s.logf("live: 10k executions behind a %s proxy (run %d of %d)", liveLatency, i+1, s.count)
+			api, err := startSlowAPI(sandbox.Config{Seed: 1, Size: 10_000, Span: 600 * time.Hour, APIKey: liveKey})
+			if err != nil {
+				return err
+			}
+			home, err := os.MkdirTemp("", "exectriage-bench-live-")
+			if err != nil {
+				api.close()
+				return err
+			}
+			err = func() error {
+				seqD, seqN, err := pager(ctx, api.url, 1)
+				if err != nil {
+					return err
+				}
+				parD, parN, err := pager(ctx, api.url, 8)
+				if err != nil {
+					return err
+				}
+				if seqN != parN || seqN < 9_000 {
+					return fmt.Errorf("the pagers saw %d and %d records", seqN, parN)
+				}
+				a, pa, da, err := liveScan(ctx, bin, api, home)
+				if err != nil {
+					return err
+				}
+				b, pb, db, err := liveScan(ctx, bin, api, home)
+				if err != nil {
+					return err
+				}
+				if err := addExecutions(ctx, api, 100); err != nil {
+					return err
+				}
+				_, pc, dc, err := liveScan(ctx, bin, api, home)
+				if err != nil {
+					return err
+				}
+				seq, par = append(seq, seqD.Seconds()), append(par, parD.Seconds())
+				first, second = append(first, a), append(second, b)
+				firstReq, secondReq, newReq = append(firstReq, float64(pa+da)), append(secondReq, float64(pb+db)), append(newReq, float64(pc+dc))
+				ratio = append(ratio, a/seqD.Seconds())
+				s.logf("live: first scan %.1f s (%d pages, %d details), second %.2f s (%d, %d), after 100 new %d requests; pagers %.1f s and %.1f s",
+					a, pa, da, b, pb, db, pc+dc, seqD.Seconds(), parD.Seconds())
+				return nil
+			}()
+			api.close()
+			os.RemoveAll(home)
+			if err != nil {
+				return err
+			}
+		}
+		var second2 []float64
+		for i := range first {
+			second2 = append(second2, second[i]/first[i])
+		}
+		s.rows = append(s.rows,
+			row{figure: "live: scan --since 720h of 10k executions behind a 100 ms proxy, with groups (no cache)", values: first, unit: "s", format: "%.1f"},
+			row{figure: "  its requests (list pages + details)", values: firstReq, unit: "", format: "%.0f"},
+			row{figure: "  the reference: a sequential pager listing the same records", values: seq, unit: "s", format: "%.1f"},
+			row{figure: "  the reference: eight time windows paged at once", values: par, unit: "s", format: "%.1f"},
+			row{figure: "  scan / sequential pager, run by run (issue 33 target)", target: "≤ 1 ×", values: ratio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 1 }},
+			row{figure: "  a second scan of the same window (cached, nothing new)", values: second, unit: "s", format: "%.2f"},
+			row{figure: "  second / first (issue 33 target)", target: "≤ 0.2 ×", values: second2, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.2 }},
+			row{figure: "  its requests", values: secondReq, unit: "", format: "%.0f"},
+			row{figure: "  requests of a scan after 100 new executions (issue 33 target)", target: "≤ 2", values: newReq, unit: "", format: "%.0f", pass: func(m float64) bool { return m <= 2 }},
+		)
+		return nil
+	}
+}
+
+// addExecutions runs n reads on the sandbox directly (not through the proxy): new records in
+// the window.
+func addExecutions(ctx context.Context, api *slowAPI, n int) error {
+	for i := range n {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, api.srv.URL()+"/api/v3.1/tools/execute/GMAIL_FETCH_EMAILS",
+			strings.NewReader(fmt.Sprintf(`{"user_id":"bench-user-%d","arguments":{}}`, i%7)))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("x-api-key", liveKey)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			return fmt.Errorf("adding an execution: %s", res.Status)
+		}
+	}
+	return nil
+}
