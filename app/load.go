@@ -256,7 +256,7 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 }
 
 // detailWorkers bounds concurrent detail requests (the client retries reads on 429).
-const detailWorkers = 8
+const detailWorkers = 16
 
 // hydrate replaces, in place, execs[i] for each i in need with its full record; it returns
 // how many could not be fetched and the first error. keep remembers each for Record.

@@ -113,6 +113,9 @@ type Options struct {
 	MaxGzipRatio int
 	// Now is the clock for since windows (time.Now when nil).
 	Now func() time.Time
+	// Parts is how many time slices of a window an API source walks at once (DefaultParts
+	// when 0).
+	Parts int
 }
 
 func (o *Options) now() time.Time {
@@ -231,21 +234,86 @@ func (s *apiSource) Kind() Kind             { return s.kind }
 // maxWalks bounds the walks of one load (see Load).
 const maxWalks = 3
 
-// Load walks the logs of the window, page by page, and hands each page's records on once. The
-// real API's cursor is a page number (composio-api.md): a record written into the window while
-// the walk goes on shifts the pages after it, so a page can repeat records already handed on
-// (they are dropped: every log id is handed on once) and, for a record that lands among the
-// pages already read, the walk misses it. A repeat is the sign of such a shift, so a walk that
-// met one is followed by another over the same window (the same from and to), which hands on
-// only what the walks before did not see; at most maxWalks walks, and none after a walk that
-// found nothing new.
+// Load walks the logs of the window and hands each record on once. A window with a start is
+// split into Parts time slices (8 by default) walked at once, newest first, so that a window
+// of N pages takes about N/Parts round trips rather than N (the client's rate gate still
+// spaces every request); a window without one is walked whole.
+//
+// The real API's cursor is a page number (composio-api.md): a record written into a slice
+// while its walk goes on shifts the pages after it, so a page can repeat records already
+// handed on (they are dropped: every log id is handed on once) and, for a record that lands
+// among the pages already read, the walk misses it. A repeat is the sign of such a shift, so a
+// walk that met one is followed by another over the same slice (the same from and to), which
+// hands on only what the walks before did not see; at most maxWalks walks, and none after a
+// walk that found nothing new. page is called from one goroutine at a time.
 func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
-	q := client.LogQuery{Limit: client.MaxLogsPageSize}
-	if since > 0 {
-		q.To = s.opt.now()
-		q.From = q.To.Add(-since)
-	}
+	var mu sync.Mutex
 	seen := map[string]struct{}{}
+	emit := func(batch []model.Execution) (repeats int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		fresh := batch[:0]
+		for _, e := range batch {
+			if _, dup := seen[e.ID]; dup {
+				repeats++
+				continue
+			}
+			seen[e.ID] = struct{}{}
+			fresh = append(fresh, e)
+		}
+		if len(fresh) > 0 {
+			err = page(fresh)
+		}
+		return repeats, err
+	}
+	if since <= 0 {
+		return s.walkSlice(ctx, client.LogQuery{Limit: client.MaxLogsPageSize}, emit)
+	}
+	to := s.opt.now()
+	from := to.Add(-since)
+	parts := s.opt.Parts
+	if parts <= 0 {
+		parts = DefaultParts
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	// bound k is where slice k starts (inclusive, to the millisecond, as the API's time_range);
+	// slice k ends a millisecond before bound k-1, so no record is in two slices.
+	bound := func(k int) time.Time {
+		if k >= parts {
+			return from
+		}
+		return to.Add(-since * time.Duration(k+1) / time.Duration(parts)).Truncate(time.Millisecond)
+	}
+	for k := range parts { // slice 0 is the newest
+		hi := to
+		if k > 0 {
+			hi = bound(k - 1).Add(-time.Millisecond)
+		}
+		q := client.LogQuery{Limit: client.MaxLogsPageSize, From: bound(k), To: hi}
+		wg.Go(func() {
+			if errs[k] = s.walkSlice(ctx, q, emit); errs[k] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// DefaultParts is how many time slices a window with a start is walked in at once.
+const DefaultParts = 8
+
+// walkSlice walks one time slice (see Load), handing each page to emit, which says how many of
+// its records were handed on before.
+func (s *apiSource) walkSlice(ctx context.Context, q client.LogQuery, emit func([]model.Execution) (int, error)) error {
 	for walk := range maxWalks {
 		repeats, fresh := 0, 0
 		for p, err := range s.c.ListLogs(ctx, q) {
@@ -257,21 +325,13 @@ func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]m
 					s.opt.OnBad(b)
 				}
 			}
-			batch := p.Executions[:0]
-			for _, e := range p.Executions {
-				if _, dup := seen[e.ID]; dup {
-					repeats++
-					continue
-				}
-				seen[e.ID] = struct{}{}
-				batch = append(batch, e)
+			n := len(p.Executions)
+			r, err := emit(p.Executions)
+			if err != nil {
+				return err
 			}
-			fresh += len(batch)
-			if len(batch) > 0 {
-				if err := page(batch); err != nil {
-					return err
-				}
-			}
+			repeats += r
+			fresh += n - r
 		}
 		if repeats == 0 || walk > 0 && fresh == 0 {
 			return nil
