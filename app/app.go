@@ -100,6 +100,9 @@ type Options struct {
 	SourceOptions func(*source.Options)
 	// DemoSandbox tunes the demo sandbox's configuration before it starts (tests).
 	DemoSandbox func(*sandbox.Config)
+	// Cache is whether the live API's logs are kept between runs (logcache): CacheAuto keeps
+	// them for a remote API, not for a loopback one (a sandbox, whose records do not last).
+	Cache CacheMode
 }
 
 // App is one session of exectriage over one source.
@@ -408,6 +411,9 @@ func openSource(ctx context.Context, o *Options, creds Credentials, extra ...cli
 	default:
 		opt.BaseURL = envBase(*o, creds)
 	}
+	if o.File == "" && !opt.Demo {
+		opt.Cache = openCache(ctx, *o, opt.BaseURL, creds)
+	}
 	if o.SourceOptions != nil {
 		o.SourceOptions(&opt)
 	}
@@ -416,6 +422,7 @@ func openSource(ctx context.Context, o *Options, creds Credentials, extra ...cli
 		if opt.Closer != nil {
 			_ = opt.Closer.Close()
 		}
+		_ = opt.Cache.Close()
 		if IsUsage(err) {
 			return nil, &UsageError{Msg: err.Error(), Err: err}
 		}

@@ -32,6 +32,7 @@ var layerRules = []struct {
 	{"retry", []string{"app", "ui", "cli", "source"}, "the protocol is below app"},
 	{"source", []string{"app", "ui", "cli", "triage", "journal", "retry", "sandbox"}, "sources only read (the app starts the demo and opens an API source on it)"},
 	{"client", []string{"app", "ui", "cli", "triage", "journal", "retry", "source", "sandbox"}, "the client only talks HTTP"},
+	{"logcache", []string{"app", "ui", "cli", "triage", "verify", "journal", "retry", "source", "client", "sandbox", "config"}, "the cache keeps records; it imports model only"},
 	{"model", []string{""}, "model imports no package of the project"},
 	{"redact", []string{""}, "redact imports no package of the project"},
 	{"sdkversion", []string{""}, "sdkversion imports no package of the project"},

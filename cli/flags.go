@@ -75,6 +75,8 @@ type sourceFlags struct {
 	// readonly: no retry, verdict or journal write; allowReads lets provider checks run.
 	readonly, allowReads bool
 	profile              string
+	// cache, noCache: --cache keeps even a loopback API's logs, --no-cache none
+	cache, noCache bool
 	// viewJournal: the command takes --journal, so a load shows the journal's cases (read
 	// only, when the journal exists).
 	viewJournal bool
@@ -106,6 +108,8 @@ func commandFlags(name string) flagGroups {
 		return withSource | withJSON | withConfig | withJournal | withReadOnly
 	case "doctor":
 		return withSource | withJSON | withConfig | withReadOnly
+	case "cache":
+		return withJSON | withReadOnly
 	case "retry", "resolve", "mark", "info":
 		return withSource | withJSON | withConfig | withJournal | withReadOnly
 	case "journal":
@@ -131,6 +135,8 @@ func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 		fs.StringVar(&s.baseURL, "base-url", "", "Composio API base `URL` (default $COMPOSIO_BASE_URL, else the public API); with --file, used by verify")
 		fs.Var(durationValue{&s.since, &s.sinceSet}, "since", "only executions of the last `DURATION` (default 168h from the API, everything in a file)")
 		fs.Var(durationValue{&s.timeout, &s.timeSet}, "timeout", "the caller's request `DURATION`: a success slower than this is ambiguous")
+		fs.BoolVar(&s.noCache, "no-cache", false, "read everything from the API: neither use nor keep the local cache of its logs (EXECTRIAGE_CACHE=off does the same)")
+		fs.BoolVar(&s.cache, "cache", false, "keep the API's logs in the local cache even for a loopback API (a remote one's always are, unless --no-cache)")
 	}
 	if g&withJSON != 0 {
 		fs.BoolVar(&s.json, "json", false, "print JSON (versioned, documented in docs/json.md) instead of text")
@@ -185,6 +191,12 @@ func (s *sourceFlags) options(env *Env) app.Options {
 	}
 	if s.interactive {
 		o.Gate = &pace.Gate{} // the TUI holds its loads back for a moment after each key
+	}
+	switch {
+	case s.noCache:
+		o.Cache = app.CacheOff
+	case s.cache:
+		o.Cache = app.CacheOn
 	}
 	return o
 }

@@ -125,6 +125,7 @@ func NewRootCmd(env *Env) *cobra.Command {
 		NewCmdBundle(env, nil),
 		NewCmdDoctor(env, nil),
 		NewCmdInfo(env, nil),
+		NewCmdCache(env, nil),
 		NewCmdSandbox(env, nil),
 		newCmdVersion(env),
 		newCmdCompletion(env),

@@ -134,7 +134,7 @@ func pager(ctx context.Context, base string, parts int) (time.Duration, int, err
 // wall time and the requests it made.
 func liveScan(ctx context.Context, bin string, api *slowAPI, home string, extra ...string) (secs float64, pages, details int64, err error) {
 	p0, d0, _ := api.requests()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"scan", "--base-url", api.url, "--since", "720h", "--json"}, extra...)...)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"scan", "--base-url", api.url, "--since", "720h", "--json", "--cache"}, extra...)...)
 	cmd.Env = append(os.Environ(), "COMPOSIO_API_KEY="+liveKey, "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
 		"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"))
 	var stderr bytes.Buffer

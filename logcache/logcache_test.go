@@ -1,0 +1,224 @@
+package logcache
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+
+func entry(id string, at time.Time, status string) model.Execution {
+	return model.Execution{ID: id, Timestamp: at, ToolSlug: "GMAIL_SEND_EMAIL", ToolkitSlug: "gmail", UserID: "u1",
+		ConnectedAccountID: "ca_1", Status: status, Message: "m " + status, RetryCount: -1}
+}
+
+func open(t *testing.T, path string, o Options) *Cache {
+	t.Helper()
+	c, err := Open(context.Background(), path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func all(t *testing.T, c *Cache, from, to time.Time) []model.Execution {
+	t.Helper()
+	var out []model.Execution
+	if err := c.Entries(context.Background(), from, to, func(b []model.Execution) error {
+		out = append(out, b...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Entries and details come back as they were kept, newest first, within the asked span; an
+// entry that changed loses its detail, one that did not keeps it.
+func TestEntriesAndDetails(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	c := open(t, filepath.Join(dir, "sub", "logs.db"), Options{})
+	var es []model.Execution
+	for i := range 2500 { // more than one batch
+		es = append(es, entry("log_"+strings.Repeat("x", i%3)+time.Duration(i).String(), t0.Add(time.Duration(i)*time.Second), "success"))
+	}
+	if err := c.PutEntries(ctx, es); err != nil {
+		t.Fatal(err)
+	}
+	got := all(t, c, t0.Add(100*time.Second), t0.Add(199*time.Second))
+	if len(got) != 100 || got[0].Timestamp != t0.Add(199*time.Second) || got[99].Timestamp != t0.Add(100*time.Second) {
+		t.Fatalf("%d entries, first %v last %v", len(got), got[0].Timestamp, got[len(got)-1].Timestamp)
+	}
+	if got[0].Detailed || got[0].ToolSlug != "GMAIL_SEND_EMAIL" || got[0].ConnectedAccountID != "ca_1" || got[0].Status != "success" {
+		t.Errorf("entry %+v", got[0])
+	}
+	if n := len(all(t, c, time.Time{}, t0.Add(time.Hour))); n != 2500 {
+		t.Errorf("the whole cache: %d entries", n)
+	}
+
+	d := es[5]
+	d.Detailed, d.Arguments, d.RequestID = true, json.RawMessage(`{"to":"a@example.com"}`), "req-5"
+	if err := c.PutDetail(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	back, ok, err := c.Detail(ctx, d.ID)
+	if err != nil || !ok || !back.Detailed || back.RequestID != "req-5" || string(back.Arguments) != `{"to":"a@example.com"}` {
+		t.Fatalf("detail %+v %v %v", back, ok, err)
+	}
+	// the same entry again keeps the detail; a changed one drops it
+	if err := c.PutEntries(ctx, es[5:6]); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := c.Detail(ctx, d.ID); !ok {
+		t.Error("the same entry again dropped its detail")
+	}
+	changed := es[5]
+	changed.Status, changed.Message = "failed", "m failed"
+	if err := c.PutEntries(ctx, []model.Execution{changed}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := c.Detail(ctx, d.ID); ok {
+		t.Error("a changed entry kept its old detail")
+	}
+	// a detail without its entry is not kept
+	lone := entry("log_lone", t0, "success")
+	lone.Detailed = true
+	if err := c.PutDetail(ctx, lone); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := c.Detail(ctx, "log_lone"); ok {
+		t.Error("a detail without its entry was kept")
+	}
+}
+
+// The covered spans merge when they touch or overlap and stay apart otherwise.
+func TestCoverMerges(t *testing.T) {
+	ctx := context.Background()
+	c := open(t, filepath.Join(t.TempDir(), "logs.db"), Options{})
+	ms := time.Millisecond
+	for _, s := range []Span{{t0, t0.Add(time.Hour)}, {t0.Add(3 * time.Hour), t0.Add(4 * time.Hour)}, {t0.Add(time.Hour + ms), t0.Add(2 * time.Hour)}} {
+		if err := c.Cover(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := c.Covered(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Span{{t0, t0.Add(2 * time.Hour)}, {t0.Add(3 * time.Hour), t0.Add(4 * time.Hour)}}
+	if len(got) != 2 || !got[0].From.Equal(want[0].From) || !got[0].To.Equal(want[0].To) || !got[1].From.Equal(want[1].From) {
+		t.Fatalf("covered %v, want %v", got, want)
+	}
+	if err := c.Cover(ctx, Span{t0.Add(-time.Hour), t0.Add(5 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.Covered(ctx); len(got) != 1 {
+		t.Errorf("a span over both: %v", got)
+	}
+}
+
+// Past its bound the oldest entries go, and the spans no longer claim their time.
+func TestPruneKeepsTheNewest(t *testing.T) {
+	ctx := context.Background()
+	c := open(t, filepath.Join(t.TempDir(), "logs.db"), Options{MaxEntries: 100})
+	var es []model.Execution
+	for i := range 250 {
+		es = append(es, entry("log_"+time.Duration(i).String(), t0.Add(time.Duration(i)*time.Minute), "success"))
+	}
+	if err := c.PutEntries(ctx, es); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Cover(ctx, Span{t0, t0.Add(250 * time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := all(t, c, time.Time{}, t0.Add(time.Hour*10))
+	if len(got) != 100 || !got[len(got)-1].Timestamp.Equal(t0.Add(150*time.Minute)) {
+		t.Fatalf("%d entries left, oldest %v", len(got), got[len(got)-1].Timestamp)
+	}
+	spans, _ := c.Covered(ctx)
+	if len(spans) != 1 || !spans[0].From.After(t0.Add(149*time.Minute)) {
+		t.Errorf("covered after the prune: %v", spans)
+	}
+}
+
+// The file and its directory are private; its name says nothing of the key; a read-only open
+// of a cache that is not there creates nothing, and one of a cache that is writes nothing.
+func TestPrivateNamelessAndReadOnly(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "exectriage")
+	const key = "ak_SECRET-key-123"
+	name := Name("https://backend.composio.dev/", key)
+	if strings.Contains(name, "SECRET") || strings.Contains(name, "composio") || name == Name("https://backend.composio.dev/", key+"x") ||
+		name != Name("https://user:pw@backend.composio.dev/", key) {
+		t.Errorf("name %q", name)
+	}
+	path := filepath.Join(dir, name)
+	if _, err := Open(ctx, path, Options{ReadOnly: true}); err != ErrNone {
+		t.Fatalf("a read-only open of nothing: %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("a read-only open made %s", dir)
+	}
+	c := open(t, path, Options{})
+	if err := c.PutEntries(ctx, []model.Execution{entry("log_1", t0, "success")}); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]os.FileMode{dir: 0o700, path: 0o600} {
+		if st, err := os.Stat(p); err != nil || st.Mode().Perm() != want {
+			t.Errorf("%s: %v %v, want %v", p, st.Mode().Perm(), err, want)
+		}
+	}
+	raw, _ := os.ReadFile(path)
+	if strings.Contains(string(raw), key) {
+		t.Error("the key is in the file")
+	}
+	ro := open(t, path, Options{ReadOnly: true})
+	if err := ro.PutEntries(ctx, []model.Execution{entry("log_2", t0, "success")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ro.Cover(ctx, Span{t0, t0.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := all(t, c, time.Time{}, t0.Add(time.Hour)); len(got) != 1 {
+		t.Errorf("a read-only cache wrote: %d entries", len(got))
+	}
+	if spans, _ := c.Covered(ctx); len(spans) != 0 {
+		t.Errorf("a read-only cache covered %v", spans)
+	}
+}
+
+// Two processes (two opens) writing the same file at once lose nothing.
+func TestConcurrentWriters(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "logs.db")
+	a, b := open(t, path, Options{}), open(t, path, Options{})
+	var wg sync.WaitGroup
+	for w, c := range []*Cache{a, b} {
+		wg.Go(func() {
+			for i := range 50 {
+				e := entry("log_"+string(rune('a'+w))+time.Duration(i).String(), t0.Add(time.Duration(i)*time.Second), "success")
+				if err := c.PutEntries(ctx, []model.Execution{e}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := len(all(t, a, time.Time{}, t0.Add(time.Hour))); n != 100 {
+		t.Errorf("%d entries, want 100", n)
+	}
+}
