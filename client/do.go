@@ -174,15 +174,18 @@ func (t *transport) do(ctx context.Context, r request) (*response, error) {
 			}
 		}
 		a := t.try(ctx, r, n, t.cfg.readTimeout)
-		if a.err != nil && ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: %w", r, ctx.Err())
-		}
 		var h http.Header
 		if a.resp != nil {
 			h = a.resp.header
 			if t.gate != nil {
 				t.gate.observe(h, time.Now())
 			}
+		}
+		if t.gate != nil {
+			t.gate.done()
+		}
+		if a.err != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", r, ctx.Err())
 		}
 		// A 429 of the rate limit (it says where the budget stands, X-RateLimit-Remaining) that
 		// says how long to wait is waited out as often as the server asks (up to maxRateWaits):

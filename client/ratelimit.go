@@ -44,6 +44,7 @@ type rateGate struct {
 	mu        sync.Mutex
 	limit     int
 	remaining int // -1: unknown
+	inflight  int // reads sent and not answered yet: each may spend the last of the budget
 	window    time.Duration
 	windowEnd time.Time // estimated
 }
@@ -67,12 +68,17 @@ func (g *rateGate) observe(h http.Header, now time.Time) {
 	if g.window <= 0 {
 		g.window = time.Minute
 	}
-	// The budget grew back, or this is the first answer: a window starts about now (the
-	// estimate is pessimistic, so a wait is never too short).
-	if g.remaining < 0 || rem > g.remaining || now.After(g.windowEnd) {
+	// The first answer of a window (the first of all, or one after the estimated end): a window
+	// starts about now (the estimate is pessimistic: the server's began before, so a wait is
+	// never too short). Within a window the budget only shrinks: reads sent at once come back
+	// in any order, an earlier one saying more was left.
+	switch {
+	case g.remaining < 0 || now.After(g.windowEnd):
 		g.windowEnd = now.Add(g.window)
+		g.remaining = rem
+	case rem < g.remaining:
+		g.remaining = rem
 	}
-	g.remaining = rem
 }
 
 // parseWindow reads "60s", "60" or "1m".
@@ -90,28 +96,44 @@ func parseWindow(v string) time.Duration {
 	return 0
 }
 
-// before holds a read back while the budget is spent: until the window turns.
+// before holds a read back while the budget is spent, counting the reads in flight as spent
+// (several goroutines read at once: a load's time slices and its detail requests), until the
+// window turns; then it counts the read as in flight until done.
 func (g *rateGate) before(ctx context.Context, notice func(RateWait)) error {
+	for {
+		g.mu.Lock()
+		if g.remaining >= 0 && time.Now().After(g.windowEnd) {
+			g.remaining = -1 // a new window: the next answer says where it stands
+		}
+		wait := time.Duration(0)
+		switch {
+		case g.remaining >= 0 && g.remaining-g.inflight <= 0:
+			wait = time.Until(g.windowEnd) + 50*time.Millisecond
+		case g.remaining < 0 && g.limit > 0 && g.inflight >= g.limit:
+			// a new window, not yet heard from: no more at once than a whole window allows
+			wait = 20 * time.Millisecond
+		}
+		if wait <= 0 {
+			g.inflight++
+			g.mu.Unlock()
+			return nil
+		}
+		limit := g.limit
+		g.mu.Unlock()
+		if notice != nil && wait > 20*time.Millisecond {
+			notice(RateWait{Wait: wait, Limit: limit})
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
+}
+
+// done says a read before let through was answered (or failed).
+func (g *rateGate) done() {
 	g.mu.Lock()
-	wait := time.Duration(0)
-	if g.remaining == 0 {
-		wait = time.Until(g.windowEnd) + 50*time.Millisecond
-	}
-	limit := g.limit
-	g.mu.Unlock()
-	if wait <= 0 {
-		return nil
-	}
-	if notice != nil {
-		notice(RateWait{Wait: wait, Limit: limit})
-	}
-	if err := sleep(ctx, wait); err != nil {
-		return err
-	}
-	g.mu.Lock()
-	if time.Now().After(g.windowEnd) {
-		g.remaining = -1 // a new window: the next answer says where it stands
+	if g.inflight > 0 {
+		g.inflight--
 	}
 	g.mu.Unlock()
-	return nil
 }

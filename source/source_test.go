@@ -283,3 +283,51 @@ func TestALoadWaitsOutTheRateLimit(t *testing.T) {
 		t.Fatalf("shared budget: loaded %d, err %v, %d waits after a 429 of %d", got, err, refused, len(waits))
 	}
 }
+
+// TestParallelReadsStayWithinTheRateLimit (issue 33): a window's time slices walked at once and
+// sixteen detail requests beside them share one budget: the reads in flight count as spent, so
+// none is refused with a 429, and everything is read.
+func TestParallelReadsStayWithinTheRateLimit(t *testing.T) {
+	ctx := t.Context()
+	srv, base, err := sandbox.Start(ctx, sandbox.Config{Seed: 4, Size: 1200, Span: 48 * time.Hour, RateLimit: 20, RateLimitWindow: time.Second}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	src, err := Open(ctx, Options{BaseURL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var ids []string
+	if err := src.Load(ctx, 72*time.Hour, func(b []model.Execution) error {
+		for _, e := range b {
+			ids = append(ids, e.ID)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 1200 {
+		t.Fatalf("loaded %d of 1200", len(ids))
+	}
+	var wg sync.WaitGroup
+	work := make(chan string)
+	for range 16 {
+		wg.Go(func() {
+			for id := range work {
+				if _, err := src.Get(ctx, id); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	for _, id := range ids[:120] {
+		work <- id
+	}
+	close(work)
+	wg.Wait()
+	if n := srv.RateLimited(); n != 0 {
+		t.Errorf("%d reads were refused with 429", n)
+	}
+}

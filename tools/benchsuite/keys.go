@@ -138,12 +138,18 @@ type hit struct {
 
 // startTUI starts the binary on the 1M export, read-only, in a home of its own.
 func (s *suite) startTUI(ctx context.Context, bin string) (*ptyTUI, error) {
+	return startTUIWith(ctx, bin, nil, "--file", filepath.Join(s.data, "1m.jsonl"), "--readonly")
+}
+
+// startTUIWith starts the binary with args in a 120x40 pty, in a home of its own, with the
+// extra environment variables.
+func startTUIWith(ctx context.Context, bin string, env []string, args ...string) (*ptyTUI, error) {
 	home, err := os.MkdirTemp("", "exectriage-keys-*")
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, bin, "--file", filepath.Join(s.data, "1m.jsonl"), "--readonly")
-	cmd.Env = []string{"HOME=" + home, "XDG_STATE_HOME=" + home, "XDG_CONFIG_HOME=" + home, "TERM=xterm-256color", "PATH=" + os.Getenv("PATH")}
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append([]string{"HOME=" + home, "XDG_STATE_HOME=" + home, "XDG_CONFIG_HOME=" + home, "XDG_CACHE_HOME=" + home, "TERM=xterm-256color", "PATH=" + os.Getenv("PATH")}, env...)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
 	if err != nil {
 		os.RemoveAll(home)
