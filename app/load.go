@@ -307,6 +307,19 @@ func (a *App) hydrate(ctx context.Context, execs []model.Execution, need []int, 
 	return failed, firstErr
 }
 
+// FetchAll fetches the detail of every execution of the window that has none (export
+// --details), keeping the window's judgement; it returns how many could not be fetched and
+// the first error.
+func (l *Loaded) FetchAll(ctx context.Context) (int, error) {
+	var need []int
+	for i := range l.Execs {
+		if !l.Execs[i].Detailed {
+			need = append(need, i)
+		}
+	}
+	return l.a.hydrate(ctx, l.Execs, need, false)
+}
+
 // Index maps each id to its first position (Lookup needs it; scan, which looks up only the
 // first members of groups, does without).
 func (l *Loaded) Index() {

@@ -88,3 +88,63 @@ func TestTheCacheCommandsAndFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestAnExportJudgesAsItsWindow (issue 33): `export` writes the window as JSON Lines (list
+// entries, and the details the load fetched), and `scan --file` over it says what scan of the
+// API said of every execution; --out writes a private file; --details fetches every detail.
+func TestAnExportJudgesAsItsWindow(t *testing.T) {
+	_, base := testkit.StartSandbox(t, sandbox.Config{Seed: 8, Size: 400, Now: fixedNow, APIKey: "k-export"})
+	vars := map[string]string{"COMPOSIO_API_KEY": "k-export", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
+	out := filepath.Join(t.TempDir(), "window.jsonl")
+	if code, _, errOut := run(t, vars, "export", "--base-url", base, "--since", "720h", "--out", out); code != ExitOK || !strings.Contains(errOut, "400 execution(s) written") {
+		t.Fatalf("export: %d %s", code, errOut)
+	}
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the export file: %v %v", st.Mode(), err)
+	}
+	judged := func(args ...string) map[string]execJSON {
+		t.Helper()
+		code, o, errOut := run(t, vars, append([]string{"scan", "--json"}, args...)...)
+		if code != ExitOK {
+			t.Fatalf("scan %v: %d %s", args, code, errOut)
+		}
+		var sc struct {
+			Executions []execJSON `json:"executions"`
+		}
+		if err := json.Unmarshal([]byte(o), &sc); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]execJSON{}
+		for _, e := range sc.Executions {
+			m[e.ID] = e
+		}
+		return m
+	}
+	// the file beside the API it came from, which says which tools are idempotent (a file alone
+	// judges tools by their slugs)
+	live, file := judged("--base-url", base, "--since", "720h"), judged("--file", out, "--base-url", base)
+	if len(live) != 400 || len(file) != 400 {
+		t.Fatalf("%d live, %d from the export", len(live), len(file))
+	}
+	details := 0
+	for id, l := range live {
+		f := file[id]
+		if f.Kind != l.Kind || f.Outcome != l.Outcome || f.Flagged != l.Flagged || f.Reason != l.Reason || f.OldSDK != l.OldSDK ||
+			(f.DuplicateGroup == nil) != (l.DuplicateGroup == nil) || f.DuplicateGroup != nil && *f.DuplicateGroup != *l.DuplicateGroup {
+			t.Errorf("%s: the export says %+v, the API %+v", id, f, l)
+		}
+	}
+	raw, _ := os.ReadFile(out)
+	for line := range strings.Lines(string(raw)) {
+		if strings.Contains(line, `"data":`) {
+			details++
+		}
+	}
+	if details == 0 || details == 400 {
+		t.Errorf("%d records of 400 carry their detail: want the ones triage fetched", details)
+	}
+	code, all, _ := run(t, vars, "export", "--base-url", base, "--since", "720h", "--details")
+	if n := strings.Count(all, `"data":`); code != ExitOK || n < 390 {
+		t.Errorf("export --details: %d, %d of 400 with their detail", code, n)
+	}
+}

@@ -110,6 +110,8 @@ func commandFlags(name string) flagGroups {
 		return withSource | withJSON | withConfig | withReadOnly
 	case "cache":
 		return withJSON | withReadOnly
+	case "export":
+		return withSource | withConfig | withReadOnly
 	case "retry", "resolve", "mark", "info":
 		return withSource | withJSON | withConfig | withJournal | withReadOnly
 	case "journal":

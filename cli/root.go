@@ -126,6 +126,7 @@ func NewRootCmd(env *Env) *cobra.Command {
 		NewCmdDoctor(env, nil),
 		NewCmdInfo(env, nil),
 		NewCmdCache(env, nil),
+		NewCmdExport(env, nil),
 		NewCmdSandbox(env, nil),
 		newCmdVersion(env),
 		newCmdCompletion(env),
