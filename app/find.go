@@ -8,23 +8,37 @@ import (
 	"github.com/exectriage/exectriage/source"
 )
 
-// MaxFound is the most records one server-side lookup brings into a window.
-const MaxFound = 50
+// MaxFound is the most records one request id brings into a window; MaxSessionFound one
+// session id.
+const (
+	MaxFound        = 50
+	MaxSessionFound = 2000
+)
 
 // FindRequests asks the source's server for the records of the window whose request id
 // contains one of ids, in full: the Logs API's list entries carry no request id, so a
 // `request:` filter over a live or demo window finds them only this way (an export's records
 // carry theirs). It returns nothing for a source that cannot be asked (a file).
 func (a *App) FindRequests(ctx context.Context, ids []string) ([]model.Execution, error) {
+	return a.findOnServer(ctx, "request_id", "request", ids, MaxFound)
+}
+
+// FindSessions is FindRequests for tool-router session ids (`session:`): every execution of
+// the window the session ran, in full.
+func (a *App) FindSessions(ctx context.Context, ids []string) ([]model.Execution, error) {
+	return a.findOnServer(ctx, "session_id", "session", ids, MaxSessionFound)
+}
+
+func (a *App) findOnServer(ctx context.Context, field, what string, ids []string, most int) ([]model.Execution, error) {
 	f, ok := a.src.(source.Finder)
 	if !ok || a.src.Kind() == source.KindFile || len(ids) == 0 {
 		return nil, nil
 	}
 	var out []model.Execution
 	for _, id := range ids {
-		found, err := f.Find(ctx, a.Window(), "request_id", id, MaxFound)
+		found, err := f.Find(ctx, a.Window(), field, id, most)
 		if err != nil {
-			return nil, fmt.Errorf("asking the API for request %s: %w", id, err)
+			return nil, fmt.Errorf("asking the API for %s %s: %w", what, id, err)
 		}
 		out = append(out, found...)
 	}

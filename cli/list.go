@@ -62,9 +62,14 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 		return fail(env, "list", err)
 	}
 	defer a.Close()
-	// the API lists no request ids: its server finds the records a request: term names
+	// the API lists no request or session ids: its server finds the records a request: or a
+	// session: term names
 	found, err := a.FindRequests(ctx, q.Values("request"))
 	if err != nil {
+		return fail(env, "list", err)
+	}
+	l.Put(found)
+	if found, err = a.FindSessions(ctx, q.Values("session")); err != nil {
 		return fail(env, "list", err)
 	}
 	l.Put(found)

@@ -146,7 +146,7 @@ func TestList(t *testing.T) {
 		count   int
 	}{
 		{name: "all", args: nil, count: 18},
-		{name: "field and flag", args: []string{"--filter", "tool:gmail_send flagged:yes"}, wantIDs: []string{"log_G10", "log_G02", "log_G01"}},
+		{name: "field and flag", args: []string{"--filter", "tool:gmail_send* flagged:yes"}, wantIDs: []string{"log_G10", "log_G02", "log_G01"}},
 		{name: "fuzzy", args: []string{"--filter", "gmsend"}, count: 6}, // the five GMAIL_SEND_EMAIL rows, and log_S18 whose haystack spells it out
 		{name: "user", args: []string{"--filter", "user:hank"}, wantIDs: []string{"log_H14", "log_H13", "log_H12"}},
 		{name: "negated status", args: []string{"--filter", "-status:success kind:read"}, wantIDs: []string{"log_G08"}},

@@ -82,15 +82,31 @@ func refMatch(t testing.TB, q Query, f Fields) bool {
 			}
 		case fieldFlagged:
 			ok = f.Flagged == (tm.has == presenceYes)
+		case fieldSettled:
+			ok = f.Settled == (tm.has == presenceYes)
 		default:
 			v := refClean(s[tm.slot], tm.slot)
-			switch tm.has {
-			case presenceYes:
+			switch {
+			case tm.has == presenceYes:
 				ok = v != ""
-			case presenceNo:
+			case tm.has == presenceNo:
 				ok = v == ""
-			default:
+			case !identifier(tm.field):
 				ok = refContains(v, tm.value)
+			default:
+				pat := strings.Trim(tm.value, "*")
+				lead, trail := strings.HasPrefix(tm.value, "*"), strings.HasSuffix(tm.value, "*")
+				vr, pr := []rune(v), []rune(pat)
+				switch {
+				case lead && trail:
+					ok = refContains(v, pat)
+				case trail:
+					ok = len(vr) >= len(pr) && refContains(string(vr[:len(pr)]), pat)
+				case lead:
+					ok = len(vr) >= len(pr) && refContains(string(vr[len(vr)-len(pr):]), pat)
+				default:
+					ok = len(vr) == len(pr) && refContains(v, pat)
+				}
 			}
 		}
 		if ok == tm.neg {
@@ -208,10 +224,12 @@ func TestMatch(t *testing.T) {
 		{"GMSEND", []int{0}},
 		{"send", []int{0, 2}},
 		{"timedout", []int{0}},
-		{"tool:send", []int{0, 2}},
+		{"tool:*send*", []int{0, 2}},
+		{"tool:send", nil}, // an identifier term is the whole value
 		{"tool:gmsend", nil},
-		{"toolkit:gmail -tool:fetch", []int{0}},
-		{"user:42", []int{0, 2}},
+		{"toolkit:gmail -tool:*fetch*", []int{0}},
+		{"user:*42*", []int{0, 2}},
+		{"user:42", nil},
 		{"user:ZOË", []int{3}},
 		{"user:zoe", nil},
 		{"zoë", []int{3}},
@@ -225,11 +243,11 @@ func TestMatch(t *testing.T) {
 		{"group:yes", []int{0, 3}},
 		{"group:no", []int{1, 2}},
 		{"group:dup-2", []int{3}},
-		{"id:c3", []int{2}},
-		{"request:req-log_d", []int{3}},
+		{"id:*c3", []int{2}},
+		{"request:req-log_d*", []int{3}},
 		{"error:rate", []int{2}},
 		{`"rate limited"`, []int{2}},
-		{"account:ca_2", []int{1}},
+		{"account:*ca_2*", []int{1}},
 		{"slack flagged:yes", []int{2}},
 		{"-send", []int{1, 3}},
 	}
@@ -257,7 +275,7 @@ func TestMatch(t *testing.T) {
 
 func TestMatchHighlight(t *testing.T) {
 	rows := sampleRows()
-	q, _ := Parse("gmsend tool:gmail")
+	q, _ := Parse("gmsend tool:gmail*")
 	ok, pos := q.Match(&rows[0])
 	if !ok {
 		t.Fatal("no match")
@@ -342,11 +360,17 @@ func TestRefines(t *testing.T) {
 		{"gm", "gxm", true},
 		{"gm", "g", false},
 		{"", "anything", true},
-		{"user:4", "user:42", true},
+		{"user:4*", "user:42*", true},
+		{"user:4*", "user:42", true},
+		{"user:4", "user:42", false}, // whole values: user 42 is not user 4
 		{"user:42", "user:4", false},
+		{"user:*2", "user:42", true},
+		{"user:*4*", "user:42*", true},
 		{"user", "user:", false},
-		{"-tool:gmail", "-tool:gm", true},
-		{"-tool:gm", "-tool:gmail", false},
+		{"-tool:gmail*", "-tool:gm*", true},
+		{"-tool:gm*", "-tool:gmail*", false},
+		{"-tool:gmail", "-tool:gm*", true},
+		{"error:rat", "error:rate", true},
 		{"flagged:y", "flagged:yes", true},
 		{"flagged:yes", "flagged:no", false},
 		{"gm", "gm tool:x", true},

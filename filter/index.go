@@ -504,7 +504,7 @@ func (ix *Index) match(q *Query, i int) (ok bool, end int) {
 			case presenceNo:
 				hit = len(v) == 0
 			default:
-				hit = bytes.Contains(v, t.pat)
+				hit = t.fits(v)
 			}
 		}
 		if hit == t.neg {

@@ -6,15 +6,19 @@
 //	gmsend                free text: a case-insensitive fuzzy (subsequence) match over the
 //	                      row's haystack (tool, toolkit, user, account, log id, request id,
 //	                      error text), the same notion of a match as github.com/sahilm/fuzzy
-//	tool:send             a field term: case-insensitive substring of that field
+//	user:user_1           an identifier term: the whole value, case-insensitively (never user_10)
+//	tool:GMAIL_*          a trailing '*' is a prefix, a leading one a suffix, both a substring
+//	error:timeout         another field term: a case-insensitive substring of that field
 //	"timed out"           quotes keep spaces inside one term (also tool:"two words")
 //	-status:success       a leading '-' negates a term (free text or field)
 //
-// Fields: tool, toolkit, user, account, id (log id), request (request id), error, status
-// (the log's status), outcome, kind, group (duplicate group id; group:yes / group:no test
+// Fields: tool, toolkit, user, account, id (log id), request (request id), session, trace,
+// error, status (the log's status), outcome, kind, group (duplicate group id; group:yes / group:no test
 // membership), flagged:yes|no (what still needs a person) and settled:yes|no (a verdict or a
-// retry in the journal closed it). Field terms use substring rather than fuzzy matching
-// because their values are identifiers where "user:42" should not match "user_4_2". An empty
+// retry in the journal closed it). Identifier fields (tool, user, account, id, request,
+// session, trace) match whole values, since triaging one customer must not pull in another;
+// the others (toolkit, error, status, outcome, kind, group, pattern) match substrings. Field
+// terms are never fuzzy: "user:42" should not match "user_4_2". An empty
 // value ("tool:") matches every row, so a query being typed never flickers to nothing; a
 // lone "-" is ignored for the same reason. An unknown field name is an error; quote a term
 // containing ':' to search for it as text ("http://x").
@@ -53,6 +57,8 @@ const (
 	fieldPattern
 	fieldFlagged
 	fieldSettled
+	fieldSession
+	fieldTrace
 )
 
 // fieldNames lists the field terms in the order the error message offers them.
@@ -75,7 +81,30 @@ var fieldNames = []struct {
 	{"pattern", fieldPattern, slotPattern},
 	{"flagged", fieldFlagged, -1},
 	{"settled", fieldSettled, -1},
+	{"session", fieldSession, slotSession},
+	{"trace", fieldTrace, slotTrace},
 }
+
+// identifier says a field holds identifiers, whose terms match the whole value ("user:user_1"
+// is user_1, never user_10); a "*" at the end or the start makes a prefix or a suffix
+// ("user:user_1*"), at both ends a substring.
+func identifier(f field) bool {
+	switch f {
+	case fieldTool, fieldUser, fieldAccount, fieldID, fieldRequest, fieldSession, fieldTrace:
+		return true
+	}
+	return false
+}
+
+// how is how a field term's pattern must sit in the value.
+type how uint8
+
+const (
+	contains how = iota
+	whole
+	prefix
+	suffix
+)
 
 // FieldNames returns the field names a query may use, for help text and completion.
 func FieldNames() []string {
@@ -108,6 +137,8 @@ type term struct {
 	exact bool
 	// has is the wanted presence for flagged and group:yes|no.
 	has presence
+	// how the pattern sits in the value of a field term (contains unless an identifier's).
+	how how
 }
 
 // Query is a parsed filter. The zero Query matches every row.
@@ -125,13 +156,13 @@ func (q Query) String() string { return q.raw }
 func (q Query) Empty() bool { return len(q.terms) == 0 }
 
 // Values are the values of the query's positive terms on field name ("request": the request
-// ids it looks for), as typed; nil when it has none.
+// ids it looks for), without the '*' of a prefix or a suffix; nil when it has none.
 func (q Query) Values(name string) []string {
 	var out []string
 	for k := range q.terms {
 		t := &q.terms[k]
 		if !t.neg && t.value != "" && t.has == presenceAny && t.field != fieldText && fieldName(t.field) == name {
-			out = append(out, t.value)
+			out = append(out, strings.Trim(t.value, "*"))
 		}
 	}
 	return out
@@ -277,7 +308,25 @@ func parseTerm(tok token) (t term, skip bool, err error) {
 	if err := checkVocabulary(t.field, name, value); err != nil {
 		return term{}, false, err
 	}
-	t.pat = appendFoldedPattern(nil, value)
+	pat := value
+	if identifier(t.field) && t.has == presenceAny {
+		lead, trail := strings.HasPrefix(pat, "*"), strings.HasSuffix(pat, "*")
+		pat = strings.Trim(pat, "*")
+		switch {
+		case lead && trail:
+			t.how = contains
+		case trail:
+			t.how = prefix
+		case lead:
+			t.how = suffix
+		default:
+			t.how = whole
+		}
+		if pat == "" { // "user:*": any value, as an empty one
+			return term{}, true, nil
+		}
+	}
+	t.pat = appendFoldedPattern(nil, pat)
 	t.ascii = isASCII(t.pat)
 	return t, false, nil
 }
@@ -378,14 +427,45 @@ func (t *term) implies(p *term) bool {
 	if t.has != presenceAny || p.has != presenceAny {
 		return t.has == p.has
 	}
-	narrow, wide := t.pat, p.pat // positive: t's pattern must contain p's
-	if t.neg {
-		narrow, wide = wide, narrow // negative: excluding more is stricter
-	}
 	if t.field == fieldText {
+		narrow, wide := t.pat, p.pat // positive: t's pattern must contain p's
+		if t.neg {
+			narrow, wide = wide, narrow // negative: excluding more is stricter
+		}
 		return subsequence(narrow, wide, false)
 	}
-	return bytes.Contains(narrow, wide)
+	if t.neg { // excluding what p excludes, at least: a value p matches t matches
+		return narrows(p, t)
+	}
+	return narrows(t, p)
+}
+
+// narrows reports whether every value field term t matches, p matches too.
+func narrows(t, p *term) bool {
+	switch p.how {
+	case contains:
+		return bytes.Contains(t.pat, p.pat)
+	case whole:
+		return t.how == whole && bytes.Equal(t.pat, p.pat)
+	case prefix:
+		return (t.how == whole || t.how == prefix) && bytes.HasPrefix(t.pat, p.pat)
+	case suffix:
+		return (t.how == whole || t.how == suffix) && bytes.HasSuffix(t.pat, p.pat)
+	}
+	return false
+}
+
+// fits reports whether the folded value v holds t's pattern as t.how says.
+func (t *term) fits(v []byte) bool {
+	switch t.how {
+	case whole:
+		return bytes.Equal(v, t.pat)
+	case prefix:
+		return bytes.HasPrefix(v, t.pat)
+	case suffix:
+		return bytes.HasSuffix(v, t.pat)
+	}
+	return bytes.Contains(v, t.pat)
 }
 
 // Highlight returns the byte offsets in s of the runes the query's positive free-text terms

@@ -18,6 +18,7 @@ type Row struct {
 type Fields struct {
 	Tool, Toolkit, User, Account, ID, RequestID, Error string
 	Status, Outcome, Kind, Group                       string
+	Session, Trace                                     string
 	Flagged, Settled                                   bool
 }
 
@@ -35,6 +36,8 @@ const (
 	slotStatus
 	slotOutcome
 	slotKind
+	slotSession
+	slotTrace
 	nSlots
 	nHaySlots = slotError + 1
 	// slotPattern is a group's cause (sdk_auto_retry, agent_retry, ...): not in the arena but
@@ -58,6 +61,7 @@ func FieldsOf(r *Row) Fields {
 		f.Tool, f.Toolkit, f.User, f.Account = e.ToolSlug, e.ToolkitSlug, e.UserID, e.ConnectedAccountID
 		f.ID, f.RequestID, f.Status = e.ID, e.RequestID, e.Status
 		f.Error = e.ErrorText()
+		f.Session, f.Trace = e.SessionID, e.TraceID
 	}
 	if t := r.Triage; t != nil {
 		f.Outcome, f.Kind, f.Group, f.Flagged = string(t.Outcome), string(t.Kind), t.GroupID, t.Flagged
@@ -70,7 +74,7 @@ func (f *Fields) slots() [nSlots]string {
 	return [nSlots]string{
 		slotTool: f.Tool, slotToolkit: f.Toolkit, slotUser: f.User, slotAccount: f.Account,
 		slotID: f.ID, slotRequest: f.RequestID, slotError: f.Error,
-		slotGroup: f.Group, slotStatus: f.Status, slotOutcome: f.Outcome, slotKind: f.Kind,
+		slotGroup: f.Group, slotStatus: f.Status, slotOutcome: f.Outcome, slotKind: f.Kind, slotSession: f.Session, slotTrace: f.Trace,
 	}
 }
 

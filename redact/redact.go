@@ -231,7 +231,7 @@ func (r *Redactor) redactNode(n *node) {
 		}
 		for i, k := range n.keys {
 			v := n.elems[i]
-			if IsSensitiveName(k) || (headerPair && strings.EqualFold(k, "value")) {
+			if (IsSensitiveName(k) && !identifierValue(k, v)) || (headerPair && strings.EqualFold(k, "value")) {
 				if hidesSomething(v) {
 					*v = node{kind: kindString, text: Marker}
 				}
@@ -275,6 +275,17 @@ var harmlessTokens = map[string]bool{
 	"synctoken": true, "continuationtoken": true, "maxtoken": true, "inputtoken": true,
 	"outputtoken": true, "prompttoken": true, "completiontoken": true, "totaltoken": true,
 	"numtoken": true, "cachedtoken": true, "reasoningtoken": true, "stoptoken": true, "csrftokenname": true,
+}
+
+// identifierValue reports whether the value of a field whose name sounds secret is an
+// identifier that is not: Composio's tool-router session ids (session_id "trs_…") name a
+// session a support engineer must be able to copy and look up, as a web session id must not
+// be (it is a login). The value is still checked for every secret shape (String).
+func identifierValue(name string, v *node) bool {
+	return normalizeName(name) == "sessionid" && v.kind == kindString && strings.HasPrefix(v.text, "trs_") &&
+		len(v.text) <= 64 && strings.IndexFunc(v.text[4:], func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	}) < 0
 }
 
 // IsSensitiveName reports whether a field or header called name holds a secret. Matching is

@@ -281,3 +281,30 @@ func BenchmarkJSONRecord(b *testing.B) {
 		_ = r.JSON(raw)
 	}
 }
+
+// TestSessionIDsAreNotSecrets (issue 31): a tool-router session id (session_id "trs_…") shows,
+// so a support engineer can copy it and look the session up; a web session id, a trs_ value
+// that carries anything else, and every secret shape inside it stay hidden.
+func TestSessionIDsAreNotSecrets(t *testing.T) {
+	r := New("k-known-SECRET")
+	tests := []struct {
+		in   string
+		show bool
+	}{
+		{`{"context":{"session_id":"trs_3fQ0a1b2c3d4e5f6g7h8"}}`, true},
+		{`{"sessionId":"trs_AbC123-dEf_456"}`, true},
+		{`{"session_id":"s%3Aabcdef.signature"}`, false},                // a web session cookie
+		{`{"session_id":"trs_x k-known-SECRET"}`, false},                // not an id: hidden
+		{`{"session_id":"trs_` + strings.Repeat("a", 80) + `"}`, false}, // too long for an id
+		{`{"session_key":"trs_abc"}`, false},
+	}
+	for _, tt := range tests {
+		out := string(r.JSON([]byte(tt.in)))
+		if shown := !strings.Contains(out, Marker); shown != tt.show {
+			t.Errorf("%s -> %s: shown %v, want %v", tt.in, out, shown, tt.show)
+		}
+		if strings.Contains(out, "SECRET") {
+			t.Errorf("%s -> %s: the key shows", tt.in, out)
+		}
+	}
+}

@@ -409,11 +409,23 @@ type foundMsg struct {
 	err   error
 }
 
-// findRequestsCmd asks the source's server for the executions of the request ids a filter
-// names.
-func findRequestsCmd(ctx context.Context, be Backend, ids []string) tea.Cmd {
+// findOnServerCmd asks the source's server for the executions of the request and session ids
+// a filter names.
+func findOnServerCmd(ctx context.Context, be Backend, reqs, sessions []string) tea.Cmd {
 	return func() tea.Msg {
-		execs, err := be.FindRequests(ctx, ids)
+		execs, err := be.FindRequests(ctx, reqs)
+		if err == nil {
+			var more []model.Execution
+			more, err = be.FindSessions(ctx, sessions)
+			execs = append(execs, more...)
+		}
+		var ids []string
+		for _, r := range reqs {
+			ids = append(ids, "request "+r)
+		}
+		for _, s := range sessions {
+			ids = append(ids, "session "+s)
+		}
 		return foundMsg{ids: ids, execs: execs, err: err}
 	}
 }

@@ -403,12 +403,12 @@ func compareFronts(t *testing.T, w *crossWorld, args []string, opt app.Options, 
 	var byReq struct {
 		Executions []execOut `json:"executions"`
 	}
-	w.runJSON(&byReq, append([]string{"list", "--filter", "request:" + rid[:13]}, args...)...)
+	w.runJSON(&byReq, append([]string{"list", "--filter", "request:" + rid[:13] + "*"}, args...)...)
 	if len(byReq.Executions) != 1 || byReq.Executions[0].ID != read {
 		t.Errorf("list --filter request:%s: %+v, want %s", rid[:13], byReq.Executions, read)
 	}
 	h := &harness{t: t, m: m}
-	h.keys("/", "request:"+rid[:13], "enter")
+	h.keys("/", "request:"+rid[:13]+"*", "enter")
 	if it, ok := m.list.Selected(); m.list.Len() != 1 || !ok || m.data.DS.ID(int(it.Exec)) != read {
 		t.Errorf("the TUI's filter request:%s keeps %d rows, want %s", rid[:13], m.list.Len(), read)
 	}

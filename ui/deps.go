@@ -66,6 +66,8 @@ type Backend interface {
 	// FindRequests asks the source's server for the executions of the window whose request id
 	// contains one of ids, in full (the API lists no request ids); nothing for a file.
 	FindRequests(ctx context.Context, ids []string) ([]model.Execution, error)
+	// FindSessions is FindRequests for tool-router session ids.
+	FindSessions(ctx context.Context, ids []string) ([]model.Execution, error)
 	// Record returns an execution's full record for finding duplicate groups: the copy fetched
 	// while loading when there is one, else Get.
 	Record(ctx context.Context, id string) (model.Execution, error)
@@ -221,6 +223,10 @@ func (b backend) Get(ctx context.Context, id string) (model.Execution, error) {
 
 func (b backend) FindRequests(ctx context.Context, ids []string) ([]model.Execution, error) {
 	return b.a.FindRequests(ctx, ids)
+}
+
+func (b backend) FindSessions(ctx context.Context, ids []string) ([]model.Execution, error) {
+	return b.a.FindSessions(ctx, ids)
 }
 
 func (b backend) Record(ctx context.Context, id string) (model.Execution, error) {

@@ -320,9 +320,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case filterbar.ClosedMsg:
 		m.relayout()
-		if ids := m.query.Values("request"); !msg.Cleared && len(ids) > 0 {
-			// the API lists no request ids: its server finds the executions the filter names
-			return m, findRequestsCmd(m.ctx, m.be, ids)
+		reqs, sessions := m.query.Values("request"), m.query.Values("session")
+		if !msg.Cleared && len(reqs)+len(sessions) > 0 {
+			// the API lists no request or session ids: its server finds the executions the
+			// filter names
+			return m, findOnServerCmd(m.ctx, m.be, reqs, sessions)
 		}
 		return m, nil
 
@@ -334,7 +336,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if len(msg.execs) == 0 {
 			return m, nil
 		}
-		m.setInfo("the API found %d execution(s) of request %s", len(msg.execs), strings.Join(msg.ids, ", "))
+		m.setInfo("the API found %d execution(s) of %s", len(msg.execs), strings.Join(msg.ids, ", "))
 		m.pending = append(m.pending, msg.execs)
 		m.pendingN += len(msg.execs)
 		return m, m.scheduleAnalyze()

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/exectriage/exectriage/internal/testkit"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sandbox"
+)
+
+// TestTheSessionFilter (issue 31): `list --filter session:<id>` gives exactly that tool-router
+// session's executions, on a live sandbox (whose list entries carry no session id: the API is
+// asked) and on the demo (read back from an export of it), and `show --json` prints the
+// session id rather than redacting it.
+func TestTheSessionFilter(t *testing.T) {
+	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 9, Size: 800, Now: fixedNow, APIKey: "k-session"})
+	vars := map[string]string{"COMPOSIO_API_KEY": "k-session", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
+	bySession := map[string][]string{}
+	for _, e := range srv.Executions() {
+		if e.SessionID != "" {
+			bySession[e.SessionID] = append(bySession[e.SessionID], e.ID)
+		}
+	}
+	check := func(name string, sessions map[string][]string, src ...string) {
+		t.Helper()
+		tried := 0
+		for sid, want := range sessions {
+			if len(want) < 2 {
+				continue
+			}
+			if tried++; tried > 3 {
+				break
+			}
+			code, out, errOut := run(t, vars, append([]string{"list", "--filter", "session:" + sid, "--json"}, src...)...)
+			var l struct {
+				Executions []execJSON `json:"executions"`
+			}
+			if code != ExitOK || json.Unmarshal([]byte(out), &l) != nil {
+				t.Fatalf("%s list session:%s: %d %s", name, sid, code, errOut)
+			}
+			var got []string
+			for _, e := range l.Executions {
+				got = append(got, e.ID)
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s session:%s: %v, want %v", name, sid, got, want)
+			}
+			code, out, _ = run(t, vars, append([]string{"show", want[0], "--json"}, src...)...)
+			if code != ExitOK || !strings.Contains(out, `"session_id": "`+sid+`"`) {
+				t.Errorf("%s show %s does not print its session id %s:\n%.400s", name, want[0], sid, out)
+			}
+		}
+		if tried == 0 {
+			t.Fatalf("%s: no session of two executions to look for", name)
+		}
+	}
+	check("sandbox", bySession, "--base-url", base, "--since", "720h")
+
+	// the demo: its sessions, read from an export with every detail
+	code, out, errOut := run(t, vars, "export", "--demo", "--details")
+	if code != ExitOK {
+		t.Fatalf("export --demo: %d %s", code, errOut)
+	}
+	demo := map[string][]string{}
+	for line := range strings.Lines(out) {
+		e, err := model.ParseRecord([]byte(line))
+		if err == nil && e.SessionID != "" {
+			demo[e.SessionID] = append(demo[e.SessionID], e.ID)
+		}
+	}
+	check("demo", demo, "--demo")
+}
