@@ -45,6 +45,7 @@ type rateGate struct {
 	limit     int
 	remaining int // -1: unknown
 	inflight  int // reads sent and not answered yet: each may spend the last of the budget
+	spentAt   time.Time // when the budget was first seen spent (zero: it is not)
 	window    time.Duration
 	windowEnd time.Time // estimated
 }
@@ -102,16 +103,30 @@ func parseWindow(v string) time.Duration {
 func (g *rateGate) before(ctx context.Context, notice func(RateWait)) error {
 	for {
 		g.mu.Lock()
-		if g.remaining >= 0 && time.Now().After(g.windowEnd) {
-			g.remaining = -1 // a new window: the next answer says where it stands
-		}
+		now := time.Now()
 		wait := time.Duration(0)
 		switch {
 		case g.remaining >= 0 && g.remaining-g.inflight <= 0:
-			wait = time.Until(g.windowEnd) + 50*time.Millisecond
+			// Spent: wait a whole window from the moment it was (the server's windows need not
+			// be where the estimate puts them: a window that turned unseen and was spent too
+			// would refuse a read sent at the estimate's end), and at least to the estimate.
+			if g.spentAt.IsZero() {
+				g.spentAt = now
+			}
+			end := g.spentAt.Add(g.window)
+			if g.windowEnd.After(end) {
+				end = g.windowEnd
+			}
+			if wait = end.Sub(now) + 50*time.Millisecond; wait <= 0 {
+				g.remaining, g.spentAt = -1, time.Time{} // waited: a new window, not yet heard from
+			}
+		case g.remaining >= 0 && now.After(g.windowEnd):
+			g.remaining, g.spentAt = -1, time.Time{} // a new window: the next answer says where it stands
 		case g.remaining < 0 && g.limit > 0 && g.inflight >= g.limit:
 			// a new window, not yet heard from: no more at once than a whole window allows
 			wait = 20 * time.Millisecond
+		default:
+			g.spentAt = time.Time{}
 		}
 		if wait <= 0 {
 			g.inflight++

@@ -331,3 +331,33 @@ func TestParallelReadsStayWithinTheRateLimit(t *testing.T) {
 		t.Errorf("%d reads were refused with 429", n)
 	}
 }
+
+// TestTheRateGateMeetsWindowsItCannotSee: the server's rate windows turn on the clock's
+// seconds, not when the load began: a load started late in one spends windows the gate's own
+// estimate straddles, and must still get no 429 (the 100k bench got 16 before).
+func TestTheRateGateMeetsWindowsItCannotSee(t *testing.T) {
+	ctx := t.Context()
+	srv, _, err := sandbox.Start(ctx, sandbox.Config{Seed: 5, Size: 2000, Span: 48 * time.Hour, RateLimit: 8, RateLimitWindow: time.Second}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(30 * time.Millisecond) // counted late, as behind a remote API
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	defer slow.Close()
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(1900 * time.Millisecond))) // late in a window
+	src, err := Open(ctx, Options{BaseURL: slow.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	n := 0
+	if err := src.Load(ctx, 72*time.Hour, func(b []model.Execution) error { n += len(b); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2000 || srv.RateLimited() != 0 {
+		t.Errorf("loaded %d of 2000; %d reads refused with 429", n, srv.RateLimited())
+	}
+}
