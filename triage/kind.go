@@ -2,6 +2,7 @@ package triage
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
@@ -57,18 +58,40 @@ func (k *Kinds) Known(slug string) bool {
 	return ok
 }
 
-// Kind returns the tool's kind: from its tags when learned, else from its slug's verb, else
-// write (the safe guess: an unknown tool may change the world).
+// Kind returns the tool's kind: from its tags when learned (the tools endpoint), else from the
+// tags of Composio's own definition when the tool is one of those built in (tool_kinds.txt: a
+// window read offline judges GOOGLEDRIVE_GENERATE_IDS a read, as its readOnlyHint says), else
+// from its slug's verb, else write (the safe guess: an unknown tool may change the world).
 func (k *Kinds) Kind(slug string) model.ToolKind {
+	u := strings.ToUpper(slug)
 	if k != nil {
 		k.mu.RLock()
-		kind, ok := k.known[strings.ToUpper(slug)]
+		kind, ok := k.known[u]
 		k.mu.RUnlock()
 		if ok {
 			return kind
 		}
 	}
+	if kind, ok := builtinKind(u); ok {
+		return kind
+	}
 	return KindFromSlug(slug)
+}
+
+//go:embed tool_kinds.txt
+var toolKindsText string
+
+// builtinKind is the kind tool_kinds.txt gives an upper-case slug.
+func builtinKind(slug string) (model.ToolKind, bool) {
+	i := strings.Index(toolKindsText, "\n"+slug+" ")
+	if i < 0 {
+		return "", false
+	}
+	rest := toolKindsText[i+len(slug)+2:]
+	if j := strings.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	return model.ToolKind(rest), true
 }
 
 // prefetchWorkers bounds concurrent catalog lookups; a scan names tens of tools at most.

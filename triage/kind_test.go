@@ -229,3 +229,42 @@ func TestSlugFallbackAgainstRealTools(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltinKindsAreTheTags: the kinds built in for offline windows are those the tags of
+// Composio's own definitions give (testdata/real_tool_tags.json), a readOnlyHint over a verb
+// that looks like a write included (issue 29: 27 reads flagged), and a tool learned from the
+// tools endpoint still goes by what it learned.
+func TestBuiltinKindsAreTheTags(t *testing.T) {
+	b, err := os.ReadFile("testdata/real_tool_tags.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []model.Tool
+	if err := json.Unmarshal(b, &tools); err != nil {
+		t.Fatal(err)
+	}
+	k := NewKinds()
+	n := 0
+	for _, tool := range tools {
+		want, ok := KindFromTags(tool.Tags)
+		if !ok {
+			continue
+		}
+		n++
+		if got := k.Kind(tool.Slug); got != want {
+			t.Errorf("%s: built in %s, its tags say %s", tool.Slug, got, want)
+		}
+	}
+	if n < 800 {
+		t.Fatalf("only %d tools with hints", n)
+	}
+	for _, slug := range []string{"GOOGLEDRIVE_GENERATE_IDS", "GITHUB_RENDER_A_MARKDOWN_DOCUMENT"} {
+		if KindFromSlug(slug).IsWrite() && k.Kind(slug) != model.KindRead {
+			t.Errorf("%s: %s, its readOnlyHint says read", slug, k.Kind(slug))
+		}
+	}
+	k.Learn(model.Tool{Slug: "GITHUB_RENDER_A_MARKDOWN_DOCUMENT", Tags: []string{TagDestructive}})
+	if k.Kind("GITHUB_RENDER_A_MARKDOWN_DOCUMENT") != model.KindWrite {
+		t.Error("a learned kind did not win over the built-in one")
+	}
+}

@@ -176,6 +176,9 @@ func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quo
 	switch {
 	case ek == model.ErrRateLimited || code == 429:
 		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot(), true
+	case code == 403 && rateLimitText(low):
+		// Google answers its rate limits 403 ("User-rate limit exceeded", rateLimitExceeded)
+		return model.OutcomeRejected, "rate limited (403" + quoted + ")" + after(e) + ": " + fx.likelyNot(), true
 	case ek == model.ErrAuth:
 		return model.OutcomeFailed, "auth error" + codeNote(code) + quoted + ": " + fx.not(), true
 	case ek == model.ErrValidation:
@@ -217,13 +220,21 @@ func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quo
 	if w := neverSent(low); w != "" {
 		return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not(), true
 	}
-	if containsAny(low, "rate limit", "ratelimit", "too many requests") || HasWord(low, "429") {
+	if rateLimitText(low) {
 		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot(), true
 	}
 	if text == "" {
 		return model.OutcomeFailed, "failed with no error recorded: " + fx.not(), false
 	}
 	return model.OutcomeFailed, "failed" + quoted + ": " + fx.not(), false
+}
+
+// rateLimitText reports whether a (lower-case) error text names a rate limit, in the
+// spellings providers use: "rate limit", Google's "User-rate limit exceeded" and
+// rateLimitExceeded (answered 403), "too many requests", quotas, throttling, 429.
+func rateLimitText(low string) bool {
+	return containsAny(low, "rate limit", "ratelimit", "rate-limit", "too many requests", "quota exceeded", "quotaexceeded",
+		"resource_exhausted", "resource exhausted", "throttl") || HasWord(low, "429")
 }
 
 // refusalWord finds what in an error text proves the request was refused before anything was
@@ -269,6 +280,8 @@ func ClassifyAnswer(slug string, kind model.ToolKind, status, upstream int, text
 		switch {
 		case code == 429:
 			return model.OutcomeRejected, "the provider answered 429" + quoted + ": " + fx.likelyNot()
+		case code == 403 && rateLimitText(low):
+			return model.OutcomeRejected, "the provider answered 403, a rate limit" + quoted + ": " + fx.likelyNot()
 		case model.ProvesNoEffect(code):
 			return model.OutcomeFailed, fmt.Sprintf("the provider answered %d%s: %s", code, quoted, fx.not())
 		case code >= 500 && code <= 599:
@@ -279,7 +292,7 @@ func ClassifyAnswer(slug string, kind model.ToolKind, status, upstream int, text
 	switch {
 	case neverSent(low) != "":
 		says = "that the connection " + neverSent(low)
-	case containsAny(low, "rate limit", "ratelimit", "too many requests") || HasWord(low, "429"):
+	case rateLimitText(low):
 		says = "a rate limit"
 	case refusalWord(low) != "":
 		says = "a refusal (" + refusalWord(low) + ")"
