@@ -119,6 +119,20 @@ func PackageRole(eco Ecosystem, name string) Role {
 	return RoleNone
 }
 
+// stillRetrying are releases past a path's fix by SemVer order that do not carry it: the
+// 1.0.0 pre-release line of @composio/core branched before 0.23.0's fix, and 1.0.0-beta.1
+// re-sends a session execution (three effects for one session.execute, measured with the
+// published package against the sandbox; composio-api.md, round 3). Judged by what they
+// contain, not by their order.
+var stillRetrying = map[Path]map[string]bool{
+	PathSession: {"npm\x00@composio/core\x001.0.0-beta.1": true, "npm\x00@composio/slim\x001.0.0-beta.1": true},
+}
+
+// carriesNoFix reports whether pkg's version is one of stillRetrying on path.
+func carriesNoFix(eco Ecosystem, pkg, version string, path Path) bool {
+	return stillRetrying[path][string(eco)+"\x00"+pkg+"\x00"+strings.TrimPrefix(strings.TrimSpace(version), "v")]
+}
+
 // RetriesWrites reports whether package pkg of eco at the exact version re-sends a timed-out
 // write on path. ok is false when that cannot be told: pkg is not a package whose own version
 // decides (a provider package, the generated client, anything else), or the version cannot be
@@ -130,6 +144,9 @@ func RetriesWrites(eco Ecosystem, pkg, version string, path Path) (retries, ok b
 	fix := fixedIn(eco, pkg, path)
 	if fix == "" {
 		return false, false
+	}
+	if carriesNoFix(eco, pkg, version, path) {
+		return true, true
 	}
 	c, _, ok := relateToFix(eco, version, fix)
 	if !ok {
@@ -154,12 +171,15 @@ func AutoRetriesOn(pkg, version string, path Path) (retries bool, note string) {
 	if fix == "" {
 		return false, ""
 	}
+	shown := strings.TrimSpace(version)
+	what := map[Path]string{PathSession: "session writes", PathWorkbench: "workbench executions", PathCLI: "mutations"}[path]
+	if carriesNoFix(sdk.Eco, sdk.Name, version, path) {
+		return true, fmt.Sprintf("%s %s %s retries %s (a pre-release line without %s's fix)", sdk.Lang, sdk.Name, shown, what, fix)
+	}
 	c, preOfFix, ok := relateToFix(sdk.Eco, version, fix)
 	if !ok || c >= 0 {
 		return false, ""
 	}
-	shown := strings.TrimSpace(version)
-	what := map[Path]string{PathSession: "session writes", PathWorkbench: "workbench executions", PathCLI: "mutations"}[path]
 	if preOfFix {
 		return true, fmt.Sprintf("%s %s %s (a pre-release of %s) may still retry %s", sdk.Lang, sdk.Name, shown, fix, what)
 	}

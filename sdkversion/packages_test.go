@@ -1,6 +1,9 @@
 package sdkversion
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRetriesWrites(t *testing.T) {
 	tests := []struct {
@@ -49,5 +52,23 @@ func TestFromRecord(t *testing.T) {
 		if ok != tt.ok || sdk.Name != tt.want {
 			t.Errorf("FromRecord(%q) = %q, %v; want %q, %v", tt.hints, sdk.Name, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestPreReleaseLinesWithoutTheFix: @composio/core 1.0.0-beta.1 is past 0.23.0 by SemVer
+// order but re-sends session writes (measured with the published package): it is judged by
+// what it contains; its tools.execute is fixed, and 1.0.0 itself is not listed.
+func TestPreReleaseLinesWithoutTheFix(t *testing.T) {
+	if r, ok := RetriesWrites(NPM, TypeScriptSDK, "1.0.0-beta.1", PathSession); !r || !ok {
+		t.Errorf("1.0.0-beta.1 session: %v %v", r, ok)
+	}
+	if r, note := AutoRetriesOn(TypeScriptSDK, "1.0.0-beta.1", PathSession); !r || !strings.Contains(note, "pre-release line") {
+		t.Errorf("1.0.0-beta.1 note: %v %q", r, note)
+	}
+	if r, _ := RetriesWrites(NPM, TypeScriptSDK, "1.0.0-beta.1", PathExecute); r {
+		t.Error("1.0.0-beta.1 tools.execute said to retry")
+	}
+	if r, _ := RetriesWrites(NPM, TypeScriptSDK, "0.23.0", PathSession); r {
+		t.Error("0.23.0 session said to retry")
 	}
 }
