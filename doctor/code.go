@@ -46,6 +46,38 @@ func codeEcosystem(rel string) Ecosystem {
 var sessionPatterns = []string{"composio.create(", ".sessions.create(", "composio.use(", "toolRouter", "tool_router",
 	"session.execute(", "proxyExecute(", "proxy_execute(", "SessionContext"}
 
+// executePath are the calls of tools.execute's path (fixed in 0.14 / 0.16): a proxyExecute on
+// tools, not on a session, is not session use.
+var executePath = []string{"tools.proxyExecute(", "tools.proxy_execute(", "tools.proxy("}
+
+// codeOnly is a line without its comment and with the text of its string literals blanked, so
+// that a pattern in a comment or a string ("call session.execute( later") is not use.
+func codeOnly(line string, eco Ecosystem) string {
+	b := []byte(line)
+	var quote byte
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && i+1 < len(b) {
+				b[i], b[i+1] = ' ', ' '
+				i++
+				continue
+			}
+			if c == quote {
+				quote = 0
+				continue
+			}
+			b[i] = ' '
+		case c == '"' || c == '\'' || c == '`':
+			quote = c
+		case c == '#' && eco == PyPI, c == '/' && i+1 < len(b) && b[i+1] == '/' && eco == NPM:
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
 var middlewarePatterns = []string{"ToolRetryMiddleware", "toolRetryMiddleware"}
 
 // scanCode finds session use and the retry middleware in one code file.
@@ -55,13 +87,15 @@ func scanCode(rel string, eco Ecosystem, data []byte) []codeUse {
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	seen := map[string]bool{}
 	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") {
-			continue // a comment that mentions it uses nothing
+		line := codeOnly(sc.Text(), eco) // a comment or a string that mentions it uses nothing
+		if strings.TrimSpace(line) == "" {
+			continue
 		}
 		for _, p := range sessionPatterns {
 			if strings.Contains(line, p) && !seen["session"] {
+				if (p == "proxyExecute(" || p == "proxy_execute(") && containsAnyOf(line, executePath) {
+					continue // tools.proxyExecute: the execute path
+				}
 				seen["session"] = true
 				out = append(out, codeUse{rel: rel, line: n, eco: eco, what: "session", text: p})
 			}
@@ -96,7 +130,7 @@ func codeFindings(uses []codeUse, found []Finding) []Finding {
 	}
 	for _, f := range found {
 		u := sessionUnder(sessions, f)
-		if u == nil || f.Version == "" {
+		if u == nil || f.Version == "" && f.Constraint == "" {
 			continue
 		}
 		pkg := f.Package
@@ -107,17 +141,52 @@ func codeFindings(uses []codeUse, found []Finding) []Finding {
 		if fix == "" {
 			continue
 		}
-		retries, ok := sdkversion.RetriesWrites(f.Ecosystem, pkg, f.Version, sdkversion.PathSession)
+		what := f.Package + " " + f.Version + " re-sends"
+		fixText := "upgrade " + f.Package + " to " + fix + " or later"
+		retries, ok := false, false
+		if f.Version != "" {
+			retries, ok = sdkversion.RetriesWrites(f.Ecosystem, pkg, f.Version, sdkversion.PathSession)
+			if v, err := semverOrPEP(f.Ecosystem, f.Version); err == nil && v > 0 && retries {
+				fixText = "use a release that carries the fix: " + fix + " or a later final release (" + f.Version + " is a pre-release line without it)"
+			}
+		}
+		if !ok && f.Version == "" && f.LockFile == "" {
+			// a range: a finding when it admits a release that re-sends (a lock would decide)
+			if old, _, err := sdkversion.RangeSplitAt(f.Ecosystem, f.Constraint, fix); err == nil && old {
+				retries, ok = true, true
+				what = f.Package + " " + f.Constraint + " can install a release before " + fix + ", which re-sends"
+			}
+		}
 		if !ok || !retries {
 			continue
 		}
 		out = append(out, Finding{File: f.File, Ecosystem: f.Ecosystem, Package: f.Package, Version: f.Version, Constraint: f.Constraint,
 			RetriesWrites: new(true), LockFile: f.LockFile, CallPath: CallSession, Evidence: fmt.Sprintf("%s:%d", u.rel, u.line),
-			Reason: fmt.Sprintf("the project uses tool-router sessions (%s:%d, %s), and %s %s re-sends a session write that timed out (session writes are sent once from %s)",
-				u.rel, u.line, u.text, f.Package, f.Version, fix),
-			Fix: "upgrade " + f.Package + " to " + fix + " or later"})
+			Reason: fmt.Sprintf("the project uses tool-router sessions (%s:%d, %s), and %s a session write that timed out (session writes are sent once from %s)",
+				u.rel, u.line, u.text, what, fix),
+			Fix: fixText})
 	}
 	return out
+}
+
+// semverOrPEP compares a version with its fix's order: 1 when it orders after it (a
+// pre-release line that still re-sends), else 0.
+func semverOrPEP(eco Ecosystem, v string) (int, error) {
+	fix := sdkversion.FixedOn(eco, sdkversion.TypeScriptSDK, sdkversion.PathSession)
+	if eco == PyPI {
+		fix = sdkversion.FixedOn(eco, sdkversion.PythonSDK, sdkversion.PathSession)
+		return sdkversion.ComparePEP440(v, fix)
+	}
+	return sdkversion.CompareSemver(v, fix)
+}
+
+func containsAnyOf(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // sessionUnder is the first session use of f's ecosystem in the directory of f's manifest or

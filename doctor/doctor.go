@@ -301,6 +301,8 @@ func parserFor(rel string) func([]byte) (scanned, error) {
 		return parsePnpmLock
 	case base == "yarn.lock":
 		return parseYarnLock
+	case base == "bun.lock":
+		return parseBunLock
 	case strings.HasPrefix(lower, "requirements") && (strings.HasSuffix(lower, ".txt") || strings.HasSuffix(lower, ".in")),
 		(strings.HasSuffix(lower, ".txt") || strings.HasSuffix(lower, ".in")) && path.Base(path.Dir(rel)) == "requirements":
 		return parseRequirements
@@ -503,7 +505,7 @@ func lockFamily(base string) string {
 		return "pipfile"
 	case "poetry.lock", "uv.lock", "pdm.lock":
 		return "pyproject"
-	case "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock":
+	case "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock", "bun.lock":
 		return "npm"
 	}
 	return ""

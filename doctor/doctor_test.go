@@ -377,3 +377,48 @@ func FuzzManifestParsers(f *testing.F) {
 		}
 	})
 }
+
+// TestSessionFindingsFromCallPaths (issues 30, 28): a session finding needs the code to use
+// sessions and an SDK that re-sends them: a caret or a PEP 440 range that admits such a
+// release, and the 1.0.0-beta.1 pre-release line, are findings; tools.proxyExecute alone, or
+// the session calls in a comment or a string, are not session use; bun.lock is read.
+func TestSessionFindingsFromCallPaths(t *testing.T) {
+	tests := []struct {
+		dir     string
+		session bool
+		also    string // a finding of another file that must be there
+	}{
+		{"caret", true, ""},
+		{"beta", true, ""},
+		{"pyrange", true, ""},
+		{"proxyonly", false, ""},
+		{"comment", false, ""},
+		{"bun", false, "bun.lock"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			r, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", tt.dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			session, also := false, tt.also == ""
+			for _, f := range r.Findings {
+				if f.CallPath == CallSession && f.RetriesWrites != nil && *f.RetriesWrites {
+					session = true
+					if f.Evidence == "" {
+						t.Errorf("a session finding without its evidence: %+v", f)
+					}
+				}
+				if tt.also != "" && f.File == tt.also && f.Version == "0.13.1" && f.RetriesWrites != nil && *f.RetriesWrites {
+					also = true
+				}
+			}
+			if session != tt.session {
+				t.Errorf("session finding %v, want %v: %+v", session, tt.session, r.Findings)
+			}
+			if !also {
+				t.Errorf("no retrying finding of %s: %+v", tt.also, r.Findings)
+			}
+		})
+	}
+}

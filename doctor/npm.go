@@ -354,6 +354,44 @@ func parseYarnLock(data []byte) (scanned, error) {
 	return sc, nil
 }
 
+// parseBunLock reads bun.lock (Bun's text lock, JSON with trailing commas): each package of
+// "packages" is `"key": ["name@version", ...]`; workspace packages are the project's own.
+func parseBunLock(data []byte) (scanned, error) {
+	sc := scanned{kind: kindLock, eco: NPM}
+	text := string(data)
+	i := strings.Index(text, `"packages"`)
+	if i < 0 {
+		return sc, nil
+	}
+	seen := map[string]bool{}
+	for rest := text[i:]; ; {
+		j := strings.Index(rest, `: ["`)
+		if j < 0 {
+			break
+		}
+		rest = rest[j+4:]
+		end := strings.IndexByte(rest, '"')
+		if end < 0 {
+			break
+		}
+		name, v := splitDescriptor(rest[:end])
+		rest = rest[end:]
+		if v == "" || strings.HasPrefix(v, "workspace:") || strings.HasPrefix(v, "link:") || strings.HasPrefix(v, "file:") {
+			continue
+		}
+		if rv, ok := strings.CutPrefix(v, "npm:"); ok {
+			name, v = splitDescriptor(rv)
+		}
+		for _, t := range npmTargets {
+			if name == t && !seen[t+"@"+v] {
+				seen[t+"@"+v] = true
+				sc.deps = append(sc.deps, lockDep(t, v))
+			}
+		}
+	}
+	return sc, nil
+}
+
 // splitDescriptor splits "name@range" where a scoped name starts with @.
 func splitDescriptor(desc string) (name, rng string) {
 	i := strings.IndexByte(desc[min(1, len(desc)):], '@')

@@ -115,12 +115,20 @@ func CheckRange(eco Ecosystem, r string) error {
 
 // RangeSplit reports whether a range allows versions before the fix and versions from it on.
 func RangeSplit(eco Ecosystem, constraint string) (old, current bool, err error) {
+	return RangeSplitAt(eco, constraint, FixedIn(eco))
+}
+
+// RangeSplitAt is RangeSplit around another fix (a call path's: FixedOn).
+func RangeSplitAt(eco Ecosystem, constraint, fix string) (old, current bool, err error) {
 	if eco == PyPI {
 		set, err := parsePyRange(constraint)
 		if err != nil {
 			return false, false, err
 		}
-		t, _ := parsePEP440(PythonFixedIn)
+		t, err := parsePEP440(fix)
+		if err != nil {
+			return false, false, err
+		}
 		old, current = split(set, t, pyLowest(t.release), comparePy, explicitPrePy)
 		return old, current, nil
 	}
@@ -128,7 +136,10 @@ func RangeSplit(eco Ecosystem, constraint string) (old, current bool, err error)
 	if err != nil {
 		return false, false, err
 	}
-	t, _ := parseSemver(TypeScriptFixedIn)
+	t, err := parseSemver(fix)
+	if err != nil {
+		return false, false, err
+	}
 	old, current = split(set, t, semLowest(t.major, t.minor, t.patch), compareSem, explicitPreSem)
 	return old, current, nil
 }

@@ -1,0 +1,3 @@
+import { Composio } from "@composio/core";
+const composio = new Composio();
+await composio.tools.proxyExecute({endpoint:"/x", method:"GET"});
