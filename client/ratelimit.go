@@ -43,8 +43,8 @@ const maxRateWaits = 20
 type rateGate struct {
 	mu        sync.Mutex
 	limit     int
-	remaining int // -1: unknown
-	inflight  int // reads sent and not answered yet: each may spend the last of the budget
+	remaining int       // -1: unknown
+	inflight  int       // reads sent and not answered yet: each may spend the last of the budget
 	spentAt   time.Time // when the budget was first seen spent (zero: it is not)
 	window    time.Duration
 	windowEnd time.Time // estimated
