@@ -1176,3 +1176,23 @@ func TestAnalysesSnapshotPaced(t *testing.T) {
 		t.Fatal("the analysis with the groups gave no dataset")
 	}
 }
+
+// Enter on an invalid filter applies nothing quietly (issue 32.4: /kind:wrte + Enter applied
+// its valid prefix kind:wr and the error went away): the prompt stays open with the error, esc
+// drops it and the list is back to every row.
+func TestEnterOnAnInvalidFilterKeepsTheError(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	all := h.m.list.Len()
+	h.keys("/", "kind:wrte", "enter")
+	if !h.m.filter.Active() || !strings.Contains(h.screen(), "kind:wrte") || h.m.filter.Err == "" {
+		t.Fatalf("Enter on an invalid filter closed the prompt or lost the error (%q):\n%s", h.m.filter.Err, h.screen())
+	}
+	h.keys("esc")
+	if h.m.filter.Active() || h.m.list.Len() != all {
+		t.Errorf("esc: prompt open %v, %d rows of %d", h.m.filter.Active(), h.m.list.Len(), all)
+	}
+	h.keys("/", "kind:write", "enter")
+	if h.m.filter.Active() || h.m.list.Len() == all {
+		t.Errorf("a valid filter was not applied: prompt open %v, %d rows", h.m.filter.Active(), h.m.list.Len())
+	}
+}

@@ -80,6 +80,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(k, m.Keys.Confirm):
+			if m.Err != "" {
+				// an invalid filter is never applied quietly (its last valid prefix would be):
+				// the prompt stays open with the error until it is fixed or esc drops it
+				return m, nil
+			}
 			m.active = false
 			m.input.Blur()
 			return m, func() tea.Msg { return ClosedMsg{} }
