@@ -26,7 +26,9 @@ func TestTUIRefusesWhatItCannotDo(t *testing.T) {
 		{"--json is for commands", []string{"--demo", "--json"}, &bytes.Buffer{}, "--json is for commands"},
 		{"an unknown word", []string{"--demo", "frobnicate"}, &bytes.Buffer{}, `unknown command "frobnicate"`},
 		{"a bad --color", []string{"--demo", "--color", "sometimes"}, &bytes.Buffer{}, `want auto, always or never`},
-		{"an unknown palette", []string{"--demo", "--theme", "neon"}, &bytes.Buffer{}, `no palette "neon"`},
+		// the flag is blamed, not a config file that is not there (issue 32.10)
+		{"an unknown palette", []string{"--demo", "--theme", "neon"}, &bytes.Buffer{}, `exectriage: --theme neon: theme: no palette "neon"`},
+		{"an unknown palette in the config", []string{"--demo", "--config", writeConfig(t, "[theme]\npalette = \"neon\"\n")}, &bytes.Buffer{}, `config.toml: [theme]: theme: no palette "neon"`},
 		{"a bad theme", []string{"--demo", "--config", writeConfig(t, "[theme]\naccent = \"red; rm\"\n")}, &bytes.Buffer{}, "is not a colour"},
 		{"a key meaning two things", []string{"--demo", "--config", writeConfig(t, "[keys]\nretry = [\"q\"]\n")}, &bytes.Buffer{}, `"q" is bound to both`},
 	}

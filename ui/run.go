@@ -124,7 +124,10 @@ func ApplyConfig(o Options, c config.Config) (Options, error) {
 	}
 	if name != "" {
 		p, err := theme.Named(name)
-		if err != nil {
+		switch {
+		case err != nil && o.Palette != "": // the flag's, not the config's
+			return o, fmt.Errorf("--theme %s: %w", o.Palette, err)
+		case err != nil:
 			return o, fmt.Errorf("%s: [theme]: %w", c.Path, err)
 		}
 		t = p
