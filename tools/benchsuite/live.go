@@ -130,13 +130,19 @@ func pager(ctx context.Context, base string, parts int) (time.Duration, int, err
 	return time.Since(start), seen, nil
 }
 
+// liveCmd is the binary's scan of the window over the slow API, cached, in home.
+func liveCmd(ctx context.Context, bin string, api *slowAPI, home string, extra ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin, append([]string{"scan", "--base-url", api.url, "--since", "720h", "--json", "--cache"}, extra...)...)
+	cmd.Env = append(os.Environ(), "COMPOSIO_API_KEY="+liveKey, "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+		"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"))
+	return cmd
+}
+
 // liveScan runs the binary's scan over the slow API with the cache in cacheDir and returns its
 // wall time and the requests it made.
 func liveScan(ctx context.Context, bin string, api *slowAPI, home string, extra ...string) (secs float64, pages, details int64, err error) {
 	p0, d0, _ := api.requests()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"scan", "--base-url", api.url, "--since", "720h", "--json", "--cache"}, extra...)...)
-	cmd.Env = append(os.Environ(), "COMPOSIO_API_KEY="+liveKey, "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
-		"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"))
+	cmd := liveCmd(ctx, bin, api, home, extra...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
@@ -301,9 +307,7 @@ func (s *suite) live100k(bin string) func(context.Context) error {
 		}
 		defer os.RemoveAll(home)
 		p0, d0, _ := api.requests()
-		cmd := exec.CommandContext(ctx, bin, "scan", "--base-url", api.url, "--since", "720h", "--json", "--cache")
-		cmd.Env = append(os.Environ(), "COMPOSIO_API_KEY="+liveKey, "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
-			"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"))
+		cmd := liveCmd(ctx, bin, api, home)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		start := time.Now()
