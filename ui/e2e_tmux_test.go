@@ -20,6 +20,8 @@ import (
 
 	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/internal/testkit/benchdata"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sandbox"
 )
 
 // listRow matches a row of the execution list (the focused list box, a date and time).
@@ -678,5 +680,56 @@ func TestReadOnlyTUIWritesNothingInTmux(t *testing.T) {
 		var names []string
 		filepath.Walk(state, func(p string, _ os.FileInfo, _ error) error { names = append(names, p); return nil })
 		t.Errorf("a read-only TUI wrote its state directory: %v", names)
+	}
+}
+
+// TestQuitAsksWhileARetryIsSentInTmux runs the real binary against a sandbox whose Gmail sends
+// take four seconds: with the retry in flight, q asks instead of quitting and esc asks before
+// hiding the dialog; the send ends once (one new effect), and then q quits at once (issue 32.6).
+func TestQuitAsksWhileARetryIsSentInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	e := newEnv(t)
+	h := newHarness(t, e, 120, 40)
+	id := h.m.data.DS.ID(h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderNotFound))
+	effects := len(e.srv.Effects())
+	e.srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: sandbox.FaultLatency, Latency: 4 * time.Second})
+
+	ts := newTmuxServer(t, tmux, "inflight")
+	home := filepath.Join(dir, "home")
+	since := time.Since(sandboxNow) + 48*time.Hour
+	script := fmt.Sprintf("env -u NO_COLOR COMPOSIO_API_KEY=test-key HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color EXECTRIAGE_WHO=e2e %q --base-url %q --since %s --journal %q; echo EXITED:$?; sleep 120",
+		home, filepath.Join(home, "state"), filepath.Join(home, "config"), filepath.Join(home, "cache"), bin, e.url, since.Round(time.Hour), filepath.Join(dir, "j.db"))
+	ts.must("new-session", "-d", "-s", "inflight", "-x", "120", "-y", "40", "sh", "-c", script)
+	pane := "inflight"
+	ts.waitFor(pane, "the list to load", contains("refreshed"))
+	ts.send(pane, "/")
+	ts.send(pane, "-l", "id:"+id)
+	ts.send(pane, "Enter")
+	ts.waitFor(pane, "the filter", contains("1/"))
+	ts.send(pane, "r")
+	ts.waitFor(pane, "the confirmation", contains("Retry GMAIL_SEND_EMAIL once?", "tab moves"))
+	ts.send(pane, "Tab", "Tab")
+	ts.send(pane, "-l", "failed")
+	ts.send(pane, "Enter")
+	ts.send(pane, "-l", "the customer never got it")
+	ts.send(pane, "Enter", "Enter")
+	ts.waitFor(pane, "the send", contains("sending once (no retries)"))
+
+	ts.send(pane, "q")
+	ts.waitFor(pane, "the question", contains("quitting now leaves"))
+	ts.send(pane, "Escape")
+	ts.waitFor(pane, "the esc question", contains("esc again hides it"))
+	if strings.Contains(ts.capture(pane, false), "EXITED") {
+		t.Fatal("the program quit while the retry was being sent")
+	}
+	ts.waitFor(pane, "the outcome", contains("✓ retried"))
+	ts.send(pane, "Escape")
+	ts.waitFor(pane, "the dialog to close", func(s string) bool { return !strings.Contains(s, "✓ retried") })
+	ts.send(pane, "q")
+	ts.waitFor(pane, "the exit", contains("EXITED:0"))
+	if n := len(e.srv.Effects()); n != effects+1 {
+		t.Fatalf("%d effects, want exactly %d", n, effects+1)
 	}
 }

@@ -79,9 +79,12 @@ type Model struct {
 
 	focus    focus
 	showHelp bool
-	mouse    bool
-	follow   bool
-	paused   bool
+	// quitAsked: a quit key asked whether to leave while a retry is being sent; the next key
+	// answers (a quit key leaves, any other stays).
+	quitAsked bool
+	mouse     bool
+	follow    bool
+	paused    bool
 
 	// loading
 	loadTag    int

@@ -1196,3 +1196,111 @@ func TestEnterOnAnInvalidFilterKeepsTheError(t *testing.T) {
 		t.Errorf("a valid filter was not applied: prompt open %v, %d rows", h.m.filter.Active(), h.m.list.Len())
 	}
 }
+
+// isQuit runs cmd (when there is one) and reports whether it quits the program.
+func isQuit(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	switch msg := cmd().(type) {
+	case tea.QuitMsg:
+		return true
+	case tea.BatchMsg:
+		for _, c := range msg {
+			if isQuit(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// While a retry is being sent, q and ctrl+c ask before leaving (leaving cuts the send off and
+// makes its outcome unknown), and esc asks before hiding the sending dialog (issue 32.6). Any
+// other key withdraws the question; once the send is over, q leaves at once.
+func TestQuitAndEscAskWhileARetryIsSent(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 120, 40)
+	i := h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderNotFound)
+	h.selectRow(i)
+	id := h.m.data.DS.ID(i)
+	effects := len(e.srv.Effects())
+	h.keys("r")
+	if !h.m.retry.Confirming() {
+		t.Fatal("r did not open the confirmation")
+	}
+	e.clock.Advance(retrydialog.KeyDelay + time.Millisecond)
+	h.keys("tab", "tab", "failed", "enter", "never arrived", "enter")
+	// The last Enter asks to send; the send itself is held back, so it stays in flight.
+	_, cmd := h.m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	send, ok := cmd().(retrydialog.SendMsg)
+	if !ok || send.ExecID != id {
+		t.Fatalf("Enter on Retry once gave %T, not the send of %s", cmd(), id)
+	}
+	h.m.Update(send) // its command (the retry) is not run
+	if !h.m.data.Retrying[id] {
+		t.Fatal("the send is not in flight")
+	}
+	press := func(k tea.KeyPressMsg) tea.Cmd { _, c := h.m.Update(k); return c }
+	q, esc, ctrlC, x := tea.KeyPressMsg{Code: 'q', Text: "q"}, tea.KeyPressMsg{Code: tea.KeyEscape}, tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}, tea.KeyPressMsg{Code: 'x', Text: "x"}
+
+	// esc in the sending dialog asks; any key withdraws; esc twice hides it.
+	if isQuit(press(esc)) || !h.m.retry.IsOpen() {
+		t.Fatal("the first esc closed the sending dialog")
+	}
+	if s := ansi.Strip(h.m.View().Content); !strings.Contains(s, "esc again hides it") {
+		t.Fatalf("the first esc did not say what a second does:\n%s", s)
+	}
+	press(x)
+	press(esc)
+	if !h.m.retry.IsOpen() {
+		t.Fatal("esc, x, esc closed the dialog: the x should have withdrawn the question")
+	}
+	press(esc)
+	if h.m.retry.IsOpen() {
+		t.Fatal("a second esc did not hide the dialog")
+	}
+
+	// q asks, x withdraws, q asks again, q leaves; ctrl+c the same.
+	for _, k := range []tea.KeyPressMsg{q, ctrlC} {
+		if isQuit(press(k)) {
+			t.Fatalf("%s quit while a retry was being sent", k)
+		}
+		if s := ansi.Strip(h.m.View().Content); !strings.Contains(s, "quitting now leaves its outcome unknown") {
+			t.Fatalf("%s did not say why it asks:\n%s", k, s)
+		}
+		if isQuit(press(x)) || isQuit(press(k)) {
+			t.Fatalf("%s, x, %s quit: the x should have withdrawn the question", k, k)
+		}
+		if !isQuit(press(k)) {
+			t.Fatalf("%s twice did not quit", k)
+		}
+		h.m.quitAsked = false
+	}
+
+	// q and ctrl+c over the open sending dialog ask in the dialog as well.
+	h.m.retry.Open(id)
+	h.m.retry.SetSending()
+	for _, k := range []tea.KeyPressMsg{q, ctrlC} {
+		if isQuit(press(k)) {
+			t.Fatalf("%s quit over the sending dialog", k)
+		}
+		if s := ansi.Strip(h.m.retry.View()); !strings.Contains(s, "quitting now leaves") {
+			t.Fatalf("the dialog does not say why %s asks:\n%s", k, s)
+		}
+		press(x)
+	}
+
+	// The send ends: q leaves at once.
+	h.send(retriedMsg{id: id, res: retrydialog.Result{Err: "held back by the test"}})
+	press(esc) // the dialog shows the outcome; esc closes it at once
+	if h.m.retry.IsOpen() {
+		t.Fatal("esc did not close the dialog once the send was over")
+	}
+	if !isQuit(press(q)) {
+		t.Fatal("q did not quit once nothing was in flight")
+	}
+	if n := len(e.srv.Effects()); n != effects {
+		t.Fatalf("%d effects, want %d: the test's send must not run", n, effects)
+	}
+}

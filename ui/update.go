@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -239,6 +240,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 	case retriedMsg:
 		delete(m.data.Retrying, msg.id)
+		m.quitAsked = m.quitAsked && len(m.data.Retrying) > 0
 		if m.retry.IsOpen() && m.retry.ExecID() == msg.id {
 			m.retry.SetResult(msg.res)
 		}
@@ -467,10 +469,14 @@ func (m *Model) editFilter(msg tea.Msg) tea.Cmd {
 // handleKey routes a key press by focus.
 func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	keys := m.Keys
+	asked := m.quitAsked // a quit key now confirms; any other key withdraws the question
+	m.quitAsked = false
 	if k.String() == "ctrl+c" {
-		return m.quit()
+		return m.quit(asked)
 	}
 	switch {
+	case m.retry.IsOpen() && m.retry.Sending() && key.Matches(k, keys.Quit) && k.Text != "":
+		return m.quit(asked) // q over a send in flight asks, as ctrl+c does
 	case m.retry.IsOpen():
 		var cmd tea.Cmd
 		m.retry, cmd = m.retry.Update(k)
@@ -496,7 +502,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 
 	switch {
 	case key.Matches(k, keys.Quit):
-		return m.quit()
+		return m.quit(asked)
 	case key.Matches(k, keys.Help):
 		m.showHelp = true
 		return nil
@@ -771,7 +777,29 @@ func (m *Model) setFocus(f focus) {
 	m.relayout()
 }
 
-func (m *Model) quit() tea.Cmd {
+// quit ends the program, but asks first while a retry is being sent (unless confirmed is set:
+// the key before was a quit key that asked): leaving then cuts the send off, and whether it
+// took effect is unknown until `exectriage resolve`.
+func (m *Model) quit(confirmed bool) tea.Cmd {
+	if len(m.data.Retrying) > 0 && !confirmed {
+		ids := make([]string, 0, len(m.data.Retrying))
+		for id := range m.data.Retrying {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		q := "q"
+		if ks := m.Keys.Quit.Keys(); len(ks) > 0 {
+			q = ks[0]
+		}
+		msg := fmt.Sprintf("a retry of %s is being sent: quitting now leaves its outcome unknown (exectriage resolve). %s again quits anyway; any other key waits",
+			strings.Join(ids, ", "), q)
+		m.quitAsked = true
+		m.status.Set(statusline.Warn, msg)
+		if m.retry.IsOpen() {
+			m.retry.SetHint(msg)
+		}
+		return nil
+	}
 	if m.cancelLoad != nil {
 		m.cancelLoad()
 	}

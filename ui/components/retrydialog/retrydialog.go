@@ -79,6 +79,8 @@ type Model struct {
 	confirm       textinput.Model
 	reason        textinput.Model
 	hint          string
+	// escAsked is set by an esc while the send is in flight: a second esc hides the dialog.
+	escAsked bool
 	// Spinner is the spinner's current frame.
 	Spinner string
 }
@@ -102,6 +104,9 @@ func (m *Model) Open(execID string) {
 
 // Busy reports whether the dialog waits on work (gathering evidence or sending).
 func (m Model) Busy() bool { return m.open && (m.stage == stageGathering || m.stage == stageSending) }
+
+// Sending reports whether the dialog waits for a send in flight.
+func (m Model) Sending() bool { return m.open && m.stage == stageSending }
 
 // Confirming reports whether the dialog waits for the person's confirmation.
 func (m Model) Confirming() bool { return m.open && m.stage == stageConfirm }
@@ -129,11 +134,17 @@ func (m *Model) SetEvidence(ev Evidence) {
 }
 
 // SetSending shows progress.
-func (m *Model) SetSending() { m.stage = stageSending }
+func (m *Model) SetSending() { m.stage, m.hint, m.escAsked = stageSending, "", false }
+
+// EscWhileSending is what the first esc during a send says.
+const EscWhileSending = "the retry is being sent and goes on without this dialog: esc again hides it (the row shows RETRYING, then the outcome)"
+
+// SetHint shows a warning under the dialog's progress or buttons until the next key.
+func (m *Model) SetHint(s string) { m.hint = s }
 
 // SetResult shows how the retry ended.
 func (m *Model) SetResult(r Result) {
-	m.stage, m.result = stageDone, r
+	m.stage, m.result, m.hint, m.escAsked = stageDone, r, "", false
 }
 
 // SetSize sets the screen size (the dialog sizes itself within it).
@@ -173,9 +184,18 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.open = false
 		return m, func() tea.Msg { return CloseMsg{} }
 	}
-	// esc always works: backing out is the safe direction (a send in flight carries on; its
-	// row shows RETRYING and the result).
+	// esc always works: backing out is the safe direction. While the send is in flight it asks
+	// once first: the send carries on without the dialog (its row shows RETRYING, then the
+	// outcome), and a person who closed it by reflex would not see how it ended.
+	asked := m.escAsked
+	if isKey {
+		m.escAsked = false
+	}
 	if isKey && key.Matches(k, m.Keys.Cancel) {
+		if m.stage == stageSending && !asked {
+			m.escAsked = true
+			return m, nil
+		}
 		return closeDialog()
 	}
 	if !m.Armed() {
@@ -183,6 +203,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	switch m.stage {
 	case stageGathering, stageSending:
+		if isKey {
+			m.hint = ""
+		}
 		return m, nil
 	case stageRefused, stageDone:
 		if isKey && (key.Matches(k, m.Keys.Confirm) || key.Matches(k, m.Keys.Quit) && k.String() == "q") {
@@ -379,6 +402,14 @@ func (m Model) render(compact bool) string {
 		}
 		if m.stage == stageSending {
 			line(st.Info.Render(m.Spinner + " journaling the intent, then sending once (no retries)…"))
+			switch {
+			case m.escAsked:
+				line(st.Status.Warn.Render(EscWhileSending))
+			case m.hint != "":
+				line(st.Status.Warn.Render(m.hint))
+			default:
+				line(st.Dialog.Hint.Render("wait for the outcome · esc hides this dialog"))
+			}
 		}
 		if m.stage == stageDone {
 			r := m.result
