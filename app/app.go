@@ -526,7 +526,21 @@ func (a *App) Verify(ctx context.Context, e *model.Execution) model.ProviderStat
 		return model.ProviderState{State: model.ProviderUnknown, CheckedAt: a.Now().UTC(),
 			Reason: "no API access for a file source: pass --base-url (with COMPOSIO_API_KEY) to check the provider"}
 	}
-	return v.Verify(ctx, e)
+	return a.ownRetries(ctx, e, v.Verify(ctx, e))
+}
+
+// ownRetries marks the effects of e's guarded retries in a check of e (triage.OwnRetries), from
+// the journal's attempts; without a journal the state stays as the provider gave it.
+func (a *App) ownRetries(ctx context.Context, e *model.Execution, ps model.ProviderState) model.ProviderState {
+	if a.j == nil || ps.State != model.ProviderFound {
+		return ps
+	}
+	atts, err := a.j.j.Attempts(ctx, e.ID)
+	if err != nil {
+		ps.Reason += fmt.Sprintf(" (the journal could not be read to tell a retry's own effect apart: %v)", err)
+		return ps
+	}
+	return triage.OwnRetries(ps, atts)
 }
 
 // ErrReadOnly is why a read-only session refuses an action.

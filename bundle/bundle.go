@@ -447,6 +447,9 @@ func (r *renderer) provider(st *model.ProviderState) {
 		if m.Summary != "" {
 			line += ": " + r.code(m.Summary)
 		}
+		if n := m.RetryNote(); n != "" {
+			line += " (" + r.code(n) + ")"
+		}
 		r.p("%s\n", line)
 	}
 }

@@ -68,6 +68,10 @@ func verifyRun(ctx context.Context, env *Env, opts *VerifyOptions) int {
 	if err := a.CheckRead(); err != nil {
 		return fail(env, "verify", err)
 	}
+	// the journal's retries of this execution tell their own effects apart from the original's
+	if note := a.ViewJournal(ctx); strings.HasPrefix(note, "journal not read") {
+		fmt.Fprintf(env.Stderr, "exectriage: %s\n", sanitize.String(note))
+	}
 	e, err := a.Get(ctx, opts.ID)
 	if err != nil {
 		return fail(env, "verify", err)
@@ -111,6 +115,9 @@ func (r *report) verifyReport(w io.Writer, v verifyJSON) {
 		}
 		if m.Summary != "" {
 			line += "  " + r.line(m.Summary, 120)
+		}
+		if n := m.RetryNote(); n != "" {
+			line += "  ← " + sanitize.String(n)
 		}
 		fmt.Fprintf(w, "  match %s\n", line)
 	}

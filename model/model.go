@@ -176,6 +176,18 @@ type EvidenceItem struct {
 	ID      string    `json:"id"`
 	Time    time.Time `json:"time,omitzero"`
 	Summary string    `json:"summary,omitempty"`
+	// RetryAttempt names the guarded retry (its attempt id) this object is the effect of, when
+	// it was found checking the execution that retry repeated.
+	RetryAttempt string `json:"retry_attempt,omitempty"`
+}
+
+// RetryNote says whose effect the object is, when it is a guarded retry's ("" otherwise): the
+// one wording of every front.
+func (m EvidenceItem) RetryNote() string {
+	if m.RetryAttempt == "" {
+		return ""
+	}
+	return "the retry's own (attempt " + m.RetryAttempt + ")"
 }
 
 // ProviderState is the result of checking the provider for an execution's effect.

@@ -75,6 +75,9 @@ func Content(st *styles.Styles, s *data.Store, i int, spin string, sec *redact.P
 				if m.Summary != "" {
 					line += "  " + c(m.Summary)
 				}
+				if n := m.RetryNote(); n != "" {
+					line += "  ← " + c(n)
+				}
 				b.WriteString(line)
 				b.WriteString("\n")
 			}

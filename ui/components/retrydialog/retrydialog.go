@@ -349,6 +349,9 @@ func (m Model) render(compact bool) string {
 			if ev.Summary != "" {
 				s += " " + common.Clean(ev.Summary)
 			}
+			if n := ev.RetryNote(); n != "" {
+				s += " ← " + common.Clean(n)
+			}
 			field("", s)
 		}
 	}
