@@ -77,13 +77,15 @@ func (a *App) Retry(ctx context.Context, j *Journal, req RetryRequest, h RetryHo
 			if err != nil {
 				why = err.Error()
 			}
-			return RetryResult{Decision: triage.GuardDecision{Code: triage.RefusedNoLiveLog,
+			return RetryResult{Decision: a.inSession(triage.GuardDecision{Code: triage.RefusedNoLiveLog,
 				Reason: "the live log of " + req.Execution.ID + " could not be read from " + a.SourceName() + " (" + why + "): a file or an old copy alone never allows a send",
-				Next:   triage.Say("check that the API is reachable and the execution is in its logs, then retry")}}, nil
+				Next:   triage.Say("check that the API is reachable and the execution is in its logs, then retry")})}, nil
 		}
 		req.Execution = live
 	}
-	return retry.Run(ctx, d, req)
+	res, err := retry.Run(ctx, d, req)
+	res.Decision = a.inSession(res.Decision)
+	return res, err
 }
 
 // FindAttempt finds an attempt by its id, or the open attempt of an execution.
@@ -124,6 +126,8 @@ type RetryOutcome struct {
 	NewLogID  string
 	Detail    string
 	Err       string
+	// Resolve is the command line that settles the attempt, in this session (when there is one).
+	Resolve string
 }
 
 // Evidence asks the guard on what is known now, without a confirmation (retry.Precheck): a
@@ -134,7 +138,7 @@ func (a *App) Evidence(ctx context.Context, e model.Execution, t model.Triage, p
 	if err != nil {
 		return ev, err
 	}
-	ev.Decision = res.Decision
+	ev.Decision = a.inSession(res.Decision)
 	r := a.policy.Redactor()
 	ev.Send = sendPreview(&e, r)
 	if a.j != nil {
@@ -158,6 +162,7 @@ func (a *App) RetryFromDialog(ctx context.Context, e model.Execution, ps model.P
 	out := RetryOutcome{}
 	if res.Attempt != nil {
 		out.AttemptID, out.State, out.NewLogID, out.Detail = res.Attempt.ID, res.Attempt.State, res.Attempt.NewLogID, res.Attempt.Detail
+		out.Resolve = a.Hint("resolve", res.Attempt.ID)
 	}
 	switch {
 	case err != nil:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -237,8 +238,8 @@ type HistoryLine struct {
 }
 
 // History phrases an execution's journal records, oldest first: the one wording the TUI's
-// detail pane and the bundles share.
-func History(en Entries) []HistoryLine {
+// detail pane and the bundles share. in are the session's flags its commands carry.
+func History(en Entries, in []string) []HistoryLine {
 	var out []HistoryLine
 	for _, c := range en.Confirmations {
 		out = append(out, HistoryLine{Time: c.At, Text: ConfirmationText(c)})
@@ -248,7 +249,7 @@ func History(en Entries) []HistoryLine {
 		if !a.FinishedAt.IsZero() {
 			at = a.FinishedAt
 		}
-		out = append(out, HistoryLine{Time: at, Text: AttemptText(a)})
+		out = append(out, HistoryLine{Time: at, Text: AttemptText(a, in)})
 	}
 	for _, v := range en.Verdicts {
 		out = append(out, HistoryLine{Time: v.At, Text: VerdictText(v)})
@@ -270,9 +271,10 @@ func onSource(s string) string {
 	return " on " + s
 }
 
-// AttemptText phrases a retry attempt and, when it is indeterminate, how to settle it.
-// What happened comes first, the attempt's id (a long uuid) last.
-func AttemptText(a model.RetryAttempt) string {
+// AttemptText phrases a retry attempt and, when it is indeterminate, how to settle it (a
+// command line with the session's flags, in). What happened comes first, the attempt's id (a
+// long uuid) last.
+func AttemptText(a model.RetryAttempt, in []string) string {
 	t := fmt.Sprintf("retry %s", a.State)
 	if a.NewLogID != "" {
 		t += " → new log " + a.NewLogID
@@ -281,7 +283,7 @@ func AttemptText(a model.RetryAttempt) string {
 		t += " (" + a.Detail + ")"
 	}
 	if a.State == model.AttemptIndeterminate {
-		t += ": run `exectriage resolve " + a.ID + "`"
+		t += ": run `" + triage.CommandLine(in, "resolve", a.ID) + "`"
 	}
 	return t + " · by " + a.Who + " · attempt " + a.ID
 }

@@ -150,8 +150,8 @@ type JournalState struct {
 	History  []HistoryLine
 }
 
-func journalState(en Entries) JournalState {
-	st := JournalState{Attempts: en.Attempts, History: History(en)}
+func journalState(en Entries, in []string) JournalState {
+	st := JournalState{Attempts: en.Attempts, History: History(en, in)}
 	st.Verdict = decidingVerdict(en.Verdicts)
 	return st
 }
@@ -185,7 +185,7 @@ func (a *App) JournalStateOf(ctx context.Context, id string) (JournalState, erro
 	if err != nil {
 		return JournalState{}, err
 	}
-	return journalState(en), nil
+	return journalState(en, a.SessionArgs()), nil
 }
 
 // JournalStates returns the journal's state of every execution that has any.
@@ -214,8 +214,9 @@ func (a *App) JournalStates(ctx context.Context) (map[string]JournalState, error
 	for _, v := range all.Verdicts {
 		get(v.ExecutionID).Verdicts = append(get(v.ExecutionID).Verdicts, v)
 	}
+	in := a.SessionArgs()
 	for id, en := range by {
-		out[id] = journalState(*en)
+		out[id] = journalState(*en, in)
 	}
 	return out, nil
 }
@@ -305,7 +306,7 @@ func (a *App) BundleInput(ctx context.Context, j *Journal, note string, items []
 			continue
 		}
 		var lines []string
-		for _, h := range History(en) {
+		for _, h := range History(en, a.SessionArgs()) {
 			lines = append(lines, h.Time.UTC().Format(bundle.TimeLayout)+" "+h.Text)
 		}
 		in.Items[i].History = lines

@@ -282,8 +282,9 @@ func (s *sourceFlags) openJournal(ctx context.Context, env *Env) (*app.Journal, 
 		return nil, err
 	}
 	if j.Recovered > 0 {
+		in := app.SessionArgsOf(s.options(env))
 		fmt.Fprintf(env.Stderr, "exectriage: %d retry attempt(s) left in flight by a process that is gone are now indeterminate: "+
-			"`exectriage journal` lists them, `exectriage resolve ID` settles each\n", j.Recovered)
+			"`%s` lists them, `%s` settles each\n", j.Recovered, triage.CommandLine(in, "journal"), triage.CommandLine(in, "resolve", "ATTEMPT"))
 	}
 	return j, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
+	"github.com/exectriage/exectriage/triage"
 )
 
 type journalAttempt struct {
@@ -28,6 +29,7 @@ type journalOutput struct {
 	Confirmations []app.Confirmation  `json:"confirmations"`
 	Attempts      []journalAttempt    `json:"attempts"`
 	Verdicts      []app.VerdictRecord `json:"verdicts"`
+	in            []string            // the session's flags, for the hints (app.SessionArgsOf)
 }
 
 // JournalOptions are journal's flags and argument.
@@ -42,10 +44,13 @@ type JournalOptions struct {
 func NewCmdJournal(env *Env, runF func(context.Context, *JournalOptions) error) *cobra.Command {
 	opts := &JournalOptions{}
 	cmd := &cobra.Command{
-		Use:               "journal [ID]",
-		Short:             "the audit trail of confirmations, retries and verdicts (of one execution with ID)",
+		Use:   "journal [ID]",
+		Short: "the audit trail of confirmations, retries and verdicts (of one execution with ID)",
+		Long: "The audit trail of confirmations, retries and verdicts, newest first: of every execution, or of\n" +
+			"one with ID (an execution's log id, or a retry attempt's id as hints and `resolve` name it).\n" +
+			"An ID the journal has nothing for is exit 2. --demo reads the demo's own journal.",
 		Example:           "  exectriage journal\n  exectriage journal log_a-NA1LoG7qec\n  exectriage journal --demo --json",
-		Args:              positional("journal", 0, 1, wantText("want at most one execution id")),
+		Args:              positional("journal", 0, 1, wantText("want at most one execution or attempt id")),
 		ValidArgsFunction: idCompletion(env, false),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -89,10 +94,22 @@ func journalRun(ctx context.Context, env *Env, opts *JournalOptions) int {
 	}
 	defer j.Close()
 	out := journalOutput{SchemaVersion: SchemaVersion, Journal: j.Where(), Recovered: j.Recovered,
-		Confirmations: []app.Confirmation{}, Attempts: []journalAttempt{}, Verdicts: []app.VerdictRecord{}}
+		Confirmations: []app.Confirmation{}, Attempts: []journalAttempt{}, Verdicts: []app.VerdictRecord{}, in: app.SessionArgsOf(sf.options(env))}
 	en, err := j.Entries(ctx, exec)
 	if err != nil {
 		return fail(env, "journal", err)
+	}
+	if exec != "" && len(en.Confirmations)+len(en.Attempts)+len(en.Verdicts) == 0 {
+		// an attempt's id (what resolve takes, what hints name) shows its execution's records
+		if at, err := app.FindAttempt(ctx, j, exec); err == nil && at.ID == exec {
+			if en, err = j.Entries(ctx, at.ExecutionID); err != nil {
+				return fail(env, "journal", err)
+			}
+		}
+	}
+	if exec != "" && len(en.Confirmations)+len(en.Attempts)+len(en.Verdicts) == 0 {
+		return usageError(env, "journal", "the journal %s has nothing for %s: no confirmation, retry or verdict (check the id with `%s`)",
+			sanitize.String(app.HideKnown(j.Where(), env.Getenv("COMPOSIO_API_KEY"))), sanitize.String(exec), triage.CommandLine(out.in, "show", exec))
 	}
 	out.Confirmations = append(out.Confirmations, en.Confirmations...)
 	for _, a := range en.Attempts {
@@ -178,6 +195,6 @@ func printJournal(w io.Writer, out *journalOutput) {
 		line(w, "%s  %s", utc(e.at), e.text)
 	}
 	if indeterminate {
-		line(w, "INDETERMINATE attempts block retries of their execution until resolved: `exectriage resolve ID`")
+		line(w, "INDETERMINATE attempts block retries of their execution until resolved: `%s`", triage.CommandLine(out.in, "resolve", "ATTEMPT"))
 	}
 }

@@ -48,6 +48,8 @@ type retryOutput struct {
 	State model.AttemptState `json:"state"`
 	Error string             `json:"error,omitempty"`
 	Exit  int                `json:"exit"`
+	// resolve is the command line that settles the attempt in this session (text output)
+	resolve string
 }
 
 // RetryOptions are retry's flags and argument.
@@ -130,6 +132,9 @@ func retryRun(ctx context.Context, env *Env, opts *RetryOptions) int {
 	if runErr != nil {
 		out.Error = runErr.Error()
 	}
+	if res.Attempt != nil {
+		out.resolve = a.Hint("resolve", res.Attempt.ID)
+	}
 	if sf.json {
 		printJSON(env.Stdout, out)
 	} else {
@@ -193,6 +198,6 @@ func printRetry(w io.Writer, out *retryOutput) {
 	case model.AttemptFailed:
 		line(w, "retry failed without effect; %s may be retried again after a new check and confirmation", out.ExecutionID)
 	case model.AttemptIndeterminate:
-		line(w, "retry outcome unknown: it may have taken effect. Do not retry; settle it with `exectriage resolve %s`", a.ID)
+		line(w, "retry outcome unknown: it may have taken effect. Do not retry; settle it with %s", out.resolve)
 	}
 }

@@ -119,7 +119,7 @@ func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 		defer j.Close()
 		a.UseJournal(j)
 		if j.Recovered > 0 {
-			notice = fmt.Sprintf("%d retry attempt(s) left in flight by a process that is gone are now indeterminate: `exectriage resolve ID` settles each", j.Recovered)
+			notice = fmt.Sprintf("%d retry attempt(s) left in flight by a process that is gone are now indeterminate: %s settles each", j.Recovered, a.Hint("resolve", "ATTEMPT"))
 		}
 	}
 

@@ -155,6 +155,9 @@ type journalState struct {
 func (e *env) journalOf(id string) journalState {
 	e.t.Helper()
 	r := e.run("journal", id, "--json")
+	if r.code == 2 && strings.Contains(r.stderr, "has nothing for "+id) {
+		return journalState{} // nothing recorded: exit 2, one line
+	}
 	if r.code != 0 {
 		e.t.Fatalf("journal: exit %d: %s", r.code, r.stderr)
 	}

@@ -130,15 +130,15 @@ func CheckRetry(in GuardInput) GuardDecision {
 	case model.OutcomeFailed, model.OutcomeRejected, model.OutcomeAmbiguous:
 	case model.OutcomeSucceeded:
 		return refuse(RefusedOutcome, "the execution succeeded"+because(in.OutcomeReason),
-			Step{"nothing to retry; if the effect seems missing, check the provider: {1}", []Command{{Verb: VerbVerify, ID: id}}})
+			Step{Say: "nothing to retry; if the effect seems missing, check the provider: {1}", Do: []Command{{Verb: VerbVerify, ID: id}}})
 	default:
 		return refuse(RefusedOutcome, "the execution's outcome is not known",
-			Step{"look at it first: {1}", []Command{{Verb: VerbShow, ID: id}}})
+			Step{Say: "look at it first: {1}", Do: []Command{{Verb: VerbShow, ID: id}}})
 	}
 	if LogSucceeded(e.Status) {
 		return refuse(RefusedLogSuccess,
 			"the execution log records success"+paren(in.OutcomeReason)+": the action happened, whatever the caller saw",
-			Step{"do not retry; record it: {1}", []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedSucceeded}}})
+			Step{Say: "do not retry; record it: {1}", Do: []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedSucceeded}}})
 	}
 
 	if args := bytes.TrimSpace(e.Arguments); len(args) == 0 || string(args) == "null" {
@@ -148,14 +148,14 @@ func CheckRetry(in GuardInput) GuardDecision {
 		}
 		return refuse(RefusedNoArguments,
 			"the execution's arguments are not loaded: a retry could not repeat the same call",
-			Step{"load the execution's detail ({1}), then retry", []Command{{Verb: VerbShow, ID: id}}})
+			Step{Say: "load the execution's detail ({1}), then retry", Do: []Command{{Verb: VerbShow, ID: id}}})
 	}
 
 	switch {
 	case in.MadeBy != nil:
 		return refuse(RefusedIsRetry,
 			fmt.Sprintf("this execution is retry attempt %s of %s, made by exectriage: retrying a retry would send the action again", in.MadeBy.ID, in.MadeBy.ExecutionID),
-			Step{"settle the original instead: {1} (and {2} if it is indeterminate)", []Command{{Verb: VerbJournal, ID: in.MadeBy.ExecutionID}, {Verb: VerbResolve, ID: in.MadeBy.ID}}})
+			Step{Say: "settle the original instead: {1} (and {2} if it is indeterminate)", Do: []Command{{Verb: VerbJournal, ID: in.MadeBy.ExecutionID}, {Verb: VerbResolve, ID: in.MadeBy.ID}}})
 	case in.MadeByShape:
 		return refuse(RefusedIsRetry,
 			"this execution's request id "+e.RequestID+" has the shape of an exectriage retry attempt, one this journal does not know: it was made by another exectriage, on another journal",
@@ -163,7 +163,7 @@ func CheckRetry(in GuardInput) GuardDecision {
 	case in.RetriedIn != "":
 		return refuse(RefusedRetriedElsewhere,
 			"log "+in.RetriedIn+" repeats this call (same tool, account and arguments) with an exectriage attempt id this journal does not know: another exectriage, on another journal, already retried it",
-			Step{"do not retry; look at " + in.RetriedIn + " ({1}); a team triaging together needs one PostgreSQL journal (--journal postgres://...)", []Command{{Verb: VerbShow, ID: in.RetriedIn}}})
+			Step{Say: "do not retry; look at " + in.RetriedIn + " ({1}); a team triaging together needs one PostgreSQL journal (--journal postgres://...)", Do: []Command{{Verb: VerbShow, ID: in.RetriedIn}}})
 	}
 
 	if d, stop := checkAttempts(id, in.Attempts); stop {
@@ -175,7 +175,7 @@ func CheckRetry(in GuardInput) GuardDecision {
 	if a := OpenSameCall(in.SameCall, ""); a != nil {
 		return refuse(RefusedSameCallOpen,
 			fmt.Sprintf("retry attempt %s of %s runs the same call (same tool and arguments) and is %s: it may have taken effect, and this execution may even be its own log", a.ID, a.ExecutionID, a.State),
-			Step{"settle that attempt first: {1}; never retry the same call over it", []Command{{Verb: VerbResolve, ID: a.ID}}})
+			Step{Say: "settle that attempt first: {1}; never retry the same call over it", Do: []Command{{Verb: VerbResolve, ID: a.ID}}})
 	}
 	if a := RateLimitedRecently(in.Attempts, in.Now, ""); a != nil {
 		wait := a.FinishedAt.Add(RateLimitCooldown)
@@ -188,29 +188,29 @@ func CheckRetry(in GuardInput) GuardDecision {
 	case model.VerdictConfirmedSucceeded, model.VerdictDuplicate:
 		return refuse(RefusedVerdict,
 			fmt.Sprintf("%s marked this execution %s%s", orSomeone(in.VerdictBy), in.Verdict, guardAt(in.VerdictAt)),
-			Step{"do not retry; if that verdict is wrong, record the correction first: {1}", []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedFailed, Note: true}}})
+			Step{Say: "do not retry; if that verdict is wrong, record the correction first: {1}", Do: []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedFailed, Note: true}}})
 	}
 
 	switch in.Provider.State {
 	case model.ProviderFound:
 		return refuse(RefusedProviderFound,
 			"provider shows the effect"+evidence(in.Provider)+because(in.Provider.Reason),
-			Step{"do not retry; mark it: {1} (only {2} that no longer finds it changes this)", []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedSucceeded}, {Verb: VerbVerify, ID: id, Again: true}}})
+			Step{Say: "do not retry; mark it: {1} (only {2} that no longer finds it changes this)", Do: []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedSucceeded}, {Verb: VerbVerify, ID: id, Again: true}}})
 	case model.ProviderNotFound, model.ProviderUnknown:
 	default:
 		return refuse(RefusedProviderNotRun, "the provider has not been checked for this execution's effect",
-			Step{"check it first: {1}", []Command{{Verb: VerbVerify, ID: id}}})
+			Step{Say: "check it first: {1}", Do: []Command{{Verb: VerbVerify, ID: id}}})
 	}
 
 	if !in.Confirmed {
 		return refuse(RefusedNotConfirmed,
 			"no one has confirmed that the first attempt failed (outcome "+string(in.Outcome)+because(in.OutcomeReason)+
 				"; provider "+string(in.Provider.State)+because(in.Provider.Reason)+")",
-			Step{"check the evidence, then confirm: {1}", []Command{{Verb: VerbRetry, ID: id, Confirm: true}}})
+			Step{Say: "check the evidence, then confirm: {1}", Do: []Command{{Verb: VerbRetry, ID: id, Confirm: true}}})
 	}
 	if strings.TrimSpace(in.Reason) == "" {
 		return refuse(RefusedNoReason, "a confirmation of failure needs a reason for the journal",
-			Step{"say why you believe it failed: {1}", []Command{{Verb: VerbRetry, ID: id, Confirm: true}}})
+			Step{Say: "say why you believe it failed: {1}", Do: []Command{{Verb: VerbRetry, ID: id, Confirm: true}}})
 	}
 
 	reason := fmt.Sprintf("%s %s with outcome %s; provider %s; failure confirmed", toolName(e), article(string(in.Kind)), in.Outcome, in.Provider.State)
@@ -323,7 +323,7 @@ func checkAttempts(id string, attempts []model.RetryAttempt) (GuardDecision, boo
 				reason += " (new log " + a.NewLogID + ")"
 			}
 			return GuardDecision{Code: RefusedAttemptSucceeded, Reason: reason,
-				Next: Step{"do not retry: the effect exists; see {1}", []Command{{Verb: VerbJournal, ID: id}}}}, true
+				Next: Step{Say: "do not retry: the effect exists; see {1}", Do: []Command{{Verb: VerbJournal, ID: id}}}}, true
 		}
 		if a.State.Open() && open == nil {
 			open = a
@@ -338,7 +338,7 @@ func checkAttempts(id string, attempts []model.RetryAttempt) (GuardDecision, boo
 			reason += " (" + open.Detail + ")"
 		}
 		return GuardDecision{Code: RefusedIndeterminate, Reason: reason,
-			Next: Step{"settle it from the logs and the provider first: {1}; never retry over it", []Command{{Verb: VerbResolve, ID: open.ID}}}}, true
+			Next: Step{Say: "settle it from the logs and the provider first: {1}; never retry over it", Do: []Command{{Verb: VerbResolve, ID: open.ID}}}}, true
 	}
 	since := open.CreatedAt
 	if !open.SentAt.IsZero() {
@@ -346,8 +346,8 @@ func checkAttempts(id string, attempts []model.RetryAttempt) (GuardDecision, boo
 	}
 	return GuardDecision{Code: RefusedAttemptOpen,
 		Reason: fmt.Sprintf("retry attempt %s is in flight (%s%s by %s)", open.ID, open.State, guardAt(since), orSomeone(open.Who)),
-		Next: Step{"wait for it to finish and check {1}; if its process died, it shows as indeterminate and {2} settles it",
-			[]Command{{Verb: VerbJournal, ID: id}, {Verb: VerbResolve, ID: open.ID}}}}, true
+		Next: Step{Say: "wait for it to finish and check {1}; if its process died, it shows as indeterminate and {2} settles it",
+			Do: []Command{{Verb: VerbJournal, ID: id}, {Verb: VerbResolve, ID: open.ID}}}}, true
 }
 
 // evidence names the first provider object that matched: " (message 18c2f… at 14:02:11)".

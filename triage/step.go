@@ -14,6 +14,9 @@ import (
 type Step struct {
 	Say string
 	Do  []Command
+	// In are the session's flags (--demo, --file F, --profile P...) each command line carries,
+	// so that a hint runs against what the person is looking at: set by the app, not the guard.
+	In []string
 }
 
 // Verbs a Command may have: exectriage's commands.
@@ -52,8 +55,9 @@ func (s Step) Words(write func(Command) string) string {
 	return out
 }
 
-// Shell writes the step with its commands as command lines: `exectriage mark ID VERDICT`.
-func (s Step) Shell() string { return s.Words(Command.Shell) }
+// Shell writes the step with its commands as command lines, in the step's session:
+// `exectriage --demo mark ID VERDICT`.
+func (s Step) Shell() string { return s.Words(func(c Command) string { return c.ShellIn(s.In) }) }
 
 // String is Shell.
 func (s Step) String() string { return s.Shell() }
@@ -75,8 +79,11 @@ func (s *Step) UnmarshalJSON(b []byte) error {
 }
 
 // Shell is the command as a command line, quoted in backticks.
-func (c Command) Shell() string {
-	line := "exectriage " + c.Verb + " " + c.ID
+func (c Command) Shell() string { return c.ShellIn(nil) }
+
+// ShellIn is the command as a command line with the session's flags, quoted in backticks.
+func (c Command) ShellIn(in []string) string {
+	line := CommandLine(in, c.Verb, c.ID)
 	switch {
 	case c.Verb == VerbMark:
 		line += " " + string(c.Verdict)
@@ -90,4 +97,40 @@ func (c Command) Shell() string {
 		return "a fresh `" + line + "`"
 	}
 	return "`" + line + "`"
+}
+
+// CommandLine writes an exectriage command line: the session's flags (in), then the verb and
+// its arguments, each quoted for a POSIX shell when it needs to be.
+func CommandLine(in []string, verb string, args ...string) string {
+	var b strings.Builder
+	b.WriteString("exectriage")
+	for _, w := range in {
+		b.WriteString(" ")
+		b.WriteString(shellWord(w))
+	}
+	b.WriteString(" ")
+	b.WriteString(verb)
+	for _, w := range args {
+		b.WriteString(" ")
+		b.WriteString(shellWord(w))
+	}
+	return b.String()
+}
+
+// shellWord quotes w for a POSIX shell unless it is made of safe characters only.
+func shellWord(w string) string {
+	if w == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@+,%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }

@@ -23,6 +23,8 @@ import (
 type Backend interface {
 	// Source names the source for the header: "LIVE", "DEMO", "FILE name" or a base URL.
 	Source() string
+	// Hint is a command line that runs verb in this session (--demo, --file...), in backticks.
+	Hint(verb string, args ...string) string
 	// JournalProblem is why the journal could not be opened ("" when it is open): retries
 	// and verdicts are off, and the header says so for as long as it lasts.
 	JournalProblem() string
@@ -168,6 +170,8 @@ type backend struct{ a *app.App }
 func NewBackend(d Deps) Backend { return backend{a: d.App} }
 
 func (b backend) Source() string { return b.a.SourceName() }
+
+func (b backend) Hint(verb string, args ...string) string { return b.a.Hint(verb, args...) }
 
 func (b backend) SourceKind() app.SourceKind { return b.a.SourceKind() }
 

@@ -537,14 +537,18 @@ func (m *Model) updateListChrome() {
 }
 
 // retryHint says where a retried execution stands, by its newest attempt's state.
-func retryHint(st model.AttemptState) string {
+func (m *Model) retryHint(id string, st model.AttemptState) string {
 	switch st {
 	case model.AttemptSucceeded:
 		return "retried: the retry took effect · settled (the journal is in the provider pane)"
 	case model.AttemptFailed:
 		return "the retry failed and certainly did not take effect · v checks again, r may retry once more"
 	case model.AttemptIndeterminate:
-		return "the retry's outcome is unknown: `exectriage resolve ID` settles it before anything else"
+		attempt := "ATTEMPT"
+		if as := m.data.Attempts[id]; len(as) > 0 {
+			attempt = as[0].ID // newest first: the attempt the case goes by
+		}
+		return "the retry's outcome is unknown: " + m.be.Hint("resolve", attempt) + " settles it before anything else"
 	default:
 		return "a retry is in flight (" + string(st) + "): wait for it; nothing else may be sent"
 	}
@@ -563,7 +567,7 @@ func (m *Model) hint() string {
 	ps, checked := m.data.Provider[id]
 	switch {
 	case t.Case != nil && t.Case.Retry != "":
-		return retryHint(t.Case.Retry)
+		return m.retryHint(id, t.Case.Retry)
 	case t.Case != nil && t.Case.Settled:
 		return "settled: marked " + string(t.Case.Verdict) + " (the journal is in the provider pane)"
 	case !t.Flagged:

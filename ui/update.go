@@ -252,7 +252,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case msg.res.State == model.AttemptFailed:
 			m.status.Set(statusline.Warn, "retry of "+msg.id+" failed: "+firstNonEmpty(msg.res.Detail, msg.res.Err))
 		default:
-			m.status.Set(statusline.Warn, "retry of "+msg.id+" is ambiguous: run `exectriage resolve "+msg.res.AttemptID+"`")
+			m.status.Set(statusline.Warn, "retry of "+msg.id+" is ambiguous: settle it with "+msg.res.Resolve)
 		}
 		cmds := []tea.Cmd{journalCmd(m.ctx, m.be, msg.id)}
 		if msg.res.NewLogID != "" {

@@ -424,7 +424,7 @@ func (m Model) render(compact bool) string {
 			case r.State == model.AttemptFailed:
 				field("result", st.Danger.Render("✗ the retry failed")+": "+common.Clean(firstOf(r.Detail, r.Err)))
 			default:
-				field("result", st.Badge.Ambiguous.Render("? ambiguous")+": run resolve: `exectriage resolve "+common.Clean(r.AttemptID)+"`")
+				field("result", st.Badge.Ambiguous.Render("? ambiguous")+": settle it with "+common.Clean(r.Resolve))
 				if d := firstOf(r.Detail, r.Err); d != "" {
 					field("", common.Clean(d))
 				}
@@ -474,6 +474,6 @@ func StepKeys(s triage.Step) string {
 		case c.Verb == triage.VerbMark:
 			return "press m and record " + string(c.Verdict)
 		}
-		return "in a shell: " + c.Shell()
+		return "in a shell: " + c.ShellIn(s.In)
 	})
 }

@@ -150,7 +150,7 @@ func TestResultShowsNewLogOrAmbiguous(t *testing.T) {
 		want string
 	}{
 		{Result{AttemptID: "a1", State: model.AttemptSucceeded, NewLogID: "log_new"}, "new log log_new"},
-		{Result{AttemptID: "a1", State: model.AttemptIndeterminate, Detail: "no answer"}, "ambiguous: run resolve"},
+		{Result{AttemptID: "a1", State: model.AttemptIndeterminate, Detail: "no answer", Resolve: "`exectriage --demo resolve a1`"}, "ambiguous: settle it with `exectriage --demo resolve a1`"},
 		{Result{AttemptID: "a1", State: model.AttemptFailed, Detail: "HTTP 400"}, "the retry failed"},
 		{Result{Err: "no journal"}, "not sent"},
 	} {
@@ -228,5 +228,15 @@ func TestStepKeys(t *testing.T) {
 		if got := d.Next.Shell(); got != tt.shell {
 			t.Errorf("%s: Shell\n = %q\nwant %q", d.Code, got, tt.shell)
 		}
+	}
+	// in a session (the demo, an export) the commands carry its flags, in both wordings
+	d := triage.CheckRetry(tests[3].in)
+	d.Next.In = []string{"--file", "/tmp/my export.jsonl"}
+	want := "`exectriage --file '/tmp/my export.jsonl' resolve 3f2a`"
+	if got := StepKeys(d.Next); !strings.Contains(got, "in a shell: "+want) {
+		t.Errorf("StepKeys in a session = %q, want %s", got, want)
+	}
+	if got := d.Next.Shell(); !strings.Contains(got, want) {
+		t.Errorf("Shell in a session = %q, want %s", got, want)
 	}
 }

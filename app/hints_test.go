@@ -1,0 +1,41 @@
+package app
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/exectriage/exectriage/triage"
+)
+
+// A hint's command line reads what the session reads: the demo, the export (by its absolute
+// path, quoted for a shell), the profile, the journal named (a PostgreSQL one without its
+// password).
+func TestSessionArgs(t *testing.T) {
+	abs, err := filepath.Abs("exports/June 2026.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := func(string) string { return "" }
+	tests := []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"demo", Options{Demo: true, Getenv: env}, "exectriage --demo resolve A1"},
+		{"journal --demo", Options{Demo: true, JournalOnly: true, Getenv: env}, "exectriage --demo resolve A1"},
+		{"a file", Options{File: "exports/June 2026.jsonl", Getenv: env}, "exectriage --file '" + abs + "' resolve A1"},
+		{"a file checked against an API", Options{File: "/x/e.jsonl", BaseURL: "https://backend.example/api", Getenv: env}, "exectriage --file /x/e.jsonl --base-url https://backend.example/api resolve A1"},
+		{"a profile", Options{Profile: "prod", Getenv: func(k string) string { return map[string]string{"COMPOSIO_API_KEY": "ak_x"}[k] }}, "exectriage --profile prod resolve A1"},
+		{"a SQLite journal", Options{Journal: "/var/j's.db", File: "/e.jsonl", Getenv: env}, `exectriage --file /e.jsonl --journal '/var/j'\''s.db' resolve A1`},
+		{"a PostgreSQL journal", Options{Journal: "postgres://ana:s3cret@db.example/triage", File: "/e.jsonl", Getenv: env}, "--journal postgres://ana:xxxxx@db.example/triage resolve A1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := triage.CommandLine(SessionArgsOf(tt.o), "resolve", "A1")
+			if !strings.Contains(got, tt.want) || strings.Contains(got, "s3cret") {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
