@@ -49,7 +49,7 @@ func NewCmdBundle(env *Env, runF func(context.Context, *BundleOptions) error) *c
 	opts.Source.register(cmd.Flags(), commandFlags("bundle"))
 	cmd.Flags().StringVar(&opts.Out, "out", "", "write the bundle to `FILE` (created with mode 0600) instead of standard output")
 	cmd.Flags().BoolVar(&opts.NoVerify, "no-verify", false, "do not check the provider (runs no read tools)")
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 

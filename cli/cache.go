@@ -44,7 +44,7 @@ func NewCmdCache(env *Env, runF func(context.Context, *CacheOptions) error) *cob
 		},
 	}
 	opts.Source.register(cmd.Flags(), commandFlags("cache"))
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 

@@ -59,7 +59,7 @@ func NewCmdDoctor(env *Env, runF func(context.Context, *DoctorOptions) error) *c
 	}
 	fs.BoolVar(&opts.API, "api", false, "report what the source's logs carry (tool, arguments, error kind, SDK version, retry count, session id...) over the newest records, as counts, and which triage signals are missing")
 	fs.IntVar(&opts.Last, "last", 200, "with --api: how many of the newest records to read")
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 

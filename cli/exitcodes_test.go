@@ -208,3 +208,84 @@ func TestIDsComplete(t *testing.T) {
 		t.Errorf("mark's first argument does not complete ids:\n%s", out)
 	}
 }
+
+// Every man page has ENVIRONMENT, FILES and EXIT STATUS before SEE ALSO (issue 32.14), and
+// ENVIRONMENT names every variable the program reads (found in its sources), so a new one
+// cannot go undocumented.
+func TestManPagesHaveEnvironmentFilesAndExitStatus(t *testing.T) {
+	pages, _ := filepath.Glob("../man/*.1")
+	if len(pages) == 0 {
+		t.Fatal("no man pages")
+	}
+	for _, p := range pages {
+		b, _ := os.ReadFile(p)
+		s := string(b)
+		env, files, exit, see := strings.Index(s, ".SH ENVIRONMENT"), strings.Index(s, ".SH FILES"), strings.Index(s, ".SH EXIT STATUS"), strings.Index(s, ".SH SEE ALSO")
+		if env < 0 || files < env || exit < files || (see >= 0 && see < exit) {
+			t.Errorf("%s: ENVIRONMENT %d, FILES %d, EXIT STATUS %d, SEE ALSO %d", filepath.Base(p), env, files, exit, see)
+		}
+		for _, code := range []string{`\fB0\fP`, `\fB2\fP`, `\fB4\fP`} {
+			if !strings.Contains(s[max(exit, 0):], code) {
+				t.Errorf("%s: EXIT STATUS lacks %s", filepath.Base(p), code)
+			}
+		}
+	}
+	root, _ := os.ReadFile("../man/exectriage.1")
+	envSection := string(root)
+	envSection = envSection[strings.Index(envSection, ".SH ENVIRONMENT"):strings.Index(envSection, ".SH FILES")]
+	read := regexp.MustCompile(`[gG]etenv\("([A-Z_]+)"\)`)
+	generic := map[string]bool{"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "TERM": true, "DISPLAY": true, "WAYLAND_DISPLAY": true,
+		"GOGC": true, "GOMEMLIMIT": true, "GOMAXPROCS": true}
+	seen := 0
+	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "tools" || d.Name() == "testkit" || strings.HasPrefix(d.Name(), ".") && path != "..") {
+			return filepath.SkipDir // programs of the repository's own, and test helpers
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range read.FindAllStringSubmatch(string(b), -1) {
+			seen++
+			if !generic[m[1]] && !strings.Contains(envSection, m[1]) {
+				t.Errorf("%s reads %s, which the man page's ENVIRONMENT does not name", path, m[1])
+			}
+		}
+		return nil
+	})
+	if err != nil || seen < 10 {
+		t.Fatalf("walked the sources: %d reads found, %v", seen, err)
+	}
+}
+
+// --color, --theme and --profile complete their values, before or after a command, the
+// profiles from the config the session would read (EXECTRIAGE_CONFIG too) (32.14).
+func TestFlagValuesComplete(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfg, []byte("[profiles.prod]\napi_key_env = \"K_PROD\"\n[profiles.staging]\napi_key_env = \"K_STAGING\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"__complete", "--color", ""}, []string{"auto", "always", "never"}},
+		{[]string{"__complete", "--theme", ""}, []string{"default", "high-contrast", "ansi16"}},
+		{[]string{"__complete", "list", "--profile", ""}, []string{"prod", "staging"}},
+		{[]string{"__complete", "--profile", ""}, []string{"prod", "staging"}},
+	} {
+		_, out, _ := run(t, map[string]string{"EXECTRIAGE_CONFIG": cfg}, tt.args...)
+		for _, w := range tt.want {
+			if !strings.Contains(out, w+"\n") {
+				t.Errorf("%v: no %q in\n%s", tt.args, w, out)
+			}
+		}
+	}
+}

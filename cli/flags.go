@@ -334,7 +334,7 @@ func fail(env *Env, cmd string, err error) int {
 
 // registerFlagCompletions completes the values of the flags whose values are a known set: the
 // filter's terms, resolve's --as, --color, --theme and the config's profiles.
-func registerFlagCompletions(cmd *cobra.Command) {
+func registerFlagCompletions(cmd *cobra.Command, env *Env) {
 	fixed := func(name string, values ...string) {
 		if cmd.Flags().Lookup(name) != nil {
 			_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
@@ -358,7 +358,7 @@ func registerFlagCompletions(cmd *cobra.Command) {
 	if cmd.Flags().Lookup("profile") != nil {
 		_ = cmd.RegisterFlagCompletionFunc("profile", func(c *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 			path, _ := c.Flags().GetString("config")
-			cfg, err := app.LoadConfig(app.Options{ConfigPath: path})
+			cfg, err := app.LoadConfig(app.Options{ConfigPath: path, Getenv: env.Getenv})
 			if err != nil {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}

@@ -35,7 +35,7 @@ func NewCmdInfo(env *Env, runF func(context.Context, *InfoOptions) error) *cobra
 		},
 	}
 	opts.Source.register(cmd.Flags(), commandFlags("info"))
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 

@@ -69,7 +69,7 @@ func NewCmdJournal(env *Env, runF func(context.Context, *JournalOptions) error) 
 	}
 	opts.Source.register(cmd.Flags(), commandFlags("journal"))
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "show at most `N` entries of each kind, the newest (0: all)")
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 

@@ -45,7 +45,7 @@ func NewCmdList(env *Env, runF func(context.Context, *ListOptions) error) *cobra
 	opts.Source.register(cmd.Flags(), commandFlags("list"))
 	cmd.Flags().StringVar(&opts.Filter, "filter", "", "filter `QUERY`: fuzzy text plus field terms ("+strings.Join(filter.FieldNames(), ":, ")+":)")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "print at most `N` executions, the newest (0: all)")
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 

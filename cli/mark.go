@@ -54,7 +54,7 @@ func NewCmdMark(env *Env, runF func(context.Context, *MarkOptions) error) *cobra
 	}
 	opts.Source.register(cmd.Flags(), commandFlags("mark"))
 	cmd.Flags().StringVar(&opts.Note, "note", "", "a note for the journal")
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 

@@ -66,7 +66,7 @@ func NewCmdResolve(env *Env, runF func(context.Context, *ResolveOptions) error) 
 	fs.StringVar(&opts.As, "as", "", "your decision when the logs and the provider say nothing conclusive: `succeeded|failed`")
 	fs.StringVar(&opts.Reason, "reason", "", "why (required with --as)")
 	fs.Var(durationValue{d: &opts.Settle}, "settle", "how long after the send missing evidence still proves nothing, a `DURATION`")
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 

@@ -97,7 +97,7 @@ func NewCmdRetry(env *Env, runF func(context.Context, *RetryOptions) error) *cob
 	// --request-timeout is the retry's own request; --timeout stays the caller's timeout that
 	// classifies the original, as in every command.
 	fs.Var(durationValue{&opts.RequestTimeout, &opts.timeoutSet}, "request-timeout", "how long the retry's own request may take, a `DURATION` (default "+app.DefaultRetryTimeout.String()+")")
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 

@@ -41,7 +41,7 @@ func NewCmdScan(env *Env, runF func(context.Context, *ScanOptions) error) *cobra
 		},
 	}
 	opts.Source.register(cmd.Flags(), commandFlags("scan"))
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 

@@ -51,7 +51,7 @@ func NewCmdShow(env *Env, runF func(context.Context, *ShowOptions) error) *cobra
 	}
 	opts.Source.register(cmd.Flags(), commandFlags("show"))
 	cmd.Flags().BoolVar(&opts.Reveal, "reveal", false, "show secrets in the record (tokens, passwords, keys) instead of [REDACTED]; the API key stays hidden")
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 

@@ -64,7 +64,7 @@ func NewCmdTUI(env *Env, runF func(context.Context, *TUIOptions) error) *cobra.C
 	fs.BoolVar(&opts.Mouse, "mouse", false, "start with mouse capture on (M toggles it; off keeps the terminal's text selection)")
 	fs.StringVar(&opts.Color, "color", ui.ColorAuto, "colour: `auto` (NO_COLOR turns it off, CLICOLOR_FORCE on), always or never")
 	fs.StringVar(&opts.Palette, "theme", "", "built-in palette: `default`, high-contrast or ansi16 (the 16 terminal colours); [theme] palette in the config")
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 

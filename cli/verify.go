@@ -50,7 +50,7 @@ func NewCmdVerify(env *Env, runF func(context.Context, *VerifyOptions) error) *c
 		},
 	}
 	opts.Source.register(cmd.Flags(), commandFlags("verify"))
-	registerFlagCompletions(cmd)
+	registerFlagCompletions(cmd, env)
 	return cmd
 }
 
