@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/journal"
-	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // The journal's records, as the commands print them.
