@@ -733,3 +733,33 @@ func TestQuitAsksWhileARetryIsSentInTmux(t *testing.T) {
 		t.Fatalf("%d effects, want exactly %d", n, effects+1)
 	}
 }
+
+// TestHelpScrollsInTmux: at 80x24 the real binary's help shows where it is and scrolls to the
+// end of its legend (the header's marks), and q closes it, not the program (issue 32.5).
+func TestHelpScrollsInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	ts := newTmuxServer(t, tmux, "help")
+	home := filepath.Join(dir, "home")
+	script := fmt.Sprintf("env -u COMPOSIO_API_KEY -u NO_COLOR HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q TERM=xterm-256color %q --demo --readonly; echo EXITED:$?; sleep 120",
+		home, filepath.Join(home, "state"), filepath.Join(home, "config"), bin)
+	ts.must("new-session", "-d", "-s", "help", "-x", "80", "-y", "24", "sh", "-c", script)
+	const pane = "help"
+	ts.waitFor(pane, "the demo to load", contains("[DEMO]", "refreshed"))
+	ts.send(pane, "?")
+	ts.waitFor(pane, "the help", contains("Navigate", "lines 1–", "scroll"))
+	ts.send(pane, "G")
+	ts.waitFor(pane, "the end of the legend", func(s string) bool {
+		return contains("STALE:", "settled", "follow")(s) && !strings.Contains(s, "Navigate")
+	})
+	ts.send(pane, "g")
+	ts.waitFor(pane, "the top again", contains("Navigate", "lines 1–"))
+	ts.send(pane, "q")
+	s := ts.waitFor(pane, "the help to close", func(s string) bool { return !strings.Contains(s, "Navigate") })
+	if strings.Contains(s, "EXITED") {
+		t.Fatal("q on the help quit the program")
+	}
+	ts.send(pane, "q")
+	ts.waitFor(pane, "the exit", contains("EXITED:0"))
+}

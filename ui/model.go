@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
@@ -183,6 +184,7 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 	m.journalProblem = be.JournalProblem()
 	m.readOnly, m.readProblem = be.ReadOnly(), be.CheckRead()
 	m.header.ReadOnly = m.readOnly
+	m.helpView.Off = m.isOff
 	p := be.Profile()
 	m.header.Profile, m.header.Production, m.header.ProfileColour = p.Name, p.Production, p.Colour
 	m.header.NoJournal = m.journalProblem != "" && !m.readOnly
@@ -446,7 +448,7 @@ func (m *Model) refreshPanes() {
 		m.detail.Title = "Detail · secrets shown: " + m.Keys.Reveal.Help().Key + " hides"
 	}
 	m.detail.SetContent(id, m.detailR.Content(m.Styles, m.data, i, m.fetching[id], reveal))
-	m.provider.SetContent(id, provider.Content(m.Styles, m.data, i, m.spin.View(), m.secrets, reveal))
+	m.provider.SetContent(id, provider.Content(m.Styles, m.data, i, m.spin.View(), m.secrets, reveal, m.key(m.Keys.Verify)))
 	m.updateListChrome()
 }
 
@@ -536,13 +538,52 @@ func (m *Model) updateListChrome() {
 	}
 }
 
+// key is the key a binding's help names: hints follow the config's [keys].
+func (m *Model) key(b key.Binding) string { return b.Help().Key }
+
+// offNote says why retry and mark are off in this session ("" when they are on).
+func (m *Model) offNote() string {
+	switch {
+	case m.readOnly:
+		return "retry and verdicts are off: read-only"
+	case m.journalProblem != "":
+		return "retry and verdicts are off: no journal"
+	}
+	return ""
+}
+
+// withOff marks the help bar's bindings this session has turned off: "r retry (off)".
+func (m *Model) withOff(bs []key.Binding) []key.Binding {
+	out := make([]key.Binding, len(bs))
+	for i, b := range bs {
+		if m.isOff(b) {
+			h := b.Help()
+			b.SetHelp(h.Key, h.Desc+" (off)")
+		}
+		out[i] = b
+	}
+	return out
+}
+
+// isOff reports whether the session has turned the binding's action off.
+func (m *Model) isOff(b key.Binding) bool {
+	same := func(x key.Binding) bool { return b.Help() == x.Help() }
+	switch {
+	case same(m.Keys.Retry), same(m.Keys.Mark):
+		return m.readOnly || m.journalProblem != ""
+	case same(m.Keys.Verify):
+		return m.readProblem != ""
+	}
+	return false
+}
+
 // retryHint says where a retried execution stands, by its newest attempt's state.
 func (m *Model) retryHint(id string, st model.AttemptState) string {
 	switch st {
 	case model.AttemptSucceeded:
 		return "retried: the retry took effect · settled (the journal is in the provider pane)"
 	case model.AttemptFailed:
-		return "the retry failed and certainly did not take effect · v checks again, r may retry once more"
+		return "the retry failed and certainly did not take effect · " + m.key(m.Keys.Verify) + " checks again, " + m.key(m.Keys.Retry) + " may retry once more"
 	case model.AttemptIndeterminate:
 		attempt := "ATTEMPT"
 		if as := m.data.Attempts[id]; len(as) > 0 {
@@ -561,7 +602,7 @@ func (m *Model) hint() string {
 		return "" // a dialog says it all; the row's hint would repeat it
 	}
 	if it.Kind == data.ItemGroup {
-		return "enter folds the group · b bundles every member · select a member to verify or retry it"
+		return m.key(m.Keys.Open) + " folds the group · " + m.key(m.Keys.Bundle) + " bundles every member · select a member to verify or retry it"
 	}
 	id, t := m.data.DS.ID(i), m.data.DS.Triage(i)
 	ps, checked := m.data.Provider[id]
@@ -573,11 +614,22 @@ func (m *Model) hint() string {
 	case !t.Flagged:
 		return ""
 	case !checked:
-		return "flagged write: v checks the provider before any retry (r) or verdict (m)"
+		off := m.offNote()
+		switch {
+		case m.readProblem != "" && off != "":
+			return "flagged write: provider checks are off (" + m.readProblem + "); " + off
+		case m.readProblem != "":
+			return "flagged write: provider checks are off (" + m.readProblem + ")"
+		case off != "":
+			return "flagged write: " + m.key(m.Keys.Verify) + " checks the provider (" + off + ")"
+		}
+		return "flagged write: " + m.key(m.Keys.Verify) + " checks the provider before any retry (" + m.key(m.Keys.Retry) + ") or verdict (" + m.key(m.Keys.Mark) + ")"
+	case m.offNote() != "":
+		return "provider: " + string(ps.State) + " · " + m.offNote()
 	case ps.State == model.ProviderFound:
-		return "the provider shows the effect: do not retry; m marks it confirmed_succeeded"
+		return "the provider shows the effect: do not retry; " + m.key(m.Keys.Mark) + " marks it confirmed_succeeded"
 	default:
-		return "provider: " + string(ps.State) + " · r opens the guarded retry · m records a verdict"
+		return "provider: " + string(ps.State) + " · " + m.key(m.Keys.Retry) + " opens the guarded retry · " + m.key(m.Keys.Mark) + " records a verdict"
 	}
 }
 

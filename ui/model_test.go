@@ -31,6 +31,7 @@ import (
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/ui/keys"
 	"github.com/exectriage/exectriage/ui/theme"
 )
 
@@ -1302,5 +1303,71 @@ func TestQuitAndEscAskWhileARetryIsSent(t *testing.T) {
 	}
 	if n := len(e.srv.Effects()); n != effects {
 		t.Fatalf("%d effects, want %d: the test's send must not run", n, effects)
+	}
+}
+
+// The help bar shows what a read-only session has turned off as off, and the hints say so
+// instead of offering r and m; with [keys] remapped, the hints and the provider pane name the
+// keys that work (issue 32.14).
+func TestHelpBarAndHintsFollowTheSession(t *testing.T) {
+	flaggedUnchecked := func(h *harness) {
+		t.Helper()
+		i, ok := h.find(func(e *model.Execution, t *model.Triage) bool {
+			_, checked := h.m.data.Provider[e.ID]
+			return t.Flagged && t.Kind.IsWrite() && t.Case == nil && !checked
+		})
+		if !ok {
+			t.Fatal("no flagged write")
+		}
+		h.selectRow(i)
+	}
+	lastLine := func(s string) string { ls := strings.Split(s, "\n"); return ls[len(ls)-1] }
+
+	e := newEnv(t)
+	e.parts.Config.Defaults.ReadOnly = true
+	h := newHarness(t, e, 200, 40)
+	flaggedUnchecked(h)
+	s := h.screen()
+	for _, off := range []string{"v verify (off)", "r retry (off)", "m mark verdict (off)"} {
+		if bar := lastLine(s); !strings.Contains(bar, off) {
+			t.Errorf("the read-only help bar lacks %q: %q", off, bar)
+		}
+	}
+	if !strings.Contains(s, "flagged write: provider checks are off (") || !strings.Contains(s, "retry and verdicts are off: read-only") {
+		t.Errorf("the read-only hint offers what is off:\n%s", s)
+	}
+	h.keys("?")
+	if help := h.screen(); !strings.Contains(help, "retry (off)") || !strings.Contains(help, "mark verdict (off)") {
+		t.Errorf("the read-only help screen lists retry and mark as on:\n%s", help)
+	}
+	h.keys("?")
+	// --allow-reads: v works, r and m stay off
+	e.parts.Config.Defaults.AllowReads = true
+	h = newHarness(t, e, 200, 40)
+	flaggedUnchecked(h)
+	s = h.screen()
+	if bar := lastLine(s); strings.Contains(bar, "v verify (off)") || !strings.Contains(bar, "r retry (off)") {
+		t.Errorf("the read-only help bar with reads allowed: %q", bar)
+	}
+	if !strings.Contains(s, "flagged write: v checks the provider (retry and verdicts are off: read-only)") {
+		t.Errorf("the read-only hint with reads allowed:\n%s", s)
+	}
+
+	e2 := newEnv(t)
+	km, err := keys.Default().Rebind(map[string][]string{"verify": {"c"}, "retry": {"t"}, "mark": {"u"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2.ui.Keys = &km
+	h2 := newHarness(t, e2, 200, 40)
+	flaggedUnchecked(h2)
+	s = h2.screen()
+	for _, want := range []string{"flagged write: c checks the provider before any retry (t) or verdict (u)", "press c to ask the provider"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("with [keys] remapped the screen lacks %q:\n%s", want, s)
+		}
+	}
+	if bar := lastLine(s); strings.Contains(bar, "(off)") {
+		t.Errorf("a writable session's help bar shows keys off: %q", bar)
 	}
 }

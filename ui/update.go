@@ -314,7 +314,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setInfo("bundle written to %s and copied to the clipboard (OSC 52)", msg.path)
 			return m, copyText(msg.text, true)
 		}
-		m.setInfo("bundle written to %s (Y copies it)", msg.path)
+		m.setInfo("bundle written to %s (%s copies it)", msg.path, m.key(m.Keys.CopyBundle))
 		return m, nil
 
 	case filterbar.ChangedMsg:
@@ -496,7 +496,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		// screen that explains the keys surprised people who only wanted to leave it.
 		if key.Matches(k, keys.Help, keys.Back, keys.Quit) {
 			m.showHelp = false
+			return nil
 		}
+		m.helpView.Update(k) // the navigation keys scroll it
 		return nil
 	}
 
@@ -505,6 +507,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.quit(asked)
 	case key.Matches(k, keys.Help):
 		m.showHelp = true
+		m.helpView.Reset()
 		return nil
 	case key.Matches(k, keys.Filter):
 		m.setFocus(focusList)
@@ -563,7 +566,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.mouse = !m.mouse
 		m.updateListChrome()
 		if m.mouse {
-			m.setInfo("mouse capture on (M to release it for text selection)")
+			m.setInfo("mouse capture on (%s to release it for text selection)", m.key(m.Keys.Mouse))
 		} else {
 			m.setInfo("mouse capture off")
 		}

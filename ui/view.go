@@ -159,7 +159,7 @@ func (m *Model) render() string {
 		b.WriteString(m.status.View())
 	}
 	b.WriteString("\n")
-	b.WriteString(m.helpBar(m.contextHelp()))
+	b.WriteString(m.helpBar(m.withOff(m.contextHelp())))
 	screen := common.Lines(b.String(), m.width, m.height)
 
 	var overlay string

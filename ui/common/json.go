@@ -89,7 +89,7 @@ func shown(out []byte, size int, cut bool) string {
 
 // TruncatedMarker is the line that ends a value cut for display.
 func TruncatedMarker(size int) string {
-	return fmt.Sprintf("… [truncated: %s, showing the first %s; y copies the whole record]", Size(size), Size(MaxShown))
+	return fmt.Sprintf("… [truncated: %s, showing the first %s; the copy menu has the whole record]", Size(size), Size(MaxShown))
 }
 
 // Field renders a one-line value: secrets hidden (all unless reveal; the known ones always),

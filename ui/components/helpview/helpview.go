@@ -1,13 +1,16 @@
 // Package helpview is the `?` screen: the KeyMap's full help, one titled column per group,
-// laid out in as many rows of columns as the width needs, and a legend of the list's markers
-// when there is room. It is drawn as a layer over the screen.
+// laid out in as many rows of columns as the width needs, then the legend of every badge of the
+// list and mark of the header. What does not fit scrolls (↑/↓, pgup/pgdn, g/G), and the last
+// line says where it is. It is drawn as a layer over the screen.
 package helpview
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/keys"
@@ -17,7 +20,11 @@ import (
 type Model struct {
 	common.Common
 	width, height int
+	offset        int    // the first line of the body shown
 	last          *drawn // shared by the model's copies
+	// Off reports a binding the session has turned off (read-only: retry, mark): it is listed
+	// with "(off)". Nil: none is.
+	Off func(key.Binding) bool
 }
 
 // drawn is the screen last drawn and what it was drawn for: the size and the keys' help.
@@ -29,18 +36,89 @@ func New(c common.Common) Model { return Model{Common: c, last: &drawn{}} }
 // SetSize sets the room available (the whole screen).
 func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
 
-var legend = []string{
-	"!          a flagged write: its outcome is ambiguous or rejected; verify before any retry",
-	"AMBIGUOUS  may or may not have happened (timeout, 5xx, dropped connection)",
-	"REJECTED   refused before execution (429); likely not executed",
-	"DUP×n      n calls of one tool and account within the window, same arguments or the text reworded;",
-	"           cause: sdk_auto_retry, session_auto_retry, framework_retry, agent_retry, app_retry, double_submit;",
-	"           identical or reworded n% (text similarity); took effect n/m: members the provider showed, ? until verified",
-	"RETRIED    retried once through the guard; RETRIED? means the outcome is unknown: run resolve",
-	"VERIFIED:x the provider was checked: found (do not retry), not_found or unknown (FOUND, NOT FOUND,",
-	"           UNKNOWN in the provider pane; the same words as scan --json and the bundles)",
-	"+0.45 s    gap: the next attempt started that long after the previous ended or timed out;",
-	"           overlap 0.79 s: it started while the previous was still running",
+// Reset scrolls back to the top (the screen is opened again).
+func (m *Model) Reset() { m.offset = 0 }
+
+// Update scrolls on the navigation keys; it reports whether the key was one of them.
+func (m *Model) Update(k tea.KeyPressMsg) bool {
+	km := m.Keys
+	page := max(m.room()-2, 1)
+	switch {
+	case key.Matches(k, km.Down):
+		m.offset++
+	case key.Matches(k, km.Up):
+		m.offset--
+	case key.Matches(k, km.PageDown) || k.String() == "space" || k.String() == "ctrl+d":
+		m.offset += page
+	case key.Matches(k, km.PageUp) || k.String() == "ctrl+u":
+		m.offset -= page
+	case key.Matches(k, km.Top):
+		m.offset = 0
+	case key.Matches(k, km.Bottom):
+		m.offset = 1 << 30
+	default:
+		return false
+	}
+	m.offset = max(m.offset, 0) // the upper bound needs the body: render clamps it
+	return true
+}
+
+// room is how many body lines the box shows: the screen less the border, title and hint.
+func (m Model) room() int { return m.height - 7 }
+
+// legend explains every badge of the list's FLAGS column, then every mark of the header.
+var legend = [][2]string{
+	{"!", "a flagged write: its outcome is ambiguous or rejected; verify before any retry"},
+	{"AMBIGUOUS", "may or may not have happened (timeout, 5xx, dropped connection)"},
+	{"REJECTED", "refused before execution (429, a rate limit); likely not executed"},
+	{"DUP×n cause", "n calls of one tool and account within the window, the same arguments or the text reworded; cause: sdk_auto_retry, session_auto_retry, framework_retry, agent_retry, app_retry, double_submit; identical or reworded n% (text similarity); took effect n/m: members the provider showed, ? until verified"},
+	{"+0.45 s", "gap: the next attempt started that long after the previous ended or timed out; overlap 0.79 s: it started while the previous was still running"},
+	{"RETRYING", "a guarded retry of it is being sent now"},
+	{"RETRIED", "retried once through the guard, and the retry took effect"},
+	{"RETRIED?", "a retry was sent and its outcome is unknown: run resolve before anything else"},
+	{"RETRY FAILED", "the retry certainly did not take effect"},
+	{"RETRY OF id", "this execution is exectriage's guarded retry of id"},
+	{"VERIFIED:x", "the provider was checked: found (do not retry), not_found or unknown (FOUND, NOT FOUND, UNKNOWN in the provider pane; the same words as scan --json and the bundles)"},
+	{"MARKED:v", "a person recorded verdict v in the journal: confirmed_failed, confirmed_succeeded, duplicate or ignored"},
+}
+
+// headerLegend explains the header's marks.
+var headerLegend = [][2]string{
+	{"[DEMO] [LIVE] [FILE f]", "the source: the embedded demo, the API, an export file (or the API's address)"},
+	{"PRODUCTION: p", "the profile p is marked production = true"},
+	{"READ-ONLY", "this session cannot retry, mark or write the journal (--readonly)"},
+	{"NO JOURNAL: r/m off", "the journal could not be opened: retry and verdicts are off"},
+	{"n flagged", "writes whose outcome is ambiguous or rejected and not yet settled"},
+	{"✓n settled", "flagged writes a person closed: a verdict that ends them, or a retry that took effect"},
+	{"PARTIAL: …", "the counts are not the whole window (the load stopped, or the groups are incomplete): R loads again"},
+	{"STALE: …", "the last refresh failed: the rows are those of the load before"},
+	{"follow", "the list refreshes while it is at the top (F); paused when you scroll down"},
+}
+
+// legend lays a legend out as two columns: the mark, and what it means wrapped beside it.
+func (m Model) legend(title string, rows [][2]string, avail int) string {
+	kw := 0
+	for _, r := range rows {
+		kw = max(kw, common.Width(r[0]))
+	}
+	kw = min(kw, 22)
+	dw := max(avail-kw-2, 20)
+	out := []string{m.Styles.Pane.Section.Render(title)}
+	for _, r := range rows {
+		mark := r[0]
+		if common.Width(mark) > kw { // a long mark has a line of its own
+			out = append(out, m.Styles.Help.FullKey.Render(mark))
+			mark = ""
+		}
+		for i, l := range strings.Split(common.Wrap(r[1], dw), "\n") {
+			k := ""
+			if i == 0 {
+				k = mark
+			}
+			out = append(out, m.Styles.Help.FullKey.Render(common.Fit(k, kw))+"  "+m.Styles.Muted.Render(strings.TrimRight(l, " ")))
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func (m Model) column(title string, bs []key.Binding) []string {
@@ -57,6 +135,9 @@ func (m Model) column(title string, bs []key.Binding) []string {
 			continue
 		}
 		h := b.Help()
+		if m.Off != nil && m.Off(b) {
+			h.Desc += " (off)"
+		}
 		lines = append(lines, st.Help.FullKey.Render(common.Fit(h.Key, kw))+"  "+st.Help.FullDesc.Render(h.Desc))
 	}
 	return lines
@@ -73,9 +154,10 @@ func (m Model) View() string {
 		sig.WriteByte(0)
 		for _, b := range g {
 			h := b.Help()
-			sig.WriteString("\x01" + strconv.FormatBool(b.Enabled()) + h.Key + "\x02" + h.Desc)
+			sig.WriteString("\x01" + strconv.FormatBool(b.Enabled()) + strconv.FormatBool(m.Off != nil && m.Off(b)) + h.Key + "\x02" + h.Desc)
 		}
 	}
+	sig.WriteString("\x03" + strconv.Itoa(m.offset))
 	if m.last != nil && m.last.key == sig.String() {
 		return m.last.view
 	}
@@ -144,20 +226,16 @@ func (m Model) render(groups [][]key.Binding) string {
 		i = j
 	}
 	body := strings.Join(blocks, "\n\n")
-	used := strings.Count(body, "\n") + 1
-	// The box is the body plus 6 lines (border, title, hint); the legend needs its own 2 more.
-	if used+len(legend)+3+6 <= m.height {
-		var lg []string
-		for _, l := range legend {
-			lg = append(lg, m.Styles.Muted.Render(common.Truncate(l, avail)))
-		}
-		body += "\n\n" + m.Styles.Pane.Section.Render("Markers") + "\n" + strings.Join(lg, "\n")
+	body += "\n\n" + m.legend("Markers in the list", legend, avail) + "\n\n" + m.legend("Marks in the header", headerLegend, avail)
+	lines := strings.Split(body, "\n")
+	hint := "q, ? or esc to close"
+	// What does not fit scrolls; the last line says which lines show and how to see the rest.
+	if room := m.room(); len(lines) > room && room > 1 {
+		show := room - 1
+		off := min(m.offset, len(lines)-show)
+		lines = append(lines[off:off+show:off+show], m.Styles.Dialog.Hint.Render(fmt.Sprintf("lines %d–%d of %d · ↑/↓ pgup/pgdn g/G scroll", off+1, off+show, len(lines))))
+		body = strings.Join(lines, "\n")
 	}
-	// On a short screen show what fits, and say so.
-	if room := m.height - 7; strings.Count(body, "\n")+1 > room && room > 0 {
-		lines := strings.Split(body, "\n")
-		body = strings.Join(lines[:max(room-1, 0)], "\n") + "\n" + m.Styles.Dialog.Hint.Render("… (a taller terminal shows all keys)")
-	}
-	body += "\n\n" + m.Styles.Dialog.Hint.Render("q, ? or esc to close")
+	body += "\n\n" + m.Styles.Dialog.Hint.Render(hint)
 	return m.Styles.Dialog.Box.Render(m.Styles.Dialog.Title.Render("Keys") + "\n\n" + body)
 }

@@ -18,7 +18,7 @@ import (
 // Content renders the provider state and journal history of execution i. spin is the
 // spinner's current frame (shown while a verify runs); sec hides secrets, all of them unless
 // reveal (the known ones always).
-func Content(st *styles.Styles, s *data.Store, i int, spin string, sec *redact.Policy, reveal bool) string {
+func Content(st *styles.Styles, s *data.Store, i int, spin string, sec *redact.Policy, reveal bool, verifyKey string) string {
 	if s.DS == nil || i < 0 || i >= s.DS.Len() {
 		return st.List.Empty.Render("no execution selected")
 	}
@@ -40,7 +40,7 @@ func Content(st *styles.Styles, s *data.Store, i int, spin string, sec *redact.P
 	case !verified && !t.Kind.IsWrite():
 		row("state", st.Muted.Render("a read: nothing to verify"))
 	case !verified:
-		row("state", st.Muted.Render("not verified yet: press v to ask the provider"))
+		row("state", st.Muted.Render("not verified yet: press "+verifyKey+" to ask the provider"))
 	default:
 		row("state", State(st, ps.State)+"  "+meaning(ps.State))
 		v := c(ps.Verifier)

@@ -20,6 +20,7 @@ import (
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/provider"
+	"github.com/exectriage/exectriage/ui/keys"
 )
 
 // KeyDelay is how long keys are ignored after the dialog opens or the evidence arrives.
@@ -363,7 +364,7 @@ func (m Model) render(compact bool) string {
 			reason = strings.Replace(reason, ": "+r, "", 1)
 		}
 		field("refused", st.Dialog.Refused.Render("✗ ")+common.Clean(reason))
-		field("next", common.Clean(StepKeys(m.ev.Decision.Next)))
+		field("next", common.Clean(StepKeys(m.ev.Decision.Next, *m.Keys)))
 		line("")
 		line(st.Dialog.ButtonActive.Render("Close") + "  " + st.Dialog.Hint.Render("enter or esc"))
 	case stageConfirm, stageSending, stageDone:
@@ -462,17 +463,18 @@ func firstOf(a, b string) string {
 
 // StepKeys words a guard's next step for the TUI: a provider check is v, a verdict is m, and
 // what has no key here is a command for a shell.
-func StepKeys(s triage.Step) string {
+func StepKeys(s triage.Step, km keys.KeyMap) string {
+	v, mk := km.Verify.Help().Key, km.Mark.Help().Key
 	return s.Words(func(c triage.Command) string {
 		switch {
 		case c.Verb == triage.VerbVerify && c.Again:
-			return "a fresh check (v)"
+			return "a fresh check (" + v + ")"
 		case c.Verb == triage.VerbVerify:
-			return "press v"
+			return "press " + v
 		case c.Verb == triage.VerbMark && c.Note:
-			return "press m and record " + string(c.Verdict) + " with a note"
+			return "press " + mk + " and record " + string(c.Verdict) + " with a note"
 		case c.Verb == triage.VerbMark:
-			return "press m and record " + string(c.Verdict)
+			return "press " + mk + " and record " + string(c.Verdict)
 		}
 		return "in a shell: " + c.ShellIn(s.In)
 	})

@@ -222,7 +222,7 @@ func TestStepKeys(t *testing.T) {
 	}
 	for _, tt := range tests {
 		d := triage.CheckRetry(tt.in)
-		if got := StepKeys(d.Next); got != tt.keys {
+		if got := StepKeys(d.Next, keys.Default()); got != tt.keys {
 			t.Errorf("%s: StepKeys\n = %q\nwant %q", d.Code, got, tt.keys)
 		}
 		if got := d.Next.Shell(); got != tt.shell {
@@ -233,7 +233,7 @@ func TestStepKeys(t *testing.T) {
 	d := triage.CheckRetry(tests[3].in)
 	d.Next.In = []string{"--file", "/tmp/my export.jsonl"}
 	want := "`exectriage --file '/tmp/my export.jsonl' resolve 3f2a`"
-	if got := StepKeys(d.Next); !strings.Contains(got, "in a shell: "+want) {
+	if got := StepKeys(d.Next, keys.Default()); !strings.Contains(got, "in a shell: "+want) {
 		t.Errorf("StepKeys in a session = %q, want %s", got, want)
 	}
 	if got := d.Next.Shell(); !strings.Contains(got, want) {
