@@ -110,7 +110,7 @@ func GetInfo(o Options) (Info, error) {
 		}
 		in.Source = "LIVE " + strings.TrimSuffix(redact.Location(base), "/")
 		if creds.Key != "" {
-			in.SourceWhy += ", key from " + creds.From
+			in.SourceWhy += ", key from " + keyFromLabel(o, creds.From) // the one label "API key from" shows
 		}
 	}
 	return in, nil
