@@ -185,7 +185,7 @@ func TestFlowRetryRefusedWhenProviderShowsEffect(t *testing.T) {
 	// y opens the copy menu; 1 copies the log id to the clipboard with OSC 52.
 	f.press("y")
 	f.waitScreen("Copy to the clipboard", "log id", "record (JSON, secrets redacted)", "curl reproduction", "support bundle")
-	f.press("1")
+	f.press("1", "enter")
 	osc := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(id))
 	teatest.WaitFor(t, f.tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(osc)) },
 		teatest.WithDuration(5*time.Second))

@@ -639,7 +639,7 @@ func TestMarkDialogOffersVerdictsThatFit(t *testing.T) {
 	h.selectRow(read)
 	h.keys("m")
 	s := h.screen()
-	if !strings.Contains(s, "1 ignored") || strings.Contains(s, "confirmed_failed") || strings.Contains(s, "2 ") && strings.Contains(s, "duplicate  a duplicate") {
+	if !strings.Contains(s, "1  ignored") || strings.Contains(s, "confirmed_failed") || strings.Contains(s, "2  ") && strings.Contains(s, "duplicate ") {
 		t.Errorf("a read's dialog offers more than ignored:\n%s", s)
 	}
 	h.keys("esc")
@@ -650,7 +650,7 @@ func TestMarkDialogOffersVerdictsThatFit(t *testing.T) {
 	h.selectRow(member)
 	id := ds.ID(member)
 	h.keys("m")
-	if s := h.screen(); !strings.Contains(s, "3 duplicate") || !strings.Contains(s, "1 confirmed_failed") {
+	if s := h.screen(); !strings.Contains(s, "3  duplicate") || !strings.Contains(s, "1  confirmed_failed") {
 		t.Fatalf("a flagged group member's dialog:\n%s", s)
 	}
 	h.keys("3", "enter")
@@ -828,7 +828,7 @@ func TestCopyMenu(t *testing.T) {
 		t.Fatal("y did not open the copy menu")
 	}
 	s := h.screen()
-	for _, w := range []string{"log id", "2 request id", "3 record (JSON", "4 curl reproduction", "5 support bundle", ex.RequestID} {
+	for _, w := range []string{"log id", "2  request id", "3  record (JSON", "4  curl reproduction", "5  support bundle", ex.RequestID} {
 		if !strings.Contains(s, w) {
 			t.Errorf("the menu lacks %q", w)
 		}
@@ -849,6 +849,10 @@ func TestCopyMenu(t *testing.T) {
 	// a terminal without OSC 52: the text goes to a file
 	h.m.opt.NoOSC52, h.m.opt.Term = true, "linux"
 	h.keys("4")
+	if !h.m.copyMenu.IsOpen() {
+		t.Fatal("a digit acted at once: digits choose, enter acts")
+	}
+	h.keys("enter")
 	s = h.screen()
 	if !strings.Contains(s, "cannot take OSC 52 (TERM=linux)") {
 		t.Fatalf("no fallback message:\n%s", s)
@@ -1369,5 +1373,80 @@ func TestHelpBarAndHintsFollowTheSession(t *testing.T) {
 	}
 	if bar := lastLine(s); strings.Contains(bar, "(off)") {
 		t.Errorf("a writable session's help bar shows keys off: %q", bar)
+	}
+}
+
+// The copy menu and the mark dialog behave alike (issue 32.13): a digit chooses and Enter acts
+// (a digit used to copy at once, and the Enter after it opened the detail); esc and q close;
+// the rows' second column lines up.
+func TestMenusBehaveAlike(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 200, 50)
+	i, ok := h.find(func(_ *model.Execution, t *model.Triage) bool { return t.Flagged && t.Kind.IsWrite() })
+	if !ok {
+		t.Fatal("no flagged write")
+	}
+	h.selectRow(i)
+	id := h.m.data.DS.ID(i)
+	column := func(s string, labels ...string) {
+		t.Helper()
+		at := -1
+		for l := range strings.SplitSeq(ansi.Strip(s), "\n") {
+			for _, lb := range labels {
+				j := strings.Index(l, " "+lb+" ")
+				if j < 0 {
+					continue
+				}
+				rest, _, _ := strings.Cut(l[j+len(lb)+2:], "│") // to the box's edge
+				if strings.TrimSpace(rest) == "" {
+					continue // no second column in this row
+				}
+				col := ansi.StringWidth(l[:j+len(lb)+2]) + len(rest) - len(strings.TrimLeft(rest, " "))
+				if at >= 0 && col != at {
+					t.Errorf("%q's second column is at %d, the first row's at %d:\n%s", lb, col, at, s)
+				}
+				at = col
+			}
+		}
+		if at < 0 {
+			t.Fatalf("none of %v on the screen:\n%s", labels, s)
+		}
+	}
+	for _, menu := range []struct {
+		open   string
+		labels []string
+	}{
+		{"y", []string{"log id", "request id"}},
+		{"m", []string{"confirmed_failed", "duplicate", "ignored"}},
+	} {
+		isOpen := func() bool {
+			if menu.open == "y" {
+				return h.m.copyMenu.IsOpen()
+			}
+			return h.m.mark.IsOpen()
+		}
+		for _, closer := range []string{"esc", "q"} {
+			h.keys(menu.open)
+			if !isOpen() {
+				t.Fatalf("%s did not open its menu", menu.open)
+			}
+			column(h.screen(), menu.labels...)
+			h.keys("2")
+			if !isOpen() {
+				t.Fatalf("%s menu: a digit acted at once", menu.open)
+			}
+			h.keys(closer)
+			if isOpen() || h.m.focus != focusList {
+				t.Fatalf("%s menu: %s did not close it (or went on to the screen below)", menu.open, closer)
+			}
+		}
+	}
+	// Enter acts on what the digit chose, and nothing is left for the list.
+	h.keys("m", "2", "enter")
+	if h.m.mark.IsOpen() || h.m.focus != focusList {
+		t.Fatal("enter did not record the verdict, or went on to the list")
+	}
+	if vs, err := e.j.Verdicts(context.Background(), id); err != nil || len(vs) != 1 || vs[0].Verdict != model.VerdictConfirmedSucceeded {
+		t.Fatalf("verdicts after m 2 enter: %+v %v", vs, err)
 	}
 }

@@ -47,7 +47,8 @@ func (m Model) IsOpen() bool { return m.open }
 // SetSize sets the screen size.
 func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
 
-// Update: j/k or a digit choose, enter copies, esc closes.
+// Update: j/k or a digit choose, enter copies, esc or q closes: as every menu does (the
+// mark dialog too), so the Enter after a digit is never left over for the screen below.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !m.open || !ok {
@@ -59,7 +60,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, func() tea.Msg { return ChosenMsg{Item: it} }
 	}
 	switch {
-	case key.Matches(k, m.Keys.Cancel):
+	case key.Matches(k, m.Keys.Cancel) || k.String() == "q":
 		m.open = false
 	case key.Matches(k, m.Keys.Up):
 		m.cursor = (m.cursor + len(m.items) - 1) % len(m.items)
@@ -68,7 +69,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	case key.Matches(k, m.Keys.Confirm):
 		return choose(m.cursor)
 	case len(k.Text) == 1 && k.Text[0] >= '1' && int(k.Text[0]-'1') < len(m.items):
-		return choose(int(k.Text[0] - '1'))
+		m.cursor = int(k.Text[0] - '1')
 	}
 	return m, nil
 }
@@ -80,10 +81,14 @@ func (m Model) View() string {
 	inner := w - 4
 	var b strings.Builder
 	b.WriteString(st.Dialog.Title.Render("Copy to the clipboard") + "\n\n")
+	lw := 0 // labels padded alike, so the previews line up
+	for _, it := range m.items {
+		lw = max(lw, common.Width(it.Label))
+	}
 	for i, it := range m.items {
-		cur, label := "  ", it.Label
+		cur, label := "  ", " "+common.Fit(it.Label, lw)+" " // the active one's padding
 		if i == m.cursor {
-			cur, label = "› ", st.Dialog.ButtonActive.Render(it.Label)
+			cur, label = "› ", st.Dialog.ButtonActive.Render(common.Fit(it.Label, lw))
 		}
 		preview := ""
 		if !it.Deferred && it.Make == nil {
@@ -91,6 +96,6 @@ func (m Model) View() string {
 		}
 		b.WriteString(common.Truncate(cur+string(rune('1'+i))+" "+label+"  "+st.Muted.Render(common.Clean(preview)), inner) + "\n")
 	}
-	b.WriteString("\n" + st.Dialog.Hint.Render(common.Truncate("j/k or 1-"+string(rune('0'+len(m.items)))+" choose · enter copies (OSC 52) · esc closes", inner)))
+	b.WriteString("\n" + st.Dialog.Hint.Render(common.Truncate("j/k or 1-"+string(rune('0'+len(m.items)))+" choose · enter copies (OSC 52) · esc or q closes", inner)))
 	return st.Dialog.Box.Width(w).Render(b.String())
 }

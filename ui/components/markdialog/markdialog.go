@@ -84,7 +84,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	switch {
-	case key.Matches(k, m.Keys.Cancel):
+	case key.Matches(k, m.Keys.Cancel) || k.String() == "q" && !m.noteFocus:
 		m.open = false
 		return m, func() tea.Msg { return CloseMsg{} }
 	case key.Matches(k, m.Keys.Confirm):
@@ -139,12 +139,16 @@ func (m Model) View() string {
 	if m.current != "" {
 		b.WriteString(common.Truncate(st.Muted.Render("now marked "+string(m.current)+": "+meaning[m.current]), inner) + "\n")
 	}
+	lw := 0 // verdicts padded alike, so their meanings line up
+	for _, v := range m.choices {
+		lw = max(lw, len(v))
+	}
 	for i, v := range m.choices {
 		cur := "  "
-		label := string(v)
+		label := " " + common.Fit(string(v), lw) + " " // the active one's padding
 		if i == m.choice {
 			cur = "› "
-			label = st.Dialog.ButtonActive.Render(label)
+			label = st.Dialog.ButtonActive.Render(common.Fit(string(v), lw))
 		}
 		b.WriteString(common.Truncate(cur+string(rune('1'+i))+" "+label+"  "+st.Muted.Render(meaning[v]), inner) + "\n")
 	}
@@ -155,6 +159,6 @@ func (m Model) View() string {
 	if len(m.choices) < len(model.Verdicts()) {
 		b.WriteString(st.Muted.Render(common.Truncate("only the verdicts that fit this execution are offered", inner)) + "\n")
 	}
-	b.WriteString(st.Dialog.Hint.Render(common.Truncate("j/k or "+m.numbers()+" choose · tab note · enter record · esc cancel", inner)))
+	b.WriteString(st.Dialog.Hint.Render(common.Truncate("j/k or "+m.numbers()+" choose · tab note · enter record · esc or q cancel", inner)))
 	return st.Dialog.Box.Width(w).Render(b.String())
 }
