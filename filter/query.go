@@ -486,6 +486,84 @@ func (q Query) Highlight(s string) []int {
 	return slices.Compact(pos)
 }
 
+// Columns are the row columns HighlightRow marks, by name (as the list names them).
+var Columns = []string{"tool", "toolkit", "user", "account"}
+
+// HighlightRow returns, for each of Columns, the byte offsets of its text that made the row
+// match: the positive free-text terms matched fuzzily over the whole row (Haystack: the way the
+// filter matched it, so "gmuser2" marks g and m in the tool and user2 in the user), each
+// position given to the column it falls in; and the positive field terms' matches in their own
+// column (a whole identifier all of it, a prefix its start). Sorted, without repeats.
+func (q Query) HighlightRow(f Fields) map[string][]int {
+	out := map[string][]int{}
+	slots := f.slots()
+	cols := [...]struct {
+		name  string
+		slot  int
+		field field
+	}{{"tool", slotTool, fieldTool}, {"toolkit", slotToolkit, fieldToolkit}, {"user", slotUser, fieldUser}, {"account", slotAccount, fieldAccount}}
+	var hay string
+	for i := range q.terms {
+		t := &q.terms[i]
+		if t.neg {
+			continue
+		}
+		if t.field == fieldText {
+			if hay == "" {
+				hay = Haystack(f)
+			}
+			m := fuzzy.Find(t.value, []string{hay})
+			if len(m) != 1 {
+				continue
+			}
+			for _, p := range m[0].MatchedIndexes {
+				start := 0 // the column p falls in: slots are joined by one space, in order
+				for k := range nHaySlots {
+					n := len(clip(slots[k], slotCap(k)))
+					if p < start+n {
+						for _, c := range cols {
+							if c.slot == k {
+								out[c.name] = append(out[c.name], p-start)
+							}
+						}
+						break
+					}
+					start += n + 1
+				}
+			}
+			continue
+		}
+		for _, c := range cols {
+			if t.field != c.field || len(t.pat) == 0 {
+				continue
+			}
+			v := slots[c.slot]
+			folded := appendFolded(nil, v)
+			if len(folded) != len(v) || !t.fits(folded) {
+				continue // a value whose folding changes its length is not marked
+			}
+			from, to := 0, len(v)
+			switch t.how {
+			case prefix:
+				to = len(t.pat)
+			case suffix:
+				from = len(v) - len(t.pat)
+			case contains:
+				from = bytes.Index(folded, t.pat)
+				to = from + len(t.pat)
+			}
+			for b := from; b < to; b++ {
+				out[c.name] = append(out[c.name], b)
+			}
+		}
+	}
+	for k, v := range out {
+		slices.Sort(v)
+		out[k] = slices.Compact(v)
+	}
+	return out
+}
+
 // Match reports whether row matches the query, and the highlight positions of its positive
 // free-text terms in Haystack(FieldsOf(row)). For one row at a time; use an Index for many.
 func (q Query) Match(row *Row) (bool, []int) {

@@ -124,6 +124,9 @@ type Model struct {
 	lastPos   []int
 	lastDS    *data.Dataset
 	matches   matchCache // recent filter results on lastDS, reused when the query returns
+	// matchSorted is lastPos sorted (matchFrom is the lastPos it was made from), for n and N
+	// in the duplicates view.
+	matchSorted, matchFrom []int
 	doneSel   int        // tag of the last selection installed
 	ranked    bool       // the installed rows are in best-match order
 	keepID    string
@@ -527,13 +530,8 @@ func (m *Model) updateListChrome() {
 	} else {
 		q := m.query
 		m.list.Highlight = func(i int) map[string][]int {
-			e := m.data.Exec(i)
-			return map[string][]int{
-				"tool":    q.Highlight(e.ToolSlug),
-				"toolkit": q.Highlight(e.ToolkitSlug),
-				"user":    q.Highlight(e.UserID),
-				"account": q.Highlight(e.ConnectedAccountID),
-			}
+			t := m.data.DS.Triage(i)
+			return q.HighlightRow(filter.FieldsOf(&filter.Row{Exec: m.data.Exec(i), Triage: &t}))
 		}
 	}
 }

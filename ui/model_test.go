@@ -479,12 +479,16 @@ func TestBestMatchOrder(t *testing.T) {
 	if slices.Equal(got, newest) {
 		t.Fatal("the ranked order is the newest-first order: the fixture shows nothing")
 	}
-	if sel, _ := h.m.list.Selected(); sel.Exec != keep.Exec {
-		t.Errorf("the selection moved from execution %d to %d", keep.Exec, sel.Exec)
+	// the cursor goes to the best match (issue 32.12: it stayed on the row it was on, far down)
+	if sel, _ := h.m.list.Selected(); h.m.list.Cursor() != 0 || int(sel.Exec) != want[0] || sel.Exec == keep.Exec {
+		t.Errorf("after s the cursor is on row %d (execution %d), want row 0, the best match %d", h.m.list.Cursor(), sel.Exec, want[0])
 	}
 	h.keys("s")
 	if h.m.ranked || !slices.Equal(h.m.list.Items(), newest) || strings.Contains(h.screen(), "best match first") {
 		t.Error("s again did not restore newest first")
+	}
+	if sel, _ := h.m.list.Selected(); int(sel.Exec) != want[0] {
+		t.Errorf("s off moved the cursor off the best match to execution %d", sel.Exec)
 	}
 	// Without free text there is nothing to score.
 	h.keys("esc", "s")
@@ -1448,5 +1452,68 @@ func TestMenusBehaveAlike(t *testing.T) {
 	}
 	if vs, err := e.j.Verdicts(context.Background(), id); err != nil || len(vs) != 1 || vs[0].Verdict != model.VerdictConfirmedSucceeded {
 		t.Fatalf("verdicts after m 2 enter: %+v %v", vs, err)
+	}
+}
+
+// n and N move between a filter's matches, past a group's header and its other members in the
+// duplicates view, and wrap at the ends; ctrl+d and ctrl+u move half a page (issue 32.12).
+func TestNextMatchAndHalfPages(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 120, 40)
+	h.keys("n")
+	if _, text := h.m.status.Text(); !strings.Contains(text, "type / first") {
+		t.Errorf("n without a filter: %q", text)
+	}
+	ctrl := func(r rune) { h.send(tea.KeyPressMsg{Code: r, Mod: tea.ModCtrl}) }
+	rows := h.m.list.Len()
+	ctrl('d')
+	half := h.m.list.Cursor()
+	if half < 5 || half > 20 {
+		t.Fatalf("ctrl+d moved to row %d of %d", half, rows)
+	}
+	ctrl('u')
+	if h.m.list.Cursor() != 0 {
+		t.Fatalf("ctrl+u went to row %d, not back to 0", h.m.list.Cursor())
+	}
+
+	h.keys("/", "gmsend", "enter")
+	n := h.m.list.Len()
+	if n < 3 {
+		t.Fatalf("the filter kept %d rows", n)
+	}
+	h.keys("n")
+	if h.m.list.Cursor() != 1 {
+		t.Errorf("n went to row %d, want 1", h.m.list.Cursor())
+	}
+	h.keys("N", "N")
+	if _, text := h.m.status.Text(); h.m.list.Cursor() != n-1 || !strings.Contains(text, "wrapped to the bottom") {
+		t.Errorf("N, N from row 1 went to row %d (%q), want the last, %d, wrapped", h.m.list.Cursor(), text, n-1)
+	}
+	h.keys("esc", "esc")
+
+	// the duplicates view: a group shows every member; n skips to the one the filter matched
+	ds := h.m.data.DS
+	var member string
+	for gi := range ds.Groups {
+		if ids := ds.Groups[gi].ExecutionIDs; len(ids) >= 3 {
+			member = ids[1]
+			break
+		}
+	}
+	if member == "" {
+		t.Fatal("no group of three")
+	}
+	h.keys("d", "/", "id:"+member, "enter")
+	if it, _ := h.m.list.Selected(); it.Kind != data.ItemGroup || h.m.list.Len() < 4 {
+		t.Fatalf("the duplicates view of %s: %d rows, the cursor on a %v", member, h.m.list.Len(), it.Kind)
+	}
+	h.keys("n")
+	if it, _ := h.m.list.Selected(); it.Kind == data.ItemGroup || h.m.data.DS.ID(int(it.Exec)) != member {
+		t.Fatalf("n went to %s (%v), not the matching member %s", h.m.data.DS.ID(int(it.Exec)), it.Kind, member)
+	}
+	before := h.m.list.Cursor()
+	h.keys("n")
+	if _, text := h.m.status.Text(); h.m.list.Cursor() != before || !strings.Contains(text, "no other match") {
+		t.Errorf("n with one match moved to row %d (%q)", h.m.list.Cursor(), text)
 	}
 }

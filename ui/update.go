@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -540,11 +541,20 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		if m.view.BestMatch && !m.query.Scored() {
 			m.setInfo("best match orders a filter's matches: type / and some text")
 		}
+		if m.view.BestMatch && m.query.Scored() {
+			m.keepID = "" // the cursor goes to the best match, not along with the row it was on
+		}
 		m.updateListChrome()
 		return m.reselect()
 	case key.Matches(k, keys.NextPane):
 		m.setFocus((m.focus + 1) % 3)
 		return nil
+	case key.Matches(k, keys.NextMatch, keys.PrevMatch) && m.focus == focusList:
+		dir := 1
+		if key.Matches(k, keys.PrevMatch) {
+			dir = -1
+		}
+		return m.jumpMatch(dir)
 	case key.Matches(k, keys.Refresh):
 		if m.loading {
 			m.setInfo("already loading")
@@ -778,6 +788,45 @@ func (m *Model) setFocus(f focus) {
 	m.detail.SetFocused(f == focusDetail)
 	m.provider.SetFocused(f == focusProvider)
 	m.relayout()
+}
+
+// jumpMatch moves the cursor to the next (dir 1) or previous (-1) row whose execution the
+// filter matched, past group headers and the members a group shows beside its matches; at an
+// end it wraps and says so.
+func (m *Model) jumpMatch(dir int) tea.Cmd {
+	if m.query.Empty() {
+		m.setInfo("%s and %s move between a filter's matches: type %s first", m.key(m.Keys.NextMatch), m.key(m.Keys.PrevMatch), m.key(m.Keys.Filter))
+		return nil
+	}
+	items := m.list.Items()
+	if len(items) == 0 {
+		return nil
+	}
+	matched := func(it data.Item) bool { return it.Kind != data.ItemGroup }
+	if m.view.Duplicates && m.lastDS == m.data.DS && m.lastQ.String() == m.query.String() {
+		if len(m.matchSorted) != len(m.lastPos) || len(m.lastPos) > 0 && &m.matchFrom[0] != &m.lastPos[0] {
+			m.matchFrom, m.matchSorted = m.lastPos, slices.Sorted(slices.Values(m.lastPos))
+		}
+		matched = func(it data.Item) bool {
+			_, ok := slices.BinarySearch(m.matchSorted, int(it.Exec))
+			return it.Kind != data.ItemGroup && ok
+		}
+	}
+	cur, n := m.list.Cursor(), len(items)
+	for step := 1; step < n; step++ {
+		i := ((cur+dir*step)%n + n) % n
+		if !matched(items[i]) {
+			continue
+		}
+		m.list.Move(i - cur)
+		cmd := m.selectionChanged()
+		if dir > 0 && i < cur || dir < 0 && i > cur {
+			m.setInfo("wrapped to the %s", map[bool]string{true: "top", false: "bottom"}[dir > 0])
+		}
+		return cmd
+	}
+	m.setInfo("no other match")
+	return nil
 }
 
 // quit ends the program, but asks first while a retry is being sent (unless confirmed is set:

@@ -19,6 +19,8 @@ type KeyMap struct {
 	Bottom   key.Binding
 	PageUp   key.Binding
 	PageDown key.Binding
+	HalfUp   key.Binding
+	HalfDown key.Binding
 	Open     key.Binding
 	NextPane key.Binding
 	Back     key.Binding
@@ -29,6 +31,10 @@ type KeyMap struct {
 	Duplicates key.Binding
 	Writes     key.Binding
 	BestMatch  key.Binding
+	// NextMatch and PrevMatch move to the next and previous row a filter matched (in the
+	// duplicates view a group shows its other members too), as n and N do in less and vim.
+	NextMatch key.Binding
+	PrevMatch key.Binding
 
 	// actions on the selection
 	Verify     key.Binding
@@ -69,6 +75,8 @@ func Default() KeyMap {
 		Bottom:   b([]string{"G", "shift+g", "end"}, "G", "bottom"),
 		PageUp:   b([]string{"pgup", "ctrl+b"}, "pgup", "page up"),
 		PageDown: b([]string{"pgdown", "ctrl+f"}, "pgdn", "page down"),
+		HalfUp:   b([]string{"ctrl+u"}, "ctrl+u", "half page up"),
+		HalfDown: b([]string{"ctrl+d"}, "ctrl+d", "half page down"),
 		Open:     b([]string{"enter"}, "enter", "detail"),
 		NextPane: b([]string{"tab"}, "tab", "switch pane"),
 		Back:     b([]string{"esc"}, "esc", "back/clear"),
@@ -78,6 +86,8 @@ func Default() KeyMap {
 		Duplicates: b([]string{"d"}, "d", "duplicates"),
 		Writes:     b([]string{"w"}, "w", "writes only"),
 		BestMatch:  b([]string{"s"}, "s", "best match first"),
+		NextMatch:  b([]string{"n"}, "n", "next match"),
+		PrevMatch:  b([]string{"N", "shift+n"}, "N", "previous match"),
 
 		Verify:     b([]string{"v"}, "v", "verify"),
 		Retry:      b([]string{"r"}, "r", "retry"),
@@ -104,7 +114,8 @@ func Default() KeyMap {
 func (k *KeyMap) rebindable() map[string]*key.Binding {
 	return map[string]*key.Binding{
 		"up": &k.Up, "down": &k.Down, "top": &k.Top, "bottom": &k.Bottom,
-		"page_up": &k.PageUp, "page_down": &k.PageDown, "open": &k.Open, "next_pane": &k.NextPane,
+		"page_up": &k.PageUp, "page_down": &k.PageDown, "half_page_up": &k.HalfUp, "half_page_down": &k.HalfDown,
+		"open": &k.Open, "next_pane": &k.NextPane, "next_match": &k.NextMatch, "previous_match": &k.PrevMatch,
 		"back": &k.Back, "filter": &k.Filter, "flagged": &k.Flagged, "duplicates": &k.Duplicates,
 		"writes": &k.Writes, "best_match": &k.BestMatch, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark,
 		"bundle": &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle, "dashboard": &k.Dashboard, "reveal": &k.Reveal,
@@ -168,8 +179,8 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the `?` screen, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Open, k.NextPane, k.Back},
-		{k.Filter, k.Flagged, k.Duplicates, k.Writes, k.BestMatch, k.Refresh, k.Follow},
+		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Open, k.NextPane, k.Back},
+		{k.Filter, k.NextMatch, k.PrevMatch, k.Flagged, k.Duplicates, k.Writes, k.BestMatch, k.Refresh, k.Follow},
 		{k.Verify, k.Retry, k.Mark, k.Bundle, k.CopyID, k.CopyBundle, k.Dashboard, k.Reveal},
 		{k.Mouse, k.Help, k.Quit},
 	}

@@ -157,6 +157,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.Move(-m.rows())
 		case key.Matches(msg, k.PageDown):
 			m.Move(m.rows())
+		case key.Matches(msg, k.HalfUp):
+			m.Move(-max(m.rows()/2, 1))
+		case key.Matches(msg, k.HalfDown):
+			m.Move(max(m.rows()/2, 1))
 		}
 	case tea.MouseWheelMsg:
 		switch msg.Button {

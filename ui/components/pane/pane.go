@@ -100,6 +100,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.vp.PageUp()
 		case key.Matches(msg, k.PageDown):
 			m.vp.PageDown()
+		case key.Matches(msg, k.HalfUp):
+			m.vp.HalfPageUp()
+		case key.Matches(msg, k.HalfDown):
+			m.vp.HalfPageDown()
 		case key.Matches(msg, k.Top):
 			m.vp.GotoTop()
 		case key.Matches(msg, k.Bottom):
