@@ -116,23 +116,23 @@ type Model struct {
 	grouping     bool // the running analysis finds the duplicate groups
 
 	// list rows
-	nextDS    *data.Dataset // a dataset waiting for its rows (installed with them)
-	view      data.View
-	query     filter.Query
-	selTag    int
-	lastQ     filter.Query
-	lastPos   []int
-	lastDS    *data.Dataset
-	matches   matchCache // recent filter results on lastDS, reused when the query returns
+	nextDS  *data.Dataset // a dataset waiting for its rows (installed with them)
+	view    data.View
+	query   filter.Query
+	selTag  int
+	lastQ   filter.Query
+	lastPos []int
+	lastDS  *data.Dataset
+	matches matchCache // recent filter results on lastDS, reused when the query returns
 	// matchSorted is lastPos sorted (matchFrom is the lastPos it was made from), for n and N
 	// in the duplicates view.
 	matchSorted, matchFrom []int
-	doneSel   int        // tag of the last selection installed
-	ranked    bool       // the installed rows are in best-match order
-	keepID    string
-	keepKind  data.ItemKind
-	detailTag int
-	fetching  map[string]bool
+	doneSel                int  // tag of the last selection installed
+	ranked                 bool // the installed rows are in best-match order
+	keepID                 string
+	keepKind               data.ItemKind
+	detailTag              int
+	fetching               map[string]bool
 
 	followTag int
 
