@@ -120,6 +120,7 @@ func (m Model) View() string {
 	if m.NoJournal {
 		left += st.Status.Error.Render("NO JOURNAL: r/m off") + sep
 	}
+	essential := common.Width(left) // the source, the profile and the modes: the last to go
 	left += st.Header.Count.Render(common.Count(ds.Len())) + st.Header.Label.Render(" execs  ") +
 		m.flagged(w) +
 		st.Header.Count.Render(common.Count(len(ds.Groups))) + st.Header.Label.Render(groups)
@@ -146,7 +147,7 @@ func (m Model) View() string {
 		}
 		right += st.Header.Progress.Render(f)
 	}
-	line1 := joinLR(left, right, w)
+	line1 := joinPriority(left, essential, right, w)
 
 	spW := max(w-10-24, 8)
 	execs, flagged := resample(&ds.Hist, spW)
@@ -157,6 +158,16 @@ func (m Model) View() string {
 	line2 := joinLR(st.Header.Label.Render("execs   ")+st.Header.SparkExec.Render(spark(execs)), st.Header.Label.Render(rng), w)
 	line3 := joinLR(st.Header.Label.Render("flagged ")+st.Header.SparkFlag.Render(spark(flagged)), "", w)
 	return line1 + "\n" + line2 + "\n" + line3
+}
+
+// joinPriority is joinLR for the first line, where the first keep columns of left (the source,
+// a PRODUCTION profile, READ-ONLY) matter most: when they and right do not both fit, right
+// (the refresh clock, a load's progress) goes first; then left is cut from its end.
+func joinPriority(left string, keep int, right string, w int) string {
+	if keep+1+common.Width(right) > w {
+		right = ""
+	}
+	return joinLR(left, right, w)
 }
 
 // joinLR puts left and right on one line of width w, cutting left first when both do not fit.

@@ -123,3 +123,31 @@ func TestALoadSaysWhatItWaitsFor(t *testing.T) {
 		t.Fatalf("waiting:\n%s", v)
 	}
 }
+
+// On a narrow header the refresh clock goes first; the source and a PRODUCTION profile are the
+// last to go (issue 32.8: they were cut before the clock).
+func TestNarrowHeadersKeepTheSourceAndProduction(t *testing.T) {
+	st := styles.New(theme.Default())
+	c := common.Common{Styles: st, Keys: &keys.KeyMap{}, Now: time.Now}
+	m := New(c, data.NewStore())
+	m.Source, m.Kind = "LIVE backend.composio.dev", KindLive
+	m.Profile, m.Production, m.ReadOnly = "prod", true, true
+	m.Refreshed = "12:03:04"
+	for _, w := range []int{40, 60, 80, 100, 160} {
+		m.SetSize(w, 3)
+		line := strings.SplitN(ansi.Strip(m.View()), "\n", 2)[0]
+		if common.Width(line) > w {
+			t.Errorf("w=%d: the line is %d wide", w, common.Width(line))
+		}
+		full := strings.Contains(line, "[LIVE backend.composio.dev]") && strings.Contains(line, "PRODUCTION: prod")
+		if w >= 80 && (!full || !strings.Contains(line, "READ-ONLY")) {
+			t.Errorf("w=%d: the source, PRODUCTION or READ-ONLY was cut: %q", w, line)
+		}
+		if !full && strings.Contains(line, "12:03:04") {
+			t.Errorf("w=%d: the clock stayed while the source or PRODUCTION went: %q", w, line)
+		}
+		if w == 160 && !strings.Contains(line, "refreshed 12:03:04") {
+			t.Errorf("w=160: no clock on a wide header: %q", line)
+		}
+	}
+}
