@@ -309,6 +309,55 @@ func Wrap(s string, w int) string {
 	return strings.ReplaceAll(ansi.Wrap(strings.ReplaceAll(s, "-", nonBreakingHyphen), w, ""), nonBreakingHyphen, "-")
 }
 
+// WrapJSON is Wrap for compact JSON: a line may also break after a comma, so a long object
+// wraps between its members ("limit":200, / "oldest":...) rather than inside a token.
+func WrapJSON(s string, w int) string {
+	if w < 1 {
+		return s
+	}
+	// The members, each with its comma; as many on a line as fit; one longer than a line is
+	// wrapped as text (at its spaces) on lines of its own.
+	var members []string
+	for rest := s; rest != ""; {
+		i := strings.IndexByte(rest, ',')
+		if i < 0 {
+			members = append(members, rest)
+			break
+		}
+		members = append(members, rest[:i+1])
+		rest = rest[i+1:]
+	}
+	var lines []string
+	cur := ""
+	for _, p := range members {
+		switch {
+		case Width(cur)+Width(p) <= w:
+			cur += p
+		case Width(strings.TrimLeft(p, " ")) <= w:
+			lines = append(lines, cur)
+			cur = strings.TrimLeft(p, " ") // a comma inside a string leaves a space
+		default:
+			if cur != "" {
+				lines = append(lines, cur)
+			}
+			parts := strings.Split(Wrap(p, w), "\n")
+			lines = append(lines, parts[:len(parts)-1]...)
+			cur = parts[len(parts)-1]
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	if len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// LabelMark starts a pane line that is "label     value" (a 9-cell label and a space): the
+// pane wraps its value under itself. Panes take it off before showing the line.
+const LabelMark = "\x1f"
+
 // Overlay sets box over screen (lines of equal width, as Lines makes them) with box's top
 // left corner at column x, row y: each of box's lines replaces as many cells of the screen's
 // line under it as it is wide, and what lies right of it keeps its colours. It does what

@@ -91,6 +91,7 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 		if value == "" {
 			return
 		}
+		b.WriteString(common.LabelMark)
 		b.WriteString(st.Pane.Label.Render(fmt.Sprintf("%-9s", label)))
 		b.WriteString(" ")
 		b.WriteString(value)

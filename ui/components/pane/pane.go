@@ -66,11 +66,16 @@ func (m *Model) apply() {
 	w := m.InnerWidth()
 	var lines []string
 	for l := range strings.SplitSeq(m.raw, "\n") {
-		if ansi.StringWidth(l) <= w {
+		marked := strings.HasPrefix(l, common.LabelMark)
+		l = strings.TrimPrefix(l, common.LabelMark)
+		switch {
+		case ansi.StringWidth(l) <= w:
 			lines = append(lines, l)
-			continue
+		case marked:
+			lines = append(lines, hang(l, w, LabelWidth)...)
+		default:
+			lines = append(lines, wrap(l, w)...)
 		}
-		lines = append(lines, wrap(l, w)...)
 	}
 	off := m.vp.YOffset()
 	m.vp.SetContentLines(lines)
@@ -78,7 +83,7 @@ func (m *Model) apply() {
 }
 
 // Content returns the content last set, whole (not only the part scrolled into view).
-func (m Model) Content() string { return m.raw }
+func (m Model) Content() string { return strings.ReplaceAll(m.raw, common.LabelMark, "") }
 
 // Lines is how many lines the content takes once wrapped to the pane's width.
 func (m Model) Lines() int { return m.vp.TotalLineCount() }
@@ -138,14 +143,34 @@ func wrap(l string, w int) []string {
 	// "label     value", or a value row under an empty label (LabelWidth spaces, then text)
 	labelled := len(plain) > LabelWidth && plain[LabelWidth-1] == ' ' && plain[LabelWidth] != ' ' &&
 		!strings.Contains(strings.TrimRight(plain[:LabelWidth], " "), " ")
-	if !labelled || w <= LabelWidth+10 {
+	indent := LabelWidth
+	if !labelled { // "  • item": the item's text hangs under its first word
+		body := strings.TrimLeft(plain, " ")
+		if strings.HasPrefix(body, "• ") {
+			indent, labelled = len(plain)-len(body)+2, true
+		}
+	}
+	if !labelled || w <= indent+10 {
 		return strings.Split(common.Wrap(l, w), "\n")
 	}
-	label := ansi.Cut(l, 0, LabelWidth)
-	value := ansi.Cut(l, LabelWidth, ansi.StringWidth(l))
-	pad := strings.Repeat(" ", LabelWidth)
+	return hang(l, w, indent)
+}
+
+// hang wraps l to width w with its first indent cells (a label, a bullet) kept on the first
+// line and the rest under them; JSON wraps between its members.
+func hang(l string, w, indent int) []string {
+	if w <= indent+10 {
+		return strings.Split(common.Wrap(l, w), "\n")
+	}
+	label := ansi.Cut(l, 0, indent)
+	value := ansi.Cut(l, indent, ansi.StringWidth(l))
+	pad := strings.Repeat(" ", indent)
+	wrapped := common.Wrap(value, w-indent)
+	if v := strings.TrimSpace(ansi.Strip(value)); strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[") {
+		wrapped = common.WrapJSON(value, w-indent) // between members, not inside a token
+	}
 	var out []string
-	for i, v := range strings.Split(common.Wrap(value, w-LabelWidth), "\n") {
+	for i, v := range strings.Split(wrapped, "\n") {
 		if i == 0 {
 			out = append(out, label+v)
 		} else {

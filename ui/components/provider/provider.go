@@ -28,6 +28,7 @@ func Content(st *styles.Styles, s *data.Store, i int, spin string, sec *redact.P
 	c := func(v string) string { return common.Field(v, sec, reveal) }
 	var b strings.Builder
 	row := func(label, value string) {
+		b.WriteString(common.LabelMark)
 		b.WriteString(st.Pane.Label.Render(fmt.Sprintf("%-9s", label)))
 		b.WriteString(" ")
 		b.WriteString(value)
