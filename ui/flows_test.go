@@ -251,7 +251,9 @@ func TestFlowRetrySendsOnceAfterTypedConfirmation(t *testing.T) {
 
 	f.press("esc")
 	f.waitScreen("RETRIED")
-	f.waitModel("the journal line in the provider pane", func(m *Model) bool { return strings.Contains(ansi.Strip(m.provider.Content()), "succeeded → new log") })
+	f.waitModel("the journal line in the provider pane", func(m *Model) bool {
+		return strings.Contains(ansi.Strip(m.provider.Content()), "succeeded → new log")
+	})
 	// The status line says the retry took effect (it said "retried before…").
 	f.waitScreen("retried: the retry took effect")
 
