@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
@@ -174,6 +176,9 @@ func (a *App) RetryFromDialog(ctx context.Context, e model.Execution, ps model.P
 	return out
 }
 
+// maxPreviewArgs bounds the arguments the retry dialog shows (it scrolls them).
+const maxPreviewArgs = 4096
+
 // maxPreviewParse bounds the arguments parsed for the preview (the panes' common.MaxParse).
 const maxPreviewParse = 512 << 10
 
@@ -207,8 +212,12 @@ func sendPreview(e *model.Execution, r *redact.Redactor) []string {
 	} else {
 		args = r.String(string(e.Arguments[:1024]))
 	}
-	if len(args) > 160 {
-		args = args[:157] + "…"
+	if len(args) > maxPreviewArgs { // the dialog scrolls: all of it up to a bound, cut on a rune
+		cut := maxPreviewArgs
+		for cut > 0 && !utf8.RuneStart(args[cut]) {
+			cut--
+		}
+		args = args[:cut] + fmt.Sprintf("… (%d more bytes)", len(args)-cut)
 	}
 	_, versionNote := retry.ToolVersionOf(e)
 	return []string{

@@ -4,7 +4,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/triage"
 )
 
@@ -37,5 +40,22 @@ func TestSessionArgs(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// The retry dialog shows what will be sent, arguments included, whole up to a bound (it
+// scrolls), and cuts a longer one on a rune boundary, saying how much is left (issue 32.3: it
+// was cut at 160 bytes, possibly inside a character).
+func TestSendPreviewShowsTheArguments(t *testing.T) {
+	body := strings.Repeat("é", 1000) // 2,000 bytes
+	e := &model.Execution{ToolSlug: "GMAIL_SEND_EMAIL", Arguments: []byte(`{"body":"` + body + `","to":"a@b.example"}`)}
+	got := strings.Join(sendPreview(e, redact.NewPolicy("").Redactor()), "\n")
+	if !strings.Contains(got, body) || !strings.Contains(got, `"to":"a@b.example"`) {
+		t.Errorf("the arguments are not shown whole:\n%.300s", got)
+	}
+	e.Arguments = []byte(`{"body":"` + strings.Repeat("é", 3000) + `"}`)
+	got = strings.Join(sendPreview(e, redact.NewPolicy("").Redactor()), "\n")
+	if !utf8.ValidString(got) || !strings.Contains(got, "more bytes)") {
+		t.Errorf("a long argument is not cut cleanly: valid %v, %q", utf8.ValidString(got), got[len(got)-200:])
 	}
 }

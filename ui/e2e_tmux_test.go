@@ -720,7 +720,7 @@ func TestQuitAsksWhileARetryIsSentInTmux(t *testing.T) {
 	ts.send(pane, "q")
 	ts.waitFor(pane, "the question", contains("quitting now leaves"))
 	ts.send(pane, "Escape")
-	ts.waitFor(pane, "the esc question", contains("esc again hides it"))
+	ts.waitFor(pane, "the esc question", contains("esc again"))
 	if strings.Contains(ts.capture(pane, false), "EXITED") {
 		t.Fatal("the program quit while the retry was being sent")
 	}
@@ -760,6 +760,62 @@ func TestHelpScrollsInTmux(t *testing.T) {
 	if strings.Contains(s, "EXITED") {
 		t.Fatal("q on the help quit the program")
 	}
+	ts.send(pane, "q")
+	ts.waitFor(pane, "the exit", contains("EXITED:0"))
+}
+
+// TestRetryDialogFitsInTmux: at 80x24 the real binary's retry dialog keeps its inputs and
+// buttons in view and scrolls the evidence to its last line (the journal's scope); shrunk to
+// 40x12 it asks for room instead of taking keys into inputs off the screen (issue 32.3).
+func TestRetryDialogFitsInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	ts := newTmuxServer(t, tmux, "dialog")
+	home := filepath.Join(dir, "home")
+	script := fmt.Sprintf("env -u COMPOSIO_API_KEY -u NO_COLOR HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q TERM=xterm-256color %q --demo --journal %q; echo EXITED:$?; sleep 120",
+		home, filepath.Join(home, "state"), filepath.Join(home, "config"), bin, filepath.Join(dir, "j.db"))
+	ts.must("new-session", "-d", "-s", "dialog", "-x", "80", "-y", "24", "sh", "-c", script)
+	const pane = "dialog"
+	ts.waitFor(pane, "the demo to load", contains("[DEMO]", "refreshed"))
+	ts.send(pane, "/")
+	ts.send(pane, "-l", "flagged:yes tool:GMAIL_SEND_EMAIL outcome:ambiguous")
+	ts.send(pane, "Enter")
+	ts.waitFor(pane, "the filter", contains("outcome:ambiguous"))
+	ts.send(pane, "r")
+	s := ts.waitFor(pane, "the dialog", func(s string) bool {
+		return strings.Contains(s, "[ Retry once ]") || strings.Contains(s, "Retry refused")
+	})
+	confirm := strings.Contains(s, "[ Retry once ]")
+	last, bottom := "next", "Close"
+	if confirm {
+		last, bottom = "guarded by the SQLite journal", "[ Retry once ]"
+	}
+	if n := len(strings.Split(strings.TrimRight(s, "\n"), "\n")); n > 24 {
+		t.Fatalf("the screen has %d lines", n)
+	}
+	if strings.Contains(s, last) || !strings.Contains(s, "pgup/pgdn scroll the evidence") {
+		t.Logf("the evidence fits at 80x24 here:\n%s", s)
+	}
+	for range 6 {
+		ts.send(pane, "PageDown")
+	}
+	ts.waitFor(pane, "the end of the evidence with the buttons in view", contains(last, bottom))
+	if confirm {
+		ts.must("resize-window", "-t", pane, "-x", "40", "-y", "12")
+		ts.waitFor(pane, "the request for room", func(s string) bool { return strings.Contains(strings.Join(strings.Fields(s), " "), "enlarge") })
+		time.Sleep(600 * time.Millisecond) // past the key delay
+		ts.send(pane, "Tab", "Tab")
+		ts.send(pane, "-l", "failed")
+		time.Sleep(time.Second) // the keys are read while the screen is small
+		ts.must("resize-window", "-t", pane, "-x", "80", "-y", "24")
+		s = ts.waitFor(pane, "the inputs again", contains("[ Retry once ]"))
+		if !strings.Contains(s, "> type failed") { // the empty field's placeholder
+			t.Fatalf("typing went into the inputs while they were off the screen:\n%s", s)
+		}
+	}
+	ts.send(pane, "Escape")
+	ts.waitFor(pane, "the dialog to close", func(s string) bool { return !strings.Contains(s, bottom) })
 	ts.send(pane, "q")
 	ts.waitFor(pane, "the exit", contains("EXITED:0"))
 }

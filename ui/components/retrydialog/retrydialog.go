@@ -8,12 +8,14 @@ package retrydialog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
@@ -82,6 +84,8 @@ type Model struct {
 	hint          string
 	// escAsked is set by an esc while the send is in flight: a second esc hides the dialog.
 	escAsked bool
+	// scroll is the first evidence line shown when the evidence does not fit.
+	scroll int
 	// Spinner is the spinner's current frame.
 	Spinner string
 }
@@ -199,8 +203,22 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return closeDialog()
 	}
+	if isKey && m.stage != stageGathering {
+		switch {
+		case key.Matches(k, m.Keys.PageDown), key.Matches(k, m.Keys.HalfDown):
+			m.scroll += 5
+			m.clampScroll()
+			return m, nil
+		case key.Matches(k, m.Keys.PageUp), key.Matches(k, m.Keys.HalfUp):
+			m.scroll = max(m.scroll-5, 0)
+			return m, nil
+		}
+	}
 	if !m.Armed() {
 		return m, nil // a key typed ahead of the dialog must not answer it
+	}
+	if m.TooSmall() {
+		return m, nil // the inputs are not on the screen: nothing typed may go into them
 	}
 	switch m.stage {
 	case stageGathering, stageSending:
@@ -269,36 +287,87 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-// View renders the dialog box (the root places it over the screen). On a short screen long
-// fields are cut to one line so the whole dialog, buttons included, stays visible.
+// View renders the dialog box (the root places it over the screen). The evidence (what is
+// being confirmed: the execution, its outcome, the provider's answer, what will be sent and the
+// journal's scope) is shown whole, wrapped; on a screen too short for it, it scrolls (pgup/pgdn,
+// ctrl+u/ctrl+d) above the inputs and buttons, which stay in view. A screen too small even for
+// those says how much room it needs, and the dialog takes no typing (issue 32.3).
 func (m Model) View() string {
-	out := m.render(false)
-	if strings.Count(out, "\n")+1 > m.height {
-		out = m.render(true)
+	st := m.Styles
+	w := m.boxWidth()
+	title, box, ev, bottom := m.parts()
+	if m.stage == stageGathering {
+		return box.Width(w).Render(st.Dialog.Title.Render(title) + "\n\n" + strings.Join(bottom, "\n"))
 	}
-	return out
+	render := func(body []string) string {
+		return box.Width(w).Render(st.Dialog.Title.Render(title) + "\n\n" + strings.Join(body, "\n"))
+	}
+	room, ok := m.room(len(bottom))
+	if !ok {
+		var lines []string
+		for _, l := range strings.Split(wrap(m.tooSmallText(len(bottom)), w-4), "\n") {
+			lines = append(lines, st.Status.Warn.Render(l))
+		}
+		return render(lines)
+	}
+	body := ev
+	if len(ev) > room {
+		off := min(m.scroll, len(ev)-(room-1))
+		body = append(slices.Clone(ev[off:off+room-1]), st.Dialog.Hint.Render(common.Truncate(
+			fmt.Sprintf("lines %d–%d of %d · pgup/pgdn scroll the evidence", off+1, off+room-1, len(ev)), w-4)))
+	}
+	return render(append(append(slices.Clone(body), ""), bottom...))
 }
 
-func (m Model) render(compact bool) string {
+// clampScroll keeps the evidence's scroll within its lines.
+func (m *Model) clampScroll() {
+	_, _, ev, bottom := m.parts()
+	room, _ := m.room(len(bottom))
+	m.scroll = max(min(m.scroll, len(ev)-(room-1)), 0)
+}
+
+// boxWidth is the dialog's outer width.
+func (m Model) boxWidth() int { return min(max(m.width-4, 30), 84) }
+
+// room is how many evidence lines fit above a bottom part of n lines (the box's border, the
+// title and the blank lines around the evidence take 5, and the screen's help bar below the
+// box keeps its line); ok is false when not even three do.
+func (m Model) room(n int) (int, bool) {
+	r := m.height - 6 - n
+	return r, r >= 3
+}
+
+func (m Model) tooSmallText(n int) string {
+	return fmt.Sprintf("the terminal is too small to show the evidence and confirm a retry: enlarge it to at least %d lines (esc closes)", n+9)
+}
+
+// TooSmall reports whether the screen cannot show the confirmation's inputs: typing is refused.
+func (m Model) TooSmall() bool {
+	if m.stage != stageConfirm {
+		return false
+	}
+	_, _, _, bottom := m.parts()
+	_, ok := m.room(len(bottom))
+	return !ok
+}
+
+// parts builds the dialog's title, box style, evidence lines (they scroll) and bottom lines
+// (they stay: the inputs and buttons, the progress, the result).
+func (m Model) parts() (string, lipgloss.Style, []string, []string) {
 	st := m.Styles
-	w := min(max(m.width-4, 30), 84)
-	inner := w - 4 // border and padding
+	inner := m.boxWidth() - 4 // border and padding
 	m.confirm.SetWidth(inner - 4)
 	m.reason.SetWidth(inner - 4)
 	e := &m.ev.Exec
-	var b strings.Builder
-	line := func(s string) { b.WriteString(common.Truncate(s, inner)); b.WriteString("\n") }
-	field := func(label, value string) {
+	var ev, bottom []string
+	line := func(dst *[]string, s string) { *dst = append(*dst, common.Truncate(s, inner)) }
+	field := func(dst *[]string, label, value string) {
 		lab := st.Dialog.Label.Render(fmt.Sprintf("%-10s", label)) + " "
-		vals := strings.Split(wrap(value, inner-11), "\n")
-		if compact && len(vals) > 1 {
-			vals = []string{common.Truncate(value, inner-11)}
-		}
-		for i, v := range vals {
+		for i, v := range strings.Split(wrap(value, inner-11), "\n") {
 			if i == 0 {
-				line(lab + v)
+				line(dst, lab+v)
 			} else {
-				line(strings.Repeat(" ", 11) + v)
+				line(dst, strings.Repeat(" ", 11)+v)
 			}
 		}
 	}
@@ -306,11 +375,10 @@ func (m Model) render(compact bool) string {
 	box := st.Dialog.Box
 	switch m.stage {
 	case stageGathering:
-		title = "Retry: gathering evidence"
-		line(st.Info.Render(m.Spinner + " checking the provider and the journal for " + common.Clean(m.execID) + "…"))
-		line("")
-		line(st.Dialog.Hint.Render("esc to close"))
-		return box.Width(w).Render(st.Dialog.Title.Render(title) + "\n\n" + strings.TrimRight(b.String(), "\n"))
+		line(&bottom, st.Info.Render(m.Spinner+" checking the provider and the journal for "+common.Clean(m.execID)+"…"))
+		line(&bottom, "")
+		line(&bottom, st.Dialog.Hint.Render("esc to close"))
+		return "Retry: gathering evidence", box, nil, bottom
 	case stageRefused:
 		title = "Retry refused"
 		box = st.Dialog.DangerBox
@@ -319,12 +387,12 @@ func (m Model) render(compact bool) string {
 	if e.HasDuration {
 		dur = common.Duration(e.Duration)
 	}
-	field("execution", common.Clean(e.ID)+" · "+common.Stamp(e.Timestamp)+" · "+dur)
-	field("tool", common.Clean(e.ToolSlug)+" ("+string(m.ev.Triage.Kind)+")")
-	field("outcome", strings.ToUpper(string(m.ev.Triage.Outcome))+"  "+common.Clean(m.ev.Triage.Reason))
+	field(&ev, "execution", common.Clean(e.ID)+" · "+common.Stamp(e.Timestamp)+" · "+dur)
+	field(&ev, "tool", common.Clean(e.ToolSlug)+" ("+string(m.ev.Triage.Kind)+")")
+	field(&ev, "outcome", strings.ToUpper(string(m.ev.Triage.Outcome))+"  "+common.Clean(m.ev.Triage.Reason))
 	ps := m.ev.Provider
 	if ps.State == "" {
-		field("provider", "not checked")
+		field(&ev, "provider", "not checked")
 	} else {
 		p := provider.State(st, ps.State)
 		if ps.ReadTool != "" {
@@ -333,60 +401,42 @@ func (m Model) render(compact bool) string {
 		if ps.Reason != "" {
 			p += ": " + common.Clean(ps.Reason)
 		}
-		field("provider", p)
-		shown := 3
-		if compact {
-			shown = 1
-		}
-		for i, ev := range ps.Matches {
-			if i == shown {
-				field("", fmt.Sprintf("… and %d more", len(ps.Matches)-shown))
-				break
+		field(&ev, "provider", p)
+		for _, it := range ps.Matches {
+			s := "• " + common.Clean(it.ID)
+			if !it.Time.IsZero() {
+				s += " " + common.Stamp(it.Time)
 			}
-			s := "• " + common.Clean(ev.ID)
-			if !ev.Time.IsZero() {
-				s += " " + common.Stamp(ev.Time)
+			if it.Summary != "" {
+				s += " " + common.Clean(it.Summary)
 			}
-			if ev.Summary != "" {
-				s += " " + common.Clean(ev.Summary)
-			}
-			if n := ev.RetryNote(); n != "" {
+			if n := it.RetryNote(); n != "" {
 				s += " ← " + common.Clean(n)
 			}
-			field("", s)
+			field(&ev, "", s)
 		}
 	}
 	switch m.stage {
 	case stageRefused:
-		line("")
 		reason := m.ev.Decision.Reason
 		if r := strings.TrimSpace(ps.Reason); r != "" { // the provider line above already says it
 			reason = strings.Replace(reason, ": "+r, "", 1)
 		}
-		field("refused", st.Dialog.Refused.Render("✗ ")+common.Clean(reason))
-		field("next", common.Clean(StepKeys(m.ev.Decision.Next, *m.Keys)))
-		line("")
-		line(st.Dialog.ButtonActive.Render("Close") + "  " + st.Dialog.Hint.Render("enter or esc"))
+		field(&ev, "refused", st.Dialog.Refused.Render("✗ ")+common.Clean(reason))
+		field(&ev, "next", common.Clean(StepKeys(m.ev.Decision.Next, *m.Keys)))
+		line(&bottom, st.Dialog.ButtonActive.Render("Close")+"  "+st.Dialog.Hint.Render("enter or esc"))
 	case stageConfirm, stageSending, stageDone:
 		lab := "will send"
-		for i, s := range m.ev.Send {
-			if compact && i > 0 && i != len(m.ev.Send)-2 {
-				continue // keep the call and its arguments
-			}
-			field(lab, common.Clean(s))
+		for _, s := range m.ev.Send {
+			field(&ev, lab, common.Clean(s))
 			lab = ""
 		}
-		if !compact {
-			line("")
-		}
-		if m.stage == stageConfirm {
-			line(st.Dialog.Label.Render("Type ") + st.Bold.Render(`"`+ConfirmWord+`"`) + st.Dialog.Label.Render(" to confirm the first attempt did not take effect:"))
-			line(m.confirm.View())
-			line(st.Dialog.Label.Render("Reason (recorded in the journal):"))
-			line(m.reason.View())
-			if !compact {
-				line("")
-			}
+		switch m.stage {
+		case stageConfirm:
+			line(&bottom, st.Dialog.Label.Render("Type ")+st.Bold.Render(`"`+ConfirmWord+`"`)+st.Dialog.Label.Render(" to confirm the first attempt did not take effect:"))
+			line(&bottom, m.confirm.View())
+			line(&bottom, st.Dialog.Label.Render("Reason (recorded in the journal):"))
+			line(&bottom, m.reason.View())
 			no, yes := st.Dialog.Button.Render("[ No ]"), st.Dialog.Button.Render("[ Retry once ]")
 			switch m.focus {
 			case focusNo:
@@ -394,50 +444,48 @@ func (m Model) render(compact bool) string {
 			case focusYes:
 				yes = st.Dialog.ButtonActive.Render("[ Retry once ]")
 			}
-			line(no + "  " + yes)
+			line(&bottom, no+"  "+yes)
 			switch {
 			case m.hint != "":
-				line(st.Status.Warn.Render(m.hint))
+				line(&bottom, st.Status.Warn.Render(m.hint))
 			case !m.Armed():
-				line(st.Dialog.Hint.Render("keys are ignored for half a second…"))
+				line(&bottom, st.Dialog.Hint.Render("keys are ignored for half a second…"))
 			default:
-				line(st.Dialog.Hint.Render("tab moves · enter chooses · esc cancels"))
+				line(&bottom, st.Dialog.Hint.Render("tab moves · enter chooses · esc cancels"))
 			}
-		}
-		if m.stage == stageSending {
-			line(st.Info.Render(m.Spinner + " journaling the intent, then sending once (no retries)…"))
+		case stageSending:
+			line(&bottom, st.Info.Render(m.Spinner+" journaling the intent, then sending once (no retries)…"))
 			switch {
 			case m.escAsked:
-				line(st.Status.Warn.Render(EscWhileSending))
+				field(&bottom, "", st.Status.Warn.Render(EscWhileSending))
 			case m.hint != "":
-				line(st.Status.Warn.Render(m.hint))
+				field(&bottom, "", st.Status.Warn.Render(m.hint))
 			default:
-				line(st.Dialog.Hint.Render("wait for the outcome · esc hides this dialog"))
+				line(&bottom, st.Dialog.Hint.Render("wait for the outcome · esc hides this dialog"))
 			}
-		}
-		if m.stage == stageDone {
+		case stageDone:
 			r := m.result
 			switch {
 			case r.Err != "" && r.State == "":
-				field("result", st.Danger.Render("✗ not sent: ")+common.Clean(r.Err))
+				field(&bottom, "result", st.Danger.Render("✗ not sent: ")+common.Clean(r.Err))
 			case r.State == model.AttemptSucceeded:
-				field("result", st.OK.Render("✓ retried")+": new log "+st.Bold.Render(common.Clean(orDash(r.NewLogID))))
+				field(&bottom, "result", st.OK.Render("✓ retried")+": new log "+st.Bold.Render(common.Clean(orDash(r.NewLogID))))
 			case r.State == model.AttemptFailed:
-				field("result", st.Danger.Render("✗ the retry failed")+": "+common.Clean(firstOf(r.Detail, r.Err)))
+				field(&bottom, "result", st.Danger.Render("✗ the retry failed")+": "+common.Clean(firstOf(r.Detail, r.Err)))
 			default:
-				field("result", st.Badge.Ambiguous.Render("? ambiguous")+": settle it with "+common.Clean(r.Resolve))
+				field(&bottom, "result", st.Badge.Ambiguous.Render("? ambiguous")+": settle it with "+common.Clean(r.Resolve))
 				if d := firstOf(r.Detail, r.Err); d != "" {
-					field("", common.Clean(d))
+					field(&bottom, "", common.Clean(d))
 				}
 			}
 			if r.AttemptID != "" {
-				field("attempt", common.Clean(r.AttemptID)+" (x-request-id)")
+				field(&bottom, "attempt", common.Clean(r.AttemptID)+" (x-request-id)")
 			}
-			line("")
-			line(st.Dialog.ButtonActive.Render("Close") + "  " + st.Dialog.Hint.Render("enter or esc"))
+			line(&bottom, "")
+			line(&bottom, st.Dialog.ButtonActive.Render("Close")+"  "+st.Dialog.Hint.Render("enter or esc"))
 		}
 	}
-	return box.Width(w).Render(st.Dialog.Title.Render(title) + "\n\n" + strings.TrimRight(b.String(), "\n"))
+	return title, box, ev, bottom
 }
 
 func wrap(s string, w int) string {

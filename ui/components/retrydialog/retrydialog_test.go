@@ -1,6 +1,8 @@
 package retrydialog
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -238,5 +240,64 @@ func TestStepKeys(t *testing.T) {
 	}
 	if got := d.Next.Shell(); !strings.Contains(got, want) {
 		t.Errorf("Shell in a session = %q, want %s", got, want)
+	}
+}
+
+// Every line of the evidence being confirmed is readable at 80x24 (it scrolls above the inputs,
+// which stay in view); at 40x12 the dialog says how much room it needs and takes no typing
+// rather than sending keys into inputs off the screen (issue 32.3).
+func TestTheEvidenceScrollsAndTheInputsStayInView(t *testing.T) {
+	m, c := newDialog(triage.GuardDecision{Code: triage.RefusedNotConfirmed})
+	m.ev.Triage.Reason = "timed out after 60.0 s \"Request timed out after 60000ms waiting for the provider\": the email may have been sent"
+	m.ev.Provider.Matches = []model.EvidenceItem{{ID: "m1", Summary: "to a@b.example"}, {ID: "m2"}, {ID: "m3"}, {ID: "m4"}}
+	m.ev.Send = []string{"POST tools/execute/GMAIL_SEND_EMAIL, once, through the no-retry client", "tool version 20250909_00",
+		"account ca_1tEGpuGS_OOp · user user_2", `arguments {"body":"` + strings.Repeat("a long body ", 30) + `","recipient_email":"hannah@example.com","subject":"Meeting notes"}`,
+		"x-request-id = a new attempt id, journaled before anything is sent",
+		"guarded by the SQLite journal: guards this machine only; teammates on other journals are not guarded"}
+	c.t = c.t.Add(KeyDelay)
+	pgdn := tea.KeyPressMsg{Code: tea.KeyPgDown}
+
+	m.SetSize(80, 24)
+	seen := map[string]bool{}
+	for range 20 {
+		v := ansi.Strip(m.View())
+		if n := strings.Count(v, "\n") + 1; n > 24 {
+			t.Fatalf("at 80x24 the dialog is %d lines:\n%s", n, v)
+		}
+		for _, want := range []string{"Type \"failed\"", "Reason (recorded", "[ No ]", "[ Retry once ]"} {
+			if !strings.Contains(v, want) {
+				t.Fatalf("at 80x24 %q is not in view:\n%s", want, v)
+			}
+		}
+		for l := range strings.SplitSeq(v, "\n") {
+			seen[strings.Trim(l, "│ ")] = true
+		}
+		m, _ = m.Update(pgdn)
+	}
+	all := strings.Join(slices.Collect(maps.Keys(seen)), "\n")
+	for _, want := range []string{"the email may have been", "• m4", "recipient_email", "guarded by the SQLite journal", "teammates on other journals are not"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("scrolling never showed %q", want)
+		}
+	}
+	if strings.Contains(all, "…") && !strings.Contains(all, "lines ") {
+		t.Errorf("the evidence was cut instead of scrolled:\n%s", all)
+	}
+
+	m.SetSize(40, 12)
+	v := ansi.Strip(m.View())
+	if n := strings.Count(v, "\n") + 1; n > 12 || !strings.Contains(strings.Join(strings.Fields(v), " "), "enlarge it") {
+		t.Fatalf("at 40x12:\n%s", v)
+	}
+	if !m.TooSmall() {
+		t.Fatal("TooSmall is false at 40x12")
+	}
+	m, msgs := press(m, "tab", "tab", "failed", "enter", "why", "enter", "enter")
+	if sent(msgs) != nil || m.confirm.Value() != "" || m.reason.Value() != "" {
+		t.Fatalf("typing went into inputs off the screen: %q %q", m.confirm.Value(), m.reason.Value())
+	}
+	m.SetSize(80, 24)
+	if m.TooSmall() {
+		t.Fatal("TooSmall at 80x24")
 	}
 }
