@@ -32,6 +32,7 @@ import (
 	"github.com/exectriage/exectriage/ui/components/header"
 	"github.com/exectriage/exectriage/ui/components/helpview"
 	"github.com/exectriage/exectriage/ui/components/markdialog"
+	"github.com/exectriage/exectriage/ui/components/msglog"
 	"github.com/exectriage/exectriage/ui/components/pane"
 	"github.com/exectriage/exectriage/ui/components/provider"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
@@ -72,6 +73,8 @@ type Model struct {
 	status   statusline.Model
 	help     help.Model
 	helpView helpview.Model
+	msgLog   msglog.Model
+	showLog  bool
 	retry    retrydialog.Model
 	mark     markdialog.Model
 	copyMenu copymenu.Model
@@ -169,6 +172,7 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		status:   statusline.New(c),
 		help:     help.New(),
 		helpView: helpview.New(c),
+		msgLog:   msglog.New(c),
 		retry:    retrydialog.New(c),
 		mark:     markdialog.New(c),
 		copyMenu: copymenu.New(c),

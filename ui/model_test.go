@@ -30,6 +30,7 @@ import (
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
+	"github.com/exectriage/exectriage/ui/components/statusline"
 	"github.com/exectriage/exectriage/ui/data"
 	"github.com/exectriage/exectriage/ui/keys"
 	"github.com/exectriage/exectriage/ui/theme"
@@ -1521,5 +1522,43 @@ func TestNextMatchAndHalfPages(t *testing.T) {
 	h.keys("n")
 	if _, text := h.m.status.Text(); h.m.list.Cursor() != before || !strings.Contains(text, "no other match") {
 		t.Errorf("n with one match moved to row %d (%q)", h.m.list.Cursor(), text)
+	}
+}
+
+// A message longer than the status line goes on over the help bar, so an error's fix is not
+// cut; L opens the log of every message, whole, with its time; esc closes it (issue 32.2).
+func TestTheMessageLogKeepsMessagesWhole(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 80, 24)
+	h.m.setInfo("first message")
+	e.breakAuth()
+	h.keys("R")
+	lvl, msg := h.m.status.Text()
+	if lvl != statusline.Error || len(msg) <= 80 {
+		t.Fatalf("the refresh error: %v %q", lvl, msg)
+	}
+	s := h.screen()
+	lines := strings.Split(s, "\n")
+	two := flat(lines[len(lines)-2] + " " + lines[len(lines)-1])
+	end := strings.Fields(msg)
+	if !strings.Contains(two, end[len(end)-1]) && !strings.Contains(two, "L: the whole message") {
+		t.Errorf("the end of the error (%q) is cut and nothing says where it is:\n%s", end[len(end)-1], two)
+	}
+	h.keys("L")
+	if !h.m.showLog {
+		t.Fatal("L did not open the message log")
+	}
+	box := flat(h.m.msgLog.View())
+	for _, want := range []string{"first message", strings.Join(strings.Fields(msg), " "), e.clock.Now().Local().Format("15:04:05"), "Messages (2)"} {
+		if !strings.Contains(box, want) {
+			t.Errorf("the log lacks %q:\n%s", want, box)
+		}
+	}
+	if strings.Index(box, "first message") > strings.Index(box, "HTTP 401") {
+		t.Error("the log is not oldest first")
+	}
+	h.keys("esc")
+	if h.m.showLog {
+		t.Fatal("esc did not close the log")
 	}
 }

@@ -492,6 +492,13 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	case m.filter.Active():
 		return m.editFilter(k)
+	case m.showLog:
+		if key.Matches(k, keys.Log, keys.Back, keys.Quit) && k.String() != "ctrl+c" {
+			m.showLog = false
+			return nil
+		}
+		m.msgLog.Update(k)
+		return nil
 	case m.showHelp:
 		// q closes the overlay as in less, k9s and lazygit: quitting the program from the
 		// screen that explains the keys surprised people who only wanted to leave it.
@@ -506,6 +513,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, keys.Quit):
 		return m.quit(asked)
+	case key.Matches(k, keys.Log):
+		m.showLog = true
+		m.msgLog.Open(m.status.Log())
+		return nil
 	case key.Matches(k, keys.Help):
 		m.showHelp = true
 		m.helpView.Reset()
@@ -860,7 +871,7 @@ func (m *Model) quit(confirmed bool) tea.Cmd {
 
 // handleMouse scrolls or selects in the region under the pointer.
 func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
-	if !m.mouse || m.retry.IsOpen() || m.mark.IsOpen() || m.showHelp {
+	if !m.mouse || m.retry.IsOpen() || m.mark.IsOpen() || m.showHelp || m.showLog {
 		return nil
 	}
 	mo := msg.Mouse()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/header"
+	"github.com/exectriage/exectriage/ui/components/statusline"
 	"github.com/exectriage/exectriage/ui/keys"
 )
 
@@ -103,6 +104,7 @@ func (m *Model) relayout() {
 	m.status.SetSize(m.width, 1)
 	m.help.SetWidth(m.width)
 	m.helpView.SetSize(m.width, m.height)
+	m.msgLog.SetSize(m.width, m.height)
 	m.retry.SetSize(m.width, m.height)
 	m.mark.SetSize(m.width, m.height)
 	m.copyMenu.SetSize(m.width, m.height)
@@ -159,7 +161,12 @@ func (m *Model) render() string {
 		b.WriteString(m.status.View())
 	}
 	b.WriteString("\n")
-	b.WriteString(m.helpBar(m.withOff(m.contextHelp())))
+	if rest := m.status.Overflow(); rest != "" && !m.filter.Active() {
+		// a message longer than its line goes on over the help bar: an error's fix is never cut
+		b.WriteString(m.overflowLine(rest))
+	} else {
+		b.WriteString(m.helpBar(m.withOff(m.contextHelp())))
+	}
 	screen := common.Lines(b.String(), m.width, m.height)
 
 	var overlay string
@@ -172,6 +179,8 @@ func (m *Model) render() string {
 		overlay = m.copyMenu.View()
 	case m.showHelp:
 		overlay = m.helpView.View()
+	case m.showLog:
+		overlay = m.msgLog.View()
 	default:
 		return screen
 	}
@@ -182,6 +191,24 @@ func (m *Model) render() string {
 	x, y := max((m.width-ow)/2, 0), max((m.height-oh)/2, 0)
 	// A dialog taller or wider than a tiny terminal is cut rather than pushing the screen.
 	return common.Overlay(screen, overlay, x, y)
+}
+
+// overflowLine is the rest of a long status message, in its style; what does not fit either
+// ends with where to read it whole.
+func (m *Model) overflowLine(rest string) string {
+	st := m.Styles.Status
+	style := st.Info
+	switch lvl, _ := m.status.Text(); lvl {
+	case statusline.Warn:
+		style = st.Warn
+	case statusline.Error:
+		style = st.Error
+	}
+	if common.Width(rest) > m.width {
+		more := " (" + m.Keys.Log.Help().Key + ": the whole message)"
+		rest = common.Truncate(rest, max(m.width-common.Width(more), 1)) + more
+	}
+	return style.Render(rest)
 }
 
 // helpBar renders the help bar in the terminal's width; ? and q, when the bar has them, stay
@@ -250,6 +277,8 @@ func (m *Model) contextHelp() []key.Binding {
 		}
 	case m.showHelp:
 		return keys.Bindings{k.Help, k.Quit}
+	case m.showLog:
+		return keys.Bindings{k.Up, k.Down, k.Log, k.Back}
 	case m.focus != focusList:
 		return keys.Bindings{k.Up, k.Down, k.PageDown, k.NextPane, k.Back, k.Reveal, k.Verify, k.Retry, k.Mark, k.Help, k.Quit}
 	}

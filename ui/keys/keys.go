@@ -54,8 +54,10 @@ type KeyMap struct {
 	Refresh key.Binding
 	Follow  key.Binding
 	Mouse   key.Binding
-	Help    key.Binding
-	Quit    key.Binding
+	// Log opens the message log: every status message of the session, whole.
+	Log  key.Binding
+	Help key.Binding
+	Quit key.Binding
 
 	// inside dialogs and the filter prompt (not rebindable: they are typed into text fields)
 	Confirm key.Binding
@@ -101,6 +103,7 @@ func Default() KeyMap {
 		Refresh: b([]string{"R", "shift+r"}, "R", "refresh"),
 		Follow:  b([]string{"F", "shift+f"}, "F", "follow"),
 		Mouse:   b([]string{"M", "shift+m"}, "M", "mouse"),
+		Log:     b([]string{"L", "shift+l"}, "L", "messages"),
 		Help:    b([]string{"?"}, "?", "help"),
 		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
 
@@ -119,7 +122,7 @@ func (k *KeyMap) rebindable() map[string]*key.Binding {
 		"back": &k.Back, "filter": &k.Filter, "flagged": &k.Flagged, "duplicates": &k.Duplicates,
 		"writes": &k.Writes, "best_match": &k.BestMatch, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark,
 		"bundle": &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle, "dashboard": &k.Dashboard, "reveal": &k.Reveal,
-		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "help": &k.Help, "quit": &k.Quit,
+		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "messages": &k.Log, "help": &k.Help, "quit": &k.Quit,
 	}
 }
 
@@ -182,7 +185,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Open, k.NextPane, k.Back},
 		{k.Filter, k.NextMatch, k.PrevMatch, k.Flagged, k.Duplicates, k.Writes, k.BestMatch, k.Refresh, k.Follow},
 		{k.Verify, k.Retry, k.Mark, k.Bundle, k.CopyID, k.CopyBundle, k.Dashboard, k.Reveal},
-		{k.Mouse, k.Help, k.Quit},
+		{k.Mouse, k.Log, k.Help, k.Quit},
 	}
 }
 

@@ -5,6 +5,7 @@ package statusline
 
 import (
 	"strings"
+	"time"
 
 	"github.com/exectriage/exectriage/ui/common"
 )
@@ -18,12 +19,23 @@ const (
 	Error
 )
 
+// Entry is one message as the log keeps it: whole, with its time.
+type Entry struct {
+	At    time.Time
+	Level Level
+	Text  string
+}
+
+// MaxLog bounds the messages kept (the oldest go first).
+const MaxLog = 500
+
 // Model is the status line.
 type Model struct {
 	common.Common
 	width int
 	level Level
 	text  string
+	log   []Entry
 	// Modes are short words shown on the right ("flagged", "writes", "dups", "follow", "mouse").
 	Modes []string
 	// Hint is shown, muted, when there is no message: what to do with the selection.
@@ -39,8 +51,67 @@ func New(c common.Common) Model { return Model{Common: c} }
 // SetSize sets the width.
 func (m *Model) SetSize(w, _ int) { m.width = w }
 
-// Set shows a message.
-func (m *Model) Set(l Level, text string) { m.level, m.text = l, text }
+// Set shows a message and keeps it in the log (a message repeated at once is kept once).
+func (m *Model) Set(l Level, text string) {
+	m.level, m.text = l, text
+	if n := len(m.log); n > 0 && m.log[n-1].Text == text && m.log[n-1].Level == l {
+		m.log[n-1].At = m.Now()
+		return
+	}
+	if len(m.log) == MaxLog {
+		m.log = append(m.log[:0], m.log[1:]...)
+	}
+	m.log = append(m.log, Entry{At: m.Now(), Level: l, Text: text})
+}
+
+// Log is every message kept, oldest first, secrets hidden as the line hides them.
+func (m Model) Log() []Entry {
+	out := make([]Entry, len(m.log))
+	for i, e := range m.log {
+		if m.Hide != nil {
+			e.Text = m.Hide(e.Text)
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// Prefix is the mark of a level: "! " for a warning, "✗ " for an error, "" for information.
+func Prefix(l Level) string {
+	switch l {
+	case Warn:
+		return "! "
+	case Error:
+		return "✗ "
+	}
+	return ""
+}
+
+// Overflow is the part of the message the line could not show ("" when it fits): the root
+// shows it on the help bar's line, so that an error's fix is never cut (issue 32.2).
+func (m Model) Overflow() string {
+	if m.text == "" || m.width <= 0 {
+		return ""
+	}
+	text := m.text
+	if m.Hide != nil {
+		text = m.Hide(text)
+	}
+	full := Prefix(m.level) + common.Clean(text)
+	room := m.width - m.rightWidth() - 1
+	if common.Width(full) <= room || room < 10 {
+		return ""
+	}
+	lines := strings.Split(common.Wrap(full, room), "\n")
+	return strings.Join(lines[1:], " ")
+}
+
+func (m Model) rightWidth() int {
+	if len(m.Modes) == 0 {
+		return 0
+	}
+	return common.Width("[" + strings.Join(m.Modes, "] [") + "]")
+}
 
 // Clear removes the message.
 func (m *Model) Clear() { m.text = "" }
@@ -70,7 +141,11 @@ func (m Model) View() string {
 		if m.Hide != nil {
 			text = m.Hide(text)
 		}
-		left = style.Render(prefix + common.Clean(text))
+		full := prefix + common.Clean(text)
+		if room := m.width - common.Width(right) - 1; common.Width(full) > room && room >= 10 {
+			full = strings.Split(common.Wrap(full, room), "\n")[0] // the rest: Overflow
+		}
+		left = style.Render(full)
 	case m.Hint != "":
 		left = st.Mode.Render(m.Hint)
 	}

@@ -1,0 +1,105 @@
+// Package msglog is the message log (as lazygit's command log and k9s's flash history): every
+// status message of the session, whole, with its time, newest last, in a box over the screen
+// that scrolls. Opened with L; esc, q or L close it.
+package msglog
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/exectriage/exectriage/ui/common"
+	"github.com/exectriage/exectriage/ui/components/statusline"
+)
+
+// Model is the log's box.
+type Model struct {
+	common.Common
+	width, height int
+	entries       []statusline.Entry
+	// fromEnd is how many lines the view is scrolled up from the newest.
+	fromEnd int
+}
+
+// New returns an empty log.
+func New(c common.Common) Model { return Model{Common: c} }
+
+// SetSize sets the room (the whole screen).
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// Open shows entries, scrolled to the newest.
+func (m *Model) Open(entries []statusline.Entry) { m.entries, m.fromEnd = entries, 0 }
+
+// Update scrolls on the navigation keys; it reports whether the key was one of them.
+func (m *Model) Update(k tea.KeyPressMsg) bool {
+	km := m.Keys
+	page := max(m.room()-2, 1)
+	switch {
+	case key.Matches(k, km.Up):
+		m.fromEnd++
+	case key.Matches(k, km.Down):
+		m.fromEnd--
+	case key.Matches(k, km.PageUp), key.Matches(k, km.HalfUp):
+		m.fromEnd += page
+	case key.Matches(k, km.PageDown), key.Matches(k, km.HalfDown):
+		m.fromEnd -= page
+	case key.Matches(k, km.Top):
+		m.fromEnd = 1 << 30
+	case key.Matches(k, km.Bottom):
+		m.fromEnd = 0
+	default:
+		return false
+	}
+	m.fromEnd = max(m.fromEnd, 0) // the upper bound needs the lines: View clamps it
+	return true
+}
+
+// room is the lines of log the box shows: the screen less its border, title, hint and the
+// screen's last line.
+func (m Model) room() int { return m.height - 7 }
+
+// lines are the entries, each "15:04:05  ✗ text" wrapped under its text.
+func (m Model) lines(w int) []string {
+	st := m.Styles
+	var out []string
+	const stamp = len("15:04:05  ")
+	for _, e := range m.entries {
+		style := st.Status.Info
+		switch e.Level {
+		case statusline.Warn:
+			style = st.Status.Warn
+		case statusline.Error:
+			style = st.Status.Error
+		}
+		text := statusline.Prefix(e.Level) + common.Clean(e.Text)
+		for i, l := range strings.Split(common.Wrap(text, max(w-stamp, 10)), "\n") {
+			head := strings.Repeat(" ", stamp)
+			if i == 0 {
+				head = st.Muted.Render(e.At.Local().Format("15:04:05")) + "  "
+			}
+			out = append(out, head+style.Render(l))
+		}
+	}
+	return out
+}
+
+// View renders the box.
+func (m Model) View() string {
+	st := m.Styles
+	w := max(min(m.width-4, 120), 30)
+	inner := w - 4
+	lines := m.lines(inner)
+	if len(lines) == 0 {
+		lines = []string{st.Muted.Render("no messages yet")}
+	}
+	if room := m.room(); len(lines) > room && room > 1 {
+		show := room - 1
+		end := len(lines) - min(m.fromEnd, len(lines)-show)
+		lines = append(lines[end-show:end:end], st.Dialog.Hint.Render(common.Truncate(
+			fmt.Sprintf("lines %d–%d of %d · ↑/↓ pgup/pgdn g/G scroll", end-show+1, end, len(lines)), inner)))
+	}
+	body := strings.Join(lines, "\n") + "\n\n" + st.Dialog.Hint.Render(common.Truncate("esc, q or "+m.Keys.Log.Help().Key+" to close · newest last", inner))
+	return st.Dialog.Box.Width(w).Render(st.Dialog.Title.Render(fmt.Sprintf("Messages (%d)", len(m.entries))) + "\n\n" + body)
+}
