@@ -41,7 +41,7 @@ var (
 // client, the Logs API, the verifiers, the kinds and triage settings, the person and the
 // target the attempt is recorded against.
 func (a *App) RetryDeps(j *Journal) retry.Deps {
-	d := retry.Deps{Kinds: a.kinds, Options: a.topt, Who: a.Who(), Now: a.o.Now, Target: a.SourceName()}
+	d := retry.Deps{Kinds: a.kinds, Options: a.topt, Who: a.Who(), Now: a.o.Now, Target: a.SourceName(), In: a.SessionArgs()}
 	if j != nil {
 		d.Journal = j.j
 	}

@@ -291,7 +291,9 @@ func (a *App) VerdictsFor(e *model.Execution, t *model.Triage) []model.Verdict {
 // redactor and, with a journal, each item's history.
 func (a *App) BundleInput(ctx context.Context, j *Journal, note string, items []bundle.Item) (bundle.Input, error) {
 	in := bundle.Input{Items: items, GeneratedAt: a.Now().UTC(), Source: a.SourceName(), Version: a.o.Version,
-		Redactor: a.policy.Redactor(), HistoryNote: note}
+		Redactor: a.policy.Redactor(), HistoryNote: note, Command: func(verb string, args ...string) string {
+			return triage.CommandLine(a.SessionArgs(), verb, args...)
+		}}
 	if j == nil {
 		if in.HistoryNote == "" {
 			in.HistoryNote = "no journal was open"

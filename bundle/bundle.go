@@ -42,6 +42,9 @@ type Input struct {
 	Redactor *redact.Redactor
 	// HistoryNote says why History is empty for every item (no journal); "" when it was read.
 	HistoryNote string
+	// Command writes an exectriage command line of the bundle's session ("exectriage --demo
+	// verify ID"); nil writes "exectriage VERB ARGS".
+	Command func(verb string, args ...string) string
 }
 
 // Limits on what one bundle shows of a single value.
@@ -55,7 +58,7 @@ const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // Render writes the bundle for in as Markdown.
 func Render(w io.Writer, in Input) error {
-	r := &renderer{red: in.Redactor}
+	r := &renderer{red: in.Redactor, command: in.Command}
 	if r.red == nil {
 		r.red = redact.New()
 	}
@@ -72,8 +75,20 @@ func Render(w io.Writer, in Input) error {
 }
 
 type renderer struct {
-	b   bytes.Buffer
-	red *redact.Redactor
+	b       bytes.Buffer
+	red     *redact.Redactor
+	command func(verb string, args ...string) string
+}
+
+// cmd is a command line of the bundle's session, as a code span.
+func (r *renderer) cmd(verb string, args ...string) string { return codeSpan(r.cmdLine(verb, args...)) }
+
+// cmdLine is a command line of the bundle's session.
+func (r *renderer) cmdLine(verb string, args ...string) string {
+	if r.command == nil {
+		return strings.Join(append([]string{"exectriage", verb}, args...), " ")
+	}
+	return r.command(verb, args...)
 }
 
 func (r *renderer) p(format string, a ...any) { fmt.Fprintf(&r.b, format, a...) }
@@ -530,7 +545,7 @@ func (r *renderer) nextStep(it Item) string {
 		switch it.Provider.State {
 		case model.ProviderFound:
 			s := "the provider shows the effect, so do not retry; record it with " +
-				codeSpan("exectriage mark "+r.clean(e.ID)+" confirmed_succeeded") + "."
+				r.cmd("mark", r.clean(e.ID), "confirmed_succeeded") + "."
 			if it.Group != nil && it.Group.Effective > 1 {
 				s = fmt.Sprintf("the effect happened %d times: clean up the extra ones at the provider, and do not retry.", it.Group.Effective)
 			}
@@ -540,7 +555,7 @@ func (r *renderer) nextStep(it Item) string {
 				return "the log says success but the provider shows no effect yet: check again before concluding anything."
 			}
 			return "the provider shows no effect. If the log agrees, a guarded retry sends it once: " +
-				codeSpan("exectriage retry "+r.clean(e.ID)+" --confirm-failed --reason \"...\"") + "."
+				codeSpan(r.cmdLine("retry", r.clean(e.ID))+` --confirm-failed --reason "..."`) + "."
 		}
 	}
 	if t.Outcome == model.OutcomeSucceeded && !t.Flagged && it.Group == nil {
@@ -551,7 +566,7 @@ func (r *renderer) nextStep(it Item) string {
 		toolkit = "the provider"
 	}
 	return "the provider state is unknown: check " + r.code(toolkit) + " by hand (or run " +
-		codeSpan("exectriage verify "+r.clean(e.ID)) + ") before any retry of " + id + "."
+		r.cmd("verify", r.clean(e.ID)) + ") before any retry of " + id + "."
 }
 
 func (r *renderer) forSupport() {

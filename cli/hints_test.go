@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +48,25 @@ func TestHintsNameTheSession(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != ExitRefused || !strings.Contains(res.Decision.Next, "exectriage --demo journal") {
 		t.Fatalf("--json next %q (exit %d, %v):\n%s", res.Decision.Next, code, err, out)
+	}
+
+	// show and a bundle name their commands in the demo as well
+	flagged := ""
+	for _, e := range l.Executions {
+		if e.Flagged && e.Kind == "write" && e.ID != retried {
+			flagged = e.ID
+			break
+		}
+	}
+	if code, out, errOut := runAt(t, t0.Add(2*time.Minute), vars, "--demo", "show", flagged); code != ExitOK || !strings.Contains(out, "exectriage --demo verify "+flagged) {
+		t.Errorf("show's hint (exit %d):\n%s%s", code, out, errOut)
+	}
+	bundle := filepath.Join(t.TempDir(), "b.md")
+	if code, _, errOut := runAt(t, t0.Add(2*time.Minute), vars, "--demo", "bundle", flagged, "--out", bundle, "--no-verify"); code != ExitOK {
+		t.Fatalf("bundle: %d %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(bundle); !strings.Contains(string(b), "`exectriage --demo verify "+flagged+"`") {
+		t.Errorf("the bundle's next step does not run in the demo:\n%s", b)
 	}
 
 	// journal: by attempt id; an unknown id is exit 2 in one line

@@ -104,7 +104,7 @@ func (r *report) showReport(w io.Writer, out showJSON, e *model.Execution, t *mo
 	row("outcome", fmt.Sprintf("%s: %s", t.Outcome, r.str(t.Reason)))
 	flag := "no"
 	if t.Flagged {
-		flag = "yes: check the provider before any retry (exectriage verify " + r.str(e.ID) + ")"
+		flag = "yes: check the provider before any retry (" + strings.Trim(r.a.Hint("verify", e.ID), "`") + ")"
 	}
 	row("flagged", flag)
 	if g := out.DuplicateGroup; g != nil {

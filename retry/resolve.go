@@ -208,11 +208,11 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 		case !logsChecked && d.Logs != nil:
 			r.Next = "still indeterminate: the logs could not be searched completely, so nothing proves it did not run; look for request id " +
 				a.ID + " (or the same call after " + a.CreatedAt.UTC().Format("2006-01-02 15:04:05Z") + ") in the logs and check the provider by hand, then " +
-				"`exectriage resolve " + a.ID + " --as failed|succeeded --reason TEXT`"
+				strings.TrimSuffix(d.command("resolve", a.ID), "`") + " --as failed|succeeded --reason TEXT`"
 			return r, nil
 		default:
 			r.Next = "still indeterminate: the logs and the provider are not conclusive; check the provider by hand, then " +
-				"`exectriage resolve " + a.ID + " --as failed|succeeded --reason TEXT`"
+				strings.TrimSuffix(d.command("resolve", a.ID), "`") + " --as failed|succeeded --reason TEXT`"
 			return r, nil
 		}
 	} else if opt.As != "" && opt.As != state {

@@ -75,6 +75,13 @@ type Deps struct {
 	Timeout time.Duration
 	// Pause, when set, is called at each Step; an error aborts the protocol at that step.
 	Pause func(ctx context.Context, step string) error
+	// In are the session's flags the command lines of its messages carry (--demo, --file F).
+	In []string
+}
+
+// command is an exectriage command line in the session, in backticks.
+func (d *Deps) command(verb string, args ...string) string {
+	return "`" + triage.CommandLine(d.In, verb, args...) + "`"
 }
 
 func (d *Deps) now() time.Time {
@@ -292,7 +299,7 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	// 4. The outcome.
 	if err := record(state, logID, detail); err != nil {
 		return res, fmt.Errorf("retry: the retry ended %s (%s) but the journal could not record it: "+
-			"it shows as indeterminate after recovery; run `exectriage resolve %s`: %w", state, detail, a.ID, err)
+			"it shows as indeterminate after recovery; run %s: %w", state, detail, d.command("resolve", a.ID), err)
 	}
 	return res, nil
 }
