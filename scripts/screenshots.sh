@@ -6,6 +6,7 @@
 set -euo pipefail
 
 OUT=${OUT:-docs/screenshots}
+EXT=${EXT:-svg} # png to look at them
 W=${W:-120}
 H=${H:-34}
 GO=${GO:-go}
@@ -37,10 +38,12 @@ wait_for() {
 # shot NAME: the screen as it is now, in colour, to $OUT/NAME.svg
 shot() {
 	sleep 0.4 # let the last frame settle
-	tm capture-pane -e -p -t shot >"$work/$1.ansi"
+	# tmux ends a colour with SGR 39 (default foreground), which freeze does not know: it kept
+	# the colour before (a border's, a label's) for the text after it. Say the default instead.
+	tm capture-pane -e -p -t shot | sed 's/\x1b\[39m/\x1b[38;5;252m/g' >"$work/$1.ansi"
 	"$FREEZE" "$work/$1.ansi" --language ansi --font.family "DejaVu Sans Mono, Menlo, monospace" \
-		--window --padding 20 --margin 0 -o "$OUT/$1.svg" >/dev/null
-	echo "screenshots: $OUT/$1.svg"
+		--window --padding 20 --margin 0 --wrap 0 -o "$OUT/$1.$EXT" >/dev/null
+	echo "screenshots: $OUT/$1.$EXT"
 }
 
 start() {
@@ -70,11 +73,35 @@ tm send-keys -t shot Enter
 wait_for "Provider state"
 shot detail-provider
 
-# 4. the guarded retry's dialog on the same row
+# 4. the guarded retry's confirmation on a flagged Gmail send the provider does not show: the
+# filter keeps the ambiguous sends, v checks each until one is not found, r opens the dialog,
+# and the confirmation is typed as a person would (the screenshot shows it filled in)
 tm send-keys -t shot Escape
 sleep 0.3
+tm send-keys -t shot / "flagged:yes outcome:ambiguous tool:GMAIL_SEND_EMAIL" Enter
+wait_for "outcome:ambiguous"
+found=""
+for _ in $(seq 1 12); do
+	tm send-keys -t shot v
+	for _ in $(seq 1 50); do
+		if tm capture-pane -p -t shot | grep -q "provider \(found\|not_found\|unknown\)"; then break; fi
+		sleep 0.1
+	done
+	if tm capture-pane -p -t shot | grep -q "provider not_found"; then found=1; break; fi
+	tm send-keys -t shot j
+	sleep 0.3
+done
+[ -n "$found" ] || { echo "screenshots: no flagged send the provider does not show" >&2; exit 1; }
 tm send-keys -t shot r
-wait_for "Retry"
+wait_for "[ Retry once ]"
 sleep 1 # past the key delay
+tm send-keys -t shot Tab Tab
+tm send-keys -t shot -l failed
+tm send-keys -t shot Enter
+tm send-keys -t shot -l "the customer never got the email"
+tm send-keys -t shot Enter
+wait_for "the customer never got"
 shot retry-dialog
-tm send-keys -t shot Escape q
+tm send-keys -t shot Escape
+sleep 0.3
+tm send-keys -t shot q

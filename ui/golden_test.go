@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -114,5 +115,40 @@ func checkFits(t *testing.T, s string, w, h int) {
 		if n := displayWidth(l); n > w {
 			t.Errorf("line %d is %d wide on a %d-column terminal: %q", i, n, w, l)
 		}
+	}
+}
+
+// TestTheREADMESampleIsTheScreen: the README's sample screen is the duplicates view as the
+// code draws it now (issue 32.15: it said "effective ?" long after the list said "took effect
+// ?"). -update rewrites the golden and the README's block.
+func TestTheREADMESampleIsTheScreen(t *testing.T) {
+	h := newHarness(t, newEnv(t), 100, 30)
+	h.keys("d")
+	s := h.screen() + "\n"
+	checkFits(t, strings.TrimSuffix(s, "\n"), 100, 30)
+	golden(t, "readme_sample_100x30", s)
+	const marker = "<!-- sample: ui/testdata/readme_sample_100x30.golden, kept by TestTheREADMESampleIsTheScreen (-update) -->\n```\n"
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	i := strings.Index(text, marker)
+	if i < 0 {
+		t.Fatal("the README has no sample block")
+	}
+	from := i + len(marker)
+	to := strings.Index(text[from:], "```")
+	if to < 0 {
+		t.Fatal("the README's sample block does not end")
+	}
+	if text[from:from+to] == s {
+		return
+	}
+	if !updating() {
+		t.Fatal("the README's sample is not the screen the code draws: go test ./ui/ -run TestTheREADMESampleIsTheScreen -update")
+	}
+	if err := os.WriteFile("../README.md", []byte(text[:from]+s+text[from+to:]), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
