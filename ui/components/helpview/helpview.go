@@ -228,7 +228,7 @@ func (m Model) render(groups [][]key.Binding) string {
 	body := strings.Join(blocks, "\n\n")
 	body += "\n\n" + m.legend("Markers in the list", legend, avail) + "\n\n" + m.legend("Marks in the header", headerLegend, avail)
 	lines := strings.Split(body, "\n")
-	hint := "q, ? or esc to close"
+	hint := m.Keys.Quit.Help().Key + ", " + m.Keys.Help.Help().Key + " or esc to close"
 	// What does not fit scrolls; the last line says which lines show and how to see the rest.
 	if room := m.room(); len(lines) > room && room > 1 {
 		show := room - 1
