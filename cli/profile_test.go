@@ -78,8 +78,8 @@ func TestInfoNamesOneKeySource(t *testing.T) {
 		}
 		var sources []string
 		for l := range strings.SplitSeq(out, "\n") {
-			if i := strings.Index(l, "key from"); i >= 0 {
-				sources = append(sources, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(l[i+len("key from"):]), ")")))
+			if _, after, ok := strings.Cut(l, "key from"); ok {
+				sources = append(sources, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(after), ")")))
 			}
 		}
 		if len(sources) != 2 || !strings.HasPrefix(sources[0], "$EXAMPLE_PROD_KEY") || !strings.HasPrefix(sources[1], "$EXAMPLE_PROD_KEY") {

@@ -1222,10 +1222,8 @@ func isQuit(cmd tea.Cmd) bool {
 	case tea.QuitMsg:
 		return true
 	case tea.BatchMsg:
-		for _, c := range msg {
-			if isQuit(c) {
-				return true
-			}
+		if slices.ContainsFunc(msg, isQuit) {
+			return true
 		}
 	}
 	return false

@@ -79,7 +79,7 @@ func TestHelpScrollsToEveryMark(t *testing.T) {
 	if !strings.Contains(end, "STALE:") || !strings.Contains(end, "follow") || strings.Contains(end, "Navigate") {
 		t.Errorf("G did not reach the end of the legend:\n%s", end)
 	}
-	for _, l := range strings.Split(end, "\n") {
+	for l := range strings.SplitSeq(end, "\n") {
 		if common.Width(l) > 80 {
 			t.Errorf("a line is wider than the screen: %q", l)
 		}

@@ -37,7 +37,7 @@ func TestWrapBreaksJSONBetweenMembersAndHangsBullets(t *testing.T) {
 		if len(got) < 2 {
 			t.Fatalf("w=%d: not wrapped: %q", w, got)
 		}
-		joined := ""
+		var joined strings.Builder
 		for i, l := range got {
 			if ansi.StringWidth(l) > w {
 				t.Errorf("w=%d: too wide: %q", w, l)
@@ -49,10 +49,10 @@ func TestWrapBreaksJSONBetweenMembersAndHangsBullets(t *testing.T) {
 			if i < len(got)-1 && !strings.HasSuffix(v, ",") {
 				t.Errorf("w=%d: line %d breaks inside a token: %q", w, i, l)
 			}
-			joined += v
+			joined.WriteString(v)
 		}
-		if !strings.Contains(joined, `"limit":200,`) {
-			t.Errorf("w=%d: the members do not come back whole: %q", w, joined)
+		if !strings.Contains(joined.String(), `"limit":200,`) {
+			t.Errorf("w=%d: the members do not come back whole: %q", w, joined.String())
 		}
 	}
 	bullet := "  • 19e280b9af767020 2026-12-03 04:08:34 to hannah.larsen@yahoo.com \"Meeting notes: renewal\" ← the retry's own"

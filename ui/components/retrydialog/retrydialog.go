@@ -305,7 +305,7 @@ func (m Model) View() string {
 	room, ok := m.room(len(bottom))
 	if !ok {
 		var lines []string
-		for _, l := range strings.Split(wrap(m.tooSmallText(len(bottom)), w-4), "\n") {
+		for l := range strings.SplitSeq(wrap(m.tooSmallText(len(bottom)), w-4), "\n") {
 			lines = append(lines, st.Status.Warn.Render(l))
 		}
 		return render(lines)
