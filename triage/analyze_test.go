@@ -112,6 +112,8 @@ type attempt struct {
 	account  string
 	language string
 	sdk      string
+	request  string // x-request-id
+	parent   string // the meta-tool log that ran it
 }
 
 func (a attempt) exec() model.Execution {
@@ -119,7 +121,10 @@ func (a attempt) exec() model.Execution {
 		ID: a.id, ToolSlug: "GMAIL_SEND_EMAIL", ToolkitSlug: "gmail", ConnectedAccountID: "ca_1", UserID: "u1",
 		Status: a.status, Error: a.err, RetryCount: a.retry, SessionID: a.session, Detailed: true,
 		Arguments: json.RawMessage(`{"recipient_email":"bob@example.com","subject":"Invoice 42","body":"hi"}`),
-		Source:    model.Source{Language: a.language}, SDKVersion: a.sdk,
+		Source:    model.Source{Language: a.language}, SDKVersion: a.sdk, RequestID: a.request,
+	}
+	if a.parent != "" {
+		e.Parent = &model.Parent{LogID: a.parent, ToolSlug: "COMPOSIO_MULTI_EXECUTE_TOOL"}
 	}
 	if a.args != "" {
 		e.Arguments = json.RawMessage(a.args)
@@ -300,6 +305,46 @@ func TestDuplicatePatterns(t *testing.T) {
 				{id: "b", at: sec(0.5), dur: sec(1), retry: -1, account: "ca_2"},
 			},
 			groups: 0,
+		},
+		{
+			// issue 31: one x-request-id on two executions is one call sent again, whatever the
+			// spacing (here an app retry's would say otherwise)
+			name: "one request id: the SDK re-sent one call",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(1), err: gatewayErr, retry: -1, request: "req-1"},
+				{id: "b", at: sec(30), dur: sec(1), err: gatewayErr, retry: -1, request: "req-1"},
+				{id: "c", at: sec(60), dur: sec(1), retry: -1, request: "req-1", language: "PYTHON_SDK", sdk: "0.7.4"},
+			},
+			groups: 1, pattern: model.PatternSDKAutoRetry,
+			reason: `^3 attempts 29\.0 s and 29\.0 s after the previous with one request id, req-1: one call re-sent by the SDK.*\(composio 0\.7\.4\)$`,
+		},
+		{
+			name: "one request id in a session: the session's re-send",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(1), err: gatewayErr, retry: -1, request: "req-2", session: "trs_1"},
+				{id: "b", at: sec(3), dur: sec(1), retry: -1, request: "req-2", session: "trs_1"},
+			},
+			groups: 1, pattern: model.PatternSessionAutoRetry,
+			reason: `with one request id, req-2: one call re-sent`,
+		},
+		{
+			// near miss: a meta-tool's children share its request id without any re-send
+			name: "children of one meta-tool call share its request id: not a re-send",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(1), retry: -1, request: "req-3", parent: "log_multi"},
+				{id: "b", at: sec(0.2), dur: sec(1), retry: -1, request: "req-3", parent: "log_multi"},
+			},
+			groups: 1, pattern: model.PatternDoubleSubmit,
+		},
+		{
+			// near miss: different request ids are different calls, as before
+			name: "different request ids: the spacing decides",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(1), err: gatewayErr, retry: -1, request: "req-4"},
+				{id: "b", at: sec(30), dur: sec(1), err: gatewayErr, retry: -1, request: "req-5"},
+				{id: "c", at: sec(60), dur: sec(1), retry: -1, request: "req-6"},
+			},
+			groups: 1, pattern: model.PatternAppRetry,
 		},
 		{
 			name: "a later first try (retry count 0) in the SDK band is the application's retry",

@@ -94,6 +94,11 @@ func frameworkFits(ms []member, gaps []time.Duration) bool {
 
 func patternAndReason(ms []member, gaps []time.Duration, reworded bool) (model.RetryPattern, string) {
 	n := len(ms)
+	if id, ok := sameRequestID(ms); ok { // the strongest evidence there is: one call, sent again
+		p, _ := sdkPattern(ms)
+		return p, fmt.Sprintf("%d attempts %s with one request id, %s: one call re-sent by the SDK, which kept the x-request-id of the call it retried (the legacy Python SDK does)%s",
+			n, gapList(gaps, "after the previous"), id, sdkNote(ms))
+	}
 	if reworded { // an SDK, a framework or a loop sends the same bytes; an LLM writes anew
 		return model.PatternAgentRetry, agentReason(ms, gaps)
 	}
@@ -168,6 +173,24 @@ func agentReason(ms []member, gaps []time.Duration) string {
 	}
 	return fmt.Sprintf("%d attempts %s %s, the text regenerated each time%s: the agent called the tool again%s",
 		n, gapList(gaps, ""), saw, where, fw)
+}
+
+// sameRequestID reports the request id every member carries, when they all carry the same
+// one: the SDK sent one call again (an x-request-id names one call). Children of one meta-tool
+// call share their parent's request id without being re-sent, so they do not count.
+func sameRequestID(ms []member) (string, bool) {
+	if !sameField(ms, func(e *model.Execution) string { return e.RequestID }) {
+		return "", false
+	}
+	if sameField(ms, func(e *model.Execution) string {
+		if e.Parent == nil {
+			return ""
+		}
+		return e.Parent.LogID
+	}) {
+		return "", false
+	}
+	return ms[0].e.RequestID, true
 }
 
 // sameField: every member has the same non-empty value.
