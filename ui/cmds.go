@@ -429,3 +429,29 @@ func findOnServerCmd(ctx context.Context, be Backend, reqs, sessions []string) t
 		return foundMsg{ids: ids, execs: execs, err: err}
 	}
 }
+
+// timelineMsg brings the executions of one session (or trace): positions in the dataset the
+// filter index knows, and the records the API found.
+type timelineMsg struct {
+	field, id, current string
+	ds                 *data.Dataset
+	pos                []int
+	found              []model.Execution
+	err                error
+}
+
+// timelineCmd gathers a session's (field "session") or a trace's executions: the window's, by
+// the filter index (a file's records carry the ids), and, for a session, the API's (its list
+// entries do not carry them).
+func timelineCmd(ctx context.Context, be Backend, ds *data.Dataset, field, id, current string) tea.Cmd {
+	return func() tea.Msg {
+		msg := timelineMsg{field: field, id: id, current: current, ds: ds}
+		if q, err := filter.Parse(field + ":" + id); err == nil {
+			msg.pos = ds.Matches(q, nil)
+		}
+		if field == "session" {
+			msg.found, msg.err = be.FindSessions(ctx, []string{id})
+		}
+		return msg
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -818,4 +819,55 @@ func TestRetryDialogFitsInTmux(t *testing.T) {
 	ts.waitFor(pane, "the dialog to close", func(s string) bool { return !strings.Contains(s, bottom) })
 	ts.send(pane, "q")
 	ts.waitFor(pane, "the exit", contains("EXITED:0"))
+}
+
+// TestTimelineInTmux: in the real binary, t on a row of a tool-router session shows the
+// session's steps in order with the re-sent step marked (its duplicate group and cause), at
+// 80x24 and 120x40 (issue 31).
+func TestTimelineInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	cfg := sandboxConfig()
+	cfg.Seed, cfg.Size = 9, 1500
+	e := newEnvWith(t, cfg)
+	h := newHarness(t, e, 120, 40)
+	sid, i := sessionWithADuplicate(h)
+	id := h.m.data.DS.ID(i)
+	since := time.Since(sandboxNow) + 48*time.Hour
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		ts := newTmuxServer(t, tmux, fmt.Sprintf("tl%d", size[0]))
+		home := filepath.Join(dir, fmt.Sprintf("home%d", size[0]))
+		script := fmt.Sprintf("env -u NO_COLOR COMPOSIO_API_KEY=test-key HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color %q --base-url %q --since %s --readonly; echo EXITED:$?; sleep 120",
+			home, filepath.Join(home, "state"), filepath.Join(home, "config"), filepath.Join(home, "cache"), bin, e.url, since.Round(time.Hour))
+		ts.must("new-session", "-d", "-s", "tl", "-x", strconv.Itoa(size[0]), "-y", strconv.Itoa(size[1]), "sh", "-c", script)
+		ts.waitFor("tl", "the list", contains("refreshed"))
+		ts.send("tl", "/")
+		ts.send("tl", "-l", "id:"+id)
+		ts.send("tl", "Enter")
+		ts.waitFor("tl", "the row", contains("1/"))
+		ts.send("tl", "t")
+		s := ts.waitFor("tl", "the timeline", func(s string) bool {
+			if strings.Contains(s, "still coming") {
+				ts.send("tl", "t") // the full record (which has the session id) came after the key
+			}
+			return strings.Contains(s, "Session "+sid[:12]) && strings.Contains(s, "session_auto_retry")
+		})
+		var times []string
+		for l := range strings.SplitSeq(s, "\n") {
+			if m := regexp.MustCompile(`\d\d:\d\d:\d\d\.\d\d\d`).FindString(l); m != "" {
+				times = append(times, m)
+			}
+		}
+		if len(times) < 2 || !slices.IsSorted(times) {
+			t.Errorf("%dx%d: the steps are not in order: %v\n%s", size[0], size[1], times, s)
+		}
+		if !strings.Contains(s, "›") {
+			t.Errorf("%dx%d: the row t was pressed on is not marked:\n%s", size[0], size[1], s)
+		}
+		ts.send("tl", "Escape")
+		ts.waitFor("tl", "the timeline to close", func(s string) bool { return !strings.Contains(s, "Session "+sid[:12]) })
+		ts.send("tl", "q")
+		ts.waitFor("tl", "the exit", contains("EXITED:0"))
+	}
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/exectriage/exectriage/ui/components/provider"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/components/statusline"
+	"github.com/exectriage/exectriage/ui/components/timeline"
 	"github.com/exectriage/exectriage/ui/data"
 	"github.com/exectriage/exectriage/ui/styles"
 )
@@ -75,6 +76,8 @@ type Model struct {
 	helpView helpview.Model
 	msgLog   msglog.Model
 	showLog  bool
+	timeline timeline.Model
+	showTime bool
 	retry    retrydialog.Model
 	mark     markdialog.Model
 	copyMenu copymenu.Model
@@ -173,6 +176,7 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		help:     help.New(),
 		helpView: helpview.New(c),
 		msgLog:   msglog.New(c),
+		timeline: timeline.New(c),
 		retry:    retrydialog.New(c),
 		mark:     markdialog.New(c),
 		copyMenu: copymenu.New(c),

@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
@@ -23,6 +24,7 @@ import (
 	"github.com/exectriage/exectriage/ui/components/markdialog"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/components/statusline"
+	"github.com/exectriage/exectriage/ui/components/timeline"
 	"github.com/exectriage/exectriage/ui/data"
 )
 
@@ -331,6 +333,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 
+	case timelineMsg:
+		return m, m.openTimeline(msg)
+
 	case foundMsg:
 		if msg.err != nil {
 			m.setError(msg.err)
@@ -492,6 +497,13 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	case m.filter.Active():
 		return m.editFilter(k)
+	case m.showTime:
+		if key.Matches(k, keys.Timeline, keys.Back, keys.Quit) {
+			m.showTime = false
+			return nil
+		}
+		m.timeline.Update(k)
+		return nil
 	case m.showLog:
 		if key.Matches(k, keys.Log, keys.Back, keys.Quit) && k.String() != "ctrl+c" {
 			m.showLog = false
@@ -513,6 +525,24 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, keys.Quit):
 		return m.quit(asked)
+	case key.Matches(k, keys.Timeline):
+		e, _, ok := m.selectedExec()
+		if !ok {
+			return nil
+		}
+		switch {
+		case e.SessionID != "":
+			m.setInfo("lining up session %s…", e.SessionID)
+			return timelineCmd(m.ctx, m.be, m.data.DS, "session", e.SessionID, e.ID)
+		case e.TraceID != "":
+			m.setInfo("lining up trace %s…", e.TraceID)
+			return timelineCmd(m.ctx, m.be, m.data.DS, "trace", e.TraceID, e.ID)
+		case !m.data.Full(e.ID):
+			m.setInfo("the full record of %s is still coming: %s again in a moment", e.ID, m.key(m.Keys.Timeline))
+			return m.fetchDetail(e.ID)
+		}
+		m.setInfo("%s has no session or trace id: nothing to line up", e.ID)
+		return nil
 	case key.Matches(k, keys.Log):
 		m.showLog = true
 		m.msgLog.Open(m.status.Log())
@@ -801,6 +831,100 @@ func (m *Model) setFocus(f focus) {
 	m.relayout()
 }
 
+// openTimeline shows a session's (or trace's) executions in the order they ran: the window's
+// with their triage, the records only the API had without.
+func (m *Model) openTimeline(msg timelineMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setError(msg.err)
+	}
+	ds := m.data.DS
+	byID := map[string]timeline.Step{}
+	add := func(e model.Execution) {
+		s := timeline.Step{Exec: e, Current: e.ID == msg.current}
+		if i := ds.Index(e.ID); i >= 0 {
+			t := ds.Triage(i)
+			s.Triage = &t
+			if g := ds.Group(i); g != nil {
+				s.Marks = append(s.Marks, "DUP×"+common.Count(len(g.ExecutionIDs))+" "+string(g.Pattern))
+			}
+		}
+		if orig, ok := m.data.RetryOf[e.ID]; ok {
+			s.Marks = append(s.Marks, "RETRY OF "+orig)
+		}
+		if st := m.data.RetryState(e.ID); st != "" {
+			s.Marks = append(s.Marks, "RETRY "+strings.ToUpper(string(st)))
+		}
+		if ps, ok := m.data.Provider[e.ID]; ok {
+			s.Marks = append(s.Marks, "VERIFIED:"+string(ps.State))
+		}
+		if v, ok := m.data.Verdicts[e.ID]; ok {
+			s.Marks = append(s.Marks, "MARKED:"+string(v))
+		}
+		byID[e.ID] = s
+	}
+	if msg.ds == ds {
+		for _, i := range msg.pos {
+			add(*m.data.Exec(i))
+		}
+	}
+	for _, e := range msg.found {
+		add(e)
+	}
+	for _, e := range m.data.Details { // full records fetched so far carry the ids the list lacks
+		if msg.field == "session" && e.SessionID == msg.id || msg.field == "trace" && e.TraceID == msg.id {
+			if _, ok := byID[e.ID]; !ok {
+				add(e)
+			}
+		}
+	}
+	steps := make([]timeline.Step, 0, len(byID))
+	for _, s := range byID {
+		steps = append(steps, s)
+	}
+	sort.Slice(steps, func(a, b int) bool {
+		sa, sb := steps[a].Exec.Start(), steps[b].Exec.Start()
+		if !sa.Equal(sb) {
+			return sa.Before(sb)
+		}
+		return steps[a].Exec.ID < steps[b].Exec.ID
+	})
+	// a meta-tool's children go right after their parent, in the order they ran
+	var ordered []timeline.Step
+	placed := map[string]bool{}
+	var place func(s timeline.Step)
+	place = func(s timeline.Step) {
+		if placed[s.Exec.ID] {
+			return
+		}
+		placed[s.Exec.ID] = true
+		ordered = append(ordered, s)
+		for _, c := range steps {
+			if p := c.Exec.Parent; p != nil && p.LogID == s.Exec.ID {
+				c.Child = true
+				place(c)
+			}
+		}
+	}
+	for _, s := range steps {
+		if p := s.Exec.Parent; p != nil && byID[p.LogID].Exec.ID != "" {
+			continue // placed under its parent
+		}
+		place(s)
+	}
+	what := "Session " + msg.id
+	if msg.field == "trace" {
+		what = "Trace " + msg.id
+	}
+	note := ""
+	if msg.field == "trace" && m.be.SourceKind() != app.SourceFile {
+		note = "a trace's executions are those of the loaded window whose full record is at hand"
+	}
+	m.timeline.Open(fmt.Sprintf("%s · %d executions", what, len(ordered)), ordered, note)
+	m.showTime = true
+	m.setInfo("%s: %d executions, oldest first", strings.ToLower(what), len(ordered))
+	return nil
+}
+
 // jumpMatch moves the cursor to the next (dir 1) or previous (-1) row whose execution the
 // filter matched, past group headers and the members a group shows beside its matches; at an
 // end it wraps and says so.
@@ -871,7 +995,7 @@ func (m *Model) quit(confirmed bool) tea.Cmd {
 
 // handleMouse scrolls or selects in the region under the pointer.
 func (m *Model) handleMouse(msg tea.MouseMsg) tea.Cmd {
-	if !m.mouse || m.retry.IsOpen() || m.mark.IsOpen() || m.showHelp || m.showLog {
+	if !m.mouse || m.retry.IsOpen() || m.mark.IsOpen() || m.showHelp || m.showLog || m.showTime {
 		return nil
 	}
 	mo := msg.Mouse()

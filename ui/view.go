@@ -105,6 +105,7 @@ func (m *Model) relayout() {
 	m.help.SetWidth(m.width)
 	m.helpView.SetSize(m.width, m.height)
 	m.msgLog.SetSize(m.width, m.height)
+	m.timeline.SetSize(m.width, m.height)
 	m.retry.SetSize(m.width, m.height)
 	m.mark.SetSize(m.width, m.height)
 	m.copyMenu.SetSize(m.width, m.height)
@@ -181,6 +182,8 @@ func (m *Model) render() string {
 		overlay = m.helpView.View()
 	case m.showLog:
 		overlay = m.msgLog.View()
+	case m.showTime:
+		overlay = m.timeline.View()
 	default:
 		return screen
 	}
@@ -279,6 +282,8 @@ func (m *Model) contextHelp() []key.Binding {
 		return keys.Bindings{k.Help, k.Quit}
 	case m.showLog:
 		return keys.Bindings{k.Up, k.Down, k.Log, k.Back}
+	case m.showTime:
+		return keys.Bindings{k.Up, k.Down, k.Timeline, k.Back}
 	case m.focus != focusList:
 		return keys.Bindings{k.Up, k.Down, k.PageDown, k.NextPane, k.Back, k.Reveal, k.Verify, k.Retry, k.Mark, k.Help, k.Quit}
 	}

@@ -55,9 +55,11 @@ type KeyMap struct {
 	Follow  key.Binding
 	Mouse   key.Binding
 	// Log opens the message log: every status message of the session, whole.
-	Log  key.Binding
-	Help key.Binding
-	Quit key.Binding
+	Log key.Binding
+	// Timeline shows every execution of the selected row's session (or trace) in order.
+	Timeline key.Binding
+	Help     key.Binding
+	Quit     key.Binding
 
 	// inside dialogs and the filter prompt (not rebindable: they are typed into text fields)
 	Confirm key.Binding
@@ -100,12 +102,13 @@ func Default() KeyMap {
 		Dashboard:  b([]string{"o"}, "o", "dashboard"),
 		Reveal:     b([]string{"x"}, "x", "reveal secrets"),
 
-		Refresh: b([]string{"R", "shift+r"}, "R", "refresh"),
-		Follow:  b([]string{"F", "shift+f"}, "F", "follow"),
-		Mouse:   b([]string{"M", "shift+m"}, "M", "mouse"),
-		Log:     b([]string{"L", "shift+l"}, "L", "messages"),
-		Help:    b([]string{"?"}, "?", "help"),
-		Quit:    b([]string{"q", "ctrl+c"}, "q", "quit"),
+		Refresh:  b([]string{"R", "shift+r"}, "R", "refresh"),
+		Follow:   b([]string{"F", "shift+f"}, "F", "follow"),
+		Mouse:    b([]string{"M", "shift+m"}, "M", "mouse"),
+		Log:      b([]string{"L", "shift+l"}, "L", "messages"),
+		Timeline: b([]string{"t"}, "t", "session timeline"),
+		Help:     b([]string{"?"}, "?", "help"),
+		Quit:     b([]string{"q", "ctrl+c"}, "q", "quit"),
 
 		Confirm: b([]string{"enter"}, "enter", "confirm"),
 		Cancel:  b([]string{"esc"}, "esc", "cancel"),
@@ -122,7 +125,7 @@ func (k *KeyMap) rebindable() map[string]*key.Binding {
 		"back": &k.Back, "filter": &k.Filter, "flagged": &k.Flagged, "duplicates": &k.Duplicates,
 		"writes": &k.Writes, "best_match": &k.BestMatch, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark,
 		"bundle": &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle, "dashboard": &k.Dashboard, "reveal": &k.Reveal,
-		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "messages": &k.Log, "help": &k.Help, "quit": &k.Quit,
+		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "messages": &k.Log, "timeline": &k.Timeline, "help": &k.Help, "quit": &k.Quit,
 	}
 }
 
@@ -184,7 +187,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Open, k.NextPane, k.Back},
 		{k.Filter, k.NextMatch, k.PrevMatch, k.Flagged, k.Duplicates, k.Writes, k.BestMatch, k.Refresh, k.Follow},
-		{k.Verify, k.Retry, k.Mark, k.Bundle, k.CopyID, k.CopyBundle, k.Dashboard, k.Reveal},
+		{k.Verify, k.Retry, k.Mark, k.Timeline, k.Bundle, k.CopyID, k.CopyBundle, k.Dashboard, k.Reveal},
 		{k.Mouse, k.Log, k.Help, k.Quit},
 	}
 }

@@ -133,6 +133,8 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 		row("old sdk", st.Warn.Render(c(t.OldSDK)))
 	}
 	row("request", c(e.RequestID))
+	row("session", c(e.SessionID)) // t lines the session up
+	row("trace", c(e.TraceID))
 	if e.Parent != nil {
 		row("parent", c(e.Parent.LogID+" "+e.Parent.ToolSlug))
 	}

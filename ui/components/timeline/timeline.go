@@ -1,0 +1,160 @@
+// Package timeline is the story of a session (or a trace): every execution of it in the order
+// it ran, a meta-tool's children under their parent, the gap before each step, its outcome, and
+// what triage and the person found (a duplicate group and its cause, a retry, the provider's
+// answer), in a box over the screen that scrolls. Opened with t on a row.
+package timeline
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/ui/common"
+)
+
+// Step is one execution of the timeline.
+type Step struct {
+	Exec    model.Execution
+	Triage  *model.Triage // nil: outside the loaded window (not triaged here)
+	Child   bool          // a meta-tool's child, shown under its parent
+	Marks   []string      // DUP×3 sdk_auto_retry, RETRIED, VERIFIED:found...
+	Current bool          // the row t was pressed on
+}
+
+// Model is the timeline's box.
+type Model struct {
+	common.Common
+	width, height int
+	title         string
+	steps         []Step
+	note          string
+	offset        int
+}
+
+// New returns an empty timeline.
+func New(c common.Common) Model { return Model{Common: c} }
+
+// SetSize sets the room (the whole screen).
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// Open shows steps (in the order they ran) under title; note says what the list may lack.
+func (m *Model) Open(title string, steps []Step, note string) {
+	m.title, m.steps, m.note, m.offset = title, steps, note, 0
+	for i, s := range steps { // start with the row t was pressed on in view
+		if s.Current {
+			m.offset = max(i-2, 0)
+		}
+	}
+}
+
+// Len is how many steps the timeline holds.
+func (m Model) Len() int { return len(m.steps) }
+
+// Update scrolls on the navigation keys; it reports whether the key was one of them.
+func (m *Model) Update(k tea.KeyPressMsg) bool {
+	km := m.Keys
+	page := max(m.room()-2, 1)
+	switch {
+	case key.Matches(k, km.Down):
+		m.offset++
+	case key.Matches(k, km.Up):
+		m.offset--
+	case key.Matches(k, km.PageDown), key.Matches(k, km.HalfDown):
+		m.offset += page
+	case key.Matches(k, km.PageUp), key.Matches(k, km.HalfUp):
+		m.offset -= page
+	case key.Matches(k, km.Top):
+		m.offset = 0
+	case key.Matches(k, km.Bottom):
+		m.offset = 1 << 30
+	default:
+		return false
+	}
+	m.offset = max(m.offset, 0)
+	return true
+}
+
+// room is the lines of steps the box shows: the screen less its border, title, note, hint and
+// the screen's last line.
+func (m Model) room() int { return m.height - 8 }
+
+// lines renders the steps, each wrapped to w under its tool.
+func (m Model) lines(w int) []string {
+	st := m.Styles
+	var out []string
+	var prevEnd time.Time
+	for _, s := range m.steps {
+		e := &s.Exec
+		gap := ""
+		if !prevEnd.IsZero() && !e.Start().IsZero() {
+			gap = model.GapText(e.Start().Sub(prevEnd))
+		}
+		if end, _ := e.End(); end.After(prevEnd) {
+			prevEnd = end
+		}
+		mark, tree := "  ", ""
+		if s.Current {
+			mark = "› "
+		}
+		if s.Child {
+			tree = "└ "
+		}
+		flag := " "
+		outcome := common.Clean(e.Status)
+		if t := s.Triage; t != nil {
+			outcome = strings.ToUpper(string(t.Outcome))
+			if t.Flagged {
+				flag = st.List.Marker.Render("!")
+			}
+		}
+		dur := "?"
+		if e.HasDuration {
+			dur = common.Duration(e.Duration)
+		}
+		head := fmt.Sprintf("%s%s %s %s", mark, flag, e.Start().UTC().Format("15:04:05.000"), tree)
+		text := common.Clean(e.ToolSlug) + "  " + outcome + "  " + dur
+		if gap != "" {
+			text += "  " + gap
+		}
+		for _, mk := range s.Marks {
+			text += "  " + mk
+		}
+		text += "  " + st.Muted.Render(common.Clean(e.ID))
+		indent := common.Width(head)
+		for i, l := range strings.Split(common.Wrap(text, max(w-indent, 10)), "\n") {
+			if i == 0 {
+				out = append(out, head+l)
+			} else {
+				out = append(out, strings.Repeat(" ", indent)+l)
+			}
+		}
+	}
+	return out
+}
+
+// View renders the box.
+func (m Model) View() string {
+	st := m.Styles
+	w := max(min(m.width-4, 140), 30)
+	inner := w - 4
+	lines := m.lines(inner)
+	if len(lines) == 0 {
+		lines = []string{st.Muted.Render("no executions")}
+	}
+	if room := m.room(); len(lines) > room && room > 1 {
+		show := room - 1
+		off := min(m.offset, len(lines)-show)
+		lines = append(lines[off:off+show:off+show], st.Dialog.Hint.Render(common.Truncate(
+			fmt.Sprintf("lines %d–%d of %d · ↑/↓ pgup/pgdn g/G scroll", off+1, off+show, len(lines)), inner)))
+	}
+	body := strings.Join(lines, "\n")
+	if m.note != "" {
+		body += "\n" + st.Muted.Render(common.Truncate(m.note, inner))
+	}
+	body += "\n\n" + st.Dialog.Hint.Render(common.Truncate("esc, q or "+m.Keys.Timeline.Help().Key+" to close · oldest first · › the row you were on", inner))
+	return st.Dialog.Box.Width(w).Render(st.Dialog.Title.Render(common.Truncate(m.title, inner)) + "\n\n" + body)
+}
