@@ -1367,7 +1367,7 @@ func TestHelpBarAndHintsFollowTheSession(t *testing.T) {
 	}
 
 	e2 := newEnv(t)
-	km, err := keys.Default().Rebind(map[string][]string{"verify": {"c"}, "retry": {"t"}, "mark": {"u"}})
+	km, err := keys.Default().Rebind(map[string][]string{"verify": {"c"}, "retry": {"e"}, "mark": {"u"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1375,7 +1375,7 @@ func TestHelpBarAndHintsFollowTheSession(t *testing.T) {
 	h2 := newHarness(t, e2, 200, 40)
 	flaggedUnchecked(h2)
 	s = h2.screen()
-	for _, want := range []string{"flagged write: c checks the provider before any retry (t) or verdict (u)", "press c to ask the provider"} {
+	for _, want := range []string{"flagged write: c checks the provider before any retry (e) or verdict (u)", "press c to ask the provider"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("with [keys] remapped the screen lacks %q:\n%s", want, s)
 		}
