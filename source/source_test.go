@@ -220,7 +220,11 @@ func TestPageNumberPagingWithRecordsArriving(t *testing.T) {
 // waited out as Retry-After says, and it still completes (issue 28).
 func TestALoadWaitsOutTheRateLimit(t *testing.T) {
 	ctx := t.Context()
-	srv, base, err := sandbox.Start(ctx, sandbox.Config{Seed: 4, Size: 1500, RateLimit: 10, RateLimitWindow: time.Second}, "127.0.0.1:0")
+	// 3,000 records are 30 or more reads of 100: more than two windows' budget, so the load must
+	// wait whatever the phase of the windows (1,500 fitted in two when a window ended mid-load,
+	// and the test failed on a busy machine with no wait to see)
+	const size = 3000
+	srv, base, err := sandbox.Start(ctx, sandbox.Config{Seed: 4, Size: size, RateLimit: 10, RateLimitWindow: time.Second}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,8 +241,8 @@ func TestALoadWaitsOutTheRateLimit(t *testing.T) {
 	if err := src.Load(ctx, 0, func(b []model.Execution) error { got += len(b); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if got != 1500 || srv.RateLimited() != 0 || len(waits) == 0 {
-		t.Fatalf("loaded %d of 1500, %d answered 429, %d waits said", got, srv.RateLimited(), len(waits))
+	if got != size || srv.RateLimited() != 0 || len(waits) == 0 {
+		t.Fatalf("loaded %d of %d, %d answered 429, %d waits said", got, size, srv.RateLimited(), len(waits))
 	}
 	for _, w := range waits {
 		if w.Refused || w.Wait <= 0 || w.Wait > 2*time.Second || w.Limit != 10 {
@@ -246,7 +250,13 @@ func TestALoadWaitsOutTheRateLimit(t *testing.T) {
 		}
 	}
 	// another caller spends the budget: every fourth read meets a 429 of the rate limit, which
-	// the load waits out as Retry-After says, and it completes
+	// the load waits out as Retry-After says, and it completes (1,500 records are enough here)
+	srv.Close()
+	srv, base, err = sandbox.Start(ctx, sandbox.Config{Seed: 4, Size: 1500, RateLimit: 10, RateLimitWindow: time.Second}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
 	n := 0
 	var nmu sync.Mutex
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
