@@ -3,6 +3,7 @@ package triage
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -127,8 +128,8 @@ func splitArgsQuick(args json.RawMessage, skip map[string]bool) (effectArgs, boo
 	var texts []string
 	ident := make([]model.ArgMember, 0, len(ms))
 	for _, m := range ms {
-		if skip[strings.ToLower(m.Key)] {
-			continue
+		if skip[strings.ToLower(m.Key)] || string(m.Raw) == "null" {
+			continue // a null argument is an absent one: a rebuilt payload may send either
 		}
 		if m.IsStr && isFreeText(m.Key, m.Str) {
 			out.textKeys = append(out.textKeys, m.Key)
@@ -183,8 +184,8 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 	var texts []string
 	ident := make(map[string]any, len(m))
 	for k, val := range m {
-		if skip[strings.ToLower(k)] {
-			continue
+		if skip[strings.ToLower(k)] || val == nil {
+			continue // null is absent
 		}
 		if s, ok := val.(string); ok && isFreeText(k, s) {
 			out.textKeys = append(out.textKeys, k)
@@ -226,8 +227,31 @@ type textSig struct {
 	names []string // capitalised words not starting a sentence, lower case, sorted, unique
 }
 
-// signature tokenises a text: HTML tags dropped, letters and digits kept, case folded.
+// volatileText matches what an application regenerates each time it builds a message again:
+// a time of day to the second (a footer's "Sent 21:26:46"), a date and time with seconds, a
+// UUID, a long run of hex (a request or attachment id). Masked before comparing, so a rebuilt
+// payload reads as the message it is; a meeting's "10:00" (no seconds) and every other number
+// still count.
+var volatileText = regexp.MustCompile(`(?i)\b\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:z|[+-]\d{2}:?\d{2})?\b|\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*\b`)
+
+// maskVolatile replaces volatileText with a word that is the same in every copy; hex runs
+// count only when they are at least 16 long.
+func maskVolatile(s string) string {
+	if !strings.ContainsAny(s, "0123456789") {
+		return s
+	}
+	return volatileText.ReplaceAllStringFunc(s, func(m string) string {
+		if !strings.Contains(m, ":") && !strings.Contains(m, "-") && len(m) < 16 {
+			return m // a short hex-looking word (a version, "3d", "ab12") is not an id
+		}
+		return " volatile "
+	})
+}
+
+// signature tokenises a text: HTML tags dropped, letters and digits kept, case folded, and
+// regenerated values (maskVolatile) masked.
 func signature(s string) textSig {
+	s = maskVolatile(s)
 	var norm strings.Builder
 	var words, nums, names []string
 	var tok strings.Builder

@@ -1,0 +1,57 @@
+package triage
+
+import (
+	"testing"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// An application that rebuilds the payload for its retry regenerates a footer's time, a request
+// id in the body, or sends null where it left a key out: still one action (issue 29). Near
+// misses stay apart: another meeting time, another order number, another recipient.
+func TestRebuiltPayloadsGroup(t *testing.T) {
+	const to = `"recipient_email":"ana@x.com","subject":"Order A-78274"`
+	body := func(s string) string { return `{` + to + `,"body":"` + s + `"}` }
+	tests := []struct {
+		name  string
+		a, b  string
+		group bool
+	}{
+		{"a footer's time to the second", body(`Your order A-78274 ships tomorrow.\n\nSent 21:26:46`), body(`Your order A-78274 ships tomorrow.\n\nSent 21:26:57`), true},
+		{"an ISO timestamp in the footer", body(`Your order A-78274 ships tomorrow. Generated 2026-03-02T21:26:46Z`), body(`Your order A-78274 ships tomorrow. Generated 2026-03-02T21:27:03Z`), true},
+		{"a request id in the body", body(`Your order A-78274 ships tomorrow. ref 3f2a9c1e-8b7d-4c6e-9f0a-1b2c3d4e5f60`), body(`Your order A-78274 ships tomorrow. ref 9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b`), true},
+		{"a long hex attachment id", body(`Invoice attached (att 9f86d081884c7d659a2feaa0c55ad015) for order A-78274`), body(`Invoice attached (att 2c26b46b68ffc68ff99b453c1d304134) for order A-78274`), true},
+		{"null is absent", `{` + to + `,"cc":null,"body":"hi"}`, `{` + to + `,"body":"hi"}`, true},
+		{"keys in another order", `{"body":"hi",` + to + `}`, `{` + to + `,"body":"hi"}`, true},
+		{"near miss: another meeting time", body(`Meeting moved to 10:00 for order A-78274.`), body(`Meeting moved to 11:00 for order A-78274.`), false},
+		{"near miss: another order number in the text", body(`Your order A-78274 ships tomorrow. Sent 21:26:46`), body(`Your order A-78275 ships tomorrow. Sent 21:26:57`), false},
+		{"near miss: a cc that is set", `{` + to + `,"cc":"bob@x.com","body":"hi"}`, `{` + to + `,"body":"hi"}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			execs := []model.Execution{
+				attempt{id: "b", at: sec(30), dur: sec(1), retry: -1, args: tt.b}.exec(),
+				attempt{id: "a", at: 0, dur: sec(1), err: gatewayErr, retry: -1, args: tt.a}.exec(),
+			}
+			res := Analyze(execs, NewKinds(), Options{})
+			if got := len(res.Groups) == 1; got != tt.group {
+				t.Fatalf("grouped = %v, want %v (%+v)", got, tt.group, res.Groups)
+			}
+		})
+	}
+}
+
+func TestMaskVolatile(t *testing.T) {
+	for in, want := range map[string]string{
+		"Sent 21:26:46":                          "Sent  volatile ",
+		"at 10:00 sharp":                         "at 10:00 sharp",
+		"v1.2.3 and 3d and abcdef12":             "v1.2.3 and 3d and abcdef12",
+		"2026-03-02 21:26:46.123Z done":          " volatile  done",
+		"id 0123456789abcdef0123 end":            "id  volatile  end",
+		"order 1042, invoice 77, total $1,250.00": "order 1042, invoice 77, total $1,250.00",
+	} {
+		if got := maskVolatile(in); got != want {
+			t.Errorf("maskVolatile(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
