@@ -43,11 +43,11 @@ func TestRebuiltPayloadsGroup(t *testing.T) {
 
 func TestMaskVolatile(t *testing.T) {
 	for in, want := range map[string]string{
-		"Sent 21:26:46":                          "Sent  volatile ",
-		"at 10:00 sharp":                         "at 10:00 sharp",
-		"v1.2.3 and 3d and abcdef12":             "v1.2.3 and 3d and abcdef12",
-		"2026-03-02 21:26:46.123Z done":          " volatile  done",
-		"id 0123456789abcdef0123 end":            "id  volatile  end",
+		"Sent 21:26:46":                           "Sent  volatile ",
+		"at 10:00 sharp":                          "at 10:00 sharp",
+		"v1.2.3 and 3d and abcdef12":              "v1.2.3 and 3d and abcdef12",
+		"2026-03-02 21:26:46.123Z done":           " volatile  done",
+		"id 0123456789abcdef0123 end":             "id  volatile  end",
 		"order 1042, invoice 77, total $1,250.00": "order 1042, invoice 77, total $1,250.00",
 	} {
 		if got := maskVolatile(in); got != want {
