@@ -5,7 +5,6 @@
 package helpview
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -20,7 +19,7 @@ import (
 type Model struct {
 	common.Common
 	width, height int
-	offset        int    // the first line of the body shown
+	scroll        common.Scroll
 	last          *drawn // shared by the model's copies
 	// Off reports a binding the session has turned off (read-only: retry, mark): it is listed
 	// with "(off)". Nil: none is.
@@ -37,31 +36,10 @@ func New(c common.Common) Model { return Model{Common: c, last: &drawn{}} }
 func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
 
 // Reset scrolls back to the top (the screen is opened again).
-func (m *Model) Reset() { m.offset = 0 }
+func (m *Model) Reset() { m.scroll = common.Scroll{} }
 
 // Update scrolls on the navigation keys; it reports whether the key was one of them.
-func (m *Model) Update(k tea.KeyPressMsg) bool {
-	km := m.Keys
-	page := max(m.room()-2, 1)
-	switch {
-	case key.Matches(k, km.Down):
-		m.offset++
-	case key.Matches(k, km.Up):
-		m.offset--
-	case key.Matches(k, km.PageDown) || k.String() == "space" || k.String() == "ctrl+d":
-		m.offset += page
-	case key.Matches(k, km.PageUp) || k.String() == "ctrl+u":
-		m.offset -= page
-	case key.Matches(k, km.Top):
-		m.offset = 0
-	case key.Matches(k, km.Bottom):
-		m.offset = 1 << 30
-	default:
-		return false
-	}
-	m.offset = max(m.offset, 0) // the upper bound needs the body: render clamps it
-	return true
-}
+func (m *Model) Update(k tea.KeyPressMsg) bool { return m.scroll.Update(k, m.Keys, max(m.room()-2, 1)) }
 
 // room is how many body lines the box shows: the screen less the border, title and hint.
 func (m Model) room() int { return m.height - 7 }
@@ -157,7 +135,7 @@ func (m Model) View() string {
 			sig.WriteString("\x01" + strconv.FormatBool(b.Enabled()) + strconv.FormatBool(m.Off != nil && m.Off(b)) + h.Key + "\x02" + h.Desc)
 		}
 	}
-	sig.WriteString("\x03" + strconv.Itoa(m.offset))
+	sig.WriteString("\x03" + strconv.Itoa(m.scroll.Offset))
 	if m.last != nil && m.last.key == sig.String() {
 		return m.last.view
 	}
@@ -230,11 +208,8 @@ func (m Model) render(groups [][]key.Binding) string {
 	lines := strings.Split(body, "\n")
 	hint := m.Keys.Quit.Help().Key + ", " + m.Keys.Help.Help().Key + " or esc to close"
 	// What does not fit scrolls; the last line says which lines show and how to see the rest.
-	if room := m.room(); len(lines) > room && room > 1 {
-		show := room - 1
-		off := min(m.offset, len(lines)-show)
-		lines = append(lines[off:off+show:off+show], m.Styles.Dialog.Hint.Render(fmt.Sprintf("lines %d–%d of %d · ↑/↓ pgup/pgdn g/G scroll", off+1, off+show, len(lines))))
-		body = strings.Join(lines, "\n")
+	if room := m.room(); room > 1 {
+		body = strings.Join(m.scroll.Window(lines, room, avail, m.Styles.Dialog.Hint.Render), "\n")
 	}
 	body += "\n\n" + m.Styles.Dialog.Hint.Render(hint)
 	return m.Styles.Dialog.Box.Render(m.Styles.Dialog.Title.Render("Keys") + "\n\n" + body)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/exectriage/exectriage/ui/common"
@@ -19,8 +18,7 @@ type Model struct {
 	common.Common
 	width, height int
 	entries       []statusline.Entry
-	// fromEnd is how many lines the view is scrolled up from the newest.
-	fromEnd int
+	scroll        common.Scroll // from the newest
 }
 
 // New returns an empty log.
@@ -30,31 +28,12 @@ func New(c common.Common) Model { return Model{Common: c} }
 func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
 
 // Open shows entries, scrolled to the newest.
-func (m *Model) Open(entries []statusline.Entry) { m.entries, m.fromEnd = entries, 0 }
+func (m *Model) Open(entries []statusline.Entry) {
+	m.entries, m.scroll = entries, common.Scroll{FromEnd: true}
+}
 
 // Update scrolls on the navigation keys; it reports whether the key was one of them.
-func (m *Model) Update(k tea.KeyPressMsg) bool {
-	km := m.Keys
-	page := max(m.room()-2, 1)
-	switch {
-	case key.Matches(k, km.Up):
-		m.fromEnd++
-	case key.Matches(k, km.Down):
-		m.fromEnd--
-	case key.Matches(k, km.PageUp), key.Matches(k, km.HalfUp):
-		m.fromEnd += page
-	case key.Matches(k, km.PageDown), key.Matches(k, km.HalfDown):
-		m.fromEnd -= page
-	case key.Matches(k, km.Top):
-		m.fromEnd = 1 << 30
-	case key.Matches(k, km.Bottom):
-		m.fromEnd = 0
-	default:
-		return false
-	}
-	m.fromEnd = max(m.fromEnd, 0) // the upper bound needs the lines: View clamps it
-	return true
-}
+func (m *Model) Update(k tea.KeyPressMsg) bool { return m.scroll.Update(k, m.Keys, max(m.room()-2, 1)) }
 
 // room is the lines of log the box shows: the screen less its border, title, hint and the
 // screen's last line.
@@ -94,12 +73,7 @@ func (m Model) View() string {
 	if len(lines) == 0 {
 		lines = []string{st.Muted.Render("no messages yet")}
 	}
-	if room := m.room(); len(lines) > room && room > 1 {
-		show := room - 1
-		end := len(lines) - min(m.fromEnd, len(lines)-show)
-		lines = append(lines[end-show:end:end], st.Dialog.Hint.Render(common.Truncate(
-			fmt.Sprintf("lines %d–%d of %d · ↑/↓ pgup/pgdn g/G scroll", end-show+1, end, len(lines)), inner)))
-	}
+	lines = m.scroll.Window(lines, m.room(), inner, st.Dialog.Hint.Render)
 	body := strings.Join(lines, "\n") + "\n\n" + st.Dialog.Hint.Render(common.Truncate("esc, q or "+m.Keys.Log.Help().Key+" to close · newest last", inner))
 	return st.Dialog.Box.Width(w).Render(st.Dialog.Title.Render(fmt.Sprintf("Messages (%d)", len(m.entries))) + "\n\n" + body)
 }

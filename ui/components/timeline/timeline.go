@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/exectriage/exectriage/model"
@@ -32,7 +31,7 @@ type Model struct {
 	title         string
 	steps         []Step
 	note          string
-	offset        int
+	scroll        common.Scroll
 }
 
 // New returns an empty timeline.
@@ -43,10 +42,10 @@ func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
 
 // Open shows steps (in the order they ran) under title; note says what the list may lack.
 func (m *Model) Open(title string, steps []Step, note string) {
-	m.title, m.steps, m.note, m.offset = title, steps, note, 0
+	m.title, m.steps, m.note, m.scroll = title, steps, note, common.Scroll{}
 	for i, s := range steps { // start with the row t was pressed on in view
 		if s.Current {
-			m.offset = max(i-2, 0)
+			m.scroll.Offset = max(i-2, 0)
 		}
 	}
 }
@@ -55,28 +54,7 @@ func (m *Model) Open(title string, steps []Step, note string) {
 func (m Model) Len() int { return len(m.steps) }
 
 // Update scrolls on the navigation keys; it reports whether the key was one of them.
-func (m *Model) Update(k tea.KeyPressMsg) bool {
-	km := m.Keys
-	page := max(m.room()-2, 1)
-	switch {
-	case key.Matches(k, km.Down):
-		m.offset++
-	case key.Matches(k, km.Up):
-		m.offset--
-	case key.Matches(k, km.PageDown), key.Matches(k, km.HalfDown):
-		m.offset += page
-	case key.Matches(k, km.PageUp), key.Matches(k, km.HalfUp):
-		m.offset -= page
-	case key.Matches(k, km.Top):
-		m.offset = 0
-	case key.Matches(k, km.Bottom):
-		m.offset = 1 << 30
-	default:
-		return false
-	}
-	m.offset = max(m.offset, 0)
-	return true
-}
+func (m *Model) Update(k tea.KeyPressMsg) bool { return m.scroll.Update(k, m.Keys, max(m.room()-2, 1)) }
 
 // room is the lines of steps the box shows: the screen less its border, title, note, hint and
 // the screen's last line.
@@ -116,16 +94,17 @@ func (m Model) lines(w int) []string {
 			dur = common.Duration(e.Duration)
 		}
 		head := fmt.Sprintf("%s%s %s %s", mark, flag, e.Start().UTC().Format("15:04:05.000"), tree)
-		text := common.Clean(e.ToolSlug) + "  " + outcome + "  " + dur
+		var text strings.Builder
+		text.WriteString(common.Clean(e.ToolSlug) + "  " + outcome + "  " + dur)
 		if gap != "" {
-			text += "  " + gap
+			text.WriteString("  " + gap)
 		}
 		for _, mk := range s.Marks {
-			text += "  " + mk
+			text.WriteString("  " + mk)
 		}
-		text += "  " + st.Muted.Render(common.Clean(e.ID))
+		text.WriteString("  " + st.Muted.Render(common.Clean(e.ID)))
 		indent := common.Width(head)
-		for i, l := range strings.Split(common.Wrap(text, max(w-indent, 10)), "\n") {
+		for i, l := range strings.Split(common.Wrap(text.String(), max(w-indent, 10)), "\n") {
 			if i == 0 {
 				out = append(out, head+l)
 			} else {
@@ -145,12 +124,7 @@ func (m Model) View() string {
 	if len(lines) == 0 {
 		lines = []string{st.Muted.Render("no executions")}
 	}
-	if room := m.room(); len(lines) > room && room > 1 {
-		show := room - 1
-		off := min(m.offset, len(lines)-show)
-		lines = append(lines[off:off+show:off+show], st.Dialog.Hint.Render(common.Truncate(
-			fmt.Sprintf("lines %d–%d of %d · ↑/↓ pgup/pgdn g/G scroll", off+1, off+show, len(lines)), inner)))
-	}
+	lines = m.scroll.Window(lines, m.room(), inner, st.Dialog.Hint.Render)
 	body := strings.Join(lines, "\n")
 	if m.note != "" {
 		body += "\n" + st.Muted.Render(common.Truncate(m.note, inner))
