@@ -252,7 +252,7 @@ func TestALoadWaitsOutTheRateLimit(t *testing.T) {
 	// another caller spends the budget: every fourth read meets a 429 of the rate limit, which
 	// the load waits out as Retry-After says, and it completes (1,500 records are enough here)
 	srv.Close()
-	srv, base, err = sandbox.Start(ctx, sandbox.Config{Seed: 4, Size: 1500, RateLimit: 10, RateLimitWindow: time.Second}, "127.0.0.1:0")
+	srv, _, err = sandbox.Start(ctx, sandbox.Config{Seed: 4, Size: 1500, RateLimit: 10, RateLimitWindow: time.Second}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
