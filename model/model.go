@@ -331,7 +331,31 @@ const (
 	PatternAgentRetry       RetryPattern = "agent_retry"        // an LLM agent called again with regenerated text
 	PatternAppRetry         RetryPattern = "app_retry"
 	PatternDoubleSubmit     RetryPattern = "double_submit"
+	// PatternExectriageRetry: a member is exectriage's own guarded retry (its request id is an
+	// attempt id), sent after a person confirmed the first attempt failed; never the caller's.
+	PatternExectriageRetry RetryPattern = "exectriage_retry"
 )
+
+// attemptMark is what the attempt ids exectriage sends as x-request-id start their last group
+// with (a UUID v4 otherwise random), so that a log tells its retries apart.
+const attemptMark = "e7a9"
+
+// IsAttemptID reports whether s has the shape of an attempt id exectriage sends as
+// x-request-id (a UUID v4 whose last group starts with e7a9).
+func IsAttemptID(s string) bool {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' || s[14] != '4' || !strings.HasPrefix(s[24:], attemptMark) {
+		return false
+	}
+	for i, r := range s {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			continue
+		}
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
+			return false
+		}
+	}
+	return true
+}
 
 // SimilarityWord is the group's match in a word or two: "identical", or "reworded 72%".
 func (g *DuplicateGroup) SimilarityWord() string {
@@ -343,7 +367,7 @@ func (g *DuplicateGroup) SimilarityWord() string {
 
 // Patterns are every cause a duplicate group is given, in the order help lists them.
 func Patterns() []RetryPattern {
-	return []RetryPattern{PatternSDKAutoRetry, PatternSessionAutoRetry, PatternFrameworkRetry, PatternAgentRetry, PatternAppRetry, PatternDoubleSubmit}
+	return []RetryPattern{PatternSDKAutoRetry, PatternSessionAutoRetry, PatternFrameworkRetry, PatternAgentRetry, PatternAppRetry, PatternDoubleSubmit, PatternExectriageRetry}
 }
 
 // PatternFix is what to change so that a pattern's duplicates stop, in one line.
@@ -361,6 +385,8 @@ func PatternFix(p RetryPattern) string {
 		return "your retry loop: check the provider (or the log) before retrying, or send a dedupe key"
 	case PatternDoubleSubmit:
 		return "two callers: dedupe before calling (disable the button, lock per request)"
+	case PatternExectriageRetry:
+		return "nothing in your code: a person confirmed the first attempt failed and retried it through exectriage; if both took effect, check the original again (its check names the retry's own effect)"
 	}
 	return ""
 }

@@ -461,11 +461,9 @@ func NewAttemptID() string {
 	return u.String()
 }
 
-// IsAttemptID reports whether s has the shape of an attempt id NewAttemptID makes.
-func IsAttemptID(s string) bool {
-	u, err := uuid.Parse(s)
-	return err == nil && len(s) == 36 && u.Version() == 4 && strings.HasPrefix(s[24:], attemptMark)
-}
+// IsAttemptID reports whether s has the shape of an attempt id NewAttemptID makes
+// (model.IsAttemptID: triage names the groups such a retry joins by it too).
+func IsAttemptID(s string) bool { return model.IsAttemptID(s) }
 
 // Precheck asks the guard, on the same evidence Run gathers and the provider state given,
 // whether a retry could go ahead once a person confirms: the retry dialog shows its answer

@@ -337,6 +337,26 @@ func TestDuplicatePatterns(t *testing.T) {
 			groups: 1, pattern: model.PatternDoubleSubmit,
 		},
 		{
+			// issue 29: exectriage's own guarded retry is never named the caller's retry loop
+			name: "exectriage's guarded retry of a timed-out send",
+			attempts: []attempt{
+				{id: "a", at: 0, err: timeoutErr, retry: -1, request: "5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e"},
+				{id: "b", at: sec(300), dur: sec(1), retry: -1, request: "0c8f3a7e-2b1d-4e5f-9a7e-e7a93c2b1a0f"},
+			},
+			groups: 1, pattern: model.PatternExectriageRetry,
+			reason: `^2 attempts: attempt 2 is exectriage's guarded retry \(request id 0c8f3a7e-2b1d-4e5f-9a7e-e7a93c2b1a0f, an attempt id\), sent 4\.0 min after`,
+		},
+		{
+			// near miss: a UUID request id without exectriage's mark is the caller's
+			name: "a caller's own UUID request ids: the spacing decides",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(1), err: gatewayErr, retry: -1, request: "5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e"},
+				{id: "b", at: sec(30), dur: sec(1), err: gatewayErr, retry: -1, request: "0c8f3a7e-2b1d-4e5f-a7e9-3c2b1a0f9e8d"},
+				{id: "c", at: sec(60), dur: sec(1), retry: -1, request: "1d9e4b8f-3c2e-4f6a-b8fa-4d3c2b1a0f9e"},
+			},
+			groups: 1, pattern: model.PatternAppRetry,
+		},
+		{
 			// near miss: different request ids are different calls, as before
 			name: "different request ids: the spacing decides",
 			attempts: []attempt{

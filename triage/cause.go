@@ -94,6 +94,12 @@ func frameworkFits(ms []member, gaps []time.Duration) bool {
 
 func patternAndReason(ms []member, gaps []time.Duration, reworded bool) (model.RetryPattern, string) {
 	n := len(ms)
+	for j, m := range ms[1:] { // exectriage's own retry: its request id is an attempt id
+		if model.IsAttemptID(m.e.RequestID) {
+			return model.PatternExectriageRetry, fmt.Sprintf("%d attempts: attempt %d is exectriage's guarded retry (request id %s, an attempt id), sent %s after a person confirmed the first failed, not a retry by the caller",
+				n, j+2, m.e.RequestID, model.GapAmount(gaps[j]))
+		}
+	}
 	if id, ok := sameRequestID(ms); ok { // the strongest evidence there is: one call, sent again
 		p, _ := sdkPattern(ms)
 		return p, fmt.Sprintf("%d attempts %s with one request id, %s: one call re-sent by the SDK, which kept the x-request-id of the call it retried (the legacy Python SDK does)%s",

@@ -574,7 +574,17 @@ func (g *gen) plan(t time.Time, left int) (int, bool) {
 			add(e)
 			start = callerEnd(e).Add(wait)
 		}
-	case 6: // double submit: two callers within a second
+	case 6: // double submit: two callers within a second; now and then exectriage's own retry
+		if g.chance(0.2) { // a timeout, then minutes later exectriage's guarded retry of it
+			first := g.exec(tl, a, t.Add(-5*time.Minute), args, fTimeout, -1, "")
+			first.RetryCount = -1
+			add(first)
+			retry := g.exec(tl, a, t.Add(-time.Duration(g.r.IntN(60))*time.Second), args, fNone, -1, "")
+			u := g.uuid()
+			retry.RequestID, retry.RetryCount = u[:24]+"e7a9"+u[28:], -1
+			burst = append(burst, retry)
+			break
+		}
 		add(g.exec(tl, a, t.Add(-900*time.Millisecond), args, fNone, 0, ""))
 		second := g.exec(tl, a, t.Add(-time.Duration(g.r.IntN(800))*time.Millisecond), args, pick(g, []failure{fNone, fTimeout}), 0, "")
 		burst = append(burst, second) // another caller: its own trace
