@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,8 @@ type ListOptions struct {
 	Filter string
 	Query  []string // words after the flags, added to the filter
 	Limit  int      // at most this many executions (0: all)
+	// Session lists one tool-router session's executions, oldest first: its timeline.
+	Session string
 }
 
 // NewCmdList is `exectriage list [QUERY...]`: executions newest first, one line each.
@@ -45,6 +48,7 @@ func NewCmdList(env *Env, runF func(context.Context, *ListOptions) error) *cobra
 	opts.Source.register(cmd.Flags(), commandFlags("list"))
 	cmd.Flags().StringVar(&opts.Filter, "filter", "", "filter `QUERY`: fuzzy text plus field terms ("+strings.Join(filter.FieldNames(), ":, ")+":)")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "print at most `N` executions, the newest (0: all)")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "the timeline of one tool-router session `ID`: its executions oldest first (session:ID, in the order they ran)")
 	registerFlagCompletions(cmd, env)
 	return cmd
 }
@@ -53,6 +57,9 @@ func NewCmdList(env *Env, runF func(context.Context, *ListOptions) error) *cobra
 func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 	sf := &opts.Source
 	query := strings.TrimSpace(opts.Filter + " " + strings.Join(opts.Query, " "))
+	if s := strings.TrimSpace(opts.Session); s != "" {
+		query = strings.TrimSpace(query + " session:" + s)
+	}
 	q, err := filter.Parse(query)
 	if err != nil {
 		return usageError(env, "list", "--filter: %s", sanitize.String(err.Error()))
@@ -93,6 +100,9 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 		}
 	}
 	match := ix.View(order, groupOf, ids, patterns).Filter(q)
+	if opts.Session != "" {
+		slices.Reverse(match) // a session reads in the order it ran
+	}
 	total := len(match)
 	if opts.Limit > 0 && len(match) > opts.Limit {
 		match = match[:opts.Limit]

@@ -75,3 +75,46 @@ func TestTheSessionFilter(t *testing.T) {
 	}
 	check("demo", demo, "--demo")
 }
+
+// list --session ID is the session's timeline: exactly its executions, oldest first, on the
+// sandbox (whose list entries carry no session id) as on the demo (issue 31).
+func TestListSessionIsItsTimeline(t *testing.T) {
+	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 9, Size: 800, Now: fixedNow, APIKey: "k-session"})
+	vars := map[string]string{"COMPOSIO_API_KEY": "k-session", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
+	bySession := map[string][]model.Execution{}
+	for _, e := range srv.Executions() {
+		if e.SessionID != "" {
+			bySession[e.SessionID] = append(bySession[e.SessionID], e)
+		}
+	}
+	tried := 0
+	for sid, want := range bySession {
+		if len(want) < 2 {
+			continue
+		}
+		if tried++; tried > 3 {
+			break
+		}
+		slices.SortFunc(want, func(a, b model.Execution) int { return a.Start().Compare(b.Start()) })
+		code, out, errOut := run(t, vars, "list", "--session", sid, "--json", "--base-url", base, "--since", "2000h")
+		var l struct {
+			Executions []execJSON `json:"executions"`
+		}
+		if code != ExitOK || json.Unmarshal([]byte(out), &l) != nil {
+			t.Fatalf("list --session %s: %d %s", sid, code, errOut)
+		}
+		var got, ids []string
+		for _, e := range l.Executions {
+			got = append(got, e.ID)
+		}
+		for _, e := range want {
+			ids = append(ids, e.ID)
+		}
+		if !slices.Equal(got, ids) {
+			t.Errorf("list --session %s: %v, want %v (oldest first)", sid, got, ids)
+		}
+	}
+	if tried == 0 {
+		t.Fatal("the sandbox has no session of two")
+	}
+}
