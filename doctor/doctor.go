@@ -303,6 +303,10 @@ func parserFor(rel string) func([]byte) (scanned, error) {
 		return parseYarnLock
 	case base == "bun.lock":
 		return parseBunLock
+	case base == "deno.json":
+		return parseDenoJSON
+	case base == "Dockerfile", base == "Containerfile", strings.HasSuffix(lower, ".dockerfile"), strings.HasPrefix(base, "Dockerfile."):
+		return parseDockerfile
 	case strings.HasPrefix(lower, "requirements") && (strings.HasSuffix(lower, ".txt") || strings.HasSuffix(lower, ".in")),
 		(strings.HasSuffix(lower, ".txt") || strings.HasSuffix(lower, ".in")) && path.Base(path.Dir(rel)) == "requirements":
 		return parseRequirements

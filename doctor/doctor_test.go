@@ -67,6 +67,13 @@ func TestScanFixtureProjects(t *testing.T) {
 			{"package-lock.json", "composio-core", "0.5.39", "RETRIES WRITES"},
 		}, true},
 		{"pnpm-v5", []want{{"pnpm-lock.yaml", "@composio/core", "0.12.3", "RETRIES WRITES"}}, true},
+		// issue 30: what an image installs is what runs, whatever the manifests say
+		{"docker", []want{
+			{"Dockerfile", "@composio/core", "0.13.1", "RETRIES WRITES"},
+			{"Dockerfile", "composio", "0.15.2", "RETRIES WRITES"},
+			{"Dockerfile", "composio-openai", "0.15.2", "unknown"},
+		}, true},
+		{"deno", []want{{"deno.json", "@composio/core", "0.14.2", "ok"}}, false},
 		{"pnpm-v6", []want{{"pnpm-lock.yaml", "@composio/core", "0.13.1", "RETRIES WRITES"}}, true},
 		{"pnpm-v9", []want{{"pnpm-lock.yaml", "@composio/core", "0.14.1", "ok"}}, false},
 		{"yarn-classic", []want{
