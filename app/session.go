@@ -294,6 +294,28 @@ func (a *App) BundleInput(ctx context.Context, j *Journal, note string, items []
 		Redactor: a.policy.Redactor(), HistoryNote: note, Command: func(verb string, args ...string) string {
 			return triage.CommandLine(a.SessionArgs(), verb, args...)
 		}}
+	// each item's tool-router session, as a timeline (the API's list entries carry no session
+	// id: its server finds them); a session that cannot be read says so in its item
+	type found struct {
+		execs []model.Execution
+		note  string
+	}
+	sessions := map[string]found{}
+	for i := range in.Items {
+		sid := in.Items[i].Exec.SessionID
+		if sid == "" {
+			continue
+		}
+		if _, ok := sessions[sid]; !ok {
+			execs, err := a.FindSessions(ctx, []string{sid})
+			f := found{execs: execs}
+			if err != nil {
+				f.note = err.Error()
+			}
+			sessions[sid] = f
+		}
+		in.Items[i].Session, in.Items[i].SessionNote = sessions[sid].execs, sessions[sid].note
+	}
 	if j == nil {
 		if in.HistoryNote == "" {
 			in.HistoryNote = "no journal was open"

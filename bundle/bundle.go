@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,6 +30,11 @@ type Item struct {
 	Provider *model.ProviderState  // nil: not checked
 	Group    *model.DuplicateGroup // nil: in no duplicate group
 	History  []string              // journal lines, oldest first; nil when no journal was read
+	// Session is every execution of the item's tool-router session (the item too), when it
+	// has one and they were found: the bundle shows them as a timeline, oldest first.
+	Session []model.Execution
+	// SessionNote says why the session's executions could not be read ("" when they were).
+	SessionNote string
 }
 
 // Input is everything Render needs.
@@ -381,8 +387,38 @@ func (r *renderer) item(n int, it Item, historyNote string) {
 	r.jsonBlock("Response", e.Response)
 	r.provider(it.Provider)
 	r.group(it.Group, e.ID)
+	r.session(it.Session, e)
+	if it.SessionNote != "" {
+		r.p("\nSession %s: its other executions could not be read (%s)\n", r.code(e.SessionID), r.code(it.SessionNote))
+	}
 	r.history(it.History, historyNote)
 	r.p("\n**Next step:** %s\n", r.nextStep(it))
+}
+
+// session writes the item's session as a timeline: each execution, oldest first, with the gap
+// before it, its status and this item marked.
+func (r *renderer) session(steps []model.Execution, self *model.Execution) {
+	if len(steps) < 2 {
+		return
+	}
+	steps = slices.Clone(steps)
+	slices.SortStableFunc(steps, func(a, b model.Execution) int { return a.Start().Compare(b.Start()) })
+	r.p("\nSession %s, %d executions, oldest first:\n\n", r.code(self.SessionID), len(steps))
+	var prevEnd time.Time
+	for _, s := range steps {
+		gap := ""
+		if !prevEnd.IsZero() {
+			gap = ", " + model.GapText(s.Start().Sub(prevEnd))
+		}
+		if end, _ := s.End(); end.After(prevEnd) {
+			prevEnd = end
+		}
+		this := ""
+		if s.ID == self.ID {
+			this = " (this execution)"
+		}
+		r.p("- %s %s %s, %s%s%s\n", stamp(s.Start()), r.code(s.ID), r.code(s.ToolSlug), r.code(orDash(s.Status)), gap, this)
+	}
 }
 
 func orDash(s string) string {
