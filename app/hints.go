@@ -4,12 +4,13 @@ import (
 	"path/filepath"
 
 	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/triage"
 )
 
 // SessionArgs are the flags a command line needs to read what this session reads: --demo, or
 // --file with the export's absolute path, --base-url, --profile, and --journal when one was
-// named (a PostgreSQL one without its password, which the person supplies). Every hint that
+// named (a URL's or a DSN's credential hidden: the person supplies it). Every hint that
 // names a command carries them (issue 32.7: the demo's hints named commands that read the
 // real journal and printed "(empty)").
 func (a *App) SessionArgs() []string {
@@ -31,8 +32,8 @@ func sessionArgs(o Options, demo bool) []string {
 		}
 		in = append(in, "--file", p)
 	}
-	if o.BaseURL != "" {
-		in = append(in, "--base-url", o.BaseURL)
+	if o.BaseURL != "" { // without a credential it may carry (redact.Location, the one rule)
+		in = append(in, "--base-url", redact.Location(o.BaseURL))
 	}
 	if o.Profile != "" {
 		in = append(in, "--profile", o.Profile)

@@ -32,6 +32,7 @@ func TestSessionArgs(t *testing.T) {
 		{"a profile", Options{Profile: "prod", Getenv: func(k string) string { return map[string]string{"COMPOSIO_API_KEY": "ak_x"}[k] }}, "exectriage --profile prod resolve A1"},
 		{"a SQLite journal", Options{Journal: "/var/j's.db", File: "/e.jsonl", Getenv: env}, `exectriage --file /e.jsonl --journal '/var/j'\''s.db' resolve A1`},
 		{"a PostgreSQL journal", Options{Journal: "postgres://ana:s3cret@db.example/triage", File: "/e.jsonl", Getenv: env}, "--journal postgres://ana:xxxxx@db.example/triage resolve A1"},
+		{"a base URL with a credential", Options{File: "/e.jsonl", BaseURL: "https://ana:s3cret@backend.example/api?api_key=s3cret", Getenv: env}, "--base-url 'https://ana:xxxxx@backend.example/api?api_key=xxxxx' resolve A1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

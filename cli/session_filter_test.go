@@ -82,14 +82,7 @@ func TestTheSessionFilter(t *testing.T) {
 // list --session ID is the session's timeline: exactly its executions, oldest first, on the
 // sandbox (whose list entries carry no session id) as on the demo (issue 31).
 func TestListSessionIsItsTimeline(t *testing.T) {
-	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 9, Size: 800, Now: fixedNow, APIKey: "k-session"})
-	vars := map[string]string{"COMPOSIO_API_KEY": "k-session", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
-	bySession := map[string][]model.Execution{}
-	for _, e := range srv.Executions() {
-		if e.SessionID != "" {
-			bySession[e.SessionID] = append(bySession[e.SessionID], e)
-		}
-	}
+	base, vars, bySession := sessionSandbox(t)
 	tried := 0
 	for sid, want := range bySession {
 		if len(want) < 2 {
@@ -98,7 +91,6 @@ func TestListSessionIsItsTimeline(t *testing.T) {
 		if tried++; tried > 3 {
 			break
 		}
-		slices.SortFunc(want, func(a, b model.Execution) int { return a.Start().Compare(b.Start()) })
 		code, out, errOut := run(t, vars, "list", "--session", sid, "--json", "--base-url", base, "--since", "2000h")
 		var l struct {
 			Executions []execJSON `json:"executions"`
@@ -125,19 +117,11 @@ func TestListSessionIsItsTimeline(t *testing.T) {
 // A bundle of a session's execution carries the session's timeline: every execution of it,
 // oldest first, this one marked (issue 31).
 func TestABundleCarriesTheSessionTimeline(t *testing.T) {
-	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 9, Size: 800, Now: fixedNow, APIKey: "k-session"})
-	vars := map[string]string{"COMPOSIO_API_KEY": "k-session", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
-	bySession := map[string][]model.Execution{}
-	for _, e := range srv.Executions() {
-		if e.SessionID != "" {
-			bySession[e.SessionID] = append(bySession[e.SessionID], e)
-		}
-	}
+	base, vars, bySession := sessionSandbox(t)
 	for sid, execs := range bySession {
 		if len(execs) < 2 {
 			continue
 		}
-		slices.SortFunc(execs, func(a, b model.Execution) int { return a.Start().Compare(b.Start()) })
 		out := filepath.Join(t.TempDir(), "b.md")
 		if code, _, errOut := run(t, vars, "bundle", execs[1].ID, "--out", out, "--no-verify", "--base-url", base); code != ExitOK {
 			t.Fatalf("bundle: %d %s", code, errOut)
@@ -163,4 +147,22 @@ func TestABundleCarriesTheSessionTimeline(t *testing.T) {
 		return
 	}
 	t.Fatal("the sandbox has no session of two")
+}
+
+// sessionSandbox starts a sandbox whose history has tool-router sessions, with the variables
+// that reach it and its executions by session, oldest first.
+func sessionSandbox(t *testing.T) (string, map[string]string, map[string][]model.Execution) {
+	t.Helper()
+	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 9, Size: 800, Now: fixedNow, APIKey: "k-session"})
+	vars := map[string]string{"COMPOSIO_API_KEY": "k-session", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
+	bySession := map[string][]model.Execution{}
+	for _, e := range srv.Executions() {
+		if e.SessionID != "" {
+			bySession[e.SessionID] = append(bySession[e.SessionID], e)
+		}
+	}
+	for _, es := range bySession {
+		slices.SortFunc(es, func(a, b model.Execution) int { return a.Start().Compare(b.Start()) })
+	}
+	return base, vars, bySession
 }

@@ -1,8 +1,6 @@
 package doctor
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -15,29 +13,9 @@ import (
 // comments are skipped.
 func parseDockerfile(data []byte) (scanned, error) {
 	sc := scanned{kind: kindManifest, eco: PyPI}
-	var logical []string
-	var cur strings.Builder
-	s := bufio.NewScanner(bytes.NewReader(data))
-	s.Buffer(make([]byte, 64*1024), 4<<20)
-	for s.Scan() {
-		line := s.Text()
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "#") {
-			continue
-		}
-		if before, ok := strings.CutSuffix(strings.TrimRight(line, " \t"), "\\"); ok {
-			cur.WriteString(before)
-			cur.WriteByte(' ')
-			continue
-		}
-		cur.WriteString(line)
-		logical = append(logical, cur.String())
-		cur.Reset()
-	}
-	if err := s.Err(); err != nil {
+	logical, err := logicalLines(data, true)
+	if err != nil {
 		return sc, fmt.Errorf("reading the Dockerfile: %w", err)
-	}
-	if cur.Len() > 0 {
-		logical = append(logical, cur.String())
 	}
 	for _, line := range logical {
 		f := strings.Fields(line)

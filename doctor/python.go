@@ -70,26 +70,9 @@ func exactPin(spec string) (string, bool) {
 // backslash continuations, options (-r, -e, --hash ...) skipped.
 func parseRequirements(data []byte) (scanned, error) {
 	sc := scanned{kind: kindManifest, eco: PyPI}
-	var logical []string
-	var cur strings.Builder
-	s := bufio.NewScanner(bytes.NewReader(data))
-	s.Buffer(make([]byte, 64*1024), 4<<20)
-	for s.Scan() {
-		line := s.Text()
-		if before, ok := strings.CutSuffix(line, "\\"); ok {
-			cur.WriteString(before)
-			cur.WriteByte(' ')
-			continue
-		}
-		cur.WriteString(line)
-		logical = append(logical, cur.String())
-		cur.Reset()
-	}
-	if err := s.Err(); err != nil {
+	logical, err := logicalLines(data, false)
+	if err != nil {
 		return sc, fmt.Errorf("reading requirements: %w", err)
-	}
-	if cur.Len() > 0 {
-		logical = append(logical, cur.String())
 	}
 	for _, line := range logical {
 		line = strings.TrimSpace(line)
@@ -107,6 +90,37 @@ func parseRequirements(data []byte) (scanned, error) {
 		}
 	}
 	return sc, nil
+}
+
+// logicalLines joins the lines a trailing backslash continues (requirements files, a
+// Dockerfile's RUN); skipComments drops whole-line # comments first (a Dockerfile's may sit
+// inside a continued instruction).
+func logicalLines(data []byte, skipComments bool) ([]string, error) {
+	var logical []string
+	var cur strings.Builder
+	s := bufio.NewScanner(bytes.NewReader(data))
+	s.Buffer(make([]byte, 64*1024), 4<<20)
+	for s.Scan() {
+		line := s.Text()
+		if skipComments && strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		if before, ok := strings.CutSuffix(strings.TrimRight(line, " \t"), "\\"); ok {
+			cur.WriteString(before)
+			cur.WriteByte(' ')
+			continue
+		}
+		cur.WriteString(line)
+		logical = append(logical, cur.String())
+		cur.Reset()
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	if cur.Len() > 0 {
+		logical = append(logical, cur.String())
+	}
+	return logical, nil
 }
 
 type pyprojectFile struct {

@@ -130,15 +130,15 @@ type Model struct {
 	lastPos []int
 	lastDS  *data.Dataset
 	matches matchCache // recent filter results on lastDS, reused when the query returns
-	// matchSorted is lastPos sorted (matchFrom is the lastPos it was made from), for n and N
-	// in the duplicates view.
-	matchSorted, matchFrom []int
-	doneSel                int  // tag of the last selection installed
-	ranked                 bool // the installed rows are in best-match order
-	keepID                 string
-	keepKind               data.ItemKind
-	detailTag              int
-	fetching               map[string]bool
+	// hlQuery and hlDS are what the list's Highlight was made for (updateListChrome).
+	hlQuery   string
+	hlDS      *data.Dataset
+	doneSel   int  // tag of the last selection installed
+	ranked    bool // the installed rows are in best-match order
+	keepID    string
+	keepKind  data.ItemKind
+	detailTag int
+	fetching  map[string]bool
 
 	followTag int
 
@@ -533,16 +533,36 @@ func (m *Model) updateListChrome() {
 	m.header.Spinner = m.spin.View()
 	m.list.Spinner = m.spin.View()
 	m.retry.Spinner = m.spin.View()
-	if m.query.Empty() {
-		m.list.Highlight = nil
-	} else {
+	switch {
+	case m.query.Empty():
+		m.list.Highlight, m.hlQuery, m.hlDS = nil, "", nil
+	case m.query.String() != m.hlQuery || m.data.DS != m.hlDS:
+		// A row's marks are worked out once per query and dataset (and again when its full
+		// record arrives), not in every frame: View draws the visible rows at each key.
+		m.hlQuery, m.hlDS = m.query.String(), m.data.DS
 		q := m.query
+		type marks struct {
+			full bool
+			at   map[string][]int
+		}
+		memo := map[int]marks{}
 		m.list.Highlight = func(i int) map[string][]int {
-			t := m.data.DS.Triage(i)
-			return q.HighlightRow(filter.FieldsOf(&filter.Row{Exec: m.data.Exec(i), Triage: &t}))
+			full := m.data.Full(m.data.DS.ID(i))
+			if mk, ok := memo[i]; ok && mk.full == full {
+				return mk.at
+			}
+			if len(memo) >= maxHighlightMemo {
+				clear(memo)
+			}
+			at := q.HighlightRow(filter.FieldsOf(&filter.Row{Exec: m.data.Exec(i)}))
+			memo[i] = marks{full, at}
+			return at
 		}
 	}
 }
+
+// maxHighlightMemo bounds the rows whose filter marks are kept (a screen shows a few dozen).
+const maxHighlightMemo = 4096
 
 // key is the key a binding's help names: hints follow the config's [keys].
 func (m *Model) key(b key.Binding) string { return b.Help().Key }

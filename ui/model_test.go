@@ -1635,3 +1635,31 @@ func TestTimelineOfASession(t *testing.T) {
 	checkFits(t, s, 80, 24)
 	golden(t, "timeline_80x24", s+"\n")
 }
+
+// The list's filter marks follow the query: made again when it changes, kept while it does not
+// (a row's marks are worked out once, not in every frame).
+func TestListHighlightsFollowTheQuery(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	marked := func() string {
+		it, _ := h.m.list.Selected()
+		e := h.m.data.Exec(int(it.Exec))
+		var b strings.Builder
+		for _, p := range h.m.list.Highlight(int(it.Exec))["tool"] {
+			b.WriteByte(e.ToolSlug[p])
+		}
+		return b.String()
+	}
+	h.keys("/", "gmsend", "enter")
+	if got := marked(); got != "GMSEND" {
+		t.Fatalf("gmsend marks %q in the tool", got)
+	}
+	first := fmt.Sprintf("%p", h.m.list.Highlight)
+	h.keys("j")
+	if fmt.Sprintf("%p", h.m.list.Highlight) != first {
+		t.Error("a move made the marks again for the same query")
+	}
+	h.keys("esc", "/", "slmsg", "enter")
+	if got := marked(); !strings.HasPrefix(got, "SL") {
+		t.Fatalf("after a new query the tool marks %q (the old query's marks?)", got)
+	}
+}

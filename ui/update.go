@@ -939,11 +939,9 @@ func (m *Model) jumpMatch(dir int) tea.Cmd {
 	}
 	matched := func(it data.Item) bool { return it.Kind != data.ItemGroup }
 	if m.view.Duplicates && m.lastDS == m.data.DS && m.lastQ.String() == m.query.String() {
-		if len(m.matchSorted) != len(m.lastPos) || len(m.lastPos) > 0 && &m.matchFrom[0] != &m.lastPos[0] {
-			m.matchFrom, m.matchSorted = m.lastPos, slices.Sorted(slices.Values(m.lastPos))
-		}
+		pos := m.lastPos // increasing: the duplicates view is never ranked (View.Ranks)
 		matched = func(it data.Item) bool {
-			_, ok := slices.BinarySearch(m.matchSorted, int(it.Exec))
+			_, ok := slices.BinarySearch(pos, int(it.Exec))
 			return it.Kind != data.ItemGroup && ok
 		}
 	}

@@ -2,11 +2,13 @@ package common
 
 import (
 	"fmt"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/exectriage/exectriage/ui/keys"
+	"github.com/exectriage/exectriage/ui/styles"
 )
 
 // Scroll is the position of a box of lines that may not fit (the help, the message log, a
@@ -59,4 +61,22 @@ func (s Scroll) Window(lines []string, room, width int, hint func(...string) str
 	out := append(lines[off:off+show:off+show], hint(Truncate(
 		fmt.Sprintf("lines %d–%d of %d · ↑/↓ pgup/pgdn g/G scroll", off+1, off+show, len(lines)), width)))
 	return out
+}
+
+// ListBox is a scrolling overlay of lines (the message log, a timeline): the title, the lines
+// in view (empty says so), any notes, and the hint, in the dialog box of width w; room is how
+// many lines of the list fit.
+func ListBox(st *styles.Styles, s Scroll, w, room int, title string, lines []string, empty, hint string, notes ...string) string {
+	inner := w - 4 // border and padding
+	if len(lines) == 0 {
+		lines = []string{st.Muted.Render(empty)}
+	}
+	body := strings.Join(s.Window(lines, room, inner, st.Dialog.Hint.Render), "\n")
+	for _, n := range notes {
+		if n != "" {
+			body += "\n" + st.Muted.Render(Truncate(n, inner))
+		}
+	}
+	body += "\n\n" + st.Dialog.Hint.Render(Truncate(hint, inner))
+	return st.Dialog.Box.Width(w).Render(st.Dialog.Title.Render(Truncate(title, inner)) + "\n\n" + body)
 }

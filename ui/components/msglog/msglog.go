@@ -66,14 +66,7 @@ func (m Model) lines(w int) []string {
 
 // View renders the box.
 func (m Model) View() string {
-	st := m.Styles
 	w := max(min(m.width-4, 120), 30)
-	inner := w - 4
-	lines := m.lines(inner)
-	if len(lines) == 0 {
-		lines = []string{st.Muted.Render("no messages yet")}
-	}
-	lines = m.scroll.Window(lines, m.room(), inner, st.Dialog.Hint.Render)
-	body := strings.Join(lines, "\n") + "\n\n" + st.Dialog.Hint.Render(common.Truncate("esc, q or "+m.Keys.Log.Help().Key+" to close · newest last", inner))
-	return st.Dialog.Box.Width(w).Render(st.Dialog.Title.Render(fmt.Sprintf("Messages (%d)", len(m.entries))) + "\n\n" + body)
+	return common.ListBox(m.Styles, m.scroll, w, m.room(), fmt.Sprintf("Messages (%d)", len(m.entries)), m.lines(w-4),
+		"no messages yet", "esc, q or "+m.Keys.Log.Help().Key+" to close · newest last")
 }

@@ -117,18 +117,7 @@ func (m Model) lines(w int) []string {
 
 // View renders the box.
 func (m Model) View() string {
-	st := m.Styles
 	w := max(min(m.width-4, 140), 30)
-	inner := w - 4
-	lines := m.lines(inner)
-	if len(lines) == 0 {
-		lines = []string{st.Muted.Render("no executions")}
-	}
-	lines = m.scroll.Window(lines, m.room(), inner, st.Dialog.Hint.Render)
-	body := strings.Join(lines, "\n")
-	if m.note != "" {
-		body += "\n" + st.Muted.Render(common.Truncate(m.note, inner))
-	}
-	body += "\n\n" + st.Dialog.Hint.Render(common.Truncate("esc, q or "+m.Keys.Timeline.Help().Key+" to close · oldest first · › the row you were on", inner))
-	return st.Dialog.Box.Width(w).Render(st.Dialog.Title.Render(common.Truncate(m.title, inner)) + "\n\n" + body)
+	return common.ListBox(m.Styles, m.scroll, w, m.room(), m.title, m.lines(w-4), "no executions",
+		"esc, q or "+m.Keys.Timeline.Help().Key+" to close · oldest first · › the row you were on", m.note)
 }
