@@ -71,12 +71,13 @@ func ListBox(st *styles.Styles, s Scroll, w, room int, title string, lines []str
 	if len(lines) == 0 {
 		lines = []string{st.Muted.Render(empty)}
 	}
-	body := strings.Join(s.Window(lines, room, inner, st.Dialog.Hint.Render), "\n")
+	var body strings.Builder
+	body.WriteString(strings.Join(s.Window(lines, room, inner, st.Dialog.Hint.Render), "\n"))
 	for _, n := range notes {
 		if n != "" {
-			body += "\n" + st.Muted.Render(Truncate(n, inner))
+			body.WriteString("\n" + st.Muted.Render(Truncate(n, inner)))
 		}
 	}
-	body += "\n\n" + st.Dialog.Hint.Render(Truncate(hint, inner))
-	return st.Dialog.Box.Width(w).Render(st.Dialog.Title.Render(Truncate(title, inner)) + "\n\n" + body)
+	body.WriteString("\n\n" + st.Dialog.Hint.Render(Truncate(hint, inner)))
+	return st.Dialog.Box.Width(w).Render(st.Dialog.Title.Render(Truncate(title, inner)) + "\n\n" + body.String())
 }
