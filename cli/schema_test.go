@@ -76,6 +76,8 @@ func TestJSONAnswersMatchTheSchema(t *testing.T) {
 	validAnswer(t, "journal", must(ExitOK, "journal", "--demo", "--json"))
 	validAnswer(t, "info", must(ExitOK, "info", "--json"))
 	validAnswer(t, "doctor", must(ExitFinding, "doctor", "../doctor/testdata/projects", "--json"))
+	validAnswer(t, "doctor", must(ExitFinding, "doctor", "../doctor/testdata/callpaths", "--json"))
+	validAnswer(t, "doctor", must(ExitFinding, "doctor", "../doctor/testdata/filekinds", "--json"))
 	validAnswer(t, "doctor_api", must(ExitOK, "doctor", "--api", "--demo", "--last", "50", "--json"))
 
 	// mark's answer names what it marked (it said "" for the verdict's id)

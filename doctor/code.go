@@ -1,29 +1,25 @@
 package doctor
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"path"
+	"regexp"
+	"strconv"
 	"strings"
 
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sdkversion"
+	"github.com/exectriage/exectriage/triage"
 )
 
-// doctor also reads code (.py, .ts, .tsx, .js, .mjs, .cjs): where a project uses tool-router
-// sessions, the session threshold applies to its SDK version (sessions were re-sent by every
-// @composio/core before 0.23.0 and Python composio before 0.26.0, long after tools.execute was
-// fixed); where it wraps tools in LangChain's ToolRetryMiddleware, a failed tool call (a write
-// included) is retried by default.
-
-// codeUse is one line of code that matters.
-type codeUse struct {
-	rel  string // file, slash path relative to root
-	line int
-	eco  Ecosystem
-	what string // "session" or "middleware"
-	text string // the pattern found
-}
+// doctor also reads code (.py, .ts, .tsx, .js, .mjs, .cjs) to say which of a retrying SDK's
+// call paths the project really uses, and where it sends: tools.execute and the proxy
+// (with provider-wrapped tools from tools.get and handleToolCalls), tool-router sessions
+// (execute, proxy, meta and session tools; a session used only for its MCP address runs its
+// tools over MCP, where the SDK's retries do not apply), the legacy ComposioToolSet API, and
+// LangChain's ToolRetryMiddleware (which tools it wraps and how many times it retries). The
+// client is followed through assignments, typed parameters, factory functions and imports
+// across files, by careful tokenising (comments and the text of strings are blanked first).
 
 // maxCodeSize bounds a code file doctor reads (generated bundles are skipped).
 const maxCodeSize = 2 << 20
@@ -43,130 +39,603 @@ func codeEcosystem(rel string) Ecosystem {
 	return ""
 }
 
-var sessionPatterns = []string{"composio.create(", ".sessions.create(", "composio.use(", "toolRouter", "tool_router",
-	"session.execute(", "proxyExecute(", "proxy_execute(", "SessionContext"}
+// codeFile is one code file as doctor reads it.
+type codeFile struct {
+	rel  string
+	eco  Ecosystem
+	code []string // the lines, comments removed and the text of strings blanked (quotes kept)
+	raw  []string // the lines as written (a middleware's tool names are strings)
+}
 
-// executePath are the calls of tools.execute's path (fixed in 0.14 / 0.16): a proxyExecute on
-// tools, not on a session, is not session use.
-var executePath = []string{"tools.proxyExecute(", "tools.proxy_execute(", "tools.proxy("}
+// readCode splits a code file into its lines, as written and as code only.
+func readCode(rel string, eco Ecosystem, data []byte) codeFile {
+	text := string(data)
+	return codeFile{rel: rel, eco: eco, code: strings.Split(stripCode(text, eco), "\n"), raw: strings.Split(text, "\n")}
+}
 
-// codeOnly is a line without its comment and with the text of its string literals blanked, so
-// that a pattern in a comment or a string ("call session.execute( later") is not use.
-func codeOnly(line string, eco Ecosystem) string {
-	b := []byte(line)
+// stripCode blanks comments (# in Python; // and /* */ in TypeScript and JavaScript) and the
+// text inside string literals (Python's triple-quoted ones and template literals across
+// lines), keeping every newline and quote, so a pattern in a comment or a string ("call
+// session.execute( later") is not use and line numbers stay true.
+func stripCode(s string, eco Ecosystem) string {
+	b := []byte(s)
+	const (
+		code = iota
+		str
+		lineComment
+		blockComment
+	)
+	state := code
 	var quote byte
+	triple := false
 	for i := 0; i < len(b); i++ {
 		c := b[i]
-		switch {
-		case quote != 0:
-			if c == '\\' && i+1 < len(b) {
+		switch state {
+		case code:
+			switch {
+			case c == '#' && eco == PyPI, c == '/' && i+1 < len(b) && b[i+1] == '/' && eco == NPM:
+				state = lineComment
+				b[i] = ' '
+			case c == '/' && i+1 < len(b) && b[i+1] == '*' && eco == NPM:
+				state = blockComment
 				b[i], b[i+1] = ' ', ' '
 				i++
-				continue
+			case c == '"' || c == '\'' || c == '`' && eco == NPM:
+				quote, state = c, str
+				triple = eco == PyPI && i+2 < len(b) && b[i+1] == c && b[i+2] == c
+				if triple {
+					i += 2
+				}
 			}
-			if c == quote {
-				quote = 0
-				continue
+		case str:
+			switch {
+			case c == '\\' && i+1 < len(b):
+				b[i] = ' '
+				if b[i+1] != '\n' {
+					b[i+1] = ' '
+				}
+				i++
+			case c == quote && (!triple || i+2 < len(b) && b[i+1] == quote && b[i+2] == quote):
+				if triple {
+					i += 2
+				}
+				state = code
+			case c == '\n':
+				if !triple && quote != '`' {
+					state = code // an unclosed string ends with its line
+				}
+			default:
+				b[i] = ' '
 			}
-			b[i] = ' '
-		case c == '"' || c == '\'' || c == '`':
-			quote = c
-		case c == '#' && eco == PyPI, c == '/' && i+1 < len(b) && b[i+1] == '/' && eco == NPM:
-			return string(b[:i])
+		case lineComment:
+			if c == '\n' {
+				state = code
+			} else {
+				b[i] = ' '
+			}
+		case blockComment:
+			if c == '*' && i+1 < len(b) && b[i+1] == '/' {
+				b[i], b[i+1] = ' ', ' '
+				i++
+				state = code
+			} else if c != '\n' {
+				b[i] = ' '
+			}
 		}
 	}
 	return string(b)
 }
 
-var middlewarePatterns = []string{"ToolRetryMiddleware", "toolRetryMiddleware"}
+// What a name holds, as far as doctor follows it.
+type valueKind int
 
-// scanCode finds session use and the retry middleware in one code file.
-func scanCode(rel string, eco Ecosystem, data []byte) []codeUse {
-	var out []codeUse
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	seen := map[string]bool{}
-	for n := 1; sc.Scan(); n++ {
-		line := codeOnly(sc.Text(), eco) // a comment or a string that mentions it uses nothing
-		if strings.TrimSpace(line) == "" {
-			continue
+const (
+	kindNone valueKind = iota
+	kindClient
+	kindSession
+)
+
+const ident = `[A-Za-z_$][\w$]*`
+
+var (
+	// NAME [: type] = [await] <right-hand side>, the last name of a dotted target (this.x, self.x)
+	bindRE = regexp.MustCompile(`(` + ident + `)\s*(?::\s*[\w$.<>\[\]|, ]+?\s*)?=\s*(?:await\s+)?(.+)$`)
+	// a parameter or field typed as the client: composio: Composio
+	typedRE = regexp.MustCompile(`(` + ident + `)\s*\??:\s*(?:typing\.)?(?:Optional\[)?(Composio|ToolRouterSession)\b`)
+	// return <right-hand side>
+	returnRE = regexp.MustCompile(`\breturn\s+(?:await\s+)?(.+)$`)
+	// the name a function header or a one-line arrow or lambda defines
+	funcHeaderRE = regexp.MustCompile(`(?:\bdef\s+(` + ident + `)\s*\(|\bfunction\s*\*?\s*(` + ident + `)\s*\(|(` + ident + `)\s*=\s*(?:async\s*)?(?:\([^)]*\)|` + ident + `)\s*(?::\s*[^=]+)?=>|(` + ident + `)\s*=\s*(?:async\s+)?function\b|(` + ident + `)\s*=\s*lambda\b|^\s*(?:(?:public|private|protected|static|async)\s+)*(` + ident + `)\s*\([^)]*\)\s*(?::\s*[^{]+)?\{)`)
+	// a client constructed: new Composio( / Composio(
+	newClientRE = regexp.MustCompile(`^(?:new\s+)?(?:` + ident + `\.)*Composio\s*\(`)
+	// a session created on a client: <recv>.create( / .use( / .toolRouter.create( ...
+	createRE = regexp.MustCompile(`(` + ident + `)\s*\.\s*(?:create|use|toolRouter\s*\.\s*create|tool_router\s*\.\s*create|sessions\s*\.\s*create)\s*\(`)
+	// a call of a function: NAME(
+	callRE = regexp.MustCompile(`^(?:` + ident + `\.)*(` + ident + `)\s*\(`)
+	// a bare name
+	nameRE = regexp.MustCompile(`^(` + ident + `)\s*[;,)]?\s*$`)
+	// imports: TypeScript { a, b as c } and default; Python from m import a, b as c
+	tsImportRE   = regexp.MustCompile(`import\s+(?:type\s+)?(?:(` + ident + `)\s*,?\s*)?(?:\{([^}]*)\})?\s*from\b`)
+	tsRequireRE  = regexp.MustCompile(`(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\s*\(`)
+	pyImportRE   = regexp.MustCompile(`\bfrom\s+[\w.]+\s+import\s+(\([^)]*\)|[^\n]+)`)
+	importNameRE = regexp.MustCompile(`(` + ident + `)(?:\s+as\s+(` + ident + `)|\s*:\s*(` + ident + `))?`)
+)
+
+// rhsKind is the kind of value an expression gives, given the names known so far.
+func rhsKind(rhs string, names, funcs map[string]valueKind) valueKind {
+	rhs = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rhs), "await "))
+	if newClientRE.MatchString(rhs) {
+		return kindClient
+	}
+	if m := createRE.FindStringSubmatchIndex(rhs); m != nil && m[0] <= 64 {
+		if names[rhs[m[2]:m[3]]] == kindClient {
+			return kindSession
 		}
-		for _, p := range sessionPatterns {
-			if strings.Contains(line, p) && !seen["session"] {
-				if (p == "proxyExecute(" || p == "proxy_execute(") && containsAnyOf(line, executePath) {
-					continue // tools.proxyExecute: the execute path
-				}
-				seen["session"] = true
-				out = append(out, codeUse{rel: rel, line: n, eco: eco, what: "session", text: p})
+	}
+	if m := callRE.FindStringSubmatch(rhs); m != nil && funcs[m[1]] != kindNone {
+		return funcs[m[1]]
+	}
+	if m := nameRE.FindStringSubmatch(rhs); m != nil {
+		return names[m[1]]
+	}
+	return kindNone
+}
+
+// project is what doctor knows of one ecosystem's code across files.
+type project struct {
+	files []codeFile
+	// exported: names bound at a file's top level (module-level in Python, top-level const
+	// in TypeScript) and functions, by kind: what another file may import.
+	exported map[string]valueKind
+	funcs    map[string]valueKind
+	// per file: the names it binds or imports, by kind
+	names []map[string]valueKind
+}
+
+// follow works out, to a fixed point, which names hold a client or a session in each file and
+// which functions return one.
+func follow(files []codeFile) *project {
+	p := &project{files: files, exported: map[string]valueKind{}, funcs: map[string]valueKind{}, names: make([]map[string]valueKind, len(files))}
+	for i := range files {
+		p.names[i] = map[string]valueKind{"composio": kindClient} // the canonical name, however it arrives
+	}
+	for round := 0; round < 6; round++ {
+		changed := false
+		set := func(m map[string]valueKind, k string, v valueKind) {
+			if v != kindNone && m[k] < v {
+				m[k] = v
+				changed = true
 			}
 		}
-		for _, p := range middlewarePatterns {
-			if strings.Contains(line, p) && !seen["middleware"] {
-				seen["middleware"] = true
-				out = append(out, codeUse{rel: rel, line: n, eco: eco, what: "middleware", text: p})
+		for fi, f := range files {
+			names := p.names[fi]
+			joined := strings.Join(f.code, "\n")
+			for _, imp := range imports(joined, f.eco) {
+				if v := p.exported[imp[0]]; v != kindNone {
+					set(names, imp[1], v)
+				}
+				if v := p.funcs[imp[0]]; v != kindNone {
+					set(p.funcs, imp[1], v)
+				}
+			}
+			fn := ""
+			for _, line := range f.code {
+				if m := funcHeaderRE.FindStringSubmatch(line); m != nil {
+					for _, g := range m[1:] {
+						if g != "" && g != "if" && g != "for" && g != "while" && g != "switch" && g != "catch" {
+							fn = g
+							break
+						}
+					}
+					// a one-line arrow: const getClient = () => new Composio()
+					if _, body, ok := strings.Cut(line, "=>"); ok && fn != "" {
+						set(p.funcs, fn, rhsKind(body, names, p.funcs))
+					}
+					if _, body, ok := strings.Cut(line, "lambda"); ok && fn != "" {
+						if _, e, ok := strings.Cut(body, ":"); ok {
+							set(p.funcs, fn, rhsKind(e, names, p.funcs))
+						}
+					}
+				}
+				for _, m := range typedRE.FindAllStringSubmatch(line, -1) {
+					k := kindClient
+					if m[2] == "ToolRouterSession" {
+						k = kindSession
+					}
+					set(names, m[1], k)
+				}
+				if m := bindRE.FindStringSubmatch(line); m != nil && !strings.Contains(line, "==") {
+					v := rhsKind(m[2], names, p.funcs)
+					set(names, m[1], v)
+					if v != kindNone && (line == strings.TrimLeft(line, " \t") || strings.HasPrefix(strings.TrimSpace(line), "export ")) {
+						set(p.exported, m[1], v)
+					}
+				}
+				if m := returnRE.FindStringSubmatch(line); m != nil && fn != "" {
+					set(p.funcs, fn, rhsKind(m[1], names, p.funcs))
+				}
+				if strings.Contains(line, "export default") {
+					if _, rhs, ok := strings.Cut(line, "export default"); ok {
+						set(p.exported, "default", rhsKind(rhs, names, p.funcs))
+					}
+				}
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return p
+}
+
+// imports lists the names a file imports as [exported name, local name] pairs; a default
+// import is ["default", local].
+func imports(code string, eco Ecosystem) [][2]string {
+	var out [][2]string
+	add := func(list string) {
+		for _, part := range strings.Split(list, ",") {
+			m := importNameRE.FindStringSubmatch(strings.TrimSpace(part))
+			if m == nil {
+				continue
+			}
+			local := m[1]
+			if m[2] != "" {
+				local = m[2]
+			} else if m[3] != "" {
+				local = m[3]
+			}
+			out = append(out, [2]string{m[1], local})
+		}
+	}
+	if eco == PyPI {
+		for _, m := range pyImportRE.FindAllStringSubmatch(code, -1) {
+			add(strings.Trim(m[1], "()"))
+		}
+		return out
+	}
+	for _, m := range tsImportRE.FindAllStringSubmatch(code, -1) {
+		if m[1] != "" {
+			out = append(out, [2]string{"default", m[1]})
+		}
+		add(m[2])
+	}
+	for _, m := range tsRequireRE.FindAllStringSubmatch(code, -1) {
+		add(m[1])
+	}
+	return out
+}
+
+// codeUse is one line of code that matters.
+type codeUse struct {
+	rel  string // file, slash path relative to root
+	line int
+	eco  Ecosystem
+	// what: "execute" (tools.execute, the proxy, provider-wrapped tools), "legacy" (the legacy
+	// ComposioToolSet API's sending calls), "session" (a session's sending call), "session?"
+	// (a session created whose calls could not be followed), "mcp" (a session's MCP address),
+	// "middleware"
+	what string
+	text string // the call found
+	// middleware only: the retries it makes and the tools it wraps (nil: all)
+	retries int
+	tools   []string
+}
+
+func (u *codeUse) at() string { return fmt.Sprintf("%s:%d", u.rel, u.line) }
+
+var (
+	executeRE  = regexp.MustCompile(`\.\s*tools\s*\.\s*(execute|proxyExecute|proxy_execute|proxy)\s*\(|\b(handleToolCalls|handle_tool_calls|executeToolCall|execute_tool_call)\s*\(`)
+	toolsGetRE = regexp.MustCompile(`(` + ident + `)\s*\.\s*tools\s*\.\s*get\s*\(`)
+	legacyRE   = regexp.MustCompile(`\b(execute_action|executeAction|get_tools|getTools|get_actions|getActions|handle_tool_calls|handleToolCall|execute_request|executeRequest)\s*\(`)
+	// a call on a name: recv.method( or recv.mcp
+	memberRE     = regexp.MustCompile(`(` + ident + `)\s*\.\s*(` + ident + `)\s*(\()?`)
+	middlewareRE = regexp.MustCompile(`\b(ToolRetryMiddleware|toolRetryMiddleware)\s*\(`)
+	maxRetriesRE = regexp.MustCompile(`\b(?:max_retries|maxRetries)\s*[=:]\s*(\d+)`)
+	toolsArgRE   = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
+)
+
+var sessionSends = map[string]bool{"execute": true, "proxyExecute": true, "proxy_execute": true, "executeMeta": true, "execute_meta": true, "tools": true}
+
+// scanProject finds the uses in every file of one ecosystem's code.
+func scanProject(files []codeFile) []codeUse {
+	p := follow(files)
+	var out []codeUse
+	for fi, f := range files {
+		names := p.names[fi]
+		type sess struct {
+			line              int
+			sends, mcp, other bool
+			escaped           bool
+			re                *regexp.Regexp // the name as a word
+		}
+		sessions := map[string]*sess{}
+		var order []string
+		for n, line := range f.code {
+			ln := n + 1
+			use := func(what, text string) {
+				out = append(out, codeUse{rel: f.rel, line: ln, eco: f.eco, what: what, text: strings.TrimSpace(text)})
+			}
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			if m := executeRE.FindString(line); m != "" {
+				use("execute", m)
+			} else if m := toolsGetRE.FindStringSubmatch(line); m != nil && names[m[1]] == kindClient {
+				use("execute", m[0])
+			}
+			if m := legacyRE.FindString(line); m != "" {
+				use("legacy", m)
+			}
+			if m := middlewareRE.FindStringSubmatchIndex(line); m != nil {
+				u := codeUse{rel: f.rel, line: ln, eco: f.eco, what: "middleware", text: line[m[2]:m[3]], retries: 2}
+				args := callArgs(f.raw, n, m[1])
+				if r := maxRetriesRE.FindStringSubmatch(args); r != nil {
+					u.retries, _ = strconv.Atoi(r[1])
+				}
+				if t := toolsArgRE.FindStringSubmatch(args); t != nil {
+					u.tools = []string{}
+					for _, x := range strings.Split(t[1], ",") {
+						if x = strings.Trim(strings.TrimSpace(x), `"'`+"`"); x != "" {
+							u.tools = append(u.tools, x)
+						}
+					}
+				}
+				out = append(out, u)
+			}
+			// sessions: created, then what is done with them
+			created := false
+			if m := bindRE.FindStringSubmatch(line); m != nil && !strings.Contains(line, "==") && rhsKind(m[2], names, p.funcs) == kindSession {
+				if sessions[m[1]] == nil {
+					order = append(order, m[1])
+				}
+				sessions[m[1]] = &sess{line: ln, re: wordRE(m[1])}
+				created = true
+			}
+			for _, m := range typedRE.FindAllStringSubmatch(line, -1) {
+				if m[2] == "ToolRouterSession" && sessions[m[1]] == nil {
+					sessions[m[1]] = &sess{line: ln, re: wordRE(m[1])}
+					order = append(order, m[1])
+					created = true
+				}
+			}
+			if !created {
+				if m := createRE.FindStringSubmatch(line); m != nil && names[m[1]] == kindClient && !returnRE.MatchString(line) {
+					// a session made and used in one expression, or handed on: not followed
+					rest := line[strings.Index(line, m[0]):]
+					switch {
+					case strings.Contains(rest, ".execute(") || strings.Contains(rest, ".tools(") || strings.Contains(rest, ".proxyExecute(") || strings.Contains(rest, ".proxy_execute("):
+						use("session", m[0])
+					case strings.Contains(rest, ".mcp") || strings.Contains(line, "mcp") && strings.Contains(line, "{"):
+						use("mcp", m[0])
+					default:
+						use("session?", m[0])
+					}
+				}
+			}
+			for _, m := range memberRE.FindAllStringSubmatch(line, -1) {
+				s := sessions[m[1]]
+				if s == nil {
+					continue
+				}
+				switch {
+				case m[3] == "(" && sessionSends[m[2]]:
+					s.sends = true
+					use("session", m[0])
+				case m[2] == "mcp":
+					if !s.mcp {
+						use("mcp", m[0])
+					}
+					s.mcp = true
+				default:
+					s.other = true
+				}
+			}
+			// a session handed to a call or stored: where it sends cannot be followed here
+			for _, s := range sessions {
+				if s.line == ln {
+					continue
+				}
+				for _, idx := range s.re.FindAllStringSubmatchIndex(line, -1) {
+					after := strings.TrimLeft(line[idx[3]:], " \t")
+					before := strings.TrimRight(line[:idx[2]], " \t")
+					if strings.HasPrefix(after, ".") || strings.HasSuffix(before, ".") || strings.HasPrefix(strings.TrimSpace(line), "return") {
+						continue
+					}
+					s.escaped = true
+				}
+			}
+		}
+		for _, name := range order {
+			// handed on, or never used here (a module-level session may be imported): its
+			// sends cannot be followed; used only for other calls (authorize) or its MCP
+			// address, it sends nothing through the SDK
+			if s := sessions[name]; !s.sends && (s.escaped || !s.mcp && !s.other) {
+				out = append(out, codeUse{rel: f.rel, line: s.line, eco: f.eco, what: "session?", text: name})
 			}
 		}
 	}
 	return out
 }
 
-// codeFindings adds what the code says to the manifest findings: the LangChain middleware, and
-// for each SDK version found, the session threshold when the project uses sessions in that
-// SDK's language.
-func codeFindings(uses []codeUse, found []Finding) []Finding {
-	var out []Finding
-	var sessions []*codeUse
-	for i := range uses {
-		u := &uses[i]
-		switch u.what {
-		case "middleware":
-			out = append(out, Finding{File: fmt.Sprintf("%s:%d", u.rel, u.line), Ecosystem: u.eco, Package: "langchain " + u.text,
-				RetriesWrites: new(true), CallPath: CallMiddleware, Evidence: fmt.Sprintf("%s:%d", u.rel, u.line),
-				Reason: "LangChain's " + u.text + " retries a failed tool call (2 retries, about 1 s then 2 s apart), writes included: one email can go out three times",
-				Fix:    "exclude write tools from it (tools=[...reads]), or set retry_on to errors that prove nothing ran"})
-		case "session":
-			sessions = append(sessions, u)
+// wordRE matches name as a whole word.
+func wordRE(name string) *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[^\w$])(` + regexp.QuoteMeta(name) + `)(?:$|[^\w$])`)
+}
+
+// relevant reports whether a code file can matter to doctor: it names Composio, a session,
+// the middleware, or one of the SDK's calls. Other files are not kept.
+func relevant(text []byte) bool {
+	for _, w := range []string{"omposio", "ession", "oolRetryMiddleware", "tools.", "andle_tool_calls", "andleToolCall", "xecute_action", "xecuteAction", "get_tools", "getTools"} {
+		if strings.Contains(string(text), w) {
+			return true
 		}
+	}
+	return false
+}
+
+// callArgs is the text of a call's arguments from column col of line n on, across lines until
+// its parentheses close (at most 40 lines).
+func callArgs(lines []string, n, col int) string {
+	var b strings.Builder
+	depth := 1
+	for i := n; i < len(lines) && i < n+40; i++ {
+		s := lines[i]
+		if i == n {
+			s = s[min(col, len(s)):]
+		}
+		for j := 0; j < len(s); j++ {
+			switch s[j] {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				depth--
+				if depth == 0 {
+					b.WriteString(s[:j])
+					return b.String()
+				}
+			}
+		}
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// codeFindings adds what the code says to the manifest findings: the LangChain middleware,
+// which paths of each retrying SDK the code uses (a path it never uses is "present, not used",
+// not an alarm), and the session threshold where the project sends through sessions.
+func codeFindings(uses []codeUse, read map[Ecosystem][]string, found []Finding) []Finding {
+	var out []Finding
+	for i := range uses {
+		if u := &uses[i]; u.what == "middleware" {
+			out = append(out, middlewareFinding(u))
+		}
+	}
+	for fi := range found {
+		f := &found[fi]
+		if f.RetriesWrites == nil || !*f.RetriesWrites || f.CallPath != "" && f.CallPath != CallToolsExecute {
+			continue
+		}
+		role := packageRole(f.Ecosystem, f.Package)
+		what, path := "execute", "tools.execute, the proxy or provider-wrapped tools (tools.get, handleToolCalls)"
+		if role == roleLegacy || role == roleProvider {
+			what, path = "legacy", "the legacy toolset's sending calls (execute_action, get_tools, handle_tool_calls)"
+		} else if role != roleSDK {
+			continue
+		}
+		if !codeUnder(read[f.Ecosystem], f.File) {
+			continue // no code read: the version alone speaks
+		}
+		if u := useUnder(uses, f, what); u != nil {
+			f.Evidence, f.Use = u.at(), UseUsed
+			continue
+		}
+		f.RetriesWrites = new(false)
+		f.may = false
+		f.Use = UseNotUsed
+		f.Reason = f.Reason + "; present, not used: the code under " + dirOf(f.File) + " never calls " + path
+		f.Fix = ""
 	}
 	for _, f := range found {
-		u := sessionUnder(sessions, f)
-		if u == nil || f.Version == "" && f.Constraint == "" {
-			continue
+		if out1, ok := sessionFinding(uses, f); ok {
+			out = append(out, out1)
 		}
-		pkg := f.Package
-		if f.Ecosystem == PyPI {
-			pkg = sdkversion.NormalizePy(pkg)
-		}
-		fix := sdkversion.FixedOn(f.Ecosystem, pkg, sdkversion.PathSession)
-		if fix == "" {
-			continue
-		}
-		what := f.Package + " " + f.Version + " re-sends"
-		fixText := "upgrade " + f.Package + " to " + fix + " or later"
-		retries, ok := false, false
-		if f.Version != "" {
-			retries, ok = sdkversion.RetriesWrites(f.Ecosystem, pkg, f.Version, sdkversion.PathSession)
-			if v, err := semverOrPEP(f.Ecosystem, f.Version); err == nil && v > 0 && retries {
-				fixText = "use a release that carries the fix: " + fix + " or a later final release (" + f.Version + " is a pre-release line without it)"
-			}
-		}
-		if !ok && f.Version == "" && f.LockFile == "" {
-			// a range: a finding when it admits a release that re-sends (a lock would decide)
-			if old, _, err := sdkversion.RangeSplitAt(f.Ecosystem, f.Constraint, fix); err == nil && old {
-				retries, ok = true, true
-				what = f.Package + " " + f.Constraint + " can install a release before " + fix + ", which re-sends"
-			}
-		}
-		if !ok || !retries {
-			continue
-		}
-		out = append(out, Finding{File: f.File, Ecosystem: f.Ecosystem, Package: f.Package, Version: f.Version, Constraint: f.Constraint,
-			RetriesWrites: new(true), LockFile: f.LockFile, CallPath: CallSession, Evidence: fmt.Sprintf("%s:%d", u.rel, u.line),
-			Reason: fmt.Sprintf("the project uses tool-router sessions (%s:%d, %s), and %s a session write that timed out (session writes are sent once from %s)",
-				u.rel, u.line, u.text, what, fix),
-			Fix: fixText})
 	}
 	return out
+}
+
+// middlewareFinding judges one ToolRetryMiddleware: retries over write tools (or all tools)
+// are an alarm; retries over read tools only, or none, are not.
+func middlewareFinding(u *codeUse) Finding {
+	f := Finding{File: u.at(), Ecosystem: u.eco, Package: "langchain " + u.text, CallPath: CallMiddleware, Evidence: u.at(), Use: UseUsed}
+	times := fmt.Sprintf("%d retries", u.retries)
+	if u.retries == 1 {
+		times = "1 retry"
+	}
+	var writes []string
+	for _, t := range u.tools {
+		if triage.KindFromSlug(t) != model.KindRead {
+			writes = append(writes, t)
+		}
+	}
+	switch {
+	case u.retries == 0:
+		f.RetriesWrites = new(false)
+		f.Reason = "LangChain's " + u.text + " is set to 0 retries"
+	case u.tools != nil && len(writes) == 0:
+		f.RetriesWrites = new(false)
+		f.Reason = fmt.Sprintf("LangChain's %s (%s) wraps only read tools (%s): a retried read sends nothing", u.text, times, strings.Join(u.tools, ", "))
+	case u.tools != nil:
+		f.RetriesWrites = new(true)
+		f.Reason = fmt.Sprintf("LangChain's %s retries a failed call of %s (%s, about 1 s then 2 s apart): one write can happen %d times",
+			u.text, strings.Join(writes, ", "), times, u.retries+1)
+		f.Fix = "keep write tools out of its tools=[...], or set retry_on to errors that prove nothing ran"
+	default:
+		f.RetriesWrites = new(true)
+		f.Reason = fmt.Sprintf("LangChain's %s retries every failed tool call (%s, about 1 s then 2 s apart), writes included: one email can go out %d times",
+			u.text, times, u.retries+1)
+		f.Fix = "exclude write tools from it (tools=[...reads]), or set retry_on to errors that prove nothing ran"
+	}
+	return f
+}
+
+// sessionFinding is the session threshold for a manifest finding f of an SDK whose session
+// writes re-send, where the code under f's directory sends through sessions (cited at the
+// sending call), creates sessions it hands on (cited at the creation), or uses sessions only
+// for their MCP address (its own line, not an alarm).
+func sessionFinding(uses []codeUse, f Finding) (Finding, bool) {
+	if f.Version == "" && f.Constraint == "" {
+		return Finding{}, false
+	}
+	pkg := f.Package
+	if f.Ecosystem == PyPI {
+		pkg = sdkversion.NormalizePy(pkg)
+	}
+	fix := sdkversion.FixedOn(f.Ecosystem, pkg, sdkversion.PathSession)
+	if fix == "" {
+		return Finding{}, false
+	}
+	what := f.Package + " " + f.Version + " re-sends"
+	fixText := "upgrade " + f.Package + " to " + fix + " or later"
+	retries, ok := false, false
+	if f.Version != "" {
+		retries, ok = sdkversion.RetriesWrites(f.Ecosystem, pkg, f.Version, sdkversion.PathSession)
+		if v, err := semverOrPEP(f.Ecosystem, f.Version); err == nil && v > 0 && retries {
+			fixText = "use a release that carries the fix: " + fix + " or a later final release (" + f.Version + " is a pre-release line without it)"
+		}
+	}
+	if !ok && f.Version == "" && f.LockFile == "" {
+		// a range: a finding when it admits a release that re-sends (a lock would decide)
+		if old, _, err := sdkversion.RangeSplitAt(f.Ecosystem, f.Constraint, fix); err == nil && old {
+			retries, ok = true, true
+			what = f.Package + " " + f.Constraint + " can install a release before " + fix + ", which re-sends"
+		}
+	}
+	if !ok || !retries {
+		return Finding{}, false
+	}
+	out := Finding{File: f.File, Ecosystem: f.Ecosystem, Package: f.Package, Version: f.Version, Constraint: f.Constraint,
+		LockFile: f.LockFile, CallPath: CallSession, VersionSource: f.VersionSource}
+	if u := useUnder(uses, &f, "session"); u != nil {
+		out.RetriesWrites, out.Evidence, out.Use = new(true), u.at(), UseUsed
+		out.Reason = fmt.Sprintf("the project sends through tool-router sessions (%s, %s), and %s a session write that timed out (session writes are sent once from %s)",
+			u.at(), u.text, what, fix)
+		out.Fix = fixText
+		return out, true
+	}
+	if u := useUnder(uses, &f, "session?"); u != nil {
+		out.RetriesWrites, out.Evidence, out.Use = new(true), u.at(), UseUsed
+		out.Reason = fmt.Sprintf("the project creates a tool-router session (%s) whose sends could not be followed (it is handed on, or used from elsewhere); %s a session write that timed out (session writes are sent once from %s)",
+			u.at(), what, fix)
+		out.Fix = fixText
+		return out, true
+	}
+	if u := useUnder(uses, &f, "mcp"); u != nil {
+		out.RetriesWrites, out.Evidence, out.Use = new(false), u.at(), UseMCP
+		out.Reason = fmt.Sprintf("tools run over MCP (%s, %s): the SDK's session retries do not apply (%s a session write only when the SDK sends it)", u.at(), u.text, what)
+		return out, true
+	}
+	return Finding{}, false
 }
 
 // semverOrPEP compares a version with its fix's order: 1 when it orders after it (a
@@ -180,21 +649,35 @@ func semverOrPEP(eco Ecosystem, v string) (int, error) {
 	return sdkversion.CompareSemver(v, fix)
 }
 
-func containsAnyOf(s string, subs []string) bool {
-	for _, x := range subs {
-		if strings.Contains(s, x) {
+// dirOf is the directory a manifest governs, as the report names it.
+func dirOf(file string) string {
+	if d := path.Dir(file); d != "." {
+		return d + "/"
+	}
+	return "the scanned directory"
+}
+
+// under reports whether the code file rel is in the project f's manifest or lock file governs:
+// its directory or below.
+func under(rel, file string) bool {
+	dir := path.Dir(file)
+	return dir == "." || strings.HasPrefix(rel, dir+"/")
+}
+
+// codeUnder reports whether any code file of the list is under file's directory.
+func codeUnder(files []string, file string) bool {
+	for _, r := range files {
+		if under(r, file) {
 			return true
 		}
 	}
 	return false
 }
 
-// sessionUnder is the first session use of f's ecosystem in the directory of f's manifest or
-// lock file, or below it: the project that file governs.
-func sessionUnder(uses []*codeUse, f Finding) *codeUse {
-	dir := path.Dir(f.File)
-	for _, u := range uses {
-		if u.eco == f.Ecosystem && (dir == "." || strings.HasPrefix(u.rel, dir+"/")) {
+// useUnder is the first use of kind what in f's ecosystem under f's directory.
+func useUnder(uses []codeUse, f *Finding, what string) *codeUse {
+	for i := range uses {
+		if u := &uses[i]; u.what == what && u.eco == f.Ecosystem && under(u.rel, f.File) {
 			return u
 		}
 	}

@@ -10,6 +10,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -73,6 +74,11 @@ type Finding struct {
 	// VersionSource says what decided Version: "lock" (a lock file), "manifest" (an exact pin)
 	// or "range" (a range as written, no lock); "" when no version is known.
 	VersionSource string `json:"version_source,omitempty"`
+	// Use says what the code does with the path, when code was read: "used" (Evidence is
+	// where it sends), "not_used" (the SDK is present, the code never calls the path: not an
+	// alarm), "mcp" (tool-router sessions used only for their MCP address: the tools run
+	// over MCP, where the SDK's session retries do not apply); "" when no code was read.
+	Use string `json:"use,omitempty"`
 
 	may bool // the range allows both retrying and fixed versions
 }
@@ -83,6 +89,8 @@ func (f *Finding) describe() {
 		f.CallPath = CallToolsExecute
 	}
 	switch {
+	case f.VersionSource != "":
+		// set from the dep (vendored, catalog, constraints)
 	case f.LockFile != "" || f.Constraint == "" && f.Version != "":
 		f.VersionSource = "lock"
 	case f.Version != "":
@@ -92,11 +100,19 @@ func (f *Finding) describe() {
 	}
 }
 
+// What the code does with a finding's path (Finding.Use).
+const (
+	UseUsed    = "used"
+	UseNotUsed = "not_used"
+	UseMCP     = "mcp"
+)
+
 // The call paths a finding names.
 const (
 	CallToolsExecute = "tools.execute"
 	CallSession      = "session"
 	CallMiddleware   = "langchain_middleware"
+	CallCLI          = "cli"
 )
 
 // Problem is a file doctor could not read; the scan goes on without it.
@@ -144,6 +160,9 @@ type dep struct {
 	constraint string // the range as written (manifests)
 	special    string // a non-registry source (git, path, url, workspace, tag): verdict unknown
 	via        string // set when the entry forces a version in the tree: "overrides", "resolutions", "pnpm.overrides"
+	// source says where a version that is not written in the entry came from (resolve): the
+	// VersionSource "vendored", "catalog" or "constraints"; from names that file.
+	source, from string
 }
 
 type fileKind int
@@ -161,6 +180,9 @@ type scanned struct {
 	kind fileKind
 	eco  Ecosystem
 	deps []dep
+	// requirements files only: the files its -c options constrain it with and the paths its
+	// -e options install, as written (resolve reads them).
+	constraints, editables []string
 }
 
 // Scan walks root and reports every Composio package its manifests and lock files name.
@@ -179,7 +201,8 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	}
 	rep := &Report{Findings: []Finding{}}
 	var files []scanned
-	var uses []codeUse
+	var code []codeFile
+	read := map[Ecosystem][]string{} // every code file read, by ecosystem
 	walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return ctxErr
@@ -209,7 +232,10 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 			if eco := codeEcosystem(rel); eco != "" {
 				if fi, err := d.Info(); err == nil && fi.Size() <= maxCodeSize {
 					if data, err := os.ReadFile(p); err == nil {
-						uses = append(uses, scanCode(rel, eco, data)...)
+						read[eco] = append(read[eco], rel)
+						if data = decodeText(data); relevant(data) {
+							code = append(code, readCode(rel, eco, data))
+						}
 					}
 				}
 			}
@@ -229,7 +255,7 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 			rep.Problems = append(rep.Problems, Problem{File: rel, Error: err.Error()})
 			return nil
 		}
-		sc, err := parse(data)
+		sc, err := parse(decodeText(data))
 		if err != nil {
 			rep.Problems = append(rep.Problems, Problem{File: rel, Error: err.Error()})
 			return nil
@@ -241,8 +267,19 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	if walkErr != nil {
 		return nil, fmt.Errorf("scanning %s: %w", root, walkErr)
 	}
+	rep.Problems = append(rep.Problems, resolve(root, files)...)
 	rep.Findings = append(rep.Findings, findings(files)...)
-	rep.Findings = append(rep.Findings, codeFindings(uses, rep.Findings)...)
+	var uses []codeUse
+	for _, eco := range []Ecosystem{PyPI, NPM} {
+		var files []codeFile
+		for _, c := range code {
+			if c.eco == eco {
+				files = append(files, c)
+			}
+		}
+		uses = append(uses, scanProject(files)...)
+	}
+	rep.Findings = append(rep.Findings, codeFindings(uses, read, rep.Findings)...)
 	for i := range rep.Findings {
 		rep.Findings[i].describe()
 	}
@@ -303,8 +340,10 @@ func parserFor(rel string) func([]byte) (scanned, error) {
 		return parseYarnLock
 	case base == "bun.lock":
 		return parseBunLock
-	case base == "deno.json":
+	case base == "deno.json", base == "deno.jsonc":
 		return parseDenoJSON
+	case base == "environment.yml", base == "environment.yaml":
+		return parseCondaEnv
 	case base == "Dockerfile", base == "Containerfile", strings.HasSuffix(lower, ".dockerfile"), strings.HasPrefix(base, "Dockerfile."):
 		return parseDockerfile
 	case strings.HasPrefix(lower, "requirements") && (strings.HasSuffix(lower, ".txt") || strings.HasSuffix(lower, ".in")),
@@ -355,6 +394,13 @@ func classify(f *Finding, d dep) {
 			"send tools.execute/proxy through it with max retries 0, or use " + sdkName(eco) + " >= " + sdkversion.FixedIn(eco)
 		return
 	case roleProvider:
+		if eco == NPM && name == sdkversion.CLIPackage {
+			classifyCLI(f, d)
+			return
+		}
+		if eco == PyPI && legacyProvider(f, d) {
+			return
+		}
 		if eco == NPM && name == sdkversion.ExperimentalSDK && d.version != "" {
 			if retries, ok := sdkversion.RetriesWrites(eco, name, d.version, sdkversion.PathWorkbench); ok {
 				f.RetriesWrites = new(retries)
@@ -413,6 +459,71 @@ func classify(f *Finding, d dep) {
 			f.Reason = fmt.Sprintf("%s only allows %s or later", shown, fixed)
 		}
 	}
+}
+
+// classifyCLI judges the Composio CLI (@composio/cli): before 0.4.5 it retried its mutations
+// (`composio execute` included); before 0.5.0 it exited 0 when an execution failed, so a
+// script that checks the exit status took a failure for success.
+func classifyCLI(f *Finding, d dep) {
+	f.CallPath = CallCLI
+	fix := sdkversion.CLIFixedIn
+	if d.version == "" {
+		if old, _, err := sdkversion.RangeSplitAt(NPM, d.constraint, fix); err == nil && old && d.special == "" {
+			f.RetriesWrites, f.may = new(true), true
+			f.Reason = fmt.Sprintf("%s can install a CLI before %s, which retries its mutations (composio execute included)", shownRange(d.constraint), fix)
+			f.Fix = "upgrade to " + d.name + "@^0.5.0"
+			return
+		}
+		f.Reason = "the CLI's version cannot be told from " + shownRange(d.constraint) + "; before " + fix + " it retried its mutations"
+		return
+	}
+	retries, ok := sdkversion.RetriesWrites(NPM, d.name, d.version, sdkversion.PathCLI)
+	if !ok {
+		f.Reason = fmt.Sprintf("cannot read version %q", d.version)
+		return
+	}
+	f.RetriesWrites = new(retries)
+	exit := ""
+	if c, err := sdkversion.CompareSemver(d.version, "0.5.0"); err == nil && c < 0 {
+		exit = "; it also exits 0 when an execution fails (fixed in 0.5.0), so a script cannot tell"
+	}
+	if retries {
+		f.Reason = fmt.Sprintf("%s %s retries its mutations, composio execute included (fixed in %s)%s", d.name, d.version, fix, exit)
+		f.Fix = "upgrade to " + d.name + "@^0.5.0"
+		return
+	}
+	f.Reason = fmt.Sprintf("%s %s sends each mutation once%s", d.name, d.version, exit)
+}
+
+// legacyProvider judges a Python provider package of the legacy 0.7.x line (composio_openai,
+// composio_crewai, composio_agno, composio_langchain ... before 0.8.0): the ComposioToolSet/Action
+// API on legacy composio-core, which re-sends a timed-out execute. Its own version decides; it
+// reports false (and leaves f alone) for a later provider or a version it cannot tell.
+func legacyProvider(f *Finding, d dep) bool {
+	before := sdkversion.LegacyProvidersBefore
+	legacy := false
+	if d.version != "" {
+		c, err := sdkversion.ComparePEP440(d.version, before)
+		legacy = err == nil && c < 0
+	} else if d.special == "" && d.constraint != "" {
+		old, current, err := sdkversion.RangeSplitAt(PyPI, d.constraint, before)
+		legacy = err == nil && old && !current
+	}
+	if !legacy {
+		return false
+	}
+	f.RetriesWrites = new(true)
+	f.Reason = fmt.Sprintf("%s %s is the legacy 0.7.x line (ComposioToolSet/Action on legacy composio-core), which re-sends a timed-out execute up to 3 times with the same x-request-id",
+		d.name, cmp.Or(d.version, d.constraint))
+	f.Fix = "migrate to " + strings.TrimPrefix(PythonFix, "upgrade to ") + " and its " + before + "+ providers"
+	return true
+}
+
+func shownRange(c string) string {
+	if c == "" {
+		return "no version constraint"
+	}
+	return c
 }
 
 // findings turns the parsed files into findings, letting a lock file decide a manifest's
@@ -478,7 +589,10 @@ func findings(files []scanned) []Finding {
 				continue
 			}
 			seen[key] = true
-			fd := Finding{File: f.rel, Ecosystem: d.eco, Package: d.name, Version: d.version, Constraint: d.constraint}
+			fd := Finding{File: f.rel, Ecosystem: d.eco, Package: d.name, Version: d.version, Constraint: d.constraint, VersionSource: d.source}
+			if d.source == "constraints" {
+				fd.LockFile = d.from
+			}
 			if d.special != "" && fd.Constraint == "" {
 				fd.Constraint = d.special
 			}
@@ -490,6 +604,14 @@ func findings(files []scanned) []Finding {
 						break
 					}
 				}
+			}
+			switch d.source {
+			case "vendored":
+				fd.Reason = "vendored at " + d.from + " (its own metadata says " + d.version + "): " + fd.Reason
+			case "catalog":
+				fd.Reason = "from the pnpm catalog in " + d.from + ": " + fd.Reason
+			case "constraints":
+				fd.Reason = "pinned to " + d.version + " by the constraints file " + d.from + ": " + fd.Reason
 			}
 			if d.via != "" {
 				fd.Via = d.via

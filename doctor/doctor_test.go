@@ -8,6 +8,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestScanFixtureProjects(t *testing.T) {
 		{"py-url", []want{{"requirements.txt", "composio", "@ git+https://github.com/ComposioHQ/composio.git@main#subdirectory=python", "unknown"}}, false},
 		{"py-legacy", []want{
 			{"requirements.txt", "composio-core", "0.7.15", "RETRIES WRITES"},
-			{"requirements.txt", "composio-openai", "0.7.15", "unknown"},
+			{"requirements.txt", "composio-openai", "0.7.15", "RETRIES WRITES"}, // the legacy 0.7.x provider line
 		}, true},
 		{"py-poetry", []want{
 			{"poetry.lock", "composio", "0.16.2", "ok"},
@@ -138,7 +139,7 @@ func TestScanFixtureProjects(t *testing.T) {
 			{"requirements.txt", "composio", "0.25.0", "ok"},
 		}, false},
 		{"langchain-retry", []want{
-			{"agent.py:1", "langchain ToolRetryMiddleware", "any", "RETRIES WRITES"},
+			{"agent.py:2", "langchain ToolRetryMiddleware", "any", "RETRIES WRITES"},
 		}, true},
 		{"ts-experimental", []want{
 			{"package.json", "@composio/core", "0.23.1", "ok"},
@@ -427,5 +428,134 @@ func TestSessionFindingsFromCallPaths(t *testing.T) {
 				t.Errorf("no retrying finding of %s: %+v", tt.also, r.Findings)
 			}
 		})
+	}
+}
+
+// TestFileKindsAreRead (issue 30): versions named by reference or in files doctor did not read
+// are found: a UTF-16 requirements file (pip reads it), a conda environment's pip section, a
+// -c constraints file, a vendored SDK (a file: path, an editable install, a vendored npm
+// package), pnpm catalogs, the CLI's own threshold, and the legacy 0.7.x provider line; a
+// schema converter under Composio's name is no provider.
+func TestFileKindsAreRead(t *testing.T) {
+	type got struct{ file, pkg, version, verdict, source string }
+	tests := []struct {
+		dir  string
+		want []got
+	}{
+		{"utf16", []got{{"requirements.txt", "composio", "0.15.2", "RETRIES WRITES", "manifest"}}},
+		{"conda", []got{{"environment.yml", "composio", "0.15.2", "RETRIES WRITES", "manifest"}}},
+		{"constraints", []got{{"requirements.txt", "composio", ">=0.14 (locked 0.15.1)", "RETRIES WRITES", "constraints"}}},
+		{"vendored-py", []got{{"requirements.txt", "composio", "0.15.0", "RETRIES WRITES", "vendored"}}},
+		{"editable", []got{{"requirements.txt", "composio", "0.16.1", "ok", "vendored"}}},
+		{"vendored-npm", []got{{"package.json", "@composio/core", "0.13.1", "RETRIES WRITES", "vendored"}}},
+		{"catalog", []got{
+			{"packages/a/package.json", "@composio/core", "^0.13.1", "RETRIES WRITES", "catalog"},
+			{"packages/b/package.json", "@composio/core", "0.21.0", "ok", "catalog"},
+		}},
+		{"cli", []got{{"package.json", "@composio/cli", "0.4.2", "RETRIES WRITES", "manifest"}}},
+		{"legacy-range", []got{{"requirements.txt", "composio-agno", "<0.8", "RETRIES WRITES", "range"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			r, err := Scan(context.Background(), filepath.Join("testdata", "filekinds", tt.dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.Problems) > 0 {
+				t.Errorf("problems: %+v", r.Problems)
+			}
+			var all []got
+			for _, f := range r.Findings {
+				all = append(all, got{f.File, f.Package, f.shownVersion(), f.Verdict(), f.VersionSource})
+			}
+			if !slices.Equal(all, tt.want) {
+				t.Errorf("findings\n got %+v\nwant %+v", all, tt.want)
+				for _, f := range r.Findings {
+					t.Logf("%s: %s", f.File, f.Reason)
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeText(t *testing.T) {
+	for name, in := range map[string][]byte{
+		"utf-8 bom": append([]byte{0xEF, 0xBB, 0xBF}, "composio==1\n"...),
+		"utf-16le":  {0xFF, 0xFE, 'c', 0, 'o', 0, 'm', 0, 'p', 0, 'o', 0, 's', 0, 'i', 0, 'o', 0, '=', 0, '=', 0, '1', 0, '\n', 0},
+		"utf-16be":  {0xFE, 0xFF, 0, 'c', 0, 'o', 0, 'm', 0, 'p', 0, 'o', 0, 's', 0, 'i', 0, 'o', 0, '=', 0, '=', 0, '1', 0, '\n'},
+		"plain":     []byte("composio==1\n"),
+	} {
+		if got := string(decodeText(in)); got != "composio==1\n" {
+			t.Errorf("%s: %q", name, got)
+		}
+	}
+}
+
+// TestCallPathsFromTheCode (issue 30): a retrying SDK path is an alarm only where the code uses
+// it, cited at the call that sends; the client is followed through imports across files,
+// aliases, factory functions and typed parameters; a session used only for its MCP address is
+// its own line; a session handed on is cited where it is made; the middleware is judged by the
+// tools it wraps and the retries it is set to.
+func TestCallPathsFromTheCode(t *testing.T) {
+	type got struct{ file, path, verdict, evidence, use string }
+	tests := []struct {
+		dir  string
+		want []got
+	}{
+		{"mcponly", []got{
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "over MCP", "agent.ts:8", UseMCP},
+		}},
+		{"noexecute", []got{{"package.json", CallToolsExecute, "not used", "", UseNotUsed}}},
+		{"crossfile", []got{
+			{"package.json", CallToolsExecute, "RETRIES WRITES", "src/agent.ts:5", UseUsed},
+			{"package.json", CallToolsExecute, "unknown", "", ""}, // @composio/vercel: a provider
+		}},
+		{"legacy-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
+		{"legacy-write", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "bot.py:5", UseUsed}}},
+		{"pyfactory", []got{
+			{"requirements.txt", CallToolsExecute, "ok", "", ""},
+			{"requirements.txt", CallSession, "RETRIES WRITES", "agent.py:10", UseUsed},
+		}},
+		{"handedon", []got{
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "RETRIES WRITES", "index.ts:5", UseUsed},
+		}},
+		{"mw-reads", []got{{"agent.py:8", CallMiddleware, "ok", "agent.py:8", UseUsed}}},
+		{"mw-writes", []got{{"agent.py:3", CallMiddleware, "RETRIES WRITES", "agent.py:3", UseUsed}}},
+		{"authorize", []got{{"requirements.txt", CallToolsExecute, "ok", "", ""}}},
+		{"typed", []got{
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "RETRIES WRITES", "send.ts:6", UseUsed},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			r, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", tt.dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []got
+			for _, f := range r.Findings {
+				all = append(all, got{f.File, f.CallPath, f.Verdict(), f.Evidence, f.Use})
+			}
+			slices.SortStableFunc(all, func(a, b got) int { return strings.Compare(a.file+a.path+a.verdict, b.file+b.path+b.verdict) })
+			want := slices.Clone(tt.want)
+			slices.SortStableFunc(want, func(a, b got) int { return strings.Compare(a.file+a.path+a.verdict, b.file+b.path+b.verdict) })
+			if !slices.Equal(all, want) {
+				t.Errorf("findings\n got %+v\nwant %+v", all, want)
+				for _, f := range r.Findings {
+					t.Logf("%s %s: %s", f.File, f.Package, f.Reason)
+				}
+			}
+		})
+	}
+	// the wording a person reads
+	r, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", "mw-writes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Findings[0].Reason, "3 retries") || !strings.Contains(r.Findings[0].Reason, "4 times") {
+		t.Errorf("the middleware's reason does not say what max_retries=3 does: %s", r.Findings[0].Reason)
 	}
 }

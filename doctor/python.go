@@ -79,7 +79,17 @@ func parseRequirements(data []byte) (scanned, error) {
 		if i := strings.Index(line, " #"); i >= 0 {
 			line = line[:i]
 		}
-		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "-") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "-") {
+			opt, arg := requirementOption(line)
+			switch opt {
+			case "-c", "--constraint":
+				sc.constraints = append(sc.constraints, arg)
+			case "-e", "--editable":
+				sc.editables = append(sc.editables, arg)
+			}
 			continue
 		}
 		if i := strings.Index(line, " --"); i >= 0 { // per-requirement options: --hash=...
@@ -90,6 +100,22 @@ func parseRequirements(data []byte) (scanned, error) {
 		}
 	}
 	return sc, nil
+}
+
+// requirementOption splits an option line of a requirements file ("-c constraints.txt",
+// "--constraint=c.txt", "-e ./vendor/composio") into the option and its argument.
+func requirementOption(line string) (opt, arg string) {
+	if o, a, ok := strings.Cut(line, "="); ok && strings.HasPrefix(line, "--") && !strings.ContainsAny(o, " \t") {
+		return o, strings.TrimSpace(a)
+	}
+	f := strings.Fields(line)
+	switch {
+	case len(f) >= 2:
+		return f[0], f[1]
+	case len(f) == 1 && len(f[0]) > 2 && !strings.HasPrefix(f[0], "--"): // -cconstraints.txt
+		return f[0][:2], f[0][2:]
+	}
+	return line, ""
 }
 
 // logicalLines joins the lines a trailing backslash continues (requirements files, a

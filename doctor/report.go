@@ -12,6 +12,10 @@ import (
 // Verdict is the one-word verdict of a finding as the table shows it.
 func (f Finding) Verdict() string {
 	switch {
+	case f.Use == UseNotUsed:
+		return "not used"
+	case f.Use == UseMCP:
+		return "over MCP"
 	case f.RetriesWrites == nil:
 		return "unknown"
 	case *f.RetriesWrites && f.may:
@@ -84,7 +88,7 @@ func (r *Report) WriteText(w io.Writer, dir string, whole bool) error {
 		}
 		first := true
 		for _, f := range r.Findings {
-			if f.RetriesWrites != nil && !*f.RetriesWrites {
+			if f.RetriesWrites != nil && !*f.RetriesWrites && f.Use == "" {
 				continue
 			}
 			if first {

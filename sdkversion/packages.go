@@ -96,6 +96,16 @@ var packageNames = map[Ecosystem]struct{ sdk, legacy, client, provider string }{
 	NPM:  {TypeScriptSDK, "composio-core", "@composio/client", "@composio/"},
 }
 
+// nonSDK are packages under Composio's names that neither send nor wrap tool calls: a
+// schema converter the SDK depends on is not a provider.
+var nonSDK = map[string]bool{"@composio/json-schema-to-zod": true}
+
+// LegacyProvidersBefore is the first release of the Python provider packages (composio-openai,
+// composio-crewai, composio-agno, composio-langchain, ...) on the current SDK: before it, the
+// 0.7.x line is the legacy ComposioToolSet/Action API on legacy composio-core, which re-sends a
+// timed-out execute (up to 3 attempts, the same x-request-id on each; composio-api.md, round 3).
+const LegacyProvidersBefore = "0.8.0"
+
 // PackageRole says what package name (as the registry spells it; PyPI names are normalised
 // here) is in eco.
 func PackageRole(eco Ecosystem, name string) Role {
@@ -107,6 +117,8 @@ func PackageRole(eco Ecosystem, name string) Role {
 		name = NormalizePy(name)
 	}
 	switch {
+	case nonSDK[name]:
+		return RoleNone
 	case name == n.sdk:
 		return RoleSDK
 	case name == n.legacy:
