@@ -50,7 +50,11 @@ type codeFile struct {
 // readCode splits a code file into its lines, as written and as code only.
 func readCode(rel string, eco Ecosystem, data []byte) codeFile {
 	text := string(data)
-	return codeFile{rel: rel, eco: eco, code: strings.Split(stripCode(text, eco), "\n"), raw: strings.Split(text, "\n")}
+	code := stripCode(text, eco)
+	if eco == NPM {
+		code = strings.ReplaceAll(code, "?.", " .") // optional chaining: session?.url is session.url
+	}
+	return codeFile{rel: rel, eco: eco, code: strings.Split(code, "\n"), raw: strings.Split(text, "\n")}
 }
 
 // stripCode blanks comments (# in Python; // and /* */ in TypeScript and JavaScript) and the
@@ -149,7 +153,9 @@ var (
 	// a client constructed: new Composio( / Composio(
 	newClientRE = regexp.MustCompile(`^(?:new\s+)?(?:` + ident + `\.)*Composio\s*\(`)
 	// a session created on a client: <recv>.create( / .use( / .toolRouter.create( ...
-	createRE = regexp.MustCompile(`(` + ident + `)\s*\.\s*(?:create|use|toolRouter\s*\.\s*create|tool_router\s*\.\s*create|sessions\s*\.\s*create)\s*\(`)
+	// (the receiver may be a call of a client factory: getComposio().toolRouter.use(id))
+	createRE        = regexp.MustCompile(`(` + ident + `)(\s*\([^()]*\))?\s*\.\s*(?:create|use|(?:toolRouter|tool_router)\s*\.\s*(?:create|use)|sessions\s*\.\s*create|experimental\s*\.\s*create|experimental\s*\.\s*(?:toolRouter\s*\.\s*createSession|tool_router\s*\.\s*create_session))\s*\(`)
+	createSessionRE = regexp.MustCompile(`^(` + ident + `)\s*\.\s*createSession\s*\(`)
 	// a call of a function: NAME(
 	callRE = regexp.MustCompile(`^(?:` + ident + `\.)*(` + ident + `)\s*\(`)
 	// a bare name
@@ -167,10 +173,12 @@ func rhsKind(rhs string, names, funcs map[string]valueKind) valueKind {
 	if newClientRE.MatchString(rhs) {
 		return kindClient
 	}
-	if m := createRE.FindStringSubmatchIndex(rhs); m != nil && m[0] <= 64 {
-		if names[rhs[m[2]:m[3]]] == kindClient {
-			return kindSession
-		}
+	// composio.createSession({headers}) is the client again, with its own request options
+	if m := createSessionRE.FindStringSubmatch(rhs); m != nil && names[m[1]] == kindClient {
+		return kindClient
+	}
+	if m := createRE.FindStringSubmatch(rhs); m != nil && strings.Index(rhs, m[0]) <= 64 && isClient(m, names, funcs) {
+		return kindSession
 	}
 	if m := callRE.FindStringSubmatch(rhs); m != nil && funcs[m[1]] != kindNone {
 		return funcs[m[1]]
@@ -179,6 +187,15 @@ func rhsKind(rhs string, names, funcs map[string]valueKind) valueKind {
 		return names[m[1]]
 	}
 	return kindNone
+}
+
+// isClient reports whether a createRE match's receiver is a client: a name that holds one, or
+// a call of a function that returns one.
+func isClient(m []string, names, funcs map[string]valueKind) bool {
+	if m[2] != "" {
+		return funcs[m[1]] == kindClient
+	}
+	return names[m[1]] == kindClient
 }
 
 // project is what doctor knows of one ecosystem's code across files.
@@ -196,8 +213,63 @@ type project struct {
 // which functions return one.
 func follow(files []codeFile) *project {
 	p := &project{files: files, exported: map[string]valueKind{}, funcs: map[string]valueKind{}, names: make([]map[string]valueKind, len(files))}
-	for i := range files {
-		p.names[i] = map[string]valueKind{"composio": kindClient} // the canonical name, however it arrives
+	// what each line says, read once: the rounds below only propagate kinds
+	type fact struct {
+		fn        string // the function this line is in (its header's name, or the last one seen)
+		fnBody    string // a one-line arrow's or lambda's body
+		bindName  string
+		bindRHS   string
+		exported  bool
+		typed     [][]string
+		returnRHS string
+		deflt     string // export default <rhs>
+	}
+	facts := make([][]fact, len(files))
+	imps := make([][][2]string, len(files))
+	for fi, f := range files {
+		p.names[fi] = map[string]valueKind{"composio": kindClient} // the canonical name, however it arrives
+		imps[fi] = imports(strings.Join(f.code, "\n"), f.eco)
+		fn := ""
+		for _, line := range f.code {
+			var ft fact
+			if mayHeader(line) {
+				if m := funcHeaderRE.FindStringSubmatch(line); m != nil {
+					for _, g := range m[1:] {
+						if g != "" && g != "if" && g != "for" && g != "while" && g != "switch" && g != "catch" {
+							fn = g
+							break
+						}
+					}
+					// a one-line arrow: const getClient = () => new Composio()
+					if _, body, ok := strings.Cut(line, "=>"); ok {
+						ft.fnBody = body
+					} else if _, body, ok := strings.Cut(line, "lambda"); ok {
+						if _, e, ok := strings.Cut(body, ":"); ok {
+							ft.fnBody = e
+						}
+					}
+				}
+			}
+			ft.fn = fn
+			if strings.Contains(line, "Composio") || strings.Contains(line, "ToolRouterSession") {
+				ft.typed = typedRE.FindAllStringSubmatch(line, -1)
+			}
+			if strings.Contains(line, "=") && !strings.Contains(line, "==") {
+				if m := bindRE.FindStringSubmatch(line); m != nil {
+					ft.bindName, ft.bindRHS = m[1], m[2]
+					ft.exported = line == strings.TrimLeft(line, " \t") || strings.HasPrefix(strings.TrimSpace(line), "export ")
+				}
+			}
+			if strings.Contains(line, "return") {
+				if m := returnRE.FindStringSubmatch(line); m != nil {
+					ft.returnRHS = m[1]
+				}
+			}
+			if _, rhs, ok := strings.Cut(line, "export default"); ok {
+				ft.deflt = rhs
+			}
+			facts[fi] = append(facts[fi], ft)
+		}
 	}
 	for round := 0; round < 6; round++ {
 		changed := false
@@ -207,10 +279,9 @@ func follow(files []codeFile) *project {
 				changed = true
 			}
 		}
-		for fi, f := range files {
+		for fi := range files {
 			names := p.names[fi]
-			joined := strings.Join(f.code, "\n")
-			for _, imp := range imports(joined, f.eco) {
+			for _, imp := range imps[fi] {
 				if v := p.exported[imp[0]]; v != kindNone {
 					set(names, imp[1], v)
 				}
@@ -218,46 +289,29 @@ func follow(files []codeFile) *project {
 					set(p.funcs, imp[1], v)
 				}
 			}
-			fn := ""
-			for _, line := range f.code {
-				if m := funcHeaderRE.FindStringSubmatch(line); m != nil {
-					for _, g := range m[1:] {
-						if g != "" && g != "if" && g != "for" && g != "while" && g != "switch" && g != "catch" {
-							fn = g
-							break
-						}
-					}
-					// a one-line arrow: const getClient = () => new Composio()
-					if _, body, ok := strings.Cut(line, "=>"); ok && fn != "" {
-						set(p.funcs, fn, rhsKind(body, names, p.funcs))
-					}
-					if _, body, ok := strings.Cut(line, "lambda"); ok && fn != "" {
-						if _, e, ok := strings.Cut(body, ":"); ok {
-							set(p.funcs, fn, rhsKind(e, names, p.funcs))
-						}
-					}
+			for _, ft := range facts[fi] {
+				if ft.fnBody != "" && ft.fn != "" {
+					set(p.funcs, ft.fn, rhsKind(ft.fnBody, names, p.funcs))
 				}
-				for _, m := range typedRE.FindAllStringSubmatch(line, -1) {
+				for _, m := range ft.typed {
 					k := kindClient
 					if m[2] == "ToolRouterSession" {
 						k = kindSession
 					}
 					set(names, m[1], k)
 				}
-				if m := bindRE.FindStringSubmatch(line); m != nil && !strings.Contains(line, "==") {
-					v := rhsKind(m[2], names, p.funcs)
-					set(names, m[1], v)
-					if v != kindNone && (line == strings.TrimLeft(line, " \t") || strings.HasPrefix(strings.TrimSpace(line), "export ")) {
-						set(p.exported, m[1], v)
+				if ft.bindName != "" {
+					v := rhsKind(ft.bindRHS, names, p.funcs)
+					set(names, ft.bindName, v)
+					if v != kindNone && ft.exported {
+						set(p.exported, ft.bindName, v)
 					}
 				}
-				if m := returnRE.FindStringSubmatch(line); m != nil && fn != "" {
-					set(p.funcs, fn, rhsKind(m[1], names, p.funcs))
+				if ft.returnRHS != "" && ft.fn != "" {
+					set(p.funcs, ft.fn, rhsKind(ft.returnRHS, names, p.funcs))
 				}
-				if strings.Contains(line, "export default") {
-					if _, rhs, ok := strings.Cut(line, "export default"); ok {
-						set(p.exported, "default", rhsKind(rhs, names, p.funcs))
-					}
+				if ft.deflt != "" {
+					set(p.exported, "default", rhsKind(ft.deflt, names, p.funcs))
 				}
 			}
 		}
@@ -266,6 +320,13 @@ func follow(files []codeFile) *project {
 		}
 	}
 	return p
+}
+
+// mayHeader reports whether a line can be a function header (a cheap test before the
+// expression).
+func mayHeader(line string) bool {
+	return strings.Contains(line, "def ") || strings.Contains(line, "function") || strings.Contains(line, "=>") ||
+		strings.Contains(line, "lambda") || strings.HasSuffix(strings.TrimRight(line, " \t"), "{")
 }
 
 // imports lists the names a file imports as [exported name, local name] pairs; a default
@@ -328,10 +389,11 @@ var (
 	toolsGetRE = regexp.MustCompile(`(` + ident + `)\s*\.\s*tools\s*\.\s*get\s*\(`)
 	legacyRE   = regexp.MustCompile(`\b(execute_action|executeAction|get_tools|getTools|get_actions|getActions|handle_tool_calls|handleToolCall|execute_request|executeRequest)\s*\(`)
 	// a call on a name: recv.method( or recv.mcp
-	memberRE     = regexp.MustCompile(`(` + ident + `)\s*\.\s*(` + ident + `)\s*(\()?`)
-	middlewareRE = regexp.MustCompile(`\b(ToolRetryMiddleware|toolRetryMiddleware)\s*\(`)
-	maxRetriesRE = regexp.MustCompile(`\b(?:max_retries|maxRetries)\s*[=:]\s*(\d+)`)
-	toolsArgRE   = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
+	memberRE      = regexp.MustCompile(`(` + ident + `)\s*\.\s*(` + ident + `)\s*(\()?`)
+	destructureRE = regexp.MustCompile(`\{([^}]*)\}\s*=\s*(?:await\s+)?(` + ident + `)\s*;?\s*$`)
+	middlewareRE  = regexp.MustCompile(`\b(ToolRetryMiddleware|toolRetryMiddleware)\s*\(`)
+	maxRetriesRE  = regexp.MustCompile(`\b(?:max_retries|maxRetries)\s*[=:]\s*(\d+)`)
+	toolsArgRE    = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
 )
 
 var sessionSends = map[string]bool{"execute": true, "proxyExecute": true, "proxy_execute": true, "executeMeta": true, "execute_meta": true, "tools": true}
@@ -345,7 +407,7 @@ func scanProject(files []codeFile) []codeUse {
 		type sess struct {
 			line              int
 			sends, mcp, other bool
-			escaped           bool
+			escaped, returned bool
 			re                *regexp.Regexp // the name as a word
 		}
 		sessions := map[string]*sess{}
@@ -358,15 +420,21 @@ func scanProject(files []codeFile) []codeUse {
 			if strings.TrimSpace(line) == "" {
 				continue
 			}
-			if m := executeRE.FindString(line); m != "" {
-				use("execute", m)
-			} else if m := toolsGetRE.FindStringSubmatch(line); m != nil && names[m[1]] == kindClient {
-				use("execute", m[0])
+			// (each expression only where a cheap test says it can match: doctor reads whole trees)
+			tools := strings.Contains(line, "tools")
+			if m := ""; tools || strings.Contains(line, "andle") || strings.Contains(line, "oolCall") || strings.Contains(line, "ool_call") {
+				if m = executeRE.FindString(line); m != "" && !defines(line, m) {
+					use("execute", m)
+				} else if m := toolsGetRE.FindStringSubmatch(line); tools && m != nil && names[m[1]] == kindClient {
+					use("execute", m[0])
+				}
 			}
-			if m := legacyRE.FindString(line); m != "" {
-				use("legacy", m)
+			if containsAnyOf(line, legacyHints) {
+				if m := legacyRE.FindString(line); m != "" {
+					use("legacy", m)
+				}
 			}
-			if m := middlewareRE.FindStringSubmatchIndex(line); m != nil {
+			if m := middlewareIn(line); m != nil {
 				u := codeUse{rel: f.rel, line: ln, eco: f.eco, what: "middleware", text: line[m[2]:m[3]], retries: 2}
 				args := callArgs(f.raw, n, m[1])
 				if r := maxRetriesRE.FindStringSubmatch(args); r != nil {
@@ -384,22 +452,22 @@ func scanProject(files []codeFile) []codeUse {
 			}
 			// sessions: created, then what is done with them
 			created := false
-			if m := bindRE.FindStringSubmatch(line); m != nil && !strings.Contains(line, "==") && rhsKind(m[2], names, p.funcs) == kindSession {
+			if m := bindIn(line); m != nil && rhsKind(m[2], names, p.funcs) == kindSession {
 				if sessions[m[1]] == nil {
 					order = append(order, m[1])
 				}
 				sessions[m[1]] = &sess{line: ln, re: wordRE(m[1])}
 				created = true
 			}
-			for _, m := range typedRE.FindAllStringSubmatch(line, -1) {
+			for _, m := range typedIn(line) {
 				if m[2] == "ToolRouterSession" && sessions[m[1]] == nil {
 					sessions[m[1]] = &sess{line: ln, re: wordRE(m[1])}
 					order = append(order, m[1])
 					created = true
 				}
 			}
-			if !created {
-				if m := createRE.FindStringSubmatch(line); m != nil && names[m[1]] == kindClient && !returnRE.MatchString(line) {
+			if !created && (strings.Contains(line, "create") || strings.Contains(line, "use") || strings.Contains(line, "Session")) {
+				if m := createRE.FindStringSubmatch(line); m != nil && isClient(m, names, p.funcs) && !returnRE.MatchString(line) {
 					// a session made and used in one expression, or handed on: not followed
 					rest := line[strings.Index(line, m[0]):]
 					switch {
@@ -412,6 +480,9 @@ func scanProject(files []codeFile) []codeUse {
 					}
 				}
 			}
+			if len(sessions) == 0 {
+				continue
+			}
 			for _, m := range memberRE.FindAllStringSubmatch(line, -1) {
 				s := sessions[m[1]]
 				if s == nil {
@@ -421,7 +492,7 @@ func scanProject(files []codeFile) []codeUse {
 				case m[3] == "(" && sessionSends[m[2]]:
 					s.sends = true
 					use("session", m[0])
-				case m[2] == "mcp":
+				case m[2] == "mcp" || m[2] == "url": // url: the experimental session's MCP address
 					if !s.mcp {
 						use("mcp", m[0])
 					}
@@ -430,15 +501,48 @@ func scanProject(files []codeFile) []codeUse {
 					s.other = true
 				}
 			}
+			for name, s := range sessions {
+				if raw := f.raw[n]; s.line != ln && (strings.Contains(raw, name+"['url']") || strings.Contains(raw, name+`["url"]`) || strings.Contains(raw, name+"['mcp']") || strings.Contains(raw, name+`["mcp"]`)) {
+					if !s.mcp {
+						use("mcp", name+"[url]")
+					}
+					s.mcp = true
+				}
+			}
+			// const { mcp, sessionId } = session: the members taken are what is used
+			destructured := ""
+			if m := destructureRE.FindStringSubmatch(line); m != nil && sessions[m[2]] != nil && sessions[m[2]].line != ln {
+				s, text := sessions[m[2]], m[0]
+				destructured = m[2]
+				for _, part := range strings.Split(m[1], ",") {
+					member, _, _ := strings.Cut(strings.TrimSpace(part), ":")
+					switch member = strings.TrimSpace(member); {
+					case sessionSends[member]:
+						s.sends = true
+						use("session", text)
+					case member == "mcp" || member == "url":
+						if !s.mcp {
+							use("mcp", text)
+						}
+						s.mcp = true
+					case member != "":
+						s.other = true
+					}
+				}
+			}
 			// a session handed to a call or stored: where it sends cannot be followed here
-			for _, s := range sessions {
-				if s.line == ln {
+			for name, s := range sessions {
+				if s.line == ln || name == destructured {
 					continue
 				}
 				for _, idx := range s.re.FindAllStringSubmatchIndex(line, -1) {
 					after := strings.TrimLeft(line[idx[3]:], " \t")
 					before := strings.TrimRight(line[:idx[2]], " \t")
-					if strings.HasPrefix(after, ".") || strings.HasSuffix(before, ".") || strings.HasPrefix(strings.TrimSpace(line), "return") {
+					if strings.HasPrefix(strings.TrimSpace(line), "return") {
+						s.returned = true // a factory's: its callers are followed
+						continue
+					}
+					if strings.HasPrefix(after, ".") || strings.HasPrefix(after, "[") || strings.HasSuffix(before, ".") {
 						continue
 					}
 					s.escaped = true
@@ -449,12 +553,57 @@ func scanProject(files []codeFile) []codeUse {
 			// handed on, or never used here (a module-level session may be imported): its
 			// sends cannot be followed; used only for other calls (authorize) or its MCP
 			// address, it sends nothing through the SDK
-			if s := sessions[name]; !s.sends && (s.escaped || !s.mcp && !s.other) {
+			if s := sessions[name]; !s.sends && (s.escaped || !s.mcp && !s.other && !s.returned) {
 				out = append(out, codeUse{rel: f.rel, line: s.line, eco: f.eco, what: "session?", text: name})
 			}
 		}
 	}
 	return out
+}
+
+// legacyHints are the words legacyRE needs.
+var legacyHints = []string{"xecute_action", "xecuteAction", "get_tools", "getTools", "get_actions", "getActions", "andle_tool_calls", "andleToolCall", "xecute_request", "xecuteRequest"}
+
+// defines reports whether the call text m on line is a definition (def execute_tool_call(,
+// function handleToolCalls(, async handleToolCalls(...) {), not a call.
+func defines(line, m string) bool {
+	before := strings.TrimRight(line[:strings.Index(line, m)], " \t")
+	return strings.HasSuffix(before, "def") || strings.HasSuffix(before, "function") || strings.HasSuffix(before, "async") ||
+		before == "" && strings.HasSuffix(strings.TrimRight(line, " \t"), "{")
+}
+
+// bindIn is bindRE's match in line (not a comparison), tested cheaply first.
+func bindIn(line string) []string {
+	if !strings.Contains(line, "=") || strings.Contains(line, "==") {
+		return nil
+	}
+	return bindRE.FindStringSubmatch(line)
+}
+
+// middlewareIn is middlewareRE's match in line, tested cheaply first.
+func middlewareIn(line string) []int {
+	if !strings.Contains(line, "oolRetryMiddleware") {
+		return nil
+	}
+	return middlewareRE.FindStringSubmatchIndex(line)
+}
+
+// typedIn is typedRE's matches in line, tested cheaply first.
+func typedIn(line string) [][]string {
+	if !strings.Contains(line, "Composio") && !strings.Contains(line, "ToolRouterSession") {
+		return nil
+	}
+	return typedRE.FindAllStringSubmatch(line, -1)
+}
+
+// containsAnyOf reports whether s contains any of subs.
+func containsAnyOf(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // wordRE matches name as a whole word.

@@ -524,6 +524,17 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		{"mw-reads", []got{{"agent.py:8", CallMiddleware, "ok", "agent.py:8", UseUsed}}},
 		{"mw-writes", []got{{"agent.py:3", CallMiddleware, "RETRIES WRITES", "agent.py:3", UseUsed}}},
 		{"authorize", []got{{"requirements.txt", CallToolsExecute, "ok", "", ""}}},
+		{"cachedmcp", []got{ // a cached client, a session factory in another file, optional chaining
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "over MCP", "app/api/mcp/route.ts:7", UseMCP},
+		}},
+		{"destructured", []got{ // const { mcp, sessionId } = session
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "over MCP", "index.ts:6", UseMCP},
+		}},
+		{"clientsession", []got{ // composio.createSession({headers}) is a client
+			{"package.json", CallToolsExecute, "RETRIES WRITES", "index.ts:6", UseUsed},
+		}},
 		{"typed", []got{
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "RETRIES WRITES", "send.ts:6", UseUsed},
@@ -558,4 +569,22 @@ func TestCallPathsFromTheCode(t *testing.T) {
 	if !strings.Contains(r.Findings[0].Reason, "3 retries") || !strings.Contains(r.Findings[0].Reason, "4 times") {
 		t.Errorf("the middleware's reason does not say what max_retries=3 does: %s", r.Findings[0].Reason)
 	}
+}
+
+// FuzzCodeScan: no code makes the code reader panic or loop (doctor reads whatever a project
+// holds), in either language.
+func FuzzCodeScan(f *testing.F) {
+	f.Add([]byte("const s = await composio.create('u');\nconst { mcp } = s;\nawait s.execute('X', {})\n/* unclosed"))
+	f.Add([]byte("def f():\n    return Composio()\nc = f()\ns = c.tool_router.create(user_id='u')\n'''unclosed"))
+	f.Add([]byte("ToolRetryMiddleware(max_retries=3, tools=[\"GMAIL_SEND_EMAIL\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, eco := range []Ecosystem{PyPI, NPM} {
+			uses := scanProject([]codeFile{readCode("a", eco, data), readCode("b", eco, data)})
+			for _, u := range uses {
+				if u.line < 1 {
+					t.Fatalf("a use at line %d", u.line)
+				}
+			}
+		}
+	})
 }
