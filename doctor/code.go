@@ -1,7 +1,9 @@
 package doctor
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"path"
 	"regexp"
 	"strconv"
@@ -161,7 +163,7 @@ var (
 	// a bare name
 	nameRE = regexp.MustCompile(`^(` + ident + `)\s*[;,)]?\s*$`)
 	// imports: TypeScript { a, b as c } and default; Python from m import a, b as c
-	tsImportRE   = regexp.MustCompile(`import\s+(?:type\s+)?(?:(` + ident + `)\s*,?\s*)?(?:\{([^}]*)\})?\s*from\b`)
+	tsImportRE   = regexp.MustCompile(`(?:import|export)\s+(?:type\s+)?(?:(` + ident + `)\s*,?\s*)?(?:\{([^}]*)\})?\s*from\b`)
 	tsRequireRE  = regexp.MustCompile(`(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\s*\(`)
 	pyImportRE   = regexp.MustCompile(`\bfrom\s+[\w.]+\s+import\s+(\([^)]*\)|[^\n]+)`)
 	importNameRE = regexp.MustCompile(`(` + ident + `)(?:\s+as\s+(` + ident + `)|\s*:\s*(` + ident + `))?`)
@@ -284,6 +286,7 @@ func follow(files []codeFile) *project {
 			for _, imp := range imps[fi] {
 				if v := p.exported[imp[0]]; v != kindNone {
 					set(names, imp[1], v)
+					set(p.exported, imp[1], v) // a module's imports are its re-exports (__init__.py, index.ts)
 				}
 				if v := p.funcs[imp[0]]; v != kindNone {
 					set(p.funcs, imp[1], v)
@@ -620,6 +623,66 @@ func relevant(text []byte) bool {
 		}
 	}
 	return false
+}
+
+// laterFile is a code file set aside: it names nothing doctor follows, yet.
+type laterFile struct {
+	path, rel string
+	eco       Ecosystem
+}
+
+// widen adds the set-aside files that name a client, a session or a function returning one
+// that the kept files define (a module that imports the client under another name, a package's
+// __init__.py that re-exports it), until no file is added. Files are read again rather than
+// kept: most code in a tree never names Composio.
+func widen(ctx context.Context, code []codeFile, later []laterFile) []codeFile {
+	for round := 0; round < 6 && len(later) > 0 && ctx.Err() == nil; round++ {
+		words := map[Ecosystem][]string{}
+		for _, eco := range []Ecosystem{PyPI, NPM} {
+			p := follow(ofEcosystem(code, eco))
+			for _, m := range []map[string]valueKind{p.exported, p.funcs} {
+				for name, k := range m {
+					if k != kindNone && name != "default" && name != "composio" {
+						words[eco] = append(words[eco], name)
+					}
+				}
+			}
+		}
+		var rest []laterFile
+		added := false
+		for _, l := range later {
+			if len(words[l.eco]) == 0 {
+				rest = append(rest, l)
+				continue
+			}
+			data, err := os.ReadFile(l.path)
+			if err != nil {
+				continue
+			}
+			if data = decodeText(data); containsAnyOf(string(data), words[l.eco]) {
+				code = append(code, readCode(l.rel, l.eco, data))
+				added = true
+			} else {
+				rest = append(rest, l)
+			}
+		}
+		later = rest
+		if !added {
+			break
+		}
+	}
+	return code
+}
+
+// ofEcosystem is the code files of one ecosystem.
+func ofEcosystem(code []codeFile, eco Ecosystem) []codeFile {
+	var out []codeFile
+	for _, c := range code {
+		if c.eco == eco {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // callArgs is the text of a call's arguments from column col of line n on, across lines until

@@ -202,6 +202,7 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	rep := &Report{Findings: []Finding{}}
 	var files []scanned
 	var code []codeFile
+	var later []laterFile            // code files that name nothing doctor knows yet
 	read := map[Ecosystem][]string{} // every code file read, by ecosystem
 	walkErr := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -235,6 +236,8 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 						read[eco] = append(read[eco], rel)
 						if data = decodeText(data); relevant(data) {
 							code = append(code, readCode(rel, eco, data))
+						} else {
+							later = append(later, laterFile{path: p, rel: rel, eco: eco})
 						}
 					}
 				}
@@ -269,15 +272,10 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	}
 	rep.Problems = append(rep.Problems, resolve(root, files)...)
 	rep.Findings = append(rep.Findings, findings(files)...)
+	code = widen(ctx, code, later)
 	var uses []codeUse
 	for _, eco := range []Ecosystem{PyPI, NPM} {
-		var files []codeFile
-		for _, c := range code {
-			if c.eco == eco {
-				files = append(files, c)
-			}
-		}
-		uses = append(uses, scanProject(files)...)
+		uses = append(uses, scanProject(ofEcosystem(code, eco))...)
 	}
 	rep.Findings = append(rep.Findings, codeFindings(uses, read, rep.Findings)...)
 	for i := range rep.Findings {

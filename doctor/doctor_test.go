@@ -535,6 +535,14 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		{"clientsession", []got{ // composio.createSession({headers}) is a client
 			{"package.json", CallToolsExecute, "RETRIES WRITES", "index.ts:6", UseUsed},
 		}},
+		{"reexport", []got{ // export { client as composioClient } from "./client" in index.ts
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "RETRIES WRITES", "src/slack.ts:5", UseUsed},
+		}},
+		{"pyreexport", []got{ // from .client import client as cx in __init__.py
+			{"requirements.txt", CallToolsExecute, "ok", "", ""},
+			{"requirements.txt", CallSession, "RETRIES WRITES", "app/worker.py:6", UseUsed},
+		}},
 		{"typed", []got{
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "RETRIES WRITES", "send.ts:6", UseUsed},

@@ -1,0 +1,3 @@
+import { Composio } from "@composio/core";
+
+export const client = new Composio();
