@@ -30,6 +30,13 @@ func NewCmdDoctor(env *Env, runF func(context.Context, *DoctorOptions) error) *c
 	cmd := &cobra.Command{
 		Use:     "doctor [DIR]",
 		Short:   "find Composio SDK versions that still auto-retry writes",
+		Long: "doctor reads a project's manifests, lock files and code, and says which Composio SDK versions still re-send\n" +
+			"a timed-out write, on which call path, and whether the code uses that path: tools.execute and the proxy\n" +
+			"(with provider-wrapped tools), tool-router session writes (cited at the call that sends; a session used\n" +
+			"only for its MCP address runs its tools over MCP, where the SDK's retries do not apply), the legacy\n" +
+			"toolset, LangChain's ToolRetryMiddleware, the CLI and the workbench. The client is followed through\n" +
+			"assignments, factories and imports across files. A retrying path the code never calls is \"not used\":\n" +
+			"information, not an alarm. Exit status 1 when a finding re-sends writes, 0 when none does.",
 		Example: "  exectriage doctor .\n  exectriage doctor --api --last 500",
 		Args:    positional("doctor", 0, 1, wantText("want at most one directory (exectriage doctor [DIR] [--json])")),
 		RunE: func(c *cobra.Command, args []string) error {
