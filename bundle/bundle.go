@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/sdkversion"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // Item is one execution in the bundle with what is known about it.
@@ -401,23 +401,20 @@ func (r *renderer) session(steps []model.Execution, self *model.Execution) {
 	if len(steps) < 2 {
 		return
 	}
-	steps = slices.Clone(steps)
-	slices.SortStableFunc(steps, func(a, b model.Execution) int { return a.Start().Compare(b.Start()) })
 	r.p("\nSession %s, %d executions, oldest first:\n\n", r.code(self.SessionID), len(steps))
-	var prevEnd time.Time
-	for _, s := range steps {
-		gap := ""
-		if !prevEnd.IsZero() {
-			gap = ", " + model.GapText(s.Start().Sub(prevEnd))
+	for _, ts := range triage.Timeline(steps) {
+		s := &steps[ts.Index]
+		gap, this, child := "", "", ""
+		if ts.HasGap {
+			gap = ", " + model.GapText(ts.Gap)
 		}
-		if end, _ := s.End(); end.After(prevEnd) {
-			prevEnd = end
-		}
-		this := ""
 		if s.ID == self.ID {
 			this = " (this execution)"
 		}
-		r.p("- %s %s %s, %s%s%s\n", stamp(s.Start()), r.code(s.ID), r.code(s.ToolSlug), r.code(orDash(s.Status)), gap, this)
+		if ts.Child {
+			child = "  " // a meta tool's child, under its parent
+		}
+		r.p("%s- %s %s %s, %s%s%s\n", child, stamp(s.Start()), r.code(s.ID), r.code(s.ToolSlug), r.code(orDash(s.Status)), gap, this)
 	}
 }
 

@@ -61,6 +61,7 @@ func TestJSONAnswersMatchTheSchema(t *testing.T) {
 	validAnswer(t, "list", must(ExitOK, append([]string{"list", "--json", "--limit", "3"}, file...)...))
 	validAnswer(t, "show", must(ExitOK, append([]string{"show", "log_G01", "--json"}, file...)...))
 	validAnswer(t, "show", must(ExitOK, append([]string{"show", "log_S18", "--json"}, file...)...))
+	validAnswer(t, "show_session", must(ExitOK, "show", "--session", demoSession(t, vars), "--demo", "--json"))
 	validAnswer(t, "verify", must(ExitOK, append([]string{"verify", "log_G01", "--json"}, file...)...))
 	validAnswer(t, "verify", must(ExitOK, "verify", demoWrite, "--demo", "--json"))
 	validAnswer(t, "retry", must(ExitRefused, "retry", demoWrite, "--demo", "--json"))
@@ -118,7 +119,7 @@ func TestJSONDocsNameEveryAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cmd := range []string{"scan", "list", "show", "verify", "retry", "resolve", "mark", "journal", "info", "doctor", "doctor --api"} {
+	for _, cmd := range []string{"scan", "list", "show", "show --session", "verify", "retry", "resolve", "mark", "journal", "info", "doctor", "doctor --api"} {
 		if !strings.Contains(string(doc), "## `"+cmd+" --json`") && !strings.Contains(string(doc), "## `"+cmd+"`") {
 			t.Errorf("docs/json.md has no section for %s", cmd)
 		}
@@ -194,4 +195,30 @@ func TestTextReportsAreWholeOffATerminal(t *testing.T) {
 			t.Errorf("%v to a file cuts lines with …:\n%s", args, b)
 		}
 	}
+}
+
+// demoSession is the tool-router session of one of the demo's session re-sends.
+func demoSession(t *testing.T, vars map[string]string) string {
+	t.Helper()
+	_, out, _ := run(t, vars, "list", "--demo", "--json", "--limit", "1", "--filter", "pattern:session_auto_retry")
+	var l struct {
+		Executions []struct {
+			ID string `json:"id"`
+		} `json:"executions"`
+	}
+	if err := json.Unmarshal([]byte(out), &l); err != nil || len(l.Executions) == 0 {
+		t.Fatalf("no session re-send in the demo: %v", err)
+	}
+	_, out, _ = run(t, vars, "show", l.Executions[0].ID, "--demo", "--json")
+	var s struct {
+		Execution struct {
+			Context struct {
+				SessionID string `json:"session_id"`
+			} `json:"context"`
+		} `json:"execution"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Execution.Context.SessionID == "" {
+		t.Fatalf("the demo's session re-send %s carries no session id: %v", l.Executions[0].ID, err)
+	}
+	return s.Execution.Context.SessionID
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // TestTheSessionFilter (issue 31): `list --filter session:<id>` gives exactly that tool-router
@@ -165,4 +166,79 @@ func sessionSandbox(t *testing.T) (string, map[string]string, map[string][]model
 		slices.SortFunc(es, func(a, b model.Execution) int { return a.Start().Compare(b.Start()) })
 	}
 	return base, vars, bySession
+}
+
+// show --session ID is the session's timeline as the TUI's t shows it (triage.Timeline: in the
+// order they ran, a meta tool's children under it): the same executions as list --session, with
+// the gaps, and every duplicate group among them (issue 31). Wrong uses exit 2.
+func TestShowSessionIsTheTimeline(t *testing.T) {
+	base, vars, bySession := sessionSandbox(t)
+	tried := 0
+	for sid, want := range bySession {
+		if len(want) < 2 {
+			continue
+		}
+		if tried++; tried > 3 {
+			break
+		}
+		code, out, errOut := run(t, vars, "show", "--session", sid, "--json", "--base-url", base, "--since", "2000h")
+		var s struct {
+			Session string `json:"session"`
+			Steps   []struct {
+				ID             string  `json:"id"`
+				DuplicateGroup *string `json:"duplicate_group"`
+				GapMS          *int64  `json:"gap_ms"`
+			} `json:"steps"`
+			Groups []groupJSON `json:"duplicate_groups"`
+		}
+		if code != ExitOK || json.Unmarshal([]byte(out), &s) != nil {
+			t.Fatalf("show --session %s: %d %s", sid, code, errOut)
+		}
+		var got, ids []string
+		for k, st := range s.Steps {
+			got = append(got, st.ID)
+			if (st.GapMS != nil) != (k > 0) {
+				t.Errorf("step %d of %s: gap %v", k, sid, st.GapMS)
+			}
+			if st.DuplicateGroup != nil && !slices.ContainsFunc(s.Groups, func(g groupJSON) bool { return g.ID == *st.DuplicateGroup }) {
+				t.Errorf("step %s is in group %s, which the answer leaves out", st.ID, *st.DuplicateGroup)
+			}
+		}
+		for _, ts := range triage.Timeline(want) {
+			ids = append(ids, want[ts.Index].ID)
+		}
+		if s.Session != sid || !slices.Equal(got, ids) {
+			t.Errorf("show --session %s: %s %v, want %v", sid, s.Session, got, ids)
+		}
+		// the same executions as list --session
+		code, out, _ = run(t, vars, "list", "--session", sid, "--json", "--base-url", base, "--since", "2000h")
+		var l struct {
+			Executions []execJSON `json:"executions"`
+		}
+		if code != ExitOK || json.Unmarshal([]byte(out), &l) != nil {
+			t.Fatalf("list --session %s: %d", sid, code)
+		}
+		var listed []string
+		for _, e := range l.Executions {
+			listed = append(listed, e.ID)
+		}
+		slices.Sort(listed)
+		slices.Sort(got)
+		if !slices.Equal(listed, got) {
+			t.Errorf("show --session and list --session disagree on %s: %v vs %v", sid, got, listed)
+		}
+	}
+	if tried == 0 {
+		t.Fatal("the sandbox has no session of two")
+	}
+	for _, args := range [][]string{
+		{"show", "--session", "trs_none", "--base-url", base},
+		{"show", "--session", "trs_x", "log_1", "--base-url", base},
+		{"show", "--session", " ", "--base-url", base},
+		{"show", "--base-url", base},
+	} {
+		if code, _, errOut := run(t, vars, args...); code != ExitUsage || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d, want %d and one line: %q", args, code, ExitUsage, errOut)
+		}
+	}
 }

@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
+	"github.com/exectriage/exectriage/triage"
 )
 
 type showJSON struct {
@@ -28,27 +31,42 @@ type ShowOptions struct {
 	Source sourceFlags
 	Reveal bool
 	ID     string
+	// Session shows one tool-router session's timeline instead of one execution.
+	Session string
 }
 
 // NewCmdShow is `exectriage show ID`: one execution, its whole record and its triage.
 func NewCmdShow(env *Env, runF func(context.Context, *ShowOptions) error) *cobra.Command {
 	opts := &ShowOptions{}
 	cmd := &cobra.Command{
-		Use:               "show ID",
-		Short:             "one execution with its triage (secrets redacted unless --reveal)",
-		Example:           "  exectriage show log_a-NA1LoG7qec\n  exectriage show log_a-NA1LoG7qec --json",
-		Args:              positional("show", 1, 1, wantText("want exactly one execution ID (exectriage show ID [--json] [--reveal])")),
+		Use:               "show ID | --session ID",
+		Short:             "one execution with its triage (secrets redacted unless --reveal), or a session's timeline",
+		Example:           "  exectriage show log_a-NA1LoG7qec\n  exectriage show log_a-NA1LoG7qec --json\n  exectriage show --session trs_7bK2xQ",
+		Args:              positional("show", 0, 1, wantText("want exactly one execution ID (exectriage show ID [--json] [--reveal]), or --session ID")),
 		ValidArgsFunction: idCompletion(env, false),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.ID = args[0]
+			switch sid := strings.TrimSpace(opts.Session); {
+			case c.Flags().Changed("session") && sid == "":
+				return usagef("show", "--session wants a tool-router session ID (trs_...)")
+			case sid != "" && len(args) > 0:
+				return usagef("show", "--session shows a whole session: drop the execution ID %q, or drop --session", sanitize.String(args[0]))
+			case sid == "" && len(args) != 1:
+				return usagef("show", "want exactly one execution ID (exectriage show ID [--json] [--reveal]), or --session ID")
+			case sid == "":
+				opts.ID = args[0]
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
 			return codeErr(withJQ(c.Context(), env, "show", opts.Source.jq, &opts.Source.json, func(env *Env) int {
+				if opts.Session != "" {
+					return showSessionRun(c.Context(), env, opts)
+				}
 				return showRun(c.Context(), env, opts)
 			}))
 		},
 	}
+	cmd.Flags().StringVar(&opts.Session, "session", "", "the timeline of one tool-router session `ID`: each execution in the order it ran, a meta tool's children under it, the gaps, the duplicates and retries marked")
 	opts.Source.register(cmd.Flags(), commandFlags("show"))
 	cmd.Flags().BoolVar(&opts.Reveal, "reveal", false, "show secrets in the record (tokens, passwords, keys) instead of [REDACTED]; the API key stays hidden")
 	registerFlagCompletions(cmd, env)
@@ -157,4 +175,116 @@ func caseLine(c *model.Case) string {
 		parts = append(parts, "settled")
 	}
 	return strings.Join(parts, " · ")
+}
+
+// sessionJSON is show --session's answer: the session's executions in the order they ran.
+type sessionJSON struct {
+	SchemaVersion int           `json:"schema_version"`
+	Source        string        `json:"source"`
+	Session       string        `json:"session"`
+	Steps         []sessionStep `json:"steps"`
+	Groups        []groupJSON   `json:"duplicate_groups"`
+}
+
+// sessionStep is one execution of a session's timeline.
+type sessionStep struct {
+	execJSON
+	Child  bool   `json:"child"`                   // a meta tool's child, under its parent
+	Parent string `json:"parent_log_id,omitempty"` // the meta tool execution that ran it
+	GapMS  *int64 `json:"gap_ms,omitempty"`        // from the end of the steps before it to its start
+}
+
+// showSessionRun prints one tool-router session's timeline: its executions in the window and
+// those the source finds by the session's id, in the order they ran (triage.Timeline).
+func showSessionRun(ctx context.Context, env *Env, opts *ShowOptions) int {
+	sf := &opts.Source
+	sid := strings.TrimSpace(opts.Session)
+	a, l, err := sf.load(ctx, env)
+	if err != nil {
+		return fail(env, "show", err)
+	}
+	defer a.Close()
+	found, err := a.FindSessions(ctx, []string{sid})
+	if err != nil {
+		return fail(env, "show", err)
+	}
+	l.Put(found)
+	r := newReport(env, a, l)
+	var pos []int
+	var execs []model.Execution
+	for i := range l.Execs {
+		if l.Execs[i].SessionID == sid {
+			pos, execs = append(pos, i), append(execs, l.Execs[i])
+		}
+	}
+	if len(pos) == 0 {
+		return fail(env, "show", fmt.Errorf("session %s: no execution of it in the window or at the source (a list entry carries no session id: widen --since, or load an export): %w", sanitize.String(sid), app.ErrNotFound))
+	}
+	out := sessionJSON{SchemaVersion: SchemaVersion, Source: r.hide(a.SourceName()), Session: sid, Steps: []sessionStep{}, Groups: []groupJSON{}}
+	seen := map[string]bool{}
+	for _, ts := range triage.Timeline(execs) {
+		i := pos[ts.Index]
+		e, t := &l.Execs[i], &l.Result.Triage[i]
+		st := sessionStep{execJSON: toExecJSON(e, t, r.hide), Child: ts.Child}
+		if e.Parent != nil {
+			st.Parent = r.hide(e.Parent.LogID)
+		}
+		if ts.HasGap {
+			ms := ts.Gap.Milliseconds()
+			st.GapMS = &ms
+		}
+		out.Steps = append(out.Steps, st)
+		if g, ok := l.Result.Group(t.GroupID); ok && t.GroupID != "" && !seen[t.GroupID] {
+			seen[t.GroupID] = true
+			out.Groups = append(out.Groups, r.toGroupJSON(&g))
+		}
+	}
+	w := bufio.NewWriter(env.Stdout)
+	if sf.json {
+		err = writeJSON(w, out)
+	} else {
+		err = r.sessionReport(w, out)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return fail(env, "show", err)
+	}
+	return ExitOK
+}
+
+// sessionReport writes a session's timeline for a person: one line per execution, a meta
+// tool's children indented under it, then the duplicate groups among them.
+func (r *report) sessionReport(w io.Writer, out sessionJSON) error {
+	fmt.Fprintf(w, "source: %s\n", r.str(r.a.SourceName()))
+	fmt.Fprintf(w, "session %s · %d executions, oldest first\n", sanitize.String(out.Session), len(out.Steps))
+	for _, s := range out.Steps {
+		flag, tree, gap := " ", "", ""
+		if s.Flagged {
+			flag = "!"
+		}
+		if s.Child {
+			tree = "└ "
+		}
+		if s.GapMS != nil {
+			gap = "  " + model.GapText(time.Duration(*s.GapMS)*time.Millisecond)
+		}
+		marks := ""
+		if s.DuplicateGroup != nil {
+			marks += "  in " + sanitize.String(*s.DuplicateGroup)
+		}
+		if s.Journal != nil {
+			marks += "  " + r.str(caseLine(s.Journal))
+		}
+		fmt.Fprintf(w, "%s %s  %s%s  %s  %s%s%s\n", flag, s.Timestamp, tree, sanitize.String(s.ToolSlug), strings.ToUpper(s.Outcome), sanitize.String(s.ID), gap, marks)
+	}
+	for _, g := range out.Groups {
+		ids := make([]string, len(g.ExecutionIDs))
+		for k, id := range g.ExecutionIDs {
+			ids[k] = sanitize.String(id)
+		}
+		fmt.Fprintf(w, "\ngroup %s %s: %s\n  %s\n", sanitize.String(g.ID), g.Pattern, strings.Join(ids, " → "), sanitize.String(g.Reason))
+	}
+	return nil
 }

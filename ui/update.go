@@ -18,6 +18,7 @@ import (
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
+	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/copymenu"
 	"github.com/exectriage/exectriage/ui/components/filterbar"
@@ -877,39 +878,17 @@ func (m *Model) openTimeline(msg timelineMsg) tea.Cmd {
 			}
 		}
 	}
-	steps := make([]timeline.Step, 0, len(byID))
+	// the order, the meta tools' children under their parents and the gaps: triage.Timeline,
+	// as the bundle and show --session have them
+	execs := make([]model.Execution, 0, len(byID))
 	for _, s := range byID {
-		steps = append(steps, s)
+		execs = append(execs, s.Exec)
 	}
-	sort.Slice(steps, func(a, b int) bool {
-		sa, sb := steps[a].Exec.Start(), steps[b].Exec.Start()
-		if !sa.Equal(sb) {
-			return sa.Before(sb)
-		}
-		return steps[a].Exec.ID < steps[b].Exec.ID
-	})
-	// a meta-tool's children go right after their parent, in the order they ran
-	var ordered []timeline.Step
-	placed := map[string]bool{}
-	var place func(s timeline.Step)
-	place = func(s timeline.Step) {
-		if placed[s.Exec.ID] {
-			return
-		}
-		placed[s.Exec.ID] = true
+	ordered := make([]timeline.Step, 0, len(execs))
+	for _, ts := range triage.Timeline(execs) {
+		s := byID[execs[ts.Index].ID]
+		s.Child, s.Gap, s.HasGap = ts.Child, ts.Gap, ts.HasGap
 		ordered = append(ordered, s)
-		for _, c := range steps {
-			if p := c.Exec.Parent; p != nil && p.LogID == s.Exec.ID {
-				c.Child = true
-				place(c)
-			}
-		}
-	}
-	for _, s := range steps {
-		if p := s.Exec.Parent; p != nil && byID[p.LogID].Exec.ID != "" {
-			continue // placed under its parent
-		}
-		place(s)
 	}
 	what := "Session " + msg.id
 	if msg.field == "trace" {

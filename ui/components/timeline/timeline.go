@@ -20,6 +20,8 @@ type Step struct {
 	Exec    model.Execution
 	Triage  *model.Triage // nil: outside the loaded window (not triaged here)
 	Child   bool          // a meta-tool's child, shown under its parent
+	Gap     time.Duration // from the end of the steps before it to its start (triage.Timeline)
+	HasGap  bool          // false for the first step
 	Marks   []string      // DUP×3 sdk_auto_retry, RETRIED, VERIFIED:found...
 	Current bool          // the row t was pressed on
 }
@@ -64,15 +66,11 @@ func (m Model) room() int { return m.height - 8 }
 func (m Model) lines(w int) []string {
 	st := m.Styles
 	var out []string
-	var prevEnd time.Time
 	for _, s := range m.steps {
 		e := &s.Exec
 		gap := ""
-		if !prevEnd.IsZero() && !e.Start().IsZero() {
-			gap = model.GapText(e.Start().Sub(prevEnd))
-		}
-		if end, _ := e.End(); end.After(prevEnd) {
-			prevEnd = end
+		if s.HasGap {
+			gap = model.GapText(s.Gap)
 		}
 		mark, tree := "  ", ""
 		if s.Current {
