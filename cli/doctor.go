@@ -28,8 +28,8 @@ type DoctorOptions struct {
 func NewCmdDoctor(env *Env, runF func(context.Context, *DoctorOptions) error) *cobra.Command {
 	opts := &DoctorOptions{Dir: "."}
 	cmd := &cobra.Command{
-		Use:     "doctor [DIR]",
-		Short:   "find Composio SDK versions that still auto-retry writes",
+		Use:   "doctor [DIR]",
+		Short: "find Composio SDK versions that still auto-retry writes",
 		Long: "doctor reads a project's manifests, lock files and code, and says which Composio SDK versions still re-send\n" +
 			"a timed-out write, on which call path, and whether the code uses that path: tools.execute and the proxy\n" +
 			"(with provider-wrapped tools), tool-router session writes (cited at the call that sends; a session used\n" +
