@@ -242,8 +242,10 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 		return ScannedOf(l)
 	}
 	opt := a.topt.WithDefaults()
+	opt.Deliveries = triage.NewDeliveries() // filled as the records stream in, read when grouping
 	st := newScanState(a.kinds)
 	st.cls = triage.NewClassifier(a.kinds, opt)
+	st.deliveries = opt.Deliveries
 	err := loc.LoadLocated(ctx, a.Window(), func(b []model.Execution, refs []source.Ref) error {
 		a.Learn(ctx, b) // an export with an API key: the kinds of new tools first
 		for i := range b {
@@ -292,9 +294,12 @@ type scanState struct {
 	kept  map[int32]model.Execution
 	small *intern.Table // kinds and outcomes (a handful)
 	err   error         // the first error (the ids pass what an arena holds)
+	// deliveries are the trigger deliveries seen, which name a redelivery's duplicates
+	deliveries *triage.Deliveries
 }
 
 func (st *scanState) add(e *model.Execution, ref *source.Ref) {
+	st.deliveries.Add(e)
 	t, groupable := st.cls.Classify(e)
 	r := st.row(e, &t)
 	st.s.rows.add(r)

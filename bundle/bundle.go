@@ -550,6 +550,8 @@ func patternWord(p model.RetryPattern) string {
 		return "`framework_retry` (spaced like an agent framework's tool retry: about 1 s, then 2 s)"
 	case model.PatternAgentRetry:
 		return "`agent_retry` (the agent called the tool again with regenerated text)"
+	case model.PatternTriggerRedelivery:
+		return "`trigger_redelivery` (a trigger's event delivered again, its handler writing each time)"
 	}
 	return codeSpan(sanitize.Line(string(p), 40))
 }

@@ -71,6 +71,8 @@ type groupJSON struct {
 	Match        string   `json:"match"`
 	Similarity   float64  `json:"similarity"`
 	GapsMS       []int64  `json:"gaps_ms"`
+	// Deliveries are the trigger deliveries whose handlers made the members (trigger_redelivery).
+	Deliveries []string `json:"deliveries,omitempty"`
 }
 
 type summaryJSON struct {
@@ -118,6 +120,9 @@ func (r *report) toGroupJSON(g *model.DuplicateGroup) groupJSON {
 	}
 	for _, d := range g.Gaps {
 		j.GapsMS = append(j.GapsMS, d.Milliseconds())
+	}
+	for _, d := range g.Deliveries {
+		j.Deliveries = append(j.Deliveries, r.hide(d))
 	}
 	j.ToolSlug = r.hide(r.groupTool(g))
 	return j

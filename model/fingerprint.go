@@ -38,7 +38,7 @@ func (e *Execution) Fingerprint(seed maphash.Seed) uint64 {
 	num(e.StartTime.Unix())
 	num(e.EndTime.Unix())
 	flags := int64(0)
-	for i, b := range []bool{e.HasDuration, e.Detailed, e.Error != nil, e.Parent != nil} {
+	for i, b := range []bool{e.HasDuration, e.Detailed, e.Error != nil, e.Parent != nil, e.Delivery != nil} {
 		if b {
 			flags |= 1 << i
 		}
@@ -54,6 +54,12 @@ func (e *Execution) Fingerprint(seed maphash.Seed) uint64 {
 	if e.Parent != nil {
 		str(e.Parent.LogID)
 		str(e.Parent.ToolSlug)
+	}
+	if d := e.Delivery; d != nil {
+		str(d.EventID)
+		num(int64(d.Attempt))
+		str(d.TriggerID)
+		str(d.Error)
 	}
 	return h.Sum64()
 }

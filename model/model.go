@@ -72,6 +72,23 @@ type Parent struct {
 	ToolSlug string `json:"tool_slug,omitempty"`
 }
 
+// Delivery is what identifies one delivery of a trigger's event to the app (Composio's trigger
+// logs: meta.triggerClientPayload, triggerNanoId, triggerClientError; the webhook headers
+// webhook-id and x-composio-delivery-attempt). Delivery is at least once: a redelivery of an
+// event carries the same EventID with the next Attempt.
+type Delivery struct {
+	// EventID is the delivered payload's id, which the webhook-id header repeats: the same on
+	// every delivery of one event.
+	EventID string `json:"event_id,omitempty"`
+	// Attempt is the delivery attempt (1 the first), 0 when not recorded.
+	Attempt int `json:"attempt,omitempty"`
+	// TriggerID is the trigger instance that fired (triggerNanoId, else triggerId).
+	TriggerID string `json:"trigger_id,omitempty"`
+	// Error is what the app's handler answered when the delivery failed (triggerClientError):
+	// why Composio delivered again.
+	Error string `json:"error,omitempty"`
+}
+
 // Execution is one tool execution as recorded by Composio's Logs API (or an export of it).
 // Zero values mean "not recorded": a zero StartTime/EndTime is unknown, Duration 0 with
 // HasDuration false is unknown, RetryCount -1 is unknown.
@@ -105,6 +122,9 @@ type Execution struct {
 	// Type is the record's type when it is not a tool execution (TypeTriggerMessage,
 	// TypeAccountCreated, ...); "" for a tool execution.
 	Type string `json:"type,omitempty"`
+	// Delivery is a trigger delivery's identity (a trigger.message record read from the
+	// trigger logs, or an export of them); nil for anything else.
+	Delivery *Delivery `json:"delivery,omitempty"`
 	// Detailed is true when the record came from a detail (timings, context, data), false for
 	// a list entry whose data may be fetched later.
 	Detailed bool `json:"detailed,omitempty"`
@@ -328,9 +348,11 @@ const (
 	PatternSDKAutoRetry     RetryPattern = "sdk_auto_retry"     // an SDK's retry of tools.execute (before the fix)
 	PatternSessionAutoRetry RetryPattern = "session_auto_retry" // an SDK's retry of a tool-router session write
 	PatternFrameworkRetry   RetryPattern = "framework_retry"    // an agent framework's tool retry (LangChain ToolRetryMiddleware)
-	PatternAgentRetry       RetryPattern = "agent_retry"        // an LLM agent called again with regenerated text
-	PatternAppRetry         RetryPattern = "app_retry"
-	PatternDoubleSubmit     RetryPattern = "double_submit"
+	// PatternTriggerRedelivery: a trigger's event delivered again, its handler writing each time.
+	PatternTriggerRedelivery RetryPattern = "trigger_redelivery"
+	PatternAgentRetry        RetryPattern = "agent_retry" // an LLM agent called again with regenerated text
+	PatternAppRetry          RetryPattern = "app_retry"
+	PatternDoubleSubmit      RetryPattern = "double_submit"
 	// PatternExectriageRetry: a member is exectriage's own guarded retry (its request id is an
 	// attempt id), sent after a person confirmed the first attempt failed; never the caller's.
 	PatternExectriageRetry RetryPattern = "exectriage_retry"
@@ -367,7 +389,7 @@ func (g *DuplicateGroup) SimilarityWord() string {
 
 // Patterns are every cause a duplicate group is given, in the order help lists them.
 func Patterns() []RetryPattern {
-	return []RetryPattern{PatternSDKAutoRetry, PatternSessionAutoRetry, PatternFrameworkRetry, PatternAgentRetry, PatternAppRetry, PatternDoubleSubmit, PatternExectriageRetry}
+	return []RetryPattern{PatternSDKAutoRetry, PatternSessionAutoRetry, PatternFrameworkRetry, PatternTriggerRedelivery, PatternAgentRetry, PatternAppRetry, PatternDoubleSubmit, PatternExectriageRetry}
 }
 
 // PatternFix is what to change so that a pattern's duplicates stop, in one line.
@@ -379,6 +401,8 @@ func PatternFix(p RetryPattern) string {
 		return "session writes are retried before Python 0.26.0 / TypeScript 0.23.0: upgrade"
 	case PatternFrameworkRetry:
 		return "LangChain ToolRetryMiddleware retries writes: exclude write tools from it or set retry_on"
+	case PatternTriggerRedelivery:
+		return "dedupe on the event id (the webhook-id header, the payload's id) in your trigger handler before it writes, and answer the delivery quickly (do the work after acknowledging)"
 	case PatternAgentRetry:
 		return "the agent retried after an error it could not interpret: return a clear 'may have been sent' result or add a dedupe key"
 	case PatternAppRetry:
@@ -399,6 +423,9 @@ type DuplicateGroup struct {
 	ExecutionIDs []string        `json:"execution_ids"` // oldest first
 	Gaps         []time.Duration `json:"gaps_ns"`       // between consecutive members (end of previous to start of next)
 	Reason       string          `json:"reason"`
+	// Deliveries are the trigger deliveries whose handlers made the members (oldest first), set
+	// when a redelivery caused the group (PatternTriggerRedelivery).
+	Deliveries []string `json:"deliveries,omitempty"`
 	// Match says what the members share: "identical arguments", or the identifying arguments
 	// and how similar the free text is.
 	Match string `json:"match"`

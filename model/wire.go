@@ -31,6 +31,9 @@ type WireRecord struct {
 	Context   *WireContext `json:"context,omitempty"`
 	Source    *Source      `json:"source,omitempty"`
 	Data      *WireData    `json:"data,omitempty"`
+	// Trigger is a trigger delivery's identity (Type trigger.message), as exectriage keeps it
+	// from the trigger logs.
+	Trigger *Delivery `json:"trigger,omitempty"`
 }
 
 // WireMetadata is the free-form metadata object, with the keys exectriage relies on.
@@ -100,6 +103,7 @@ type lenient struct {
 	Context   json.RawMessage `json:"context"`
 	Source    json.RawMessage `json:"source"`
 	Data      json.RawMessage `json:"data"`
+	Trigger   json.RawMessage `json:"trigger"`
 }
 
 type lenientMetadata struct {
@@ -233,6 +237,22 @@ func parseRecordSlow(data []byte) (Execution, error) {
 	if isObject(l.Data) {
 		e.Detailed = true
 		parseData(l.Data, &e)
+	}
+	if isObject(l.Trigger) {
+		var t struct {
+			EventID   flexString `json:"event_id"`
+			Attempt   flexNumber `json:"attempt"`
+			TriggerID flexString `json:"trigger_id"`
+			Error     flexString `json:"error"`
+		}
+		_ = decodeLenient(l.Trigger, &t)
+		d := Delivery{EventID: string(t.EventID), TriggerID: string(t.TriggerID), Error: string(t.Error)}
+		if t.Attempt.ok && t.Attempt.v >= 0 && t.Attempt.v < 1e6 {
+			d.Attempt = int(t.Attempt.v)
+		}
+		if d != (Delivery{}) {
+			e.Delivery = &d
+		}
 	}
 	if e.Timestamp.IsZero() && !e.StartTime.IsZero() {
 		e.Timestamp = e.StartTime
@@ -426,7 +446,8 @@ func ToWire(e *Execution, detail bool) WireRecord {
 			SDKVersion:         e.SDKVersion,
 			ToolVersion:        e.ToolVersion,
 		},
-		Parent: e.Parent,
+		Parent:  e.Parent,
+		Trigger: e.Delivery,
 	}
 	if e.RetryCount >= 0 {
 		rc := e.RetryCount

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -301,5 +302,30 @@ func TestRecordTypesAreKept(t *testing.T) {
 		if w := ToWire(&fast, false); w.Type != first(tt.want, TypeToolExecution) {
 			t.Errorf("type %q back to the wire: %q", tt.typ, w.Type)
 		}
+	}
+}
+
+// A trigger delivery keeps its identity through an export: the event id, the attempt, the
+// trigger and the handler's error, read back by the parser (the fast one defers to the lenient
+// one for it), and a malformed trigger object spoils nothing else (issue 31).
+func TestATriggerDeliveryRoundTrips(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	e := Execution{ID: "log_t1", Type: TypeTriggerMessage, Timestamp: at, ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE", ToolkitSlug: "gmail",
+		UserID: "u1", ConnectedAccountID: "ca_1", Status: StatusSuccess, RetryCount: -1, Detailed: true,
+		Delivery: &Delivery{EventID: "msg_1", Attempt: 2, TriggerID: "ti_9", Error: "handler timed out"}}
+	b, err := json.Marshal(ToWire(&e, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Delivery == nil || *got.Delivery != *e.Delivery || got.Type != TypeTriggerMessage {
+		t.Fatalf("delivery %+v, want %+v", got.Delivery, e.Delivery)
+	}
+	bad, err := ParseRecord([]byte(`{"id":"log_t2","type":"trigger.message","trigger":{"event_id":7,"attempt":"x"},"metadata":{"user_id":"u1"}}`))
+	if err != nil || bad.UserID != "u1" || bad.Delivery == nil || bad.Delivery.EventID != "7" || bad.Delivery.Attempt != 0 {
+		t.Fatalf("a malformed trigger object: %+v %v", bad, err)
 	}
 }

@@ -264,7 +264,7 @@ func (s *scan) peek() byte {
 // The names each object's fields are matched against; a key equal to one of them only
 // case-insensitively (encoding/json would take it) sends the record to the slow path.
 var (
-	topNames      = []string{"id", "timestamp", "status", "level", "message", "metadata", "metrics", "parent", "timings", "context", "source", "data", "type"}
+	topNames      = []string{"id", "timestamp", "status", "level", "message", "metadata", "metrics", "parent", "timings", "context", "source", "data", "type", "trigger"}
 	metaNames     = []string{"tool_slug", "tool", "toolkit_slug", "toolkit", "user_id", "connected_account_id", "sdk_version", "retry_count", "request_id", "tool_version", "version"}
 	metricsNames  = []string{"duration_ms"}
 	parentNames   = []string{"log_id", "tool_slug"}
@@ -381,6 +381,8 @@ func (s *scan) record(f *fields) bool {
 			return 1 << 3, s.flexString(&f.level, internFew)
 		case "type":
 			return 1 << 12, s.flexString(&f.typ, internFew)
+		case "trigger": // a trigger delivery: rare, read by the lenient parser
+			return 0, false
 		case "message":
 			return 1 << 4, s.flexString(&f.message, internFew)
 		case "metadata":

@@ -71,6 +71,12 @@ const (
 // equal-looking calls could not be told apart.
 func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 	opt = opt.WithDefaults()
+	if opt.Deliveries == nil {
+		opt.Deliveries = NewDeliveries()
+		for i := range execs {
+			opt.Deliveries.Add(&execs[i])
+		}
+	}
 	res := &Result{Triage: make([]model.Triage, len(execs)), byID: map[string]int{}}
 	outcomes := make([]model.Outcome, len(execs))
 	groupable := make([]bool, len(execs))

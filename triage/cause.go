@@ -51,8 +51,8 @@ func sdkRetriable(m member) bool {
 //     same source.
 //
 // The reason ends with the fix (model.PatternFix).
-func patternOf(ms []member, gaps []time.Duration, reworded bool) (model.RetryPattern, string) {
-	p, reason := patternAndReason(ms, gaps, reworded)
+func patternOf(ms []member, gaps []time.Duration, reworded bool, dl *Deliveries) (model.RetryPattern, string) {
+	p, reason := patternAndReason(ms, gaps, reworded, dl)
 	if fix := model.PatternFix(p); fix != "" {
 		reason += "; fix: " + fix
 	}
@@ -92,13 +92,16 @@ func frameworkFits(ms []member, gaps []time.Duration) bool {
 	return true
 }
 
-func patternAndReason(ms []member, gaps []time.Duration, reworded bool) (model.RetryPattern, string) {
+func patternAndReason(ms []member, gaps []time.Duration, reworded bool, dl *Deliveries) (model.RetryPattern, string) {
 	n := len(ms)
 	for j, m := range ms[1:] { // exectriage's own retry: its request id is an attempt id
 		if model.IsAttemptID(m.e.RequestID) {
 			return model.PatternExectriageRetry, fmt.Sprintf("%d attempts: attempt %d is exectriage's guarded retry (request id %s, an attempt id), sent %s after a person confirmed the first failed, not a retry by the caller",
 				n, j+2, m.e.RequestID, model.GapAmount(gaps[j]))
 		}
+	}
+	if event, dls, ok := redelivered(ms, dl); ok { // each write by the handler of its own delivery of one event
+		return model.PatternTriggerRedelivery, redeliveryReason(ms, gaps, event, dls)
 	}
 	if id, ok := sameRequestID(ms); ok { // the strongest evidence there is: one call, sent again
 		p, _ := sdkPattern(ms)

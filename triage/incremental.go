@@ -35,7 +35,11 @@ type Incremental struct {
 // NewIncremental returns an empty incremental triage with the given kinds (nil: by slug) and
 // options.
 func NewIncremental(kinds *Kinds, opt Options) *Incremental {
-	return &Incremental{opt: opt.WithDefaults(), kinds: kinds, cls: NewClassifier(kinds, opt), callers: NewCallers()}
+	opt = opt.WithDefaults()
+	if opt.Deliveries == nil {
+		opt.Deliveries = NewDeliveries()
+	}
+	return &Incremental{opt: opt, kinds: kinds, cls: NewClassifier(kinds, opt), callers: NewCallers()}
 }
 
 // Len returns how many executions were added.
@@ -82,7 +86,8 @@ func (a *Incremental) Reserve(more int) {
 func (a *Incremental) Record(e *model.Execution, t model.Triage, groupable bool) model.Triage {
 	pos := a.n
 	a.n++
-	a.cls.slug(e.ToolSlug) // Groups regroups with the kinds known when it was added
+	a.opt.Deliveries.Add(e) // a trigger delivery names its handler's duplicates
+	a.cls.slug(e.ToolSlug)  // Groups regroups with the kinds known when it was added
 	if groupable && pos < 1<<31-1 {
 		a.writes = append(a.writes, SpanOf(e, a.callers.Of(e), int32(pos)))
 	}

@@ -31,6 +31,9 @@ type Options struct {
 	// VolatileKeys are argument keys ignored when comparing arguments (nil:
 	// model.DefaultVolatileKeys(); an empty non-nil slice ignores nothing).
 	VolatileKeys []string
+	// Deliveries are the window's trigger deliveries, which name a redelivery's duplicates
+	// (nil: Analyze reads them from the executions it is given; Incremental from those added).
+	Deliveries *Deliveries
 }
 
 // WithDefaults returns o with every zero field set to its default.

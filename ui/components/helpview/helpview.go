@@ -49,7 +49,7 @@ var legend = [][2]string{
 	{"!", "a flagged write: its outcome is ambiguous or rejected; verify before any retry"},
 	{"AMBIGUOUS", "may or may not have happened (timeout, 5xx, dropped connection)"},
 	{"REJECTED", "refused before execution (429, a rate limit); likely not executed"},
-	{"DUP×n cause", "n calls of one tool and account within the window, the same arguments or the text reworded; cause: sdk_auto_retry, session_auto_retry, framework_retry, agent_retry, app_retry, double_submit, exectriage_retry (a retry made here); identical or reworded n% (text similarity); took effect n/m: members the provider showed, ? until verified"},
+	{"DUP×n cause", "n calls of one tool and account within the window, the same arguments or the text reworded; cause: sdk_auto_retry, session_auto_retry, framework_retry, trigger_redelivery, agent_retry, app_retry, double_submit, exectriage_retry (a retry made here); identical or reworded n% (text similarity); took effect n/m: members the provider showed, ? until verified"},
 	{"+0.45 s", "gap: the next attempt started that long after the previous ended or timed out; overlap 0.79 s: it started while the previous was still running"},
 	{"RETRYING", "a guarded retry of it is being sent now"},
 	{"RETRIED", "retried once through the guard, and the retry took effect"},

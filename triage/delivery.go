@@ -1,0 +1,145 @@
+package triage
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// Trigger deliveries and the writes they start. Composio delivers a trigger's event at least
+// once: when the app's handler fails or answers too late, the same event comes again (the same
+// payload id, which the webhook-id header repeats, and the next attempt). A handler that wrote
+// before failing writes again: a duplicate whose cause is neither an SDK nor the agent but the
+// redelivery, and whose fix is in the handler (dedupe on the event id).
+
+// DeliveryWindow is how long after a delivery a write of the same user is taken for its
+// handler's work, when nothing in the records ties them more closely.
+const DeliveryWindow = 60 * time.Second
+
+// Deliveries indexes the trigger deliveries of a window by user, so that a write can be tied to
+// the delivery that started it. Every front feeds it the records it reads (Add ignores all but
+// trigger deliveries) and the duplicate groups read it; it is safe for concurrent use.
+type Deliveries struct {
+	mu     sync.RWMutex
+	byUser map[string][]delivery // by start
+	n      int
+}
+
+// delivery is one trigger delivery, as the index keeps it.
+type delivery struct {
+	id, event, trigger, account string
+	attempt                     int
+	at                          time.Time
+}
+
+// NewDeliveries returns an empty index.
+func NewDeliveries() *Deliveries { return &Deliveries{byUser: map[string][]delivery{}} }
+
+// Add keeps e if it is a trigger delivery that names its event; another record is ignored. A
+// delivery added again (the same id) replaces the first.
+func (d *Deliveries) Add(e *model.Execution) {
+	if d == nil || e.Type != model.TypeTriggerMessage || e.Delivery == nil || e.Delivery.EventID == "" {
+		return
+	}
+	dl := delivery{id: e.ID, event: e.Delivery.EventID, trigger: e.Delivery.TriggerID, account: e.ConnectedAccountID,
+		attempt: e.Delivery.Attempt, at: e.Start()}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	list := d.byUser[e.UserID]
+	if i := slices.IndexFunc(list, func(x delivery) bool { return x.id == dl.id }); i >= 0 {
+		list = slices.Delete(list, i, i+1)
+		d.n--
+	}
+	i, _ := slices.BinarySearchFunc(list, dl, func(a, b delivery) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	d.byUser[e.UserID] = slices.Insert(list, i, dl)
+	d.n++
+}
+
+// Len is how many deliveries the index holds.
+func (d *Deliveries) Len() int {
+	if d == nil {
+		return 0
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.n
+}
+
+// of is the delivery that started e: one whose event id the execution's trace or session id
+// names, else the latest delivery to e's user that came no more than DeliveryWindow before e
+// started.
+func (d *Deliveries) of(e *model.Execution) (delivery, bool) {
+	if d == nil {
+		return delivery{}, false
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	list := d.byUser[e.UserID]
+	if len(list) == 0 {
+		return delivery{}, false
+	}
+	start := e.Start()
+	for k := len(list) - 1; k >= 0; k-- { // tied by id: the app passed the event on
+		if dl := list[k]; !dl.at.After(start) && (e.TraceID != "" && strings.Contains(e.TraceID, dl.event) || e.SessionID != "" && strings.Contains(e.SessionID, dl.event)) {
+			return dl, true
+		}
+	}
+	for k := len(list) - 1; k >= 0; k-- {
+		dl := list[k]
+		if dl.at.After(start) {
+			continue
+		}
+		if start.Sub(dl.at) > DeliveryWindow {
+			break
+		}
+		return dl, true
+	}
+	return delivery{}, false
+}
+
+// redelivered reports whether every member of a group was started by its own delivery of one
+// event (two deliveries or more: a redelivery), and names them.
+func redelivered(ms []member, d *Deliveries) (event string, dls []delivery, ok bool) {
+	if d.Len() == 0 || len(ms) < 2 {
+		return "", nil, false
+	}
+	seen := map[string]bool{}
+	for _, m := range ms {
+		dl, found := d.of(m.e)
+		if !found || event != "" && dl.event != event {
+			return "", nil, false
+		}
+		event = dl.event
+		if !seen[dl.id] {
+			seen[dl.id] = true
+			dls = append(dls, dl)
+		}
+	}
+	if len(dls) < 2 {
+		return "", nil, false // one delivery whose handler wrote twice: the handler's own doing
+	}
+	return event, dls, true
+}
+
+// redeliveryReason says what happened, naming the deliveries and their attempts.
+func redeliveryReason(ms []member, gaps []time.Duration, event string, dls []delivery) string {
+	var parts []string
+	for _, dl := range dls {
+		a := "attempt ?"
+		if dl.attempt > 0 {
+			a = fmt.Sprintf("attempt %d", dl.attempt)
+		}
+		parts = append(parts, dl.id+" ("+a+")")
+	}
+	return fmt.Sprintf("%d writes, each by the handler of a delivery of one trigger event (event id %s: %s), %s: the event was delivered again (delivery is at least once) and the handler wrote each time",
+		len(ms), event, strings.Join(parts, ", "), gapList(gaps, "after the previous"))
+}
