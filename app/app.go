@@ -398,7 +398,7 @@ func openSource(ctx context.Context, o *Options, creds Credentials, extra ...cli
 		if err != nil {
 			return nil, err
 		}
-		cfg := sandbox.Config{Now: anchor, WallClock: o.Now == nil}
+		cfg := sandbox.Config{Now: anchor, WallClock: o.Now == nil, Events: true} // trigger deliveries and redeliveries too
 		if o.DemoSandbox != nil {
 			o.DemoSandbox(&cfg)
 		}

@@ -386,3 +386,43 @@ func orNone(s string) string {
 	}
 	return s
 }
+
+// MaxTriggerLogsPageSize is the page size asked of the trigger logs.
+const MaxTriggerLogsPageSize = 100
+
+// ListTriggerLogs streams the trigger deliveries between from and to (epoch milliseconds on the
+// wire), newest first, page by page (POST /api/v3.1/internal/trigger/logs with their payloads,
+// which carry the event ids). It stops as ListLogs does.
+func (c *Client) ListTriggerLogs(ctx context.Context, from, to time.Time) iter.Seq2[model.TriggerLogsPage, error] {
+	return func(yield func(model.TriggerLogsPage, error) bool) {
+		for page, err := range pages(ctx, c.t.cfg.maxPages, func(ctx context.Context, cursor string) (model.TriggerLogsPage, string, error) {
+			body := map[string]any{"limit": MaxTriggerLogsPageSize, "include_payload": true}
+			if !from.IsZero() {
+				body["from"] = from.UnixMilli()
+			}
+			if !to.IsZero() {
+				body["to"] = to.UnixMilli()
+			}
+			if cursor != "" {
+				body["cursor"] = cursor
+			}
+			b, err := json.Marshal(body)
+			if err != nil {
+				return model.TriggerLogsPage{}, "", err
+			}
+			res, err := c.t.do(ctx, request{method: http.MethodPost, path: "/internal/trigger/logs", body: b})
+			if err != nil {
+				return model.TriggerLogsPage{}, "", err
+			}
+			p, err := model.ParseTriggerLogsPage(res.body)
+			return p, p.NextCursor, err
+		}) {
+			if err != nil {
+				err = c.fail(err, "list trigger logs")
+			}
+			if !yield(page, err) {
+				return
+			}
+		}
+	}
+}

@@ -123,6 +123,7 @@ type generator struct {
 	usedArgs    map[string]bool // tool|account|args of planned writes, to avoid accidental duplicates
 	usedEmails  map[string]bool
 	externals   []string // external email addresses
+	triggers    []triggerSpec // trigger deliveries to log (redeliveries)
 }
 
 // history is what generation produced.
@@ -134,7 +135,7 @@ type history struct {
 	pending map[string]map[string]any // log id -> data.response not yet marshalled
 }
 
-func generate(cat *catalog, seed int64, size int, span time.Duration, now time.Time) *history {
+func generate(cat *catalog, seed int64, size int, span time.Duration, now time.Time, events bool) *history {
 	g := &generator{
 		r:           rand.New(rand.NewPCG(uint64(seed), 0x5eed_c0de_ba5e)),
 		w:           &world{ids: idSource{key: uint64(seed)*0x2545F4914F6CDD1D + 0x9E37}, accountByID: map[string]*account{}},
@@ -150,6 +151,9 @@ func generate(cat *catalog, seed int64, size int, span time.Duration, now time.T
 	g.buildEntities(size)
 	g.seedState()
 	g.planAll(size)
+	if events {
+		g.redeliveries(seed, size)
+	}
 	return g.apply()
 }
 
@@ -1184,6 +1188,9 @@ func (g *generator) apply() *history {
 		ambiguous := p.outcome.ambiguous() && !(a.failure == nil && a.result != nil && !a.result.committed && a.result.err != "")
 		h.truth = append(h.truth, TruthRecord{ID: a.logID, ToolSlug: p.tool.slug, Committed: committed, Ambiguous: ambiguous,
 			GroupKey: p.groupKey, Pattern: p.pattern, Case: p.caseName})
+	}
+	for _, t := range g.triggers {
+		h.logs = append(h.logs, t.execution(g.w.ids.logID()))
 	}
 	sortLogs(h.logs)
 	return h

@@ -32,6 +32,8 @@ func (s *Server) routes() http.Handler {
 			// the logs take a project key only (a user key goes nowhere near them) unless lenient
 			mux.HandleFunc("POST "+prefix+"/logs/tool_execution", s.authed(!s.strict(), s.handleLogs))
 			mux.HandleFunc("GET "+prefix+"/logs/tool_execution/{id}", s.authed(!s.strict(), s.handleLog))
+			mux.HandleFunc("POST "+prefix+"/internal/trigger/logs", s.authed(!s.strict(), s.handleTriggerLogs))
+			mux.HandleFunc("GET "+prefix+"/internal/trigger/log/{id}", s.authed(!s.strict(), s.handleTriggerLog))
 		}
 		mux.HandleFunc("GET "+prefix+"/tools", s.authed(false, s.handleTools))
 		mux.HandleFunc("GET "+prefix+"/tools/{slug}", s.authed(false, s.handleTool))
@@ -494,7 +496,9 @@ func (s *Server) handleLogs(w http.ResponseWriter, r *http.Request) {
 			}
 			break
 		}
-		page = append(page, model.ToWire(e, false))
+		rec := model.ToWire(e, false)
+		rec.Trigger = nil // the logs API has no such object: a delivery's identity is in the trigger logs
+		page = append(page, rec)
 		last = e
 	}
 	s.mu.Unlock()
@@ -513,6 +517,7 @@ func (s *Server) handleLog(w http.ResponseWriter, r *http.Request) {
 			shown.Arguments, shown.Response = nil, nil
 		}
 		rec = model.ToWire(&shown, true)
+		rec.Trigger = nil // the logs API has no such object: a delivery's identity is in the trigger logs
 	}
 	s.mu.Unlock()
 	if e == nil {

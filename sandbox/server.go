@@ -96,7 +96,7 @@ func New(cfg Config) (*Server, error) {
 		clock = func() time.Time { return base.Add(time.Since(started)) }
 	}
 	s := &Server{cfg: cfg, cat: newCatalog(), clock: clock, byTool: map[string]int{}, sessions: map[string]*session{}, closing: make(chan struct{})}
-	h := generate(s.cat, cfg.Seed, cfg.Size, cfg.Span, cfg.Now)
+	h := generate(s.cat, cfg.Seed, cfg.Size, cfg.Span, cfg.Now, cfg.Events)
 	s.w, s.logs, s.effects, s.truth, s.pending = h.world, h.logs, h.effects, h.truth, h.pending
 	s.byID = make(map[string]*model.Execution, len(s.logs))
 	for _, e := range s.logs {

@@ -16,7 +16,9 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/exectriage/exectriage/client"
@@ -229,6 +231,9 @@ type apiSource struct {
 	c    *client.Client
 	srv  io.Closer // closed with the source (the demo's sandbox), nil when none
 	opt  Options
+	// noTriggerLogs is set once the trigger logs refused this key (they are an internal
+	// endpoint a project key may not reach): later loads do not ask again.
+	noTriggerLogs atomic.Bool
 }
 
 func (s *apiSource) Name() string           { return s.name }
@@ -258,6 +263,18 @@ const maxWalks = 3
 func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
 	seen := map[string]struct{}{}
 	cache := s.opt.Cache
+	to := s.opt.now().Truncate(time.Millisecond)
+	from := time.UnixMilli(0).UTC() // the whole log: a time range has both ends
+	if since > 0 {
+		from = to.Add(-since)
+	}
+	// The trigger deliveries of the window, with their identity (the logs list's
+	// trigger.message entries carry none): each replaces its list entry as it passes, and
+	// those the list did not have come last.
+	deliveries, err := s.triggerDeliveries(ctx, from, to)
+	if err != nil {
+		return err
+	}
 	hand := func(batch []model.Execution, store bool) error {
 		if store && cache != nil {
 			if err := cache.PutEntries(ctx, batch); err != nil {
@@ -268,6 +285,9 @@ func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]m
 		for _, e := range batch {
 			if _, dup := seen[e.ID]; !dup {
 				seen[e.ID] = struct{}{}
+				if d, ok := deliveries[e.ID]; ok {
+					e = d
+				}
 				fresh = append(fresh, e)
 			}
 		}
@@ -276,15 +296,30 @@ func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]m
 		}
 		return page(fresh)
 	}
+	rest := func() error {
+		var left []model.Execution
+		for id, d := range deliveries {
+			if _, ok := seen[id]; !ok {
+				left = append(left, d)
+			}
+		}
+		if len(left) == 0 {
+			return nil
+		}
+		slices.SortFunc(left, func(a, b model.Execution) int { // newest first, as the list
+			if c := b.Timestamp.Compare(a.Timestamp); c != 0 {
+				return c
+			}
+			return strings.Compare(a.ID, b.ID)
+		})
+		return hand(left, false)
+	}
 	fromAPI := func(b []model.Execution) error { return hand(b, true) }
 	if since <= 0 && cache == nil {
-		_, err := s.walkSlices(ctx, []client.LogQuery{{Limit: client.MaxLogsPageSize}}, fromAPI)
-		return err
-	}
-	to := s.opt.now().Truncate(time.Millisecond)
-	from := time.UnixMilli(0).UTC() // the whole log: a time range has both ends
-	if since > 0 {
-		from = to.Add(-since)
+		if _, err := s.walkSlices(ctx, []client.LogQuery{{Limit: client.MaxLogsPageSize}}, fromAPI); err != nil {
+			return err
+		}
+		return rest()
 	}
 	var spans []logcache.Span
 	if cache != nil {
@@ -313,7 +348,37 @@ func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]m
 	if cache != nil {
 		_ = cache.Prune(ctx)
 	}
-	return nil
+	return rest()
+}
+
+// triggerDeliveries reads the trigger logs of [from, to] by id, their attempts numbered. A
+// refusal (the endpoint is internal: a key may not reach it) or a server without them leaves
+// the deliveries as the logs list has them, and is not asked again; only the end of ctx is an
+// error.
+func (s *apiSource) triggerDeliveries(ctx context.Context, from, to time.Time) (map[string]model.Execution, error) {
+	if s.noTriggerLogs.Load() {
+		return nil, nil
+	}
+	var all []model.Execution
+	for p, err := range s.c.ListTriggerLogs(ctx, from, to) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			var ae *client.APIError
+			if errors.As(err, &ae) && ae.StatusCode >= 400 && ae.StatusCode < 500 && ae.StatusCode != 429 {
+				s.noTriggerLogs.Store(true)
+			}
+			return nil, nil
+		}
+		all = append(all, p.Deliveries...)
+	}
+	model.NumberAttempts(all)
+	out := make(map[string]model.Execution, len(all))
+	for _, d := range all {
+		out[d.ID] = d
+	}
+	return out, nil
 }
 
 // segment is a stretch of a window, read from the cache or from the API.

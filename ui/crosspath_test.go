@@ -145,7 +145,7 @@ func TestEveryFrontJudgesAlike(t *testing.T) {
 	dir := t.TempDir()
 	w := &crossWorld{t: t, bin: buildBinary(t, dir), journal: filepath.Join(dir, "journal.db")}
 	// the sandbox runs on the real clock, so the retry's new log is in every window
-	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 47, Size: 400, Span: 36 * time.Hour, APIKey: "k-cross"})
+	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 47, Size: 400, Span: 36 * time.Hour, APIKey: "k-cross", Events: true})
 	w.base = base
 	w.vars = map[string]string{
 		"HOME": dir, "XDG_STATE_HOME": filepath.Join(dir, "state"), "XDG_CONFIG_HOME": filepath.Join(dir, "config"),

@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/exectriage/exectriage/internal/testkit"
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sandbox"
+)
+
+// TestATriggerRedeliveryIsOneGroup (issue 31): in the sandbox, a trigger event delivered again
+// after the app's handler answered too late, whose handler wrote each time, is one
+// trigger_redelivery group linked to every delivery of the event, read from the live API (the
+// deliveries from the trigger logs) and from an export of the same records; the deliveries
+// themselves are never grouped as writes.
+func TestATriggerRedeliveryIsOneGroup(t *testing.T) {
+	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 31, Size: 3000, Now: fixedNow, APIKey: "k-redeliver", Events: true})
+	vars := map[string]string{"COMPOSIO_API_KEY": "k-redeliver", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
+	execs := srv.Executions()
+	byID := map[string]model.Execution{}
+	deliveriesOf := map[string][]model.Execution{} // by event id, oldest first
+	var lines []string
+	for _, e := range execs {
+		byID[e.ID] = e
+		if e.Delivery != nil {
+			deliveriesOf[e.Delivery.EventID] = append(deliveriesOf[e.Delivery.EventID], e)
+		}
+		b, _ := json.Marshal(model.ToWire(&e, true))
+		lines = append(lines, string(b))
+	}
+	for _, ds := range deliveriesOf {
+		slices.SortFunc(ds, func(a, b model.Execution) int { return a.Timestamp.Compare(b.Timestamp) })
+	}
+	export := filepath.Join(t.TempDir(), "export.jsonl")
+	if err := os.WriteFile(export, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// the truth: each redelivered event's handler writes
+	want := map[string][]string{} // group key -> members, oldest first
+	for _, r := range srv.Truth() {
+		if r.Case == sandbox.CaseTriggerRedelivery {
+			want[r.GroupKey] = append(want[r.GroupKey], r.ID)
+		}
+	}
+	if len(want) < 2 {
+		t.Fatalf("the sandbox made %d redelivered events, want 2 or more", len(want))
+	}
+	for _, src := range [][]string{{"--base-url", base, "--since", "2000h"}, {"--file", export}} {
+		var scan struct {
+			Groups []groupJSON `json:"duplicate_groups"`
+		}
+		code, out, errOut := run(t, vars, append([]string{"scan", "--json"}, src...)...)
+		if code != ExitOK || json.Unmarshal([]byte(out), &scan) != nil {
+			t.Fatalf("scan %v: %d %s", src, code, errOut)
+		}
+		for key, members := range want {
+			slices.SortFunc(members, func(a, b string) int { ea, eb := byID[a], byID[b]; return ea.Start().Compare(eb.Start()) })
+			i := slices.IndexFunc(scan.Groups, func(g groupJSON) bool { return slices.Contains(g.ExecutionIDs, members[0]) })
+			if i < 0 {
+				t.Errorf("%v: the handler writes of %s (%v) are in no group", src[0], key, members)
+				continue
+			}
+			g := scan.Groups[i]
+			event := strings.TrimPrefix(byID[members[0]].TraceID, "evt")
+			var dls []string
+			for _, d := range deliveriesOf[event] {
+				dls = append(dls, d.ID)
+			}
+			if g.Pattern != string(model.PatternTriggerRedelivery) || !slices.Equal(g.ExecutionIDs, members) || !slices.Equal(g.Deliveries, dls) || len(dls) < 2 {
+				t.Errorf("%v: group %s: %s %v deliveries %v, want trigger_redelivery %v deliveries %v\n%s", src[0], g.ID, g.Pattern, g.ExecutionIDs, g.Deliveries, members, dls, g.Reason)
+			}
+		}
+		for _, g := range scan.Groups {
+			for _, id := range g.ExecutionIDs {
+				if byID[id].Type == model.TypeTriggerMessage {
+					t.Errorf("%v: a trigger delivery %s is in group %s", src[0], id, g.ID)
+				}
+			}
+			if g.Pattern == string(model.PatternTriggerRedelivery) && !slices.ContainsFunc(slices.Collect(maps.Values(want)), func(m []string) bool { return slices.Equal(m, g.ExecutionIDs) }) {
+				t.Errorf("%v: group %s is named a redelivery but is none: %v", src[0], g.ID, g.ExecutionIDs)
+			}
+		}
+	}
+}
