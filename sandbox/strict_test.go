@@ -116,3 +116,110 @@ func TestRateLimitHeadersAnd429(t *testing.T) {
 		t.Errorf("control under the limit: %d", status)
 	}
 }
+
+// TestTheTriggerLogs (issue 31): the trigger logs answer in @composio/client's shape, page
+// through every delivery once (nextCursor null at the end), leave the payloads out when asked,
+// carry each delivery's event id in its client payload (the same on a redelivery) and its
+// handler's error, and refuse what the typed body does not have.
+func TestTheTriggerLogs(t *testing.T) {
+	cfg := testConfig()
+	cfg.Size, cfg.Events = 2000, true
+	srv, ts := newTestServer(t, cfg)
+	path := "/api/v3.1/internal/trigger/logs"
+	want := map[string]string{} // delivery id -> event id
+	for _, e := range srv.Executions() {
+		if e.Delivery != nil {
+			want[e.ID] = e.Delivery.EventID
+		}
+	}
+	type entry struct {
+		ID       string `json:"id"`
+		EntityID string `json:"entityId"`
+		Status   string `json:"status"`
+		Type     string `json:"type"`
+		Meta     struct {
+			TriggerClientPayload *string `json:"triggerClientPayload"`
+			TriggerClientError   string  `json:"triggerClientError"`
+			TriggerNanoID        string  `json:"triggerNanoId"`
+		} `json:"meta"`
+	}
+	got := map[string]string{}
+	events := map[string]int{}
+	var cursor any
+	for pages := 0; ; pages++ {
+		if pages > 100 {
+			t.Fatal("the trigger logs never end")
+		}
+		status, _, b := doReq(t, ts.URL, "POST", path, map[string]any{"limit": 7, "cursor": cursor, "include_payload": true}, nil)
+		var p struct {
+			NextCursor *string `json:"nextCursor"`
+			Data       []entry `json:"data"`
+		}
+		if status != 200 || json.Unmarshal(b, &p) != nil {
+			t.Fatalf("page %d: %d %s", pages, status, b)
+		}
+		for _, e := range p.Data {
+			if _, dup := got[e.ID]; dup || e.Type != "trigger" || e.EntityID == "" || e.Meta.TriggerNanoID == "" || e.Meta.TriggerClientPayload == nil {
+				t.Fatalf("entry %+v (seen before: %v)", e, dup)
+			}
+			var payload struct {
+				ID string `json:"id"`
+			}
+			if err := json.Unmarshal([]byte(*e.Meta.TriggerClientPayload), &payload); err != nil {
+				t.Fatalf("the client payload is no JSON object: %v", err)
+			}
+			got[e.ID] = payload.ID
+			events[payload.ID]++
+			if (e.Status == "error") != (e.Meta.TriggerClientError != "") {
+				t.Errorf("entry %s: status %s with error %q", e.ID, e.Status, e.Meta.TriggerClientError)
+			}
+		}
+		if p.NextCursor == nil {
+			break
+		}
+		cursor = *p.NextCursor
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d deliveries listed, want %d", len(got), len(want))
+	}
+	redelivered := 0
+	for id, ev := range want {
+		if got[id] != ev {
+			t.Errorf("delivery %s: event %q, want %q", id, got[id], ev)
+		}
+	}
+	for _, n := range events {
+		if n > 1 {
+			redelivered++
+		}
+	}
+	if redelivered < 2 {
+		t.Errorf("%d redelivered events, want 2 or more", redelivered)
+	}
+	// without payloads; one by id; refusals
+	_, _, b := doReq(t, ts.URL, "POST", path, map[string]any{"limit": 3, "include_payload": false}, nil)
+	if strings.Contains(string(b), "triggerClientPayload") {
+		t.Errorf("include_payload false still sends the payloads: %s", b)
+	}
+	for id := range want {
+		if status, _, b := doReq(t, ts.URL, "GET", "/api/v3.1/internal/trigger/log/"+id, nil, nil); status != 200 || !strings.Contains(string(b), `"log"`) {
+			t.Errorf("GET %s: %d %s", id, status, b)
+		}
+		break
+	}
+	for _, c := range []struct {
+		method, path string
+		body         any
+		status       int
+	}{
+		{"POST", path, map[string]any{"limit": 0}, 400},
+		{"POST", path, map[string]any{"limit": 101}, 400},
+		{"POST", path, map[string]any{"page": 2}, 400},
+		{"POST", path, map[string]any{"cursor": "x"}, 400},
+		{"GET", "/api/v3.1/internal/trigger/log/log_nope", nil, 404},
+	} {
+		if status, _, b := doReq(t, ts.URL, c.method, c.path, c.body, nil); status != c.status {
+			t.Errorf("%s %s %v: %d %s, want %d", c.method, c.path, c.body, status, b, c.status)
+		}
+	}
+}
