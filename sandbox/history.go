@@ -122,7 +122,7 @@ type generator struct {
 	targets     map[*account]*targets
 	usedArgs    map[string]bool // tool|account|args of planned writes, to avoid accidental duplicates
 	usedEmails  map[string]bool
-	externals   []string // external email addresses
+	externals   []string      // external email addresses
 	triggers    []triggerSpec // trigger deliveries to log (redeliveries)
 }
 
