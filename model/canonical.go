@@ -29,7 +29,7 @@ func CanonicalArgs(args json.RawMessage, ignore []string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return CanonicalValue(v, ignore)
+	return canonicalValue(v, ignore, false)
 }
 
 // DecodeArgs decodes arguments (numbers kept as written) for CanonicalValue; null or empty
@@ -51,15 +51,19 @@ func DecodeArgs(args json.RawMessage) (any, error) {
 	return v, nil
 }
 
-// CanonicalValue is CanonicalArgs of a decoded value (DecodeArgs), so that a caller that
-// looks at the arguments first decodes them once.
-func CanonicalValue(v any, ignore []string) ([]byte, error) {
+// CanonicalValue is the identity of a decoded value (DecodeArgs) that duplicate grouping
+// compares: CanonicalArgs's form, and an object's member whose value is null left out at any
+// depth, as an absent one (a rebuilt payload may send either: {"cc": null} is {}). The
+// journal's ArgumentHash keeps nulls: a retry's call is compared exactly as it was sent.
+func CanonicalValue(v any, ignore []string) ([]byte, error) { return canonicalValue(v, ignore, true) }
+
+func canonicalValue(v any, ignore []string, dropNull bool) ([]byte, error) {
 	skip := make(map[string]bool, len(ignore))
 	for _, k := range ignore {
 		skip[strings.ToLower(k)] = true
 	}
 	var buf bytes.Buffer
-	if err := writeCanonical(&buf, v, skip, 0); err != nil {
+	if err := writeCanonical(&buf, v, skip, 0, dropNull); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -75,15 +79,15 @@ func ArgumentHash(args json.RawMessage, ignore []string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func writeCanonical(buf *bytes.Buffer, v any, skip map[string]bool, depth int) error {
+func writeCanonical(buf *bytes.Buffer, v any, skip map[string]bool, depth int, dropNull bool) error {
 	if depth > MaxJSONDepth {
 		return fmt.Errorf("arguments: nested deeper than %d levels", MaxJSONDepth)
 	}
 	switch t := v.(type) {
 	case map[string]any:
 		keys := make([]string, 0, len(t))
-		for k := range t {
-			if !skip[strings.ToLower(k)] {
+		for k, x := range t {
+			if !skip[strings.ToLower(k)] && !(dropNull && x == nil) {
 				keys = append(keys, k)
 			}
 		}
@@ -96,7 +100,7 @@ func writeCanonical(buf *bytes.Buffer, v any, skip map[string]bool, depth int) e
 			kb, _ := json.Marshal(k)
 			buf.Write(kb)
 			buf.WriteByte(':')
-			if err := writeCanonical(buf, t[k], skip, depth+1); err != nil {
+			if err := writeCanonical(buf, t[k], skip, depth+1, dropNull); err != nil {
 				return err
 			}
 		}
@@ -107,7 +111,7 @@ func writeCanonical(buf *bytes.Buffer, v any, skip map[string]bool, depth int) e
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := writeCanonical(buf, x, skip, depth+1); err != nil {
+			if err := writeCanonical(buf, x, skip, depth+1, dropNull); err != nil {
 				return err
 			}
 		}

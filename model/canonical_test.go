@@ -111,3 +111,19 @@ func TestGapWordsAgree(t *testing.T) {
 		}
 	}
 }
+
+// The journal's ArgumentHash compares a retry's call exactly as it was sent: a nested null is
+// kept there, while grouping's CanonicalValue leaves it out (issue 29).
+func TestArgumentHashKeepsNulls(t *testing.T) {
+	a, b := json.RawMessage(`{"o":{"x":null,"y":1}}`), json.RawMessage(`{"o":{"y":1}}`)
+	if ArgumentHash(a, nil) == ArgumentHash(b, nil) {
+		t.Error("ArgumentHash drops a nested null")
+	}
+	va, _ := DecodeArgs(a)
+	vb, _ := DecodeArgs(b)
+	ca, _ := CanonicalValue(va, nil)
+	cb, _ := CanonicalValue(vb, nil)
+	if string(ca) != string(cb) {
+		t.Errorf("CanonicalValue keeps a nested null: %s vs %s", ca, cb)
+	}
+}

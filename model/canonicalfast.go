@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -179,7 +180,7 @@ func (s *scan) canonicalObject(dst []byte, skip map[string]bool, depth int) ([]b
 	dst = append(dst, '{')
 	n := 0
 	for _, m := range ms {
-		if skip[strings.ToLower(m.key)] {
+		if skip[strings.ToLower(m.key)] || isNull(s.b[m.from:m.to]) { // a null member is an absent one (CanonicalValue)
 			continue
 		}
 		if n > 0 {
@@ -196,6 +197,9 @@ func (s *scan) canonicalObject(dst []byte, skip map[string]bool, depth int) ([]b
 	}
 	return append(dst, '}'), true
 }
+
+// isNull reports whether a value's bytes are the literal null.
+func isNull(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
 
 // appendQuoted appends json.Marshal(s).
 func appendQuoted(dst []byte, s string) []byte {
