@@ -243,9 +243,10 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 	}
 	opt := a.topt.WithDefaults()
 	opt.Deliveries = triage.NewDeliveries() // filled as the records stream in, read when grouping
+	opt.MetaRuns = triage.NewMetaRuns()
 	st := newScanState(a.kinds)
 	st.cls = triage.NewClassifier(a.kinds, opt)
-	st.deliveries = opt.Deliveries
+	st.deliveries, st.runs = opt.Deliveries, opt.MetaRuns
 	err := loc.LoadLocated(ctx, a.Window(), func(b []model.Execution, refs []source.Ref) error {
 		a.Learn(ctx, b) // an export with an API key: the kinds of new tools first
 		for i := range b {
@@ -294,13 +295,16 @@ type scanState struct {
 	kept  map[int32]model.Execution
 	small *intern.Table // kinds and outcomes (a handful)
 	err   error         // the first error (the ids pass what an arena holds)
-	// deliveries are the trigger deliveries seen, which name a redelivery's duplicates
+	// deliveries are the trigger deliveries seen, which name a redelivery's duplicates, and
+	// runs the meta-tool runs, which name their children's
 	deliveries *triage.Deliveries
+	runs       *triage.MetaRuns
 }
 
 func (st *scanState) add(e *model.Execution, ref *source.Ref) {
 	st.deliveries.Add(e)
 	t, groupable := st.cls.Classify(e)
+	st.runs.Add(e, t.Outcome)
 	r := st.row(e, &t)
 	st.s.rows.add(r)
 	if !groupable {

@@ -81,6 +81,12 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 	outcomes := make([]model.Outcome, len(execs))
 	groupable := make([]bool, len(execs))
 	classifyAll(execs, kinds, opt, classifyMinChunk, res.Triage, outcomes, groupable)
+	if opt.MetaRuns == nil {
+		opt.MetaRuns = NewMetaRuns()
+		for i := range execs {
+			opt.MetaRuns.Add(&execs[i], outcomes[i])
+		}
+	}
 
 	callers := NewCallers()
 	var spans []WriteSpan

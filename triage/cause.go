@@ -51,8 +51,8 @@ func sdkRetriable(m member) bool {
 //     same source.
 //
 // The reason ends with the fix (model.PatternFix).
-func patternOf(ms []member, gaps []time.Duration, reworded bool, dl *Deliveries) (model.RetryPattern, string) {
-	p, reason := patternAndReason(ms, gaps, reworded, dl)
+func patternOf(ms []member, gaps []time.Duration, reworded bool, cc causeContext) (model.RetryPattern, string) {
+	p, reason := patternAndReason(ms, gaps, reworded, cc)
 	if fix := model.PatternFix(p); fix != "" {
 		reason += "; fix: " + fix
 	}
@@ -92,7 +92,7 @@ func frameworkFits(ms []member, gaps []time.Duration) bool {
 	return true
 }
 
-func patternAndReason(ms []member, gaps []time.Duration, reworded bool, dl *Deliveries) (model.RetryPattern, string) {
+func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc causeContext) (model.RetryPattern, string) {
 	n := len(ms)
 	for j, m := range ms[1:] { // exectriage's own retry: its request id is an attempt id
 		if model.IsAttemptID(m.e.RequestID) {
@@ -100,7 +100,13 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, dl *Deli
 				n, j+2, m.e.RequestID, model.GapAmount(gaps[j]))
 		}
 	}
-	if event, dls, ok := redelivered(ms, dl); ok { // each write by the handler of its own delivery of one event
+	if parents, pgaps, ok := resentParents(ms, cc); ok { // the tools of a meta tool sent again: named from its runs
+		inner := cc
+		inner.runs = nil // the runs themselves are no meta tool's children
+		p, why := patternAndReason(parents, pgaps, false, inner)
+		return p, metaReason(ms, parents, why)
+	}
+	if event, dls, ok := redelivered(ms, cc.deliveries); ok { // each write by the handler of its own delivery of one event
 		return model.PatternTriggerRedelivery, redeliveryReason(ms, gaps, event, dls)
 	}
 	if id, ok := sameRequestID(ms); ok { // the strongest evidence there is: one call, sent again

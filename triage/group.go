@@ -428,7 +428,7 @@ func buildGroup(key string, members []member, ea effectArgs, sim float64, opt Op
 	for j := 1; j < len(members); j++ {
 		g.Gaps[j-1] = members[j].e.Start().Sub(callerEnd(members[j-1].e, opt.CallerTimeout))
 	}
-	g.Pattern, g.Reason = patternOf(members, g.Gaps, sim < 1, opt.Deliveries)
+	g.Pattern, g.Reason = patternOf(members, g.Gaps, sim < 1, causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
 	if g.Pattern == model.PatternTriggerRedelivery {
 		_, dls, _ := redelivered(members, opt.Deliveries)
 		for _, dl := range dls {

@@ -39,6 +39,9 @@ func NewIncremental(kinds *Kinds, opt Options) *Incremental {
 	if opt.Deliveries == nil {
 		opt.Deliveries = NewDeliveries()
 	}
+	if opt.MetaRuns == nil {
+		opt.MetaRuns = NewMetaRuns()
+	}
 	return &Incremental{opt: opt, kinds: kinds, cls: NewClassifier(kinds, opt), callers: NewCallers()}
 }
 
@@ -86,8 +89,9 @@ func (a *Incremental) Reserve(more int) {
 func (a *Incremental) Record(e *model.Execution, t model.Triage, groupable bool) model.Triage {
 	pos := a.n
 	a.n++
-	a.opt.Deliveries.Add(e) // a trigger delivery names its handler's duplicates
-	a.cls.slug(e.ToolSlug)  // Groups regroups with the kinds known when it was added
+	a.opt.Deliveries.Add(e)          // a trigger delivery names its handler's duplicates
+	a.opt.MetaRuns.Add(e, t.Outcome) // a meta tool's run names its children's
+	a.cls.slug(e.ToolSlug)           // Groups regroups with the kinds known when it was added
 	if groupable && pos < 1<<31-1 {
 		a.writes = append(a.writes, SpanOf(e, a.callers.Of(e), int32(pos)))
 	}

@@ -34,6 +34,9 @@ type Options struct {
 	// Deliveries are the window's trigger deliveries, which name a redelivery's duplicates
 	// (nil: Analyze reads them from the executions it is given; Incremental from those added).
 	Deliveries *Deliveries
+	// MetaRuns are the window's meta-tool runs, which name the duplicates of their children
+	// (nil: as Deliveries).
+	MetaRuns *MetaRuns
 }
 
 // WithDefaults returns o with every zero field set to its default.
