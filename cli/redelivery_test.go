@@ -51,6 +51,25 @@ func TestATriggerRedeliveryIsOneGroup(t *testing.T) {
 	if len(want) < 2 {
 		t.Fatalf("the sandbox made %d redelivered events, want 2 or more", len(want))
 	}
+	// show says what identifies a delivery, and which deliveries a redelivery's write came from
+	for _, ds := range deliveriesOf {
+		if len(ds) < 2 {
+			continue
+		}
+		d := ds[1]
+		code, out, errOut := run(t, vars, "show", d.ID, "--base-url", base, "--since", "2000h")
+		if code != ExitOK || !strings.Contains(out, "delivery  event "+d.Delivery.EventID+", attempt 2") {
+			t.Errorf("show %s: %d %s\n%.600s", d.ID, code, errOut, out)
+		}
+		break
+	}
+	for _, members := range want {
+		code, out, _ := run(t, vars, "show", members[0], "--base-url", base, "--since", "2000h")
+		if code != ExitOK || !strings.Contains(out, "trigger deliveries: ") {
+			t.Errorf("show %s does not name the deliveries:\n%.900s", members[0], out)
+		}
+		break
+	}
 	for _, src := range [][]string{{"--base-url", base, "--since", "2000h"}, {"--file", export}} {
 		var scan struct {
 			Groups []groupJSON `json:"duplicate_groups"`

@@ -137,6 +137,26 @@ func (r *report) showReport(w io.Writer, out showJSON, e *model.Execution, t *mo
 		if g.Reason != "" {
 			row("", sanitize.String(g.Reason))
 		}
+		if len(g.Deliveries) > 0 {
+			ds := make([]string, len(g.Deliveries))
+			for k, d := range g.Deliveries {
+				ds[k] = sanitize.String(d)
+			}
+			row("", "trigger deliveries: "+strings.Join(ds, " → "))
+		}
+	}
+	if d := e.Delivery; d != nil { // a trigger delivery: what identifies it
+		what := "event " + r.str(orNone(d.EventID))
+		if d.Attempt > 0 {
+			what += fmt.Sprintf(", attempt %d", d.Attempt)
+		}
+		if d.TriggerID != "" {
+			what += ", trigger " + r.str(d.TriggerID)
+		}
+		if d.Error != "" {
+			what += "; the handler failed: " + r.str(d.Error)
+		}
+		row("delivery", what)
 	}
 	if t.OldSDK != "" {
 		row("old SDK", r.str(t.OldSDK))

@@ -374,7 +374,8 @@ type codeUse struct {
 	rel  string // file, slash path relative to root
 	line int
 	eco  Ecosystem
-	// what: "execute" (tools.execute, the proxy, provider-wrapped tools), "legacy" (the legacy
+	// what: "execute" (tools.execute, the proxy, provider-wrapped tools), "workbench" (a file
+	// that imports @composio/experimental), "legacy" (the legacy
 	// ComposioToolSet API's sending calls), "session" (a session's sending call), "session?"
 	// (a session created whose calls could not be followed), "mcp" (a session's MCP address),
 	// "middleware"
@@ -431,6 +432,9 @@ func scanProject(files []codeFile) []codeUse {
 				} else if m := toolsGetRE.FindStringSubmatch(line); tools && m != nil && names[m[1]] == kindClient {
 					use("execute", m[0])
 				}
+			}
+			if raw := f.raw[n]; strings.Contains(raw, "@composio/experimental") && (strings.Contains(raw, "import") || strings.Contains(raw, "require(")) {
+				use("workbench", "@composio/experimental") // the package's paths are reachable from here
 			}
 			if containsAnyOf(line, legacyHints) {
 				if m := legacyRE.FindString(line); m != "" {
@@ -725,14 +729,17 @@ func codeFindings(uses []codeUse, read map[Ecosystem][]string, found []Finding) 
 	}
 	for fi := range found {
 		f := &found[fi]
-		if f.RetriesWrites == nil || !*f.RetriesWrites || f.CallPath != "" && f.CallPath != CallToolsExecute {
+		if f.RetriesWrites == nil || !*f.RetriesWrites || f.CallPath != "" && f.CallPath != CallToolsExecute && f.CallPath != CallWorkbench {
 			continue
 		}
 		role := packageRole(f.Ecosystem, f.Package)
 		what, path := "execute", "tools.execute, the proxy or provider-wrapped tools (tools.get, handleToolCalls)"
-		if role == roleLegacy || role == roleProvider {
+		switch {
+		case f.CallPath == CallWorkbench:
+			what, path = "workbench", "the package (no file imports @composio/experimental)"
+		case role == roleLegacy || role == roleProvider:
 			what, path = "legacy", "the legacy toolset's sending calls (execute_action, get_tools, handle_tool_calls)"
-		} else if role != roleSDK {
+		case role != roleSDK:
 			continue
 		}
 		if !codeUnder(read[f.Ecosystem], f.File) {

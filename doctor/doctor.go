@@ -113,6 +113,7 @@ const (
 	CallSession      = "session"
 	CallMiddleware   = "langchain_middleware"
 	CallCLI          = "cli"
+	CallWorkbench    = "workbench"
 )
 
 // Problem is a file doctor could not read; the scan goes on without it.
@@ -400,6 +401,7 @@ func classify(f *Finding, d dep) {
 			return
 		}
 		if eco == NPM && name == sdkversion.ExperimentalSDK && d.version != "" {
+			f.CallPath = CallWorkbench
 			if retries, ok := sdkversion.RetriesWrites(eco, name, d.version, sdkversion.PathWorkbench); ok {
 				f.RetriesWrites = new(retries)
 				if retries {

@@ -543,6 +543,14 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"requirements.txt", CallToolsExecute, "ok", "", ""},
 			{"requirements.txt", CallSession, "RETRIES WRITES", "app/worker.py:6", UseUsed},
 		}},
+		{"workbench-used", []got{ // a file imports @composio/experimental
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallWorkbench, "RETRIES WRITES", "index.ts:2", UseUsed},
+		}},
+		{"workbench-unused", []got{ // the package is there, no file imports it
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallWorkbench, "not used", "", UseNotUsed},
+		}},
 		{"typed", []got{
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "RETRIES WRITES", "send.ts:6", UseUsed},

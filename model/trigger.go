@@ -111,6 +111,12 @@ func ParseTriggerLog(data []byte) (Execution, error) {
 		e.Status = StatusFailed
 	}
 	e.Message = "Trigger " + first(e.ToolSlug, "delivery") + " delivered"
+	if e.Status == StatusFailed {
+		e.Message = "Trigger " + first(e.ToolSlug, "delivery") + " delivery failed"
+		if d.Error != "" {
+			e.Message += ": " + d.Error
+		}
+	}
 	if d != (Delivery{}) {
 		e.Delivery = &d
 	}

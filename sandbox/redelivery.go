@@ -24,13 +24,13 @@ type triggerSpec struct {
 
 // execution is the delivery's record.
 func (t triggerSpec) execution(id string) *model.Execution {
-	status := model.StatusSuccess
+	status, msg := model.StatusSuccess, "Trigger GMAIL_NEW_GMAIL_MESSAGE delivered"
 	if t.err != "" {
-		status = model.StatusFailed
+		status, msg = model.StatusFailed, "Trigger GMAIL_NEW_GMAIL_MESSAGE delivery failed: "+t.err
 	}
 	return &model.Execution{ID: id, Type: model.TypeTriggerMessage, Timestamp: t.at.Truncate(time.Millisecond),
 		ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE", ToolkitSlug: t.acct.toolkit, UserID: t.acct.userID, ConnectedAccountID: t.acct.id,
-		Status: status, Level: "info", Message: "Trigger GMAIL_NEW_GMAIL_MESSAGE delivered", RetryCount: -1, Detailed: true,
+		Status: status, Level: "info", Message: msg, RetryCount: -1, Detailed: true,
 		Delivery: &model.Delivery{EventID: t.event, Attempt: t.attempt, TriggerID: t.trigger, Error: t.err}}
 }
 

@@ -138,6 +138,19 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 	if e.Parent != nil {
 		row("parent", c(e.Parent.LogID+" "+e.Parent.ToolSlug))
 	}
+	if d := e.Delivery; d != nil { // a trigger delivery: what identifies it (show has the same)
+		what := "event " + c(d.EventID)
+		if d.Attempt > 0 {
+			what += fmt.Sprintf("  attempt %d", d.Attempt)
+		}
+		if d.TriggerID != "" {
+			what += "  trigger " + c(d.TriggerID)
+		}
+		row("delivery", what)
+		if d.Error != "" {
+			row("", st.Warn.Render("the handler failed: "+c(d.Error)))
+		}
+	}
 	if g := s.DS.Group(i); g != nil {
 		gaps := make([]string, len(g.Gaps))
 		for k, d := range g.Gaps {
@@ -151,6 +164,9 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 			"  gaps "+strings.Join(gaps, " ")+"  took effect: "+eff)
 		row("", st.Muted.Render(c(g.Match)))
 		row("", st.Muted.Render(c(g.Reason)))
+		if len(g.Deliveries) > 0 {
+			row("", st.Muted.Render("trigger deliveries: "+c(strings.Join(g.Deliveries, " → "))))
+		}
 	}
 	if v, ok := s.Verdicts[e.ID]; ok {
 		row("verdict", string(v))

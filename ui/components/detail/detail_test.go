@@ -10,6 +10,7 @@ import (
 
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
+	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/data"
 	"github.com/exectriage/exectriage/ui/styles"
@@ -155,5 +156,46 @@ func TestARecordWithoutStoredData(t *testing.T) {
 				t.Errorf("says %v, want %v: %q", got, tt.says, out)
 			}
 		})
+	}
+}
+
+// TestATriggerDeliveryAndItsRedelivery (issue 31): the pane says what identifies a trigger
+// delivery (its event, attempt and trigger, and the handler's error), and a redelivery's write
+// names the deliveries it came from.
+func TestATriggerDeliveryAndItsRedelivery(t *testing.T) {
+	st := styles.New(theme.Default())
+	t0 := time.Date(2026, 3, 2, 11, 0, 0, 0, time.UTC)
+	deliver := func(id string, attempt int, at time.Duration, err string) model.Execution {
+		e := model.Execution{ID: id, Type: model.TypeTriggerMessage, ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE", UserID: "u1", Timestamp: t0.Add(at),
+			StartTime: t0.Add(at), Detailed: true, Status: "success", RetryCount: -1,
+			Delivery: &model.Delivery{EventID: "msg_1", Attempt: attempt, TriggerID: "ti_1", Error: err}}
+		return e
+	}
+	write := func(id string, at time.Duration) model.Execution {
+		e := model.Execution{ID: id, ToolSlug: "SLACK_SEND_MESSAGE", UserID: "u1", ConnectedAccountID: "ca_1", Status: "success", RetryCount: -1,
+			Detailed: true, Arguments: json.RawMessage(`{"channel":"#sales","text":"New lead"}`), Timestamp: t0.Add(at), StartTime: t0.Add(at),
+			EndTime: t0.Add(at + time.Second), Duration: time.Second, HasDuration: true}
+		return e
+	}
+	execs := []model.Execution{deliver("d1", 1, 0, "handler timed out"), write("w1", time.Second), deliver("d2", 2, 40*time.Second, ""), write("w2", 41*time.Second)}
+	s := data.NewStore()
+	s.DS = data.Build(execs, nil, func(execs []model.Execution) data.Analysis {
+		r := triage.Analyze(execs, triage.NewKinds(), triage.Options{})
+		return data.Analysis{Triage: r.Triage, Groups: r.Groups}
+	})
+	for _, e := range execs {
+		s.PutDetail(e.ID, e)
+	}
+	var r Renderer
+	for id, want := range map[string][]string{
+		"d1": {"delivery event msg_1 attempt 1 trigger ti_1", "the handler failed: handler timed out"},
+		"w2": {"trigger_redelivery", "trigger deliveries: d1 → d2"},
+	} {
+		out := strings.Join(strings.Fields(ansi.Strip(r.Content(st, s, s.DS.Index(id), false, false))), " ")
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: the pane lacks %q:\n%s", id, w, out)
+			}
+		}
 	}
 }
