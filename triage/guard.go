@@ -234,7 +234,13 @@ type ChildRun struct {
 var metaTools = map[string]bool{"COMPOSIO_MULTI_EXECUTE_TOOL": true, "COMPOSIO_REMOTE_WORKBENCH": true, "COMPOSIO_REMOTE_BASH_TOOL": true}
 
 // IsMetaTool reports whether slug is a meta tool that runs other tools in one call.
-func IsMetaTool(slug string) bool { return metaTools[strings.ToUpper(strings.TrimSpace(slug))] }
+func IsMetaTool(slug string) bool {
+	slug = strings.TrimSpace(slug)
+	if len(slug) < len("COMPOSIO_") || !strings.EqualFold(slug[:len("COMPOSIO_")], "COMPOSIO_") {
+		return false // nearly every slug: decided without a copy
+	}
+	return metaTools[strings.ToUpper(slug)]
+}
 
 // refuseMeta refuses the retry of a meta tool execution: sent again as one write it would run
 // every child again, those that took effect included. Its failed write children may each be
