@@ -65,7 +65,7 @@ func TestATriggerRedeliveryIsOneGroup(t *testing.T) {
 	}
 	for _, members := range want {
 		code, out, _ := run(t, vars, "show", members[0], "--base-url", base, "--since", "2000h")
-		if code != ExitOK || !strings.Contains(out, "trigger deliveries: ") {
+		if code != ExitOK || !strings.Contains(out, "trigger deliveries: ") || !strings.Contains(out, "trigger   started by delivery ") || !strings.Contains(out, "its trace names the event") {
 			t.Errorf("show %s does not name the deliveries:\n%.900s", members[0], out)
 		}
 		break

@@ -145,6 +145,13 @@ func (r *report) showReport(w io.Writer, out showJSON, e *model.Execution, t *mo
 			row("", "trigger deliveries: "+strings.Join(ds, " → "))
 		}
 	}
+	if sd, ok := r.deliveries().StartedBy(e); ok { // the trigger delivery whose handler made it
+		how := "the same user and account, seconds before"
+		if sd.ByID {
+			how = "its trace names the event"
+		}
+		row("trigger", fmt.Sprintf("started by delivery %s (event %s, attempt %d; %s)", r.str(sd.ID), r.str(sd.EventID), sd.Attempt, how))
+	}
 	if d := e.Delivery; d != nil { // a trigger delivery: what identifies it
 		what := "event " + r.str(orNone(d.EventID))
 		if d.Attempt > 0 {
@@ -307,4 +314,15 @@ func (r *report) sessionReport(w io.Writer, out sessionJSON) error {
 		fmt.Fprintf(w, "\ngroup %s %s: %s\n  %s\n", sanitize.String(g.ID), g.Pattern, strings.Join(ids, " → "), sanitize.String(g.Reason))
 	}
 	return nil
+}
+
+// deliveries indexes the window's trigger deliveries (for StartedBy).
+func (r *report) deliveries() *triage.Deliveries {
+	d := triage.NewDeliveries()
+	if r.l != nil {
+		for i := range r.l.Execs {
+			d.Add(&r.l.Execs[i])
+		}
+	}
+	return d
 }

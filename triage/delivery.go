@@ -106,6 +106,38 @@ func (d *Deliveries) of(e *model.Execution) (delivery, bool) {
 	return delivery{}, false
 }
 
+// StartDelivery is the trigger delivery that started an execution (StartedBy).
+type StartDelivery struct {
+	ID, EventID string
+	Attempt     int
+	// ByID says the records tie them by the event's id (in the execution's trace or session
+	// id); otherwise by user and account within seconds.
+	ByID bool
+}
+
+// StartedByWindow is how soon after a delivery a write of the same user and account is shown
+// as its handler's, when nothing ties them by id.
+const StartedByWindow = 10 * time.Second
+
+// StartedBy is the delivery that started e, where the records tie them: the event's id in e's
+// trace or session id, or a delivery to the same user and connected account at most
+// StartedByWindow before e started. ok is false for a trigger delivery itself and when nothing
+// ties one.
+func (d *Deliveries) StartedBy(e *model.Execution) (StartDelivery, bool) {
+	if d == nil || !e.IsToolExecution() {
+		return StartDelivery{}, false
+	}
+	dl, ok := d.of(e)
+	if !ok {
+		return StartDelivery{}, false
+	}
+	byID := e.TraceID != "" && strings.Contains(e.TraceID, dl.event) || e.SessionID != "" && strings.Contains(e.SessionID, dl.event)
+	if !byID && (dl.account == "" || dl.account != e.ConnectedAccountID || e.Start().Sub(dl.at) > StartedByWindow) {
+		return StartDelivery{}, false
+	}
+	return StartDelivery{ID: dl.id, EventID: dl.event, Attempt: dl.attempt, ByID: byID}, true
+}
+
 // redelivered reports whether every member of a group was started by its own delivery of one
 // event (two deliveries or more: a redelivery), and names them.
 func redelivered(ms []member, d *Deliveries) (event string, dls []delivery, ok bool) {

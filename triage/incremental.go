@@ -45,6 +45,9 @@ func NewIncremental(kinds *Kinds, opt Options) *Incremental {
 	return &Incremental{opt: opt, kinds: kinds, cls: NewClassifier(kinds, opt), callers: NewCallers()}
 }
 
+// Deliveries is the trigger deliveries added so far (what StartedBy reads).
+func (a *Incremental) Deliveries() *Deliveries { return a.opt.Deliveries }
+
 // Len returns how many executions were added.
 func (a *Incremental) Len() int { return a.n }
 

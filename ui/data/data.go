@@ -71,6 +71,9 @@ type Dataset struct {
 	// Filter is the filter package's index over the executions (same positions); read-only,
 	// so concurrent filter commands may share it.
 	Filter *filter.Index
+	// Deliveries are the trigger deliveries read so far, which say the delivery that started an
+	// execution (triage.Deliveries.StartedBy); nil when the caller gave the triage (Build).
+	Deliveries *triage.Deliveries
 
 	sum     *Summaries // the builder's rows, in arrival order
 	order   []int32    // position → row
@@ -549,6 +552,9 @@ func (b *Builder) Snapshot() *Dataset {
 		sum: b.sum.Snapshot(), order: order, rank: make([]int32, n),
 		reason: b.reason[:n:n], note: b.note[:n:n], reasons: b.reasons.Snapshot(), notes: b.notes.Snapshot(), ids: b.ids,
 		GroupOf: make([]int32, len(order)),
+	}
+	if b.inc != nil {
+		ds.Deliveries = b.inc.Deliveries()
 	}
 	for r := range ds.rank {
 		ds.rank[r] = -1

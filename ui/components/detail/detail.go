@@ -138,6 +138,13 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 	if e.Parent != nil {
 		row("parent", c(e.Parent.LogID+" "+e.Parent.ToolSlug))
 	}
+	if sd, ok := s.DS.Deliveries.StartedBy(e); ok { // the trigger delivery whose handler made it
+		how := "the same user and account, seconds before"
+		if sd.ByID {
+			how = "its trace names the event"
+		}
+		row("trigger", c(sd.ID)+fmt.Sprintf("  event %s  attempt %d", c(sd.EventID), sd.Attempt)+st.Muted.Render("  ("+how+")"))
+	}
 	if d := e.Delivery; d != nil { // a trigger delivery: what identifies it (show has the same)
 		what := "event " + c(d.EventID)
 		if d.Attempt > 0 {

@@ -1,7 +1,9 @@
 package detail
 
 import (
+	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,7 +168,7 @@ func TestATriggerDeliveryAndItsRedelivery(t *testing.T) {
 	st := styles.New(theme.Default())
 	t0 := time.Date(2026, 3, 2, 11, 0, 0, 0, time.UTC)
 	deliver := func(id string, attempt int, at time.Duration, err string) model.Execution {
-		e := model.Execution{ID: id, Type: model.TypeTriggerMessage, ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE", UserID: "u1", Timestamp: t0.Add(at),
+		e := model.Execution{ID: id, Type: model.TypeTriggerMessage, ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE", UserID: "u1", ConnectedAccountID: "ca_1", Timestamp: t0.Add(at),
 			StartTime: t0.Add(at), Detailed: true, Status: "success", RetryCount: -1,
 			Delivery: &model.Delivery{EventID: "msg_1", Attempt: attempt, TriggerID: "ti_1", Error: err}}
 		return e
@@ -177,19 +179,34 @@ func TestATriggerDeliveryAndItsRedelivery(t *testing.T) {
 			EndTime: t0.Add(at + time.Second), Duration: time.Second, HasDuration: true}
 		return e
 	}
-	execs := []model.Execution{deliver("d1", 1, 0, "handler timed out"), write("w1", time.Second), deliver("d2", 2, 40*time.Second, ""), write("w2", 41*time.Second)}
+	late := write("w3", 20*time.Second) // the same user and account, but 20 s after: no tie
+	late.Arguments = json.RawMessage(`{"channel":"#ops","text":"Daily digest"}`)
+	execs := []model.Execution{deliver("d1", 1, 0, "handler timed out"), write("w1", time.Second), late, deliver("d2", 2, 40*time.Second, ""), write("w2", 41*time.Second)}
+	// the TUI's way: the builder (its triage, its deliveries), records newest first
+	b := data.NewBuilder(nil, triage.Options{})
+	newest := slices.Clone(execs)
+	slices.Reverse(newest)
+	b.Add(newest)
+	byID := map[string]model.Execution{}
+	for _, e := range execs {
+		byID[e.ID] = e
+	}
+	if err := b.Groups(context.Background(), func(_ context.Context, id string) (model.Execution, error) { return byID[id], nil }); err != nil {
+		t.Fatal(err)
+	}
 	s := data.NewStore()
-	s.DS = data.Build(execs, nil, func(execs []model.Execution) data.Analysis {
-		r := triage.Analyze(execs, triage.NewKinds(), triage.Options{})
-		return data.Analysis{Triage: r.Triage, Groups: r.Groups}
-	})
+	s.DS = b.Snapshot()
 	for _, e := range execs {
 		s.PutDetail(e.ID, e)
 	}
 	var r Renderer
+	if out := ansi.Strip(r.Content(st, s, s.DS.Index("w3"), false, false)); strings.Contains(out, "trigger ") {
+		t.Errorf("w3 is tied to a delivery 20 s before it:\n%s", out)
+	}
 	for id, want := range map[string][]string{
 		"d1": {"delivery event msg_1 attempt 1 trigger ti_1", "the handler failed: handler timed out"},
-		"w2": {"trigger_redelivery", "trigger deliveries: d1 → d2"},
+		"w2": {"trigger_redelivery", "trigger deliveries: d1 → d2", "trigger d2 event msg_1 attempt 2 (the same user and account, seconds before)"},
+		"w1": {"trigger d1 event msg_1 attempt 1"},
 	} {
 		out := strings.Join(strings.Fields(ansi.Strip(r.Content(st, s, s.DS.Index(id), false, false))), " ")
 		for _, w := range want {
