@@ -25,17 +25,20 @@ type Loaded struct {
 	// Cases are the journal's cases, by execution id (nil without a journal); each
 	// execution's triage carries its own (triage.ApplyCase).
 	Cases map[string]*model.Case
+	// Duplicates is how many records were copies of another of the same log id (an export's
+	// overlapping pages): each id is one execution, its latest copy kept.
+	Duplicates int
 }
 
 // Load reads every execution of the window, learns the kinds of their tools, fetches the
 // details triage needs (see detailRule) and triages them.
 func (a *App) Load(ctx context.Context) (*Loaded, error) {
-	execs, err := a.LoadAll(ctx)
+	execs, dups, err := a.loadAll(ctx)
 	if err != nil {
 		return nil, err
 	}
 	a.Learn(ctx, execs)
-	l := &Loaded{a: a, Execs: execs}
+	l := &Loaded{a: a, Execs: execs, Duplicates: dups}
 	if a.src.Kind() != SourceFile {
 		rule := newDetailRule(a.kinds, a.topt.Window)
 		l.DetailErrors, l.FirstDetailError = a.hydrate(ctx, execs, rule.need(execs), false)
@@ -61,8 +64,14 @@ func (l *Loaded) analyze() {
 }
 
 // LoadAll reads every execution of the window, newest first (ties by id, so the order is
-// stable).
+// stable), one copy of each log id (latestCopies).
 func (a *App) LoadAll(ctx context.Context) ([]model.Execution, error) {
+	execs, _, err := a.loadAll(ctx)
+	return execs, err
+}
+
+// loadAll is LoadAll, and how many copies of an id it dropped.
+func (a *App) loadAll(ctx context.Context) ([]model.Execution, int, error) {
 	// Growing one slice of a million executions by append copies it over and over, and holds
 	// two copies at the end. A file source guesses its size (a slice that is a little too
 	// big costs address space, not memory, until it is written); otherwise batches are kept
@@ -92,7 +101,7 @@ func (a *App) LoadAll(ctx context.Context) ([]model.Execution, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	switch {
 	case cap(execs) > 0:
@@ -105,8 +114,9 @@ func (a *App) LoadAll(ctx context.Context) ([]model.Execution, error) {
 			batches[i] = nil
 		}
 	}
+	execs, dups := dedupeExecs(execs) // before the sort: the later copy is the one kept
 	SortNewestFirst(execs)
-	return execs, nil
+	return execs, dups, nil
 }
 
 // leanen drops from an execution what scan never reads, so that a million of them fit in

@@ -38,6 +38,9 @@ type Scanned struct {
 	// DetailErrors and FirstDetailError are Loaded's (a live source's scan).
 	DetailErrors     int
 	FirstDetailError error
+	// Duplicates is how many records were copies of another of the same log id (an export's
+	// overlapping pages): each id is one execution, its latest copy kept (latestCopies).
+	Duplicates int
 	// cases are the journal's, by execution id (Triage applies them).
 	cases map[string]*model.Case
 }
@@ -52,7 +55,7 @@ type scanRow struct {
 	tool, toolkit, user, account, status uint32
 	reason, oldSDK                       uint32
 	kind, outcome                        uint8 // in Scanned.enums
-	hasDur, flag                         bool
+	hasDur, flag, detailed               bool
 }
 
 // rowStore holds rows in blocks: appending never copies what is there.
@@ -181,7 +184,12 @@ func formatUUID(b []byte) string {
 }
 
 // Len is the number of executions.
-func (s *Scanned) Len() int { return s.rows.n }
+func (s *Scanned) Len() int {
+	if s.order != nil {
+		return len(s.order)
+	}
+	return s.rows.n
+}
 
 // row is the i-th execution's row, newest first.
 func (s *Scanned) row(i int) *scanRow {
@@ -261,11 +269,21 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 	if err != nil {
 		return nil, err
 	}
+	dead := st.dedupe() // before grouping: a copy never joins a group with itself
 	if err := st.group(ctx, loc, opt); err != nil {
 		return nil, err
 	}
 	st.s.strs, st.s.enums = st.in.Strings(), st.small.Strings()
 	st.s.order = newestFirst(&st.s.rows, &st.s.ids)
+	if dead != nil { // the replaced copies leave the order (which is now always given)
+		if st.s.order == nil {
+			st.s.order = make([]int32, st.s.rows.n)
+			for i := range st.s.order {
+				st.s.order[i] = int32(i)
+			}
+		}
+		st.s.order = slices.DeleteFunc(st.s.order, func(r int32) bool { return isDead(dead, int(r)) })
+	}
 	if st.s.cases, err = a.Cases(ctx); err != nil {
 		return nil, err
 	}
@@ -302,9 +320,11 @@ type scanState struct {
 }
 
 func (st *scanState) add(e *model.Execution, ref *source.Ref) {
-	st.deliveries.Add(e)
 	t, groupable := st.cls.Classify(e)
-	st.runs.Add(e, t.Outcome)
+	if e.Type != "" || e.Parent != nil || len(e.ToolSlug) > 9 && e.ToolSlug[0]|0x20 == 'c' { // cheap tests first: a million calls
+		st.deliveries.Add(e)
+		st.runs.Add(e, t.Outcome)
+	}
 	r := st.row(e, &t)
 	st.s.rows.add(r)
 	if !groupable {
@@ -322,6 +342,19 @@ func (st *scanState) add(e *model.Execution, ref *source.Ref) {
 		st.kept = map[int32]model.Execution{}
 	}
 	st.kept[k] = *e // the batch is reused: the copy's strings and slices are its own
+}
+
+// dedupe marks the rows a later copy of the same log id replaces (latestCopies) and takes their
+// writes out of the candidates; it returns the marks (nil: none).
+func (st *scanState) dedupe() []uint64 {
+	rows := &st.s.rows
+	dead, n := latestCopies(rows.n, func(i int) string { return st.s.ids.str(rows.at(i).id) }, func(i int) bool { return rows.at(i).detailed })
+	if n == 0 {
+		return nil
+	}
+	st.s.Duplicates = n
+	st.spans = slices.DeleteFunc(st.spans, func(w triage.WriteSpan) bool { return isDead(dead, int(st.wrRow[w.Ref()])) })
+	return dead
 }
 
 // caller is the number triage.Callers gives r's execution (whose tool is tool): the same
@@ -367,7 +400,7 @@ func (st *scanState) row(e *model.Execution, t *model.Triage) scanRow {
 	r := scanRow{id: id, req: req, dur: int64(e.Duration), group: -1,
 		tool: st.in.Of(e.ToolSlug), toolkit: st.in.Of(e.ToolkitSlug), user: st.in.Of(e.UserID), account: st.in.Of(e.ConnectedAccountID),
 		status: st.in.Of(e.Status), kind: uint8(kind), outcome: uint8(outcome), reason: st.in.Of(t.Reason),
-		oldSDK: st.in.Of(t.OldSDK), hasDur: e.HasDuration, flag: t.Flagged}
+		oldSDK: st.in.Of(t.OldSDK), hasDur: e.HasDuration, flag: t.Flagged, detailed: e.Detailed}
 	if !e.Timestamp.IsZero() {
 		r.sec, r.nsec = e.Timestamp.Unix(), int32(e.Timestamp.Nanosecond())
 	} else {
@@ -517,6 +550,7 @@ func newestFirst(rows *rowStore, ids *arena) []int32 {
 func ScannedOf(l *Loaded) (*Scanned, error) {
 	st := newScanState(nil)
 	st.s.Groups, st.s.DetailErrors, st.s.FirstDetailError, st.s.cases = l.Result.Groups, l.DetailErrors, l.FirstDetailError, l.Cases
+	st.s.Duplicates = l.Duplicates
 	index := make(map[string]int32, len(l.Result.Groups))
 	for g := range l.Result.Groups {
 		index[l.Result.Groups[g].ID] = int32(g)

@@ -224,7 +224,18 @@ func (s *sourceFlags) load(ctx context.Context, env *Env) (*app.App, *app.Loaded
 		return nil, nil, err
 	}
 	s.detailErrors(env, a, l.DetailErrors, l.FirstDetailError)
+	copiesOnce(env, l.Duplicates)
 	return a, l, nil
+}
+
+// copiesOnce says, once, that records sharing a log id were read as one execution.
+func copiesOnce(env *Env, n int) {
+	switch {
+	case n == 1:
+		fmt.Fprintln(env.Stderr, "exectriage: 1 record was another copy of a log id already read (overlapping pages?): one execution, its latest copy kept")
+	case n > 1:
+		fmt.Fprintf(env.Stderr, "exectriage: %d records were other copies of log ids already read (overlapping pages?): one execution each, the latest copy kept\n", n)
+	}
 }
 
 // scan is load for scan: rows, streamed from an export file.
@@ -238,6 +249,7 @@ func (s *sourceFlags) scan(ctx context.Context, env *Env) (*app.App, *app.Scanne
 		return nil, nil, err
 	}
 	s.detailErrors(env, a, sc.DetailErrors, sc.FirstDetailError)
+	copiesOnce(env, sc.Duplicates)
 	return a, sc, nil
 }
 

@@ -69,6 +69,9 @@ func SpanOf(e *model.Execution, caller, ref int32) WriteSpan {
 	return WriteSpan{startSec: st.Unix(), startNsec: int32(st.Nanosecond()), seenSec: se.Unix(), seenNsec: int32(se.Nanosecond()), caller: caller, ref: ref}
 }
 
+// Ref is the reference SpanOf was given (the caller's number for the write).
+func (w WriteSpan) Ref() int32 { return w.ref }
+
 func (w *WriteSpan) start() time.Time { return time.Unix(w.startSec, int64(w.startNsec)) }
 func (w *WriteSpan) seen() time.Time  { return time.Unix(w.seenSec, int64(w.seenNsec)) }
 func (w *WriteSpan) sameStart(o *WriteSpan) bool {
