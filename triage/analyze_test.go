@@ -255,6 +255,15 @@ func TestDuplicatePatterns(t *testing.T) {
 			groups: 1, pattern: model.PatternAppRetry,
 		},
 		{
+			name: "resubmitted seconds after a success",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(1), retry: -1},
+				{id: "b", at: sec(3.5), dur: sec(1), retry: -1},
+			},
+			groups: 1, pattern: model.PatternDoubleSubmit,
+			reason: `^2 attempts, one 2\.50 s after the previous succeeded: resubmitted`,
+		},
+		{
 			name: "resubmitted after a success",
 			attempts: []attempt{
 				{id: "a", at: 0, dur: sec(1), retry: -1},

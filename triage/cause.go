@@ -138,6 +138,11 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 				n, gapList(gaps, ""), afterEach(ms[:n-1]), what, sdk)
 		}
 	}
+	if n > sdkMaxAttempts { // a storm: rounds of an inner retry, repeated by an outer loop
+		if p, reason, ok := storm(ms, gaps, cc); ok {
+			return p, reason
+		}
+	}
 	if frameworkFits(ms, gaps) {
 		fw := ""
 		if f := ms[0].e.Source.Framework; f != "" {
@@ -169,6 +174,54 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker", n, gapList(gaps, ""))
 	}
 	return model.PatternAppRetry, fmt.Sprintf("%d attempts %s, same source: the application's own retry loop", n, gapList(gaps, "after the previous ended"))
+}
+
+// stormSplit is the least wait between two rounds of a storm: longer than any inner retry's
+// (an SDK's backoff, a framework's 1 s then 2 s).
+const stormSplit = 8 * time.Second
+
+// storm names a long run of attempts (more than one retry policy makes) that falls into rounds
+// at least stormSplit apart, each round an inner retry of one kind (an SDK's, a framework's):
+// the innermost cause, with the outer loop that ran the rounds noted.
+func storm(ms []member, gaps []time.Duration, cc causeContext) (model.RetryPattern, string, bool) {
+	var rounds [][2]int // [from, to) in ms
+	from := 0
+	for j, g := range gaps {
+		if g >= stormSplit {
+			rounds = append(rounds, [2]int{from, j + 1})
+			from = j + 1
+		}
+	}
+	rounds = append(rounds, [2]int{from, len(ms)})
+	var inner model.RetryPattern
+	var first string
+	bursts := 0
+	for _, r := range rounds {
+		if r[1]-r[0] < 2 {
+			continue // a round of one: the call went through at once
+		}
+		rm, rg := ms[r[0]:r[1]], gaps[r[0]:r[1]-1]
+		if len(rm) > sdkMaxAttempts {
+			return "", "", false
+		}
+		p, why := patternAndReason(rm, rg, false, causeContext{timeout: cc.timeout})
+		if p != model.PatternSDKAutoRetry && p != model.PatternSessionAutoRetry && p != model.PatternFrameworkRetry || inner != "" && p != inner {
+			return "", "", false
+		}
+		if inner == "" {
+			inner, first = p, why
+		}
+		bursts++
+	}
+	if bursts < 2 || len(rounds) < 2 {
+		return "", "", false
+	}
+	var outer []time.Duration
+	for _, r := range rounds[1:] {
+		outer = append(outer, gaps[r[0]-1])
+	}
+	return inner, fmt.Sprintf("%d attempts in %d rounds (%s): a retry storm; inside each round %s; the rounds themselves are an outer loop (the application, or a job, retrying the whole call)",
+		len(ms), len(rounds), gapList(outer, "apart"), first), true
 }
 
 // agentReason explains an agent_retry group: what the agent saw before calling again.
