@@ -107,3 +107,63 @@ func TestATriggerRedeliveryIsOneGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestAMetaToolResendIsNamedFromItsRuns (issues 29, 31): in the sandbox (and so the demo), a
+// session's meta tool sent again by the SDK after a client timeout ran both its tools again:
+// the runs are one session_auto_retry group, and each tool's two runs another, named from the
+// runs of the meta tool; the same from the live API and from an export.
+func TestAMetaToolResendIsNamedFromItsRuns(t *testing.T) {
+	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 33, Size: 4000, Now: fixedNow, APIKey: "k-meta", Events: true})
+	vars := map[string]string{"COMPOSIO_API_KEY": "k-meta", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
+	var lines []string
+	for _, e := range srv.Executions() {
+		b, _ := json.Marshal(model.ToWire(&e, true))
+		lines = append(lines, string(b))
+	}
+	export := filepath.Join(t.TempDir(), "export.jsonl")
+	if err := os.WriteFile(export, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{}
+	for _, r := range srv.Truth() {
+		if r.Case == sandbox.CaseMetaResend {
+			want[r.GroupKey] = append(want[r.GroupKey], r.ID)
+		}
+	}
+	if len(want) < 3 {
+		t.Fatalf("the sandbox made %d meta-tool groups, want 3 or more", len(want))
+	}
+	for _, src := range [][]string{{"--base-url", base, "--since", "2000h"}, {"--file", export}} {
+		var scan struct {
+			Groups []groupJSON `json:"duplicate_groups"`
+		}
+		code, out, errOut := run(t, vars, append([]string{"scan", "--json"}, src...)...)
+		if code != ExitOK || json.Unmarshal([]byte(out), &scan) != nil {
+			t.Fatalf("scan %v: %d %s", src, code, errOut)
+		}
+		children := 0
+		for key, members := range want {
+			i := slices.IndexFunc(scan.Groups, func(g groupJSON) bool { return slices.Contains(g.ExecutionIDs, members[0]) })
+			if i < 0 {
+				t.Errorf("%v: %s (%v) is in no group", src[0], key, members)
+				continue
+			}
+			g := scan.Groups[i]
+			got := slices.Clone(g.ExecutionIDs)
+			slices.Sort(got)
+			slices.Sort(members)
+			if g.Pattern != string(model.PatternSessionAutoRetry) || !slices.Equal(got, members) {
+				t.Errorf("%v: group %s: %s %v, want session_auto_retry %v\n%s", src[0], g.ID, g.Pattern, g.ExecutionIDs, members, g.Reason)
+			}
+			if g.ToolSlug != "COMPOSIO_MULTI_EXECUTE_TOOL" {
+				children++
+				if !strings.Contains(g.Reason, "each by its own run of COMPOSIO_MULTI_EXECUTE_TOOL") {
+					t.Errorf("%v: group %s of a meta tool's children is not named from its runs: %s", src[0], g.ID, g.Reason)
+				}
+			}
+		}
+		if children < 2 {
+			t.Errorf("%v: %d groups of children", src[0], children)
+		}
+	}
+}

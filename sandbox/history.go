@@ -79,6 +79,7 @@ type plan struct {
 	groupKey   string
 	pattern    model.RetryPattern
 	caseName   string
+	parent     *plan // the meta tool run this one ran under (its log id is the parent's)
 }
 
 // Case names recorded in TruthRecord.Case.
@@ -153,6 +154,7 @@ func generate(cat *catalog, seed int64, size int, span time.Duration, now time.T
 	g.planAll(size)
 	if events {
 		g.redeliveries(seed, size)
+		g.metaResends(seed, size)
 	}
 	return g.apply()
 }
@@ -1142,12 +1144,17 @@ func (g *generator) apply() *history {
 	})
 	h := &history{world: g.w, logs: make([]*model.Execution, 0, len(g.plans)), truth: make([]TruthRecord, 0, len(g.plans)),
 		pending: make(map[string]map[string]any, len(g.plans))}
+	logOf := map[*plan]string{}
 	for _, p := range g.plans {
 		ids := &g.w.ids
 		a := &attempt{logID: ids.logID(), tool: p.tool, acct: p.acct, userID: p.acct.userID, args: p.raw,
 			start: p.start, end: p.start.Add(p.dur), requestID: ids.uuid(), sessionID: p.toolRouter, traceID: strings.ReplaceAll(p.session, "-", ""),
 			source:     model.Source{Host: p.profile.host, Framework: p.profile.framework, Language: p.profile.language},
 			sdkVersion: p.profile.sdkVersion, retryCount: p.retryCount}
+		logOf[p] = a.logID
+		if p.parent != nil { // the parent started first, so its log id is known
+			a.parent = &model.Parent{LogID: logOf[p.parent], ToolSlug: MultiExecuteTool}
+		}
 		switch p.outcome {
 		case outOK, outSlowOK, outTimeoutCommitted, out5xxAfter:
 			at := p.start.Add(p.effectAt)

@@ -13,7 +13,8 @@ type TimelineStep struct {
 	Index int  // the execution's position in the input
 	Child bool // a meta tool's child, placed right under its parent
 	// Gap is the time from the end of everything before it to its start (negative: it started
-	// before they ended); HasGap is false for the first step and steps without a start.
+	// before they ended); a child's, from its previous sibling's end or its parent's start.
+	// HasGap is false for the first step and steps without a start.
 	Gap    time.Duration
 	HasGap bool
 }
@@ -64,13 +65,32 @@ func Timeline(execs []model.Execution) []TimelineStep {
 	for _, i := range idx { // a cycle of parents: each still shown once
 		place(i, false)
 	}
+	// A step's gap runs from the end of everything before it; a child's from its previous
+	// sibling's end, or its parent's start for the first (it runs inside its parent).
 	var prevEnd time.Time
+	byID := make(map[string]int, len(execs))
+	for i := range execs {
+		byID[execs[i].ID] = i
+	}
+	siblingEnd := map[string]time.Time{}
 	for k := range out {
 		e := &execs[out[k].Index]
-		if !prevEnd.IsZero() && !e.Start().IsZero() {
-			out[k].Gap, out[k].HasGap = e.Start().Sub(prevEnd), true
+		base := prevEnd
+		if out[k].Child {
+			pid := e.Parent.LogID
+			base = siblingEnd[pid]
+			if base.IsZero() {
+				base = execs[byID[pid]].Start()
+			}
 		}
-		if end, _ := e.End(); end.After(prevEnd) {
+		if !base.IsZero() && !e.Start().IsZero() {
+			out[k].Gap, out[k].HasGap = e.Start().Sub(base), true
+		}
+		end, _ := e.End()
+		if out[k].Child {
+			siblingEnd[e.Parent.LogID] = end
+		}
+		if end.After(prevEnd) {
 			prevEnd = end
 		}
 	}

@@ -11,8 +11,9 @@ import (
 
 // TestTimeline: a session's executions in the order they ran, a meta tool's children right
 // under it (even when another execution started between them), the gap from the end of
-// everything before; a parent outside the list leaves its child in place; a cycle of parents
-// still shows each execution once.
+// everything before (a child's from its previous sibling, or its parent's start); a parent
+// outside the list leaves its child in place; a cycle of parents still shows each execution
+// once.
 func TestTimeline(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	ex := func(id string, at, dur float64, parent string) model.Execution {
@@ -36,11 +37,11 @@ func TestTimeline(t *testing.T) {
 			"a b+1000 c+2000"},
 		{"children under their parent", []model.Execution{
 			ex("p", 0, 10, ""), ex("other", 1, 0.5, ""), ex("c1", 2, 1, "p"), ex("c2", 4, 1, "p"), ex("late", 12, 1, ""),
-		}, "p └c1-8000 └c2-6000 other-9000 late+2000"},
+		}, "p └c1+2000 └c2+1000 other-9000 late+2000"},
 		{"parent outside the list", []model.Execution{ex("c", 1, 1, "gone"), ex("a", 0, 0.5, "")},
 			"a c+500"},
 		{"a cycle of parents", []model.Execution{ex("x", 0, 1, "y"), ex("y", 1, 1, "x")},
-			"x └y+0"},
+			"x └y+1000"}, // a child counts from its parent's start
 		{"no end recorded", []model.Execution{ex("a", 0, 0, ""), ex("b", 1, 1, "")},
 			"a b+1000"}, // an execution without an end counts from its start
 	}
