@@ -87,6 +87,76 @@ type Dataset struct {
 	groupOrder []int32 // groups, newest last member first
 
 	cases map[int32]*model.Case // the journal's case of each position that has one (WithCases)
+
+	// children are each meta tool run's children (positions, in the order they ran) by the
+	// run's position, parentOf the run of each such child; the list nests them. The bit sets
+	// say which positions are runs and which children, so that placing them costs a bit test
+	// a row.
+	children  map[int32][]int32
+	parentOf  map[int32]int32
+	runBits   []uint64
+	childBits []uint64
+}
+
+// Children are the positions of the executions that ran under execution i (a meta tool's
+// run), in the order they ran; nil for most.
+func (ds *Dataset) Children(i int) []int32 {
+	if ds == nil {
+		return nil
+	}
+	return ds.children[int32(i)]
+}
+
+func bit(bits []uint64, i int32) bool { return int(i/64) < len(bits) && bits[i/64]&(1<<(i%64)) != 0 }
+
+// nest puts each listed child right under its listed run (the items are ItemExec, in list
+// order); a child whose run is not listed stays where it is.
+func (ds *Dataset) nest(items []Item) []Item {
+	if len(ds.children) == 0 {
+		return items
+	}
+	runs, kids := map[int32]bool{}, map[int32]bool{}
+	for _, it := range items {
+		if bit(ds.runBits, it.Exec) {
+			runs[it.Exec] = true
+		}
+		if bit(ds.childBits, it.Exec) {
+			kids[it.Exec] = true
+		}
+	}
+	if len(kids) == 0 || len(runs) == 0 {
+		return items
+	}
+	out := make([]Item, 0, len(items))
+	placed := map[int32]bool{}
+	var place func(it Item, depth int)
+	place = func(it Item, depth int) {
+		out = append(out, it)
+		placed[it.Exec] = true
+		if depth > 8 { // runs nested deeper than any meta tool does
+			return
+		}
+		for _, c := range ds.children[it.Exec] {
+			if kids[c] && !placed[c] {
+				place(Item{Kind: ItemExec, Exec: c, Group: ds.GroupOf[c], Child: true}, depth+1)
+			}
+		}
+	}
+	for _, it := range items {
+		if placed[it.Exec] {
+			continue
+		}
+		if bit(ds.childBits, it.Exec) && runs[ds.parentOf[it.Exec]] && ds.parentOf[it.Exec] != it.Exec {
+			continue // placed under its run
+		}
+		place(it, 0)
+	}
+	for _, it := range items { // a cycle of runs: what is left, where it was
+		if !placed[it.Exec] {
+			place(it, 0)
+		}
+	}
+	return out
 }
 
 // WithCases returns a copy of the dataset in which each execution carries the journal's case
@@ -311,6 +381,10 @@ type Builder struct {
 	groups  []model.DuplicateGroup
 	members [][]int32 // rows, oldest first
 
+	// parentOf is the meta tool run (its log id) each child row ran under: the list shows
+	// children under their parent. Few rows have one.
+	parentOf map[int32]string
+
 	gate *pace.Gate // where Add waits while the loop holds the load (nil: never)
 }
 
@@ -452,6 +526,12 @@ func (b *Builder) isDead(r int32) bool {
 
 func (b *Builder) add(e *model.Execution, t model.Triage, old int32, fp uint64) {
 	r := int32(b.sum.Len())
+	if e.Parent != nil && e.Parent.LogID != "" && e.Parent.LogID != e.ID {
+		if b.parentOf == nil {
+			b.parentOf = map[int32]string{}
+		}
+		b.parentOf[r] = e.Parent.LogID
+	}
 	b.sig = append(b.sig, fp)
 	b.sum.Append(e, &t)
 	// The group field stays empty in the index: a dataset's view gives it (groups are found
@@ -569,6 +649,26 @@ func (b *Builder) Snapshot() *Dataset {
 		if s.Kind.Kind().IsWrite() {
 			ds.Writes++
 		}
+	}
+	// Meta tools' children, as positions: each under its parent when both are in.
+	for r, pid := range b.parentOf {
+		if int(r) >= n || ds.rank[r] < 0 {
+			continue
+		}
+		if pr := b.ids.find(pid, &b.sum); pr >= 0 && pr < n && ds.rank[pr] >= 0 {
+			if ds.children == nil {
+				ds.children, ds.parentOf = map[int32][]int32{}, map[int32]int32{}
+				ds.runBits, ds.childBits = make([]uint64, (len(order)+63)/64), make([]uint64, (len(order)+63)/64)
+			}
+			pp, cp := ds.rank[pr], ds.rank[r]
+			ds.children[pp] = append(ds.children[pp], cp)
+			ds.parentOf[cp] = pp
+			ds.runBits[pp/64] |= 1 << (pp % 64)
+			ds.childBits[cp/64] |= 1 << (cp % 64)
+		}
+	}
+	for _, cs := range ds.children { // in the order they ran: oldest (largest position) first
+		slices.SortFunc(cs, func(a, b int32) int { return cmp.Compare(b, a) })
 	}
 	// Groups, as positions; a group left with fewer than two members (a member was replaced
 	// since the groups were found) is dropped until the next Groups.
@@ -689,6 +789,7 @@ const (
 // Item is one row of the list: 16 bytes, so a million rows stay cheap.
 type Item struct {
 	Kind   ItemKind
+	Child  bool  // a meta tool's child, placed right under its run (ItemExec)
 	Exec   int32 // position of the execution (ItemExec, ItemMember; the newest member for ItemGroup)
 	Group  int32 // index into Groups, -1 for none
 	Member int32 // position in the group, oldest first (ItemMember)
@@ -754,7 +855,7 @@ func Select(ds *Dataset, v View, match func(exec int) bool) []Item {
 				items = append(items, Item{Kind: ItemExec, Exec: int32(i), Group: ds.GroupOf[i]})
 			}
 		}
-		return items
+		return ds.nest(items)
 	}
 	var items []Item
 	for _, gi := range ds.groupOrder {
@@ -801,5 +902,5 @@ func SelectMatches(ds *Dataset, v View, pos []int) []Item {
 			items = append(items, Item{Kind: ItemExec, Exec: int32(i), Group: ds.GroupOf[i]})
 		}
 	}
-	return items
+	return ds.nest(items)
 }

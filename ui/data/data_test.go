@@ -3,6 +3,7 @@ package data
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -185,4 +186,54 @@ func matchSet(t *testing.T, ds *Dataset, text string) ([]int, map[int]bool) {
 		keep[p] = true
 	}
 	return pos, keep
+}
+
+// TestChildrenUnderTheirRun (issue 31): the list shows a meta tool's children right under its
+// run, in the order they ran, marked as children; a child whose run is filtered out stays in
+// its own place; the selection over given matches nests the same way.
+func TestChildrenUnderTheirRun(t *testing.T) {
+	t0 := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	rec := func(id string, at time.Duration, parent string) model.Execution {
+		e := model.Execution{ID: id, ToolSlug: "GMAIL_SEND_EMAIL", UserID: "u1", Timestamp: t0.Add(at), StartTime: t0.Add(at), Status: "success", RetryCount: -1}
+		if parent != "" {
+			e.Parent = &model.Parent{LogID: parent, ToolSlug: "COMPOSIO_MULTI_EXECUTE_TOOL"}
+		}
+		return e
+	}
+	run := rec("run", 0, "")
+	run.ToolSlug = "COMPOSIO_MULTI_EXECUTE_TOOL"
+	execs := []model.Execution{rec("later", 10*time.Second, ""), rec("c2", 3*time.Second, "run"), rec("between", 2*time.Second, ""), rec("c1", time.Second, "run"), run, rec("before", -time.Second, "")}
+	b := NewBuilder(nil, triage.Options{})
+	b.Add(execs) // newest first, as a source hands them on
+	ds := b.Snapshot()
+	show := func(items []Item) string {
+		var out []string
+		for _, it := range items {
+			w := ds.ID(int(it.Exec))
+			if it.Child {
+				w = "└" + w
+			}
+			out = append(out, w)
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := show(Select(ds, View{}, nil)), "later between run └c1 └c2 before"; got != want {
+		t.Errorf("list %q, want %q", got, want)
+	}
+	noRun := func(i int) bool { return ds.ID(i) != "run" }
+	if got, want := show(Select(ds, View{}, noRun)), "later c2 between c1 before"; got != want {
+		t.Errorf("without the run %q, want %q", got, want)
+	}
+	var pos []int
+	for i := range ds.Len() {
+		if ds.ID(i) != "later" {
+			pos = append(pos, i)
+		}
+	}
+	if got, want := show(SelectMatches(ds, View{}, pos)), "between run └c1 └c2 before"; got != want {
+		t.Errorf("over matches %q, want %q", got, want)
+	}
+	if got := ds.Children(ds.Index("run")); len(got) != 2 || ds.ID(int(got[0])) != "c1" {
+		t.Errorf("Children(run) = %v", got)
+	}
 }

@@ -356,6 +356,9 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 		}
 		add(glyph, sty(st.Muted))
 		toolW -= 2
+	} else if it.Child { // a meta tool's child, under its run
+		add("└ ", sty(st.Muted))
+		toolW -= 2
 	}
 	segs = append(segs, highlight(common.Fit(tool, toolW), toolHL, sty(st.List.Match))...)
 	addBase(" ")
