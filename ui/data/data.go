@@ -244,7 +244,7 @@ func (ds *Dataset) Exec(i int) model.Execution {
 	e := model.Execution{
 		ID: ds.sum.ID(r), Timestamp: ds.sum.Timestamp(r),
 		ToolSlug: ds.sum.Str(s.Tool), ToolkitSlug: ds.sum.Str(s.Toolkit), UserID: ds.sum.Str(s.User),
-		ConnectedAccountID: ds.sum.Str(s.Account), Status: ds.sum.Str(s.Status), RetryCount: -1,
+		ConnectedAccountID: ds.sum.Str(s.Account), Status: ds.sum.Str(s.Status), SessionID: ds.sum.Str(s.Session), RetryCount: -1,
 	}
 	if s.Duration >= 0 {
 		e.Duration, e.HasDuration = time.Duration(s.Duration)*time.Millisecond, true

@@ -33,6 +33,7 @@ type Summary struct {
 	User     Sym
 	Account  Sym
 	Status   Sym
+	Session  Sym   // the tool-router session ("" when none or not known: a list entry has none)
 	Duration int32 // milliseconds, rounded down; -1 when unknown, capped at MaxInt32
 	Outcome  OutcomeCode
 	Kind     KindCode
@@ -156,6 +157,7 @@ func (s *Summaries) Append(e *model.Execution, t *model.Triage) {
 		User:     s.syms.Intern(e.UserID),
 		Account:  s.syms.Intern(e.ConnectedAccountID),
 		Status:   s.syms.Intern(e.Status),
+		Session:  s.syms.Intern(e.SessionID),
 		Duration: -1,
 	}
 	if ns := e.Timestamp.UnixNano(); !e.Timestamp.IsZero() && time.Unix(0, ns).Equal(e.Timestamp) {

@@ -185,7 +185,7 @@ func (m *Model) Click(y int) bool {
 
 // layout is the column widths for a given inner width.
 type layout struct {
-	time, tool, toolkit, user, status, dur, badges int
+	time, tool, toolkit, user, session, status, dur, badges int
 	wideTime                                       bool
 	// shortTime: the date and the minute (narrow terminals: a window spans days)
 	shortTime bool
@@ -197,6 +197,8 @@ func layoutFor(w int) layout {
 	var l layout
 	l.status, l.dur = 7, 6
 	switch {
+	case w >= 190: // room for the session too
+		l.wideTime, l.time, l.tool, l.toolkit, l.user, l.session = true, 14, 34, 10, 26, 16
 	case w >= 170:
 		l.wideTime, l.time, l.tool, l.toolkit, l.user = true, 14, 36, 10, 30
 	case w >= 130:
@@ -216,6 +218,9 @@ func layoutFor(w int) layout {
 	}
 	if l.user > 0 {
 		used += l.user + 1
+	}
+	if l.session > 0 {
+		used += l.session + 1
 	}
 	l.badges = max(w-used, 0)
 	if l.badges < 12 && l.tool > 12 { // give badges room before the tool name
@@ -268,6 +273,9 @@ func (m Model) header(l layout, w int) string {
 			name = "USER"
 		}
 		cols = append(cols, common.Fit(name, l.user))
+	}
+	if l.session > 0 {
+		cols = append(cols, common.Fit("SESSION", l.session))
 	}
 	cols = append(cols, common.Fit("STATUS", l.status), common.FitLeft("DUR", l.dur), common.Fit("FLAGS", l.badges))
 	return m.Styles.List.ColumnHeader.Render(common.Fit(strings.Join(cols, " "), w))
@@ -374,6 +382,15 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 		}
 		whoText, whoHL := m.cell(who, hl[field])
 		segs = append(segs, highlight(common.Fit(whoText, l.user), whoHL, sty(st.List.Match))...)
+		addBase(" ")
+	}
+	if l.session > 0 { // t lines the session up; "-" when the row's record names none (yet)
+		sess := e.SessionID
+		if sess == "" {
+			sess = "-"
+		}
+		sessText, sessHL := m.cell(sess, hl["session"])
+		segs = append(segs, highlight(common.Fit(sessText, l.session), sessHL, sty(st.List.Match))...)
 		addBase(" ")
 	}
 	status := e.Status
