@@ -186,7 +186,7 @@ func (m *Model) Click(y int) bool {
 // layout is the column widths for a given inner width.
 type layout struct {
 	time, tool, toolkit, user, session, status, dur, badges int
-	wideTime                                       bool
+	wideTime                                                bool
 	// shortTime: the date and the minute (narrow terminals: a window spans days)
 	shortTime bool
 }
