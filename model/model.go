@@ -93,27 +93,31 @@ type Delivery struct {
 // Zero values mean "not recorded": a zero StartTime/EndTime is unknown, Duration 0 with
 // HasDuration false is unknown, RetryCount -1 is unknown.
 type Execution struct {
-	ID                 string          `json:"id"`
-	Timestamp          time.Time       `json:"timestamp"`
-	ToolSlug           string          `json:"tool_slug"`
-	ToolkitSlug        string          `json:"toolkit_slug"`
-	UserID             string          `json:"user_id,omitempty"`
-	ConnectedAccountID string          `json:"connected_account_id,omitempty"`
-	Status             string          `json:"status,omitempty"` // success|failed|"" (no terminal status)
-	Level              string          `json:"level,omitempty"`
-	Message            string          `json:"message,omitempty"`
-	StartTime          time.Time       `json:"start_time,omitzero"`
-	EndTime            time.Time       `json:"end_time,omitzero"`
-	Duration           time.Duration   `json:"duration_ns,omitempty"`
-	HasDuration        bool            `json:"has_duration,omitempty"`
-	Arguments          json.RawMessage `json:"arguments,omitempty"`
-	Response           json.RawMessage `json:"response,omitempty"` // data.response: {data, error, successful}
-	Error              *ExecError      `json:"error,omitempty"`
-	RequestID          string          `json:"request_id,omitempty"`
-	SessionID          string          `json:"session_id,omitempty"`
-	TraceID            string          `json:"trace_id,omitempty"`
-	Source             Source          `json:"source,omitzero"`
-	SDKVersion         string          `json:"sdk_version,omitempty"`
+	ID                 string        `json:"id"`
+	Timestamp          time.Time     `json:"timestamp"`
+	ToolSlug           string        `json:"tool_slug"`
+	ToolkitSlug        string        `json:"toolkit_slug"`
+	UserID             string        `json:"user_id,omitempty"`
+	ConnectedAccountID string        `json:"connected_account_id,omitempty"`
+	Status             string        `json:"status,omitempty"` // success|failed|"" (no terminal status)
+	Level              string        `json:"level,omitempty"`
+	Message            string        `json:"message,omitempty"`
+	StartTime          time.Time     `json:"start_time,omitzero"`
+	EndTime            time.Time     `json:"end_time,omitzero"`
+	Duration           time.Duration `json:"duration_ns,omitempty"`
+	HasDuration        bool          `json:"has_duration,omitempty"`
+	// Detailed is true when the record came from a detail (timings, context, data), false for
+	// a list entry whose data may be fetched later. (Beside HasDuration: the two bools share
+	// one word, which keeps a million records 8 MB smaller.)
+	Detailed   bool            `json:"detailed,omitempty"`
+	Arguments  json.RawMessage `json:"arguments,omitempty"`
+	Response   json.RawMessage `json:"response,omitempty"` // data.response: {data, error, successful}
+	Error      *ExecError      `json:"error,omitempty"`
+	RequestID  string          `json:"request_id,omitempty"`
+	SessionID  string          `json:"session_id,omitempty"`
+	TraceID    string          `json:"trace_id,omitempty"`
+	Source     Source          `json:"source,omitzero"`
+	SDKVersion string          `json:"sdk_version,omitempty"`
 	// ToolVersion is the tool version the execution ran (metadata.tool_version, or
 	// metadata.version), "" when the log does not say.
 	ToolVersion string  `json:"tool_version,omitempty"`
@@ -125,9 +129,6 @@ type Execution struct {
 	// Delivery is a trigger delivery's identity (a trigger.message record read from the
 	// trigger logs, or an export of them); nil for anything else.
 	Delivery *Delivery `json:"delivery,omitempty"`
-	// Detailed is true when the record came from a detail (timings, context, data), false for
-	// a list entry whose data may be fetched later.
-	Detailed bool `json:"detailed,omitempty"`
 }
 
 // The record types of the Logs API (composio-api.md, round 3).
