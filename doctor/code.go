@@ -273,7 +273,7 @@ func follow(files []codeFile) *project {
 			facts[fi] = append(facts[fi], ft)
 		}
 	}
-	for round := 0; round < 6; round++ {
+	for range 6 {
 		changed := false
 		set := func(m map[string]valueKind, k string, v valueKind) {
 			if v != kindNone && m[k] < v {
@@ -337,7 +337,7 @@ func mayHeader(line string) bool {
 func imports(code string, eco Ecosystem) [][2]string {
 	var out [][2]string
 	add := func(list string) {
-		for _, part := range strings.Split(list, ",") {
+		for part := range strings.SplitSeq(list, ",") {
 			m := importNameRE.FindStringSubmatch(strings.TrimSpace(part))
 			if m == nil {
 				continue
@@ -449,7 +449,7 @@ func scanProject(files []codeFile) []codeUse {
 				}
 				if t := toolsArgRE.FindStringSubmatch(args); t != nil {
 					u.tools = []string{}
-					for _, x := range strings.Split(t[1], ",") {
+					for x := range strings.SplitSeq(t[1], ",") {
 						if x = strings.Trim(strings.TrimSpace(x), `"'`+"`"); x != "" {
 							u.tools = append(u.tools, x)
 						}
@@ -521,7 +521,7 @@ func scanProject(files []codeFile) []codeUse {
 			if m := destructureRE.FindStringSubmatch(line); m != nil && sessions[m[2]] != nil && sessions[m[2]].line != ln {
 				s, text := sessions[m[2]], m[0]
 				destructured = m[2]
-				for _, part := range strings.Split(m[1], ",") {
+				for part := range strings.SplitSeq(m[1], ",") {
 					member, _, _ := strings.Cut(strings.TrimSpace(part), ":")
 					switch member = strings.TrimSpace(member); {
 					case sessionSends[member]:
