@@ -574,7 +574,24 @@ func (g *gen) plan(t time.Time, left int) (int, bool) {
 			add(e)
 			start = callerEnd(e).Add(wait)
 		}
-	case 6: // double submit: two callers within a second; now and then exectriage's own retry
+	case 6: // double submit: two callers within a second; now and then exectriage's own retry, or a trigger's redelivery
+		if g.chance(0.15) { // a trigger event delivered again after the handler answered late; it wrote each time
+			event := g.rnd("msg_", hexdigits, 16)
+			for i, at := range []time.Time{t.Add(-75 * time.Second), t.Add(-30 * time.Second)} {
+				d := &model.Execution{ID: g.rnd("log_", b64, 12), Type: model.TypeTriggerMessage, Timestamp: at, StartTime: at,
+					ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE", ToolkitSlug: "gmail", UserID: a.user, ConnectedAccountID: a.id,
+					Status: model.StatusSuccess, Level: "info", Message: "Trigger GMAIL_NEW_GMAIL_MESSAGE delivered", RetryCount: -1, Detailed: true,
+					Delivery: &model.Delivery{EventID: event, Attempt: i + 1, TriggerID: "ti_" + event[4:14]}}
+				if i == 0 {
+					d.Status, d.Delivery.Error = model.StatusFailed, "the app's webhook did not answer within 15 s"
+				}
+				burst = append(burst, d)
+				w := g.exec(tl, a, at.Add(time.Duration(400+g.r.IntN(900))*time.Millisecond), args, fNone, -1, "")
+				w.RetryCount = -1
+				burst = append(burst, w)
+			}
+			break
+		}
 		if g.chance(0.2) { // a timeout, then minutes later exectriage's guarded retry of it
 			first := g.exec(tl, a, t.Add(-5*time.Minute), args, fTimeout, -1, "")
 			first.RetryCount = -1
