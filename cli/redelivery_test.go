@@ -25,22 +25,16 @@ func TestATriggerRedeliveryIsOneGroup(t *testing.T) {
 	execs := srv.Executions()
 	byID := map[string]model.Execution{}
 	deliveriesOf := map[string][]model.Execution{} // by event id, oldest first
-	var lines []string
 	for _, e := range execs {
 		byID[e.ID] = e
 		if e.Delivery != nil {
 			deliveriesOf[e.Delivery.EventID] = append(deliveriesOf[e.Delivery.EventID], e)
 		}
-		b, _ := json.Marshal(model.ToWire(&e, true))
-		lines = append(lines, string(b))
 	}
 	for _, ds := range deliveriesOf {
 		slices.SortFunc(ds, func(a, b model.Execution) int { return a.Timestamp.Compare(b.Timestamp) })
 	}
-	export := filepath.Join(t.TempDir(), "export.jsonl")
-	if err := os.WriteFile(export, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	export := exportOf(t, execs)
 	// the truth: each redelivered event's handler writes
 	want := map[string][]string{} // group key -> members, oldest first
 	for _, r := range srv.Truth() {
@@ -115,15 +109,7 @@ func TestATriggerRedeliveryIsOneGroup(t *testing.T) {
 func TestAMetaToolResendIsNamedFromItsRuns(t *testing.T) {
 	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 33, Size: 4000, Now: fixedNow, APIKey: "k-meta", Events: true})
 	vars := map[string]string{"COMPOSIO_API_KEY": "k-meta", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
-	var lines []string
-	for _, e := range srv.Executions() {
-		b, _ := json.Marshal(model.ToWire(&e, true))
-		lines = append(lines, string(b))
-	}
-	export := filepath.Join(t.TempDir(), "export.jsonl")
-	if err := os.WriteFile(export, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	export := exportOf(t, srv.Executions())
 	want := map[string][]string{}
 	for _, r := range srv.Truth() {
 		if r.Case == sandbox.CaseMetaResend {
@@ -166,4 +152,23 @@ func TestAMetaToolResendIsNamedFromItsRuns(t *testing.T) {
 			t.Errorf("%v: %d groups of children", src[0], children)
 		}
 	}
+}
+
+// exportOf writes the records as an export of the Logs API (detail shape, one per line) and
+// returns its path.
+func exportOf(t *testing.T, execs []model.Execution) string {
+	t.Helper()
+	var lines []string
+	for _, e := range execs {
+		b, err := json.Marshal(model.ToWire(&e, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	export := filepath.Join(t.TempDir(), "export.jsonl")
+	if err := os.WriteFile(export, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return export
 }
