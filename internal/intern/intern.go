@@ -8,7 +8,10 @@
 // slower (the bytes of a cached string are one more cache miss).
 package intern
 
-import "unsafe"
+import (
+	"strings"
+	"unsafe"
+)
 
 // Table is a numbering. The zero value has no cache; New gives one. Not safe for concurrent
 // use.
@@ -70,6 +73,9 @@ func (t *Table) Of(s string) uint32 {
 	}
 	k, ok := t.idx[s]
 	if !ok {
+		// a copy of its own: s may be a piece of a much larger buffer (a parser's chunk), which
+		// the table would otherwise keep alive for as long as it keeps s
+		s = strings.Clone(s)
 		k = uint32(len(t.strs))
 		t.idx[s] = k
 		t.strs = append(t.strs, s)
