@@ -11,7 +11,7 @@ import (
 // API, a detail appended after its list entry, a status that changed between two pages): it is
 // one execution. Every front keeps the same copy, the rule of the TUI's store
 // (ui/data.Builder): a later copy replaces an earlier one, unless it is only a list entry of a
-// record kept whole.
+// record kept whole (model.KeepsEarlierCopy).
 
 // latestCopies walks n records in the order they arrived (id and detailed of each by index)
 // and reports which are replaced by a later copy of the same id, and how many are.
@@ -39,7 +39,7 @@ func latestCopies(n int, id func(i int) string, detailed func(i int) bool) (dead
 			k = first
 		}
 		loser, winner := k, int32(i)
-		if detailed(int(k)) && !detailed(i) {
+		if model.KeepsEarlierCopy(detailed(int(k)), detailed(i)) {
 			loser, winner = int32(i), k
 		}
 		if keep == nil {

@@ -321,10 +321,10 @@ type scanState struct {
 
 func (st *scanState) add(e *model.Execution, ref *source.Ref) {
 	t, groupable := st.cls.Classify(e)
-	if e.Type != "" || e.Parent != nil || len(e.ToolSlug) > 9 && e.ToolSlug[0]|0x20 == 'c' { // cheap tests first: a million calls
-		st.deliveries.Add(e)
-		st.runs.Add(e, t.Outcome)
-	}
+	// after the classifier, which read the record's fields: each index's own test is then a
+	// comparison (before it, a cache miss a record)
+	st.deliveries.Add(e)
+	st.runs.Add(e, t.Outcome)
 	r := st.row(e, &t)
 	st.s.rows.add(r)
 	if !groupable {

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -622,7 +623,7 @@ func wordRE(name string) *regexp.Regexp {
 // the middleware, or one of the SDK's calls. Other files are not kept.
 func relevant(text []byte) bool {
 	for _, w := range []string{"omposio", "ession", "oolRetryMiddleware", "tools.", "andle_tool_calls", "andleToolCall", "xecute_action", "xecuteAction", "get_tools", "getTools"} {
-		if strings.Contains(string(text), w) {
+		if bytes.Contains(text, []byte(w)) {
 			return true
 		}
 	}

@@ -138,6 +138,13 @@ const (
 	TypeAccountCreated = "connected_account.created"
 )
 
+// KeepsEarlierCopy is the rule every front applies to two records of one log id (an export's
+// overlapping pages, a detail after its list entry, a refresh): the later copy replaces the
+// earlier one, unless the earlier is whole (Detailed) and the later only a list entry.
+func KeepsEarlierCopy(earlierDetailed, laterDetailed bool) bool {
+	return earlierDetailed && !laterDetailed
+}
+
 // IsToolExecution reports whether the record is a tool execution (not a trigger delivery or an
 // account event), the only kind of record that can be a write.
 func (e *Execution) IsToolExecution() bool { return e.Type == "" || e.Type == TypeToolExecution }

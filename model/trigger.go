@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -133,13 +134,13 @@ func NumberAttempts(deliveries []Execution) {
 		}
 	}
 	for _, idx := range byEvent {
-		sorted := append([]int(nil), idx...)
-		for a := 1; a < len(sorted); a++ { // a few per event: insertion sort by time, then id
-			for b := a; b > 0 && deliveryBefore(&deliveries[sorted[b]], &deliveries[sorted[b-1]]); b-- {
-				sorted[b], sorted[b-1] = sorted[b-1], sorted[b]
+		slices.SortFunc(idx, func(a, b int) int {
+			if c := deliveries[a].Timestamp.Compare(deliveries[b].Timestamp); c != 0 {
+				return c
 			}
-		}
-		for n, i := range sorted {
+			return strings.Compare(deliveries[a].ID, deliveries[b].ID)
+		})
+		for n, i := range idx {
 			if deliveries[i].Delivery.Attempt == 0 {
 				d := *deliveries[i].Delivery
 				d.Attempt = n + 1
@@ -147,11 +148,4 @@ func NumberAttempts(deliveries []Execution) {
 			}
 		}
 	}
-}
-
-func deliveryBefore(a, b *Execution) bool {
-	if !a.Timestamp.Equal(b.Timestamp) {
-		return a.Timestamp.Before(b.Timestamp)
-	}
-	return a.ID < b.ID
 }

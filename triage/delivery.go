@@ -26,7 +26,7 @@ const DeliveryWindow = 60 * time.Second
 type Deliveries struct {
 	mu     sync.RWMutex
 	byUser map[string][]delivery // by start
-	n      int
+	ids    map[string]bool       // the deliveries held, by id
 }
 
 // delivery is one trigger delivery, as the index keeps it.
@@ -37,7 +37,9 @@ type delivery struct {
 }
 
 // NewDeliveries returns an empty index.
-func NewDeliveries() *Deliveries { return &Deliveries{byUser: map[string][]delivery{}} }
+func NewDeliveries() *Deliveries {
+	return &Deliveries{byUser: map[string][]delivery{}, ids: map[string]bool{}}
+}
 
 // Add keeps e if it is a trigger delivery that names its event; another record is ignored. A
 // delivery added again (the same id) replaces the first.
@@ -50,10 +52,17 @@ func (d *Deliveries) Add(e *model.Execution) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	list := d.byUser[e.UserID]
-	if i := slices.IndexFunc(list, func(x delivery) bool { return x.id == dl.id }); i >= 0 {
-		list = slices.Delete(list, i, i+1)
-		d.n--
+	if d.ids[dl.id] { // again (rare): the earlier copy goes
+		for u, l := range d.byUser {
+			if i := slices.IndexFunc(l, func(x delivery) bool { return x.id == dl.id }); i >= 0 {
+				d.byUser[u] = slices.Delete(l, i, i+1)
+				if u == e.UserID {
+					list = d.byUser[u]
+				}
+			}
+		}
 	}
+	d.ids[dl.id] = true
 	i, _ := slices.BinarySearchFunc(list, dl, func(a, b delivery) int {
 		if c := a.at.Compare(b.at); c != 0 {
 			return c
@@ -61,7 +70,6 @@ func (d *Deliveries) Add(e *model.Execution) {
 		return strings.Compare(a.id, b.id)
 	})
 	d.byUser[e.UserID] = slices.Insert(list, i, dl)
-	d.n++
 }
 
 // Len is how many deliveries the index holds.
@@ -71,7 +79,7 @@ func (d *Deliveries) Len() int {
 	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	return d.n
+	return len(d.ids)
 }
 
 // of is the delivery that started e: one whose event id the execution's trace or session id

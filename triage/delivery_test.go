@@ -110,3 +110,17 @@ func TestTriggerRedelivery(t *testing.T) {
 		})
 	}
 }
+
+// A delivery read twice (its list entry, then the trigger log) is one delivery: the later copy
+// replaces the earlier, wherever its user put it.
+func TestADeliveryAddedAgainReplacesIt(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	d := NewDeliveries()
+	e := model.Execution{ID: "d1", Type: model.TypeTriggerMessage, UserID: "u1", StartTime: at, Delivery: &model.Delivery{EventID: "msg_1"}}
+	d.Add(&e)
+	e.UserID, e.Delivery = "u2", &model.Delivery{EventID: "msg_2"}
+	d.Add(&e)
+	if d.Len() != 1 || len(d.byUser["u1"]) != 0 || len(d.byUser["u2"]) != 1 || d.byUser["u2"][0].event != "msg_2" {
+		t.Fatalf("%d deliveries, by user %v", d.Len(), d.byUser)
+	}
+}

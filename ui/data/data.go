@@ -507,7 +507,7 @@ func (b *Builder) replaces(e *model.Execution, fp uint64) (old int32, ok bool) {
 	if b.sig[r] == fp {
 		return -1, false // the same record again
 	}
-	if b.sum.Row(r).Flags&FlagDetailed != 0 && !e.Detailed {
+	if model.KeepsEarlierCopy(b.sum.Row(r).Flags&FlagDetailed != 0, e.Detailed) {
 		return -1, false // keep the detailed copy when the newer one is only a list entry
 	}
 	for len(b.dead) <= r/64 {
@@ -747,7 +747,7 @@ func Build(base, more []model.Execution, analyze Analyzer) *Dataset {
 			return
 		}
 		if i, ok := seen[e.ID]; ok {
-			if execs[i].Detailed && !e.Detailed {
+			if model.KeepsEarlierCopy(execs[i].Detailed, e.Detailed) {
 				return
 			}
 			execs[i] = e
