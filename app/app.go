@@ -103,6 +103,10 @@ type Options struct {
 	// Cache is whether the live API's logs are kept between runs (logcache): CacheAuto keeps
 	// them for a remote API, not for a loopback one (a sandbox, whose records do not last).
 	Cache CacheMode
+	// Index is the team index's PostgreSQL DSN (--index; "" means EXECTRIAGE_INDEX, else the
+	// profile's index, else none), and IndexProject the name the team shares a project under
+	// (the profile's index_project; "" derives it from the key).
+	Index, IndexProject string
 }
 
 // App is one session of exectriage over one source.
@@ -127,6 +131,8 @@ type App struct {
 	ownJ      bool     // the app closes j (ViewJournal)
 	bundleDir string
 	outDir    string // the session's private directory for its files (writeOut), made on first use
+
+	index IndexState // the session's team index
 
 	rateMu   sync.Mutex
 	rateWait RateWait // the latest wait for the rate limit (RateWaiting)
@@ -250,7 +256,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	}
 	creds.From = keyFromLabel(o, creds.From)
 	a := &App{o: o, cfg: cfg, topt: topt.WithDefaults(), kinds: triage.NewKinds(), policy: redact.NewPolicy(creds.Key), creds: creds}
-	if a.src, err = openSource(ctx, &o, creds, a.rateNotice(&o)); err != nil {
+	if a.src, err = openSource(ctx, &o, creds, &a.index, a.rateNotice(&o)); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -356,7 +362,7 @@ func (a *App) CheckFile(ctx context.Context) error {
 // when there is none; never the key itself.
 func (a *App) KeyFrom() string { return a.creds.From }
 
-func openSource(ctx context.Context, o *Options, creds Credentials, extra ...client.Option) (source.Source, error) {
+func openSource(ctx context.Context, o *Options, creds Credentials, idx *IndexState, extra ...client.Option) (source.Source, error) {
 	opt := source.Options{
 		File:          o.File,
 		BaseURL:       o.BaseURL,
@@ -412,7 +418,7 @@ func openSource(ctx context.Context, o *Options, creds Credentials, extra ...cli
 		opt.BaseURL = envBase(*o, creds)
 	}
 	if o.File == "" && !opt.Demo {
-		opt.Cache = openCache(ctx, *o, opt.BaseURL, creds)
+		opt.Cache = openCache(ctx, *o, opt.BaseURL, creds, idx)
 	}
 	if o.SourceOptions != nil {
 		o.SourceOptions(&opt)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/logcache"
+	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/source"
 )
 
@@ -30,21 +31,80 @@ func cacheOn(o Options, base string) bool {
 	case CacheOff:
 		return false
 	}
-	if v := strings.ToLower(o.getenv("EXECTRIAGE_CACHE")); v == "off" || v == "0" || v == "no" {
+	if cacheOffByEnv(o) {
 		return false
 	}
 	return base == "" || !source.Loopback(base)
 }
 
-// openCache opens the cache of the API at base for the session's key, nil when the session
-// does not cache or the cache cannot be opened (the API answers then). A read-only session
-// reads a cache that exists and writes nothing.
-func openCache(ctx context.Context, o Options, base string, creds Credentials) *logcache.Cache {
-	if !cacheOn(o, base) {
+// cacheOffByEnv reports whether EXECTRIAGE_CACHE turns caching off (without --cache).
+func cacheOffByEnv(o Options) bool {
+	v := strings.ToLower(strings.TrimSpace(o.getenv("EXECTRIAGE_CACHE")))
+	return o.Cache != CacheOn && (v == "off" || v == "0" || v == "no")
+}
+
+// IndexState is the session's team index (logcache.OpenIndex): where it is, and why it could
+// not be opened when it could not (the session then reads the API, through the local cache).
+type IndexState struct {
+	Where string // its location without a password; "" when none is configured
+	Err   error
+	c     *logcache.Cache // the open index (the source owns and closes it)
+}
+
+// On reports whether the session reads and keeps the logs in the team index.
+func (s IndexState) On() bool { return s.Where != "" && s.Err == nil }
+
+// Index is the session's team index.
+func (a *App) Index() IndexState { return a.index }
+
+// indexDSN is the team index the session is told to use: --index, else the profile's index,
+// else EXECTRIAGE_INDEX ("" for none), as the journal's location is found.
+func indexDSN(o Options) string {
+	if v := strings.TrimSpace(o.Index); v != "" {
+		return v
+	}
+	return strings.TrimSpace(o.getenv("EXECTRIAGE_INDEX"))
+}
+
+// indexProject is the project's name in the team index: the profile's index_project when set
+// (a team whose engineers read one project with keys of their own), else the organisation and
+// project of a user key, else the key; hashed with the API's base URL (logcache.IndexName).
+func indexProject(o Options, base string, creds Credentials) string {
+	switch {
+	case strings.TrimSpace(o.IndexProject) != "":
+		return logcache.IndexName(base, "name\x00"+strings.TrimSpace(o.IndexProject))
+	case creds.OrgID != "" && creds.Project != "":
+		return logcache.IndexName(base, "project\x00"+creds.OrgID+"\x00"+creds.Project)
+	}
+	return logcache.IndexName(base, "key\x00"+creds.Key)
+}
+
+// openCache opens the team index when one is configured, else the cache of the API at base
+// for the session's key; nil when the session does not cache or the cache cannot be opened
+// (the API answers then). An index that cannot be opened is said in idx, and the local cache
+// serves. A read-only session reads what exists and writes nothing; --no-cache reads the API
+// alone, index or not.
+func openCache(ctx context.Context, o Options, base string, creds Credentials, idx *IndexState) *logcache.Cache {
+	if o.Cache == CacheOff || cacheOffByEnv(o) {
 		return nil
 	}
 	if base == "" {
 		base = client.DefaultBaseURL
+	}
+	if dsn := indexDSN(o); dsn != "" {
+		idx.Where = redact.Location(dsn)
+		c, err := logcache.OpenIndex(ctx, dsn, indexProject(o, base, creds), logcache.Options{ReadOnly: o.ReadOnly})
+		if err == nil {
+			idx.c = c
+			return c
+		}
+		if errors.Is(err, logcache.ErrNone) {
+			err = fmt.Errorf("team index %s: it holds nothing yet (exectriage sync fills it)", idx.Where)
+		}
+		idx.Err = err
+	}
+	if !cacheOn(o, base) {
+		return nil
 	}
 	dir, err := logcache.Dir(o.getenv)
 	if err != nil {

@@ -26,6 +26,9 @@ type Info struct {
 	JournalKind   string `json:"journal_kind"`
 	JournalGuards string `json:"journal_guards"`
 	JournalFound  bool   `json:"journal_found"`
+	// Index is the team index the session reads and keeps the logs in (location, password
+	// redacted; "" for none: the local cache).
+	Index string `json:"index,omitempty"`
 	StateDir      string `json:"state_dir"`
 	DemoAnchor    string `json:"demo_anchor"`
 	Spool         string `json:"spool"` // where gzipped exports are decompressed while open
@@ -79,6 +82,9 @@ func GetInfo(o Options) (Info, error) {
 		return in, err
 	}
 	in.Journal = journal.RedactDSN(dsn)
+	if d := indexDSN(o); d != "" {
+		in.Index = redact.Location(d)
+	}
 	in.JournalKind, in.JournalGuards = "SQLite", "this machine's processes that use the same file"
 	if journal.IsPostgres(dsn) {
 		in.JournalKind, in.JournalGuards = "PostgreSQL", "everyone who uses it"

@@ -64,6 +64,12 @@ func applyProfile(o Options, cfg config.Config, name string) (Options, ProfileIn
 	if strings.TrimSpace(o.Journal) == "" && p.Journal != "" {
 		o.Journal = p.Journal
 	}
+	if strings.TrimSpace(o.Index) == "" && p.Index != "" {
+		o.Index = p.Index
+	}
+	if strings.TrimSpace(o.IndexProject) == "" {
+		o.IndexProject = p.IndexProject
+	}
 	o.profile = ProfileInfo{Name: name, Production: p.Production, Colour: p.Colour}
 	o.profileKeyEnv = p.APIKeyEnv
 	o.profileLogURL = p.DashboardLogURL

@@ -77,6 +77,7 @@ type sourceFlags struct {
 	profile              string
 	// cache, noCache: --cache keeps even a loopback API's logs, --no-cache none
 	cache, noCache bool
+	index          string // --index: the team index's DSN
 	// viewJournal: the command takes --journal, so a load shows the journal's cases (read
 	// only, when the journal exists).
 	viewJournal bool
@@ -112,6 +113,8 @@ func commandFlags(name string) flagGroups {
 		return withJSON | withReadOnly
 	case "export":
 		return withSource | withConfig | withReadOnly
+	case "sync":
+		return withSource | withJSON | withConfig | withReadOnly
 	case "retry", "resolve", "mark", "info":
 		return withSource | withJSON | withConfig | withJournal | withReadOnly
 	case "journal":
@@ -139,6 +142,7 @@ func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 		fs.Var(durationValue{&s.timeout, &s.timeSet}, "timeout", "the caller's request `DURATION`: a success slower than this is ambiguous")
 		fs.BoolVar(&s.noCache, "no-cache", false, "read everything from the API: neither use nor keep the local cache of its logs (EXECTRIAGE_CACHE=off does the same)")
 		fs.BoolVar(&s.cache, "cache", false, "keep the API's logs in the local cache even for a loopback API (a remote one's always are, unless --no-cache)")
+		fs.StringVar(&s.index, "index", "", "read and keep the API's logs in the team index at `DSN` (postgres://…; default the profile's index, else $EXECTRIAGE_INDEX; see exectriage sync)")
 	}
 	if g&withJSON != 0 {
 		fs.BoolVar(&s.json, "json", false, "print JSON (versioned, documented in docs/json.md) instead of text")
@@ -185,7 +189,7 @@ func (s *sourceFlags) refuseIfReadOnly(env *Env, cmd, what string) (int, bool) {
 // options are the application layer's options for these flags in env.
 func (s *sourceFlags) options(env *Env) app.Options {
 	o := app.Options{
-		Demo: s.demo, JournalOnly: s.jonly, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config,
+		Demo: s.demo, JournalOnly: s.jonly, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config, Index: s.index,
 		Since: s.since, SinceSet: s.sinceSet, CallerTimeout: s.timeout, CallerTimeoutSet: s.timeSet,
 		Lean: s.lean, Background: s.interactive, Getenv: env.Getenv, Now: env.Now, Version: Version, ReadOnly: s.readonly, AllowReads: s.allowReads, Profile: s.profile,
 		OnBad:      func(r model.RecordError) { s.warnBad(env, r) },
@@ -209,6 +213,9 @@ func (s *sourceFlags) open(ctx context.Context, env *Env) (*app.App, error) {
 	a, err := app.Open(ctx, s.options(env))
 	if err == nil && a.SourceKind() == app.SourceLive && strings.HasPrefix(a.KeyFrom(), "the Composio CLI login") {
 		fmt.Fprintf(env.Stderr, "exectriage: using the API key of %s (COMPOSIO_API_KEY is not set)\n", sanitize.String(a.KeyFrom()))
+	}
+	if err == nil && a.Index().Err != nil {
+		fmt.Fprintf(env.Stderr, "exectriage: %s: reading the API instead\n", sanitize.String(a.Index().Err.Error()))
 	}
 	return a, err
 }

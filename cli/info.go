@@ -74,6 +74,7 @@ func infoRun(env *Env, opts *InfoOptions) int {
 		{"journal", in.JournalKind + " " + in.Journal + found(in.JournalFound || in.JournalKind == "PostgreSQL")},
 		{"  guards", in.JournalGuards},
 		{"  schema", fmt.Sprint(in.JournalSchema)},
+		{"team index", orWord(in.Index, "none: the API's logs are kept in the local cache (exectriage cache info)")},
 		{"state", in.StateDir},
 		{"demo anchor", in.DemoAnchor},
 		{"spool", in.Spool + " (gzipped exports, 0600, while open)"},
@@ -85,4 +86,13 @@ func infoRun(env *Env, opts *InfoOptions) int {
 		line(env.Stdout, "%-13s %s", r[0], sanitize.String(r[1]))
 	}
 	return ExitOK
+}
+
+
+// orWord is s, or what its absence means.
+func orWord(s, none string) string {
+	if s == "" {
+		return none
+	}
+	return s
 }

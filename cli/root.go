@@ -127,6 +127,7 @@ func NewRootCmd(env *Env) *cobra.Command {
 		NewCmdInfo(env, nil),
 		NewCmdCache(env, nil),
 		NewCmdExport(env, nil),
+		NewCmdSync(env, nil),
 		NewCmdSandbox(env, nil),
 		newCmdVersion(env),
 		newCmdCompletion(env),

@@ -104,6 +104,9 @@ func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 	if a.SourceKind() == app.SourceLive && strings.HasPrefix(a.KeyFrom(), "the Composio CLI login") {
 		notice = "using the API key of " + a.KeyFrom() + " (COMPOSIO_API_KEY is not set)"
 	}
+	if err := a.Index().Err; err != nil { // said on stderr too, which the screen then covers
+		notice = strings.TrimSpace(notice + " " + err.Error() + ": reading the API instead")
+	}
 	var j *app.Journal
 	if a.ReadOnly() { // read, never create, migrate or recover: a read-only session writes nothing
 		var note string

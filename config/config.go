@@ -74,6 +74,8 @@ type Config struct {
 //	base_url = "https://backend.composio.dev"
 //	api_key_env = "COMPOSIO_API_KEY_PROD"   # the variable holding its key (never the key itself)
 //	journal = "postgres://triage@db/exectriage"
+//	index = "postgres://triage@db/exectriage"  # the team's copy of the logs (exectriage sync)
+//	index_project = "acme-prod"              # the name the team shares it under (optional)
 //	production = true                        # a loud header: every action here is real
 //	colour = "#ff0000"                       # the profile's colour in the header
 //	dashboard_log_url = "https://…/{log_id}"  # this project's page of one log, for `o`
@@ -81,6 +83,8 @@ type Profile struct {
 	BaseURL         string `toml:"base_url"`
 	APIKeyEnv       string `toml:"api_key_env"`
 	Journal         string `toml:"journal"`
+	Index           string `toml:"index"`
+	IndexProject    string `toml:"index_project"`
 	Production      bool   `toml:"production"`
 	Colour          string `toml:"colour"`
 	DashboardLogURL string `toml:"dashboard_log_url"`

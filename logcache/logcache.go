@@ -4,7 +4,13 @@
 // file 0600). A load then reads from the API only what is newer than what it has (and an
 // overlap, for late writes and statuses that changed), and a detail is fetched once. The file
 // never holds the API key: its name is a hash of the base URL and the key. Several processes
-// may use one file at once (WAL, a busy timeout). It imports only model.
+// may use one file at once (WAL, a busy timeout).
+//
+// A team index (OpenIndex) is the same cache in a team's PostgreSQL: one copy of a project's
+// logs that `exectriage sync` keeps current and every engineer's session reads, in two tables
+// (exectriage_index_entries, exectriage_index_covered) keyed by the project's name (Name: a
+// hash, never the key), beside the journal's tables or in a database of their own. It imports
+// only model and redact.
 package logcache
 
 import (
@@ -21,9 +27,11 @@ import (
 	"slices"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" driver (pure Go)
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver (a team index)
+	_ "modernc.org/sqlite"             // the "sqlite" driver (pure Go)
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/redact"
 )
 
 // Overlap is how far before the newest covered moment a load reads the API again: an
@@ -43,9 +51,11 @@ type Span struct {
 // Cache is one API's and project's cached logs.
 type Cache struct {
 	db         *sql.DB
-	path       string
+	path       string // the file, or the index's location without its password
 	readOnly   bool
 	maxEntries int
+	q          *queries
+	project    string // the project's name in a team index ("" in a file: one file, one project)
 }
 
 // Dir is the directory the caches live in: $XDG_CACHE_HOME/exectriage, else
@@ -62,14 +72,21 @@ func Dir(getenv func(string) string) (string, error) {
 
 // Name is the cache file of an API (its base URL) and project (the key that reads it): a hash
 // of both, so that the key never lands on disk.
-func Name(baseURL, key string) string {
+func Name(baseURL, key string) string { return "logs-" + digest(baseURL, key) + ".db" }
+
+// IndexName is a project's name in a team index: a hash of the API (its base URL) and of what
+// names the project there (the key that reads it, or the organisation and project), so that
+// neither lands in the database.
+func IndexName(baseURL, project string) string { return "p-" + digest(baseURL, project) }
+
+func digest(baseURL, key string) string {
 	u := baseURL
 	if p, err := url.Parse(baseURL); err == nil {
 		p.User, p.RawQuery, p.Fragment = nil, "", ""
 		u = p.String()
 	}
 	sum := sha256.Sum256([]byte(u + "\x00" + key))
-	return "logs-" + hex.EncodeToString(sum[:12]) + ".db"
+	return hex.EncodeToString(sum[:12])
 }
 
 // Options tune Open.
@@ -114,12 +131,12 @@ func Open(ctx context.Context, path string, o Options) (*Cache, error) {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	db.SetMaxOpenConns(1)
-	c := &Cache{db: db, path: path, readOnly: o.ReadOnly, maxEntries: o.MaxEntries}
+	c := &Cache{db: db, path: path, readOnly: o.ReadOnly, maxEntries: o.MaxEntries, q: &sqliteQueries}
 	if c.maxEntries <= 0 {
 		c.maxEntries = DefaultMaxEntries
 	}
 	if !o.ReadOnly {
-		if _, err := db.ExecContext(ctx, schema); err != nil {
+		if _, err := db.ExecContext(ctx, sqliteQueries.schema); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("cache: %s: %w", path, err)
 		}
@@ -127,7 +144,84 @@ func Open(ctx context.Context, path string, o Options) (*Cache, error) {
 	return c, nil
 }
 
-const schema = `
+// OpenIndex opens the team index of a project (its Name) in the PostgreSQL database dsn,
+// creating its tables unless read-only. The tables hold every project that shares the
+// database, each under its name; the search_path of dsn says in which schema.
+func OpenIndex(ctx context.Context, dsn, project string, o Options) (*Cache, error) {
+	where := redact.Location(dsn)
+	fail := func(what string, err error) error {
+		return fmt.Errorf("team index %s: %s: %s", where, what, redact.ScrubLocation(err.Error(), dsn))
+	}
+	if project == "" {
+		return nil, fmt.Errorf("team index %s: no project name", where)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fail("open", err)
+	}
+	db.SetMaxOpenConns(4)
+	db.SetConnMaxIdleTime(time.Minute)
+	// an unreachable server must not hang a command: the session reads the API instead
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fail("connect", err)
+	}
+	c := &Cache{db: db, path: where, readOnly: o.ReadOnly, maxEntries: o.MaxEntries, q: &postgresQueries, project: project}
+	if c.maxEntries <= 0 {
+		c.maxEntries = DefaultMaxEntries
+	}
+	if o.ReadOnly {
+		var n int
+		if err := db.QueryRowContext(pctx, `SELECT count(*) FROM information_schema.tables
+			WHERE table_schema = current_schema() AND table_name = 'exectriage_index_entries'`).Scan(&n); err != nil {
+			db.Close()
+			return nil, fail("read", err)
+		}
+		if n == 0 {
+			db.Close()
+			return nil, ErrNone
+		}
+		return c, nil
+	}
+	// Two sessions creating the tables at once: IF NOT EXISTS still races in PostgreSQL's
+	// catalog, so the creation holds a lock of its own.
+	tx, err := db.BeginTx(pctx, nil)
+	if err != nil {
+		db.Close()
+		return nil, fail("create tables", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(pctx, `SELECT pg_advisory_xact_lock(hashtext('exectriage_index schema'))`); err != nil {
+		db.Close()
+		return nil, fail("create tables", err)
+	}
+	if _, err := tx.ExecContext(pctx, postgresQueries.schema); err != nil {
+		db.Close()
+		return nil, fail("create tables", err)
+	}
+	if err := tx.Commit(); err != nil {
+		db.Close()
+		return nil, fail("create tables", err)
+	}
+	return c, nil
+}
+
+// IsIndex reports whether the cache is a team index (not a file).
+func (c *Cache) IsIndex() bool { return c != nil && c.project != "" }
+
+// queries are a store's statements. A file holds one project, so its statements name none;
+// the team index's take the project as their first parameter.
+type queries struct {
+	schema, covered, lockCovered, clearCovered, addCovered string
+	upsert, entries, detail, putDetail                     string
+	count, cutAt, pruneEntries, pruneCovered, trimCovered  string
+	stat, bytes                                            string
+}
+
+var sqliteQueries = queries{
+	schema: `
 CREATE TABLE IF NOT EXISTS entries (
 	id     TEXT PRIMARY KEY,
 	ts     INTEGER NOT NULL,
@@ -136,9 +230,70 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE INDEX IF NOT EXISTS entries_ts ON entries (ts);
 CREATE TABLE IF NOT EXISTS covered (from_ms INTEGER NOT NULL, to_ms INTEGER NOT NULL);
-`
+`,
+	covered:      `SELECT from_ms, to_ms FROM covered ORDER BY from_ms`,
+	clearCovered: `DELETE FROM covered`,
+	addCovered:   `INSERT INTO covered (from_ms, to_ms) VALUES (?, ?)`,
+	upsert: `INSERT INTO entries (id, ts, entry) VALUES (?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET ts = excluded.ts, entry = excluded.entry,
+		detail = CASE WHEN entries.entry = excluded.entry THEN entries.detail ELSE NULL END`,
+	entries:      `SELECT entry FROM entries WHERE ts >= ? AND ts <= ? ORDER BY ts DESC, id DESC`,
+	detail:       `SELECT detail FROM entries WHERE id = ? AND detail IS NOT NULL`,
+	putDetail:    `UPDATE entries SET detail = ? WHERE id = ?`,
+	count:        `SELECT count(*) FROM entries`,
+	cutAt:        `SELECT ts FROM entries ORDER BY ts DESC LIMIT 1 OFFSET ?`,
+	pruneEntries: `DELETE FROM entries WHERE ts <= ?`,
+	pruneCovered: `DELETE FROM covered WHERE to_ms <= ?`,
+	trimCovered:  `UPDATE covered SET from_ms = ? WHERE from_ms <= ?`,
+	stat:         `SELECT count(*), count(detail) FROM entries`,
+}
 
-// Path is the cache's file.
+// postgresQueries are the team index's: the same statements with the project first. A
+// project's covered spans are rewritten under a lock of the project's (two syncs at once
+// would each write the spans they read, and one would lose the other's).
+var postgresQueries = queries{
+	schema: `
+CREATE TABLE IF NOT EXISTS exectriage_index_entries (
+	project TEXT NOT NULL,
+	id      TEXT NOT NULL,
+	ts      BIGINT NOT NULL,
+	entry   BYTEA NOT NULL,
+	detail  BYTEA,
+	PRIMARY KEY (project, id)
+);
+CREATE INDEX IF NOT EXISTS exectriage_index_entries_ts ON exectriage_index_entries (project, ts);
+CREATE TABLE IF NOT EXISTS exectriage_index_covered (project TEXT NOT NULL, from_ms BIGINT NOT NULL, to_ms BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS exectriage_index_covered_project ON exectriage_index_covered (project);
+`,
+	covered:      `SELECT from_ms, to_ms FROM exectriage_index_covered WHERE project = $1 ORDER BY from_ms`,
+	lockCovered:  `SELECT pg_advisory_xact_lock(hashtext('exectriage_index ' || $1::text))`,
+	clearCovered: `DELETE FROM exectriage_index_covered WHERE project = $1`,
+	addCovered:   `INSERT INTO exectriage_index_covered (project, from_ms, to_ms) VALUES ($1, $2, $3)`,
+	upsert: `INSERT INTO exectriage_index_entries AS e (project, id, ts, entry) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (project, id) DO UPDATE SET ts = excluded.ts, entry = excluded.entry,
+		detail = CASE WHEN e.entry = excluded.entry THEN e.detail ELSE NULL END`,
+	entries:      `SELECT entry FROM exectriage_index_entries WHERE project = $1 AND ts >= $2 AND ts <= $3 ORDER BY ts DESC, id DESC`,
+	detail:       `SELECT detail FROM exectriage_index_entries WHERE project = $1 AND id = $2 AND detail IS NOT NULL`,
+	putDetail:    `UPDATE exectriage_index_entries SET detail = $2 WHERE project = $1 AND id = $3`,
+	count:        `SELECT count(*) FROM exectriage_index_entries WHERE project = $1`,
+	cutAt:        `SELECT ts FROM exectriage_index_entries WHERE project = $1 ORDER BY ts DESC LIMIT 1 OFFSET $2`,
+	pruneEntries: `DELETE FROM exectriage_index_entries WHERE project = $1 AND ts <= $2`,
+	pruneCovered: `DELETE FROM exectriage_index_covered WHERE project = $1 AND to_ms <= $2`,
+	trimCovered:  `UPDATE exectriage_index_covered SET from_ms = $2 WHERE project = $1 AND from_ms <= $3`,
+	stat:         `SELECT count(*), count(detail) FROM exectriage_index_entries WHERE project = $1`,
+	bytes: `SELECT coalesce(sum(octet_length(entry) + coalesce(octet_length(detail), 0)), 0)
+		FROM exectriage_index_entries WHERE project = $1`,
+}
+
+// args are a statement's parameters: the project first in a team index.
+func (c *Cache) args(a ...any) []any {
+	if c.project == "" {
+		return a
+	}
+	return append([]any{c.project}, a...)
+}
+
+// Path is the cache's file, or the team index's location (without its password).
 func (c *Cache) Path() string { return c.path }
 
 // Close closes the cache.
@@ -149,9 +304,15 @@ func (c *Cache) Close() error {
 	return c.db.Close()
 }
 
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
 // Covered returns the spans whose entries are all in the cache, oldest first, merged.
-func (c *Cache) Covered(ctx context.Context) ([]Span, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT from_ms, to_ms FROM covered ORDER BY from_ms`)
+func (c *Cache) Covered(ctx context.Context) ([]Span, error) { return c.covered(ctx, c.db) }
+
+func (c *Cache) covered(ctx context.Context, db querier) ([]Span, error) {
+	rows, err := db.QueryContext(ctx, c.q.covered, c.args()...)
 	if err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
@@ -168,26 +329,32 @@ func (c *Cache) Covered(ctx context.Context) ([]Span, error) {
 }
 
 // Cover records that every entry of s is now in the cache, merging it with the spans it
-// touches.
+// touches. The spans are read and written in one transaction (a file's is taken at once, an
+// index's under the project's lock), so two processes covering at once both count.
 func (c *Cache) Cover(ctx context.Context, s Span) error {
 	if c.readOnly {
 		return nil
 	}
-	spans, err := c.Covered(ctx)
-	if err != nil {
-		return err
-	}
-	merged := merge(append(spans, s))
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM covered`); err != nil {
+	if c.q.lockCovered != "" {
+		if _, err := tx.ExecContext(ctx, c.q.lockCovered, c.args()...); err != nil {
+			return fmt.Errorf("cache: %w", err)
+		}
+	}
+	spans, err := c.covered(ctx, tx)
+	if err != nil {
+		return err
+	}
+	merged := merge(append(spans, s))
+	if _, err := tx.ExecContext(ctx, c.q.clearCovered, c.args()...); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	for _, m := range merged {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO covered (from_ms, to_ms) VALUES (?, ?)`, m.From.UnixMilli(), m.To.UnixMilli()); err != nil {
+		if _, err := tx.ExecContext(ctx, c.q.addCovered, c.args(m.From.UnixMilli(), m.To.UnixMilli())...); err != nil {
 			return fmt.Errorf("cache: %w", err)
 		}
 	}
@@ -221,9 +388,7 @@ func (c *Cache) PutEntries(ctx context.Context, es []model.Execution) error {
 		return fmt.Errorf("cache: %w", err)
 	}
 	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO entries (id, ts, entry) VALUES (?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET ts = excluded.ts, entry = excluded.entry,
-		detail = CASE WHEN entries.entry = excluded.entry THEN entries.detail ELSE NULL END`)
+	stmt, err := tx.PrepareContext(ctx, c.q.upsert)
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
@@ -233,7 +398,7 @@ func (c *Cache) PutEntries(ctx context.Context, es []model.Execution) error {
 		if err != nil {
 			return fmt.Errorf("cache: %w", err)
 		}
-		if _, err := stmt.ExecContext(ctx, es[i].ID, es[i].Timestamp.UnixMilli(), b); err != nil {
+		if _, err := stmt.ExecContext(ctx, c.args(es[i].ID, es[i].Timestamp.UnixMilli(), b)...); err != nil {
 			return fmt.Errorf("cache: %w", err)
 		}
 	}
@@ -247,7 +412,7 @@ func (c *Cache) Entries(ctx context.Context, from, to time.Time, batch func([]mo
 	if !from.IsZero() {
 		lo = from.UnixMilli()
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT entry FROM entries WHERE ts >= ? AND ts <= ? ORDER BY ts DESC, id DESC`, lo, to.UnixMilli())
+	rows, err := c.db.QueryContext(ctx, c.q.entries, c.args(lo, to.UnixMilli())...)
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
@@ -283,7 +448,7 @@ func (c *Cache) Entries(ctx context.Context, from, to time.Time, batch func([]mo
 // Detail returns the detail kept for id (ok false when there is none).
 func (c *Cache) Detail(ctx context.Context, id string) (e model.Execution, ok bool, err error) {
 	var b []byte
-	err = c.db.QueryRowContext(ctx, `SELECT detail FROM entries WHERE id = ? AND detail IS NOT NULL`, id).Scan(&b)
+	err = c.db.QueryRowContext(ctx, c.q.detail, c.args(id)...).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
 		return model.Execution{}, false, nil
 	}
@@ -307,7 +472,7 @@ func (c *Cache) PutDetail(ctx context.Context, e model.Execution) error {
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	if _, err := c.db.ExecContext(ctx, `UPDATE entries SET detail = ? WHERE id = ?`, b, e.ID); err != nil {
+	if _, err := c.db.ExecContext(ctx, c.q.putDetail, c.args(b, e.ID)...); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	return nil
@@ -319,14 +484,14 @@ func (c *Cache) Prune(ctx context.Context) error {
 		return nil
 	}
 	var n int
-	if err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM entries`).Scan(&n); err != nil {
+	if err := c.db.QueryRowContext(ctx, c.q.count, c.args()...).Scan(&n); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	if n <= c.maxEntries {
 		return nil
 	}
 	var cut int64
-	if err := c.db.QueryRowContext(ctx, `SELECT ts FROM entries ORDER BY ts DESC LIMIT 1 OFFSET ?`, c.maxEntries).Scan(&cut); err != nil {
+	if err := c.db.QueryRowContext(ctx, c.q.cutAt, c.args(c.maxEntries)...).Scan(&cut); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	tx, err := c.db.BeginTx(ctx, nil)
@@ -334,14 +499,19 @@ func (c *Cache) Prune(ctx context.Context) error {
 		return fmt.Errorf("cache: %w", err)
 	}
 	defer tx.Rollback()
+	if c.q.lockCovered != "" {
+		if _, err := tx.ExecContext(ctx, c.q.lockCovered, c.args()...); err != nil {
+			return fmt.Errorf("cache: %w", err)
+		}
+	}
 	// the entries up to cut go, and with them what the spans said of that time
-	if _, err := tx.ExecContext(ctx, `DELETE FROM entries WHERE ts <= ?`, cut); err != nil {
+	if _, err := tx.ExecContext(ctx, c.q.pruneEntries, c.args(cut)...); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM covered WHERE to_ms <= ?`, cut); err != nil {
+	if _, err := tx.ExecContext(ctx, c.q.pruneCovered, c.args(cut)...); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE covered SET from_ms = ? WHERE from_ms <= ?`, cut+1, cut); err != nil {
+	if _, err := tx.ExecContext(ctx, c.q.trimCovered, c.args(cut+1, cut)...); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
 	return tx.Commit()
@@ -349,20 +519,27 @@ func (c *Cache) Prune(ctx context.Context) error {
 
 // Info says what a cache holds.
 type Info struct {
-	Path    string `json:"path"`
+	Path string `json:"path"`
+	// Index is set for a team index (Path is then its location, without a password).
+	Index   bool   `json:"index,omitempty"`
 	Bytes   int64  `json:"bytes"`
 	Entries int    `json:"entries"`
 	Details int    `json:"details"`
 	Covered []Span `json:"covered"`
 }
 
-// Stat returns what the cache holds.
+// Stat returns what the cache holds: a file's size, or the bytes of a project's records in
+// a team index.
 func (c *Cache) Stat(ctx context.Context) (Info, error) {
-	in := Info{Path: c.path}
-	if st, err := os.Stat(c.path); err == nil {
+	in := Info{Path: c.path, Index: c.IsIndex()}
+	if c.IsIndex() {
+		if err := c.db.QueryRowContext(ctx, c.q.bytes, c.args()...).Scan(&in.Bytes); err != nil {
+			return in, fmt.Errorf("cache: %w", err)
+		}
+	} else if st, err := os.Stat(c.path); err == nil {
 		in.Bytes = st.Size()
 	}
-	if err := c.db.QueryRowContext(ctx, `SELECT count(*), count(detail) FROM entries`).Scan(&in.Entries, &in.Details); err != nil {
+	if err := c.db.QueryRowContext(ctx, c.q.stat, c.args()...).Scan(&in.Entries, &in.Details); err != nil {
 		return in, fmt.Errorf("cache: %w", err)
 	}
 	var err error

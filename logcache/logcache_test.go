@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 )
 
@@ -18,6 +19,30 @@ var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 func entry(id string, at time.Time, status string) model.Execution {
 	return model.Execution{ID: id, Timestamp: at, ToolSlug: "GMAIL_SEND_EMAIL", ToolkitSlug: "gmail", UserID: "u1",
 		ConnectedAccountID: "ca_1", Status: status, Message: "m " + status, RetryCount: -1}
+}
+
+// stores are the two kinds of store: a file, and (with EXECTRIAGE_TEST_POSTGRES) a team index
+// in a schema of the test's own. Each test runs on both; mk opens another handle on the same
+// store (another process).
+func stores(t *testing.T, run func(t *testing.T, mk func(Options) *Cache)) {
+	t.Run("file", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "sub", "logs.db")
+		run(t, func(o Options) *Cache { return open(t, path, o) })
+	})
+	t.Run("index", func(t *testing.T) {
+		dsn := testkit.PostgresOrSkip(t, "logcache_")
+		run(t, func(o Options) *Cache { return openIndex(t, dsn, "project-a", o) })
+	})
+}
+
+func openIndex(t *testing.T, dsn, project string, o Options) *Cache {
+	t.Helper()
+	c, err := OpenIndex(context.Background(), dsn, project, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 func open(t *testing.T, path string, o Options) *Cache {
@@ -44,10 +69,11 @@ func all(t *testing.T, c *Cache, from, to time.Time) []model.Execution {
 
 // Entries and details come back as they were kept, newest first, within the asked span; an
 // entry that changed loses its detail, one that did not keeps it.
-func TestEntriesAndDetails(t *testing.T) {
+func TestEntriesAndDetails(t *testing.T) { stores(t, testEntriesAndDetails) }
+
+func testEntriesAndDetails(t *testing.T, mk func(Options) *Cache) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	c := open(t, filepath.Join(dir, "sub", "logs.db"), Options{})
+	c := mk(Options{})
 	var es []model.Execution
 	for i := range 2500 { // more than one batch
 		es = append(es, entry("log_"+strings.Repeat("x", i%3)+time.Duration(i).String(), t0.Add(time.Duration(i)*time.Second), "success"))
@@ -102,9 +128,11 @@ func TestEntriesAndDetails(t *testing.T) {
 }
 
 // The covered spans merge when they touch or overlap and stay apart otherwise.
-func TestCoverMerges(t *testing.T) {
+func TestCoverMerges(t *testing.T) { stores(t, testCoverMerges) }
+
+func testCoverMerges(t *testing.T, mk func(Options) *Cache) {
 	ctx := context.Background()
-	c := open(t, filepath.Join(t.TempDir(), "logs.db"), Options{})
+	c := mk(Options{})
 	ms := time.Millisecond
 	for _, s := range []Span{{t0, t0.Add(time.Hour)}, {t0.Add(3 * time.Hour), t0.Add(4 * time.Hour)}, {t0.Add(time.Hour + ms), t0.Add(2 * time.Hour)}} {
 		if err := c.Cover(ctx, s); err != nil {
@@ -128,9 +156,11 @@ func TestCoverMerges(t *testing.T) {
 }
 
 // Past its bound the oldest entries go, and the spans no longer claim their time.
-func TestPruneKeepsTheNewest(t *testing.T) {
+func TestPruneKeepsTheNewest(t *testing.T) { stores(t, testPruneKeepsTheNewest) }
+
+func testPruneKeepsTheNewest(t *testing.T, mk func(Options) *Cache) {
 	ctx := context.Background()
-	c := open(t, filepath.Join(t.TempDir(), "logs.db"), Options{MaxEntries: 100})
+	c := mk(Options{MaxEntries: 100})
 	var es []model.Execution
 	for i := range 250 {
 		es = append(es, entry("log_"+time.Duration(i).String(), t0.Add(time.Duration(i)*time.Minute), "success"))
@@ -200,11 +230,13 @@ func TestPrivateNamelessAndReadOnly(t *testing.T) {
 	}
 }
 
-// Two processes (two opens) writing the same file at once lose nothing.
-func TestConcurrentWriters(t *testing.T) {
+// Two processes (two opens) writing the same store at once lose nothing: neither their
+// entries nor the spans each covered.
+func TestConcurrentWriters(t *testing.T) { stores(t, testConcurrentWriters) }
+
+func testConcurrentWriters(t *testing.T, mk func(Options) *Cache) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "logs.db")
-	a, b := open(t, path, Options{}), open(t, path, Options{})
+	a, b := mk(Options{}), mk(Options{})
 	var wg sync.WaitGroup
 	for w, c := range []*Cache{a, b} {
 		wg.Go(func() {
@@ -214,11 +246,83 @@ func TestConcurrentWriters(t *testing.T) {
 					t.Error(err)
 					return
 				}
+				// each writer covers spans of its own, apart from every other one
+				at := t0.Add(time.Duration(2*i+w) * time.Hour)
+				if err := c.Cover(ctx, Span{at, at.Add(time.Minute)}); err != nil {
+					t.Error(err)
+					return
+				}
 			}
 		})
 	}
 	wg.Wait()
 	if n := len(all(t, a, time.Time{}, t0.Add(time.Hour))); n != 100 {
 		t.Errorf("%d entries, want 100", n)
+	}
+	if spans, err := b.Covered(ctx); err != nil || len(spans) != 100 {
+		t.Errorf("%d spans covered (%v), want the 100 both writers covered", len(spans), err)
+	}
+}
+
+// TestATeamIndexKeepsProjectsApart (issue 33): projects sharing an index never see each other's
+// entries, details or spans; the location it names has no password; a read-only open of a
+// database without the tables is ErrNone and creates nothing, and one of an index writes
+// nothing; an unreachable server is an error soon, with no password in it.
+func TestATeamIndexKeepsProjectsApart(t *testing.T) {
+	ctx := context.Background()
+	dsn := testkit.PostgresOrSkip(t, "logcache_")
+	if _, err := OpenIndex(ctx, dsn, "p1", Options{ReadOnly: true}); err != ErrNone {
+		t.Fatalf("a read-only open of a database without the index: %v", err)
+	}
+	a, b := openIndex(t, dsn, "p1", Options{}), openIndex(t, dsn, "p2", Options{})
+	if err := a.PutEntries(ctx, []model.Execution{entry("log_1", t0, "success"), entry("log_2", t0.Add(time.Second), "error")}); err != nil {
+		t.Fatal(err)
+	}
+	d := entry("log_1", t0, "success")
+	d.Detailed, d.Arguments = true, json.RawMessage(`{"x":1}`)
+	if err := a.PutDetail(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Cover(ctx, Span{t0, t0.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.PutEntries(ctx, []model.Execution{entry("log_1", t0, "failed")}); err != nil { // the same id in another project
+		t.Fatal(err)
+	}
+	if got := all(t, b, time.Time{}, t0.Add(time.Hour)); len(got) != 1 || got[0].Status != "failed" {
+		t.Errorf("project p2 sees %+v", got)
+	}
+	if _, ok, _ := b.Detail(ctx, "log_1"); ok {
+		t.Error("project p2 sees p1's detail")
+	}
+	if _, ok, _ := a.Detail(ctx, "log_1"); !ok {
+		t.Error("p2's entry of the same id dropped p1's detail")
+	}
+	if spans, _ := b.Covered(ctx); len(spans) != 0 {
+		t.Errorf("p2 covered %v", spans)
+	}
+	in, err := a.Stat(ctx)
+	if err != nil || !in.Index || in.Entries != 2 || in.Details != 1 || in.Bytes == 0 || len(in.Covered) != 1 {
+		t.Errorf("stat %+v %v", in, err)
+	}
+	ro := openIndex(t, dsn, "p1", Options{ReadOnly: true})
+	if err := ro.PutEntries(ctx, []model.Execution{entry("log_3", t0, "success")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := all(t, ro, time.Time{}, t0.Add(time.Hour)); len(got) != 2 {
+		t.Errorf("a read-only index wrote or lost: %d entries", len(got))
+	}
+
+	secret := strings.Replace(dsn, "postgres://postgres@", "postgres://postgres:pw-SECRET@", 1)
+	if secret != dsn {
+		c := openIndex(t, secret, "p1", Options{ReadOnly: true})
+		if strings.Contains(c.Path(), "SECRET") {
+			t.Errorf("the index names itself %q", c.Path())
+		}
+	}
+	start := time.Now()
+	_, err = OpenIndex(ctx, "postgres://u:pw-SECRET@127.0.0.1:1/x?connect_timeout=2", "p1", Options{})
+	if err == nil || strings.Contains(err.Error(), "SECRET") || time.Since(start) > 15*time.Second {
+		t.Errorf("an unreachable index: %v after %v", err, time.Since(start))
 	}
 }
