@@ -28,16 +28,16 @@ type Info struct {
 	JournalFound  bool   `json:"journal_found"`
 	// Index is the team index the session reads and keeps the logs in (location, password
 	// redacted; "" for none: the local cache).
-	Index string `json:"index,omitempty"`
-	StateDir      string `json:"state_dir"`
-	DemoAnchor    string `json:"demo_anchor"`
-	Spool         string `json:"spool"` // where gzipped exports are decompressed while open
-	Source        string `json:"source"`
-	SourceWhy     string `json:"source_why"`
-	KeyFrom       string `json:"api_key_from"` // never the key
-	Profile       string `json:"profile,omitempty"`
-	Production    bool   `json:"production,omitempty"`
-	DashboardURL  string `json:"dashboard_log_url"` // the template `o` opens ("" for none)
+	Index        string `json:"index,omitempty"`
+	StateDir     string `json:"state_dir"`
+	DemoAnchor   string `json:"demo_anchor"`
+	Spool        string `json:"spool"` // where gzipped exports are decompressed while open
+	Source       string `json:"source"`
+	SourceWhy    string `json:"source_why"`
+	KeyFrom      string `json:"api_key_from"` // never the key
+	Profile      string `json:"profile,omitempty"`
+	Production   bool   `json:"production,omitempty"`
+	DashboardURL string `json:"dashboard_log_url"` // the template `o` opens ("" for none)
 }
 
 // GetInfo says what a session with these options would use.

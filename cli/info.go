@@ -88,7 +88,6 @@ func infoRun(env *Env, opts *InfoOptions) int {
 	return ExitOK
 }
 
-
 // orWord is s, or what its absence means.
 func orWord(s, none string) string {
 	if s == "" {
