@@ -70,29 +70,51 @@ func (a *App) Journal() *Journal { return a.j }
 // maxHydrated bounds the full records a streaming load keeps for finding duplicate groups.
 const maxHydrated = 100_000
 
-// Stream streams the source in pages, learning the kinds of tools it has not seen and
-// fetching the full record of the list entries triage needs it for (detailRule): a neighbour
-// seen in an earlier page that turns out to need its detail is fetched then and sent again
-// (the dataset keeps the detailed copy).
+// Stream streams the source in pages, learning the kinds of tools it has not seen. The list
+// entries whose full record triage needs (detailRule) are fetched meanwhile, not before the page
+// goes on (lazyDetails): their detailed copies come with a later page, or after the last, and
+// the dataset keeps a detailed copy over a list entry. A neighbour seen in an earlier page that
+// turns out to need its detail is fetched then.
 func (a *App) Stream(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
+	if a.src.Client() == nil {
+		return a.src.Load(ctx, since, func(batch []model.Execution) error {
+			a.Learn(ctx, batch)
+			return page(batch)
+		})
+	}
 	rule := newDetailRule(a.kinds, a.topt.Window)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lazy := newLazyDetails(ctx, a, detailWorkers)
 	n := 0
-	return a.src.Load(ctx, since, func(batch []model.Execution) error {
+	err := a.src.Load(ctx, since, func(batch []model.Execution) error {
 		a.Learn(ctx, batch)
-		if a.src.Client() != nil {
-			n++
-			need, again := rule.needBatch(batch, n)
-			for _, e := range again {
-				need = append(need, len(batch))
-				batch = append(batch, e)
-			}
-			a.hydrate(ctx, batch, need, true)
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+		n++
+		need, again := rule.needBatch(batch, n)
+		want := make([]model.Execution, 0, len(need)+len(again))
+		for _, i := range need {
+			want = append(want, batch[i])
 		}
-		return page(batch)
+		lazy.want(append(want, again...))
+		return page(append(batch, lazy.ready()...))
 	})
+	if err != nil {
+		cancel()
+		lazy.finish()
+		return err
+	}
+	rest, _, _ := lazy.finish() // a detail that could not be fetched leaves its list entry
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for len(rest) > 0 {
+		k := min(len(rest), 1000)
+		if err := page(rest[:k:k]); err != nil {
+			return err
+		}
+		rest = rest[k:]
+	}
+	return nil
 }
 
 // SizeHint guesses how many executions a Stream of since will give, a little high, so that a

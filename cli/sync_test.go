@@ -120,7 +120,9 @@ func TestATeamIndexIsOneCopyForTheTeam(t *testing.T) {
 		t.Errorf("with the index down: same=%v, stderr %q", got == plain, errOut)
 	}
 
-	if code, out, _ := run(t, b, "info", "--profile", "team", "--json"); code != ExitOK || !strings.Contains(out, `"index": "`+dsn) {
+	code, out, _ = run(t, b, "info", "--profile", "team", "--json")
+	var info struct{ Index string }
+	if err := json.Unmarshal([]byte(out), &info); code != ExitOK || err != nil || info.Index != dsn {
 		t.Errorf("info does not name the profile's index: %d %s", code, out)
 	} else {
 		validAnswer(t, "info", out)

@@ -1,0 +1,118 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sandbox"
+)
+
+// The most telling details come first: writes that did not succeed, then their neighbours,
+// each in the order they were asked for; a closed queue ends once it is empty.
+func TestLazyDetailsMostTellingFirst(t *testing.T) {
+	l := newLazyDetails(context.Background(), nil, 0)
+	l.want([]model.Execution{{ID: "ok1", Status: "success"}, {ID: "bad1", Status: "failed"}})
+	l.want([]model.Execution{{ID: "ok2", Status: "success"}, {ID: "bad2", Status: "error"}})
+	var got []string
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	for {
+		e, ok := l.next()
+		if !ok {
+			break
+		}
+		got = append(got, e.ID)
+	}
+	if strings.Join(got, " ") != "bad1 bad2 ok1 ok2" {
+		t.Errorf("fetch order %v, want the failed writes first", got)
+	}
+}
+
+// TestAPageDoesNotWaitForItsDetails (issue 33): the stream hands each page on as list entries
+// while the details triage needs are still being fetched (here: held by the server until the
+// first page has arrived), and by its end every execution that Load fetches the detail of has
+// come again, detailed.
+func TestAPageDoesNotWaitForItsDetails(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	srv, _, err := sandbox.Start(ctx, sandbox.Config{APIKey: "k-lazy", Seed: 9, Size: 800, Now: now}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	defer open()
+	h := srv.Handler()
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/logs/tool_execution/") {
+			<-release
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	dir := t.TempDir()
+	env := func(k string) string { return map[string]string{"COMPOSIO_API_KEY": "k-lazy", "XDG_STATE_HOME": dir}[k] }
+	if err := os.WriteFile(filepath.Join(dir, "none.toml"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(ctx, Options{BaseURL: proxy.URL, Getenv: env, ConfigPath: filepath.Join(dir, "none.toml"), Since: 720 * time.Hour, SinceSet: true,
+		Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+
+	// Held details would hold the first page with them: the test gives up waiting after a while
+	// and lets them go, so that it fails rather than hangs.
+	timer := time.AfterFunc(20*time.Second, open)
+	defer timer.Stop()
+	latest := map[string]model.Execution{}
+	first := true
+	if err := a.Stream(ctx, a.Window(), func(b []model.Execution) error {
+		if first {
+			first = false
+			select {
+			case <-release:
+				t.Error("the first page came only after its details were let through")
+			default:
+			}
+			open()
+		}
+		for _, e := range b {
+			if old, ok := latest[e.ID]; !ok || !old.Detailed || e.Detailed {
+				latest[e.ID] = e
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := a.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	detailed := 0
+	for _, e := range l.Execs {
+		if !e.Detailed {
+			continue
+		}
+		detailed++
+		if !latest[e.ID].Detailed {
+			t.Errorf("%s: Load fetched its detail, the stream did not", e.ID)
+		}
+	}
+	if detailed == 0 || len(latest) != len(l.Execs) {
+		t.Fatalf("%d detailed of %d loaded; the stream gave %d executions", detailed, len(l.Execs), len(latest))
+	}
+}
