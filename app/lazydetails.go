@@ -15,8 +15,9 @@ import (
 // copies follow with the next page (ready) or at the end (finish), and the dataset keeps a
 // detailed copy over a list entry. Paging and fetching overlap rather than take turns.
 type lazyDetails struct {
-	a   *App
-	ctx context.Context
+	a    *App
+	ctx  context.Context
+	keep bool // remember each detail for Record (a dataset's groups read them again)
 
 	mu     sync.Mutex
 	wake   *sync.Cond
@@ -29,8 +30,8 @@ type lazyDetails struct {
 	wg     sync.WaitGroup
 }
 
-func newLazyDetails(ctx context.Context, a *App, workers int) *lazyDetails {
-	l := &lazyDetails{a: a, ctx: ctx}
+func newLazyDetails(ctx context.Context, a *App, workers int, keep bool) *lazyDetails {
+	l := &lazyDetails{a: a, ctx: ctx, keep: keep}
 	l.wake = sync.NewCond(&l.mu)
 	for range workers {
 		l.wg.Go(l.work)
@@ -103,7 +104,7 @@ func (l *lazyDetails) work() {
 			l.done = append(l.done, d)
 		}
 		l.mu.Unlock()
-		if err == nil && d.ID == e.ID {
+		if l.keep && err == nil && d.ID == e.ID {
 			l.a.keepHydrated(d)
 		}
 	}

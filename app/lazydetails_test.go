@@ -18,7 +18,7 @@ import (
 // The most telling details come first: writes that did not succeed, then their neighbours,
 // each in the order they were asked for; a closed queue ends once it is empty.
 func TestLazyDetailsMostTellingFirst(t *testing.T) {
-	l := newLazyDetails(context.Background(), nil, 0)
+	l := newLazyDetails(context.Background(), nil, 0, false)
 	l.want([]model.Execution{{ID: "ok1", Status: "success"}, {ID: "bad1", Status: "failed"}})
 	l.want([]model.Execution{{ID: "ok2", Status: "success"}, {ID: "bad2", Status: "error"}})
 	var got []string

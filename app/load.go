@@ -33,21 +33,53 @@ type Loaded struct {
 // Load reads every execution of the window, learns the kinds of their tools, fetches the
 // details triage needs (see detailRule) and triages them.
 func (a *App) Load(ctx context.Context) (*Loaded, error) {
-	execs, dups, err := a.loadAll(ctx)
-	if err != nil {
-		return nil, err
+	var l *Loaded
+	if a.src.Client() != nil && a.src.Kind() != SourceFile {
+		var err error
+		if l, err = a.loadLive(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		execs, dups, err := a.loadAll(ctx)
+		if err != nil {
+			return nil, err
+		}
+		a.Learn(ctx, execs)
+		l = &Loaded{a: a, Execs: execs, Duplicates: dups}
 	}
-	a.Learn(ctx, execs)
-	l := &Loaded{a: a, Execs: execs, Duplicates: dups}
-	if a.src.Kind() != SourceFile {
-		rule := newDetailRule(a.kinds, a.topt.Window)
-		l.DetailErrors, l.FirstDetailError = a.hydrate(ctx, execs, rule.need(execs), false)
-	}
+	var err error
 	if l.Cases, err = a.Cases(ctx); err != nil {
 		return nil, err
 	}
 	l.analyze()
 	return l, nil
+}
+
+// loadLive reads an API's window as Stream does: the details triage needs are fetched while
+// the pages come (lazyDetails), not after the last one, and each takes its list entry's place.
+func (a *App) loadLive(ctx context.Context) (*Loaded, error) {
+	var execs []model.Execution
+	detail := map[string]model.Execution{}
+	failed, first, err := a.stream(ctx, a.Window(), false, func(b []model.Execution) error {
+		execs = append(execs, b...)
+		return nil
+	}, func(d []model.Execution) error {
+		for _, e := range d {
+			detail[e.ID] = e
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	execs, dups := dedupeExecs(execs) // copies the API listed twice; the details are not copies
+	for i := range execs {
+		if d, ok := detail[execs[i].ID]; ok && !execs[i].Detailed {
+			execs[i] = d
+		}
+	}
+	SortNewestFirst(execs)
+	return &Loaded{a: a, Execs: execs, Duplicates: dups, DetailErrors: failed, FirstDetailError: first}, nil
 }
 
 // analyze triages the window and gives each execution its journal case.
@@ -209,12 +241,6 @@ type detailSeen struct {
 
 func newDetailRule(kinds *triage.Kinds, window interface{ Nanoseconds() int64 }) *detailRule {
 	return &detailRule{kinds: kinds, window: window.Nanoseconds(), last: map[detailKey]*detailSeen{}, kindOf: map[string]model.ToolKind{}}
-}
-
-// need returns the positions in batch whose detail is needed (see needBatch).
-func (r *detailRule) need(batch []model.Execution) []int {
-	idx, _ := r.needBatch(batch, 0)
-	return idx
 }
 
 // needBatch returns the positions in batch whose detail is needed, and the entries of

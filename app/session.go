@@ -76,8 +76,15 @@ const maxHydrated = 100_000
 // the dataset keeps a detailed copy over a list entry. A neighbour seen in an earlier page that
 // turns out to need its detail is fetched then.
 func (a *App) Stream(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
+	_, _, err := a.stream(ctx, since, true, page, page)
+	return err
+}
+
+// stream is Stream with the detailed copies handed to details (keep: remembered for Record)
+// and how many details could not be fetched, with the first error.
+func (a *App) stream(ctx context.Context, since time.Duration, keep bool, page, details func([]model.Execution) error) (int, error, error) {
 	if a.src.Client() == nil {
-		return a.src.Load(ctx, since, func(batch []model.Execution) error {
+		return 0, nil, a.src.Load(ctx, since, func(batch []model.Execution) error {
 			a.Learn(ctx, batch)
 			return page(batch)
 		})
@@ -85,7 +92,7 @@ func (a *App) Stream(ctx context.Context, since time.Duration, page func([]model
 	rule := newDetailRule(a.kinds, a.topt.Window)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	lazy := newLazyDetails(ctx, a, detailWorkers)
+	lazy := newLazyDetails(ctx, a, detailWorkers, keep)
 	n := 0
 	err := a.src.Load(ctx, since, func(batch []model.Execution) error {
 		a.Learn(ctx, batch)
@@ -96,25 +103,31 @@ func (a *App) Stream(ctx context.Context, since time.Duration, page func([]model
 			want = append(want, batch[i])
 		}
 		lazy.want(append(want, again...))
-		return page(append(batch, lazy.ready()...))
+		if err := page(batch); err != nil {
+			return err
+		}
+		if d := lazy.ready(); len(d) > 0 {
+			return details(d)
+		}
+		return nil
 	})
 	if err != nil {
 		cancel()
 		lazy.finish()
-		return err
+		return 0, nil, err
 	}
-	rest, _, _ := lazy.finish() // a detail that could not be fetched leaves its list entry
+	rest, failed, first := lazy.finish() // a detail that could not be fetched leaves its list entry
 	if err := ctx.Err(); err != nil {
-		return err
+		return failed, first, err
 	}
 	for len(rest) > 0 {
 		k := min(len(rest), 1000)
-		if err := page(rest[:k:k]); err != nil {
-			return err
+		if err := details(rest[:k:k]); err != nil {
+			return failed, first, err
 		}
 		rest = rest[k:]
 	}
-	return nil
+	return failed, first, nil
 }
 
 // SizeHint guesses how many executions a Stream of since will give, a little high, so that a
