@@ -409,9 +409,14 @@ func (st *scanState) row(e *model.Execution, t *model.Triage) scanRow {
 	return r
 }
 
-// groupBatch is how many candidates are read again and grouped at a time (a few megabytes of
-// records): a batch ends at a caller's end, since callers never share a group.
-const groupBatch = 8192
+// groupBatch is how many candidates are read again and grouped at a time, and groupBytes how
+// many bytes of the file they may take (records of real projects run to kilobytes: a count
+// alone let two batches of them hold 60 MB): a batch ends at a caller's end, since callers
+// never share a group.
+const (
+	groupBatch = 8192
+	groupBytes = 8 << 20
+)
 
 // group reads the candidates again, whole, a batch at a time, and finds the groups among them.
 func (st *scanState) group(ctx context.Context, loc source.Located, opt triage.Options) error {
@@ -429,9 +434,14 @@ func (st *scanState) group(ctx context.Context, loc source.Located, opt triage.O
 	reads := make(chan read, 1)
 	go func() {
 		defer close(reads)
+		// bytes[k] is what the candidates before cand[k] take of the file
+		bytes := make([]int64, len(cand)+1)
+		for k, c := range cand {
+			bytes[k+1] = bytes[k] + int64(st.wrRef[c].Size())
+		}
 		for lo, e := 0, 0; lo < len(cand); {
 			hi := lo
-			for e < len(ends) && (hi == lo || ends[e]-lo <= groupBatch) {
+			for e < len(ends) && (hi == lo || ends[e]-lo <= groupBatch && bytes[ends[e]]-bytes[lo] <= groupBytes) {
 				hi = ends[e]
 				e++
 			}

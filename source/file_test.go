@@ -569,12 +569,16 @@ func TestGzipSpool(t *testing.T) {
 }
 
 // LoadLocated streams records without their arguments, with refs that ReadRefs reads back
-// whole; a gzip export is read back from its spool; one without a spool comes whole, with no
-// refs.
+// with their arguments and the responses the source keeps (KeepResponse); a gzip export is read
+// back from its spool; one without a spool comes whole, with no refs.
 func TestLoadLocated(t *testing.T) {
 	var b strings.Builder
 	for i := range 5000 {
-		fmt.Fprintf(&b, `{"id":"log_%05d","tool_slug":"GMAIL_SEND_EMAIL","data":{"request":{"arguments":{"n":%d,"to":"a@b"}}}}`+"\n", i, i)
+		resp := `{"data":{"x":false,"t":"caf\u00e9"},"successful":true}`
+		if i%2 == 1 {
+			resp = `{"successful":false,"error":"boom"}`
+		}
+		fmt.Fprintf(&b, `{"id":"log_%05d","tool_slug":"GMAIL_SEND_EMAIL","data":{"request":{"arguments":{"n":%d,"to":"a@b"}},"response":%s}}`+"\n", i, i, resp)
 	}
 	b.WriteString(`{"logs":[{"id":"log_p1","data":{"request":{"arguments":{"n":-1}}}},{"id":"log_p2","data":{"request":{"arguments":{"n":-2}}}}]}` + "\n")
 	var gz bytes.Buffer
@@ -590,7 +594,8 @@ func TestLoadLocated(t *testing.T) {
 			if tt.tmp != "" {
 				t.Setenv("TMPDIR", tt.tmp)
 			}
-			src, err := Open(context.Background(), Options{File: tt.path})
+			keep := func(raw []byte) bool { return bytes.Contains(raw, []byte("boom")) }
+			src, err := Open(context.Background(), Options{File: tt.path, KeepResponse: keep})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -630,8 +635,11 @@ func TestLoadLocated(t *testing.T) {
 				case "log_p2":
 					want = `{"n":-2}`
 				}
-				if e.ID != ids[k] || string(e.Arguments) != want {
-					t.Fatalf("ReadRefs %d: %s %s, want %s", k, e.ID, e.Arguments, want)
+				if e.ID != ids[k] || string(e.Arguments) != want || refs[k].Size() <= len(want) {
+					t.Fatalf("ReadRefs %d: %s %s (%d bytes), want %s", k, e.ID, e.Arguments, refs[k].Size(), want)
+				}
+				if k < 5000 && (e.Response != nil) != (k%2 == 1) {
+					t.Fatalf("ReadRefs %d: response %s: want only the one the source keeps", k, e.Response)
 				}
 				n++
 				return nil

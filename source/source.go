@@ -786,6 +786,9 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 // source that gave it, until the source is loaded again or closed.
 type Ref struct{ loc packedLocation }
 
+// Size is how many bytes of the file the record takes (0 for a Ref of nothing).
+func (r Ref) Size() int { return int(r.loc.n) }
+
 // Located is a source that says where each record is as it loads and can read one again from
 // there: an export file (a gzip one through the decompressed copy it keeps while open). A
 // caller that needs a few records whole after a load of many keeps their Refs, not them.
@@ -796,8 +799,9 @@ type Located interface {
 	// copy): the records then come whole; keep what is needed. It builds no index for Get (a Get
 	// afterwards reads the file once more to build one).
 	LoadLocated(ctx context.Context, since time.Duration, page func(b []model.Execution, refs []Ref) error) error
-	// ReadRefs reads the records ids[k] at refs[k] again, whole (nothing dropped), handing
-	// each to got in order; the file is opened once.
+	// ReadRefs reads the records ids[k] at refs[k] again, with their arguments, handing each
+	// to got in order; the file is opened once. A response the source's KeepResponse drops is
+	// dropped again (a lean scan's: it reads no more of a response than whether it may fail).
 	ReadRefs(ctx context.Context, refs []Ref, ids []string, got func(k int, e model.Execution) error) error
 }
 
@@ -837,13 +841,14 @@ func (s *fileSource) ReadRefs(ctx context.Context, refs []Ref, ids []string, got
 		r = h.f
 	}
 	var buf []byte
+	p := &model.Parser{KeepResponse: s.opt.KeepResponse}
 	for k, ref := range refs {
 		if k%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		e, err := s.readFrom(r, spool != nil, ids[k], []location{{off: ref.loc.off, n: int64(ref.loc.n), page: ref.loc.page}}, &buf)
+		e, err := s.readFrom(r, spool != nil, ids[k], []location{{off: ref.loc.off, n: int64(ref.loc.n), page: ref.loc.page}}, &buf, p)
 		if err != nil {
 			return err
 		}
@@ -1054,18 +1059,18 @@ func (s *fileSource) SizeHint() int {
 func (s *fileSource) readAt(spool *os.File, id string, locs []location) (model.Execution, error) {
 	if spool != nil {
 		var buf []byte
-		return s.readFrom(spool, true, id, locs, &buf)
+		return s.readFrom(spool, true, id, locs, &buf, nil)
 	}
 	h, err := s.openExport()
 	if err != nil {
 		return model.Execution{}, err
 	}
 	defer func() { s.putExport(h) }() // with the buffer as readFrom left it
-	return s.readFrom(h.f, false, id, locs, &h.buf)
+	return s.readFrom(h.f, false, id, locs, &h.buf, nil)
 }
 
 // readFrom is readAt from r (the export, or its spool when spooled), reading into *buf.
-func (s *fileSource) readFrom(r io.ReaderAt, spooled bool, id string, locs []location, buf *[]byte) (model.Execution, error) {
+func (s *fileSource) readFrom(r io.ReaderAt, spooled bool, id string, locs []location, buf *[]byte, p *model.Parser) (model.Execution, error) {
 	for _, loc := range locs {
 		if int64(cap(*buf)) < loc.n {
 			*buf = make([]byte, loc.n)
@@ -1086,11 +1091,19 @@ func (s *fileSource) readFrom(r io.ReaderAt, spooled bool, id string, locs []loc
 					}
 				}
 			}
-		} else if e, err := model.ParseRecord(b); err == nil && e.ID == id {
+		} else if e, err := parseWith(p, b); err == nil && e.ID == id {
 			return e, nil
 		}
 	}
 	return model.Execution{}, fmt.Errorf("%s: the file changed since it was loaded (record %s moved)", s.path, id)
+}
+
+// parseWith parses a record with p (nil: whole).
+func parseWith(p *model.Parser, b []byte) (model.Execution, error) {
+	if p == nil {
+		return model.ParseRecord(b)
+	}
+	return p.Parse(b)
 }
 
 // fileIndex says where each record of a plain file is, in 16 bytes a record or so instead of a

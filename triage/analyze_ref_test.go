@@ -186,7 +186,10 @@ func TestResponseMayFailNeverMissesAFailure(t *testing.T) {
 			t.Errorf("ResponseMayFail(%s) = false, but it says successful:false", resp)
 		}
 	}
-	for _, resp := range []string{`{"data":{"has_more":false},"error":null,"successful":true}`, `{"data":{"archived":false}}`} {
+	for _, resp := range []string{`{"data":{"has_more":false},"error":null,"successful":true}`, `{"data":{"archived":false}}`,
+		// what providers answer: false flags and escaped, non-ASCII text below the top level
+		`{"data":{"user":{"site_admin":false},"body":"caf\u00e9 “quoted” \"x\"\n\tnaïve","labels":[{"a":false}],"successful":false},"error":null,"successful":true}`,
+		`{"data":[false,"\\",{"ſuccessful":false}],"successful":true}`} {
 		if ResponseMayFail([]byte(resp)) {
 			t.Errorf("ResponseMayFail(%s) = true: a plain success response should need no decoding", resp)
 		}
@@ -195,7 +198,8 @@ func TestResponseMayFailNeverMissesAFailure(t *testing.T) {
 		key := rapid.SampledFrom([]string{`"successful"`, `"Successful"`, `"sUcCeSsFuL"`, `"\u0073uccessful"`, `"ſuccessful"`, `"success"`, `"data"`}).Draw(rt, "key")
 		val := rapid.SampledFrom([]string{"false", "true", "null", `"false"`, "0", `{"x":false}`}).Draw(rt, "val")
 		ws := rapid.SampledFrom([]string{"", " ", "\n\t", "\r "}).Draw(rt, "ws")
-		other := rapid.SampledFrom([]string{"", `"data":{"ok":false},`, `"error":"boom",`, `"n":"successful",`}).Draw(rt, "other")
+		other := rapid.SampledFrom([]string{"", `"data":{"ok":false},`, `"error":"boom",`, `"n":"successful",`,
+			`"data":{"t":"caf\u00e9 \"}\" ]","x":[false,{"successful":false}]},`, `"n":-1.5e3,`, `"ſ":"\\",`, `"d":"}",`}).Draw(rt, "other")
 		resp := "{" + other + key + ws + ":" + ws + val + "}"
 		if responseSaysFailed([]byte(resp)) && !ResponseMayFail([]byte(resp)) {
 			rt.Fatalf("ResponseMayFail(%s) = false, but it says successful:false", resp)
@@ -446,4 +450,17 @@ func TestClassifierQuotesEachTextOnce(t *testing.T) {
 	if len(c.memo.quotes) == 0 || len(c.memo.quotes) > len(texts) {
 		t.Errorf("%d texts quoted for %d distinct ones", len(c.memo.quotes), len(texts))
 	}
+}
+
+// FuzzResponseMayFail: whatever the bytes, a response the decoder reads as successful:false is
+// never answered "cannot fail" by the shortcut.
+func FuzzResponseMayFail(f *testing.F) {
+	for _, s := range []string{`{"successful":false}`, `{"data":{"x":false},"ſuccessful" :false}`, `{"a":"\"}","Successful":false}`, `{"a":[{"b":"]"}],"successful":false}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, resp []byte) {
+		if responseSaysFailed(resp) && !ResponseMayFail(resp) {
+			t.Fatalf("ResponseMayFail(%q) = false, but it says successful:false", resp)
+		}
+	})
 }

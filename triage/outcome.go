@@ -375,29 +375,111 @@ func failureText(e *model.Execution, st terminal) (string, bool) {
 }
 
 // ResponseMayFail reports whether a response (data.response) may say successful:false, the
-// only thing triage reads of it. It answers without decoding: false is certain (most
-// responses), true means decoding will tell.
+// only thing triage reads of it (a key of the top-level object, as encoding/json finds it:
+// any case, escapes, and the Unicode letters that fold to s). It answers without decoding:
+// false is certain (most responses), true means decoding will tell. It walks the top level
+// only, skipping nested values whole, so a provider's object full of false flags and escaped
+// non-ASCII text (what real responses are) is answered here rather than decoded.
 func ResponseMayFail(resp []byte) bool {
 	if !bytes.Contains(resp, []byte("false")) {
 		return false // successful:false needs a false literal
 	}
-	for _, c := range resp {
-		if c == '\\' || c >= utf8.RuneSelf {
-			return true // an escaped or non-ASCII key could still spell "successful"
-		}
+	i := skipSpace(resp, 0)
+	if i >= len(resp) || resp[i] != '{' {
+		return true // not an object: the decoder says what it is
 	}
-	// Plain ASCII: the key, whatever its case, is there as "successful" followed by its value.
-	const key = `"successful"`
-	for i := 0; i+len(key) <= len(resp); i++ {
-		if resp[i] != '"' || !bytes.EqualFold(resp[i:i+len(key)], []byte(key)) {
-			continue
+	i = skipSpace(resp, i+1)
+	if i < len(resp) && resp[i] == '}' {
+		return false
+	}
+	for {
+		if i >= len(resp) || resp[i] != '"' {
+			return true
 		}
-		j := skipSpace(resp, i+len(key))
-		if j < len(resp) && resp[j] == ':' && bytes.HasPrefix(resp[skipSpace(resp, j+1):], []byte("false")) {
+		end, plain := stringEnd(resp, i)
+		if end < 0 {
+			return true
+		}
+		key := resp[i+1 : end-1]
+		i = skipSpace(resp, end)
+		if i >= len(resp) || resp[i] != ':' {
+			return true
+		}
+		i = skipSpace(resp, i+1)
+		if (!plain || bytes.EqualFold(key, []byte("successful"))) && bytes.HasPrefix(resp[i:], []byte("false")) {
+			return true // the key, or one whose escapes or non-ASCII letters may spell it
+		}
+		if i = valueEnd(resp, i); i < 0 {
+			return true
+		}
+		i = skipSpace(resp, i)
+		switch {
+		case i < len(resp) && resp[i] == ',':
+			i = skipSpace(resp, i+1)
+		case i < len(resp) && resp[i] == '}':
+			return false
+		default:
 			return true
 		}
 	}
-	return false
+}
+
+// stringEnd returns the index just past the JSON string starting at b[i] (a quote), and
+// whether it is plain: ASCII without escapes. -1 when it does not end.
+func stringEnd(b []byte, i int) (int, bool) {
+	plain := true
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, plain
+		case c == '\\':
+			plain = false
+			j++
+		case c >= utf8.RuneSelf:
+			plain = false
+		}
+	}
+	return -1, false
+}
+
+// valueEnd returns the index just past the JSON value starting at b[i], skipping an object or
+// array whole (strings inside them included); -1 when it does not end.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		j, _ := stringEnd(b, i)
+		return j
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				k, _ := stringEnd(b, j)
+				if k < 0 {
+					return -1
+				}
+				j = k - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i // a literal or a number
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
 }
 
 func skipSpace(b []byte, i int) int {

@@ -18,6 +18,7 @@ func main() {
 	n := flag.Int("n", 10_000, "executions to write")
 	seed := flag.Uint64("seed", 1, "seed (same seed, same bytes)")
 	out := flag.String("o", "", "output `FILE` (written through a temporary file, then renamed)")
+	prod := flag.Bool("production", false, "the bodies of real projects' exports (HTML emails, Slack blocks, providers' whole objects): about 4× the bytes")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: gen -n N [-seed S] -o FILE")
@@ -25,13 +26,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *out, *n, *seed); err != nil {
+	if err := run(ctx, *out, *n, *seed, *prod); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, out string, n int, seed uint64) error {
+func run(ctx context.Context, out string, n int, seed uint64, prod bool) error {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ func run(ctx context.Context, out string, n int, seed uint64) error {
 	}
 	defer os.Remove(tmp.Name())
 	start := time.Now()
-	st, err := benchdata.Write(ctx, tmp, benchdata.Config{N: n, Seed: seed})
+	st, err := benchdata.Write(ctx, tmp, benchdata.Config{N: n, Seed: seed, Production: prod})
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -32,6 +32,10 @@ type Config struct {
 	Seed uint64        // same seed, same bytes
 	Now  time.Time     // newest record's time (default 2026-03-01T00:00:00Z)
 	Span time.Duration // how far back the history reaches (default 7 days)
+	// Production gives the records the bodies of real projects' exports (production.go):
+	// HTML emails with quoted threads, Slack blocks, long Markdown, the providers' whole
+	// objects as responses; about 4× the bytes. The executions and their causes are the same.
+	Production bool
 }
 
 // DefaultNow is the end of a generated history when Config.Now is zero.
@@ -443,6 +447,9 @@ func (g *gen) exec(tl tool, a *account, start time.Time, args json.RawMessage, f
 	}
 	e.Duration, e.HasDuration = dur, true
 	e.EndTime = start.Add(dur)
+	if g.cfg.Production {
+		g.produce(e)
+	}
 	return e
 }
 

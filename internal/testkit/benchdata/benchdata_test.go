@@ -54,9 +54,19 @@ func TestWriteIsSeededNewestFirstAndParses(t *testing.T) {
 // The bench traffic carries every cause triage names (sessions, frameworks and agents
 // included) and near-misses that must stay ungrouped (issue 15: realistic traffic).
 func TestTrafficHasEveryCause(t *testing.T) {
+	t.Run("generator", func(t *testing.T) { testTrafficHasEveryCause(t, false) })
+	// production bodies change the bytes, not the executions' causes: every one is still there
+	t.Run("production", func(t *testing.T) { testTrafficHasEveryCause(t, true) })
+}
+
+func testTrafficHasEveryCause(t *testing.T, production bool) {
 	var buf bytes.Buffer
-	if _, err := Write(context.Background(), &buf, Config{N: 40000, Seed: 3}); err != nil {
+	st, err := Write(context.Background(), &buf, Config{N: 40000, Seed: 3, Production: production})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if per := st.Bytes / int64(st.Records); production && per < 3000 || !production && per > 1500 {
+		t.Errorf("%d bytes a record (production %v)", per, production)
 	}
 	var execs []model.Execution
 	for l := range bytes.SplitSeq(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n")) {
