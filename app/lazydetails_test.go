@@ -62,7 +62,9 @@ func TestAPageDoesNotWaitForItsDetails(t *testing.T) {
 	}))
 	defer proxy.Close()
 	dir := t.TempDir()
-	env := func(k string) string { return map[string]string{"COMPOSIO_API_KEY": "k-lazy", "XDG_STATE_HOME": dir}[k] }
+	env := func(k string) string {
+		return map[string]string{"COMPOSIO_API_KEY": "k-lazy", "XDG_STATE_HOME": dir}[k]
+	}
 	if err := os.WriteFile(filepath.Join(dir, "none.toml"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
