@@ -1,7 +1,11 @@
 package triage
 
 import (
+	"regexp"
+	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 
 	"github.com/exectriage/exectriage/model"
 )
@@ -57,4 +61,49 @@ func TestMaskVolatile(t *testing.T) {
 			t.Errorf("maskVolatile(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// volatilePattern is what maskVolatile writes out: the oracle it is checked against.
+var volatilePattern = regexp.MustCompile(`(?i)\b\d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:z|[+-]\d{2}:?\d{2})?\b|\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*\b`)
+
+func maskVolatileByPattern(s string) string {
+	if !strings.ContainsAny(s, "0123456789") {
+		return s
+	}
+	return volatilePattern.ReplaceAllStringFunc(s, func(m string) string {
+		if !strings.Contains(m, ":") && !strings.Contains(m, "-") && len(m) < 16 {
+			return m
+		}
+		return " volatile "
+	})
+}
+
+// The written-out masking says what the expression says, on texts built from the pieces that
+// make its alternatives match, almost match and overlap.
+func TestMaskVolatileIsThePattern(t *testing.T) {
+	pieces := []string{"2026-03-02", "T", "t", " ", "21:26:46", "1:02:03", "123:45:67", ".5", ".", "55", "Z", "z", "+01:00", "-0130", "+01",
+		"0123abcd", "-", "4f2a", "9c1e", "b7d3", "0a1b2c3d4e5f", "deadbeef", "1", "a", "_", "x", "é", ":", "\n", "<p>", "v1.2.3", "3d", "ab12", "ABCDEF12"}
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(0, 12).Draw(rt, "n")
+		var b strings.Builder
+		for range n {
+			b.WriteString(rapid.SampledFrom(pieces).Draw(rt, "piece"))
+		}
+		s := b.String()
+		if got, want := maskVolatile(s), maskVolatileByPattern(s); got != want {
+			rt.Fatalf("maskVolatile(%q) = %q, the pattern says %q", s, got, want)
+		}
+	})
+}
+
+// FuzzMaskVolatile: any text, the pattern's answer.
+func FuzzMaskVolatile(f *testing.F) {
+	for _, s := range []string{"Sent 21:26:46", "2026-03-02 21:26:46.123Z done", "id 0123456789abcdef0123 end", "1f0e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", "12:00:00.5x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := maskVolatile(s), maskVolatileByPattern(s); got != want {
+			t.Fatalf("maskVolatile(%q) = %q, the pattern says %q", s, got, want)
+		}
+	})
 }

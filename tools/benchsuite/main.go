@@ -60,7 +60,7 @@ func main() {
 // scan runs first: a child's peak RSS from rusage includes this process's peak when it was
 // spawned (Go starts children with vfork, and exec keeps the old peak), and the filter section
 // grows this process by hundreds of megabytes (its in-process index of the 1M rows).
-var sectionNames = []string{"scan", "scan5m", "keys", "filter", "ui", "memory", "load", "live", "live100k"}
+var sectionNames = []string{"scan", "production", "scan5m", "keys", "filter", "ui", "memory", "load", "live", "live100k"}
 
 type suite struct {
 	jqSecs, jqRSS []float64 // the jq reference's runs, measured once (see jqRuns)
@@ -109,7 +109,7 @@ func (s *suite) run(ctx context.Context, dataDir string) error {
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	steps := []func(context.Context) error{s.scan(bin), s.scan5m(bin), s.keys(bin), s.filter, s.ui, s.memory(bin), s.load, s.live(bin), s.live100k(bin)}
+	steps := []func(context.Context) error{s.scan(bin), s.production(bin), s.scan5m(bin), s.keys(bin), s.filter, s.ui, s.memory(bin), s.load, s.live(bin), s.live100k(bin)}
 	for i, step := range steps {
 		if s.only != nil && !s.only[sectionNames[i]] || s.only == nil && (sectionNames[i] == "scan5m" || sectionNames[i] == "live100k") {
 			continue
@@ -140,6 +140,12 @@ func (s *suite) ensureData(ctx context.Context) error {
 
 // generate writes the seeded export of n records to p unless it is there already.
 func (s *suite) generate(ctx context.Context, p string, n int) error {
+	return s.generateShaped(ctx, p, benchdata.Config{N: n, Seed: 1})
+}
+
+// generateShaped writes the export cfg describes to p unless it is there already.
+func (s *suite) generateShaped(ctx context.Context, p string, cfg benchdata.Config) error {
+	n := cfg.N
 	if _, err := os.Stat(p); err == nil {
 		return nil
 	}
@@ -149,7 +155,7 @@ func (s *suite) generate(ctx context.Context, p string, n int) error {
 	if err != nil {
 		return err
 	}
-	_, err = benchdata.Write(ctx, f, benchdata.Config{N: n, Seed: 1})
+	_, err = benchdata.Write(ctx, f, cfg)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -548,6 +554,51 @@ func (s *suite) jqRuns(ctx context.Context) (secs, rssMB []float64, err error) {
 		s.jqSecs, s.jqRSS = append(s.jqSecs, secs), append(s.jqRSS, rss)
 	}
 	return s.jqSecs, s.jqRSS, nil
+}
+
+// production scans a 1M export shaped like a real project's (benchdata's Production bodies:
+// HTML emails, Slack blocks, the providers' whole objects; 4 GB, bench-data/1m-production.jsonl,
+// kept for the next run) beside jq over the same file (issue 33: the generator's short bodies
+// flattered scan).
+func (s *suite) production(bin string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		p := filepath.Join(s.data, "1m-production.jsonl")
+		if err := s.generateShaped(ctx, p, benchdata.Config{N: 1_000_000, Seed: 1, Production: true}); err != nil {
+			return err
+		}
+		if err := warm(p); err != nil {
+			return err
+		}
+		jq, jqErr := exec.LookPath("jq")
+		var secs, rss, jqSecs, ratio []float64
+		for i := range s.count {
+			s.logf("exectriage scan --file 1m-production.jsonl --json, and jq (run %d of %d)", i+1, s.count)
+			a, ar, err := runScan(ctx, bin, p)
+			if err != nil {
+				return err
+			}
+			secs, rss = append(secs, a), append(rss, ar)
+			if jqErr != nil {
+				continue
+			}
+			j, _, err := measure(ctx, jq, "-c", `select(.status=="failed") | .id`, p)
+			if err != nil {
+				return err
+			}
+			jqSecs, ratio = append(jqSecs, j), append(ratio, a/j)
+		}
+		s.rows = append(s.rows,
+			row{figure: "exectriage scan --file 1m-production.jsonl --json (production-shaped bodies, 4.2 KB a record)", values: secs, unit: "s", format: "%.1f"},
+			row{figure: "  its peak RSS (issue 33 target)", target: "≤ 450 MB", values: rss, unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 450 }})
+		if jqErr != nil {
+			s.rows = append(s.rows, row{figure: "  the reference: jq over the same file", pending: "jq not installed (apt-get install jq)"})
+			return nil
+		}
+		s.rows = append(s.rows,
+			row{figure: "  the reference: jq -c 'select(.status==\"failed\") | .id' over the same file", values: jqSecs, unit: "s", format: "%.1f"},
+			row{figure: "  scan / jq, run by run (issue 33 target)", target: "≤ 0.25 ×", values: ratio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.25 }})
+		return nil
+	}
 }
 
 // scan5m generates a 5M-record export (5 GB, bench-data/5m.jsonl, kept for the next run) and
