@@ -953,3 +953,23 @@ func TestReserve(t *testing.T) {
 		t.Errorf("Filter = %d rows, %d without Reserve", len(got), len(want))
 	}
 }
+
+// An index whose text arena is full (4 GB: no TUI gets there, but it must not break) indexes
+// further rows without their text: they are there, found by no text term, and nothing panics.
+func TestAFullArenaIndexesRowsWithoutText(t *testing.T) {
+	ix := NewIndex(0)
+	ix.AppendFields(Fields{Tool: "GMAIL_SEND_EMAIL", ID: "log_before"})
+	ix.blocks = append(ix.blocks, make([][]byte, maxBlocks-len(ix.blocks))...) // as if full: empty blocks to the limit
+	ix.fill = 0
+	ix.AppendFields(Fields{Tool: "GMAIL_SEND_EMAIL", ID: "log_after"})
+	if n := len(ix.rows); n != 2 {
+		t.Fatalf("%d rows", n)
+	}
+	q, err := Parse("gmail")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ix.Filter(q); len(got) != 1 || got[0] != 0 {
+		t.Errorf("gmail finds %v, want the row indexed before the arena filled", got)
+	}
+}
