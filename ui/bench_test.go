@@ -36,7 +36,7 @@ func BenchmarkRender(b *testing.B) {
 			return data.Analysis{Triage: r.Triage, Groups: r.Groups}
 		})
 		h.m.data.DS = ds
-		h.m.list.SetItems(data.Select(ds, data.View{}, nil), n/2)
+		h.m.list.SetItems(data.SelectItems(ds, data.View{}), n/2)
 		h.m.refreshPanes()
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			for b.Loop() {

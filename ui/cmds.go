@@ -156,7 +156,7 @@ func handBackCmd() tea.Msg {
 type selectedMsg struct {
 	tag   int
 	ds    *data.Dataset
-	items []data.Item
+	items data.Items
 	sel   int
 	q     filter.Query
 	pos   []int // the filter's matches, increasing (nil: no filter)
@@ -175,10 +175,10 @@ func selectCmd(tag int, ds *data.Dataset, v data.View, q filter.Query, prev []in
 		// thread, which keeps the priority.
 		cores.Foreground()
 		var pos []int
-		var items []data.Item
+		var items data.Items
 		ranked := false
 		if q.Empty() {
-			items = data.Select(ds, v, nil)
+			items = data.SelectItems(ds, v)
 		} else {
 			pos = prev
 			if !exact || prev == nil {
@@ -188,17 +188,20 @@ func selectCmd(tag int, ds *data.Dataset, v data.View, q filter.Query, prev []in
 			if ranked = v.Ranks(q, len(pos)); ranked {
 				shown = ds.Filter.Rank(q, pos)
 			}
-			items = data.SelectMatches(ds, v, shown)
+			items = data.ItemsOf(data.SelectMatches(ds, v, shown))
 		}
 		sel := 0
 		if want := ds.Index(keepID); want >= 0 && !v.Duplicates && !ranked {
 			// One row per execution, in increasing position.
-			if i, ok := slices.BinarySearchFunc(items, int32(want), func(it data.Item, w int32) int { return cmp.Compare(it.Exec, w) }); ok {
+			if items.Whole() {
+				sel = want
+			} else if i, ok := slices.BinarySearchFunc(items.Slice(), int32(want), func(it data.Item, w int32) int { return cmp.Compare(it.Exec, w) }); ok {
 				sel = i
 			}
 		} else if want >= 0 {
 			best := -1
-			for i, it := range items {
+			for i := range items.Len() {
+				it := items.At(i)
 				if int(it.Exec) == want {
 					if it.Kind == keepKind {
 						best = i

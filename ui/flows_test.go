@@ -281,7 +281,7 @@ func TestFlowTypingAFilterKeepsRowsNewestFirst(t *testing.T) {
 		return m.query.String() == "gmsend" && m.lastQ.String() == "gmsend" && m.selTag == m.lastSelTag()
 	})
 	bad := query(f, func(m *Model) string {
-		items := m.list.Items()
+		items := m.list.Items().Slice()
 		for k := 1; k < len(items); k++ {
 			if items[k].Exec <= items[k-1].Exec {
 				return "rows out of order or repeated at " + m.data.DS.ID(int(items[k].Exec))

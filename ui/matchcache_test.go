@@ -58,7 +58,7 @@ func TestMatchCacheSameRows(t *testing.T) {
 				}
 				wantItems = data.Select(ds, v, func(i int) bool { return match[i] })
 			}
-			if fmt.Sprint(msg.items) != fmt.Sprint(wantItems) {
+			if fmt.Sprint(msg.items.Slice()) != fmt.Sprint(wantItems) {
 				t.Fatalf("%+v %q: rows differ from a fresh filter", v, text)
 			}
 			wantSel := 0

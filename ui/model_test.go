@@ -42,7 +42,7 @@ func TestStaleFilterResultIsDropped(t *testing.T) {
 	fast := h.m.setQuery("tool:GMAIL_SEND_EMAIL")
 	h.send(fast())
 	h.send(slow()) // stale: must not replace the newer result
-	for _, it := range h.m.list.Items() {
+	for _, it := range h.m.list.Items().Slice() {
 		if tool := h.m.data.DS.Exec(int(it.Exec)).ToolSlug; tool != "GMAIL_SEND_EMAIL" {
 			t.Fatalf("a stale filter result replaced the current one: row %s", tool)
 		}
@@ -160,7 +160,7 @@ func TestTogglesFlaggedWritesAndDuplicates(t *testing.T) {
 	}
 	h.keys("w", "d")
 	groups := 0
-	for _, it := range h.m.list.Items() {
+	for _, it := range h.m.list.Items().Slice() {
 		if it.Kind == data.ItemGroup {
 			groups++
 		}
@@ -171,7 +171,7 @@ func TestTogglesFlaggedWritesAndDuplicates(t *testing.T) {
 	h.keys("g") // the first row: a group
 	before := h.m.list.Len()
 	h.keys("enter") // fold the first group
-	if h.m.list.Len() != before-len(ds.Members[h.m.list.Items()[0].Group]) {
+	if h.m.list.Len() != before-len(ds.Members[h.m.list.Items().Slice()[0].Group]) {
 		t.Errorf("enter on a group row: %d rows, was %d", h.m.list.Len(), before)
 	}
 	if !strings.Contains(h.screen(), "[d dups]") {
@@ -456,7 +456,7 @@ func TestLoadPausesWhileTheBuilderIsBehind(t *testing.T) {
 func TestBestMatchOrder(t *testing.T) {
 	h := newHarness(t, newEnv(t), 120, 40)
 	h.keys("/", "gmsend", "enter")
-	newest := slices.Clone(h.m.list.Items())
+	newest := slices.Clone(h.m.list.Items().Slice())
 	if len(newest) < 3 {
 		t.Fatalf("the filter kept %d rows", len(newest))
 	}
@@ -468,7 +468,7 @@ func TestBestMatchOrder(t *testing.T) {
 	}
 	ds := h.m.data.DS
 	want := ds.Filter.Rank(h.m.query, h.m.lastPos)
-	got := h.m.list.Items()
+	got := h.m.list.Items().Slice()
 	if len(got) != len(want) {
 		t.Fatalf("%d ranked rows, %d matches", len(got), len(want))
 	}
@@ -485,7 +485,7 @@ func TestBestMatchOrder(t *testing.T) {
 		t.Errorf("after s the cursor is on row %d (execution %d), want row 0, the best match %d", h.m.list.Cursor(), sel.Exec, want[0])
 	}
 	h.keys("s")
-	if h.m.ranked || !slices.Equal(h.m.list.Items(), newest) || strings.Contains(h.screen(), "best match first") {
+	if h.m.ranked || !slices.Equal(h.m.list.Items().Slice(), newest) || strings.Contains(h.screen(), "best match first") {
 		t.Error("s again did not restore newest first")
 	}
 	if sel, _ := h.m.list.Selected(); int(sel.Exec) != want[0] {
@@ -771,7 +771,7 @@ func TestFilterByPatternInTheTUI(t *testing.T) {
 	if h.m.list.Len() != want {
 		t.Fatalf("%d rows, want the %d members of sdk_auto_retry groups", h.m.list.Len(), want)
 	}
-	for _, it := range h.m.list.Items() {
+	for _, it := range h.m.list.Items().Slice() {
 		if g := ds.Group(int(it.Exec)); g == nil || g.Pattern != model.PatternSDKAutoRetry {
 			t.Errorf("row %d is not in an sdk_auto_retry group", it.Exec)
 		}

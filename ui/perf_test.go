@@ -31,7 +31,7 @@ func perfModel(b *testing.B, n int) *Model {
 	})
 	h.m.data.DS = ds
 	h.m.nextDS, h.m.lastDS, h.m.lastPos = nil, nil, nil
-	h.m.list.SetItems(data.Select(ds, data.View{}, nil), n/2)
+	h.m.list.SetItems(data.SelectItems(ds, data.View{}), n/2)
 	h.m.refreshPanes()
 	return h.m
 }

@@ -913,7 +913,7 @@ func (m *Model) jumpMatch(dir int) tea.Cmd {
 		return nil
 	}
 	items := m.list.Items()
-	if len(items) == 0 {
+	if items.Len() == 0 {
 		return nil
 	}
 	matched := func(it data.Item) bool { return it.Kind != data.ItemGroup }
@@ -924,10 +924,10 @@ func (m *Model) jumpMatch(dir int) tea.Cmd {
 			return it.Kind != data.ItemGroup && ok
 		}
 	}
-	cur, n := m.list.Cursor(), len(items)
+	cur, n := m.list.Cursor(), items.Len()
 	for step := 1; step < n; step++ {
 		i := ((cur+dir*step)%n + n) % n
-		if !matched(items[i]) {
+		if !matched(items.At(i)) {
 			continue
 		}
 		m.list.Move(i - cur)

@@ -904,3 +904,56 @@ func SelectMatches(ds *Dataset, v View, pos []int) []Item {
 	}
 	return ds.nest(items)
 }
+
+// Items are the list's rows: a slice of them, or, for the view of every execution in order
+// (no toggle, no duplicates view, no meta-tool run to nest children under), the dataset itself,
+// each row made when it is read: a million rows of 16 bytes are then 16 MB the list does not
+// hold while a person reads the unfiltered list. The zero value is no rows.
+type Items struct {
+	list []Item
+	all  *Dataset // every execution of it, in order (list is nil)
+}
+
+// ItemsOf is the rows of a slice.
+func ItemsOf(list []Item) Items { return Items{list: list} }
+
+// Len is the number of rows.
+func (it Items) Len() int {
+	if it.all != nil {
+		return it.all.Len()
+	}
+	return len(it.list)
+}
+
+// At is row i.
+func (it Items) At(i int) Item {
+	if it.all != nil {
+		return Item{Kind: ItemExec, Exec: int32(i), Group: it.all.GroupOf[i]}
+	}
+	return it.list[i]
+}
+
+// Whole reports whether the rows are every execution of the dataset, in order (row i is
+// execution i).
+func (it Items) Whole() bool { return it.all != nil }
+
+// Slice is the rows as a slice (made, for the whole dataset).
+func (it Items) Slice() []Item {
+	if it.all == nil {
+		return it.list
+	}
+	out := make([]Item, it.Len())
+	for i := range out {
+		out[i] = it.At(i)
+	}
+	return out
+}
+
+// SelectItems is Select without a filter, as Items: the whole dataset when the view shows
+// every execution in order.
+func SelectItems(ds *Dataset, v View) Items {
+	if ds != nil && !v.FlaggedOnly && !v.WritesOnly && !v.Duplicates && len(ds.children) == 0 {
+		return Items{all: ds}
+	}
+	return ItemsOf(Select(ds, v, nil))
+}

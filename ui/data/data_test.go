@@ -3,6 +3,7 @@ package data
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,24 @@ func TestSelect(t *testing.T) {
 				t.Errorf("got %s, want %s", s, tt.want)
 			}
 		})
+	}
+}
+
+// SelectItems gives the rows Select gives, holding no slice for the view of every execution.
+func TestSelectItemsIsSelect(t *testing.T) {
+	ds := Build(fixture(), nil, analyzer)
+	for _, v := range []View{{}, {FlaggedOnly: true}, {WritesOnly: true}, {Duplicates: true}} {
+		it := SelectItems(ds, v)
+		want := Select(ds, v, nil)
+		if got := it.Slice(); !slices.Equal(got, want) || it.Len() != len(want) {
+			t.Errorf("%+v: %v, Select says %v", v, got, want)
+		}
+		if whole := !v.FlaggedOnly && !v.WritesOnly && !v.Duplicates; it.Whole() != whole {
+			t.Errorf("%+v: whole %v", v, it.Whole())
+		}
+	}
+	if n := (Items{}).Len(); n != 0 {
+		t.Errorf("no items: %d", n)
 	}
 }
 
@@ -219,6 +238,9 @@ func TestChildrenUnderTheirRun(t *testing.T) {
 	}
 	if got, want := show(Select(ds, View{}, nil)), "later between run └c1 └c2 before"; got != want {
 		t.Errorf("list %q, want %q", got, want)
+	}
+	if it := SelectItems(ds, View{}); it.Whole() || show(it.Slice()) != "later between run └c1 └c2 before" {
+		t.Errorf("SelectItems with runs to nest: whole %v, %q", it.Whole(), show(it.Slice()))
 	}
 	noRun := func(i int) bool { return ds.ID(i) != "run" }
 	if got, want := show(Select(ds, View{}, noRun)), "later c2 between c1 before"; got != want {

@@ -25,7 +25,7 @@ type Highlighter func(exec int) map[string][]int
 type Model struct {
 	common.Common
 	store *data.Store
-	items []data.Item
+	items data.Items
 
 	cursor, offset int
 	width, height  int
@@ -73,7 +73,7 @@ func (m *Model) SetFocused(f bool) { m.focused = f }
 func (m Model) Focused() bool { return m.focused }
 
 // SetItems replaces the rows and puts the cursor on row sel (clamped).
-func (m *Model) SetItems(items []data.Item, sel int) {
+func (m *Model) SetItems(items data.Items, sel int) {
 	m.items = items
 	m.cursor = sel
 	m.clamp()
@@ -81,20 +81,20 @@ func (m *Model) SetItems(items []data.Item, sel int) {
 }
 
 // Items returns the rows.
-func (m Model) Items() []data.Item { return m.items }
+func (m Model) Items() data.Items { return m.items }
 
 // Len is the number of rows.
-func (m Model) Len() int { return len(m.items) }
+func (m Model) Len() int { return m.items.Len() }
 
 // Cursor is the selected row's index.
 func (m Model) Cursor() int { return m.cursor }
 
 // Selected returns the selected row.
 func (m Model) Selected() (data.Item, bool) {
-	if m.cursor < 0 || m.cursor >= len(m.items) {
+	if m.cursor < 0 || m.cursor >= m.items.Len() {
 		return data.Item{}, false
 	}
-	return m.items[m.cursor], true
+	return m.items.At(m.cursor), true
 }
 
 // AtTop reports whether the view shows the newest rows with the cursor on the first one
@@ -105,13 +105,13 @@ func (m Model) AtTop() bool { return m.cursor == 0 && m.offset == 0 }
 func (m Model) rows() int { return max(m.height-3, 1) }
 
 func (m *Model) clamp() {
-	if m.cursor >= len(m.items) {
-		m.cursor = len(m.items) - 1
+	if m.cursor >= m.items.Len() {
+		m.cursor = m.items.Len() - 1
 	}
 	if m.cursor < 0 {
 		m.cursor = 0
 	}
-	maxOff := max(len(m.items)-m.rows(), 0)
+	maxOff := max(m.items.Len()-m.rows(), 0)
 	m.offset = min(max(m.offset, 0), maxOff)
 	m.scrollTo(m.cursor)
 }
@@ -137,7 +137,7 @@ func (m *Model) Move(d int) {
 func (m *Model) Top() { m.cursor, m.offset = 0, 0; m.clamp() }
 
 // Bottom moves to the oldest row.
-func (m *Model) Bottom() { m.cursor = len(m.items) - 1; m.clamp() }
+func (m *Model) Bottom() { m.cursor = m.items.Len() - 1; m.clamp() }
 
 // Update handles navigation keys and the mouse wheel; other messages are ignored.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
@@ -176,7 +176,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 // Click selects the row at line y of the box (0 = top border); it reports whether a row was hit.
 func (m *Model) Click(y int) bool {
 	r := y - 2
-	if r < 0 || r >= m.rows() || m.offset+r >= len(m.items) {
+	if r < 0 || r >= m.rows() || m.offset+r >= m.items.Len() {
 		return false
 	}
 	m.cursor = m.offset + r
@@ -238,18 +238,18 @@ func (m Model) View() string {
 	var b strings.Builder
 	b.WriteString(m.header(l, inner))
 	n := m.rows()
-	if len(m.items) == 0 {
+	if m.items.Len() == 0 {
 		b.WriteString("\n")
 		b.WriteString(m.Styles.List.Empty.Render(common.Fit("  "+m.Empty, inner)))
 	}
-	for r := 0; r < n && m.offset+r < len(m.items); r++ {
+	for r := 0; r < n && m.offset+r < m.items.Len(); r++ {
 		i := m.offset + r
 		b.WriteString("\n")
-		b.WriteString(m.row(l, inner, m.items[i], i == m.cursor))
+		b.WriteString(m.row(l, inner, m.items.At(i), i == m.cursor))
 	}
 	right := ""
-	if len(m.items) > 0 {
-		right = common.Count(m.cursor+1) + "/" + common.Count(len(m.items))
+	if m.items.Len() > 0 {
+		right = common.Count(m.cursor+1) + "/" + common.Count(m.items.Len())
 	} else {
 		right = "0/0"
 	}
@@ -488,9 +488,9 @@ func (m Model) groupRow(l layout, w int, it data.Item, cur string, base lipgloss
 
 // collapsed reports whether a group row's members are hidden: the next row is not its member.
 func (m Model) collapsed(it data.Item) bool {
-	for i := m.offset; i < len(m.items); i++ {
-		if m.items[i] == it {
-			if i+1 < len(m.items) && m.items[i+1].Kind == data.ItemMember && m.items[i+1].Group == it.Group {
+	for i := m.offset; i < m.items.Len(); i++ {
+		if m.items.At(i) == it {
+			if i+1 < m.items.Len() && m.items.At(i+1).Kind == data.ItemMember && m.items.At(i+1).Group == it.Group {
 				return false
 			}
 			return true

@@ -44,7 +44,7 @@ func newList(s *data.Store, w, h int) Model {
 	c := common.Common{Styles: styles.New(theme.Default()), Keys: &k, Now: func() time.Time { return t0 }}
 	m := New(c, s)
 	m.SetSize(w, h)
-	m.SetItems(data.Select(s.DS, data.View{}, nil), 0)
+	m.SetItems(data.SelectItems(s.DS, data.View{}), 0)
 	return m
 }
 
@@ -110,11 +110,11 @@ func TestNavigationKeepsTheCursorVisible(t *testing.T) {
 
 func TestSetItemsClampsTheSelection(t *testing.T) {
 	m := newList(store(50), 80, 10)
-	m.SetItems(m.Items()[:3], 40)
+	m.SetItems(data.ItemsOf(m.Items().Slice()[:3]), 40)
 	if m.Cursor() != 2 {
 		t.Errorf("cursor %d", m.Cursor())
 	}
-	m.SetItems(nil, 0)
+	m.SetItems(data.Items{}, 0)
 	if _, ok := m.Selected(); ok {
 		t.Error("selection in an empty list")
 	}
