@@ -55,18 +55,18 @@ func (g *generator) metaResend() int {
 	metaRaw, _ := json.Marshal(map[string]any{"tools": []any{
 		map[string]any{"tool_slug": tool.slug, "arguments": sendArgs.m}, map[string]any{"tool_slug": draft.slug, "arguments": draftArgs.m}}})
 	metaArgs := &argSet{m: map[string]any{}, raw: metaRaw}
-	keys := [3]string{g.newGroup(), g.newGroup(), g.newGroup()} // the runs, the sends, the drafts
+	keys := [2]string{g.newGroup(), g.newGroup()} // the runs; the sends and the drafts, one story
 	for i := range 2 {
 		run := g.newPlan(u, a, metaTool, metaArgs, start, prof, CaseMetaResend)
 		run.session, run.toolRouter, run.retryCount, run.groupKey, run.pattern = caller, session, -1, keys[0], model.PatternSessionAutoRetry
 		run.dur, run.effectAt = 2500*time.Millisecond, 0
 		at := start.Add(g.between(200*time.Millisecond, 600*time.Millisecond))
-		for k, c := range []struct {
+		for _, c := range []struct {
 			tool *toolDef
 			args *argSet
 		}{{tool, sendArgs}, {draft, draftArgs}} {
 			child := g.newPlan(u, a, c.tool, c.args, at, prof, CaseMetaResend)
-			child.session, child.toolRouter, child.retryCount, child.groupKey, child.pattern = caller, session, -1, keys[k+1], model.PatternSessionAutoRetry
+			child.session, child.toolRouter, child.retryCount, child.groupKey, child.pattern = caller, session, -1, keys[1], model.PatternSessionAutoRetry
 			child.parent = run
 			at = child.start.Add(child.dur + g.between(50*time.Millisecond, 300*time.Millisecond))
 		}

@@ -173,6 +173,13 @@ type foundGroup struct {
 	in    []int
 	first time.Time
 	n     int
+	// runs are the meta tool's runs the members each ran under ("" for most groups: runsKey),
+	// with the members' starts and caller ends and the tool, for joining the groups of one
+	// re-sent run's tools (mergeResentRuns); ns are the numbers of the groups joined.
+	runs         string
+	starts, ends []time.Time
+	tool         string
+	ns           []int
 }
 
 // NewGrouper returns a Grouper for kinds and opt.
@@ -206,16 +213,22 @@ func (gr *Grouper) Add(execs []model.Execution) (members [][]int) {
 
 // Groups is every group found, ordered as Analyze orders them; order[n] is the position in
 // groups of the group numbered n.
+//
+// The groups of one re-sent meta tool's tools are one group (mergeResentRuns): several numbers
+// may then have the same position.
 func (gr *Grouper) Groups() (groups []model.DuplicateGroup, order []int) {
-	sortGroups(gr.found)
-	if len(gr.found) == 0 {
+	all := mergeResentRuns(gr.found, gr.opt.CallerTimeout)
+	sortGroups(all)
+	if len(all) == 0 {
 		return nil, nil
 	}
-	groups = make([]model.DuplicateGroup, len(gr.found))
+	groups = make([]model.DuplicateGroup, len(all))
 	order = make([]int, len(gr.found))
-	for k := range gr.found {
-		groups[k] = gr.found[k].g
-		order[gr.found[k].n] = k
+	for k := range all {
+		groups[k] = all[k].g
+		for _, n := range all[k].ns {
+			order[n] = k
+		}
 	}
 	return groups, order
 }
@@ -224,7 +237,7 @@ func (gr *Grouper) Groups() (groups []model.DuplicateGroup, order []int) {
 // bucket's groups: the groups ordered by their oldest member's start (then id), with each
 // group's member indices.
 func groupAmong(execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind, cand []int, opt Options) ([]model.DuplicateGroup, [][]int) {
-	all := findGroups(execs, outcomes, kind, cand, opt)
+	all := mergeResentRuns(findGroups(execs, outcomes, kind, cand, opt), opt.CallerTimeout)
 	sortGroups(all)
 	if len(all) == 0 {
 		return nil, nil
@@ -276,9 +289,18 @@ func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int
 			groups, in := groupBucket(key, execs, outcomes, idx, parts, opt)
 			for k, g := range groups {
 				f := foundGroup{g: g, in: in[k], first: execs[in[k][0]].Start()}
-				for _, i := range in[k] {
+				ms := make([]member, len(in[k]))
+				for j, i := range in[k] {
 					if s := execs[i].Start(); s.Before(f.first) {
 						f.first = s
+					}
+					ms[j] = member{e: &execs[i], outcome: outcomes[i]}
+				}
+				if f.runs = runsKey(ms, causeContext{runs: opt.MetaRuns, timeout: opt.CallerTimeout}); f.runs != "" {
+					f.tool = strings.ToUpper(execs[in[k][0]].ToolSlug)
+					for _, i := range in[k] {
+						f.starts = append(f.starts, execs[i].Start())
+						f.ends = append(f.ends, callerEnd(&execs[i], opt.CallerTimeout))
 					}
 				}
 				mine = append(mine, f)

@@ -134,6 +134,7 @@ func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context
 	// group), on every core, and group each batch.
 	gr := &Grouper{cls: a.cls, opt: a.opt} // the kinds Add gave (the kinds may have learned more since)
 	var pos [][]int
+	ids := map[int]string{} // each member's id (a re-sent meta tool's groups are joined by id)
 	for lo, e := 0, 0; lo < len(cands); {
 		hi := lo
 		for e < len(ends) && (hi == lo || ends[e]-lo <= incBatch) { // whole callers' runs
@@ -150,14 +151,29 @@ func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context
 			ps := make([]int, len(in))
 			for k, j := range in {
 				ps[k] = batch[j]
+				ids[batch[j]] = execs[j].ID
 			}
 			pos = append(pos, ps)
 		}
 	}
 	groups, order := gr.Groups()
 	members := make([][]int, len(groups))
+	joined := false
 	for n, ps := range pos {
-		members[order[n]] = ps
+		joined = joined || members[order[n]] != nil
+		members[order[n]] = append(members[order[n]], ps...)
+	}
+	if joined { // a re-sent meta tool's tools, one group: its members in the group's order
+		for k, ms := range members {
+			if len(ms) < 2 {
+				continue
+			}
+			rank := make(map[string]int, len(groups[k].ExecutionIDs))
+			for i, id := range groups[k].ExecutionIDs {
+				rank[id] = i
+			}
+			slices.SortStableFunc(ms, func(a, b int) int { return cmp.Compare(rank[ids[a]], rank[ids[b]]) })
+		}
 	}
 	return groups, members, nil
 }

@@ -101,3 +101,112 @@ func metaReason(ms, parents []member, why string) string {
 	return fmt.Sprintf("%d runs of %s, each by its own run of %s (%s): the meta tool was sent again and ran the tools it holds again; why it was sent again: %s",
 		len(ms), ms[0].e.ToolSlug, strings.ToUpper(parents[0].e.ToolSlug), strings.Join(ids, ", "), why)
 }
+
+// runsKey is the runs of a meta tool a group's members each ran under, when they did
+// (resentParents): their log ids, oldest first, joined; "" for any other group.
+func runsKey(ms []member, cc causeContext) string {
+	ps, _, ok := resentParents(ms, cc)
+	if !ok {
+		return ""
+	}
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.e.ID
+	}
+	return strings.Join(ids, "\x00")
+}
+
+// mergeResentRuns joins the groups whose members ran under the same runs of a meta tool (one
+// group per tool it holds, each found among its own caller's writes) into one: a re-sent meta
+// tool whose tools all ran again is one duplicate, of all its tools, named by why it was sent
+// again. The result does not depend on the order of all. A joined group keeps the id, cause
+// and numbers (ns) of its parts; its members are theirs, oldest first.
+func mergeResentRuns(all []foundGroup, timeout time.Duration) []foundGroup {
+	parts := map[string][]int{}
+	for k := range all {
+		if all[k].runs != "" {
+			parts[all[k].runs] = append(parts[all[k].runs], k)
+		}
+	}
+	joined := make(map[int]bool)
+	out := make([]foundGroup, 0, len(all))
+	for k := range all {
+		f := all[k]
+		if f.runs == "" || len(parts[f.runs]) < 2 {
+			f.ns = []int{f.n}
+			out = append(out, f)
+			continue
+		}
+		if joined[k] {
+			continue
+		}
+		ks := parts[f.runs]
+		for _, j := range ks {
+			joined[j] = true
+		}
+		out = append(out, joinGroups(all, ks, timeout))
+	}
+	return out
+}
+
+// joinGroups is the one group of all[ks] (groups of the same runs' tools).
+func joinGroups(all []foundGroup, ks []int, timeout time.Duration) foundGroup {
+	// the part with the oldest first member names the whole (ties by id, for a stable answer)
+	slices.SortFunc(ks, func(a, b int) int {
+		if c := all[a].first.Compare(all[b].first); c != 0 {
+			return c
+		}
+		return strings.Compare(all[a].g.ID, all[b].g.ID)
+	})
+	head := all[ks[0]]
+	type m struct {
+		id         string
+		start, end time.Time
+		in         int
+		hasIn      bool
+	}
+	var ms []m
+	var tools []string
+	j := head
+	j.ns, j.in = nil, nil
+	for _, k := range ks {
+		f := all[k]
+		j.ns = append(j.ns, f.n)
+		tools = append(tools, f.tool)
+		j.g.Similarity = min(j.g.Similarity, f.g.Similarity)
+		for i, id := range f.g.ExecutionIDs {
+			x := m{id: id, start: f.starts[i], end: f.ends[i]}
+			if f.in != nil {
+				x.in, x.hasIn = f.in[i], true
+			}
+			ms = append(ms, x)
+		}
+	}
+	slices.SortStableFunc(ms, func(a, b m) int {
+		if c := a.start.Compare(b.start); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	j.g.ExecutionIDs = make([]string, len(ms))
+	j.starts, j.ends = make([]time.Time, len(ms)), make([]time.Time, len(ms))
+	j.g.Gaps = make([]time.Duration, len(ms)-1)
+	for i, x := range ms {
+		j.g.ExecutionIDs[i], j.starts[i], j.ends[i] = x.id, x.start, x.end
+		if x.hasIn {
+			j.in = append(j.in, x.in)
+		}
+		if i > 0 {
+			j.g.Gaps[i-1] = x.start.Sub(ms[i-1].end)
+		}
+	}
+	slices.Sort(tools)
+	tools = slices.Compact(tools)
+	j.tool = strings.Join(tools, ", ")
+	j.g.Match = fmt.Sprintf("every tool the meta tool holds ran again (%s), each with %s", j.tool, head.g.Match)
+	if _, why, ok := strings.Cut(head.g.Reason, "why it was sent again: "); ok {
+		j.g.Reason = fmt.Sprintf("%d runs of %d tools (%s) under the runs of the same meta tool (%s): the meta tool was sent again and ran every tool it holds again; why it was sent again: %s",
+			len(ms), len(tools), j.tool, strings.ReplaceAll(head.runs, "\x00", ", "), why)
+	}
+	return j
+}

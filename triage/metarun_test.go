@@ -93,3 +93,118 @@ func TestMetaToolResend(t *testing.T) {
 		})
 	}
 }
+
+// TestAResentMetaToolIsOneGroup (issues 29, 31): a meta tool sent again whose two tools (an
+// email and a Slack message) both ran again is one duplicate group of the four executions,
+// oldest first, named by why the meta tool was sent again, and each front's builder
+// (Analyze, Incremental, the Grouper scan uses) says so, members and all. Two tools of two runs
+// that are not each other's re-send (a third run, another email) stay apart.
+func TestAResentMetaToolIsOneGroup(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	run := func(id string, at time.Duration, err *model.ExecError) model.Execution {
+		e := model.Execution{ID: id, ToolSlug: "COMPOSIO_MULTI_EXECUTE_TOOL", ToolkitSlug: "composio", UserID: "u1", RetryCount: -1,
+			Detailed: true, SessionID: "trs_1", SDKVersion: "0.21.0", Source: model.Source{Host: "sdk", Language: "typescript"},
+			Arguments: json.RawMessage(`{"tools":[{"tool_slug":"GMAIL_SEND_EMAIL"},{"tool_slug":"SLACK_SEND_MESSAGE"}]}`), Status: model.StatusSuccess, Error: err}
+		if err != nil {
+			e.Status = model.StatusFailed
+		} else {
+			e.EndTime, e.Duration, e.HasDuration = t0.Add(at+sec(3)), sec(3), true
+		}
+		e.StartTime, e.Timestamp = t0.Add(at), t0.Add(at)
+		return e
+	}
+	child := func(id, tool, args, parent string, at time.Duration) model.Execution {
+		e := model.Execution{ID: id, ToolSlug: tool, ToolkitSlug: strings.ToLower(strings.SplitN(tool, "_", 2)[0]), UserID: "u1", ConnectedAccountID: "ca_" + tool[:5],
+			RetryCount: -1, Detailed: true, SessionID: "trs_1", Status: model.StatusSuccess, Arguments: json.RawMessage(args),
+			Parent: &model.Parent{LogID: parent, ToolSlug: "COMPOSIO_MULTI_EXECUTE_TOOL"}}
+		e.StartTime, e.Timestamp = t0.Add(at), t0.Add(at)
+		e.EndTime, e.Duration, e.HasDuration = e.StartTime.Add(sec(0.8)), sec(0.8), true
+		return e
+	}
+	const mail, slack = `{"recipient_email":"bob@example.com","subject":"Invoice 42","body":"attached"}`, `{"channel":"#billing","text":"Invoice 42 sent to Bob"}`
+	execs := []model.Execution{
+		run("p1", 0, timeoutErr), child("m1", "GMAIL_SEND_EMAIL", mail, "p1", sec(1)), child("s1", "SLACK_SEND_MESSAGE", slack, "p1", sec(1.5)),
+		run("p2", sec(60.45), nil), child("m2", "GMAIL_SEND_EMAIL", mail, "p2", sec(61.5)), child("s2", "SLACK_SEND_MESSAGE", slack, "p2", sec(62)),
+		// a later, separate run that sends another email: its own story
+		run("p3", sec(600), nil), child("m3", "GMAIL_SEND_EMAIL", `{"recipient_email":"bob@example.com","subject":"Invoice 43","body":"attached"}`, "p3", sec(601)),
+	}
+	res := Analyze(execs, nil, Options{})
+	var children []model.DuplicateGroup
+	for _, g := range res.Groups {
+		if !strings.HasPrefix(g.ExecutionIDs[0], "p") {
+			children = append(children, g)
+		}
+	}
+	if len(children) != 1 {
+		t.Fatalf("%d groups of the children, want one: %+v", len(children), children)
+	}
+	g := children[0]
+	if got := strings.Join(g.ExecutionIDs, " "); got != "m1 s1 m2 s2" || g.Pattern != model.PatternSessionAutoRetry ||
+		!strings.Contains(g.Reason, "GMAIL_SEND_EMAIL, SLACK_SEND_MESSAGE") || !strings.Contains(g.Reason, "p1, p2") || len(g.Gaps) != 3 {
+		t.Fatalf("the group: %s %s %q gaps %v", got, g.Pattern, g.Reason, g.Gaps)
+	}
+	for i, id := range []string{"m1", "s1", "m2", "s2"} {
+		if res.Triage[index(execs, id)].GroupID != g.ID {
+			t.Errorf("%s is not in the group (%d)", id, i)
+		}
+	}
+	if res.Triage[index(execs, "m3")].GroupID != "" {
+		t.Error("the separate run's email joined a group")
+	}
+
+	inc := NewIncremental(nil, Options{})
+	for i := range execs {
+		inc.Add(&execs[i])
+	}
+	groups, members, err := inc.Groups(context.Background(), func(_ context.Context, pos int) (model.Execution, error) { return execs[pos], nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for k, ig := range groups {
+		if ig.ID != g.ID {
+			continue
+		}
+		found = true
+		var ids []string
+		for _, p := range members[k] {
+			ids = append(ids, execs[p].ID)
+		}
+		if ig.Pattern != g.Pattern || ig.Reason != g.Reason || strings.Join(ig.ExecutionIDs, " ") != "m1 s1 m2 s2" || strings.Join(ids, " ") != "m1 s1 m2 s2" {
+			t.Errorf("Incremental: %s %q %v members %v", ig.Pattern, ig.Reason, ig.ExecutionIDs, ids)
+		}
+	}
+	if !found || len(groups) != len(res.Groups) {
+		t.Errorf("Incremental found %d groups (the joined one: %v), Analyze %d", len(groups), found, len(res.Groups))
+	}
+
+	// the Grouper, as scan feeds it: one caller's candidates a batch at a time
+	opt := Options{MetaRuns: NewMetaRuns()}
+	for i := range execs {
+		opt.MetaRuns.Add(&execs[i], res.Triage[i].Outcome)
+	}
+	gr := NewGrouper(nil, opt)
+	var byNumber [][]string
+	for _, batch := range [][]model.Execution{{execs[1], execs[4]}, {execs[2], execs[5]}} {
+		for _, in := range gr.Add(batch) {
+			var ids []string
+			for _, j := range in {
+				ids = append(ids, batch[j].ID)
+			}
+			byNumber = append(byNumber, ids)
+		}
+	}
+	sg, order := gr.Groups()
+	if len(sg) != 1 || len(byNumber) != 2 || order[0] != 0 || order[1] != 0 || sg[0].ID != g.ID || sg[0].Reason != g.Reason {
+		t.Errorf("the Grouper: %d groups %+v, order %v", len(sg), sg, order)
+	}
+}
+
+func index(execs []model.Execution, id string) int {
+	for i := range execs {
+		if execs[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
