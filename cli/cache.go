@@ -57,14 +57,11 @@ func cacheRun(ctx context.Context, env *Env, opts *CacheOptions) int {
 		}
 		if opts.Source.json {
 			type fileJSON struct {
-				Path    string `json:"path"`
-				Bytes   int64  `json:"bytes"`
-				Entries int    `json:"entries"`
-				Details int    `json:"details"`
-				Covered []struct {
-					From string `json:"from"`
-					To   string `json:"to"`
-				} `json:"covered"`
+				Path    string     `json:"path"`
+				Bytes   int64      `json:"bytes"`
+				Entries int        `json:"entries"`
+				Details int        `json:"details"`
+				Covered []spanJSON `json:"covered"`
 			}
 			out := struct {
 				SchemaVersion int        `json:"schema_version"`
@@ -74,10 +71,7 @@ func cacheRun(ctx context.Context, env *Env, opts *CacheOptions) int {
 			for _, in := range infos {
 				f := fileJSON{Path: in.Path, Bytes: in.Bytes, Entries: in.Entries, Details: in.Details}
 				for _, sp := range in.Covered {
-					f.Covered = append(f.Covered, struct {
-						From string `json:"from"`
-						To   string `json:"to"`
-					}{stamp(sp.From), stamp(sp.To)})
+					f.Covered = append(f.Covered, spanJSON{stamp(sp.From), stamp(sp.To)})
 				}
 				out.Files = append(out.Files, f)
 			}
