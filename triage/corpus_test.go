@@ -399,7 +399,101 @@ func (g *corpusGen) doubleSubmit() {
 	g.add(c2, tg, args, stopped.Add(time.Duration(1500+g.r.IntN(40000))*time.Millisecond), endOK, g.fast(), -1, key)
 }
 
+// metaResend: a session's meta tool (COMPOSIO_MULTI_EXECUTE_TOOL) times out at the client and
+// the SDK sends it again; both tools it holds run again under the new run. The runs are one
+// group and the four children another (issues 29, 31), both the session's own retry.
+func (g *corpusGen) metaResend() {
+	c := g.current()
+	c.session = fmt.Sprintf("trs_%x", g.r.Uint64())
+	c.sdk, c.language = pickOne(g.r, []string{"0.21.0", "0.22.0"}), "typescript"
+	f := g.facts()
+	tools := []target{g.target(f), g.target(f)}
+	for tools[1].slug == tools[0].slug {
+		tools[1] = g.target(f)
+	}
+	args := []map[string]any{tools[0].args(f.fill(pickOne(g.r, corpusIntents()[0].phrasings))), tools[1].args(f.fill(pickOne(g.r, corpusIntents()[2].phrasings)))}
+	meta := target{"COMPOSIO_MULTI_EXECUTE_TOOL", "composio", nil}
+	metaArgs := map[string]any{"tools": []any{map[string]any{"tool_slug": tools[0].slug}, map[string]any{"tool_slug": tools[1].slug}}}
+	runs, children := g.newGroup(model.PatternSessionAutoRetry), g.newGroup(model.PatternSessionAutoRetry)
+	t := g.start()
+	for i := range 2 {
+		end := endTimeout
+		if i == 1 {
+			end = endOK
+		}
+		stopped := g.add(c, meta, metaArgs, t, end, 3*time.Second, -1, runs)
+		run := g.execs[len(g.execs)-1].ID
+		at := t.Add(g.jitter(400*time.Millisecond, 0.5, 1.5))
+		for k, tg := range tools {
+			g.add(c, tg, args[k], at, endOK, g.fast(), -1, children)
+			g.execs[len(g.execs)-1].Parent = &model.Parent{LogID: run, ToolSlug: meta.slug}
+			at = at.Add(time.Second + time.Duration(g.r.IntN(500))*time.Millisecond)
+		}
+		t = stopped.Add(g.jitter(450*time.Millisecond, 0.85, 1.1)) // the SDK's first wait after the timeout
+	}
+}
+
+// delivery records a trigger delivery of event (attempt n) for c at t.
+func (g *corpusGen) delivery(c caller, event string, n int, t time.Time) {
+	g.ids++
+	g.execs = append(g.execs, model.Execution{ID: fmt.Sprintf("log_t%06d", g.ids), Type: model.TypeTriggerMessage, ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE",
+		ToolkitSlug: "gmail", UserID: c.user, ConnectedAccountID: c.account, StartTime: t, Timestamp: t, Status: "success", Detailed: true, RetryCount: -1,
+		Delivery: &model.Delivery{EventID: event, Attempt: n, TriggerID: "ti_" + c.user}})
+	if g.miss != "" {
+		g.misses[g.execs[len(g.execs)-1].ID] = g.miss
+	}
+}
+
+// redelivery: a trigger's event is delivered, the app's handler writes and then answers too
+// late, the event comes again and the handler writes again: trigger_redelivery.
+func (g *corpusGen) redelivery() {
+	c := g.current()
+	f := g.facts()
+	tg := g.target(f)
+	args := tg.args(f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings)))
+	key := g.newGroup(model.PatternTriggerRedelivery)
+	event := fmt.Sprintf("msg_%x", g.r.Uint64())
+	t := g.start()
+	for n := 1; n <= 2; n++ {
+		g.delivery(c, event, n, t)
+		g.add(c, tg, args, t.Add(time.Duration(300+g.r.IntN(2000))*time.Millisecond), endOK, g.fast(), -1, key)
+		t = t.Add(time.Duration(30+g.r.IntN(300)) * time.Second) // the platform's next attempt
+	}
+}
+
 // Near-misses: none of these is a duplicate.
+
+// twoEvents: one trigger fires twice for two different events, and the handler writes about each.
+func (g *corpusGen) twoEvents() {
+	c := g.current()
+	t := g.start()
+	it := pickOne(g.r, corpusIntents())
+	for range 2 {
+		f := g.facts()
+		tg := g.target(f)
+		g.delivery(c, fmt.Sprintf("msg_%x", g.r.Uint64()), 1, t)
+		g.add(c, tg, tg.args(f.fill(pickOne(g.r, it.phrasings))), t.Add(time.Duration(300+g.r.IntN(2000))*time.Millisecond), endOK, g.fast(), -1, "")
+		t = t.Add(time.Duration(20+g.r.IntN(120)) * time.Second)
+	}
+}
+
+// sessionSendsTwice: an agent's session sends two different messages to one recipient, a minute
+// apart, each of its own (a confirmation, then the receipt).
+func (g *corpusGen) sessionSendsTwice() {
+	c := g.current()
+	c.session = fmt.Sprintf("trs_%x", g.r.Uint64())
+	f := g.facts()
+	tg := g.target(f)
+	t := g.start()
+	intents := corpusIntents()
+	a, b := g.r.IntN(len(intents)), g.r.IntN(len(intents)-1)
+	if b >= a {
+		b++
+	}
+	stopped := g.add(c, tg, tg.args(f.fill(pickOne(g.r, intents[a].phrasings))), t, endOK, g.fast(), -1, "")
+	g.add(c, tg, tg.args(f.fill(pickOne(g.r, intents[b].phrasings))), stopped.Add(time.Duration(20+g.r.IntN(60))*time.Second), endOK, g.fast(), -1, "")
+}
+
 
 func (g *corpusGen) newsletter() {
 	c := g.current()
@@ -422,9 +516,16 @@ func (g *corpusGen) channelChatter() {
 	tg := target{"SLACK_SEND_MESSAGE", "slack", func(text string) map[string]any { return map[string]any{"channel": ch, "text": text} }}
 	it := pickOne(g.r, corpusIntents())
 	t := g.start()
+	seen := map[string]bool{}
 	for range 3 {
-		// the same kind of message about different facts (another order, another invoice)
-		g.add(c, tg, tg.args(g.facts().fill(it.phrasings[0])), t, endOK, g.fast(), -1, "")
+		// the same kind of message about different facts (another order, another invoice):
+		// facts drawn again when a draw repeats an earlier one, which would be a duplicate
+		text := g.facts().fill(it.phrasings[0])
+		for seen[text] {
+			text = g.facts().fill(it.phrasings[0])
+		}
+		seen[text] = true
+		g.add(c, tg, tg.args(text), t, endOK, g.fast(), -1, "")
 		t = t.Add(time.Duration(5+g.r.IntN(120)) * time.Second)
 	}
 	other := pickOne(g.r, corpusIntents())
@@ -502,10 +603,13 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 		g.agentRetry()
 		g.appRetry()
 		g.doubleSubmit()
+		g.metaResend()
+		g.redelivery()
 		for _, m := range []struct {
 			name string
 			draw func()
-		}{{"newsletter", g.newsletter}, {"channel chatter", g.channelChatter}, {"scheduled job", g.scheduled}, {"same recipient, other subject", g.sameRecipientOtherSubject}, {"follow-up after a success", g.followUp}} {
+		}{{"newsletter", g.newsletter}, {"channel chatter", g.channelChatter}, {"scheduled job", g.scheduled}, {"same recipient, other subject", g.sameRecipientOtherSubject}, {"follow-up after a success", g.followUp},
+			{"two events of one trigger", g.twoEvents}, {"a session that sends twice", g.sessionSendsTwice}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""
@@ -526,7 +630,7 @@ type patternScore struct{ truth, predicted, right int }
 // >= 80% of each pattern, no old-SDK note on a fixed path.
 func TestDuplicateCorpus(t *testing.T) {
 	patterns := []model.RetryPattern{model.PatternSDKAutoRetry, model.PatternSessionAutoRetry, model.PatternFrameworkRetry,
-		model.PatternAgentRetry, model.PatternAppRetry, model.PatternDoubleSubmit}
+		model.PatternAgentRetry, model.PatternAppRetry, model.PatternDoubleSubmit, model.PatternTriggerRedelivery}
 	per := map[model.RetryPattern]*patternScore{}
 	for _, p := range patterns {
 		per[p] = &patternScore{}
