@@ -494,7 +494,6 @@ func (g *corpusGen) sessionSendsTwice() {
 	g.add(c, tg, tg.args(f.fill(pickOne(g.r, intents[b].phrasings))), stopped.Add(time.Duration(20+g.r.IntN(60))*time.Second), endOK, g.fast(), -1, "")
 }
 
-
 func (g *corpusGen) newsletter() {
 	c := g.current()
 	body := corpusIntents()[1].phrasings[0]
