@@ -39,6 +39,12 @@ type Config struct {
 	// HoldTimeout is how long the timeout_* faults hold the answer before closing the
 	// connection without one (DefaultHoldTimeout when 0). The client going away ends it sooner.
 	HoldTimeout time.Duration
+	// WebhookTimeout is how long a webhook delivery waits for the handler's answer,
+	// RedeliveryDelay how long before the next attempt after a failed one, and
+	// MaxDeliveryAttempts how many attempts an event gets (webhook.go's defaults when 0).
+	WebhookTimeout      time.Duration
+	RedeliveryDelay     time.Duration
+	MaxDeliveryAttempts int
 	// Cursor is how the logs list pages: CursorKeyset (the default: a cursor names the last
 	// record served, so records that arrive meanwhile shift nothing) or CursorPage (the real
 	// API's, whose documented cursor decodes to {"page":2}: records that arrive during a walk

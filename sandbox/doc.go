@@ -29,6 +29,15 @@
 // GET /_sandbox/stats; GET /_sandbox/effects lists committed effects (filters request_id,
 // tool_slug, log_id, connected_account_id); GET /_sandbox/truth the generated truth.
 //
+// # Webhooks
+//
+// POST /api/v3.1/webhook_endpoints {"url"} registers a handler on this machine (webhook.go);
+// POST /_sandbox/triggers/fire {"user_id", "connected_account_id", "trigger_slug", "payload"}
+// delivers an event to every handler with the platform's headers (webhook-id, webhook-timestamp,
+// webhook-signature, x-composio-webhook-version, x-composio-delivery-attempt) and delivers it
+// again after a non-2xx answer or none within Config.WebhookTimeout, up to
+// Config.MaxDeliveryAttempts; each delivery is a trigger.message record in the logs.
+//
 // # Read tools a verifier can use
 //
 // Every write tool has a read tool on the same connected account that shows its effect:

@@ -50,6 +50,11 @@ func (s *Server) routes() http.Handler {
 		mux.HandleFunc("GET "+prefix+"/tool_router/session/{id}/toolkits", s.authed(false, s.handleSessionToolkits))
 		mux.HandleFunc("POST "+prefix+"/tool_router/session/{id}/link", s.authed(false, s.handleSessionLink))
 	}
+	for _, prefix := range []string{"/api/v3.1", "/api/v3"} {
+		mux.HandleFunc("POST "+prefix+"/webhook_endpoints", s.authed(false, s.handleWebhookEndpoints))
+		mux.HandleFunc("GET "+prefix+"/webhook_endpoints", s.authed(false, s.handleWebhookEndpoints))
+	}
+	mux.HandleFunc("POST /_sandbox/triggers/fire", s.control(s.handleFire))
 	mux.HandleFunc("GET /_sandbox/effects", s.control(s.handleEffects))
 	mux.HandleFunc("GET /_sandbox/stats", s.control(s.handleStats))
 	mux.HandleFunc("GET /_sandbox/truth", s.control(s.handleTruth))

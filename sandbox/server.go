@@ -29,6 +29,7 @@ type Server struct {
 	byID      map[string]*model.Execution
 	arrivals  int // records arrive added so far
 	effects   []effectRec
+	webhooks  []webhookEndpoint         // registered webhook endpoints (webhook.go)
 	pending   map[string]map[string]any // history responses not yet marshalled, by log id
 	truth     []TruthRecord
 	faults    []FaultRule
