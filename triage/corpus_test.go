@@ -461,6 +461,43 @@ func (g *corpusGen) redelivery() {
 	}
 }
 
+// batchReplay: a job that sends a batch of messages (each to its own recipient) dies part way
+// and is run again a few minutes later: every message of the batch is sent again, those the
+// first run had sent too. Each message's two sends are a group, the app's retry (issue 29).
+func (g *corpusGen) batchReplay() {
+	c := g.current()
+	n := 3 + g.r.IntN(4)
+	type msg struct {
+		tg   target
+		args map[string]any
+	}
+	msgs := make([]msg, n)
+	for i := range msgs {
+		f := g.facts()
+		tg := g.target(f)
+		msgs[i] = msg{tg, tg.args(f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings)))}
+	}
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = g.newGroup(model.PatternAppRetry)
+	}
+	t := g.start()
+	died := g.r.IntN(n) // the send the job died on
+	for i, m := range msgs {
+		end := endOK
+		if i == died {
+			end = end5xx
+		}
+		stopped := g.add(c, m.tg, m.args, t, end, g.fast(), -1, keys[i])
+		t = stopped.Add(time.Duration(100+g.r.IntN(900)) * time.Millisecond)
+	}
+	t = t.Add(time.Duration(2+g.r.IntN(8)) * time.Minute) // the job runs again, from the start
+	for i, m := range msgs {
+		stopped := g.add(c, m.tg, m.args, t, endOK, g.fast(), -1, keys[i])
+		t = stopped.Add(time.Duration(100+g.r.IntN(900)) * time.Millisecond)
+	}
+}
+
 // Near-misses: none of these is a duplicate.
 
 // twoEvents: one trigger fires twice for two different events, and the handler writes about each.
@@ -604,6 +641,7 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 		g.doubleSubmit()
 		g.metaResend()
 		g.redelivery()
+		g.batchReplay()
 		for _, m := range []struct {
 			name string
 			draw func()

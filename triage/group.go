@@ -180,6 +180,9 @@ type foundGroup struct {
 	starts, ends []time.Time
 	tool         string
 	ns           []int
+	// caller is the members' account (else user) for a group of two, whose starts are then
+	// kept too (nameBatchReplays); "" otherwise.
+	caller string
 }
 
 // NewGrouper returns a Grouper for kinds and opt.
@@ -218,6 +221,7 @@ func (gr *Grouper) Add(execs []model.Execution) (members [][]int) {
 // may then have the same position.
 func (gr *Grouper) Groups() (groups []model.DuplicateGroup, order []int) {
 	all := mergeResentRuns(gr.found, gr.opt.CallerTimeout)
+	nameBatchReplays(all)
 	sortGroups(all)
 	if len(all) == 0 {
 		return nil, nil
@@ -238,6 +242,7 @@ func (gr *Grouper) Groups() (groups []model.DuplicateGroup, order []int) {
 // group's member indices.
 func groupAmong(execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind, cand []int, opt Options) ([]model.DuplicateGroup, [][]int) {
 	all := mergeResentRuns(findGroups(execs, outcomes, kind, cand, opt), opt.CallerTimeout)
+	nameBatchReplays(all)
 	sortGroups(all)
 	if len(all) == 0 {
 		return nil, nil
@@ -296,7 +301,14 @@ func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int
 					}
 					ms[j] = member{e: &execs[i], outcome: outcomes[i]}
 				}
+				if len(ms) == 2 {
+					if f.caller = "account:" + ms[0].e.ConnectedAccountID; ms[0].e.ConnectedAccountID == "" {
+						f.caller = "user:" + ms[0].e.UserID
+					}
+					f.starts = []time.Time{ms[0].e.Start(), ms[1].e.Start()}
+				}
 				if f.runs = runsKey(ms, causeContext{runs: opt.MetaRuns, timeout: opt.CallerTimeout}); f.runs != "" {
+					f.starts = nil
 					f.tool = strings.ToUpper(execs[in[k][0]].ToolSlug)
 					for _, i := range in[k] {
 						f.starts = append(f.starts, execs[i].Start())

@@ -3,6 +3,7 @@ package triage
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -207,4 +208,55 @@ func index(execs []model.Execution, id string) int {
 		}
 	}
 	return -1
+}
+
+// TestABatchReplayIsTheAppsRetry (issue 29): a job that sent three messages and was run again
+// five minutes later sent each again: three groups, each the app's retry of a batch (not a
+// double submit), in Analyze and in Incremental alike; two such pairs are not a batch.
+func TestABatchReplayIsTheAppsRetry(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	send := func(id, to string, at time.Duration) model.Execution {
+		e := model.Execution{ID: id, ToolSlug: "GMAIL_SEND_EMAIL", ToolkitSlug: "gmail", UserID: "u1", ConnectedAccountID: "ca_1", RetryCount: -1,
+			Detailed: true, Status: model.StatusSuccess, Arguments: json.RawMessage(`{"recipient_email":"` + to + `","subject":"Your receipt","body":"Thanks"}`)}
+		e.StartTime, e.Timestamp = t0.Add(at), t0.Add(at)
+		e.EndTime, e.Duration, e.HasDuration = e.StartTime.Add(sec(0.8)), sec(0.8), true
+		return e
+	}
+	for _, tt := range []struct {
+		name  string
+		n     int
+		batch bool
+	}{{"three messages sent again", 3, true}, {"near miss: two", 2, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			var execs []model.Execution
+			for i := range tt.n {
+				to := fmt.Sprintf("buyer%d@example.com", i)
+				execs = append(execs, send(fmt.Sprintf("a%d", i), to, sec(float64(2*i))), send(fmt.Sprintf("b%d", i), to, 5*time.Minute+sec(float64(2*i))))
+			}
+			res := Analyze(execs, nil, Options{})
+			inc := NewIncremental(nil, Options{})
+			for i := range execs {
+				inc.Add(&execs[i])
+			}
+			ig, _, err := inc.Groups(context.Background(), func(_ context.Context, pos int) (model.Execution, error) { return execs[pos], nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Groups) != tt.n || len(ig) != tt.n {
+				t.Fatalf("%d groups (Incremental %d), want %d", len(res.Groups), len(ig), tt.n)
+			}
+			for k, g := range res.Groups {
+				want := model.PatternDoubleSubmit
+				if tt.batch {
+					want = model.PatternAppRetry
+				}
+				if g.Pattern != want || tt.batch != strings.Contains(g.Reason, "a batch of 3 writes") {
+					t.Errorf("%v: %s %q, want %s", g.ExecutionIDs, g.Pattern, g.Reason, want)
+				}
+				if ig[k].ID != g.ID || ig[k].Pattern != g.Pattern || ig[k].Reason != g.Reason {
+					t.Errorf("Incremental says %s %q", ig[k].Pattern, ig[k].Reason)
+				}
+			}
+		})
+	}
 }
