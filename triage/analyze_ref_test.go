@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,6 +27,7 @@ func analyzeReference(execs []model.Execution, kinds *Kinds, opt Options) *Resul
 	res := &Result{Triage: make([]model.Triage, len(execs)), byID: map[string]int{}}
 	outcomes := make([]model.Outcome, len(execs))
 	buckets := map[string][]int{}
+	var members [][]int // each group's members, as indices
 	for i := range execs {
 		e := &execs[i]
 		k := kinds.Kind(e.ToolSlug)
@@ -56,10 +58,68 @@ func analyzeReference(execs []model.Execution, kinds *Kinds, opt Options) *Resul
 				res.Triage[i].GroupID = g.ID
 			}
 			res.Groups = append(res.Groups, g)
+			members = append(members, in[k])
 		}
 	}
+	batchReplaysRef(res, execs, members)
 	orderGroupsRef(res, execs)
 	return res
+}
+
+// batchReplaysRef is nameBatchReplays over finished groups: a caller's pairs (groups of two,
+// the second send at least batchReplayAfter after the first), by second send; a run of three or
+// more whose second sends are each within batchReplaySpread of the one before is a replayed
+// batch, and its double submits are the app's retry.
+func batchReplaysRef(res *Result, execs []model.Execution, members [][]int) {
+	type pair struct {
+		g             int
+		first, second time.Time
+	}
+	byCaller := map[string][]pair{}
+	for gi, g := range res.Groups {
+		if len(g.ExecutionIDs) != 2 {
+			continue
+		}
+		a, b := &execs[members[gi][0]], &execs[members[gi][1]]
+		if b.Start().Sub(a.Start()) < batchReplayAfter {
+			continue
+		}
+		who := "account:" + a.ConnectedAccountID
+		if a.ConnectedAccountID == "" {
+			who = "user:" + a.UserID
+		}
+		byCaller[who] = append(byCaller[who], pair{gi, a.Start(), b.Start()})
+	}
+	for _, ps := range byCaller {
+		sort.Slice(ps, func(i, j int) bool {
+			if !ps[i].second.Equal(ps[j].second) {
+				return ps[i].second.Before(ps[j].second)
+			}
+			return res.Groups[ps[i].g].ID < res.Groups[ps[j].g].ID
+		})
+		for lo := 0; lo < len(ps); {
+			hi := lo + 1
+			for hi < len(ps) && ps[hi].second.Sub(ps[hi-1].second) <= batchReplaySpread {
+				hi++
+			}
+			if hi-lo >= batchReplayMin {
+				first := ps[lo].first
+				for _, p := range ps[lo:hi] {
+					if p.first.Before(first) {
+						first = p.first
+					}
+				}
+				for _, p := range ps[lo:hi] {
+					if g := &res.Groups[p.g]; g.Pattern == model.PatternDoubleSubmit {
+						g.Pattern = model.PatternAppRetry
+						g.Reason = fmt.Sprintf("a batch of %d writes of this caller sent again together, %s after the batch first ran (from %s): the app ran the job again from the start, sending what it had sent; fix: %s",
+							hi-lo, ps[lo].second.Sub(first).Round(time.Second), first.UTC().Format("15:04:05"), model.PatternFix(model.PatternAppRetry))
+					}
+				}
+			}
+			lo = hi
+		}
+	}
 }
 
 // orderGroupsRef sorts groups by their oldest member's start, then id, and indexes them.
