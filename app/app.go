@@ -247,6 +247,9 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	if o.CallerTimeoutSet && o.CallerTimeout > 0 {
 		topt.CallerTimeout = o.CallerTimeout
 	}
+	if d := indexDSN(o); d != "" && !journal.IsPostgres(d) {
+		return nil, Usagef("team index %q: want a PostgreSQL DSN (postgres://… or host=… dbname=…)", redact.Location(d))
+	}
 	creds, err := ResolveCredentials(o)
 	if err != nil {
 		return nil, err

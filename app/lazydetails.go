@@ -28,6 +28,7 @@ type lazyDetails struct {
 	failed int
 	first  error
 	wg     sync.WaitGroup
+	stop   func() bool // ends the wake-up on the load's cancellation
 }
 
 func newLazyDetails(ctx context.Context, a *App, workers int, keep bool) *lazyDetails {
@@ -37,7 +38,7 @@ func newLazyDetails(ctx context.Context, a *App, workers int, keep bool) *lazyDe
 		l.wg.Go(l.work)
 	}
 	// a cancelled load stops the workers that wait for more
-	context.AfterFunc(ctx, func() {
+	l.stop = context.AfterFunc(ctx, func() {
 		l.mu.Lock()
 		l.closed = true
 		l.mu.Unlock()
@@ -122,6 +123,7 @@ func (l *lazyDetails) ready() []model.Execution {
 // finish waits for every queued detail (or the load's end) and takes the rest, with how many
 // could not be fetched and the first error.
 func (l *lazyDetails) finish() ([]model.Execution, int, error) {
+	l.stop()
 	l.mu.Lock()
 	l.closed = true
 	l.mu.Unlock()

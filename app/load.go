@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/exectriage/exectriage/internal/hugepage"
 	"github.com/exectriage/exectriage/model"
@@ -294,66 +293,25 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 // detailWorkers bounds concurrent detail requests (the client retries reads on 429).
 const detailWorkers = 16
 
-// hydrate replaces, in place, execs[i] for each i in need with its full record; it returns
-// how many could not be fetched and the first error. keep remembers each for Record.
-func (a *App) hydrate(ctx context.Context, execs []model.Execution, need []int, keep bool) (int, error) {
-	if len(need) == 0 {
-		return 0, nil
-	}
-	work := make(chan int)
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		failed   int
-		firstErr error
-	)
-	for range min(detailWorkers, len(need)) {
-		wg.Go(func() {
-			for i := range work {
-				d, err := a.src.Get(ctx, execs[i].ID)
-				if err == nil && d.ID != execs[i].ID {
-					continue
-				}
-				if err != nil {
-					mu.Lock()
-					if failed++; firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					continue
-				}
-				execs[i] = d
-				if keep {
-					a.keepHydrated(d)
-				}
-			}
-		})
-	}
-	for _, i := range need {
-		if ctx.Err() != nil {
-			break
-		}
-		select {
-		case work <- i:
-		case <-ctx.Done():
-		}
-	}
-	close(work)
-	wg.Wait()
-	return failed, firstErr
-}
-
 // FetchAll fetches the detail of every execution of the window that has none (export
 // --details), keeping the window's judgement; it returns how many could not be fetched and
 // the first error.
 func (l *Loaded) FetchAll(ctx context.Context) (int, error) {
-	var need []int
+	lazy := newLazyDetails(ctx, l.a, detailWorkers, false)
+	pos := map[string]int{} // the window holds one copy of each id
+	var want []model.Execution
 	for i := range l.Execs {
 		if !l.Execs[i].Detailed {
-			need = append(need, i)
+			pos[l.Execs[i].ID] = i
+			want = append(want, l.Execs[i])
 		}
 	}
-	return l.a.hydrate(ctx, l.Execs, need, false)
+	lazy.want(want)
+	got, failed, first := lazy.finish()
+	for _, d := range got {
+		l.Execs[pos[d.ID]] = d
+	}
+	return failed, first
 }
 
 // Index maps each id to its first position (Lookup needs it; scan, which looks up only the

@@ -149,6 +149,7 @@ func TestATeamIndexIsOneCopyForTheTeam(t *testing.T) {
 		{a, []string{"--demo"}, "not an export"},
 		{a, []string{"--base-url", base, "--no-cache"}, "--no-cache"},
 		{a, []string{"--base-url", base, "extra"}, "argument"},
+		{a, []string{"--base-url", base, "--index", "/tmp/index.db"}, "want a PostgreSQL DSN"},
 	} {
 		code, _, errOut := run(t, bad.vars, append([]string{"sync"}, bad.args...)...)
 		if code != ExitUsage || !strings.Contains(errOut, bad.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {

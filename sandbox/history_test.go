@@ -660,7 +660,7 @@ func TestStartServesUntilCloseOrContextEnd(t *testing.T) {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
-	for _, cfg := range []Config{{Size: MaxSize + 1}, {Span: -time.Hour}, {PageLatency: -1}} {
+	for _, cfg := range []Config{{Size: MaxSize + 1}, {Span: -time.Hour}, {PageLatency: -1}, {WebhookTimeout: -1}, {MaxDeliveryAttempts: -1}} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("%+v accepted", cfg)
 		}

@@ -82,6 +82,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.PageLatency < 0 {
 		return nil, errors.New("sandbox: page latency must not be negative")
 	}
+	if cfg.WebhookTimeout < 0 || cfg.RedeliveryDelay < 0 || cfg.MaxDeliveryAttempts < 0 {
+		return nil, errors.New("sandbox: webhook timeout, redelivery delay and delivery attempts must not be negative")
+	}
 	for _, r := range cfg.Faults {
 		if err := r.Validate(); err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -40,27 +41,6 @@ type webhookEndpoint struct {
 	ID     string `json:"id"`
 	URL    string `json:"url"`
 	Secret string `json:"secret"`
-}
-
-func (s *Server) webhookTimeout() time.Duration {
-	if s.cfg.WebhookTimeout > 0 {
-		return s.cfg.WebhookTimeout
-	}
-	return DefaultWebhookTimeout
-}
-
-func (s *Server) redeliveryDelay() time.Duration {
-	if s.cfg.RedeliveryDelay > 0 {
-		return s.cfg.RedeliveryDelay
-	}
-	return DefaultRedeliveryDelay
-}
-
-func (s *Server) maxDeliveryAttempts() int {
-	if s.cfg.MaxDeliveryAttempts > 0 {
-		return s.cfg.MaxDeliveryAttempts
-	}
-	return DefaultMaxDeliveryAttempts
 }
 
 // loopbackURL reports whether u is an http(s) URL on this machine.
@@ -158,8 +138,8 @@ func (s *Server) handleFire(w http.ResponseWriter, r *http.Request) {
 // deliver delivers one event to one endpoint, again after each failure.
 func (s *Server) deliver(ctx context.Context, ep webhookEndpoint, event, trigger string, req fireRequest, body []byte) []FiredDelivery {
 	var out []FiredDelivery
-	for attempt := 1; attempt <= s.maxDeliveryAttempts(); attempt++ {
-		if attempt > 1 && !sleepCtx(ctx, s.redeliveryDelay(), s.closing) {
+	for attempt := 1; attempt <= cmp.Or(s.cfg.MaxDeliveryAttempts, DefaultMaxDeliveryAttempts); attempt++ {
+		if attempt > 1 && !sleepCtx(ctx, cmp.Or(s.cfg.RedeliveryDelay, DefaultRedeliveryDelay), s.closing) {
 			break
 		}
 		at := s.clock()
@@ -187,7 +167,7 @@ func (s *Server) deliver(ctx context.Context, ep webhookEndpoint, event, trigger
 
 // post makes one delivery: the handler's status, and why it failed ("" when it answered 2xx).
 func (s *Server) post(ctx context.Context, ep webhookEndpoint, event string, attempt int, body []byte) (int, string) {
-	ctx, cancel := context.WithTimeout(ctx, s.webhookTimeout())
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(s.cfg.WebhookTimeout, DefaultWebhookTimeout))
 	defer cancel()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(body))
 	if err != nil {
@@ -203,7 +183,7 @@ func (s *Server) post(ctx context.Context, ep webhookEndpoint, event string, att
 	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(hr)
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, fmt.Sprintf("no answer within %s", s.webhookTimeout())
+			return 0, fmt.Sprintf("no answer within %s", cmp.Or(s.cfg.WebhookTimeout, DefaultWebhookTimeout))
 		}
 		return 0, "could not deliver: " + err.Error()
 	}
