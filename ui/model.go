@@ -131,9 +131,14 @@ type Model struct {
 	lastDS  *data.Dataset
 	matches matchCache // recent filter results on lastDS, reused when the query returns
 	// hlQuery and hlDS are what the list's Highlight was made for (updateListChrome).
-	hlQuery   string
-	hlDS      *data.Dataset
-	doneSel   int  // tag of the last selection installed
+	hlQuery string
+	hlDS    *data.Dataset
+	doneSel int // tag of the last selection installed
+	// userSel is the tag of the last selection a key asked for (a filter typed, a view
+	// toggled); until it is installed, the keys that act on rows wait in deferred, so that
+	// "/ id:x enter r" retries x, not whatever row 0 was before the filter landed.
+	userSel   int
+	deferred  []tea.KeyPressMsg
 	ranked    bool // the installed rows are in best-match order
 	keepID    string
 	keepKind  data.ItemKind

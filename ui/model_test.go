@@ -1663,3 +1663,38 @@ func TestListHighlightsFollowTheQuery(t *testing.T) {
 		t.Fatalf("after a new query the tool marks %q (the old query's marks?)", got)
 	}
 }
+
+// TestKeysWaitForTheRowsTheyFollow: keys typed faster than the filter is applied act on the
+// rows the filter makes, not on the rows on screen before it landed: "/ id:x enter r" opens
+// the retry of x (the CI's tmux run pressed r between the filter's enter and its rows, and the
+// key acted on an intermediate, empty list: "nothing selected").
+func TestKeysWaitForTheRowsTheyFollow(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 120, 40)
+	want := h.m.data.DS.ID(h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderNotFound))
+	var held []tea.Cmd
+	press := func(k tea.KeyPressMsg) {
+		_, cmd := h.m.Update(k)
+		held = append(held, cmd) // the selections run later, as a slow filter's would
+	}
+	press(tea.KeyPressMsg{Code: '/', Text: "/"})
+	for _, r := range "id:" + want {
+		press(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	press(tea.KeyPressMsg{Code: tea.KeyEnter})
+	press(tea.KeyPressMsg{Code: 'j', Text: "j"}) // moves within the filtered rows (one): stays
+	press(tea.KeyPressMsg{Code: 'r', Text: "r"})
+	if h.m.retry.IsOpen() {
+		t.Fatalf("r acted on the rows before the filter landed (retry of %s)", h.m.retry.ExecID())
+	}
+	for _, c := range held {
+		h.run(c)
+	}
+	if !h.m.retry.IsOpen() || h.m.retry.ExecID() != want {
+		t.Fatalf("after the filter's rows came, r opened %v for %q, want the retry of %s; status %q",
+			h.m.retry.IsOpen(), h.m.retry.ExecID(), want, h.m.status.View())
+	}
+	if len(h.m.deferred) != 0 {
+		t.Fatalf("%d keys still waiting", len(h.m.deferred))
+	}
+}

@@ -141,12 +141,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.matches.add(msg.ds, msg.q, msg.pos)
 		m.list.SetItems(msg.items, msg.sel)
 		m.updateListChrome()
+		cmds := []tea.Cmd{m.selectionChanged(), m.replayDeferred()}
 		if m.handBack && m.nextDS == nil && !m.analyzing {
 			// The list shows the big load's last dataset: what went before is garbage now.
 			m.handBack = false
-			return m, tea.Batch(m.selectionChanged(), handBackCmd)
+			cmds = append(cmds, handBackCmd)
 		}
-		return m, m.selectionChanged()
+		return m, tea.Batch(cmds...)
 
 	case detailTickMsg:
 		if msg.tag != m.detailTag || msg.id != m.keepID {
@@ -368,7 +369,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// drawn: on two cores they would otherwise hold both.
 			m.be.Hold(keyHold)
 		}
-		return m, m.handleKey(msg)
+		before := m.selTag
+		cmd := m.handleKey(msg)
+		if m.selTag != before {
+			m.userSel = m.selTag
+		}
+		return m, cmd
 
 	case tea.PasteMsg:
 		switch {
@@ -522,6 +528,15 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.helpView.Update(k) // the navigation keys scroll it
 		return nil
 	}
+	if len(m.deferred) > 0 || m.doneSel < m.userSel {
+		// The rows the person asked for are still being made: the key waits for them (in
+		// order with the keys before it) rather than act on the rows on screen before.
+		if len(m.deferred) < maxDeferred {
+			m.deferred = append(m.deferred, k)
+		}
+		m.quitAsked = asked // a deferred q still confirms the question
+		return nil
+	}
 
 	switch {
 	case key.Matches(k, keys.Quit):
@@ -661,6 +676,29 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.selectionChanged()
 	}
 	return nil
+}
+
+// maxDeferred bounds the keys kept while a selection is made (a held key repeats).
+const maxDeferred = 16
+
+// replayDeferred runs the keys that waited for the selection now installed, in order, until
+// one of them asks for another selection (the rest wait for that one).
+func (m *Model) replayDeferred() tea.Cmd {
+	queue := m.deferred
+	m.deferred = nil
+	var cmds []tea.Cmd
+	for i, k := range queue {
+		if m.doneSel < m.userSel {
+			m.deferred = append(queue[i:len(queue):len(queue)], m.deferred...)
+			break
+		}
+		before := m.selTag
+		cmds = append(cmds, m.handleKey(k))
+		if m.selTag != before {
+			m.userSel = m.selTag
+		}
+	}
+	return tea.Batch(cmds...)
 }
 
 // handleAction runs the keys that act on the selected execution.
