@@ -18,6 +18,21 @@ type bucketMember struct {
 	start, seen time.Time // start, and the latest moment it was known running (lastSeen)
 	text        textSig
 	succeeded   bool // the attempt is known to have succeeded
+	// tool, toolkit and account: in an effect family's bucket (intent.go) members of one
+	// toolkit from two accounts never join, and another tool joins only after a failure
+	tool, toolkit, account string
+}
+
+// mayJoin reports whether m may join a group whose newest member is last, and whose member
+// o it is compared with, by the effect family's guards (intent.go).
+func mayJoin(m, o, last *bucketMember) bool {
+	if m.tool == o.tool && m.account == o.account {
+		return true
+	}
+	if m.toolkit == o.toolkit && m.account != o.account {
+		return false
+	}
+	return m.tool == o.tool || !last.succeeded
 }
 
 // cluster is one group found in a bucket: member indices (oldest first) and the least
@@ -52,6 +67,9 @@ func clusterBucket(ms []bucketMember, window time.Duration) []cluster {
 			afterFailure := !ms[c.idx[len(c.idx)-1]].succeeded
 			for k := len(c.idx) - 1; k >= 0 && k >= len(c.idx)-maxCompared; k-- {
 				m := &ms[c.idx[k]]
+				if !mayJoin(&ms[j], m, &ms[c.idx[len(c.idx)-1]]) {
+					continue
+				}
 				sk := similarity(ms[j].text, m.text)
 				switch {
 				case sk >= 1: // identical
@@ -59,6 +77,8 @@ func clusterBucket(ms []bucketMember, window time.Duration) []cluster {
 					continue // a new text after a success is a new message
 				case sk >= NearDuplicateSimilarity:
 				case sk >= AnchoredSimilarity && anchored(ms[j].text, m.text):
+				case sameEntities(ms[j].text, m.text):
+					sk = max(sk, FactsSimilarity) // rewritten, or in another language
 				default:
 					continue
 				}

@@ -58,6 +58,23 @@ const AnchoredSimilarity = 0.25
 // minFacts is how many numbers and names, in all, anchor a text.
 const minFacts = 3
 
+// FactsSimilarity is the similarity recorded for a text sent again after a failed attempt that
+// shares none of its words but all its entities (entities.go), at least minEntities of them:
+// the message written again from scratch or in another language ("Seu pedido A-78274 foi
+// enviado em 14 de março", then "Your order A-78274 shipped on March 14"). It is below
+// AnchoredSimilarity, so a group joined this way says so (matchWords).
+const FactsSimilarity = 0.2
+
+// minEntities is how many entities a text needs for its facts alone to identify it: one order
+// number is shared by the order's confirmation and its shipping notice; an order number and a
+// tracking code, or an amount and a date, are one message.
+const minEntities = 2
+
+// sameEntities: both texts carry the same entities, minEntities or more.
+func sameEntities(a, b textSig) bool {
+	return len(a.facts) >= minEntities && slices.Equal(a.facts, b.facts)
+}
+
 // longTextChars: an argument this long that is not known to identify the target is free text.
 const longTextChars = 120
 
@@ -224,6 +241,7 @@ type textSig struct {
 	words []string // content words, lower case, sorted, unique
 	nums  []string // number tokens, sorted, unique
 	names []string // capitalised words not starting a sentence, lower case, sorted, unique
+	facts []string // entities (entities.go): identifiers, numbers, dates, times, links, addresses
 }
 
 // maskVolatile replaces what an application regenerates each time it builds a message again
@@ -414,6 +432,7 @@ func timeAt(s string, p int) int {
 // regenerated values (maskVolatile) masked.
 func signature(s string) textSig {
 	s = maskVolatile(s)
+	facts := entities(s)
 	var norm strings.Builder
 	var words, nums, names []string
 	var tok strings.Builder
@@ -505,7 +524,7 @@ func signature(s string) textSig {
 	slices.Sort(words)
 	slices.Sort(nums)
 	slices.Sort(names)
-	return textSig{norm: norm.String(), words: slices.Compact(words), nums: slices.Compact(nums), names: slices.Compact(names)}
+	return textSig{norm: norm.String(), words: slices.Compact(words), nums: slices.Compact(nums), names: slices.Compact(names), facts: facts}
 }
 
 // stem drops the English inflections rewording changes most (deploy, deploys, deployed,
@@ -611,6 +630,9 @@ func matchWords(ea effectArgs, sim float64) string {
 	if sim >= 1 {
 		return "identical arguments"
 	}
+	if sim <= FactsSimilarity {
+		return factsWords(ea)
+	}
 	keys := ea.keys
 	more := ""
 	if len(keys) > 4 {
@@ -621,6 +643,37 @@ func matchWords(ea effectArgs, sim float64) string {
 		same = "no identifying arguments"
 	}
 	return fmt.Sprintf("%s; %s reworded, %.0f%% similar (numbers and names equal)", same, strings.Join(ea.textKeys, "/"), 100*sim)
+}
+
+// factsWords says what a group joined by its facts alone shares: "same recipient_email and
+// order A78274, 1Z999AA1…, date 03-14; the text in other words or another language".
+func factsWords(ea effectArgs) string {
+	keys := ea.keys
+	if len(keys) > 3 {
+		keys = keys[:3]
+	}
+	same := "same " + strings.Join(keys, ", ")
+	if len(keys) == 0 {
+		same = "same"
+	}
+	var fs []string
+	for _, f := range signature(ea.rawText).facts {
+		kind, v, _ := strings.Cut(f, ":")
+		if len(v) > 14 {
+			v = v[:12] + "…"
+		}
+		switch kind {
+		case "D":
+			v = "date " + v
+		case "T":
+			v = "time " + v
+		}
+		fs = append(fs, v)
+		if len(fs) == 4 {
+			break
+		}
+	}
+	return fmt.Sprintf("%s and %s; %s written in other words or another language", same, strings.Join(fs, ", "), strings.Join(ea.textKeys, "/"))
 }
 
 // stopword: common English function words, greetings and sign-offs, which rewording adds and

@@ -1,0 +1,49 @@
+package triage
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestEntities: the facts of a message in their normal form, the same in every writing of
+// them (languages, conventions, markup).
+func TestEntities(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want string
+	}{
+		{"Your order A-78274 shipped on March 14, 2026; tracking 1Z999AA10123456784.", "C:1Z999AA10123456784 C:A78274 D:03-14"},
+		{"Seu pedido A-78274 foi enviado em 14 de março de 2026. Rastreamento: 1Z999AA10123456784.", "C:1Z999AA10123456784 C:A78274 D:03-14"},
+		{"Tu pedido A-78274 se envió el 14/03/2026 (seguimiento 1Z999AA10123456784)", "C:1Z999AA10123456784 C:A78274 D:03-14"},
+		{"Ihre Bestellung A-78274 wurde am 14. März 2026 versandt", "C:A78274 D:03-14"},
+		{"due 03/14/2026", "D:03-14"},
+		{"due 2026-03-14", "D:03-14"},
+		{"Invoice 2041 for $1,250.00", "N:1250 N:2041"},
+		{"Fatura 2041 de R$ 1.250,00", "N:1250 N:2041"},
+		{"refund of $12.50", "N:12.5"},
+		{"reembolso de 12,50 €", "N:12.5"},
+		{"the call at 2:30 PM", "T:14:30"},
+		{"a chamada às 14h30", "T:14:30"},
+		{"o encontro às 14:30", "T:14:30"},
+		{"see you at 4pm", "T:16:00"},
+		{"3 items in 5 days, 2nd try, 60s timeout", ""},
+		{"<p>Details: <a href=\"https://status.example.com/incidents/42/\">here</a></p>", "U:https://status.example.com/incidents/42"},
+		{"Details: <https://Status.Example.com/incidents/42|here>", "U:https://status.example.com/incidents/42"},
+		{"Details: [here](https://status.example.com/incidents/42).", "U:https://status.example.com/incidents/42"},
+		{"write to Ana Ruiz <Ana.Ruiz@Example.com> today", "E:ana.ruiz@example.com"},
+		{"call +1 415-555-0134", "N:4155550134"},
+		{"May I ask", ""},
+		{"<p style=\"color:#FF0000\" width=\"600\">Order&nbsp;A-78274 &amp; invoice 2041</p>", "C:A78274 N:2041"},
+	} {
+		got := strings.Join(entities(c.text), " ")
+		if got != c.want {
+			t.Errorf("entities(%q) = %q, want %q", c.text, got, c.want)
+		}
+	}
+	en := entities("Your order A-78274 shipped on March 14, 2026; tracking 1Z999AA10123456784.")
+	pt := entities("Seu pedido A-78274 foi enviado em 14 de março de 2026. Rastreamento: 1Z999AA10123456784.")
+	if !slices.Equal(en, pt) {
+		t.Fatalf("%v vs %v", en, pt)
+	}
+}
