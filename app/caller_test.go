@@ -10,9 +10,10 @@ import (
 
 // The scan numbers callers from its rows' symbols as triage.Callers numbers them from the
 // records: tools that differ only in case are one caller's, an account counts before a user,
-// a user and an account spelled alike are two callers.
+// a user and an account spelled alike are two callers; an email family's tools are one
+// caller per user (triage.CallerTool).
 func TestScanCallersAreTriages(t *testing.T) {
-	tools := []string{"GMAIL_SEND_EMAIL", "gmail_send_email", "Gmail_Send_Email", "SLACK_POST", ""}
+	tools := []string{"GMAIL_SEND_EMAIL", "gmail_send_email", "Gmail_Send_Email", "SLACK_POST", "", "OUTLOOK_SEND_EMAIL", "GMAIL_CREATE_EMAIL_DRAFT"}
 	people := []string{"", "u1", "u2", "ca_1", "u1"}
 	st := newScanState(triage.NewKinds())
 	ref := triage.NewCallers()

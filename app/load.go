@@ -214,8 +214,9 @@ func SortNewestFirst(execs []model.Execution) {
 
 // detailRule is the one rule for which list entries need their full record (the Logs API
 // lists entries without arguments or error kinds): writes that did not succeed (the error
-// decides ambiguous or failed), and writes with a same-tool, same-account (else user)
-// neighbour within the duplicate window (arguments decide duplicates). Nothing else: a read
+// decides ambiguous or failed), and writes with a neighbour of the same caller
+// (triage.CallerOf: the tool and account, else user; an email family's tools and user) within
+// the duplicate window (arguments decide duplicates). Nothing else: a read
 // never needs its detail to be listed, and an old-SDK note whose answer depends on the language
 // a list entry does not carry says so ("if it is Python composio") rather than fetch every such
 // execution (on the 10k sandbox that was 3,886 of 4,391 detail requests). It sees the executions
@@ -262,11 +263,8 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 		if !triage.LogSucceeded(e.Status) {
 			mark[i] = true // and, below, its neighbours: a failed attempt's neighbour is a group's member too
 		}
-		who := e.ConnectedAccountID
-		if who == "" {
-			who = e.UserID
-		}
-		key := detailKey{e.ToolSlug, who}
+		tool, who := triage.CallerOf(e) // the callers duplicates are found among
+		key := detailKey{tool, who}
 		if prev := r.last[key]; prev != nil {
 			if d := prev.e.Timestamp.Sub(e.Timestamp).Nanoseconds(); d <= r.window && d >= -r.window {
 				mark[i] = true

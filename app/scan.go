@@ -300,8 +300,9 @@ type scanState struct {
 	in    *intern.Table
 	kinds *triage.Kinds
 	cls   *triage.Classifier
-	// the callers of triage.Callers, numbered from the row's symbols: a tool's upper case
-	// (upper, by the tool's symbol; 0 until known) and the account, else the user
+	// the callers of triage.Callers, numbered from the row's symbols: a tool's upper case or
+	// effect family (triage.CallerTool; upper, by the tool's symbol, shifted left with the
+	// family's bit; 0 until known) and the account, else the user (the user first for a family)
 	callers map[uint64]int32
 	upper   []uint32
 	uppers  *intern.Table
@@ -369,14 +370,18 @@ func (st *scanState) caller(r *scanRow, tool string) int32 {
 		if st.uppers == nil {
 			st.uppers = intern.New(intern.Few)
 		}
-		up = st.uppers.Of(strings.ToUpper(tool)) // a table of its own: st.in's numbering is the report's
+		ct, family := triage.CallerTool(tool)
+		up = st.uppers.Of(ct) << 1 // a table of its own: st.in's numbering is the report's
+		if family {
+			up |= 1
+		}
 		st.upper[r.tool] = up
 	}
 	who, account := uint64(r.account), uint64(1)
-	if r.account == 0 { // no account: the user
+	if r.account == 0 || up&1 == 1 && r.user != 0 { // no account, or a family's tool: the user
 		who, account = uint64(r.user), 0
 	}
-	key := uint64(up)<<33 | account<<32 | who
+	key := uint64(up>>1)<<33 | account<<32 | who
 	id, ok := st.callers[key]
 	if !ok {
 		if st.callers == nil {

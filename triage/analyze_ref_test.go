@@ -61,9 +61,73 @@ func analyzeReference(execs []model.Execution, kinds *Kinds, opt Options) *Resul
 			members = append(members, in[k])
 		}
 	}
+	sentDraftsRef(res, execs, outcomes, members, opt)
 	batchReplaysRef(res, execs, members)
 	orderGroupsRef(res, execs)
 	return res
+}
+
+// sentDraftsRef is attachSentDrafts over finished groups: each group whose draft followed an
+// attempt that did not succeed takes, drafts in time order, the first GMAIL_SEND_DRAFT of the
+// draft's account after it, within the window, in no group, naming no other draft.
+func sentDraftsRef(res *Result, execs []model.Execution, outcomes []model.Outcome, members [][]int, opt Options) {
+	grouped := map[int]bool{}
+	for _, in := range members {
+		for _, i := range in {
+			grouped[i] = true
+		}
+	}
+	type drafted struct{ g, d int }
+	var ds []drafted
+	for g, in := range members {
+		for j := len(in) - 1; j > 0; j-- {
+			if strings.ToUpper(execs[in[j]].ToolSlug) == "GMAIL_CREATE_EMAIL_DRAFT" && outcomes[in[j-1]] != model.OutcomeSucceeded {
+				ds = append(ds, drafted{g, in[j]})
+				break
+			}
+		}
+	}
+	sort.Slice(ds, func(a, b int) bool {
+		x, y := &execs[ds[a].d], &execs[ds[b].d]
+		if !x.Start().Equal(y.Start()) {
+			return x.Start().Before(y.Start())
+		}
+		return x.ID < y.ID
+	})
+	for _, x := range ds {
+		draft := &execs[x.d]
+		best := -1
+		for i := range execs {
+			e := &execs[i]
+			if grouped[i] || strings.ToUpper(e.ToolSlug) != "GMAIL_SEND_DRAFT" || !res.Triage[i].Kind.IsWrite() || !isGroupable(e, res.Triage[i].Kind) ||
+				e.ConnectedAccountID != draft.ConnectedAccountID || e.UserID != draft.UserID || e.Start().Before(draft.Start()) || e.Start().Sub(lastSeen(draft)) > opt.Window || !sameDraft(draft, e) {
+				continue
+			}
+			if best < 0 || e.Start().Before(execs[best].Start()) || e.Start().Equal(execs[best].Start()) && e.ID < execs[best].ID {
+				best = i
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		grouped[best] = true
+		in := append(members[x.g], best)
+		sort.SliceStable(in, func(a, b int) bool { return execs[in[a]].Start().Before(execs[in[b]].Start()) })
+		members[x.g] = in
+		g := &res.Groups[x.g]
+		ms := make([]member, len(in))
+		g.ExecutionIDs = nil
+		for j, i := range in {
+			ms[j] = member{e: &execs[i], outcome: outcomes[i]}
+			g.ExecutionIDs = append(g.ExecutionIDs, execs[i].ID)
+			res.Triage[i].GroupID = g.ID
+		}
+		g.Gaps = make([]time.Duration, len(in)-1)
+		for j := 1; j < len(in); j++ {
+			g.Gaps[j-1] = ms[j].e.Start().Sub(callerEnd(ms[j-1].e, opt.CallerTimeout))
+		}
+		g.Pattern, g.Reason = patternOf(ms, g.Gaps, true, causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
+	}
 }
 
 // batchReplaysRef is nameBatchReplays over finished groups: a caller's pairs (groups of two,
@@ -196,20 +260,24 @@ func crowdedHistory(rt *rapid.T) ([]model.Execution, Options) {
 	window := time.Duration(rapid.IntRange(-2, 120).Draw(rt, "window_s")) * time.Second
 	r := rand.New(rand.NewPCG(seed, 7))
 	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	slugs := []string{"GMAIL_SEND_EMAIL", "gmail_send_email", "SLACK_SEND_MESSAGE", "GMAIL_FETCH_EMAILS"}
+	slugs := []string{"GMAIL_SEND_EMAIL", "gmail_send_email", "SLACK_SEND_MESSAGE", "GMAIL_FETCH_EMAILS", "OUTLOOK_SEND_EMAIL", "GMAIL_CREATE_EMAIL_DRAFT", "GMAIL_SEND_DRAFT"}
+	bodies := []string{"", `,"body":"Your order A-78274 shipped on March 14, tracking 1Z999AA10123456784"`,
+		`,"body":"Seu pedido A-78274 foi enviado em 14 de março, rastreamento 1Z999AA10123456784"`, `,"body":"Your order A-78275 shipped on March 14"`}
 	execs := make([]model.Execution, n)
 	for i := range execs {
 		start := base.Add(time.Duration(r.IntN(600)) * time.Second / 2)
 		e := model.Execution{
 			ID: fmt.Sprintf("log_%d", r.IntN(n+1)), ToolSlug: slugs[r.IntN(len(slugs))], StartTime: start, Timestamp: start,
 			Status: []string{"success", "failed", ""}[r.IntN(3)], RetryCount: r.IntN(4) - 1, Detailed: r.IntN(5) > 0,
-			Arguments: json.RawMessage(fmt.Sprintf(`{"to":"u%d@example.com","timestamp":"%d"}`, r.IntN(2), r.IntN(99))),
+			Arguments: json.RawMessage(fmt.Sprintf(`{"to":"u%d@example.com","timestamp":"%d"%s}`, r.IntN(2), r.IntN(99), bodies[r.IntN(len(bodies))])),
 		}
-		switch r.IntN(3) {
+		switch r.IntN(4) {
 		case 0:
 			e.ConnectedAccountID = fmt.Sprintf("ca_%d", r.IntN(2))
 		case 1:
 			e.UserID = fmt.Sprintf("user_%d", r.IntN(2))
+		case 2: // both: an email family's caller is the user, its accounts kept apart in the bucket
+			e.ConnectedAccountID, e.UserID = fmt.Sprintf("ca_%d", r.IntN(3)), fmt.Sprintf("user_%d", r.IntN(2))
 		}
 		if r.IntN(2) == 0 {
 			e.Duration, e.HasDuration = time.Duration(r.IntN(90))*time.Second, true

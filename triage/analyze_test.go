@@ -63,12 +63,31 @@ func TestGroupKeyScope(t *testing.T) {
 
 	other := base
 	other.ConnectedAccountID = "ca_2"
+	if k, _ := GroupKey(&other, model.KindWrite, nil); k != k0 {
+		t.Error("an email family's tools: two accounts of one user do not share a bucket (clusterBucket keeps them apart)")
+	}
+	other.UserID = "u2"
 	if k, _ := GroupKey(&other, model.KindWrite, nil); k == k0 {
-		t.Error("different connected accounts share a key")
+		t.Error("different users share a key")
 	}
 	other = base
 	other.ToolSlug = "GMAIL_CREATE_EMAIL_DRAFT"
+	if k, _ := GroupKey(&other, model.KindWrite, nil); k != k0 {
+		t.Error("a draft and a send of one email are not in one bucket")
+	}
+	other.ToolSlug = "GMAIL_REPLY_TO_THREAD"
 	if k, _ := GroupKey(&other, model.KindWrite, nil); k == k0 {
+		t.Error("a thread reply and a new email share a key")
+	}
+	slack := base
+	slack.ToolSlug = "SLACK_SEND_MESSAGE"
+	ks, _ := GroupKey(&slack, model.KindWrite, nil)
+	slack.ConnectedAccountID = "ca_2"
+	if k, _ := GroupKey(&slack, model.KindWrite, nil); k == ks {
+		t.Error("different connected accounts share a key")
+	}
+	slack.ConnectedAccountID, slack.ToolSlug = "ca_1", "SLACK_UPDATES_A_SLACK_MESSAGE"
+	if k, _ := GroupKey(&slack, model.KindWrite, nil); k == ks {
 		t.Error("different tools share a key")
 	}
 	noAcct := base

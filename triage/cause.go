@@ -239,6 +239,16 @@ func agentReason(ms []member, gaps []time.Duration) string {
 	if f := ms[0].e.Source.Framework; f != "" {
 		fw = " (framework " + f + ")"
 	}
+	if mixedTools(ms) {
+		var tools []string
+		for _, m := range ms {
+			if t := strings.ToUpper(m.e.ToolSlug); len(tools) == 0 || tools[len(tools)-1] != t {
+				tools = append(tools, t)
+			}
+		}
+		return fmt.Sprintf("%d attempts %s %s%s: the agent sent the message again through another tool (%s)%s",
+			n, gapList(gaps, ""), saw, where, strings.Join(tools, ", then "), fw)
+	}
 	return fmt.Sprintf("%d attempts %s %s, the text regenerated each time%s: the agent called the tool again%s",
 		n, gapList(gaps, ""), saw, where, fw)
 }

@@ -107,6 +107,8 @@ type corpusGen struct {
 	groups int
 	ids    int
 	fixed  map[string]bool   // executions recorded with a fixed SDK on their path
+	fam    string            // the family being drawn
+	famOf  map[string]string // truth group → its family
 	miss   string            // the near-miss being drawn ("" for none)
 	misses map[string]string // execution id → its near-miss
 }
@@ -115,7 +117,7 @@ const corpusTimeout = 60 * time.Second
 
 func newCorpus(seed uint64) *corpusGen {
 	g := &corpusGen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), now: time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC),
-		label: map[string]string{}, causes: map[string]model.RetryPattern{}, fixed: map[string]bool{}, misses: map[string]string{}}
+		label: map[string]string{}, causes: map[string]model.RetryPattern{}, fixed: map[string]bool{}, misses: map[string]string{}, famOf: map[string]string{}}
 	return g
 }
 
@@ -247,6 +249,7 @@ func (g *corpusGen) newGroup(p model.RetryPattern) string {
 	g.groups++
 	k := fmt.Sprintf("g%04d", g.groups)
 	g.causes[k] = p
+	g.famOf[k] = g.fam
 	return k
 }
 
@@ -633,20 +636,24 @@ func (g *corpusGen) background() {
 func generateCorpus(seed uint64, perPattern int) *corpusGen {
 	g := newCorpus(seed)
 	for range perPattern {
-		g.sdkRetry()
-		g.sessionRetry()
-		g.frameworkRetry()
-		g.agentRetry()
-		g.appRetry()
-		g.doubleSubmit()
-		g.metaResend()
-		g.redelivery()
-		g.batchReplay()
+		for _, f := range []struct {
+			name string
+			draw func()
+		}{{"sdk retry", g.sdkRetry}, {"session retry", g.sessionRetry}, {"framework retry", g.frameworkRetry}, {"agent rewords", g.agentRetry},
+			{"app retry", g.appRetry}, {"double submit", g.doubleSubmit}, {"meta-tool re-send", g.metaResend}, {"redelivery", g.redelivery},
+			{"batch replay", g.batchReplay}, {"agent rewrites (languages, HTML, addresses)", g.agentRewrites}, {"agent via a sibling tool", g.agentSibling},
+			{"app rebuilds the payload", g.appRebuilds}} {
+			g.fam = f.name
+			f.draw()
+			g.fam = ""
+		}
 		for _, m := range []struct {
 			name string
 			draw func()
 		}{{"newsletter", g.newsletter}, {"channel chatter", g.channelChatter}, {"scheduled job", g.scheduled}, {"same recipient, other subject", g.sameRecipientOtherSubject}, {"follow-up after a success", g.followUp},
-			{"two events of one trigger", g.twoEvents}, {"a session that sends twice", g.sessionSendsTwice}} {
+			{"two events of one trigger", g.twoEvents}, {"a session that sends twice", g.sessionSendsTwice},
+			{"another order after a failure", g.otherOrderAfterFailure}, {"one reply from two mailboxes", g.twoMailboxes},
+			{"a draft, then its send", g.draftThenSend}, {"one notice in two languages", g.bilingualNotice}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""
@@ -673,6 +680,7 @@ func TestDuplicateCorpus(t *testing.T) {
 		per[p] = &patternScore{}
 	}
 	var truthGroups, predGroups, exact, rightCause, pairs, pairsFound, falseNotes int
+	famTruth, famRight := map[string]int{}, map[string]int{}
 	missTotal, missGrouped := map[string]int{}, map[string]int{}
 	var misses []string
 	for _, seed := range []uint64{1, 2, 3, 4, 5} {
@@ -701,6 +709,7 @@ func TestDuplicateCorpus(t *testing.T) {
 			sort.Strings(ids)
 			byMembers[strings.Join(ids, ",")] = k
 			per[g.causes[k]].truth++
+			famTruth[g.famOf[k]]++
 			truthGroups++
 			pairs += len(ids) - 1
 		}
@@ -722,6 +731,7 @@ func TestDuplicateCorpus(t *testing.T) {
 			if want := g.causes[k]; want == gr.Pattern {
 				rightCause++
 				per[want].right++
+				famRight[g.famOf[k]]++
 			} else {
 				misses = append(misses, fmt.Sprintf("seed %d: %s named %s, truth %s: %s", seed, k, gr.Pattern, want, gr.Reason))
 			}
@@ -755,6 +765,13 @@ func TestDuplicateCorpus(t *testing.T) {
 		t.Logf("%-20s %6d %6d %6d %9.3f %7.3f", p, s.truth, s.predicted, s.right, prec, rec)
 		if rec < 0.8 || prec < 0.8 {
 			t.Errorf("%s: precision %.3f, recall %.3f: below 0.8", p, prec, rec)
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(famTruth)) {
+		rec := ratio(famRight[f], famTruth[f])
+		t.Logf("family %-44s %5d groups, %5d found whole with the right cause (%.3f)", f, famTruth[f], famRight[f], rec)
+		if rec < 0.8 {
+			t.Errorf("family %s: %.3f of its groups found whole with the right cause, below 0.8", f, rec)
 		}
 	}
 	gp, gr, pr := ratio(exact, predGroups), ratio(exact, truthGroups), ratio(pairsFound, pairs)

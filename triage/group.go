@@ -17,16 +17,16 @@ import (
 )
 
 // Callers numbers the callers of writes: one tool (case-insensitive) called by one
-// connected account, else by one user. Duplicates are only ever found within one caller.
+// connected account, else by one user; or one effect family's tools called by one user
+// (intent.go). Duplicates are only ever found within one caller.
 type Callers struct {
 	ids   map[callerKey]int32
 	upper map[string]string
 }
 
 type callerKey struct {
-	tool    string
-	account bool
-	who     string
+	tool string // upper case, or the tool's effect family (CallerTool)
+	who  string // callerWho
 }
 
 // NewCallers returns an empty numbering.
@@ -34,17 +34,35 @@ func NewCallers() *Callers {
 	return &Callers{ids: map[callerKey]int32{}, upper: map[string]string{}}
 }
 
+// CallerTool is what a caller's tool is: the slug in upper case, or "FAMILY:" and its effect
+// family for a tool with siblings of one effect (intent.go), whose caller is then the user
+// rather than the account (family true).
+func CallerTool(slug string) (tool string, family bool) {
+	u := strings.ToUpper(slug)
+	if f := effectFamily(u); f != "" {
+		return "FAMILY:" + f, true
+	}
+	return u, false
+}
+
+// CallerOf is e's caller, as Callers numbers it and as every rule that asks "the same
+// caller" reads it (the live load's detail rule): its tool (CallerTool) and who calls it (the
+// account, else the user; the user first for a family's tool).
+func CallerOf(e *model.Execution) (tool, who string) {
+	tool, _ = CallerTool(e.ToolSlug)
+	who, _ = callerWho(e, effectFamily(e.ToolSlug))
+	return tool, who
+}
+
 // Of is e's caller's number.
 func (c *Callers) Of(e *model.Execution) int32 {
 	u, ok := c.upper[e.ToolSlug]
 	if !ok {
-		u = strings.ToUpper(e.ToolSlug)
+		u, _ = CallerTool(e.ToolSlug)
 		c.upper[e.ToolSlug] = u
 	}
-	ck := callerKey{tool: u, account: e.ConnectedAccountID != "", who: e.ConnectedAccountID}
-	if !ck.account {
-		ck.who = e.UserID
-	}
+	who, _ := callerWho(e, effectFamily(e.ToolSlug))
+	ck := callerKey{tool: u, who: who}
 	id, ok := c.ids[ck]
 	if !ok {
 		id = int32(len(c.ids))
@@ -322,6 +340,7 @@ func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int
 		all = append(all, mine...)
 		mu.Unlock()
 	})
+	attachSentDrafts(all, execs, outcomes, cand, opt)
 	return all
 }
 
@@ -388,7 +407,8 @@ func lastSeen(e *model.Execution) time.Time {
 }
 
 // GroupKey is the duplicate-bucket key of a write: tool, connected account (else user) and the
-// hash of its identifying arguments (every argument but its free text, see similar.go). ok is
+// hash of its identifying arguments (every argument but its free text, see similar.go); for a
+// tool of an effect family, the family, the user and the recipients (intent.go). ok is
 // false for reads and for executions that cannot be grouped (arguments not recorded, no
 // account and no user).
 func GroupKey(e *model.Execution, kind model.ToolKind, volatile []string) (key string, ok bool) {
@@ -406,14 +426,19 @@ func effectKey(e *model.Execution, kind model.ToolKind, volatile []string, skip 
 	if len(e.Arguments) == 0 && !e.Detailed {
 		return "", effectArgs{}, false
 	}
-	who := "account:" + e.ConnectedAccountID
-	if e.ConnectedAccountID == "" {
-		if e.UserID == "" {
-			return "", effectArgs{}, false
-		}
-		who = "user:" + e.UserID
+	family := effectFamily(e.ToolSlug)
+	who, ok := callerWho(e, family)
+	if !ok {
+		return "", effectArgs{}, false
 	}
-	ea, ok := splitArgsSkipping(e.Arguments, volatile, skip)
+	tool := strings.ToUpper(e.ToolSlug)
+	var ea effectArgs
+	if family != "" {
+		tool = "FAMILY:" + family
+		ea, ok = splitFamily(family, e.Arguments, volatile, skip)
+	} else {
+		ea, ok = splitArgsSkipping(e.Arguments, volatile, skip)
+	}
 	var h string
 	if ok {
 		sum := sha256.Sum256(ea.identity)
@@ -423,7 +448,7 @@ func effectKey(e *model.Execution, kind model.ToolKind, volatile []string, skip 
 		h = "raw:" + hex.EncodeToString(sum[:])
 		ea = effectArgs{identity: e.Arguments}
 	}
-	return strings.ToUpper(e.ToolSlug) + "\x00" + who + "\x00" + h, ea, true
+	return tool + "\x00" + who + "\x00" + h, ea, true
 }
 
 // groupBucket finds the duplicate groups among one bucket's members (indices into execs,
@@ -432,7 +457,9 @@ func effectKey(e *model.Execution, kind model.ToolKind, volatile []string, skip 
 func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, idx []int, parts map[int]effectArgs, opt Options) ([]model.DuplicateGroup, [][]int) {
 	bm := make([]bucketMember, len(idx))
 	for j, i := range idx {
-		bm[j] = bucketMember{start: execs[i].Start(), seen: lastSeen(&execs[i]), text: signature(parts[i].rawText), succeeded: outcomes[i] == model.OutcomeSucceeded}
+		e := &execs[i]
+		bm[j] = bucketMember{start: e.Start(), seen: lastSeen(e), text: signature(parts[i].rawText), succeeded: outcomes[i] == model.OutcomeSucceeded,
+			tool: strings.ToUpper(e.ToolSlug), toolkit: toolkitOf(e), account: e.ConnectedAccountID}
 	}
 	var groups []model.DuplicateGroup
 	var in [][]int
@@ -465,7 +492,7 @@ func buildGroup(key string, members []member, ea effectArgs, sim float64, opt Op
 	for j := 1; j < len(members); j++ {
 		g.Gaps[j-1] = members[j].e.Start().Sub(callerEnd(members[j-1].e, opt.CallerTimeout))
 	}
-	g.Pattern, g.Reason = patternOf(members, g.Gaps, sim < 1, causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
+	g.Pattern, g.Reason = patternOf(members, g.Gaps, sim < 1 || mixedTools(members), causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
 	if g.Pattern == model.PatternTriggerRedelivery {
 		_, dls, _ := redelivered(members, opt.Deliveries)
 		for _, dl := range dls {

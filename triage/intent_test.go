@@ -1,0 +1,130 @@
+package triage
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// TestIntentAcrossWritings: an agent that saw an error sends the message again written another
+// way, in another language, or through a sibling tool: one group, agent_retry, explained by
+// the facts the two share (issue 29). What is not one intent stays apart.
+func TestIntentAcrossWritings(t *testing.T) {
+	email := func(to, subject, body string) string {
+		b, _ := json.Marshal(map[string]any{"recipient_email": to, "subject": subject, "body": body})
+		return string(b)
+	}
+	const (
+		ptBody = "Olá Ana, seu pedido A-78274 foi enviado em 14 de março. Código de rastreamento: 1Z999AA10123456784."
+		enBody = "Hi Ana, your order A-78274 shipped on March 14. Tracking number: 1Z999AA10123456784."
+	)
+	pt := email("Ana Ruiz <ana@x.com>", "Seu pedido A-78274 foi enviado", ptBody)
+	en := email("ANA@X.COM", "Your order A-78274 has shipped", enBody)
+	outlook := `{"to_email":"ana@x.com","subject":"Your order A-78274 has shipped","body":` + mustJSON(enBody) + `,"is_html":false}`
+	type send struct {
+		tool, account, args string
+		failed              bool
+	}
+	tests := []struct {
+		name   string
+		a, b   send
+		group  bool
+		match  string // in the group's Match
+		reason string // in its Reason
+	}{
+		{"translated after a timeout", send{"GMAIL_SEND_EMAIL", "ca_1", pt, true}, send{"GMAIL_SEND_EMAIL", "ca_1", en, false}, true,
+			"same recipients and 1Z999AA10123…, A78274, date 03-14; body/subject written in other words or another language", "agent called the tool again"},
+		{"HTML after plain text", send{"GMAIL_SEND_EMAIL", "ca_1", en, true},
+			send{"GMAIL_SEND_EMAIL", "ca_1", `{"recipient_email":"ana@x.com","subject":"Your order A-78274 has shipped","is_html":true,"body":"<p>Hi Ana,<br>your order <b>A-78274</b> shipped on March 14.</p><p>Tracking number: 1Z999AA10123456784.</p>"}`, false}, true,
+			"", "agent called the tool again"},
+		{"Outlook after Gmail failed", send{"GMAIL_SEND_EMAIL", "ca_1", pt, true}, send{"OUTLOOK_SEND_EMAIL", "ca_outlook", outlook, false}, true,
+			"", "through another tool (GMAIL_SEND_EMAIL, then OUTLOOK_SEND_EMAIL)"},
+		{"a draft after the send failed", send{"GMAIL_SEND_EMAIL", "ca_1", en, true}, send{"GMAIL_CREATE_EMAIL_DRAFT", "ca_1", en, false}, true,
+			"", "through another tool"},
+		{"near miss: a draft that succeeded, then its send", send{"GMAIL_CREATE_EMAIL_DRAFT", "ca_1", en, false}, send{"GMAIL_SEND_EMAIL", "ca_1", en, false}, false, "", ""},
+		{"near miss: Gmail succeeded, then Outlook", send{"GMAIL_SEND_EMAIL", "ca_1", en, false}, send{"OUTLOOK_SEND_EMAIL", "ca_outlook", outlook, false}, false, "", ""},
+		{"near miss: one reply from two Gmail accounts", send{"GMAIL_SEND_EMAIL", "ca_1", en, true}, send{"GMAIL_SEND_EMAIL", "ca_2", en, false}, false, "", ""},
+		{"near miss: another order after a failure", send{"GMAIL_SEND_EMAIL", "ca_1", pt, true},
+			send{"GMAIL_SEND_EMAIL", "ca_1", strings.ReplaceAll(en, "78274", "78275"), false}, false, "", ""},
+		{"near miss: one fact only (the order), another message", send{"GMAIL_SEND_EMAIL", "ca_1", email("ana@x.com", "Pedido A-78274", "Seu pedido A-78274 foi entregue. Obrigado!"), true},
+			send{"GMAIL_SEND_EMAIL", "ca_1", email("ana@x.com", "Order A-78274", "We received your return of A-78274; the refund is on its way."), false}, false, "", ""},
+		{"near miss: another recipient", send{"GMAIL_SEND_EMAIL", "ca_1", pt, true}, send{"GMAIL_SEND_EMAIL", "ca_1", strings.ReplaceAll(en, "ANA@X.COM", "bea@x.com"), false}, false, "", ""},
+		{"near miss: a thread reply is not a new email", send{"GMAIL_SEND_EMAIL", "ca_1", en, true},
+			send{"GMAIL_REPLY_TO_THREAD", "ca_1", `{"recipient_email":"ana@x.com","thread_id":"t1","message_body":` + mustJSON(enBody) + `}`, false}, false, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mk := func(id string, s send, at float64) model.Execution {
+				a := attempt{id: id, at: sec(at), dur: sec(1), retry: -1, args: s.args, account: s.account}
+				if s.failed {
+					a.err = gatewayErr
+				}
+				e := a.exec()
+				e.ToolSlug = s.tool
+				e.ToolkitSlug = strings.ToLower(strings.SplitN(s.tool, "_", 2)[0])
+				return e
+			}
+			execs := []model.Execution{mk("b", tt.b, 40), mk("a", tt.a, 0)}
+			for _, res := range []*Result{Analyze(execs, NewKinds(), Options{}), analyzeReference(execs, NewKinds(), Options{})} {
+				if got := len(res.Groups) == 1; got != tt.group {
+					t.Fatalf("grouped = %v, want %v (%+v)", got, tt.group, res.Groups)
+				}
+				if !tt.group {
+					continue
+				}
+				g := res.Groups[0]
+				if g.Pattern != model.PatternAgentRetry || !strings.Contains(g.Match, tt.match) || !strings.Contains(g.Reason, tt.reason) {
+					t.Fatalf("group %s\nmatch  %q (want %q in it)\nreason %q (want %q in it)", g.Pattern, g.Match, tt.match, g.Reason, tt.reason)
+				}
+			}
+		})
+	}
+}
+
+func mustJSON(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// TestASentDraftJoinsItsDraft: after the send failed, the agent drafted the message and sent
+// the draft (GMAIL_SEND_DRAFT names only the draft): the send of the draft is one more attempt
+// of the group, unless the draft's response names another draft (issue 29).
+func TestASentDraftJoinsItsDraft(t *testing.T) {
+	const body = "Hi Ana, your order A-78274 shipped on March 14. Tracking number: 1Z999AA10123456784."
+	email := `{"recipient_email":"ana@x.com","subject":"Your order A-78274","body":` + mustJSON(body) + `}`
+	for _, tt := range []struct {
+		name     string
+		response string
+		members  int
+	}{
+		{"the draft's id unknown", ``, 3},
+		{"the draft's id is the one sent", `{"data":{"id":"r-1","message":{"id":"m1"}},"successful":true}`, 3},
+		{"near miss: the draft's id is another", `{"data":{"id":"r-2","message":{"id":"m1"}},"successful":true}`, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			send := attempt{id: "a", at: 0, dur: sec(1), err: gatewayErr, retry: -1, args: email}.exec()
+			draft := attempt{id: "b", at: sec(40), dur: sec(1), retry: -1, args: email}.exec()
+			draft.ToolSlug, draft.Response = "GMAIL_CREATE_EMAIL_DRAFT", json.RawMessage(tt.response)
+			sent := attempt{id: "c", at: sec(45), dur: sec(1), retry: -1, args: `{"draft_id":"r-1","user_id":"me"}`}.exec()
+			sent.ToolSlug = "GMAIL_SEND_DRAFT"
+			other := attempt{id: "d", at: sec(50), dur: sec(1), retry: -1, args: `{"draft_id":"r-9"}`, account: "ca_9"}.exec()
+			other.ToolSlug = "GMAIL_SEND_DRAFT" // another account's
+			execs := []model.Execution{other, sent, draft, send}
+			for name, res := range map[string]*Result{"Analyze": Analyze(execs, NewKinds(), Options{}), "reference": analyzeReference(execs, NewKinds(), Options{}),
+				"candidates": candidateResult(t, execs, Options{}, 1), "incremental": incrementalResult(t, execs, Options{})} {
+				if len(res.Groups) != 1 || len(res.Groups[0].ExecutionIDs) != tt.members {
+					t.Fatalf("%s: %+v, want one group of %d", name, res.Groups, tt.members)
+				}
+				g := res.Groups[0]
+				if g.Pattern != model.PatternAgentRetry || tt.members == 3 && !strings.Contains(g.Reason, "GMAIL_SEND_EMAIL, then GMAIL_CREATE_EMAIL_DRAFT, then GMAIL_SEND_DRAFT") {
+					t.Fatalf("%s: %s: %s", name, g.Pattern, g.Reason)
+				}
+			}
+		})
+	}
+}
