@@ -77,7 +77,7 @@ func clusterBucket(ms []bucketMember, window time.Duration) []cluster {
 					continue // a new text after a success is a new message
 				case sk >= NearDuplicateSimilarity:
 				case sk >= AnchoredSimilarity && anchored(ms[j].text, m.text):
-				case sameEntities(ms[j].text, m.text):
+				case sameEntities(&ms[j].text, &m.text):
 					sk = max(sk, FactsSimilarity) // rewritten, or in another language
 				default:
 					continue

@@ -421,7 +421,7 @@ func codeOrAmount(t string) string {
 		return ""
 	}
 	if letters > 0 {
-		w := strings.ToUpper(strings.NewReplacer("-", "", ".", "", ",", "", ":", "", "/", "").Replace(t))
+		w := strings.ToUpper(dropAny(t, "-.,:/"))
 		if utf8.RuneCountInString(w) < 4 || ordinalOrUnit(strings.ToLower(w)) {
 			return ""
 		}
@@ -456,7 +456,7 @@ func ordinalOrUnit(w string) bool {
 // 1000 are left out (counts, which a translation may spell in words).
 func number(t string) string {
 	if strings.Contains(t, "-") {
-		w := strings.NewReplacer("-", "", ".", "", ",", "").Replace(t)
+		w := dropAny(t, "-.,")
 		if len(w) >= 4 {
 			return "N:" + w
 		}
@@ -471,7 +471,7 @@ func number(t string) string {
 			intPart, frac = t[:last], t[last+1:]
 		}
 	}
-	intPart = strings.TrimLeft(strings.NewReplacer(".", "", ",", "").Replace(intPart), "0")
+	intPart = strings.TrimLeft(dropAny(intPart, ".,"), "0")
 	frac = strings.TrimRight(frac, "0")
 	switch {
 	case frac != "":
@@ -480,4 +480,18 @@ func number(t string) string {
 		return "N:" + intPart
 	}
 	return ""
+}
+
+// dropAny is s without the bytes in chars (ASCII).
+func dropAny(s, chars string) string {
+	if !strings.ContainsAny(s, chars) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(chars, s[i]) < 0 {
+			b = append(b, s[i])
+		}
+	}
+	return string(b)
 }

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -59,14 +60,22 @@ func presentationKey(k string) bool {
 // presentation (presentationKey), as splitArgs has them; the text is the free text and the
 // subject. ok is false when the arguments are not a JSON object.
 func splitFamily(family string, args json.RawMessage, volatile []string, skip map[string]bool) (effectArgs, bool) {
+	return splitFamilyWith(family, args, volatile, skip, true)
+}
+
+// splitFamilyWith is splitFamily, reading the arguments once when quick (model.SplitObject
+// can) and otherwise through encoding/json; both give one answer (TestSplitFamilyQuickMatchesSlow).
+func splitFamilyWith(family string, args json.RawMessage, volatile []string, skip map[string]bool, quickOK bool) (effectArgs, bool) {
 	type member struct {
 		key, str string
 		isStr    bool
 		raw      []byte
 	}
 	var members []member
-	if ms, ok := model.SplitObject(args); ok {
-		for _, m := range ms {
+	quick, isQuick := model.SplitObject(args)
+	isQuick = isQuick && quickOK
+	if isQuick {
+		for _, m := range quick {
 			members = append(members, member{m.Key, m.Str, m.IsStr, m.Raw})
 		}
 	} else {
@@ -85,26 +94,27 @@ func splitFamily(family string, args json.RawMessage, volatile []string, skip ma
 		}
 	}
 	var to, subjects []string
-	restVolatile := slices.Clone(volatile)
-	restSkip := make(map[string]bool, len(skip)+len(members))
-	for k := range skip {
-		restSkip[k] = true
-	}
-	for _, m := range members {
+	taken := make([]bool, len(members)) // read here, not part of the rest
+	for n, m := range members {
 		lk := strings.ToLower(m.key)
 		switch {
 		case skip[lk] || string(m.raw) == "null":
 			continue
 		case recipientKey(m.key):
 			_, found := linksAndAddresses(recipientText(m.str, m.isStr, m.raw), nil)
-			n := len(to)
+			k := len(to)
 			for _, a := range found {
 				if strings.HasPrefix(a, "E:") {
 					to = append(to, a[2:])
 				}
 			}
-			if len(to) == n { // no address in it: the value itself
-				to = append(to, strings.ToLower(strings.TrimSpace(string(m.raw))))
+			if len(to) == k { // no address in it: the value itself
+				var c bytes.Buffer
+				if json.Compact(&c, m.raw) != nil {
+					c.Reset()
+					c.Write(m.raw)
+				}
+				to = append(to, strings.ToLower(c.String()))
 			}
 		case lk == "subject" && m.isStr:
 			subjects = append(subjects, m.str)
@@ -112,12 +122,33 @@ func splitFamily(family string, args json.RawMessage, volatile []string, skip ma
 		default:
 			continue
 		}
-		restSkip[lk] = true
-		restVolatile = append(restVolatile, m.key)
+		taken[n] = true
 	}
-	rest, ok := splitArgsSkipping(args, restVolatile, restSkip)
-	if !ok {
-		return effectArgs{}, false
+	var rest effectArgs
+	ok := false
+	if isQuick { // the members read once
+		left := make([]model.ArgMember, 0, len(quick))
+		for n, m := range quick {
+			if !taken[n] {
+				left = append(left, m)
+			}
+		}
+		rest, ok = splitMembers(left, len(args), skip)
+	}
+	if !ok { // through encoding/json: the object without the taken members
+		left := map[string]json.RawMessage{}
+		for n, m := range members {
+			if !taken[n] {
+				left[m.key] = m.raw
+			}
+		}
+		b, err := json.Marshal(left)
+		if err != nil {
+			return effectArgs{}, false
+		}
+		if rest, ok = splitArgsSlow(b, volatile, skip); !ok {
+			return effectArgs{}, false
+		}
 	}
 	sortUnique(&to)
 	id, err := json.Marshal(struct {

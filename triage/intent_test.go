@@ -128,3 +128,25 @@ func TestASentDraftJoinsItsDraft(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitFamilyQuickMatchesSlow: an email family's arguments split read once
+// (model.SplitObject) and through encoding/json give one identity and one text.
+func TestSplitFamilyQuickMatchesSlow(t *testing.T) {
+	vol := model.DefaultVolatileKeys()
+	skip := skipSet(vol)
+	for _, args := range []string{
+		`{"recipient_email":"Ana Ruiz <ana@x.com>","subject":"Hi","body":"Order A-1","is_html":true}`,
+		`{"to_email":["ANA@X.COM","bob@y.org"],"cc_emails":[{"address":"c@z.io","name":"C"}],"subject":"S","body":"b","save_to_sent_items":true}`,
+		`{"recipient_email":"ana@x.com","thread_id":"t1","options":{"track":true,"subject":"kept nested","nonce":"1"},"labels":["b","a"],"body":"x"}`,
+		`{"recipient_email":"ana@x.com","cc":null,"n":1.0,"body":"long\nbody","request_id":"r-1"}`,
+		`{"to":"a@x","subject":"hi"}`,
+		`{"cc":[ "a" , "B" ],"subject":"hi"}`,
+		`{}`,
+	} {
+		quick, ok1 := splitFamilyWith("EMAIL", json.RawMessage(args), vol, skip, true)
+		slow, ok2 := splitFamilyWith("EMAIL", json.RawMessage(args), vol, skip, false)
+		if ok1 != ok2 || string(quick.identity) != string(slow.identity) || quick.rawText != slow.rawText || strings.Join(quick.textKeys, ",") != strings.Join(slow.textKeys, ",") {
+			t.Errorf("%s:\nquick %v %s %q %v\nslow  %v %s %q %v", args, ok1, quick.identity, quick.rawText, quick.textKeys, ok2, slow.identity, slow.rawText, slow.textKeys)
+		}
+	}
+}

@@ -71,8 +71,9 @@ const FactsSimilarity = 0.2
 const minEntities = 2
 
 // sameEntities: both texts carry the same entities, minEntities or more.
-func sameEntities(a, b textSig) bool {
-	return len(a.facts) >= minEntities && slices.Equal(a.facts, b.facts)
+func sameEntities(a, b *textSig) bool {
+	fa := a.factsOf()
+	return len(fa) >= minEntities && slices.Equal(fa, b.factsOf())
 }
 
 // longTextChars: an argument this long that is not known to identify the target is free text.
@@ -136,11 +137,18 @@ func skipSet(volatile []string) map[string]bool {
 // model.AppendCanonical); ok is false when the quick path cannot be sure, and
 // splitArgsSlow decides. TestSplitArgsQuickMatchesSlow holds the two equal.
 func splitArgsQuick(args json.RawMessage, skip map[string]bool) (effectArgs, bool) {
-	var out effectArgs
 	ms, ok := model.SplitObject(args)
 	if !ok || len(ms) == 0 {
-		return out, false
+		return effectArgs{}, false
 	}
+	return splitMembers(ms, len(args), skip)
+}
+
+// splitMembers is splitArgsQuick of an object's members (model.SplitObject); size is the
+// arguments' length, a bound on the identity's.
+func splitMembers(ms []model.ArgMember, size int, skip map[string]bool) (effectArgs, bool) {
+	var out effectArgs
+	var ok bool
 	var texts []string
 	ident := make([]model.ArgMember, 0, len(ms))
 	for _, m := range ms {
@@ -156,7 +164,7 @@ func splitArgsQuick(args json.RawMessage, skip map[string]bool) (effectArgs, boo
 		out.keys = append(out.keys, m.Key)
 	}
 	slices.SortFunc(ident, func(a, b model.ArgMember) int { return strings.Compare(a.Key, b.Key) })
-	id := make([]byte, 0, len(args))
+	id := make([]byte, 0, size)
 	id = append(id, '{')
 	for i, m := range ident {
 		if i > 0 {
@@ -241,7 +249,20 @@ type textSig struct {
 	words []string // content words, lower case, sorted, unique
 	nums  []string // number tokens, sorted, unique
 	names []string // capitalised words not starting a sentence, lower case, sorted, unique
-	facts []string // entities (entities.go): identifiers, numbers, dates, times, links, addresses
+	// masked is the text after maskVolatile; facts its entities (entities.go: identifiers,
+	// numbers, dates, times, links, addresses), read when first asked for (factsOf): most
+	// comparisons are settled by the words before
+	masked    string
+	facts     []string
+	factsRead bool
+}
+
+// factsOf is t's entities, read once.
+func (t *textSig) factsOf() []string {
+	if !t.factsRead {
+		t.facts, t.factsRead = entities(t.masked), true
+	}
+	return t.facts
 }
 
 // maskVolatile replaces what an application regenerates each time it builds a message again
@@ -432,7 +453,7 @@ func timeAt(s string, p int) int {
 // regenerated values (maskVolatile) masked.
 func signature(s string) textSig {
 	s = maskVolatile(s)
-	facts := entities(s)
+	masked := s
 	var norm strings.Builder
 	var words, nums, names []string
 	var tok strings.Builder
@@ -524,7 +545,7 @@ func signature(s string) textSig {
 	slices.Sort(words)
 	slices.Sort(nums)
 	slices.Sort(names)
-	return textSig{norm: norm.String(), words: slices.Compact(words), nums: slices.Compact(nums), names: slices.Compact(names), facts: facts}
+	return textSig{norm: norm.String(), words: slices.Compact(words), nums: slices.Compact(nums), names: slices.Compact(names), masked: masked}
 }
 
 // stem drops the English inflections rewording changes most (deploy, deploys, deployed,
@@ -657,7 +678,7 @@ func factsWords(ea effectArgs) string {
 		same = "same"
 	}
 	var fs []string
-	for _, f := range signature(ea.rawText).facts {
+	for _, f := range entities(maskVolatile(ea.rawText)) {
 		kind, v, _ := strings.Cut(f, ":")
 		if len(v) > 14 {
 			v = v[:12] + "…"
