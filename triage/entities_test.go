@@ -18,6 +18,11 @@ func TestEntities(t *testing.T) {
 		{"Tu pedido A-78274 se envió el 14/03/2026 (seguimiento 1Z999AA10123456784)", "C:1Z999AA10123456784 C:A78274 D:03-14"},
 		{"Ihre Bestellung A-78274 wurde am 14. März 2026 versandt", "C:A78274 D:03-14"},
 		{"due 03/14/2026", "D:03-14"},
+		{"fällig am 14.03.2026", "D:03-14"},
+		{"on March 14th", "D:03-14"},
+		{"on the 14th of March", "D:03-14"},
+		{"le 14 mars à 14h30", "D:03-14 T:14:30"},
+		{"Sent 21:26:46 · order A-78274", "C:A78274"}, // maskVolatile runs first in signature; here the time is no H:MM fact either
 		{"due 2026-03-14", "D:03-14"},
 		{"Invoice 2041 for $1,250.00", "N:1250 N:2041"},
 		{"Fatura 2041 de R$ 1.250,00", "N:1250 N:2041"},
