@@ -17,7 +17,8 @@ const (
 type bucketMember struct {
 	start, seen time.Time // start, and the latest moment it was known running (lastSeen)
 	text        textSig
-	succeeded   bool // the attempt is known to have succeeded
+	subject     string // an email's subject, folded (foldSubject); "" for other tools
+	succeeded   bool   // the attempt is known to have succeeded
 	// tool, toolkit and account: in an effect family's bucket (intent.go) members of one
 	// toolkit from two accounts never join, and another tool joins only after a failure
 	tool, toolkit, account string
@@ -71,6 +72,9 @@ func clusterBucket(ms []bucketMember, window time.Duration) []cluster {
 					continue
 				}
 				sk := similarity(ms[j].text, m.text)
+				if sk >= 1 && ms[j].subject != m.subject {
+					sk = 0.99 // one body under another subject: not the same bytes sent again
+				}
 				switch {
 				case sk >= 1: // identical
 				case !afterFailure:

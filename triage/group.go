@@ -458,7 +458,12 @@ func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, 
 	bm := make([]bucketMember, len(idx))
 	for j, i := range idx {
 		e := &execs[i]
-		bm[j] = bucketMember{start: e.Start(), seen: lastSeen(e), text: signature(parts[i].rawText), succeeded: outcomes[i] == model.OutcomeSucceeded,
+		ea := parts[i]
+		text := signature(ea.rawText)
+		if ea.subject != "" { // its facts are the message's too
+			text.masked = maskVolatile(ea.subject) + "\n" + text.masked
+		}
+		bm[j] = bucketMember{start: e.Start(), seen: lastSeen(e), text: text, subject: foldSubject(ea.subject), succeeded: outcomes[i] == model.OutcomeSucceeded,
 			tool: strings.ToUpper(e.ToolSlug), toolkit: toolkitOf(e), account: e.ConnectedAccountID}
 	}
 	var groups []model.DuplicateGroup

@@ -57,8 +57,8 @@ func presentationKey(k string) bool {
 
 // splitFamily splits a family tool's arguments: identity is the recipients' addresses, as a
 // set (display names and case dropped), and every other argument but the free text and the
-// presentation (presentationKey), as splitArgs has them; the text is the free text and the
-// subject. ok is false when the arguments are not a JSON object.
+// presentation (presentationKey), as splitArgs has them; the text is the free text, and the
+// subject is kept beside it (effectArgs.subject). ok is false when the arguments are not a JSON object.
 func splitFamily(family string, args json.RawMessage, volatile []string, skip map[string]bool) (effectArgs, bool) {
 	return splitFamilyWith(family, args, volatile, skip, true)
 }
@@ -160,11 +160,7 @@ func splitFamilyWith(family string, args json.RawMessage, volatile []string, ski
 		return effectArgs{}, false
 	}
 	out := effectArgs{identity: id, keys: append([]string{"recipients"}, rest.keys...), textKeys: rest.textKeys, rawText: rest.rawText}
-	if len(subjects) > 0 {
-		out.textKeys = append(out.textKeys, "subject")
-		slices.Sort(out.textKeys)
-		out.rawText = strings.Join(subjects, "\n") + "\n" + out.rawText
-	}
+	out.subject = strings.Join(subjects, "\n")
 	return out, true
 }
 
@@ -321,4 +317,9 @@ func sameDraft(draft, send *model.Execution) bool {
 		return true
 	}
 	return !strings.Contains(string(draft.Response), `"id"`) || strings.Contains(string(draft.Response), `"`+args.DraftID+`"`)
+}
+
+// foldSubject is a subject as compared: case and runs of spaces folded.
+func foldSubject(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }

@@ -148,7 +148,7 @@ func TestSplitFamilyQuickMatchesSlow(t *testing.T) {
 	} {
 		quick, ok1 := splitFamilyWith("EMAIL", json.RawMessage(args), vol, skip, true)
 		slow, ok2 := splitFamilyWith("EMAIL", json.RawMessage(args), vol, skip, false)
-		if ok1 != ok2 || string(quick.identity) != string(slow.identity) || quick.rawText != slow.rawText || strings.Join(quick.textKeys, ",") != strings.Join(slow.textKeys, ",") {
+		if ok1 != ok2 || string(quick.identity) != string(slow.identity) || quick.rawText != slow.rawText || quick.subject != slow.subject || strings.Join(quick.textKeys, ",") != strings.Join(slow.textKeys, ",") {
 			t.Errorf("%s:\nquick %v %s %q %v\nslow  %v %s %q %v", args, ok1, quick.identity, quick.rawText, quick.textKeys, ok2, slow.identity, slow.rawText, slow.textKeys)
 		}
 	}

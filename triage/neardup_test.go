@@ -42,7 +42,7 @@ func TestNearDuplicateGrouping(t *testing.T) {
 				{id: "b", at: sec(60 + 12), dur: sec(1), retry: -1, args: mail("dana@x.io", "Invoice INV-1042", bodyB), session: "trs_1"},
 			},
 			groups: [][]string{{"a", "b"}}, pattern: model.PatternAgentRetry,
-			match:  `^same recipients; body/subject reworded, \d+% similar \(numbers and names equal\)$`,
+			match:  `^same recipients; body reworded, \d+% similar \(numbers and names equal\)$`,
 			reason: `^2 attempts 12\.0 s after a timeout, the text regenerated each time, in one session: the agent called the tool again; fix: the agent retried`,
 		},
 		{

@@ -108,6 +108,10 @@ type effectArgs struct {
 	keys     []string // names of the identifying top-level arguments, sorted
 	textKeys []string // names of the free-text arguments present, sorted
 	rawText  string   // the free text, by key; signature(rawText) is what similarity reads
+	// subject is an email's subject (an effect family's, intent.go): outside the identity, so
+	// that a subject translated with its body stays in the bucket; compared beside the text
+	// (clusterBucket) and read for facts with it
+	subject string
 }
 
 // splitArgs splits arguments (JSON) for near-duplicate grouping; ok is false when they are
@@ -678,7 +682,7 @@ func factsWords(ea effectArgs) string {
 		same = "same"
 	}
 	var fs []string
-	for _, f := range entities(maskVolatile(ea.rawText)) {
+	for _, f := range entities(maskVolatile(ea.subject + "\n" + ea.rawText)) {
 		kind, v, _ := strings.Cut(f, ":")
 		if len(v) > 14 {
 			v = v[:12] + "…"
@@ -694,7 +698,11 @@ func factsWords(ea effectArgs) string {
 			break
 		}
 	}
-	return fmt.Sprintf("%s and %s; %s written in other words or another language", same, strings.Join(fs, ", "), strings.Join(ea.textKeys, "/"))
+	texts := ea.textKeys
+	if ea.subject != "" {
+		texts = append(slices.Clip(texts), "subject")
+	}
+	return fmt.Sprintf("%s and %s; %s written in other words or another language", same, strings.Join(fs, ", "), strings.Join(texts, "/"))
 }
 
 // stopword: common English function words, greetings and sign-offs, which rewording adds and
