@@ -42,12 +42,7 @@ func analyzeReference(execs []model.Execution, kinds *Kinds, opt Options) *Resul
 		if len(idx) < 2 {
 			continue
 		}
-		slices.SortFunc(idx, func(a, b int) int {
-			if c := execs[a].Start().Compare(execs[b].Start()); c != 0 {
-				return c
-			}
-			return strings.Compare(execs[a].ID, execs[b].ID)
-		})
+		slices.SortFunc(idx, func(a, b int) int { return execOrder(&execs[a], &execs[b]) })
 		parts := map[int]effectArgs{}
 		for _, i := range idx {
 			_, parts[i], _ = effectKey(&execs[i], res.Triage[i].Kind, opt.VolatileKeys, skipSet(opt.VolatileKeys))
@@ -87,13 +82,7 @@ func sentDraftsRef(res *Result, execs []model.Execution, outcomes []model.Outcom
 			}
 		}
 	}
-	sort.Slice(ds, func(a, b int) bool {
-		x, y := &execs[ds[a].d], &execs[ds[b].d]
-		if !x.Start().Equal(y.Start()) {
-			return x.Start().Before(y.Start())
-		}
-		return x.ID < y.ID
-	})
+	sort.Slice(ds, func(a, b int) bool { return execOrder(&execs[ds[a].d], &execs[ds[b].d]) < 0 })
 	for _, x := range ds {
 		draft := &execs[x.d]
 		best := -1
@@ -103,7 +92,7 @@ func sentDraftsRef(res *Result, execs []model.Execution, outcomes []model.Outcom
 				e.ConnectedAccountID != draft.ConnectedAccountID || e.UserID != draft.UserID || e.Start().Before(draft.Start()) || e.Start().Sub(lastSeen(draft)) > opt.Window || !sameDraft(draft, e) {
 				continue
 			}
-			if best < 0 || e.Start().Before(execs[best].Start()) || e.Start().Equal(execs[best].Start()) && e.ID < execs[best].ID {
+			if best < 0 || execOrder(e, &execs[best]) < 0 {
 				best = i
 			}
 		}
@@ -112,7 +101,7 @@ func sentDraftsRef(res *Result, execs []model.Execution, outcomes []model.Outcom
 		}
 		grouped[best] = true
 		in := append(members[x.g], best)
-		sort.SliceStable(in, func(a, b int) bool { return execs[in[a]].Start().Before(execs[in[b]].Start()) })
+		sort.Slice(in, func(a, b int) bool { return execOrder(&execs[in[a]], &execs[in[b]]) < 0 })
 		members[x.g] = in
 		g := &res.Groups[x.g]
 		ms := make([]member, len(in))

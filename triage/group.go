@@ -5,6 +5,7 @@ package triage
 // the groups in Analyze's order. Naming a group's cause is cause.go's.
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
@@ -275,12 +276,7 @@ func groupAmong(execs []model.Execution, outcomes []model.Outcome, kind func(int
 
 // findGroups is groupAmong's groups in no order.
 func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind, cand []int, opt Options) []foundGroup {
-	byStart := func(a, b int) int {
-		if c := execs[a].Start().Compare(execs[b].Start()); c != 0 {
-			return c
-		}
-		return strings.Compare(execs[a].ID, execs[b].ID)
-	}
+	byStart := func(a, b int) int { return execOrder(&execs[a], &execs[b]) }
 	keys := make([]string, len(cand))
 	eas := make([]effectArgs, len(cand))
 	skip := skipSet(opt.VolatileKeys)
@@ -342,6 +338,21 @@ func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int
 	})
 	attachSentDrafts(all, execs, outcomes, cand, opt)
 	return all
+}
+
+// execOrder is the order of a bucket's members: by start, then id, then what two records of
+// one id may differ in (an export's overlapping pages), so that every path, given the records
+// in any order, orders them alike.
+func execOrder(a, b *model.Execution) int {
+	if c := a.Start().Compare(b.Start()); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.ID, b.ID); c != 0 {
+		return c
+	}
+	return cmp.Or(strings.Compare(strings.ToUpper(a.ToolSlug), strings.ToUpper(b.ToolSlug)), strings.Compare(a.ToolSlug, b.ToolSlug),
+		strings.Compare(a.ConnectedAccountID, b.ConnectedAccountID), strings.Compare(a.UserID, b.UserID), strings.Compare(a.Status, b.Status),
+		lastSeen(a).Compare(lastSeen(b)), bytes.Compare(a.Arguments, b.Arguments), cmp.Compare(a.RetryCount, b.RetryCount))
 }
 
 // sortGroups orders groups by their oldest member's start, then id. Groups that share an id

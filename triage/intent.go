@@ -251,12 +251,7 @@ func attachSentDrafts(all []foundGroup, execs []model.Execution, outcomes []mode
 			used[i] = true
 		}
 	}
-	slices.SortFunc(sends, func(a, b int) int {
-		if c := execs[a].Start().Compare(execs[b].Start()); c != 0 {
-			return c
-		}
-		return strings.Compare(execs[a].ID, execs[b].ID)
-	})
+	slices.SortFunc(sends, func(a, b int) int { return execOrder(&execs[a], &execs[b]) })
 	type drafted struct{ k, d int } // a group and its draft
 	var ds []drafted
 	for k := range all {
@@ -270,12 +265,7 @@ func attachSentDrafts(all []foundGroup, execs []model.Execution, outcomes []mode
 			ds = append(ds, drafted{k, d})
 		}
 	}
-	slices.SortFunc(ds, func(a, b drafted) int { // drafts claim their sends in time order, on every path
-		if c := execs[a.d].Start().Compare(execs[b.d].Start()); c != 0 {
-			return c
-		}
-		return strings.Compare(execs[a.d].ID, execs[b.d].ID)
-	})
+	slices.SortFunc(ds, func(a, b drafted) int { return execOrder(&execs[a.d], &execs[b.d]) }) // in time order, on every path
 	for _, x := range ds {
 		f, d := &all[x.k], x.d
 		draft := &execs[d]
@@ -289,7 +279,7 @@ func attachSentDrafts(all []foundGroup, execs []model.Execution, outcomes []mode
 			}
 			used[s] = true
 			f.in = append(f.in, s)
-			slices.SortStableFunc(f.in, func(a, b int) int { return execs[a].Start().Compare(execs[b].Start()) })
+			slices.SortFunc(f.in, func(a, b int) int { return execOrder(&execs[a], &execs[b]) })
 			ms := make([]member, len(f.in))
 			f.g.ExecutionIDs = make([]string, len(f.in))
 			for j, i := range f.in {

@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -202,6 +204,12 @@ func TestEveryFrontJudgesAlike(t *testing.T) {
 		t.Fatalf("verdicts recorded: %v", marks)
 	}
 
+	// An agent re-send as production makes them (issue 29): a Gmail send in Portuguese fails
+	// after the provider took it, and the agent writes the message in English as a draft. One
+	// agent_retry group on every front: the live load must read both whole (the draft is
+	// another tool's, the same caller's).
+	resend := agentResendThroughADraft(t, srv, base)
+
 	// The export: the same records, whole, the retry's new log among them.
 	export := filepath.Join(dir, "export.jsonl")
 	var lines []string
@@ -252,6 +260,19 @@ func TestEveryFrontJudgesAlike(t *testing.T) {
 				src.opt.Journal = ""
 			}
 			compareFronts(t, w, src.args, src.opt, src.name != "demo", retried, marks)
+			if src.name != "demo" {
+				var scan struct {
+					Groups []groupOut `json:"duplicate_groups"`
+				}
+				w.runJSON(&scan, append([]string{"scan"}, src.args...)...)
+				found := false
+				for _, g := range scan.Groups {
+					found = found || slices.Equal(g.ExecutionIDs, resend[:]) && g.Pattern == string(model.PatternAgentRetry)
+				}
+				if !found {
+					t.Errorf("the agent's re-send through a draft %v is no agent_retry group of its own", resend)
+				}
+			}
 			if src.name == "export" { // each id once, whatever copies the file holds
 				var scan struct {
 					Executions []execOut `json:"executions"`
@@ -462,4 +483,54 @@ func compareFronts(t *testing.T, w *crossWorld, args []string, opt app.Options, 
 	if head := fmt.Sprintf("| Executions | %d (%d flagged) |", len(bundleIDs), flagged); !strings.Contains(out, head) {
 		t.Errorf("the bundle's header is not %q", head)
 	}
+}
+
+// agentResendThroughADraft sends, through the sandbox's API as an agent would, a Gmail email
+// in Portuguese that fails after the provider took it (502), then the same message in English
+// as a draft; it returns the two log ids.
+func agentResendThroughADraft(t *testing.T, srv *sandbox.Server, base string) [2]string {
+	t.Helper()
+	var acct, user string
+	for _, e := range srv.Executions() {
+		if e.ToolSlug == "GMAIL_SEND_EMAIL" && e.ConnectedAccountID != "" && e.UserID != "" {
+			acct, user = e.ConnectedAccountID, e.UserID
+			break
+		}
+	}
+	if acct == "" {
+		t.Fatal("the sandbox has no Gmail account")
+	}
+	srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: sandbox.Fault5xxAfterCommit, Count: 1})
+	var ids [2]string
+	for k, c := range []struct{ tool, subject, body string }{
+		{"GMAIL_SEND_EMAIL", "Seu pedido A-78274 foi enviado", "Olá Ana, seu pedido A-78274 foi enviado em 14 de março. Código de rastreamento: 1Z999AA10123456784."},
+		{"GMAIL_CREATE_EMAIL_DRAFT", "Your order A-78274 has shipped", "Hi Ana, your order A-78274 shipped on March 14. Tracking number: 1Z999AA10123456784."},
+	} {
+		body, _ := json.Marshal(map[string]any{"connected_account_id": acct, "user_id": user, "version": "20250909_00",
+			"arguments": map[string]any{"recipient_email": "Ana Ruiz <ana.ruiz@example.org>", "subject": c.subject, "body": c.body}})
+		req, err := http.NewRequestWithContext(t.Context(), "POST", base+"/api/v3.1/tools/execute/"+c.tool, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("x-api-key", "k-cross")
+		req.Header.Set("content-type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[bool]int{true: 502, false: 200}[k == 0]; resp.StatusCode != want {
+			t.Fatalf("%s: status %d, want %d", c.tool, resp.StatusCode, want)
+		}
+		for _, e := range srv.Executions() { // the log the call left (a 502 names none)
+			if e.ToolSlug == c.tool && strings.Contains(string(e.Arguments), c.subject) {
+				ids[k] = e.ID
+			}
+		}
+		if ids[k] == "" {
+			t.Fatalf("%s left no log", c.tool)
+		}
+		time.Sleep(1100 * time.Millisecond) // the draft written a second later
+	}
+	return ids
 }
