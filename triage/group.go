@@ -26,8 +26,9 @@ type Callers struct {
 }
 
 type callerKey struct {
-	tool string // upper case, or the tool's effect family (CallerTool)
-	who  string // callerWho
+	tool    string // upper case, or the tool's effect family (CallerTool)
+	account bool   // who is the account (else the user): callerWho without its prefix
+	who     string
 }
 
 // NewCallers returns an empty numbering.
@@ -62,8 +63,10 @@ func (c *Callers) Of(e *model.Execution) int32 {
 		u, _ = CallerTool(e.ToolSlug)
 		c.upper[e.ToolSlug] = u
 	}
-	who, _ := callerWho(e, effectFamily(e.ToolSlug))
-	ck := callerKey{tool: u, who: who}
+	ck := callerKey{tool: u, account: true, who: e.ConnectedAccountID}
+	if e.ConnectedAccountID == "" || e.UserID != "" && strings.HasPrefix(u, "FAMILY:") { // as callerWho
+		ck.account, ck.who = false, e.UserID
+	}
 	id, ok := c.ids[ck]
 	if !ok {
 		id = int32(len(c.ids))

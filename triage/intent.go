@@ -66,59 +66,26 @@ func splitFamily(family string, args json.RawMessage, volatile []string, skip ma
 // splitFamilyWith is splitFamily, reading the arguments once when quick (model.SplitObject
 // can) and otherwise through encoding/json; both give one answer (TestSplitFamilyQuickMatchesSlow).
 func splitFamilyWith(family string, args json.RawMessage, volatile []string, skip map[string]bool, quickOK bool) (effectArgs, bool) {
-	type member struct {
-		key, str string
-		isStr    bool
-		raw      []byte
-	}
-	var members []member
-	quick, isQuick := model.SplitObject(args)
+	members, isQuick := model.SplitObject(args)
 	isQuick = isQuick && quickOK
-	if isQuick {
-		for _, m := range quick {
-			members = append(members, member{m.Key, m.Str, m.IsStr, m.Raw})
-		}
-	} else {
-		v, err := model.DecodeArgs(args)
-		obj, isObj := v.(map[string]any)
-		if err != nil || !isObj {
+	if !isQuick {
+		var ok bool
+		if members, ok = decodeMembers(args); !ok {
 			return effectArgs{}, false
-		}
-		for k, val := range obj {
-			raw, err := json.Marshal(val)
-			if err != nil {
-				return effectArgs{}, false
-			}
-			s, isStr := val.(string)
-			members = append(members, member{k, s, isStr, raw})
 		}
 	}
 	var to, subjects []string
 	taken := make([]bool, len(members)) // read here, not part of the rest
 	for n, m := range members {
-		lk := strings.ToLower(m.key)
+		lk := strings.ToLower(m.Key)
 		switch {
-		case skip[lk] || string(m.raw) == "null":
+		case skip[lk] || string(m.Raw) == "null":
 			continue
-		case recipientKey(m.key):
-			_, found := linksAndAddresses(recipientText(m.str, m.isStr, m.raw), nil)
-			k := len(to)
-			for _, a := range found {
-				if strings.HasPrefix(a, "E:") {
-					to = append(to, a[2:])
-				}
-			}
-			if len(to) == k { // no address in it: the value itself
-				var c bytes.Buffer
-				if json.Compact(&c, m.raw) != nil {
-					c.Reset()
-					c.Write(m.raw)
-				}
-				to = append(to, strings.ToLower(c.String()))
-			}
-		case lk == "subject" && m.isStr:
-			subjects = append(subjects, m.str)
-		case presentationKey(m.key):
+		case recipientKey(m.Key):
+			to = appendRecipients(to, m)
+		case lk == "subject" && m.IsStr:
+			subjects = append(subjects, m.Str)
+		case presentationKey(m.Key):
 		default:
 			continue
 		}
@@ -127,8 +94,8 @@ func splitFamilyWith(family string, args json.RawMessage, volatile []string, ski
 	var rest effectArgs
 	ok := false
 	if isQuick { // the members read once
-		left := make([]model.ArgMember, 0, len(quick))
-		for n, m := range quick {
+		left := members[:0] // in place: the members are not read again
+		for n, m := range members {
 			if !taken[n] {
 				left = append(left, m)
 			}
@@ -136,11 +103,16 @@ func splitFamilyWith(family string, args json.RawMessage, volatile []string, ski
 		rest, ok = splitMembers(left, len(args), skip)
 	}
 	if !ok { // through encoding/json: the object without the taken members
+		all, ok := decodeMembers(args)
+		if !ok {
+			return effectArgs{}, false
+		}
 		left := map[string]json.RawMessage{}
-		for n, m := range members {
-			if !taken[n] {
-				left[m.key] = m.raw
+		for _, m := range all {
+			if lk := strings.ToLower(m.Key); !(skip[lk] || string(m.Raw) == "null") && (recipientKey(m.Key) || lk == "subject" && m.IsStr || presentationKey(m.Key)) {
+				continue
 			}
+			left[m.Key] = m.Raw
 		}
 		b, err := json.Marshal(left)
 		if err != nil {
@@ -151,17 +123,83 @@ func splitFamilyWith(family string, args json.RawMessage, volatile []string, ski
 		}
 	}
 	sortUnique(&to)
-	id, err := json.Marshal(struct {
-		Family string          `json:"family"`
-		To     []string        `json:"to"`
-		Rest   json.RawMessage `json:"rest"`
-	}{family, to, rest.identity})
-	if err != nil {
-		return effectArgs{}, false
+	// The identity is only hashed (effectKey): the family, the addresses and the rest's
+	// canonical JSON, apart by bytes no address and no JSON text holds.
+	n := len(family) + len(rest.identity) + 2
+	for _, a := range to {
+		n += len(a) + 1
 	}
+	id := make([]byte, 0, n)
+	id = append(id, family...)
+	id = append(id, 0)
+	for _, a := range to {
+		id = append(id, a...)
+		id = append(id, 1)
+	}
+	id = append(id, 0)
+	id = append(id, rest.identity...)
 	out := effectArgs{identity: id, keys: append([]string{"recipients"}, rest.keys...), textKeys: rest.textKeys, rawText: rest.rawText}
 	out.subject = strings.Join(subjects, "\n")
 	return out, true
+}
+
+// decodeMembers is model.SplitObject through encoding/json (any order; values re-encoded).
+func decodeMembers(args json.RawMessage) ([]model.ArgMember, bool) {
+	v, err := model.DecodeArgs(args)
+	obj, isObj := v.(map[string]any)
+	if err != nil || !isObj {
+		return nil, false
+	}
+	out := make([]model.ArgMember, 0, len(obj))
+	for k, val := range obj {
+		raw, err := json.Marshal(val)
+		if err != nil {
+			return nil, false
+		}
+		s, isStr := val.(string)
+		out = append(out, model.ArgMember{Key: k, Raw: raw, Str: s, IsStr: isStr})
+	}
+	return out, true
+}
+
+// appendRecipients appends the addresses a recipient argument names, in lower case (display
+// names dropped), or its value itself when it names none.
+func appendRecipients(to []string, m model.ArgMember) []string {
+	if m.IsStr { // the usual one: a bare address
+		if a := strings.TrimSpace(m.Str); bareAddress(a) {
+			return append(to, strings.ToLower(a))
+		}
+	}
+	_, found := linksAndAddresses(recipientText(m.Str, m.IsStr, m.Raw), nil)
+	k := len(to)
+	for _, a := range found {
+		if strings.HasPrefix(a, "E:") {
+			to = append(to, a[2:])
+		}
+	}
+	if len(to) == k { // no address in it: the value itself
+		var c bytes.Buffer
+		if json.Compact(&c, m.Raw) != nil {
+			c.Reset()
+			c.Write(m.Raw)
+		}
+		to = append(to, strings.ToLower(c.String()))
+	}
+	return to
+}
+
+// bareAddress: s is one email address and nothing else (what linksAndAddresses would read).
+func bareAddress(s string) bool {
+	at := strings.IndexByte(s, '@')
+	if at <= 0 || at == len(s)-1 || strings.Count(s, "@") != 1 || s[len(s)-1] == '.' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '@' && !isAddrByte(c, i < at) {
+			return false
+		}
+	}
+	return strings.Contains(s[at+1:], ".")
 }
 
 // recipientText is a recipient argument's text: the string, or every string in the value

@@ -153,3 +153,23 @@ func TestSplitFamilyQuickMatchesSlow(t *testing.T) {
 		}
 	}
 }
+
+// TestBareAddressesReadAsTheScannerReadsThem: the quick path for a recipient that is one bare
+// address gives what reading addresses out of any text gives.
+func TestBareAddressesReadAsTheScannerReadsThem(t *testing.T) {
+	for _, s := range []string{"ana@x.com", "Ana.Ruiz+tag@Example.CO.uk", "a@b", "a@b.", "@x.com", "a@@x.com", "a b@x.com", "ana@x.com.", "a_b%c@x-y.org", "ana@x..com"} {
+		m := model.ArgMember{Key: "to", Str: s, IsStr: true, Raw: []byte(mustJSON(s))}
+		got := appendRecipients(nil, m)
+		var want []string
+		_, found := linksAndAddresses(s, nil)
+		for _, a := range found {
+			want = append(want, strings.TrimPrefix(a, "E:"))
+		}
+		if len(want) == 0 {
+			want = []string{strings.ToLower(mustJSON(s))}
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%q: %v, the scanner reads %v", s, got, want)
+		}
+	}
+}
