@@ -313,31 +313,6 @@ func (g *corpusGen) bilingualNotice() {
 	}
 }
 
-// appRebuilds: the application's retry loop builds the payload again for each attempt: the
-// footer's time to the second, a fresh request id in the body, null where the first attempt
-// left the key out. app_retry.
-func (g *corpusGen) appRebuilds() {
-	c := g.current()
-	f := g.facts()
-	tg := g.target(f)
-	text := f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings))
-	key := g.newGroup(model.PatternAppRetry)
-	n := 2 + g.r.IntN(3)
-	every := pickOne(g.r, []time.Duration{5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute})
-	fail := pickOne(g.r, []ending{endTimeout, end5xx, end429})
-	t := g.start()
-	for i := range n {
-		end := endOK
-		if i < n-1 {
-			end = fail
-		}
-		body := fmt.Sprintf("%s\n\n-- sent %s · ref %08x-%04x-4%03x-a%03x-%012x", text, t.Format("15:04:05"),
-			g.r.Uint32(), g.r.IntN(1<<16), g.r.IntN(1<<12), g.r.IntN(1<<12), g.r.Int64N(1<<48))
-		args := tg.args(body)
-		if i > 0 && g.r.Float64() < 0.5 {
-			args["cc"] = nil // the rebuilt payload sends null where the first left the key out
-		}
-		stopped := g.add(c, tg, args, t, end, g.fast(), -1, key)
-		t = stopped.Add(g.jitter(every, 0.99, 1.01))
-	}
-}
+// appRebuilds: the application's retry loop builds the payload again for each attempt
+// (appLoop). app_retry.
+func (g *corpusGen) appRebuilds() { g.appLoop(true) }

@@ -357,21 +357,34 @@ func (g *corpusGen) agentRetry() {
 	}
 }
 
-func (g *corpusGen) appRetry() {
+func (g *corpusGen) appRetry() { g.appLoop(false) }
+
+// appLoop is the application's retry loop: regular (or doubling) waits after failures the
+// caller saw, the same payload each time or, rebuilt, with the footer's time, a fresh request
+// id in the body and null where the first attempt left a key out. app_retry.
+func (g *corpusGen) appLoop(rebuild bool) {
 	c := g.current()
 	f := g.facts()
 	tg := g.target(f)
-	args := tg.args(f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings)))
+	text := f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings))
 	key := g.newGroup(model.PatternAppRetry)
 	n := 2 + g.r.IntN(3)
 	every := pickOne(g.r, []time.Duration{5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute})
-	doubling := g.r.Float64() < 0.4
+	doubling := !rebuild && g.r.Float64() < 0.4
 	fail := pickOne(g.r, []ending{endTimeout, end5xx, end429})
 	t := g.start()
 	for i := range n {
 		end := endOK
 		if i < n-1 {
 			end = fail
+		}
+		args := tg.args(text)
+		if rebuild {
+			args = tg.args(fmt.Sprintf("%s\n\n-- sent %s · ref %08x-%04x-4%03x-a%03x-%012x", text, t.Format("15:04:05"),
+				g.r.Uint32(), g.r.IntN(1<<16), g.r.IntN(1<<12), g.r.IntN(1<<12), g.r.Int64N(1<<48)))
+			if i > 0 && g.r.Float64() < 0.5 {
+				args["cc"] = nil // the rebuilt payload sends null where the first left the key out
+			}
 		}
 		stopped := g.add(c, tg, args, t, end, g.fast(), -1, key)
 		d := every

@@ -355,16 +355,12 @@ func timeTokAt(toks []string, i int) (string, int) {
 	t := strings.ToLower(toks[i])
 	h, m, n := -1, 0, 1
 	switch {
-	case strings.Count(t, ":") == 1:
-		a, b, _ := strings.Cut(t, ":")
-		hh, err1 := strconv.Atoi(a)
-		mm, err2 := strconv.Atoi(b)
-		if err1 != nil || err2 != nil || len(b) != 2 || len(a) > 2 {
-			return "", 0
+	case strings.Count(t, ":") == 1 || strings.Contains(t, "h") && !strings.HasSuffix(t, "h"):
+		sep := ":"
+		if !strings.Contains(t, sep) {
+			sep = "h"
 		}
-		h, m = hh, mm
-	case strings.Contains(t, "h") && !strings.HasSuffix(t, "h"):
-		a, b, _ := strings.Cut(t, "h")
+		a, b, _ := strings.Cut(t, sep)
 		hh, err1 := strconv.Atoi(a)
 		mm, err2 := strconv.Atoi(b)
 		if err1 != nil || err2 != nil || len(b) != 2 || len(a) > 2 {
