@@ -52,3 +52,23 @@ func TestEntities(t *testing.T) {
 		t.Fatalf("%v vs %v", en, pt)
 	}
 }
+
+// FuzzEntities: any text gives sorted, unique entities, the same each time, and never a panic
+// (a scan reads every failed write's text).
+func FuzzEntities(f *testing.F) {
+	for _, s := range []string{"Your order A-78274 shipped on March 14, 2026; tracking 1Z999AA10123456784.", "a chamada às 14h30",
+		"<a href=\"https://x.io/a\">x</a> ana@x.com", "1.250,00 € 12,50 4pm 2:30 PM 03/14/2026 14. März", "@@..::--//", "12h", "am pm 1am 13pm", "3rd of"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, b := entities(s), entities(s)
+		if !slices.Equal(a, b) {
+			t.Fatalf("%q: %v then %v", s, a, b)
+		}
+		for i := 1; i < len(a); i++ {
+			if a[i-1] >= a[i] {
+				t.Fatalf("%q: %v not sorted and unique", s, a)
+			}
+		}
+	})
+}

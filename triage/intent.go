@@ -1,7 +1,6 @@
 package triage
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -177,15 +176,27 @@ func appendRecipients(to []string, m model.ArgMember) []string {
 			to = append(to, a[2:])
 		}
 	}
-	if len(to) == k { // no address in it: the value itself
-		var c bytes.Buffer
-		if json.Compact(&c, m.Raw) != nil {
-			c.Reset()
-			c.Write(m.Raw)
-		}
-		to = append(to, strings.ToLower(c.String()))
+	if len(to) == k { // no address in it: the value itself, in its canonical JSON
+		return append(to, strings.ToLower(canonicalValue(m.Raw)))
 	}
 	return to
+}
+
+// canonicalValue is a value's canonical JSON (model.CanonicalValue: however it was written or
+// escaped), or the bytes themselves when they are not JSON.
+func canonicalValue(raw []byte) string {
+	if c, ok := model.AppendCanonical(nil, raw, nil); ok {
+		return string(c)
+	}
+	v, err := model.DecodeArgs(raw)
+	if err != nil {
+		return string(raw)
+	}
+	c, err := model.CanonicalValue(v, nil)
+	if err != nil {
+		return string(raw)
+	}
+	return string(c)
 }
 
 // bareAddress: s is one email address and nothing else (what linksAndAddresses would read).

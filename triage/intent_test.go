@@ -173,3 +173,24 @@ func TestBareAddressesReadAsTheScannerReadsThem(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSplitFamily: an email family's arguments, whatever JSON they are, split alike read once
+// and through encoding/json, and never panic.
+func FuzzSplitFamily(f *testing.F) {
+	for _, s := range []string{`{"recipient_email":"Ana <ana@x.com>","subject":"S","body":"b"}`, `{"to":["a@x.io",{"address":"B@Y.io"}],"n":1.0}`,
+		`{"cc":null,"bcc":[],"thread_id":"t","x":{"subject":"s"}}`, `[]`, `"s"`, `{"to":"\u003cana@x.com\u003e"}`} {
+		f.Add(s)
+	}
+	vol := model.DefaultVolatileKeys()
+	skip := skipSet(vol)
+	f.Fuzz(func(t *testing.T, args string) {
+		q, ok1 := splitFamilyWith("EMAIL", json.RawMessage(args), vol, skip, true)
+		s, ok2 := splitFamilyWith("EMAIL", json.RawMessage(args), vol, skip, false)
+		if !ok1 || !ok2 {
+			return // not an object, or not JSON: effectKey hashes the bytes
+		}
+		if string(q.identity) != string(s.identity) || q.rawText != s.rawText || q.subject != s.subject {
+			t.Fatalf("%s:\nquick %q %q %q\nslow  %q %q %q", args, q.identity, q.rawText, q.subject, s.identity, s.rawText, s.subject)
+		}
+	})
+}
