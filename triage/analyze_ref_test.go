@@ -89,7 +89,7 @@ func sentDraftsRef(res *Result, execs []model.Execution, outcomes []model.Outcom
 		for i := range execs {
 			e := &execs[i]
 			if grouped[i] || strings.ToUpper(e.ToolSlug) != "GMAIL_SEND_DRAFT" || !res.Triage[i].Kind.IsWrite() || !isGroupable(e, res.Triage[i].Kind) ||
-				e.ConnectedAccountID != draft.ConnectedAccountID || e.UserID != draft.UserID || e.Start().Before(draft.Start()) || e.Start().Sub(lastSeen(draft)) > opt.Window || !sameDraft(draft, e) {
+				e.ConnectedAccountID != draft.ConnectedAccountID || e.UserID != draft.UserID || e.Start().Before(draft.Start()) || e.Start().Sub(lastSeen(draft)) > opt.Window {
 				continue
 			}
 			if best < 0 || execOrder(e, &execs[best]) < 0 {

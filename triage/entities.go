@@ -2,6 +2,7 @@ package triage
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -55,19 +56,8 @@ func entities(s string) []string {
 }
 
 func sortUnique(xs *[]string) {
-	s := *xs
-	for i := 1; i < len(s); i++ { // insertion sort: a message has a handful
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	out := s[:0]
-	for i, x := range s {
-		if i == 0 || x != s[i-1] {
-			out = append(out, x)
-		}
-	}
-	*xs = out
+	slices.Sort(*xs)
+	*xs = slices.Compact(*xs)
 }
 
 // stripMarkup blanks HTML tags (after their links were read) and character references, so
@@ -211,35 +201,38 @@ func entityTokens(s string) []string {
 	return toks
 }
 
-// months are month names and their abbreviations in English, Portuguese, Spanish, French,
-// German and Italian, lower case and without accents' variants folded (both spellings listed).
-var months = func() map[string]int {
-	m := map[string]int{}
-	names := [12][]string{
-		{"january", "jan", "janeiro", "enero", "janvier", "januar", "jänner", "gennaio", "gen", "ene"},
-		{"february", "feb", "fevereiro", "fev", "febrero", "février", "fevrier", "févr", "februar", "febbraio"},
-		{"march", "mar", "março", "marco", "marzo", "mars", "märz", "marz"},
-		{"april", "apr", "abril", "abr", "avril", "avr", "aprile"},
-		{"may", "maio", "mayo", "mai", "maggio", "mag"},
-		{"june", "jun", "junho", "junio", "juin", "juni", "giugno", "giu"},
-		{"july", "jul", "julho", "julio", "juillet", "juil", "juli", "luglio", "lug"},
-		{"august", "aug", "agosto", "ago", "août", "aout", "aoû"},
-		{"september", "sep", "sept", "setembro", "set", "septiembre", "septembre", "settembre"},
-		{"october", "oct", "outubro", "out", "octubre", "octobre", "oktober", "okt", "ottobre", "ott"},
-		{"november", "nov", "novembro", "noviembre", "novembre"},
-		{"december", "dec", "dezembro", "dez", "diciembre", "dic", "décembre", "decembre", "déc", "dezember", "dicembre"},
+// monthOf is the month a word names in English, Portuguese, Spanish, French, German or Italian
+// (names and abbreviations, with and without accents), 0 for none. "may", "mar", "set" and
+// "out" are words too: they count only next to a day (dateAt asks for one).
+func monthOf(w string) int {
+	switch strings.ToLower(strings.TrimSuffix(w, ".")) {
+	case "january", "jan", "janeiro", "enero", "janvier", "januar", "jänner", "gennaio", "gen", "ene":
+		return 1
+	case "february", "feb", "fevereiro", "fev", "febrero", "février", "fevrier", "févr", "februar", "febbraio":
+		return 2
+	case "march", "mar", "março", "marco", "marzo", "mars", "märz", "marz":
+		return 3
+	case "april", "apr", "abril", "abr", "avril", "avr", "aprile":
+		return 4
+	case "may", "maio", "mayo", "mai", "maggio", "mag":
+		return 5
+	case "june", "jun", "junho", "junio", "juin", "juni", "giugno", "giu":
+		return 6
+	case "july", "jul", "julho", "julio", "juillet", "juil", "juli", "luglio", "lug":
+		return 7
+	case "august", "aug", "agosto", "ago", "août", "aout", "aoû":
+		return 8
+	case "september", "sep", "sept", "setembro", "set", "septiembre", "septembre", "settembre":
+		return 9
+	case "october", "oct", "outubro", "out", "octubre", "octobre", "oktober", "okt", "ottobre", "ott":
+		return 10
+	case "november", "nov", "novembro", "noviembre", "novembre":
+		return 11
+	case "december", "dec", "dezembro", "dez", "diciembre", "dic", "décembre", "decembre", "déc", "dezember", "dicembre":
+		return 12
 	}
-	for i, ns := range names {
-		for _, n := range ns {
-			m[n] = i + 1
-		}
-	}
-	return m
-}()
-
-// monthOf is the month a word names, 0 for none. "may", "mar", "set" and "out" are words too:
-// they count only next to a day (dateAt asks for one).
-func monthOf(w string) int { return months[strings.ToLower(strings.TrimSuffix(w, "."))] }
+	return 0
+}
 
 // dayOf reads a day of the month: "14", "14th", "3rd", "1st", "2nd", "1º".
 func dayOf(w string) (int, bool) {

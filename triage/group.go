@@ -27,7 +27,7 @@ type Callers struct {
 
 type callerKey struct {
 	tool    string // upper case, or the tool's effect family (CallerTool)
-	account bool   // who is the account (else the user): callerWho without its prefix
+	account bool   // who is the account, else the user (callerWho)
 	who     string
 }
 
@@ -51,9 +51,9 @@ func CallerTool(slug string) (tool string, family bool) {
 // caller" reads it (the live load's detail rule): its tool (CallerTool) and who calls it (the
 // account, else the user; the user first for a family's tool).
 func CallerOf(e *model.Execution) (tool, who string) {
-	tool, _ = CallerTool(e.ToolSlug)
-	who, _ = callerWho(e, effectFamily(e.ToolSlug))
-	return tool, who
+	tool, family := CallerTool(e.ToolSlug)
+	account, id, _ := callerWho(e, family)
+	return tool, whoString(account, id)
 }
 
 // Of is e's caller's number.
@@ -63,10 +63,8 @@ func (c *Callers) Of(e *model.Execution) int32 {
 		u, _ = CallerTool(e.ToolSlug)
 		c.upper[e.ToolSlug] = u
 	}
-	ck := callerKey{tool: u, account: true, who: e.ConnectedAccountID}
-	if e.ConnectedAccountID == "" || e.UserID != "" && strings.HasPrefix(u, "FAMILY:") { // as callerWho
-		ck.account, ck.who = false, e.UserID
-	}
+	ck := callerKey{tool: u}
+	ck.account, ck.who, _ = callerWho(e, strings.HasPrefix(u, "FAMILY:"))
 	id, ok := c.ids[ck]
 	if !ok {
 		id = int32(len(c.ids))
@@ -441,10 +439,11 @@ func effectKey(e *model.Execution, kind model.ToolKind, volatile []string, skip 
 		return "", effectArgs{}, false
 	}
 	family := effectFamily(e.ToolSlug)
-	who, ok := callerWho(e, family)
+	account, id, ok := callerWho(e, family != "")
 	if !ok {
 		return "", effectArgs{}, false
 	}
+	who := whoString(account, id)
 	tool := strings.ToUpper(e.ToolSlug)
 	var ea effectArgs
 	if family != "" {
@@ -473,11 +472,7 @@ func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, 
 	for j, i := range idx {
 		e := &execs[i]
 		ea := parts[i]
-		text := signature(ea.rawText)
-		if ea.subject != "" { // its facts are the message's too
-			text.masked = maskVolatile(ea.subject) + "\n" + text.masked
-		}
-		bm[j] = bucketMember{start: e.Start(), seen: lastSeen(e), text: text, subject: foldSubject(ea.subject), succeeded: outcomes[i] == model.OutcomeSucceeded,
+		bm[j] = bucketMember{start: e.Start(), seen: lastSeen(e), text: signatureOf(ea), subject: foldSubject(ea.subject), succeeded: outcomes[i] == model.OutcomeSucceeded,
 			tool: strings.ToUpper(e.ToolSlug), toolkit: toolkitOf(e), account: e.ConnectedAccountID}
 	}
 	var groups []model.DuplicateGroup
@@ -498,27 +493,35 @@ func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, 
 func buildGroup(key string, members []member, ea effectArgs, sim float64, opt Options) model.DuplicateGroup {
 	sum := sha256.Sum256([]byte(key + "\x00" + members[0].e.ID))
 	g := model.DuplicateGroup{
-		ID:           "dup-" + hex.EncodeToString(sum[:4]),
-		ExecutionIDs: make([]string, len(members)),
-		Gaps:         make([]time.Duration, len(members)-1),
-		Effective:    -1,
-		Similarity:   sim,
-		Match:        matchWords(ea, sim),
+		ID:         "dup-" + hex.EncodeToString(sum[:4]),
+		Effective:  -1,
+		Similarity: sim,
+		Match:      matchWords(ea, sim),
 	}
+	setMembers(&g, members, sim < 1, opt)
+	return g
+}
+
+// setMembers writes a group's members, oldest first, and what they say: the gaps between them,
+// the cause (reworded: their texts differ; members sent through several tools are too) and the
+// deliveries of a redelivery.
+func setMembers(g *model.DuplicateGroup, members []member, reworded bool, opt Options) {
+	g.ExecutionIDs = make([]string, len(members))
+	g.Gaps = make([]time.Duration, len(members)-1)
 	for j, m := range members {
 		g.ExecutionIDs[j] = m.e.ID
 	}
 	for j := 1; j < len(members); j++ {
 		g.Gaps[j-1] = members[j].e.Start().Sub(callerEnd(members[j-1].e, opt.CallerTimeout))
 	}
-	g.Pattern, g.Reason = patternOf(members, g.Gaps, sim < 1 || mixedTools(members), causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
+	g.Pattern, g.Reason = patternOf(members, g.Gaps, reworded || mixedTools(members), causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
+	g.Deliveries = nil
 	if g.Pattern == model.PatternTriggerRedelivery {
 		_, dls, _ := redelivered(members, opt.Deliveries)
 		for _, dl := range dls {
 			g.Deliveries = append(g.Deliveries, dl.id)
 		}
 	}
-	return g
 }
 
 type member struct {

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/exectriage/exectriage/model"
 )
@@ -14,8 +13,9 @@ import (
 // again through another tool with the same effect: a draft (GMAIL_CREATE_EMAIL_DRAFT), or the
 // user's other mailbox (Outlook after Gmail). The tools of one effect family share a bucket:
 // their caller is the user (else the account), their identity the recipients' addresses (display
-// names and case dropped, plus-addressing kept) and the thread, and the subject is compared as
-// text with the body, so that a subject rewritten or translated with the body is one message.
+// names and case dropped, plus-addressing kept) and the thread, not the subject, so that a
+// subject rewritten or translated with the body stays in the bucket; the subject is compared
+// beside the body (clusterBucket) and its facts count with the body's (signatureOf).
 //
 // Two guards keep what is not one intent apart (clusterBucket): members of one toolkit from two
 // accounts never join (two agents' mailboxes sending one canned reply), and a member of another
@@ -246,17 +246,23 @@ func recipientText(str string, isStr bool, raw []byte) string {
 
 // callerWho is who calls a write, for its bucket and its caller number: the connected account,
 // else the user; for a family's tool the user, else the account (the user's Gmail and Outlook
-// accounts are two accounts of one caller).
-func callerWho(e *model.Execution, family string) (string, bool) {
+// accounts are two accounts of one caller). ok is false for neither.
+func callerWho(e *model.Execution, family bool) (account bool, who string, ok bool) {
 	switch {
-	case family != "" && e.UserID != "":
-		return "user:" + e.UserID, true
+	case family && e.UserID != "":
+		return false, e.UserID, true
 	case e.ConnectedAccountID != "":
-		return "account:" + e.ConnectedAccountID, true
-	case e.UserID != "":
-		return "user:" + e.UserID, true
+		return true, e.ConnectedAccountID, true
 	}
-	return "", false
+	return false, e.UserID, e.UserID != ""
+}
+
+// whoString is callerWho written out, as bucket keys and CallerOf name it.
+func whoString(account bool, who string) string {
+	if account {
+		return "account:" + who
+	}
+	return "user:" + who
 }
 
 // toolkitOf is a tool's toolkit: the record's, else its slug's first word.
@@ -280,10 +286,12 @@ func mixedTools(ms []member) bool {
 
 // attachSentDrafts: an agent whose send failed wrote a draft of the message and then sent the
 // draft (GMAIL_SEND_DRAFT, whose arguments name only the draft): the group the draft joined
-// takes the send of the draft too, the first GMAIL_SEND_DRAFT of the draft's account and user
-// (its caller) after the draft within the window that is in no group, unless the draft's recorded response names another draft.
-// The send of the draft is of the draft's caller (effectFamily), so it is among the candidates
-// whenever the draft is.
+// takes the send of the draft too: the first GMAIL_SEND_DRAFT of the draft's account and user
+// (its caller) after the draft within the window that is in no group. The draft's id is not
+// compared with the send's draft_id: the draft's response is not kept on every path (a scan
+// drops responses that cannot say failed), and every front must find the same groups. The send
+// of the draft is of the draft's caller (effectFamily), so it is among the candidates whenever
+// the draft is.
 func attachSentDrafts(all []foundGroup, execs []model.Execution, outcomes []model.Outcome, cand []int, opt Options) {
 	var sends []int
 	for _, i := range cand {
@@ -323,39 +331,18 @@ func attachSentDrafts(all []foundGroup, execs []model.Execution, outcomes []mode
 			if used[s] || e.ConnectedAccountID != draft.ConnectedAccountID || e.UserID != draft.UserID || e.Start().Before(draft.Start()) || e.Start().Sub(lastSeen(draft)) > opt.Window {
 				continue
 			}
-			if !sameDraft(draft, e) {
-				continue
-			}
 			used[s] = true
 			f.in = append(f.in, s)
 			slices.SortFunc(f.in, func(a, b int) int { return execOrder(&execs[a], &execs[b]) })
 			ms := make([]member, len(f.in))
-			f.g.ExecutionIDs = make([]string, len(f.in))
 			for j, i := range f.in {
 				ms[j] = member{e: &execs[i], outcome: outcomes[i]}
-				f.g.ExecutionIDs[j] = execs[i].ID
 			}
-			f.g.Gaps = make([]time.Duration, len(ms)-1)
-			for j := 1; j < len(ms); j++ {
-				f.g.Gaps[j-1] = ms[j].e.Start().Sub(callerEnd(ms[j-1].e, opt.CallerTimeout))
-			}
-			f.g.Pattern, f.g.Reason = patternOf(ms, f.g.Gaps, true, causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
+			setMembers(&f.g, ms, true, opt)
 			f.caller, f.starts = "", nil // no pair of a replayed batch
 			break
 		}
 	}
-}
-
-// sameDraft: the send names the draft, as far as the records say: when the draft's response
-// is recorded with an id and the send's draft_id is known, they are equal.
-func sameDraft(draft, send *model.Execution) bool {
-	var args struct {
-		DraftID string `json:"draft_id"`
-	}
-	if json.Unmarshal(send.Arguments, &args) != nil || args.DraftID == "" || len(draft.Response) == 0 {
-		return true
-	}
-	return !strings.Contains(string(draft.Response), `"id"`) || strings.Contains(string(draft.Response), `"`+args.DraftID+`"`)
 }
 
 // foldSubject is a subject as compared: case and runs of spaces folded.

@@ -96,24 +96,26 @@ func mustJSON(s string) string {
 
 // TestASentDraftJoinsItsDraft: after the send failed, the agent drafted the message and sent
 // the draft (GMAIL_SEND_DRAFT names only the draft): the send of the draft is one more attempt
-// of the group, unless the draft's response names another draft (issue 29).
+// of the group on every path, whatever the draft's response says (a scan does not keep it);
+// one sent after the window, or by another account, is not (issue 29).
 func TestASentDraftJoinsItsDraft(t *testing.T) {
 	const body = "Hi Ana, your order A-78274 shipped on March 14. Tracking number: 1Z999AA10123456784."
 	email := `{"recipient_email":"ana@x.com","subject":"Your order A-78274","body":` + mustJSON(body) + `}`
 	for _, tt := range []struct {
 		name     string
 		response string
+		sentAt   float64
 		members  int
 	}{
-		{"the draft's id unknown", ``, 3},
-		{"the draft's id is the one sent", `{"data":{"id":"r-1","message":{"id":"m1"}},"successful":true}`, 3},
-		{"near miss: the draft's id is another", `{"data":{"id":"r-2","message":{"id":"m1"}},"successful":true}`, 2},
+		{"the draft's response not recorded", ``, 45, 3},
+		{"the draft's response recorded", `{"data":{"id":"r-2","message":{"id":"m1"}},"successful":true}`, 45, 3},
+		{"near miss: the draft sent after the window", ``, 45 + 11*60, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			send := attempt{id: "a", at: 0, dur: sec(1), err: gatewayErr, retry: -1, args: email}.exec()
 			draft := attempt{id: "b", at: sec(40), dur: sec(1), retry: -1, args: email}.exec()
 			draft.ToolSlug, draft.Response = "GMAIL_CREATE_EMAIL_DRAFT", json.RawMessage(tt.response)
-			sent := attempt{id: "c", at: sec(45), dur: sec(1), retry: -1, args: `{"draft_id":"r-1","user_id":"me"}`}.exec()
+			sent := attempt{id: "c", at: sec(tt.sentAt), dur: sec(1), retry: -1, args: `{"draft_id":"r-1","user_id":"me"}`}.exec()
 			sent.ToolSlug = "GMAIL_SEND_DRAFT"
 			other := attempt{id: "d", at: sec(50), dur: sec(1), retry: -1, args: `{"draft_id":"r-9"}`, account: "ca_9"}.exec()
 			other.ToolSlug = "GMAIL_SEND_DRAFT" // another account's

@@ -552,6 +552,16 @@ func signature(s string) textSig {
 	return textSig{norm: norm.String(), words: slices.Compact(words), nums: slices.Compact(nums), names: slices.Compact(names), masked: masked}
 }
 
+// signatureOf is what similarity reads of split arguments: their free text's signature, whose
+// facts are an email's subject's too (the subject is compared beside the text, not in it).
+func signatureOf(ea effectArgs) textSig {
+	sig := signature(ea.rawText)
+	if ea.subject != "" {
+		sig.masked = maskVolatile(ea.subject) + "\n" + sig.masked
+	}
+	return sig
+}
+
 // stem drops the English inflections rewording changes most (deploy, deploys, deployed,
 // deploying), so that they count as one word. It is not a full stemmer and need not be: both
 // texts go through it.
@@ -682,7 +692,8 @@ func factsWords(ea effectArgs) string {
 		same = "same"
 	}
 	var fs []string
-	for _, f := range entities(maskVolatile(ea.subject + "\n" + ea.rawText)) {
+	sig := signatureOf(ea)
+	for _, f := range sig.factsOf() {
 		kind, v, _ := strings.Cut(f, ":")
 		if len(v) > 14 {
 			v = v[:12] + "…"

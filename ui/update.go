@@ -369,12 +369,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// drawn: on two cores they would otherwise hold both.
 			m.be.Hold(keyHold)
 		}
-		before := m.selTag
-		cmd := m.handleKey(msg)
-		if m.selTag != before {
-			m.userSel = m.selTag
-		}
-		return m, cmd
+		return m, m.personKey(msg)
 
 	case tea.PasteMsg:
 		switch {
@@ -692,13 +687,20 @@ func (m *Model) replayDeferred() tea.Cmd {
 			m.deferred = append(queue[i:len(queue):len(queue)], m.deferred...)
 			break
 		}
-		before := m.selTag
-		cmds = append(cmds, m.handleKey(k))
-		if m.selTag != before {
-			m.userSel = m.selTag
-		}
+		cmds = append(cmds, m.personKey(k))
 	}
 	return tea.Batch(cmds...)
+}
+
+// personKey runs a key the person pressed and, when it asked for other rows (a filter typed,
+// a view toggled), records that selection as the one later keys wait for.
+func (m *Model) personKey(k tea.KeyPressMsg) tea.Cmd {
+	before := m.selTag
+	cmd := m.handleKey(k)
+	if m.selTag != before {
+		m.userSel = m.selTag
+	}
+	return cmd
 }
 
 // handleAction runs the keys that act on the selected execution.
