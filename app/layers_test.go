@@ -27,6 +27,7 @@ var layerRules = []struct {
 	{"app", []string{"ui", "cli"}, "app is below the interfaces"},
 	{"triage", []string{"app", "ui", "cli", "config", "journal", "retry", "source", "client"}, "triage is pure decisions"},
 	{"verify", []string{"app", "ui", "cli", "config", "journal", "retry", "source", "client", "sandbox"}, "verify asks the provider through the runner it is given"},
+	{"window", []string{"app", "ui", "cli", "config", "journal", "retry", "client", "sandbox"}, "the window is below app: it triages and keeps what a source gives it"},
 	{"config", []string{"app", "ui", "cli"}, "config is below app"},
 	{"journal", []string{"app", "ui", "cli", "triage", "retry", "source", "client"}, "the journal stores, it does not decide"},
 	{"retry", []string{"app", "ui", "cli", "source"}, "the protocol is below app"},

@@ -9,6 +9,7 @@ import (
 	"github.com/exectriage/exectriage/internal/hugepage"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/window"
 )
 
 // Loaded is a window of executions, newest first (ties by id), with their triage.
@@ -83,7 +84,7 @@ func (a *App) loadLive(ctx context.Context) (*Loaded, error) {
 
 // analyze triages the window and gives each execution its journal case.
 func (l *Loaded) analyze() {
-	l.Result = triage.Analyze(l.Execs, l.a.kinds, l.a.topt)
+	l.Result = l.a.judge(l.Execs)
 	if len(l.Cases) == 0 {
 		return
 	}
@@ -92,6 +93,25 @@ func (l *Loaded) analyze() {
 			triage.ApplyCase(&l.Result.Triage[i], c)
 		}
 	}
+}
+
+// NewWindow returns the builder of a streamed window (the TUI's): it triages with the
+// session's kinds and options and yields to the interactive loop's gate.
+func (a *App) NewWindow() *window.Builder {
+	b := window.NewBuilder(a.kinds, a.topt)
+	b.WaitAt(a.o.Gate)
+	return b
+}
+
+// judge triages a loaded window (each id once) through the window builder every front reads
+// (window.NewWhole): the TUI's, given the records it has whole.
+func (a *App) judge(execs []model.Execution) *triage.Result {
+	b := window.NewWhole(a.kinds, a.topt)
+	b.Add(execs)
+	// The records are at hand: finding the groups cannot fail.
+	_ = b.GroupsAt(context.Background(), func(_ context.Context, r int) (model.Execution, error) { return execs[r], nil })
+	ts, groups := b.Judged()
+	return triage.NewResult(ts, groups)
 }
 
 // LoadAll reads every execution of the window, newest first (ties by id, so the order is

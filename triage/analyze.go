@@ -18,6 +18,16 @@ type Result struct {
 	byID   map[string]int
 }
 
+// NewResult is the result of a triage made elsewhere (the window every front reads):
+// ts aligned with the executions, the groups in Analyze's order.
+func NewResult(ts []model.Triage, groups []model.DuplicateGroup) *Result {
+	r := &Result{Triage: ts, Groups: groups, byID: make(map[string]int, len(groups))}
+	for i, g := range groups {
+		r.byID[g.ID] = i
+	}
+	return r
+}
+
 // Group returns the duplicate group with the given id.
 func (r *Result) Group(id string) (model.DuplicateGroup, bool) {
 	if i, ok := r.byID[id]; ok {

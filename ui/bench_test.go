@@ -8,7 +8,7 @@ import (
 
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
-	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/window"
 )
 
 func synthetic(n int) []model.Execution {
@@ -31,12 +31,12 @@ func synthetic(n int) []model.Execution {
 func BenchmarkRender(b *testing.B) {
 	for _, n := range []int{1_000, 300_000} {
 		h := newHarness(b, newEnv(b), 200, 50)
-		ds := data.Build(synthetic(n), nil, func(execs []model.Execution) data.Analysis {
+		ds := window.Build(synthetic(n), nil, func(execs []model.Execution) window.Analysis {
 			r := triage.Analyze(execs, triage.NewKinds(), triage.Options{})
-			return data.Analysis{Triage: r.Triage, Groups: r.Groups}
+			return window.Analysis{Triage: r.Triage, Groups: r.Groups}
 		})
 		h.m.data.DS = ds
-		h.m.list.SetItems(data.SelectItems(ds, data.View{}), n/2)
+		h.m.list.SetItems(window.SelectItems(ds, window.View{}), n/2)
 		h.m.refreshPanes()
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			for b.Loop() {

@@ -17,7 +17,7 @@ import (
 	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
-	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/window"
 )
 
 // Every asynchronous result carries the tag of the request that produced it; the root drops a
@@ -102,7 +102,7 @@ func waitLoad(tag int, ch <-chan loadEvent) tea.Cmd {
 // (handBackCmd).
 type analyzedMsg struct {
 	tag int
-	ds  *data.Dataset
+	ds  *window.Dataset
 	err error
 	big bool
 }
@@ -116,7 +116,7 @@ const bigLoad = 100_000
 // first page, the builder makes room for them at once. mem paces the collector meanwhile (see
 // heap.Budget). Each page goes back to the load once the builder has taken it. Without snap
 // the analysis gives no dataset (analyzedMsg.ds is nil): the list keeps the one it has.
-func analyzeCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, b *data.Builder, pages [][]model.Execution, hint int, groups, snap bool) tea.Cmd {
+func analyzeCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, b *window.Builder, pages [][]model.Execution, hint int, groups, snap bool) tea.Cmd {
 	return func() tea.Msg {
 		cores.Foreground() // after the loop, before the read and the parse, which wait for it
 		done := mem.Load()
@@ -135,7 +135,7 @@ func analyzeCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, b *d
 		if groups {
 			err = b.Groups(ctx, be.Record)
 		}
-		var ds *data.Dataset
+		var ds *window.Dataset
 		if snap || groups {
 			ds = b.Snapshot()
 		}
@@ -155,8 +155,8 @@ func handBackCmd() tea.Msg {
 // selectedMsg is the list's rows for the current dataset, toggles and filter.
 type selectedMsg struct {
 	tag   int
-	ds    *data.Dataset
-	items data.Items
+	ds    *window.Dataset
+	items window.Items
 	sel   int
 	q     filter.Query
 	pos   []int // the filter's matches, increasing (nil: no filter)
@@ -167,7 +167,7 @@ type selectedMsg struct {
 // selectCmd filters and selects rows off the UI loop. prev, when not nil, is the match set of
 // a query q refines on the same dataset, or q's own matches when exact is set. keepID is the
 // execution to keep selected.
-func selectCmd(tag int, ds *data.Dataset, v data.View, q filter.Query, prev []int, exact bool, keepID string, keepKind data.ItemKind) tea.Cmd {
+func selectCmd(tag int, ds *window.Dataset, v window.View, q filter.Query, prev []int, exact bool, keepID string, keepKind window.ItemKind) tea.Cmd {
 	return func() tea.Msg {
 		// After the loop and the renderer: the frame of the key that asked for this selection
 		// comes first (typing at 1M, pooled over three runs each: keystroke p95 14.1 -> 12.5
@@ -175,10 +175,10 @@ func selectCmd(tag int, ds *data.Dataset, v data.View, q filter.Query, prev []in
 		// thread, which keeps the priority.
 		cores.Foreground()
 		var pos []int
-		var items data.Items
+		var items window.Items
 		ranked := false
 		if q.Empty() {
-			items = data.SelectItems(ds, v)
+			items = window.SelectItems(ds, v)
 		} else {
 			pos = prev
 			if !exact || prev == nil {
@@ -188,14 +188,14 @@ func selectCmd(tag int, ds *data.Dataset, v data.View, q filter.Query, prev []in
 			if ranked = v.Ranks(q, len(pos)); ranked {
 				shown = ds.Filter.Rank(q, pos)
 			}
-			items = data.ItemsOf(data.SelectMatches(ds, v, shown))
+			items = window.ItemsOf(window.SelectMatches(ds, v, shown))
 		}
 		sel := 0
 		if want := ds.Index(keepID); want >= 0 && !v.Duplicates && !ranked {
 			// One row per execution, in increasing position.
 			if items.Whole() {
 				sel = want
-			} else if i, ok := slices.BinarySearchFunc(items.Slice(), int32(want), func(it data.Item, w int32) int { return cmp.Compare(it.Exec, w) }); ok {
+			} else if i, ok := slices.BinarySearchFunc(items.Slice(), int32(want), func(it window.Item, w int32) int { return cmp.Compare(it.Exec, w) }); ok {
 				sel = i
 			}
 		} else if want >= 0 {
@@ -437,7 +437,7 @@ func findOnServerCmd(ctx context.Context, be Backend, reqs, sessions []string) t
 // filter index knows, and the records the API found.
 type timelineMsg struct {
 	field, id, current string
-	ds                 *data.Dataset
+	ds                 *window.Dataset
 	pos                []int
 	found              []model.Execution
 	err                error
@@ -446,7 +446,7 @@ type timelineMsg struct {
 // timelineCmd gathers a session's (field "session") or a trace's executions: the window's, by
 // the filter index (a file's records carry the ids), and, for a session, the API's (its list
 // entries do not carry them).
-func timelineCmd(ctx context.Context, be Backend, ds *data.Dataset, field, id, current string) tea.Cmd {
+func timelineCmd(ctx context.Context, be Backend, ds *window.Dataset, field, id, current string) tea.Cmd {
 	return func() tea.Msg {
 		msg := timelineMsg{field: field, id: id, current: current, ds: ds}
 		if q, err := filter.Parse(field + ":" + id); err == nil {

@@ -10,9 +10,9 @@ import (
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
-	"github.com/exectriage/exectriage/ui/data"
 	"github.com/exectriage/exectriage/ui/keys"
 	"github.com/exectriage/exectriage/ui/theme"
+	"github.com/exectriage/exectriage/window"
 )
 
 // Backend is everything the TUI asks of the outside world: the source, triage, the verifiers,
@@ -56,7 +56,7 @@ type Backend interface {
 	// keeps a slice of it: the load may fill its array again.
 	Recycle(batch []model.Execution)
 	// NewBuilder returns an empty dataset builder that triages as the backend is configured.
-	NewBuilder() *data.Builder
+	NewBuilder() *window.Builder
 	// RateWaiting says what a load waits for while the API's rate limit holds its reads back
 	// ("" when nothing): it never blocks.
 	RateWaiting() string
@@ -213,10 +213,8 @@ func (b backend) Recycle(batch []model.Execution) { b.a.Recycle(batch) }
 
 func (b backend) SizeHint(since time.Duration) int { return b.a.SizeHint(since) }
 
-func (b backend) NewBuilder() *data.Builder {
-	d := data.NewBuilder(b.a.Kinds(), b.a.TriageOptions())
-	d.WaitAt(b.a.Gate())
-	return d
+func (b backend) NewBuilder() *window.Builder {
+	return b.a.NewWindow()
 }
 
 func (b backend) Hold(d time.Duration) { b.a.Gate().Hold(d) }

@@ -21,7 +21,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 	"github.com/exectriage/exectriage/source"
-	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/window"
 )
 
 // The golden files and flows run on the real backend over a seeded demo sandbox whose history
@@ -311,7 +311,7 @@ func (h *harness) find(ok func(e *model.Execution, t *model.Triage) bool) (int, 
 func (h *harness) selectRow(i int) {
 	h.t.Helper()
 	for n := 0; n < h.m.list.Len(); n++ {
-		if it, ok := h.m.list.Selected(); ok && int(it.Exec) == i && it.Kind != data.ItemGroup {
+		if it, ok := h.m.list.Selected(); ok && int(it.Exec) == i && it.Kind != window.ItemGroup {
 			return
 		}
 		h.keys("j")

@@ -8,20 +8,20 @@ import (
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
-	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/window"
 )
 
 // Typing, erasing and retyping a query through the match cache (exact hits and narrowing
 // from the smallest refined result) gives the same matches, rows and selected row as
 // filtering afresh and Select.
 func TestMatchCacheSameRows(t *testing.T) {
-	ds := data.Build(synthetic(40_000), nil, func(execs []model.Execution) data.Analysis {
+	ds := window.Build(synthetic(40_000), nil, func(execs []model.Execution) window.Analysis {
 		r := triage.Analyze(execs, triage.NewKinds(), triage.Options{})
-		return data.Analysis{Triage: r.Triage, Groups: r.Groups}
+		return window.Analysis{Triage: r.Triage, Groups: r.Groups}
 	})
 	seq := []string{"g", "gm", "gms", "gmse", "gmsen", "gmsend", "gmsen", "gmse", "gmsex", "gmse",
 		"gms", "gms user:user_3", "gms user:user_", "gms", "", "g", "gmail", "gmai", "gm", "timed", "tim", "t", ""}
-	views := []data.View{{}, {FlaggedOnly: true}, {Duplicates: true}}
+	views := []window.View{{}, {FlaggedOnly: true}, {Duplicates: true}}
 	for _, v := range views {
 		var c matchCache
 		var lastQ filter.Query
@@ -40,7 +40,7 @@ func TestMatchCacheSameRows(t *testing.T) {
 				prev = lastPos
 			}
 			keep := ds.Exec(12345)
-			msg := selectCmd(1, ds, v, q, prev, exact, keep.ID, data.ItemMember)().(selectedMsg)
+			msg := selectCmd(1, ds, v, q, prev, exact, keep.ID, window.ItemMember)().(selectedMsg)
 			want := ds.Matches(q, nil)
 			if q.Empty() {
 				want = nil
@@ -48,15 +48,15 @@ func TestMatchCacheSameRows(t *testing.T) {
 			if !slices.Equal(msg.pos, want) {
 				t.Fatalf("%+v %q: %d matches, want %d", v, text, len(msg.pos), len(want))
 			}
-			var wantItems []data.Item
+			var wantItems []window.Item
 			if q.Empty() {
-				wantItems = data.Select(ds, v, nil)
+				wantItems = window.Select(ds, v, nil)
 			} else {
 				match := make(map[int]bool, len(want))
 				for _, p := range want {
 					match[p] = true
 				}
-				wantItems = data.Select(ds, v, func(i int) bool { return match[i] })
+				wantItems = window.Select(ds, v, func(i int) bool { return match[i] })
 			}
 			if fmt.Sprint(msg.items.Slice()) != fmt.Sprint(wantItems) {
 				t.Fatalf("%+v %q: rows differ from a fresh filter", v, text)
@@ -65,7 +65,7 @@ func TestMatchCacheSameRows(t *testing.T) {
 			for i, it := range wantItems {
 				if int(it.Exec) == 12345 {
 					wantSel = i
-					if it.Kind == data.ItemMember {
+					if it.Kind == window.ItemMember {
 						break
 					}
 					if v.Duplicates {
@@ -86,7 +86,7 @@ func TestMatchCacheSameRows(t *testing.T) {
 // The cache keeps at most matchCacheEntries results of one dataset and forgets them when the
 // dataset changes.
 func TestMatchCacheBounds(t *testing.T) {
-	a, b := &data.Dataset{}, &data.Dataset{}
+	a, b := &window.Dataset{}, &window.Dataset{}
 	var c matchCache
 	for i := range 12 {
 		q, err := filter.Parse(fmt.Sprintf("q%d", i))

@@ -40,6 +40,7 @@ import (
 	"github.com/exectriage/exectriage/ui/components/timeline"
 	"github.com/exectriage/exectriage/ui/data"
 	"github.com/exectriage/exectriage/ui/styles"
+	"github.com/exectriage/exectriage/window"
 )
 
 // focus is which pane receives keys.
@@ -97,7 +98,7 @@ type Model struct {
 	loadTag    int
 	loading    bool
 	cancelLoad context.CancelFunc
-	builder    *data.Builder       // every record loaded, triaged and indexed (used by one analysis at a time)
+	builder    *window.Builder     // every record loaded, triaged and indexed (used by one analysis at a time)
 	pending    [][]model.Execution // pages received, not yet given to the builder
 	pendingN   int                 // records in pending
 	sizeHint   int                 // how many records the load may give (loadPageMsg.hint)
@@ -122,17 +123,17 @@ type Model struct {
 	grouping     bool // the running analysis finds the duplicate groups
 
 	// list rows
-	nextDS  *data.Dataset // a dataset waiting for its rows (installed with them)
-	view    data.View
+	nextDS  *window.Dataset // a dataset waiting for its rows (installed with them)
+	view    window.View
 	query   filter.Query
 	selTag  int
 	lastQ   filter.Query
 	lastPos []int
-	lastDS  *data.Dataset
+	lastDS  *window.Dataset
 	matches matchCache // recent filter results on lastDS, reused when the query returns
 	// hlQuery and hlDS are what the list's Highlight was made for (updateListChrome).
 	hlQuery string
-	hlDS    *data.Dataset
+	hlDS    *window.Dataset
 	doneSel int // tag of the last selection installed
 	// userSel is the tag of the last selection a key asked for (a filter typed, a view
 	// toggled); until it is installed, the keys that act on rows wait in deferred, so that
@@ -141,7 +142,7 @@ type Model struct {
 	deferred  []tea.KeyPressMsg
 	ranked    bool // the installed rows are in best-match order
 	keepID    string
-	keepKind  data.ItemKind
+	keepKind  window.ItemKind
 	detailTag int
 	fetching  map[string]bool
 
@@ -322,7 +323,7 @@ func (m *Model) reselect() tea.Cmd {
 // instead of filtering every execution again, and a query narrows from the smallest cached
 // result it refines.
 type matchCache struct {
-	ds      *data.Dataset
+	ds      *window.Dataset
 	entries []cachedMatches // oldest first
 }
 
@@ -355,7 +356,7 @@ func (c *matchCache) lookup(q filter.Query) (pos []int, exact bool) {
 
 // add records q's matches on ds, forgetting another dataset's results and evicting the oldest
 // entries beyond the bounds.
-func (c *matchCache) add(ds *data.Dataset, q filter.Query, pos []int) {
+func (c *matchCache) add(ds *window.Dataset, q filter.Query, pos []int) {
 	if c.ds != ds {
 		c.ds, c.entries = ds, nil
 	}
@@ -395,10 +396,10 @@ func (m *Model) startSpinner() tea.Cmd {
 }
 
 // selected returns the selected list row's execution index (-1 when none) and the row.
-func (m *Model) selected() (int, data.Item, bool) {
+func (m *Model) selected() (int, window.Item, bool) {
 	it, ok := m.list.Selected()
 	if !ok || int(it.Exec) >= m.data.DS.Len() {
-		return -1, data.Item{}, false
+		return -1, window.Item{}, false
 	}
 	return int(it.Exec), it, true
 }
@@ -491,8 +492,8 @@ func (m *Model) updateListChrome() {
 	case !m.view.BestMatch || m.view.Duplicates || !m.query.Scored():
 	case m.ranked:
 		notes = append(notes, "best match first")
-	case len(m.lastPos) > data.MaxRanked:
-		notes = append(notes, fmt.Sprintf("newest first: over %s matches to rank", common.Count(data.MaxRanked)))
+	case len(m.lastPos) > window.MaxRanked:
+		notes = append(notes, fmt.Sprintf("newest first: over %s matches to rank", common.Count(window.MaxRanked)))
 	}
 	m.list.Title = title
 	m.list.Note = strings.Join(notes, " ")
@@ -632,7 +633,7 @@ func (m *Model) hint() string {
 	if !ok || m.retry.IsOpen() || m.mark.IsOpen() || m.copyMenu.IsOpen() {
 		return "" // a dialog says it all; the row's hint would repeat it
 	}
-	if it.Kind == data.ItemGroup {
+	if it.Kind == window.ItemGroup {
 		return m.key(m.Keys.Open) + " folds the group · " + m.key(m.Keys.Bundle) + " bundles every member · select a member to verify or retry it"
 	}
 	id, t := m.data.DS.ID(i), m.data.DS.Triage(i)
@@ -666,7 +667,7 @@ func (m *Model) hint() string {
 
 // stageDataset makes ds the next dataset: its rows are selected off the loop and the two are
 // installed together, so the list never indexes one dataset with another's rows.
-func (m *Model) stageDataset(ds *data.Dataset) tea.Cmd {
+func (m *Model) stageDataset(ds *window.Dataset) tea.Cmd {
 	if len(m.data.Provider) > 0 && len(ds.Groups) > 0 {
 		ds = withEffective(ds, m.data.Provider)
 	}
@@ -677,7 +678,7 @@ func (m *Model) stageDataset(ds *data.Dataset) tea.Cmd {
 
 // withEffective returns a shallow copy of ds whose groups count the effects the provider
 // confirmed (the dataset itself is shared with running commands and never modified).
-func withEffective(ds *data.Dataset, states map[string]model.ProviderState) *data.Dataset {
+func withEffective(ds *window.Dataset, states map[string]model.ProviderState) *window.Dataset {
 	cp := *ds
 	cp.Groups = slices.Clone(ds.Groups)
 	triage.FillEffective(cp.Groups, states)

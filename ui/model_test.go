@@ -31,9 +31,9 @@ import (
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/components/statusline"
-	"github.com/exectriage/exectriage/ui/data"
 	"github.com/exectriage/exectriage/ui/keys"
 	"github.com/exectriage/exectriage/ui/theme"
+	"github.com/exectriage/exectriage/window"
 )
 
 func TestStaleFilterResultIsDropped(t *testing.T) {
@@ -65,7 +65,7 @@ func TestStaleLoadAndAnalysisAreDropped(t *testing.T) {
 	if l, text := h.m.status.Text(); strings.Contains(text, "stale failure") {
 		t.Errorf("a superseded load's error is shown (level %d)", l)
 	}
-	h.send(analyzedMsg{tag: h.m.analyzeTag - 1, ds: data.Build(nil, nil, nil)})
+	h.send(analyzedMsg{tag: h.m.analyzeTag - 1, ds: window.Build(nil, nil, nil)})
 	if h.m.data.DS.Len() != n {
 		t.Error("a stale analysis replaced the dataset")
 	}
@@ -161,7 +161,7 @@ func TestTogglesFlaggedWritesAndDuplicates(t *testing.T) {
 	h.keys("w", "d")
 	groups := 0
 	for _, it := range h.m.list.Items().Slice() {
-		if it.Kind == data.ItemGroup {
+		if it.Kind == window.ItemGroup {
 			groups++
 		}
 	}
@@ -1031,7 +1031,7 @@ func TestLoadReservesAndHandsPagesBack(t *testing.T) {
 	}
 	// Room for the hinted rows: their summaries alone take this much (Builder.Size counts
 	// what the arrays hold, written or not).
-	if got, least := h.m.builder.Size(), 10*hint*int(unsafe.Sizeof(data.Summary{})); got < least {
+	if got, least := h.m.builder.Size(), 10*hint*int(unsafe.Sizeof(window.Summary{})); got < least {
 		t.Errorf("the builder holds %d bytes, less than the summaries of the %d rows hinted (%d)", got, 10*hint, least)
 	}
 	if pages != h.m.pages || pages < 3 {
@@ -1509,11 +1509,11 @@ func TestNextMatchAndHalfPages(t *testing.T) {
 		t.Fatal("no group of three")
 	}
 	h.keys("d", "/", "id:"+member, "enter")
-	if it, _ := h.m.list.Selected(); it.Kind != data.ItemGroup || h.m.list.Len() < 4 {
+	if it, _ := h.m.list.Selected(); it.Kind != window.ItemGroup || h.m.list.Len() < 4 {
 		t.Fatalf("the duplicates view of %s: %d rows, the cursor on a %v", member, h.m.list.Len(), it.Kind)
 	}
 	h.keys("n")
-	if it, _ := h.m.list.Selected(); it.Kind == data.ItemGroup || h.m.data.DS.ID(int(it.Exec)) != member {
+	if it, _ := h.m.list.Selected(); it.Kind == window.ItemGroup || h.m.data.DS.ID(int(it.Exec)) != member {
 		t.Fatalf("n went to %s (%v), not the matching member %s", h.m.data.DS.ID(int(it.Exec)), it.Kind, member)
 	}
 	before := h.m.list.Cursor()

@@ -17,7 +17,7 @@ import (
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/components/filterbar"
-	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/window"
 )
 
 // perfModel is a root model (real backend over a small sandbox for everything but the list)
@@ -25,13 +25,13 @@ import (
 func perfModel(b *testing.B, n int) *Model {
 	b.Helper()
 	h := newHarness(b, newEnv(b), 200, 50)
-	ds := data.Build(synthetic(n), nil, func(execs []model.Execution) data.Analysis {
+	ds := window.Build(synthetic(n), nil, func(execs []model.Execution) window.Analysis {
 		r := triage.Analyze(execs, triage.NewKinds(), triage.Options{})
-		return data.Analysis{Triage: r.Triage, Groups: r.Groups}
+		return window.Analysis{Triage: r.Triage, Groups: r.Groups}
 	})
 	h.m.data.DS = ds
 	h.m.nextDS, h.m.lastDS, h.m.lastPos = nil, nil, nil
-	h.m.list.SetItems(data.SelectItems(ds, data.View{}), n/2)
+	h.m.list.SetItems(window.SelectItems(ds, window.View{}), n/2)
 	h.m.refreshPanes()
 	return h.m
 }
@@ -150,7 +150,7 @@ func benchUpdateView(b *testing.B, n int, name string) {
 
 // BenchmarkDatasetMemory reports the bytes per execution the TUI holds for a dataset of 1M
 // (HeapInuse after a GC, minus before, over N), built as a load builds it: pages of 1,000
-// streamed into a data.Builder (each record triaged and indexed once), the duplicate groups
+// streamed into a window.Builder (each record triaged and indexed once), the duplicate groups
 // found at the end (re-reading the candidates from the source), a Dataset snapshot and the
 // list's rows (these synthetic records have no duplicates: internal/testkit/perfbench's
 // BenchmarkMemory1M measures the same on the realistic 1M export, groups included). The records themselves are the source's (generated before the first reading)
@@ -168,7 +168,7 @@ func BenchmarkDatasetMemory(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		bld := data.NewBuilder(triage.NewKinds(), triage.Options{})
+		bld := window.NewBuilder(triage.NewKinds(), triage.Options{})
 		for lo := 0; lo < n; lo += 1000 {
 			bld.Add(slices.Clone(src[lo:min(lo+1000, n)]))
 		}
@@ -176,7 +176,7 @@ func BenchmarkDatasetMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		ds := bld.Snapshot()
-		items := data.Select(ds, data.View{}, nil)
+		items := window.Select(ds, window.View{}, nil)
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		if ds.Len() != n || len(items) != n {

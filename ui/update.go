@@ -26,7 +26,7 @@ import (
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/components/statusline"
 	"github.com/exectriage/exectriage/ui/components/timeline"
-	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/window"
 )
 
 // Update routes a message: results of commands first, then keys by focus (a dialog, then the
@@ -654,7 +654,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		if !ok {
 			return nil
 		}
-		if it.Kind == data.ItemGroup {
+		if it.Kind == window.ItemGroup {
 			g := m.data.DS.Groups[it.Group].ID
 			if m.view.Collapsed == nil {
 				m.view.Collapsed = map[string]bool{}
@@ -734,7 +734,7 @@ func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.status.Set(statusline.Warn, k.String()+" is off: the journal could not be opened ("+m.journalProblem+"); fix it and restart exectriage")
 		return nil, true
 	case key.Matches(k, keys.Retry):
-		if it.Kind == data.ItemGroup {
+		if it.Kind == window.ItemGroup {
 			m.status.Set(statusline.Warn, "select one member of the group to retry (a retry is for one execution)")
 			return nil, true
 		}
@@ -782,7 +782,7 @@ func (m *Model) handleAction(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case key.Matches(k, keys.CopyBundle):
 		return m.copyBundle(), true
 	case key.Matches(k, keys.Dashboard):
-		if it.Kind == data.ItemGroup {
+		if it.Kind == window.ItemGroup {
 			m.status.Set(statusline.Warn, "select one member of the group to open it in the dashboard")
 			return nil, true
 		}
@@ -829,7 +829,7 @@ func (m *Model) selectionIDs() []string {
 	if !ok {
 		return nil
 	}
-	if it.Kind == data.ItemGroup {
+	if it.Kind == window.ItemGroup {
 		var ids []string
 		for _, ei := range m.data.DS.Members[it.Group] {
 			ids = append(ids, m.data.DS.ID(int(ei)))
@@ -956,12 +956,12 @@ func (m *Model) jumpMatch(dir int) tea.Cmd {
 	if items.Len() == 0 {
 		return nil
 	}
-	matched := func(it data.Item) bool { return it.Kind != data.ItemGroup }
+	matched := func(it window.Item) bool { return it.Kind != window.ItemGroup }
 	if m.view.Duplicates && m.lastDS == m.data.DS && m.lastQ.String() == m.query.String() {
 		pos := m.lastPos // increasing: the duplicates view is never ranked (View.Ranks)
-		matched = func(it data.Item) bool {
+		matched = func(it window.Item) bool {
 			_, ok := slices.BinarySearch(pos, int(it.Exec))
-			return it.Kind != data.ItemGroup && ok
+			return it.Kind != window.ItemGroup && ok
 		}
 	}
 	cur, n := m.list.Cursor(), items.Len()

@@ -1,9 +1,12 @@
+// Package data is what the TUI's panes read: the current window (a window.Dataset) and what
+// the session learned since (details, provider states, the journal's history, retries in flight).
 package data
 
 import (
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
+	"github.com/exectriage/exectriage/window"
 )
 
 // HistoryLine is one entry of an execution's journal history, already phrased for a person.
@@ -13,7 +16,7 @@ type HistoryLine = app.HistoryLine
 // details, provider states, journal history, retries in flight). The root model owns it and
 // changes it only in Update; components hold a pointer and only read.
 type Store struct {
-	DS *Dataset
+	DS *window.Dataset
 	// Details are the full records fetched lately (see PutDetail), by id.
 	Details   map[string]model.Execution
 	Provider  map[string]model.ProviderState  // verifier results, by id
@@ -34,7 +37,7 @@ const MaxDetails = 256
 // NewStore returns an empty store.
 func NewStore() *Store {
 	return &Store{
-		DS:        &Dataset{},
+		DS:        &window.Dataset{},
 		Details:   map[string]model.Execution{},
 		Provider:  map[string]model.ProviderState{},
 		Verifying: map[string]bool{},

@@ -16,7 +16,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
-	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/window"
 )
 
 func benchData(b *testing.B, name string) string {
@@ -66,11 +66,11 @@ func procStatus(field string) uint64 {
 // view is what the TUI holds for a loaded export: its dataset builder (compact rows, the
 // filter index, the triage of each row and the duplicate groups) and a dataset of everything,
 // and the source, which re-reads a full record by offset when a row is opened. It is loaded the
-// way the TUI loads it: pages streamed into a data.Builder, groups found at the end.
+// way the TUI loads it: pages streamed into a window.Builder, groups found at the end.
 type view struct {
 	src source.Source
-	b   *data.Builder
-	ds  *data.Dataset
+	b   *window.Builder
+	ds  *window.Dataset
 }
 
 func load(ctx context.Context, path string, n int) (*view, error) {
@@ -80,7 +80,7 @@ func load(ctx context.Context, path string, n int) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &view{src: src, b: data.NewBuilder(triage.NewKinds(), triage.Options{})}
+	v := &view{src: src, b: window.NewBuilder(triage.NewKinds(), triage.Options{})}
 	mem := heap.New(640 << 20) // the TUI's memory budget (ui.Run), its collector off while loading
 	defer mem.Load()()
 	if h, ok := src.(interface{ SizeHint() int }); ok {
@@ -102,7 +102,7 @@ func load(ctx context.Context, path string, n int) (*view, error) {
 	return v, nil
 }
 
-// BenchmarkMemory1M loads bench-data/1m.jsonl as the TUI does (a data.Builder fed page by
+// BenchmarkMemory1M loads bench-data/1m.jsonl as the TUI does (a window.Builder fed page by
 // page) and reports the live heap it keeps per execution (runtime.MemStats after GC): rows,
 // filter index, triage summary and duplicate groups, a dataset of everything, and the file
 // source's offsets for Get; and what the load cost the collector (its cycles, and the bytes

@@ -17,13 +17,14 @@ import (
 	"github.com/exectriage/exectriage/ui/data"
 	"github.com/exectriage/exectriage/ui/styles"
 	"github.com/exectriage/exectriage/ui/theme"
+	"github.com/exectriage/exectriage/window"
 )
 
 // store holds the executions with their full records fetched, as the pane sees them once a
 // row has been opened.
 func store(execs ...model.Execution) *data.Store {
 	s := data.NewStore()
-	s.DS = data.Build(execs, nil, nil)
+	s.DS = window.Build(execs, nil, nil)
 	for _, e := range execs {
 		s.PutDetail(e.ID, e)
 	}
@@ -107,7 +108,7 @@ func TestRowWithoutItsRecord(t *testing.T) {
 	e := model.Execution{ID: "log_1", ToolSlug: "GMAIL_SEND_EMAIL", Timestamp: time.Date(2026, 3, 2, 11, 0, 0, 0, time.UTC),
 		Status: "success", Arguments: json.RawMessage(`{"to":"x@example.com"}`), Detailed: true}
 	s := data.NewStore()
-	s.DS = data.Build([]model.Execution{e}, nil, nil)
+	s.DS = window.Build([]model.Execution{e}, nil, nil)
 	var r Renderer
 	tests := []struct {
 		name    string
@@ -183,7 +184,7 @@ func TestATriggerDeliveryAndItsRedelivery(t *testing.T) {
 	late.Arguments = json.RawMessage(`{"channel":"#ops","text":"Daily digest"}`)
 	execs := []model.Execution{deliver("d1", 1, 0, "handler timed out"), write("w1", time.Second), late, deliver("d2", 2, 40*time.Second, ""), write("w2", 41*time.Second)}
 	// the TUI's way: the builder (its triage, its deliveries), records newest first
-	b := data.NewBuilder(nil, triage.Options{})
+	b := window.NewBuilder(nil, triage.Options{})
 	newest := slices.Clone(execs)
 	slices.Reverse(newest)
 	b.Add(newest)

@@ -1,4 +1,4 @@
-// Package execlist is the execution list: a windowed table over data.Items that renders only
+// Package execlist is the execution list: a windowed table over window.Items that renders only
 // the rows on screen, so the cost of a frame does not depend on how many executions there are.
 // It owns the cursor and the scroll offset; the root model gives it rows (built off the UI
 // loop) and the store to read them from.
@@ -15,6 +15,7 @@ import (
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/window"
 )
 
 // Highlighter returns, for a visible execution, the byte offsets to highlight per column
@@ -25,7 +26,7 @@ type Highlighter func(exec int) map[string][]int
 type Model struct {
 	common.Common
 	store *data.Store
-	items data.Items
+	items window.Items
 
 	cursor, offset int
 	width, height  int
@@ -73,7 +74,7 @@ func (m *Model) SetFocused(f bool) { m.focused = f }
 func (m Model) Focused() bool { return m.focused }
 
 // SetItems replaces the rows and puts the cursor on row sel (clamped).
-func (m *Model) SetItems(items data.Items, sel int) {
+func (m *Model) SetItems(items window.Items, sel int) {
 	m.items = items
 	m.cursor = sel
 	m.clamp()
@@ -81,7 +82,7 @@ func (m *Model) SetItems(items data.Items, sel int) {
 }
 
 // Items returns the rows.
-func (m Model) Items() data.Items { return m.items }
+func (m Model) Items() window.Items { return m.items }
 
 // Len is the number of rows.
 func (m Model) Len() int { return m.items.Len() }
@@ -90,9 +91,9 @@ func (m Model) Len() int { return m.items.Len() }
 func (m Model) Cursor() int { return m.cursor }
 
 // Selected returns the selected row.
-func (m Model) Selected() (data.Item, bool) {
+func (m Model) Selected() (window.Item, bool) {
 	if m.cursor < 0 || m.cursor >= m.items.Len() {
-		return data.Item{}, false
+		return window.Item{}, false
 	}
 	return m.items.At(m.cursor), true
 }
@@ -298,7 +299,7 @@ func styled(text string, s lipgloss.Style) seg { return seg{text: text, out: s.R
 // plain is text in the row's base style.
 func plain(text string) seg { return seg{text: text, plain: true} }
 
-func (m Model) row(l layout, w int, it data.Item, selected bool) string {
+func (m Model) row(l layout, w int, it window.Item, selected bool) string {
 	st := m.Styles
 	ds := m.store.DS
 	if int(it.Exec) >= ds.Len() {
@@ -310,7 +311,7 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 
 	base := st.List.Row
 	switch {
-	case it.Kind == data.ItemGroup:
+	case it.Kind == window.ItemGroup:
 		base = st.List.Group
 	case t.Flagged:
 		base = st.List.Flagged
@@ -328,7 +329,7 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 	if selected {
 		cur = "›"
 	}
-	if it.Kind == data.ItemGroup {
+	if it.Kind == window.ItemGroup {
 		return m.groupRow(l, w, it, cur, base)
 	}
 
@@ -357,7 +358,7 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 	}
 	tool, toolHL := m.cell(e.ToolSlug, hl["tool"])
 	toolW := l.tool
-	if it.Kind == data.ItemMember {
+	if it.Kind == window.ItemMember {
 		glyph := "├ "
 		if members := ds.Members[it.Group]; int(it.Member) == len(members)-1 {
 			glyph = "└ "
@@ -452,13 +453,13 @@ func (m Model) row(l layout, w int, it data.Item, selected bool) string {
 	return b.String()
 }
 
-func (m Model) groupRow(l layout, w int, it data.Item, cur string, base lipgloss.Style) string {
+func (m Model) groupRow(l layout, w int, it window.Item, cur string, base lipgloss.Style) string {
 	ds := m.store.DS
 	g := &ds.Groups[it.Group]
 	e := m.store.Exec(int(it.Exec))
 	members := ds.Members[it.Group]
 	fold := "▾"
-	if len(members) > 0 && (it.Kind == data.ItemGroup) && m.collapsed(it) {
+	if len(members) > 0 && (it.Kind == window.ItemGroup) && m.collapsed(it) {
 		fold = "▸"
 	}
 	flagged := 0
@@ -487,10 +488,10 @@ func (m Model) groupRow(l layout, w int, it data.Item, cur string, base lipgloss
 }
 
 // collapsed reports whether a group row's members are hidden: the next row is not its member.
-func (m Model) collapsed(it data.Item) bool {
+func (m Model) collapsed(it window.Item) bool {
 	for i := m.offset; i < m.items.Len(); i++ {
 		if m.items.At(i) == it {
-			if i+1 < m.items.Len() && m.items.At(i+1).Kind == data.ItemMember && m.items.At(i+1).Group == it.Group {
+			if i+1 < m.items.Len() && m.items.At(i+1).Kind == window.ItemMember && m.items.At(i+1).Group == it.Group {
 				return false
 			}
 			return true
@@ -501,7 +502,7 @@ func (m Model) collapsed(it data.Item) bool {
 
 // badges are in order of what matters when the column is cut: the outcome, a retry, the
 // provider's answer, the duplicate group, a verdict.
-func (m Model) badges(it data.Item, e *model.Execution, t *model.Triage, sty func(lipgloss.Style) lipgloss.Style) []seg {
+func (m Model) badges(it window.Item, e *model.Execution, t *model.Triage, sty func(lipgloss.Style) lipgloss.Style) []seg {
 	st := m.Styles.Badge
 	var out []seg
 	if orig, ok := m.store.RetryOf[e.ID]; ok { // the execution a guarded retry made
@@ -543,7 +544,7 @@ func (m Model) badges(it data.Item, e *model.Execution, t *model.Triage, sty fun
 		}
 	}
 	ds := m.store.DS
-	if it.Kind == data.ItemMember {
+	if it.Kind == window.ItemMember {
 		if it.Member > 0 {
 			g := &ds.Groups[it.Group]
 			if int(it.Member)-1 < len(g.Gaps) {

@@ -16,6 +16,7 @@ import (
 	"github.com/exectriage/exectriage/ui/keys"
 	"github.com/exectriage/exectriage/ui/styles"
 	"github.com/exectriage/exectriage/ui/theme"
+	"github.com/exectriage/exectriage/window"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -35,7 +36,7 @@ func store(n int) *data.Store {
 		}
 	}
 	s := data.NewStore()
-	s.DS = data.Build(execs, nil, func([]model.Execution) data.Analysis { return data.Analysis{Triage: tr} })
+	s.DS = window.Build(execs, nil, func([]model.Execution) window.Analysis { return window.Analysis{Triage: tr} })
 	return s
 }
 
@@ -44,7 +45,7 @@ func newList(s *data.Store, w, h int) Model {
 	c := common.Common{Styles: styles.New(theme.Default()), Keys: &k, Now: func() time.Time { return t0 }}
 	m := New(c, s)
 	m.SetSize(w, h)
-	m.SetItems(data.SelectItems(s.DS, data.View{}), 0)
+	m.SetItems(window.SelectItems(s.DS, window.View{}), 0)
 	return m
 }
 
@@ -110,11 +111,11 @@ func TestNavigationKeepsTheCursorVisible(t *testing.T) {
 
 func TestSetItemsClampsTheSelection(t *testing.T) {
 	m := newList(store(50), 80, 10)
-	m.SetItems(data.ItemsOf(m.Items().Slice()[:3]), 40)
+	m.SetItems(window.ItemsOf(m.Items().Slice()[:3]), 40)
 	if m.Cursor() != 2 {
 		t.Errorf("cursor %d", m.Cursor())
 	}
-	m.SetItems(data.Items{}, 0)
+	m.SetItems(window.Items{}, 0)
 	if _, ok := m.Selected(); ok {
 		t.Error("selection in an empty list")
 	}

@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/data"
+	"github.com/exectriage/exectriage/window"
 )
 
 // Height is the number of lines the header takes.
@@ -184,10 +185,10 @@ func joinLR(left, right string, w int) string {
 }
 
 // resample folds the histogram's buckets into n columns.
-func resample(h *data.Histogram, n int) (execs, flagged []int) {
+func resample(h *window.Histogram, n int) (execs, flagged []int) {
 	execs, flagged = make([]int, n), make([]int, n)
-	for b := range data.HistBuckets {
-		c := b * n / data.HistBuckets
+	for b := range window.HistBuckets {
+		c := b * n / window.HistBuckets
 		execs[c] += int(h.Execs[b])
 		flagged[c] += int(h.Flagged[b])
 	}

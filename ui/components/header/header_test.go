@@ -12,6 +12,7 @@ import (
 	"github.com/exectriage/exectriage/ui/keys"
 	"github.com/exectriage/exectriage/ui/styles"
 	"github.com/exectriage/exectriage/ui/theme"
+	"github.com/exectriage/exectriage/window"
 )
 
 func TestSparkScalesToTheLargestAndLeavesGaps(t *testing.T) {
@@ -32,8 +33,8 @@ func TestSparkScalesToTheLargestAndLeavesGaps(t *testing.T) {
 }
 
 func TestResampleKeepsEveryCount(t *testing.T) {
-	var h data.Histogram
-	for b := range data.HistBuckets {
+	var h window.Histogram
+	for b := range window.HistBuckets {
 		h.Execs[b] = 1
 		if b%10 == 0 {
 			h.Flagged[b] = 1
@@ -46,7 +47,7 @@ func TestResampleKeepsEveryCount(t *testing.T) {
 			se += e[i]
 			sf += f[i]
 		}
-		if se != data.HistBuckets || sf != (data.HistBuckets+9)/10 || len(e) != n {
+		if se != window.HistBuckets || sf != (window.HistBuckets+9)/10 || len(e) != n {
 			t.Errorf("n=%d: %d executions, %d flagged in %d columns", n, se, sf, len(e))
 		}
 	}

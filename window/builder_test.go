@@ -1,4 +1,4 @@
-package data
+package window
 
 import (
 	"context"
@@ -245,26 +245,6 @@ func TestGroupsErrorKeepsPreviousGroups(t *testing.T) {
 	}
 	if got := len(b.Snapshot().Groups); got != n {
 		t.Errorf("%d groups after a failed Groups, had %d", got, n)
-	}
-}
-
-// TestStoreKeepsAtMostMaxDetails: full records are forgotten oldest first, except the one a
-// retry is using.
-func TestStoreKeepsAtMostMaxDetails(t *testing.T) {
-	s := NewStore()
-	s.Retrying["log_0"] = true
-	for i := range MaxDetails + 50 {
-		id := fmt.Sprintf("log_%d", i)
-		s.PutDetail(id, model.Execution{ID: id, Detailed: true})
-	}
-	if len(s.Details) != MaxDetails {
-		t.Fatalf("%d details kept, want %d", len(s.Details), MaxDetails)
-	}
-	if !s.Full("log_0") {
-		t.Error("the record a retry uses was forgotten")
-	}
-	if s.Full("log_1") || !s.Full(fmt.Sprintf("log_%d", MaxDetails+49)) {
-		t.Error("not the oldest records were forgotten")
 	}
 }
 

@@ -1,4 +1,4 @@
-package data
+package window
 
 import (
 	"encoding/json"

@@ -1,16 +1,18 @@
-// Package data is the TUI's read model: an immutable Dataset of executions (newest first) with
-// their triage and duplicate groups, a histogram for the header's sparkline, and Select, which
-// turns a dataset plus the view toggles and a filter into the rows the list shows.
+// Package window is the triaged window every front reads: executions arrive in batches (pages
+// of the API, chunks of a file), each is triaged once, on arrival, and kept as a compact row;
+// the few writes that may repeat are read again, whole, and grouped; a Dataset is an immutable
+// snapshot of it all, newest first, with the duplicate groups, a histogram and the filter's
+// index, and Select turns a dataset plus the view toggles and a filter into the rows a list
+// shows.
 //
 // A Dataset keeps a compact row per execution (Summaries: time, tool, toolkit, user,
 // account, status, duration and the triage's codes), the triage's reason, the filter's index
 // and the duplicate groups — a few hundred bytes per execution, so a million stay cheap. The
-// full record (arguments, response, error text) is fetched from the source when a row is
-// opened. A Builder makes datasets as pages stream in: each record is triaged and indexed once,
-// on arrival, and each Snapshot costs O(n) without touching the records again. Building and
-// selecting run in tea.Cmds, never in Update or View; everything View reads from here is O(1)
-// or O(visible rows).
-package data
+// full record (arguments, response, error text) is fetched from the source when it is needed.
+// A Builder makes datasets as pages stream in, and each Snapshot costs O(n) without touching
+// the records again. In the TUI, building and selecting run in tea.Cmds, never in Update or
+// View; everything View reads from here is O(1) or O(visible rows).
+package window
 
 import (
 	"cmp"
@@ -386,6 +388,19 @@ type Builder struct {
 	parentOf map[int32]string
 
 	gate *pace.Gate // where Add waits while the loop holds the load (nil: never)
+	// whole says the records added are every one a different id (a loaded window, deduplicated
+	// already): no fingerprint is taken.
+	whole bool
+}
+
+// NewWhole returns an empty builder for a window whose records are loaded whole and each id
+// once (app.Load's: list, show, bundle, verify): the triage and the groups are a Builder's,
+// without the filter's index (such a front filters the records themselves) or the
+// fingerprints that tell an unchanged copy. Judged gives the result.
+func NewWhole(kinds *triage.Kinds, opt triage.Options) *Builder {
+	b := NewBuilder(kinds, opt)
+	b.idx, b.whole = nil, true
+	return b
 }
 
 // NewBuilder returns an empty builder that triages with the given kinds (nil: by slug) and
@@ -416,10 +431,14 @@ func (b *Builder) Reserve(n int) {
 		return
 	}
 	b.sum.reserve(more)
-	b.idx.Reserve(more)
+	if b.idx != nil {
+		b.idx.Reserve(more)
+	}
 	b.reason = capacity.Grow(b.reason, more)
 	b.note = capacity.Grow(b.note, more)
-	b.sig = capacity.Grow(b.sig, more) // not the fresh rows: each snapshot lets them go
+	if !b.whole {
+		b.sig = capacity.Grow(b.sig, more) // not the fresh rows: each snapshot lets them go
+	}
 	b.ids.reserve(n)
 	if b.inc != nil {
 		b.inc.Reserve(more)
@@ -465,6 +484,9 @@ func (b *Builder) addSome(batch []model.Execution) {
 	workers := min(cores.N(), max(1, len(batch)/512))
 	var wg sync.WaitGroup
 	for w := range workers {
+		if b.whole {
+			break
+		}
 		wg.Go(func() {
 			for i := len(batch) * w / workers; i < len(batch)*(w+1)/workers; i++ {
 				fps[i] = batch[i].Fingerprint(b.ids.seed)
@@ -500,11 +522,14 @@ func (b *Builder) replaces(e *model.Execution, fp uint64) (old int32, ok bool) {
 	if e.ID == "" {
 		return -1, false
 	}
+	if b.whole {
+		return -1, true // each id once: row r is the r-th record added
+	}
 	r := b.ids.find(e.ID, &b.sum)
 	if r < 0 {
 		return -1, true
 	}
-	if b.sig[r] == fp {
+	if !b.whole && b.sig[r] == fp {
 		return -1, false // the same record again
 	}
 	if model.KeepsEarlierCopy(b.sum.Row(r).Flags&FlagDetailed != 0, e.Detailed) {
@@ -532,12 +557,16 @@ func (b *Builder) add(e *model.Execution, t model.Triage, old int32, fp uint64) 
 		}
 		b.parentOf[r] = e.Parent.LogID
 	}
-	b.sig = append(b.sig, fp)
+	if !b.whole {
+		b.sig = append(b.sig, fp)
+	}
 	b.sum.Append(e, &t)
 	// The group field stays empty in the index: a dataset's view gives it (groups are found
 	// after the rows are in).
-	b.idx.AppendFields(filter.FieldsOf(&filter.Row{Exec: e, Triage: &model.Triage{
-		Kind: t.Kind, Outcome: t.Outcome, Flagged: t.Flagged}}))
+	if b.idx != nil {
+		b.idx.AppendFields(filter.FieldsOf(&filter.Row{Exec: e, Triage: &model.Triage{
+			Kind: t.Kind, Outcome: t.Outcome, Flagged: t.Flagged}}))
+	}
 	b.reason = append(b.reason, b.reasons.Intern(t.Reason))
 	b.note = append(b.note, b.notes.Intern(t.OldSDK))
 	b.ids.set(b.sum.ID(int(r)), r, old, &b.sum)
@@ -548,12 +577,18 @@ func (b *Builder) add(e *model.Execution, t model.Triage, old int32, fp uint64) 
 // may repeat (writes with a neighbour of the same tool and caller within the window) by id.
 // On error the previous groups stay.
 func (b *Builder) Groups(ctx context.Context, fetch Fetcher) error {
+	return b.GroupsAt(ctx, func(ctx context.Context, r int) (model.Execution, error) {
+		return fetch(ctx, b.sum.ID(r))
+	})
+}
+
+// GroupsAt is Groups for a caller that has the records by row (the order they were added in,
+// replaced ones included): a loaded window gives its own.
+func (b *Builder) GroupsAt(ctx context.Context, fetch func(ctx context.Context, row int) (model.Execution, error)) error {
 	if b.inc == nil {
 		return nil
 	}
-	groups, pos, err := b.inc.Groups(ctx, func(ctx context.Context, r int) (model.Execution, error) {
-		return fetch(ctx, b.sum.ID(r))
-	})
+	groups, pos, err := b.inc.Groups(ctx, fetch)
 	if err != nil {
 		return err
 	}
@@ -701,16 +736,53 @@ func (b *Builder) Snapshot() *Dataset {
 	newest := func(gi int32) int32 { return slices.Min(ds.Members[gi]) }
 	slices.SortStableFunc(ds.groupOrder, func(a, b int32) int { return cmp.Compare(newest(a), newest(b)) })
 	ds.Hist = histogram(ds)
-	ds.Filter = b.idx.View(order, ds.GroupOf, ids, patterns)
+	if b.idx != nil {
+		ds.Filter = b.idx.View(order, ds.GroupOf, ids, patterns)
+	}
 	return ds
 }
 
 // Size returns the bytes the builder holds for its executions (rows, ids, symbols, filter
 // index, triage, id map), for memory accounting; the datasets it returned add Dataset.Size.
 func (b *Builder) Size() int {
-	n := b.sum.Size() + b.idx.Size() + 4*cap(b.reason) + 4*cap(b.note) + 8*cap(b.sig) + 8*cap(b.dead) + 4*cap(b.order)
+	n := b.sum.Size() + 4*cap(b.reason) + 4*cap(b.note) + 8*cap(b.sig) + 8*cap(b.dead) + 4*cap(b.order)
 	n += b.reasons.Size() + b.notes.Size()
+	if b.idx != nil {
+		n += b.idx.Size()
+	}
 	return n + 12*b.ids.byH.Slots() // key and row of every slot
+}
+
+// Judged returns the triage of every row, in the order the records were added (a replaced
+// record's row keeps the triage it had, without a group), and the duplicate groups of the last
+// Groups, ordered as triage.Analyze orders them. It is what a front that keeps the records
+// whole reads (see NewWhole).
+func (b *Builder) Judged() ([]model.Triage, []model.DuplicateGroup) {
+	ts := make([]model.Triage, b.sum.Len())
+	for r := range ts {
+		s := b.sum.Row(r)
+		ts[r] = model.Triage{Kind: s.Kind.Kind(), Outcome: s.Outcome.Outcome(), Flagged: s.Flags&FlagFlagged != 0,
+			Reason: b.reasons.String(b.reason[r]), OldSDK: b.notes.String(b.note[r])}
+	}
+	var groups []model.DuplicateGroup
+	for gi, g := range b.groups {
+		live := 0
+		for _, r := range b.members[gi] {
+			if !b.isDead(r) {
+				live++
+			}
+		}
+		if live < 2 {
+			continue
+		}
+		for _, r := range b.members[gi] {
+			if !b.isDead(r) {
+				ts[r].GroupID = g.ID
+			}
+		}
+		groups = append(groups, g)
+	}
+	return ts, groups
 }
 
 func histogram(ds *Dataset) Histogram {
