@@ -1,71 +1,20 @@
 package app
 
 import (
-	"hash/maphash"
-
-	"github.com/exectriage/exectriage/internal/hashtab"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/window"
 )
 
-// One record per log id. An export can hold a record twice (overlapping pages of the Logs
-// API, a detail appended after its list entry, a status that changed between two pages): it is
-// one execution. Every front keeps the same copy, the rule of the TUI's store
-// (ui/data.Builder): a later copy replaces an earlier one, unless it is only a list entry of a
-// record kept whole (model.KeepsEarlierCopy).
-
-// latestCopies walks n records in the order they arrived (id and detailed of each by index)
-// and reports which are replaced by a later copy of the same id, and how many are.
-func latestCopies(n int, id func(i int) string, detailed func(i int) bool) (dead []uint64, dropped int) {
-	seed := maphash.MakeSeed()
-	var tab hashtab.Table[int32]
-	tab.Reserve(n)
-	var keep map[string]int32 // the kept copy of each id seen twice (and of a hash shared by two ids: rare)
-	for i := range n {
-		s := id(i)
-		h := hashtab.Key(seed, s)
-		if tab.Add(h, int32(i)) {
-			continue
-		}
-		first, _ := tab.Get(h)
-		k, seen := keep[s]
-		if !seen {
-			if id(int(first)) != s { // another id with the same hash: keep it apart
-				if keep == nil {
-					keep = map[string]int32{}
-				}
-				keep[s] = int32(i)
-				continue
-			}
-			k = first
-		}
-		loser, winner := k, int32(i)
-		if model.KeepsEarlierCopy(detailed(int(k)), detailed(i)) {
-			loser, winner = int32(i), k
-		}
-		if keep == nil {
-			keep = map[string]int32{}
-		}
-		keep[s] = winner
-		if dead == nil {
-			dead = make([]uint64, (n+63)/64)
-		}
-		dead[loser/64] |= 1 << (loser % 64)
-		dropped++
-	}
-	return dead, dropped
-}
-
-func isDead(dead []uint64, i int) bool { return dead != nil && dead[i/64]&(1<<(i%64)) != 0 }
-
-// dedupeExecs keeps one copy of each id (latestCopies), in arrival order.
+// dedupeExecs keeps one copy of each id (window.LatestCopies, the rule every front keeps), in
+// arrival order.
 func dedupeExecs(execs []model.Execution) ([]model.Execution, int) {
-	dead, dropped := latestCopies(len(execs), func(i int) string { return execs[i].ID }, func(i int) bool { return execs[i].Detailed })
+	dead, dropped := window.LatestCopies(len(execs), func(i int) string { return execs[i].ID }, func(i int) bool { return execs[i].Detailed })
 	if dropped == 0 {
 		return execs, 0
 	}
 	out := execs[:0]
 	for i := range execs {
-		if !isDead(dead, i) {
+		if dead == nil || dead[i/64]&(1<<(i%64)) == 0 {
 			out = append(out, execs[i])
 		}
 	}

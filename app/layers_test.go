@@ -1,11 +1,13 @@
 package app
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,5 +128,91 @@ func TestLayersCheckerSeesAViolation(t *testing.T) {
 	got, _ := violations(t, bad)
 	if len(got) != 6 {
 		t.Fatalf("violations = %q, want the ui, model, main.go, source→sandbox, internal program and internal→triage ones (test files, app's own imports, internal→internal and the test kit are allowed)", got)
+	}
+}
+
+// judges are the triage functions that judge a window: only the window package builds one
+// with them (triage.Analyze stays the tests' oracle), so every front reads one judgement.
+var judges = []string{"Analyze", "NewIncremental", "NewGrouper", "NewClassifier", "GroupCandidates", "Candidates"}
+
+// ownJudges lists the non-test files outside triage/ and window/ that judge a window
+// themselves, calling one of judges.
+func ownJudges(t *testing.T, fsys fs.FS) (out []string) {
+	t.Helper()
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bench-data" || path == "triage" || path == "window") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
+		if err != nil {
+			return err
+		}
+		local := "" // the name triage is imported under
+		for _, im := range f.Imports {
+			if p, _ := strconv.Unquote(im.Path.Value); p == module+"triage" {
+				local = "triage"
+				if im.Name != nil {
+					local = im.Name.Name
+				}
+			}
+		}
+		if local == "" {
+			return nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == local && slices.Contains(judges, sel.Sel.Name) {
+				out = append(out, path+" calls triage."+sel.Sel.Name+": a front reads the window (window.Builder), it does not judge one of its own")
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestOneBuilderJudges (issue 26): list, show, bundle, verify, scan and the TUI read one
+// builder's judgement (the window package), not three.
+func TestOneBuilderJudges(t *testing.T) {
+	for _, v := range ownJudges(t, os.DirFS("..")) {
+		t.Error(v)
+	}
+}
+
+// The check can fail: a front that analyses a window itself is reported, under any import
+// name; triage itself, the window package and tests are not.
+func TestOneBuilderCheckSeesAJudge(t *testing.T) {
+	imp := "import \"" + module + "triage\"\n"
+	bad := fstest.MapFS{
+		"app/load.go":         {Data: []byte("package app\n" + imp + "func f() { triage.Analyze(nil, nil, triage.Options{}) }\n")},
+		"cli/scan.go":         {Data: []byte("package cli\nimport tr \"" + module + "triage\"\nvar g = tr.NewGrouper\n")},
+		"app/ok.go":           {Data: []byte("package app\n" + imp + "var o triage.Options\n")},
+		"app/load_test.go":    {Data: []byte("package app\n" + imp + "var r = triage.Analyze\n")},
+		"triage/analyze.go":   {Data: []byte("package triage\nfunc Analyze() {}\nvar x = Analyze\n")},
+		"window/window.go":    {Data: []byte("package window\n" + imp + "var i = triage.NewIncremental\n")},
+		"ui/other_package.go": {Data: []byte("package ui\nimport triage \"example.com/other/triage\"\nvar a = triage.Analyze\n")},
+	}
+	got := ownJudges(t, bad)
+	if len(got) != 2 {
+		t.Fatalf("reported %q, want app/load.go and cli/scan.go", got)
 	}
 }

@@ -17,7 +17,8 @@ type Loaded struct {
 	a      *App
 	Execs  []model.Execution
 	Result *triage.Result
-	pos    map[string]int // id → index in Execs (built on demand)
+	window *window.Builder // what judged Execs (Result is its judgement, row i being Execs[i])
+	pos    map[string]int  // id → index in Execs (built on demand)
 	// DetailErrors counts the details that could not be fetched (the executions were triaged
 	// from their list entries); FirstDetailError is the first such error.
 	DetailErrors     int
@@ -84,7 +85,7 @@ func (a *App) loadLive(ctx context.Context) (*Loaded, error) {
 
 // analyze triages the window and gives each execution its journal case.
 func (l *Loaded) analyze() {
-	l.Result = l.a.judge(l.Execs)
+	l.window, l.Result = l.a.judge(l.Execs)
 	if len(l.Cases) == 0 {
 		return
 	}
@@ -105,13 +106,13 @@ func (a *App) NewWindow() *window.Builder {
 
 // judge triages a loaded window (each id once) through the window builder every front reads
 // (window.NewWhole): the TUI's, given the records it has whole.
-func (a *App) judge(execs []model.Execution) *triage.Result {
+func (a *App) judge(execs []model.Execution) (*window.Builder, *triage.Result) {
 	b := window.NewWhole(a.kinds, a.topt)
 	b.Add(execs)
 	// The records are at hand: finding the groups cannot fail.
 	_ = b.GroupsAt(context.Background(), func(_ context.Context, r int) (model.Execution, error) { return execs[r], nil })
 	ts, groups := b.Judged()
-	return triage.NewResult(ts, groups)
+	return b, triage.NewResult(ts, groups)
 }
 
 // LoadAll reads every execution of the window, newest first (ties by id, so the order is

@@ -30,7 +30,13 @@ type Incremental struct {
 	part      []*Classifier
 	ts        []model.Triage
 	groupable []bool
+	// last says the next Groups is the last call (Last)
+	last bool
 }
+
+// Last says nothing will be added or dropped after the next Groups (a window streamed once):
+// that call takes the writes it groups rather than copying them, and the analysis is spent.
+func (a *Incremental) Last() { a.last = true }
 
 // NewIncremental returns an empty incremental triage with the given kinds (nil: by slug) and
 // options.
@@ -90,13 +96,25 @@ func (a *Incremental) Reserve(more int) {
 // Record adds the next execution (its position is Len() before the call) with the triage
 // Classify gave it, and returns that triage.
 func (a *Incremental) Record(e *model.Execution, t model.Triage, groupable bool) model.Triage {
+	caller := int32(-1)
+	if groupable {
+		caller = a.callers.Of(e)
+	}
+	return a.RecordCaller(e, t, groupable, caller)
+}
+
+// RecordCaller is Record for a caller that numbers the callers itself, as Callers does (the
+// same number for the same caller, in the order first seen): a store that has the tool, user
+// and account as symbols already, rather than hashing their strings again. caller is read
+// only when groupable.
+func (a *Incremental) RecordCaller(e *model.Execution, t model.Triage, groupable bool, caller int32) model.Triage {
 	pos := a.n
 	a.n++
 	a.opt.Deliveries.Add(e)          // a trigger delivery names its handler's duplicates
 	a.opt.MetaRuns.Add(e, t.Outcome) // a meta tool's run names its children's
 	a.cls.slug(e.ToolSlug)           // Groups regroups with the kinds known when it was added
 	if groupable && pos < 1<<31-1 {
-		a.writes = append(a.writes, SpanOf(e, a.callers.Of(e), int32(pos)))
+		a.writes = append(a.writes, SpanOf(e, caller, int32(pos)))
 	}
 	return t
 }
@@ -116,45 +134,95 @@ func (a *Incremental) Drop(pos int) {
 // execution added at a position, in full (from the source), and is called on every core at
 // once; an error stops the search. Each candidate is fetched once.
 func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context, pos int) (model.Execution, error)) ([]model.DuplicateGroup, [][]int, error) {
+	return a.GroupsRead(ctx, func(ctx context.Context, positions []int) ([]model.Execution, error) {
+		return fetchAll(ctx, positions, fetch)
+	}, nil)
+}
+
+// GroupsRead is Groups for a source that reads a batch of records at once (an export read
+// again at the records' places): read returns the executions at positions, in full and in
+// that order. size, when not nil, is what the record at a position takes to read (its bytes
+// in the file): a batch then holds at most readBytes of them. The next batch is read while
+// one is grouped.
+func (a *Incremental) GroupsRead(ctx context.Context, read func(ctx context.Context, positions []int) ([]model.Execution, error), size func(pos int) int64) ([]model.DuplicateGroup, [][]int, error) {
 	// The writes of each caller and tool with a neighbour in the window. Without ids, every
 	// member that shares its start with a neighbour is kept: a superset of Analyze's
 	// candidates, which changes no group (see mayRepeat).
-	ws := make([]WriteSpan, 0, len(a.writes))
-	for _, w := range a.writes {
-		if w.caller >= 0 { // not dropped
-			ws = append(ws, w)
+	var ws []WriteSpan
+	if a.last { // the writes are this call's: no copy of them is made
+		ws, a.writes = slices.DeleteFunc(a.writes, func(w WriteSpan) bool { return w.caller < 0 }), nil
+	} else {
+		ws = make([]WriteSpan, 0, len(a.writes))
+		for _, w := range a.writes {
+			if w.caller >= 0 { // not dropped
+				ws = append(ws, w)
+			}
 		}
 	}
 	refs, ends := Candidates(ws, a.opt.Window, func(int32) string { return "" })
+	ws = nil
 	cands := make([]int, len(refs))
 	for k, r := range refs {
 		cands[k] = int(r)
 	}
-	// Fetch each candidate once, a batch of whole callers at a time (callers never share a
-	// group), on every core, and group each batch.
+	// Batches of whole callers' runs (callers never share a group), each read while the one
+	// before is grouped.
+	type batch struct {
+		pos   []int
+		execs []model.Execution
+		err   error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	reads := make(chan batch, 1)
+	go func() {
+		defer close(reads)
+		limit := incBatch
+		var bytes []int64 // bytes[k]: what the candidates before cands[k] take to read
+		if size != nil {
+			limit = incBatch * 2
+			bytes = make([]int64, len(cands)+1)
+			for k, c := range cands {
+				bytes[k+1] = bytes[k] + size(c)
+			}
+		}
+		for lo, e := 0, 0; lo < len(cands); {
+			hi := lo
+			for e < len(ends) && (hi == lo || ends[e]-lo <= limit && (bytes == nil || bytes[ends[e]]-bytes[lo] <= readBytes)) {
+				hi = ends[e]
+				e++
+			}
+			b := batch{pos: cands[lo:hi]}
+			lo = hi
+			b.execs, b.err = read(ctx, b.pos)
+			select {
+			case reads <- b:
+			case <-ctx.Done():
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
 	gr := &Grouper{cls: a.cls, opt: a.opt} // the kinds Add gave (the kinds may have learned more since)
 	var pos [][]int
 	ids := map[int]string{} // each member's id (a re-sent meta tool's groups are joined by id)
-	for lo, e := 0, 0; lo < len(cands); {
-		hi := lo
-		for e < len(ends) && (hi == lo || ends[e]-lo <= incBatch) { // whole callers' runs
-			hi = ends[e]
-			e++
+	for b := range reads {
+		if b.err != nil {
+			return nil, nil, b.err
 		}
-		batch := cands[lo:hi]
-		lo = hi
-		execs, err := fetchAll(ctx, batch, fetch)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, in := range gr.Add(execs) {
+		for _, in := range gr.Add(b.execs) {
 			ps := make([]int, len(in))
 			for k, j := range in {
-				ps[k] = batch[j]
-				ids[batch[j]] = execs[j].ID
+				ps[k] = b.pos[j]
+				ids[b.pos[j]] = b.execs[j].ID
 			}
 			pos = append(pos, ps)
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	groups, order := gr.Groups()
 	members := make([][]int, len(groups))
@@ -179,8 +247,13 @@ func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context
 }
 
 // incBatch is how many candidates Groups fetches and groups at a time (more to finish a
-// caller's run).
-const incBatch = 4096
+// caller's run), and readBytes how many bytes of a file a batch of GroupsRead may take
+// (records of real projects run to kilobytes: a count alone let two batches of them hold 60
+// MB); twice incBatch when the sizes are known.
+const (
+	incBatch  = 4096
+	readBytes = 8 << 20
+)
 
 // fetchAll fetches the executions at positions, on every core; the first error stops it.
 func fetchAll(ctx context.Context, positions []int, fetch func(ctx context.Context, pos int) (model.Execution, error)) ([]model.Execution, error) {

@@ -1,6 +1,8 @@
 package window
 
 import (
+	"encoding/binary"
+	"maps"
 	"math"
 	"time"
 	"unsafe"
@@ -21,12 +23,31 @@ type Summaries struct {
 	rows []Summary
 	ids  []byte // every id, back to back; written bytes are never changed
 	syms Symbols
+	// exact, when set, keeps two more columns for a front that prints them (scan): each
+	// row's request id and its duration to the nanosecond, made only once a duration is not
+	// a whole number of milliseconds the row's Duration holds (asRow where it is)
+	exact bool
+	req   []reqRef
+	dur   []int64
+	// far holds the times Unix nanoseconds cannot (before 1678, after 2261), by row: rare
+	far map[int32]time.Time
 }
+
+// asRow is a dur entry that says "the row's Duration, in whole milliseconds".
+const asRow = math.MinInt64
+
+// reqRef is a request id: a UUID in its canonical lowercase form as its 16 bytes (most are),
+// else where it is in ids (first, as a row's id is), second then holding textReq.
+type reqRef struct{ first, second uint64 }
+
+// textReq marks a reqRef kept as text: no UUID's last eight bytes are all ones but this one's
+// (ffffffff-ffff is packed only when the rest says so: see packReq).
+const textReq = ^uint64(0)
 
 // Summary is one execution as a list row sees it. Its strings are symbols of the Summaries
 // it belongs to.
 type Summary struct {
-	Time     int64 // Timestamp as Unix nanoseconds; 0 when unknown (or out of range)
+	Time     int64 // Timestamp as Unix nanoseconds; 0 when unknown or out of range (Summaries.Timestamp has it)
 	id       uint64
 	Tool     Sym
 	Toolkit  Sym
@@ -160,8 +181,13 @@ func (s *Summaries) Append(e *model.Execution, t *model.Triage) {
 		Session:  s.syms.Intern(e.SessionID),
 		Duration: -1,
 	}
-	if ns := e.Timestamp.UnixNano(); !e.Timestamp.IsZero() && time.Unix(0, ns).Equal(e.Timestamp) {
+	if ns := e.Timestamp.UnixNano(); ns != 0 && !e.Timestamp.IsZero() && time.Unix(0, ns).Equal(e.Timestamp) {
 		r.Time = ns
+	} else if !e.Timestamp.IsZero() { // out of range, or the Unix epoch itself
+		if s.far == nil {
+			s.far = map[int32]time.Time{}
+		}
+		s.far[int32(len(s.rows))] = e.Timestamp.UTC()
 	}
 	if e.HasDuration {
 		r.Duration = int32(min(max(e.Duration.Milliseconds(), 0), math.MaxInt32))
@@ -181,19 +207,150 @@ func (s *Summaries) Append(e *model.Execution, t *model.Triage) {
 			r.Flags |= FlagOldSDK
 		}
 	}
-	id := e.ID
+	r.id = s.addString(e.ID)
+	s.rows = append(s.rows, r)
+	if s.exact {
+		s.req = append(s.req, s.packReq(e.RequestID))
+		d := int64(asRow)
+		if back, _ := r.duration(); e.HasDuration && back != e.Duration { // the row knows whether there is one
+			d = int64(e.Duration)
+		}
+		if d != asRow && s.dur == nil {
+			s.dur = make([]int64, len(s.rows)-1, cap(s.rows))
+			for i := range s.dur {
+				s.dur[i] = asRow
+			}
+		}
+		if s.dur != nil {
+			s.dur = append(s.dur, d)
+		}
+	}
+}
+
+// duration is the duration a row holds (whole milliseconds), and whether it has one.
+func (r *Summary) duration() (time.Duration, bool) {
+	if r.Duration < 0 {
+		return 0, false
+	}
+	return time.Duration(r.Duration) * time.Millisecond, true
+}
+
+// packReq keeps a request id: a canonical UUID as its bytes, anything else as text. A UUID
+// whose last eight bytes are all ones (…-ffff-ffffffffffff) is kept as text, so that
+// textReq says text only.
+func (s *Summaries) packReq(id string) reqRef {
+	var u [16]byte
+	if parseUUID(id, &u) {
+		ref := reqRef{binary.BigEndian.Uint64(u[:8]), binary.BigEndian.Uint64(u[8:])}
+		if ref.second != textReq {
+			return ref
+		}
+	}
+	return reqRef{s.addString(id), textReq}
+}
+
+// addString keeps id in ids and returns where (offset<<24 | length).
+func (s *Summaries) addString(id string) uint64 {
 	if len(id) >= 1<<24 {
 		id = id[:1<<24-1] // no id is that long; the row still stands
 	}
-	r.id = uint64(len(s.ids))<<24 | uint64(len(id))
+	at := uint64(len(s.ids))<<24 | uint64(len(id))
 	s.ids = append(s.ids, id...)
-	s.rows = append(s.rows, r)
+	return at
+}
+
+// str is the string kept at at (addString).
+func (s *Summaries) str(at uint64) string {
+	off, n := at>>24, at&(1<<24-1)
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&s.ids[off], n)
+}
+
+// RequestID returns row i's request id ("" when the list keeps none: see exact).
+func (s *Summaries) RequestID(i int) string {
+	if i >= len(s.req) {
+		return ""
+	}
+	ref := s.req[i]
+	if ref.second == textReq {
+		return s.str(ref.first)
+	}
+	var u [16]byte
+	binary.BigEndian.PutUint64(u[:8], ref.first)
+	binary.BigEndian.PutUint64(u[8:], ref.second)
+	return formatUUID(u[:])
+}
+
+// parseUUID reads s as a UUID in canonical lowercase form (8-4-4-4-12 hex digits) into u:
+// exactly the strings formatUUID gives back.
+func parseUUID(s string, u *[16]byte) bool {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return false
+	}
+	k := 0
+	for i := 0; i < 36; {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			i++
+			continue
+		}
+		hi, ok1 := lowerHex(s[i])
+		lo, ok2 := lowerHex(s[i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		u[k] = hi<<4 | lo
+		k++
+		i += 2
+	}
+	return true
+}
+
+func lowerHex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+func formatUUID(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 36)
+	for i, c := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out = append(out, '-')
+		}
+		out = append(out, digits[c>>4], digits[c&15])
+	}
+	return string(out)
+}
+
+// ExactDuration returns row i's duration to the nanosecond, when the list keeps it (exact).
+func (s *Summaries) ExactDuration(i int) (d time.Duration, known, kept bool) {
+	if !s.exact {
+		return 0, false, false
+	}
+	if i < len(s.dur) && s.dur[i] != asRow {
+		return time.Duration(s.dur[i]), true, true
+	}
+	d, known = s.rows[i].duration()
+	return d, known, true
 }
 
 // reserve makes room for more rows, and for their ids at the length of those so far (24
 // bytes each when there are none).
 func (s *Summaries) reserve(more int) {
 	s.rows = capacity.Grow(s.rows, more)
+	if s.exact {
+		s.req = capacity.Grow(s.req, more)
+		if s.dur != nil {
+			s.dur = capacity.Grow(s.dur, more)
+		}
+	}
 	idLen := 24
 	if len(s.rows) > 0 {
 		idLen = len(s.ids)/len(s.rows) + 1
@@ -208,13 +365,7 @@ func (s *Summaries) Len() int { return len(s.rows) }
 func (s *Summaries) Row(i int) *Summary { return &s.rows[i] }
 
 // ID returns the id of row i. It shares the list's memory (no copy is made).
-func (s *Summaries) ID(i int) string {
-	off, n := s.rows[i].id>>24, s.rows[i].id&(1<<24-1)
-	if n == 0 {
-		return ""
-	}
-	return unsafe.String(&s.ids[off], n)
-}
+func (s *Summaries) ID(i int) string { return s.str(s.rows[i].id) }
 
 // Str returns the string of a symbol of this list.
 func (s *Summaries) Str(y Sym) string { return s.syms.String(y) }
@@ -224,12 +375,12 @@ func (s *Summaries) Timestamp(i int) time.Time {
 	if ns := s.rows[i].Time; ns != 0 {
 		return time.Unix(0, ns).UTC()
 	}
-	return time.Time{}
+	return s.far[int32(i)] // the zero time when unknown
 }
 
 // Size returns the bytes the list holds (rows, ids and symbols), for memory accounting.
 func (s *Summaries) Size() int {
-	return cap(s.rows)*int(unsafe.Sizeof(Summary{})) + cap(s.ids) + s.syms.Size()
+	return cap(s.rows)*int(unsafe.Sizeof(Summary{})) + cap(s.ids) + 16*cap(s.req) + 8*cap(s.dur) + s.syms.Size()
 }
 
 // Size returns the bytes the table holds, for memory accounting.
@@ -247,8 +398,12 @@ func (t *Symbols) Size() int {
 // Size may be used on the copy.
 func (s *Summaries) Snapshot() *Summaries {
 	return &Summaries{
-		rows: s.rows[:len(s.rows):len(s.rows)],
-		ids:  s.ids[:len(s.ids):len(s.ids)],
-		syms: s.syms.Snapshot(),
+		rows:  s.rows[:len(s.rows):len(s.rows)],
+		ids:   s.ids[:len(s.ids):len(s.ids)],
+		syms:  s.syms.Snapshot(),
+		exact: s.exact,
+		far:   maps.Clone(s.far), // the list goes on writing its own
+		req:   s.req[:len(s.req):len(s.req)],
+		dur:   s.dur[:len(s.dur):len(s.dur)],
 	}
 }

@@ -17,6 +17,8 @@ package window
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"hash/maphash"
 	"math/bits"
 	"slices"
@@ -30,6 +32,7 @@ import (
 	"github.com/exectriage/exectriage/internal/intern"
 	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
 )
 
@@ -174,10 +177,9 @@ func (ds *Dataset) WithCases(cases map[string]*model.Case) *Dataset {
 	cp.cases = nil
 	cp.Flagged, cp.Settled = 0, 0
 	var settled []int32
-	for id, c := range cases {
-		i := ds.Index(id)
+	put := func(i int, c *model.Case) {
 		if i < 0 || c == nil {
-			continue
+			return
 		}
 		if cp.cases == nil {
 			cp.cases = map[int32]*model.Case{}
@@ -186,6 +188,16 @@ func (ds *Dataset) WithCases(cases map[string]*model.Case) *Dataset {
 		if c.Settled {
 			settled = append(settled, int32(i))
 		}
+	}
+	if ds.ids != nil {
+		for id, c := range cases {
+			put(ds.Index(id), c)
+		}
+	} else if len(cases) > 0 { // a window streamed once keeps no index of its ids
+		for i := range ds.Len() {
+			put(i, cases[ds.ID(i)])
+		}
+		slices.Sort(settled)
 	}
 	for i := range cp.Len() {
 		if cp.Flag(i) {
@@ -239,7 +251,8 @@ func (ds *Dataset) Flag(i int) bool {
 }
 
 // Exec returns execution i as the list knows it: its id, time, tool, toolkit, user, account,
-// status and duration. It is not Detailed: the full record comes from the source (see Store).
+// status, session and duration (and its request id, with the duration to the nanosecond, from
+// a builder that keeps them: Options.Exact). It is not Detailed: the full record comes from the source (see Store).
 func (ds *Dataset) Exec(i int) model.Execution {
 	r := int(ds.order[i])
 	s := ds.sum.Row(r)
@@ -251,8 +264,15 @@ func (ds *Dataset) Exec(i int) model.Execution {
 	if s.Duration >= 0 {
 		e.Duration, e.HasDuration = time.Duration(s.Duration)*time.Millisecond, true
 	}
+	if d, known, kept := ds.sum.ExactDuration(r); kept {
+		e.Duration, e.HasDuration = d, known
+		e.RequestID = ds.sum.RequestID(r)
+	}
 	return e
 }
+
+// Tool returns execution i's tool slug.
+func (ds *Dataset) Tool(i int) string { return ds.sum.Str(ds.sum.Row(int(ds.order[i])).Tool) }
 
 // Triage returns the triage of execution i.
 func (ds *Dataset) Triage(i int) model.Triage {
@@ -377,8 +397,8 @@ type Builder struct {
 	sig     []uint64 // each row's record's fingerprint, to skip a copy that arrives unchanged
 	dead    []uint64 // rows a later record replaced
 
-	order []int32 // the last snapshot's positions
-	fresh []int32 // rows added since
+	order   []int32 // the last snapshot's positions
+	snapped int     // the rows there were at the last snapshot: those after are new to it
 
 	groups  []model.DuplicateGroup
 	members [][]int32 // rows, oldest first
@@ -388,35 +408,79 @@ type Builder struct {
 	parentOf map[int32]string
 
 	gate *pace.Gate // where Add waits while the loop holds the load (nil: never)
-	// whole says the records added are every one a different id (a loaded window, deduplicated
-	// already): no fingerprint is taken.
-	whole bool
+	o    Options
+	// callers numbers the writes' callers from their rows' symbols
+	callers callerNums
+	// copies counts the records that came again under an id already added
+	copies int
+	// settled is how many rows the copies were looked for among (Options.Once)
+	settled int
+	// the groupable writes of a located load (AddLocated): their rows, increasing, and where
+	// to read them again (or, from an export that cannot be read again, the records themselves)
+	wrRow []int32
+	wrRef []source.Ref
+	kept  map[int32]model.Execution
+}
+
+// Options say what a builder keeps beside the judgement: each front asks for what it shows.
+type Options struct {
+	// Index keeps the filter's index (a front that filters the window: the TUI).
+	Index bool
+	// Fingerprints tells an unchanged copy of a record (a refresh's overlap, a reloaded file):
+	// it takes no row. Without it a later copy replaces the row all the same.
+	Fingerprints bool
+	// Unique says each id is added once (a loaded window, deduplicated already): row r is the
+	// r-th record added.
+	Unique bool
+	// Exact keeps each execution's request id and its duration to the nanosecond (scan
+	// prints them).
+	Exact bool
+	// Once says the window is streamed once, then read (scan): the copies of an id are found
+	// when the load is in (LatestCopies, the rule a row is replaced by on arrival), so no
+	// index of the ids is kept while loading; its datasets find no id (Dataset.Index).
+	Once bool
+}
+
+// New returns an empty builder that triages with the given kinds (nil: by slug) and options,
+// keeping what o asks for.
+func New(kinds *triage.Kinds, opt triage.Options, o Options) *Builder {
+	b := newBuilder(0)
+	b.inc = triage.NewIncremental(kinds, opt)
+	b.o = o
+	if !o.Index {
+		b.idx = nil
+	}
+	b.sum.exact = o.Exact
+	return b
 }
 
 // NewWhole returns an empty builder for a window whose records are loaded whole and each id
-// once (app.Load's: list, show, bundle, verify): the triage and the groups are a Builder's,
-// without the filter's index (such a front filters the records themselves) or the
-// fingerprints that tell an unchanged copy. Judged gives the result.
+// once (app.Load's: list, show, bundle, verify, scan of the API): without the filter's index
+// (such a front filters the records themselves). Judged gives the result.
 func NewWhole(kinds *triage.Kinds, opt triage.Options) *Builder {
-	b := NewBuilder(kinds, opt)
-	b.idx, b.whole = nil, true
-	return b
+	return New(kinds, opt, Options{Unique: true, Exact: true})
+}
+
+// NewStream returns an empty builder for a window streamed once from an export (scan --file):
+// the rows scan prints, the writes that may repeat read again from the file (AddLocated,
+// GroupsFrom).
+func NewStream(kinds *triage.Kinds, opt triage.Options) *Builder {
+	return New(kinds, opt, Options{Exact: true, Once: true})
 }
 
 // NewBuilder returns an empty builder that triages with the given kinds (nil: by slug) and
 // options.
 func NewBuilder(kinds *triage.Kinds, opt triage.Options) *Builder {
-	b := newBuilder(0)
-	b.inc = triage.NewIncremental(kinds, opt)
-	return b
+	return New(kinds, opt, Options{Index: true, Fingerprints: true})
 }
 
 func newBuilder(n int) *Builder {
-	b := &Builder{idx: filter.NewIndex(n), ids: newIDIndex(n)}
+	b := &Builder{idx: filter.NewIndex(n), ids: newIDIndex(n), o: Options{Index: true, Fingerprints: true}}
 	// The TUI filters off its loop on every core: those goroutines come after the loop and
 	// the renderer (each ends with its thread, which cores.Foreground keeps).
 	b.idx.SetWorkerSetup(cores.Foreground)
-	b.sum.syms = NewSymbols(intern.Many) // users and accounts: tens of thousands
+	b.sum.syms = NewSymbols(intern.Many)                                // users and accounts: tens of thousands
+	b.reasons, b.notes = NewSymbols(intern.Few), NewSymbols(intern.Few) // a few each, shared by the classifier
 	return b
 }
 
@@ -436,11 +500,13 @@ func (b *Builder) Reserve(n int) {
 	}
 	b.reason = capacity.Grow(b.reason, more)
 	b.note = capacity.Grow(b.note, more)
-	if !b.whole {
-		b.sig = capacity.Grow(b.sig, more) // not the fresh rows: each snapshot lets them go
+	if b.o.Fingerprints {
+		b.sig = capacity.Grow(b.sig, more)
 	}
-	b.ids.reserve(n)
-	if b.inc != nil {
+	if !b.o.Once { // a window streamed once keeps no index of its ids
+		b.ids.reserve(n)
+	}
+	if b.inc != nil && b.o.Index {
 		b.inc.Reserve(more)
 	}
 }
@@ -464,18 +530,33 @@ const addSlice = 2048
 
 // Add triages and indexes a batch (which it does not keep).
 func (b *Builder) Add(batch []model.Execution) {
+	b.add2(batch, nil, false)
+}
+
+// AddLocated is Add for a load that reads the writes that may repeat again from where they
+// are (GroupsFrom): refs[i] is where batch[i] is in its file; nil refs (an export that cannot
+// be read again) make the builder keep those writes whole.
+func (b *Builder) AddLocated(batch []model.Execution, refs []source.Ref) {
+	b.add2(batch, refs, true)
+}
+
+func (b *Builder) add2(batch []model.Execution, refs []source.Ref, located bool) {
 	for len(batch) > addSlice {
-		b.addSome(batch[:addSlice])
+		var rs []source.Ref
+		if refs != nil {
+			rs, refs = refs[:addSlice], refs[addSlice:]
+		}
+		b.addSome(batch[:addSlice], rs, located)
 		batch = batch[addSlice:]
 	}
-	b.addSome(batch)
+	b.addSome(batch, refs, located)
 }
 
 // gateRecords is how many records addSome adds between waits at the gate: about half a
 // millisecond of work, so that a key's hold stops it at once rather than after a batch.
 const gateRecords = 256
 
-func (b *Builder) addSome(batch []model.Execution) {
+func (b *Builder) addSome(batch []model.Execution, refs []source.Ref, located bool) {
 	// Held by the loop: a hold is a few frames long, so the wait needs no context of its own.
 	_ = b.gate.Wait(context.Background())
 	// What needs only the record is worked out on every core (fingerprints, triage); the
@@ -484,7 +565,7 @@ func (b *Builder) addSome(batch []model.Execution) {
 	workers := min(cores.N(), max(1, len(batch)/512))
 	var wg sync.WaitGroup
 	for w := range workers {
-		if b.whole {
+		if !b.o.Fingerprints {
 			break
 		}
 		wg.Go(func() {
@@ -510,9 +591,19 @@ func (b *Builder) addSome(batch []model.Execution) {
 		}
 		var t model.Triage
 		if b.inc != nil {
-			t = b.inc.Record(e, ts[i], groupable[i])
+			t = ts[i]
 		}
 		b.add(e, t, old, fps[i])
+		if b.inc != nil {
+			caller := int32(-1)
+			if groupable[i] {
+				caller = b.callers.of(b.sum.Row(b.sum.Len()-1), e.ToolSlug)
+			}
+			b.inc.RecordCaller(e, t, groupable[i], caller)
+		}
+		if located && groupable[i] {
+			b.locate(e, refs, i)
+		}
 	}
 }
 
@@ -522,14 +613,15 @@ func (b *Builder) replaces(e *model.Execution, fp uint64) (old int32, ok bool) {
 	if e.ID == "" {
 		return -1, false
 	}
-	if b.whole {
-		return -1, true // each id once: row r is the r-th record added
+	if b.o.Unique || b.o.Once {
+		return -1, true // each id once (row r is the r-th record added), or copies found later (settle)
 	}
 	r := b.ids.find(e.ID, &b.sum)
 	if r < 0 {
 		return -1, true
 	}
-	if !b.whole && b.sig[r] == fp {
+	b.copies++
+	if b.o.Fingerprints && b.sig[r] == fp {
 		return -1, false // the same record again
 	}
 	if model.KeepsEarlierCopy(b.sum.Row(r).Flags&FlagDetailed != 0, e.Detailed) {
@@ -542,7 +634,94 @@ func (b *Builder) replaces(e *model.Execution, fp uint64) (old int32, ok bool) {
 	if b.inc != nil {
 		b.inc.Drop(r)
 	}
+	delete(b.kept, int32(r))
 	return int32(r), true
+}
+
+// locate keeps where the groupable write e (batch[i], just added) can be read again.
+func (b *Builder) locate(e *model.Execution, refs []source.Ref, i int) {
+	r := int32(b.sum.Len() - 1)
+	b.wrRow = append(b.wrRow, r)
+	if refs != nil {
+		b.wrRef = append(b.wrRef, refs[i])
+		return
+	}
+	b.wrRef = append(b.wrRef, source.Ref{})
+	if b.kept == nil {
+		b.kept = map[int32]model.Execution{}
+	}
+	b.kept[r] = *e // the batch is reused: the copy's strings and slices are its own
+}
+
+// callerNums numbers callers as triage.Callers does (the same callers in the same order),
+// from a row's symbols rather than from two string hashes a write.
+type callerNums struct {
+	// a tool's CallerTool (its upper case or effect family) by the tool's symbol: its number
+	// in uppers shifted left, with the family's bit; 0 until known
+	upper  []uint32
+	uppers *intern.Table
+	ids    map[uint64]int32
+}
+
+// of is the caller's number of the row s, whose tool is tool: the tool's CallerTool and the
+// account, else the user (the user first for a family's tool).
+func (c *callerNums) of(s *Summary, tool string) int32 {
+	if int(s.Tool) >= len(c.upper) {
+		c.upper = append(c.upper, make([]uint32, int(s.Tool)+1-len(c.upper))...)
+	}
+	up := c.upper[s.Tool]
+	if up == 0 {
+		if c.uppers == nil {
+			c.uppers = intern.New(intern.Few)
+		}
+		ct, family := triage.CallerTool(tool)
+		up = c.uppers.Of(ct) << 1
+		if family {
+			up |= 1
+		}
+		c.upper[s.Tool] = up
+	}
+	who, account := uint64(s.Account), uint64(1)
+	if s.Account == 0 || up&1 == 1 && s.User != 0 { // no account, or a family's tool: the user
+		who, account = uint64(s.User), 0
+	}
+	key := uint64(up>>1)<<33 | account<<32 | who
+	id, ok := c.ids[key]
+	if !ok {
+		if c.ids == nil {
+			c.ids = map[uint64]int32{}
+		}
+		id = int32(len(c.ids))
+		c.ids[key] = id
+	}
+	return id
+}
+
+// settle finds, in a window streamed once, the rows a later copy of their id replaces (the
+// rule Add applies on arrival otherwise) and takes their writes out of the groups' candidates;
+// it runs again only when rows were added since.
+func (b *Builder) settle() {
+	if !b.o.Once || b.settled == b.sum.Len() {
+		return
+	}
+	b.settled = b.sum.Len()
+	dead, n := LatestCopies(b.sum.Len(), b.sum.ID, func(r int) bool { return b.sum.Row(r).Flags&FlagDetailed != 0 })
+	b.dead, b.copies = dead, n
+	for r := range b.sum.Len() {
+		if isDead(dead, r) {
+			if b.inc != nil {
+				b.inc.Drop(r)
+			}
+			delete(b.kept, int32(r))
+		}
+	}
+}
+
+// Copies returns how many records came again under an id already added (an export's
+// overlapping pages, a detail after its list entry): each id is one execution.
+func (b *Builder) Copies() int {
+	b.settle()
+	return b.copies
 }
 
 func (b *Builder) isDead(r int32) bool {
@@ -557,7 +736,7 @@ func (b *Builder) add(e *model.Execution, t model.Triage, old int32, fp uint64) 
 		}
 		b.parentOf[r] = e.Parent.LogID
 	}
-	if !b.whole {
+	if b.o.Fingerprints {
 		b.sig = append(b.sig, fp)
 	}
 	b.sum.Append(e, &t)
@@ -569,8 +748,9 @@ func (b *Builder) add(e *model.Execution, t model.Triage, old int32, fp uint64) 
 	}
 	b.reason = append(b.reason, b.reasons.Intern(t.Reason))
 	b.note = append(b.note, b.notes.Intern(t.OldSDK))
-	b.ids.set(b.sum.ID(int(r)), r, old, &b.sum)
-	b.fresh = append(b.fresh, r)
+	if !b.o.Once {
+		b.ids.set(b.sum.ID(int(r)), r, old, &b.sum)
+	}
 }
 
 // Groups finds the duplicate groups among everything added so far, fetching the records that
@@ -582,9 +762,76 @@ func (b *Builder) Groups(ctx context.Context, fetch Fetcher) error {
 	})
 }
 
+// GroupsFrom is Groups for a window added with AddLocated: the writes that may repeat are
+// read again from loc where they are (a batch at a time, in file order, on every core, the
+// next while one is grouped), or taken from those kept whole.
+func (b *Builder) GroupsFrom(ctx context.Context, loc source.Located) error {
+	b.settle() // a copy never joins a group with itself
+	if b.inc == nil {
+		return nil
+	}
+	if b.o.Once {
+		b.inc.Last()
+	}
+	at := func(row int) int { // row's place among the located writes
+		k, _ := slices.BinarySearch(b.wrRow, int32(row))
+		return k
+	}
+	groups, pos, err := b.inc.GroupsRead(ctx, func(ctx context.Context, rows []int) ([]model.Execution, error) {
+		return b.readBack(ctx, loc, rows, at)
+	}, func(row int) int64 { return int64(b.wrRef[at(row)].Size()) })
+	if err != nil {
+		return err
+	}
+	b.setFound(groups, pos)
+	b.kept = nil
+	return nil
+}
+
+// readBack returns the records at rows, whole: kept, or read again at their refs in file
+// order, on every core.
+func (b *Builder) readBack(ctx context.Context, loc source.Located, rows []int, at func(int) int) ([]model.Execution, error) {
+	full := make([]model.Execution, len(rows))
+	var todo []int
+	for j, r := range rows {
+		if e, ok := b.kept[int32(r)]; ok {
+			full[j] = e
+			continue
+		}
+		todo = append(todo, j)
+	}
+	if len(todo) == 0 {
+		return full, nil
+	}
+	slices.SortFunc(todo, func(x, y int) int { return cmp.Compare(rows[x], rows[y]) })
+	workers := max(1, min(cores.N(), len(todo)/512))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		part := todo[len(todo)*w/workers : len(todo)*(w+1)/workers]
+		wg.Go(func() {
+			refs := make([]source.Ref, len(part))
+			ids := make([]string, len(part))
+			for i, j := range part {
+				refs[i], ids[i] = b.wrRef[at(rows[j])], b.sum.ID(rows[j])
+			}
+			errs[w] = loc.ReadRefs(ctx, refs, ids, func(i int, e model.Execution) error {
+				full[part[i]] = e
+				return nil
+			})
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("reading the possible duplicates again: %w", err)
+	}
+	return full, nil
+}
+
 // GroupsAt is Groups for a caller that has the records by row (the order they were added in,
 // replaced ones included): a loaded window gives its own.
 func (b *Builder) GroupsAt(ctx context.Context, fetch func(ctx context.Context, row int) (model.Execution, error)) error {
+	b.settle()
 	if b.inc == nil {
 		return nil
 	}
@@ -592,6 +839,12 @@ func (b *Builder) GroupsAt(ctx context.Context, fetch func(ctx context.Context, 
 	if err != nil {
 		return err
 	}
+	b.setFound(groups, pos)
+	return nil
+}
+
+// setFound keeps the groups Incremental found, with their members' rows.
+func (b *Builder) setFound(groups []model.DuplicateGroup, pos [][]int) {
 	b.trim()
 	b.groups = groups
 	b.members = make([][]int32, len(pos))
@@ -601,12 +854,10 @@ func (b *Builder) GroupsAt(ctx context.Context, fetch func(ctx context.Context, 
 			b.members[gi][j] = int32(p)
 		}
 	}
-	return nil
 }
 
 // trim gives back, once a load is in, what the builder grew into only while loading: the
-// symbols' cache (1.5 MB and the string copies it holds); Snapshot lets the fresh rows' array
-// go (4 MB at 1M). The arrays keep the room they grew into: a copy of each would add its size
+// symbols' cache (1.5 MB and the string copies it holds). The arrays keep the room they grew into: a copy of each would add its size
 // to the load's peak (measured: 21 MB for the groupable writes alone, the peak within 1 MB of
 // its target). The next load makes a cache again.
 func (b *Builder) trim() {
@@ -626,47 +877,79 @@ func (b *Builder) setGroups(groups []model.DuplicateGroup) {
 	}
 }
 
-// newer orders rows newest first (then by id, descending), as the API pages them.
+// newer orders rows newest first, then by id, as every front lists a window
+// (app.SortNewestFirst).
 func (b *Builder) newer(x, y int32) int {
 	rx, ry := b.sum.Row(int(x)), b.sum.Row(int(y))
-	if c := cmp.Compare(ry.Time, rx.Time); c != 0 {
+	if rx.Time == 0 || ry.Time == 0 { // unknown, or beyond Unix nanoseconds
+		if c := b.sum.Timestamp(int(y)).Compare(b.sum.Timestamp(int(x))); c != 0 {
+			return c
+		}
+	} else if c := cmp.Compare(ry.Time, rx.Time); c != 0 {
 		return c
 	}
-	return cmp.Compare(b.sum.ID(int(y)), b.sum.ID(int(x)))
+	return cmp.Compare(b.sum.ID(int(x)), b.sum.ID(int(y)))
+}
+
+// freshRows gives the rows added since the last snapshot (b.snapped up to n) newest first:
+// fresh(j) is the j-th. They are in that order already, or in the reverse one, as exports
+// and pages mostly come; otherwise they are sorted, stably.
+func (b *Builder) freshRows(n int) (fresh func(j int) int32) {
+	from := int32(b.snapped)
+	sorted, reversed := true, true
+	for r := from + 1; r < int32(n) && (sorted || reversed); r++ {
+		c := b.newer(r-1, r)
+		sorted = sorted && c <= 0
+		reversed = reversed && c > 0 // strictly: reversing equal rows would reorder them
+	}
+	switch {
+	case sorted:
+		return func(j int) int32 { return from + int32(j) }
+	case reversed:
+		last := int32(n) - 1
+		return func(j int) int32 { return last - int32(j) }
+	}
+	rows := make([]int32, n-b.snapped)
+	for j := range rows {
+		rows[j] = from + int32(j)
+	}
+	slices.SortStableFunc(rows, b.newer)
+	return func(j int) int32 { return rows[j] }
 }
 
 // Snapshot returns a dataset of everything added so far, with the groups of the last Groups
 // (members replaced since are left out). It costs O(n) and does not change what earlier
 // snapshots see.
 func (b *Builder) Snapshot() *Dataset {
+	b.settle()
 	n := b.sum.Len()
-	fresh := b.fresh
-	if !slices.IsSortedFunc(fresh, b.newer) {
-		fresh = slices.Clone(fresh)
-		slices.SortStableFunc(fresh, b.newer)
-	}
+	fresh := b.freshRows(n)
+	nf := n - b.snapped
 	// Merge the last order with the new rows, leaving out the replaced ones.
-	order := make([]int32, 0, len(b.order)+len(fresh))
+	order := make([]int32, 0, len(b.order)+nf)
 	i, j := 0, 0
-	for i < len(b.order) || j < len(fresh) {
+	for i < len(b.order) || j < nf {
 		var r int32
-		if j >= len(fresh) || i < len(b.order) && b.newer(b.order[i], fresh[j]) <= 0 {
+		if j >= nf || i < len(b.order) && b.newer(b.order[i], fresh(j)) <= 0 {
 			r = b.order[i]
 			i++
 		} else {
-			r = fresh[j]
+			r = fresh(j)
 			j++
 		}
 		if !b.isDead(r) {
 			order = append(order, r)
 		}
 	}
-	b.order, b.fresh = order, nil // a load's first snapshot can have a million fresh rows
+	b.order, b.snapped = order, n
 
 	ds := &Dataset{
 		sum: b.sum.Snapshot(), order: order, rank: make([]int32, n),
-		reason: b.reason[:n:n], note: b.note[:n:n], reasons: b.reasons.Snapshot(), notes: b.notes.Snapshot(), ids: b.ids,
+		reason: b.reason[:n:n], note: b.note[:n:n], reasons: b.reasons.Snapshot(), notes: b.notes.Snapshot(),
 		GroupOf: make([]int32, len(order)),
+	}
+	if !b.o.Once {
+		ds.ids = b.ids
 	}
 	if b.inc != nil {
 		ds.Deliveries = b.inc.Deliveries()
@@ -758,6 +1041,7 @@ func (b *Builder) Size() int {
 // Groups, ordered as triage.Analyze orders them. It is what a front that keeps the records
 // whole reads (see NewWhole).
 func (b *Builder) Judged() ([]model.Triage, []model.DuplicateGroup) {
+	b.settle()
 	ts := make([]model.Triage, b.sum.Len())
 	for r := range ts {
 		s := b.sum.Row(r)
