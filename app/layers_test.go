@@ -131,9 +131,10 @@ func TestLayersCheckerSeesAViolation(t *testing.T) {
 	}
 }
 
-// judges are the triage functions that judge a window: only the window package builds one
-// with them (triage.Analyze stays the tests' oracle), so every front reads one judgement.
-var judges = []string{"Analyze", "NewIncremental", "NewGrouper", "NewClassifier", "GroupCandidates", "Candidates"}
+// judges are the triage functions that judge a window, and the one that gives an execution
+// its journal case: only the window package calls them (triage.Analyze stays the tests'
+// oracle), so every front reads one judgement with one journal state.
+var judges = []string{"Analyze", "NewIncremental", "NewGrouper", "NewClassifier", "GroupCandidates", "Candidates", "ApplyCase"}
 
 // ownJudges lists the non-test files outside triage/ and window/ that judge a window
 // themselves, calling one of judges.

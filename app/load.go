@@ -83,17 +83,9 @@ func (a *App) loadLive(ctx context.Context) (*Loaded, error) {
 	return &Loaded{a: a, Execs: execs, Duplicates: dups, DetailErrors: failed, FirstDetailError: first}, nil
 }
 
-// analyze triages the window and gives each execution its journal case.
+// analyze triages the window, each execution with its journal case.
 func (l *Loaded) analyze() {
-	l.window, l.Result = l.a.judge(l.Execs)
-	if len(l.Cases) == 0 {
-		return
-	}
-	for i := range l.Execs {
-		if c := l.Cases[l.Execs[i].ID]; c != nil {
-			triage.ApplyCase(&l.Result.Triage[i], c)
-		}
-	}
+	l.window, l.Result = l.a.judge(l.Execs, l.Cases)
 }
 
 // NewWindow returns the builder of a streamed window (the TUI's): it triages with the
@@ -106,12 +98,12 @@ func (a *App) NewWindow() *window.Builder {
 
 // judge triages a loaded window (each id once) through the window builder every front reads
 // (window.NewWhole): the TUI's, given the records it has whole.
-func (a *App) judge(execs []model.Execution) (*window.Builder, *triage.Result) {
+func (a *App) judge(execs []model.Execution, cases map[string]*model.Case) (*window.Builder, *triage.Result) {
 	b := window.NewWhole(a.kinds, a.topt)
 	b.Add(execs)
 	// The records are at hand: finding the groups cannot fail.
 	_ = b.GroupsAt(context.Background(), func(_ context.Context, r int) (model.Execution, error) { return execs[r], nil })
-	ts, groups := b.Judged()
+	ts, groups := b.Judged(cases)
 	return b, triage.NewResult(ts, groups)
 }
 

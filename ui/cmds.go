@@ -3,8 +3,6 @@ package ui
 import (
 	"cmp"
 	"context"
-	"fmt"
-	"runtime/debug"
 	"slices"
 	"time"
 
@@ -14,7 +12,6 @@ import (
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/internal/cores"
-	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/window"
@@ -22,135 +19,6 @@ import (
 
 // Every asynchronous result carries the tag of the request that produced it; the root drops a
 // result whose tag is no longer current (a newer load, analysis, filter or detail fetch).
-
-// loadPageMsg is one batch of a streaming load; next waits for the following one.
-type loadPageMsg struct {
-	tag   int
-	batch []model.Execution
-	next  tea.Cmd
-	hint  int // how many records the whole load may give (Backend.SizeHint), 0 when unknown
-}
-
-// loadDoneMsg ends a load.
-type loadDoneMsg struct {
-	tag int
-	err error
-}
-
-type loadEvent struct {
-	batch []model.Execution
-	hint  int
-	done  bool
-	err   error
-}
-
-// loadCmd starts a streaming load and returns its first event. The goroutine feeding the
-// channel stops when ctx is cancelled (a newer load, or quit).
-func loadCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, since time.Duration) tea.Cmd {
-	return func() tea.Msg {
-		ch := make(chan loadEvent, 2)
-		go func() {
-			defer close(ch)
-			defer mem.Load()()
-			send := func(ev loadEvent) error {
-				select {
-				case ch <- ev:
-					return nil
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			}
-			hint, pages := 0, 0
-			var err error
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						err = fmt.Errorf("the source failed: %v", r)
-					}
-				}()
-				err = be.Load(ctx, since, func(b []model.Execution) error {
-					if pages++; pages == 2 {
-						// The size is for the room the builder makes after the first page (see
-						// analyzeCmd): the first is on its way to the screen meanwhile.
-						hint = be.SizeHint(since)
-					}
-					return send(loadEvent{batch: b, hint: hint}) // the callback owns the batch (Backend.Load)
-				})
-			}()
-			_ = send(loadEvent{done: true, err: err})
-		}()
-		return waitLoad(tag, ch)()
-	}
-}
-
-func waitLoad(tag int, ch <-chan loadEvent) tea.Cmd {
-	return func() tea.Msg {
-		ev, ok := <-ch
-		switch {
-		case !ok:
-			return loadDoneMsg{tag: tag}
-		case ev.done:
-			return loadDoneMsg{tag: tag, err: ev.err}
-		}
-		return loadPageMsg{tag: tag, batch: ev.batch, hint: ev.hint, next: waitLoad(tag, ch)}
-	}
-}
-
-// analyzedMsg is a dataset of everything loaded so far (nil when the analysis took none); err
-// says why the duplicate groups could not be found (the dataset keeps the previous ones). big
-// says a big load is in, groups and all: once the list shows it, its memory is handed back
-// (handBackCmd).
-type analyzedMsg struct {
-	tag int
-	ds  *window.Dataset
-	err error
-	big bool
-}
-
-// bigLoad is the size of a dataset after whose load the memory is handed back at once.
-const bigLoad = 100_000
-
-// analyzeCmd gives pages to the builder (triage and index, once per record) and snapshots it;
-// groups, at the end of a load, also finds the duplicate groups, re-reading the few records
-// that may repeat. hint is how many records the load may give in all (0: unknown): after the
-// first page, the builder makes room for them at once. mem paces the collector meanwhile (see
-// heap.Budget). Each page goes back to the load once the builder has taken it. Without snap
-// the analysis gives no dataset (analyzedMsg.ds is nil): the list keeps the one it has.
-func analyzeCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, b *window.Builder, pages [][]model.Execution, hint int, groups, snap bool) tea.Cmd {
-	return func() tea.Msg {
-		cores.Foreground() // after the loop, before the read and the parse, which wait for it
-		done := mem.Load()
-		if b.Len() > 0 {
-			// Room for the rest of the load, once its first rows are on screen: the first
-			// analysis is the first screen's, and makes no room it can do without.
-			b.Reserve(hint)
-		}
-		for i, p := range pages {
-			b.Add(p) // the builder copies what it keeps of the records
-			be.Recycle(p)
-			pages[i] = nil
-		}
-		mem.Fit()
-		var err error
-		if groups {
-			err = b.Groups(ctx, be.Record)
-		}
-		var ds *window.Dataset
-		if snap || groups {
-			ds = b.Snapshot()
-		}
-		done()
-		return analyzedMsg{tag: tag, ds: ds, err: err, big: groups && ds.Len() >= bigLoad}
-	}
-}
-
-// handBackCmd hands the memory a big load no longer needs back to the system, now rather than
-// keep the load's peak resident while the person reads the list. It runs a collection: off the
-// loop.
-func handBackCmd() tea.Msg {
-	debug.FreeOSMemory()
-	return nil
-}
 
 // selectedMsg is the list's rows for the current dataset, toggles and filter.
 type selectedMsg struct {

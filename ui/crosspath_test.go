@@ -132,8 +132,8 @@ func (w *crossWorld) tuiDataset(o app.Options) *Model {
 	h := &harness{t: w.t, m: New(ctx, NewBackend(d), d.UI)}
 	h.send(tea.WindowSizeMsg{Width: 160, Height: 50})
 	h.run(h.m.Init())
-	if h.m.loading || h.m.analyzing || h.m.nextDS != nil {
-		w.t.Fatalf("the TUI's load did not finish (loading %v, analyzing %v)", h.m.loading, h.m.analyzing)
+	if h.m.load.loading || h.m.load.analyzing || h.m.nextDS != nil {
+		w.t.Fatalf("the TUI's load did not finish (loading %v, analyzing %v)", h.m.load.loading, h.m.load.analyzing)
 	}
 	return h.m
 }

@@ -52,7 +52,9 @@ func startFlow(t *testing.T, e *env, w, h int) *flow {
 	t.Cleanup(cancel)
 	tm := teatest.NewTestModel(t, probe{e.newModel(ctx)}, teatest.WithInitialTermSize(w, h))
 	f := &flow{t: t, tm: tm, e: e}
-	f.waitModel("the first load", func(m *Model) bool { return !m.loading && m.data.DS.Len() > 0 && !m.analyzing && m.nextDS == nil })
+	f.waitModel("the first load", func(m *Model) bool {
+		return !m.load.loading && m.data.DS.Len() > 0 && !m.load.analyzing && m.nextDS == nil
+	})
 	return f
 }
 

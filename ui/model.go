@@ -94,33 +94,14 @@ type Model struct {
 	follow    bool
 	paused    bool
 
-	// loading
-	loadTag    int
-	loading    bool
-	cancelLoad context.CancelFunc
-	builder    *window.Builder     // every record loaded, triaged and indexed (used by one analysis at a time)
-	pending    [][]model.Execution // pages received, not yet given to the builder
-	pendingN   int                 // records in pending
-	sizeHint   int                 // how many records the load may give (loadPageMsg.hint)
-	handBack   bool                // a big load is in: hand its memory back once the list shows it
-	progressAt time.Time           // when the header's load counts last changed (showProgress)
+	// load is the load pipeline: pages in, the window's builder, analyses out (load.go)
+	load loader
 	// sameFrame says that the last Update changed nothing on the screen: Render gives frame,
 	// the last one it made, again. Update clears it first, so any message it does not know
 	// to be invisible renders anew.
-	sameFrame  bool
-	frame      string
-	snapAt     time.Time // when an analysis last took a snapshot for the list
-	nextPage   tea.Cmd   // the load's next page, held while pending is full
-	received   int       // records received by the current load
-	pages      int
-	refreshed  time.Time
-	loadFailed bool
-
-	// analysis
-	analyzeTag   int
-	analyzing    bool
-	analyzeDirty bool
-	grouping     bool // the running analysis finds the duplicate groups
+	sameFrame bool
+	frame     string
+	refreshed time.Time
 
 	// list rows
 	nextDS  *window.Dataset // a dataset waiting for its rows (installed with them)
@@ -191,7 +172,7 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		follow:   opt.Follow,
 		fetching: map[string]bool{},
 		secrets:  be.Secrets(),
-		builder:  be.NewBuilder(),
+		load:     newLoader(be, opt.Memory),
 	}
 	m.detailR.Secrets = m.secrets
 	m.list.Secrets = m.secrets
@@ -232,14 +213,6 @@ func (m *Model) Init() tea.Cmd {
 // startLoad begins a streaming load. A refresh (full false) loads only what is newer than the
 // newest record (with an overlap for records that changed status) and merges it.
 func (m *Model) startLoad(since time.Duration, full bool) tea.Cmd {
-	if m.cancelLoad != nil {
-		m.cancelLoad()
-	}
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.cancelLoad = cancel
-	m.loadTag++
-	m.loading, m.pages, m.loadFailed = true, 0, false
-	m.received, m.nextPage, m.sizeHint = 0, nil, 0
 	if !full && m.data.DS.Len() > 0 {
 		// Everything since the newest record, plus ten minutes: long calls finish late.
 		newest := m.data.DS.Timestamp(0)
@@ -249,50 +222,18 @@ func (m *Model) startLoad(since time.Duration, full bool) tea.Cmd {
 		}
 	}
 	m.header.Loading, m.header.Loaded, m.header.Pages = true, 0, 0
-	return tea.Batch(loadCmd(ctx, m.be, m.opt.Memory, m.loadTag, since), m.startSpinner())
+	return tea.Batch(m.load.start(m.ctx, since), m.startSpinner())
 }
 
-// snapshotEvery is how often at most a running load's analysis gives the list a new dataset
-// while the list holds up to snapshotRows rows; past that, snapshotInterval spaces them out.
-const (
-	snapshotEvery = 300 * time.Millisecond
-	snapshotRows  = 250_000
-	snapshotMost  = 2 * time.Second
-)
-
-// snapshotInterval is how long a running load waits between datasets for a list of n rows.
-// Each costs a pass over every row so far and a selection of them (24 bytes a row of arrays,
-// garbage by the next): at a fixed pace their cost would grow with the square of the export,
-// half the garbage of a 1M load. Spaced out with the rows, it grows with the export.
-func snapshotInterval(n int) time.Duration {
-	return min(snapshotEvery*time.Duration(max(1, n/snapshotRows)), snapshotMost)
-}
-
-// maxPending is how many received records may wait for the builder before the load pauses.
-const maxPending = 50_000
-
-// scheduleAnalyze gives the pages received to the builder and makes a new dataset unless an
-// analysis runs, in which case the next one starts when it ends (the builder is used by one
-// analysis at a time). Once the load has ended, the analysis also finds the duplicate groups.
+// scheduleAnalyze has the loader analyse the pages received (loader.analyze); the header says
+// when that analysis finds the groups.
 func (m *Model) scheduleAnalyze() tea.Cmd {
-	if m.analyzing {
-		m.analyzeDirty = true
+	cmd := m.load.analyze(m.ctx, m.data.DS.Len())
+	if cmd == nil {
 		return nil
 	}
-	m.analyzing, m.analyzeDirty = true, false
-	m.analyzeTag++
-	pages := m.pending
-	m.pending, m.pendingN = nil, 0
-	m.grouping = !m.loading
-	m.header.Grouping = m.grouping
-	// The list shows a new dataset at most every snapshotInterval while a load runs: the first
-	// at once, for the first screen, and the one with the groups at the end.
-	snap := m.grouping || m.data.DS.Len() == 0 || time.Since(m.snapAt) >= snapshotInterval(m.data.DS.Len())
-	if snap {
-		m.snapAt = time.Now()
-	}
-	cmd := analyzeCmd(m.ctx, m.be, m.opt.Memory, m.analyzeTag, m.builder, pages, m.sizeHint, m.grouping, snap)
-	if m.grouping {
+	m.header.Grouping = m.load.grouping
+	if m.load.grouping {
 		return tea.Batch(cmd, m.startSpinner())
 	}
 	return cmd
@@ -384,7 +325,7 @@ func (c *matchCache) add(ds *window.Dataset, q filter.Query, pos []int) {
 func (m *Model) lastSelTag() int { return m.doneSel }
 
 func (m *Model) busy() bool {
-	return m.loading || m.grouping || len(m.data.Verifying) > 0 || len(m.data.Retrying) > 0 || m.retry.Busy()
+	return m.load.busy() || len(m.data.Verifying) > 0 || len(m.data.Retrying) > 0 || m.retry.Busy()
 }
 
 func (m *Model) startSpinner() tea.Cmd {
@@ -498,9 +439,9 @@ func (m *Model) updateListChrome() {
 	m.list.Title = title
 	m.list.Note = strings.Join(notes, " ")
 	switch {
-	case m.loadFailed && m.data.DS.Len() == 0:
+	case m.load.failed && m.data.DS.Len() == 0:
 		m.list.Empty = "nothing loaded: the status line says why; R tries again"
-	case m.loading && m.data.DS.Len() == 0:
+	case m.load.loading && m.data.DS.Len() == 0:
 		m.list.Empty = "loading…"
 	case m.view.Duplicates:
 		m.list.Empty = "no duplicate groups match"

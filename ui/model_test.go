@@ -55,8 +55,8 @@ func TestStaleFilterResultIsDropped(t *testing.T) {
 func TestStaleLoadAndAnalysisAreDropped(t *testing.T) {
 	h := newHarness(t, newEnv(t), 120, 40)
 	n := h.m.data.DS.Len()
-	old := h.m.loadTag
-	h.m.loadTag++ // a newer load started
+	old := h.m.load.tag
+	h.m.load.tag++ // a newer load started
 	h.send(loadPageMsg{tag: old, batch: []model.Execution{{ID: "log_stale", Timestamp: sandboxNow}}})
 	h.send(loadDoneMsg{tag: old, err: errors.New("stale failure")})
 	if h.m.data.DS.Index("log_stale") >= 0 || h.m.data.DS.Len() != n {
@@ -65,7 +65,7 @@ func TestStaleLoadAndAnalysisAreDropped(t *testing.T) {
 	if l, text := h.m.status.Text(); strings.Contains(text, "stale failure") {
 		t.Errorf("a superseded load's error is shown (level %d)", l)
 	}
-	h.send(analyzedMsg{tag: h.m.analyzeTag - 1, ds: window.Build(nil, nil, nil)})
+	h.send(analyzedMsg{tag: h.m.load.analyzeTag - 1, ds: window.Build(nil, nil, nil)})
 	if h.m.data.DS.Len() != n {
 		t.Error("a stale analysis replaced the dataset")
 	}
@@ -226,22 +226,22 @@ func TestFollowRefreshesOnlyAtTheTop(t *testing.T) {
 	if !h.m.follow {
 		t.Fatal("F did not turn follow on")
 	}
-	loads := h.m.loadTag
+	loads := h.m.load.tag
 	h.send(followTickMsg{tag: h.m.followTag})
-	if h.m.loadTag != loads+1 || h.m.paused {
-		t.Errorf("at the top a follow tick did not refresh (loads %d→%d, paused %v)", loads, h.m.loadTag, h.m.paused)
+	if h.m.load.tag != loads+1 || h.m.paused {
+		t.Errorf("at the top a follow tick did not refresh (loads %d→%d, paused %v)", loads, h.m.load.tag, h.m.paused)
 	}
 	h.keys("j", "j")
-	loads = h.m.loadTag
+	loads = h.m.load.tag
 	h.send(followTickMsg{tag: h.m.followTag})
-	if h.m.loadTag != loads || !h.m.paused {
+	if h.m.load.tag != loads || !h.m.paused {
 		t.Error("a follow tick refreshed while the list was scrolled away from the top")
 	}
 	if !strings.Contains(h.screen(), "follow paused") {
 		t.Error("the header does not say follow is paused")
 	}
 	h.send(followTickMsg{tag: h.m.followTag - 1})
-	if h.m.loadTag != loads {
+	if h.m.load.tag != loads {
 		t.Error("a stale follow tick refreshed")
 	}
 }
@@ -420,7 +420,7 @@ func (s *syncWriter) Write(b []byte) (int, error) {
 func TestLoadPausesWhileTheBuilderIsBehind(t *testing.T) {
 	h := newHarness(t, newEnv(t), 120, 40)
 	m := h.m
-	m.loading, m.analyzing = true, true
+	m.load.loading, m.load.analyzing = true, true
 	asked := 0
 	next := func() tea.Msg { asked++; return nil }
 	page := func(n, from int) []model.Execution {
@@ -430,23 +430,23 @@ func TestLoadPausesWhileTheBuilderIsBehind(t *testing.T) {
 		}
 		return b
 	}
-	h.send(loadPageMsg{tag: m.loadTag, batch: page(1000, 0), next: next})
-	if asked != 1 || m.nextPage != nil {
+	h.send(loadPageMsg{tag: m.load.tag, batch: page(1000, 0), next: next})
+	if asked != 1 || m.load.held != nil {
 		t.Fatalf("a small backlog paused the load (asked %d)", asked)
 	}
-	h.send(loadPageMsg{tag: m.loadTag, batch: page(maxPending, 1000), next: next})
-	if asked != 1 || m.nextPage == nil {
-		t.Fatalf("a backlog of %d records did not pause the load (asked %d)", m.pendingN, asked)
+	h.send(loadPageMsg{tag: m.load.tag, batch: page(maxPending, 1000), next: next})
+	if asked != 1 || m.load.held == nil {
+		t.Fatalf("a backlog of %d records did not pause the load (asked %d)", m.load.pendingN, asked)
 	}
 	// The running analysis ends: the load reads on and the backlog goes to the builder (and,
 	// the last snapshot being old enough, to the list).
-	m.snapAt = time.Time{}
-	h.send(analyzedMsg{tag: m.analyzeTag, ds: m.data.DS})
-	if asked != 2 || m.nextPage != nil {
+	m.load.snapAt = time.Time{}
+	h.send(analyzedMsg{tag: m.load.analyzeTag, ds: m.data.DS})
+	if asked != 2 || m.load.held != nil {
 		t.Fatalf("the load did not resume (asked %d)", asked)
 	}
-	if m.pendingN != 0 || m.data.DS.Index("log_p050999") < 0 {
-		t.Errorf("the backlog was not built (%d pending)", m.pendingN)
+	if m.load.pendingN != 0 || m.data.DS.Index("log_p050999") < 0 {
+		t.Errorf("the backlog was not built (%d pending)", m.load.pendingN)
 	}
 }
 
@@ -502,8 +502,8 @@ func TestBestMatchOrder(t *testing.T) {
 // groups runs on (seconds for a million executions): the header says so until it is done.
 func TestHeaderSaysWhileGroupsAreFound(t *testing.T) {
 	h := newHarness(t, newEnv(t), 120, 40)
-	h.m.loading = true // a load whose last page has arrived
-	_, cmd := h.m.Update(loadDoneMsg{tag: h.m.loadTag})
+	h.m.load.loading = true // a load whose last page has arrived
+	_, cmd := h.m.Update(loadDoneMsg{tag: h.m.load.tag})
 	if top := strings.SplitN(h.screen(), "\n", 2)[0]; !strings.Contains(top, "finding duplicate groups") {
 		t.Fatalf("header while the groups are found: %q", top)
 	}
@@ -711,12 +711,12 @@ func TestHeaderMarksPartialAndStaleLoads(t *testing.T) {
 		t.Fatalf("a complete load is marked: %s", s)
 	}
 	stop := func(pages int) {
-		h.m.loadTag++
-		h.m.loading, h.m.pages = true, 0
+		h.m.load.tag++
+		h.m.load.loading, h.m.load.pages = true, 0
 		for range pages {
-			h.send(loadPageMsg{tag: h.m.loadTag, batch: []model.Execution{*h.m.data.Exec(0)}})
+			h.send(loadPageMsg{tag: h.m.load.tag, batch: []model.Execution{*h.m.data.Exec(0)}})
 		}
-		h.send(loadDoneMsg{tag: h.m.loadTag, err: errors.New("HTTP 502 from the logs endpoint")})
+		h.send(loadDoneMsg{tag: h.m.load.tag, err: errors.New("HTTP 502 from the logs endpoint")})
 	}
 	stop(2)
 	if s := header(); !strings.Contains(s, "PARTIAL: load stopped") {
@@ -726,9 +726,9 @@ func TestHeaderMarksPartialAndStaleLoads(t *testing.T) {
 	if s := header(); !strings.Contains(s, "STALE: refresh failed") {
 		t.Errorf("a refresh that failed before any page: %s", s)
 	}
-	h.m.loadTag++
-	h.m.loading = true
-	h.send(loadDoneMsg{tag: h.m.loadTag})
+	h.m.load.tag++
+	h.m.load.loading = true
+	h.send(loadDoneMsg{tag: h.m.load.tag})
 	if s := header(); strings.Contains(s, "PARTIAL") || strings.Contains(s, "STALE") {
 		t.Errorf("a complete load left the mark: %s", s)
 	}
@@ -971,14 +971,14 @@ func TestKeysHoldTheLoad(t *testing.T) {
 	var d time.Duration
 	m := New(context.Background(), holds{NewBackend(e.deps()), &n, &d}, e.ui)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	m.loading, m.analyzing = false, false
+	m.load.loading, m.load.analyzing = false, false
 	m.Update(keyPress('j'))
 	if n != 0 {
 		t.Fatalf("a key with nothing loading held the load %d times", n)
 	}
-	m.loading = true
+	m.load.loading = true
 	m.Update(keyPress('?'))
-	m.loading, m.analyzing = false, true
+	m.load.loading, m.load.analyzing = false, true
 	m.Update(keyPress('?'))
 	if n != 2 || d != keyHold || keyHold < time.Second/maxFPS {
 		t.Fatalf("keys while loading: %d holds of %v, want 2 of %v (at least a frame)", n, d, keyHold)
@@ -1023,19 +1023,19 @@ func TestLoadReservesAndHandsPagesBack(t *testing.T) {
 	h := &harness{t: t, m: New(context.Background(), be, e.ui), e: e}
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	h.run(h.m.Init())
-	if h.m.loading || h.m.analyzing || h.m.data.DS.Len() != 5000 {
-		t.Fatalf("load not done: loading %v, analyzing %v, %d rows", h.m.loading, h.m.analyzing, h.m.data.DS.Len())
+	if h.m.load.loading || h.m.load.analyzing || h.m.data.DS.Len() != 5000 {
+		t.Fatalf("load not done: loading %v, analyzing %v, %d rows", h.m.load.loading, h.m.load.analyzing, h.m.data.DS.Len())
 	}
 	if hints != 1 || since != 0 || hint < 5000 {
 		t.Errorf("size hints asked %d times (since %v): %d, want once for the whole file, at least 5000", hints, since, hint)
 	}
 	// Room for the hinted rows: their summaries alone take this much (Builder.Size counts
 	// what the arrays hold, written or not).
-	if got, least := h.m.builder.Size(), 10*hint*int(unsafe.Sizeof(window.Summary{})); got < least {
+	if got, least := h.m.load.builder.Size(), 10*hint*int(unsafe.Sizeof(window.Summary{})); got < least {
 		t.Errorf("the builder holds %d bytes, less than the summaries of the %d rows hinted (%d)", got, 10*hint, least)
 	}
-	if pages != h.m.pages || pages < 3 {
-		t.Errorf("%d pages handed back of %d received", pages, h.m.pages)
+	if pages != h.m.load.pages || pages < 3 {
+		t.Errorf("%d pages handed back of %d received", pages, h.m.load.pages)
 	}
 	// The load and its analysis ran under the memory budget, which is done with them.
 	if pct := debug.SetGCPercent(100); mem.Limit() != 0 || pct != 100 {
@@ -1048,17 +1048,17 @@ func TestLoadReservesAndHandsPagesBack(t *testing.T) {
 func TestBigLoadHandsMemoryBack(t *testing.T) {
 	h := newHarness(t, newEnv(t), 120, 40)
 	ds := h.m.data.DS
-	h.m.analyzing = true
-	h.m.Update(analyzedMsg{tag: h.m.analyzeTag, ds: ds, big: true})
-	if !h.m.handBack {
+	h.m.load.analyzing = true
+	h.m.Update(analyzedMsg{tag: h.m.load.analyzeTag, ds: ds, big: true})
+	if !h.m.load.handBack {
 		t.Fatal("a big load's last analysis did not ask for the memory to be handed back")
 	}
 	_, cmd := h.m.Update(selectedMsg{tag: h.m.selTag, ds: ds})
-	if h.m.handBack || cmd == nil {
-		t.Fatalf("the list shows the big load, the memory is not handed back (pending %v)", h.m.handBack)
+	if h.m.load.handBack || cmd == nil {
+		t.Fatalf("the list shows the big load, the memory is not handed back (pending %v)", h.m.load.handBack)
 	}
-	h.m.Update(analyzedMsg{tag: h.m.analyzeTag, ds: ds})
-	if h.m.handBack {
+	h.m.Update(analyzedMsg{tag: h.m.load.analyzeTag, ds: ds})
+	if h.m.load.handBack {
 		t.Error("a small analysis asked for the memory to be handed back")
 	}
 }
@@ -1069,13 +1069,13 @@ func TestLoadEndSaysGroupsAreComing(t *testing.T) {
 	e := newEnv(t)
 	m := New(context.Background(), NewBackend(e.deps()), e.ui)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	m.loading, m.analyzing = true, true // a page's analysis runs
+	m.load.loading, m.load.analyzing = true, true // a page's analysis runs
 	m.header.Loading = true
-	m.Update(loadDoneMsg{tag: m.loadTag})
+	m.Update(loadDoneMsg{tag: m.load.tag})
 	if s := ansi.Strip(m.Render()); !strings.Contains(s, "finding duplicate groups") || strings.Contains(s, "refreshed") {
 		t.Fatalf("the load is done, its groups are not: the header reads\n%s", strings.SplitN(s, "\n", 3)[:2])
 	}
-	if !m.analyzeDirty {
+	if !m.load.dirty {
 		t.Fatal("no analysis with groups is due after the one under way")
 	}
 }
@@ -1087,7 +1087,7 @@ func loadingModel(t *testing.T) (*Model, []model.Execution) {
 	e := newEnv(t)
 	m := New(context.Background(), NewBackend(e.deps()), e.ui)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	m.loading, m.header.Loading, m.header.Loaded, m.header.Pages = true, true, 0, 0
+	m.load.loading, m.header.Loading, m.header.Loaded, m.header.Pages = true, true, 0, 0
 	return m, []model.Execution{{ID: "log_1"}, {ID: "log_2"}}
 }
 
@@ -1097,7 +1097,7 @@ func loadingModel(t *testing.T) (*Model, []model.Execution) {
 func TestProgressIsPaced(t *testing.T) {
 	m, page := loadingModel(t)
 	for range 5 {
-		m.Update(loadPageMsg{tag: m.loadTag, batch: page})
+		m.Update(loadPageMsg{tag: m.load.tag, batch: page})
 	}
 	if m.header.Pages != 1 || m.header.Loaded != 2 {
 		t.Fatalf("after 5 quick pages the header shows page %d, %d records; want the first's", m.header.Pages, m.header.Loaded)
@@ -1106,8 +1106,8 @@ func TestProgressIsPaced(t *testing.T) {
 	if m.header.Pages != 5 || m.header.Loaded != 10 {
 		t.Fatalf("after a spinner frame the header shows page %d, %d records; want 5, 10", m.header.Pages, m.header.Loaded)
 	}
-	m.progressAt = time.Now().Add(-progressEvery)
-	m.Update(loadPageMsg{tag: m.loadTag, batch: page})
+	m.load.progressAt = time.Now().Add(-progressEvery)
+	m.Update(loadPageMsg{tag: m.load.tag, batch: page})
 	if m.header.Pages != 6 {
 		t.Fatalf("a page after progressEvery shows page %d, want 6", m.header.Pages)
 	}
@@ -1118,15 +1118,15 @@ func TestProgressIsPaced(t *testing.T) {
 // any other message, renders anew.
 func TestInvisiblePagesReuseTheFrame(t *testing.T) {
 	m, page := loadingModel(t)
-	m.Update(loadPageMsg{tag: m.loadTag, batch: page})
+	m.Update(loadPageMsg{tag: m.load.tag, batch: page})
 	first := m.Render()
 	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
-	m.Update(loadPageMsg{tag: m.loadTag, batch: page})
+	m.Update(loadPageMsg{tag: m.load.tag, batch: page})
 	if got := m.Render(); !same(got, first) {
 		t.Fatal("a page whose counts do not show rendered the screen again")
 	}
-	m.progressAt = time.Now().Add(-progressEvery)
-	m.Update(loadPageMsg{tag: m.loadTag, batch: page})
+	m.load.progressAt = time.Now().Add(-progressEvery)
+	m.Update(loadPageMsg{tag: m.load.tag, batch: page})
 	shown := m.Render()
 	if same(shown, first) || shown == first || !strings.Contains(ansi.Strip(shown), "loading 6 records · page 3") {
 		t.Fatalf("a page whose counts show kept the old frame:\n%s", ansi.Strip(shown))
@@ -1162,26 +1162,26 @@ func TestAnalysesSnapshotPaced(t *testing.T) {
 	m.data.DS = nil // nothing on screen yet
 	analyze := func() analyzedMsg {
 		t.Helper()
-		m.analyzing = false
+		m.load.analyzing = false
 		msg, ok := m.scheduleAnalyze()().(analyzedMsg)
 		if !ok {
 			t.Fatal("scheduleAnalyze gave no analysis")
 		}
 		return msg
 	}
-	m.loading = true
+	m.load.loading = true
 	if analyze().ds == nil {
 		t.Fatal("the first analysis of a load gave no dataset for the first screen")
 	}
-	m.data.DS = m.builder.Snapshot()
+	m.data.DS = m.load.builder.Snapshot()
 	if analyze().ds != nil {
 		t.Fatal("an analysis right after a snapshot gave another")
 	}
-	m.snapAt = time.Now().Add(-snapshotEvery)
+	m.load.snapAt = time.Now().Add(-snapshotEvery)
 	if analyze().ds == nil {
 		t.Fatal("an analysis after snapshotEvery gave no dataset")
 	}
-	m.loading = false // the load is in: the analysis with the groups
+	m.load.loading = false // the load is in: the analysis with the groups
 	if analyze().ds == nil {
 		t.Fatal("the analysis with the groups gave no dataset")
 	}

@@ -110,7 +110,7 @@ func TestLiveLoadStreams(t *testing.T) {
 		done          bool
 	)
 	deadline := time.After(60 * time.Second)
-	for !done || m.list.Len() < m.data.DS.Len() || m.nextDS != nil || m.analyzing {
+	for !done || m.list.Len() < m.data.DS.Len() || m.nextDS != nil || m.load.analyzing {
 		var msg tea.Msg
 		select {
 		case msg = <-loop.msgs:
@@ -138,7 +138,7 @@ func TestLiveLoadStreams(t *testing.T) {
 		// key's detail fetch is a message that pressed another key, until the messages queued
 		// ahead of the next page took the test's whole minute under -race.)
 		_, isPage := msg.(loadPageMsg)
-		if isPage && m.loading && f.rows > 1 {
+		if isPage && m.load.loading && f.rows > 1 {
 			before := m.list.Cursor()
 			_, cmd := m.Update(tea.KeyPressMsg{Code: 'j', Text: "j"})
 			loop.start(cmd)

@@ -47,29 +47,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.spin, cmd = m.spin.Update(msg)
 		m.refreshSpinnerViews()
-		if m.loading {
+		if m.load.loading {
 			m.header.Waiting = m.be.RateWaiting()
 		}
 		m.showProgress(true)
 		return m, cmd
 
 	case loadPageMsg:
-		if msg.tag != m.loadTag {
+		next, ok := m.load.page(msg)
+		if !ok {
 			return m, nil
 		}
-		m.pending = append(m.pending, msg.batch)
-		m.sizeHint = msg.hint
-		m.pendingN += len(msg.batch)
-		m.received += len(msg.batch)
-		m.pages++
 		grouping := m.header.Grouping
 		shown := m.showProgress(false)
-		next := msg.next
-		if m.analyzing && m.pendingN >= maxPending {
-			// The builder is behind: read on when it has taken these pages, so a fast source
-			// does not pile up full records in memory.
-			m.nextPage, next = next, nil
-		}
 		cmd := tea.Batch(next, m.scheduleAnalyze())
 		// Most pages change nothing on the screen (their counts show at most every
 		// progressEvery): the frame before is drawn again rather than rendered.
@@ -77,17 +67,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 
 	case loadDoneMsg:
-		if msg.tag != m.loadTag {
+		if !m.load.done(msg) {
 			return m, nil
 		}
-		m.loading = false
 		// The groups are found next, once the analysis under way (if any) is done: until then
 		// the header says so rather than "refreshed".
 		m.header.Loading, m.header.Grouping = false, true
-		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
-			m.loadFailed = true
+		if m.load.failed {
 			m.header.Partial = "PARTIAL: load stopped"
-			if m.pages == 0 { // nothing of this load arrived: the rows are the last load's
+			if m.load.pages == 0 { // nothing of this load arrived: the rows are the last load's
 				m.header.Partial = "STALE: refresh failed"
 			}
 			m.setError(msg.err)
@@ -103,26 +91,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(m.scheduleAnalyze(), journalAllCmd(m.ctx, m.be))
 
 	case analyzedMsg:
-		if msg.tag != m.analyzeTag {
+		next, again, ok := m.load.analyzed(msg)
+		if !ok {
 			return m, nil
 		}
-		m.analyzing, m.grouping, m.header.Grouping = false, false, false
-		var next tea.Cmd
-		if m.nextPage != nil {
-			next, m.nextPage = m.nextPage, nil
-		}
+		m.header.Grouping = false
 		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
 			m.setError(fmt.Errorf("finding duplicate groups: %w", msg.err))
 			if m.header.Partial == "" {
 				m.header.Partial = "PARTIAL: groups incomplete"
 			}
 		}
-		m.handBack = m.handBack || msg.big
 		cmds := []tea.Cmd{next}
 		if msg.ds != nil { // an analysis between snapshots (scheduleAnalyze) gives none
 			cmds = append(cmds, m.stageDataset(msg.ds))
 		}
-		if m.analyzeDirty {
+		if again {
 			cmds = append(cmds, m.scheduleAnalyze())
 		}
 		return m, tea.Batch(cmds...)
@@ -142,9 +126,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.list.SetItems(msg.items, msg.sel)
 		m.updateListChrome()
 		cmds := []tea.Cmd{m.selectionChanged(), m.replayDeferred()}
-		if m.handBack && m.nextDS == nil && !m.analyzing {
+		if m.load.handBackNow(m.nextDS != nil) {
 			// The list shows the big load's last dataset: what went before is garbage now.
-			m.handBack = false
 			cmds = append(cmds, handBackCmd)
 		}
 		return m, tea.Batch(cmds...)
@@ -347,8 +330,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.setInfo("the API found %d execution(s) of %s", len(msg.execs), strings.Join(msg.ids, ", "))
-		m.pending = append(m.pending, msg.execs)
-		m.pendingN += len(msg.execs)
+		m.load.give(msg.execs)
 		return m, m.scheduleAnalyze()
 
 	case followTickMsg:
@@ -358,13 +340,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		next := followCmd(m.followTag, m.opt.FollowEvery)
 		m.paused = !m.list.AtTop() || m.focus != focusList
 		m.updateListChrome()
-		if m.paused || m.loading {
+		if m.paused || m.load.loading {
 			return m, next
 		}
 		return m, tea.Batch(next, m.startLoad(m.opt.Since, false))
 
 	case tea.KeyPressMsg:
-		if m.loading || m.analyzing {
+		if m.load.working() {
 			// The load's read, parse and analysis pause while this key's frame is made and
 			// drawn: on two cores they would otherwise hold both.
 			m.be.Hold(keyHold)
@@ -398,14 +380,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // about 0.75 ms on a free core and more while the load takes the cores).
 // It reports whether the header changed.
 func (m *Model) showProgress(tick bool) bool {
-	if !m.loading || m.header.Loaded == m.received && m.header.Pages == m.pages {
-		return false
+	loaded, pages, show := m.load.progress(m.header.Loaded, m.header.Pages, tick)
+	if show {
+		m.header.Loaded, m.header.Pages = loaded, pages
 	}
-	if now := time.Now(); tick || m.header.Pages == 0 || now.Sub(m.progressAt) >= progressEvery {
-		m.header.Loaded, m.header.Pages, m.progressAt = m.received, m.pages, now
-		return true
-	}
-	return false
+	return show
 }
 
 // progressEvery is how often the header's load counts change at most.
@@ -608,7 +587,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.jumpMatch(dir)
 	case key.Matches(k, keys.Refresh):
-		if m.loading {
+		if m.load.loading {
 			m.setInfo("already loading")
 			return nil
 		}
@@ -1004,9 +983,7 @@ func (m *Model) quit(confirmed bool) tea.Cmd {
 		}
 		return nil
 	}
-	if m.cancelLoad != nil {
-		m.cancelLoad()
-	}
+	m.load.stop()
 	return tea.Quit
 }
 

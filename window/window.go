@@ -1037,10 +1037,11 @@ func (b *Builder) Size() int {
 }
 
 // Judged returns the triage of every row, in the order the records were added (a replaced
-// record's row keeps the triage it had, without a group), and the duplicate groups of the last
-// Groups, ordered as triage.Analyze orders them. It is what a front that keeps the records
-// whole reads (see NewWhole).
-func (b *Builder) Judged() ([]model.Triage, []model.DuplicateGroup) {
+// record's row keeps the triage it had, without a group), with the journal's case of its
+// execution (cases, by id) applied as a Dataset applies it (WithCases), and the duplicate
+// groups of the last Groups, ordered as triage.Analyze orders them. It is what a front that
+// keeps the records whole reads (see NewWhole).
+func (b *Builder) Judged(cases map[string]*model.Case) ([]model.Triage, []model.DuplicateGroup) {
 	b.settle()
 	ts := make([]model.Triage, b.sum.Len())
 	for r := range ts {
@@ -1065,6 +1066,13 @@ func (b *Builder) Judged() ([]model.Triage, []model.DuplicateGroup) {
 			}
 		}
 		groups = append(groups, g)
+	}
+	if len(cases) > 0 {
+		for r := range ts {
+			if c := cases[b.sum.ID(r)]; c != nil {
+				triage.ApplyCase(&ts[r], c)
+			}
+		}
 	}
 	return ts, groups
 }
