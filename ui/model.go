@@ -94,6 +94,8 @@ type Model struct {
 	follow    bool
 	paused    bool
 
+	// bindings are the root's keys as data (bindings.go)
+	bindings []binding
 	// load is the load pipeline: pages in, the window's builder, analyses out (load.go)
 	load loader
 	// sameFrame says that the last Update changed nothing on the screen: Render gives frame,
@@ -173,6 +175,7 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		fetching: map[string]bool{},
 		secrets:  be.Secrets(),
 		load:     newLoader(be, opt.Memory),
+		bindings: rootBindings(),
 	}
 	m.detailR.Secrets = m.secrets
 	m.list.Secrets = m.secrets
@@ -536,18 +539,6 @@ func (m *Model) withOff(bs []key.Binding) []key.Binding {
 		out[i] = b
 	}
 	return out
-}
-
-// isOff reports whether the session has turned the binding's action off.
-func (m *Model) isOff(b key.Binding) bool {
-	same := func(x key.Binding) bool { return b.Help() == x.Help() }
-	switch {
-	case same(m.Keys.Retry), same(m.Keys.Mark):
-		return m.readOnly || m.journalProblem != ""
-	case same(m.Keys.Verify):
-		return m.readProblem != ""
-	}
-	return false
 }
 
 // retryHint says where a retried execution stands, by its newest attempt's state.

@@ -1,0 +1,306 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/ui/components/copymenu"
+	"github.com/exectriage/exectriage/ui/components/statusline"
+	"github.com/exectriage/exectriage/ui/keys"
+	"github.com/exectriage/exectriage/window"
+)
+
+// A binding is one key of the root as data, as lazygit's controllers give theirs: the keys it
+// answers to (from the KeyMap, so a rebinding moves it), when it applies, why the session has
+// it off (the one rule the key refuses with and the help screen marks "(off)" from), and what
+// it does. Dialogs, the filter prompt and the overlays take their keys before these; the
+// focused pane's navigation after.
+type binding struct {
+	keys func(*keys.KeyMap) []key.Binding
+	// when says the row applies now (nil: always)
+	when func(*Model) bool
+	// selection says it acts on the selected execution: with none, the key says so
+	selection bool
+	// off says why the session has the key off ("" when it is on); it does not depend on the
+	// selection
+	off func(*Model) string
+	do  func(*Model, pressed) tea.Cmd
+}
+
+// pressed is a key as a binding gets it: the key, whether it answers the quit question,
+// and the selection (for a binding that acts on one).
+type pressed struct {
+	k     tea.KeyPressMsg
+	asked bool
+	e     *model.Execution
+	t     *model.Triage
+	it    window.Item
+}
+
+func bind(f func(*keys.KeyMap) []key.Binding) func(*keys.KeyMap) []key.Binding { return f }
+
+func one(f func(*keys.KeyMap) *key.Binding) func(*keys.KeyMap) []key.Binding {
+	return func(km *keys.KeyMap) []key.Binding { return []key.Binding{*f(km)} }
+}
+
+// rootBindings are the root's keys, in the order they are tried.
+func rootBindings() []binding {
+	onList := func(m *Model) bool { return m.focus == focusList }
+	toggle := func(flip func(*window.View)) func(*Model, pressed) tea.Cmd {
+		return func(m *Model, _ pressed) tea.Cmd {
+			flip(&m.view)
+			m.updateListChrome()
+			return m.reselect()
+		}
+	}
+	return []binding{
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Quit }), do: func(m *Model, p pressed) tea.Cmd { return m.quit(p.asked) }},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Timeline }), do: (*Model).timelineKey},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Log }), do: func(m *Model, _ pressed) tea.Cmd {
+			m.showLog = true
+			m.msgLog.Open(m.status.Log())
+			return nil
+		}},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Help }), do: func(m *Model, _ pressed) tea.Cmd {
+			m.showHelp = true
+			m.helpView.Reset()
+			return nil
+		}},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Filter }), do: func(m *Model, _ pressed) tea.Cmd {
+			m.setFocus(focusList)
+			cmd := m.filter.Open()
+			m.relayout()
+			return cmd
+		}},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Back }), do: func(m *Model, _ pressed) tea.Cmd {
+			switch {
+			case m.focus != focusList:
+				m.setFocus(focusList)
+			case !m.query.Empty():
+				m.filter.Reset()
+				return m.setQuery("")
+			}
+			return nil
+		}},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Flagged }), do: toggle(func(v *window.View) { v.FlaggedOnly = !v.FlaggedOnly })},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Writes }), do: toggle(func(v *window.View) { v.WritesOnly = !v.WritesOnly })},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Duplicates }), do: toggle(func(v *window.View) { v.Duplicates = !v.Duplicates })},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.BestMatch }), do: (*Model).bestMatchKey},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.NextPane }), do: func(m *Model, _ pressed) tea.Cmd {
+			m.setFocus((m.focus + 1) % 3)
+			return nil
+		}},
+		{keys: bind(func(km *keys.KeyMap) []key.Binding { return []key.Binding{km.NextMatch, km.PrevMatch} }), when: onList,
+			do: func(m *Model, p pressed) tea.Cmd {
+				dir := 1
+				if key.Matches(p.k, m.Keys.PrevMatch) {
+					dir = -1
+				}
+				return m.jumpMatch(dir)
+			}},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Refresh }), do: func(m *Model, _ pressed) tea.Cmd {
+			if m.load.loading {
+				m.setInfo("already loading")
+				return nil
+			}
+			return m.startLoad(m.opt.Since, false)
+		}},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Follow }), do: (*Model).followKey},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Mouse }), do: func(m *Model, _ pressed) tea.Cmd {
+			m.mouse = !m.mouse
+			m.updateListChrome()
+			if m.mouse {
+				m.setInfo("mouse capture on (%s to release it for text selection)", m.key(m.Keys.Mouse))
+			} else {
+				m.setInfo("mouse capture off")
+			}
+			return nil
+		}},
+		// actions on the selection
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Verify }), selection: true, off: func(m *Model) string { return m.readProblem },
+			do: (*Model).verifyKey},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Retry }), selection: true, off: (*Model).journalOff, do: (*Model).retryKey},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Mark }), selection: true, off: (*Model).journalOff, do: func(m *Model, p pressed) tea.Cmd {
+			m.mark.Open(p.e.ID, p.e.ID+" · "+p.e.ToolSlug+" · "+string(p.t.Kind)+" · "+string(p.t.Outcome), m.be.VerdictsFor(p.e, p.t), m.data.Verdicts[p.e.ID])
+			m.mark.SetSize(m.width, m.height)
+			return nil
+		}},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Bundle }), selection: true, do: func(m *Model, _ pressed) tea.Cmd {
+			m.setInfo("writing a support bundle…")
+			ids := m.selectionIDs()
+			return bundleCmd(m.ctx, m.be, ids, m.bundleItems(ids), false)
+		}},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.CopyID }), selection: true, do: (*Model).copyMenuKey},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.CopyBundle }), selection: true, do: func(m *Model, _ pressed) tea.Cmd { return m.copyBundle() }},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Dashboard }), selection: true, do: (*Model).dashboardKey},
+		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Reveal }), selection: true, do: func(m *Model, p pressed) tea.Cmd {
+			if m.revealID == p.e.ID {
+				m.revealID = ""
+				m.setInfo("secrets of %s hidden again", p.e.ID)
+			} else {
+				m.revealID = p.e.ID
+				m.setInfo("secrets of %s shown on screen (the API key stays hidden): %s or moving the selection hides them", p.e.ID, m.Keys.Reveal.Help().Key)
+			}
+			m.refreshPanes()
+			return nil
+		}},
+	}
+}
+
+// runBinding runs the root's binding of k, if one applies (ok false: none does; the focused
+// pane takes the key).
+func (m *Model) runBinding(k tea.KeyPressMsg, asked bool) (tea.Cmd, bool) {
+	for _, b := range m.bindings {
+		if !key.Matches(k, b.keys(m.Keys)...) || b.when != nil && !b.when(m) {
+			continue
+		}
+		p := pressed{k: k, asked: asked}
+		if b.selection {
+			var ok bool
+			if p.e, p.t, ok = m.selectedExec(); !ok {
+				m.status.Set(statusline.Warn, "nothing selected")
+				return nil, true
+			}
+			_, p.it, _ = m.selected()
+		}
+		if b.off != nil {
+			if why := b.off(m); why != "" {
+				m.status.Set(statusline.Warn, k.String()+" is off: "+why)
+				return nil, true
+			}
+		}
+		return b.do(m, p), true
+	}
+	return nil, false
+}
+
+// isOff reports a binding the session has off (the help screen's "(off)"): the rule its key
+// refuses with.
+func (m *Model) isOff(kb key.Binding) bool {
+	for _, b := range m.bindings {
+		if b.off == nil {
+			continue
+		}
+		for _, x := range b.keys(m.Keys) {
+			if x.Help() == kb.Help() {
+				return b.off(m) != ""
+			}
+		}
+	}
+	return false
+}
+
+// journalOff is why retry and mark are off: a read-only session, or a journal that could not
+// be opened.
+func (m *Model) journalOff() string {
+	switch {
+	case m.readOnly:
+		return "this session is read-only (--readonly): no retry, verdict or journal write"
+	case m.journalProblem != "":
+		return "the journal could not be opened (" + m.journalProblem + "); fix it and restart exectriage"
+	}
+	return ""
+}
+
+func (m *Model) timelineKey(pressed) tea.Cmd {
+	e, _, ok := m.selectedExec()
+	if !ok {
+		return nil
+	}
+	switch {
+	case e.SessionID != "":
+		m.setInfo("lining up session %s…", e.SessionID)
+		return timelineCmd(m.ctx, m.be, m.data.DS, "session", e.SessionID, e.ID)
+	case e.TraceID != "":
+		m.setInfo("lining up trace %s…", e.TraceID)
+		return timelineCmd(m.ctx, m.be, m.data.DS, "trace", e.TraceID, e.ID)
+	case !m.data.Full(e.ID):
+		m.setInfo("the full record of %s is still coming: %s again in a moment", e.ID, m.key(m.Keys.Timeline))
+		return m.fetchDetail(e.ID)
+	}
+	m.setInfo("%s has no session or trace id: nothing to line up", e.ID)
+	return nil
+}
+
+func (m *Model) bestMatchKey(pressed) tea.Cmd {
+	m.view.BestMatch = !m.view.BestMatch
+	if m.view.BestMatch && !m.query.Scored() {
+		m.setInfo("best match orders a filter's matches: type / and some text")
+	}
+	if m.view.BestMatch && m.query.Scored() {
+		m.keepID = "" // the cursor goes to the best match, not along with the row it was on
+	}
+	m.updateListChrome()
+	return m.reselect()
+}
+
+func (m *Model) followKey(pressed) tea.Cmd {
+	m.follow = !m.follow
+	m.paused = false
+	m.updateListChrome()
+	if !m.follow {
+		m.setInfo("follow off")
+		return nil
+	}
+	m.setInfo("follow on: refreshing every %s while the list is at the top", m.opt.FollowEvery)
+	m.followTag++
+	return followCmd(m.followTag, m.opt.FollowEvery)
+}
+
+func (m *Model) verifyKey(p pressed) tea.Cmd {
+	if m.data.Verifying[p.e.ID] {
+		return nil
+	}
+	m.data.Verifying[p.e.ID] = true
+	m.setInfo("checking the provider for %s…", p.e.ID)
+	m.refreshPanes()
+	return tea.Batch(verifyCmd(m.ctx, m.be, *p.e), m.startSpinner())
+}
+
+func (m *Model) retryKey(p pressed) tea.Cmd {
+	if p.it.Kind == window.ItemGroup {
+		m.status.Set(statusline.Warn, "select one member of the group to retry (a retry is for one execution)")
+		return nil
+	}
+	if m.data.Retrying[p.e.ID] {
+		m.status.Set(statusline.Warn, "a retry of "+p.e.ID+" is already running")
+		return nil
+	}
+	m.retry.Open(p.e.ID)
+	m.retry.SetSize(m.width, m.height)
+	return tea.Batch(evidenceCmd(m.ctx, m.be, *p.e, *p.t), m.startSpinner())
+}
+
+func (m *Model) copyMenuKey(p pressed) tea.Cmd {
+	e := p.e
+	rec := *e // the texts are made off the loop, from this copy
+	items := []copymenu.Item{{Label: "log id", Text: e.ID}}
+	if e.RequestID != "" {
+		items = append(items, copymenu.Item{Label: "request id", Text: e.RequestID})
+	}
+	items = append(items,
+		copymenu.Item{Label: "record (JSON, secrets redacted)", Make: func() string { return m.be.RecordJSON(&rec) }, Block: true},
+		copymenu.Item{Label: "curl reproduction (no key: $COMPOSIO_API_KEY)", Make: func() string { return m.be.CurlFor(&rec) }, Block: true},
+		copymenu.Item{Label: "support bundle", Deferred: true})
+	if addr, err := m.be.DashboardURL(e.ID); err == nil {
+		items = append(items, copymenu.Item{Label: "dashboard URL", Text: addr})
+	}
+	m.copyMenu.Open(items)
+	m.copyMenu.SetSize(m.width, m.height)
+	return nil
+}
+
+func (m *Model) dashboardKey(p pressed) tea.Cmd {
+	if p.it.Kind == window.ItemGroup {
+		m.status.Set(statusline.Warn, "select one member of the group to open it in the dashboard")
+		return nil
+	}
+	addr, err := m.be.DashboardURL(p.e.ID)
+	if err != nil {
+		m.status.Set(statusline.Warn, p.k.String()+": "+err.Error())
+		return nil
+	}
+	m.setInfo("opening %s in the dashboard…", p.e.ID)
+	return openCmd(m.ctx, m.be, p.e.ID, addr)
+}
