@@ -33,16 +33,6 @@ import (
 // given. A file is read whole by default: an export already is the window its author chose.
 const DefaultAPIWindow = 7 * 24 * time.Hour
 
-// SourceKind is what a source reads: live, demo or file.
-type SourceKind = source.Kind
-
-// The source kinds.
-const (
-	SourceLive = source.KindLive
-	SourceDemo = source.KindDemo
-	SourceFile = source.KindFile
-)
-
 // ErrNotFound is returned (wrapped) for an execution the source does not have.
 var ErrNotFound = source.ErrNotFound
 
@@ -352,7 +342,7 @@ func maxGzipRatio(o Options) (int, error) {
 // device, empty, binary, not JSON, or without one readable record. It reads only as far as
 // the first records; other sources pass.
 func (a *App) CheckFile(ctx context.Context) error {
-	if a.src.Kind() != source.KindFile || a.o.File == "" {
+	if a.src.Kind() != model.SourceFile || a.o.File == "" {
 		return nil
 	}
 	ratio, err := maxGzipRatio(a.o)
@@ -454,7 +444,7 @@ func (a *App) Close() error {
 func (a *App) SourceName() string { return a.src.Name() }
 
 // SourceKind says what the source reads.
-func (a *App) SourceKind() SourceKind { return a.src.Kind() }
+func (a *App) SourceKind() model.SourceKind { return a.src.Kind() }
 
 // CanSend reports whether the source has an API behind it (a retry and a provider check
 // need one).
@@ -497,7 +487,7 @@ func (a *App) Window() time.Duration {
 	if a.o.SinceSet {
 		return a.o.Since
 	}
-	if a.src.Kind() != source.KindFile {
+	if a.src.Kind() != model.SourceFile {
 		return DefaultAPIWindow
 	}
 	return 0

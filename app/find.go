@@ -31,7 +31,7 @@ func (a *App) FindSessions(ctx context.Context, ids []string) ([]model.Execution
 
 func (a *App) findOnServer(ctx context.Context, field, what string, ids []string, most int) ([]model.Execution, error) {
 	f, ok := a.src.(source.Finder)
-	if !ok || a.src.Kind() == source.KindFile || len(ids) == 0 {
+	if !ok || a.src.Kind() == model.SourceFile || len(ids) == 0 {
 		return nil, nil
 	}
 	var out []model.Execution

@@ -16,12 +16,6 @@ import (
 
 // The guarded retry, as the commands and the TUI run it (package retry is the protocol;
 // triage.CheckRetry the guard that decides).
-type (
-	RetryRequest   = retry.Request
-	RetryResult    = retry.Result
-	Resolution     = retry.Resolution
-	ResolveOptions = retry.ResolveOptions
-)
 
 // The retry protocol's defaults, and the step of its test hook at which the request goes out
 // (the others block until the process is killed).
@@ -66,9 +60,9 @@ type RetryHooks struct {
 // Retry runs the guarded retry of req.Execution once (see package retry). The guard decides
 // on the live log, read again now from the API the retry would go to: never on an export file
 // (which anyone can edit) or on a copy loaded minutes ago. Without a live log there is no send.
-func (a *App) Retry(ctx context.Context, j *Journal, req RetryRequest, h RetryHooks) (RetryResult, error) {
+func (a *App) Retry(ctx context.Context, j *Journal, req retry.Request, h RetryHooks) (retry.Result, error) {
 	if err := a.CheckWrite("nothing was sent"); err != nil {
-		return RetryResult{}, err
+		return retry.Result{}, err
 	}
 	d := a.RetryDeps(j)
 	d.Timeout, d.Pause = h.Timeout, h.Pause
@@ -79,7 +73,7 @@ func (a *App) Retry(ctx context.Context, j *Journal, req RetryRequest, h RetryHo
 			if err != nil {
 				why = err.Error()
 			}
-			return RetryResult{Decision: a.inSession(triage.GuardDecision{Code: triage.RefusedNoLiveLog,
+			return retry.Result{Decision: a.inSession(triage.GuardDecision{Code: triage.RefusedNoLiveLog,
 				Reason: "the live log of " + req.Execution.ID + " could not be read from " + a.SourceName() + " (" + why + "): a file or an old copy alone never allows a send",
 				Next:   triage.Say("check that the API is reachable and the execution is in its logs, then retry")})}, nil
 		}
@@ -97,10 +91,10 @@ func FindAttempt(ctx context.Context, j *Journal, id string) (model.RetryAttempt
 
 // Resolve settles an indeterminate attempt from the logs and the provider of a (nil: none
 // readable, so only opt.As settles it).
-func Resolve(ctx context.Context, a *App, j *Journal, attemptID string, opt ResolveOptions) (Resolution, error) {
+func Resolve(ctx context.Context, a *App, j *Journal, attemptID string, opt retry.ResolveOptions) (retry.Resolution, error) {
 	if a != nil {
 		if err := a.CheckWrite("nothing was resolved"); err != nil {
-			return Resolution{}, err
+			return retry.Resolution{}, err
 		}
 	}
 	d := retry.Deps{Journal: j.j}
@@ -155,7 +149,7 @@ func (a *App) RetryFromDialog(ctx context.Context, e model.Execution, ps model.P
 	if a.j == nil {
 		return RetryOutcome{Err: a.noJournal("nothing was sent").Error()}
 	}
-	req := RetryRequest{Execution: e, Confirmed: true, Reason: reason}
+	req := retry.Request{Execution: e, Confirmed: true, Reason: reason}
 	if ps.State != "" {
 		p := ps
 		req.Provider = &p

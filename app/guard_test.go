@@ -11,6 +11,7 @@ import (
 
 	"github.com/exectriage/exectriage/internal/hostile"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/retry"
 	"github.com/exectriage/exectriage/triage"
 )
 
@@ -45,7 +46,7 @@ func TestRetryDecidesOnTheLiveLogItAskedFor(t *testing.T) {
 	defer j.Close()
 	e := model.Execution{ID: "log_asked", ToolSlug: "GMAIL_SEND_EMAIL", ConnectedAccountID: "ca_1", Status: "failed",
 		Arguments: json.RawMessage(`{"recipient_email":"a@b.c"}`), Detailed: true, Error: &model.ExecError{Kind: model.ErrTimeout}}
-	res, err := a.Retry(ctx, j, RetryRequest{Execution: e, Confirmed: true, Reason: "r"}, RetryHooks{})
+	res, err := a.Retry(ctx, j, retry.Request{Execution: e, Confirmed: true, Reason: "r"}, RetryHooks{})
 	if err != nil || res.Decision.Code != triage.RefusedNoLiveLog || res.Sent {
 		t.Fatalf("retry on another log than asked: %+v %v", res.Decision, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/triage"
 )
@@ -14,7 +15,7 @@ import (
 // names a command carries them (issue 32.7: the demo's hints named commands that read the
 // real journal and printed "(empty)").
 func (a *App) SessionArgs() []string {
-	return sessionArgs(a.o, a.src != nil && a.src.Kind() == SourceDemo || a.o.JournalOnly && a.o.Demo)
+	return sessionArgs(a.o, a.src != nil && a.src.Kind() == model.SourceDemo || a.o.JournalOnly && a.o.Demo)
 }
 
 // SessionArgsOf are SessionArgs for options with no session open yet (the journal commands).

@@ -15,11 +15,6 @@ import (
 )
 
 // The journal's records, as the commands print them.
-type (
-	Confirmation  = journal.Confirmation
-	VerdictRecord = journal.VerdictRecord
-	Lease         = journal.Lease
-)
 
 // ErrNoJournal is returned (wrapped) when a read-only session finds no journal: none is made.
 var ErrNoJournal = journal.ErrNoJournal
@@ -202,9 +197,9 @@ func (j *Journal) guards() string {
 
 // Entries are the journal's records of one execution ("": of all), newest first.
 type Entries struct {
-	Confirmations []Confirmation
+	Confirmations []journal.Confirmation
 	Attempts      []model.RetryAttempt
-	Verdicts      []VerdictRecord
+	Verdicts      []journal.VerdictRecord
 }
 
 // Entries reads the journal's records of execID ("": all).
@@ -224,12 +219,12 @@ func (j *Journal) Entries(ctx context.Context, execID string) (Entries, error) {
 }
 
 // Lease is the lease of an attempt in flight.
-func (j *Journal) Lease(ctx context.Context, attemptID string) (Lease, error) {
+func (j *Journal) Lease(ctx context.Context, attemptID string) (journal.Lease, error) {
 	return j.j.Lease(ctx, attemptID)
 }
 
 // Mark records a verdict.
-func (j *Journal) Mark(ctx context.Context, rec VerdictRecord) error { return j.j.Mark(ctx, rec) }
+func (j *Journal) Mark(ctx context.Context, rec journal.VerdictRecord) error { return j.j.Mark(ctx, rec) }
 
 // HistoryLine is one entry of an execution's journal history, phrased for a person.
 type HistoryLine struct {
@@ -259,7 +254,7 @@ func History(en Entries, in []string) []HistoryLine {
 }
 
 // ConfirmationText phrases a confirmation of failure.
-func ConfirmationText(c Confirmation) string {
+func ConfirmationText(c journal.Confirmation) string {
 	return fmt.Sprintf("confirmed failed by %s: %q (outcome %s, provider %s)", c.Who, c.Reason, c.Outcome, orWord(string(c.Provider.State), "unchecked")) + onSource(c.Source)
 }
 
@@ -289,7 +284,7 @@ func AttemptText(a model.RetryAttempt, in []string) string {
 }
 
 // VerdictText phrases a verdict.
-func VerdictText(v VerdictRecord) string {
+func VerdictText(v journal.VerdictRecord) string {
 	t := fmt.Sprintf("verdict %s by %s", v.Verdict, v.Who)
 	if v.Note != "" {
 		t += ": " + v.Note

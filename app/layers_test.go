@@ -24,8 +24,8 @@ var layerRules = []struct {
 	not  []string
 	why  string
 }{
-	{"cli", []string{"client", "journal", "retry", "source"}, "the CLI reaches the domain through app"},
-	{"ui", []string{"client", "journal", "retry", "source", "sandbox"}, "the TUI reaches the domain through app"},
+	{"cli", []string{"client", "source"}, "the CLI reaches the domain through app (it names retry's and journal's result types, and calls neither)"},
+	{"ui", []string{"client", "source", "sandbox"}, "the TUI reaches the domain through app (it names retry's and journal's result types, and calls neither)"},
 	{"app", []string{"ui", "cli"}, "app is below the interfaces"},
 	{"triage", []string{"app", "ui", "cli", "config", "journal", "retry", "source", "client"}, "triage is pure decisions"},
 	{"verify", []string{"app", "ui", "cli", "config", "journal", "retry", "source", "client", "sandbox"}, "verify asks the provider through the runner it is given"},
@@ -115,7 +115,7 @@ func TestLayersHold(t *testing.T) {
 // The checker must be able to fail: a tree with a forbidden import is reported.
 func TestLayersCheckerSeesAViolation(t *testing.T) {
 	bad := fstest.MapFS{
-		"ui/x.go":               {Data: []byte("package ui\nimport _ \"" + module + "journal\"\n")},
+		"ui/x.go":               {Data: []byte("package ui\nimport _ \"" + module + "client\"\n")},
 		"cli/ok_test.go":        {Data: []byte("package cli\nimport _ \"" + module + "source\"\n")},
 		"model/m.go":            {Data: []byte("package model\nimport _ \"" + module + "redact\"\n")},
 		"main.go":               {Data: []byte("package main\nimport _ \"" + module + "app\"\n")},
@@ -215,5 +215,161 @@ func TestOneBuilderCheckSeesAJudge(t *testing.T) {
 	got := ownJudges(t, bad)
 	if len(got) != 2 {
 		t.Fatalf("reported %q, want app/load.go and cli/scan.go", got)
+	}
+}
+
+// aliases lists the type aliases of another package's types in the fronts and app (non-test
+// files): each front names the domain's types as they are, so a newcomer finds one name for
+// one thing.
+func aliases(t *testing.T, fsys fs.FS) (out []string) {
+	t.Helper()
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		top, _, _ := strings.Cut(path, "/")
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || top != "app" && top != "ui" && top != "cli" {
+			return nil
+		}
+		src, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range g.Specs {
+				ts := spec.(*ast.TypeSpec)
+				if _, other := ts.Type.(*ast.SelectorExpr); ts.Assign.IsValid() && other {
+					out = append(out, path+": "+ts.Name.Name+" is an alias of another package's type: name it as it is")
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestNoAliases (issue 26): app and the fronts re-export no type under a second name.
+func TestNoAliases(t *testing.T) {
+	for _, v := range aliases(t, os.DirFS("..")) {
+		t.Error(v)
+	}
+	bad := fstest.MapFS{
+		"app/a.go":      {Data: []byte("package app\nimport \"x/source\"\ntype Kind = source.Kind\ntype own = string\n")},
+		"ui/u.go":       {Data: []byte("package ui\nimport \"x/app\"\ntype (\n\tA = app.A\n\tB app.B\n)\n")},
+		"ui/u_test.go":  {Data: []byte("package ui\nimport \"x/app\"\ntype T = app.T\n")},
+		"triage/t.go":   {Data: []byte("package triage\nimport \"x/model\"\ntype M = model.M\n")},
+		"cli/nested.go": {Data: []byte("package cli\nfunc f() { type L = int; _ = L(0) }\n")},
+	}
+	if got := aliases(t, bad); len(got) != 2 {
+		t.Errorf("reported %q, want app/a.go's Kind and ui/u.go's A", got)
+	}
+}
+
+// frontCalls lists what the fronts (cli, ui: non-test files) call in retry and journal: they
+// may name those packages' result types and constants, never run their functions (a retry or
+// a journal write goes through app, which keeps the session's promises).
+func frontCalls(t *testing.T, fsys fs.FS) (out []string) {
+	t.Helper()
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		top, _, _ := strings.Cut(path, "/")
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || top != "ui" && top != "cli" {
+			return nil
+		}
+		src, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
+		if err != nil {
+			return err
+		}
+		local := map[string]string{} // name in the file → package
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			for _, pkg := range []string{"retry", "journal"} {
+				if p == module+pkg {
+					name := pkg
+					if im.Name != nil {
+						name = im.Name.Name
+					}
+					local[name] = pkg
+				}
+			}
+		}
+		if len(local) == 0 {
+			return nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && local[x.Name] != "" && ast.IsExported(sel.Sel.Name) && !isTypeName(sel.Sel.Name) {
+					out = append(out, path+" calls "+local[x.Name]+"."+sel.Sel.Name+": the fronts name retry's and journal's types; app runs them")
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// isTypeName tells a conversion to one of retry's or journal's types from a call: their
+// functions are verbs (Run, Open, Resolve…), their types nouns the fronts may convert to.
+func isTypeName(name string) bool {
+	switch name {
+	case "Request", "Result", "Resolution", "ResolveOptions", "Confirmation", "VerdictRecord", "Lease":
+		return true
+	}
+	return false
+}
+
+// TestFrontsCallNeitherRetryNorJournal (issue 26): a front may name retry.Result or
+// journal.VerdictRecord, and never run retry.Run or open a journal itself.
+func TestFrontsCallNeitherRetryNorJournal(t *testing.T) {
+	for _, v := range frontCalls(t, os.DirFS("..")) {
+		t.Error(v)
+	}
+	imp := "import \"" + module
+	bad := fstest.MapFS{
+		"cli/r.go":      {Data: []byte("package cli\n" + imp + "retry\"\nfunc f() { retry.Run(nil) }\n")},
+		"ui/j.go":       {Data: []byte("package ui\nimport jr \"" + module + "journal\"\nfunc f() { jr.Open(\"x\") }\n")},
+		"cli/ok.go":     {Data: []byte("package cli\n" + imp + "retry\"\nvar r retry.Result\nfunc f() { _ = retry.Request{} }\n")},
+		"cli/r_test.go": {Data: []byte("package cli\n" + imp + "retry\"\nfunc f() { retry.Run(nil) }\n")},
+		"app/a.go":      {Data: []byte("package app\n" + imp + "retry\"\nfunc f() { retry.Run(nil) }\n")},
+	}
+	if got := frontCalls(t, bad); len(got) != 2 {
+		t.Errorf("reported %q, want cli/r.go's retry.Run and ui/j.go's journal.Open", got)
 	}
 }

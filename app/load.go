@@ -35,7 +35,7 @@ type Loaded struct {
 // details triage needs (see detailRule) and triages them.
 func (a *App) Load(ctx context.Context) (*Loaded, error) {
 	var l *Loaded
-	if a.src.Client() != nil && a.src.Kind() != SourceFile {
+	if a.src.Client() != nil && a.src.Kind() != model.SourceFile {
 		var err error
 		if l, err = a.loadLive(ctx); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/exectriage/exectriage/internal/hostile"
+	"github.com/exectriage/exectriage/model"
 )
 
 // With no COMPOSIO_API_KEY the Composio CLI's login is used (api_key and base_url from
@@ -42,7 +43,7 @@ func TestCLILoginIsUsed(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Close()
-			if a.SourceKind() != SourceLive || a.KeyFrom() == "" || a.KeyFrom()[:len(tt.from)] != tt.from {
+			if a.SourceKind() != model.SourceLive || a.KeyFrom() == "" || a.KeyFrom()[:len(tt.from)] != tt.from {
 				t.Fatalf("source %s, key from %q", a.SourceKind(), a.KeyFrom())
 			}
 			if _, err := a.LoadAll(context.Background()); err != nil {

@@ -46,7 +46,7 @@ func TestReadOnlySessionCannotWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Mark(ctx, VerdictRecord{ExecutionID: "log_x", Verdict: model.VerdictIgnored, Who: "ro", At: time.Now()}); err != nil {
+	if err := w.Mark(ctx, journal.VerdictRecord{ExecutionID: "log_x", Verdict: model.VerdictIgnored, Who: "ro", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
@@ -80,7 +80,7 @@ func TestReadOnlySessionCannotWrite(t *testing.T) {
 			}
 			a.UseJournal(j)
 			// a front that skips the session's checks and writes to the journal itself
-			if err := j.Mark(ctx, VerdictRecord{ExecutionID: "log_y", Verdict: model.VerdictIgnored, Who: "ro", At: time.Now()}); !errors.Is(err, journal.ErrReadOnly) {
+			if err := j.Mark(ctx, journal.VerdictRecord{ExecutionID: "log_y", Verdict: model.VerdictIgnored, Who: "ro", At: time.Now()}); !errors.Is(err, journal.ErrReadOnly) {
 				t.Fatalf("Mark on the read-only journal: %v", err)
 			}
 			if _, _, err := j.j.ClaimAttempt(ctx, journal.Claim{}); err == nil {
@@ -111,7 +111,7 @@ func TestReadOnlySessionCannotWrite(t *testing.T) {
 			if !errors.Is(err, client.ErrReadOnly) {
 				t.Fatalf("the read-only session's client sent a write: %v", err)
 			}
-			if _, err := a.Retry(ctx, j, RetryRequest{Execution: write, Confirmed: true, Reason: "r"}, RetryHooks{}); err == nil {
+			if _, err := a.Retry(ctx, j, retry.Request{Execution: write, Confirmed: true, Reason: "r"}, RetryHooks{}); err == nil {
 				t.Error("Retry in a read-only session did not refuse")
 			}
 			if n := len(testkit.SandboxEffects(t, base, "k-ro")); n != effects {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/exectriage/exectriage/bundle"
+	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
@@ -192,7 +193,7 @@ func journalState(en Entries, in []string) JournalState {
 }
 
 // decidingVerdict is the verdict, of records newest first, that the guard goes by.
-func decidingVerdict(records []VerdictRecord) model.Verdict {
+func decidingVerdict(records []journal.VerdictRecord) model.Verdict {
 	vs := make([]model.Verdict, len(records))
 	for i, r := range records {
 		vs[i] = r.Verdict
@@ -206,7 +207,7 @@ func decidingVerdict(records []VerdictRecord) model.Verdict {
 // MarkResult is what recording a verdict changed: the verdict the guard now goes by, and
 // what that means for a retry, in a line.
 type MarkResult struct {
-	Record   VerdictRecord
+	Record   journal.VerdictRecord
 	Deciding model.Verdict
 	Effect   string
 }
@@ -309,12 +310,12 @@ func (a *App) Mark(ctx context.Context, id string, v model.Verdict, note string)
 	if err != nil {
 		return MarkResult{}, err
 	}
-	rec := VerdictRecord{ID: uuid.NewString(), ExecutionID: id, Verdict: v, Note: note, Who: a.Who(), At: a.Now().UTC(), Source: a.SourceName()}
+	rec := journal.VerdictRecord{ID: uuid.NewString(), ExecutionID: id, Verdict: v, Note: note, Who: a.Who(), At: a.Now().UTC(), Source: a.SourceName()}
 	if err := a.j.Mark(ctx, rec); err != nil {
 		return MarkResult{}, err
 	}
 	was := decidingVerdict(before)
-	return MarkResult{Record: rec, Deciding: decidingVerdict(append([]VerdictRecord{rec}, before...)), Effect: triage.VerdictEffect(v, was)}, nil
+	return MarkResult{Record: rec, Deciding: decidingVerdict(append([]journal.VerdictRecord{rec}, before...)), Effect: triage.VerdictEffect(v, was)}, nil
 }
 
 // VerdictsFor are the verdicts the mark dialog and `mark` offer for an execution.

@@ -15,6 +15,7 @@ import (
 	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/internal/testkit/benchdata"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/retry"
 	"github.com/exectriage/exectriage/source"
 )
 
@@ -49,7 +50,7 @@ func demoSession(t *testing.T) (*App, *Journal) {
 func TestASessionAsTheTUIUsesIt(t *testing.T) {
 	ctx := context.Background()
 	a, j := demoSession(t)
-	if a.SourceKind() != SourceDemo || !a.CanSend() || a.ReadOnly() || a.AllowsReads() || a.Version() != "test" || a.Now().IsZero() {
+	if a.SourceKind() != model.SourceDemo || !a.CanSend() || a.ReadOnly() || a.AllowsReads() || a.Version() != "test" || a.Now().IsZero() {
 		t.Fatalf("the demo session: %s send=%v ro=%v", a.SourceKind(), a.CanSend(), a.ReadOnly())
 	}
 	if a.Config().Path == "" || a.TriageOptions().Window <= 0 || a.Policy() == nil || a.Profile().Name != "" || a.KeyFrom() != "" {
@@ -117,11 +118,11 @@ func TestASessionAsTheTUIUsesIt(t *testing.T) {
 	if at, err := FindAttempt(ctx, j, e.ID); err != nil || at.ID != out.AttemptID {
 		t.Errorf("FindAttempt: %+v %v", at, err)
 	}
-	if r, err := Resolve(ctx, a, j, out.AttemptID, ResolveOptions{}); err != nil || r.Changed {
+	if r, err := Resolve(ctx, a, j, out.AttemptID, retry.ResolveOptions{}); err != nil || r.Changed {
 		t.Errorf("Resolve of a settled attempt: %+v %v", r, err)
 	}
 	if lease, err := j.Lease(ctx, out.AttemptID); err != nil || lease.Target != "DEMO" {
-		t.Errorf("Lease: %+v %v", lease, err)
+		t.Errorf("journal.Lease: %+v %v", lease, err)
 	}
 	fits := a.VerdictsFor(&full, &tr)
 	if len(fits) == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/exectriage/exectriage/logcache"
+	"github.com/exectriage/exectriage/model"
 )
 
 // Synced is what a sync did: the window it read and the team index before and after.
@@ -27,7 +28,7 @@ func (a *App) Sync(ctx context.Context, all bool) (*Synced, error) {
 	switch {
 	case a.o.ReadOnly:
 		return nil, Usagef("sync writes the team index: this session is read-only (--readonly or [defaults] readonly in the config)")
-	case a.src.Kind() != SourceLive:
+	case a.src.Kind() != model.SourceLive:
 		return nil, Usagef("sync copies the live API's logs into the team index: not an export (--file) or the demo")
 	case a.o.Cache == CacheOff || cacheOffByEnv(a.o):
 		return nil, Usagef("sync keeps the API's logs in the team index: not with --no-cache (or EXECTRIAGE_CACHE=off)")

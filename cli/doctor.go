@@ -10,6 +10,7 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/doctor"
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
@@ -114,7 +115,7 @@ func runDoctorAPI(ctx context.Context, env *Env, sf *sourceFlags, n int) int {
 		return fail(env, "doctor", err)
 	}
 	defer a.Close()
-	if a.SourceKind() == app.SourceFile {
+	if a.SourceKind() == model.SourceFile {
 		return usageError(env, "doctor", "--api reads the API's logs: give the live API (COMPOSIO_API_KEY), --base-url or --demo, not --file")
 	}
 	sh, err := a.ShapeReport(ctx, n)

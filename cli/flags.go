@@ -211,7 +211,7 @@ func (s *sourceFlags) options(env *Env) app.Options {
 // API key is the Composio CLI's login rather than COMPOSIO_API_KEY.
 func (s *sourceFlags) open(ctx context.Context, env *Env) (*app.App, error) {
 	a, err := app.Open(ctx, s.options(env))
-	if err == nil && a.SourceKind() == app.SourceLive && strings.HasPrefix(a.KeyFrom(), "the Composio CLI login") {
+	if err == nil && a.SourceKind() == model.SourceLive && strings.HasPrefix(a.KeyFrom(), "the Composio CLI login") {
 		fmt.Fprintf(env.Stderr, "exectriage: using the API key of %s (COMPOSIO_API_KEY is not set)\n", sanitize.String(a.KeyFrom()))
 	}
 	if err == nil && a.Index().Err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/triage"
@@ -19,17 +20,17 @@ import (
 
 type journalAttempt struct {
 	model.RetryAttempt
-	Lease *app.Lease `json:"lease,omitempty"`
+	Lease *journal.Lease `json:"lease,omitempty"`
 }
 
 type journalOutput struct {
-	SchemaVersion int                 `json:"schema_version"`
-	Journal       string              `json:"journal"`
-	Recovered     int                 `json:"recovered"`
-	Confirmations []app.Confirmation  `json:"confirmations"`
-	Attempts      []journalAttempt    `json:"attempts"`
-	Verdicts      []app.VerdictRecord `json:"verdicts"`
-	in            []string            // the session's flags, for the hints (app.SessionArgsOf)
+	SchemaVersion int                     `json:"schema_version"`
+	Journal       string                  `json:"journal"`
+	Recovered     int                     `json:"recovered"`
+	Confirmations []journal.Confirmation  `json:"confirmations"`
+	Attempts      []journalAttempt        `json:"attempts"`
+	Verdicts      []journal.VerdictRecord `json:"verdicts"`
+	in            []string                // the session's flags, for the hints (app.SessionArgsOf)
 }
 
 // JournalOptions are journal's flags and argument.
@@ -85,7 +86,7 @@ func journalRun(ctx context.Context, env *Env, opts *JournalOptions) int {
 			return ExitUsage
 		}
 		if sf.json {
-			printJSON(env.Stdout, journalOutput{SchemaVersion: SchemaVersion, Confirmations: []app.Confirmation{}, Attempts: []journalAttempt{}, Verdicts: []app.VerdictRecord{}})
+			printJSON(env.Stdout, journalOutput{SchemaVersion: SchemaVersion, Confirmations: []journal.Confirmation{}, Attempts: []journalAttempt{}, Verdicts: []journal.VerdictRecord{}})
 		}
 		return ExitOK
 	}
@@ -94,7 +95,7 @@ func journalRun(ctx context.Context, env *Env, opts *JournalOptions) int {
 	}
 	defer j.Close()
 	out := journalOutput{SchemaVersion: SchemaVersion, Journal: j.Where(), Recovered: j.Recovered,
-		Confirmations: []app.Confirmation{}, Attempts: []journalAttempt{}, Verdicts: []app.VerdictRecord{}, in: app.SessionArgsOf(sf.options(env))}
+		Confirmations: []journal.Confirmation{}, Attempts: []journalAttempt{}, Verdicts: []journal.VerdictRecord{}, in: app.SessionArgsOf(sf.options(env))}
 	en, err := j.Entries(ctx, exec)
 	if err != nil {
 		return fail(env, "journal", err)

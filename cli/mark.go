@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
@@ -109,12 +109,12 @@ func markRun(ctx context.Context, env *Env, opts *MarkOptions) int {
 	rec := res.Record
 	if sf.json {
 		printJSON(env.Stdout, struct {
-			SchemaVersion int               `json:"schema_version"`
-			ExecutionID   string            `json:"execution_id"`
-			Journal       string            `json:"journal"`
-			Verdict       app.VerdictRecord `json:"verdict"`
-			Deciding      model.Verdict     `json:"guard_goes_by"`
-			Effect        string            `json:"effect"`
+			SchemaVersion int                   `json:"schema_version"`
+			ExecutionID   string                `json:"execution_id"`
+			Journal       string                `json:"journal"`
+			Verdict       journal.VerdictRecord `json:"verdict"`
+			Deciding      model.Verdict         `json:"guard_goes_by"`
+			Effect        string                `json:"effect"`
 		}{SchemaVersion, rec.ExecutionID, j.Where(), rec, res.Deciding, res.Effect})
 		return ExitOK
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/retry"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
@@ -17,7 +18,7 @@ type resolveOutput struct {
 	SchemaVersion int    `json:"schema_version"`
 	Journal       string `json:"journal"`
 	Recovered     int    `json:"recovered"`
-	app.Resolution
+	retry.Resolution
 	Error string `json:"error,omitempty"`
 	Exit  int    `json:"exit"`
 }
@@ -88,7 +89,7 @@ func resolveRun(ctx context.Context, env *Env, opts *ResolveOptions) int {
 		}
 		return fail(env, "resolve", err)
 	}
-	opt := app.ResolveOptions{As: model.AttemptState(opts.As), Reason: opts.Reason, Settle: opts.Settle}
+	opt := retry.ResolveOptions{As: model.AttemptState(opts.As), Reason: opts.Reason, Settle: opts.Settle}
 	var a *app.App
 	if at.State == model.AttemptIndeterminate {
 		// The witnesses: the source's logs and provider. Without them only --as settles it.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/retry"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
@@ -44,7 +45,7 @@ type retryOutput struct {
 	ExecutionID   string `json:"execution_id"`
 	Journal       string `json:"journal"`
 	Recovered     int    `json:"recovered"`
-	app.RetryResult
+	retry.Result
 	State model.AttemptState `json:"state"`
 	Error string             `json:"error,omitempty"`
 	Exit  int                `json:"exit"`
@@ -127,8 +128,8 @@ func retryRun(ctx context.Context, env *Env, opts *RetryOptions) int {
 	}
 	a.Learn(ctx, []model.Execution{e})
 	h := app.RetryHooks{Pause: testPause(env), Timeout: opts.RequestTimeout}
-	res, runErr := a.Retry(ctx, j, app.RetryRequest{Execution: e, Confirmed: opts.Confirm, Reason: opts.Reason}, h)
-	out := retryOutput{SchemaVersion: SchemaVersion, ExecutionID: id, Journal: j.Where(), Recovered: j.Recovered, RetryResult: res, State: res.State(), Exit: retryExit(res, runErr)}
+	res, runErr := a.Retry(ctx, j, retry.Request{Execution: e, Confirmed: opts.Confirm, Reason: opts.Reason}, h)
+	out := retryOutput{SchemaVersion: SchemaVersion, ExecutionID: id, Journal: j.Where(), Recovered: j.Recovered, Result: res, State: res.State(), Exit: retryExit(res, runErr)}
 	if runErr != nil {
 		out.Error = runErr.Error()
 	}
@@ -155,7 +156,7 @@ func retryRun(ctx context.Context, env *Env, opts *RetryOptions) int {
 // or went wrong before anything was sent (an error before the claim, a journal that could not
 // record "sent"); 3 the guard refused; 4 it was sent and its outcome is unknown, or the journal
 // could not record the outcome of a send.
-func retryExit(res app.RetryResult, runErr error) int {
+func retryExit(res retry.Result, runErr error) int {
 	switch {
 	case runErr != nil && (res.Attempt == nil || !res.Sent):
 		return ExitFinding
@@ -170,7 +171,7 @@ func retryExit(res app.RetryResult, runErr error) int {
 }
 
 func printRetry(w io.Writer, out *retryOutput) {
-	r := &out.RetryResult
+	r := &out.Result
 	if r.Outcome != "" {
 		line(w, "execution %s: %s, outcome %s%s", out.ExecutionID, r.Kind, r.Outcome, paren(r.OutcomeReason))
 	}

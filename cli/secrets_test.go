@@ -14,6 +14,7 @@ import (
 	"github.com/exectriage/exectriage/internal/hostile"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
+	"github.com/exectriage/exectriage/retry"
 	"github.com/exectriage/exectriage/triage"
 )
 
@@ -147,17 +148,17 @@ func TestRetryExit(t *testing.T) {
 	boom := errors.New("journal: disk full")
 	for _, tt := range []struct {
 		name string
-		res  app.RetryResult
+		res  retry.Result
 		err  error
 		want int
 	}{
-		{"error before the claim", app.RetryResult{Decision: allowed}, boom, ExitFinding},
-		{"journal failed before the send", app.RetryResult{Decision: allowed, Attempt: att(model.AttemptIntent)}, boom, ExitFinding},
-		{"journal failed after the send", app.RetryResult{Decision: allowed, Attempt: att(model.AttemptSent), Sent: true}, boom, ExitAmbiguous},
-		{"refused", app.RetryResult{}, nil, ExitRefused},
-		{"succeeded", app.RetryResult{Decision: allowed, Attempt: att(model.AttemptSucceeded), Sent: true}, nil, ExitOK},
-		{"failed", app.RetryResult{Decision: allowed, Attempt: att(model.AttemptFailed), Sent: true}, nil, ExitFinding},
-		{"indeterminate", app.RetryResult{Decision: allowed, Attempt: att(model.AttemptIndeterminate), Sent: true}, nil, ExitAmbiguous},
+		{"error before the claim", retry.Result{Decision: allowed}, boom, ExitFinding},
+		{"journal failed before the send", retry.Result{Decision: allowed, Attempt: att(model.AttemptIntent)}, boom, ExitFinding},
+		{"journal failed after the send", retry.Result{Decision: allowed, Attempt: att(model.AttemptSent), Sent: true}, boom, ExitAmbiguous},
+		{"refused", retry.Result{}, nil, ExitRefused},
+		{"succeeded", retry.Result{Decision: allowed, Attempt: att(model.AttemptSucceeded), Sent: true}, nil, ExitOK},
+		{"failed", retry.Result{Decision: allowed, Attempt: att(model.AttemptFailed), Sent: true}, nil, ExitFinding},
+		{"indeterminate", retry.Result{Decision: allowed, Attempt: att(model.AttemptIndeterminate), Sent: true}, nil, ExitAmbiguous},
 	} {
 		if got := retryExit(tt.res, tt.err); got != tt.want {
 			t.Errorf("%s: exit %d, want %d", tt.name, got, tt.want)

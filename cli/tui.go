@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/ui"
 )
@@ -101,7 +102,7 @@ func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 	// The journal is needed for retries and verdicts, not for browsing: without one the TUI
 	// still opens and says why those are off.
 	var notice string
-	if a.SourceKind() == app.SourceLive && strings.HasPrefix(a.KeyFrom(), "the Composio CLI login") {
+	if a.SourceKind() == model.SourceLive && strings.HasPrefix(a.KeyFrom(), "the Composio CLI login") {
 		notice = "using the API key of " + a.KeyFrom() + " (COMPOSIO_API_KEY is not set)"
 	}
 	if err := a.Index().Err; err != nil { // said on stderr too, which the screen then covers

@@ -12,6 +12,17 @@ import (
 	"time"
 )
 
+// SourceKind is what a session's source reads: the live API, the embedded demo, or an export
+// file.
+type SourceKind string
+
+// The source kinds.
+const (
+	SourceLive SourceKind = "live" // the Composio API (or any --base-url)
+	SourceDemo SourceKind = "demo" // the embedded demo sandbox
+	SourceFile SourceKind = "file" // an export file (with an API client for verify when --base-url is given)
+)
+
 // ToolKind says whether running a tool again can change the world again.
 type ToolKind string
 

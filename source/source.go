@@ -40,7 +40,7 @@ type Source interface {
 	// Get returns one execution with its full detail; ErrNotFound when there is none.
 	Get(ctx context.Context, id string) (model.Execution, error)
 	// Kind says what the source is: the live API, the demo sandbox or an export file.
-	Kind() Kind
+	Kind() model.SourceKind
 	// Client is the API client behind the source, nil when there is none (a file).
 	Client() *client.Client
 	Close() error
@@ -63,13 +63,6 @@ type Recycler interface {
 }
 
 // Kind is what a source reads.
-type Kind string
-
-const (
-	KindLive Kind = "live" // the Composio API (or any --base-url)
-	KindDemo Kind = "demo" // the embedded demo sandbox
-	KindFile Kind = "file" // an export file (with an API client for verify when --base-url is given)
-)
 
 // ErrNotFound is returned (wrapped) by Get for an id the source does not have.
 var ErrNotFound = errors.New("no such execution")
@@ -167,13 +160,13 @@ func Open(ctx context.Context, opt Options) (Source, error) {
 			return nil, err
 		}
 		if opt.Demo {
-			return &apiSource{name: "DEMO", kind: KindDemo, c: c, srv: opt.Closer, opt: opt}, nil
+			return &apiSource{name: "DEMO", kind: model.SourceDemo, c: c, srv: opt.Closer, opt: opt}, nil
 		}
 		name := "LIVE"
 		if u, err := url.Parse(opt.BaseURL); err == nil && opt.BaseURL != "" {
 			name += " " + u.Host
 		}
-		return &apiSource{name: name, kind: KindLive, c: c, srv: opt.Closer, opt: opt}, nil
+		return &apiSource{name: name, kind: model.SourceLive, c: c, srv: opt.Closer, opt: opt}, nil
 	}
 	return nil, errors.New("no source: choose a file or the API")
 }
@@ -227,7 +220,7 @@ func Loopback(raw string) bool {
 // apiSource reads the Logs API: the live one or the demo sandbox's.
 type apiSource struct {
 	name string
-	kind Kind
+	kind model.SourceKind
 	c    *client.Client
 	srv  io.Closer // closed with the source (the demo's sandbox), nil when none
 	opt  Options
@@ -238,7 +231,7 @@ type apiSource struct {
 
 func (s *apiSource) Name() string           { return s.name }
 func (s *apiSource) Client() *client.Client { return s.c }
-func (s *apiSource) Kind() Kind             { return s.kind }
+func (s *apiSource) Kind() model.SourceKind { return s.kind }
 
 // maxWalks bounds the walks of one load (see Load).
 const maxWalks = 3
@@ -717,7 +710,7 @@ func (s *fileSource) dropHandles() {
 
 func (s *fileSource) Name() string           { return displayName(s.path) }
 func (s *fileSource) Client() *client.Client { return s.client }
-func (s *fileSource) Kind() Kind             { return KindFile }
+func (s *fileSource) Kind() model.SourceKind { return model.SourceFile }
 
 // Close closes the spool of a gzip export (its name is gone already: see newSpool).
 func (s *fileSource) Close() error {

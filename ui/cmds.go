@@ -13,7 +13,6 @@ import (
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/model"
-	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/window"
 )
 
@@ -111,7 +110,7 @@ func detailCmd(ctx context.Context, be Backend, id string) tea.Cmd {
 // journalMsg carries the journal's state of one execution.
 type journalMsg struct {
 	id    string
-	state JournalState
+	state app.JournalState
 	err   error
 }
 
@@ -124,7 +123,7 @@ func journalCmd(ctx context.Context, be Backend, id string) tea.Cmd {
 
 // journalAllMsg carries the journal's state of every execution it knows.
 type journalAllMsg struct {
-	states map[string]JournalState
+	states map[string]app.JournalState
 	err    error
 }
 
@@ -172,7 +171,7 @@ type evidenceMsg struct {
 	id    string
 	exec  *model.Execution
 	state model.ProviderState
-	ev    retrydialog.Evidence
+	ev    app.RetryEvidence
 	err   error
 }
 
@@ -196,14 +195,14 @@ func evidenceCmd(ctx context.Context, be Backend, e model.Execution, t model.Tri
 // retriedMsg is how a guarded retry ended.
 type retriedMsg struct {
 	id  string
-	res retrydialog.Result
+	res app.RetryOutcome
 }
 
 func retryCmd(ctx context.Context, be Backend, e model.Execution, t model.Triage, ps model.ProviderState, reason string) tea.Cmd {
 	return func() tea.Msg {
 		e, _, err := fullRecord(ctx, be, e) // the retry sends the record's arguments
 		if err != nil {
-			return retriedMsg{id: e.ID, res: retrydialog.Result{Err: "fetching the record to send: " + err.Error() + " (nothing was sent)"}}
+			return retriedMsg{id: e.ID, res: app.RetryOutcome{Err: "fetching the record to send: " + err.Error() + " (nothing was sent)"}}
 		}
 		return retriedMsg{id: e.ID, res: be.Retry(ctx, e, t, ps, reason)}
 	}

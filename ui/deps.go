@@ -9,7 +9,6 @@ import (
 	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
-	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/keys"
 	"github.com/exectriage/exectriage/ui/theme"
 	"github.com/exectriage/exectriage/window"
@@ -46,7 +45,7 @@ type Backend interface {
 	OpenURL(ctx context.Context, addr string) (opened bool, err error)
 	// SourceKind says what the source reads (live API, demo, file), for the header's colour:
 	// never guessed from the name (a base URL is live).
-	SourceKind() app.SourceKind
+	SourceKind() model.SourceKind
 	// Load streams executions of the last since (0: all) in batches the callback owns.
 	Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error
 	// SizeHint guesses how many executions a Load of since will give, a little high; 0 when
@@ -76,14 +75,14 @@ type Backend interface {
 	// Verify asks the provider whether the execution's effect exists.
 	Verify(ctx context.Context, e *model.Execution) model.ProviderState
 	// Journal returns what the journal holds about one execution.
-	Journal(ctx context.Context, execID string) (JournalState, error)
+	Journal(ctx context.Context, execID string) (app.JournalState, error)
 	// JournalAll returns the journal's state of every execution that has any (for the badges).
-	JournalAll(ctx context.Context) (map[string]JournalState, error)
+	JournalAll(ctx context.Context) (map[string]app.JournalState, error)
 	// Evidence gathers what the retry dialog shows and asks the guard (without a confirmation
 	// yet: a refusal for any other reason is final).
-	Evidence(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState) (retrydialog.Evidence, error)
+	Evidence(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState) (app.RetryEvidence, error)
 	// Retry runs the guarded retry: journal the confirmation and the intent, send once, record.
-	Retry(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState, reason string) retrydialog.Result
+	Retry(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState, reason string) app.RetryOutcome
 	// Mark records a verdict.
 	Mark(ctx context.Context, execID string, v model.Verdict, note string) (app.MarkResult, error)
 	// VerdictsFor are the verdicts that make sense for the execution (the mark dialog offers
@@ -97,9 +96,6 @@ type Backend interface {
 	// configured API key (which is never shown, even when the person reveals the rest).
 	Secrets() *redact.Policy
 }
-
-// JournalState is the journal's record of one execution, phrased for the panes.
-type JournalState = app.JournalState
 
 // Options tune the TUI. The zero value is usable.
 type Options struct {
@@ -173,7 +169,7 @@ func (b backend) Source() string { return b.a.SourceName() }
 
 func (b backend) Hint(verb string, args ...string) string { return b.a.Hint(verb, args...) }
 
-func (b backend) SourceKind() app.SourceKind { return b.a.SourceKind() }
+func (b backend) SourceKind() model.SourceKind { return b.a.SourceKind() }
 
 func (b backend) JournalProblem() string { return b.a.JournalProblem() }
 
@@ -239,19 +235,19 @@ func (b backend) Verify(ctx context.Context, e *model.Execution) model.ProviderS
 	return b.a.Verify(ctx, e)
 }
 
-func (b backend) Journal(ctx context.Context, id string) (JournalState, error) {
+func (b backend) Journal(ctx context.Context, id string) (app.JournalState, error) {
 	return b.a.JournalStateOf(ctx, id)
 }
 
-func (b backend) JournalAll(ctx context.Context) (map[string]JournalState, error) {
+func (b backend) JournalAll(ctx context.Context) (map[string]app.JournalState, error) {
 	return b.a.JournalStates(ctx)
 }
 
-func (b backend) Evidence(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState) (retrydialog.Evidence, error) {
+func (b backend) Evidence(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState) (app.RetryEvidence, error) {
 	return b.a.Evidence(ctx, e, t, ps)
 }
 
-func (b backend) Retry(ctx context.Context, e model.Execution, _ model.Triage, ps model.ProviderState, reason string) retrydialog.Result {
+func (b backend) Retry(ctx context.Context, e model.Execution, _ model.Triage, ps model.ProviderState, reason string) app.RetryOutcome {
 	return b.a.RetryFromDialog(ctx, e, ps, reason)
 }
 

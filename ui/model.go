@@ -19,7 +19,6 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
@@ -190,9 +189,9 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 	m.header.Profile, m.header.Production, m.header.ProfileColour = p.Name, p.Production, p.Colour
 	m.header.NoJournal = m.journalProblem != "" && !m.readOnly
 	switch be.SourceKind() {
-	case app.SourceLive:
+	case model.SourceLive:
 		m.header.Kind = header.KindLive
-	case app.SourceFile:
+	case model.SourceFile:
 		m.header.Kind = header.KindFile
 	}
 	m.list.SetFocused(true)

@@ -23,6 +23,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/internal/testkit"
@@ -684,7 +685,7 @@ func TestRetryDialogSchedulesTheEndOfTheKeyDelay(t *testing.T) {
 	id := h.m.data.DS.ID(i)
 	h.m.retry.Open(id)
 	start := time.Now() // the tick may start counting when Update makes it
-	_, cmd := h.m.Update(evidenceMsg{id: id, ev: retrydialog.Evidence{Exec: *h.m.data.Exec(i), Decision: triage.GuardDecision{Code: triage.RefusedNotConfirmed}}})
+	_, cmd := h.m.Update(evidenceMsg{id: id, ev: app.RetryEvidence{Exec: *h.m.data.Exec(i), Decision: triage.GuardDecision{Code: triage.RefusedNotConfirmed}}})
 	if !strings.Contains(ansi.Strip(h.m.View().Content), "keys are ignored") {
 		t.Fatal("no key-delay notice right after the evidence")
 	}
@@ -741,7 +742,7 @@ func TestRetriedExecutionIsLinkedToItsOriginal(t *testing.T) {
 	h := newHarness(t, e, 200, 50)
 	ds := h.m.data.DS
 	orig, made := ds.ID(5), ds.ID(2) // stand-ins: the journal says row 2 is row 5's retry
-	h.m.applyJournal(orig, JournalState{Attempts: []model.RetryAttempt{{ID: "att-1", ExecutionID: orig, State: model.AttemptSucceeded, NewLogID: made}}})
+	h.m.applyJournal(orig, app.JournalState{Attempts: []model.RetryAttempt{{ID: "att-1", ExecutionID: orig, State: model.AttemptSucceeded, NewLogID: made}}})
 	h.m.refreshPanes()
 	h.selectRow(2)
 	s := h.screen()
@@ -1306,7 +1307,7 @@ func TestQuitAndEscAskWhileARetryIsSent(t *testing.T) {
 	}
 
 	// The send ends: q leaves at once.
-	h.send(retriedMsg{id: id, res: retrydialog.Result{Err: "held back by the test"}})
+	h.send(retriedMsg{id: id, res: app.RetryOutcome{Err: "held back by the test"}})
 	press(esc) // the dialog shows the outcome; esc closes it at once
 	if h.m.retry.IsOpen() {
 		t.Fatal("esc did not close the dialog once the send was over")

@@ -218,7 +218,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case retrydialog.SendMsg:
 		i := m.data.DS.Index(msg.ExecID)
 		if i < 0 {
-			m.retry.SetResult(retrydialog.Result{Err: "the execution is no longer loaded"})
+			m.retry.SetResult(app.RetryOutcome{Err: "the execution is no longer loaded"})
 			return m, nil
 		}
 		e, t := *m.data.Exec(i), m.data.DS.Triage(i)
@@ -398,7 +398,7 @@ func (m *Model) refreshSpinnerViews() {
 	}
 }
 
-func (m *Model) applyJournal(id string, st JournalState) {
+func (m *Model) applyJournal(id string, st app.JournalState) {
 	m.data.Attempts[id] = st.Attempts
 	for _, a := range st.Attempts { // link each retry's new execution to the one it retried
 		if a.NewLogID != "" {
@@ -717,7 +717,7 @@ func (m *Model) openTimeline(msg timelineMsg) tea.Cmd {
 		what = "Trace " + msg.id
 	}
 	note := ""
-	if msg.field == "trace" && m.be.SourceKind() != app.SourceFile {
+	if msg.field == "trace" && m.be.SourceKind() != model.SourceFile {
 		note = "a trace's executions are those of the loaded window whose full record is at hand"
 	}
 	m.timeline.Open(fmt.Sprintf("%s · %d executions", what, len(ordered)), ordered, note)

@@ -9,9 +9,6 @@ import (
 	"github.com/exectriage/exectriage/window"
 )
 
-// HistoryLine is one entry of an execution's journal history, already phrased for a person.
-type HistoryLine = app.HistoryLine
-
 // Store is what the panes read: the current dataset plus what was learned since (full
 // details, provider states, journal history, retries in flight). The root model owns it and
 // changes it only in Update; components hold a pointer and only read.
@@ -24,7 +21,7 @@ type Store struct {
 	Attempts  map[string][]model.RetryAttempt // journal retry attempts, by execution id
 	RetryOf   map[string]string               // the execution a retry's new log retried, by the new log's id
 	Verdicts  map[string]model.Verdict        // latest recorded verdict, by execution id
-	History   map[string][]HistoryLine        // journal history, by execution id
+	History   map[string][]app.HistoryLine    // journal history, by execution id
 	Retrying  map[string]bool                 // a retry is in flight
 
 	detailOrder []string // Details' ids, oldest first
@@ -44,7 +41,7 @@ func NewStore() *Store {
 		Attempts:  map[string][]model.RetryAttempt{},
 		RetryOf:   map[string]string{},
 		Verdicts:  map[string]model.Verdict{},
-		History:   map[string][]HistoryLine{},
+		History:   map[string][]app.HistoryLine{},
 		Retrying:  map[string]bool{},
 	}
 }

@@ -34,12 +34,6 @@ const ConfirmWord = "failed"
 // ArmedMsg arrives when the key delay has passed: the frame after it drops the notice.
 type ArmedMsg struct{}
 
-// Evidence is what the dialog shows; the root gathers it in a command.
-type Evidence = app.RetryEvidence
-
-// Result is how a sent retry ended.
-type Result = app.RetryOutcome
-
 // SendMsg asks the root to run the retry (the person confirmed).
 type SendMsg struct {
 	ExecID string
@@ -75,8 +69,8 @@ type Model struct {
 	open          bool
 	stage         stage
 	execID        string
-	ev            Evidence
-	result        Result
+	ev            app.RetryEvidence
+	result        app.RetryOutcome
 	armedAt       time.Time
 	focus         int
 	confirm       textinput.Model
@@ -127,7 +121,7 @@ func (m *Model) Close() { m.open = false }
 
 // SetEvidence shows the gathered evidence: refused at once, or the confirmation on "No".
 // Keys are ignored for KeyDelay from now.
-func (m *Model) SetEvidence(ev Evidence) {
+func (m *Model) SetEvidence(ev app.RetryEvidence) {
 	m.ev = ev
 	if ev.Decision.Allowed || ev.Decision.Code == triage.RefusedNotConfirmed || ev.Decision.Code == triage.RefusedNoReason {
 		m.stage, m.focus = stageConfirm, focusNo
@@ -148,7 +142,7 @@ const EscWhileSending = "the retry is being sent and goes on without this dialog
 func (m *Model) SetHint(s string) { m.hint = s }
 
 // SetResult shows how the retry ended.
-func (m *Model) SetResult(r Result) {
+func (m *Model) SetResult(r app.RetryOutcome) {
 	m.stage, m.result, m.hint, m.escAsked = stageDone, r, "", false
 }
 

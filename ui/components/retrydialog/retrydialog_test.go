@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
@@ -28,7 +29,7 @@ func newDialog(decision triage.GuardDecision) (Model, *fakeClock) {
 	m := New(common.Common{Styles: styles.New(theme.Default()), Keys: &k, Now: c.now})
 	m.SetSize(100, 40)
 	m.Open("log_1")
-	m.SetEvidence(Evidence{
+	m.SetEvidence(app.RetryEvidence{
 		Exec:     model.Execution{ID: "log_1", ToolSlug: "GMAIL_SEND_EMAIL"},
 		Triage:   model.Triage{Kind: model.KindWrite, Outcome: model.OutcomeAmbiguous, Flagged: true, Reason: "timed out"},
 		Provider: model.ProviderState{State: model.ProviderNotFound, Reason: "no such email"},
@@ -148,13 +149,13 @@ func TestRefusalShowsTheReasonAndTheNextStep(t *testing.T) {
 
 func TestResultShowsNewLogOrAmbiguous(t *testing.T) {
 	for _, tt := range []struct {
-		r    Result
+		r    app.RetryOutcome
 		want string
 	}{
-		{Result{AttemptID: "a1", State: model.AttemptSucceeded, NewLogID: "log_new"}, "new log log_new"},
-		{Result{AttemptID: "a1", State: model.AttemptIndeterminate, Detail: "no answer", Resolve: "`exectriage --demo resolve a1`"}, "ambiguous: settle it with `exectriage --demo resolve a1`"},
-		{Result{AttemptID: "a1", State: model.AttemptFailed, Detail: "HTTP 400"}, "the retry failed"},
-		{Result{Err: "no journal"}, "not sent"},
+		{app.RetryOutcome{AttemptID: "a1", State: model.AttemptSucceeded, NewLogID: "log_new"}, "new log log_new"},
+		{app.RetryOutcome{AttemptID: "a1", State: model.AttemptIndeterminate, Detail: "no answer", Resolve: "`exectriage --demo resolve a1`"}, "ambiguous: settle it with `exectriage --demo resolve a1`"},
+		{app.RetryOutcome{AttemptID: "a1", State: model.AttemptFailed, Detail: "HTTP 400"}, "the retry failed"},
+		{app.RetryOutcome{Err: "no journal"}, "not sent"},
 	} {
 		m, _ := newDialog(needsConfirmation)
 		m.SetSending()
