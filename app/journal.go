@@ -224,7 +224,9 @@ func (j *Journal) Lease(ctx context.Context, attemptID string) (journal.Lease, e
 }
 
 // Mark records a verdict.
-func (j *Journal) Mark(ctx context.Context, rec journal.VerdictRecord) error { return j.j.Mark(ctx, rec) }
+func (j *Journal) Mark(ctx context.Context, rec journal.VerdictRecord) error {
+	return j.j.Mark(ctx, rec)
+}
 
 // HistoryLine is one entry of an execution's journal history, phrased for a person.
 type HistoryLine struct {
