@@ -140,54 +140,17 @@ var judges = []string{"Analyze", "NewIncremental", "NewGrouper", "NewClassifier"
 // themselves, calling one of judges.
 func ownJudges(t *testing.T, fsys fs.FS) (out []string) {
 	t.Helper()
-	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bench-data" || path == "triage" || path == "window") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		src, err := fs.ReadFile(fsys, path)
-		if err != nil {
-			return err
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
-		if err != nil {
-			return err
-		}
-		local := "" // the name triage is imported under
-		for _, im := range f.Imports {
-			if p, _ := strconv.Unquote(im.Path.Value); p == module+"triage" {
-				local = "triage"
-				if im.Name != nil {
-					local = im.Name.Name
-				}
-			}
-		}
-		if local == "" {
-			return nil
-		}
+	eachFile(t, fsys, func(path string) bool { return !under(path, "triage", "window") }, func(path string, f *ast.File) {
+		local := importedAs(f, "triage")
 		ast.Inspect(f, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			if x, ok := sel.X.(*ast.Ident); ok && x.Name == local && slices.Contains(judges, sel.Sel.Name) {
-				out = append(out, path+" calls triage."+sel.Sel.Name+": a front reads the window (window.Builder), it does not judge one of its own")
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && local[x.Name] != "" && slices.Contains(judges, sel.Sel.Name) {
+					out = append(out, path+" calls triage."+sel.Sel.Name+": a front reads the window (window.Builder), it does not judge one of its own")
+				}
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return out
 }
 
@@ -223,28 +186,7 @@ func TestOneBuilderCheckSeesAJudge(t *testing.T) {
 // one thing.
 func aliases(t *testing.T, fsys fs.FS) (out []string) {
 	t.Helper()
-	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		top, _, _ := strings.Cut(path, "/")
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || top != "app" && top != "ui" && top != "cli" {
-			return nil
-		}
-		src, err := fs.ReadFile(fsys, path)
-		if err != nil {
-			return err
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
-		if err != nil {
-			return err
-		}
+	eachFile(t, fsys, func(path string) bool { return under(path, "app", "ui", "cli") }, func(path string, f *ast.File) {
 		for _, decl := range f.Decls {
 			g, ok := decl.(*ast.GenDecl)
 			if !ok || g.Tok != token.TYPE {
@@ -257,11 +199,7 @@ func aliases(t *testing.T, fsys fs.FS) (out []string) {
 				}
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return out
 }
 
@@ -287,61 +225,21 @@ func TestNoAliases(t *testing.T) {
 // a journal write goes through app, which keeps the session's promises).
 func frontCalls(t *testing.T, fsys fs.FS) (out []string) {
 	t.Helper()
-	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		top, _, _ := strings.Cut(path, "/")
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || top != "ui" && top != "cli" {
-			return nil
-		}
-		src, err := fs.ReadFile(fsys, path)
-		if err != nil {
-			return err
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
-		if err != nil {
-			return err
-		}
-		local := map[string]string{} // name in the file → package
-		for _, im := range f.Imports {
-			p, _ := strconv.Unquote(im.Path.Value)
-			for _, pkg := range []string{"retry", "journal"} {
-				if p == module+pkg {
-					name := pkg
-					if im.Name != nil {
-						name = im.Name.Name
-					}
-					local[name] = pkg
-				}
-			}
-		}
-		if len(local) == 0 {
-			return nil
-		}
+	eachFile(t, fsys, func(path string) bool { return under(path, "ui", "cli") }, func(path string, f *ast.File) {
+		local := importedAs(f, "retry", "journal")
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
 			}
 			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
-				if x, ok := sel.X.(*ast.Ident); ok && local[x.Name] != "" && ast.IsExported(sel.Sel.Name) && !isTypeName(sel.Sel.Name) {
+				if x, ok := sel.X.(*ast.Ident); ok && local[x.Name] != "" && !isTypeName(sel.Sel.Name) {
 					out = append(out, path+" calls "+local[x.Name]+"."+sel.Sel.Name+": the fronts name retry's and journal's types; app runs them")
 				}
 			}
 			return true
 		})
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return out
 }
 
@@ -372,4 +270,61 @@ func TestFrontsCallNeitherRetryNorJournal(t *testing.T) {
 	if got := frontCalls(t, bad); len(got) != 2 {
 		t.Errorf("reported %q, want cli/r.go's retry.Run and ui/j.go's journal.Open", got)
 	}
+}
+
+// eachFile parses every non-test Go file of fsys that keep takes (by path) and hands it to
+// see; the walk skips hidden directories, testdata and bench-data.
+func eachFile(t *testing.T, fsys fs.FS, keep func(path string) bool, see func(path string, f *ast.File)) {
+	t.Helper()
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bench-data" || !keep(path+"/")) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || !keep(path) {
+			return nil
+		}
+		src, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, 0)
+		if err != nil {
+			return err
+		}
+		see(path, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// under says whether path is in one of the top-level directories tops.
+func under(path string, tops ...string) bool {
+	top, _, _ := strings.Cut(path, "/")
+	return slices.Contains(tops, top)
+}
+
+// importedAs maps the names f imports the project's packages pkgs under to the package.
+func importedAs(f *ast.File, pkgs ...string) map[string]string {
+	local := map[string]string{}
+	for _, im := range f.Imports {
+		p, _ := strconv.Unquote(im.Path.Value)
+		for _, pkg := range pkgs {
+			if p == module+pkg {
+				name := pkg
+				if im.Name != nil {
+					name = im.Name.Name
+				}
+				local[name] = pkg
+			}
+		}
+	}
+	return local
 }
