@@ -122,9 +122,16 @@ type RetryOutcome struct {
 	NewLogID  string
 	Detail    string
 	Err       string
+	// Refusal is why the guard refused to send, on the evidence fresh at the send ("" when
+	// it did not), and Next the step it advises: each front words it (the TUI as its keys).
+	Refusal string
+	Next    triage.Step
 	// Resolve is the command line that settles the attempt, in this session (when there is one).
 	Resolve string
 }
+
+// NotSent reports whether nothing was sent: an error before the send, or a refusal.
+func (o RetryOutcome) NotSent() bool { return o.State == "" && (o.Err != "" || o.Refusal != "") }
 
 // Evidence asks the guard on what is known now, without a confirmation (retry.Precheck): a
 // refusal for any other reason than the missing confirmation is final.
@@ -164,7 +171,7 @@ func (a *App) RetryFromDialog(ctx context.Context, e model.Execution, ps model.P
 	case err != nil:
 		out.Err = err.Error()
 	case res.Refused():
-		out.Err = "refused: " + res.Decision.Reason + "; next: " + res.Decision.Next.Shell()
+		out.Refusal, out.Next = res.Decision.Reason, res.Decision.Next
 		out.State = ""
 	}
 	return out

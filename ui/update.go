@@ -235,8 +235,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case msg.res.State == model.AttemptSucceeded:
 			m.setInfo("%s retried: new log %s", msg.id, msg.res.NewLogID)
-		case msg.res.State == "" && msg.res.Err != "":
-			m.status.Set(statusline.Error, "retry of "+msg.id+" not sent: "+msg.res.Err)
+		case msg.res.NotSent():
+			m.status.Set(statusline.Error, "retry of "+msg.id+" not sent: "+retrydialog.NotSentWhy(msg.res, *m.Keys))
 		case msg.res.State == model.AttemptFailed:
 			m.status.Set(statusline.Warn, "retry of "+msg.id+" failed: "+firstNonEmpty(msg.res.Detail, msg.res.Err))
 		default:

@@ -460,8 +460,8 @@ func (m Model) parts() (string, lipgloss.Style, []string, []string) {
 		case stageDone:
 			r := m.result
 			switch {
-			case r.Err != "" && r.State == "":
-				field(&bottom, "result", st.Danger.Render("✗ not sent: ")+common.Clean(r.Err))
+			case r.NotSent():
+				field(&bottom, "result", st.Danger.Render("✗ not sent: ")+common.Clean(NotSentWhy(r, *m.Keys)))
 			case r.State == model.AttemptSucceeded:
 				field(&bottom, "result", st.OK.Render("✓ retried")+": new log "+st.Bold.Render(common.Clean(orDash(r.NewLogID))))
 			case r.State == model.AttemptFailed:
@@ -501,6 +501,19 @@ func firstOf(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// NotSentWhy words why a retry was not sent, for the TUI: the error, or the guard's refusal
+// and its next step in keys (StepKeys).
+func NotSentWhy(r app.RetryOutcome, km keys.KeyMap) string {
+	if r.Refusal == "" {
+		return r.Err
+	}
+	why := "refused: " + r.Refusal
+	if !r.Next.IsZero() {
+		why += "; next: " + StepKeys(r.Next, km)
+	}
+	return why
 }
 
 // StepKeys words a guard's next step for the TUI: a provider check is v, a verdict is m, and

@@ -156,6 +156,9 @@ func TestResultShowsNewLogOrAmbiguous(t *testing.T) {
 		{app.RetryOutcome{AttemptID: "a1", State: model.AttemptIndeterminate, Detail: "no answer", Resolve: "`exectriage --demo resolve a1`"}, "ambiguous: settle it with `exectriage --demo resolve a1`"},
 		{app.RetryOutcome{AttemptID: "a1", State: model.AttemptFailed, Detail: "HTTP 400"}, "the retry failed"},
 		{app.RetryOutcome{Err: "no journal"}, "not sent"},
+		// A refusal at the send names its next step in keys, not as a command line.
+		{app.RetryOutcome{Refusal: "the logs now show a later attempt", Next: triage.Step{Say: "check the provider: {1}", Do: []triage.Command{{Verb: triage.VerbVerify}}}},
+			"the provider: press v"},
 	} {
 		m, _ := newDialog(needsConfirmation)
 		m.SetSending()
