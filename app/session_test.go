@@ -112,7 +112,7 @@ func TestASessionAsTheTUIUsesIt(t *testing.T) {
 		t.Fatalf("RetryFromDialog: %+v", out)
 	}
 	again := a.RetryFromDialog(ctx, full, ps, "again")
-	if !strings.HasPrefix(again.Err, "refused") {
+	if !again.NotSent() || again.Refusal == "" || again.Err != "" || again.Next.IsZero() {
 		t.Fatalf("a second retry from the dialog: %+v", again)
 	}
 	if at, err := FindAttempt(ctx, j, e.ID); err != nil || at.ID != out.AttemptID {
