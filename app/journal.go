@@ -12,6 +12,7 @@ import (
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
+	"github.com/google/uuid"
 )
 
 // The journal's records, as the commands print them.
@@ -303,3 +304,193 @@ func orWord(s, w string) string {
 
 // Who names the person in the journal from the environment (EXECTRIAGE_WHO, else user@host).
 func Who(getenv func(string) string) string { return journal.Who(getenv) }
+
+// UseJournal makes j the session's journal (the TUI's retries and verdicts go to it).
+func (a *App) UseJournal(j *Journal) {
+	if a.ownJ { // a journal ViewJournal opened gives way
+		_ = a.j.Close()
+		a.ownJ = false
+	}
+	a.j = j
+}
+
+// NoJournal records why the journal could not be opened, so that retries and verdicts refuse
+// with the real reason rather than advice to pass a flag that was passed.
+func (a *App) NoJournal(err error) { a.jerr = err }
+
+// JournalProblem is why there is no journal ("" when one is open or none was tried).
+func (a *App) JournalProblem() string {
+	if a.j != nil || a.jerr == nil {
+		return ""
+	}
+	return a.jerr.Error()
+}
+
+// ViewJournal opens the journal, when it exists, for reading only, so that a reading command
+// shows each execution's case as every other front does (it never creates, migrates or
+// recovers one); the app closes it. It returns why there is none ("" when it was opened).
+func (a *App) ViewJournal(ctx context.Context) string {
+	if a.j != nil {
+		return ""
+	}
+	j, note := OpenJournalIfExists(ctx, a.o)
+	if j != nil {
+		a.j, a.ownJ = j, true
+	}
+	return note
+}
+
+// Journal is the session's journal, nil when none is open.
+func (a *App) Journal() *Journal { return a.j }
+
+// JournalStateOf returns what the journal holds about one execution.
+func (a *App) JournalStateOf(ctx context.Context, id string) (JournalState, error) {
+	if a.j == nil {
+		return JournalState{}, nil
+	}
+	en, err := a.j.Entries(ctx, id)
+	if err != nil {
+		return JournalState{}, err
+	}
+	return journalState(en, a.SessionArgs()), nil
+}
+
+// JournalStates returns the journal's state of every execution that has any.
+func (a *App) JournalStates(ctx context.Context) (map[string]JournalState, error) {
+	out := map[string]JournalState{}
+	if a.j == nil {
+		return out, nil
+	}
+	all, err := a.j.Entries(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	by := map[string]*Entries{}
+	get := func(id string) *Entries {
+		if by[id] == nil {
+			by[id] = &Entries{}
+		}
+		return by[id]
+	}
+	for _, c := range all.Confirmations {
+		get(c.ExecutionID).Confirmations = append(get(c.ExecutionID).Confirmations, c)
+	}
+	for _, at := range all.Attempts {
+		get(at.ExecutionID).Attempts = append(get(at.ExecutionID).Attempts, at)
+	}
+	for _, v := range all.Verdicts {
+		get(v.ExecutionID).Verdicts = append(get(v.ExecutionID).Verdicts, v)
+	}
+	in := a.SessionArgs()
+	for id, en := range by {
+		out[id] = journalState(*en, in)
+	}
+	return out, nil
+}
+
+// Cases returns the journal's case of every execution it holds anything about, the executions
+// exectriage's retries made included (RetryOf); nil without a journal.
+func (a *App) Cases(ctx context.Context) (map[string]*model.Case, error) {
+	if a.j == nil {
+		return nil, nil
+	}
+	states, err := a.JournalStates(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal: %w", err)
+	}
+	return casesOf(states), nil
+}
+
+// Mark records a verdict in the session's journal and says what it changed for the guard.
+func (a *App) Mark(ctx context.Context, id string, v model.Verdict, note string) (MarkResult, error) {
+	if err := a.CheckWrite("nothing was marked"); err != nil {
+		return MarkResult{}, err
+	}
+	if a.j == nil {
+		return MarkResult{}, a.noJournal("nothing was marked")
+	}
+	before, err := a.j.j.Verdicts(ctx, id)
+	if err != nil {
+		return MarkResult{}, err
+	}
+	rec := journal.VerdictRecord{ID: uuid.NewString(), ExecutionID: id, Verdict: v, Note: note, Who: a.Who(), At: a.Now().UTC(), Source: a.SourceName()}
+	if err := a.j.Mark(ctx, rec); err != nil {
+		return MarkResult{}, err
+	}
+	was := decidingVerdict(before)
+	return MarkResult{Record: rec, Deciding: decidingVerdict(append([]journal.VerdictRecord{rec}, before...)), Effect: triage.VerdictEffect(v, was)}, nil
+}
+
+// VerdictsFor are the verdicts the mark dialog and `mark` offer for an execution.
+func (a *App) VerdictsFor(e *model.Execution, t *model.Triage) []model.Verdict {
+	return triage.VerdictsFor(t.Kind, t.Outcome, t.GroupID != "")
+}
+
+// noJournal is the error of an action that needs the journal.
+func (a *App) noJournal(what string) error {
+	if p := a.JournalProblem(); p != "" {
+		return fmt.Errorf("the journal could not be opened (%s): %s", p, what)
+	}
+	return errors.New("no journal is open: " + what)
+}
+
+// JournalState is the journal's record of one execution, phrased for the panes.
+type JournalState struct {
+	Attempts []model.RetryAttempt
+	Verdict  model.Verdict // the one the guard goes by (triage.DecidingVerdict), "" when none
+	History  []HistoryLine
+}
+
+func journalState(en Entries, in []string) JournalState {
+	st := JournalState{Attempts: en.Attempts, History: History(en, in)}
+	st.Verdict = decidingVerdict(en.Verdicts)
+	return st
+}
+
+// decidingVerdict is the verdict, of records newest first, that the guard goes by.
+func decidingVerdict(records []journal.VerdictRecord) model.Verdict {
+	vs := make([]model.Verdict, len(records))
+	for i, r := range records {
+		vs[i] = r.Verdict
+	}
+	if i := triage.DecidingVerdict(vs); i >= 0 {
+		return vs[i]
+	}
+	return ""
+}
+
+// MarkResult is what recording a verdict changed: the verdict the guard now goes by, and
+// what that means for a retry, in a line.
+type MarkResult struct {
+	Record   journal.VerdictRecord
+	Deciding model.Verdict
+	Effect   string
+}
+
+// casesOf is the case of each execution of states and of each log their retries made.
+func casesOf(states map[string]JournalState) map[string]*model.Case {
+	retryOf := map[string]string{}
+	for id, st := range states {
+		for _, at := range st.Attempts {
+			if at.NewLogID != "" {
+				retryOf[at.NewLogID] = id
+			}
+		}
+	}
+	out := make(map[string]*model.Case, len(states)+len(retryOf))
+	for id, st := range states {
+		var vs []model.Verdict
+		if st.Verdict != "" {
+			vs = []model.Verdict{st.Verdict}
+		}
+		if c := triage.CaseOf(vs, st.Attempts, retryOf[id]); c != nil {
+			out[id] = c
+		}
+	}
+	for log, of := range retryOf {
+		if out[log] == nil {
+			out[log] = triage.CaseOf(nil, nil, of)
+		}
+	}
+	return out
+}

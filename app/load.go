@@ -88,25 +88,6 @@ func (l *Loaded) analyze() {
 	l.window, l.Result = l.a.judge(l.Execs, l.Cases)
 }
 
-// NewWindow returns the builder of a streamed window (the TUI's): it triages with the
-// session's kinds and options and yields to the interactive loop's gate.
-func (a *App) NewWindow() *window.Builder {
-	b := window.NewBuilder(a.kinds, a.topt)
-	b.WaitAt(a.o.Gate)
-	return b
-}
-
-// judge triages a loaded window (each id once) through the window builder every front reads
-// (window.NewWhole): the TUI's, given the records it has whole.
-func (a *App) judge(execs []model.Execution, cases map[string]*model.Case) (*window.Builder, *triage.Result) {
-	b := window.NewWhole(a.kinds, a.topt)
-	b.Add(execs)
-	// The records are at hand: finding the groups cannot fail.
-	_ = b.GroupsAt(context.Background(), func(_ context.Context, r int) (model.Execution, error) { return execs[r], nil })
-	ts, groups := b.Judged(cases)
-	return b, triage.NewResult(ts, groups)
-}
-
 // LoadAll reads every execution of the window, newest first (ties by id, so the order is
 // stable), one copy of each log id (latestCopies).
 func (a *App) LoadAll(ctx context.Context) ([]model.Execution, error) {

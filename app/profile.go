@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/exectriage/exectriage/config"
 	"slices"
 	"strings"
+
+	"github.com/exectriage/exectriage/config"
 )
 
 // ProfileInfo is the profile a session runs under, for the header and info.

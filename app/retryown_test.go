@@ -38,7 +38,7 @@ func TestTheOriginalsCheckAfterARetryNamesTheRetrysOwn(t *testing.T) {
 	if full.ID == "" {
 		t.Fatal("no flagged Gmail send without an effect in the demo")
 	}
-	out := a.RetryFromDialog(ctx, full, ps, "the customer saw nothing")
+	out := a.RetryConfirmed(ctx, full, ps, "the customer saw nothing")
 	if out.State != model.AttemptSucceeded {
 		t.Fatalf("the retry: %+v", out)
 	}

@@ -107,11 +107,11 @@ func TestASessionAsTheTUIUsesIt(t *testing.T) {
 	if err != nil || len(ev.Send) < 5 || !strings.Contains(strings.Join(ev.Send, "\n"), "guarded by the SQLite journal") {
 		t.Fatalf("Evidence: %+v %v", ev.Send, err)
 	}
-	out := a.RetryFromDialog(ctx, full, ps, "the customer saw nothing")
+	out := a.RetryConfirmed(ctx, full, ps, "the customer saw nothing")
 	if out.AttemptID == "" || out.Err != "" {
-		t.Fatalf("RetryFromDialog: %+v", out)
+		t.Fatalf("RetryConfirmed: %+v", out)
 	}
-	again := a.RetryFromDialog(ctx, full, ps, "again")
+	again := a.RetryConfirmed(ctx, full, ps, "again")
 	if !again.NotSent() || again.Refusal == "" || again.Err != "" || again.Next.IsZero() {
 		t.Fatalf("a second retry from the dialog: %+v", again)
 	}

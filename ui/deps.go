@@ -248,7 +248,7 @@ func (b backend) Evidence(ctx context.Context, e model.Execution, t model.Triage
 }
 
 func (b backend) Retry(ctx context.Context, e model.Execution, _ model.Triage, ps model.ProviderState, reason string) app.RetryOutcome {
-	return b.a.RetryFromDialog(ctx, e, ps, reason)
+	return b.a.RetryConfirmed(ctx, e, ps, reason)
 }
 
 func (b backend) VerdictsFor(e *model.Execution, t *model.Triage) []model.Verdict {

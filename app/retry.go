@@ -151,8 +151,9 @@ func (a *App) Evidence(ctx context.Context, e model.Execution, t model.Triage, p
 	return ev, nil
 }
 
-// RetryFromDialog runs the guarded retry the person confirmed in the dialog.
-func (a *App) RetryFromDialog(ctx context.Context, e model.Execution, ps model.ProviderState, reason string) RetryOutcome {
+// RetryConfirmed runs the guarded retry of e whose failure the person confirmed (with reason), on
+// the provider state ps they saw; a refusal at the send comes back typed (Refusal, Next).
+func (a *App) RetryConfirmed(ctx context.Context, e model.Execution, ps model.ProviderState, reason string) RetryOutcome {
 	if a.j == nil {
 		return RetryOutcome{Err: a.noJournal("nothing was sent").Error()}
 	}
