@@ -33,6 +33,14 @@ import (
 // filter prompt, then the help screen, then global keys, then the focused pane), as gh-dash does.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.sameFrame = false
+	switch msg.(type) {
+	case loadPageMsg, loadDoneMsg, analyzedMsg, foundMsg, followTickMsg, selectedMsg:
+		return m.updateLoad(msg)
+	case evidenceMsg, retrydialog.ArmedMsg, retrydialog.SendMsg, retriedMsg, retrydialog.CloseMsg:
+		return m.updateRetry(msg)
+	case journalMsg, journalAllMsg, verifiedMsg, markdialog.MarkMsg, markdialog.CloseMsg, markedMsg:
+		return m.updateJournal(msg)
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -53,6 +61,109 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.showProgress(true)
 		return m, cmd
 
+	case detailTickMsg:
+		if msg.tag != m.detailTag || msg.id != m.keepID {
+			return m, nil
+		}
+		return m, m.fetchDetail(msg.id)
+
+	case detailMsg:
+		delete(m.fetching, msg.id)
+		if msg.err != nil {
+			m.setError(fmt.Errorf("fetching %s: %w", msg.id, msg.err))
+		} else {
+			m.data.PutDetail(msg.id, msg.exec)
+		}
+		m.refreshPanes()
+		return m, nil
+
+	case copymenu.ChosenMsg:
+		if msg.Item.Deferred { // the bundle: Y's path
+			return m, m.copyBundle()
+		}
+		what, _, _ := strings.Cut(msg.Item.Label, " (") // "curl reproduction", "record"
+		if mk := msg.Item.Make; mk != nil {             // redacting a large record is no work for Update
+			block := msg.Item.Block
+			return m, func() tea.Msg { return copyReadyMsg{what: what, text: mk(), block: block} }
+		}
+		return m, m.copyOut(what, msg.Item.Text, msg.Item.Block)
+
+	case copyReadyMsg:
+		return m, m.copyOut(msg.what, msg.text, msg.block)
+
+	case openedMsg:
+		if msg.opened {
+			m.setInfo("opened %s in the browser: %s", msg.id, msg.addr)
+			return m, nil
+		}
+		// no browser here (ssh, a container) or it failed: the address it would open, copied
+		cmd := m.copyOut("dashboard URL", msg.addr, false)
+		if msg.err != nil {
+			m.setError(fmt.Errorf("%w; the dashboard URL is copied instead", msg.err))
+		}
+		return m, cmd
+
+	case bundledMsg:
+		if msg.err != nil {
+			m.setError(fmt.Errorf("writing the bundle: %w", msg.err))
+			return m, nil
+		}
+		m.bundleIDs, m.bundleText = msg.ids, msg.text
+		if msg.copy {
+			m.setInfo("bundle written to %s and copied to the clipboard (OSC 52)", msg.path)
+			return m, copyText(msg.text, true)
+		}
+		m.setInfo("bundle written to %s (%s copies it)", msg.path, m.key(m.Keys.CopyBundle))
+		return m, nil
+
+	case filterbar.ChangedMsg:
+		return m, m.setQuery(msg.Query)
+
+	case filterbar.ClosedMsg:
+		m.relayout()
+		reqs, sessions := m.query.Values("request"), m.query.Values("session")
+		if !msg.Cleared && len(reqs)+len(sessions) > 0 {
+			// the API lists no request or session ids: its server finds the executions the
+			// filter names
+			return m, findOnServerCmd(m.ctx, m.be, reqs, sessions)
+		}
+		return m, nil
+
+	case timelineMsg:
+		return m, m.openTimeline(msg)
+
+	case tea.KeyPressMsg:
+		if m.load.working() {
+			// The load's read, parse and analysis pause while this key's frame is made and
+			// drawn: on two cores they would otherwise hold both.
+			m.be.Hold(keyHold)
+		}
+		return m, m.personKey(msg)
+
+	case tea.PasteMsg:
+		switch {
+		case m.retry.IsOpen():
+			var cmd tea.Cmd
+			m.retry, cmd = m.retry.Update(msg)
+			return m, cmd
+		case m.mark.IsOpen():
+			var cmd tea.Cmd
+			m.mark, cmd = m.mark.Update(msg)
+			return m, cmd
+		case m.filter.Active():
+			return m, m.editFilter(msg)
+		}
+		return m, nil
+
+	case tea.MouseMsg:
+		return m, m.handleMouse(msg)
+	}
+	return m, nil
+}
+
+// updateLoad handles the load pipeline's messages (load.go's loader does the work; this words it).
+func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
 	case loadPageMsg:
 		next, ok := m.load.page(msg)
 		if !ok {
@@ -111,6 +222,30 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(cmds...)
 
+	case foundMsg:
+		if msg.err != nil {
+			m.setError(msg.err)
+			return m, nil
+		}
+		if len(msg.execs) == 0 {
+			return m, nil
+		}
+		m.setInfo("the API found %d execution(s) of %s", len(msg.execs), strings.Join(msg.ids, ", "))
+		m.load.give(msg.execs)
+		return m, m.scheduleAnalyze()
+
+	case followTickMsg:
+		if msg.tag != m.followTag || !m.follow {
+			return m, nil
+		}
+		next := followCmd(m.followTag, m.opt.FollowEvery)
+		m.paused = !m.list.AtTop() || m.focus != focusList
+		m.updateListChrome()
+		if m.paused || m.load.loading {
+			return m, next
+		}
+		return m, tea.Batch(next, m.startLoad(m.opt.Since, false))
+
 	case selectedMsg:
 		if msg.tag != m.selTag {
 			return m, nil
@@ -132,65 +267,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, tea.Batch(cmds...)
 
-	case detailTickMsg:
-		if msg.tag != m.detailTag || msg.id != m.keepID {
-			return m, nil
-		}
-		return m, m.fetchDetail(msg.id)
+	}
+	return m, nil
+}
 
-	case detailMsg:
-		delete(m.fetching, msg.id)
-		if msg.err != nil {
-			m.setError(fmt.Errorf("fetching %s: %w", msg.id, msg.err))
-		} else {
-			m.data.PutDetail(msg.id, msg.exec)
-		}
-		m.refreshPanes()
-		return m, nil
-
-	case journalMsg:
-		if msg.err != nil {
-			m.setError(fmt.Errorf("reading the journal: %w", msg.err))
-			return m, nil
-		}
-		before := m.data.Case(msg.id)
-		m.applyJournal(msg.id, msg.state)
-		m.refreshPanes()
-		if sameCase(before, m.data.Case(msg.id)) { // the usual answer to a selection resting
-			return m, nil
-		}
-		return m, m.journalChanged()
-
-	case journalAllMsg:
-		if msg.err != nil {
-			m.setError(fmt.Errorf("reading the journal: %w", msg.err))
-			return m, nil
-		}
-		for id, st := range msg.states {
-			m.applyJournal(id, st)
-		}
-		m.refreshPanes()
-		if len(msg.states) == 0 {
-			return m, nil
-		}
-		return m, m.journalChanged()
-
-	case verifiedMsg:
-		delete(m.data.Verifying, msg.id)
-		if msg.err != nil {
-			m.setError(fmt.Errorf("verifying %s: %w", msg.id, msg.err))
-			m.refreshPanes()
-			return m, nil
-		}
-		if msg.exec != nil {
-			m.data.PutDetail(msg.id, *msg.exec)
-		}
-		m.data.Provider[msg.id] = msg.state
-		m.data.DS = withEffective(m.data.DS, m.data.Provider)
-		m.setInfo("%s: provider %s%s", msg.id, msg.state.State, reasonSuffix(msg.state.Reason))
-		m.refreshPanes()
-		return m, nil
-
+// updateRetry handles the retry dialog's messages: evidence, arming, the send and its outcome.
+func (m *Model) updateRetry(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
 	case evidenceMsg:
 		if !m.retry.IsOpen() || m.retry.ExecID() != msg.id {
 			return m, nil
@@ -251,31 +334,55 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case retrydialog.CloseMsg:
 		return m, nil
 
-	case copymenu.ChosenMsg:
-		if msg.Item.Deferred { // the bundle: Y's path
-			return m, m.copyBundle()
-		}
-		what, _, _ := strings.Cut(msg.Item.Label, " (") // "curl reproduction", "record"
-		if mk := msg.Item.Make; mk != nil {             // redacting a large record is no work for Update
-			block := msg.Item.Block
-			return m, func() tea.Msg { return copyReadyMsg{what: what, text: mk(), block: block} }
-		}
-		return m, m.copyOut(what, msg.Item.Text, msg.Item.Block)
+	}
+	return m, nil
+}
 
-	case copyReadyMsg:
-		return m, m.copyOut(msg.what, msg.text, msg.block)
-
-	case openedMsg:
-		if msg.opened {
-			m.setInfo("opened %s in the browser: %s", msg.id, msg.addr)
+// updateJournal handles the journal's and the provider's answers, and verdicts.
+func (m *Model) updateJournal(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case journalMsg:
+		if msg.err != nil {
+			m.setError(fmt.Errorf("reading the journal: %w", msg.err))
 			return m, nil
 		}
-		// no browser here (ssh, a container) or it failed: the address it would open, copied
-		cmd := m.copyOut("dashboard URL", msg.addr, false)
-		if msg.err != nil {
-			m.setError(fmt.Errorf("%w; the dashboard URL is copied instead", msg.err))
+		before := m.data.Case(msg.id)
+		m.applyJournal(msg.id, msg.state)
+		m.refreshPanes()
+		if sameCase(before, m.data.Case(msg.id)) { // the usual answer to a selection resting
+			return m, nil
 		}
-		return m, cmd
+		return m, m.journalChanged()
+
+	case journalAllMsg:
+		if msg.err != nil {
+			m.setError(fmt.Errorf("reading the journal: %w", msg.err))
+			return m, nil
+		}
+		for id, st := range msg.states {
+			m.applyJournal(id, st)
+		}
+		m.refreshPanes()
+		if len(msg.states) == 0 {
+			return m, nil
+		}
+		return m, m.journalChanged()
+
+	case verifiedMsg:
+		delete(m.data.Verifying, msg.id)
+		if msg.err != nil {
+			m.setError(fmt.Errorf("verifying %s: %w", msg.id, msg.err))
+			m.refreshPanes()
+			return m, nil
+		}
+		if msg.exec != nil {
+			m.data.PutDetail(msg.id, *msg.exec)
+		}
+		m.data.Provider[msg.id] = msg.state
+		m.data.DS = withEffective(m.data.DS, m.data.Provider)
+		m.setInfo("%s: provider %s%s", msg.id, msg.state.State, reasonSuffix(msg.state.Reason))
+		m.refreshPanes()
+		return m, nil
 
 	case markdialog.MarkMsg:
 		return m, markCmd(m.ctx, m.be, msg.ExecID, msg.Verdict, msg.Note)
@@ -292,84 +399,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.setInfo("%s marked %s: %s", msg.id, msg.verdict, msg.res.Effect)
 		return m, tea.Batch(m.journalChanged(), journalCmd(m.ctx, m.be, msg.id))
 
-	case bundledMsg:
-		if msg.err != nil {
-			m.setError(fmt.Errorf("writing the bundle: %w", msg.err))
-			return m, nil
-		}
-		m.bundleIDs, m.bundleText = msg.ids, msg.text
-		if msg.copy {
-			m.setInfo("bundle written to %s and copied to the clipboard (OSC 52)", msg.path)
-			return m, copyText(msg.text, true)
-		}
-		m.setInfo("bundle written to %s (%s copies it)", msg.path, m.key(m.Keys.CopyBundle))
-		return m, nil
-
-	case filterbar.ChangedMsg:
-		return m, m.setQuery(msg.Query)
-
-	case filterbar.ClosedMsg:
-		m.relayout()
-		reqs, sessions := m.query.Values("request"), m.query.Values("session")
-		if !msg.Cleared && len(reqs)+len(sessions) > 0 {
-			// the API lists no request or session ids: its server finds the executions the
-			// filter names
-			return m, findOnServerCmd(m.ctx, m.be, reqs, sessions)
-		}
-		return m, nil
-
-	case timelineMsg:
-		return m, m.openTimeline(msg)
-
-	case foundMsg:
-		if msg.err != nil {
-			m.setError(msg.err)
-			return m, nil
-		}
-		if len(msg.execs) == 0 {
-			return m, nil
-		}
-		m.setInfo("the API found %d execution(s) of %s", len(msg.execs), strings.Join(msg.ids, ", "))
-		m.load.give(msg.execs)
-		return m, m.scheduleAnalyze()
-
-	case followTickMsg:
-		if msg.tag != m.followTag || !m.follow {
-			return m, nil
-		}
-		next := followCmd(m.followTag, m.opt.FollowEvery)
-		m.paused = !m.list.AtTop() || m.focus != focusList
-		m.updateListChrome()
-		if m.paused || m.load.loading {
-			return m, next
-		}
-		return m, tea.Batch(next, m.startLoad(m.opt.Since, false))
-
-	case tea.KeyPressMsg:
-		if m.load.working() {
-			// The load's read, parse and analysis pause while this key's frame is made and
-			// drawn: on two cores they would otherwise hold both.
-			m.be.Hold(keyHold)
-		}
-		return m, m.personKey(msg)
-
-	case tea.PasteMsg:
-		switch {
-		case m.retry.IsOpen():
-			var cmd tea.Cmd
-			m.retry, cmd = m.retry.Update(msg)
-			return m, cmd
-		case m.mark.IsOpen():
-			var cmd tea.Cmd
-			m.mark, cmd = m.mark.Update(msg)
-			return m, cmd
-		case m.filter.Active():
-			return m, m.editFilter(msg)
-		}
-		return m, nil
-
-	case tea.MouseMsg:
-		return m, m.handleMouse(msg)
 	}
 	return m, nil
 }
