@@ -73,7 +73,7 @@ func (a *App) loadLive(ctx context.Context) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	execs, dups := dedupeExecs(execs) // copies the API listed twice; the details are not copies
+	execs, dups := window.KeepLatest(execs) // copies the API listed twice; the details are not copies
 	for i := range execs {
 		if d, ok := detail[execs[i].ID]; ok && !execs[i].Detailed {
 			execs[i] = d
@@ -89,7 +89,7 @@ func (l *Loaded) analyze() {
 }
 
 // LoadAll reads every execution of the window, newest first (ties by id, so the order is
-// stable), one copy of each log id (latestCopies).
+// stable), one copy of each log id (window.KeepLatest).
 func (a *App) LoadAll(ctx context.Context) ([]model.Execution, error) {
 	execs, _, err := a.loadAll(ctx)
 	return execs, err
@@ -139,7 +139,7 @@ func (a *App) loadAll(ctx context.Context) ([]model.Execution, int, error) {
 			batches[i] = nil
 		}
 	}
-	execs, dups := dedupeExecs(execs) // before the sort: the later copy is the one kept
+	execs, dups := window.KeepLatest(execs) // before the sort: the later copy is the one kept
 	SortNewestFirst(execs)
 	return execs, dups, nil
 }

@@ -56,7 +56,7 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ScannedOf(l)
+		return ScannedOf(l), nil
 	}
 	b := window.NewStream(a.kinds, a.topt)
 	reserved := false
@@ -86,8 +86,8 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 }
 
 // ScannedOf gives scan's view of a loaded window: the window its records were judged in.
-func ScannedOf(l *Loaded) (*Scanned, error) {
+func ScannedOf(l *Loaded) *Scanned {
 	ds := l.window.Snapshot().WithCases(l.Cases)
 	return &Scanned{ds: ds, Groups: ds.Groups, DetailErrors: l.DetailErrors, FirstDetailError: l.FirstDetailError,
-		Duplicates: l.Duplicates}, nil
+		Duplicates: l.Duplicates}
 }

@@ -57,8 +57,8 @@ func (a *App) NewWindow() *window.Builder {
 	return b
 }
 
-// judge triages a loaded window (each id once) through the window builder every front reads
-// (window.NewWhole): the TUI's, given the records it has whole.
+// judge triages a loaded window (each id once) through the builder every front reads, given
+// the records whole (window.NewWhole), each with its journal case.
 func (a *App) judge(execs []model.Execution, cases map[string]*model.Case) (*window.Builder, *triage.Result) {
 	b := window.NewWhole(a.kinds, a.topt)
 	b.Add(execs)

@@ -38,10 +38,7 @@ func referenceScan(t *testing.T, vars map[string]string, file string, asJSON boo
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := app.ScannedOf(l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := app.ScannedOf(l)
 	r := newScanReport(env.Env, a, sc)
 	r.indexFirstMembers()
 	var b bytes.Buffer

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 
 	"github.com/exectriage/exectriage/internal/capacity"
 	"github.com/exectriage/exectriage/model"
@@ -172,10 +173,12 @@ func (a *Incremental) GroupsRead(ctx context.Context, read func(ctx context.Cont
 		execs []model.Execution
 		err   error
 	}
+	var reader sync.WaitGroup
+	defer reader.Wait() // after the cancel below: no read outlives the call
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	reads := make(chan batch, 1)
-	go func() {
+	reader.Go(func() {
 		defer close(reads)
 		limit := incBatch
 		var bytes []int64 // bytes[k]: what the candidates before cands[k] take to read
@@ -204,7 +207,7 @@ func (a *Incremental) GroupsRead(ctx context.Context, read func(ctx context.Cont
 				return
 			}
 		}
-	}()
+	})
 	gr := &Grouper{cls: a.cls, opt: a.opt} // the kinds Add gave (the kinds may have learned more since)
 	var pos [][]int
 	ids := map[int]string{} // each member's id (a re-sent meta tool's groups are joined by id)

@@ -11,13 +11,13 @@ import (
 	"github.com/exectriage/exectriage/window"
 )
 
-// A binding is one key of the root as data, as lazygit's controllers give theirs: the keys it
+// A binding is one key of the root as data, as lazygit's controllers give theirs: the key it
 // answers to (from the KeyMap, so a rebinding moves it), when it applies, why the session has
 // it off (the one rule the key refuses with and the help screen marks "(off)" from), and what
 // it does. Dialogs, the filter prompt and the overlays take their keys before these; the
 // focused pane's navigation after.
 type binding struct {
-	keys func(*keys.KeyMap) []key.Binding
+	key func(*keys.KeyMap) *key.Binding
 	// when says the row applies now (nil: always)
 	when func(*Model) bool
 	// selection says it acts on the selected execution: with none, the key says so
@@ -38,12 +38,6 @@ type pressed struct {
 	it    window.Item
 }
 
-func bind(f func(*keys.KeyMap) []key.Binding) func(*keys.KeyMap) []key.Binding { return f }
-
-func one(f func(*keys.KeyMap) *key.Binding) func(*keys.KeyMap) []key.Binding {
-	return func(km *keys.KeyMap) []key.Binding { return []key.Binding{*f(km)} }
-}
-
 // rootBindings are the root's keys, in the order they are tried.
 func rootBindings() []binding {
 	onList := func(m *Model) bool { return m.focus == focusList }
@@ -55,25 +49,25 @@ func rootBindings() []binding {
 		}
 	}
 	return []binding{
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Quit }), do: func(m *Model, p pressed) tea.Cmd { return m.quit(p.asked) }},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Timeline }), do: (*Model).timelineKey},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Log }), do: func(m *Model, _ pressed) tea.Cmd {
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Quit }, do: func(m *Model, p pressed) tea.Cmd { return m.quit(p.asked) }},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Timeline }, do: (*Model).timelineKey},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Log }, do: func(m *Model, _ pressed) tea.Cmd {
 			m.showLog = true
 			m.msgLog.Open(m.status.Log())
 			return nil
 		}},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Help }), do: func(m *Model, _ pressed) tea.Cmd {
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Help }, do: func(m *Model, _ pressed) tea.Cmd {
 			m.showHelp = true
 			m.helpView.Reset()
 			return nil
 		}},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Filter }), do: func(m *Model, _ pressed) tea.Cmd {
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Filter }, do: func(m *Model, _ pressed) tea.Cmd {
 			m.setFocus(focusList)
 			cmd := m.filter.Open()
 			m.relayout()
 			return cmd
 		}},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Back }), do: func(m *Model, _ pressed) tea.Cmd {
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Back }, do: func(m *Model, _ pressed) tea.Cmd {
 			switch {
 			case m.focus != focusList:
 				m.setFocus(focusList)
@@ -83,31 +77,25 @@ func rootBindings() []binding {
 			}
 			return nil
 		}},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Flagged }), do: toggle(func(v *window.View) { v.FlaggedOnly = !v.FlaggedOnly })},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Writes }), do: toggle(func(v *window.View) { v.WritesOnly = !v.WritesOnly })},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Duplicates }), do: toggle(func(v *window.View) { v.Duplicates = !v.Duplicates })},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.BestMatch }), do: (*Model).bestMatchKey},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.NextPane }), do: func(m *Model, _ pressed) tea.Cmd {
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Flagged }, do: toggle(func(v *window.View) { v.FlaggedOnly = !v.FlaggedOnly })},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Writes }, do: toggle(func(v *window.View) { v.WritesOnly = !v.WritesOnly })},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Duplicates }, do: toggle(func(v *window.View) { v.Duplicates = !v.Duplicates })},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.BestMatch }, do: (*Model).bestMatchKey},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.NextPane }, do: func(m *Model, _ pressed) tea.Cmd {
 			m.setFocus((m.focus + 1) % 3)
 			return nil
 		}},
-		{keys: bind(func(km *keys.KeyMap) []key.Binding { return []key.Binding{km.NextMatch, km.PrevMatch} }), when: onList,
-			do: func(m *Model, p pressed) tea.Cmd {
-				dir := 1
-				if key.Matches(p.k, m.Keys.PrevMatch) {
-					dir = -1
-				}
-				return m.jumpMatch(dir)
-			}},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Refresh }), do: func(m *Model, _ pressed) tea.Cmd {
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.NextMatch }, when: onList, do: func(m *Model, _ pressed) tea.Cmd { return m.jumpMatch(1) }},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.PrevMatch }, when: onList, do: func(m *Model, _ pressed) tea.Cmd { return m.jumpMatch(-1) }},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Refresh }, do: func(m *Model, _ pressed) tea.Cmd {
 			if m.load.loading {
 				m.setInfo("already loading")
 				return nil
 			}
 			return m.startLoad(m.opt.Since, false)
 		}},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Follow }), do: (*Model).followKey},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Mouse }), do: func(m *Model, _ pressed) tea.Cmd {
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Follow }, do: (*Model).followKey},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Mouse }, do: func(m *Model, _ pressed) tea.Cmd {
 			m.mouse = !m.mouse
 			m.updateListChrome()
 			if m.mouse {
@@ -118,23 +106,23 @@ func rootBindings() []binding {
 			return nil
 		}},
 		// actions on the selection
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Verify }), selection: true, off: func(m *Model) string { return m.readProblem },
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Verify }, selection: true, off: func(m *Model) string { return m.readProblem },
 			do: (*Model).verifyKey},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Retry }), selection: true, off: (*Model).journalOff, do: (*Model).retryKey},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Mark }), selection: true, off: (*Model).journalOff, do: func(m *Model, p pressed) tea.Cmd {
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Retry }, selection: true, off: (*Model).journalOff, do: (*Model).retryKey},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Mark }, selection: true, off: (*Model).journalOff, do: func(m *Model, p pressed) tea.Cmd {
 			m.mark.Open(p.e.ID, p.e.ID+" · "+p.e.ToolSlug+" · "+string(p.t.Kind)+" · "+string(p.t.Outcome), m.be.VerdictsFor(p.e, p.t), m.data.Verdicts[p.e.ID])
 			m.mark.SetSize(m.width, m.height)
 			return nil
 		}},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Bundle }), selection: true, do: func(m *Model, _ pressed) tea.Cmd {
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Bundle }, selection: true, do: func(m *Model, _ pressed) tea.Cmd {
 			m.setInfo("writing a support bundle…")
 			ids := m.selectionIDs()
 			return bundleCmd(m.ctx, m.be, ids, m.bundleItems(ids), false)
 		}},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.CopyID }), selection: true, do: (*Model).copyMenuKey},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.CopyBundle }), selection: true, do: func(m *Model, _ pressed) tea.Cmd { return m.copyBundle() }},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Dashboard }), selection: true, do: (*Model).dashboardKey},
-		{keys: one(func(km *keys.KeyMap) *key.Binding { return &km.Reveal }), selection: true, do: func(m *Model, p pressed) tea.Cmd {
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.CopyID }, selection: true, do: (*Model).copyMenuKey},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.CopyBundle }, selection: true, do: func(m *Model, _ pressed) tea.Cmd { return m.copyBundle() }},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Dashboard }, selection: true, do: (*Model).dashboardKey},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Reveal }, selection: true, do: func(m *Model, p pressed) tea.Cmd {
 			if m.revealID == p.e.ID {
 				m.revealID = ""
 				m.setInfo("secrets of %s hidden again", p.e.ID)
@@ -152,7 +140,7 @@ func rootBindings() []binding {
 // pane takes the key).
 func (m *Model) runBinding(k tea.KeyPressMsg, asked bool) (tea.Cmd, bool) {
 	for _, b := range m.bindings {
-		if !key.Matches(k, b.keys(m.Keys)...) || b.when != nil && !b.when(m) {
+		if !key.Matches(k, *b.key(m.Keys)) || b.when != nil && !b.when(m) {
 			continue
 		}
 		p := pressed{k: k, asked: asked}
@@ -179,13 +167,8 @@ func (m *Model) runBinding(k tea.KeyPressMsg, asked bool) (tea.Cmd, bool) {
 // refuses with.
 func (m *Model) isOff(kb key.Binding) bool {
 	for _, b := range m.bindings {
-		if b.off == nil {
-			continue
-		}
-		for _, x := range b.keys(m.Keys) {
-			if x.Help() == kb.Help() {
-				return b.off(m) != ""
-			}
+		if b.off != nil && b.key(m.Keys).Help() == kb.Help() {
+			return b.off(m) != ""
 		}
 	}
 	return false

@@ -18,9 +18,7 @@ func TestEveryKeyIsARow(t *testing.T) {
 		"HalfUp": true, "HalfDown": true, "Open": true, "Confirm": true, "Cancel": true, "Switch": true}
 	rows := map[string]int{}
 	for _, b := range h.m.bindings {
-		for _, kb := range b.keys(h.m.Keys) {
-			rows[kb.Help().Desc]++
-		}
+		rows[b.key(h.m.Keys).Help().Desc]++
 	}
 	v := reflect.ValueOf(*h.m.Keys)
 	for i := range v.NumField() {
@@ -71,26 +69,25 @@ func TestOffKeysSayWhyWhereverTheyShow(t *testing.T) {
 				if b.off == nil {
 					continue
 				}
-				for _, kb := range b.keys(h.m.Keys) {
-					desc := kb.Help().Desc
-					wantOff := false
-					for _, o := range st.off {
-						wantOff = wantOff || strings.HasPrefix(desc, o)
-					}
-					if got := strings.Contains(help, desc+" (off)"); got != wantOff {
-						t.Errorf("help: %q off %v, want %v", desc, got, wantOff)
-					}
-					k := kb.Keys()[0]
-					h.m.status.Clear()
-					h.keys(k)
-					_, text := h.m.status.Text()
-					refused := strings.HasPrefix(text, k+" is off: ") && strings.Contains(text, st.reason)
-					if refused != wantOff {
-						t.Errorf("pressing %s (%s): status %q, refused %v, want %v", k, desc, text, refused, wantOff)
-					}
-					for h.m.retry.IsOpen() || h.m.mark.IsOpen() {
-						h.keys("esc")
-					}
+				kb := b.key(h.m.Keys)
+				desc := kb.Help().Desc
+				wantOff := false
+				for _, o := range st.off {
+					wantOff = wantOff || strings.HasPrefix(desc, o)
+				}
+				if got := strings.Contains(help, desc+" (off)"); got != wantOff {
+					t.Errorf("help: %q off %v, want %v", desc, got, wantOff)
+				}
+				k := kb.Keys()[0]
+				h.m.status.Clear()
+				h.keys(k)
+				_, text := h.m.status.Text()
+				refused := strings.HasPrefix(text, k+" is off: ") && strings.Contains(text, st.reason)
+				if refused != wantOff {
+					t.Errorf("pressing %s (%s): status %q, refused %v, want %v", k, desc, text, refused, wantOff)
+				}
+				for h.m.retry.IsOpen() || h.m.mark.IsOpen() {
+					h.keys("esc")
 				}
 			}
 		})

@@ -12,7 +12,7 @@ import (
 // one execution. Every front keeps the same copy: a later copy replaces an earlier one, unless
 // it is only a list entry of a record kept whole (model.KeepsEarlierCopy). A Builder applies
 // the rule on arrival (Builder.replaces), or, for a window streamed once, when the load is in
-// (LatestCopies); a loaded window before it is judged (app's dedupe).
+// (LatestCopies); a loaded window before it is judged (KeepLatest).
 
 // LatestCopies walks n records in the order they arrived (id and detailed of each by index)
 // and reports which are replaced by a later copy of the same id, and how many are.
@@ -56,5 +56,19 @@ func LatestCopies(n int, id func(i int) string, detailed func(i int) bool) (dead
 	return dead, dropped
 }
 
-// isDead reports whether LatestCopies marked record i.
-func isDead(dead []uint64, i int) bool { return int(i/64) < len(dead) && dead[i/64]&(1<<(i%64)) != 0 }
+// KeepLatest keeps one copy of each id of a loaded window (LatestCopies), in arrival order, and
+// returns how many it dropped. execs is reused.
+func KeepLatest(execs []model.Execution) ([]model.Execution, int) {
+	dead, dropped := LatestCopies(len(execs), func(i int) string { return execs[i].ID }, func(i int) bool { return execs[i].Detailed })
+	if dropped == 0 {
+		return execs, 0
+	}
+	out := execs[:0]
+	for i := range execs {
+		if !bit(dead, int32(i)) {
+			out = append(out, execs[i])
+		}
+	}
+	clear(execs[len(out):]) // what the dropped copies held is not kept alive
+	return out, dropped
+}

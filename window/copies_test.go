@@ -8,6 +8,24 @@ import (
 	"github.com/exectriage/exectriage/triage"
 )
 
+// A loaded window keeps one copy of each log id, the one every builder keeps, in the order the
+// records arrived (KeepLatest).
+func TestKeepLatestKeepsArrivalOrder(t *testing.T) {
+	rec := func(id, status string, detailed bool) model.Execution {
+		return model.Execution{ID: id, Status: status, Detailed: detailed}
+	}
+	in := []model.Execution{rec("a", "entry", false), rec("b", "s", true), rec("c", "1", true), rec("a", "whole", true),
+		rec("c", "2", true), rec("d", "s", true), rec("c", "3", false)}
+	out, dropped := KeepLatest(slices.Clone(in))
+	var got []string
+	for _, e := range out {
+		got = append(got, e.ID+":"+e.Status)
+	}
+	if want := []string{"b:s", "a:whole", "c:2", "d:s"}; !slices.Equal(got, want) || dropped != 3 {
+		t.Errorf("kept %v (%d dropped), want %v (3)", got, dropped, want)
+	}
+}
+
 // TestEveryBuilderKeepsTheSameCopy: records sharing a log id are one execution, and every way a
 // window is built keeps the same copy of it (the later one, unless it is only a list entry of a
 // record kept whole) and counts the same copies: LatestCopies (a loaded window's), a window
@@ -44,7 +62,7 @@ func TestEveryBuilderKeepsTheSameCopy(t *testing.T) {
 			dead, n := LatestCopies(len(tt.in), func(i int) string { return tt.in[i].ID }, func(i int) bool { return tt.in[i].Detailed })
 			var latest []string
 			for i, e := range tt.in {
-				if !isDead(dead, i) {
+				if !bit(dead, int32(i)) {
 					latest = append(latest, e.ID+":"+e.Status)
 				}
 			}

@@ -40,8 +40,8 @@ const asRow = math.MinInt64
 // else where it is in ids (first, as a row's id is), second then holding textReq.
 type reqRef struct{ first, second uint64 }
 
-// textReq marks a reqRef kept as text: no UUID's last eight bytes are all ones but this one's
-// (ffffffff-ffff is packed only when the rest says so: see packReq).
+// textReq, as second, marks a reqRef kept as text. A UUID whose last eight bytes are all ones
+// would read as that mark: packReq keeps it as text too.
 const textReq = ^uint64(0)
 
 // Summary is one execution as a list row sees it. Its strings are symbols of the Summaries

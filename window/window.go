@@ -197,7 +197,6 @@ func (ds *Dataset) WithCases(cases map[string]*model.Case) *Dataset {
 		for i := range ds.Len() {
 			put(i, cases[ds.ID(i)])
 		}
-		slices.Sort(settled)
 	}
 	for i := range cp.Len() {
 		if cp.Flag(i) {
@@ -278,8 +277,7 @@ func (ds *Dataset) Tool(i int) string { return ds.sum.Str(ds.sum.Row(int(ds.orde
 func (ds *Dataset) Triage(i int) model.Triage {
 	r := int(ds.order[i])
 	s := ds.sum.Row(r)
-	t := model.Triage{Kind: s.Kind.Kind(), Outcome: s.Outcome.Outcome(), Flagged: s.Flags&FlagFlagged != 0,
-		Reason: ds.reasons.String(ds.reason[r]), OldSDK: ds.notes.String(ds.note[r])}
+	t := classified(s, ds.reasons.String(ds.reason[r]), ds.notes.String(ds.note[r]))
 	if g := ds.GroupOf[i]; g >= 0 {
 		t.GroupID = ds.Groups[g].ID
 	}
@@ -287,6 +285,12 @@ func (ds *Dataset) Triage(i int) model.Triage {
 		triage.ApplyCase(&t, c)
 	}
 	return t
+}
+
+// classified is the triage a row was added with (without its group or journal case), its
+// reason and old-SDK note given.
+func classified(s *Summary, reason, note string) model.Triage {
+	return model.Triage{Kind: s.Kind.Kind(), Outcome: s.Outcome.Outcome(), Flagged: s.Flags&FlagFlagged != 0, Reason: reason, OldSDK: note}
 }
 
 // Group returns the duplicate group an execution belongs to, or nil.
@@ -444,13 +448,8 @@ type Options struct {
 // New returns an empty builder that triages with the given kinds (nil: by slug) and options,
 // keeping what o asks for.
 func New(kinds *triage.Kinds, opt triage.Options, o Options) *Builder {
-	b := newBuilder(0)
+	b := newBuilder(0, o)
 	b.inc = triage.NewIncremental(kinds, opt)
-	b.o = o
-	if !o.Index {
-		b.idx = nil
-	}
-	b.sum.exact = o.Exact
 	return b
 }
 
@@ -474,11 +473,15 @@ func NewBuilder(kinds *triage.Kinds, opt triage.Options) *Builder {
 	return New(kinds, opt, Options{Index: true, Fingerprints: true})
 }
 
-func newBuilder(n int) *Builder {
-	b := &Builder{idx: filter.NewIndex(n), ids: newIDIndex(n), o: Options{Index: true, Fingerprints: true}}
-	// The TUI filters off its loop on every core: those goroutines come after the loop and
-	// the renderer (each ends with its thread, which cores.Foreground keeps).
-	b.idx.SetWorkerSetup(cores.Foreground)
+func newBuilder(n int, o Options) *Builder {
+	b := &Builder{ids: newIDIndex(n), o: o}
+	if o.Index {
+		b.idx = filter.NewIndex(n)
+		// The TUI filters off its loop on every core: those goroutines come after the loop and
+		// the renderer (each ends with its thread, which cores.Foreground keeps).
+		b.idx.SetWorkerSetup(cores.Foreground)
+	}
+	b.sum.exact = o.Exact
 	b.sum.syms = NewSymbols(intern.Many)                                // users and accounts: tens of thousands
 	b.reasons, b.notes = NewSymbols(intern.Few), NewSymbols(intern.Few) // a few each, shared by the classifier
 	return b
@@ -708,7 +711,7 @@ func (b *Builder) settle() {
 	dead, n := LatestCopies(b.sum.Len(), b.sum.ID, func(r int) bool { return b.sum.Row(r).Flags&FlagDetailed != 0 })
 	b.dead, b.copies = dead, n
 	for r := range b.sum.Len() {
-		if isDead(dead, r) {
+		if bit(dead, int32(r)) {
 			if b.inc != nil {
 				b.inc.Drop(r)
 			}
@@ -724,9 +727,7 @@ func (b *Builder) Copies() int {
 	return b.copies
 }
 
-func (b *Builder) isDead(r int32) bool {
-	return int(r/64) < len(b.dead) && b.dead[r/64]&(1<<(r%64)) != 0
-}
+func (b *Builder) isDead(r int32) bool { return bit(b.dead, r) }
 
 func (b *Builder) add(e *model.Execution, t model.Triage, old int32, fp uint64) {
 	r := int32(b.sum.Len())
@@ -1045,9 +1046,7 @@ func (b *Builder) Judged(cases map[string]*model.Case) ([]model.Triage, []model.
 	b.settle()
 	ts := make([]model.Triage, b.sum.Len())
 	for r := range ts {
-		s := b.sum.Row(r)
-		ts[r] = model.Triage{Kind: s.Kind.Kind(), Outcome: s.Outcome.Outcome(), Flagged: s.Flags&FlagFlagged != 0,
-			Reason: b.reasons.String(b.reason[r]), OldSDK: b.notes.String(b.note[r])}
+		ts[r] = classified(b.sum.Row(r), b.reasons.String(b.reason[r]), b.notes.String(b.note[r]))
 	}
 	var groups []model.DuplicateGroup
 	for gi, g := range b.groups {
@@ -1133,7 +1132,7 @@ func Build(base, more []model.Execution, analyze Analyzer) *Dataset {
 	if len(an.Triage) != len(execs) {
 		an.Triage = make([]model.Triage, len(execs))
 	}
-	b := newBuilder(len(execs))
+	b := newBuilder(len(execs), Options{Index: true, Fingerprints: true})
 	for i := range execs {
 		b.add(&execs[i], an.Triage[i], -1, execs[i].Fingerprint(b.ids.seed))
 	}
