@@ -57,28 +57,15 @@ type RetryHooks struct {
 	Pause   func(ctx context.Context, step string) error // the binary's test hook
 }
 
-// Retry runs the guarded retry of req.Execution once (see package retry). The guard decides
-// on the live log, read again now from the API the retry would go to: never on an export file
-// (which anyone can edit) or on a copy loaded minutes ago. Without a live log there is no send.
+// Retry runs the guarded retry of req.Execution once (see package retry, which reads the live
+// log again, from the API the retry would go to, and checks that every record on the way to
+// the send is of req.ID).
 func (a *App) Retry(ctx context.Context, j *Journal, req retry.Request, h RetryHooks) (retry.Result, error) {
 	if err := a.CheckWrite("nothing was sent"); err != nil {
 		return retry.Result{}, err
 	}
 	d := a.RetryDeps(j)
 	d.Timeout, d.Pause = h.Timeout, h.Pause
-	if c := a.src.Client(); c != nil {
-		live, err := c.GetLog(ctx, req.Execution.ID)
-		if err != nil || live.ID != req.Execution.ID {
-			why := "it is not there"
-			if err != nil {
-				why = err.Error()
-			}
-			return retry.Result{Decision: a.inSession(triage.GuardDecision{Code: triage.RefusedNoLiveLog,
-				Reason: "the live log of " + req.Execution.ID + " could not be read from " + a.SourceName() + " (" + why + "): a file or an old copy alone never allows a send",
-				Next:   triage.Say("check that the API is reachable and the execution is in its logs, then retry")})}, nil
-		}
-		req.Execution = live
-	}
 	res, err := retry.Run(ctx, d, req)
 	res.Decision = a.inSession(res.Decision)
 	return res, err
@@ -157,7 +144,7 @@ func (a *App) RetryConfirmed(ctx context.Context, e model.Execution, ps model.Pr
 	if a.j == nil {
 		return RetryOutcome{Err: a.noJournal("nothing was sent").Error()}
 	}
-	req := retry.Request{Execution: e, Confirmed: true, Reason: reason}
+	req := retry.Request{ID: e.ID, Execution: e, Confirmed: true, Reason: reason}
 	if ps.State != "" {
 		p := ps
 		req.Provider = &p

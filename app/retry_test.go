@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"github.com/exectriage/exectriage/internal/hostile"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/retry"
-	"github.com/exectriage/exectriage/triage"
 )
 
 // TestRetryDecidesOnTheLiveLogItAskedFor: the guard decides on the log read again from the
@@ -47,8 +47,11 @@ func TestRetryDecidesOnTheLiveLogItAskedFor(t *testing.T) {
 	e := model.Execution{ID: "log_asked", ToolSlug: "GMAIL_SEND_EMAIL", ConnectedAccountID: "ca_1", Status: "failed",
 		Arguments: json.RawMessage(`{"recipient_email":"a@b.c"}`), Detailed: true, Error: &model.ExecError{Kind: model.ErrTimeout}}
 	res, err := a.Retry(ctx, j, retry.Request{Execution: e, Confirmed: true, Reason: "r"}, RetryHooks{})
-	if err != nil || res.Decision.Code != triage.RefusedNoLiveLog || res.Sent {
-		t.Fatalf("retry on another log than asked: %+v %v", res.Decision, err)
+	if !errors.Is(err, retry.ErrOtherRecord) || res.Sent || res.Attempt != nil || !strings.Contains(err.Error(), "log_other") {
+		t.Fatalf("retry on another log than asked: want an error naming the other record, got %+v %v", res.Decision, err)
+	}
+	if as, err := j.j.Attempts(ctx, ""); err != nil || len(as) != 0 {
+		t.Fatalf("a retry answered with another record claimed %v (%v)", as, err)
 	}
 	if n := srv.Count(http.MethodPost, "/tools/execute/GMAIL_SEND_EMAIL"); n != 0 {
 		t.Fatalf("%d sends", n)

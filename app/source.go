@@ -47,6 +47,9 @@ func (a *App) Get(ctx context.Context, id string) (model.Execution, error) {
 	if errors.Is(err, source.ErrNotFound) {
 		return e, fmt.Errorf("no execution %s in %s: %w", id, a.src.Name(), err)
 	}
+	if err == nil && e.ID != id { // every source, not only the API's client, answers for id alone
+		return model.Execution{}, fmt.Errorf("get %s from %s: the answer is the record of %q: %w", id, a.src.Name(), e.ID, client.ErrOtherRecord)
+	}
 	return e, err
 }
 

@@ -128,7 +128,7 @@ func retryRun(ctx context.Context, env *Env, opts *RetryOptions) int {
 	}
 	a.Learn(ctx, []model.Execution{e})
 	h := app.RetryHooks{Pause: testPause(env), Timeout: opts.RequestTimeout}
-	res, runErr := a.Retry(ctx, j, retry.Request{Execution: e, Confirmed: opts.Confirm, Reason: opts.Reason}, h)
+	res, runErr := a.Retry(ctx, j, retry.Request{ID: id, Execution: e, Confirmed: opts.Confirm, Reason: opts.Reason}, h)
 	out := retryOutput{SchemaVersion: SchemaVersion, ExecutionID: id, Journal: j.Where(), Recovered: j.Recovered, Result: res, State: res.State(), Exit: retryExit(res, runErr)}
 	if runErr != nil {
 		out.Error = runErr.Error()

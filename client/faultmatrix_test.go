@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -159,7 +160,8 @@ func runGuardedRetry(ctx context.Context, e *cellEnv, r *cellResult) error {
 		Status: model.StatusFailed, Level: "error", Message: e.in.Tool + " failed: Request timed out",
 		Error:     &model.ExecError{Kind: model.ErrTimeout, Message: "Request timed out after 60s waiting for the provider"},
 		Arguments: sendArgs, RetryCount: -1, Detailed: true}
-	res, err := retry.Run(ctx, retry.Deps{Journal: e.j, Sender: e.c.WithoutRetries(), Kinds: triage.NewKinds(),
+	// The live log is read from a reader that serves it (the cell's fault is on the send).
+	res, err := retry.Run(ctx, retry.Deps{Journal: e.j, Sender: e.c.WithoutRetries(), Logs: oneLog{exec}, Kinds: triage.NewKinds(),
 		Who: "faultmatrix@test", Target: e.target, Timeout: 4 * e.timeout},
 		retry.Request{Execution: exec, Confirmed: true, Reason: "fault matrix: the first send timed out"})
 	r.sent = res.Sent
@@ -183,6 +185,20 @@ func runGuardedRetry(ctx context.Context, e *cellEnv, r *cellResult) error {
 		r.items = 1
 	}
 	return nil
+}
+
+// oneLog is a Logs API that holds one execution's log.
+type oneLog struct{ e model.Execution }
+
+func (o oneLog) ListLogs(context.Context, client.LogQuery) iter.Seq2[model.LogsPage, error] {
+	return func(func(model.LogsPage, error) bool) {}
+}
+
+func (o oneLog) GetLog(_ context.Context, id string) (model.Execution, error) {
+	if id != o.e.ID {
+		return model.Execution{}, fmt.Errorf("no log %s", id)
+	}
+	return o.e, nil
 }
 
 // dialKind says how a row's client reaches its server.

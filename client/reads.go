@@ -169,8 +169,15 @@ func (c *Client) GetLog(ctx context.Context, id string) (model.Execution, error)
 	if err != nil {
 		return model.Execution{}, c.fail(err, "get log %s", id)
 	}
+	if e.ID != id { // a mixed-up cache, a normalised id, a hostile endpoint: never another's record
+		return model.Execution{}, fmt.Errorf("get log %s: %w: the answer is the record of %q", id, ErrOtherRecord, e.ID)
+	}
 	return e, nil
 }
+
+// ErrOtherRecord is wrapped by GetLog's error when the API answers with the record of another
+// id than the one asked for: nothing may act on it as if it were the execution asked about.
+var ErrOtherRecord = errors.New("the API answered with another execution's record")
 
 // GetTool fetches a tool's definition, including the tags that say whether it writes.
 func (c *Client) GetTool(ctx context.Context, slug string) (model.Tool, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -61,6 +62,36 @@ func failedWrite(id string) model.Execution {
 		Error: &model.ExecError{Kind: model.ErrTimeout, Message: "timed out"}}
 }
 
+// liveAs is a Logs API whose live log of e.ID is e (the fake API serves what the person saw);
+// other reads go to the reader beneath, when there is one.
+type liveAs struct {
+	retry.LogReader
+	e model.Execution
+}
+
+func (l liveAs) GetLog(ctx context.Context, id string) (model.Execution, error) {
+	if id == l.e.ID {
+		return l.e, nil
+	}
+	if l.LogReader == nil {
+		return model.Execution{}, errors.New("no such log")
+	}
+	return l.LogReader.GetLog(ctx, id)
+}
+
+func (l liveAs) ListLogs(ctx context.Context, q client.LogQuery) iter.Seq2[model.LogsPage, error] {
+	if l.LogReader == nil {
+		return func(func(model.LogsPage, error) bool) {}
+	}
+	return l.LogReader.ListLogs(ctx, q)
+}
+
+// runLive is retry.Run on an API whose live log of the execution is the one given.
+func runLive(ctx context.Context, d retry.Deps, req retry.Request) (retry.Result, error) {
+	d.Logs = liveAs{LogReader: d.Logs, e: req.Execution}
+	return retry.Run(ctx, d, req)
+}
+
 func fakeDeps(j journal.Journal, s retry.Sender) retry.Deps {
 	return retry.Deps{Journal: j, Sender: s, Verifier: provider(model.ProviderNotFound), Kinds: triage.NewKinds(), Who: "t", Target: "LIVE fake"}
 }
@@ -75,26 +106,26 @@ func TestNoRetryOfTheSameCallWhileAnAttemptIsOpen(t *testing.T) {
 	timeout := &countingSender{answer: func() (model.ToolResult, error) {
 		return model.ToolResult{}, &client.WriteError{Kind: client.WriteAmbiguous, Sent: true}
 	}}
-	first, err := retry.Run(ctx, fakeDeps(j, timeout), retry.Request{Execution: failedWrite("log_first"), Confirmed: true, Reason: "r"})
+	first, err := runLive(ctx, fakeDeps(j, timeout), retry.Request{Execution: failedWrite("log_first"), Confirmed: true, Reason: "r"})
 	if err != nil || first.State() != model.AttemptIndeterminate {
 		t.Fatalf("first retry: %+v %v", first, err)
 	}
 	s := &countingSender{}
-	res, err := retry.Run(ctx, fakeDeps(j, s), retry.Request{Execution: failedWrite("log_second"), Confirmed: true, Reason: "r"})
+	res, err := runLive(ctx, fakeDeps(j, s), retry.Request{Execution: failedWrite("log_second"), Confirmed: true, Reason: "r"})
 	if err != nil || !res.Refused() || res.Decision.Code != triage.RefusedSameCallOpen || s.count() != 0 {
 		t.Fatalf("retry of the same call over an open attempt: %+v %v, %d sends", res.Decision, err, s.count())
 	}
 	// another call (other arguments) is not held
 	other := failedWrite("log_third")
 	other.Arguments = json.RawMessage(`{"recipient_email":"zed@example.com","subject":"x","body":"y"}`)
-	if res, err := retry.Run(ctx, fakeDeps(j, s), retry.Request{Execution: other, Confirmed: true, Reason: "r"}); err != nil || res.Refused() || s.count() != 1 {
+	if res, err := runLive(ctx, fakeDeps(j, s), retry.Request{Execution: other, Confirmed: true, Reason: "r"}); err != nil || res.Refused() || s.count() != 1 {
 		t.Fatalf("another call was held: %+v %v", res.Decision, err)
 	}
 	// settled, the same call may be retried again
 	if err := j.UpdateAttempt(ctx, first.Attempt.ID, model.AttemptFailed, "", "resolved", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := retry.Run(ctx, fakeDeps(j, s), retry.Request{Execution: failedWrite("log_second"), Confirmed: true, Reason: "r"}); err != nil || res.Refused() || s.count() != 2 {
+	if res, err := runLive(ctx, fakeDeps(j, s), retry.Request{Execution: failedWrite("log_second"), Confirmed: true, Reason: "r"}); err != nil || res.Refused() || s.count() != 2 {
 		t.Fatalf("after the first was settled: %+v %v", res.Decision, err)
 	}
 }
@@ -131,12 +162,12 @@ func TestTwoClaimsOfTheSameCallSendOnce(t *testing.T) {
 	lateDone := make(chan struct{})
 	go func() {
 		defer close(lateDone)
-		lateRes, lateErr = retry.Run(ctx, late, retry.Request{Execution: failedWrite("log_b"), Confirmed: true, Reason: "r"})
+		lateRes, lateErr = runLive(ctx, late, retry.Request{Execution: failedWrite("log_b"), Confirmed: true, Reason: "r"})
 	}()
 	<-guarded
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		_, _ = retry.Run(ctx, early, retry.Request{Execution: failedWrite("log_a"), Confirmed: true, Reason: "r"})
+		_, _ = runLive(ctx, early, retry.Request{Execution: failedWrite("log_a"), Confirmed: true, Reason: "r"})
 	})
 	<-inFlight // the early one claimed and is about to send
 	close(goOn)
@@ -157,7 +188,7 @@ func TestARetrysNewLogIsARetry(t *testing.T) {
 	rejected := &countingSender{answer: func() (model.ToolResult, error) {
 		return model.ToolResult{LogID: "log_made"}, &client.WriteError{Kind: client.WriteRejected, Sent: true, StatusCode: 429}
 	}}
-	first, err := retry.Run(ctx, fakeDeps(j, rejected), retry.Request{Execution: failedWrite("log_orig"), Confirmed: true, Reason: "r"})
+	first, err := runLive(ctx, fakeDeps(j, rejected), retry.Request{Execution: failedWrite("log_orig"), Confirmed: true, Reason: "r"})
 	if err != nil || first.Attempt == nil || first.Attempt.NewLogID != "log_made" {
 		t.Fatalf("first retry: %+v %v", first, err)
 	}
@@ -166,7 +197,7 @@ func TestARetrysNewLogIsARetry(t *testing.T) {
 	s := &countingSender{}
 	d := fakeDeps(j, s)
 	d.Now = func() time.Time { return time.Now().Add(2 * time.Minute) } // past the rate-limit cool-down
-	res, err := retry.Run(ctx, d, retry.Request{Execution: made, Confirmed: true, Reason: "r"})
+	res, err := runLive(ctx, d, retry.Request{Execution: made, Confirmed: true, Reason: "r"})
 	if err != nil || res.Decision.Code != triage.RefusedIsRetry || s.count() != 0 {
 		t.Fatalf("retry of the retry's own log: %+v %v, %d sends", res.Decision, err, s.count())
 	}
@@ -188,7 +219,7 @@ func TestSendDeadlineCountsFromTheClaim(t *testing.T) {
 		return nil
 	}
 	start := time.Now()
-	if _, err := retry.Run(ctx, d, retry.Request{Execution: failedWrite("log_slow"), Confirmed: true, Reason: "r"}); err != nil {
+	if _, err := runLive(ctx, d, retry.Request{Execution: failedWrite("log_slow"), Confirmed: true, Reason: "r"}); err != nil {
 		t.Fatal(err)
 	}
 	if s.count() != 1 {
@@ -221,9 +252,9 @@ func TestA429SeenAfterTheClaimStopsTheSend(t *testing.T) {
 	}
 	var lateRes retry.Result
 	var wg sync.WaitGroup
-	wg.Go(func() { lateRes, _ = retry.Run(ctx, late, confirmed(e)) })
+	wg.Go(func() { lateRes, _ = runLive(ctx, late, confirmed(e)) })
 	<-passed
-	first, err := retry.Run(ctx, w.deps(), confirmed(e))
+	first, err := runLive(ctx, w.deps(), confirmed(e))
 	if err != nil || first.State() != model.AttemptFailed {
 		t.Fatalf("the first retry under a 429: %+v %v", first, err)
 	}
@@ -274,7 +305,7 @@ func TestAMetaToolIsNeverRetriedAsOneWrite(t *testing.T) {
 			s := &countingSender{}
 			d := fakeDeps(j, s)
 			d.Logs = tt.logs
-			res, err := retry.Run(ctx, d, retry.Request{Execution: parent, Confirmed: true, Reason: "r"})
+			res, err := runLive(ctx, d, retry.Request{Execution: parent, Confirmed: true, Reason: "r"})
 			if err != nil || res.Decision.Code != triage.RefusedMetaTool || s.count() != 0 {
 				t.Fatalf("retry of a meta tool run: %+v %v, %d sends", res.Decision, err, s.count())
 			}
@@ -298,7 +329,7 @@ func TestFindAttemptAndPrecheck(t *testing.T) {
 		return model.ToolResult{}, &client.WriteError{Kind: client.WriteAmbiguous, Sent: true}
 	}}
 	e := failedWrite("log_find")
-	res, err := retry.Run(ctx, fakeDeps(j, s), retry.Request{Execution: e, Confirmed: true, Reason: "r"})
+	res, err := runLive(ctx, fakeDeps(j, s), retry.Request{Execution: e, Confirmed: true, Reason: "r"})
 	if err != nil || res.Attempt == nil {
 		t.Fatal(res, err)
 	}
@@ -362,7 +393,7 @@ func TestAFreshProviderCheckIsReused(t *testing.T) {
 		if !tt.ver {
 			d.Verifier = nil
 		}
-		res, err := retry.Run(ctx, d, retry.Request{Execution: failedWrite("log_fresh"), Confirmed: true, Reason: "r", Provider: tt.given})
+		res, err := runLive(ctx, d, retry.Request{Execution: failedWrite("log_fresh"), Confirmed: true, Reason: "r", Provider: tt.given})
 		if err != nil || res.Provider.State != tt.want {
 			t.Errorf("%s: provider %s %v, want %s", tt.name, res.Provider.State, err, tt.want)
 		}
@@ -421,7 +452,7 @@ func TestEveryWayOutOfRunRecordsWhereItStands(t *testing.T) {
 				return nil
 			}
 			e := otherCall("log_out")
-			res, err := retry.Run(ctx, d, retry.Request{Execution: e, Confirmed: true, Reason: "r"})
+			res, err := runLive(ctx, d, retry.Request{Execution: e, Confirmed: true, Reason: "r"})
 			if tt.wantState != model.AttemptSucceeded && err == nil && !tt.notSent {
 				t.Errorf("no error for %s", tt.name)
 			}

@@ -50,6 +50,16 @@ const (
 // DefaultTimeout bounds one retry's request (real sends can take up to 10 minutes).
 const DefaultTimeout = 10 * time.Minute
 
+// MaxTimeout is the longest a retry's request may take: the write client's own limit, beyond
+// which the request has ended anyway. A longer Timeout is cut to it, so the journal's deadline
+// stays a real bound on the send.
+const MaxTimeout = client.DefaultWriteTimeout
+
+// ErrOtherRecord is wrapped by Run's error when a record on the way to the send (the record
+// given, the live log, the journal's attempt) is of another execution than the one confirmed:
+// nothing is sent.
+var ErrOtherRecord = errors.New("a record of another execution than the one confirmed")
+
 // DeadlineMargin is added to an attempt's timeout to get the journal deadline after which an
 // attempt still in intent or sent is presumed abandoned (crash recovery, journal/owner.go). It
 // covers clock skew between engineers' machines on a shared journal.
@@ -91,9 +101,10 @@ func (d *Deps) now() time.Time {
 	return time.Now().UTC()
 }
 
+// timeout is the retry's own request timeout: Timeout, at most MaxTimeout.
 func (d *Deps) timeout() time.Duration {
 	if d.Timeout > 0 {
-		return d.Timeout
+		return min(d.Timeout, MaxTimeout)
 	}
 	return DefaultTimeout
 }
@@ -107,7 +118,12 @@ func (d *Deps) pause(ctx context.Context, step string) error {
 
 // Request is one retry a person asked for.
 type Request struct {
-	// Execution is the original execution with its detail (arguments, account, user).
+	// ID is the execution the person confirmed failed (the id typed, the row selected): every
+	// record the protocol reads on its way to the send (the live log, the journal's claim) must
+	// carry it, and nothing is sent for any other id. Empty means Execution.ID.
+	ID string
+	// Execution is the original execution with its detail (arguments, account, user), as the
+	// person saw it. When the source can send, Run reads its live log again and sends that.
 	Execution model.Execution
 	// Confirmed and Reason are the person's confirmation that the execution failed.
 	Confirmed bool
@@ -166,7 +182,28 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	if d.Journal == nil {
 		return Result{}, errors.New("retry: no journal: a retry is never sent without recording its intent")
 	}
+	id := req.ID
+	if id == "" {
+		id = req.Execution.ID
+	}
+	if id == "" {
+		return Result{}, errors.New("retry: no execution id: nothing recorded, nothing sent")
+	}
+	if req.Execution.ID != id {
+		return Result{}, fmt.Errorf("retry %s: %w: the record given is %q (nothing recorded, nothing sent)", id, ErrOtherRecord, req.Execution.ID)
+	}
 	e := req.Execution
+	if d.Sender != nil {
+		live, refusal, err := liveLog(ctx, &d, id, &req.Execution)
+		if err != nil || refusal != nil {
+			res := Result{}
+			if refusal != nil {
+				res.Decision = *refusal
+			}
+			return res, err
+		}
+		e = live
+	}
 	res, in, err := gather(ctx, &d, &e)
 	if err != nil {
 		return res, err
@@ -201,9 +238,9 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	// 1. The durable intent, with the confirmation, in one transaction.
 	now := d.now()
 	volatile := d.Options.WithDefaults().VolatileKeys
-	a := model.RetryAttempt{ID: NewAttemptID(), ExecutionID: e.ID, ToolSlug: e.ToolSlug,
+	a := model.RetryAttempt{ID: NewAttemptID(), ExecutionID: id, ToolSlug: e.ToolSlug,
 		ArgumentHash: model.ArgumentHash(e.Arguments, volatile), State: model.AttemptIntent, Who: d.Who, CreatedAt: now}
-	claim := journal.Claim{Attempt: a, Deadline: now.Add(d.timeout() + DeadlineMargin), Target: d.Target, Confirmation: journal.Confirmation{
+	claim := journal.Claim{Attempt: a, Deadline: model.AddSaturated(now, d.timeout()+DeadlineMargin), Target: d.Target, Confirmation: journal.Confirmation{
 		Who: d.Who, At: now, Reason: strings.TrimSpace(req.Reason),
 		Outcome: res.Outcome, OutcomeReason: res.OutcomeReason, Provider: res.Provider, Source: d.Target,
 	}}
@@ -250,10 +287,15 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	if err := d.pause(ctx, StepAfterIntent); err != nil {
 		return notSent(err)
 	}
-	// The claim is ours; a racer's retry may have been rate limited between our guard's look
-	// and our claim: then we do not add our request to the burst.
-	if all, err := d.Journal.Attempts(ctx, e.ID); err != nil {
+	// The claim is read back. It must be ours, of this execution and this call; no other attempt
+	// of the execution may be open or succeeded (a journal whose one-claim index was lost would
+	// let two claims in: of two such claims, each sees the other and neither sends); and a
+	// racer's retry may have been rate limited between our guard's look and our claim: then we
+	// do not add our request to the burst.
+	if all, err := d.Journal.Attempts(ctx, id); err != nil {
 		return notSent(fmt.Errorf("re-read the attempts: %w", err))
+	} else if err := checkClaim(all, a); err != nil {
+		return notSent(err)
 	} else if other := triage.RateLimitedRecently(all, d.now(), a.ID); other != nil {
 		return notSent(fmt.Errorf("retry attempt %s of this execution was rate limited (429) moments ago: wait a minute", other.ID))
 	}
@@ -276,6 +318,12 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	}
 	if err := d.pause(ctx, StepInFlight); err != nil {
 		return notSent(err)
+	}
+	// The attempt as the journal holds it names the execution and the call about to be sent.
+	if got, err := d.Journal.Attempt(ctx, a.ID); err != nil {
+		return notSent(fmt.Errorf("re-read attempt %s: %w", a.ID, err))
+	} else if got.ExecutionID != id || got.ArgumentHash != a.ArgumentHash || !strings.EqualFold(got.ToolSlug, e.ToolSlug) || got.State != model.AttemptSent {
+		return notSent(fmt.Errorf("%w: the journal's attempt %s is of %s (%s, %s), not of %s: nothing was sent", ErrOtherRecord, a.ID, got.ExecutionID, got.ToolSlug, got.State, id))
 	}
 
 	// 3. One send. Its deadline counts from the claim, so the request has certainly ended
@@ -302,6 +350,83 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 			"it shows as indeterminate after recovery; run %s: %w", state, detail, d.command("resolve", a.ID), err)
 	}
 	return res, nil
+}
+
+// liveLog reads the execution's log again from the API the retry would go to: the guard
+// decides on it, never on an export file (which anyone can edit) or a copy loaded minutes ago.
+// Without it there is no send (a refusal). The answer must be the log of id, and of the call
+// the person saw when they confirmed (the same tool, account and arguments, when both carry
+// them); anything else is an error and nothing is sent.
+func liveLog(ctx context.Context, d *Deps, id string, seen *model.Execution) (model.Execution, *triage.GuardDecision, error) {
+	refuse := func(why string) (model.Execution, *triage.GuardDecision, error) {
+		return model.Execution{}, &triage.GuardDecision{Code: triage.RefusedNoLiveLog,
+			Reason: "the live log of " + id + " could not be read from " + orNoSource(d.Target) + " (" + why + "): a file or an old copy alone never allows a send",
+			Next:   triage.Say("check that the API is reachable and the execution is in its logs, then retry")}, nil
+	}
+	if d.Logs == nil {
+		return refuse("this source has no Logs API")
+	}
+	live, err := d.Logs.GetLog(ctx, id)
+	switch {
+	case errors.Is(err, client.ErrOtherRecord):
+		return model.Execution{}, nil, fmt.Errorf("retry %s: %w: %w (nothing recorded, nothing sent)", id, ErrOtherRecord, err)
+	case err != nil:
+		return refuse(err.Error())
+	case live.ID != id:
+		return model.Execution{}, nil, fmt.Errorf("retry %s: %w: the live log answered is %q (nothing recorded, nothing sent)", id, ErrOtherRecord, live.ID)
+	}
+	if why := otherCall(seen, &live); why != "" {
+		return model.Execution{}, nil, fmt.Errorf("retry %s: %w: the live log's %s differs from the record confirmed (nothing recorded, nothing sent): look at it again", id, ErrOtherRecord, why)
+	}
+	return live, nil, nil
+}
+
+// otherCall names what differs between the call a person saw and the live log's ("" when
+// nothing does): the tool, the account, the user, the arguments; a field that one of the two
+// does not carry (a list entry without detail) is not compared.
+func otherCall(seen, live *model.Execution) string {
+	switch {
+	case seen.ToolSlug != "" && live.ToolSlug != "" && !strings.EqualFold(seen.ToolSlug, live.ToolSlug):
+		return "tool"
+	case seen.ConnectedAccountID != "" && live.ConnectedAccountID != "" && seen.ConnectedAccountID != live.ConnectedAccountID:
+		return "connected account"
+	case seen.UserID != "" && live.UserID != "" && seen.UserID != live.UserID:
+		return "user"
+	case len(seen.Arguments) > 0 && len(live.Arguments) > 0 && model.ArgumentHash(seen.Arguments, nil) != model.ArgumentHash(live.Arguments, nil):
+		return "arguments"
+	}
+	return ""
+}
+
+// checkClaim checks the execution's attempts read back after a claim: a is among them as
+// claimed (the same execution and call), and no other attempt holds the execution.
+func checkClaim(all []model.RetryAttempt, a model.RetryAttempt) error {
+	found := false
+	for _, o := range all {
+		if o.ID == a.ID {
+			if o.ExecutionID != a.ExecutionID || o.ArgumentHash != a.ArgumentHash || !strings.EqualFold(o.ToolSlug, a.ToolSlug) {
+				return fmt.Errorf("%w: the journal's attempt %s is of %s (%s)", ErrOtherRecord, a.ID, o.ExecutionID, o.ToolSlug)
+			}
+			found = true
+			continue
+		}
+		if o.ExecutionID == a.ExecutionID && holdsClaim(o.State) {
+			return fmt.Errorf("retry attempt %s of this execution is %s too: the journal let two claims in (its one-claim index may be missing): resolve it first", o.ID, o.State)
+		}
+	}
+	if !found {
+		return fmt.Errorf("the claimed attempt %s is not in the journal read back", a.ID)
+	}
+	return nil
+}
+
+// holdsClaim reports whether an attempt in state holds its execution (the one-claim index's states).
+func holdsClaim(s model.AttemptState) bool {
+	switch s {
+	case model.AttemptIntent, model.AttemptSent, model.AttemptIndeterminate, model.AttemptSucceeded:
+		return true
+	}
+	return false
 }
 
 // gather collects the evidence the guard decides on, fresh: the tool's kind, the outcome the

@@ -642,8 +642,8 @@ func TestRetryRunsTheOriginalsToolVersion(t *testing.T) {
 	if e.ToolVersion == "" {
 		t.Fatal("the sandbox's log does not record the tool version")
 	}
-	e.ToolVersion = "20240101_00" // an older version than the tool's current one
-	res, err := retry.Run(ctx, w.deps(), confirmed(e))
+	e.ToolVersion = "20240101_00" // an older version than the tool's current one, as the live log says
+	res, err := runLive(ctx, w.deps(), confirmed(e))
 	if err != nil || res.Refused() || res.Version != "20240101_00" || !strings.Contains(res.VersionNote, "the version the original ran") {
 		t.Fatalf("retry: %+v %v", res, err)
 	}
@@ -662,7 +662,7 @@ func TestRetryRunsTheOriginalsToolVersion(t *testing.T) {
 	}
 	e2 := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs("ver2"))
 	e2.ToolVersion = ""
-	res, err = retry.Run(ctx, w.deps(), confirmed(e2))
+	res, err = runLive(ctx, w.deps(), confirmed(e2))
 	if err != nil || res.Version != "latest" || !strings.Contains(res.VersionNote, "does not record") {
 		t.Fatalf("retry without a recorded version: %+v %v", res, err)
 	}
