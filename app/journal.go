@@ -70,6 +70,10 @@ type Journal struct {
 	// indeterminate when the journal was opened.
 	Recovered int
 	readOnly  bool
+	// unguarded is why the journal's one-claim guarantee is not in force (journal.Verify at
+	// open), nil when it is: claims refuse then, and the journal says so wherever it names
+	// what it guards.
+	unguarded error
 }
 
 // sessionReadOnly is whether the options open a read-only session: --readonly, or the
@@ -121,7 +125,7 @@ func OpenJournal(ctx context.Context, o Options) (*Journal, error) {
 		j.Close()
 		return nil, fmt.Errorf("crash recovery: %w", err)
 	}
-	return &Journal{j: j, Recovered: n}, nil
+	return &Journal{j: j, Recovered: n, unguarded: j.Verify(ctx)}, nil
 }
 
 // OpenJournalReadOnly opens the journal the options name for reading only, at the driver
@@ -190,6 +194,9 @@ func (j *Journal) Kind() string {
 }
 
 func (j *Journal) guards() string {
+	if j.unguarded != nil {
+		return "guards nothing: " + j.unguarded.Error()
+	}
 	if journal.IsPostgres(j.Where()) {
 		return "guards everyone who uses it"
 	}

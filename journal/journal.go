@@ -51,6 +51,11 @@ type Journal interface {
 	// Lease says which process claimed an attempt, until when it may stay in intent or sent,
 	// and where its request was sent.
 	Lease(ctx context.Context, attemptID string) (Lease, error)
+	// Verify reads back from the database the invariants the one-claim guarantee rests on (its
+	// partial unique index, the attempts' key and state check): an error wrapping ErrUnguarded
+	// says which is missing. ClaimAttempt checks them again in its own transaction and refuses
+	// to claim without them.
+	Verify(ctx context.Context) error
 	// Where names the journal for messages: a file path or a DSN without its password.
 	Where() string
 	Close() error

@@ -98,6 +98,9 @@ func (s *store) write(ctx context.Context, fn func(*sql.Tx) error) error {
 
 func (s *store) Where() string { return s.where }
 
+// Verify reads the schema's guarantees back (see ErrUnguarded): nil when a claim can rely on them.
+func (s *store) Verify(ctx context.Context) error { return s.checkInvariants(ctx, s.db) }
+
 func (s *store) Close() error { return s.db.Close() }
 
 func nanos(t time.Time) int64 { return t.UTC().UnixNano() }
@@ -185,6 +188,27 @@ func (s *store) ClaimAttempt(ctx context.Context, c Claim) (bool, *model.RetryAt
 	)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		ok, existing = false, nil
+		// The claim rests on the schema's guarantees: read them back inside the transaction
+		// that claims (an index dropped since the journal was opened counts too).
+		if err := s.checkInvariants(ctx, tx); err != nil {
+			return err
+		}
+		if s.dialect == postgres {
+			// Claims of one execution queue behind each other for the transaction's length,
+			// as BEGIN IMMEDIATE makes every SQLite claim do: the holder read below is then
+			// the truth, index or not.
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 7346921650132))`, a.ExecutionID); err != nil {
+				return fmt.Errorf("journal %s: claim: lock %s: %w", s.where, a.ExecutionID, err)
+			}
+		}
+		row := tx.QueryRowContext(ctx, s.q(`SELECT `+attemptColumns+` FROM attempts
+			WHERE execution_id = ? AND state IN `+claimStates+` LIMIT 1`), a.ExecutionID)
+		if held, err := scanAttempt(row); err == nil {
+			existing = &held.RetryAttempt
+			return nil
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("journal %s: read claim holder: %w", s.where, err)
+		}
 		rows, err := tx.QueryContext(ctx, s.q(`INSERT INTO attempts (`+attemptColumns+`)
 			VALUES (?, ?, ?, ?, 'intent', '', ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)
 			ON CONFLICT DO NOTHING RETURNING id`),

@@ -2,11 +2,15 @@ package retry_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -174,6 +178,58 @@ func TestTheJournalsAttemptIsCheckedBeforeTheSend(t *testing.T) {
 			as, _ := real.Attempts(ctx, "log_x")
 			if len(as) != 1 || as[0].State != model.AttemptFailed || !strings.Contains(as[0].Detail, "nothing was sent") {
 				t.Fatalf("the attempt is not recorded as never sent: %+v", as)
+			}
+		})
+	}
+}
+
+// TestRacersOnAJournalWithoutItsIndexSendAtMostOnce: 8 racers retry one execution on a journal
+// whose one-claim index was dropped (a restore that skipped post-data): on the code before
+// this round they sent 6, 4 and 1 times on SQLite, 1, 2, 1 on PostgreSQL. The claim refuses
+// without the index, and a send needs a claim.
+func TestRacersOnAJournalWithoutItsIndexSendAtMostOnce(t *testing.T) {
+	for name, dsn := range map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "j.db") },
+		"postgres": func(t *testing.T) string { return testkit.PostgresOrSkip(t, "r_") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			where := dsn(t)
+			j, err := journal.Open(ctx, where)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			driver := "sqlite"
+			if journal.IsPostgres(where) {
+				driver = "pgx"
+			}
+			db, err := sql.Open(driver, where)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.ExecContext(ctx, `DROP INDEX attempts_one_claim`); err != nil {
+				t.Fatal(err)
+			}
+			s := &countingSender{}
+			var wg sync.WaitGroup
+			errs := make(chan error, 8)
+			for range 8 {
+				wg.Go(func() {
+					_, err := runLive(ctx, fakeDeps(j, s), retry.Request{ID: "log_race", Execution: failedWrite("log_race"), Confirmed: true, Reason: "r"})
+					errs <- err
+				})
+			}
+			wg.Wait()
+			close(errs)
+			if s.count() != 0 {
+				t.Fatalf("%d sends from 8 racers on a journal without its index", s.count())
+			}
+			for err := range errs {
+				if !errors.Is(err, journal.ErrUnguarded) {
+					t.Fatalf("a racer's error does not say the guarantee is missing: %v", err)
+				}
 			}
 		})
 	}
