@@ -53,7 +53,9 @@ func (s *store) checkInvariants(ctx context.Context, q queryer) error {
 }
 
 // squash lowercases text and collapses its white space, to compare SQL written in any layout.
-func squash(sqlText string) string { return strings.ToLower(strings.Join(strings.Fields(sqlText), " ")) }
+func squash(sqlText string) string {
+	return strings.ToLower(strings.Join(strings.Fields(sqlText), " "))
+}
 
 // namesEvery reports whether text quotes each of the states, as SQL literals.
 func namesEvery(text string, states []string) bool {
