@@ -70,6 +70,9 @@ type Journal struct {
 	// indeterminate when the journal was opened.
 	Recovered int
 	readOnly  bool
+	// ClockWarning is why this host recovered no other host's attempts at open (its clock
+	// differs from the shared journal's: journal.ErrClockSkew), nil when it did.
+	ClockWarning error
 	// unguarded is why the journal's one-claim guarantee is not in force (journal.Verify at
 	// open), nil when it is: claims refuse then, and the journal says so wherever it names
 	// what it guards.
@@ -121,11 +124,15 @@ func OpenJournal(ctx context.Context, o Options) (*Journal, error) {
 		return nil, err
 	}
 	n, err := j.RecoverOpen(ctx)
+	var clockWarning error
+	if errors.Is(err, journal.ErrClockSkew) { // this host's own dead attempts were recovered; the rest wait for a host whose clock is right
+		clockWarning, err = err, nil
+	}
 	if err != nil {
 		j.Close()
 		return nil, fmt.Errorf("crash recovery: %w", err)
 	}
-	return &Journal{j: j, Recovered: n, unguarded: j.Verify(ctx)}, nil
+	return &Journal{j: j, Recovered: n, unguarded: j.Verify(ctx), ClockWarning: clockWarning}, nil
 }
 
 // OpenJournalReadOnly opens the journal the options name for reading only, at the driver

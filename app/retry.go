@@ -21,6 +21,7 @@ import (
 // (the others block until the process is killed).
 const (
 	DefaultRetryTimeout = retry.DefaultTimeout
+	MaxRetryTimeout     = retry.MaxTimeout
 	DefaultSettle       = retry.DefaultSettle
 	StepInFlight        = retry.StepInFlight
 )

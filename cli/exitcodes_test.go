@@ -52,6 +52,7 @@ func TestExitCodeTable(t *testing.T) {
 		{"an unknown id", append([]string{"show", "log_nope"}, file...), ExitUsage, "no execution log_nope"},
 		{"missing argument", []string{"mark", "log_G01"}, ExitUsage, "want an execution id and a verdict"},
 		{"retry without --reason", append([]string{"retry", "log_G01", "--confirm-failed"}, file...), ExitUsage, "--confirm-failed needs --reason TEXT"},
+		{"a retry timeout past the write client's", []string{"retry", "log_G01", "--demo", "--request-timeout", "2500000h"}, ExitUsage, "--request-timeout is at most 10m0s"},
 		{"bundle --out a directory", append([]string{"bundle", "log_G01", "--no-verify", "--out", dir}, file...), ExitUsage, "is a directory"},
 		{"a file with no readable record", []string{"list", "--file", "testdata/norecs.jsonl"}, ExitUsage, "no readable record"},
 		{"a verdict that does not fit", append([]string{"mark", "log_G08", "duplicate"}, file...), ExitUsage, "does not fit"},

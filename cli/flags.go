@@ -305,6 +305,9 @@ func (s *sourceFlags) openJournal(ctx context.Context, env *Env) (*app.Journal, 
 		fmt.Fprintf(env.Stderr, "exectriage: %d retry attempt(s) left in flight by a process that is gone are now indeterminate: "+
 			"`%s` lists them, `%s` settles each\n", j.Recovered, triage.CommandLine(in, "journal"), triage.CommandLine(in, "resolve", "ATTEMPT"))
 	}
+	if j.ClockWarning != nil {
+		fmt.Fprintf(env.Stderr, "exectriage: %v\n", j.ClockWarning)
+	}
 	return j, nil
 }
 

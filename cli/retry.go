@@ -83,6 +83,9 @@ func NewCmdRetry(env *Env, runF func(context.Context, *RetryOptions) error) *cob
 			if opts.timeoutSet && opts.RequestTimeout <= 0 {
 				return usagef("retry", "--request-timeout must be positive")
 			}
+			if opts.RequestTimeout > app.MaxRetryTimeout {
+				return usagef("retry", "--request-timeout is at most %s (the write client's own limit: the request has ended by then anyway)", app.MaxRetryTimeout)
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}

@@ -75,12 +75,14 @@ func (q LogQuery) body(cursor string) ([]byte, error) {
 	}
 	if !q.From.IsZero() || !q.To.IsZero() {
 		b.TimeRange = &logsTimeRange{}
+		// Times before the epoch (a --since longer than the epoch is old) ask for everything
+		// from its start: the API refuses a negative time.
 		if !q.From.IsZero() {
-			ms := q.From.UnixMilli()
+			ms := max(q.From.UnixMilli(), 0)
 			b.TimeRange.From = &ms
 		}
 		if !q.To.IsZero() {
-			ms := q.To.UnixMilli()
+			ms := max(q.To.UnixMilli(), 0)
 			b.TimeRange.To = &ms
 		}
 	}

@@ -313,3 +313,17 @@ func TestRetryDelayJitterRange(t *testing.T) {
 		}
 	}
 }
+
+// TestATimeBeforeTheEpochAsksFromItsStart: a --since of a million hours reached the API as a
+// negative epoch, which it refuses (exit 1); the query asks from the epoch instead.
+func TestATimeBeforeTheEpochAsksFromItsStart(t *testing.T) {
+	now := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
+	q := LogQuery{From: now.Add(-1000000 * time.Hour)}.withDefaults(now)
+	b, err := q.body("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"from":0`) || strings.Contains(string(b), `"from":-`) {
+		t.Fatalf("the query's time range: %s", b)
+	}
+}

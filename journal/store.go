@@ -103,7 +103,7 @@ func (s *store) Verify(ctx context.Context) error { return s.checkInvariants(ctx
 
 func (s *store) Close() error { return s.db.Close() }
 
-func nanos(t time.Time) int64 { return t.UTC().UnixNano() }
+func nanos(t time.Time) int64 { return model.UnixNanoSaturated(t) }
 
 func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 
@@ -160,6 +160,11 @@ func (s *store) Confirm(ctx context.Context, c Confirmation) error {
 const attemptColumns = `id, execution_id, tool_slug, argument_hash, state, new_log_id, who, detail,
 	owner_host, owner_pid, owner_start, target, created_at, sent_at, finished_at, deadline`
 
+// MaxLease is the longest an attempt may stay in intent or sent before recovery may take it:
+// far more than any request's timeout plus the margin, so a deadline past it is a mistake
+// (a timeout that overflowed) and is refused rather than stored.
+const MaxLease = 24 * time.Hour
+
 // claimStates are the states the one-claim index covers.
 const claimStates = `('intent', 'sent', 'indeterminate', 'succeeded')`
 
@@ -175,6 +180,8 @@ func (s *store) ClaimAttempt(ctx context.Context, c Claim) (bool, *model.RetryAt
 		return false, nil, fmt.Errorf("%w: a claim starts in state intent, not %s", ErrInvalidRecord, a.State)
 	case c.Deadline.Before(a.CreatedAt):
 		return false, nil, fmt.Errorf("%w: attempt deadline before its creation", ErrInvalidRecord)
+	case c.Deadline.Sub(a.CreatedAt) > MaxLease:
+		return false, nil, fmt.Errorf("%w: attempt deadline %s after its creation, more than the %s a request can take", ErrInvalidRecord, c.Deadline.Sub(a.CreatedAt), MaxLease)
 	}
 	conf := c.Confirmation
 	conf.ExecutionID, conf.AttemptID = a.ExecutionID, a.ID
@@ -209,11 +216,19 @@ func (s *store) ClaimAttempt(ctx context.Context, c Claim) (bool, *model.RetryAt
 		} else if !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("journal %s: read claim holder: %w", s.where, err)
 		}
+		created, deadline := a.CreatedAt, c.Deadline
+		if s.dialect == postgres { // the shared journal's clock: the deadline is the same lease on every host
+			now, err := s.nowOn(ctx, tx)
+			if err != nil {
+				return err
+			}
+			created, deadline = now, model.AddSaturated(now, c.Deadline.Sub(a.CreatedAt))
+		}
 		rows, err := tx.QueryContext(ctx, s.q(`INSERT INTO attempts (`+attemptColumns+`)
 			VALUES (?, ?, ?, ?, 'intent', '', ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)
 			ON CONFLICT DO NOTHING RETURNING id`),
 			a.ID, a.ExecutionID, a.ToolSlug, a.ArgumentHash, a.Who, a.Detail,
-			owner.Host, owner.PID, owner.Start, c.Target, nanos(a.CreatedAt), nanos(c.Deadline))
+			owner.Host, owner.PID, owner.Start, c.Target, nanos(created), nanos(deadline))
 		if err != nil {
 			return fmt.Errorf("journal %s: claim: %w", s.where, err)
 		}
@@ -276,6 +291,13 @@ func (s *store) UpdateAttempt(ctx context.Context, id string, state model.Attemp
 		args = append(args, string(f))
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
+		if s.dialect == postgres { // the shared journal's clock (clock.go)
+			now, err := s.nowOn(ctx, tx)
+			if err != nil {
+				return err
+			}
+			args[4] = nanos(now)
+		}
 		res, err := tx.ExecContext(ctx, s.q(`UPDATE attempts SET `+set+` WHERE id = ? AND state IN (`+strings.Join(in, ", ")+`)`), args...)
 		if err != nil {
 			return fmt.Errorf("journal %s: update attempt %s: %w", s.where, id, err)
@@ -453,18 +475,35 @@ func (s *store) Verdicts(ctx context.Context, executionID string) ([]VerdictReco
 // Each change is a compare-and-set on the state, so an owner that records its real outcome at
 // the same moment wins or loses cleanly, never half.
 func (s *store) RecoverOpen(ctx context.Context) (int, error) {
+	if s.readOnly {
+		return 0, s.refuseWrite("recovery")
+	}
 	open, err := s.attemptRows(ctx, `WHERE state IN ('intent', 'sent')`)
 	if err != nil {
 		return 0, err
 	}
-	now := s.opt.now()
-	n := 0
+	now, err := s.Now(ctx)
+	if err != nil {
+		return 0, err
+	}
+	clock, err := s.Clock(ctx)
+	if err != nil {
+		return 0, err
+	}
+	skewed := clock.SkewError()
+	here, _ := os.Hostname()
+	n, skipped := 0, 0
 	for _, a := range open {
 		var why string
 		alive, known := s.opt.alive(a.owner)
 		switch {
+		case known && alive:
+			continue // its process runs: the attempt is live, whatever a clock says
 		case known && !alive:
 			why = fmt.Sprintf("its process (%s) ended while the attempt was %s", a.owner, a.State)
+		case skewed != nil && a.owner.Host != here:
+			skipped++
+			continue
 		case now.After(a.deadline):
 			why = fmt.Sprintf("still %s after its deadline %s (%s)", a.State, a.deadline.Format(time.RFC3339), a.owner)
 		default:
@@ -494,6 +533,9 @@ func (s *store) RecoverOpen(ctx context.Context) (int, error) {
 		if changed {
 			n++
 		}
+	}
+	if skipped > 0 {
+		return n, fmt.Errorf("%d attempt(s) of other hosts not recovered: %w", skipped, skewed)
 	}
 	return n, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -133,7 +134,22 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 	if settleFor <= 0 {
 		settleFor = DefaultSettle
 	}
-	now := d.now()
+	now, err := d.journalNow(ctx)
+	if err != nil {
+		return r, fmt.Errorf("resolve: %w", err)
+	}
+	// A host whose clock is off the shared journal's settles no other host's attempt as
+	// failed: its idea of "long enough ago" is not to be trusted (journal/clock.go).
+	var skewed error
+	clock, err := d.Journal.Clock(ctx)
+	if err != nil {
+		return r, fmt.Errorf("resolve: %w", err)
+	}
+	if err := clock.SkewError(); err != nil {
+		if l, lerr := d.Journal.Lease(ctx, a.ID); lerr != nil || l.Owner.Host != thisHost() {
+			skewed = err
+		}
+	}
 	ev := &r.Evidence
 
 	// Witness 1: the logs.
@@ -217,6 +233,10 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 		}
 	} else if opt.As != "" && opt.As != state {
 		return r, fmt.Errorf("resolve: the evidence says %s (%s): --as %s refused", state, detail, opt.As)
+	}
+	if skewed != nil && state == model.AttemptFailed && opt.As == "" {
+		r.Next = "still indeterminate: this host's clock is off the journal's, so it settles no other host's attempt as failed; resolve it from a host whose clock is right, or decide yourself with --as failed|succeeded --reason TEXT"
+		return r, fmt.Errorf("resolve %s: %w", a.ID, skewed)
 	}
 
 	if d.Who != "" {
@@ -407,6 +427,12 @@ func sameCalls(ctx context.Context, d *Deps, tool, whoField, who, hash string, s
 		}
 	}
 	return complete, nil
+}
+
+// thisHost is this machine's name, as journal owners record it.
+func thisHost() string {
+	h, _ := os.Hostname()
+	return h
 }
 
 func orNoSource(s string) string {

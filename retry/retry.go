@@ -94,6 +94,22 @@ func (d *Deps) command(verb string, args ...string) string {
 	return "`" + triage.CommandLine(d.In, verb, args...) + "`"
 }
 
+// journalNow is the journal's clock (journal/clock.go): a shared journal's server clock, else
+// this host's (Now).
+func (d *Deps) journalNow(ctx context.Context) (time.Time, error) {
+	if d.Journal == nil {
+		return d.now(), nil
+	}
+	c, err := d.Journal.Clock(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if c.Shared {
+		return d.Journal.Now(ctx)
+	}
+	return d.now(), nil
+}
+
 func (d *Deps) now() time.Time {
 	if d.Now != nil {
 		return d.Now().UTC()
@@ -296,7 +312,9 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 		return notSent(fmt.Errorf("re-read the attempts: %w", err))
 	} else if err := checkClaim(all, a); err != nil {
 		return notSent(err)
-	} else if other := triage.RateLimitedRecently(all, d.now(), a.ID); other != nil {
+	} else if now, err := d.journalNow(ctx); err != nil {
+		return notSent(err)
+	} else if other := triage.RateLimitedRecently(all, now, a.ID); other != nil {
 		return notSent(fmt.Errorf("retry attempt %s of this execution was rate limited (429) moments ago: wait a minute", other.ID))
 	}
 	// Another process may have claimed the same call on another execution between our guard's
