@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/exectriage/exectriage/client"
@@ -38,7 +39,7 @@ func (a *App) CurlFor(e *model.Execution) string {
 			return "# no curl: the tool slug " + fmt.Sprintf("%q", e.ToolSlug) + " is not a plain slug, so it is not put in a shell command\n"
 		}
 	}
-	base := a.apiBase()
+	base := withoutPassword(a.apiBase())
 	args := json.RawMessage("{}")
 	if len(e.Arguments) > 0 {
 		args = a.policy.JSON(e.Arguments, false)
@@ -73,6 +74,29 @@ func (a *App) apiBase() string {
 		return b
 	}
 	return client.DefaultBaseURL
+}
+
+// withoutPassword is a base URL with the password of its user information dropped (the user
+// name stays: curl asks for the password): a copied command never carries a secret. Text that
+// does not parse as a URL loses everything up to its last @ before the host.
+func withoutPassword(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		if scheme, rest, ok := strings.Cut(base, "://"); ok {
+			if at := strings.LastIndex(rest, "@"); at >= 0 {
+				return scheme + "://" + rest[at+1:]
+			}
+		}
+		return base
+	}
+	if u.User == nil {
+		return base
+	}
+	if _, has := u.User.Password(); !has {
+		return base
+	}
+	u.User = url.User(u.User.Username())
+	return u.String()
 }
 
 // shellQuote quotes s for a POSIX shell: single quotes, each quote in s closed, escaped and

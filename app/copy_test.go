@@ -88,6 +88,27 @@ func TestCurlNamesTheSessionsAPIAndQuotesEveryPart(t *testing.T) {
 	}
 }
 
+// TestTheCurlCarriesNoPassword: a base URL with a password in it (a proxy's) was copied into
+// the curl reproduction as it was.
+func TestTheCurlCarriesNoPassword(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "one.jsonl")
+	if err := os.WriteFile(file, []byte(`{"id":"log_1","timestamp":"2026-03-01T10:00:00Z","status":"failed","metadata":{"tool_slug":"SLACK_SEND_MESSAGE"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, base := range []string{"https://ana:s3cr3t-pw@proxy.example:8443/composio", "http://ana:s3cr3t-pw@[::1]:9/x%zz"} {
+		b, err := Open(context.Background(), Options{File: file, Getenv: func(k string) string { return map[string]string{"COMPOSIO_BASE_URL": base}[k] }, ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := model.Execution{ID: "log_1", ToolSlug: "SLACK_SEND_MESSAGE"}
+		curl := b.CurlFor(&e)
+		b.Close()
+		if strings.Contains(curl, "s3cr3t-pw") || !strings.Contains(curl, "/api/v3.1/tools/execute/SLACK_SEND_MESSAGE") {
+			t.Errorf("the curl of %s:\n%s", base, curl)
+		}
+	}
+}
+
 // TestCopyFallbackIsPrivate: the copy fallback (and a bundle) is a new file in a directory of
 // the session's own (0700), made with O_EXCL: a symlink planted under the name it used to have
 // in the shared temp directory is never followed (issue 27.9).

@@ -242,8 +242,10 @@ var tomlLine = regexp.MustCompile(`^toml: line (\d+)(?: \(last key "([^"]*)"\))?
 // colourValue is a colour as the theme spells it.
 var colourValue = regexp.MustCompile(`^(#[0-9a-fA-F]{3}|#[0-9a-fA-F]{6}|[0-9]{1,3})$`)
 
-// envName is an environment variable's name.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// keyEnvName is the name of the variable that holds a profile's key: upper case, digits and
+// underscores, as environment variables are named. A lower-case letter is what an API key
+// (ak_..., uak_...) has and a variable's name has not: such a value is refused unshown.
+var keyEnvName = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
 
 // Parse parses config text; name is used in error messages.
 func Parse(name string, data []byte) (Config, error) {
@@ -292,8 +294,9 @@ func Parse(name string, data []byte) (Config, error) {
 		if p.Colour != "" && !colourValue.MatchString(p.Colour) {
 			return Config{}, fmt.Errorf("%s: profiles.%s: colour %q is not a colour (#rrggbb, #rgb or 0-255)", c.Path, name, p.Colour)
 		}
-		if p.APIKeyEnv != "" && !envName.MatchString(p.APIKeyEnv) {
-			return Config{}, fmt.Errorf("%s: profiles.%s: api_key_env %q is not a variable name (the profile names where its key is, never the key)", c.Path, name, p.APIKeyEnv)
+		if p.APIKeyEnv != "" && !keyEnvName.MatchString(p.APIKeyEnv) {
+			// Never repeated: what stands where a variable's name goes may be the key itself.
+			return Config{}, fmt.Errorf("%s: profiles.%s: api_key_env is not an upper-case variable name such as COMPOSIO_API_KEY_PROD (it names where the key is, never the key; its value is not shown, as it may be one)", c.Path, name)
 		}
 	}
 	seen := map[string]int{}

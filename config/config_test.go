@@ -195,6 +195,21 @@ func TestProfilesParse(t *testing.T) {
 	}
 }
 
+// TestAKeyWhereItsVariableGoesIsNeverShown: a profile whose api_key_env holds the key itself
+// (it has a variable's shape: letters, digits, underscores) was accepted, and every message
+// about it printed the key.
+func TestAKeyWhereItsVariableGoesIsNeverShown(t *testing.T) {
+	for _, key := range []string{"ak_9sD2kLmQ0xYzTr", "uak_Jq7Vx2mPz9", "sk_live_abc123"} {
+		_, err := Parse("p.toml", []byte("[profiles.p]\napi_key_env = \""+key+"\"\n"))
+		if err == nil || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "api_key_env") {
+			t.Errorf("api_key_env = key: %v", err)
+		}
+	}
+	if _, err := Parse("p.toml", []byte("[profiles.p]\napi_key_env = \"COMPOSIO_API_KEY_2\"\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestDashboardLogURL(t *testing.T) {
 	c, err := Parse("d.toml", []byte("[dashboard]\nlog_url = \"https://dash.example/acme/proj/logs/{log_id}\"\n[profiles.p]\ndashboard_log_url = \"http://127.0.0.1:9/p/{log_id}?tab=1\"\n"))
 	if err != nil || c.Dashboard.LogURL == "" || c.Profiles["p"].DashboardLogURL == "" {

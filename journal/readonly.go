@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/exectriage/exectriage/internal/sqlitero"
 	"net/url"
 	"os"
 	"strings"
@@ -72,7 +73,7 @@ func openSQLiteReadOnly(ctx context.Context, path string, o options) (*store, er
 		return nil, fmt.Errorf("journal: %s is not a regular file", path)
 	}
 	q := url.Values{}
-	q.Set("mode", "ro")
+	sqlitero.Set(q, path) // nothing created beside it, on read-only media too
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "query_only(1)")
 	u := url.URL{Scheme: "file", Opaque: (&url.URL{Path: path}).EscapedPath(), RawQuery: q.Encode()}

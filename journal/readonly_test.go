@@ -225,3 +225,41 @@ func names(st string) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// TestAReadOnlyJournalCreatesNothingBesideIt: --readonly made -wal and -shm beside a journal
+// closed cleanly (and could not open one on read-only media); now it reads the file as it is,
+// and a journal another process has open through that process's side files, newest records
+// included.
+func TestAReadOnlyJournalCreatesNothingBesideIt(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "j.db")
+	j, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustClaim(t, j, claim("log_A", t0))
+	j.Close()
+	r, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if as, err := r.Attempts(ctx, ""); err != nil || len(as) != 1 {
+		t.Fatalf("read %d attempts (%v)", len(as), err)
+	}
+	r.Close()
+	for _, side := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(path + side); err == nil {
+			t.Errorf("a read-only open created %s", path+side)
+		}
+	}
+	w := openT(t, path) // another process writes, its WAL not checkpointed
+	mustClaim(t, w, claim("log_B", t0))
+	r, err = OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if as, err := r.Attempts(ctx, ""); err != nil || len(as) != 2 {
+		t.Fatalf("beside a writer, read %d attempts (%v), want its newest too", len(as), err)
+	}
+}

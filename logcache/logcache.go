@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/exectriage/exectriage/internal/sqlitero"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -111,7 +112,7 @@ func Open(ctx context.Context, path string, o Options) (*Cache, error) {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	if o.ReadOnly {
-		q.Set("mode", "ro")
+		sqlitero.Set(q, path) // nothing created beside it, on read-only media too
 		q.Add("_pragma", "query_only(1)")
 	} else {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

@@ -326,3 +326,40 @@ func TestATeamIndexKeepsProjectsApart(t *testing.T) {
 		t.Errorf("an unreachable index: %v after %v", err, time.Since(start))
 	}
 }
+
+// TestAReadOnlyOpenCreatesNothingBesideIt: a read-only open of a cache closed cleanly made
+// its -wal and -shm files (and could not open one on read-only media); it reads the file as
+// it is now, and a cache another process has open is read through that process's side files
+// with its newest entries.
+func TestAReadOnlyOpenCreatesNothingBesideIt(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "c.db")
+	c := open(t, path, Options{})
+	if err := c.PutEntries(ctx, []model.Execution{entry("log_1", t0, "success")}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	for _, side := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(path + side); err == nil {
+			t.Fatalf("%s is still there after a clean close", side)
+		}
+	}
+	ro := open(t, path, Options{ReadOnly: true})
+	if got := all(t, ro, time.Time{}, t0.Add(time.Hour)); len(got) != 1 {
+		t.Fatalf("read %d entries", len(got))
+	}
+	ro.Close()
+	for _, side := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(path + side); err == nil {
+			t.Errorf("a read-only open created %s", path+side)
+		}
+	}
+	w := open(t, path, Options{}) // another process writes, its WAL not checkpointed
+	if err := w.PutEntries(ctx, []model.Execution{entry("log_2", t0.Add(time.Minute), "success")}); err != nil {
+		t.Fatal(err)
+	}
+	ro = open(t, path, Options{ReadOnly: true})
+	if got := all(t, ro, time.Time{}, t0.Add(time.Hour)); len(got) != 2 {
+		t.Fatalf("a read-only open beside a writer read %d entries, want its newest too", len(got))
+	}
+}
