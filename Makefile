@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     ?= bin/exectriage
 
-.PHONY: build test test-short demo bench bench-5m bench-data lint fuzz soak clean man screenshots
+.PHONY: build test test-short demo bench bench-5m bench-data lint fuzz soak clean man screenshots mutants
 
 build:
 	$(GO) build -o $(BIN) .
@@ -72,6 +72,13 @@ fuzz:
 # and no leaked goroutines. EXECTRIAGE_SOAK_DURATION shortens it (default 60s).
 soak:
 	EXECTRIAGE_SOAK=1 $(GO) test -race -v -run TestSoak -count=1 -timeout 10m ./client/
+
+# The hand-mutation run of the guard's surroundings (retry/, journal/, client/): every mutant in
+# tools/mutants/testdata/mutants.txt is applied to a copy of the tree and must make its packages'
+# tests fail; the score goes into docs/mutants.md. Mutants of the shared journal's clock run when
+# EXECTRIAGE_TEST_POSTGRES is set (scripts/start-postgres.sh); about 5 minutes on 2 cores.
+mutants:
+	$(GO) run ./tools/mutants -doc docs/mutants.md
 
 clean:
 	rm -rf bin

@@ -128,9 +128,19 @@ func (c *Client) listLogsPage(ctx context.Context, q LogQuery, cursor string) (m
 		if err != nil {
 			return model.LogsPage{}, err
 		}
-		return model.ParseLogsPage(res.body)
+		page, err := model.ParseLogsPage(res.body)
+		if err == nil && len(page.Executions)+len(page.Bad) > q.Limit {
+			// A server that ignores the page size can hand over anything in one page; what the
+			// walk holds is bounded by the pages it asks for, so such a page is refused.
+			return model.LogsPage{}, fmt.Errorf("%w: a page of %d records answered a request for at most %d", ErrIgnoredLimit, len(page.Executions)+len(page.Bad), q.Limit)
+		}
+		return page, err
 	}
 }
+
+// ErrIgnoredLimit is wrapped by the error of a logs page holding more records than the page
+// size asked for: the server ignored the limit.
+var ErrIgnoredLimit = errors.New("the API ignored the page size")
 
 // namesLimit reports whether a 400 is about the page size.
 func namesLimit(ae *APIError) bool {

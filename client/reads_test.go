@@ -415,3 +415,26 @@ func TestRunReadToolSuccess(t *testing.T) {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}
 }
+
+// TestAPageOverItsLimitIsRefused: a server that ignores limit answered 57 MB pages and list
+// held them all (3.5 GB); a page with more records than asked for is refused, not held.
+func TestAPageOverItsLimitIsRefused(t *testing.T) {
+	srv, _ := serve(t, func(w http.ResponseWriter, r *http.Request, n int, _ recorded) {
+		w.Header().Set("Content-Type", "application/json")
+		var b strings.Builder
+		b.WriteString(`{"logs":[`)
+		for i := range 150 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"id":"log_%d","timestamp":"2026-03-01T10:00:00.000Z","status":"success","metadata":{"tool_slug":"X"}}`, i)
+		}
+		b.WriteString(`],"next_cursor":null}`)
+		_, _ = w.Write([]byte(b.String()))
+	})
+	c := newTestClient(t, srv.URL)
+	_, err := c.ListLogsPage(t.Context(), LogQuery{Limit: 100}, "")
+	if !errors.Is(err, ErrIgnoredLimit) || !strings.Contains(err.Error(), "150") {
+		t.Fatalf("a page of 150 records for a limit of 100: %v", err)
+	}
+}

@@ -327,3 +327,25 @@ func TestATimeBeforeTheEpochAsksFromItsStart(t *testing.T) {
 		t.Fatalf("the query's time range: %s", b)
 	}
 }
+
+// TestAnEndlessBodyIsCutAtTheLimit: a server that never ends its body is read up to the limit
+// and refused there, not read until the timeout (a body read without a limit, then checked,
+// holds everything the server sends: a gzip bomb or an endless stream takes the memory first).
+func TestAnEndlessBodyIsCutAtTheLimit(t *testing.T) {
+	srv, _ := serve(t, func(w http.ResponseWriter, r *http.Request, n int, _ recorded) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200)
+		_, _ = w.Write([]byte(`{"slug":"X","description":"`))
+		chunk := []byte(strings.Repeat("a", 64<<10))
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	c := newTestClient(t, srv.URL, WithMaxResponseBytes(1<<20), WithReadTimeout(5*time.Second), WithMaxRetries(0))
+	_, err := c.GetTool(t.Context(), "X")
+	if !errors.Is(err, ErrBodyTooLarge) {
+		t.Fatalf("err = %v, want the body refused at the limit (not a timeout)", err)
+	}
+}

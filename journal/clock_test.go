@@ -116,3 +116,20 @@ func TestAnOverflowingDeadlineIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestTimesBeyondTheNanosecondsSaturate: a time past 2262 (a clock gone wrong, a deadline from
+// a huge timeout) is stored as the largest time, never wrapped round into the past.
+func TestTimesBeyondTheNanosecondsSaturate(t *testing.T) {
+	ctx := context.Background()
+	j := openT(t, t.TempDir()+"/j.db")
+	c := claim("log_far", t0)
+	mustClaim(t, j, c)
+	far := time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := j.UpdateAttempt(ctx, c.Attempt.ID, model.AttemptSent, "", "", far); err != nil {
+		t.Fatal(err)
+	}
+	a, err := j.Attempt(ctx, c.Attempt.ID)
+	if err != nil || !a.SentAt.Equal(model.MaxTime) {
+		t.Fatalf("sent at %s stored as %s (%v)", far, a.SentAt, err)
+	}
+}

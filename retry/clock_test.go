@@ -87,10 +87,34 @@ func TestAHugeTimeoutIsCutToTheWriteClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Deadline.Before(start) || l.Deadline.After(time.Now().Add(retry.MaxTimeout+retry.DeadlineMargin)) {
+	// The lease covers the whole send and its margin (a deadline that ignored the send's timeout
+	// let recovery take a live send), and no more than that.
+	if l.Deadline.Before(start.Add(retry.MaxTimeout+retry.DeadlineMargin)) || l.Deadline.After(time.Now().Add(retry.MaxTimeout+retry.DeadlineMargin)) {
 		t.Fatalf("the journal's deadline is %s", l.Deadline)
 	}
 	if sd := s.deadlines[0]; sd.IsZero() || sd.After(time.Now().Add(retry.MaxTimeout)) || !sd.Before(l.Deadline) {
 		t.Fatalf("the send's deadline %s, the journal's %s", sd, l.Deadline)
+	}
+}
+
+// TestACancelledRetryStillRecordsItsOutcome: the person presses ctrl-c while the request is in
+// flight; the send ends, and its outcome (unknown: indeterminate) is still written, with a
+// context the cancellation cannot abort (a record written with the cancellable context failed
+// and left the attempt "sent" until recovery).
+func TestACancelledRetryStillRecordsItsOutcome(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	j := openJournal(t)
+	s := &countingSender{answer: func() (model.ToolResult, error) {
+		cancel() // ctrl-c while the request is out
+		return model.ToolResult{}, context.Canceled
+	}}
+	res, err := runLive(ctx, fakeDeps(j, s), retry.Request{ID: "log_c", Execution: failedWrite("log_c"), Confirmed: true, Reason: "r"})
+	if res.Attempt == nil || s.count() != 1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	a, rerr := j.Attempt(context.Background(), res.Attempt.ID)
+	if rerr != nil || a.State != model.AttemptIndeterminate {
+		t.Fatalf("after ctrl-c during the send the journal holds %s (%v; run: %v), want indeterminate", a.State, rerr, err)
 	}
 }
