@@ -175,11 +175,14 @@ func (r *report) showReport(w io.Writer, out showJSON, e *model.Execution, t *mo
 		row("request", r.str(e.RequestID))
 	}
 	var rec bytes.Buffer
+	rec.Grow(2*len(out.Execution) + 1024) // indented: a large record is not grown by doubling
 	if err := json.Indent(&rec, out.Execution, "", "  "); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "record:\n%s\n", sanitize.Block(rec.String(), 0))
-	return nil
+	fmt.Fprint(w, "record:\n")
+	_, _ = w.Write(sanitize.BlockBytes(rec.Bytes(), 0))
+	_, err := fmt.Fprintln(w)
+	return err
 }
 
 // caseLine is the journal's case in a line: what was done, and whether that settled it.

@@ -148,17 +148,21 @@ func (t *transport) newRequest(ctx context.Context, r request, n int) (*http.Req
 	return req, nil
 }
 
-// readLimited reads a response body, refusing one larger than max bytes.
-func readLimited(res *http.Response, max int64) ([]byte, error) {
-	if res.ContentLength > max {
-		return nil, fmt.Errorf("%w: %d bytes announced, limit %d", ErrBodyTooLarge, res.ContentLength, max)
+// readLimited reads a response body, refusing one larger than limit bytes.
+func readLimited(res *http.Response, limit int64) ([]byte, error) {
+	if res.ContentLength > limit {
+		return nil, fmt.Errorf("%w: %d bytes announced, limit %d", ErrBodyTooLarge, res.ContentLength, limit)
 	}
-	b, err := io.ReadAll(io.LimitReader(res.Body, max+1))
+	// Read at most one byte past the limit, into a buffer of the announced size when there is
+	// one (ReadAll's doubling would hold up to twice the body).
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(res.ContentLength, 0), limit)+bytes.MinRead+1))
+	_, err := buf.ReadFrom(io.LimitReader(res.Body, limit+1))
+	b := buf.Bytes()
 	if err != nil {
 		return b, fmt.Errorf("reading response body: %w", err)
 	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%w: more than the %d-byte limit", ErrBodyTooLarge, max)
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%w: more than the %d-byte limit", ErrBodyTooLarge, limit)
 	}
 	return b, nil
 }

@@ -70,3 +70,28 @@ func kind(b []byte) byte {
 	}
 	return '0'
 }
+
+// FuzzStreamMatchesTree: the streaming JSON redactor writes the bytes the tree redactor wrote,
+// for any input and known secret (the tree is the oracle: tree_test.go).
+func FuzzStreamMatchesTree(f *testing.F) {
+	for _, s := range []string{
+		`{"password":"hunter2","to":"a@b.c"}`,
+		`{"parameters":[{"value":"` + composioKey + `","name":"x-api-key"},{"name":"x","value":"v"}]}`,
+		`{"headers":[{"key":"Authorization","value":{"a":[1,{"token":"t"}]}},{"header":"Cookie","value":null}]}`,
+		`{"token":{"a":[{"b":1}]},"after":{"name":"Authorization","value":"x"}}`,
+		`{"session_id":"trs_3fQ0a1b2","sessionId":"abc","n":12345678,"e":""}`,
+		`[1,"two",{"three":[4,{"api_key":[5]}]},null,true,false]`,
+		`"just a string ` + slackBot + `"`,
+		`{"a":1}{"b":2}`, `{"a":`, `not json`, ` `,
+	} {
+		f.Add(s, composioKey)
+		f.Add(s, "12345678")
+	}
+	f.Fuzz(func(t *testing.T, s, known string) {
+		r := New(known)
+		got, want := r.JSON(json.RawMessage(s)), r.jsonTree(json.RawMessage(s))
+		if !bytes.Equal(got, want) {
+			t.Fatalf("JSON(%q):\nstream %s\ntree   %s", s, got, want)
+		}
+	})
+}

@@ -190,12 +190,10 @@ func (r *Redactor) JSON(raw json.RawMessage) json.RawMessage {
 	if len(trimmed) == 0 {
 		return raw
 	}
-	root, err := parse(trimmed)
-	if err != nil {
+	if !json.Valid(trimmed) { // json.Valid also refuses nesting deeper than 10,000
 		return r.safeJSON(appendString(nil, r.String(string(raw))))
 	}
-	r.redactNode(root)
-	return r.safeJSON(encode(nil, root))
+	return r.safeJSON(r.redactStream(trimmed, headerPairs(trimmed)))
 }
 
 // safeJSON is the last check: a known secret must not survive in the encoded output, even one
@@ -207,51 +205,6 @@ func (r *Redactor) safeJSON(out []byte) json.RawMessage {
 		}
 	}
 	return out
-}
-
-func (r *Redactor) redactNode(n *node) {
-	switch n.kind {
-	case kindString:
-		n.text = r.String(n.text)
-	case kindNumber:
-		if containsAny(n.text, r.knownList()) {
-			*n = node{kind: kindString, text: kindMarker("known_secret")}
-		}
-	case kindArray:
-		for _, e := range n.elems {
-			r.redactNode(e)
-		}
-	case kindObject:
-		headerPair := false
-		for i, k := range n.keys {
-			if lk := strings.ToLower(k); (lk == "name" || lk == "key" || lk == "header") &&
-				n.elems[i].kind == kindString && IsSensitiveName(n.elems[i].text) {
-				headerPair = true
-			}
-		}
-		for i, k := range n.keys {
-			v := n.elems[i]
-			if (IsSensitiveName(k) && !identifierValue(k, v)) || (headerPair && strings.EqualFold(k, "value")) {
-				if hidesSomething(v) {
-					*v = node{kind: kindString, text: Marker}
-				}
-			} else {
-				r.redactNode(v)
-			}
-			n.keys[i] = r.String(k)
-		}
-	}
-}
-
-// hidesSomething reports whether a sensitive field's value could carry a secret.
-func hidesSomething(v *node) bool {
-	switch v.kind {
-	case kindLiteral:
-		return false // null, true, false
-	case kindString:
-		return v.text != ""
-	}
-	return true
 }
 
 // sensitiveExact are normalised field names (lowercase, without - _ . and spaces) that always
@@ -281,9 +234,9 @@ var harmlessTokens = map[string]bool{
 // identifier that is not: Composio's tool-router session ids (session_id "trs_…") name a
 // session a support engineer must be able to copy and look up, as a web session id must not
 // be (it is a login). The value is still checked for every secret shape (String).
-func identifierValue(name string, v *node) bool {
-	return normalizeName(name) == "sessionid" && v.kind == kindString && strings.HasPrefix(v.text, "trs_") &&
-		len(v.text) <= 64 && strings.IndexFunc(v.text[4:], func(r rune) bool {
+func identifierValue(name, v string) bool {
+	return normalizeName(name) == "sessionid" && strings.HasPrefix(v, "trs_") &&
+		len(v) <= 64 && strings.IndexFunc(v[4:], func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
 	}) < 0
 }

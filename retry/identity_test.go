@@ -18,6 +18,7 @@ import (
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/retry"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // lyingLogs answers every GetLog with the record it holds, whatever id was asked for: a
@@ -36,16 +37,17 @@ func TestTheIDConfirmedIsTheIDSent(t *testing.T) {
 	moved := asked
 	moved.Arguments = other.Arguments
 	for name, tt := range map[string]struct {
-		req  retry.Request
-		logs retry.LogReader
+		req     retry.Request
+		logs    retry.LogReader
+		refused bool // a refusal (the same id, another call), else an error (another id)
 	}{
-		"the live log is another id's":         {retry.Request{ID: "log_asked", Execution: asked}, lyingLogs{liveAs{e: other}}},
-		"the record given is another id's":     {retry.Request{ID: "log_asked", Execution: other}, liveAs{e: other}},
-		"the live log's call is not the seen":  {retry.Request{ID: "log_asked", Execution: asked}, liveAs{e: moved}},
-		"the live log's tool is not the seen":  {retry.Request{ID: "log_asked", Execution: asked}, liveAs{e: withTool(asked, "SLACK_SEND_MESSAGE")}},
-		"the live log is of no id at all":      {retry.Request{ID: "log_asked", Execution: asked}, lyingLogs{liveAs{e: model.Execution{ToolSlug: asked.ToolSlug}}}},
-		"an empty id and an empty record":      {retry.Request{}, liveAs{e: asked}},
-		"the id typed, the record of its copy": {retry.Request{ID: "LOG_ASKED", Execution: asked}, liveAs{e: asked}},
+		"the live log is another id's":         {retry.Request{ID: "log_asked", Execution: asked}, lyingLogs{liveAs{e: other}}, false},
+		"the record given is another id's":     {retry.Request{ID: "log_asked", Execution: other}, liveAs{e: other}, false},
+		"the live log's call is not the seen":  {retry.Request{ID: "log_asked", Execution: asked}, liveAs{e: moved}, true},
+		"the live log's tool is not the seen":  {retry.Request{ID: "log_asked", Execution: asked}, liveAs{e: withTool(asked, "SLACK_SEND_MESSAGE")}, true},
+		"the live log is of no id at all":      {retry.Request{ID: "log_asked", Execution: asked}, lyingLogs{liveAs{e: model.Execution{ToolSlug: asked.ToolSlug}}}, false},
+		"an empty id and an empty record":      {retry.Request{}, liveAs{e: asked}, false},
+		"the id typed, the record of its copy": {retry.Request{ID: "LOG_ASKED", Execution: asked}, liveAs{e: asked}, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			j := openJournal(t)
@@ -54,10 +56,15 @@ func TestTheIDConfirmedIsTheIDSent(t *testing.T) {
 			d.Logs = tt.logs
 			tt.req.Confirmed, tt.req.Reason = true, "the customer saw nothing"
 			res, err := retry.Run(ctx, d, tt.req)
-			if err == nil || res.Sent || s.count() != 0 {
-				t.Fatalf("want an error and nothing sent, got %d sends, %+v, %v", s.count(), res.Decision, err)
+			if res.Sent || s.count() != 0 {
+				t.Fatalf("%d sends, %+v, %v", s.count(), res.Decision, err)
 			}
-			if tt.req.ID != "" && !errors.Is(err, retry.ErrOtherRecord) {
+			switch {
+			case tt.refused && (err != nil || res.Decision.Code != triage.RefusedNotAsSeen):
+				t.Fatalf("want a refusal naming the call the person did not see, got %+v %v", res.Decision, err)
+			case !tt.refused && err == nil:
+				t.Fatalf("want an error, got %+v", res.Decision)
+			case !tt.refused && tt.req.ID != "" && !errors.Is(err, retry.ErrOtherRecord):
 				t.Fatalf("the error does not say the record is another's: %v", err)
 			}
 			if as, _ := j.Attempts(ctx, ""); len(as) != 0 {

@@ -374,7 +374,7 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 // decides on it, never on an export file (which anyone can edit) or a copy loaded minutes ago.
 // Without it there is no send (a refusal). The answer must be the log of id, and of the call
 // the person saw when they confirmed (the same tool, account and arguments, when both carry
-// them); anything else is an error and nothing is sent.
+// them): a log of another id is an error, another call a refusal; nothing is sent either way.
 func liveLog(ctx context.Context, d *Deps, id string, seen *model.Execution) (model.Execution, *triage.GuardDecision, error) {
 	refuse := func(why string) (model.Execution, *triage.GuardDecision, error) {
 		return model.Execution{}, &triage.GuardDecision{Code: triage.RefusedNoLiveLog,
@@ -394,7 +394,9 @@ func liveLog(ctx context.Context, d *Deps, id string, seen *model.Execution) (mo
 		return model.Execution{}, nil, fmt.Errorf("retry %s: %w: the live log answered is %q (nothing recorded, nothing sent)", id, ErrOtherRecord, live.ID)
 	}
 	if why := otherCall(seen, &live); why != "" {
-		return model.Execution{}, nil, fmt.Errorf("retry %s: %w: the live log's %s differs from the record confirmed (nothing recorded, nothing sent): look at it again", id, ErrOtherRecord, why)
+		return model.Execution{}, &triage.GuardDecision{Code: triage.RefusedNotAsSeen,
+			Reason: "the live log of " + id + " in " + orNoSource(d.Target) + " has another " + why + " than the record confirmed (an edited export, an old copy): the confirmation was given on other evidence",
+			Next:   triage.Say("look at the live log, then confirm again")}, nil
 	}
 	return live, nil, nil
 }

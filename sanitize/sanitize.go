@@ -71,8 +71,19 @@ func printableASCII(s string) int {
 	return len(s)
 }
 
+// BlockBytes is Block for text held as bytes: b itself when it needs no change (a large
+// record printed whole is not copied).
+func BlockBytes(b []byte, maxWidth int) []byte {
+	if blockFast(b, maxWidth) {
+		return b
+	}
+	w := newWriter(len(b), maxWidth, true)
+	w.text(string(b))
+	return w.buf
+}
+
 // blockFast reports whether s is printable ASCII and plain newlines with every line fitting.
-func blockFast(s string, maxWidth int) bool {
+func blockFast[T string | []byte](s T, maxWidth int) bool {
 	col := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -53,6 +53,7 @@ const (
 	RefusedNoJournal  RefusalCode = "no_journal"  // no journal is open: an intent could not be recorded
 	RefusedCannotSend RefusalCode = "no_api"      // the source has no API behind it (a file export)
 	RefusedNoLiveLog  RefusalCode = "no_live_log" // the live log could not be read: a file alone never allows a send
+	RefusedNotAsSeen  RefusalCode = "not_as_seen" // the live log's call is not the one the person saw and confirmed
 )
 
 // GuardInput is the evidence the guard decides on.
