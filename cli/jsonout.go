@@ -432,13 +432,14 @@ func appendJSONFloat(b []byte, f float64) []byte {
 
 // writeJSON writes v indented, with what a terminal must not see escaped (sanitize.JSON).
 func writeJSON(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	b, err := json.Marshal(v) // what an Encoder with SetIndent("", "  ") indents
+	if err != nil {
 		return err
 	}
-	_, err := w.Write(sanitize.JSON(buf.Bytes()))
+	if err := writeIndented(w, b, "  ", sanitize.JSON); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, "\n")
 	return err
 }
 

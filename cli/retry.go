@@ -130,8 +130,11 @@ func retryRun(ctx context.Context, env *Env, opts *RetryOptions) int {
 		return fail(env, "retry", fmt.Errorf("load %s: %w", id, err))
 	}
 	a.Learn(ctx, []model.Execution{e})
+	// The retry reads the live log again and decides on it; of the record loaded here it needs
+	// only the call's identity (a large one is not held twice).
+	seen := model.Execution{ID: e.ID, ToolSlug: e.ToolSlug, ConnectedAccountID: e.ConnectedAccountID, UserID: e.UserID}
 	h := app.RetryHooks{Pause: testPause(env), Timeout: opts.RequestTimeout}
-	res, runErr := a.Retry(ctx, j, retry.Request{ID: id, Execution: e, Confirmed: opts.Confirm, Reason: opts.Reason}, h)
+	res, runErr := a.Retry(ctx, j, retry.Request{ID: id, Execution: seen, Confirmed: opts.Confirm, Reason: opts.Reason}, h)
 	out := retryOutput{SchemaVersion: SchemaVersion, ExecutionID: id, Journal: j.Where(), Recovered: j.Recovered, Result: res, State: res.State(), Exit: retryExit(res, runErr)}
 	if runErr != nil {
 		out.Error = runErr.Error()

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -174,13 +173,10 @@ func (r *report) showReport(w io.Writer, out showJSON, e *model.Execution, t *mo
 	if e.RequestID != "" {
 		row("request", r.str(e.RequestID))
 	}
-	var rec bytes.Buffer
-	rec.Grow(2*len(out.Execution) + 1024) // indented: a large record is not grown by doubling
-	if err := json.Indent(&rec, out.Execution, "", "  "); err != nil {
+	fmt.Fprint(w, "record:\n")
+	if err := writeIndented(w, out.Execution, "  ", blockSafe); err != nil {
 		return err
 	}
-	fmt.Fprint(w, "record:\n")
-	_, _ = w.Write(sanitize.BlockBytes(rec.Bytes(), 0))
 	_, err := fmt.Fprintln(w)
 	return err
 }

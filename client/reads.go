@@ -177,7 +177,7 @@ func (c *Client) GetLog(ctx context.Context, id string) (model.Execution, error)
 	if err != nil {
 		return model.Execution{}, c.fail(err, "get log %s", id)
 	}
-	e, err := model.ParseRecord(res.body)
+	e, err := model.ParseOwnedRecord(res.body) // the body is this record's alone
 	if err != nil {
 		return model.Execution{}, c.fail(err, "get log %s", id)
 	}

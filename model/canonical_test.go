@@ -94,6 +94,24 @@ func FuzzCanonicalArgs(f *testing.F) {
 	})
 }
 
+// FuzzCanonicalArgsQuickMatchesSlow: the quick path of CanonicalArgs (read in place) gives
+// the bytes the decoding path gives, or an error where it does, for any input: the journal's
+// argument hashes must not change with the path taken.
+func FuzzCanonicalArgsQuickMatchesSlow(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[1,2,{"c":null}]}`, `{"nonce":"x","s":"\u00e9","Timestamp":1}`, `{"a":1,"a":2}`,
+		`{"x":1.0,"y":1e2,"z":12345678901234567890,"w":-0.5}`, `[{"b":null,"a":"<&>"}]`, `"s"`, `{"a":{}} x`, `{"\u0061":1}`,
+		`{"a":"\ud800"}`, "{\"a\":\"\xff\"}", `{"a":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, gerr := CanonicalArgs(b, DefaultVolatileKeys())
+		want, werr := canonicalArgsSlow(b, DefaultVolatileKeys())
+		if (gerr == nil) != (werr == nil) || string(got) != string(want) {
+			t.Fatalf("%q: quick %q (%v), slow %q (%v)", b, got, gerr, want, werr)
+		}
+	})
+}
+
 func TestGapWordsAgree(t *testing.T) {
 	tests := []struct {
 		d                  time.Duration

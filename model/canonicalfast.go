@@ -77,7 +77,20 @@ func hasDuplicateKey(ms []ArgMember) bool {
 func AppendCanonical(dst, raw []byte, skip map[string]bool) ([]byte, bool) {
 	s := scan{b: raw}
 	s.ws()
-	out, ok := s.canonical(dst, skip, 0)
+	out, ok := s.canonical(dst, skip, 0, true)
+	if !ok {
+		return dst, false
+	}
+	s.ws()
+	return out, s.i == len(s.b)
+}
+
+// appendCanonicalArgs is AppendCanonical in CanonicalArgs's form (null members kept); ok is
+// false when the quick path leaves it to the slow one.
+func appendCanonicalArgs(dst, raw []byte, skip map[string]bool) ([]byte, bool) {
+	s := scan{b: raw}
+	s.ws()
+	out, ok := s.canonical(dst, skip, 0, false)
 	if !ok {
 		return dst, false
 	}
@@ -98,8 +111,9 @@ func (s *scan) value() (string, bool) {
 	return s.text(start, plain, esc, noIntern)
 }
 
-// canonical reads one value and appends its canonical form.
-func (s *scan) canonical(dst []byte, skip map[string]bool, depth int) ([]byte, bool) {
+// canonical reads one value and appends its canonical form; dropNull leaves out an object's
+// members whose value is null (CanonicalValue's form; CanonicalArgs keeps them).
+func (s *scan) canonical(dst []byte, skip map[string]bool, depth int, dropNull bool) ([]byte, bool) {
 	if depth > quickMaxDepth {
 		return dst, false
 	}
@@ -108,7 +122,7 @@ func (s *scan) canonical(dst []byte, skip map[string]bool, depth int) ([]byte, b
 		v, ok := s.value()
 		return appendQuoted(dst, v), ok
 	case c == '{':
-		return s.canonicalObject(dst, skip, depth)
+		return s.canonicalObject(dst, skip, depth, dropNull)
 	case c == '[':
 		s.i++
 		dst = append(dst, '[')
@@ -123,7 +137,7 @@ func (s *scan) canonical(dst []byte, skip map[string]bool, depth int) ([]byte, b
 			}
 			s.ws()
 			var ok bool
-			if dst, ok = s.canonical(dst, skip, depth+1); !ok {
+			if dst, ok = s.canonical(dst, skip, depth+1, dropNull); !ok {
 				return dst, false
 			}
 			s.ws()
@@ -154,7 +168,7 @@ func (s *scan) canonical(dst []byte, skip map[string]bool, depth int) ([]byte, b
 
 // canonicalObject reads an object and appends it with its keys sorted and the skipped ones
 // dropped.
-func (s *scan) canonicalObject(dst []byte, skip map[string]bool, depth int) ([]byte, bool) {
+func (s *scan) canonicalObject(dst []byte, skip map[string]bool, depth int, dropNull bool) ([]byte, bool) {
 	type member struct {
 		key      string
 		from, to int // the value's bytes in s.b
@@ -180,7 +194,7 @@ func (s *scan) canonicalObject(dst []byte, skip map[string]bool, depth int) ([]b
 	dst = append(dst, '{')
 	n := 0
 	for _, m := range ms {
-		if skip[strings.ToLower(m.key)] || isNull(s.b[m.from:m.to]) { // a null member is an absent one (CanonicalValue)
+		if skip[strings.ToLower(m.key)] || (dropNull && isNull(s.b[m.from:m.to])) { // a null member is an absent one (CanonicalValue)
 			continue
 		}
 		if n > 0 {
@@ -191,7 +205,7 @@ func (s *scan) canonicalObject(dst []byte, skip map[string]bool, depth int) ([]b
 		dst = append(dst, ':')
 		v := scan{b: s.b[:m.to], i: m.from}
 		var ok bool
-		if dst, ok = v.canonical(dst, skip, depth+1); !ok {
+		if dst, ok = v.canonical(dst, skip, depth+1, dropNull); !ok {
 			return dst, false
 		}
 	}

@@ -87,6 +87,16 @@ func ParseRecord(data []byte) (Execution, error) {
 	return parseRecord(data, nil)
 }
 
+// ParseOwnedRecord is ParseRecord of a buffer the caller gives away (one record read into its
+// own buffer, as GET /logs/{id} answers): the record's arguments and response alias it instead
+// of being copied out of it, so a detail of 60 MB is held once, not twice.
+func ParseOwnedRecord(data []byte) (Execution, error) {
+	if e, ok, err := parseFastAlias(data, nil, true); ok {
+		return e, err
+	}
+	return parseRecordSlow(data)
+}
+
 func parseRecord(data []byte, p *Parser) (Execution, error) {
 	if e, ok, err := parseFast(data, p); ok {
 		return e, err
@@ -103,11 +113,16 @@ func parseRecord(data []byte, p *Parser) (Execution, error) {
 
 // parseFast is the one-pass parser; ok is false when it gave up.
 func parseFast(data []byte, p *Parser) (e Execution, ok bool, err error) {
+	return parseFastAlias(data, p, false)
+}
+
+// parseFastAlias is parseFast; alias keeps the arguments and response in data (ParseOwnedRecord).
+func parseFastAlias(data []byte, p *Parser, alias bool) (e Execution, ok bool, err error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
 		return Execution{}, true, ErrNotObject
 	}
-	var f fields
+	f := fields{alias: alias}
 	s := scan{b: data, p: p}
 	if !s.record(&f) || s.i != len(data) {
 		return Execution{}, false, nil
@@ -153,6 +168,7 @@ type fields struct {
 	errString     string // data.error when a string
 	respErr       string // data.response.error when a string
 	respErrString bool
+	alias         bool // Arguments and Response alias the data (ParseOwnedRecord)
 }
 
 // execution combines the fields exactly as parseRecordSlow does; dropResponse leaves
@@ -204,10 +220,10 @@ func (f *fields) execution(data []byte, dropResponse, skipArgs bool) Execution {
 	if f.data {
 		e.Detailed = true
 		if f.hasArgs && !skipArgs {
-			e.Arguments = clone(data[f.args[0]:f.args[1]])
+			e.Arguments = f.keep(data[f.args[0]:f.args[1]])
 		}
 		if f.hasResp && !dropResponse {
-			e.Response = clone(data[f.resp[0]:f.resp[1]])
+			e.Response = f.keep(data[f.resp[0]:f.resp[1]])
 		}
 		if f.errObj {
 			e.Error = &ExecError{Message: f.errMsg, Kind: ErrorKind(f.errKind)}
@@ -225,6 +241,15 @@ func (f *fields) execution(data []byte, dropResponse, skipArgs bool) Execution {
 		e.Timestamp = e.StartTime
 	}
 	return e
+}
+
+// keep is b for the record: a copy, or b itself when the record aliases its data (its cap
+// cut, so that appending to it never writes into the rest of data).
+func (f *fields) keep(b []byte) json.RawMessage {
+	if f.alias {
+		return b[:len(b):len(b)]
+	}
+	return clone(b)
 }
 
 func clone(b []byte) json.RawMessage {

@@ -11,13 +11,14 @@ import (
 	"unsafe"
 )
 
-// sameParse checks that ParseRecord (and a Parser) give exactly what the reference parser on
+// sameParse checks that ParseRecord (and a Parser, and ParseOwnedRecord) give exactly what the reference parser on
 // encoding/json gives: the same Execution, or the same error.
 func sameParse(t testing.TB, in []byte) {
 	t.Helper()
 	want, wantErr := parseRecordSlow(in)
 	var p Parser
-	for name, parse := range map[string]func([]byte) (Execution, error){"ParseRecord": ParseRecord, "Parser": p.Parse} {
+	owned := func(b []byte) (Execution, error) { return ParseOwnedRecord(append([]byte(nil), b...)) }
+	for name, parse := range map[string]func([]byte) (Execution, error){"ParseRecord": ParseRecord, "Parser": p.Parse, "ParseOwnedRecord": owned} {
 		got, err := parse(in)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 			t.Fatalf("%s(%q): error %v, reference %v", name, in, err, wantErr)

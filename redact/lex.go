@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -78,13 +79,7 @@ func isNumberByte(c byte) bool {
 // take no decoding.
 func unquote(raw []byte) string {
 	body := raw[1 : len(raw)-1]
-	plain := true
-	for _, c := range body {
-		if c == '\\' {
-			plain = false
-			break
-		}
-	}
+	plain := !slices.Contains(body, '\\')
 	if plain && utf8.Valid(body) {
 		return string(body)
 	}

@@ -7,6 +7,7 @@
 package retry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -87,6 +88,33 @@ type Deps struct {
 	Pause func(ctx context.Context, step string) error
 	// In are the session's flags the command lines of its messages carry (--demo, --file F).
 	In []string
+
+	// hashes are the argument hashes computed in this run, by the arguments' bytes: a large
+	// argument document is canonicalised once, not once a step.
+	hashes map[argsKey]string
+}
+
+// argsKey names one arguments slice: where its bytes start and how many there are.
+type argsKey struct {
+	p *byte
+	n int
+}
+
+// argHash is model.ArgumentHash of args without the volatile keys, computed once a run.
+func (d *Deps) argHash(args json.RawMessage) string {
+	if len(args) == 0 {
+		return model.ArgumentHash(args, d.Options.WithDefaults().VolatileKeys)
+	}
+	k := argsKey{&args[0], len(args)}
+	if h, ok := d.hashes[k]; ok {
+		return h
+	}
+	if d.hashes == nil {
+		d.hashes = map[argsKey]string{}
+	}
+	h := model.ArgumentHash(args, d.Options.WithDefaults().VolatileKeys)
+	d.hashes[k] = h
+	return h
 }
 
 // command is an exectriage command line in the session, in backticks.
@@ -253,9 +281,8 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 
 	// 1. The durable intent, with the confirmation, in one transaction.
 	now := d.now()
-	volatile := d.Options.WithDefaults().VolatileKeys
 	a := model.RetryAttempt{ID: NewAttemptID(), ExecutionID: id, ToolSlug: e.ToolSlug,
-		ArgumentHash: model.ArgumentHash(e.Arguments, volatile), State: model.AttemptIntent, Who: d.Who, CreatedAt: now}
+		ArgumentHash: d.argHash(e.Arguments), State: model.AttemptIntent, Who: d.Who, CreatedAt: now}
 	claim := journal.Claim{Attempt: a, Deadline: model.AddSaturated(now, d.timeout()+DeadlineMargin), Target: d.Target, Confirmation: journal.Confirmation{
 		Who: d.Who, At: now, Reason: strings.TrimSpace(req.Reason),
 		Outcome: res.Outcome, OutcomeReason: res.OutcomeReason, Provider: res.Provider, Source: d.Target,
@@ -412,7 +439,8 @@ func otherCall(seen, live *model.Execution) string {
 		return "connected account"
 	case seen.UserID != "" && live.UserID != "" && seen.UserID != live.UserID:
 		return "user"
-	case len(seen.Arguments) > 0 && len(live.Arguments) > 0 && model.ArgumentHash(seen.Arguments, nil) != model.ArgumentHash(live.Arguments, nil):
+	case len(seen.Arguments) > 0 && len(live.Arguments) > 0 && !bytes.Equal(seen.Arguments, live.Arguments) &&
+		model.ArgumentHash(seen.Arguments, nil) != model.ArgumentHash(live.Arguments, nil):
 		return "arguments"
 	}
 	return ""
@@ -526,7 +554,7 @@ func sameCall(d *Deps, e *model.Execution, all []model.RetryAttempt) []model.Ret
 	if len(e.Arguments) == 0 {
 		return nil
 	}
-	hash := model.ArgumentHash(e.Arguments, d.Options.WithDefaults().VolatileKeys)
+	hash := d.argHash(e.Arguments)
 	var out []model.RetryAttempt
 	for _, a := range all {
 		if a.ExecutionID != e.ID && a.ArgumentHash == hash && strings.EqualFold(a.ToolSlug, e.ToolSlug) {
@@ -581,7 +609,7 @@ func retriedElsewhere(ctx context.Context, d *Deps, e *model.Execution, attempts
 	for _, a := range attempts {
 		known[a.ID] = true
 	}
-	hash := model.ArgumentHash(e.Arguments, d.Options.WithDefaults().VolatileKeys)
+	hash := d.argHash(e.Arguments)
 	var found string
 	var ev []string
 	_, _ = sameCalls(ctx, d, e.ToolSlug, whoField, who, hash, e.Timestamp, e.ID, &ev, func(l model.Execution) bool {

@@ -283,7 +283,7 @@ func copyRepo(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, f := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+	for f := range strings.SplitSeq(strings.TrimRight(string(out), "\x00"), "\x00") {
 		if f == "" {
 			continue
 		}

@@ -1,0 +1,116 @@
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// writeBigDetail writes to path a log detail of about size bytes: a Gmail fetch whose answer
+// lists many messages (a read: the retry guard refuses it after loading it) or a send whose
+// arguments carry as many attachments (a write: the guard reads it whole). It is written as it
+// is made: the test process itself stays small (a child's peak memory counts its parent's until
+// it execs).
+func writeBigDetail(t *testing.T, path, id, tool string, size int) {
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	status, open, closing := "success", `"request":{"arguments":{"query":"in:inbox"}},"response":{"data":{"messages":[`, `]},"successful":true}`
+	if tool == "GMAIL_SEND_EMAIL" {
+		status, open, closing = "failed", `"request":{"arguments":{"recipient_email":"a@b.c","subject":"s","body":"hi","attachments":[`,
+			`]}},"error":{"message":"Read timed out","kind":"timeout"}`
+	}
+	fmt.Fprintf(w, `{"id":"%s","timestamp":"2026-03-01T10:00:00.000Z","type":"tool.execution","status":"%s","level":"info","message":"m",`+
+		`"metadata":{"tool_slug":"%s","toolkit_slug":"gmail","user_id":"alice","connected_account_id":"ca_alice"},`+
+		`"metrics":{"duration_ms":60000},"parent":null,"timings":{"start_time":1772359200000,"end_time":1772359260000},`+
+		`"context":{},"source":{},"data":{%s`, id, status, tool, open)
+	for i, n := 0, 0; n < size; i++ {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		k, _ := fmt.Fprintf(w, `{"id":"m%07d","threadId":"t%07d","snippet":"hello world %d","labelIds":["INBOX","UNREAD"]}`, i, i, i)
+		n += k + 1
+	}
+	fmt.Fprintf(w, "%s}}", closing)
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAHugeDetailStaysWithinMemory: a 60 MB log detail took `show` to 1.9 GB and `retry` past
+// 3 GB (decoded into trees several times over). The binary, against a loopback server that
+// serves one, stays under 600 MB of resident memory, as the kernel counts it.
+func TestAHugeDetailStaysWithinMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 60 MB documents")
+	}
+	const limitKB = 600 << 10
+	home := t.TempDir()
+	details := map[string]string{"log_fetch": filepath.Join(home, "fetch.json"), "log_send": filepath.Join(home, "send.json")}
+	writeBigDetail(t, details["log_fetch"], "log_fetch", "GMAIL_FETCH_EMAILS", 60<<20)
+	writeBigDetail(t, details["log_send"], "log_send", "GMAIL_SEND_EMAIL", 60<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if i := strings.LastIndex(r.URL.Path, "/logs/tool_execution/"); i >= 0 {
+			if path, ok := details[r.URL.Path[i+len("/logs/tool_execution/"):]]; ok {
+				http.ServeFile(w, r, path) // from the file: the test process holds none of it
+				return
+			}
+		}
+		_, _ = w.Write([]byte(`{"logs":[],"items":[],"next_cursor":null}`))
+	}))
+	defer srv.Close()
+	runtime.GC()
+	debug.FreeOSMemory()
+	for _, args := range [][]string{
+		{"show", "log_fetch"},
+		{"show", "log_fetch", "--json"},
+		{"show", "log_send"},
+		{"retry", "log_send"}, // no confirmation: the guard reads everything, then refuses
+		{"retry", "log_fetch", "--confirm-failed", "--reason", "r"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			cmd := exec.Command(binPath, append(args, "--base-url", srv.URL, "--journal", filepath.Join(home, "j.db"))...)
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"),
+				"XDG_CACHE_HOME=" + filepath.Join(home, "cache"), "COMPOSIO_API_KEY=" + apiKey}
+			devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0) // the record printed is not held here
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer devnull.Close()
+			var out strings.Builder
+			cmd.Stdout, cmd.Stderr = devnull, &out
+			runtime.GC()
+			debug.FreeOSMemory()
+			_ = cmd.Run() // show exits 0, the refused retries 3
+			if cmd.ProcessState == nil {
+				t.Fatal("did not run")
+			}
+			if code := cmd.ProcessState.ExitCode(); code != 0 && code != 3 {
+				t.Fatalf("exit %d:\n%.2000s", code, out.String())
+			}
+			ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+			if !ok {
+				t.Skip("no resource usage on this system")
+			}
+			t.Logf("peak resident memory %d MB", ru.Maxrss>>10)
+			if ru.Maxrss > limitKB {
+				t.Fatalf("peak resident memory %d MB, want under 600 MB", ru.Maxrss>>10)
+			}
+		})
+	}
+}
