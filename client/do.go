@@ -38,6 +38,9 @@ type request struct {
 	// toolRead marks the run of a read tool (a provider check), which a read-only client
 	// lets through when told to (WithReadOnly); every other tool run it refuses.
 	toolRead bool
+	// maxBytes bounds this answer below the client's limit (0: the client's): a page of a
+	// known number of records is refused when it is larger than they can be.
+	maxBytes int64
 }
 
 func (r request) String() string { return r.method + " " + apiPrefix + r.path }
@@ -98,7 +101,11 @@ func (t *transport) try(ctx context.Context, r request, n int, timeout time.Dura
 		a.err = err
 	} else {
 		a.resp = &response{status: res.StatusCode, header: res.Header}
-		a.resp.body, a.err = readLimited(res, t.cfg.maxResponseBytes)
+		limit := t.cfg.maxResponseBytes
+		if r.maxBytes > 0 {
+			limit = min(limit, r.maxBytes)
+		}
+		a.resp.body, a.err = readLimited(res, limit)
 		res.Body.Close()
 		a.permanent = errors.Is(a.err, ErrBodyTooLarge)
 	}

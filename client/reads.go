@@ -118,7 +118,8 @@ func (c *Client) listLogsPage(ctx context.Context, q LogQuery, cursor string) (m
 		if err != nil {
 			return model.LogsPage{}, err
 		}
-		res, err := c.t.do(ctx, request{method: http.MethodPost, path: "/logs/tool_execution", body: body})
+		res, err := c.t.do(ctx, request{method: http.MethodPost, path: "/logs/tool_execution", body: body,
+			maxBytes: int64(q.Limit) * MaxLogEntryBytes})
 		var ae *APIError
 		if err != nil && errors.As(err, &ae) && ae.StatusCode == http.StatusBadRequest && q.Limit > 1 && namesLimit(ae) {
 			q.Limit /= 2
@@ -127,6 +128,9 @@ func (c *Client) listLogsPage(ctx context.Context, q LogQuery, cursor string) (m
 		}
 		if err != nil {
 			return model.LogsPage{}, err
+		}
+		if n, ok := model.LogsPageLen(res.body); ok && n > q.Limit { // counted before anything is decoded
+			return model.LogsPage{}, fmt.Errorf("%w: a page of %d records answered a request for at most %d", ErrIgnoredLimit, n, q.Limit)
 		}
 		page, err := model.ParseLogsPage(res.body)
 		if err == nil && len(page.Executions)+len(page.Bad) > q.Limit {
@@ -137,6 +141,13 @@ func (c *Client) listLogsPage(ctx context.Context, q LogQuery, cursor string) (m
 		return page, err
 	}
 }
+
+// MaxLogEntryBytes is the most a logs page may hold for each record it was asked for: list
+// entries are summaries of a few kilobytes (a detail is fetched on its own), so a page of 100
+// is refused past 25 MB. The slices of a window are walked at once: what they read at the same
+// time is bounded by it (8 slices: 200 MB), where a server that ignores the page size could
+// otherwise answer each with 64 MB and more records than asked for.
+const MaxLogEntryBytes = 256 << 10
 
 // ErrIgnoredLimit is wrapped by the error of a logs page holding more records than the page
 // size asked for: the server ignored the limit.

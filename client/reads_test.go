@@ -438,3 +438,21 @@ func TestAPageOverItsLimitIsRefused(t *testing.T) {
 		t.Fatalf("a page of 150 records for a limit of 100: %v", err)
 	}
 }
+
+// TestAPageLargerThanItsRecordsCanBeIsRefused: a logs page may hold MaxLogEntryBytes for each
+// record asked for; a larger one is refused as it is read (the slices of a window are walked at
+// once, and each held a 58 MB page: 1.5 GB).
+func TestAPageLargerThanItsRecordsCanBeIsRefused(t *testing.T) {
+	big := strings.Repeat("x", 300<<10)
+	srv, _ := serve(t, func(w http.ResponseWriter, r *http.Request, n int, _ recorded) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"logs":[{"id":"log_1","message":"%s"},{"id":"log_2","message":"%s"}],"next_cursor":null}`, big, big)
+	})
+	c := newTestClient(t, srv.URL, WithMaxRetries(0))
+	if _, err := c.ListLogsPage(t.Context(), LogQuery{Limit: 2}, ""); !errors.Is(err, ErrBodyTooLarge) {
+		t.Fatalf("a 600 KB page of 2 records: %v", err)
+	}
+	if _, err := c.ListLogsPage(t.Context(), LogQuery{Limit: 3}, ""); err != nil {
+		t.Fatalf("the same page asked with room for it: %v", err)
+	}
+}

@@ -199,3 +199,73 @@ func TestARepeatedRecordExportStaysWithinMemory(t *testing.T) {
 		t.Fatalf("peak resident memory %d MB, want under 600 MB", kb>>10)
 	}
 }
+
+// TestAServerIgnoringThePageSizeStaysWithinMemory: a server that ignores limit and answers
+// every page with tens of thousands of records took list past 1.4 GB (eight slices of the
+// window at once, each holding its page); such a page is refused before its records are read
+// (more records than asked for), or as it is read (larger than the records asked for can be).
+func TestAServerIgnoringThePageSizeStaysWithinMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("serves 25 MB pages")
+	}
+	home := t.TempDir()
+	for _, tt := range []struct {
+		name    string
+		records int
+		message int
+	}{
+		{"many small records", 60000, 250},
+		{"fewer, larger records", 60000, 800},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(home, "page.json")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := bufio.NewWriter(f)
+			w.WriteString(`{"logs":[`)
+			msg := strings.Repeat("x", tt.message)
+			for i := range tt.records {
+				if i > 0 {
+					w.WriteByte(',')
+				}
+				fmt.Fprintf(w, `{"id":"log_%d","timestamp":"2026-12-04T10:00:00.000Z","status":"success","metadata":{"tool_slug":"GMAIL_SEND_EMAIL","toolkit_slug":"gmail"},"message":"%s"}`, i, msg)
+			}
+			w.WriteString(`],"next_cursor":"again"}`)
+			if err := w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/logs/tool_execution") {
+					http.ServeFile(w, r, path)
+					return
+				}
+				_, _ = w.Write([]byte(`{"items":[],"next_cursor":null}`))
+			}))
+			defer srv.Close()
+			cmd := exec.Command(binPath, "list", "--base-url", srv.URL, "--no-cache")
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"), "COMPOSIO_API_KEY=" + apiKey}
+			var errb strings.Builder
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			peak := watchPeak(cmd.Process.Pid)
+			_ = cmd.Wait()
+			kb := peak()
+			if cmd.ProcessState.ExitCode() == 0 || !strings.Contains(errb.String(), "page") && !strings.Contains(errb.String(), "too large") {
+				t.Fatalf("list of a server ignoring the page size: exit %d: %s", cmd.ProcessState.ExitCode(), errb.String())
+			}
+			if kb == 0 {
+				t.Skip("no /proc/PID/status here: the peak cannot be read")
+			}
+			t.Logf("peak resident memory %d MB: %s", kb>>10, strings.TrimSpace(errb.String()))
+			if kb > 600<<10 {
+				t.Fatalf("peak resident memory %d MB, want under 600 MB", kb>>10)
+			}
+		})
+	}
+}

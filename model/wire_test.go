@@ -329,3 +329,19 @@ func TestATriggerDeliveryRoundTrips(t *testing.T) {
 		t.Fatalf("a malformed trigger object: %+v %v", bad, err)
 	}
 }
+
+// FuzzLogsPageLen: counting a page's records without decoding it agrees with decoding it,
+// for any page ParseLogsPage reads.
+func FuzzLogsPageLen(f *testing.F) {
+	for _, s := range []string{`{"logs":[],"next_cursor":null}`, `{"next_cursor":"c","logs":[{"id":"a"},{"id":"b","x":[1,{"y":"]"}]},3]}`,
+		`{"logs":[{"id":"a"}],"logs":[{"id":"b"},{"id":"c"}]}`, `{"a":"\"logs\"","logs":[ "s" , null , {"id":"x"} ]}`, `{"logs":{}}`, `[1]`, `{"logs":[1,}`, `{"LOGS":[1,2]}`, `{"\\u006cogs":[1]}`, `{"logs":[1],"Logs":null}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ParseLogsPage(b)
+		n, ok := LogsPageLen(b)
+		if err == nil && (!ok || n != len(p.Executions)+len(p.Bad)) {
+			t.Fatalf("%q: counted %d (%v), parsed %d", b, n, ok, len(p.Executions)+len(p.Bad))
+		}
+	})
+}
