@@ -104,7 +104,8 @@ func (e *FileError) Unwrap() error { return e.Err }
 // or JSON Lines of detail records (a line may also hold a whole list response); gzip is
 // undone transparently. Nothing is held in memory beyond one batch and one record.
 //
-// Records that cannot be parsed are skipped and returned in bad: for JSON Lines, Index is the
+// Records that cannot be parsed are skipped and returned in bad (the first MaxBadKept of them:
+// every one is told to FileOptions.OnBad, none is held past those): for JSON Lines, Index is the
 // 1-based line number and Err says "line N: ..."; for JSON arrays and list responses, Index is
 // the 1-based record number and Err says "record N: ...". A file that is empty, binary, not
 // JSON or truncated yields a *FileError naming the file and line; so does an error returned
@@ -169,7 +170,8 @@ type loader struct {
 	spool   func() (w io.WriteCloser, name string, err error)
 	spooled bool
 
-	bad     []model.RecordError
+	bad     []model.RecordError // the first MaxBadKept unreadable records
+	badN    int                 // how many there were
 	batch   []model.Execution
 	spare   chan []model.Execution // see lines
 	chunks  chan *chunk            // chunks merged, for cut to fill again (see lines)
@@ -184,11 +186,15 @@ type loader struct {
 // noneReadable is the error of a load that ended without one readable record among bad
 // ones: an export of something else, not an empty window.
 func (l *loader) noneReadable() error {
-	if l.emitted > 0 || len(l.bad) == 0 {
+	if l.emitted > 0 || l.badN == 0 {
 		return nil
 	}
-	return l.fail(0, fmt.Sprintf("no readable record (%d unreadable; the first, %v)", len(l.bad), l.bad[0].Err), nil)
+	return l.fail(0, fmt.Sprintf("no readable record (%d unreadable; the first, %v)", l.badN, l.bad[0].Err), nil)
 }
+
+// MaxBadKept is how many unreadable records a load returns (each is told to OnBad as it is
+// met): a file of 22 million unreadable lines held 2.5 GB of them.
+const MaxBadKept = 1000
 
 func newLoader(path string, opt FileOptions) *loader {
 	return &loader{path: path, opt: opt}
@@ -439,7 +445,10 @@ func (l *loader) add(ctx context.Context, e model.Execution, loc location) error
 
 func (l *loader) skip(idx int, err error) {
 	re := model.RecordError{Index: idx, Err: err}
-	l.bad = append(l.bad, re)
+	l.badN++
+	if len(l.bad) < MaxBadKept {
+		l.bad = append(l.bad, re)
+	}
 	if l.opt.OnBad != nil {
 		l.opt.OnBad(re)
 	}

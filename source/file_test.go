@@ -650,3 +650,18 @@ func TestLoadLocated(t *testing.T) {
 		})
 	}
 }
+
+// TestUnreadableRecordsAreCountedNotHeld: a file of many unreadable records (22 million `{}`
+// lines held 2.5 GB of errors) keeps the first MaxBadKept and counts the rest, and still says
+// it holds no readable record.
+func TestUnreadableRecordsAreCountedNotHeld(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Repeat("{}\n", 5000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	told := 0
+	bad, err := LoadFileWith(context.Background(), path, FileOptions{OnBad: func(model.RecordError) { told++ }}, func([]model.Execution) error { return nil })
+	if len(bad) != MaxBadKept || told != 5000 || err == nil || !strings.Contains(err.Error(), "no readable record (5000 unreadable") {
+		t.Fatalf("%d kept, %d told, %v", len(bad), told, err)
+	}
+}
