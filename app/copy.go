@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/exectriage/exectriage/client"
@@ -39,7 +38,7 @@ func (a *App) CurlFor(e *model.Execution) string {
 			return "# no curl: the tool slug " + fmt.Sprintf("%q", e.ToolSlug) + " is not a plain slug, so it is not put in a shell command\n"
 		}
 	}
-	base := withoutPassword(a.apiBase())
+	base := redact.Location(a.apiBase()) // the one rule for a location's credentials: a copied command carries none
 	args := json.RawMessage("{}")
 	if len(e.Arguments) > 0 {
 		args = a.policy.JSON(e.Arguments, false)
@@ -58,7 +57,7 @@ func (a *App) CurlFor(e *model.Execution) string {
 	}
 	return fmt.Sprintf("# sends %s again, for real, to %s: only against a sandbox, or after exectriage's guard said yes\n"+
 		"curl -sS -X POST %s \\\n  -H \"x-api-key: $COMPOSIO_API_KEY\" -H 'content-type: application/json' \\\n  -d %s\n",
-		e.ToolSlug, redact.Location(base), shellQuote(base+"/api/v3.1/tools/execute/"+e.ToolSlug), shellQuote(string(b)))
+		e.ToolSlug, base, shellQuote(base+"/api/v3.1/tools/execute/"+e.ToolSlug), shellQuote(string(b)))
 }
 
 // apiBase is the API base URL the session talks to: its client's, else the one the
@@ -74,29 +73,6 @@ func (a *App) apiBase() string {
 		return b
 	}
 	return client.DefaultBaseURL
-}
-
-// withoutPassword is a base URL with the password of its user information dropped (the user
-// name stays: curl asks for the password): a copied command never carries a secret. Text that
-// does not parse as a URL loses everything up to its last @ before the host.
-func withoutPassword(base string) string {
-	u, err := url.Parse(base)
-	if err != nil {
-		if scheme, rest, ok := strings.Cut(base, "://"); ok {
-			if at := strings.LastIndex(rest, "@"); at >= 0 {
-				return scheme + "://" + rest[at+1:]
-			}
-		}
-		return base
-	}
-	if u.User == nil {
-		return base
-	}
-	if _, has := u.User.Password(); !has {
-		return base
-	}
-	u.User = url.User(u.User.Username())
-	return u.String()
 }
 
 // shellQuote quotes s for a POSIX shell: single quotes, each quote in s closed, escaped and

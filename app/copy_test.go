@@ -88,14 +88,15 @@ func TestCurlNamesTheSessionsAPIAndQuotesEveryPart(t *testing.T) {
 	}
 }
 
-// TestTheCurlCarriesNoPassword: a base URL with a password in it (a proxy's) was copied into
-// the curl reproduction as it was.
+// TestTheCurlCarriesNoPassword: a base URL with a password (a proxy's) or a token in it was
+// copied into the curl reproduction as it was.
 func TestTheCurlCarriesNoPassword(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "one.jsonl")
 	if err := os.WriteFile(file, []byte(`{"id":"log_1","timestamp":"2026-03-01T10:00:00Z","status":"failed","metadata":{"tool_slug":"SLACK_SEND_MESSAGE"}}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, base := range []string{"https://ana:s3cr3t-pw@proxy.example:8443/composio", "http://ana:s3cr3t-pw@[::1]:9/x%zz"} {
+	for _, base := range []string{"https://ana:s3cr3t-pw@proxy.example:8443/composio", "http://ana:s3cr3t-pw@[::1]:9/x%zz",
+		"https://proxy.example/composio?token=s3cr3t-pw"} {
 		b, err := Open(context.Background(), Options{File: file, Getenv: func(k string) string { return map[string]string{"COMPOSIO_BASE_URL": base}[k] }, ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)

@@ -29,6 +29,9 @@ var ErrClockSkew = errors.New("journal: this host's clock differs from the journ
 
 // Clock is what a journal says of its clock.
 type Clock struct {
+	// Now is the journal's time when asked: the server's on PostgreSQL, this host's (WithClock)
+	// on SQLite.
+	Now time.Time `json:"now"`
 	// Shared: the journal's times are the database server's (PostgreSQL), not this host's.
 	Shared bool `json:"shared"`
 	// Skew is this host's clock minus the journal's, measured when asked (0 when not Shared).
@@ -47,24 +50,19 @@ func (c Clock) SkewError() error {
 		ErrClockSkew, c.Skew.Round(time.Second), ClockMargin)
 }
 
-// Clock measures the journal's clock against this host's (WithClock) now: a host's clock can
-// jump while a session runs.
+// Clock reads the journal's clock and measures this host's (WithClock) against it, each time
+// it is asked: a host's clock can jump while a session runs.
 func (s *store) Clock(ctx context.Context) (Clock, error) {
-	if s.dialect != postgres {
-		return Clock{}, nil
-	}
 	before := s.opt.now()
-	server, err := s.Now(ctx)
+	now, err := s.nowOn(ctx, s.db)
 	if err != nil {
 		return Clock{}, err
 	}
+	if s.dialect != postgres {
+		return Clock{Now: now}, nil
+	}
 	after := s.opt.now()
-	return Clock{Shared: true, Skew: before.Add(after.Sub(before) / 2).Sub(server)}, nil
-}
-
-// Now is the journal's clock: the server's on PostgreSQL, this host's (WithClock) on SQLite.
-func (s *store) Now(ctx context.Context) (time.Time, error) {
-	return s.nowOn(ctx, s.db)
+	return Clock{Now: now, Shared: true, Skew: before.Add(after.Sub(before) / 2).Sub(now)}, nil
 }
 
 // nowOn reads the journal's clock through q (a transaction, to stamp what it writes).

@@ -56,10 +56,9 @@ type Journal interface {
 	// says which is missing. ClaimAttempt checks them again in its own transaction and refuses
 	// to claim without them.
 	Verify(ctx context.Context) error
-	// Clock says whose clock the journal's times are on and how far this host's differs;
-	// Now reads it (clock.go).
+	// Clock reads the journal's clock: its time, whose clock it is and how far this host's
+	// differs (clock.go).
 	Clock(ctx context.Context) (Clock, error)
-	Now(ctx context.Context) (time.Time, error)
 	// Where names the journal for messages: a file path or a DSN without its password.
 	Where() string
 	Close() error

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/exectriage/exectriage/internal/sqlitero"
 	"net/url"
 	"os"
 	"strings"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/exectriage/exectriage/internal/sqlitero"
 )
 
 // ErrReadOnly is returned (wrapped) by every write to a journal opened with OpenReadOnly.

@@ -482,15 +482,11 @@ func (s *store) RecoverOpen(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	now, err := s.Now(ctx)
-	if err != nil {
-		return 0, err
-	}
 	clock, err := s.Clock(ctx)
 	if err != nil {
 		return 0, err
 	}
-	skewed := clock.SkewError()
+	now, skewed := clock.Now, clock.SkewError()
 	here, _ := os.Hostname()
 	n, skipped := 0, 0
 	for _, a := range open {

@@ -21,7 +21,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/exectriage/exectriage/internal/sqlitero"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -31,6 +30,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver (a team index)
 	_ "modernc.org/sqlite"             // the "sqlite" driver (pure Go)
 
+	"github.com/exectriage/exectriage/internal/sqlitero"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
 )

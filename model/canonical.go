@@ -29,19 +29,11 @@ func CanonicalArgs(args json.RawMessage, ignore []string) ([]byte, error) {
 	// into maps took 576 MB); anything unusual is left to the decoding path below, which
 	// decides, and a fuzz test holds the two equal.
 	if t := bytes.TrimSpace(args); len(t) > 0 && string(t) != "null" {
-		skip := make(map[string]bool, len(ignore))
-		for _, k := range ignore {
-			skip[strings.ToLower(k)] = true
-		}
-		if out, ok := appendCanonicalArgs(make([]byte, 0, len(t)), t, skip); ok {
+		if out, ok := appendCanonical(make([]byte, 0, len(t)), t, skipSet(ignore), false); ok {
 			return out, nil
 		}
 	}
-	v, err := DecodeArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	return canonicalValue(v, ignore, false)
+	return canonicalArgsSlow(args, ignore)
 }
 
 // DecodeArgs decodes arguments (numbers kept as written) for CanonicalValue; null or empty
@@ -69,7 +61,8 @@ func DecodeArgs(args json.RawMessage) (any, error) {
 // journal's ArgumentHash keeps nulls: a retry's call is compared exactly as it was sent.
 func CanonicalValue(v any, ignore []string) ([]byte, error) { return canonicalValue(v, ignore, true) }
 
-// canonicalArgsSlow is CanonicalArgs by decoding, the quick path's oracle (tests).
+// canonicalArgsSlow is CanonicalArgs by decoding: what the quick path leaves, and its oracle
+// in the tests.
 func canonicalArgsSlow(args json.RawMessage, ignore []string) ([]byte, error) {
 	v, err := DecodeArgs(args)
 	if err != nil {
@@ -78,13 +71,18 @@ func canonicalArgsSlow(args json.RawMessage, ignore []string) ([]byte, error) {
 	return canonicalValue(v, ignore, false)
 }
 
-func canonicalValue(v any, ignore []string, dropNull bool) ([]byte, error) {
+// skipSet is the keys to ignore, lower case, as the canonical writers look them up.
+func skipSet(ignore []string) map[string]bool {
 	skip := make(map[string]bool, len(ignore))
 	for _, k := range ignore {
 		skip[strings.ToLower(k)] = true
 	}
+	return skip
+}
+
+func canonicalValue(v any, ignore []string, dropNull bool) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := writeCanonical(&buf, v, skip, 0, dropNull); err != nil {
+	if err := writeCanonical(&buf, v, skipSet(ignore), 0, dropNull); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

@@ -75,22 +75,15 @@ func hasDuplicateKey(ms []ArgMember) bool {
 // that CanonicalValue gives of it decoded, the keys in skip (lower case) dropped at any
 // depth; ok is false when the quick path leaves it to the slow one.
 func AppendCanonical(dst, raw []byte, skip map[string]bool) ([]byte, bool) {
-	s := scan{b: raw}
-	s.ws()
-	out, ok := s.canonical(dst, skip, 0, true)
-	if !ok {
-		return dst, false
-	}
-	s.ws()
-	return out, s.i == len(s.b)
+	return appendCanonical(dst, raw, skip, true)
 }
 
-// appendCanonicalArgs is AppendCanonical in CanonicalArgs's form (null members kept); ok is
-// false when the quick path leaves it to the slow one.
-func appendCanonicalArgs(dst, raw []byte, skip map[string]bool) ([]byte, bool) {
+// appendCanonical is AppendCanonical; dropNull false gives CanonicalArgs's form (null members
+// kept).
+func appendCanonical(dst, raw []byte, skip map[string]bool, dropNull bool) ([]byte, bool) {
 	s := scan{b: raw}
 	s.ws()
-	out, ok := s.canonical(dst, skip, 0, false)
+	out, ok := s.canonical(dst, skip, 0, dropNull)
 	if !ok {
 		return dst, false
 	}

@@ -134,17 +134,14 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 	if settleFor <= 0 {
 		settleFor = DefaultSettle
 	}
-	now, err := d.journalNow(ctx)
-	if err != nil {
-		return r, fmt.Errorf("resolve: %w", err)
-	}
-	// A host whose clock is off the shared journal's settles no other host's attempt as
-	// failed: its idea of "long enough ago" is not to be trusted (journal/clock.go).
-	var skewed error
 	clock, err := d.Journal.Clock(ctx)
 	if err != nil {
 		return r, fmt.Errorf("resolve: %w", err)
 	}
+	now := d.clockNow(clock)
+	// A host whose clock is off the shared journal's settles no other host's attempt as
+	// failed: its idea of "long enough ago" is not to be trusted (journal/clock.go).
+	var skewed error
 	if err := clock.SkewError(); err != nil {
 		if l, lerr := d.Journal.Lease(ctx, a.ID); lerr != nil || l.Owner.Host != thisHost() {
 			skewed = err

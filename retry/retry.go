@@ -88,33 +88,6 @@ type Deps struct {
 	Pause func(ctx context.Context, step string) error
 	// In are the session's flags the command lines of its messages carry (--demo, --file F).
 	In []string
-
-	// hashes are the argument hashes computed in this run, by the arguments' bytes: a large
-	// argument document is canonicalised once, not once a step.
-	hashes map[argsKey]string
-}
-
-// argsKey names one arguments slice: where its bytes start and how many there are.
-type argsKey struct {
-	p *byte
-	n int
-}
-
-// argHash is model.ArgumentHash of args without the volatile keys, computed once a run.
-func (d *Deps) argHash(args json.RawMessage) string {
-	if len(args) == 0 {
-		return model.ArgumentHash(args, d.Options.WithDefaults().VolatileKeys)
-	}
-	k := argsKey{&args[0], len(args)}
-	if h, ok := d.hashes[k]; ok {
-		return h
-	}
-	if d.hashes == nil {
-		d.hashes = map[argsKey]string{}
-	}
-	h := model.ArgumentHash(args, d.Options.WithDefaults().VolatileKeys)
-	d.hashes[k] = h
-	return h
 }
 
 // command is an exectriage command line in the session, in backticks.
@@ -132,10 +105,16 @@ func (d *Deps) journalNow(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
+	return d.clockNow(c), nil
+}
+
+// clockNow is the time a journal clock gives: the server's for a shared journal, else this
+// host's (Now, which tests move).
+func (d *Deps) clockNow(c journal.Clock) time.Time {
 	if c.Shared {
-		return d.Journal.Now(ctx)
+		return c.Now
 	}
-	return d.now(), nil
+	return d.now()
 }
 
 func (d *Deps) now() time.Time {
@@ -248,7 +227,8 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 		}
 		e = live
 	}
-	res, in, err := gather(ctx, &d, &e)
+	hash := callHash(&d, &e) // the call's identity, canonicalised once (a large document is costly)
+	res, in, err := gather(ctx, &d, &e, hash)
 	if err != nil {
 		return res, err
 	}
@@ -282,7 +262,7 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	// 1. The durable intent, with the confirmation, in one transaction.
 	now := d.now()
 	a := model.RetryAttempt{ID: NewAttemptID(), ExecutionID: id, ToolSlug: e.ToolSlug,
-		ArgumentHash: d.argHash(e.Arguments), State: model.AttemptIntent, Who: d.Who, CreatedAt: now}
+		ArgumentHash: hash, State: model.AttemptIntent, Who: d.Who, CreatedAt: now}
 	claim := journal.Claim{Attempt: a, Deadline: model.AddSaturated(now, d.timeout()+DeadlineMargin), Target: d.Target, Confirmation: journal.Confirmation{
 		Who: d.Who, At: now, Reason: strings.TrimSpace(req.Reason),
 		Outcome: res.Outcome, OutcomeReason: res.OutcomeReason, Provider: res.Provider, Source: d.Target,
@@ -348,7 +328,7 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	// look and our claim: of two such claims, the later one sees the earlier and stops.
 	if all, err := d.Journal.Attempts(ctx, ""); err != nil {
 		return notSent(fmt.Errorf("re-read the attempts: %w", err))
-	} else if other := triage.OpenSameCall(sameCall(&d, &e, all), a.ID); other != nil {
+	} else if other := triage.OpenSameCall(sameCall(&e, hash, all), a.ID); other != nil {
 		return notSent(fmt.Errorf("retry attempt %s of %s runs the same call and is %s: resolve it first", other.ID, other.ExecutionID, other.State))
 	}
 	if err := ctx.Err(); err != nil {
@@ -458,7 +438,7 @@ func checkClaim(all []model.RetryAttempt, a model.RetryAttempt) error {
 			found = true
 			continue
 		}
-		if o.ExecutionID == a.ExecutionID && holdsClaim(o.State) {
+		if o.ExecutionID == a.ExecutionID && (o.State.Open() || o.State == model.AttemptSucceeded) { // the one-claim index's states
 			return fmt.Errorf("retry attempt %s of this execution is %s too: the journal let two claims in (its one-claim index may be missing): resolve it first", o.ID, o.State)
 		}
 	}
@@ -468,18 +448,10 @@ func checkClaim(all []model.RetryAttempt, a model.RetryAttempt) error {
 	return nil
 }
 
-// holdsClaim reports whether an attempt in state holds its execution (the one-claim index's states).
-func holdsClaim(s model.AttemptState) bool {
-	switch s {
-	case model.AttemptIntent, model.AttemptSent, model.AttemptIndeterminate, model.AttemptSucceeded:
-		return true
-	}
-	return false
-}
-
 // gather collects the evidence the guard decides on, fresh: the tool's kind, the outcome the
 // execution's log shows, and the journal's attempts (including other processes') and verdicts.
-func gather(ctx context.Context, d *Deps, e *model.Execution) (Result, triage.GuardInput, error) {
+// hash is e's callHash.
+func gather(ctx context.Context, d *Deps, e *model.Execution, hash string) (Result, triage.GuardInput, error) {
 	var res Result
 	kind := model.KindWrite
 	if d.Kinds != nil {
@@ -514,12 +486,12 @@ func gather(ctx context.Context, d *Deps, e *model.Execution) (Result, triage.Gu
 	if err := madeBy(ctx, d, e, all, &in); err != nil {
 		return res, in, fmt.Errorf("retry: %w", err)
 	}
-	in.SameCall = sameCall(d, e, all)
+	in.SameCall = sameCall(e, hash, all)
 	if triage.IsMetaTool(e.ToolSlug) {
 		in.Children, in.ChildrenRead = children(ctx, d, e)
 	}
 	if in.MadeBy == nil && !in.MadeByShape && d.Logs != nil && kind.IsWrite() {
-		in.RetriedIn = retriedElsewhere(ctx, d, e, attempts)
+		in.RetriedIn = retriedElsewhere(ctx, d, e, hash, attempts)
 	}
 	return res, in, nil
 }
@@ -548,13 +520,18 @@ func madeBy(ctx context.Context, d *Deps, e *model.Execution, all []model.RetryA
 	return nil
 }
 
-// sameCall are the attempts among all that run e's call (its tool and canonical arguments) on
-// another execution.
-func sameCall(d *Deps, e *model.Execution, all []model.RetryAttempt) []model.RetryAttempt {
+// callHash is the hash of e's arguments without the volatile keys: the call's identity in the
+// journal.
+func callHash(d *Deps, e *model.Execution) string {
+	return model.ArgumentHash(e.Arguments, d.Options.WithDefaults().VolatileKeys)
+}
+
+// sameCall are the attempts among all that run e's call (its tool and canonical arguments,
+// hash) on another execution.
+func sameCall(e *model.Execution, hash string, all []model.RetryAttempt) []model.RetryAttempt {
 	if len(e.Arguments) == 0 {
 		return nil
 	}
-	hash := d.argHash(e.Arguments)
 	var out []model.RetryAttempt
 	for _, a := range all {
 		if a.ExecutionID != e.ID && a.ArgumentHash == hash && strings.EqualFold(a.ToolSlug, e.ToolSlug) {
@@ -600,7 +577,7 @@ func children(ctx context.Context, d *Deps, e *model.Execution) (out []triage.Ch
 // arguments) whose request id has exectriage's shape and is none of this journal's attempts:
 // another exectriage, on another journal, retried e already. Best effort: a logs error says
 // nothing either way.
-func retriedElsewhere(ctx context.Context, d *Deps, e *model.Execution, attempts []model.RetryAttempt) string {
+func retriedElsewhere(ctx context.Context, d *Deps, e *model.Execution, hash string, attempts []model.RetryAttempt) string {
 	whoField, who := callerOf(e)
 	if who == "" || len(e.Arguments) == 0 || e.Timestamp.IsZero() {
 		return ""
@@ -609,7 +586,6 @@ func retriedElsewhere(ctx context.Context, d *Deps, e *model.Execution, attempts
 	for _, a := range attempts {
 		known[a.ID] = true
 	}
-	hash := d.argHash(e.Arguments)
 	var found string
 	var ev []string
 	_, _ = sameCalls(ctx, d, e.ToolSlug, whoField, who, hash, e.Timestamp, e.ID, &ev, func(l model.Execution) bool {
@@ -649,7 +625,7 @@ func Precheck(ctx context.Context, d Deps, e model.Execution, provider model.Pro
 			Reason: "no journal is open: a retry is never sent without recording its intent first",
 			Next:   triage.Say("fix the journal's location (--journal PATH or EXECTRIAGE_JOURNAL), then retry")}}, nil
 	}
-	res, in, err := gather(ctx, &d, &e)
+	res, in, err := gather(ctx, &d, &e, callHash(&d, &e))
 	if err != nil {
 		return res, err
 	}

@@ -21,9 +21,6 @@ func Set(q url.Values, path string) {
 	q.Set("immutable", "1")
 }
 
-// Immutable reports whether Set chose an immutable open for path (for messages and tests).
-func Immutable(q url.Values) bool { return q.Get("immutable") == "1" }
-
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
