@@ -141,7 +141,7 @@ func (a *App) loadAll(ctx context.Context) ([]model.Execution, int, error) {
 	}
 	execs, dups := window.KeepLatest(execs) // before the sort: the later copy is the one kept
 	SortNewestFirst(execs)
-	return execs, dups, nil
+	return execs, dups + a.repeats(), nil
 }
 
 // leanen drops from an execution what scan never reads, so that a million of them fit in

@@ -82,7 +82,7 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 		return nil, err
 	}
 	ds := b.Snapshot().WithCases(cases)
-	return &Scanned{ds: ds, Groups: ds.Groups, Duplicates: b.Copies()}, nil
+	return &Scanned{ds: ds, Groups: ds.Groups, Duplicates: b.Copies() + a.repeats()}, nil
 }
 
 // ScannedOf gives scan's view of a loaded window: the window its records were judged in.

@@ -40,6 +40,15 @@ func (a *App) SizeHint(since time.Duration) int {
 	return 0
 }
 
+// repeats is how many records the source's last load dropped as repeats of a copy it kept
+// (source.Repeater): copies of an id all the same, counted with the others.
+func (a *App) repeats() int {
+	if r, ok := a.src.(source.Repeater); ok {
+		return r.Repeats()
+	}
+	return 0
+}
+
 // Recycle hands a batch of Stream back once the caller has taken what it keeps of its records
 // and keeps no slice of it: a file source fills the array again (source.Recycler). Other
 // sources leave it to the collector.

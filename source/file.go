@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"os"
@@ -181,6 +182,7 @@ type loader struct {
 	gz      bool
 	records int // records met in array/document mode, for "record N"
 	emitted int // records handed to emit
+	repeats repeats
 }
 
 // noneReadable is the error of a load that ended without one readable record among bad
@@ -197,7 +199,7 @@ func (l *loader) noneReadable() error {
 const MaxBadKept = 1000
 
 func newLoader(path string, opt FileOptions) *loader {
-	return &loader{path: path, opt: opt}
+	return &loader{path: path, opt: opt, repeats: newRepeats()}
 }
 
 // locatable reports whether records can be read again by offset: a plain file's, or a gzip
@@ -432,7 +434,11 @@ func (l *loader) flush(ctx context.Context, force bool) error {
 	return nil
 }
 
-func (l *loader) add(ctx context.Context, e model.Execution, loc location) error {
+// add takes a record whose key is sum (repeats), unless it repeats the latest of its id.
+func (l *loader) add(ctx context.Context, e model.Execution, loc location, sum uint64) error {
+	if l.repeats.again(e.ID, sum) {
+		return nil
+	}
 	if l.batch == nil {
 		l.batch = make([]model.Execution, 0, l.batchSize())
 	}
@@ -488,7 +494,8 @@ type chunk struct {
 	lines   []lineMeta
 	results []lineResult
 	execs   []model.Execution
-	err     error // a read error after the lines of this chunk
+	sums    []uint64 // each record's key (repeats)
+	err     error    // a read error after the lines of this chunk
 	errLine int
 }
 
@@ -540,7 +547,7 @@ func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 				case recs = <-l.spare:
 				default:
 				}
-				parseChunk(pctx, c, &p, recs, l.opt.Gate)
+				parseChunk(pctx, c, &p, recs, l.opt.Gate, l.repeats.seed)
 				select {
 				case free <- c.data[:0]:
 				default:
@@ -665,7 +672,7 @@ func (l *loader) cut(ctx context.Context, br *bufio.Reader, line int, jobs chan<
 // alias c.data, which is recycled afterwards. It waits at gate every gateLines lines, so that
 // a key's hold stops the parse within a fraction of a millisecond rather than after the
 // chunk's 4 ms or so; a cancelled ctx ends the waits, not the chunk.
-func parseChunk(ctx context.Context, c *chunk, p *model.Parser, recs []model.Execution, gate *pace.Gate) {
+func parseChunk(ctx context.Context, c *chunk, p *model.Parser, recs []model.Execution, gate *pace.Gate, seed maphash.Seed) {
 	if cap(c.results) >= len(c.lines) {
 		c.results = c.results[:len(c.lines)]
 		clear(c.results)
@@ -676,6 +683,7 @@ func parseChunk(ctx context.Context, c *chunk, p *model.Parser, recs []model.Exe
 		recs = make([]model.Execution, 0, len(c.lines))
 	}
 	c.execs = recs[:0]
+	c.sums = c.sums[:0]
 	for i := range c.lines {
 		if i%gateLines == gateLines-1 {
 			_ = gate.Wait(ctx)
@@ -689,6 +697,7 @@ func parseChunk(ctx context.Context, c *chunk, p *model.Parser, recs []model.Exe
 		e, err := p.Parse(rec)
 		if err == nil {
 			c.execs = append(c.execs, e)
+			c.sums = append(c.sums, maphash.Bytes(seed, rec))
 			r.nExec = 1
 			continue
 		}
@@ -697,8 +706,11 @@ func parseChunk(ctx context.Context, c *chunk, p *model.Parser, recs []model.Exe
 				for _, b := range page.Bad {
 					r.errs = append(r.errs, fmt.Errorf("line %d: record %d of the list: %w", m.num, b.Index+1, b.Err))
 				}
-				if p.SkipArguments {
-					for k := range page.Executions {
+				for k := range page.Executions {
+					// a record of a page: its every field, the arguments too (its bytes are
+					// not at hand)
+					c.sums = append(c.sums, page.Executions[k].Fingerprint(seed))
+					if p.SkipArguments {
 						page.Executions[k].Arguments = nil
 					}
 				}
@@ -730,7 +742,7 @@ func (l *loader) merge(ctx context.Context, results <-chan *chunk) error {
 			delete(pending, next)
 			next++
 			whole := l.opt.BatchSize <= 0 // the chunk's records are the batch
-			k := 0
+			k, w := 0, 0                  // records read, and kept (repeats dropped)
 			for i := range c.lines {
 				m, r := &c.lines[i], &c.results[i]
 				switch {
@@ -738,7 +750,7 @@ func (l *loader) merge(ctx context.Context, results <-chan *chunk) error {
 					l.skip(m.num, fmt.Errorf("line %d: record larger than %s", m.num, sizeText(limit)))
 				case r.truncated:
 					if whole {
-						if err := l.emitChunk(ctx, c.execs[:k]); err != nil {
+						if err := l.emitChunk(ctx, c.execs[:w]); err != nil {
 							return err
 						}
 					}
@@ -749,18 +761,23 @@ func (l *loader) merge(ctx context.Context, results <-chan *chunk) error {
 				}
 				for range r.nExec {
 					loc := location{off: m.off, n: m.n, page: r.page}
-					if whole {
+					sum := c.sums[k]
+					if !whole {
+						if err := l.add(ctx, c.execs[k], loc, sum); err != nil {
+							return err
+						}
+					} else if !l.repeats.again(c.execs[k].ID, sum) {
 						if l.onLocs != nil && l.locatable() {
 							l.locs = append(l.locs, loc)
 						}
-					} else if err := l.add(ctx, c.execs[k], loc); err != nil {
-						return err
+						c.execs[w] = c.execs[k]
+						w++
 					}
 					k++
 				}
 			}
 			if whole {
-				if err := l.emitChunk(ctx, c.execs[:k]); err != nil {
+				if err := l.emitChunk(ctx, c.execs[:w]); err != nil {
 					return err
 				}
 			}
@@ -870,7 +887,7 @@ func (l *loader) array(ctx context.Context, dec *json.Decoder) error {
 			l.skip(l.records, fmt.Errorf("record %d (line %d): %w", l.records, l.lineAt(start), err))
 			continue
 		}
-		if err := l.add(ctx, e, location{off: l.base + start, n: int64(len(raw))}); err != nil {
+		if err := l.add(ctx, e, location{off: l.base + start, n: int64(len(raw))}, l.repeats.sum(raw)); err != nil {
 			return err
 		}
 	}
@@ -930,12 +947,13 @@ func (l *loader) object(ctx context.Context, dec *json.Decoder, start int64) err
 		l.skip(l.records, fmt.Errorf("record %d: larger than %s", l.records, sizeText(l.maxRecord())))
 		return nil
 	}
-	e, err := l.parser.Parse(append(append([]byte{'{'}, members...), '}'))
+	rec := append(append([]byte{'{'}, members...), '}')
+	e, err := l.parser.Parse(rec)
 	if err != nil {
 		l.skip(l.records, fmt.Errorf("record %d (line %d): %w", l.records, l.lineAt(start), err))
 		return nil
 	}
-	return l.add(ctx, e, location{off: l.base + start, n: end - start})
+	return l.add(ctx, e, location{off: l.base + start, n: end - start}, l.repeats.sum(rec))
 }
 
 // decodeFail turns a decoder error into a FileError with the line it happened on.

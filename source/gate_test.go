@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ func TestParseWaitsWithinAChunk(t *testing.T) {
 	const hold = 150 * time.Millisecond
 	gate.Hold(hold)
 	start := time.Now()
-	parseChunk(context.Background(), c, &model.Parser{}, nil, &gate)
+	parseChunk(context.Background(), c, &model.Parser{}, nil, &gate, maphash.MakeSeed())
 	if took := time.Since(start); took < hold*2/3 {
 		t.Errorf("a chunk parsed in %v while the gate was held for %v", took, hold)
 	}

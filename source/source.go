@@ -651,6 +651,8 @@ type fileSource struct {
 	// an earlier one are closed rather than used again.
 	handles []heldFile
 	gen     int
+	// repeats is how many records the last load dropped as repeats (see repeats)
+	repeats int
 }
 
 // heldFile is an open handle on the export, of load number gen, with the buffer its reads
@@ -773,6 +775,13 @@ func (s *fileSource) Load(ctx context.Context, since time.Duration, page func([]
 		pg = func(b []model.Execution, _ []location) error { return page(b) }
 	}
 	return s.load(ctx, since, true, s.opt.SkipArguments, pg)
+}
+
+// Repeater is a source that drops, as it loads, a record equal byte for byte to the latest
+// record of its id read shortly before (an export file's: see repeats). Repeats says how many
+// the last load dropped: each is a copy of an id, as a front counts copies.
+type Repeater interface {
+	Repeats() int
 }
 
 // Ref is where one record of an export is: ReadRef reads it again. It is only good for the
@@ -935,7 +944,11 @@ func (s *fileSource) load(ctx context.Context, since time.Duration, index, skipA
 		}
 		return page(b, bl)
 	}
-	if err := l.run(ctx); err != nil {
+	err := l.run(ctx)
+	s.mu.Lock()
+	s.repeats = l.repeats.dropped
+	s.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	if err := l.noneReadable(); err != nil {
@@ -945,6 +958,13 @@ func (s *fileSource) load(ctx context.Context, since time.Duration, index, skipA
 	s.complete = index
 	s.mu.Unlock()
 	return nil
+}
+
+// Repeats implements Repeater.
+func (s *fileSource) Repeats() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.repeats
 }
 
 // Recycle takes back a batch Load handed out, once its consumer is done with it and keeps

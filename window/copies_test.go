@@ -95,18 +95,3 @@ func TestEveryBuilderKeepsTheSameCopy(t *testing.T) {
 		})
 	}
 }
-
-// TestARepeatedRecordHoldsOneRow: a file that repeats one record millions of times (a 2.4 MB
-// gzip of 22 million tiny records took scan to 1.1 GB, every copy held until the load was in)
-// holds one row of it in a window streamed once; the copy count says how many came.
-func TestARepeatedRecordHoldsOneRow(t *testing.T) {
-	b := NewStream(nil, triage.Options{})
-	batch := slices.Repeat([]model.Execution{{ID: "log_1", Status: "success"}}, 10000)
-	for range 20 {
-		b.AddLocated(slices.Clone(batch), nil)
-	}
-	b.AddLocated([]model.Execution{{ID: "log_2", Status: "success"}, {ID: "log_1", Status: "success"}}, nil)
-	if b.Len() != 3 || b.Copies() != 200000 || b.Snapshot().Len() != 2 {
-		t.Fatalf("%d rows held, %d copies, %d executions; want 3 rows (log_1, log_2, log_1 again after another), 200000, 2", b.Len(), b.Copies(), b.Snapshot().Len())
-	}
-}

@@ -417,12 +417,6 @@ type Builder struct {
 	callers callerNums
 	// copies counts the records that came again under an id already added
 	copies int
-	// last is the record a window streamed once added last, and repeats how many records were
-	// the same record again right after it (the same id and every field: a file that repeats
-	// one line millions of times holds one row of it, not millions until the load is in).
-	last    model.Execution
-	hasLast bool
-	repeats int
 	// settled is how many rows the copies were looked for among (Options.Once)
 	settled int
 	// the groupable writes of a located load (AddLocated): their rows, increasing, and where
@@ -603,9 +597,6 @@ func (b *Builder) addSome(batch []model.Execution, refs []source.Ref, located bo
 			t = ts[i]
 		}
 		b.add(e, t, old, fps[i])
-		if b.o.Once {
-			b.last, b.hasLast = *e, true
-		}
 		if b.inc != nil {
 			caller := int32(-1)
 			if groupable[i] {
@@ -624,10 +615,6 @@ func (b *Builder) addSome(batch []model.Execution, refs []source.Ref, located bo
 func (b *Builder) replaces(e *model.Execution, fp uint64) (old int32, ok bool) {
 	if e.ID == "" {
 		return -1, false
-	}
-	if b.o.Once && b.hasLast && e.ID == b.last.ID && e.Fingerprint(b.ids.seed) == b.last.Fingerprint(b.ids.seed) {
-		b.repeats++
-		return -1, false // the record again, at once: whichever copy stays, it is the same row
 	}
 	if b.o.Unique || b.o.Once {
 		return -1, true // each id once (row r is the r-th record added), or copies found later (settle)
@@ -737,7 +724,7 @@ func (b *Builder) settle() {
 // overlapping pages, a detail after its list entry): each id is one execution.
 func (b *Builder) Copies() int {
 	b.settle()
-	return b.copies + b.repeats
+	return b.copies
 }
 
 func (b *Builder) isDead(r int32) bool { return bit(b.dead, r) }

@@ -1,0 +1,4 @@
+package source
+
+// RecentMax is recentMax, for the external tests.
+const RecentMax = recentMax
