@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -159,11 +160,13 @@ func TestARepeatedRecordExportStaysWithinMemory(t *testing.T) {
 	}
 	tests := []struct {
 		name       string
-		ids, times int // ids in turn, rounds of them
+		ids, times int  // ids in turn, rounds of them
+		flip       bool // each id's status flips each round: refused (source.MaxChanges)
 	}{
-		{"one record", 1, 22_000_000},
-		{"two in turn", 2, 11_000_000},
-		{"a thousand in turn", 1000, 5_000},
+		{"one record", 1, 22_000_000, false},
+		{"two in turn", 2, 11_000_000, false},
+		{"a thousand in turn", 1000, 5_000, false},
+		{"one record whose status flips", 1, 22_000_000, true},
 	}
 	for _, tt := range tests {
 		home := t.TempDir()
@@ -176,6 +179,9 @@ func TestARepeatedRecordExportStaysWithinMemory(t *testing.T) {
 		var round strings.Builder
 		for i := range tt.ids {
 			fmt.Fprintf(&round, `{"id":"log_%d","status":"success"}`+"\n", i)
+			if tt.flip {
+				fmt.Fprintf(&round, `{"id":"log_%d","status":"failed"}`+"\n", i)
+			}
 		}
 		per := max(1, 100_000/tt.ids) // rounds a write
 		chunk := []byte(strings.Repeat(round.String(), per))
@@ -204,7 +210,12 @@ func TestARepeatedRecordExportStaysWithinMemory(t *testing.T) {
 				peak := watchPeak(cmd.Process.Pid)
 				err := cmd.Wait()
 				kb := peak()
-				if err != nil {
+				if tt.flip {
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(errb.String(), `bad file: `+path+`: log id "log_0" comes more than`) {
+						t.Errorf("%s: %v, want exit 2 naming the id that keeps changing:\n%s", command, err, errb.String())
+					}
+				} else if err != nil {
 					t.Fatalf("%s: %v\n%s", command, err, errb.String())
 				}
 				executions := fmt.Sprintf(`"executions":%d,`, tt.ids) // scan's summary
@@ -212,7 +223,7 @@ func TestARepeatedRecordExportStaysWithinMemory(t *testing.T) {
 					executions = fmt.Sprintf(`"matched": %d,`, tt.ids)
 				}
 				copies := fmt.Sprintf("%d records were other copies", records-tt.ids)
-				if !strings.Contains(out.String(), executions) || !strings.Contains(errb.String(), copies) {
+				if !tt.flip && !strings.Contains(out.String(), executions) || !strings.Contains(errb.String(), copies) {
 					t.Errorf("%s does not say %d executions (%s), %d copies of them:\n%.1500s\n%s", command, tt.ids, executions, records-tt.ids, out.String(), errb.String())
 				}
 				if kb == 0 {

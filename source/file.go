@@ -436,8 +436,8 @@ func (l *loader) flush(ctx context.Context, force bool) error {
 
 // add takes a record whose key is sum (repeats), unless it repeats the latest of its id.
 func (l *loader) add(ctx context.Context, e model.Execution, loc location, sum uint64) error {
-	if l.repeats.again(e.ID, sum) {
-		return nil
+	if again, err := l.repeats.again(e.ID, sum); again || err != nil {
+		return l.refuse(err)
 	}
 	if l.batch == nil {
 		l.batch = make([]model.Execution, 0, l.batchSize())
@@ -447,6 +447,14 @@ func (l *loader) add(ctx context.Context, e model.Execution, loc location, sum u
 	}
 	l.batch = append(l.batch, e)
 	return l.flush(ctx, false)
+}
+
+// refuse is the error of a file refused whole for what its records are (nil: none).
+func (l *loader) refuse(err error) error {
+	if err == nil {
+		return nil
+	}
+	return l.fail(0, err.Error(), nil)
 }
 
 func (l *loader) skip(idx int, err error) {
@@ -766,7 +774,12 @@ func (l *loader) merge(ctx context.Context, results <-chan *chunk) error {
 						if err := l.add(ctx, c.execs[k], loc, sum); err != nil {
 							return err
 						}
-					} else if !l.repeats.again(c.execs[k].ID, sum) {
+					} else if again, err := l.repeats.again(c.execs[k].ID, sum); err != nil {
+						if err := l.emitChunk(ctx, c.execs[:w]); err != nil {
+							return err
+						}
+						return l.refuse(err)
+					} else if !again {
 						if l.onLocs != nil && l.locatable() {
 							l.locs = append(l.locs, loc)
 						}

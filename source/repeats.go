@@ -1,6 +1,7 @@
 package source
 
 import (
+	"fmt"
 	"hash/maphash"
 )
 
@@ -25,9 +26,16 @@ type repeats struct {
 }
 
 type recentEntry struct {
-	id  string
-	sum uint64 // the latest record of id's key (sum)
+	id      string
+	sum     uint64 // the latest record of id's key (sum)
+	changes int    // how many times a record of id came that was not the latest again
 }
+
+// MaxChanges is how many different records one log id may have in an export, among its
+// recent ids: a record's copies are its list entry, its detail and the pages that overlapped,
+// a few each. Past it the file is refused, not held: one id whose status flips 22 million
+// times fits a 2.4 MB gzip, and each copy would take a row until the load is in.
+const MaxChanges = 1000
 
 func newRepeats() repeats { return repeats{seed: maphash.MakeSeed()} }
 
@@ -37,16 +45,19 @@ func newRepeats() repeats { return repeats{seed: maphash.MakeSeed()} }
 func (r *repeats) sum(b []byte) uint64 { return maphash.Bytes(r.seed, b) }
 
 // again reports whether the record id with key sum repeats the latest record of id; if not,
-// it is now the latest.
-func (r *repeats) again(id string, sum uint64) bool {
+// it is now the latest. It fails when id changed more than MaxChanges times.
+func (r *repeats) again(id string, sum uint64) (bool, error) {
 	if i, ok := r.slot[id]; ok {
 		e := &r.ring[i]
 		if e.sum == sum {
 			r.dropped++
-			return true
+			return true, nil
 		}
 		e.sum = sum
-		return false
+		if e.changes++; e.changes > MaxChanges {
+			return false, fmt.Errorf("log id %q comes more than %d times, with other contents each time: not an export of executions (each id is one execution)", id, MaxChanges)
+		}
+		return false, nil
 	}
 	if r.slot == nil {
 		r.slot = make(map[string]int32, recentMax)
@@ -59,5 +70,5 @@ func (r *repeats) again(id string, sum uint64) bool {
 	*e = recentEntry{id: id, sum: sum}
 	r.slot[id] = r.next
 	r.next = (r.next + 1) % recentMax
-	return false
+	return false, nil
 }

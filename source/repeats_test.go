@@ -2,6 +2,7 @@ package source_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -150,6 +151,42 @@ func TestDroppedRepeatsKeepTheSameCopies(t *testing.T) {
 		have, copies := kept(got)
 		if !slices.Equal(have, want) || copies+dropped != wantCopies {
 			t.Fatalf("round %d (%s): kept %v (%d copies + %d dropped), want %v (%d)\n%s", round, name, have, copies, dropped, want, wantCopies, strings.Join(recs, "\n"))
+		}
+	}
+}
+
+// TestAnIDThatKeepsChangingIsRefused: one log id whose status flips millions of times fits a
+// small gzip and would hold a row a copy; past MaxChanges other contents the file is refused
+// with an error naming the id, in every shape, rather than held.
+func TestAnIDThatKeepsChangingIsRefused(t *testing.T) {
+	for name, shape := range shapes {
+		var recs []string
+		for i := range MaxChanges + 2 {
+			recs = append(recs, fmt.Sprintf(`{"id":"log_1","status":"%s"}`, []string{"success", "failed"}[i%2]))
+		}
+		path := filepath.Join(t.TempDir(), "export")
+		if err := os.WriteFile(path, []byte(shape(recs)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, batch := range []int{0, 5} {
+			src, err := Open(context.Background(), Options{File: path, BatchSize: batch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = src.Load(context.Background(), 0, func([]model.Execution) error { return nil })
+			src.Close()
+			var fe *FileError
+			if !errors.As(err, &fe) || !strings.Contains(err.Error(), `log id "log_1" comes more than 1000 times`) {
+				t.Errorf("%s (batch %d): %v, want a file error naming log_1", name, batch, err)
+			}
+		}
+		// at the limit, it is read
+		path = filepath.Join(t.TempDir(), "export")
+		if err := os.WriteFile(path, []byte(shape(recs[:MaxChanges+1])), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := loadRepeats(t, path, false, 0); len(got) != MaxChanges+1 {
+			t.Errorf("%s: %d records at the limit, want %d", name, len(got), MaxChanges+1)
 		}
 	}
 }
