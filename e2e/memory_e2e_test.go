@@ -223,7 +223,7 @@ func TestARepeatedRecordExportStaysWithinMemory(t *testing.T) {
 					executions = fmt.Sprintf(`"matched": %d,`, tt.ids)
 				}
 				copies := fmt.Sprintf("%d records were other copies", records-tt.ids)
-				if !tt.flip && !strings.Contains(out.String(), executions) || !strings.Contains(errb.String(), copies) {
+				if !tt.flip && (!strings.Contains(out.String(), executions) || !strings.Contains(errb.String(), copies)) {
 					t.Errorf("%s does not say %d executions (%s), %d copies of them:\n%.1500s\n%s", command, tt.ids, executions, records-tt.ids, out.String(), errb.String())
 				}
 				if kb == 0 {
