@@ -217,8 +217,13 @@ func TestResolveFreesOnlyFromACompleteSearch(t *testing.T) {
 			return &logReader{records: []model.Execution{w.rec("log_mine", "success", -5*time.Minute, w.a.ID, resolveArgs)}}
 		}, model.ProviderUnknown, time.Minute, model.AttemptSucceeded, "carries request id"},
 		{"its own definite failure, complete, settled", func(w *resolveWorld) *logReader {
-			return &logReader{records: []model.Execution{w.rec("log_mine", "failed", time.Second, w.a.ID, resolveArgs)}}
+			r := w.rec("log_mine", "failed", time.Second, w.a.ID, resolveArgs)
+			r.Error = &model.ExecError{Kind: model.ErrValidation, Message: "invalid recipient"} // a refusal: nothing was sent
+			return &logReader{records: []model.Execution{r}}
 		}, model.ProviderNotFound, hour, model.AttemptFailed, "the logs show the request failed"},
+		{"its own failure with no error: not proof, settled by the complete search", func(w *resolveWorld) *logReader {
+			return &logReader{records: []model.Execution{w.rec("log_mine", "failed", time.Second, w.a.ID, resolveArgs)}}
+		}, model.ProviderNotFound, hour, model.AttemptFailed, "which does not prove"},
 		{"nothing anywhere, complete, settled", func(w *resolveWorld) *logReader {
 			return &logReader{records: []model.Execution{w.rec("log_a", "failed", time.Second, "", other)}}
 		}, model.ProviderNotFound, hour, model.AttemptFailed, "no log carries its request id"},

@@ -177,7 +177,7 @@ func classify(e *model.Execution, opt Options, fx effect, m *memo) (model.Outcom
 // stricter reading of a write's own answer: a provider 4xx other than those that prove a
 // refusal (409 Conflict, say) leaves the outcome open.
 func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quoted string, fx effect, answer bool) (o model.Outcome, reason string, definite bool) {
-	low := strings.ToLower(text)
+	low := normalText(text)
 	// What the record states outright (error kind, upstream status) comes first.
 	switch {
 	case ek == model.ErrRateLimited || code == 429:
@@ -229,29 +229,37 @@ func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quo
 	if rateLimitText(low) {
 		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot(), true
 	}
-	if text == "" {
-		return model.OutcomeFailed, "failed with no error recorded: " + fx.not(), false
+	if w := findPhrase(low, garbledPhrases); w != "" {
+		return model.OutcomeAmbiguous, "the answer came back unreadable (" + w + ")" + after(e) + ": " + fx.maybe(), true
 	}
-	return model.OutcomeFailed, "failed" + quoted + ": " + fx.not(), false
+	if w := refusalWord(low); w != "" {
+		return model.OutcomeFailed, "refused (" + w + ")" + quoted + ": " + fx.not(), true
+	}
+	// Nothing proves that nothing took effect. A read that failed failed; a write's failure
+	// that no evidence explains is unclear, and says so.
+	switch {
+	case fx.read && text == "":
+		return model.OutcomeFailed, "failed with no error recorded: " + fx.not(), false
+	case fx.read:
+		return model.OutcomeFailed, "failed" + quoted + ": " + fx.not(), false
+	case text == "":
+		return model.OutcomeAmbiguous, "failed with no error recorded, which does not prove " + fx.notProved() + ": " + fx.maybe(), false
+	}
+	return model.OutcomeAmbiguous, "failed" + quoted + ", an error that does not prove " + fx.notProved() + ": " + fx.maybe(), false
 }
 
 // rateLimitText reports whether a (lower-case) error text names a rate limit, in the
 // spellings providers use: "rate limit", Google's "User-rate limit exceeded" and
 // rateLimitExceeded (answered 403), "too many requests", quotas, throttling, 429.
 func rateLimitText(low string) bool {
-	return containsAny(low, "rate limit", "ratelimit", "rate-limit", "too many requests", "quota exceeded", "quotaexceeded",
-		"resource_exhausted", "resource exhausted", "throttl") || HasWord(low, "429")
+	return findPhrase(low, rateLimitPhrases) != "" || HasWord(low, "429")
 }
 
 // refusalWord finds what in an error text proves the request was refused before anything was
 // done: a validation, auth or not-found failure.
 func refusalWord(low string) string {
-	for _, w := range []string{"validation", "invalid", "required", "missing", "not found", "does not exist",
-		"unauthorized", "unauthenticated", "forbidden", "permission denied", "access denied", "not allowed",
-		"bad request", "unprocessable", "malformed"} {
-		if strings.Contains(low, w) {
-			return w
-		}
+	if w := findPhrase(low, refusalPhrases); w != "" {
+		return w
 	}
 	for _, c := range []string{"400", "401", "403", "404", "422"} {
 		if HasWord(low, c) {
@@ -273,7 +281,7 @@ func refusalWord(low string) string {
 // rejected, when no word of the text leaves the action possible.
 func ClassifyAnswer(slug string, kind model.ToolKind, status, upstream int, text string) (model.Outcome, string) {
 	fx := effectOf(slug, kind)
-	low := strings.ToLower(text)
+	low := normalText(text)
 	quoted := quote(text)
 	if w := uncertainWord(low); w != "" {
 		return model.OutcomeAmbiguous, "the answer reported a failure that names " + w + quoted + ": " + fx.maybe()
@@ -515,42 +523,21 @@ func responseFailure(resp json.RawMessage) (string, bool) {
 	return s, true
 }
 
-func neverSent(low string) string {
-	switch {
-	case containsAny(low, "econnrefused", "connection refused"):
-		return "refused"
-	case containsAny(low, "no such host", "enotfound", "getaddrinfo", "name resolution", "dns"):
-		return "failed to resolve the host"
-	case containsAny(low, "tls handshake", "certificate", "x509"):
-		return "failed its TLS handshake"
-	case containsAny(low, "never sent", "not sent", "request was not written", "before the request was written", "unreachable"):
-		return "failed"
-	}
-	return ""
-}
+func neverSent(low string) string { return findPhrase(low, neverSentPhrases) }
 
 func timeoutWord(low string) string {
-	switch {
-	case strings.Contains(low, "deadline exceeded"):
-		return "deadline exceeded"
-	case containsAny(low, "timed out", "timeout", "etimedout", "esockettimedout"):
-		return "timed out"
-	case HasWord(low, "408"):
+	if w := findPhrase(low, timeoutPhrases); w != "" {
+		return w
+	}
+	if HasWord(low, "408") {
 		return "408 request timeout"
 	}
 	return ""
 }
 
 func droppedWord(low string) string {
-	for _, w := range []string{"econnreset", "connection reset", "socket hang up", "broken pipe", "epipe",
-		"econnaborted", "connection aborted", "connection closed", "server closed", "remote end closed",
-		"server disconnected", "premature close", "unexpected eof", "incomplete response"} {
-		if strings.Contains(low, w) {
-			if w == "econnreset" {
-				return "ECONNRESET"
-			}
-			return w
-		}
+	if w := findPhrase(low, droppedPhrases); w != "" {
+		return w
 	}
 	if HasWord(low, "eof") {
 		return "EOF"
@@ -559,20 +546,12 @@ func droppedWord(low string) string {
 }
 
 func gatewayCode(low string) string {
-	for _, c := range []string{"500", "502", "503", "504"} {
+	for _, c := range []string{"500", "502", "503", "504", "520", "521", "522", "523", "524", "598", "599"} {
 		if HasWord(low, c) {
 			return c
 		}
 	}
-	for _, c := range []struct{ word, code string }{
-		{"bad gateway", "502"}, {"service unavailable", "503"}, {"gateway timeout", "504"},
-		{"internal server error", "500"}, {"upstream", "5xx"},
-	} {
-		if strings.Contains(low, c.word) {
-			return c.code
-		}
-	}
-	return ""
+	return findPhrase(low, gatewayPhrases)
 }
 
 func containsAny(s string, words ...string) bool {
@@ -781,6 +760,14 @@ func (f effect) likelyNot() string {
 		return "likely not executed; verify before retrying"
 	}
 	return f.noun + " " + f.was() + " likely not " + f.done + "; verify before retrying"
+}
+
+// notProved: "the email was not sent", as what an error does not prove.
+func (f effect) notProved() string {
+	if f.noun == "" || f.done == "" {
+		return "the action did not take effect"
+	}
+	return f.noun + " " + f.was() + " not " + f.done
 }
 
 // not: "the email was not sent".

@@ -55,8 +55,8 @@ func TestClassify(t *testing.T) {
 			"connection dropped (socket hang up): the email may have been sent"},
 		{"EOF as a word", execWith(send, "failed", 0, &model.ExecError{Message: `Post "https://x": EOF`}), model.KindWrite, model.OutcomeAmbiguous,
 			"connection dropped (EOF): the email may have been sent"},
-		{"eof inside a word is not EOF", execWith(send, "failed", 0, &model.ExecError{Message: "the body thereof was rejected"}), model.KindWrite, model.OutcomeFailed,
-			`failed "the body thereof was rejected": the email was not sent`},
+		{"eof inside a word is not EOF", execWith(send, "failed", 0, &model.ExecError{Message: "the body thereof is invalid"}), model.KindWrite, model.OutcomeFailed,
+			`refused (invalid) "the body thereof is invalid": the email was not sent`},
 		{"502 in text", execWith(send, "failed", 0, &model.ExecError{Message: "upstream answered 502"}), model.KindWrite, model.OutcomeAmbiguous,
 			"502 from provider: the email may have been sent"},
 		{"bad gateway text", execWith(send, "failed", 0, &model.ExecError{Message: "Bad Gateway"}), model.KindWrite, model.OutcomeAmbiguous,
@@ -64,7 +64,7 @@ func TestClassify(t *testing.T) {
 		{"503 number in text", execWith(send, "failed", 0, &model.ExecError{Message: "status=503"}), model.KindWrite, model.OutcomeAmbiguous,
 			"503 from provider: the email may have been sent"},
 		{"number inside an id is not a status", execWith(send, "failed", 0, &model.ExecError{Message: "invalid message id 15020"}), model.KindWrite, model.OutcomeFailed,
-			`failed "invalid message id 15020": the email was not sent`},
+			`refused (invalid) "invalid message id 15020": the email was not sent`},
 		{"connection kind dropped", execWith(send, "failed", ms(200), &model.ExecError{Kind: model.ErrConnection, Message: "connection reset by peer"}), model.KindWrite, model.OutcomeAmbiguous,
 			"connection dropped (connection reset) after 0.2 s: the email may have been sent"},
 		{"connection kind bare", execWith(send, "failed", 0, &model.ExecError{Kind: model.ErrConnection}), model.KindWrite, model.OutcomeAmbiguous,
@@ -103,10 +103,46 @@ func TestClassify(t *testing.T) {
 			"rate limited (429): the email was likely not sent; verify before retrying"},
 		{"409 conflict", execWith("HUBSPOT_CREATE_CONTACT", "failed", 0, &model.ExecError{HTTPStatus: 409, Message: "Contact already exists"}), model.KindWrite, model.OutcomeFailed,
 			`409 from provider "Contact already exists": the contact was not created`},
-		{"unknown failure", execWith(send, "failed", 0, &model.ExecError{Message: "Something odd"}), model.KindWrite, model.OutcomeFailed,
-			`failed "Something odd": the email was not sent`},
-		{"failed with nothing recorded", execWith(send, "failed", 0, nil), model.KindWrite, model.OutcomeFailed,
-			"failed with no error recorded: the email was not sent"},
+		// A write's failure is definite only on evidence that nothing took effect; anything else
+		// is unclear, and says so.
+		{"unknown failure", execWith(send, "failed", 0, &model.ExecError{Message: "Something odd"}), model.KindWrite, model.OutcomeAmbiguous,
+			`failed "Something odd", an error that does not prove the email was not sent: the email may have been sent`},
+		{"unknown failure of a read", execWith("GMAIL_FETCH_EMAILS", "failed", 0, &model.ExecError{Message: "Something odd"}), model.KindRead, model.OutcomeFailed,
+			`failed "Something odd": a read`},
+		{"failed with nothing recorded", execWith(send, "failed", 0, nil), model.KindWrite, model.OutcomeAmbiguous,
+			"failed with no error recorded, which does not prove the email was not sent: the email may have been sent"},
+		{"failed in another language, no word known", execWith(send, "failed", 0, &model.ExecError{Message: "发送失败"}), model.KindWrite, model.OutcomeAmbiguous,
+			`failed "发送失败", an error that does not prove the email was not sent: the email may have been sent`},
+		{"a timeout in German", execWith(send, "failed", 0, &model.ExecError{Message: "Zeitüberschreitung beim Senden der Anfrage"}), model.KindWrite, model.OutcomeAmbiguous,
+			"timed out: the email may have been sent"},
+		{"a timeout in Japanese", execWith(send, "failed", 0, &model.ExecError{Message: "リクエストがタイムアウトしました"}), model.KindWrite, model.OutcomeAmbiguous,
+			"timed out: the email may have been sent"},
+		{"a timeout in Russian", execWith(send, "failed", 0, &model.ExecError{Message: "Тайм-аут запроса"}), model.KindWrite, model.OutcomeAmbiguous,
+			"timed out: the email may have been sent"},
+		{"gRPC DEADLINE_EXCEEDED", execWith(send, "failed", 0, &model.ExecError{Message: "rpc error: code = DEADLINE_EXCEEDED desc = context deadline"}), model.KindWrite, model.OutcomeAmbiguous,
+			"deadline exceeded: the email may have been sent"},
+		{"gRPC UNAVAILABLE", execWith(send, "failed", 0, &model.ExecError{Message: "rpc error: code = Unavailable desc = transport is closing"}), model.KindWrite, model.OutcomeAmbiguous,
+			"UNAVAILABLE from provider: the email may have been sent"},
+		{"gRPC PERMISSION_DENIED", execWith(send, "failed", 0, &model.ExecError{Message: "PERMISSION_DENIED: caller lacks scope"}), model.KindWrite, model.OutcomeFailed,
+			`refused (permission) "PERMISSION_DENIED: caller lacks scope": the email was not sent`},
+		{"gRPC RESOURCE_EXHAUSTED", execWith(send, "failed", 0, &model.ExecError{Message: "RESOURCE_EXHAUSTED: quota"}), model.KindWrite, model.OutcomeRejected,
+			"rate limited (429): the email was likely not sent; verify before retrying"},
+		{"a provider's own rate-limit code", execWith(send, "failed", 0, &model.ExecError{Message: "SlowDown: Please reduce your request rate."}), model.KindWrite, model.OutcomeRejected,
+			"rate limited (429): the email was likely not sent; verify before retrying"},
+		{"a rate limit in German", execWith(send, "failed", 0, &model.ExecError{Message: "Zu viele Anfragen"}), model.KindWrite, model.OutcomeRejected,
+			"rate limited (429): the email was likely not sent; verify before retrying"},
+		{"a proxy's gateway timeout", execWith(send, "failed", 0, &model.ExecError{Message: "error code: 524"}), model.KindWrite, model.OutcomeAmbiguous,
+			"524 from provider: the email may have been sent"},
+		{"Envoy's reset", execWith(send, "failed", 0, &model.ExecError{Message: "upstream connect error or disconnect/reset before headers"}), model.KindWrite, model.OutcomeAmbiguous,
+			"5xx from provider: the email may have been sent"},
+		{"a provider's error code, not found", execWith("SLACK_SEND_MESSAGE", "failed", 0, &model.ExecError{Message: "channel_not_found"}), model.KindWrite, model.OutcomeFailed,
+			`refused (not found) "channel_not_found": the message was not posted`},
+		{"a refusal in German", execWith(send, "failed", 0, &model.ExecError{Message: "Ungültige E-Mail-Adresse"}), model.KindWrite, model.OutcomeFailed,
+			`refused (ungültig) "Ungültige E-Mail-Adresse": the email was not sent`},
+		{"a refusal in Chinese", execWith(send, "failed", 0, &model.ExecError{Message: "收件人地址无效"}), model.KindWrite, model.OutcomeFailed,
+			`refused (无效) "收件人地址无效": the email was not sent`},
+		{"an unreadable answer", execWith(send, "failed", 0, &model.ExecError{Message: "Unexpected token < in JSON at position 0"}), model.KindWrite, model.OutcomeAmbiguous,
+			"the answer came back unreadable (unexpected token): the email may have been sent"},
 		{"failed uses the log message when no error", &model.Execution{ToolSlug: send, Status: "failed", Message: "GMAIL_SEND_EMAIL failed: gateway timeout"}, model.KindWrite, model.OutcomeAmbiguous,
 			"timed out: the email may have been sent"},
 		{"no terminal status", execWith(send, "", 0, nil), model.KindWrite, model.OutcomeAmbiguous,
@@ -213,9 +249,14 @@ func TestReasonNeverQuotesASecret(t *testing.T) {
 // use, as its success is (mutant O02 narrowed the failure words to "failed" and survived).
 func TestFailureVocabulary(t *testing.T) {
 	for _, st := range []string{"failed", "FAILED", "failure", "fail", "error", "errored", " Error "} {
-		e := &model.Execution{ToolSlug: "GMAIL_SEND_EMAIL", Status: st}
-		if o, reason := Classify(e, model.KindWrite, Options{}); o != model.OutcomeFailed {
+		e := &model.Execution{ToolSlug: "GMAIL_FETCH_EMAILS", Status: st}
+		if o, reason := Classify(e, model.KindRead, Options{}); o != model.OutcomeFailed {
 			t.Errorf("status %q: %s (%s), want failed", st, o, reason)
+		}
+		// a write's failure with nothing recorded is unclear, not a success nor "no status"
+		e = &model.Execution{ToolSlug: "GMAIL_SEND_EMAIL", Status: st}
+		if o, reason := Classify(e, model.KindWrite, Options{}); o != model.OutcomeAmbiguous || !strings.HasPrefix(reason, "failed with no error recorded") {
+			t.Errorf("status %q of a write: %s (%s), want ambiguous, a failure with no error", st, o, reason)
 		}
 	}
 	for _, st := range []string{"success", "succeeded", "successful", "ok", "completed", "complete"} {
