@@ -106,7 +106,9 @@ func TestDroppedRepeatsKeepTheSameCopies(t *testing.T) {
 		}
 		return fmt.Sprintf(`{"id":"%s","status":"%s","data":{"request":{"arguments":{"n":%d}}}}`, id, status, arg)
 	}
-	key := func(e model.Execution) string { return fmt.Sprintf("%s:%s:%v:%s", e.ID, e.Status, e.Detailed, e.Arguments) }
+	key := func(e model.Execution) string {
+		return fmt.Sprintf("%s:%s:%v:%s", e.ID, e.Status, e.Detailed, e.Arguments)
+	}
 	kept := func(execs []model.Execution) ([]string, int) {
 		dead, n := window.LatestCopies(len(execs), func(i int) string { return execs[i].ID }, func(i int) bool { return execs[i].Detailed })
 		var out []string
