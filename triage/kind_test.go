@@ -268,3 +268,71 @@ func TestBuiltinKindsAreTheTags(t *testing.T) {
 		t.Error("a learned kind did not win over the built-in one")
 	}
 }
+
+// TestKindFromTheDefinition: a tool's kind comes from its definition first: createHint is a
+// write whatever else it says (a create makes a new thing each call), then the description's
+// first verb when no hint is carried; a compute verb (run, execute, generate) is a read when
+// its object is an answer, a write otherwise.
+func TestKindFromTheDefinition(t *testing.T) {
+	tags := []struct {
+		tags []string
+		want model.ToolKind
+	}{
+		{[]string{"createHint"}, model.KindWrite},
+		{[]string{"createHint", "idempotentHint"}, model.KindWrite},
+		{[]string{"readOnlyHint", "createHint"}, model.KindWrite},
+		{[]string{"idempotentHint", "updateHint"}, model.KindIdempotentWrite},
+		{[]string{"readOnlyHint"}, model.KindRead},
+	}
+	for _, tt := range tags {
+		if got, ok := KindFromTags(tt.tags); !ok || got != tt.want {
+			t.Errorf("tags %v: %s %v, want %s", tt.tags, got, ok, tt.want)
+		}
+	}
+	descs := []struct {
+		desc string
+		want model.ToolKind
+		ok   bool
+	}{
+		{"Retrieves the rows of a sheet.", model.KindRead, true},
+		{"Lists every channel", model.KindRead, true},
+		{"Searches messages.", model.KindRead, true},
+		{"Sends an email to recipients.", model.KindWrite, true},
+		{"Creates a new issue", model.KindWrite, true},
+		{"Deletes a page", model.KindWrite, true},
+		{"This tool does things", "", false},
+		{"Runs a workflow", "", false}, // a compute verb: its object decides, not the description's first word
+		{"", "", false},
+	}
+	for _, tt := range descs {
+		if got, ok := KindFromDescription(tt.desc); ok != tt.ok || got != tt.want {
+			t.Errorf("%q: %s %v, want %s %v", tt.desc, got, ok, tt.want, tt.ok)
+		}
+	}
+	k := NewKinds()
+	k.Learn(model.Tool{Slug: "ACME_PROCESS_ORDER", Description: "Retrieves the order's state."},
+		model.Tool{Slug: "ACME_SYNC_LEDGER", Description: "Creates ledger entries."})
+	if k.Kind("ACME_PROCESS_ORDER") != model.KindRead || k.Kind("ACME_SYNC_LEDGER") != model.KindWrite {
+		t.Errorf("descriptions not learned: %s, %s", k.Kind("ACME_PROCESS_ORDER"), k.Kind("ACME_SYNC_LEDGER"))
+	}
+	slugs := []struct {
+		slug string
+		want model.ToolKind
+	}{
+		{"SNOWFLAKE_EXECUTE_QUERY", model.KindRead},
+		{"GOOGLEANALYTICS_RUN_REPORT", model.KindRead},
+		{"EXA_RUN_A_SEARCH", model.KindRead},
+		{"OPENAI_GENERATE_SUMMARY", model.KindRead},
+		{"ACME_GENERATE_EMBEDDINGS", model.KindRead},
+		{"ACME_RUN_WORKFLOW", model.KindWrite},
+		{"ACME_EXECUTE_ACTION", model.KindWrite},
+		{"ACME_RUN_CREATE_REPORT", model.KindWrite},
+		{"ACME_GENERATE_INVOICE", model.KindWrite},
+		{"ACME_EXECUTE", model.KindWrite},
+	}
+	for _, tt := range slugs {
+		if got := KindFromSlug(tt.slug); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.slug, got, tt.want)
+		}
+	}
+}

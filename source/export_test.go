@@ -1,4 +1,0 @@
-package source
-
-// RecentMax is recentMax, for the external tests.
-const RecentMax = recentMax
