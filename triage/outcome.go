@@ -117,9 +117,27 @@ func (m succeededIn) text(d time.Duration) string {
 type memo struct {
 	done   succeededIn
 	quotes map[string]string
+	said   map[string]textSays // what each error text says (readEvidence)
 }
 
-func newMemo() *memo { return &memo{done: succeededIn{}, quotes: map[string]string{}} }
+func newMemo() *memo {
+	return &memo{done: succeededIn{}, quotes: map[string]string{}, said: map[string]textSays{}}
+}
+
+// evidence is readEvidence(text), kept.
+func (m *memo) evidence(text string) textSays {
+	if m == nil {
+		return readEvidence(text)
+	}
+	if ev, ok := m.said[text]; ok {
+		return ev
+	}
+	ev := readEvidence(text)
+	if len(m.said) < 1<<16 {
+		m.said[text] = ev
+	}
+	return ev
+}
 
 // quote is quote(s), kept.
 func (m *memo) quote(s string) string {
@@ -150,7 +168,7 @@ func classify(e *model.Execution, opt Options, fx effect, m *memo) (model.Outcom
 		ek, code = model.ErrorKind(strings.ToLower(string(e.Error.Kind))), e.Error.HTTPStatus
 	}
 	if hasErr || st == statusFailed {
-		o, reason, _ := classifyFailure(e, ek, code, errText, m.quote(errText), fx, false)
+		o, reason, _ := classifyFailure(e, ek, code, errText, m.quote(errText), m.evidence(errText), fx, false)
 		return o, reason
 	}
 	if st == statusNone {
@@ -176,13 +194,12 @@ func classify(e *model.Execution, opt Options, fx effect, m *memo) (model.Outcom
 // no rule knows), which a log may call failed but a write's answer may not. answer applies the
 // stricter reading of a write's own answer: a provider 4xx other than those that prove a
 // refusal (409 Conflict, say) leaves the outcome open.
-func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quoted string, fx effect, answer bool) (o model.Outcome, reason string, definite bool) {
-	low := normalText(text)
+func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quoted string, ev textSays, fx effect, answer bool) (o model.Outcome, reason string, definite bool) {
 	// What the record states outright (error kind, upstream status) comes first.
 	switch {
 	case ek == model.ErrRateLimited || code == 429:
 		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot(), true
-	case code == 403 && rateLimitText(low):
+	case code == 403 && ev.rateLimit:
 		// Google answers its rate limits 403 ("User-rate limit exceeded", rateLimitExceeded)
 		return model.OutcomeRejected, "rate limited (403" + quoted + ")" + after(e) + ": " + fx.likelyNot(), true
 	case ek == model.ErrAuth:
@@ -198,11 +215,11 @@ func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quo
 	case ek == model.ErrUpstream5xx:
 		return model.OutcomeAmbiguous, "5xx from provider" + after(e) + quoted + ": " + fx.maybe(), true
 	case ek == model.ErrConnection:
-		if w := neverSent(low); w != "" {
+		if w := ev.neverSent; w != "" {
 			return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not(), true
 		}
 		what := "connection error"
-		if w := droppedWord(low); w != "" {
+		if w := ev.dropped; w != "" {
 			what = "connection dropped (" + w + ")"
 		}
 		return model.OutcomeAmbiguous, what + after(e) + ": " + fx.maybe(), true
@@ -214,25 +231,25 @@ func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quo
 	// Otherwise the error text decides. Text that names a timeout, a dropped connection or a
 	// gateway error leaves the action possible whatever else it says ("timed out after 60 s
 	// while uploading certificate.pdf" names no TLS failure).
-	if w := timeoutWord(low); w != "" {
+	if w := ev.timeout; w != "" {
 		return model.OutcomeAmbiguous, w + after(e) + ": " + fx.maybe(), true
 	}
-	if w := droppedWord(low); w != "" {
+	if w := ev.dropped; w != "" {
 		return model.OutcomeAmbiguous, "connection dropped (" + w + ")" + after(e) + ": " + fx.maybe(), true
 	}
-	if c := gatewayCode(low); c != "" {
+	if c := ev.gateway; c != "" {
 		return model.OutcomeAmbiguous, c + " from provider" + after(e) + ": " + fx.maybe(), true
 	}
-	if w := neverSent(low); w != "" {
+	if w := ev.neverSent; w != "" {
 		return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not(), true
 	}
-	if rateLimitText(low) {
+	if ev.rateLimit {
 		return model.OutcomeRejected, "rate limited (429)" + after(e) + ": " + fx.likelyNot(), true
 	}
-	if w := findPhrase(low, garbledPhrases); w != "" {
+	if w := ev.garbled; w != "" {
 		return model.OutcomeAmbiguous, "the answer came back unreadable (" + w + ")" + after(e) + ": " + fx.maybe(), true
 	}
-	if w := refusalWord(low); w != "" {
+	if w := ev.refusal; w != "" {
 		return model.OutcomeFailed, "refused (" + w + ")" + quoted + ": " + fx.not(), true
 	}
 	// Nothing proves that nothing took effect. A read that failed failed; a write's failure
@@ -246,6 +263,23 @@ func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quo
 		return model.OutcomeAmbiguous, "failed with no error recorded, which does not prove " + fx.notProved() + ": " + fx.maybe(), false
 	}
 	return model.OutcomeAmbiguous, "failed" + quoted + ", an error that does not prove " + fx.notProved() + ": " + fx.maybe(), false
+}
+
+// textSays is what an error text says, by the class of its words (words.go): the phrase
+// found in each class, "" for none.
+type textSays struct {
+	timeout, dropped, gateway, neverSent, garbled, refusal string
+	rateLimit                                              bool
+}
+
+// readEvidence reads an error text's words, every class.
+func readEvidence(text string) textSays {
+	if text == "" {
+		return textSays{}
+	}
+	low := normalText(text)
+	return textSays{timeout: timeoutWord(low), dropped: droppedWord(low), gateway: gatewayCode(low), neverSent: neverSent(low),
+		garbled: findPhrase(low, garbledPhrases), refusal: refusalWord(low), rateLimit: rateLimitText(low)}
 }
 
 // rateLimitText reports whether a (lower-case) error text names a rate limit, in the
