@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +201,70 @@ func TestRealSDKSessionRoutesAgainstTheStrictSandbox(t *testing.T) {
 				t.Fatalf("session.tools/search/toolkits: %v", res)
 			}
 		})
+	}
+}
+
+// TestTheSeedsBurstIsOneSDKRetryGroup: the seed's own case, as it happens. @composio/core
+// 0.13.1 re-sends a Gmail send that got a 5xx after the provider acted (three emails, at its
+// backoff's gaps), and 2 s later 0.14.0 sends another email to the same recipient whose subject
+// carries another version and id. scan finds the three as one group caused by the SDK's
+// retries (they were judged one agent_retry group, the fourth email in it), and the other
+// email in no group of theirs.
+func TestTheSeedsBurstIsOneSDKRetryGroup(t *testing.T) {
+	ctx := t.Context()
+	srv, base, err := sandbox.Start(ctx, sandbox.Config{APIKey: apiKey, Seed: 3, Size: 60}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	logIDs := map[string][]string{}
+	for _, v := range []string{"0.13.1", "0.14.0"} {
+		run := realSDK(t, v, base)
+		subject := fmt.Sprintf("exectriage-seed-%s-%08x", v, rand.Uint32())
+		srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: sandbox.Fault5xxAfterCommit, Count: 3})
+		run("execute", subject)
+		srv.ClearFaults()
+		for _, e := range effectsWith(t, srv, base, subject) {
+			logIDs[v] = append(logIDs[v], e.LogID)
+		}
+	}
+	if len(logIDs["0.13.1"]) != 3 || len(logIDs["0.14.0"]) != 1 {
+		t.Fatalf("emails sent: %v, want three by 0.13.1 and one by 0.14.0", logIDs)
+	}
+	home := t.TempDir()
+	cmd := exec.Command(binPath, "scan", "--base-url", base, "--json", "--no-cache")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "COMPOSIO_API_KEY=" + apiKey}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("scan: %v\n%s", err, out)
+	}
+	var res struct {
+		Groups []struct {
+			ID           string   `json:"id"`
+			Pattern      string   `json:"pattern"`
+			ExecutionIDs []string `json:"execution_ids"`
+			Reason       string   `json:"reason"`
+		} `json:"duplicate_groups"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("scan --json: %v\n%.2000s", err, out)
+	}
+	found := false
+	for _, g := range res.Groups {
+		has := func(id string) bool { return slices.Contains(g.ExecutionIDs, id) }
+		if has(logIDs["0.14.0"][0]) && slices.ContainsFunc(logIDs["0.13.1"], has) {
+			t.Errorf("group %s (%s) joins 0.14.0's other email %s to 0.13.1's burst: %v", g.ID, g.Pattern, logIDs["0.14.0"][0], g.ExecutionIDs)
+		}
+		if slices.ContainsFunc(logIDs["0.13.1"], has) {
+			found = true
+			sorted, want := slices.Sorted(slices.Values(g.ExecutionIDs)), slices.Sorted(slices.Values(logIDs["0.13.1"]))
+			if !slices.Equal(sorted, want) || g.Pattern != "sdk_auto_retry" {
+				t.Errorf("0.13.1's burst %v is group %s %v, %s (%s); want the three, sdk_auto_retry", want, g.ID, g.ExecutionIDs, g.Pattern, g.Reason)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("0.13.1's burst %v is in no group", logIDs["0.13.1"])
 	}
 }

@@ -22,11 +22,20 @@ type bucketMember struct {
 	// tool, toolkit and account: in an effect family's bucket (intent.go) members of one
 	// toolkit from two accounts never join, and another tool joins only after a failure
 	tool, toolkit, account string
+	// client is the SDK version that sent it ("" when not recorded)
+	client string
 }
 
 // mayJoin reports whether m may join a group whose newest member is last, and whose member
 // o it is compared with, by the effect family's guards (intent.go).
+//
+// Two clients never join: a record sent by one SDK version and a record sent by another came
+// from two processes, so neither is the other's retry, whatever their texts share (an agent,
+// an app or an SDK retries from the process that sent first).
 func mayJoin(m, o, last *bucketMember) bool {
+	if m.client != "" && o.client != "" && m.client != o.client {
+		return false
+	}
 	if m.tool == o.tool && m.account == o.account {
 		return true
 	}

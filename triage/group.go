@@ -473,7 +473,7 @@ func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, 
 		e := &execs[i]
 		ea := parts[i]
 		bm[j] = bucketMember{start: e.Start(), seen: lastSeen(e), text: signatureOf(ea), subject: foldSubject(ea.subject), succeeded: outcomes[i] == model.OutcomeSucceeded,
-			tool: strings.ToUpper(e.ToolSlug), toolkit: toolkitOf(e), account: e.ConnectedAccountID}
+			tool: strings.ToUpper(e.ToolSlug), toolkit: toolkitOf(e), account: e.ConnectedAccountID, client: e.SDKVersion}
 	}
 	var groups []model.DuplicateGroup
 	var in [][]int
