@@ -588,15 +588,6 @@ func gatewayCode(low string) string {
 	return findPhrase(low, gatewayPhrases)
 }
 
-func containsAny(s string, words ...string) bool {
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // HasWord reports whether w occurs in s with no letter or digit on either side, so "eof" does
 // not match "thereof" and "502" does not match "15020".
 func HasWord(s, w string) bool {
