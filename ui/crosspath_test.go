@@ -422,24 +422,28 @@ func compareFronts(t *testing.T, w *crossWorld, args []string, opt app.Options, 
 	}
 	// request: finds a read by its request id from every source (the API lists none: the
 	// server is asked), in list and in the TUI's filter.
-	var read string
+	// (the first read that succeeded and carries a request id: a meta tool's child run, say,
+	// carries none)
+	var read, rid string
 	for _, e := range scan.Executions {
-		if e.Kind == string(model.KindRead) && e.Outcome == string(model.OutcomeSucceeded) {
-			read = e.ID
+		if e.Kind != string(model.KindRead) || e.Outcome != string(model.OutcomeSucceeded) {
+			continue
+		}
+		var rec struct {
+			Execution struct {
+				Context struct {
+					RequestID string `json:"request_id"`
+				} `json:"context"`
+			} `json:"execution"`
+		}
+		w.runJSON(&rec, append([]string{"show", e.ID}, args...)...)
+		if rec.Execution.Context.RequestID != "" {
+			read, rid = e.ID, rec.Execution.Context.RequestID
 			break
 		}
 	}
-	var rec struct {
-		Execution struct {
-			Context struct {
-				RequestID string `json:"request_id"`
-			} `json:"context"`
-		} `json:"execution"`
-	}
-	w.runJSON(&rec, append([]string{"show", read}, args...)...)
-	rid := rec.Execution.Context.RequestID
-	if rid == "" {
-		t.Fatalf("%s has no request id", read)
+	if read == "" {
+		t.Fatal("no read that succeeded carries a request id")
 	}
 	var byReq struct {
 		Executions []execOut `json:"executions"`
