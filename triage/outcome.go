@@ -129,14 +129,7 @@ func (m *memo) evidence(text string) textSays {
 	if m == nil {
 		return readEvidence(text)
 	}
-	if ev, ok := m.said[text]; ok {
-		return ev
-	}
-	ev := readEvidence(text)
-	if len(m.said) < 1<<16 {
-		m.said[text] = ev
-	}
-	return ev
+	return kept(m.said, text, readEvidence)
 }
 
 // quote is quote(s), kept.
@@ -144,14 +137,19 @@ func (m *memo) quote(s string) string {
 	if m == nil {
 		return quote(s)
 	}
-	if q, ok := m.quotes[s]; ok {
-		return q
+	return kept(m.quotes, s, quote)
+}
+
+// kept is f(s), from memo when it was made before; memo keeps at most 65,536.
+func kept[V any](memo map[string]V, s string, f func(string) V) V {
+	if v, ok := memo[s]; ok {
+		return v
 	}
-	q := quote(s)
-	if len(m.quotes) < 1<<16 {
-		m.quotes[s] = q
+	v := f(s)
+	if len(memo) < 1<<16 {
+		memo[s] = v
 	}
-	return q
+	return v
 }
 
 // classify is Classify with the options' defaults applied and the tool's effect worked out
