@@ -118,6 +118,7 @@ type lenientMetadata struct {
 	Version            flexString `json:"version"`
 	RetryCount         flexNumber `json:"retry_count"`
 	RequestID          flexString `json:"request_id"`
+	UserAgent          flexString `json:"user_agent"`
 }
 
 type lenientData struct {
@@ -168,9 +169,11 @@ func parseRecordSlow(data []byte) (Execution, error) {
 		Type:       recordType(string(l.Type)),
 		RetryCount: -1,
 	}
+	var uaMeta, uaCtx, uaSrc string // the user agent, where a record carries one (applyUserAgent)
 	if isObject(l.Metadata) {
 		var m lenientMetadata
 		_ = decodeLenient(l.Metadata, &m)
+		uaMeta = string(m.UserAgent)
 		e.ToolSlug = first(string(m.ToolSlug), string(m.Tool))
 		e.ToolkitSlug = first(string(m.ToolkitSlug), string(m.Toolkit))
 		e.UserID = string(m.UserID)
@@ -220,8 +223,10 @@ func parseRecordSlow(data []byte) (Execution, error) {
 			SessionID flexString `json:"session_id"`
 			TraceID   flexString `json:"trace_id"`
 			RequestID flexString `json:"request_id"`
+			UserAgent flexString `json:"user_agent"`
 		}
 		_ = decodeLenient(l.Context, &c)
+		uaCtx = string(c.UserAgent)
 		e.SessionID, e.TraceID = string(c.SessionID), string(c.TraceID)
 		e.RequestID = first(string(c.RequestID), e.RequestID)
 	}
@@ -230,10 +235,13 @@ func parseRecordSlow(data []byte) (Execution, error) {
 			Host      flexString `json:"host"`
 			Framework flexString `json:"framework"`
 			Language  flexString `json:"language"`
+			UserAgent flexString `json:"user_agent"`
 		}
 		_ = decodeLenient(l.Source, &s)
+		uaSrc = string(s.UserAgent)
 		e.Source = Source{Host: string(s.Host), Framework: string(s.Framework), Language: string(s.Language)}
 	}
+	applyUserAgent(&e, first(uaMeta, first(uaCtx, uaSrc)))
 	if isObject(l.Data) {
 		e.Detailed = true
 		parseData(l.Data, &e)

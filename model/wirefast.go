@@ -156,6 +156,8 @@ type fields struct {
 	trace, ctxReq string
 	source        bool
 	host, fw, lng string
+	// the user agent, in metadata, context or source (applyUserAgent)
+	uaMeta, uaCtx, uaSrc string
 
 	data          bool
 	args, resp    [2]int // spans of data.request.arguments and data.response when objects
@@ -217,6 +219,7 @@ func (f *fields) execution(data []byte, dropResponse, skipArgs bool) Execution {
 	if f.source {
 		e.Source = Source{Host: f.host, Framework: f.fw, Language: f.lng}
 	}
+	applyUserAgent(&e, first(f.uaMeta, first(f.uaCtx, f.uaSrc)))
 	if f.data {
 		e.Detailed = true
 		if f.hasArgs && !skipArgs {
@@ -290,12 +293,12 @@ func (s *scan) peek() byte {
 // case-insensitively (encoding/json would take it) sends the record to the slow path.
 var (
 	topNames      = []string{"id", "timestamp", "status", "level", "message", "metadata", "metrics", "parent", "timings", "context", "source", "data", "type", "trigger"}
-	metaNames     = []string{"tool_slug", "tool", "toolkit_slug", "toolkit", "user_id", "connected_account_id", "sdk_version", "retry_count", "request_id", "tool_version", "version"}
+	metaNames     = []string{"tool_slug", "tool", "toolkit_slug", "toolkit", "user_id", "connected_account_id", "sdk_version", "retry_count", "request_id", "tool_version", "version", "user_agent"}
 	metricsNames  = []string{"duration_ms"}
 	parentNames   = []string{"log_id", "tool_slug"}
 	timingsNames  = []string{"start_time", "end_time"}
-	contextNames  = []string{"session_id", "trace_id", "request_id"}
-	sourceNames   = []string{"host", "framework", "language"}
+	contextNames  = []string{"session_id", "trace_id", "request_id", "user_agent"}
+	sourceNames   = []string{"host", "framework", "language", "user_agent"}
 	dataNames     = []string{"request", "response", "error"}
 	requestNames  = []string{"arguments"}
 	errorNames    = []string{"message", "http_status", "kind"}
@@ -435,6 +438,8 @@ func (s *scan) record(f *fields) bool {
 					return 1 << 9, s.flexString(&f.toolVer, internFew)
 				case "version":
 					return 1 << 10, s.flexString(&f.ver, internFew)
+				case "user_agent":
+					return 1 << 11, s.flexString(&f.uaMeta, internFew)
 				}
 				return 0, s.skip()
 			})
@@ -474,6 +479,8 @@ func (s *scan) record(f *fields) bool {
 					return 1 << 1, s.flexString(&f.trace, noIntern)
 				case "request_id":
 					return 1 << 2, s.flexString(&f.ctxReq, noIntern)
+				case "user_agent":
+					return 1 << 3, s.flexString(&f.uaCtx, internFew)
 				}
 				return 0, s.skip()
 			})
@@ -486,6 +493,8 @@ func (s *scan) record(f *fields) bool {
 					return 1 << 1, s.flexString(&f.fw, internFew)
 				case "language":
 					return 1 << 2, s.flexString(&f.lng, internFew)
+				case "user_agent":
+					return 1 << 3, s.flexString(&f.uaSrc, internFew)
 				}
 				return 0, s.skip()
 			})
