@@ -73,6 +73,10 @@ type groupJSON struct {
 	GapsMS       []int64  `json:"gaps_ms"`
 	// Deliveries are the trigger deliveries whose handlers made the members (trigger_redelivery).
 	Deliveries []string `json:"deliveries,omitempty"`
+	// MetaRuns are the meta-tool runs the members each ran under (a re-sent meta tool), and
+	// MetaGroup the group of those runs.
+	MetaRuns  []string `json:"meta_runs,omitempty"`
+	MetaGroup string   `json:"meta_group,omitempty"`
 }
 
 type summaryJSON struct {
@@ -124,6 +128,10 @@ func (r *report) toGroupJSON(g *model.DuplicateGroup) groupJSON {
 	for _, d := range g.Deliveries {
 		j.Deliveries = append(j.Deliveries, r.hide(d))
 	}
+	for _, id := range g.MetaRuns {
+		j.MetaRuns = append(j.MetaRuns, r.hide(id))
+	}
+	j.MetaGroup = r.hide(g.MetaGroup)
 	j.ToolSlug = r.hide(r.groupTool(g))
 	return j
 }

@@ -104,9 +104,9 @@ func TestATriggerRedeliveryIsOneGroup(t *testing.T) {
 
 // TestAMetaToolResendIsNamedFromItsRuns (issues 29, 31): in the sandbox (and so the demo), a
 // session's meta tool sent again by the SDK after a client timeout ran both its tools again:
-// the runs are one session_auto_retry group, and the tools' four runs (a send and a draft,
-// twice) another, one story named from the runs of the meta tool; the same from the live API
-// and from an export.
+// the runs are one session_auto_retry group, and each tool's two runs (a send, a draft) a group
+// of its own (two intents: issue 40), named from the runs of the meta tool and linked to their
+// group; the same from the live API and from an export.
 func TestAMetaToolResendIsNamedFromItsRuns(t *testing.T) {
 	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 33, Size: 4000, Now: fixedNow, APIKey: "k-meta", Events: true})
 	vars := map[string]string{"COMPOSIO_API_KEY": "k-meta", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
@@ -144,12 +144,16 @@ func TestAMetaToolResendIsNamedFromItsRuns(t *testing.T) {
 			}
 			if g.ToolSlug != "COMPOSIO_MULTI_EXECUTE_TOOL" {
 				children++
-				if !strings.Contains(g.Reason, "the meta tool was sent again and ran every tool it holds again") || len(g.ExecutionIDs) != 4 {
-					t.Errorf("%v: group %s of a meta tool's children is not named from its runs: %s", src[0], g.ID, g.Reason)
+				runs := slices.IndexFunc(scan.Groups, func(r groupJSON) bool { return r.ID == g.MetaGroup })
+				if !strings.Contains(g.Reason, "the meta tool was sent again and ran the tools it holds again") || len(g.ExecutionIDs) != 2 ||
+					len(g.MetaRuns) != 2 || runs < 0 || scan.Groups[runs].ToolSlug != "COMPOSIO_MULTI_EXECUTE_TOOL" ||
+					!slices.Contains(scan.Groups[runs].ExecutionIDs, g.MetaRuns[0]) {
+					t.Errorf("%v: group %s of a meta tool's children is not named from its runs, or not linked to their group: %s (runs %v, group %q)",
+						src[0], g.ID, g.Reason, g.MetaRuns, g.MetaGroup)
 				}
 			}
 		}
-		if children < 1 || children*2 != len(want) {
+		if children < 1 || children*3 != len(want)*2 {
 			t.Errorf("%v: %d groups of children for %d meta-tool groups", src[0], children, len(want))
 		}
 	}

@@ -452,4 +452,10 @@ type DuplicateGroup struct {
 	Similarity float64 `json:"similarity"`
 	// Effective counts members whose effect the provider confirmed; -1 when unknown.
 	Effective int `json:"effective"`
+	// MetaRuns are the meta-tool runs (log ids, the members' order) the members each ran
+	// under, when the group is one tool's runs under a re-sent meta tool; MetaGroup is the
+	// group of those runs when the window holds it. Each tool the meta tool holds is a group
+	// of its own, linked to the runs' group.
+	MetaRuns  []string `json:"meta_runs,omitempty"`
+	MetaGroup string   `json:"meta_group,omitempty"`
 }

@@ -32,8 +32,9 @@ func (g *generator) metaResends(seed int64, size int) {
 
 // metaResend: a session's agent runs two writes through COMPOSIO_MULTI_EXECUTE_TOOL; the call
 // times out at the client (60 s) while both writes went through; the SDK sends the meta tool
-// again 0.4-0.5 s later, and both writes run again. The children of each run are one duplicate
-// group per tool, named from the runs: session_auto_retry.
+// again 0.4-0.5 s later, and both writes run again. The runs are one duplicate group; each
+// tool's two runs another (two intents), named from the runs and linked to their group:
+// session_auto_retry.
 func (g *generator) metaResend() int {
 	u, a := g.pickUserOf("gmail")
 	if u == nil {
@@ -55,18 +56,18 @@ func (g *generator) metaResend() int {
 	metaRaw, _ := json.Marshal(map[string]any{"tools": []any{
 		map[string]any{"tool_slug": tool.slug, "arguments": sendArgs.m}, map[string]any{"tool_slug": draft.slug, "arguments": draftArgs.m}}})
 	metaArgs := &argSet{m: map[string]any{}, raw: metaRaw}
-	keys := [2]string{g.newGroup(), g.newGroup()} // the runs; the sends and the drafts, one story
+	keys := [3]string{g.newGroup(), g.newGroup(), g.newGroup()} // the runs; the sends; the drafts (two intents)
 	for i := range 2 {
 		run := g.newPlan(u, a, metaTool, metaArgs, start, prof, CaseMetaResend)
 		run.session, run.toolRouter, run.retryCount, run.groupKey, run.pattern = caller, session, -1, keys[0], model.PatternSessionAutoRetry
 		run.dur, run.effectAt = 2500*time.Millisecond, 0
 		at := start.Add(g.between(200*time.Millisecond, 600*time.Millisecond))
-		for _, c := range []struct {
+		for k, c := range []struct {
 			tool *toolDef
 			args *argSet
 		}{{tool, sendArgs}, {draft, draftArgs}} {
 			child := g.newPlan(u, a, c.tool, c.args, at, prof, CaseMetaResend)
-			child.session, child.toolRouter, child.retryCount, child.groupKey, child.pattern = caller, session, -1, keys[1], model.PatternSessionAutoRetry
+			child.session, child.toolRouter, child.retryCount, child.groupKey, child.pattern = caller, session, -1, keys[1+k], model.PatternSessionAutoRetry
 			child.parent = run
 			at = child.start.Add(child.dur + g.between(50*time.Millisecond, 300*time.Millisecond))
 		}

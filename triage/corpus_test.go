@@ -417,7 +417,8 @@ func (g *corpusGen) doubleSubmit() {
 
 // metaResend: a session's meta tool (COMPOSIO_MULTI_EXECUTE_TOOL) times out at the client and
 // the SDK sends it again; both tools it holds run again under the new run. The runs are one
-// group and the four children another (issues 29, 31), both the session's own retry.
+// group and each tool's two runs another (issue 40: two intents, not one), all the session's
+// own retry.
 func (g *corpusGen) metaResend() {
 	c := g.current()
 	c.session = fmt.Sprintf("trs_%x", g.r.Uint64())
@@ -430,7 +431,8 @@ func (g *corpusGen) metaResend() {
 	args := []map[string]any{tools[0].args(f.fill(pickOne(g.r, corpusIntents()[0].phrasings))), tools[1].args(f.fill(pickOne(g.r, corpusIntents()[2].phrasings)))}
 	meta := target{"COMPOSIO_MULTI_EXECUTE_TOOL", "composio", nil}
 	metaArgs := map[string]any{"tools": []any{map[string]any{"tool_slug": tools[0].slug}, map[string]any{"tool_slug": tools[1].slug}}}
-	runs, children := g.newGroup(model.PatternSessionAutoRetry), g.newGroup(model.PatternSessionAutoRetry)
+	runs := g.newGroup(model.PatternSessionAutoRetry)
+	children := []string{g.newGroup(model.PatternSessionAutoRetry), g.newGroup(model.PatternSessionAutoRetry)}
 	t := g.start()
 	for i := range 2 {
 		end := endTimeout
@@ -441,7 +443,7 @@ func (g *corpusGen) metaResend() {
 		run := g.execs[len(g.execs)-1].ID
 		at := t.Add(g.jitter(400*time.Millisecond, 0.5, 1.5))
 		for k, tg := range tools {
-			g.add(c, tg, args[k], at, endOK, g.fast(), -1, children)
+			g.add(c, tg, args[k], at, endOK, g.fast(), -1, children[k])
 			g.execs[len(g.execs)-1].Parent = &model.Parent{LogID: run, ToolSlug: meta.slug}
 			at = at.Add(time.Second + time.Duration(g.r.IntN(500))*time.Millisecond)
 		}

@@ -237,10 +237,10 @@ func (gr *Grouper) Add(execs []model.Execution) (members [][]int) {
 // Groups is every group found, ordered as Analyze orders them; order[n] is the position in
 // groups of the group numbered n.
 //
-// The groups of one re-sent meta tool's tools are one group (mergeResentRuns): several numbers
-// may then have the same position.
+// The groups of one re-sent meta tool's tools are linked to the group of its runs
+// (linkResentRuns).
 func (gr *Grouper) Groups() (groups []model.DuplicateGroup, order []int) {
-	all := mergeResentRuns(gr.found, gr.opt.CallerTimeout)
+	all := linkResentRuns(gr.found)
 	nameBatchReplays(all)
 	sortGroups(all)
 	if len(all) == 0 {
@@ -261,7 +261,7 @@ func (gr *Grouper) Groups() (groups []model.DuplicateGroup, order []int) {
 // bucket's groups: the groups ordered by their oldest member's start (then id), with each
 // group's member indices.
 func groupAmong(execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind, cand []int, opt Options) ([]model.DuplicateGroup, [][]int) {
-	all := mergeResentRuns(findGroups(execs, outcomes, kind, cand, opt), opt.CallerTimeout)
+	all := linkResentRuns(findGroups(execs, outcomes, kind, cand, opt))
 	nameBatchReplays(all)
 	sortGroups(all)
 	if len(all) == 0 {

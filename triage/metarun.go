@@ -116,97 +116,34 @@ func runsKey(ms []member, cc causeContext) string {
 	return strings.Join(ids, "\x00")
 }
 
-// mergeResentRuns joins the groups whose members ran under the same runs of a meta tool (one
-// group per tool it holds, each found among its own caller's writes) into one: a re-sent meta
-// tool whose tools all ran again is one duplicate, of all its tools, named by why it was sent
-// again. The result does not depend on the order of all. A joined group keeps the id, cause
-// and numbers (ns) of its parts; its members are theirs, oldest first.
-func mergeResentRuns(all []foundGroup, timeout time.Duration) []foundGroup {
-	parts := map[string][]int{}
+// linkResentRuns links each group whose members ran under their own runs of a meta tool to the
+// group of those runs, when the window holds it (DuplicateGroup.MetaGroup). A re-sent meta
+// tool runs every tool it holds again, but its tools are different intents (a Slack post and a
+// Gmail send): each tool's runs stay a group of their own, named by why the meta tool was sent
+// again, and the link says they came from the same re-send. The result does not depend on the
+// order of all.
+func linkResentRuns(all []foundGroup) []foundGroup {
+	groupOf := map[string]string{} // a member's group
 	for k := range all {
-		if all[k].runs != "" {
-			parts[all[k].runs] = append(parts[all[k].runs], k)
+		for _, id := range all[k].g.ExecutionIDs {
+			groupOf[id] = all[k].g.ID
 		}
 	}
-	joined := make(map[int]bool)
-	out := make([]foundGroup, 0, len(all))
 	for k := range all {
-		f := all[k]
-		if f.runs == "" || len(parts[f.runs]) < 2 {
-			f.ns = []int{f.n}
-			out = append(out, f)
+		all[k].ns = []int{all[k].n}
+		if all[k].runs == "" {
 			continue
 		}
-		if joined[k] {
-			continue
-		}
-		ks := parts[f.runs]
-		for _, j := range ks {
-			joined[j] = true
-		}
-		out = append(out, joinGroups(all, ks, timeout))
-	}
-	return out
-}
-
-// joinGroups is the one group of all[ks] (groups of the same runs' tools).
-func joinGroups(all []foundGroup, ks []int, timeout time.Duration) foundGroup {
-	// the part with the oldest first member names the whole (ties by id, for a stable answer)
-	slices.SortFunc(ks, func(a, b int) int {
-		if c := all[a].first.Compare(all[b].first); c != 0 {
-			return c
-		}
-		return strings.Compare(all[a].g.ID, all[b].g.ID)
-	})
-	head := all[ks[0]]
-	type m struct {
-		id         string
-		start, end time.Time
-		in         int
-		hasIn      bool
-	}
-	var ms []m
-	var tools []string
-	j := head
-	j.ns, j.in = nil, nil
-	for _, k := range ks {
-		f := all[k]
-		j.ns = append(j.ns, f.n)
-		tools = append(tools, f.tool)
-		j.g.Similarity = min(j.g.Similarity, f.g.Similarity)
-		for i, id := range f.g.ExecutionIDs {
-			x := m{id: id, start: f.starts[i], end: f.ends[i]}
-			if f.in != nil {
-				x.in, x.hasIn = f.in[i], true
+		runs := strings.Split(all[k].runs, "\x00")
+		all[k].g.MetaRuns = runs
+		// the group that holds every run (it may hold more: a later run of the same call)
+		g := groupOf[runs[0]]
+		for _, r := range runs[1:] {
+			if groupOf[r] != g {
+				g = ""
 			}
-			ms = append(ms, x)
 		}
+		all[k].g.MetaGroup = g
 	}
-	slices.SortStableFunc(ms, func(a, b m) int {
-		if c := a.start.Compare(b.start); c != 0 {
-			return c
-		}
-		return strings.Compare(a.id, b.id)
-	})
-	j.g.ExecutionIDs = make([]string, len(ms))
-	j.starts, j.ends = make([]time.Time, len(ms)), make([]time.Time, len(ms))
-	j.g.Gaps = make([]time.Duration, len(ms)-1)
-	for i, x := range ms {
-		j.g.ExecutionIDs[i], j.starts[i], j.ends[i] = x.id, x.start, x.end
-		if x.hasIn {
-			j.in = append(j.in, x.in)
-		}
-		if i > 0 {
-			j.g.Gaps[i-1] = x.start.Sub(ms[i-1].end)
-		}
-	}
-	slices.Sort(tools)
-	tools = slices.Compact(tools)
-	j.tool = strings.Join(tools, ", ")
-	j.g.Match = fmt.Sprintf("every tool the meta tool holds ran again (%s), each with %s", j.tool, head.g.Match)
-	if _, why, ok := strings.Cut(head.g.Reason, "why it was sent again: "); ok {
-		j.g.Reason = fmt.Sprintf("%d runs of %d tools (%s) under the runs of the same meta tool (%s): the meta tool was sent again and ran every tool it holds again; why it was sent again: %s",
-			len(ms), len(tools), j.tool, strings.ReplaceAll(head.runs, "\x00", ", "), why)
-	}
-	return j
+	return all
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,12 +96,14 @@ func TestMetaToolResend(t *testing.T) {
 	}
 }
 
-// TestAResentMetaToolIsOneGroup (issues 29, 31): a meta tool sent again whose two tools (an
-// email and a Slack message) both ran again is one duplicate group of the four executions,
-// oldest first, named by why the meta tool was sent again, and each front's builder
-// (Analyze, Incremental, the Grouper scan uses) says so, members and all. Two tools of two runs
-// that are not each other's re-send (a third run, another email) stay apart.
-func TestAResentMetaToolIsOneGroup(t *testing.T) {
+// TestAResentMetaToolsToolsAreGroupsOfTheirOwn (issues 29, 31, 40): a meta tool sent again
+// whose two tools (an email and a Slack message) both ran again makes a group of each tool's
+// runs (two intents, not one: joining them made false pairs of an email and a message), each
+// named by why the meta tool was sent again and linked to the runs' group (MetaRuns,
+// MetaGroup); each front's builder (Analyze, Incremental, the Grouper scan uses) says so,
+// members and all. Two tools of two runs that are not each other's re-send (a third run,
+// another email) stay apart.
+func TestAResentMetaToolsToolsAreGroupsOfTheirOwn(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	run := func(id string, at time.Duration, err *model.ExecError) model.Execution {
 		e := model.Execution{ID: id, ToolSlug: "COMPOSIO_MULTI_EXECUTE_TOOL", ToolkitSlug: "composio", UserID: "u1", RetryCount: -1,
@@ -131,22 +134,31 @@ func TestAResentMetaToolIsOneGroup(t *testing.T) {
 	}
 	res := Analyze(execs, nil, Options{})
 	var children []model.DuplicateGroup
+	runsGroup := ""
 	for _, g := range res.Groups {
-		if !strings.HasPrefix(g.ExecutionIDs[0], "p") {
-			children = append(children, g)
+		if strings.HasPrefix(g.ExecutionIDs[0], "p") {
+			if slices.Contains(g.ExecutionIDs, "p1") && slices.Contains(g.ExecutionIDs, "p2") {
+				runsGroup = g.ID
+			}
+			continue
 		}
+		children = append(children, g)
 	}
-	if len(children) != 1 {
-		t.Fatalf("%d groups of the children, want one: %+v", len(children), children)
+	if len(children) != 2 || runsGroup == "" {
+		t.Fatalf("%d groups of the children, want two, and the runs' group %q: %+v", len(children), runsGroup, res.Groups)
 	}
-	g := children[0]
-	if got := strings.Join(g.ExecutionIDs, " "); got != "m1 s1 m2 s2" || g.Pattern != model.PatternSessionAutoRetry ||
-		!strings.Contains(g.Reason, "GMAIL_SEND_EMAIL, SLACK_SEND_MESSAGE") || !strings.Contains(g.Reason, "p1, p2") || len(g.Gaps) != 3 {
-		t.Fatalf("the group: %s %s %q gaps %v", got, g.Pattern, g.Reason, g.Gaps)
-	}
-	for i, id := range []string{"m1", "s1", "m2", "s2"} {
-		if res.Triage[index(execs, id)].GroupID != g.ID {
-			t.Errorf("%s is not in the group (%d)", id, i)
+	want := map[string]string{"m1 m2": "GMAIL_SEND_EMAIL", "s1 s2": "SLACK_SEND_MESSAGE"}
+	for _, g := range children {
+		ids := strings.Join(g.ExecutionIDs, " ")
+		tool, ok := want[ids]
+		if !ok || g.Pattern != model.PatternSessionAutoRetry || !strings.Contains(g.Reason, tool) || !strings.Contains(g.Reason, "p1, p2") ||
+			strings.Join(g.MetaRuns, " ") != "p1 p2" || g.MetaGroup != runsGroup {
+			t.Errorf("a child group: %s %s %q runs %v meta group %q (the runs' %q)", ids, g.Pattern, g.Reason, g.MetaRuns, g.MetaGroup, runsGroup)
+		}
+		for _, id := range g.ExecutionIDs {
+			if res.Triage[index(execs, id)].GroupID != g.ID {
+				t.Errorf("%s is not in its group %s", id, g.ID)
+			}
 		}
 	}
 	if res.Triage[index(execs, "m3")].GroupID != "" {
@@ -161,22 +173,28 @@ func TestAResentMetaToolIsOneGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
-	for k, ig := range groups {
-		if ig.ID != g.ID {
-			continue
-		}
-		found = true
-		var ids []string
-		for _, p := range members[k] {
-			ids = append(ids, execs[p].ID)
-		}
-		if ig.Pattern != g.Pattern || ig.Reason != g.Reason || strings.Join(ig.ExecutionIDs, " ") != "m1 s1 m2 s2" || strings.Join(ids, " ") != "m1 s1 m2 s2" {
-			t.Errorf("Incremental: %s %q %v members %v", ig.Pattern, ig.Reason, ig.ExecutionIDs, ids)
-		}
+	if len(groups) != len(res.Groups) {
+		t.Errorf("Incremental found %d groups, Analyze %d", len(groups), len(res.Groups))
 	}
-	if !found || len(groups) != len(res.Groups) {
-		t.Errorf("Incremental found %d groups (the joined one: %v), Analyze %d", len(groups), found, len(res.Groups))
+	for _, g := range children {
+		found := false
+		for k, ig := range groups {
+			if ig.ID != g.ID {
+				continue
+			}
+			found = true
+			var ids []string
+			for _, p := range members[k] {
+				ids = append(ids, execs[p].ID)
+			}
+			if ig.Pattern != g.Pattern || ig.Reason != g.Reason || !slices.Equal(ig.ExecutionIDs, g.ExecutionIDs) || !slices.Equal(ids, g.ExecutionIDs) ||
+				ig.MetaGroup != g.MetaGroup || !slices.Equal(ig.MetaRuns, g.MetaRuns) {
+				t.Errorf("Incremental: %s %q %v members %v meta %q", ig.Pattern, ig.Reason, ig.ExecutionIDs, ids, ig.MetaGroup)
+			}
+		}
+		if !found {
+			t.Errorf("Incremental lacks %s", g.ID)
+		}
 	}
 
 	// the Grouper, as scan feeds it: one caller's candidates a batch at a time
@@ -196,8 +214,14 @@ func TestAResentMetaToolIsOneGroup(t *testing.T) {
 		}
 	}
 	sg, order := gr.Groups()
-	if len(sg) != 1 || len(byNumber) != 2 || order[0] != 0 || order[1] != 0 || sg[0].ID != g.ID || sg[0].Reason != g.Reason {
-		t.Errorf("the Grouper: %d groups %+v, order %v", len(sg), sg, order)
+	if len(sg) != 2 || len(byNumber) != 2 || order[0] == order[1] {
+		t.Fatalf("the Grouper: %d groups %+v, order %v", len(sg), sg, order)
+	}
+	for n, ids := range byNumber {
+		g := sg[order[n]]
+		if !slices.Equal(g.ExecutionIDs, ids) || !slices.Equal(g.MetaRuns, []string{"p1", "p2"}) {
+			t.Errorf("the Grouper's group %d: %v runs %v, want %v under p1 p2", n, g.ExecutionIDs, g.MetaRuns, ids)
+		}
 	}
 }
 
