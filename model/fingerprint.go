@@ -44,6 +44,7 @@ func (e *Execution) Fingerprint(seed maphash.Seed) uint64 {
 		}
 	}
 	num(flags)
+	num(int64(e.ArgsSum))
 	raw(e.Arguments)
 	raw(e.Response)
 	if e.Error != nil {

@@ -58,6 +58,11 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 				f.SetInt(old + 7)
 				check(t, &base, seed, want, name)
 				f.SetInt(old)
+			case reflect.Uint32:
+				old := f.Uint()
+				f.SetUint(old + 7)
+				check(t, &base, seed, want, name)
+				f.SetUint(old)
 			case reflect.Bool:
 				f.SetBool(!f.Bool())
 				check(t, &base, seed, want, name)

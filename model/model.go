@@ -120,7 +120,11 @@ type Execution struct {
 	// Detailed is true when the record came from a detail (timings, context, data), false for
 	// a list entry whose data may be fetched later. (Beside HasDuration: the two bools share
 	// one word, which keeps a million records 8 MB smaller.)
-	Detailed   bool            `json:"detailed,omitempty"`
+	Detailed bool `json:"detailed,omitempty"`
+	// ArgsSum is a checksum of the arguments' bytes as the record carried them (ArgsSumOf),
+	// kept when a parse skips the arguments themselves: two writes whose sums differ were not
+	// sent with the same bytes. 0 when the record carried none. (In the word of the two bools.)
+	ArgsSum    uint32          `json:"-"`
 	Arguments  json.RawMessage `json:"arguments,omitempty"`
 	Response   json.RawMessage `json:"response,omitempty"` // data.response: {data, error, successful}
 	Error      *ExecError      `json:"error,omitempty"`

@@ -278,6 +278,7 @@ func parseData(raw json.RawMessage, e *Execution) {
 		_ = decodeLenient(d.Request, &r)
 		if isObject(r.Arguments) {
 			e.Arguments = r.Arguments
+			e.ArgsSum = ArgsSumOf(r.Arguments)
 		}
 	}
 	if isObject(d.Response) {

@@ -222,8 +222,11 @@ func (f *fields) execution(data []byte, dropResponse, skipArgs bool) Execution {
 	applyUserAgent(&e, first(f.uaMeta, first(f.uaCtx, f.uaSrc)))
 	if f.data {
 		e.Detailed = true
-		if f.hasArgs && !skipArgs {
-			e.Arguments = f.keep(data[f.args[0]:f.args[1]])
+		if f.hasArgs {
+			e.ArgsSum = ArgsSumOf(data[f.args[0]:f.args[1]])
+			if !skipArgs {
+				e.Arguments = f.keep(data[f.args[0]:f.args[1]])
+			}
 		}
 		if f.hasResp && !dropResponse {
 			e.Response = f.keep(data[f.resp[0]:f.resp[1]])

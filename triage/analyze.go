@@ -102,10 +102,10 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 	var spans []WriteSpan
 	for i := range execs {
 		if groupable[i] {
-			spans = append(spans, SpanOf(&execs[i], callers.Of(&execs[i]), int32(i)))
+			spans = append(spans, SpanOf(&execs[i], outcomes[i], callers.Of(&execs[i]), int32(i)))
 		}
 	}
-	cand, _ := Candidates(spans, opt.Window, func(ref int32) string { return execs[ref].ID })
+	cand, _ := Candidates(spans, opt.Window, opt.RetryReach, func(ref int32) string { return execs[ref].ID })
 	idx := make([]int, len(cand))
 	for k, r := range cand {
 		idx[k] = int(r)

@@ -455,10 +455,10 @@ func candidateResult(t interface{ Fatalf(string, ...any) }, execs []model.Execut
 		var groupable bool
 		res.Triage[i], groupable = c.Classify(&execs[i])
 		if groupable {
-			spans = append(spans, SpanOf(&execs[i], callers.Of(&execs[i]), int32(i)))
+			spans = append(spans, SpanOf(&execs[i], res.Triage[i].Outcome, callers.Of(&execs[i]), int32(i)))
 		}
 	}
-	cand, ends := Candidates(spans, opt.WithDefaults().Window, func(ref int32) string { return execs[ref].ID })
+	cand, ends := Candidates(spans, opt.WithDefaults().Window, opt.WithDefaults().RetryReach, func(ref int32) string { return execs[ref].ID })
 	if len(cand) > 0 && (len(ends) == 0 || ends[len(ends)-1] != len(cand)) {
 		t.Fatalf("caller runs end at %v, of %d candidates", ends, len(cand))
 	}

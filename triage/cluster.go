@@ -15,7 +15,9 @@ const (
 
 // bucketMember is what clustering reads of one member of a bucket.
 type bucketMember struct {
-	start, seen time.Time // start, and the latest moment it was known running (lastSeen)
+	start, seen time.Time // start, and how far later members reach back to it (reachOf)
+	near        time.Time // the latest moment it was known running (lastSeen)
+	args        uint32    // the arguments' checksum (past the window only the same bytes join)
 	text        textSig
 	subject     string // an email's subject, folded (foldSubject); "" for other tools
 	succeeded   bool   // the attempt is known to have succeeded
@@ -74,7 +76,14 @@ func clusterBucket(ms []bucketMember, window time.Duration) []cluster {
 		for o := len(open) - 1; o >= 0 && o >= len(open)-maxOpenClusters; o-- {
 			c := &all[open[o]]
 			s := 0.0
-			afterFailure := !ms[c.idx[len(c.idx)-1]].succeeded
+			newest := &ms[c.idx[len(c.idx)-1]]
+			afterFailure := !newest.succeeded
+			// past the window only an unclear attempt's reach joins (a queue's redelivery, a
+			// scheduler's next run), and only the same bytes sent again: a text regenerated
+			// hours later is a new message
+			if ms[j].start.Sub(newest.near) > window && (ms[j].args == 0 || ms[j].args != newest.args) {
+				continue
+			}
 			for k := len(c.idx) - 1; k >= 0 && k >= len(c.idx)-maxCompared; k-- {
 				m := &ms[c.idx[k]]
 				if !mayJoin(&ms[j], m, &ms[c.idx[len(c.idx)-1]]) {

@@ -73,7 +73,7 @@ func (c *Callers) Of(e *model.Execution) int32 {
 	return id
 }
 
-// WriteSpan is what finding duplicate candidates reads of a groupable write, in 32 bytes with
+// WriteSpan is what finding duplicate candidates reads of a groupable write, in 40 bytes with
 // no pointer: its caller, when it started and was last seen running (Unix seconds and
 // nanoseconds: any year), and ref, the caller's handle on the record (its id is asked for by
 // ref, on a tie).
@@ -81,12 +81,15 @@ type WriteSpan struct {
 	startSec, seenSec   int64
 	startNsec, seenNsec int32
 	caller, ref         int32
+	args                uint32 // the arguments' checksum (model.Execution.ArgsSum), 0 for none
+	unclear             bool   // its outcome is unclear: the same bytes may come again later (RetryReach)
 }
 
-// SpanOf is e's WriteSpan.
-func SpanOf(e *model.Execution, caller, ref int32) WriteSpan {
+// SpanOf is e's WriteSpan; outcome is e's.
+func SpanOf(e *model.Execution, outcome model.Outcome, caller, ref int32) WriteSpan {
 	st, se := e.Start(), lastSeen(e)
-	return WriteSpan{startSec: st.Unix(), startNsec: int32(st.Nanosecond()), seenSec: se.Unix(), seenNsec: int32(se.Nanosecond()), caller: caller, ref: ref}
+	return WriteSpan{startSec: st.Unix(), startNsec: int32(st.Nanosecond()), seenSec: se.Unix(), seenNsec: int32(se.Nanosecond()), caller: caller, ref: ref,
+		args: e.ArgumentsSum(), unclear: outcome == model.OutcomeAmbiguous}
 }
 
 // Ref is the reference SpanOf was given (the caller's number for the write).
@@ -103,7 +106,11 @@ func (w *WriteSpan) sameStart(o *WriteSpan) bool {
 // caller's run ends in refs (callers never share a group: a batch of whole runs can be
 // grouped alone). Only the candidates' full records are needed to find the groups
 // (GroupCandidates, Grouper). id is the id of the write at ref. spans is reordered.
-func Candidates(spans []WriteSpan, window time.Duration, id func(ref int32) string) (refs []int32, ends []int) {
+//
+// Beyond the window, a write whose outcome is unclear and a later one of the same caller sent
+// with the same bytes within reach (Options.RetryReach: a queue's redelivery, a scheduler's next
+// run) are candidates too.
+func Candidates(spans []WriteSpan, window, reach time.Duration, id func(ref int32) string) (refs []int32, ends []int) {
 	byStart := func(a, b WriteSpan) int {
 		if c := cmp.Compare(a.startSec, b.startSec); c != 0 {
 			return c
@@ -121,7 +128,7 @@ func Candidates(spans []WriteSpan, window time.Duration, id func(ref int32) stri
 		}
 		if n := len(refs); hi-lo >= 2 {
 			slices.SortFunc(spans[lo:hi], byStart)
-			if refs = mayRepeat(spans[lo:hi], window, id, refs); len(refs) > n {
+			if refs = mayRepeat(spans[lo:hi], window, reach, id, refs); len(refs) > n {
 				ends = append(ends, len(refs))
 			}
 		}
@@ -385,7 +392,11 @@ func isGroupable(e *model.Execution, kind model.ToolKind) bool {
 // share the caller and the tool, so no other execution can belong to a group — nor, being
 // beyond the window of every member on both sides, change how a bucket splits. Members with
 // the same start and id are always kept.
-func mayRepeat(spans []WriteSpan, window time.Duration, id func(int32) string, out []int32) []int32 {
+//
+// Past the window, a member sent with the same bytes no later than reach after an earlier one
+// whose outcome is unclear was last seen is kept, and that earlier one too (resentLater).
+func mayRepeat(spans []WriteSpan, window, reach time.Duration, id func(int32) string, out []int32) []int32 {
+	late := resentLater(spans, window, reach)
 	var seen time.Time // the latest seen among the members before
 	for j := range spans {
 		e := &spans[j]
@@ -399,7 +410,7 @@ func mayRepeat(spans []WriteSpan, window time.Duration, id func(int32) string, o
 			p := &spans[j-1]
 			keep = keep || p.sameStart(e) && id(p.ref) == id(e.ref)
 		}
-		if keep {
+		if keep || late != nil && late[j] {
 			out = append(out, e.ref)
 		}
 		if s := e.seen(); j == 0 || s.After(seen) {
@@ -409,7 +420,51 @@ func mayRepeat(spans []WriteSpan, window time.Duration, id func(int32) string, o
 	return out
 }
 
+// resentLater marks, among one caller's writes sorted by start, each write sent with the same
+// bytes more than window and at most reach after an earlier one whose outcome is unclear was
+// last seen, and that earlier one (nil when none is).
+func resentLater(spans []WriteSpan, window, reach time.Duration) []bool {
+	if reach <= window {
+		return nil
+	}
+	var last map[uint32]int // the latest unclear write of each checksum
+	var late []bool
+	for j := range spans {
+		e := &spans[j]
+		if e.args == 0 {
+			continue
+		}
+		if p, ok := last[e.args]; ok {
+			if gap := e.start().Sub(spans[p].seen()); gap > window && gap <= reach {
+				if late == nil {
+					late = make([]bool, len(spans))
+				}
+				late[p], late[j] = true, true
+			}
+		}
+		if e.unclear {
+			if last == nil {
+				last = map[uint32]int{}
+			}
+			last[e.args] = j
+		}
+	}
+	return late
+}
+
 // lastSeen is the latest moment the execution is known to have been running.
+// reachOf is how far later writes reach back to e when a bucket is split: when it was last seen
+// running, and for a write whose outcome is unclear later by RetryReach less the window (its
+// retry by a queue or a scheduler may come hours later; clusterBucket joins it past the window
+// only with the same bytes).
+func reachOf(e *model.Execution, outcome model.Outcome, opt Options) time.Time {
+	seen := lastSeen(e)
+	if outcome == model.OutcomeAmbiguous && opt.RetryReach > opt.Window {
+		seen = model.AddSaturated(seen, opt.RetryReach-opt.Window)
+	}
+	return seen
+}
+
 func lastSeen(e *model.Execution) time.Time {
 	end, _ := e.End()
 	if s := e.Start(); end.Before(s) {
@@ -472,7 +527,7 @@ func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, 
 	for j, i := range idx {
 		e := &execs[i]
 		ea := parts[i]
-		bm[j] = bucketMember{start: e.Start(), seen: lastSeen(e), text: signatureOf(ea), subject: foldSubject(ea.subject), succeeded: outcomes[i] == model.OutcomeSucceeded,
+		bm[j] = bucketMember{start: e.Start(), seen: reachOf(e, outcomes[i], opt), near: lastSeen(e), args: e.ArgumentsSum(), text: signatureOf(ea), subject: foldSubject(ea.subject), succeeded: outcomes[i] == model.OutcomeSucceeded,
 			tool: strings.ToUpper(e.ToolSlug), toolkit: toolkitOf(e), account: e.ConnectedAccountID, client: e.SDKVersion}
 	}
 	var groups []model.DuplicateGroup

@@ -115,7 +115,7 @@ func (a *Incremental) RecordCaller(e *model.Execution, t model.Triage, groupable
 	a.opt.MetaRuns.Add(e, t.Outcome) // a meta tool's run names its children's
 	a.cls.slug(e.ToolSlug)           // Groups regroups with the kinds known when it was added
 	if groupable && pos < 1<<31-1 {
-		a.writes = append(a.writes, SpanOf(e, caller, int32(pos)))
+		a.writes = append(a.writes, SpanOf(e, t.Outcome, caller, int32(pos)))
 	}
 	return t
 }
@@ -160,7 +160,7 @@ func (a *Incremental) GroupsRead(ctx context.Context, read func(ctx context.Cont
 			}
 		}
 	}
-	refs, ends := Candidates(ws, a.opt.Window, func(int32) string { return "" })
+	refs, ends := Candidates(ws, a.opt.Window, a.opt.RetryReach, func(int32) string { return "" })
 	ws = nil
 	cands := make([]int, len(refs))
 	for k, r := range refs {

@@ -19,6 +19,11 @@ const (
 	DefaultCallerTimeout = 60 * time.Second
 	// DefaultWindow is how far apart two executions may be and still be duplicates.
 	DefaultWindow = 10 * time.Minute
+	// DefaultRetryReach is how long after a write whose outcome is unclear the same write, sent
+	// with the same bytes, may come again and still be its retry: a queue redelivers a message
+	// after its visibility timeout (30 s to 12 hours), a scheduler runs a failed job again at
+	// its next run (a day at most).
+	DefaultRetryReach = 24 * time.Hour
 )
 
 // Options tune classification and grouping. The zero value means the defaults.
@@ -28,6 +33,9 @@ type Options struct {
 	CallerTimeout time.Duration
 	// Window is the largest gap between consecutive members of a duplicate group (0: 10 min).
 	Window time.Duration
+	// RetryReach is the largest gap after a member whose outcome is unclear, to a member sent
+	// with the same bytes (0: a day); never less than Window.
+	RetryReach time.Duration
 	// VolatileKeys are argument keys ignored when comparing arguments (nil:
 	// model.DefaultVolatileKeys(); an empty non-nil slice ignores nothing).
 	VolatileKeys []string
@@ -41,6 +49,9 @@ type Options struct {
 
 // WithDefaults returns o with every zero field set to its default.
 func (o Options) WithDefaults() Options {
+	if o.RetryReach <= 0 {
+		o.RetryReach = DefaultRetryReach
+	}
 	if o.CallerTimeout <= 0 {
 		o.CallerTimeout = DefaultCallerTimeout
 	}
