@@ -36,8 +36,9 @@ type Kinds struct {
 // NewKinds returns an empty cache.
 func NewKinds() *Kinds { return &Kinds{known: make(map[string]model.ToolKind)} }
 
-// Learn records the kind of each tool its definition tells: its hint tags first, else its
-// description's first verb ("Retrieves…", "Sends…"). A definition that tells neither says
+// Learn records the kind of each tool its definition tells: its hint tags first, else (for a
+// tool whose kind is not built in from Composio's own tags) its description's first verb
+// ("Retrieves…", "Sends…"). A definition that tells neither says
 // nothing about the tool, so its slug's verb keeps deciding.
 func (k *Kinds) Learn(tools ...model.Tool) {
 	k.mu.Lock()
@@ -46,10 +47,14 @@ func (k *Kinds) Learn(tools ...model.Tool) {
 		if t.Slug == "" {
 			continue
 		}
+		u := strings.ToUpper(t.Slug)
 		if kind, ok := KindFromTags(t.Tags); ok {
-			k.known[strings.ToUpper(t.Slug)] = kind
-		} else if kind, ok := KindFromDescription(t.Description); ok {
-			k.known[strings.ToUpper(t.Slug)] = kind
+			k.known[u] = kind
+		} else if _, builtin := builtinKind(u); !builtin {
+			// a description says less than the tags Composio's own definition carries
+			if kind, ok := KindFromDescription(t.Description); ok {
+				k.known[u] = kind
+			}
 		}
 	}
 }

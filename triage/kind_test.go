@@ -315,6 +315,11 @@ func TestKindFromTheDefinition(t *testing.T) {
 	if k.Kind("ACME_PROCESS_ORDER") != model.KindRead || k.Kind("ACME_SYNC_LEDGER") != model.KindWrite {
 		t.Errorf("descriptions not learned: %s, %s", k.Kind("ACME_PROCESS_ORDER"), k.Kind("ACME_SYNC_LEDGER"))
 	}
+	// a built-in kind (from Composio's own tags) is not overridden by a tag-less description
+	k.Learn(model.Tool{Slug: "GOOGLEDRIVE_GENERATE_IDS", Description: "Creates ids for new files."})
+	if k.Kind("GOOGLEDRIVE_GENERATE_IDS") != model.KindRead {
+		t.Errorf("GOOGLEDRIVE_GENERATE_IDS: %s, its built-in readOnlyHint says read", k.Kind("GOOGLEDRIVE_GENERATE_IDS"))
+	}
 	slugs := []struct {
 		slug string
 		want model.ToolKind
