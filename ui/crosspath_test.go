@@ -164,19 +164,15 @@ func TestEveryFrontJudgesAlike(t *testing.T) {
 	var list struct {
 		Executions []execOut `json:"executions"`
 	}
+	retried := unsentWrite(t, srv, base)
 	w.runJSON(&list, append([]string{"list", "--filter", "flagged:yes"}, live...)...)
-	var retried string
-	for _, e := range list.Executions {
-		if e.Outcome != string(model.OutcomeAmbiguous) || e.DuplicateGroup != nil {
-			continue
-		}
-		if _, code := w.run(append([]string{"retry", e.ID, "--confirm-failed", "--reason", "cross-path"}, live...)...); code == 0 {
-			retried = e.ID
-			break
-		}
+	if !slices.ContainsFunc(list.Executions, func(e execOut) bool {
+		return e.ID == retried && e.Outcome == string(model.OutcomeAmbiguous) && e.DuplicateGroup == nil
+	}) {
+		t.Fatalf("the send that got a 503 (%s) is not a flagged ambiguous write of no group", retried)
 	}
-	if retried == "" {
-		t.Fatal("no flagged write could be retried")
+	if out, code := w.run(append([]string{"retry", retried, "--confirm-failed", "--reason", "cross-path"}, live...)...); code != 0 {
+		t.Fatalf("retry %s: exit %d %s", retried, code, out)
 	}
 	marks := map[model.Verdict]string{}
 	for _, e := range list.Executions {
@@ -489,51 +485,76 @@ func compareFronts(t *testing.T, w *crossWorld, args []string, opt app.Options, 
 	}
 }
 
+// gmailAccount is a Gmail account and user of the sandbox's history.
+func gmailAccount(t *testing.T, srv *sandbox.Server) (acct, user string) {
+	t.Helper()
+	for _, e := range srv.Executions() {
+		if e.ToolSlug == "GMAIL_SEND_EMAIL" && e.ConnectedAccountID != "" && e.UserID != "" {
+			return e.ConnectedAccountID, e.UserID
+		}
+	}
+	t.Fatal("the sandbox has no Gmail account")
+	return "", ""
+}
+
+// sendThroughTheAPI posts one tools/execute call to the sandbox as an agent would and returns
+// the id of the log it left, after checking the answer's status.
+func sendThroughTheAPI(t *testing.T, srv *sandbox.Server, base, tool, acct, user string, args map[string]any, status int) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"connected_account_id": acct, "user_id": user, "version": "20250909_00", "arguments": args})
+	req, err := http.NewRequestWithContext(t.Context(), "POST", base+"/api/v3.1/tools/execute/"+tool, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("x-api-key", "k-cross")
+	req.Header.Set("content-type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != status {
+		t.Fatalf("%s: status %d, want %d", tool, resp.StatusCode, status)
+	}
+	subject, _ := args["subject"].(string)
+	id := ""
+	for _, e := range srv.Executions() { // the log the call left (a 5xx names none)
+		if e.ToolSlug == tool && strings.Contains(string(e.Arguments), subject) {
+			id = e.ID
+		}
+	}
+	if id == "" {
+		t.Fatalf("%s left no log", tool)
+	}
+	return id
+}
+
+// unsentWrite sends a Gmail email that gets a 503 before the provider ran it: a flagged write
+// the provider has nothing of, so a guarded retry may send it. The generated history holds
+// such writes only on some minutes (it is generated for the minute the sandbox starts), so the
+// test that retries one makes its own.
+func unsentWrite(t *testing.T, srv *sandbox.Server, base string) string {
+	t.Helper()
+	acct, user := gmailAccount(t, srv)
+	srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: sandbox.Fault5xxBeforeCommit, Count: 1})
+	return sendThroughTheAPI(t, srv, base, "GMAIL_SEND_EMAIL", acct, user, map[string]any{"recipient_email": "kwame.mensah@example.org",
+		"subject": "Invoice INV-30412 is ready", "body": "Hello Kwame, invoice INV-30412 for November is attached to your account."}, 503)
+}
+
 // agentResendThroughADraft sends, through the sandbox's API as an agent would, a Gmail email
 // in Portuguese that fails after the provider took it (502), then the same message in English
 // as a draft; it returns the two log ids.
 func agentResendThroughADraft(t *testing.T, srv *sandbox.Server, base string) [2]string {
 	t.Helper()
-	var acct, user string
-	for _, e := range srv.Executions() {
-		if e.ToolSlug == "GMAIL_SEND_EMAIL" && e.ConnectedAccountID != "" && e.UserID != "" {
-			acct, user = e.ConnectedAccountID, e.UserID
-			break
-		}
-	}
-	if acct == "" {
-		t.Fatal("the sandbox has no Gmail account")
-	}
+	acct, user := gmailAccount(t, srv)
 	srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: sandbox.Fault5xxAfterCommit, Count: 1})
 	var ids [2]string
 	for k, c := range []struct{ tool, subject, body string }{
 		{"GMAIL_SEND_EMAIL", "Seu pedido A-78274 foi enviado", "Olá Ana, seu pedido A-78274 foi enviado em 14 de março. Código de rastreamento: 1Z999AA10123456784."},
 		{"GMAIL_CREATE_EMAIL_DRAFT", "Your order A-78274 has shipped", "Hi Ana, your order A-78274 shipped on March 14. Tracking number: 1Z999AA10123456784."},
 	} {
-		body, _ := json.Marshal(map[string]any{"connected_account_id": acct, "user_id": user, "version": "20250909_00",
-			"arguments": map[string]any{"recipient_email": "Ana Ruiz <ana.ruiz@example.org>", "subject": c.subject, "body": c.body}})
-		req, err := http.NewRequestWithContext(t.Context(), "POST", base+"/api/v3.1/tools/execute/"+c.tool, bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("x-api-key", "k-cross")
-		req.Header.Set("content-type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if want := map[bool]int{true: 502, false: 200}[k == 0]; resp.StatusCode != want {
-			t.Fatalf("%s: status %d, want %d", c.tool, resp.StatusCode, want)
-		}
-		for _, e := range srv.Executions() { // the log the call left (a 502 names none)
-			if e.ToolSlug == c.tool && strings.Contains(string(e.Arguments), c.subject) {
-				ids[k] = e.ID
-			}
-		}
-		if ids[k] == "" {
-			t.Fatalf("%s left no log", c.tool)
-		}
+		ids[k] = sendThroughTheAPI(t, srv, base, c.tool, acct, user, map[string]any{"recipient_email": "Ana Ruiz <ana.ruiz@example.org>",
+			"subject": c.subject, "body": c.body}, map[bool]int{true: 502, false: 200}[k == 0])
 		time.Sleep(1100 * time.Millisecond) // the draft written a second later
 	}
 	return ids
