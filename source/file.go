@@ -176,7 +176,9 @@ type loader struct {
 	batch   []model.Execution
 	spare   chan []model.Execution // see lines
 	chunks  chan *chunk            // chunks merged, for cut to fill again (see lines)
+	ahead   chan struct{}          // one token per chunk sent and not yet merged (see lines)
 	made    int                    // chunks cut made rather than took from chunks
+	parsing func(seq int)          // told before a worker parses chunk seq (tests hold one up)
 	parser  model.Parser           // document mode (JSON Lines parse in workers, each with its own)
 	base    int64                  // bytes consumed before the JSON started (BOM, whitespace)
 	gz      bool
@@ -511,6 +513,10 @@ type chunk struct {
 // flight (queued, being parsed, parsed and waiting, emitted and not yet handed back).
 func spareArrays(workers int) int { return 4*workers + 4 }
 
+// chunksAhead is how many chunks can be sent to the parsers and not yet merged: queued, being
+// parsed and parsed (a worker's each), and as many again waiting for an earlier one.
+func chunksAhead(workers int) int { return 4 * workers }
+
 // lines reads JSON Lines. line is the number of the first line (blank lines before it were
 // consumed by the sniffing).
 func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
@@ -524,6 +530,10 @@ func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 	// Chunks merge is done with, whose line tables cut fills again (96 bytes a line: a 1M
 	// load allocated 170 MB more when each chunk grew tables of its own).
 	l.chunks = make(chan *chunk, 4*workers+4)
+	// Merge applies chunks in file order: a parser held up on one chunk (a busy machine) would
+	// let the others run ahead and merge keep every later chunk waiting, without end. cut
+	// sends a chunk only while fewer than chunksAhead are sent and not merged.
+	l.ahead = make(chan struct{}, chunksAhead(workers))
 	// Record arrays handed back by merge once their records were copied (into batches, or by
 	// a callback that promised to), for the parsers to fill again.
 	l.spare = l.opt.Spare
@@ -554,6 +564,9 @@ func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 				select {
 				case recs = <-l.spare:
 				default:
+				}
+				if l.parsing != nil {
+					l.parsing(c.seq)
 				}
 				parseChunk(pctx, c, &p, recs, l.opt.Gate, l.repeats.seed)
 				select {
@@ -609,6 +622,11 @@ func (l *loader) cut(ctx context.Context, br *bufio.Reader, line int, jobs chan<
 	c := fresh()
 	send := func() bool {
 		if l.opt.Gate.Wait(ctx) != nil {
+			return false
+		}
+		select {
+		case l.ahead <- struct{}{}:
+		case <-ctx.Done():
 			return false
 		}
 		select {
@@ -806,6 +824,7 @@ func (l *loader) merge(ctx context.Context, results <-chan *chunk) error {
 				return l.fail(c.errLine, "read error", c.err)
 			}
 			l.recycle(c)
+			<-l.ahead
 		}
 	}
 	return ctx.Err()

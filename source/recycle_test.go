@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/internal/testkit"
@@ -94,6 +95,34 @@ func TestChunksAreFilledAgain(t *testing.T) {
 	}
 	if most := spareArrays(cores.N()) + 2; l.made > most {
 		t.Errorf("the load made %d chunks for 40, want at most %d (the ones in flight)", l.made, most)
+	}
+}
+
+// A parser held up on the first chunk (a machine busy elsewhere) does not let cut run ahead
+// without end: the later chunks wait for it, and the load makes no more chunks than can be
+// in flight, however long the wait (before, it made one for every chunk of the file).
+func TestAHeldUpChunkHoldsTheReaderBack(t *testing.T) {
+	var lines strings.Builder
+	for i := range 40 * chunkLines {
+		fmt.Fprintf(&lines, `{"id":"log_%06d"}`+"\n", i)
+	}
+	p := writeFile(t, "held.jsonl", lines.String())
+	l := newLoader(p, FileOptions{})
+	l.parsing = func(seq int) {
+		if seq == 0 {
+			time.Sleep(300 * time.Millisecond) // long enough for cut to reach the file's end
+		}
+	}
+	n := 0
+	l.emit = func(b []model.Execution) error { n += len(b); return nil }
+	if err := l.run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n != 40*chunkLines {
+		t.Fatalf("%d records, want %d", n, 40*chunkLines)
+	}
+	if most := chunksAhead(cores.N()) + 1; l.made > most {
+		t.Errorf("the load made %d chunks for 40 while one was held up, want at most %d", l.made, most)
 	}
 }
 
