@@ -58,8 +58,8 @@ type WireMetrics struct {
 
 // WireTimings holds epoch-millisecond start and end times.
 type WireTimings struct {
-	StartTime *int64 `json:"start_time"`
-	EndTime   *int64 `json:"end_time"`
+	StartTime *int64 `json:"start_time,omitempty"`
+	EndTime   *int64 `json:"end_time,omitempty"`
 }
 
 // WireContext is the detail's context object.
@@ -469,14 +469,18 @@ func ToWire(e *Execution, detail bool) WireRecord {
 	if !detail {
 		return w
 	}
-	w.Timings = &WireTimings{}
-	if !e.StartTime.IsZero() {
-		v := e.StartTime.UnixMilli()
-		w.Timings.StartTime = &v
-	}
-	if !e.EndTime.IsZero() {
-		v := e.EndTime.UnixMilli()
-		w.Timings.EndTime = &v
+	// timings is optional, and numbers when present (the SDK's schema refuses a null): a record
+	// that knows neither time has none, one that knows one keeps it (nothing is lost)
+	if !e.StartTime.IsZero() || !e.EndTime.IsZero() {
+		w.Timings = &WireTimings{}
+		if !e.StartTime.IsZero() {
+			v := e.StartTime.UnixMilli()
+			w.Timings.StartTime = &v
+		}
+		if !e.EndTime.IsZero() {
+			v := e.EndTime.UnixMilli()
+			w.Timings.EndTime = &v
+		}
 	}
 	w.Context = &WireContext{SessionID: e.SessionID, TraceID: e.TraceID, RequestID: e.RequestID}
 	src := e.Source

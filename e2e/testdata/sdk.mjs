@@ -8,6 +8,7 @@ const [, , scenario, subject] = process.argv;
 const composio = new Composio({ apiKey: process.env.COMPOSIO_API_KEY, baseURL: process.env.COMPOSIO_BASE_URL, disableVersionCheck: true });
 const args = { recipient_email: 'sdk@example.com', subject, body: 'sent by the real SDK' };
 const out = { scenario };
+const print = console.log.bind(console); // the one line of output, whatever a scenario does to console
 try {
   if (scenario === 'execute') {
     const r = await composio.tools.execute('GMAIL_SEND_EMAIL', {
@@ -58,6 +59,35 @@ try {
     const detail = await composio.logs.get(page.logs[0].id);
     out.detail = detail.id;
     out.hasContext = typeof detail.context === 'object';
+  } else if (scenario === 'everylog') {
+    // every log the server lists, each read in full, through the SDK's own parsing: what its
+    // zod schemas refuse it logs as "Transform validation failed" (and passes on as is)
+    const refused = [];
+    for (const name of ['warn', 'error', 'info', 'log']) {
+      const orig = console[name].bind(console);
+      console[name] = (...a) => {
+        const text = a.map(String).join(' ');
+        if (/validation/i.test(text)) refused.push(text.slice(0, 400));
+        else orig(...a);
+      };
+    }
+    const now = Date.now();
+    let cursor = null;
+    const types = {};
+    let listed = 0;
+    do {
+      const page = await composio.logs.search({ limit: 100, cursor, timeRange: { from: now - 60 * 24 * 3600e3, to: now + 60e3 } });
+      for (const log of page.logs) {
+        listed++;
+        const detail = await composio.logs.get(log.id);
+        types[detail.type] = (types[detail.type] ?? 0) + 1;
+      }
+      cursor = page.nextCursor;
+    } while (cursor);
+    out.listed = listed;
+    out.types = types;
+    out.refused = refused.slice(0, 5);
+    out.refusedCount = refused.length;
   } else {
     throw new Error('unknown scenario ' + scenario);
   }
@@ -66,4 +96,4 @@ try {
   out.ok = false;
   out.error = `${e?.constructor?.name}: ${e?.message}`.slice(0, 500);
 }
-console.log(JSON.stringify(out));
+print(JSON.stringify(out));
