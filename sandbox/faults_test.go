@@ -282,3 +282,29 @@ func TestServerAnswersHTTPNotFoundForHTTPMethodMismatch(t *testing.T) {
 		t.Fatalf("%d %s", st, b)
 	}
 }
+
+// An execution that fails with an error body names in it the request id its log carries, even
+// when the caller sent none: `request:` with what the client saw finds the log (issue 42).
+func TestAnErrorBodyNamesItsLogsRequestID(t *testing.T) {
+	for _, mode := range []FaultMode{Fault5xxBeforeCommit, Fault5xxAfterCommit, Fault429} {
+		t.Run(string(mode), func(t *testing.T) {
+			cfg := testConfig()
+			cfg.Size = 40
+			s, ts := newTestServer(t, cfg)
+			gm := accountOf(t, s, "gmail")
+			s.ArmFault(FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: mode, Count: 1})
+			status, _, b := doReq(t, ts.URL, "POST", "/api/v3.1/tools/execute/GMAIL_SEND_EMAIL",
+				map[string]any{"connected_account_id": gm.id, "version": "latest",
+					"arguments": map[string]any{"recipient_email": "a@example.com", "subject": "request id " + string(mode), "body": "x"}}, nil)
+			var body struct {
+				Error apiError `json:"error"`
+			}
+			if status < 400 || json.Unmarshal(b, &body) != nil || body.Error.RequestID == "" {
+				t.Fatalf("status %d, body %s: want an error naming a request id", status, b)
+			}
+			if _, ok := logByRequestID(t, ts.URL, body.Error.RequestID); !ok {
+				t.Errorf("no log carries the request id %s the error body names", body.Error.RequestID)
+			}
+		})
+	}
+}

@@ -63,6 +63,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("DELETE /_sandbox/faults", s.control(s.handleFaults))
 	api := s.limit(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = withRequestID(r)
 		if strings.HasPrefix(r.URL.Path, "/api/") && s.bothKeys(w, r) {
 			return
 		}
@@ -100,8 +101,23 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, status, code
 		RequestID: requestIDOf(r), SuggestedFix: fix, Errors: errs}})
 }
 
-// requestIDOf is the caller's x-request-id, or a fresh one.
+// requestIDKey keys the request id a request was given (withRequestID) in its context.
+type requestIDKey struct{}
+
+// withRequestID gives r its request id once, where it comes in, so that the error body, the
+// log and the effects of one request name the same id: the caller's x-request-id, or a fresh one.
+func withRequestID(r *http.Request) *http.Request {
+	if _, ok := r.Context().Value(requestIDKey{}).(string); ok {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), requestIDKey{}, requestIDOf(r)))
+}
+
+// requestIDOf is the id withRequestID gave r, else the caller's x-request-id, else a fresh one.
 func requestIDOf(r *http.Request) string {
+	if id, ok := r.Context().Value(requestIDKey{}).(string); ok {
+		return id
+	}
 	if id := strings.TrimSpace(r.Header.Get("x-request-id")); id != "" {
 		return id
 	}
