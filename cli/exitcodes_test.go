@@ -57,6 +57,8 @@ func TestExitCodeTable(t *testing.T) {
 		{"a file with no readable record", []string{"list", "--file", "testdata/norecs.jsonl"}, ExitUsage, "no readable record"},
 		{"a verdict that does not fit", append([]string{"mark", "log_G08", "duplicate"}, file...), ExitUsage, "does not fit"},
 		{"retry of an unknown id", []string{"retry", "log_nope_but_demo", "--demo", "--reason", "x"}, ExitUsage, "no execution"},
+		{"an edge limit that is no rate", []string{"sandbox", "--edge-limit", "fast"}, ExitUsage, `--edge-limit "fast": want N/s`},
+		{"an edge block of nothing", []string{"sandbox", "--edge-limit", "5/s", "--edge-block", "0s"}, ExitUsage, "--edge-block must be positive"},
 		{"the guard refuses an unconfirmed retry", []string{"retry", flaggedDemoWrite(t, vars), "--demo"}, ExitRefused, "refused"},
 		// 4 (sent, outcome unknown) needs a request that times out after the send: e2e's
 		// TestRetryCommandExitStatuses shows it against the sandbox.

@@ -64,6 +64,8 @@ type SandboxOptions struct {
 	Events    bool
 	Cursor    string
 	RateLimit string
+	EdgeLimit string
+	EdgeBlock time.Duration
 }
 
 // NewCmdSandbox is `exectriage sandbox`: it serves the Composio-compatible sandbox until the
@@ -91,6 +93,9 @@ func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) 
 	fs.IntVar(&opts.MaxPage, "max-page-size", 0, "refuse logs searches with a larger limit (a 400 naming it), like a server stricter than the docs; 0: no such limit")
 	fs.StringVar(&opts.Cursor, "cursor", "keyset", "how the logs list pages: `keyset` (a cursor names the last record served) or page (a page number, as the real API's cursor: records that arrive meanwhile shift the pages)")
 	fs.StringVar(&opts.RateLimit, "rate-limit", "", "serve at most `N/min` API requests a minute (the organisation's budget), with X-RateLimit-* headers and 429 + Retry-After past it")
+	fs.StringVar(&opts.EdgeLimit, "edge-limit", "", "let at most `N/s` API requests a second through the edge; past it every request gets the edge's 429 (no rate-limit headers, no Retry-After) for --edge-block")
+	opts.EdgeBlock = sandbox.DefaultEdgeBlock
+	fs.Var(durationValue{d: &opts.EdgeBlock}, "edge-block", "how long the edge refuses every request once --edge-limit is passed, a `DURATION`")
 	fs.BoolVar(&opts.NoStore, "no-store-data", false, "serve logs without arguments or responses, as a project with \"Don't store data\" on")
 	fs.BoolVar(&opts.Events, "events", false, "log trigger deliveries and account events beside the executions, as the real logs do")
 	fs.BoolVar(&opts.Lenient, "lenient", false, "accept what the real API refuses (both key headers, one-sided or ISO time ranges, unknown body keys and tool arguments...): for tests of old clients only")
@@ -124,9 +129,20 @@ func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
 		}
 		rate = n
 	}
+	edge := 0
+	if v := strings.TrimSpace(strings.TrimSuffix(opts.EdgeLimit, "/s")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return usageError(env, "sandbox", "--edge-limit %q: want N/s, N a whole number of at least 1", sanitize.String(opts.EdgeLimit))
+		}
+		edge = n
+	}
+	if opts.EdgeBlock <= 0 {
+		return usageError(env, "sandbox", "--edge-block must be positive")
+	}
 	cfg := sandbox.Config{APIKey: *key, Seed: *seed, Size: *size, HoldTimeout: *hold, Faults: faults, MaxPageSize: *maxPage, Lenient: opts.Lenient,
 		NoStoreData: opts.NoStore, Events: opts.Events,
-		Cursor: sandbox.CursorMode(opts.Cursor), RateLimit: rate}
+		Cursor: sandbox.CursorMode(opts.Cursor), RateLimit: rate, EdgeLimit: edge, EdgeBlock: opts.EdgeBlock}
 	s, base, err := sandbox.Start(ctx, cfg, *addr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "exectriage sandbox: %v\n", err)

@@ -58,6 +58,9 @@ type config struct {
 	readOnly, toolReads bool
 	// rateNotice is told of every wait for the rate limit (WithRateNotice).
 	rateNotice func(RateWait)
+	// edgeFirst and edgeTotal bound the waits for a 429 that says nothing of when to come
+	// back (WithEdgeWait).
+	edgeFirst, edgeTotal time.Duration
 }
 
 // Option configures a Client.
@@ -236,6 +239,8 @@ func New(opts ...Option) (*Client, error) {
 		userAgent:        DefaultUserAgent,
 		maxResponseBytes: DefaultMaxResponseBytes,
 		maxPages:         DefaultMaxPages,
+		edgeFirst:        DefaultEdgeFirstWait,
+		edgeTotal:        DefaultEdgeTotalWait,
 	}
 	for _, o := range opts {
 		if o == nil {

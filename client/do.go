@@ -177,12 +177,17 @@ func readLimited(res *http.Response, limit int64) ([]byte, error) {
 // do sends a read and retries it the way the Stainless SDKs do. It returns the 2xx response,
 // an *APIError for any other answer, or the transport error of the last attempt.
 func (t *transport) do(ctx context.Context, r request) (*response, error) {
-	rateWaits := 0
+	rateWaits, edgeWaits := 0, 0
+	var edgeWait, edgeWaited time.Duration
+	var epoch uint64 // the rate gate's, when this read's latest attempt was let through
 	for n := 0; ; n++ {
 		if t.gate != nil {
-			if err := t.gate.before(ctx, t.cfg.rateNotice); err != nil {
+			p, err := t.gate.before(ctx, t.cfg.rateNotice)
+			if err != nil {
 				return nil, fmt.Errorf("%s: waiting for the rate limit: %w", r, err)
 			}
+			edgeWaited += p.blocked
+			epoch = p.epoch
 		}
 		a := t.try(ctx, r, n, t.cfg.readTimeout)
 		var h http.Header
@@ -214,6 +219,32 @@ func (t *transport) do(ctx context.Context, r request) (*response, error) {
 				}
 				continue
 			}
+		}
+		// A 429 that says nothing of when to come back (the edge's): wait the block out, within
+		// edgeTotal, without using a retry (ratelimit.go).
+		hit := a.resp != nil && edgeBlock(a.resp.status, h, time.Now())
+		if t.gate != nil && a.resp != nil {
+			if d := t.gate.edge(hit, epoch, time.Now(), t.cfg.edgeFirst, rand.Float64()); hit {
+				edgeWait = d
+			}
+		} else if hit {
+			edgeWait = edgeDelay(edgeWaits, t.cfg.edgeFirst, rand.Float64())
+		}
+		if hit && edgeWaited >= t.cfg.edgeTotal {
+			return t.finish(r, a, n+1) // no retries into a block that outlasted the wait
+		}
+		if hit {
+			d := min(edgeWait, t.cfg.edgeTotal-edgeWaited)
+			edgeWaits++
+			edgeWaited += d
+			n--
+			if t.cfg.rateNotice != nil {
+				t.cfg.rateNotice(RateWait{Wait: d, Refused: true})
+			}
+			if err := sleep(ctx, d); err != nil {
+				return nil, fmt.Errorf("%s: waiting %v for the API's rate limit (HTTP 429): %w", r, d.Round(time.Millisecond), err)
+			}
+			continue
 		}
 		if n >= t.cfg.maxRetries || !shouldRetry(a) {
 			return t.finish(r, a, n+1)

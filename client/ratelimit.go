@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -39,6 +41,49 @@ func WithRateNotice(f func(RateWait)) Option {
 // maxRateWaits bounds the 429s one read waits out.
 const maxRateWaits = 20
 
+// Composio's edge also answers 429 on its own, {"code":10429,"slug":"HTTP_TooManyRequests"},
+// with no rate-limit headers and no Retry-After, and keeps refusing for a block of 15-30 s
+// (composio-api.md, round 4). A read that meets a 429 that says nothing of when to come back
+// waits the block out instead of spending its retries in a second and a half: waits that
+// double from DefaultEdgeFirstWait, capped at maxEdgeWait each, jittered, DefaultEdgeTotalWait
+// in all, each told to the notice; while one read waits, the others hold back too (the
+// block is the organisation's). A write never re-sends on any 429: its client has no retries.
+const (
+	DefaultEdgeFirstWait = time.Second
+	DefaultEdgeTotalWait = 2 * time.Minute
+	maxEdgeWait          = 30 * time.Second
+)
+
+// WithEdgeWait sets the first wait for a 429 that says nothing of when to come back and the
+// most a read waits for such 429s in all (tests shorten them).
+func WithEdgeWait(first, total time.Duration) Option {
+	return func(c *config) error {
+		if first <= 0 || total < first {
+			return fmt.Errorf("edge wait: first %v, total %v: want 0 < first <= total", first, total)
+		}
+		c.edgeFirst, c.edgeTotal = first, total
+		return nil
+	}
+}
+
+// edgeBlock reports whether an answer is a 429 that says nothing of when to come back: no
+// budget header and no usable Retry-After (and no x-should-retry: false, which wins).
+func edgeBlock(status int, h http.Header, now time.Time) bool {
+	if status != http.StatusTooManyRequests || h.Get("X-RateLimit-Remaining") != "" ||
+		strings.EqualFold(strings.TrimSpace(h.Get("x-should-retry")), "false") {
+		return false
+	}
+	d, ok := retryAfter(h, now)
+	return !ok || d <= 0 || d > maxRetryAfter
+}
+
+// edgeDelay is the wait after the k-th (from 0) 429 of a block: first·2^k, capped at
+// maxEdgeWait, times a jitter in [0.75, 1] drawn from r in [0, 1).
+func edgeDelay(k int, first time.Duration, r float64) time.Duration {
+	d := min(float64(first)*math.Pow(2, float64(min(k, 30))), float64(maxEdgeWait))
+	return time.Duration(d * (1 - 0.25*r))
+}
+
 // rateGate is what the reads of one client know of the rate limit.
 type rateGate struct {
 	mu        sync.Mutex
@@ -48,6 +93,39 @@ type rateGate struct {
 	spentAt   time.Time // when the budget was first seen spent (zero: it is not)
 	window    time.Duration
 	windowEnd time.Time // estimated
+	// An edge block (edge): every read waits until blocked; then one read at a time is let
+	// through (probing) until one is answered otherwise. The waits double with the 429s met in
+	// a row (streak), whichever read met them.
+	blocked time.Time
+	streak  int
+	probing bool
+	epoch   uint64 // counts the blocks set: a 429 of a read sent before the last one is no news
+}
+
+// pass is what before tells a read it let through.
+type pass struct {
+	blocked time.Duration // how long it waited for edge blocks
+	epoch   uint64        // the gate's epoch when it was let through
+}
+
+// edge is told how the answer to a read let through at epoch came back at now: a 429 of the
+// edge (hit) or anything else. For a hit it returns how long the block is now waited. Only a
+// read sent under the latest block doubles it (first·2^streak, jittered by r): reads sent
+// together before anyone knew of a block all meet it, and are one hit, not many.
+func (g *rateGate) edge(hit bool, epoch uint64, now time.Time, first time.Duration, r float64) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.probing = false
+	if !hit {
+		g.streak = 0
+		return 0
+	}
+	if epoch == g.epoch {
+		g.blocked = now.Add(edgeDelay(g.streak, first, r))
+		g.streak++
+		g.epoch++
+	}
+	return max(g.blocked.Sub(now), 0)
 }
 
 func newRateGate() *rateGate { return &rateGate{remaining: -1} }
@@ -99,13 +177,19 @@ func parseWindow(v string) time.Duration {
 
 // before holds a read back while the budget is spent, counting the reads in flight as spent
 // (several goroutines read at once: a load's time slices and its detail requests), until the
-// window turns; then it counts the read as in flight until done.
-func (g *rateGate) before(ctx context.Context, notice func(RateWait)) error {
+// window turns, and while an edge block lasts; then it counts the read as in flight until
+// done. It returns how long it waited for edge blocks (a read's share of them is bounded).
+func (g *rateGate) before(ctx context.Context, notice func(RateWait)) (p pass, err error) {
 	for {
 		g.mu.Lock()
 		now := time.Now()
 		wait := time.Duration(0)
+		refused := false
 		switch {
+		case now.Before(g.blocked):
+			wait, refused = g.blocked.Sub(now), true
+		case g.streak > 0 && g.probing:
+			wait = 20 * time.Millisecond // another read is seeing whether the block has passed
 		case g.remaining >= 0 && g.remaining-g.inflight <= 0:
 			// Spent: wait a whole window from the moment it was (the server's windows need not
 			// be where the estimate puts them: a window that turned unseen and was spent too
@@ -130,16 +214,21 @@ func (g *rateGate) before(ctx context.Context, notice func(RateWait)) error {
 		}
 		if wait <= 0 {
 			g.inflight++
+			g.probing = g.streak > 0
+			p.epoch = g.epoch
 			g.mu.Unlock()
-			return nil
+			return p, nil
 		}
 		limit := g.limit
 		g.mu.Unlock()
 		if notice != nil && wait > 20*time.Millisecond {
-			notice(RateWait{Wait: wait, Limit: limit})
+			notice(RateWait{Wait: wait, Limit: limit, Refused: refused})
 		}
 		if err := sleep(ctx, wait); err != nil {
-			return err
+			return p, err
+		}
+		if refused {
+			p.blocked += wait
 		}
 	}
 }
@@ -150,5 +239,6 @@ func (g *rateGate) done() {
 	if g.inflight > 0 {
 		g.inflight--
 	}
+	g.probing = false
 	g.mu.Unlock()
 }

@@ -122,6 +122,11 @@ func TestReadRetryRuleByStatus(t *testing.T) {
 	} {
 		t.Run(strconv.Itoa(tc.status), func(t *testing.T) {
 			srv, rc := serve(t, func(w http.ResponseWriter, r *http.Request, n int, _ recorded) {
+				if tc.status == 429 {
+					// a 429 that says when to come back; one that says nothing is the edge's,
+					// waited out (TestAnEdgeBlockIsWaitedOut)
+					w.Header().Set("retry-after-ms", "1")
+				}
 				writeJSON(w, tc.status, `{"error":{"message":"x"}}`)
 			})
 			c := newTestClient(t, srv.URL)

@@ -59,6 +59,13 @@ type Config struct {
 	// past it (ratelimit.go).
 	RateLimit       int
 	RateLimitWindow time.Duration
+	// EdgeLimit, when positive, is how many API requests the edge lets through within
+	// EdgeWindow (DefaultEdgeWindow when 0); past it every request is answered the edge's
+	// header-less 429 for EdgeBlock (DefaultEdgeBlock when 0), as Composio's edge does
+	// (ratelimit.go).
+	EdgeLimit  int
+	EdgeWindow time.Duration
+	EdgeBlock  time.Duration
 	// NoStoreData serves logs as a project with "Don't store data" on has them: audit metadata,
 	// but no request arguments and no response payload.
 	NoStoreData bool

@@ -61,7 +61,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /_sandbox/faults", s.control(s.handleFaults))
 	mux.HandleFunc("POST /_sandbox/faults", s.control(s.handleFaults))
 	mux.HandleFunc("DELETE /_sandbox/faults", s.control(s.handleFaults))
-	api := s.limit(mux)
+	api := s.edge(s.limit(mux))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = withRequestID(r)
 		if strings.HasPrefix(r.URL.Path, "/api/") && s.bothKeys(w, r) {

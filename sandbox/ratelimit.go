@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"net/http"
 	"strconv"
 	"sync"
@@ -67,13 +68,100 @@ func (s *Server) limit(next http.Handler) http.Handler {
 		if !ok {
 			secs := int64((reset + time.Second - 1) / time.Second)
 			h.Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
-			s.writeError(w, r, http.StatusTooManyRequests, 1429, "RateLimit_Exceeded",
-				"Rate limit exceeded: "+strconv.Itoa(l.limit)+" requests per "+l.window.String()+" for this organisation",
-				"Wait for Retry-After seconds, and spread requests over the window.")
+			// the documented body is flat, not the error envelope (composio-api.md, round 4)
+			writeJSON(w, http.StatusTooManyRequests, map[string]string{
+				"message": "Rate limit exceeded. Limit: " + strconv.Itoa(l.limit) + " requests per " + windowText(l.window)})
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// windowText says a window as the platform does: "minute", "10 minutes", "30 seconds".
+func windowText(d time.Duration) string {
+	switch {
+	case d == time.Minute:
+		return "minute"
+	case d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + " minutes"
+	}
+	return strconv.FormatInt(int64(max(d/time.Second, 1)), 10) + " seconds"
+}
+
+// Composio's edge limits bursts on its own, before the organisation's budget: past it, every
+// request is answered 429 {"code":10429,"slug":"HTTP_TooManyRequests"} with no rate-limit
+// headers and no Retry-After, for a block of 15-30 s (composio-api.md, round 4).
+// Config.EdgeLimit turns it on: more than EdgeLimit requests within EdgeWindow start a block
+// of EdgeBlock.
+
+// Edge limit defaults.
+const (
+	DefaultEdgeWindow = time.Second
+	DefaultEdgeBlock  = 20 * time.Second
+)
+
+// edgeLimiter counts the requests of the current edge window and keeps the block.
+type edgeLimiter struct {
+	limit         int
+	window, block time.Duration
+
+	mu      sync.Mutex
+	start   time.Time // the current window's start
+	used    int
+	until   time.Time // the block's end (zero: none)
+	refused int
+}
+
+func newEdgeLimiter(limit int, window, block time.Duration) *edgeLimiter {
+	if limit <= 0 {
+		return nil
+	}
+	return &edgeLimiter{limit: limit, window: cmp.Or(window, DefaultEdgeWindow), block: cmp.Or(block, DefaultEdgeBlock)}
+}
+
+// take counts one request at now; ok is false while a block lasts.
+func (l *edgeLimiter) take(now time.Time) (ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Before(l.until) {
+		l.refused++
+		return false
+	}
+	if now.Sub(l.start) >= l.window {
+		l.start, l.used = now, 0
+	}
+	if l.used++; l.used > l.limit {
+		l.until, l.start, l.used = now.Add(l.block), time.Time{}, 0
+		l.refused++
+		return false
+	}
+	return true
+}
+
+// edge wraps the API's handler with the edge limit (outside the budget: a request the edge
+// refuses never reaches the organisation's count).
+func (s *Server) edge(next http.Handler) http.Handler {
+	l := s.edgeLim
+	if l == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !l.take(time.Now()) {
+			writeJSON(w, http.StatusTooManyRequests, map[string]any{"code": 10429, "slug": "HTTP_TooManyRequests"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// EdgeRefused is how many requests the sandbox's edge answered 429.
+func (s *Server) EdgeRefused() int {
+	if s.edgeLim == nil {
+		return 0
+	}
+	s.edgeLim.mu.Lock()
+	defer s.edgeLim.mu.Unlock()
+	return s.edgeLim.refused
 }
 
 // RateLimited is how many requests the sandbox answered 429 for its rate limit.

@@ -38,6 +38,7 @@ type Server struct {
 	byTool    map[string]int
 	sessions  map[string]*session // tool-router sessions, by id
 	rate      *rateLimiter        // nil without Config.RateLimit
+	edgeLim   *edgeLimiter        // nil without Config.EdgeLimit
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -114,6 +115,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("sandbox: the rate limit and its window must not be negative")
 	}
 	s.rate = newRateLimiter(cfg.RateLimit, cfg.RateLimitWindow)
+	s.edgeLim = newEdgeLimiter(cfg.EdgeLimit, cfg.EdgeWindow, cfg.EdgeBlock)
 	s.handler = s.routes()
 	return s, nil
 }

@@ -105,7 +105,7 @@ func TestRateLimitHeadersAnd429(t *testing.T) {
 		}
 	}
 	status, h, b := doReq(t, ts.URL, "GET", "/api/v3.1/tools", nil, nil)
-	if status != 429 || h.Get("Retry-After") == "" || h.Get("X-RateLimit-Remaining") != "0" || !strings.Contains(string(b), "RateLimit_Exceeded") {
+	if status != 429 || h.Get("Retry-After") == "" || h.Get("X-RateLimit-Remaining") != "0" || !strings.Contains(string(b), `{"message":"Rate limit exceeded. Limit: 3 requests per 60 minutes"}`) {
 		t.Fatalf("past the budget: %d %v %s", status, h, b)
 	}
 	if s.RateLimited() != 1 {
@@ -221,5 +221,33 @@ func TestTheTriggerLogs(t *testing.T) {
 		if status, _, b := doReq(t, ts.URL, c.method, c.path, c.body, nil); status != c.status {
 			t.Errorf("%s %s %v: %d %s, want %d", c.method, c.path, c.body, status, b, c.status)
 		}
+	}
+}
+
+// TestTheEdgeLimit: past the edge's burst limit every API request is answered the edge's 429,
+// with no rate-limit header and no Retry-After, until the block passes (composio-api.md,
+// round 4); then requests pass again.
+func TestTheEdgeLimit(t *testing.T) {
+	cfg := testConfig()
+	cfg.Size, cfg.EdgeLimit, cfg.EdgeWindow, cfg.EdgeBlock = 20, 3, time.Hour, 300*time.Millisecond
+	s, ts := newTestServer(t, cfg)
+	for i := range 3 {
+		if status, _, b := doReq(t, ts.URL, "GET", "/api/v3.1/tools", nil, nil); status != 200 {
+			t.Fatalf("request %d: %d %s", i, status, b)
+		}
+	}
+	for i := range 2 {
+		status, h, b := doReq(t, ts.URL, "POST", "/api/v3.1/logs/tool_execution", map[string]any{"limit": 5}, nil)
+		if status != 429 || strings.TrimSpace(string(b)) != `{"code":10429,"slug":"HTTP_TooManyRequests"}` ||
+			h.Get("Retry-After") != "" || h.Get("X-RateLimit-Remaining") != "" || h.Get("X-RateLimit") != "" {
+			t.Fatalf("blocked request %d: %d %v %s", i, status, h, b)
+		}
+	}
+	time.Sleep(350 * time.Millisecond)
+	if status, _, b := doReq(t, ts.URL, "GET", "/api/v3.1/tools", nil, nil); status != 200 {
+		t.Fatalf("after the block: %d %s", status, b)
+	}
+	if s.EdgeRefused() != 2 {
+		t.Errorf("EdgeRefused = %d, want 2", s.EdgeRefused())
 	}
 }
