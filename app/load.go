@@ -210,10 +210,9 @@ func SortNewestFirst(execs []model.Execution) {
 // lists entries without arguments or error kinds): writes that did not succeed (the error
 // decides ambiguous or failed), and writes with a neighbour of the same caller
 // (triage.CallerOf: the tool and account, else user; an email family's tools and user) within
-// the duplicate window (arguments decide duplicates). Nothing else: a read
-// never needs its detail to be listed, and an old-SDK note whose answer depends on the language
-// a list entry does not carry says so ("if it is Python composio") rather than fetch every such
-// execution (on the 10k sandbox that was 3,886 of 4,391 detail requests). It sees the executions
+// the duplicate window (arguments decide duplicates), and writes whose SDK re-sends writes in
+// one language only (the old-SDK note needs the language, which only the detail records). Nothing
+// else: a read never needs its detail to be listed (and gets no old-SDK note). It sees the executions
 // batch by batch, in any order: a neighbour seen in an earlier batch that turns out to need
 // its detail is returned to fetch again (the CLI sees one sorted batch; the TUI pages as they
 // stream in).
@@ -256,6 +255,9 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 		}
 		if !triage.LogSucceeded(e.Status) {
 			mark[i] = true // and, below, its neighbours: a failed attempt's neighbour is a group's member too
+		}
+		if triage.NoteNeedsLanguage(e) {
+			mark[i] = true // its SDK re-sends writes in one language only: the detail says which
 		}
 		tool, who := triage.CallerOf(e) // the callers duplicates are found among
 		key := detailKey{tool, who}

@@ -212,7 +212,9 @@ func (c *Classifier) Classify(e *model.Execution) (model.Triage, bool) {
 		c.reasons[reason] = reason
 	}
 	note := ""
-	if e.SDKVersion != "" { // OldSDK says nothing without a version
+	// the note says whether the caller's SDK re-sends writes: of a write only (a read sent
+	// twice changes nothing, and a read's detail, which carries the language, is never fetched)
+	if e.SDKVersion != "" && k.IsWrite() { // OldSDK says nothing without a version
 		sk := sdkKey{e.SDKVersion, e.Source.Language, e.Source.Framework, e.Source.Host, CallPath(e)}
 		var ok bool
 		if note, ok = c.oldSDK[sk]; !ok {
