@@ -57,6 +57,8 @@ func TestExitCodeTable(t *testing.T) {
 		{"a file with no readable record", []string{"list", "--file", "testdata/norecs.jsonl"}, ExitUsage, "no readable record"},
 		{"a verdict that does not fit", append([]string{"mark", "log_G08", "duplicate"}, file...), ExitUsage, "does not fit"},
 		{"retry of an unknown id", []string{"retry", "log_nope_but_demo", "--demo", "--reason", "x"}, ExitUsage, "no execution"},
+		{"a missing file is no network error", []string{"list", "--file", "testdata/no-such-export.jsonl"}, ExitUsage, "list: bad file: testdata/no-such-export.jsonl: no such file: check --file"},
+		{"a missing file, scanned", []string{"scan", "--file", "testdata/no-such-export.jsonl"}, ExitUsage, "scan: bad file: testdata/no-such-export.jsonl: no such file"},
 		{"an edge limit that is no rate", []string{"sandbox", "--edge-limit", "fast"}, ExitUsage, `--edge-limit "fast": want N/s`},
 		{"an edge block of nothing", []string{"sandbox", "--edge-limit", "5/s", "--edge-block", "0s"}, ExitUsage, "--edge-block must be positive"},
 		{"the guard refuses an unconfirmed retry", []string{"retry", flaggedDemoWrite(t, vars), "--demo"}, ExitRefused, "refused"},

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -91,13 +92,35 @@ func (e *FileError) Error() string {
 		s += fmt.Sprintf(":%d", e.Line)
 	}
 	s += ": " + e.Msg
-	if e.Err != nil {
+	if e.Err != nil && e.Err.Error() != "" {
 		s += ": " + e.Err.Error()
 	}
 	return s
 }
 
 func (e *FileError) Unwrap() error { return e.Err }
+
+// openError is a file that cannot be opened, as a *FileError that names the file and says why
+// in words (a missing file's ENOENT is no network error, though it answers net.Error's methods).
+func openError(path string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &FileError{Path: path, Msg: "no such file", Err: quiet{fs.ErrNotExist}}
+	case errors.Is(err, fs.ErrPermission):
+		return &FileError{Path: path, Msg: "permission denied", Err: quiet{fs.ErrPermission}}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the path is said once
+	}
+	return &FileError{Path: path, Msg: "cannot be opened", Err: err}
+}
+
+// quiet is a cause kept for errors.Is whose words the message already says.
+type quiet struct{ err error }
+
+func (q quiet) Error() string { return "" }
+func (q quiet) Unwrap() error { return q.err }
 
 // LoadFile reads an export of the Logs API and hands its records to batch, a few thousand at
 // a time, as it reads (the caller owns each slice). The file may be one list response
@@ -284,7 +307,7 @@ func (l *loader) run(ctx context.Context) error {
 func (l *loader) read(ctx context.Context) error {
 	f, err := os.Open(l.path)
 	if err != nil {
-		return err // *PathError names the file
+		return openError(l.path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()

@@ -135,14 +135,14 @@ func Open(ctx context.Context, opt Options) (Source, error) {
 		// Stat, not Open: opening a FIFO blocks until a writer comes, and ^C cannot interrupt it.
 		st, err := os.Stat(opt.File)
 		if err != nil {
-			return nil, err
+			return nil, openError(opt.File, err)
 		}
 		if !st.Mode().IsRegular() && !st.IsDir() {
 			return nil, &FileError{Path: opt.File, Msg: "not a regular file (" + fileKind(st.Mode()) + "): give an export file"}
 		}
 		f, err := os.Open(opt.File)
 		if err != nil {
-			return nil, err
+			return nil, openError(opt.File, err)
 		}
 		f.Close()
 		s := &fileSource{path: opt.File, opt: opt}
