@@ -57,6 +57,8 @@ func TestExitCodeTable(t *testing.T) {
 		{"a file with no readable record", []string{"list", "--file", "testdata/norecs.jsonl"}, ExitUsage, "no readable record"},
 		{"a verdict that does not fit", append([]string{"mark", "log_G08", "duplicate"}, file...), ExitUsage, "does not fit"},
 		{"retry of an unknown id", []string{"retry", "log_nope_but_demo", "--demo", "--reason", "x"}, ExitUsage, "no execution"},
+		{"--cache and --no-cache together", []string{"scan", "--demo", "--cache", "--no-cache"}, ExitUsage, "scan: --cache and --no-cache contradict each other: give one"},
+		{"--cache and --no-cache, listed", []string{"list", "--demo", "--no-cache", "--cache"}, ExitUsage, "--cache and --no-cache contradict each other"},
 		{"a missing file is no network error", []string{"list", "--file", "testdata/no-such-export.jsonl"}, ExitUsage, "list: bad file: testdata/no-such-export.jsonl: no such file: check --file"},
 		{"a missing file, scanned", []string{"scan", "--file", "testdata/no-such-export.jsonl"}, ExitUsage, "scan: bad file: testdata/no-such-export.jsonl: no such file"},
 		{"an edge limit that is no rate", []string{"sandbox", "--edge-limit", "fast"}, ExitUsage, `--edge-limit "fast": want N/s`},

@@ -210,6 +210,9 @@ func (s *sourceFlags) options(env *Env) app.Options {
 // open opens the session (config and source) the flags describe, saying on stderr when the
 // API key is the Composio CLI's login rather than COMPOSIO_API_KEY.
 func (s *sourceFlags) open(ctx context.Context, env *Env) (*app.App, error) {
+	if s.cache && s.noCache {
+		return nil, app.Usagef("--cache and --no-cache contradict each other: give one")
+	}
 	a, err := app.Open(ctx, s.options(env))
 	if err == nil && a.SourceKind() == model.SourceLive && strings.HasPrefix(a.KeyFrom(), "the Composio CLI login") {
 		fmt.Fprintf(env.Stderr, "exectriage: using the API key of %s (COMPOSIO_API_KEY is not set)\n", sanitize.String(a.KeyFrom()))
