@@ -177,8 +177,8 @@ func readLimited(res *http.Response, limit int64) ([]byte, error) {
 // do sends a read and retries it the way the Stainless SDKs do. It returns the 2xx response,
 // an *APIError for any other answer, or the transport error of the last attempt.
 func (t *transport) do(ctx context.Context, r request) (*response, error) {
-	rateWaits, edgeWaits := 0, 0
-	var edgeWait, edgeWaited time.Duration
+	rateWaits := 0
+	var edgeWaited time.Duration
 	var epoch uint64 // the rate gate's, when this read's latest attempt was let through
 	for n := 0; ; n++ {
 		if t.gate != nil {
@@ -221,30 +221,26 @@ func (t *transport) do(ctx context.Context, r request) (*response, error) {
 			}
 		}
 		// A 429 that says nothing of when to come back (the edge's): wait the block out, within
-		// edgeTotal, without using a retry (ratelimit.go).
-		hit := a.resp != nil && edgeBlock(a.resp.status, h, time.Now())
-		if t.gate != nil && a.resp != nil {
-			if d := t.gate.edge(hit, epoch, time.Now(), t.cfg.edgeFirst, rand.Float64()); hit {
-				edgeWait = d
+		// edgeTotal, without using a retry (ratelimit.go). Only a client that retries sends a
+		// request again: the no-retry transport (writes, and reads run once) has no gate.
+		if t.gate != nil && t.cfg.maxRetries > 0 && a.resp != nil {
+			hit := edgeBlock(a.resp.status, h, time.Now())
+			wait := t.gate.edge(hit, epoch, time.Now(), t.cfg.edgeFirst, rand.Float64())
+			if hit && edgeWaited >= t.cfg.edgeTotal {
+				return t.finish(r, a, n+1) // no retries into a block that outlasted the wait
 			}
-		} else if hit {
-			edgeWait = edgeDelay(edgeWaits, t.cfg.edgeFirst, rand.Float64())
-		}
-		if hit && edgeWaited >= t.cfg.edgeTotal {
-			return t.finish(r, a, n+1) // no retries into a block that outlasted the wait
-		}
-		if hit {
-			d := min(edgeWait, t.cfg.edgeTotal-edgeWaited)
-			edgeWaits++
-			edgeWaited += d
-			n--
-			if t.cfg.rateNotice != nil {
-				t.cfg.rateNotice(RateWait{Wait: d, Refused: true})
+			if hit {
+				d := min(wait, t.cfg.edgeTotal-edgeWaited)
+				edgeWaited += d
+				n--
+				if t.cfg.rateNotice != nil {
+					t.cfg.rateNotice(RateWait{Wait: d, Refused: true})
+				}
+				if err := sleep(ctx, d); err != nil {
+					return nil, fmt.Errorf("%s: waiting %v for the API's rate limit (HTTP 429): %w", r, d.Round(time.Millisecond), err)
+				}
+				continue
 			}
-			if err := sleep(ctx, d); err != nil {
-				return nil, fmt.Errorf("%s: waiting %v for the API's rate limit (HTTP 429): %w", r, d.Round(time.Millisecond), err)
-			}
-			continue
 		}
 		if n >= t.cfg.maxRetries || !shouldRetry(a) {
 			return t.finish(r, a, n+1)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 )
 
@@ -110,6 +111,21 @@ func TestAnEdgeBlockNeverResendsAWrite(t *testing.T) {
 	}
 	if n := rc.count(); n != 1 {
 		t.Errorf("the write was sent %d times, want once", n)
+	}
+}
+
+// A read tool run once (a tool whose definition does not vouch that it only reads) goes
+// through the no-retry transport: the edge's 429 is its answer, and nothing sends it again.
+func TestAnEdgeBlockNeverResendsAToolRunOnce(t *testing.T) {
+	srv, rc := serve(t, func(w http.ResponseWriter, r *http.Request, n int, _ recorded) {
+		writeJSON(w, 429, edgeBody)
+	})
+	c := newTestClient(t, srv.URL, WithEdgeWait(20*time.Millisecond, 300*time.Millisecond))
+	if _, err := c.RunReadToolOnce(t.Context(), model.ToolCall{Slug: "GMAIL_FETCH_EMAILS", ConnectedAccountID: "ca_1"}); err == nil {
+		t.Error("want the 429")
+	}
+	if n := rc.count(); n != 1 {
+		t.Errorf("the tool was run %d times, want once", n)
 	}
 }
 
