@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
 	"strings"
@@ -54,6 +55,10 @@ func Explain(err error, again Again) string {
 		return oneLine(err.Error()) + ": it may have aged out of the window (--since)"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timed out: " + oneLine(err.Error()) + ": check your connection, then " + string(again)
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+		// a file's ENOENT or EACCES answers net.Error's methods (syscall.Errno) but is no
+		// network error
+		return oneLine(err.Error())
 	case errors.As(err, &ne), errors.As(err, &ue):
 		return "network error: " + oneLine(err.Error()) + ": check your connection or --base-url, then " + string(again)
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/exectriage/exectriage/bundle"
@@ -227,6 +229,11 @@ func TestExplainSaysWhatToDo(t *testing.T) {
 		if got := Explain(tt.err, tt.again); !strings.Contains(got, tt.want) || strings.Contains(got, "\n") {
 			t.Errorf("Explain(%v) = %q, want %q", tt.err, got, tt.want)
 		}
+	}
+	// a file that is not there is no network error, wherever the path comes from
+	missing := &fs.PathError{Op: "open", Path: "/nowhere/journal.db", Err: syscall.ENOENT}
+	if got := Explain(fmt.Errorf("journal: %w", missing), AgainCLI); strings.Contains(got, "network") || !strings.Contains(got, "/nowhere/journal.db: no such file") {
+		t.Errorf("Explain(a missing file) = %q", got)
 	}
 	if got := HideKnown("key ak_live_secret_123456 here", "ak_live_secret_123456"); strings.Contains(got, "ak_live_secret") {
 		t.Errorf("HideKnown = %q", got)
