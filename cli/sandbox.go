@@ -52,20 +52,22 @@ func (f *faultFlags) Set(v string) error {
 
 // SandboxOptions are sandbox's flags.
 type SandboxOptions struct {
-	Addr      string
-	Seed      int64
-	Size      int
-	Key       string
-	Hold      time.Duration
-	MaxPage   int
-	Faults    faultFlags
-	Lenient   bool
-	NoStore   bool
-	Events    bool
-	Cursor    string
-	RateLimit string
-	EdgeLimit string
-	EdgeBlock time.Duration
+	Addr        string
+	Seed        int64
+	Size        int
+	Key         string
+	Hold        time.Duration
+	MaxPage     int
+	Faults      faultFlags
+	Lenient     bool
+	NoStore     bool
+	Events      bool
+	Cursor      string
+	RateLimit   string
+	EdgeLimit   string
+	EdgeBlock   time.Duration
+	Approvals   []string
+	ApprovalTTL time.Duration
 }
 
 // NewCmdSandbox is `exectriage sandbox`: it serves the Composio-compatible sandbox until the
@@ -96,6 +98,9 @@ func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) 
 	fs.StringVar(&opts.EdgeLimit, "edge-limit", "", "let at most `N/s` API requests a second through the edge; past it every request gets the edge's 429 (no rate-limit headers, no Retry-After) for --edge-block")
 	opts.EdgeBlock = sandbox.DefaultEdgeBlock
 	fs.Var(durationValue{d: &opts.EdgeBlock}, "edge-block", "how long the edge refuses every request once --edge-limit is passed, a `DURATION`")
+	fs.StringSliceVar(&opts.Approvals, "require-approval", nil, "session calls of these `TOOLS,TOOLKITS,TAGS` wait for a person's approval (input_required with a request_state), as a session that requires approval; e.g. GMAIL_SEND_EMAIL, slack, destructiveHint")
+	opts.ApprovalTTL = sandbox.DefaultApprovalTTL
+	fs.Var(durationValue{d: &opts.ApprovalTTL}, "approval-ttl", "how long an approval request stays open, a `DURATION`")
 	fs.BoolVar(&opts.NoStore, "no-store-data", false, "serve logs without arguments or responses, as a project with \"Don't store data\" on")
 	fs.BoolVar(&opts.Events, "events", false, "log trigger deliveries and account events beside the executions, as the real logs do")
 	fs.BoolVar(&opts.Lenient, "lenient", false, "accept what the real API refuses (both key headers, one-sided or ISO time ranges, unknown body keys and tool arguments...): for tests of old clients only")
@@ -140,7 +145,10 @@ func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
 	if opts.EdgeBlock <= 0 {
 		return usageError(env, "sandbox", "--edge-block must be positive")
 	}
-	cfg := sandbox.Config{APIKey: *key, Seed: *seed, Size: *size, HoldTimeout: *hold, Faults: faults, MaxPageSize: *maxPage, Lenient: opts.Lenient,
+	if opts.ApprovalTTL <= 0 {
+		return usageError(env, "sandbox", "--approval-ttl must be positive")
+	}
+	cfg := sandbox.Config{Approvals: opts.Approvals, ApprovalTTL: opts.ApprovalTTL, APIKey: *key, Seed: *seed, Size: *size, HoldTimeout: *hold, Faults: faults, MaxPageSize: *maxPage, Lenient: opts.Lenient,
 		NoStoreData: opts.NoStore, Events: opts.Events,
 		Cursor: sandbox.CursorMode(opts.Cursor), RateLimit: rate, EdgeLimit: edge, EdgeBlock: opts.EdgeBlock}
 	s, base, err := sandbox.Start(ctx, cfg, *addr)
@@ -164,6 +172,9 @@ func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
 	fmt.Fprintf(out, "Make the next Gmail send time out after it was sent:\n")
 	fmt.Fprintf(out, "  curl -X POST %s/_sandbox/faults -d '{\"tool_slug\":\"GMAIL_SEND_EMAIL\",\"mode\":\"timeout_after_commit\",\"count\":1}'\n", base)
 	fmt.Fprintf(out, "Ground truth: %s/_sandbox/effects   counters: %s/_sandbox/stats\n", base, base)
+	if len(opts.Approvals) > 0 {
+		fmt.Fprintf(out, "Session calls of %s wait for approval (request states last %s)\n", strings.Join(opts.Approvals, ", "), opts.ApprovalTTL)
+	}
 	for _, r := range faults {
 		fmt.Fprintf(out, "Armed: %s %s (count %d)\n", r.ToolSlug, r.Mode, r.Count)
 	}

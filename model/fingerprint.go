@@ -38,7 +38,7 @@ func (e *Execution) Fingerprint(seed maphash.Seed) uint64 {
 	num(e.StartTime.Unix())
 	num(e.EndTime.Unix())
 	flags := int64(0)
-	for i, b := range []bool{e.HasDuration, e.Detailed, e.Error != nil, e.Parent != nil, e.Delivery != nil} {
+	for i, b := range []bool{e.HasDuration, e.Detailed, e.Error != nil, e.Parent != nil, e.Delivery != nil, e.Approval != nil} {
 		if b {
 			flags |= 1 << i
 		}
@@ -61,6 +61,10 @@ func (e *Execution) Fingerprint(seed maphash.Seed) uint64 {
 		num(int64(d.Attempt))
 		str(d.TriggerID)
 		str(d.Error)
+	}
+	if a := e.Approval; a != nil {
+		str(a.RequestState)
+		raw(a.Responses)
 	}
 	return h.Sum64()
 }

@@ -43,7 +43,16 @@ const (
 	OutcomeFailed    Outcome = "failed"    // definite failure; the action cannot have happened
 	OutcomeRejected  Outcome = "rejected"  // rate limited or refused before execution
 	OutcomeAmbiguous Outcome = "ambiguous" // the action may or may not have happened
+	// OutcomeWaiting: a session call that waits for a person's approval (result_type
+	// input_required with a request_state): nothing ran; the app's re-call with the approval
+	// runs it.
+	OutcomeWaiting Outcome = "waiting"
 )
+
+// Outcomes lists every outcome, in the order reports and filters name them.
+func Outcomes() []Outcome {
+	return []Outcome{OutcomeSucceeded, OutcomeFailed, OutcomeRejected, OutcomeAmbiguous, OutcomeWaiting}
+}
 
 // ErrorKind is the class of failure recorded in a log's data.error.kind.
 type ErrorKind string
@@ -144,6 +153,18 @@ type Execution struct {
 	// Delivery is a trigger delivery's identity (a trigger.message record read from the
 	// trigger logs, or an export of them); nil for anything else.
 	Delivery *Delivery `json:"delivery,omitempty"`
+	// Approval is what a session call sent with an approval (data.request.request_state and
+	// input_responses): the call re-made after a person answered the input_required of an
+	// earlier one, which it continues; nil for any other call.
+	Approval *Approval `json:"approval,omitempty"`
+}
+
+// Approval is the answer to a session's request for approval (@composio/core 0.25.0, Python
+// 0.28.0) that a re-made call carries: the request_state of the call that asked, and the
+// person's input_responses as sent.
+type Approval struct {
+	RequestState string          `json:"request_state,omitempty"`
+	Responses    json.RawMessage `json:"input_responses,omitempty"`
 }
 
 // The record types of the Logs API (composio-api.md, round 3).

@@ -79,6 +79,9 @@ type WireData struct {
 // WireRequest is data.request.
 type WireRequest struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// RequestState and InputResponses are an approved re-call's (Execution.Approval).
+	RequestState   string          `json:"request_state,omitempty"`
+	InputResponses json.RawMessage `json:"input_responses,omitempty"`
 }
 
 // ErrNotObject is returned for input that is not a JSON object.
@@ -273,13 +276,16 @@ func parseData(raw json.RawMessage, e *Execution) {
 	_ = decodeLenient(raw, &d)
 	if isObject(d.Request) {
 		var r struct {
-			Arguments json.RawMessage `json:"arguments"`
+			Arguments      json.RawMessage `json:"arguments"`
+			RequestState   flexString      `json:"request_state"`
+			InputResponses json.RawMessage `json:"input_responses"`
 		}
 		_ = decodeLenient(d.Request, &r)
 		if isObject(r.Arguments) {
 			e.Arguments = r.Arguments
 			e.ArgsSum = ArgsSumOf(r.Arguments)
 		}
+		e.Approval = approvalOf(string(r.RequestState), r.InputResponses)
 	}
 	if isObject(d.Response) {
 		e.Response = d.Response
@@ -314,6 +320,24 @@ func decodeLenient(data []byte, v any) error {
 		return fmt.Errorf("invalid JSON: %w", err)
 	}
 	return nil
+}
+
+// approvalOf is the Approval of a request that carried state and responses (the responses
+// kept only when an array, as the API takes them), nil when it carried neither.
+func approvalOf(state string, responses json.RawMessage) *Approval {
+	if !isArray(responses) {
+		responses = nil
+	}
+	if state == "" && responses == nil {
+		return nil
+	}
+	return &Approval{RequestState: state, Responses: responses}
+}
+
+// isArray reports whether raw is a JSON array.
+func isArray(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '['
 }
 
 func isObject(raw json.RawMessage) bool {
@@ -486,8 +510,11 @@ func ToWire(e *Execution, detail bool) WireRecord {
 	src := e.Source
 	w.Source = &src
 	w.Data = &WireData{Response: e.Response, Error: e.Error}
-	if len(e.Arguments) > 0 {
+	if len(e.Arguments) > 0 || e.Approval != nil {
 		w.Data.Request = &WireRequest{Arguments: e.Arguments}
+		if a := e.Approval; a != nil {
+			w.Data.Request.RequestState, w.Data.Request.InputResponses = a.RequestState, a.Responses
+		}
 	}
 	return w
 }

@@ -330,6 +330,35 @@ func TestATriggerDeliveryRoundTrips(t *testing.T) {
 	}
 }
 
+// TestAnApprovedReCallRoundTrips: the request_state and input_responses an approved re-call sent
+// (data.request) survive an export and a parse, in both parsers.
+func TestAnApprovedReCallRoundTrips(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	e := Execution{ID: "log_a2", Timestamp: at, ToolSlug: "GMAIL_SEND_EMAIL", ToolkitSlug: "gmail", UserID: "u1", SessionID: "trs_1",
+		Status: StatusSuccess, RetryCount: -1, Detailed: true, Arguments: json.RawMessage(`{"to":"a@b"}`),
+		Approval: &Approval{RequestState: "rs_9", Responses: json.RawMessage(`[{"id":"ir_1","approved":true}]`)}}
+	b, err := json.Marshal(ToWire(&e, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"request":{"arguments":{"to":"a@b"},"request_state":"rs_9","input_responses":[{"id":"ir_1","approved":true}]}`) {
+		t.Fatalf("data.request is %s", b)
+	}
+	for name, parse := range map[string]func([]byte) (Execution, error){"fast": ParseRecord, "slow": parseRecordSlow} {
+		got, err := parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Approval == nil || got.Approval.RequestState != "rs_9" || string(got.Approval.Responses) != string(e.Approval.Responses) {
+			t.Errorf("%s: approval %+v", name, got.Approval)
+		}
+	}
+	plain, _ := ParseRecord([]byte(`{"id":"x","data":{"request":{"arguments":{}}}}`))
+	if plain.Approval != nil {
+		t.Errorf("a call without request_state has an approval: %+v", plain.Approval)
+	}
+}
+
 // FuzzLogsPageLen: counting a page's records without decoding it agrees with decoding it,
 // for any page ParseLogsPage reads.
 func FuzzLogsPageLen(f *testing.F) {

@@ -162,6 +162,9 @@ type fields struct {
 	data          bool
 	args, resp    [2]int // spans of data.request.arguments and data.response when objects
 	hasArgs       bool
+	reqState      string // data.request.request_state
+	responses     [2]int // the span of data.request.input_responses when an array
+	hasResponses  bool
 	hasResp       bool
 	errObj        bool
 	errMsg        string
@@ -230,6 +233,12 @@ func (f *fields) execution(data []byte, dropResponse, skipArgs bool) Execution {
 		}
 		if f.hasResp && !dropResponse {
 			e.Response = f.keep(data[f.resp[0]:f.resp[1]])
+		}
+		if f.reqState != "" || f.hasResponses {
+			e.Approval = &Approval{RequestState: f.reqState}
+			if f.hasResponses {
+				e.Approval.Responses = f.keep(data[f.responses[0]:f.responses[1]])
+			}
 		}
 		if f.errObj {
 			e.Error = &ExecError{Message: f.errMsg, Kind: ErrorKind(f.errKind)}
@@ -303,7 +312,7 @@ var (
 	contextNames  = []string{"session_id", "trace_id", "request_id", "user_agent"}
 	sourceNames   = []string{"host", "framework", "language", "user_agent"}
 	dataNames     = []string{"request", "response", "error"}
-	requestNames  = []string{"arguments"}
+	requestNames  = []string{"arguments", "request_state", "input_responses"}
 	errorNames    = []string{"message", "http_status", "kind"}
 	responseNames = []string{"error"}
 )
@@ -513,14 +522,23 @@ func (s *scan) dataField(f *fields, key []byte) (uint32, bool) {
 	case "request":
 		var req bool
 		return 1 << 0, s.sub(&req, requestNames, func(key []byte) (uint32, bool) {
-			if string(key) != "arguments" {
-				return 0, s.skip()
+			switch string(key) {
+			case "arguments":
+				start := s.i
+				f.hasArgs = s.peek() == '{'
+				ok := s.skip()
+				f.args = [2]int{start, s.i}
+				return 1, ok
+			case "request_state":
+				return 2, s.flexString(&f.reqState, noIntern)
+			case "input_responses":
+				start := s.i
+				f.hasResponses = s.peek() == '['
+				ok := s.skip()
+				f.responses = [2]int{start, s.i}
+				return 4, ok
 			}
-			start := s.i
-			f.hasArgs = s.peek() == '{'
-			ok := s.skip()
-			f.args = [2]int{start, s.i}
-			return 1, ok
+			return 0, s.skip()
 		})
 	case "response":
 		start := s.i

@@ -38,6 +38,10 @@ type attempt struct {
 	// resultType is a session execution's result_type: completed, failed, or input_required
 	// and blocked (nothing ran); "" for tools.execute.
 	resultType string
+	// asked is what a call that waits for approval answered; approval what an approved
+	// re-call sent (approval.go); nil otherwise.
+	asked    *asked
+	approval *model.Approval
 }
 
 // ok reports whether the execution succeeded.
@@ -82,6 +86,7 @@ func (a *attempt) execution() (e *model.Execution, resp map[string]any) {
 		ToolVersion: a.ranVersion(),
 		RetryCount:  a.retryCount,
 		Detailed:    true,
+		Approval:    a.approval,
 	}
 	if a.acct != nil {
 		e.ConnectedAccountID = a.acct.id
@@ -116,6 +121,9 @@ func (a *attempt) execution() (e *model.Execution, resp map[string]any) {
 		e.Message += " (proxy " + a.proxy + ")"
 	}
 	resp = map[string]any{"data": data, "error": errText, "successful": a.ok()}
+	if a.asked != nil {
+		resp["input_requests"], resp["request_state"] = a.asked.requests, a.asked.state
+	}
 	if a.resultType != "" {
 		resp["result_type"] = a.resultType
 	} else if a.sessionID != "" {

@@ -66,6 +66,14 @@ type Config struct {
 	EdgeLimit  int
 	EdgeWindow time.Duration
 	EdgeBlock  time.Duration
+	// Approvals are the tools (slugs), toolkits and tags whose session executions wait for a
+	// person's approval, as a session that requires approval by tool, toolkit or tag does
+	// (@composio/core 0.25.0, Python 0.28.0): the call answers input_required with
+	// input_requests and a request_state, runs nothing, and runs when the same call is made
+	// again with that request_state and input_responses approving every request, until the
+	// state expires (ApprovalTTL, DefaultApprovalTTL when 0). approval.go.
+	Approvals   []string
+	ApprovalTTL time.Duration
 	// NoStoreData serves logs as a project with "Don't store data" on has them: audit metadata,
 	// but no request arguments and no response payload.
 	NoStoreData bool

@@ -30,6 +30,9 @@ type live struct {
 	proxy bool
 	// answer writes the successful (HTTP 200) answer for the provider's result.
 	answer func(w http.ResponseWriter, a *attempt)
+	// approve, when set, decides the call under the session's approval rules once its
+	// account is known and its arguments valid: true when it answered (approval.go).
+	approve func(w http.ResponseWriter, r *http.Request, a *attempt) bool
 }
 
 func (s *Server) countExecute(slug string, proxy bool) {
@@ -244,6 +247,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, ex *live, caID stri
 		s.finish(a)
 		s.writeError(w, r, http.StatusBadRequest, 1801, "ToolExecute_ValidationError", err.Error(),
 			"Check the arguments against the tool's input_parameters (GET /api/v3.1/tools/"+a.tool.slug+").")
+		return
+	}
+	if ex.approve != nil && ex.approve(w, r, a) {
 		return
 	}
 	fault, _ := s.takeFault(a.tool.slug, ex.proxy)

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -120,22 +121,28 @@ func (s *Server) handleSessionExecute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		ToolSlug  string          `json:"tool_slug"`
-		Arguments json.RawMessage `json:"arguments"`
-		Account   string          `json:"account"`
+		ToolSlug       string          `json:"tool_slug"`
+		Arguments      json.RawMessage `json:"arguments"`
+		Account        string          `json:"account"`
+		RequestState   string          `json:"request_state"`
+		InputResponses json.RawMessage `json:"input_responses"`
 	}
 	raw, ok := s.readJSON(w, r, &body)
 	if !ok || s.refuseUnknownKeys(w, r, raw, sessionExecuteKeys...) {
 		return
 	}
 	s.countExecute(strings.ToUpper(body.ToolSlug), false)
-	s.sessionRun(w, r, ss, body.ToolSlug, body.Arguments, body.Account, nil, "session.execute")
+	reply := approvalReply{state: body.RequestState}
+	if resp := bytes.TrimSpace(body.InputResponses); len(resp) > 0 && string(resp) != "null" {
+		reply.responses = resp
+	}
+	s.sessionRun(w, r, ss, body.ToolSlug, body.Arguments, body.Account, nil, "session.execute", reply)
 }
 
 // sessionRun runs one tool for the session's user, answering with answer (nil: the session
 // execute answer).
 func (s *Server) sessionRun(w http.ResponseWriter, r *http.Request, ss *session, slug string, rawArgs json.RawMessage, account string,
-	parent *model.Parent, path string) {
+	parent *model.Parent, path string, reply approvalReply) {
 	tool, ok := s.cat.get(slug)
 	if !ok {
 		s.toolNotFound(w, r, slug)
@@ -145,7 +152,8 @@ func (s *Server) sessionRun(w http.ResponseWriter, r *http.Request, ss *session,
 	if !ok || s.refuseUnknownArguments(w, r, tool, args) {
 		return
 	}
-	ex := &live{a: &attempt{tool: tool, args: raw, userID: ss.userID, start: s.clock(), parent: parent, path: path}, args: args, answer: sessionAnswer}
+	ex := &live{a: &attempt{tool: tool, args: raw, userID: ss.userID, start: s.clock(), parent: parent, path: path}, args: args, answer: sessionAnswer,
+		approve: func(w http.ResponseWriter, r *http.Request, a *attempt) bool { return s.approve(w, r, a, reply) }}
 	s.callerMeta(r, ex.a)
 	ex.a.sessionID = ss.id
 	s.run(w, r, ex, account)
@@ -214,7 +222,7 @@ func (s *Server) handleSessionMeta(w http.ResponseWriter, r *http.Request) {
 	for _, t := range body.Arguments.Tools {
 		rec := &recorder{header: http.Header{}}
 		s.countExecute(strings.ToUpper(t.ToolSlug), false)
-		s.sessionRun(rec, r, ss, t.ToolSlug, t.Arguments, "", parent, "session.execute")
+		s.sessionRun(rec, r, ss, t.ToolSlug, t.Arguments, "", parent, "session.execute", approvalReply{})
 		var one any
 		_ = json.Unmarshal(rec.body, &one)
 		results = append(results, map[string]any{"tool_slug": t.ToolSlug, "response": one, "status": rec.status})

@@ -67,7 +67,7 @@ var executeBodyKeys = []string{"connected_account_id", "entity_id", "user_id", "
 // sessionExecuteKeys and sessionProxyKeys are the keys of a session's execute and proxy_execute
 // (@composio/client's types).
 var (
-	sessionExecuteKeys = []string{"tool_slug", "arguments", "account", "enable_auto_workbench_offload", "experimental"}
+	sessionExecuteKeys = []string{"tool_slug", "arguments", "account", "enable_auto_workbench_offload", "experimental", "request_state", "input_responses"}
 	sessionProxyKeys   = []string{"toolkit_slug", "endpoint", "method", "body", "binary_body", "parameters", "custom_connection_data"}
 )
 
