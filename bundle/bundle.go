@@ -414,6 +414,9 @@ func (r *renderer) session(steps []model.Execution, self *model.Execution) {
 		if ts.Child {
 			child = "  " // a meta tool's child, under its parent
 		}
+		if ts.Continues != "" {
+			this = ", the approved re-call of " + r.code(ts.Continues) + this
+		}
 		r.p("%s- %s %s %s, %s%s%s\n", child, stamp(s.Start()), r.code(s.ID), r.code(s.ToolSlug), r.code(orDash(s.Status)), gap, this)
 	}
 }

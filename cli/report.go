@@ -131,7 +131,7 @@ func (r *report) header(w io.Writer, now time.Time) {
 }
 
 var (
-	outcomeOrder = []model.Outcome{model.OutcomeSucceeded, model.OutcomeFailed, model.OutcomeRejected, model.OutcomeAmbiguous}
+	outcomeOrder = model.Outcomes()
 	kindOrder    = []model.ToolKind{model.KindRead, model.KindIdempotentWrite, model.KindWrite}
 )
 

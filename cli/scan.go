@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sdkversion"
 	"github.com/exectriage/exectriage/triage"
 )
@@ -88,7 +89,9 @@ func (r *report) scanReport(w io.Writer, now time.Time) {
 	sum := r.summary()
 	var parts []string
 	for _, o := range outcomeOrder {
-		parts = append(parts, fmt.Sprintf("%s %d", o, sum.ByOutcome[string(o)]))
+		if n := sum.ByOutcome[string(o)]; n > 0 || o != model.OutcomeWaiting { // only sessions with approvals have it
+			parts = append(parts, fmt.Sprintf("%s %d", o, n))
+		}
 	}
 	fmt.Fprintf(w, "outcome  %s\n", strings.Join(parts, " · "))
 	parts = parts[:0]

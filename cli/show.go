@@ -218,6 +218,8 @@ type sessionStep struct {
 	Child  bool   `json:"child"`                   // a meta tool's child, under its parent
 	Parent string `json:"parent_log_id,omitempty"` // the meta tool execution that ran it
 	GapMS  *int64 `json:"gap_ms,omitempty"`        // from the end of the steps before it to its start
+	// Continues is the call that asked for approval this approved re-call continues.
+	Continues string `json:"continues,omitempty"`
 }
 
 // showSessionRun prints one tool-router session's timeline: its executions in the window and
@@ -252,6 +254,9 @@ func showSessionRun(ctx context.Context, env *Env, opts *ShowOptions) int {
 		i := pos[ts.Index]
 		e, t := &l.Execs[i], &l.Result.Triage[i]
 		st := sessionStep{execJSON: toExecJSON(e, t, r.hide), Child: ts.Child}
+		if ts.Continues != "" {
+			st.Continues = r.hide(ts.Continues)
+		}
 		if e.Parent != nil {
 			st.Parent = r.hide(e.Parent.LogID)
 		}
@@ -297,6 +302,9 @@ func (r *report) sessionReport(w io.Writer, out sessionJSON) error {
 			gap = "  " + model.GapText(time.Duration(*s.GapMS)*time.Millisecond)
 		}
 		marks := ""
+		if s.Continues != "" {
+			marks += "  approved re-call of " + sanitize.String(s.Continues)
+		}
 		if s.DuplicateGroup != nil {
 			marks += "  in " + sanitize.String(*s.DuplicateGroup)
 		}

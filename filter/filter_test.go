@@ -154,7 +154,7 @@ func TestParse(t *testing.T) {
 		{q: `flagged:maybe`, wantErr: `flagged:maybe: want flagged:yes or flagged:no`},
 		// Fixed vocabularies: a value no word contains is a typo, not "0 matches".
 		{q: `outcome:amb kind:IDEMP -outcome:fail`, want: []string{"outcome=amb", "kind=IDEMP", "-outcome=fail"}},
-		{q: `outcome:ambigous`, wantErr: `outcome:ambigous: did you mean outcome:ambiguous? (outcome is one of succeeded, failed, rejected, ambiguous)`},
+		{q: `outcome:ambigous`, wantErr: `outcome:ambigous: did you mean outcome:ambiguous? (outcome is one of succeeded, failed, rejected, ambiguous, waiting)`},
 		{q: `-kind:wirte`, wantErr: `did you mean kind:write?`},
 		{q: `Outcome:zzzzzzzzzz`, wantErr: `Outcome:zzzzzzzzzz: no such outcome (outcome is one of`},
 		{q: `status:Completed error:ambigous`, want: []string{"status=Completed", "error=ambigous"}},

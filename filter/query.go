@@ -583,7 +583,11 @@ func (q Query) Match(row *Row) (bool, []int) {
 func vocabulary(f field) []string {
 	switch f {
 	case fieldOutcome:
-		return []string{string(model.OutcomeSucceeded), string(model.OutcomeFailed), string(model.OutcomeRejected), string(model.OutcomeAmbiguous)}
+		var out []string
+		for _, o := range model.Outcomes() {
+			out = append(out, string(o))
+		}
+		return out
 	case fieldKind:
 		return []string{string(model.KindRead), string(model.KindIdempotentWrite), string(model.KindWrite)}
 	case fieldPattern:

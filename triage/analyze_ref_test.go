@@ -311,6 +311,17 @@ func TestResponseMayFailNeverMissesAFailure(t *testing.T) {
 			t.Errorf("ResponseMayFail(%s) = true: a plain success response should need no decoding", resp)
 		}
 	}
+	// a session's result_type is read too (nothingRan): a call that ran nothing, or waits for approval
+	for _, resp := range []string{`{"data":{},"error":null,"result_type":"blocked"}`, `{"data":{},"resultType":"input_required","request_state":"rs_1"}`,
+		`{"RESULT_type":"input_required"}`} {
+		e := model.Execution{Response: json.RawMessage(resp)}
+		if why, _ := nothingRan(e.Response); why != "" && !ResponseMayFail([]byte(resp)) {
+			t.Errorf("ResponseMayFail(%s) = false, but triage reads its result_type", resp)
+		}
+	}
+	if ResponseMayFail([]byte(`{"data":{"results":[1,2]},"error":null,"successful":true}`)) {
+		t.Error("a success whose data holds results needs no decoding")
+	}
 	rapid.Check(t, func(rt *rapid.T) {
 		key := rapid.SampledFrom([]string{`"successful"`, `"Successful"`, `"sUcCeSsFuL"`, `"\u0073uccessful"`, `"ſuccessful"`, `"success"`, `"data"`}).Draw(rt, "key")
 		val := rapid.SampledFrom([]string{"false", "true", "null", `"false"`, "0", `{"x":false}`}).Draw(rt, "val")

@@ -53,10 +53,29 @@ func sdkRetriable(m member) bool {
 // The reason ends with the fix (model.PatternFix).
 func patternOf(ms []member, gaps []time.Duration, reworded bool, cc causeContext) (model.RetryPattern, string) {
 	p, reason := patternAndReason(ms, gaps, reworded, cc)
+	if state, ok := sameApproval(ms); ok {
+		reason = fmt.Sprintf("%d approved re-calls with one approval (request_state%s): the call a person approved once, sent %d times; %s",
+			len(ms), quote(state), len(ms), reason)
+	}
 	if fix := model.PatternFix(p); fix != "" {
 		reason += "; fix: " + fix
 	}
 	return p, reason
+}
+
+// sameApproval returns the request_state every member presented, when they all are re-calls
+// of one approval.
+func sameApproval(ms []member) (string, bool) {
+	if ms[0].e.Approval == nil || ms[0].e.Approval.RequestState == "" {
+		return "", false
+	}
+	st := ms[0].e.Approval.RequestState
+	return st, sameField(ms, func(e *model.Execution) string {
+		if e.Approval == nil {
+			return ""
+		}
+		return e.Approval.RequestState
+	})
 }
 
 // sdkPattern is sdk_auto_retry, or session_auto_retry when every member is a tool-router

@@ -297,6 +297,9 @@ func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int
 	buckets := map[string][]int{}
 	parts := make(map[int]effectArgs, len(cand))
 	for k, i := range cand {
+		if keys[k] == "" {
+			continue // not groupable: no key is shared
+		}
 		buckets[keys[k]] = append(buckets[keys[k]], i)
 		parts[i] = eas[k]
 	}
@@ -382,7 +385,15 @@ func sortGroups(all []foundGroup) {
 
 // isGroupable reports whether GroupKey would give e a key.
 func isGroupable(e *model.Execution, kind model.ToolKind) bool {
-	return kind.IsWrite() && (len(e.Arguments) > 0 || e.Detailed) && (e.ConnectedAccountID != "" || e.UserID != "")
+	return kind.IsWrite() && (len(e.Arguments) > 0 || e.Detailed) && (e.ConnectedAccountID != "" || e.UserID != "") && !asksApproval(e)
+}
+
+// asksApproval reports whether e is a session call that asked for a person's approval: a
+// question, not an attempt of its action (nothing ran, and the re-call that runs it continues
+// it), so never a member of a duplicate group.
+func asksApproval(e *model.Execution) bool {
+	_, ok := AwaitsApproval(e)
+	return ok
 }
 
 // mayRepeat appends to out the refs of the members of one caller's writes (spans sorted by
@@ -487,7 +498,7 @@ func GroupKey(e *model.Execution, kind model.ToolKind, volatile []string) (key s
 // many keys. Arguments that are not JSON are all identity: only byte-identical ones are
 // duplicates.
 func effectKey(e *model.Execution, kind model.ToolKind, volatile []string, skip map[string]bool) (string, effectArgs, bool) {
-	if !kind.IsWrite() {
+	if !kind.IsWrite() || asksApproval(e) {
 		return "", effectArgs{}, false
 	}
 	if len(e.Arguments) == 0 && !e.Detailed {

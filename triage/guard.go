@@ -129,6 +129,9 @@ func CheckRetry(in GuardInput) GuardDecision {
 
 	switch in.Outcome {
 	case model.OutcomeFailed, model.OutcomeRejected, model.OutcomeAmbiguous:
+	case model.OutcomeWaiting:
+		return refuse(RefusedOutcome, "the execution waits for a person's approval"+because(in.OutcomeReason)+": a retry here would run it without that approval",
+			Say("approve or deny it in the app that asked; the app's re-call with the approval runs it"))
 	case model.OutcomeSucceeded:
 		return refuse(RefusedOutcome, "the execution succeeded"+because(in.OutcomeReason),
 			Step{Say: "nothing to retry; if the effect seems missing, check the provider: {1}", Do: []Command{{Verb: VerbVerify, ID: id}}})

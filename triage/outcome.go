@@ -85,26 +85,40 @@ func Classify(e *model.Execution, kind model.ToolKind, opt Options) (model.Outco
 }
 
 // nothingRan says why a session execution ran nothing, from its response's result_type
-// (@composio/core 0.23 and later: input_required, the session needs an account connected;
-// 0.27 and later: blocked, a before_execute hook refused), "" for any other result.
-func nothingRan(resp json.RawMessage) string {
+// (@composio/core 0.23 and later: input_required, the session needs input first; 0.27 and
+// later: blocked, a before_execute hook refused), "" for any other result. An input_required
+// that carries a request_state asks for a person's approval (0.25 and later): state is it.
+func nothingRan(resp json.RawMessage) (why, state string) {
 	if len(resp) == 0 || !bytes.Contains(resp, []byte("esult")) {
-		return ""
+		return "", ""
 	}
 	var r struct {
-		ResultType  string `json:"result_type"`
-		ResultType2 string `json:"resultType"`
+		ResultType    string `json:"result_type"`
+		ResultType2   string `json:"resultType"`
+		RequestState  string `json:"request_state"`
+		RequestState2 string `json:"requestState"`
 	}
 	if json.Unmarshal(resp, &r) != nil {
-		return ""
+		return "", ""
 	}
 	switch strings.ToLower(r.ResultType + r.ResultType2) {
 	case "input_required":
-		return "the session needed input first (result_type input_required: an account to connect)"
+		if state = r.RequestState + r.RequestState2; state != "" {
+			return "it waits for a person's approval (result_type input_required, request_state" + quote(state) + ")", state
+		}
+		return "the session needed input first (result_type input_required: an account to connect)", ""
 	case "blocked":
-		return "a before_execute hook blocked it (result_type blocked)"
+		return "a before_execute hook blocked it (result_type blocked)", ""
 	}
-	return ""
+	return "", ""
+}
+
+// AwaitsApproval returns the request_state of a session call that answered input_required to
+// ask for a person's approval (nothing ran; the app's re-call with that state and the answers
+// runs it), false for any other call.
+func AwaitsApproval(e *model.Execution) (state string, ok bool) {
+	_, state = nothingRan(e.Response)
+	return state, state != ""
 }
 
 // succeededIn is "succeeded in " + secs(d), once per duration: a million successes spent a
@@ -166,7 +180,18 @@ func kept[V any](memo map[string]V, s string, f func(string) V) V {
 // classify is Classify with the options' defaults applied and the tool's effect worked out
 // (Analyze works it out once per tool); m, when not nil, keeps what it makes.
 func classify(e *model.Execution, opt Options, fx effect, m *memo) (model.Outcome, string) {
-	if why := nothingRan(e.Response); why != "" {
+	o, reason := classifyOwn(e, opt, fx, m)
+	if a := e.Approval; a != nil && a.RequestState != "" {
+		reason += "; an approved re-call (request_state" + quote(a.RequestState) + "): it continues the call that asked for approval"
+	}
+	return o, reason
+}
+
+// classifyOwn is classify of the execution's own record.
+func classifyOwn(e *model.Execution, opt Options, fx effect, m *memo) (model.Outcome, string) {
+	if why, state := nothingRan(e.Response); state != "" {
+		return model.OutcomeWaiting, "nothing ran yet: " + why + "; it runs when the app makes the call again with the approval, which continues this one (not a duplicate)"
+	} else if why != "" {
 		return model.OutcomeFailed, "nothing ran: " + why + ": " + fx.not()
 	}
 	st := terminalStatus(e.Status)
@@ -425,14 +450,16 @@ func failureText(e *model.Execution, st terminal) (string, bool) {
 	return strings.Join(parts, "; "), has
 }
 
-// ResponseMayFail reports whether a response (data.response) may say successful:false, the
-// only thing triage reads of it (a key of the top-level object, as encoding/json finds it:
-// any case, escapes, and the Unicode letters that fold to s). It answers without decoding:
+// ResponseMayFail reports whether a response (data.response) may say what triage reads of it:
+// successful:false, or a session's result_type (nothingRan: input_required, blocked, an
+// approval's request_state) — a key of the top-level object, as encoding/json finds it: any
+// case, escapes, and the Unicode letters that fold to s. It answers without decoding:
 // false is certain (most responses), true means decoding will tell. It walks the top level
 // only, skipping nested values whole, so a provider's object full of false flags and escaped
 // non-ASCII text (what real responses are) is answered here rather than decoded.
 func ResponseMayFail(resp []byte) bool {
-	if !bytes.Contains(resp, []byte("false")) {
+	session := bytes.Contains(resp, []byte("esult")) // what nothingRan looks for first
+	if !session && !bytes.Contains(resp, []byte("false")) {
 		return false // successful:false needs a false literal
 	}
 	i := skipSpace(resp, 0)
@@ -459,6 +486,9 @@ func ResponseMayFail(resp []byte) bool {
 		i = skipSpace(resp, i+1)
 		if (!plain || bytes.EqualFold(key, []byte("successful"))) && bytes.HasPrefix(resp[i:], []byte("false")) {
 			return true // the key, or one whose escapes or non-ASCII letters may spell it
+		}
+		if session && (!plain || bytes.EqualFold(key, []byte("result_type")) || bytes.EqualFold(key, []byte("resultType"))) {
+			return true // a session's result: nothingRan decodes it
 		}
 		if i = valueEnd(resp, i); i < 0 {
 			return true

@@ -17,6 +17,9 @@ type TimelineStep struct {
 	// HasGap is false for the first step and steps without a start.
 	Gap    time.Duration
 	HasGap bool
+	// Continues is the log id of the call that asked for approval which this approved re-call
+	// continues (its request_state is the one that call answered); "" for any other step.
+	Continues string
 }
 
 // Timeline orders the executions of one session or trace as they ran: by start (then id), a
@@ -64,6 +67,19 @@ func Timeline(execs []model.Execution) []TimelineStep {
 	}
 	for _, i := range idx { // a cycle of parents: each still shown once
 		place(i, false)
+	}
+	asked := map[string]string{} // request_state → the log id of the call that asked
+	for _, i := range idx {
+		if st, ok := AwaitsApproval(&execs[i]); ok {
+			if _, dup := asked[st]; !dup {
+				asked[st] = execs[i].ID
+			}
+		}
+	}
+	for k := range out {
+		if a := execs[out[k].Index].Approval; a != nil && a.RequestState != "" {
+			out[k].Continues = asked[a.RequestState]
+		}
 	}
 	// A step's gap runs from the end of everything before it; a child's from its previous
 	// sibling's end, or its parent's start for the first (it runs inside its parent).

@@ -147,7 +147,8 @@ func TestEveryFrontJudgesAlike(t *testing.T) {
 	dir := t.TempDir()
 	w := &crossWorld{t: t, bin: buildBinary(t, dir), journal: filepath.Join(dir, "journal.db")}
 	// the sandbox runs on the real clock, so the retry's new log is in every window
-	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 47, Size: 400, Span: 36 * time.Hour, APIKey: "k-cross", Events: true})
+	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 47, Size: 400, Span: 36 * time.Hour, APIKey: "k-cross", Events: true,
+		Approvals: []string{"SLACK_SEND_MESSAGE"}})
 	w.base = base
 	w.vars = map[string]string{
 		"HOME": dir, "XDG_STATE_HOME": filepath.Join(dir, "state"), "XDG_CONFIG_HOME": filepath.Join(dir, "config"),
@@ -205,6 +206,10 @@ func TestEveryFrontJudgesAlike(t *testing.T) {
 	// agent_retry group on every front: the live load must read both whole (the draft is
 	// another tool's, the same caller's).
 	resend := agentResendThroughADraft(t, srv, base)
+
+	// A session call that asked for approval, and its approved re-call sent twice (issue 42): the
+	// ask waits, the two re-calls are one group; the same on every front.
+	approval, approvalSession := approvedTwice(t, base)
 
 	// The export: the same records, whole, the retry's new log among them.
 	export := filepath.Join(dir, "export.jsonl")
@@ -267,6 +272,40 @@ func TestEveryFrontJudgesAlike(t *testing.T) {
 				}
 				if !found {
 					t.Errorf("the agent's re-send through a draft %v is no agent_retry group of its own", resend)
+				}
+			}
+			if src.name != "demo" {
+				var scan struct {
+					Executions []execOut  `json:"executions"`
+					Groups     []groupOut `json:"duplicate_groups"`
+				}
+				w.runJSON(&scan, append([]string{"scan"}, src.args...)...)
+				for _, e := range scan.Executions {
+					if e.ID == approval[0] && (e.Outcome != string(model.OutcomeWaiting) || e.Flagged || e.DuplicateGroup != nil) {
+						t.Errorf("the call that asked for approval: %+v", e)
+					}
+				}
+				if !slices.ContainsFunc(scan.Groups, func(g groupOut) bool { return slices.Equal(g.ExecutionIDs, approval[1:]) }) {
+					t.Errorf("the approved re-call sent twice %v is no group of its own: %+v", approval[1:], scan.Groups)
+				}
+				var session struct {
+					Steps []struct {
+						ID        string `json:"id"`
+						Continues string `json:"continues"`
+					} `json:"steps"`
+				}
+				w.runJSON(&session, append([]string{"show", "--session", approvalSession}, src.args...)...)
+				continued := 0
+				for _, s := range session.Steps {
+					if s.ID == approval[1] || s.ID == approval[2] {
+						if s.Continues != approval[0] {
+							t.Errorf("show --session: %s continues %q, want %s", s.ID, s.Continues, approval[0])
+						}
+						continued++
+					}
+				}
+				if continued != 2 {
+					t.Errorf("show --session %s: %d of the approved re-calls: %+v", approvalSession, continued, session.Steps)
 				}
 			}
 			if src.name == "export" { // each id once, whatever copies the file holds
@@ -527,6 +566,52 @@ func sendThroughTheAPI(t *testing.T, srv *sandbox.Server, base, tool, acct, user
 		t.Fatalf("%s left no log", tool)
 	}
 	return id
+}
+
+// approvedTwice makes a session call that needs approval (the sandbox requires it for Slack
+// sends), then makes the approved re-call twice, as an app that re-sends it does: the log ids of
+// the ask and of the two re-calls.
+func approvedTwice(t *testing.T, base string) ([3]string, string) {
+	t.Helper()
+	post := func(path string, body any) map[string]json.RawMessage {
+		b, _ := json.Marshal(body)
+		req, err := http.NewRequestWithContext(t.Context(), "POST", base+"/api/v3.1/tool_router/session"+path, bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("x-api-key", "k-cross")
+		req.Header.Set("content-type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]json.RawMessage
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode/100 != 2 {
+			t.Fatalf("%s: %d %v", path, resp.StatusCode, err)
+		}
+		return out
+	}
+	var sid, state string
+	_ = json.Unmarshal(post("", map[string]any{"user_id": "user_1"})["session_id"], &sid)
+	call := map[string]any{"tool_slug": "SLACK_SEND_MESSAGE", "arguments": map[string]any{"channel": "#billing", "text": "Refund R-5521 approved for Ana Ruiz"}}
+	ask := post("/"+sid+"/execute", call)
+	var reqs []struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(ask["request_state"], &state)
+	_ = json.Unmarshal(ask["input_requests"], &reqs)
+	if state == "" || len(reqs) != 1 {
+		t.Fatalf("the first call did not ask for approval: %v", ask)
+	}
+	var ids [3]string
+	_ = json.Unmarshal(ask["log_id"], &ids[0])
+	call["request_state"], call["input_responses"] = state, []map[string]any{{"id": reqs[0].ID, "approved": true}}
+	for k := 1; k <= 2; k++ {
+		time.Sleep(300 * time.Millisecond)
+		_ = json.Unmarshal(post("/"+sid+"/execute", call)["log_id"], &ids[k])
+	}
+	return ids, sid
 }
 
 // unsentWrite sends a Gmail email that gets a 503 before the provider ran it: a flagged write

@@ -1637,6 +1637,37 @@ func TestTimelineOfASession(t *testing.T) {
 	golden(t, "timeline_80x24", s+"\n")
 }
 
+// TestTheTimelineLinksAnApprovedReCall (issue 42): in a session's timeline the call that asked
+// for approval shows as waiting, and each approved re-call names the call it continues; the
+// list marks the ask WAITING FOR APPROVAL and never flags it.
+func TestTheTimelineLinksAnApprovedReCall(t *testing.T) {
+	cfg := sandboxConfig()
+	cfg.Approvals = []string{"SLACK_SEND_MESSAGE"}
+	e := newEnvWith(t, cfg)
+	ids, sid := approvedTwice(t, e.url)
+	h := newHarness(t, e, 140, 40)
+	ds := h.m.data.DS
+	ask := ds.Index(ids[0])
+	if ask < 0 || ds.Index(ids[1]) < 0 {
+		t.Fatalf("the approval's calls are not in the list (%v)", ids)
+	}
+	if tr := ds.Triage(ask); tr.Outcome != model.OutcomeWaiting || tr.Flagged {
+		t.Fatalf("the ask: %s flagged=%v", tr.Outcome, tr.Flagged)
+	}
+	h.filterTo(ids[0])
+	if s := h.screen(); !strings.Contains(s, "WAITING FOR APPROVAL") {
+		t.Errorf("the ask's row has no WAITING FOR APPROVAL badge:\n%s", s)
+	}
+	h.keys("t")
+	box := ansi.Strip(h.m.timeline.View())
+	if !strings.Contains(box, "Session "+sid) || !strings.Contains(box, "WAITING") {
+		t.Fatalf("the timeline of %s:\n%s", sid, box)
+	}
+	if n := strings.Count(box, "approved re-call of "+ids[0]); n != 2 {
+		t.Errorf("%d steps name the ask they continue, want 2:\n%s", n, box)
+	}
+}
+
 // The list's filter marks follow the query: made again when it changes, kept while it does not
 // (a row's marks are worked out once, not in every frame).
 func TestListHighlightsFollowTheQuery(t *testing.T) {

@@ -738,7 +738,7 @@ func (m *Model) openTimeline(msg timelineMsg) tea.Cmd {
 	ordered := make([]timeline.Step, 0, len(execs))
 	for _, ts := range triage.Timeline(execs) {
 		s := byID[execs[ts.Index].ID]
-		s.Child, s.Gap, s.HasGap = ts.Child, ts.Gap, ts.HasGap
+		s.Child, s.Gap, s.HasGap, s.Continues = ts.Child, ts.Gap, ts.HasGap, ts.Continues
 		ordered = append(ordered, s)
 	}
 	what := "Session " + msg.id

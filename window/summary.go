@@ -74,7 +74,7 @@ const (
 // OutcomeCode is a model.Outcome in one byte; 0 is "not triaged".
 type OutcomeCode uint8
 
-var outcomeCodes = []model.Outcome{"", model.OutcomeSucceeded, model.OutcomeFailed, model.OutcomeRejected, model.OutcomeAmbiguous}
+var outcomeCodes = append([]model.Outcome{""}, model.Outcomes()...)
 
 // CodeOfOutcome returns o's code (0 for an outcome it does not know).
 func CodeOfOutcome(o model.Outcome) OutcomeCode { return OutcomeCode(codeOf(outcomeCodes, o)) }

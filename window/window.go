@@ -17,6 +17,7 @@ package window
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -101,6 +102,26 @@ type Dataset struct {
 	parentOf  map[int32]int32
 	runBits   []uint64
 	childBits []uint64
+
+	approvals map[int32]approvalRole // by row (Builder.approvals)
+}
+
+// approvalRole is what a row says of an approval: the request_state it asked with (asked) or
+// answered.
+type approvalRole struct {
+	state string
+	asked bool
+}
+
+// approvalRoleOf is e's part in an approval, false when it has none.
+func approvalRoleOf(e *model.Execution) (approvalRole, bool) {
+	if st, ok := triage.AwaitsApproval(e); ok {
+		return approvalRole{state: st, asked: true}, true
+	}
+	if a := e.Approval; a != nil && a.RequestState != "" {
+		return approvalRole{state: a.RequestState}, true
+	}
+	return approvalRole{}, false
 }
 
 // Children are the positions of the executions that ran under execution i (a meta tool's
@@ -267,6 +288,13 @@ func (ds *Dataset) Exec(i int) model.Execution {
 		e.Duration, e.HasDuration = d, known
 		e.RequestID = ds.sum.RequestID(r)
 	}
+	if role, ok := ds.approvals[int32(r)]; ok { // what the row keeps of its approval
+		if role.asked {
+			e.Response, _ = json.Marshal(map[string]string{"result_type": "input_required", "request_state": role.state})
+		} else {
+			e.Approval = &model.Approval{RequestState: role.state}
+		}
+	}
 	return e
 }
 
@@ -410,6 +438,10 @@ type Builder struct {
 	// parentOf is the meta tool run (its log id) each child row ran under: the list shows
 	// children under their parent. Few rows have one.
 	parentOf map[int32]string
+	// approvals are the request_state of each row that asked for approval or answered one
+	// (triage.AwaitsApproval, Execution.Approval): what a session's timeline links. Few rows
+	// have one.
+	approvals map[int32]approvalRole
 
 	gate *pace.Gate // where Add waits while the loop holds the load (nil: never)
 	o    Options
@@ -731,6 +763,12 @@ func (b *Builder) isDead(r int32) bool { return bit(b.dead, r) }
 
 func (b *Builder) add(e *model.Execution, t model.Triage, old int32, fp uint64) {
 	r := int32(b.sum.Len())
+	if role, ok := approvalRoleOf(e); ok {
+		if b.approvals == nil {
+			b.approvals = map[int32]approvalRole{}
+		}
+		b.approvals[r] = role
+	}
 	if e.Parent != nil && e.Parent.LogID != "" && e.Parent.LogID != e.ID {
 		if b.parentOf == nil {
 			b.parentOf = map[int32]string{}
@@ -951,6 +989,14 @@ func (b *Builder) Snapshot() *Dataset {
 	}
 	if !b.o.Once {
 		ds.ids = b.ids
+	}
+	for r, role := range b.approvals { // the dataset's own copy: the builder goes on adding
+		if int(r) < n && !b.isDead(r) {
+			if ds.approvals == nil {
+				ds.approvals = map[int32]approvalRole{}
+			}
+			ds.approvals[r] = role
+		}
 	}
 	if b.inc != nil {
 		ds.Deliveries = b.inc.Deliveries()

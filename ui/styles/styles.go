@@ -52,6 +52,7 @@ type Styles struct {
 		Ambiguous lipgloss.Style
 		Rejected  lipgloss.Style
 		Failed    lipgloss.Style
+		Waiting   lipgloss.Style // a session call waiting for approval
 		Dup       lipgloss.Style
 		Retried   lipgloss.Style
 		Retrying  lipgloss.Style
@@ -132,6 +133,7 @@ func New(t theme.Theme) *Styles {
 	s.Badge.Ambiguous = base.Bold(true).Foreground(c(t.Danger))
 	s.Badge.Rejected = base.Bold(true).Foreground(c(t.Warn))
 	s.Badge.Failed = base.Foreground(c(t.Muted))
+	s.Badge.Waiting = base.Italic(true).Foreground(c(t.Info))
 	s.Badge.Dup = base.Foreground(c(t.Warn))
 	s.Badge.Retried = base.Bold(true).Foreground(c(t.OK))
 	s.Badge.Retrying = base.Bold(true).Foreground(c(t.Info))

@@ -231,6 +231,8 @@ func outcome(st *styles.Styles, t *model.Triage) string {
 		return st.Badge.Rejected.Render(o)
 	case model.OutcomeFailed:
 		return st.Badge.Failed.Render(o)
+	case model.OutcomeWaiting:
+		return st.Badge.Waiting.Render(o)
 	case model.OutcomeSucceeded:
 		return st.OK.Render(o)
 	}

@@ -517,6 +517,8 @@ func (m Model) badges(it window.Item, e *model.Execution, t *model.Triage, sty f
 		if t.Flagged {
 			out = append(out, styled("REJECTED", sty(st.Rejected)))
 		}
+	case model.OutcomeWaiting:
+		out = append(out, styled("WAITING FOR APPROVAL", sty(st.Waiting)))
 	}
 	switch {
 	case m.store.Retrying[e.ID]:

@@ -17,13 +17,16 @@ import (
 
 // Step is one execution of the timeline.
 type Step struct {
-	Exec    model.Execution
-	Triage  *model.Triage // nil: outside the loaded window (not triaged here)
-	Child   bool          // a meta-tool's child, shown under its parent
-	Gap     time.Duration // from the end of the steps before it to its start (triage.Timeline)
-	HasGap  bool          // false for the first step
-	Marks   []string      // DUP×3 sdk_auto_retry, RETRIED, VERIFIED:found...
-	Current bool          // the row t was pressed on
+	Exec   model.Execution
+	Triage *model.Triage // nil: outside the loaded window (not triaged here)
+	Child  bool          // a meta-tool's child, shown under its parent
+	Gap    time.Duration // from the end of the steps before it to its start (triage.Timeline)
+	HasGap bool          // false for the first step
+	// Continues is the call that asked for approval this approved re-call continues
+	// (triage.Timeline), "" for any other step.
+	Continues string
+	Marks     []string // DUP×3 sdk_auto_retry, RETRIED, VERIFIED:found...
+	Current   bool     // the row t was pressed on
 }
 
 // Model is the timeline's box.
@@ -96,6 +99,9 @@ func (m Model) lines(w int) []string {
 		text.WriteString(common.Clean(e.ToolSlug) + "  " + outcome + "  " + dur)
 		if gap != "" {
 			text.WriteString("  " + gap)
+		}
+		if s.Continues != "" {
+			text.WriteString("  ↳ approved re-call of " + common.Clean(s.Continues))
 		}
 		for _, mk := range s.Marks {
 			text.WriteString("  " + mk)
