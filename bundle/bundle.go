@@ -555,6 +555,8 @@ func patternWord(p model.RetryPattern) string {
 		return "`agent_retry` (the agent called the tool again with regenerated text)"
 	case model.PatternTriggerRedelivery:
 		return "`trigger_redelivery` (a trigger's event delivered again, its handler writing each time)"
+	case model.PatternDuplicateSubscription:
+		return "`duplicate_subscription` (one trigger event delivered to two webhook endpoints, its handler writing for each)"
 	}
 	return codeSpan(sanitize.Line(string(p), 40))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -201,6 +202,49 @@ func TestRealSDKSessionRoutesAgainstTheStrictSandbox(t *testing.T) {
 				t.Fatalf("session.tools/search/toolkits: %v", res)
 			}
 		})
+	}
+}
+
+// TestTheRealSDKsWebhookEndpointCreateIsRetried (issue 42): @composio/core 0.21.0's
+// webhookEndpoints.create goes through the retrying client: a create whose answer is a 502
+// after the endpoint was made is sent again, and the project has two endpoints for one URL
+// (what a duplicate subscription comes from). Without the fault it makes one.
+func TestTheRealSDKsWebhookEndpointCreateIsRetried(t *testing.T) {
+	srv, base, err := sandbox.Start(t.Context(), sandbox.Config{APIKey: apiKey, Seed: 3, Size: 10}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	run := realSDK(t, "0.21.0", base)
+	count := func(url string) int {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", base+"/api/v3.1/webhook_endpoints", nil)
+		req.Header.Set("x-api-key", apiKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var eps struct {
+			Items []struct{ URL string } `json:"items"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&eps); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range eps.Items {
+			if e.URL == url {
+				n++
+			}
+		}
+		return n
+	}
+	if res := run("webhook", "http://127.0.0.1:9/plain"); res["ok"] != true || count("http://127.0.0.1:9/plain") != 1 {
+		t.Fatalf("a create without a fault: %v, %d endpoints", res, count("http://127.0.0.1:9/plain"))
+	}
+	srv.ArmFault(sandbox.FaultRule{ToolSlug: sandbox.WebhookEndpointCreate, Mode: sandbox.Fault5xxAfterCommit, Count: 1})
+	res := run("webhook", "http://127.0.0.1:9/retried")
+	if n := count("http://127.0.0.1:9/retried"); res["ok"] != true || n != 2 {
+		t.Fatalf("a create that got a 502 after it made the endpoint: %v, %d endpoints for its URL, want 2", res, n)
 	}
 }
 

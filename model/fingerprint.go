@@ -61,6 +61,7 @@ func (e *Execution) Fingerprint(seed maphash.Seed) uint64 {
 		num(int64(d.Attempt))
 		str(d.TriggerID)
 		str(d.Error)
+		str(d.EndpointID)
 	}
 	if a := e.Approval; a != nil {
 		str(a.RequestState)

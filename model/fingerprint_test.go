@@ -20,7 +20,7 @@ func TestFingerprintCoversEveryField(t *testing.T) {
 		Error: &ExecError{Message: "timed out", HTTPStatus: 504, Kind: ErrTimeout}, RequestID: "r", SessionID: "s", TraceID: "t",
 		Source: Source{Host: "sdk", Framework: "f", Language: "python"}, SDKVersion: "0.15.0", RetryCount: 1,
 		Parent: &Parent{LogID: "log_0", ToolSlug: "X"}, Detailed: true,
-		Delivery: &Delivery{EventID: "evt_1", Attempt: 2, TriggerID: "ti_1", Error: "timeout"},
+		Delivery: &Delivery{EventID: "evt_1", Attempt: 2, TriggerID: "ti_1", Error: "timeout", EndpointID: "we_1"},
 		Approval: &Approval{RequestState: "rs_1", Responses: json.RawMessage(`[{"id":"ir_1","approved":true}]`)}}
 	want := base.Fingerprint(seed)
 	if again := base.Fingerprint(seed); again != want {

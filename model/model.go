@@ -107,6 +107,10 @@ type Delivery struct {
 	// Error is what the app's handler answered when the delivery failed (triggerClientError):
 	// why Composio delivered again.
 	Error string `json:"error,omitempty"`
+	// EndpointID is the webhook endpoint (or subscription) the delivery went to, "" when the
+	// record does not say: one event delivered to two endpoints of one project comes twice,
+	// each as attempt 1.
+	EndpointID string `json:"endpoint_id,omitempty"`
 }
 
 // Execution is one tool execution as recorded by Composio's Logs API (or an export of it).
@@ -394,9 +398,14 @@ const (
 	PatternFrameworkRetry   RetryPattern = "framework_retry"    // an agent framework's tool retry (LangChain ToolRetryMiddleware)
 	// PatternTriggerRedelivery: a trigger's event delivered again, its handler writing each time.
 	PatternTriggerRedelivery RetryPattern = "trigger_redelivery"
-	PatternAgentRetry        RetryPattern = "agent_retry" // an LLM agent called again with regenerated text
-	PatternAppRetry          RetryPattern = "app_retry"
-	PatternDoubleSubmit      RetryPattern = "double_submit"
+	// PatternDuplicateSubscription: one trigger event delivered to two webhook endpoints (or
+	// subscriptions) of one project, each delivery an attempt 1, the handler writing for each:
+	// the second endpoint was made by a create sent twice (webhookEndpoints.create, the
+	// subscription's create: every SDK still retries them).
+	PatternDuplicateSubscription RetryPattern = "duplicate_subscription"
+	PatternAgentRetry            RetryPattern = "agent_retry" // an LLM agent called again with regenerated text
+	PatternAppRetry              RetryPattern = "app_retry"
+	PatternDoubleSubmit          RetryPattern = "double_submit"
 	// PatternExectriageRetry: a member is exectriage's own guarded retry (its request id is an
 	// attempt id), sent after a person confirmed the first attempt failed; never the caller's.
 	PatternExectriageRetry RetryPattern = "exectriage_retry"
@@ -433,7 +442,7 @@ func (g *DuplicateGroup) SimilarityWord() string {
 
 // Patterns are every cause a duplicate group is given, in the order help lists them.
 func Patterns() []RetryPattern {
-	return []RetryPattern{PatternSDKAutoRetry, PatternSessionAutoRetry, PatternFrameworkRetry, PatternTriggerRedelivery, PatternAgentRetry, PatternAppRetry, PatternDoubleSubmit, PatternExectriageRetry}
+	return []RetryPattern{PatternSDKAutoRetry, PatternSessionAutoRetry, PatternFrameworkRetry, PatternTriggerRedelivery, PatternDuplicateSubscription, PatternAgentRetry, PatternAppRetry, PatternDoubleSubmit, PatternExectriageRetry}
 }
 
 // PatternFix is what to change so that a pattern's duplicates stop, in one line.
@@ -447,6 +456,8 @@ func PatternFix(p RetryPattern) string {
 		return "LangChain ToolRetryMiddleware retries writes: exclude write tools from it or set retry_on"
 	case PatternTriggerRedelivery:
 		return "dedupe on the event id (the webhook-id header, the payload's id) in your trigger handler before it writes, and answer the delivery quickly (do the work after acknowledging)"
+	case PatternDuplicateSubscription:
+		return "delete the extra webhook endpoint (GET /api/v3.1/webhook_endpoints lists them: one URL registered twice), list before you create one, and dedupe on the event id (webhook-id) in the handler"
 	case PatternAgentRetry:
 		return "the agent retried after an error it could not interpret: return a clear 'may have been sent' result or add a dedupe key"
 	case PatternAppRetry:
@@ -468,7 +479,7 @@ type DuplicateGroup struct {
 	Gaps         []time.Duration `json:"gaps_ns"`       // between consecutive members (end of previous to start of next)
 	Reason       string          `json:"reason"`
 	// Deliveries are the trigger deliveries whose handlers made the members (oldest first), set
-	// when a redelivery caused the group (PatternTriggerRedelivery).
+	// when a redelivery or a duplicate subscription caused the group.
 	Deliveries []string `json:"deliveries,omitempty"`
 	// Match says what the members share: "identical arguments", or the identifying arguments
 	// and how similar the free text is.

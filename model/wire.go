@@ -255,9 +255,10 @@ func parseRecordSlow(data []byte) (Execution, error) {
 			Attempt   flexNumber `json:"attempt"`
 			TriggerID flexString `json:"trigger_id"`
 			Error     flexString `json:"error"`
+			Endpoint  flexString `json:"endpoint_id"`
 		}
 		_ = decodeLenient(l.Trigger, &t)
-		d := Delivery{EventID: string(t.EventID), TriggerID: string(t.TriggerID), Error: string(t.Error)}
+		d := Delivery{EventID: string(t.EventID), TriggerID: string(t.TriggerID), Error: string(t.Error), EndpointID: string(t.Endpoint)}
 		if t.Attempt.ok && t.Attempt.v >= 0 && t.Attempt.v < 1e6 {
 			d.Attempt = int(t.Attempt.v)
 		}

@@ -312,7 +312,7 @@ func TestATriggerDeliveryRoundTrips(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	e := Execution{ID: "log_t1", Type: TypeTriggerMessage, Timestamp: at, ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE", ToolkitSlug: "gmail",
 		UserID: "u1", ConnectedAccountID: "ca_1", Status: StatusSuccess, RetryCount: -1, Detailed: true,
-		Delivery: &Delivery{EventID: "msg_1", Attempt: 2, TriggerID: "ti_9", Error: "handler timed out"}}
+		Delivery: &Delivery{EventID: "msg_1", Attempt: 2, TriggerID: "ti_9", Error: "handler timed out", EndpointID: "we_2"}}
 	b, err := json.Marshal(ToWire(&e, true))
 	if err != nil {
 		t.Fatal(err)

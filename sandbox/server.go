@@ -276,10 +276,17 @@ func (s *Server) materialize(e *model.Execution) {
 
 // takeFault consumes the first armed rule matching slug (or proxy), if any.
 func (s *Server) takeFault(slug string, proxy bool) (FaultRule, bool) {
+	return s.takeMatching(func(r FaultRule) bool {
+		return r.ToolSlug == AnyTool || r.ToolSlug == slug || proxy && r.ToolSlug == ProxyTool
+	})
+}
+
+// takeMatching takes the first armed fault match accepts (see takeFault).
+func (s *Server) takeMatching(match func(FaultRule) bool) (FaultRule, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, r := range s.faults {
-		if r.ToolSlug != AnyTool && r.ToolSlug != slug && (!proxy || r.ToolSlug != ProxyTool) {
+		if !match(r) {
 			continue
 		}
 		if r.Count > 0 {

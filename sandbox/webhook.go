@@ -77,12 +77,34 @@ func (s *Server) handleWebhookEndpoints(w http.ResponseWriter, r *http.Request) 
 			"The sandbox delivers webhooks to loopback addresses only (http://127.0.0.1:PORT/...).")
 		return
 	}
+	// a fault armed for WebhookEndpointCreate (and only one named so) applies as to a tool
+	fault, _ := s.takeMatching(func(r FaultRule) bool { return r.ToolSlug == WebhookEndpointCreate })
+	switch fault.Mode {
+	case Fault5xxBeforeCommit:
+		s.writeError(w, r, orDefault(fault.HTTPStatus, http.StatusServiceUnavailable), 1503, "WebhookEndpoint_Unavailable", "the service is unavailable", "Retry later.")
+		return
+	case FaultTimeoutBeforeCommit:
+		s.holdThenAbort(w, r, fault, func(time.Duration) {})
+		return
+	}
 	s.mu.Lock()
 	ep := webhookEndpoint{ID: "we_" + s.w.ids.hex(12), URL: req.URL, Secret: "whsec_" + base64.StdEncoding.EncodeToString([]byte(s.w.ids.hex(24)))}
 	s.webhooks = append(s.webhooks, ep)
 	s.mu.Unlock()
-	writeJSON(w, http.StatusCreated, ep)
+	switch fault.Mode { // created: the caller may not learn it, and a retrying client creates another
+	case Fault5xxAfterCommit:
+		s.writeError(w, r, orDefault(fault.HTTPStatus, http.StatusBadGateway), 1502, "WebhookEndpoint_UpstreamError", "bad gateway", "Retry later.")
+	case FaultTimeoutAfterCommit:
+		s.holdThenAbort(w, r, fault, func(time.Duration) {})
+	default:
+		writeJSON(w, http.StatusCreated, ep)
+	}
 }
+
+// WebhookEndpointCreate is the name a fault is armed under for POST /webhook_endpoints
+// (5xx and timeout, before or after the endpoint is made): what makes a retrying client's
+// create leave a second endpoint for one URL.
+const WebhookEndpointCreate = "WEBHOOK_ENDPOINTS_CREATE"
 
 // fireRequest is POST /_sandbox/triggers/fire's body.
 type fireRequest struct {
@@ -148,7 +170,7 @@ func (s *Server) deliver(ctx context.Context, ep webhookEndpoint, event, trigger
 		e := &model.Execution{Type: model.TypeTriggerMessage, Timestamp: at.Truncate(time.Millisecond), ToolSlug: req.TriggerSlug,
 			ToolkitSlug: strings.ToLower(strings.SplitN(req.TriggerSlug, "_", 2)[0]), UserID: req.UserID, ConnectedAccountID: req.ConnectedAccountID,
 			Status: model.StatusSuccess, Level: "info", Message: "Trigger " + req.TriggerSlug + " delivered", RetryCount: -1, Detailed: true,
-			Delivery: &model.Delivery{EventID: event, Attempt: attempt, TriggerID: trigger, Error: d.Error}}
+			Delivery: &model.Delivery{EventID: event, Attempt: attempt, TriggerID: trigger, Error: d.Error, EndpointID: ep.ID}}
 		if d.Error != "" {
 			e.Status, e.Level, e.Message = model.StatusFailed, "error", "Trigger "+req.TriggerSlug+" delivery failed: "+d.Error
 		}

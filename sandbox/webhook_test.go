@@ -161,3 +161,81 @@ func TestWebhookRedeliveries(t *testing.T) {
 		t.Errorf("group %s %v deliveries %v, want trigger_redelivery of %v by %v: %s", g.Pattern, g.ExecutionIDs, g.Deliveries, writes, dls, g.Reason)
 	}
 }
+
+// TestADuplicateSubscription (issue 42): a webhook endpoint create whose answer is lost after
+// the endpoint was made (a 502 after commit), sent again by a retrying client as every SDK's
+// default client does, leaves two endpoints for one URL; a fired event then comes to the handler
+// twice, each delivery an attempt 1 to its own endpoint, and the handler writes twice. Triage
+// names the writes' group duplicate_subscription, with both deliveries and both endpoints.
+func TestADuplicateSubscription(t *testing.T) {
+	const key = "k-subs"
+	srv, base, err := sandbox.Start(context.Background(), sandbox.Config{APIKey: key, Seed: 4, Size: 50}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var accts struct {
+		Items []struct {
+			ID     string
+			UserID string `json:"user_id"`
+		} `json:"items"`
+	}
+	call(t, "GET", base+"/api/v3.1/connected_accounts?toolkit_slugs=slack&statuses=ACTIVE", key, nil, &accts)
+	if len(accts.Items) == 0 {
+		t.Fatal("no active Slack account")
+	}
+	acct := accts.Items[0]
+	handler := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		call(t, "POST", base+"/api/v3.1/tools/execute/SLACK_SEND_MESSAGE", key, map[string]any{"user_id": acct.UserID, "connected_account_id": acct.ID,
+			"arguments": map[string]any{"channel": "#leads", "text": "New lead: Ada Okafor"}}, &map[string]any{})
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer handler.Close()
+
+	srv.ArmFault(sandbox.FaultRule{ToolSlug: sandbox.WebhookEndpointCreate, Mode: sandbox.Fault5xxAfterCommit, Count: 1})
+	var code int
+	for range 3 { // the retrying client: again on a 5xx, up to 2 retries
+		if code = call(t, "POST", base+"/api/v3.1/webhook_endpoints", key, map[string]any{"url": handler.URL + "/hook"}, &map[string]any{}); code < 500 {
+			break
+		}
+	}
+	var eps struct {
+		Items []struct{ ID, URL string } `json:"items"`
+	}
+	call(t, "GET", base+"/api/v3.1/webhook_endpoints", key, nil, &eps)
+	if code != http.StatusCreated || len(eps.Items) != 2 || eps.Items[0].URL != eps.Items[1].URL {
+		t.Fatalf("a create that got a 502 after it made the endpoint, sent again: %d, endpoints %+v", code, eps.Items)
+	}
+
+	var fired struct {
+		EventID    string                  `json:"event_id"`
+		Deliveries []sandbox.FiredDelivery `json:"deliveries"`
+	}
+	call(t, "POST", base+"/_sandbox/triggers/fire", key, map[string]any{"user_id": acct.UserID, "connected_account_id": acct.ID}, &fired)
+	if len(fired.Deliveries) != 2 || fired.Deliveries[0].Attempt != 1 || fired.Deliveries[1].Attempt != 1 {
+		t.Fatalf("deliveries %+v, want two, each attempt 1", fired.Deliveries)
+	}
+	execs := srv.Executions()
+	endpoints := map[string]bool{}
+	var writes []string
+	for _, e := range execs {
+		switch {
+		case e.Type == model.TypeTriggerMessage && e.Delivery != nil && e.Delivery.EventID == fired.EventID:
+			endpoints[e.Delivery.EndpointID] = true
+		case e.ToolSlug == "SLACK_SEND_MESSAGE" && strings.Contains(string(e.Arguments), "Ada Okafor"):
+			writes = append(writes, e.ID)
+		}
+	}
+	if len(endpoints) != 2 || endpoints[""] || len(writes) != 2 {
+		t.Fatalf("the deliveries' endpoints %v, the handler's writes %v", endpoints, writes)
+	}
+	res := triage.Analyze(execs, triage.NewKinds(), triage.Options{})
+	i := slices.IndexFunc(res.Groups, func(g model.DuplicateGroup) bool { return slices.Contains(g.ExecutionIDs, writes[0]) })
+	if i < 0 {
+		t.Fatal("the handler's two writes are in no group")
+	}
+	g := res.Groups[i]
+	if g.Pattern != model.PatternDuplicateSubscription || len(g.Deliveries) != 2 || !strings.Contains(g.Reason, eps.Items[0].ID) || !strings.Contains(g.Reason, eps.Items[1].ID) {
+		t.Errorf("group %s %v deliveries %v: %s", g.Pattern, g.ExecutionIDs, g.Deliveries, g.Reason)
+	}
+}

@@ -126,6 +126,9 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 		return p, metaReason(ms, parents, why)
 	}
 	if event, dls, ok := redelivered(ms, cc.deliveries); ok { // each write by the handler of its own delivery of one event
+		if atOnce(dls) { // delivered to two endpoints at once, not again
+			return model.PatternDuplicateSubscription, subscriptionReason(ms, gaps, event, dls)
+		}
 		return model.PatternTriggerRedelivery, redeliveryReason(ms, gaps, event, dls)
 	}
 	if id, ok := sameRequestID(ms); ok { // the strongest evidence there is: one call, sent again

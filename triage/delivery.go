@@ -32,6 +32,7 @@ type Deliveries struct {
 // delivery is one trigger delivery, as the index keeps it.
 type delivery struct {
 	id, event, trigger, account string
+	endpoint                    string
 	attempt                     int
 	at                          time.Time
 }
@@ -48,7 +49,7 @@ func (d *Deliveries) Add(e *model.Execution) {
 		return
 	}
 	dl := delivery{id: e.ID, event: e.Delivery.EventID, trigger: e.Delivery.TriggerID, account: e.ConnectedAccountID,
-		attempt: e.Delivery.Attempt, at: e.Start()}
+		endpoint: e.Delivery.EndpointID, attempt: e.Delivery.Attempt, at: e.Start()}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	list := d.byUser[e.UserID]
@@ -164,10 +165,69 @@ func redelivered(ms []member, d *Deliveries) (event string, dls []delivery, ok b
 			dls = append(dls, dl)
 		}
 	}
+	if len(dls) < len(ms) { // deliveries moments apart (one event to two endpoints): the handlers' writes came after both
+		if all := d.ofEvent(ms[0].e.UserID, event, ms[len(ms)-1].e.Start()); len(all) >= len(ms) && atOnce(all) {
+			dls = all
+		}
+	}
 	if len(dls) < 2 {
 		return "", nil, false // one delivery whose handler wrote twice: the handler's own doing
 	}
 	return event, dls, true
+}
+
+// ofEvent is every delivery of event to user that came no later than before, oldest first.
+func (d *Deliveries) ofEvent(user, event string, before time.Time) []delivery {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	var out []delivery
+	for _, dl := range d.byUser[user] {
+		if dl.event == event && !dl.at.After(before) {
+			out = append(out, dl)
+		}
+	}
+	return out
+}
+
+// atOnce reports whether deliveries of one event were made as one: at least two with the same
+// attempt number, or to different endpoints. A redelivery is the next attempt to the same
+// endpoint; a second endpoint (or subscription) gets the event as its own attempt 1.
+func atOnce(dls []delivery) bool {
+	attempts, endpoints := map[int]bool{}, map[string]bool{}
+	for _, dl := range dls {
+		if dl.attempt > 0 && attempts[dl.attempt] {
+			return true
+		}
+		attempts[dl.attempt] = true
+		if dl.endpoint != "" {
+			endpoints[dl.endpoint] = true
+		}
+	}
+	return len(endpoints) > 1
+}
+
+// subscriptionReason says that one event went to two endpoints (or subscriptions), naming the
+// deliveries, their attempts and endpoints.
+func subscriptionReason(ms []member, gaps []time.Duration, event string, dls []delivery) string {
+	var parts []string
+	endpoints := map[string]bool{}
+	for _, dl := range dls {
+		a := "attempt ?"
+		if dl.attempt > 0 {
+			a = fmt.Sprintf("attempt %d", dl.attempt)
+		}
+		if dl.endpoint != "" {
+			a += " to " + dl.endpoint
+			endpoints[dl.endpoint] = true
+		}
+		parts = append(parts, dl.id+" ("+a+")")
+	}
+	to := "two webhook endpoints or subscriptions"
+	if n := len(endpoints); n > 1 {
+		to = fmt.Sprintf("%d webhook endpoints", n)
+	}
+	return fmt.Sprintf("%d writes, each by the handler of its own delivery of one trigger event (event id %s: %s), %s: the event was delivered once to each of %s of the project, not redelivered; a second endpoint is what a webhook endpoint (or subscription) create sent twice leaves",
+		len(ms), event, strings.Join(parts, ", "), gapList(gaps, "after the previous"), to)
 }
 
 // redeliveryReason says what happened, naming the deliveries and their attempts.

@@ -38,40 +38,52 @@ func TestTriggerRedelivery(t *testing.T) {
 		e.EndTime, e.Duration, e.HasDuration = e.StartTime.Add(sec(0.6)), sec(0.6), true
 		return e
 	}
+	to := func(e model.Execution, endpoint string) model.Execution {
+		e.Delivery.EndpointID = endpoint
+		return e
+	}
 	tests := []struct {
 		name       string
 		execs      []model.Execution
-		redelivery bool
+		pattern    model.RetryPattern // "" when the deliveries explain nothing
 		deliveries []string
 	}{
 		{"a redelivery whose handler wrote each time", []model.Execution{
 			deliver("d1", "msg_1", 1, 0, "u1"), write("w1", sec(0.8), "u1", ""),
 			deliver("d2", "msg_1", 2, sec(30), "u1"), write("w2", sec(30.9), "u1", ""),
-		}, true, []string{"d1", "d2"}},
+		}, model.PatternTriggerRedelivery, []string{"d1", "d2"}},
 		{"three attempts", []model.Execution{
 			deliver("d1", "msg_1", 1, 0, "u1"), write("w1", sec(0.8), "u1", ""),
 			deliver("d2", "msg_1", 2, sec(30), "u1"), write("w2", sec(30.9), "u1", ""),
 			deliver("d3", "msg_1", 3, sec(90), "u1"), write("w3", sec(90.7), "u1", ""),
-		}, true, []string{"d1", "d2", "d3"}},
+		}, model.PatternTriggerRedelivery, []string{"d1", "d2", "d3"}},
 		{"tied by the event id in the trace, past the window", []model.Execution{
 			deliver("d1", "msg_7", 1, 0, "u1"), write("w1", sec(70), "u1", "evt-msg_7"),
 			deliver("d2", "msg_7", 2, sec(120), "u1"), write("w2", sec(200), "u1", "evt-msg_7"),
-		}, true, []string{"d1", "d2"}},
+		}, model.PatternTriggerRedelivery, []string{"d1", "d2"}},
+		{"one event to two endpoints, each attempt 1", []model.Execution{
+			to(deliver("d1", "msg_3", 1, 0, "u1"), "we_a"), write("w1", sec(0.8), "u1", ""),
+			to(deliver("d2", "msg_3", 1, sec(1.5), "u1"), "we_b"), write("w2", sec(2.2), "u1", ""),
+		}, model.PatternDuplicateSubscription, []string{"d1", "d2"}},
+		{"one event to two subscriptions the records do not name, both delivered before either write", []model.Execution{
+			deliver("d1", "msg_4", 1, 0, "u1"), deliver("d2", "msg_4", 1, sec(0.05), "u1"),
+			write("w1", sec(0.8), "u1", ""), write("w2", sec(0.9), "u1", ""),
+		}, model.PatternDuplicateSubscription, []string{"d1", "d2"}},
 		{"near miss: two events of one trigger", []model.Execution{
 			deliver("d1", "msg_1", 1, 0, "u1"), write("w1", sec(0.8), "u1", ""),
 			deliver("d2", "msg_2", 1, sec(30), "u1"), write("w2", sec(30.9), "u1", ""),
-		}, false, nil},
+		}, "", nil},
 		{"near miss: one delivery, the handler wrote twice", []model.Execution{
 			deliver("d1", "msg_1", 1, 0, "u1"), write("w1", sec(0.8), "u1", ""), write("w2", sec(2.5), "u1", ""),
-		}, false, nil},
+		}, "", nil},
 		{"near miss: the deliveries went to another user", []model.Execution{
 			deliver("d1", "msg_1", 1, 0, "u2"), write("w1", sec(0.8), "u1", ""),
 			deliver("d2", "msg_1", 2, sec(30), "u2"), write("w2", sec(30.9), "u1", ""),
-		}, false, nil},
+		}, "", nil},
 		{"near miss: the second delivery came after the second write", []model.Execution{
 			deliver("d1", "msg_1", 1, 0, "u1"), write("w1", sec(0.8), "u1", ""),
 			write("w2", sec(10), "u1", ""), deliver("d2", "msg_1", 2, sec(30), "u1"),
-		}, false, nil},
+		}, "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,13 +101,19 @@ func TestTriggerRedelivery(t *testing.T) {
 				t.Fatalf("%d groups, want the writes' one: %+v", len(writes), writes)
 			}
 			g := writes[0]
-			if got := g.Pattern == model.PatternTriggerRedelivery; got != tt.redelivery {
-				t.Fatalf("pattern %s (%s), redelivery want %v", g.Pattern, g.Reason, tt.redelivery)
+			if tt.pattern != "" && g.Pattern != tt.pattern || tt.pattern == "" && (g.Pattern == model.PatternTriggerRedelivery || g.Pattern == model.PatternDuplicateSubscription) {
+				t.Fatalf("pattern %s (%s), want %q", g.Pattern, g.Reason, tt.pattern)
 			}
 			if !slices.Equal(g.Deliveries, tt.deliveries) {
 				t.Errorf("deliveries %v, want %v", g.Deliveries, tt.deliveries)
 			}
-			if tt.redelivery && (!strings.Contains(g.Reason, "msg_") || !strings.Contains(g.Reason, "attempt 2") || !strings.Contains(g.Reason, "webhook-id")) {
+			if tt.pattern == model.PatternDuplicateSubscription && (!strings.Contains(g.Reason, "delivered once to each of") || !strings.Contains(g.Reason, "webhook_endpoints")) {
+				t.Errorf("the reason does not name the second endpoint and its fix: %s", g.Reason)
+			}
+			if tt.pattern == model.PatternDuplicateSubscription && strings.Contains(g.Reason, "we_a") != strings.Contains(tt.name, "two endpoints") {
+				t.Errorf("the reason names the endpoints the records name, no others: %s", g.Reason)
+			}
+			if tt.pattern == model.PatternTriggerRedelivery && (!strings.Contains(g.Reason, "msg_") || !strings.Contains(g.Reason, "attempt 2") || !strings.Contains(g.Reason, "webhook-id")) {
 				t.Errorf("the reason does not name the event, the attempts and the fix: %s", g.Reason)
 			}
 			// the streaming path (the TUI's) names it the same

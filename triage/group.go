@@ -582,7 +582,7 @@ func setMembers(g *model.DuplicateGroup, members []member, reworded bool, opt Op
 	}
 	g.Pattern, g.Reason = patternOf(members, g.Gaps, reworded || mixedTools(members), causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
 	g.Deliveries = nil
-	if g.Pattern == model.PatternTriggerRedelivery {
+	if g.Pattern == model.PatternTriggerRedelivery || g.Pattern == model.PatternDuplicateSubscription {
 		_, dls, _ := redelivered(members, opt.Deliveries)
 		for _, dl := range dls {
 			g.Deliveries = append(g.Deliveries, dl.id)

@@ -52,6 +52,11 @@ try {
     const call = { id: 'call_1', type: 'function', function: { name: 'GMAIL_SEND_EMAIL', arguments: JSON.stringify(args) } };
     const r = JSON.parse(await composio.provider.executeToolCall(session, call));
     out.successful = r.successful;
+  } else if (scenario === 'webhook') {
+    // webhookEndpoints.create through the SDK's own client (the default one: 2 retries), for
+    // the handler at subject
+    const ep = await composio.getClient().webhookEndpoints.create({ url: subject });
+    out.id = ep.id;
   } else if (scenario === 'logs') {
     const now = Date.now();
     const page = await composio.logs.search({ limit: 20, timeRange: { from: now - 30 * 24 * 3600e3, to: now + 60e3 } });

@@ -584,12 +584,22 @@ func (g *gen) plan(t time.Time, left int) (int, bool) {
 	case 6: // double submit: two callers within a second; now and then exectriage's own retry, or a trigger's redelivery
 		if g.chance(0.15) { // a trigger event delivered again after the handler answered late; it wrote each time
 			event := g.rnd("msg_", hexdigits, 16)
-			for i, at := range []time.Time{t.Add(-75 * time.Second), t.Add(-30 * time.Second)} {
+			// about a third (by the event id, no draw of its own): the event delivered once to each
+			// of two webhook endpoints of the project, a create sent twice having made the second
+			subscribed := event[4] < '6'
+			ats := []time.Time{t.Add(-75 * time.Second), t.Add(-30 * time.Second)}
+			if subscribed {
+				ats = []time.Time{t.Add(-40 * time.Second), t.Add(-39 * time.Second)}
+			}
+			for i, at := range ats {
 				d := &model.Execution{ID: g.rnd("log_", b64, 12), Type: model.TypeTriggerMessage, Timestamp: at, StartTime: at,
 					ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE", ToolkitSlug: "gmail", UserID: a.user, ConnectedAccountID: a.id,
 					Status: model.StatusSuccess, Level: "info", Message: "Trigger GMAIL_NEW_GMAIL_MESSAGE delivered", RetryCount: -1, Detailed: true,
 					Delivery: &model.Delivery{EventID: event, Attempt: i + 1, TriggerID: "ti_" + event[4:14]}}
-				if i == 0 {
+				switch {
+				case subscribed:
+					d.Delivery.Attempt, d.Delivery.EndpointID = 1, "we_"+string(rune('a'+i))+event[5:13]
+				case i == 0:
 					d.Status, d.Delivery.Error = model.StatusFailed, "the app's webhook did not answer within 15 s"
 				}
 				burst = append(burst, d)
