@@ -186,5 +186,9 @@ func parseToolResult(body []byte) (model.ToolResult, error) {
 		res.Error = firstText(object(m["error"]), "message")
 	}
 	res.LogID = text(m["log_id"])
+	res.ResultType, res.RequestState = text(m["result_type"]), text(m["request_state"])
+	if ir := bytes.TrimSpace(m["input_requests"]); len(ir) > 0 && ir[0] == '[' {
+		res.InputRequests = ir
+	}
 	return res, nil
 }

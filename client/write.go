@@ -148,6 +148,20 @@ func (w *WriteClient) Execute(ctx context.Context, slug string, req ExecuteReque
 	if err != nil {
 		return model.ToolResult{}, w.unreadable(op, rid, resp.status, err)
 	}
+	if !res.Successful && (res.ResultType == "input_required" || res.ResultType == "blocked") {
+		// the platform's own word that the tool did not run: it waits for input (an approval
+		// when it gives a request_state) or a hook refused it
+		why := "a before_execute hook blocked it"
+		if res.ResultType == "input_required" {
+			why = "it waits for input first (an account to connect)"
+			if res.RequestState != "" {
+				why = "it waits for a person's approval (request_state " + w.t.scrub(res.RequestState) + "); the app that asked re-calls it with the approval"
+			}
+		}
+		res.Error = w.t.scrub(res.Error)
+		return res, w.newError(&WriteError{Kind: WriteFailed, Sent: true, StatusCode: resp.status, RequestID: rid},
+			op, "the tool did not run (result_type "+res.ResultType+"): "+why)
+	}
 	if !res.Successful {
 		// Composio answers provider failures inside a 200 too, timeouts and 5xx among them: the
 		// text alone does not prove that nothing happened (package triage reads it, as it reads

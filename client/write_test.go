@@ -683,3 +683,26 @@ func TestProxy(t *testing.T) {
 		}
 	}
 }
+
+// TestExecuteAnswerThatRanNothing (issue 42): an answer whose result_type says the tool did not
+// run (input_required, with the approval's input_requests and request_state, or blocked) is a
+// definite failure the client names, its fields kept; a successful:false without one stays
+// ambiguous (TestExecuteToolFailureReturnsResultAndError).
+func TestExecuteAnswerThatRanNothing(t *testing.T) {
+	for _, tt := range []struct{ body, says, state string }{
+		{`{"data":{},"error":"Approval required","successful":false,"log_id":"log_a","result_type":"input_required","input_requests":[{"id":"ir_1","type":"approval"}],"request_state":"rs_1"}`,
+			"waits for a person's approval (request_state rs_1)", "rs_1"},
+		{`{"data":{},"error":"Input required","successful":false,"log_id":"log_b","result_type":"input_required"}`, "an account to connect", ""},
+		{`{"data":{},"error":null,"successful":false,"log_id":"log_c","result_type":"blocked"}`, "before_execute hook", ""},
+	} {
+		srv, rc := serve(t, func(w http.ResponseWriter, r *http.Request, _ int, _ recorded) { writeJSON(w, 200, tt.body) })
+		res, err := newTestClient(t, srv.URL).WithoutRetries().Execute(t.Context(), "GMAIL_SEND_EMAIL", sendEmail("r-1"))
+		we := asWriteError(t, err)
+		if we.Kind != WriteFailed || !we.Sent || !strings.Contains(err.Error(), tt.says) || rc.count() != 1 {
+			t.Errorf("%s: %+v %q (%d requests)", tt.body, we, err, rc.count())
+		}
+		if res.RequestState != tt.state || tt.state != "" && !strings.Contains(string(res.InputRequests), "ir_1") {
+			t.Errorf("%s: result %+v", tt.body, res)
+		}
+	}
+}

@@ -357,6 +357,12 @@ type ToolResult struct {
 	Error      string          `json:"error,omitempty"`
 	Successful bool            `json:"successful"`
 	LogID      string          `json:"log_id,omitempty"`
+	// ResultType is the answer's result_type when it has one (completed, failed,
+	// input_required, blocked); InputRequests and RequestState are an input_required
+	// answer's: a call that waits for a person's approval, which ran nothing.
+	ResultType    string          `json:"result_type,omitempty"`
+	InputRequests json.RawMessage `json:"input_requests,omitempty"`
+	RequestState  string          `json:"request_state,omitempty"`
 }
 
 // Triage is triage's verdict on one execution, shared by the commands and the UI.
