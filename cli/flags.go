@@ -349,7 +349,7 @@ func fail(env *Env, cmd string, err error) int {
 		code = ExitUsage
 	}
 	if errors.Is(err, context.Canceled) {
-		code = ExitFinding
+		return ExitInterrupted // the person stopped it: nothing to explain
 	}
 	msg := app.Explain(err, app.AgainCLI)
 	msg = app.HideKnown(msg, env.Getenv("COMPOSIO_API_KEY"))

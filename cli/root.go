@@ -33,6 +33,8 @@ const (
 	ExitUsage     = 2 // bad flags, bad input file, unknown id
 	ExitRefused   = 3 // the retry guard refused
 	ExitAmbiguous = 4 // the retry was sent and its outcome is unknown
+	// ExitInterrupted: Ctrl-C (or SIGTERM) stopped the command, as shells report a SIGINT.
+	ExitInterrupted = 130
 )
 
 // Env is what a command may touch of the outside world.
@@ -57,7 +59,8 @@ const exitCodes = `Exit status:
      or after its name), a missing or extra argument, an unknown id, an unreadable file, a
      verdict that does not fit, a write in a read-only session
   3  the retry guard refused
-  4  the retry was sent and its outcome is unknown (run resolve)`
+  4  the retry was sent and its outcome is unknown (run resolve)
+  130  interrupted (Ctrl-C), quietly; a retry in flight still ends 3 or 4 and says so`
 
 // exitError carries a command's exit status through cobra.
 type exitError struct{ code int }
@@ -93,6 +96,9 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &ex):
+		if ctx.Err() != nil && (ex.code == ExitFinding || ex.code == ExitOK) { // stopped, not finished: 3 and 4 keep their word
+			return ExitInterrupted
+		}
 		return ex.code
 	case errors.As(err, &ue):
 		fmt.Fprintln(env.Stderr, sanitize.String(ue.Error()))
