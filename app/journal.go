@@ -150,6 +150,22 @@ func OpenJournalReadOnly(ctx context.Context, o Options) (*Journal, error) {
 	return &Journal{j: j, readOnly: true}, nil
 }
 
+// OpenExistingJournal is OpenJournal for a command that only reads the journal: it opens (and
+// recovers) one that exists, and makes none: without one it returns ErrNoJournal, so a
+// mistyped --journal creates no file and no directory.
+func OpenExistingJournal(ctx context.Context, o Options) (*Journal, error) {
+	o, _, err := withProfile(o)
+	if err != nil {
+		return nil, err
+	}
+	probe, err := OpenJournalReadOnly(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	_ = probe.Close()
+	return OpenJournal(ctx, o)
+}
+
 // OpenJournalIfExists opens the journal for reading only when it exists (a bundle, or a
 // read-only TUI, never creates, migrates or recovers one); note says why there is none.
 func OpenJournalIfExists(ctx context.Context, o Options) (j *Journal, note string) {

@@ -300,6 +300,18 @@ func (s *sourceFlags) detailErrors(env *Env, a *app.App, n int, first error) {
 // stderr about attempts it found abandoned. Every journal command starts with it.
 func (s *sourceFlags) openJournal(ctx context.Context, env *Env) (*app.Journal, error) {
 	j, err := app.OpenJournal(ctx, s.options(env))
+	return s.reported(env, j, err)
+}
+
+// openExistingJournal is openJournal for a command that only reads it: none is made
+// (app.OpenExistingJournal).
+func (s *sourceFlags) openExistingJournal(ctx context.Context, env *Env) (*app.Journal, error) {
+	j, err := app.OpenExistingJournal(ctx, s.options(env))
+	return s.reported(env, j, err)
+}
+
+// reported says on stderr what opening the journal found (recovered attempts, a clock).
+func (s *sourceFlags) reported(env *Env, j *app.Journal, err error) (*app.Journal, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -79,8 +79,8 @@ func journalRun(ctx context.Context, env *Env, opts *JournalOptions) int {
 	sf := &opts.Source
 	sf.jonly = true
 	exec := opts.ID
-	j, err := sf.openJournal(ctx, env)
-	if errors.Is(err, app.ErrNoJournal) { // read-only: there is none, and none is made
+	j, err := sf.openExistingJournal(ctx, env)
+	if errors.Is(err, app.ErrNoJournal) { // there is none, and a read makes none
 		line(env.Stderr, "exectriage journal: %s", app.HideKnown(err.Error(), env.Getenv("COMPOSIO_API_KEY")))
 		if exec != "" {
 			return ExitUsage

@@ -67,7 +67,7 @@ func openSQLiteReadOnly(ctx context.Context, path string, o options) (*store, er
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("%w: %s (a read-only session creates none)", ErrNoJournal, path)
+		return nil, fmt.Errorf("%w: %s (reading makes none: the first confirmation, retry or mark does)", ErrNoJournal, path)
 	case err != nil:
 		return nil, fmt.Errorf("journal: %s: %w", path, err)
 	case !st.Mode().IsRegular():
