@@ -231,6 +231,9 @@ func Open(ctx context.Context, o Options) (*App, error) {
 			return nil, err
 		}
 	}
+	if o.AllowReads && !o.ReadOnly && !cfg.Defaults.ReadOnly { // it lifts a read-only session's ban, and there is none
+		return nil, Usagef("--allow-reads only applies to a read-only session: add --readonly (or readonly = true in the config's [defaults] or the profile)")
+	}
 	o.ReadOnly = o.ReadOnly || cfg.Defaults.ReadOnly // the demo's anchor must know it (demoAnchor)
 	o.AllowReads = o.AllowReads || cfg.Defaults.AllowReads
 	topt := cfg.Options() // the config's, defaults for the rest

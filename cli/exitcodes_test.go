@@ -41,6 +41,8 @@ func TestExitCodeTable(t *testing.T) {
 		want string // in stderr ("" : anything)
 	}{
 		{"a report", append([]string{"scan"}, file...), ExitOK, ""},
+		{"--allow-reads without --readonly", append([]string{"scan", "--allow-reads"}, file...), ExitUsage, "--allow-reads only applies to a read-only session"},
+		{"--allow-reads with --readonly", append([]string{"scan", "--readonly", "--allow-reads"}, file...), ExitOK, ""},
 		{"version", []string{"version"}, ExitOK, ""},
 		{"help of a command", []string{"help", "mark"}, ExitOK, ""},
 		{"doctor finds an SDK that retries writes", []string{"doctor", "../doctor/testdata/projects/npm-old"}, ExitFinding, ""},
