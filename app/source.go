@@ -45,7 +45,7 @@ func (a *App) CanSend() bool { return a.src.Client() != nil }
 func (a *App) Get(ctx context.Context, id string) (model.Execution, error) {
 	e, err := a.src.Get(ctx, id)
 	if errors.Is(err, source.ErrNotFound) {
-		return e, fmt.Errorf("no execution %s in %s: %w", id, a.src.Name(), err)
+		return e, err // it names the id and the source
 	}
 	if err == nil && e.ID != id { // every source, not only the API's client, answers for id alone
 		return model.Execution{}, fmt.Errorf("get %s from %s: the answer is the record of %q: %w", id, a.src.Name(), e.ID, client.ErrOtherRecord)

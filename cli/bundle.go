@@ -113,7 +113,7 @@ func bundleRun(ctx context.Context, env *Env, opts *BundleOptions) int {
 	if err := writeFileAtomic(*out, text); err != nil {
 		return fail(env, "bundle", err)
 	}
-	fmt.Fprintf(env.Stderr, "exectriage bundle: %d execution(s) written to %s\n", len(in.Items), sanitize.String(*out))
+	fmt.Fprintf(env.Stderr, "exectriage bundle: %s written to %s\n", executions(len(in.Items)), sanitize.String(*out))
 	return ExitOK
 }
 

@@ -96,7 +96,7 @@ func TestAnExportJudgesAsItsWindow(t *testing.T) {
 	_, base := testkit.StartSandbox(t, sandbox.Config{Seed: 8, Size: 400, Now: fixedNow, APIKey: "k-export"})
 	vars := map[string]string{"COMPOSIO_API_KEY": "k-export", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
 	out := filepath.Join(t.TempDir(), "window.jsonl")
-	if code, _, errOut := run(t, vars, "export", "--base-url", base, "--since", "720h", "--out", out); code != ExitOK || !strings.Contains(errOut, "400 execution(s) written") {
+	if code, _, errOut := run(t, vars, "export", "--base-url", base, "--since", "720h", "--out", out); code != ExitOK || !strings.Contains(errOut, "400 executions written") {
 		t.Fatalf("export: %d %s", code, errOut)
 	}
 	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o600 {

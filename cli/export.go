@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,14 @@ type ExportOptions struct {
 // shapes, newest first: each execution's list entry, or its detail where the load fetched one
 // (what triage needed), so that `--file` over the export judges every execution as the API's
 // window did; --details fetches every detail.
+// executions is "1 execution" or "N executions".
+func executions(n int) string {
+	if n == 1 {
+		return "1 execution"
+	}
+	return strconv.Itoa(n) + " executions"
+}
+
 func NewCmdExport(env *Env, runF func(context.Context, *ExportOptions) error) *cobra.Command {
 	opts := &ExportOptions{}
 	cmd := &cobra.Command{
@@ -93,6 +102,6 @@ func exportRun(ctx context.Context, env *Env, opts *ExportOptions) int {
 		os.Remove(tmp)
 		return fail(env, "export", err)
 	}
-	fmt.Fprintf(env.Stderr, "exectriage export: %d execution(s) written to %s\n", len(l.Execs), sanitize.String(opts.Out))
+	fmt.Fprintf(env.Stderr, "exectriage export: %s written to %s\n", executions(len(l.Execs)), sanitize.String(opts.Out))
 	return ExitOK
 }

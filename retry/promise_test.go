@@ -489,7 +489,7 @@ func TestResolveRefusesWhatItCannotDo(t *testing.T) {
 	if err != nil || res.Attempt.State != model.AttemptFailed || !strings.Contains(res.Attempt.Detail, "decided by a person") {
 		t.Fatalf("a person's decision without witnesses: %+v %v", res, err)
 	}
-	if res, err := retry.Resolve(ctx, d, w.a.ID, retry.ResolveOptions{}); err != nil || res.Changed || !strings.Contains(res.Next, "already failed") {
+	if res, err := retry.Resolve(ctx, d, w.a.ID, retry.ResolveOptions{}); err != nil || res.Changed || !strings.Contains(res.Next, "has already settled (failed); nothing to resolve") {
 		t.Errorf("an attempt already settled: %+v %v", res, err)
 	}
 	// an intent left by a process that is gone, never sent: failed with no witness at all

@@ -104,7 +104,7 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 	r := Resolution{Before: a, Attempt: a}
 	switch a.State {
 	case model.AttemptSucceeded, model.AttemptFailed:
-		r.Next = fmt.Sprintf("attempt %s is already %s; nothing to resolve", a.ID, a.State)
+		r.Next = fmt.Sprintf("attempt %s has already settled (%s); nothing to resolve", a.ID, a.State)
 		return r, nil
 	case model.AttemptIntent, model.AttemptSent:
 		r.Next = fmt.Sprintf("attempt %s is %s and its process may still be sending: wait until it ends "+

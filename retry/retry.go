@@ -182,9 +182,9 @@ type Result struct {
 // not say, and then the note says so.
 func ToolVersionOf(e *model.Execution) (version, note string) {
 	if v := strings.TrimSpace(e.ToolVersion); v != "" {
-		return v, "the version the original ran (" + v + ")"
+		return v, v + ", the one the original ran"
 	}
-	return client.DefaultToolVersion, "latest: the original's log does not record its tool version, so the tool may have changed since"
+	return client.DefaultToolVersion, "latest (the original's log does not record its tool version, so the tool may have changed since)"
 }
 
 // Refused reports whether the retry was refused (nothing was sent).

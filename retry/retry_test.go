@@ -644,7 +644,7 @@ func TestRetryRunsTheOriginalsToolVersion(t *testing.T) {
 	}
 	e.ToolVersion = "20240101_00" // an older version than the tool's current one, as the live log says
 	res, err := runLive(ctx, w.deps(), confirmed(e))
-	if err != nil || res.Refused() || res.Version != "20240101_00" || !strings.Contains(res.VersionNote, "the version the original ran") {
+	if err != nil || res.Refused() || res.Version != "20240101_00" || res.VersionNote != "20240101_00, the one the original ran" {
 		t.Fatalf("retry: %+v %v", res, err)
 	}
 	found := false

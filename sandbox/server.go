@@ -63,13 +63,13 @@ func New(cfg Config) (*Server, error) {
 		cfg.Size = 0
 	}
 	if cfg.Size > MaxSize {
-		return nil, fmt.Errorf("sandbox: size %d is over the maximum %d", cfg.Size, MaxSize)
+		return nil, fmt.Errorf("size %d is over the maximum %d", cfg.Size, MaxSize)
 	}
 	if cfg.Span == 0 {
 		cfg.Span = DefaultSpan
 	}
 	if cfg.Span < 0 {
-		return nil, errors.New("sandbox: span must be positive")
+		return nil, errors.New("span must be positive")
 	}
 	if cfg.HoldTimeout <= 0 {
 		cfg.HoldTimeout = DefaultHoldTimeout
@@ -79,17 +79,17 @@ func New(cfg Config) (*Server, error) {
 		cfg.Cursor = CursorKeyset
 	case CursorKeyset, CursorPage:
 	default:
-		return nil, fmt.Errorf("sandbox: cursor %q: want keyset or page", cfg.Cursor)
+		return nil, fmt.Errorf("cursor %q: want keyset or page", cfg.Cursor)
 	}
 	if cfg.PageLatency < 0 {
-		return nil, errors.New("sandbox: page latency must not be negative")
+		return nil, errors.New("page latency must not be negative")
 	}
 	if cfg.WebhookTimeout < 0 || cfg.RedeliveryDelay < 0 || cfg.MaxDeliveryAttempts < 0 {
-		return nil, errors.New("sandbox: webhook timeout, redelivery delay and delivery attempts must not be negative")
+		return nil, errors.New("webhook timeout, redelivery delay and delivery attempts must not be negative")
 	}
 	for _, r := range cfg.Faults {
 		if err := r.Validate(); err != nil {
-			return nil, fmt.Errorf("sandbox: %w", err)
+			return nil, fmt.Errorf("fault %s: %w", r.ToolSlug, err)
 		}
 	}
 	clock := time.Now
@@ -113,7 +113,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.faults = append(s.faults, cfg.Faults...)
 	if cfg.RateLimit < 0 || cfg.RateLimitWindow < 0 {
-		return nil, errors.New("sandbox: the rate limit and its window must not be negative")
+		return nil, errors.New("the rate limit and its window must not be negative")
 	}
 	s.rate = newRateLimiter(cfg.RateLimit, cfg.RateLimitWindow)
 	s.edgeLim = newEdgeLimiter(cfg.EdgeLimit, cfg.EdgeWindow, cfg.EdgeBlock)
@@ -134,7 +134,7 @@ func Start(ctx context.Context, cfg Config, addr string) (*Server, string, error
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
-		return nil, "", fmt.Errorf("sandbox: listen on %s: %w", addr, err)
+		return nil, "", fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	s.url = "http://" + ln.Addr().String()
 	s.httpSrv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}

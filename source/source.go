@@ -67,6 +67,12 @@ type Recycler interface {
 // ErrNotFound is returned (wrapped) by Get for an id the source does not have.
 var ErrNotFound = errors.New("no such execution")
 
+// notFound is ErrNotFound for one id and source, said once: "no execution ID in SOURCE".
+type notFound struct{ id, where string }
+
+func (e notFound) Error() string        { return "no execution " + e.id + " in " + e.where }
+func (e notFound) Is(target error) bool { return target == ErrNotFound }
+
 // ErrNoAPIKey is returned by Open for a non-loopback API without a key.
 var ErrNoAPIKey = errors.New("COMPOSIO_API_KEY is not set")
 
@@ -611,7 +617,7 @@ func (s *apiSource) Get(ctx context.Context, id string) (model.Execution, error)
 	}
 	var ae *client.APIError
 	if errors.As(err, &ae) && ae.StatusCode == 404 {
-		return model.Execution{}, fmt.Errorf("%w: %s in %s", ErrNotFound, id, s.name)
+		return model.Execution{}, notFound{id: id, where: s.name}
 	}
 	return e, err
 }
@@ -1035,7 +1041,7 @@ func (s *fileSource) Get(ctx context.Context, id string) (model.Execution, error
 			}
 			continue
 		}
-		return model.Execution{}, fmt.Errorf("%w: %s in %s", ErrNotFound, id, s.Name())
+		return model.Execution{}, notFound{id: id, where: s.Name()}
 	}
 }
 

@@ -284,9 +284,21 @@ func (v *Verifiers) verify(ctx context.Context, e *model.Execution) model.Provid
 		st.Reason = fmt.Sprintf("no %s among %d items %s returned, but %s: check manually in %s", what, len(items), c.readTool, c.blind(args), toolkitName(e))
 	default:
 		st.State = model.ProviderNotFound
-		st.Reason = fmt.Sprintf("no %s since %s among %d items at %s (%s)", what, sinceText, len(items), where, c.readTool)
+		st.Reason = fmt.Sprintf("no %s since %s %s (%s)", what, sinceText, amongAt(len(items), where), c.readTool)
 	}
 	return st
+}
+
+// amongAt says what a search that found nothing read: "among the 3 items at WHERE", "among
+// the 1 item …", or "at WHERE, which holds none since then" for none at all.
+func amongAt(n int, where string) string {
+	switch n {
+	case 0:
+		return "at " + where + ", which holds none since then"
+	case 1:
+		return "among the 1 item at " + where
+	}
+	return fmt.Sprintf("among the %d items at %s", n, where)
 }
 
 // notFoundText recognises a read that failed because the object does not exist.

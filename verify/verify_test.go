@@ -66,8 +66,8 @@ func TestVerifyGmailSend(t *testing.T) {
 		{"not found", &scriptedRunner{data: map[string]any{"messages": []any{
 			msg("m0", "bob@example.com", "Invoice 42", t0.Add(-time.Hour)),
 			msg("m7", "carol@example.com", "Invoice 42", t0.Add(time.Second)),
-		}}}, model.ProviderNotFound, nil, `no email to Bob@Example.com "Invoice 42" since 2026-03-02 08:59:55Z among 2 items at messages (GMAIL_FETCH_EMAILS)`},
-		{"empty mailbox", &scriptedRunner{data: map[string]any{"messages": []any{}}}, model.ProviderNotFound, nil, "among 0 items"},
+		}}}, model.ProviderNotFound, nil, `no email to Bob@Example.com "Invoice 42" since 2026-03-02 08:59:55Z among the 2 items at messages (GMAIL_FETCH_EMAILS)`},
+		{"empty mailbox", &scriptedRunner{data: map[string]any{"messages": []any{}}}, model.ProviderNotFound, nil, `since 2026-03-02 08:59:55Z at messages, which holds none since then (GMAIL_FETCH_EMAILS)`},
 		{"older Composio wrapper", &scriptedRunner{data: map[string]any{"response_data": map[string]any{"messages": []any{
 			msg("m2", "bob@example.com", "Invoice 42", t0.Add(2*time.Second)),
 		}}}}, model.ProviderFound, []string{"m2"}, "found email"},
@@ -77,7 +77,7 @@ func TestVerifyGmailSend(t *testing.T) {
 		{"read failed", &scriptedRunner{err: errors.New("429 rate limited")}, model.ProviderUnknown, nil, "GMAIL_FETCH_EMAILS failed: 429 rate limited"},
 		{"tool failed", &scriptedRunner{fail: "invalid_grant"}, model.ProviderUnknown, nil, "GMAIL_FETCH_EMAILS failed: invalid_grant"},
 		// Current GMAIL_FETCH_EMAILS omits messages when nothing matches: an empty result, not an unreadable one.
-		{"no list", &scriptedRunner{data: map[string]any{"count": 3}}, model.ProviderNotFound, nil, "among 0 items"},
+		{"no list", &scriptedRunner{data: map[string]any{"count": 3}}, model.ProviderNotFound, nil, `since 2026-03-02 08:59:55Z at messages, which holds none since then (GMAIL_FETCH_EMAILS)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
