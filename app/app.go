@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/exectriage/exectriage/client"
@@ -124,6 +125,7 @@ type App struct {
 
 	index IndexState // the session's team index
 
+	listed   atomic.Int64 // executions the session's loads have listed (RateWait.Read)
 	rateMu   sync.Mutex
 	rateWait RateWait // the latest wait for the rate limit (RateWaiting)
 	who      string   // overrides journal.Who

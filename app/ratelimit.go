@@ -13,6 +13,8 @@ type RateWait struct {
 	Limit   int  // the window's budget, 0 when the API did not say
 	Refused bool // the API answered 429 (else the session held back before it would have)
 	Until   time.Time
+	// Read is how many executions the session's loads had listed when the wait began.
+	Read int64
 }
 
 // String says what the session waits for, for a progress line.
@@ -25,6 +27,9 @@ func (w RateWait) String() string {
 		}
 		s += ")"
 	}
+	if w.Read > 0 {
+		s += fmt.Sprintf("; %d executions read so far", w.Read)
+	}
 	return s
 }
 
@@ -32,7 +37,7 @@ func (w RateWait) String() string {
 // front's callback (Options.OnRateWait).
 func (a *App) rateNotice(o *Options) client.Option {
 	return client.WithRateNotice(func(cw client.RateWait) {
-		w := RateWait{Wait: cw.Wait, Limit: cw.Limit, Refused: cw.Refused, Until: time.Now().Add(cw.Wait)}
+		w := RateWait{Wait: cw.Wait, Limit: cw.Limit, Refused: cw.Refused, Until: time.Now().Add(cw.Wait), Read: a.listed.Load()}
 		a.rateMu.Lock()
 		if w.Until.After(a.rateWait.Until) {
 			a.rateWait = w

@@ -93,6 +93,7 @@ func (a *App) stream(ctx context.Context, since time.Duration, keep bool, page, 
 	n := 0
 	err := a.src.Load(ctx, since, func(batch []model.Execution) error {
 		a.Learn(ctx, batch)
+		a.listed.Add(int64(len(batch)))
 		n++
 		need, again := rule.needBatch(batch, n)
 		want := make([]model.Execution, 0, len(need)+len(again))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"regexp"
 	"testing"
 	"time"
 
@@ -28,5 +29,20 @@ func TestCtrlCIsQuietAndExits130(t *testing.T) {
 	}
 	if code, _, errOut := run(t, vars, args...); code != ExitOK {
 		t.Fatalf("the same scan left alone: %d %s", code, errOut)
+	}
+}
+
+// TestARateLimitedScanSaysWhatItRead (issue 44, defect 12): while scan waits for the API's rate
+// limit, its stderr line says how many executions it has read so far, as the TUI's header does.
+func TestARateLimitedScanSaysWhatItRead(t *testing.T) {
+	_, base := testkit.StartSandbox(t, sandbox.Config{Seed: 6, Size: 600, Now: fixedNow, APIKey: "k-rate", RateLimit: 20, RateLimitWindow: time.Second})
+	vars := map[string]string{"COMPOSIO_API_KEY": "k-rate", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
+	code, _, errOut := run(t, vars, "scan", "--base-url", base, "--since", "720h", "--no-cache")
+	if code != ExitOK {
+		t.Fatalf("scan: %d %s", code, errOut)
+	}
+	m := regexp.MustCompile(`waiting \S+ for the API's rate limit[^\n]*; (\d+) executions read so far`).FindStringSubmatch(errOut)
+	if m == nil || m[1] == "0" {
+		t.Fatalf("the waits do not say what was read: %q", errOut)
 	}
 }
