@@ -30,6 +30,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
+	"github.com/exectriage/exectriage/ui/components/markdialog"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/components/statusline"
 	"github.com/exectriage/exectriage/ui/keys"
@@ -576,6 +577,33 @@ func TestMarkDialogNeedsAChoice(t *testing.T) {
 	h.keys("j", "enter")
 	if vs, err := e.j.Verdicts(context.Background(), id); err != nil || len(vs) != 1 || vs[0].Verdict != model.Verdicts()[0] {
 		t.Fatalf("j then Enter: verdicts %+v (%v)", vs, err)
+	}
+}
+
+// TestTheMarkDialogNeverCutsAVerdictsMeaning (issue 44, defect 14): at 80 and 120 columns every
+// offered verdict's meaning is on screen whole (wrapped under itself), none cut with "…".
+func TestTheMarkDialogNeverCutsAVerdictsMeaning(t *testing.T) {
+	e := newEnv(t)
+	for _, width := range []int{80, 120} {
+		h := newHarness(t, e, width, 40)
+		i := h.flaggedWith("GMAIL_SEND_EMAIL", model.ProviderFound)
+		h.selectRow(i)
+		h.keys("m")
+		box := ansi.Strip(h.m.mark.View())
+		var text strings.Builder
+		for l := range strings.SplitSeq(box, "\n") {
+			text.WriteString(" " + strings.Trim(l, "│ "))
+		}
+		flat := strings.Join(strings.Fields(text.String()), " ")
+		for _, v := range model.Verdicts() {
+			if m := markdialog.Meaning(v); strings.Contains(box, string(v)) && !strings.Contains(flat, m) {
+				t.Errorf("%d columns: the meaning of %s is not whole on screen (%q):\n%s", width, v, m, box)
+			}
+		}
+		if strings.Contains(box, "…") {
+			t.Errorf("%d columns: something is cut:\n%s", width, box)
+		}
+		h.keys("esc")
 	}
 }
 

@@ -30,6 +30,9 @@ var meaning = map[model.Verdict]string{
 	model.VerdictIgnored:            "not worth acting on (changes nothing the guard allows)",
 }
 
+// Meaning is what a verdict does, as the dialog says it.
+func Meaning(v model.Verdict) string { return meaning[v] }
+
 // Model is the dialog.
 type Model struct {
 	common.Common
@@ -150,7 +153,15 @@ func (m Model) View() string {
 			cur = "› "
 			label = st.Dialog.ButtonActive.Render(common.Fit(string(v), lw))
 		}
-		b.WriteString(common.Truncate(cur+string(rune('1'+i))+" "+label+"  "+st.Muted.Render(meaning[v]), inner) + "\n")
+		head := cur + string(rune('1'+i)) + " " + label + "  "
+		hw := common.Width(head)
+		// the meaning wraps under itself, never cut: it is what the verdict does
+		for k, l := range strings.Split(common.Wrap(meaning[v], max(inner-hw, 10)), "\n") {
+			if k > 0 {
+				head = strings.Repeat(" ", hw)
+			}
+			b.WriteString(head + st.Muted.Render(l) + "\n")
+		}
 	}
 	b.WriteString("\n" + m.note.View() + "\n\n")
 	if m.nudge && m.choice < 0 {
