@@ -13,7 +13,8 @@ type RateWait struct {
 	Limit   int  // the window's budget, 0 when the API did not say
 	Refused bool // the API answered 429 (else the session held back before it would have)
 	Until   time.Time
-	// Read is how many executions the session's loads had listed when the wait began.
+	// Read is how many executions the session's loads had listed when the wait began (the CLI
+	// says it beside the wait; the TUI's header counts what it holds itself).
 	Read int64
 }
 
@@ -26,9 +27,6 @@ func (w RateWait) String() string {
 			s += ", answered 429"
 		}
 		s += ")"
-	}
-	if w.Read > 0 {
-		s += fmt.Sprintf("; %d executions read so far", w.Read)
 	}
 	return s
 }

@@ -333,7 +333,11 @@ func (s *sourceFlags) sayWait(env *Env, w app.RateWait) {
 	defer s.mu.Unlock()
 	if now := time.Now(); now.Sub(s.waitSaid) >= 2*time.Second {
 		s.waitSaid = now
-		fmt.Fprintf(env.Stderr, "exectriage: %s\n", w)
+		read := ""
+		if w.Read > 0 {
+			read = fmt.Sprintf("; %d executions read so far", w.Read)
+		}
+		fmt.Fprintf(env.Stderr, "exectriage: %s%s\n", w, read)
 	}
 }
 

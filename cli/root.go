@@ -96,7 +96,7 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &ex):
-		if ctx.Err() != nil && (ex.code == ExitFinding || ex.code == ExitOK) { // stopped, not finished: 3 and 4 keep their word
+		if ctx.Err() != nil && ex.code == ExitFinding { // stopped, not finished: 2, 3 and 4 keep their word
 			return ExitInterrupted
 		}
 		return ex.code

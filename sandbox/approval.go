@@ -54,6 +54,12 @@ func (s *Server) needsApproval(tool *toolDef) bool {
 	return false
 }
 
+// inputResponse is one answer of input_responses.
+type inputResponse struct {
+	ID       string `json:"id"`
+	Approved *bool  `json:"approved"`
+}
+
 // approvalReply is a re-call's request_state and input_responses ("" and nil: a first call).
 type approvalReply struct {
 	state     string
@@ -96,10 +102,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request, a *attempt, rep
 			"Repeat the same call (tool, account and arguments) that answered input_required.")
 		return true
 	}
-	var answers []struct {
-		ID       string `json:"id"`
-		Approved *bool  `json:"approved"`
-	}
+	var answers []inputResponse
 	if reply.responses != nil && json.Unmarshal(reply.responses, &answers) != nil {
 		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_InvalidInputResponses", "input_responses must be a list of {id, approved}",
 			"Answer each input request: [{\"id\": …, \"approved\": true}].")
@@ -107,12 +110,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request, a *attempt, rep
 	}
 	approved := true
 	for _, id := range st.requests {
-		i := slices.IndexFunc(answers, func(x struct {
-			ID       string `json:"id"`
-			Approved *bool  `json:"approved"`
-		}) bool {
-			return x.ID == id
-		})
+		i := slices.IndexFunc(answers, func(x inputResponse) bool { return x.ID == id })
 		if i < 0 || answers[i].Approved == nil {
 			s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_InputResponsesMissing", "input request "+id+" has no answer",
 				"Answer every input request of the input_required answer.")
