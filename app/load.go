@@ -308,6 +308,15 @@ func (l *Loaded) FetchAll(ctx context.Context) (int, error) {
 	return failed, first
 }
 
+// lookupErr is the error of an id a command was given that the source could not get: a usage
+// error when the id is at fault (not found, malformed).
+func lookupErr(err error) error {
+	if IsUsage(err) {
+		return &UsageError{Msg: err.Error(), Err: err}
+	}
+	return err
+}
+
 // Index maps each id to its first position (Lookup needs it; scan, which looks up only the
 // first members of groups, does without).
 func (l *Loaded) Index() {
@@ -340,10 +349,7 @@ func (l *Loaded) Lookup(ctx context.Context, id string) (int, error) {
 	}
 	d, err := l.a.Get(ctx, id)
 	if err != nil {
-		if IsUsage(err) {
-			return 0, &UsageError{Msg: err.Error(), Err: err}
-		}
-		return 0, err
+		return 0, lookupErr(err)
 	}
 	if ok {
 		l.Execs[i] = d

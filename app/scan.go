@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/window"
@@ -58,10 +60,46 @@ func (a *App) Scan(ctx context.Context) (*Scanned, error) {
 		}
 		return ScannedOf(l), nil
 	}
-	b := window.NewStream(a.kinds, a.topt)
+	return a.scan(ctx, loc, window.NewStream(a.kinds, a.topt), nil)
+}
+
+// Streams reports whether the source is streamed into the window as scan reads it (an export
+// file) rather than loaded whole: ScanIndexed reads such a source.
+func (a *App) Streams() bool {
+	_, ok := a.src.(source.Located)
+	return ok
+}
+
+// ScanIndexed is Scan for a front that filters the rows (list of an export): the window is
+// streamed as scan's, with the filter's index over each record as it comes (its error text
+// included), so that Filter answers a query over every row without the records being held.
+// It returns an error for a source that is not streamed (Streams).
+func (a *App) ScanIndexed(ctx context.Context) (*Scanned, error) {
+	loc, ok := a.src.(source.Located)
+	if !ok {
+		return nil, fmt.Errorf("%s is loaded whole, not streamed", a.src.Name())
+	}
+	return a.scan(ctx, loc, window.NewStreamIndexed(a.kinds, a.topt), nil)
+}
+
+// Filter returns the positions (newest first) of the executions q keeps, and whether the
+// rows carry the filter's index (ScanIndexed) to answer it.
+func (s *Scanned) Filter(q filter.Query) ([]int, bool) {
+	if s.ds.Filter == nil {
+		return nil, false
+	}
+	return s.ds.Matches(q, nil), true
+}
+
+// scan streams loc into b, finds the groups and applies the journal's cases; seen, when not
+// nil, is shown each batch first (its refs as LoadLocated gives them).
+func (a *App) scan(ctx context.Context, loc source.Located, b *window.Builder, seen func([]model.Execution, []source.Ref)) (*Scanned, error) {
 	reserved := false
 	err := loc.LoadLocated(ctx, a.Window(), func(batch []model.Execution, refs []source.Ref) error {
 		a.Learn(ctx, batch) // an export with an API key: the kinds of new tools first
+		if seen != nil {
+			seen(batch, refs)
+		}
 		b.AddLocated(batch, refs)
 		if !reserved && b.Len() > 0 {
 			// Room for every row at once, sized by the first batch's (growing them by

@@ -57,30 +57,22 @@ func NewCmdBundle(env *Env, runF func(context.Context, *BundleOptions) error) *c
 func bundleRun(ctx context.Context, env *Env, opts *BundleOptions) int {
 	sf := &opts.Source
 	out, noVerify, pos := &opts.Out, &opts.NoVerify, opts.IDs
-	a, l, err := sf.load(ctx, env)
+	a, c, err := sf.choose(ctx, env, dedupe(pos), "")
 	if err != nil {
 		return fail(env, "bundle", err)
 	}
 	defer a.Close()
 
-	ids := dedupe(pos)
-	// Lookup may add an execution and re-sort, so indices are read only once all are in.
-	for _, id := range ids {
-		if _, err := l.Lookup(ctx, id); err != nil {
-			return fail(env, "bundle", err)
-		}
-	}
 	// A bundle is a read-only command: it reads a journal that exists and never creates one.
 	j, note := app.OpenJournalIfExists(ctx, sf.options(env))
 	defer j.Close()
 
 	var items []bundle.Item
-	for _, id := range ids {
-		i, _ := l.Position(id)
-		e, t := l.Execs[i], l.Result.Triage[i]
+	for i := range c.Execs {
+		e, t := c.Execs[i], c.Triage[i]
 		it := bundle.Item{Exec: e, Triage: t}
 		if t.GroupID != "" {
-			if g, ok := l.Result.Group(t.GroupID); ok {
+			if g, ok := c.Group(t.GroupID); ok {
 				it.Group = &g
 			}
 		}

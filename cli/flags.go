@@ -248,6 +248,26 @@ func copiesOnce(env *Env, n int) {
 	}
 }
 
+// choose is load for show and bundle: the executions ids names (app.Choose), or with ids nil
+// those of session sid (app.ChooseSession).
+func (s *sourceFlags) choose(ctx context.Context, env *Env, ids []string, sid string) (*app.App, *app.Chosen, error) {
+	var c *app.Chosen
+	a, err := s.loadWith(ctx, env, func(a *app.App) (err error) {
+		if ids == nil {
+			c, err = a.ChooseSession(ctx, sid)
+		} else {
+			c, err = a.Choose(ctx, ids)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	s.detailErrors(env, a, c.DetailErrors, c.FirstDetailError)
+	copiesOnce(env, c.Duplicates)
+	return a, c, nil
+}
+
 // scan is load for scan: rows, streamed from an export file.
 func (s *sourceFlags) scan(ctx context.Context, env *Env) (*app.App, *app.Scanned, error) {
 	var sc *app.Scanned

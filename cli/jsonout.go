@@ -170,13 +170,8 @@ func (r *report) appendScanned(buf []byte, k int) []byte {
 	return r.appendExecOf(buf, &e, &t)
 }
 
-// appendExec appends execution k's EXEC object: rendered as it is, and again with the
-// secret policy applied to its strings when the configured key shows in it.
-func (r *report) appendExec(buf []byte, k int) []byte {
-	return r.appendExecOf(buf, &r.l.Execs[k], &r.l.Result.Triage[k])
-}
-
-// appendExecOf appends e's EXEC object.
+// appendExecOf appends e's EXEC object: rendered as it is, and again with the secret policy
+// applied to its strings when the configured key shows in it.
 func (r *report) appendExecOf(buf []byte, e *model.Execution, t *model.Triage) []byte {
 	start := len(buf)
 	out := appendExecJSON(buf, e, t, nil)

@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
@@ -64,28 +66,113 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 	if err != nil {
 		return usageError(env, "list", "--filter: %s", sanitize.String(err.Error()))
 	}
-	a, l, err := sf.load(ctx, env)
+	if sf.file != "" {
+		sf.lean = true // an export is streamed into rows, as scan reads it
+		defer leanGC(env)()
+	}
+	a, ls, err := sf.listing(ctx, env, q)
 	if err != nil {
 		return fail(env, "list", err)
 	}
 	defer a.Close()
-	// the API lists no request or session ids: its server finds the records a request: or a
-	// session: term names
-	found, err := a.FindRequests(ctx, q.Values("request"))
+	r := newReport(env, a, nil)
+	match := ls.match
+	if opts.Session != "" {
+		slices.Reverse(match) // a session reads in the order it ran
+	}
+	total := len(match)
+	if opts.Limit > 0 && len(match) > opts.Limit {
+		match = match[:opts.Limit]
+	}
+	w := bufio.NewWriterSize(env.Stdout, 64<<10)
+	if sf.json {
+		name, _ := marshalSafe(r.hide(a.SourceName()))
+		fmt.Fprintf(w, "{\n  \"schema_version\": %d,\n  \"source\": %s,\n  \"matched\": %d,\n  \"executions\": [", SchemaVersion, name, total)
+		if err = writeArrayLines(w, len(match), func(buf []byte, k int) []byte {
+			e, t := ls.exec(match[k]), ls.triage(match[k])
+			return r.appendExecOf(buf, &e, &t)
+		}); err == nil {
+			_, err = io.WriteString(w, "]\n}\n")
+		}
+	} else {
+		fmt.Fprintf(env.Stderr, "source: %s · %d of %d executions", r.str(a.SourceName()), total, ls.n)
+		if len(match) < total {
+			fmt.Fprintf(env.Stderr, " (the newest %d shown: --limit)", len(match))
+		}
+		fmt.Fprintln(env.Stderr)
+		r.listLines(w, ls, match)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
 	if err != nil {
 		return fail(env, "list", err)
 	}
-	l.Put(found)
-	if found, err = a.FindSessions(ctx, q.Values("session")); err != nil {
-		return fail(env, "list", err)
+	return ExitOK
+}
+
+// listing is what list prints from: the window's executions (n of them) by position, newest
+// first, with their triage and groups, and the positions a query keeps.
+type listing struct {
+	n      int
+	exec   func(i int) model.Execution
+	triage func(i int) model.Triage
+	groups []model.DuplicateGroup
+	match  []int
+}
+
+// listing reads the window for list and filters it by q. An export is streamed into rows with
+// the filter's index, as scan reads it (memory grows with the rows, not with the records);
+// another source is loaded whole, and the records a request: or session: term names are asked
+// of its server first (the API lists no request or session ids).
+func (s *sourceFlags) listing(ctx context.Context, env *Env, q filter.Query) (*app.App, *listing, error) {
+	var l *app.Loaded
+	var sc *app.Scanned
+	a, err := s.loadWith(ctx, env, func(a *app.App) (err error) {
+		if a.Streams() {
+			sc, err = a.ScanIndexed(ctx)
+			return err
+		}
+		l, err = a.Load(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	l.Put(found)
-	r := newReport(env, a, l)
+	if sc != nil {
+		copiesOnce(env, sc.Duplicates)
+		match, _ := sc.Filter(q)
+		return a, &listing{n: sc.Len(), exec: sc.Exec, triage: sc.Triage, groups: sc.Groups, match: match}, nil
+	}
+	s.detailErrors(env, a, l.DetailErrors, l.FirstDetailError)
+	copiesOnce(env, l.Duplicates)
+	for _, find := range []struct {
+		f   func(context.Context, []string) ([]model.Execution, error)
+		ids []string
+	}{{a.FindRequests, q.Values("request")}, {a.FindSessions, q.Values("session")}} {
+		found, err := find.f(ctx, find.ids)
+		if err != nil {
+			a.Close()
+			return nil, nil, err
+		}
+		l.Put(found)
+	}
+	return a, &listing{
+		n:      len(l.Execs),
+		exec:   func(i int) model.Execution { return l.Execs[i] },
+		triage: func(i int) model.Triage { return l.Result.Triage[i] },
+		groups: l.Result.Groups,
+		match:  filterLoaded(l, q),
+	}, nil
+}
+
+// filterLoaded returns the positions of l's executions that q keeps, through an index of
+// their records (a view that knows the groups answers pattern:, a group's cause).
+func filterLoaded(l *app.Loaded, q filter.Query) []int {
 	ix := filter.NewIndex(len(l.Execs))
 	for i := range l.Execs {
 		ix.Append(filter.Row{Exec: &l.Execs[i], Triage: &l.Result.Triage[i]})
 	}
-	// a view that knows the groups answers pattern: (a group's cause)
 	order, groupOf := make([]int32, len(l.Execs)), make([]int32, len(l.Execs))
 	ids, patterns := make([]string, len(l.Result.Groups)), make([]string, len(l.Result.Groups))
 	for gi, g := range l.Result.Groups {
@@ -99,59 +186,29 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 			}
 		}
 	}
-	match := ix.View(order, groupOf, ids, patterns).Filter(q)
-	if opts.Session != "" {
-		slices.Reverse(match) // a session reads in the order it ran
-	}
-	total := len(match)
-	if opts.Limit > 0 && len(match) > opts.Limit {
-		match = match[:opts.Limit]
-	}
-	w := bufio.NewWriterSize(env.Stdout, 64<<10)
-	if sf.json {
-		name, _ := marshalSafe(r.hide(a.SourceName()))
-		fmt.Fprintf(w, "{\n  \"schema_version\": %d,\n  \"source\": %s,\n  \"matched\": %d,\n  \"executions\": [", SchemaVersion, name, total)
-		if err = writeArrayLines(w, len(match), func(buf []byte, k int) []byte {
-			return r.appendExec(buf, match[k])
-		}); err == nil {
-			_, err = io.WriteString(w, "]\n}\n")
-		}
-	} else {
-		fmt.Fprintf(env.Stderr, "source: %s · %d of %d executions", r.str(a.SourceName()), total, len(l.Execs))
-		if len(match) < total {
-			fmt.Fprintf(env.Stderr, " (the newest %d shown: --limit)", len(match))
-		}
-		fmt.Fprintln(env.Stderr)
-		r.listLines(w, match)
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if err != nil {
-		return fail(env, "list", err)
-	}
-	return ExitOK
+	return ix.View(order, groupOf, ids, patterns).Filter(q)
 }
 
 // listLines writes one aligned line per execution: time, tool, toolkit, user/account,
 // status, duration, badges.
-func (r *report) listLines(w io.Writer, match []int) {
+func (r *report) listLines(w io.Writer, ls *listing, match []int) {
 	const toolMax, kitMax, whoMax = 40, 16, 48
 	type line struct{ tool, kit, who string }
 	lines := make([]line, len(match))
 	var tw, kw, ww int
 	for k, i := range match {
-		e := &r.l.Execs[i]
-		l := line{r.line(e.ToolSlug, toolMax), r.line(e.ToolkitSlug, kitMax), r.line(who(e), whoMax)}
+		e := ls.exec(i)
+		l := line{r.line(e.ToolSlug, toolMax), r.line(e.ToolkitSlug, kitMax), r.line(who(&e), whoMax)}
 		tw, kw, ww = max(tw, width(l.tool)), max(kw, width(l.kit)), max(ww, width(l.who))
 		lines[k] = l
 	}
 	groupSize := map[string]int{}
-	for i := range r.l.Result.Groups {
-		groupSize[r.l.Result.Groups[i].ID] = len(r.l.Result.Groups[i].ExecutionIDs)
+	for i := range ls.groups {
+		groupSize[ls.groups[i].ID] = len(ls.groups[i].ExecutionIDs)
 	}
 	for k, i := range match {
-		e, t, l := &r.l.Execs[i], &r.l.Result.Triage[i], lines[k]
+		ex, tr, l := ls.exec(i), ls.triage(i), lines[k]
+		e, t := &ex, &tr
 		status := e.Status
 		if status == "" {
 			status = "none"

@@ -82,22 +82,18 @@ func markRun(ctx context.Context, env *Env, opts *MarkOptions) int {
 	// sit in the journal and decide a later retry of nothing anyone checked: refuse it. So is
 	// one that does not fit the execution (confirmed_failed on a read, duplicate outside a
 	// group).
-	a, l, err := sf.load(ctx, env)
-	if err != nil {
-		return fail(env, "mark", err)
-	}
-	defer a.Close()
-	i, err := l.Lookup(ctx, id)
+	a, c, err := sf.choose(ctx, env, []string{id}, "")
 	if err != nil {
 		return fail(env, "mark", fmt.Errorf("nothing was marked: %w", err))
 	}
-	fits := a.VerdictsFor(&l.Execs[i], &l.Result.Triage[i])
+	defer a.Close()
+	fits := a.VerdictsFor(&c.Execs[0], &c.Triage[0])
 	if !slices.Contains(fits, v) {
 		names := make([]string, len(fits))
 		for k, f := range fits {
 			names[k] = string(f)
 		}
-		t := &l.Result.Triage[i]
+		t := &c.Triage[0]
 		return usageError(env, "mark", "%s does not fit %s (a %s, outcome %s%s): nothing was marked; it can be marked %s",
 			v, sanitize.String(id), t.Kind, t.Outcome, map[bool]string{true: ", in a duplicate group", false: ", in no duplicate group"}[t.GroupID != ""], strings.Join(names, ", "))
 	}

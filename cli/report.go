@@ -21,6 +21,7 @@ type report struct {
 	a      *app.App
 	l      *app.Loaded
 	s      *app.Scanned // scan's rows, in place of l
+	c      *app.Chosen  // show's executions, in place of l
 	policy *redact.Policy
 	first  map[string]int // scan: the position of each group's first member
 	// whole: stdout is not a terminal (a file, a pipe), so no line is cut to a column width:
@@ -73,8 +74,13 @@ func (r *report) groupTool(g *model.DuplicateGroup) string {
 		}
 		return ""
 	}
-	if i, ok := r.l.Position(g.ExecutionIDs[0]); ok {
-		return r.l.Execs[i].ToolSlug
+	if r.c != nil {
+		return r.c.GroupTool(g.ID)
+	}
+	if r.l != nil {
+		if i, ok := r.l.Position(g.ExecutionIDs[0]); ok {
+			return r.l.Execs[i].ToolSlug
+		}
 	}
 	return ""
 }

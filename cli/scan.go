@@ -50,18 +50,7 @@ func NewCmdScan(env *Env, runF func(context.Context, *ScanOptions) error) *cobra
 func scanRun(ctx context.Context, env *Env, opts *ScanOptions) int {
 	sf := &opts.Source
 	sf.lean = true
-	if env.Getenv("GOGC") == "" {
-		// scan keeps a row of about 140 bytes per execution: collecting at 75% growth instead
-		// of 100% keeps the peak lower at no measurable cost.
-		defer debug.SetGCPercent(debug.SetGCPercent(75))
-	}
-	if env.Getenv("GOMEMLIMIT") == "" {
-		// Past a few million executions the rows are most of the heap, and 75% growth on top
-		// of them is hundreds of megabytes: a soft limit makes the collector run more often
-		// there instead (5M executions stay within 1 GB). It is soft: a window whose rows
-		// alone pass it still completes, collected more often.
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(scanMemoryLimit))
-	}
+	defer leanGC(env)()
 	a, sc, err := sf.scan(ctx, env)
 	if err != nil {
 		return fail(env, "scan", err)
@@ -82,6 +71,32 @@ func scanRun(ctx context.Context, env *Env, opts *ScanOptions) int {
 		return fail(env, "scan", err)
 	}
 	return ExitOK
+}
+
+// leanGC tunes the collector for a command that streams a window into rows (scan, list of an
+// export), unless GOGC or GOMEMLIMIT say otherwise; the returned func restores it.
+func leanGC(env *Env) (restore func()) {
+	percent, limit := -2, int64(-1)
+	if env.Getenv("GOGC") == "" {
+		// a row is about 140 bytes per execution: collecting at 75% growth instead of 100%
+		// keeps the peak lower at no measurable cost.
+		percent = debug.SetGCPercent(75)
+	}
+	if env.Getenv("GOMEMLIMIT") == "" {
+		// Past a few million executions the rows are most of the heap, and 75% growth on top
+		// of them is hundreds of megabytes: a soft limit makes the collector run more often
+		// there instead (5M executions stay within 1 GB). It is soft: a window whose rows
+		// alone pass it still completes, collected more often.
+		limit = debug.SetMemoryLimit(scanMemoryLimit)
+	}
+	return func() {
+		if percent != -2 {
+			debug.SetGCPercent(percent)
+		}
+		if limit >= 0 {
+			debug.SetMemoryLimit(limit)
+		}
+	}
 }
 
 func (r *report) scanReport(w io.Writer, now time.Time) {

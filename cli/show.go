@@ -75,23 +75,20 @@ func NewCmdShow(env *Env, runF func(context.Context, *ShowOptions) error) *cobra
 // showRun prints one execution, its whole record and its triage.
 func showRun(ctx context.Context, env *Env, opts *ShowOptions) int {
 	sf := &opts.Source
-	a, l, err := sf.load(ctx, env)
+	a, c, err := sf.choose(ctx, env, []string{opts.ID}, "")
 	if err != nil {
 		return fail(env, "show", err)
 	}
 	defer a.Close()
-	i, err := l.Lookup(ctx, opts.ID)
-	if err != nil {
-		return fail(env, "show", err)
-	}
-	r := newReport(env, a, l)
-	e, t := &l.Execs[i], &l.Result.Triage[i]
+	r := newReport(env, a, nil)
+	r.c = c
+	e, t := &c.Execs[0], &c.Triage[0]
 	rec, err := json.Marshal(model.ToWire(e, true))
 	if err != nil {
 		return fail(env, "show", err)
 	}
 	out := showJSON{SchemaVersion: SchemaVersion, Source: r.hide(a.SourceName()), Execution: r.policy.JSON(rec, opts.Reveal), Triage: toExecJSON(e, t, r.hide)}
-	if g, ok := l.Result.Group(t.GroupID); ok && t.GroupID != "" {
+	if g, ok := c.Group(t.GroupID); ok && t.GroupID != "" {
 		gj := r.toGroupJSON(&g)
 		out.DuplicateGroup = &gj
 	}
@@ -227,32 +224,20 @@ type sessionStep struct {
 func showSessionRun(ctx context.Context, env *Env, opts *ShowOptions) int {
 	sf := &opts.Source
 	sid := strings.TrimSpace(opts.Session)
-	a, l, err := sf.load(ctx, env)
+	a, c, err := sf.choose(ctx, env, nil, sid)
 	if err != nil {
 		return fail(env, "show", err)
 	}
 	defer a.Close()
-	found, err := a.FindSessions(ctx, []string{sid})
-	if err != nil {
-		return fail(env, "show", err)
-	}
-	l.Put(found)
-	r := newReport(env, a, l)
-	var pos []int
-	var execs []model.Execution
-	for i := range l.Execs {
-		if l.Execs[i].SessionID == sid {
-			pos, execs = append(pos, i), append(execs, l.Execs[i])
-		}
-	}
-	if len(pos) == 0 {
+	r := newReport(env, a, nil)
+	r.c = c
+	if len(c.Execs) == 0 {
 		return fail(env, "show", fmt.Errorf("session %s: no execution of it in the window or at the source (a list entry carries no session id: widen --since, or load an export): %w", sanitize.String(sid), app.ErrNotFound))
 	}
 	out := sessionJSON{SchemaVersion: SchemaVersion, Source: r.hide(a.SourceName()), Session: sid, Steps: []sessionStep{}, Groups: []groupJSON{}}
 	seen := map[string]bool{}
-	for _, ts := range triage.Timeline(execs) {
-		i := pos[ts.Index]
-		e, t := &l.Execs[i], &l.Result.Triage[i]
+	for _, ts := range triage.Timeline(c.Execs) {
+		e, t := &c.Execs[ts.Index], &c.Triage[ts.Index]
 		st := sessionStep{execJSON: toExecJSON(e, t, r.hide), Child: ts.Child}
 		if ts.Continues != "" {
 			st.Continues = r.hide(ts.Continues)
@@ -265,7 +250,7 @@ func showSessionRun(ctx context.Context, env *Env, opts *ShowOptions) int {
 			st.GapMS = &ms
 		}
 		out.Steps = append(out.Steps, st)
-		if g, ok := l.Result.Group(t.GroupID); ok && t.GroupID != "" && !seen[t.GroupID] {
+		if g, ok := c.Group(t.GroupID); ok && t.GroupID != "" && !seen[t.GroupID] {
 			seen[t.GroupID] = true
 			out.Groups = append(out.Groups, r.toGroupJSON(&g))
 		}
@@ -325,11 +310,8 @@ func (r *report) sessionReport(w io.Writer, out sessionJSON) error {
 
 // deliveries indexes the window's trigger deliveries (for StartedBy).
 func (r *report) deliveries() *triage.Deliveries {
-	d := triage.NewDeliveries()
-	if r.l != nil {
-		for i := range r.l.Execs {
-			d.Add(&r.l.Execs[i])
-		}
+	if r.c != nil {
+		return r.c.Deliveries
 	}
-	return d
+	return triage.NewDeliveries()
 }

@@ -499,6 +499,13 @@ func NewStream(kinds *triage.Kinds, opt triage.Options) *Builder {
 	return New(kinds, opt, Options{Exact: true, Once: true})
 }
 
+// NewStreamIndexed is NewStream with the filter's index over the rows (list of an export):
+// its datasets' Filter answers a query over every execution, each record's error text
+// included, without the records being kept.
+func NewStreamIndexed(kinds *triage.Kinds, opt triage.Options) *Builder {
+	return New(kinds, opt, Options{Exact: true, Once: true, Index: true})
+}
+
 // NewBuilder returns an empty builder that triages with the given kinds (nil: by slug) and
 // options.
 func NewBuilder(kinds *triage.Kinds, opt triage.Options) *Builder {
