@@ -58,6 +58,13 @@ func (a *App) Choose(ctx context.Context, ids []string) (*Chosen, error) {
 	pos := make([]int, len(ids))
 	for k, id := range ids {
 		pos[k], _ = l.Position(id)
+		if a.o.Lean { // the load dropped what triage never reads: the record whole, as Get gives it
+			e, err := a.Get(ctx, id)
+			if err != nil {
+				return nil, lookupErr(err)
+			}
+			l.Execs[pos[k]] = e
+		}
 	}
 	return l.chosen(pos), nil
 }
@@ -118,7 +125,7 @@ func (a *App) chooseStreamed(ctx context.Context, pick func(*model.Execution) bo
 	}
 	type copyAt struct {
 		ref      source.Ref
-		whole    *model.Execution // a record that cannot be read again (refs nil): kept
+		located  bool // else the source cannot read it again where it is (refs nil): Get does
 		detailed bool
 	}
 	kept := map[string]copyAt{}
@@ -131,12 +138,9 @@ func (a *App) chooseStreamed(ctx context.Context, pick func(*model.Execution) bo
 			if old, seen := kept[e.ID]; seen && model.KeepsEarlierCopy(old.detailed, e.Detailed) {
 				continue // the window keeps the earlier, whole copy
 			}
-			c := copyAt{detailed: e.Detailed}
-			if refs != nil {
+			c := copyAt{detailed: e.Detailed, located: refs != nil}
+			if c.located {
 				c.ref = refs[i]
-			} else {
-				cp := *e // the batch is reused: the copy's strings and slices are its own
-				c.whole = &cp
 			}
 			kept[e.ID] = c
 		}
@@ -197,12 +201,12 @@ func (a *App) chooseStreamed(ctx context.Context, pick func(*model.Execution) bo
 		}
 		at[id] = len(c.Execs)
 		t := sc.Triage(i)
-		cp := kept[id]
-		e := sc.Exec(i)
-		if cp.whole != nil {
-			e = *cp.whole
-		} else {
+		// the record whole, with every field (a lean load dropped what triage never reads)
+		var e model.Execution
+		if cp := kept[id]; cp.located {
 			refs, refIDs = append(refs, cp.ref), append(refIDs, id)
+		} else if e, err = a.Get(ctx, id); err != nil {
+			return nil, true, err
 		}
 		c.Execs, c.Triage = append(c.Execs, e), append(c.Triage, t)
 		if gi, ok := groupAt[t.GroupID]; ok && t.GroupID != "" {
@@ -214,7 +218,7 @@ func (a *App) chooseStreamed(ctx context.Context, pick func(*model.Execution) bo
 		}
 	}
 	if len(refs) > 0 {
-		if err := loc.ReadRefs(ctx, refs, refIDs, func(k int, e model.Execution) error {
+		if err := loc.ReadWhole(ctx, refs, refIDs, func(k int, e model.Execution) error {
 			c.Execs[at[refIDs[k]]] = e
 			return nil
 		}); err != nil {
@@ -223,4 +227,3 @@ func (a *App) chooseStreamed(ctx context.Context, pick func(*model.Execution) bo
 	}
 	return c, true, nil
 }
-

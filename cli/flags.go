@@ -251,6 +251,12 @@ func copiesOnce(env *Env, n int) {
 // choose is load for show and bundle: the executions ids names (app.Choose), or with ids nil
 // those of session sid (app.ChooseSession).
 func (s *sourceFlags) choose(ctx context.Context, env *Env, ids []string, sid string) (*app.App, *app.Chosen, error) {
+	if s.file != "" {
+		// an export is streamed into rows, as scan reads it, and the records chosen read
+		// again whole
+		s.lean = true
+		defer leanGC(env)()
+	}
 	var c *app.Chosen
 	a, err := s.loadWith(ctx, env, func(a *app.App) (err error) {
 		if ids == nil {

@@ -129,7 +129,14 @@ func TestShowOfAnExportReadsWhatTheWholeLoadRead(t *testing.T) {
 					sessions[s] = true
 				}
 			}
-			c, err := a.Choose(ctx, ids)
+			// show and bundle open an export lean (what triage never reads is dropped as it
+			// loads) and read what they name again whole
+			lean, err := app.Open(ctx, app.Options{File: file, Getenv: env.Getenv, Now: env.Now, Lean: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lean.Close()
+			c, err := lean.Choose(ctx, ids)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +172,7 @@ func TestShowOfAnExportReadsWhatTheWholeLoadRead(t *testing.T) {
 				t.Fatalf("%d executions, %d in groups, %d sessions: the comparison shows little", len(ids), groups, len(sessions))
 			}
 			for sid := range sessions {
-				c, err := a.ChooseSession(ctx, sid)
+				c, err := lean.ChooseSession(ctx, sid)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -182,7 +189,45 @@ func TestShowOfAnExportReadsWhatTheWholeLoadRead(t *testing.T) {
 					compareChosen(t, c, k, &l.Execs[i], l.Result.Triage[i])
 				}
 			}
-			if _, err := a.Choose(ctx, []string{"log_not_there"}); !errors.Is(err, app.ErrNotFound) || !app.IsUsage(err) {
+			// an id the window (--since) leaves out: the whole load finds it and judges the
+			// window with it, as for any source
+			since := env.Now().Sub(l.Execs[len(l.Execs)/2].Timestamp)
+			old := l.Execs[len(l.Execs)-1].ID
+			for _, lean := range []bool{false, true} {
+				o := app.Options{File: file, Getenv: env.Getenv, Now: env.Now, Since: since, SinceSet: true, Lean: lean}
+				w, err := app.Open(ctx, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer w.Close()
+				c, err := w.Choose(ctx, []string{old, l.Execs[0].ID}) // with one the window holds
+				if err != nil {
+					t.Fatal(err)
+				}
+				o.Lean = false
+				ref, err := app.Open(ctx, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer ref.Close()
+				rl, err := ref.Load(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rl.Execs) >= len(l.Execs) || len(rl.Execs) == 0 {
+					t.Fatalf("the window holds %d of %d", len(rl.Execs), len(l.Execs))
+				}
+				for _, id := range []string{old, l.Execs[0].ID} {
+					if _, err := rl.Lookup(ctx, id); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for k, id := range []string{old, l.Execs[0].ID} {
+					i, _ := rl.Position(id)
+					compareChosen(t, c, k, &rl.Execs[i], rl.Result.Triage[i])
+				}
+			}
+			if _, err := lean.Choose(ctx, []string{"log_not_there"}); !errors.Is(err, app.ErrNotFound) || !app.IsUsage(err) {
 				t.Errorf("an id not in the export: %v, want a usage error naming it", err)
 			}
 		})

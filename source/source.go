@@ -811,6 +811,9 @@ type Located interface {
 	// to got in order; the file is opened once. A response the source's KeepResponse drops is
 	// dropped again (a lean scan's: it reads no more of a response than whether it may fail).
 	ReadRefs(ctx context.Context, refs []Ref, ids []string, got func(k int, e model.Execution) error) error
+	// ReadWhole is ReadRefs with every field of each record, whatever KeepResponse drops, as
+	// Get gives it (show and bundle read the records they name).
+	ReadWhole(ctx context.Context, refs []Ref, ids []string, got func(k int, e model.Execution) error) error
 }
 
 // LoadLocated implements Located.
@@ -833,6 +836,16 @@ func (s *fileSource) LoadLocated(ctx context.Context, since time.Duration, page 
 
 // ReadRefs implements Located.
 func (s *fileSource) ReadRefs(ctx context.Context, refs []Ref, ids []string, got func(k int, e model.Execution) error) error {
+	return s.readRefs(ctx, refs, ids, &model.Parser{KeepResponse: s.opt.KeepResponse}, got)
+}
+
+// ReadWhole implements Located.
+func (s *fileSource) ReadWhole(ctx context.Context, refs []Ref, ids []string, got func(k int, e model.Execution) error) error {
+	return s.readRefs(ctx, refs, ids, nil, got)
+}
+
+// readRefs reads the records at refs with p (nil: whole).
+func (s *fileSource) readRefs(ctx context.Context, refs []Ref, ids []string, p *model.Parser, got func(k int, e model.Execution) error) error {
 	s.mu.Lock()
 	spool, unlocated := s.spool, s.unlocated
 	s.mu.Unlock()
@@ -849,7 +862,6 @@ func (s *fileSource) ReadRefs(ctx context.Context, refs []Ref, ids []string, got
 		r = h.f
 	}
 	var buf []byte
-	p := &model.Parser{KeepResponse: s.opt.KeepResponse}
 	for k, ref := range refs {
 		if k%1024 == 0 {
 			if err := ctx.Err(); err != nil {
