@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
@@ -59,49 +60,47 @@ func NewCmdExport(env *Env, runF func(context.Context, *ExportOptions) error) *c
 
 func exportRun(ctx context.Context, env *Env, opts *ExportOptions) int {
 	sf := &opts.Source
-	a, l, err := sf.load(ctx, env)
+	var walked app.Walked
+	// The executions are written as they are read (an export is never held whole).
+	write := func(a *app.App, w io.Writer) (err error) {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		enc := json.NewEncoder(bw)
+		if walked, err = a.Each(ctx, opts.Details, func(e *model.Execution) error {
+			return enc.Encode(model.ToWire(e, e.Detailed))
+		}); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	a, err := sf.loadWith(ctx, env, func(a *app.App) error {
+		if opts.Out == "" {
+			return write(a, env.Stdout)
+		}
+		f, err := os.CreateTemp(filepath.Dir(opts.Out), ".export-*.jsonl")
+		if err != nil {
+			return err
+		}
+		tmp := f.Name()
+		err = write(a, f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp, opts.Out)
+		}
+		if err != nil {
+			os.Remove(tmp)
+		}
+		return err
+	})
 	if err != nil {
 		return fail(env, "export", err)
 	}
 	defer a.Close()
-	if opts.Details {
-		if n, first := l.FetchAll(ctx); n > 0 {
-			sf.detailErrors(env, a, n, first)
-		}
+	sf.detailErrors(env, a, walked.DetailErrors, walked.FirstDetailError)
+	copiesOnce(env, walked.Duplicates)
+	if opts.Out != "" {
+		fmt.Fprintf(env.Stderr, "exectriage export: %s written to %s\n", executions(walked.Executions), sanitize.String(opts.Out))
 	}
-	write := func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 64<<10)
-		enc := json.NewEncoder(bw)
-		for i := range l.Execs {
-			e := &l.Execs[i]
-			if err := enc.Encode(model.ToWire(e, e.Detailed)); err != nil {
-				return err
-			}
-		}
-		return bw.Flush()
-	}
-	if opts.Out == "" {
-		if err := write(env.Stdout); err != nil {
-			return fail(env, "export", err)
-		}
-		return ExitOK
-	}
-	f, err := os.CreateTemp(filepath.Dir(opts.Out), ".export-*.jsonl")
-	if err != nil {
-		return fail(env, "export", err)
-	}
-	tmp := f.Name()
-	err = write(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, opts.Out)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fail(env, "export", err)
-	}
-	fmt.Fprintf(env.Stderr, "exectriage export: %s written to %s\n", executions(len(l.Execs)), sanitize.String(opts.Out))
 	return ExitOK
 }
