@@ -223,21 +223,6 @@ func (s *sourceFlags) open(ctx context.Context, env *Env) (*app.App, error) {
 	return a, err
 }
 
-// load opens the session and loads and triages the window; the caller closes the app.
-func (s *sourceFlags) load(ctx context.Context, env *Env) (*app.App, *app.Loaded, error) {
-	var l *app.Loaded
-	a, err := s.loadWith(ctx, env, func(a *app.App) (err error) {
-		l, err = a.Load(ctx)
-		return err
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	s.detailErrors(env, a, l.DetailErrors, l.FirstDetailError)
-	copiesOnce(env, l.Duplicates)
-	return a, l, nil
-}
-
 // copiesOnce says, once, that records sharing a log id were read as one execution.
 func copiesOnce(env *Env, n int) {
 	switch {

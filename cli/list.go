@@ -75,7 +75,7 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 		return fail(env, "list", err)
 	}
 	defer a.Close()
-	r := newReport(env, a, nil)
+	r := newReport(env, a)
 	match := ls.match
 	if opts.Session != "" {
 		slices.Reverse(match) // a session reads in the order it ran

@@ -19,9 +19,8 @@ import (
 // triage, and the secret policy every printed string goes through.
 type report struct {
 	a      *app.App
-	l      *app.Loaded
-	s      *app.Scanned // scan's rows, in place of l
-	c      *app.Chosen  // show's executions, in place of l
+	s      *app.Scanned // scan's rows
+	c      *app.Chosen  // show's executions
 	policy *redact.Policy
 	first  map[string]int // scan: the position of each group's first member
 	// whole: stdout is not a terminal (a file, a pipe), so no line is cut to a column width:
@@ -29,8 +28,8 @@ type report struct {
 	whole bool
 }
 
-func newReport(env *Env, a *app.App, l *app.Loaded) *report {
-	return &report{a: a, l: l, policy: a.Policy(), whole: !isTerminal(env.Stdout)}
+func newReport(env *Env, a *app.App) *report {
+	return &report{a: a, policy: a.Policy(), whole: !isTerminal(env.Stdout)}
 }
 
 // newScanReport is scan's report, over rows.
@@ -76,11 +75,6 @@ func (r *report) groupTool(g *model.DuplicateGroup) string {
 	}
 	if r.c != nil {
 		return r.c.GroupTool(g.ID)
-	}
-	if r.l != nil {
-		if i, ok := r.l.Position(g.ExecutionIDs[0]); ok {
-			return r.l.Execs[i].ToolSlug
-		}
 	}
 	return ""
 }

@@ -80,7 +80,7 @@ func showRun(ctx context.Context, env *Env, opts *ShowOptions) int {
 		return fail(env, "show", err)
 	}
 	defer a.Close()
-	r := newReport(env, a, nil)
+	r := newReport(env, a)
 	r.c = c
 	e, t := &c.Execs[0], &c.Triage[0]
 	rec, err := json.Marshal(model.ToWire(e, true))
@@ -229,7 +229,7 @@ func showSessionRun(ctx context.Context, env *Env, opts *ShowOptions) int {
 		return fail(env, "show", err)
 	}
 	defer a.Close()
-	r := newReport(env, a, nil)
+	r := newReport(env, a)
 	r.c = c
 	if len(c.Execs) == 0 {
 		return fail(env, "show", fmt.Errorf("session %s: no execution of it in the window or at the source (a list entry carries no session id: widen --since, or load an export): %w", sanitize.String(sid), app.ErrNotFound))

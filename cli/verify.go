@@ -78,7 +78,7 @@ func verifyRun(ctx context.Context, env *Env, opts *VerifyOptions) int {
 	}
 	a.Learn(ctx, []model.Execution{e})
 	st := a.Verify(ctx, &e)
-	r := newReport(env, a, nil)
+	r := newReport(env, a)
 	st.Reason = r.hide(st.Reason)
 	st.ReadArgs = r.policy.JSON(st.ReadArgs, true)
 	for i := range st.Matches {
