@@ -31,6 +31,13 @@ func (w RateWait) String() string {
 	return s
 }
 
+// Forms says the wait in words, longest first, for a line that may be narrow: String, then
+// without the budget, then "rate limit: 12s".
+func (w RateWait) Forms() []string {
+	wait := w.Wait.Round(time.Second)
+	return []string{w.String(), fmt.Sprintf("waiting %s for the API's rate limit", wait), fmt.Sprintf("rate limit: %s", wait)}
+}
+
 // rateNotice is the client's notice: the session keeps the wait (RateWaiting) and tells the
 // front's callback (Options.OnRateWait).
 func (a *App) rateNotice(o *Options) client.Option {

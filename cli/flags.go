@@ -192,11 +192,13 @@ func (s *sourceFlags) options(env *Env) app.Options {
 		Demo: s.demo, JournalOnly: s.jonly, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config, Index: s.index,
 		Since: s.since, SinceSet: s.sinceSet, CallerTimeout: s.timeout, CallerTimeoutSet: s.timeSet,
 		Lean: s.lean, Background: s.interactive, Getenv: env.Getenv, Now: env.Now, Version: Version, ReadOnly: s.readonly, AllowReads: s.allowReads, Profile: s.profile,
-		OnBad:      func(r model.RecordError) { s.warnBad(env, r) },
-		OnRateWait: func(w app.RateWait) { s.sayWait(env, w) },
+		OnBad: func(r model.RecordError) { s.warnBad(env, r) },
 	}
 	if s.interactive {
 		o.Gate = &pace.Gate{} // the TUI holds its loads back for a moment after each key
+	} else {
+		// a command says each wait on stderr; the TUI's header says it (App.RateWaiting)
+		o.OnRateWait = func(w app.RateWait) { s.sayWait(env, w) }
 	}
 	switch {
 	case s.noCache:

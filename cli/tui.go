@@ -72,6 +72,13 @@ func NewCmdTUI(env *Env, runF func(context.Context, *TUIOptions) error) *cobra.C
 // tuiRun opens the TUI.
 func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 	sf := &opts.Source
+	// Nothing may write to the terminal behind the TUI: what would go to stderr while it runs
+	// (an unreadable record, a journal note from a background load) is kept and written when
+	// it ends; a rate-limit wait is the header's alone (sourceFlags.options).
+	held := &heldWriter{w: env.Stderr}
+	tenv := *env
+	tenv.Stderr = held
+	env = &tenv
 	if sf.json || sf.jq != "" {
 		return usageError(env, "", "--json is for commands (list, scan, show...), not the TUI")
 	}
@@ -143,7 +150,10 @@ func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 	if env.Stdout != nil && env.Stdout != os.Stdout {
 		popts = append(popts, tea.WithOutput(env.Stdout))
 	}
-	if err := ui.Run(ctx, deps, popts...); err != nil {
+	held.Hold()
+	err = ui.Run(ctx, deps, popts...)
+	held.Release()
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "exectriage: %s\n", sanitize.String(err.Error()))
 		return ExitFinding
 	}

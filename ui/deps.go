@@ -58,7 +58,7 @@ type Backend interface {
 	NewBuilder() *window.Builder
 	// RateWaiting says what a load waits for while the API's rate limit holds its reads back
 	// ("" when nothing): it never blocks.
-	RateWaiting() string
+	RateWaiting() []string
 	// Hold holds a load's background work (read, parse, analysis) back for d, so that the
 	// frame of a key just pressed gets the cores. It never blocks: Update may call it.
 	Hold(d time.Duration)
@@ -175,11 +175,11 @@ func (b backend) JournalProblem() string { return b.a.JournalProblem() }
 
 func (b backend) ReadOnly() bool { return b.a.ReadOnly() }
 
-func (b backend) RateWaiting() string {
+func (b backend) RateWaiting() []string {
 	if w, ok := b.a.RateWaiting(); ok {
-		return w.String()
+		return w.Forms()
 	}
-	return ""
+	return nil
 }
 
 func (b backend) Profile() app.ProfileInfo { return b.a.Profile() }

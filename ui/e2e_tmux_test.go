@@ -871,3 +871,49 @@ func TestTimelineInTmux(t *testing.T) {
 		ts.waitFor("tl", "the exit", contains("EXITED:0"))
 	}
 }
+
+// TestARateLimitWaitStaysInTheHeaderInTmux (issue 44, defect 1): a load held back by the API's
+// rate limit printed "exectriage: waiting … for the API's rate limit" on stderr, into the
+// TUI's alternate screen over its header, where it stayed. At 100x30 the wait is said in the
+// header only, nothing is written outside the TUI's frame while it runs, and nothing of it is
+// left on the terminal after q.
+func TestARateLimitWaitStaysInTheHeaderInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	_, base := testkit.StartSandbox(t, sandbox.Config{Seed: 44, Size: 500, Span: 20 * time.Hour, APIKey: "k-rate",
+		RateLimit: 20, RateLimitWindow: 5 * time.Second})
+	ts := newTmuxServer(t, tmux, "rate")
+	home := filepath.Join(dir, "home")
+	script := fmt.Sprintf("env -u NO_COLOR COMPOSIO_API_KEY=k-rate HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color %q --base-url %q --since 24h --no-cache --journal %q; echo EXITED:$?; sleep 120",
+		home, filepath.Join(home, "state"), filepath.Join(home, "config"), filepath.Join(home, "cache"), bin, base, filepath.Join(dir, "j.db"))
+	ts.must("new-session", "-d", "-s", "rate", "-x", "100", "-y", "30", "sh", "-c", script)
+	const pane = "rate"
+	outside := func(s string) bool { return strings.Contains(s, "exectriage:") }
+	waited := false
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		s := ts.capture(pane, false)
+		if outside(s) {
+			t.Fatalf("a line was written behind the TUI:\n%s", s)
+		}
+		if head, _, _ := strings.Cut(s, "\n"); strings.Contains(head, "rate limit") {
+			waited = true // said in the header, in the words that fit
+		}
+		if strings.Contains(s, "refreshed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the load did not end:\n%s", s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !waited {
+		t.Fatal("the load never waited for the rate limit: the test shows nothing")
+	}
+	ts.send(pane, "q")
+	s := ts.waitFor(pane, "the exit", contains("EXITED:0"))
+	if outside(s) || strings.Contains(s, "rate limit") {
+		t.Fatalf("the wait was left on the terminal after the TUI:\n%s", s)
+	}
+}

@@ -43,9 +43,10 @@ type Model struct {
 	Loading bool
 	Loaded  int
 	Pages   int
-	// Waiting says what the load waits for ("waiting 12s for the API's rate limit"), "" when
-	// it waits for nothing: a long wait must not look like a hang.
-	Waiting string
+	// Waiting says what the load waits for, in words longest first ("waiting 12s for the API's
+	// rate limit" … "rate limit: 12s"), nil when it waits for nothing: a long wait must not look
+	// like a hang, at any width.
+	Waiting []string
 	// Grouping is true while the duplicate groups are being found (at the end of a load).
 	Grouping bool
 	// Spinner is the spinner's current frame.
@@ -130,8 +131,8 @@ func (m Model) View() string {
 	}
 	var right string
 	switch {
-	case m.Loading && m.Waiting != "":
-		right = st.Header.Progress.Render(fmt.Sprintf("%s %s records · %s", m.Spinner, common.Count(m.Loaded), m.Waiting))
+	case m.Loading && len(m.Waiting) > 0:
+		right = m.waiting(left, w)
 	case m.Loading:
 		right = st.Header.Progress.Render(fmt.Sprintf("%s loading %s records · page %d", m.Spinner, common.Count(m.Loaded), m.Pages))
 	case m.Grouping:
@@ -159,6 +160,24 @@ func (m Model) View() string {
 	line2 := joinLR(st.Header.Label.Render("execs   ")+st.Header.SparkExec.Render(spark(execs)), st.Header.Label.Render(rng), w)
 	line3 := joinLR(st.Header.Label.Render("flagged ")+st.Header.SparkFlag.Render(spark(flagged)), "", w)
 	return line1 + "\n" + line2 + "\n" + line3
+}
+
+// waiting is the header's right part during a wait for the rate limit: the longest wording
+// that fits beside the whole of left, else the shortest, which fits beside the source and the
+// modes down to 60 columns (the counts are cut first, never the wait).
+func (m Model) waiting(left string, w int) string {
+	st := m.Styles
+	var forms []string
+	for _, f := range m.Waiting {
+		forms = append(forms, fmt.Sprintf("%s %s records · %s", m.Spinner, common.Count(m.Loaded), f))
+	}
+	forms = append(forms, m.Spinner+" "+m.Waiting[len(m.Waiting)-1])
+	for _, f := range forms {
+		if common.Width(left)+1+common.Width(f) <= w {
+			return st.Header.Progress.Render(f)
+		}
+	}
+	return st.Header.Progress.Render(forms[len(forms)-1])
 }
 
 // joinPriority is joinLR for the first line, where the first keep columns of left (the source,

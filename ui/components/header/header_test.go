@@ -119,9 +119,22 @@ func TestALoadSaysWhatItWaitsFor(t *testing.T) {
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "loading 4,200 records · page 42") {
 		t.Fatalf("loading:\n%s", v)
 	}
-	m.Waiting = "waiting 12s for the API's rate limit (2000 requests a window)"
-	if v := ansi.Strip(m.View()); !strings.Contains(v, "4,200 records · waiting 12s for the API's rate limit") {
+	m.Waiting = []string{"waiting 12s for the API's rate limit (2000 requests a window)", "waiting 12s for the API's rate limit", "rate limit: 12s"}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "4,200 records · waiting 12s for the API's rate limit (2000 requests a window)") {
 		t.Fatalf("waiting:\n%s", v)
+	}
+	// Narrower, the wait is said in fewer words, never dropped (issue 44, defect 1: at 100
+	// columns it was, and a minute's wait looked like a hang).
+	m.Source, m.Kind = "LIVE 127.0.0.1:39615", KindLive
+	for _, w := range []int{60, 80, 100, 120} {
+		m.SetSize(w, 3)
+		line := strings.SplitN(ansi.Strip(m.View()), "\n", 2)[0]
+		if !strings.Contains(line, "12s") || !strings.Contains(line, "rate limit") || common.Width(line) > w {
+			t.Errorf("at %d columns the wait is not said:\n%s", w, line)
+		}
+		if !strings.Contains(line, "LIVE 127.0.0.1:39615") {
+			t.Errorf("at %d columns the source is cut:\n%s", w, line)
+		}
 	}
 }
 
