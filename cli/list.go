@@ -3,10 +3,13 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +27,8 @@ type ListOptions struct {
 	Limit  int      // at most this many executions (0: all)
 	// Session lists one tool-router session's executions, oldest first: its timeline.
 	Session string
+	// NoPager writes to a terminal directly, however long the list.
+	NoPager bool
 }
 
 // NewCmdList is `exectriage list [QUERY...]`: executions newest first, one line each.
@@ -50,6 +55,7 @@ func NewCmdList(env *Env, runF func(context.Context, *ListOptions) error) *cobra
 	opts.Source.register(cmd.Flags(), commandFlags("list"))
 	cmd.Flags().StringVar(&opts.Filter, "filter", "", "filter `QUERY`: fuzzy text plus field terms ("+strings.Join(filter.FieldNames(), ":, ")+":)")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "print at most `N` executions, the newest (0: all)")
+	cmd.Flags().BoolVar(&opts.NoPager, "no-pager", false, "on a terminal, write every line directly instead of through $PAGER (less -FRX when unset)")
 	cmd.Flags().StringVar(&opts.Session, "session", "", "the timeline of one tool-router session `ID`: its executions oldest first (session:ID, in the order they ran)")
 	registerFlagCompletions(cmd, env)
 	return cmd
@@ -84,7 +90,12 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 	if opts.Limit > 0 && len(match) > opts.Limit {
 		match = match[:opts.Limit]
 	}
-	w := bufio.NewWriterSize(env.Stdout, 64<<10)
+	out := io.Writer(env.Stdout)
+	pg := startPager(env, opts.NoPager, len(match)+1)
+	if pg != nil {
+		out = pg
+	}
+	w := bufio.NewWriterSize(out, 64<<10)
 	if sf.json {
 		name, _ := marshalSafe(r.hide(a.SourceName()))
 		fmt.Fprintf(w, "{\n  \"schema_version\": %d,\n  \"source\": %s,\n  \"matched\": %d,\n  \"executions\": [", SchemaVersion, name, total)
@@ -100,10 +111,21 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 			fmt.Fprintf(env.Stderr, " (the newest %d shown: --limit)", len(match))
 		}
 		fmt.Fprintln(env.Stderr)
-		r.listLines(w, ls, match)
+		r.listLines(w, ls, match, terminalWidth(env.Stdout))
 	}
 	if err == nil {
 		err = w.Flush()
+	}
+	if pg != nil {
+		if cerr := pg.Close(); err == nil && cerr != nil && !quitEarly(cerr) {
+			var ee *exec.ExitError
+			if !errors.As(cerr, &ee) { // the pager's own exit status is the person's business
+				err = cerr
+			}
+		}
+		if quitEarly(err) {
+			err = nil // the person quit the pager before the end
+		}
 	}
 	if err != nil {
 		return fail(env, "list", err)
@@ -190,40 +212,119 @@ func filterLoaded(l *app.Loaded, q filter.Query) []int {
 }
 
 // listLines writes one aligned line per execution: time, tool, toolkit, user/account,
-// status, duration, badges.
-func (r *report) listLines(w io.Writer, ls *listing, match []int) {
-	const toolMax, kitMax, whoMax = 40, 16, 48
-	type line struct{ tool, kit, who string }
-	lines := make([]line, len(match))
-	var tw, kw, ww int
-	for k, i := range match {
-		e := ls.exec(i)
-		l := line{r.line(e.ToolSlug, toolMax), r.line(e.ToolkitSlug, kitMax), r.line(who(&e), whoMax)}
-		tw, kw, ww = max(tw, width(l.tool)), max(kw, width(l.kit)), max(ww, width(l.who))
-		lines[k] = l
-	}
+// status, duration, badges, log id. In a pipe (cols 0) every line is whole. On a terminal of
+// cols columns the lines fit it, as gh's tables do: the user/account and the tool narrow first,
+// then the toolkit and the duration go, the time loses its year, the user/account goes, and
+// the tool narrows again; the log id is never the part cut (it is what a person copies).
+func (r *report) listLines(w io.Writer, ls *listing, match []int, cols int) {
 	groupSize := map[string]int{}
 	for i := range ls.groups {
 		groupSize[ls.groups[i].ID] = len(ls.groups[i].ExecutionIDs)
 	}
+	const (
+		cWhen = iota
+		cTool
+		cKit
+		cWho
+		cStatus
+		cDur
+		cBadges
+		cID
+		nCols
+	)
+	rows := make([][nCols]string, len(match))
+	times := make([]time.Time, len(match))
+	var wide [nCols]int
 	for k, i := range match {
-		ex, tr, l := ls.exec(i), ls.triage(i), lines[k]
-		e, t := &ex, &tr
+		ex, t := ls.exec(i), ls.triage(i)
+		e := &ex
 		status := e.Status
 		if status == "" {
 			status = "none"
 		}
-		fmt.Fprintf(w, "%s  %s  %s  %s  %-7s  %7s", stamp(e.Timestamp), pad(l.tool, tw), pad(l.kit, kw), pad(l.who, ww),
-			r.line(status, 7), duration(e))
+		var badges []string
 		if t.Flagged {
-			fmt.Fprintf(w, "  %s", strings.ToUpper(string(t.Outcome)))
+			badges = append(badges, strings.ToUpper(string(t.Outcome)))
 		}
 		if t.Case != nil && t.Case.Settled {
-			fmt.Fprint(w, "  SETTLED")
+			badges = append(badges, "SETTLED")
 		}
 		if n := groupSize[t.GroupID]; n > 0 {
-			fmt.Fprintf(w, "  DUP×%d", n)
+			badges = append(badges, fmt.Sprintf("DUP×%d", n))
 		}
-		fmt.Fprintf(w, "  %s\n", r.line(e.ID, 40))
+		row := [nCols]string{stamp(e.Timestamp), r.line(e.ToolSlug, 40), r.line(e.ToolkitSlug, 16), r.line(who(e), 48),
+			r.line(status, 7), duration(e), strings.Join(badges, "  "), r.line(e.ID, 40)}
+		for c := range row {
+			wide[c] = max(wide[c], width(row[c]))
+		}
+		rows[k], times[k] = row, e.Timestamp
+	}
+	if cols <= 0 { // a pipe: whole lines, as they always were
+		for _, row := range rows {
+			fmt.Fprintf(w, "%s  %s  %s  %s  %-7s  %7s", row[cWhen], pad(row[cTool], wide[cTool]), pad(row[cKit], wide[cKit]),
+				pad(row[cWho], wide[cWho]), row[cStatus], row[cDur])
+			if row[cBadges] != "" {
+				fmt.Fprintf(w, "  %s", row[cBadges])
+			}
+			fmt.Fprintf(w, "  %s\n", row[cID])
+		}
+		return
+	}
+	wide[cStatus], wide[cDur] = max(wide[cStatus], 7), max(wide[cDur], 7)
+	on := [nCols]bool{true, true, true, true, true, true, wide[cBadges] > 0, true}
+	short := false // the time without its year and zone
+	total := func() int {
+		n := -2
+		for c := range nCols {
+			if on[c] {
+				n += wide[c] + 2
+			}
+		}
+		return n
+	}
+	narrow := func(c, least int) { wide[c] = max(min(wide[c], least), wide[c]-(total()-cols)) }
+	for _, step := range []func(){
+		func() { narrow(cWho, 12) },
+		func() { narrow(cTool, 20) },
+		func() { on[cKit] = false },
+		func() { on[cDur] = false },
+		func() { short, wide[cWhen] = true, 14 },
+		func() { on[cWho] = false },
+		func() { narrow(cTool, 10) },
+	} {
+		if total() <= cols {
+			break
+		}
+		step()
+	}
+	right := [nCols]bool{cDur: true}
+	var b strings.Builder
+	for k, row := range rows {
+		if short && !times[k].IsZero() {
+			row[cWhen] = times[k].UTC().Format("01-02 15:04:05")
+		}
+		b.Reset()
+		for c := range nCols {
+			if !on[c] {
+				continue
+			}
+			if b.Len() > 0 {
+				b.WriteString("  ")
+			}
+			cell := row[c]
+			if width(cell) > wide[c] {
+				cell = sanitize.Line(cell, wide[c])
+			}
+			switch {
+			case c == cID:
+				b.WriteString(cell) // last: never padded, never cut
+			case right[c]:
+				b.WriteString(strings.Repeat(" ", max(0, wide[c]-width(cell))) + cell)
+			default:
+				b.WriteString(pad(cell, wide[c]))
+			}
+		}
+		b.WriteByte('\n')
+		io.WriteString(w, b.String())
 	}
 }

@@ -43,6 +43,20 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(f.Fd())
 }
 
+// terminalWidth is the width of the terminal w writes to, 0 when it is not one (a pipe or a
+// file: no line is fitted to a width).
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return 0
+	}
+	cols, _, err := term.GetSize(f.Fd())
+	if err != nil || cols <= 0 {
+		return 0
+	}
+	return cols
+}
+
 // hide applies the secret policy to a string from the record: the configured key never shows.
 func (r *report) hide(s string) string {
 	if !r.policy.HasKnown() {

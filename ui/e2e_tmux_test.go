@@ -917,3 +917,58 @@ func TestARateLimitWaitStaysInTheHeaderInTmux(t *testing.T) {
 		t.Fatalf("the wait was left on the terminal after the TUI:\n%s", s)
 	}
 }
+
+// TestListFitsTheTerminalInTmux (issue 44, defect 3): list's rows were 128-138 columns, so on
+// an 80, 100 or 120 column terminal the log id landed on the next line, and thousands of lines
+// went to the terminal without a pager. Now every row fits the terminal and ends with its
+// whole log id; a list taller than the terminal goes through $PAGER (--no-pager writes it
+// directly); a pipe gets whole lines.
+func TestListFitsTheTerminalInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	ts := newTmuxServer(t, tmux, "list")
+	home := filepath.Join(dir, "home")
+	env := fmt.Sprintf("env -u COMPOSIO_API_KEY HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q TERM=xterm-256color", home,
+		filepath.Join(home, "state"), filepath.Join(home, "config"))
+	row := regexp.MustCompile(`^(\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\dZ?  .*  log_[A-Za-z0-9_-]{12}$`)
+	for _, w := range []int{80, 100, 120} {
+		pane := fmt.Sprintf("w%d", w)
+		script := fmt.Sprintf("%s %q list --demo --filter flagged:yes --limit 40 --no-pager; echo EXITED:$?; sleep 60", env, bin)
+		ts.must("new-session", "-d", "-s", pane, "-x", strconv.Itoa(w), "-y", "60", "sh", "-c", script)
+		s := ts.waitFor(pane, "the list", contains("EXITED:0"))
+		rows := 0
+		for l := range strings.SplitSeq(s, "\n") {
+			l = strings.TrimRight(l, " ")
+			switch {
+			case l == "", strings.HasPrefix(l, "source: "), strings.HasPrefix(l, "EXITED:"):
+			case row.MatchString(l):
+				rows++
+			default:
+				t.Errorf("at %d columns a line is not a whole row (wrapped, or its id cut): %q", w, l)
+			}
+		}
+		if rows != 40 {
+			t.Errorf("at %d columns %d rows, want 40:\n%s", w, rows, s)
+		}
+	}
+	// Taller than the terminal: through $PAGER (here a sed that marks each line).
+	script := fmt.Sprintf("%s PAGER='sed s/^/PAGED:/' %q list --demo --limit 50; echo EXITED:$?; sleep 60", env, bin)
+	ts.must("new-session", "-d", "-s", "paged", "-x", "100", "-y", "20", "sh", "-c", script)
+	s := ts.waitFor("paged", "the paged list", contains("EXITED:0"))
+	if !strings.Contains(s, "PAGED:") || regexp.MustCompile(`(?m)^\d\d-\d\d `).MatchString(s) {
+		t.Errorf("a list taller than the terminal did not go through $PAGER:\n%s", s)
+	}
+	// A pipe: whole lines, however wide.
+	out, err := exec.Command("sh", "-c", fmt.Sprintf("%s %q list --demo --filter flagged:yes --limit 40 | cat", env, bin)).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	widest := 0
+	for l := range strings.SplitSeq(string(out), "\n") {
+		widest = max(widest, len([]rune(l)))
+	}
+	if widest <= 120 || !regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ  `).Match(out) {
+		t.Errorf("a pipe got fitted lines (widest %d):\n%s", widest, out)
+	}
+}
