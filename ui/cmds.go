@@ -34,7 +34,7 @@ type selectedMsg struct {
 // selectCmd filters and selects rows off the UI loop. prev, when not nil, is the match set of
 // a query q refines on the same dataset, or q's own matches when exact is set. keepID is the
 // execution to keep selected.
-func selectCmd(tag int, ds *window.Dataset, v window.View, q filter.Query, prev []int, exact bool, keepID string, keepKind window.ItemKind) tea.Cmd {
+func selectCmd(tag int, ds *window.Dataset, v window.View, q filter.Query, prev []int, exact bool, keepID string, keepKind window.ItemKind, keepAt int) tea.Cmd {
 	return func() tea.Msg {
 		// After the loop and the renderer: the frame of the key that asked for this selection
 		// comes first (typing at 1M, pooled over three runs each: keystroke p95 14.1 -> 12.5
@@ -57,15 +57,24 @@ func selectCmd(tag int, ds *window.Dataset, v window.View, q filter.Query, prev 
 			}
 			items = window.ItemsOf(window.SelectMatches(ds, v, shown))
 		}
-		sel := 0
-		if want := ds.Index(keepID); want >= 0 && !v.Duplicates && !ranked {
+		// A row that left the view (settled in the flagged view, say) leaves the cursor on the
+		// row that came after it, as lazygit does after staging, when the rows are the same
+		// query's (keepAt, its row); otherwise the top.
+		sel, gone := 0, min(max(keepAt, 0), max(items.Len()-1, 0))
+		want := ds.Index(keepID)
+		switch {
+		case want >= 0 && !v.Duplicates && !ranked:
 			// One row per execution, in increasing position.
 			if items.Whole() {
 				sel = want
 			} else if i, ok := slices.BinarySearchFunc(items.Slice(), int32(want), func(it window.Item, w int32) int { return cmp.Compare(it.Exec, w) }); ok {
 				sel = i
+			} else if keepAt >= 0 {
+				sel = min(i, max(items.Len()-1, 0)) // the next one's place
 			}
-		} else if want >= 0 {
+		case want < 0 && keepAt >= 0:
+			sel = gone
+		case want >= 0:
 			best := -1
 			for i := range items.Len() {
 				it := items.At(i)
@@ -81,6 +90,8 @@ func selectCmd(tag int, ds *window.Dataset, v window.View, q filter.Query, prev 
 			}
 			if best >= 0 {
 				sel = best
+			} else if keepAt >= 0 {
+				sel = gone
 			}
 		}
 		return selectedMsg{tag: tag, ds: ds, items: items, sel: sel, q: q, pos: pos, ranked: ranked}

@@ -40,7 +40,7 @@ func TestMatchCacheSameRows(t *testing.T) {
 				prev = lastPos
 			}
 			keep := ds.Exec(12345)
-			msg := selectCmd(1, ds, v, q, prev, exact, keep.ID, window.ItemMember)().(selectedMsg)
+			msg := selectCmd(1, ds, v, q, prev, exact, keep.ID, window.ItemMember, -1)().(selectedMsg)
 			want := ds.Matches(q, nil)
 			if q.Empty() {
 				want = nil

@@ -121,6 +121,7 @@ type Model struct {
 	// toggled); until it is installed, the keys that act on rows wait in deferred, so that
 	// "/ id:x enter r" retries x, not whatever row 0 was before the filter landed.
 	userSel   int
+	rowsMoved bool // selectionChanged runs for rows that changed by themselves, not for a key
 	deferred  []tea.KeyPressMsg
 	ranked    bool // the installed rows are in best-match order
 	keepID    string
@@ -241,8 +242,13 @@ func (m *Model) scheduleAnalyze() tea.Cmd {
 	return cmd
 }
 
-// reselect rebuilds the list's rows off the loop, keeping the selected execution.
-func (m *Model) reselect() tea.Cmd {
+// reselect rebuilds the list's rows off the loop, keeping the selected execution (the top
+// when it is not among them).
+func (m *Model) reselect() tea.Cmd { return m.reselectAt(-1) }
+
+// reselectAt is reselect for the same query over a new dataset: when the selected execution
+// left the rows, the cursor stays where it was (at, its row), on the row that came next.
+func (m *Model) reselectAt(at int) tea.Cmd {
 	m.selTag++
 	ds := m.data.DS
 	if m.nextDS != nil {
@@ -258,7 +264,7 @@ func (m *Model) reselect() tea.Cmd {
 	}
 	v := m.view
 	v.Collapsed = maps.Clone(m.view.Collapsed)
-	return selectCmd(m.selTag, ds, v, m.query, prev, exact, m.keepID, m.keepKind)
+	return selectCmd(m.selTag, ds, v, m.query, prev, exact, m.keepID, m.keepKind, at)
 }
 
 // matchCache holds the filter's recent results on one dataset (the queries typed on the way
@@ -371,7 +377,7 @@ func (m *Model) selectionChanged() tea.Cmd {
 	if id == m.keepID && it.Kind == m.keepKind {
 		return nil
 	}
-	if l, _ := m.status.Text(); l == statusline.Info {
+	if l, _ := m.status.Text(); l == statusline.Info && !m.rowsMoved {
 		m.status.Clear() // a message about the previous selection
 		m.updateListChrome()
 	}
@@ -604,7 +610,7 @@ func (m *Model) stageDataset(ds *window.Dataset) tea.Cmd {
 	}
 	ds = ds.WithCases(m.data.Cases()) // the journal's cases, as every front shows them
 	m.nextDS = ds
-	return m.reselect()
+	return m.reselectAt(m.list.Cursor())
 }
 
 // withEffective returns a shallow copy of ds whose groups count the effects the provider

@@ -1758,3 +1758,44 @@ func TestKeysWaitForTheRowsTheyFollow(t *testing.T) {
 		t.Fatalf("%d keys still waiting", len(h.m.deferred))
 	}
 }
+
+// TestSettlingARowLeavesTheCursorOnTheNext (issue 44, defect 5): in the flagged view a row
+// that a verdict settles leaves the view; the cursor went to row 1 and the confirmation was
+// overwritten at once. The cursor now lands on the row that came next, as lazygit does after
+// staging, and the confirmation stays until the next key.
+func TestSettlingARowLeavesTheCursorOnTheNext(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 160, 50)
+	h.keys("a") // flagged only
+	for range 3 {
+		h.keys("j")
+	}
+	at := h.m.list.Cursor()
+	it, _ := h.m.list.Selected()
+	settled := h.m.data.DS.ID(int(it.Exec))
+	h.keys("j")
+	next, _ := h.m.list.Selected()
+	nextID := h.m.data.DS.ID(int(next.Exec))
+	h.keys("k")
+	h.keys("m", "3", "enter") // duplicate: settles it, whatever its outcome (it must be in a group)
+	if _, text := h.m.status.Text(); !strings.Contains(text, "marked") {
+		// not in a group: confirmed_succeeded fits any flagged write
+		h.keys("escape", "m", "2", "enter")
+	}
+	if c := h.m.data.Case(settled); c == nil || !c.Settled {
+		t.Fatalf("%s is not settled: %+v (status %q)", settled, c, h.m.status.View())
+	}
+	if got := h.m.list.Cursor(); got != at {
+		t.Errorf("the cursor is on row %d, want %d (where the settled row was)", got, at)
+	}
+	if it, _ := h.m.list.Selected(); h.m.data.DS.ID(int(it.Exec)) != nextID {
+		t.Errorf("the cursor is on %s, want the next row's %s", h.m.data.DS.ID(int(it.Exec)), nextID)
+	}
+	if _, text := h.m.status.Text(); !strings.Contains(text, settled+" marked") {
+		t.Errorf("the confirmation is gone: %q", text)
+	}
+	h.keys("j")
+	if _, text := h.m.status.Text(); strings.Contains(text, "marked") {
+		t.Errorf("the confirmation outlived the next key: %q", text)
+	}
+}

@@ -260,7 +260,11 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.matches.add(msg.ds, msg.q, msg.pos)
 		m.list.SetItems(msg.items, msg.sel)
 		m.updateListChrome()
+		// A selection the rows moved by themselves (a settled row left the flagged view, a
+		// load came in) keeps the status line's confirmation; one a key asked for clears it.
+		m.rowsMoved = msg.tag > m.userSel
 		cmds := []tea.Cmd{m.selectionChanged(), m.replayDeferred()}
+		m.rowsMoved = false
 		if m.load.handBackNow(m.nextDS != nil) {
 			// The list shows the big load's last dataset: what went before is garbage now.
 			cmds = append(cmds, handBackCmd)
