@@ -102,8 +102,40 @@ func (m Model) Overflow() string {
 	if common.Width(full) <= room || room < 10 {
 		return ""
 	}
-	lines := strings.Split(common.Wrap(full, room), "\n")
-	return strings.Join(lines[1:], " ")
+	_, rest := split(full, room)
+	return rest
+}
+
+// split cuts a message that does not fit its line of room columns between two words: first
+// is as many whole words as fit, rest is the remainder exactly as written (a path or an id is
+// never broken, nor a space put inside it: text copied off the screen must work). Only a first
+// word wider than the line is cut inside.
+func split(full string, room int) (first, rest string) {
+	if common.Width(full) <= room {
+		return full, ""
+	}
+	words := strings.Split(full, " ")
+	k, w := 0, 0
+	for k < len(words) {
+		add := common.Width(words[k])
+		if k > 0 {
+			add++
+		}
+		if w+add > room {
+			break
+		}
+		w += add
+		k++
+	}
+	if k == 0 { // one word wider than the line
+		runes := []rune(words[0])
+		n := 0
+		for n < len(runes) && common.Width(string(runes[:n+1])) <= room {
+			n++
+		}
+		return string(runes[:n]), strings.TrimPrefix(full, string(runes[:n]))
+	}
+	return strings.Join(words[:k], " "), strings.Join(words[k:], " ")
 }
 
 func (m Model) rightWidth() int {
@@ -143,7 +175,7 @@ func (m Model) View() string {
 		}
 		full := prefix + common.Clean(text)
 		if room := m.width - common.Width(right) - 1; common.Width(full) > room && room >= 10 {
-			full = strings.Split(common.Wrap(full, room), "\n")[0] // the rest: Overflow
+			full, _ = split(full, room) // the rest: Overflow
 		}
 		left = style.Render(full)
 	case m.Hint != "":
