@@ -761,6 +761,12 @@ func TestHeaderMarksPartialAndStaleLoads(t *testing.T) {
 	if s := header(); strings.Contains(s, "PARTIAL") || strings.Contains(s, "STALE") {
 		t.Errorf("a complete load left the mark: %s", s)
 	}
+	// A first load that fails: nothing was loaded, so nothing is stale (issue 44, defect 9).
+	h.m.refreshed = time.Time{}
+	stop(0)
+	if s := header(); !strings.Contains(s, "LOAD FAILED") || strings.Contains(s, "STALE") {
+		t.Errorf("a first load that failed before any page: %s", s)
+	}
 }
 
 // An execution a guarded retry made is linked to the one it retried: a RETRY OF badge in the

@@ -186,7 +186,10 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.header.Loading, m.header.Grouping = false, true
 		if m.load.failed {
 			m.header.Partial = "PARTIAL: load stopped"
-			if m.load.pages == 0 { // nothing of this load arrived: the rows are the last load's
+			switch {
+			case m.load.pages == 0 && m.refreshed.IsZero(): // nothing was ever loaded
+				m.header.Partial = "LOAD FAILED"
+			case m.load.pages == 0: // nothing of this load arrived: the rows are the last load's
 				m.header.Partial = "STALE: refresh failed"
 			}
 			m.setError(msg.err)

@@ -122,12 +122,18 @@ func (m Model) View() string {
 	if m.NoJournal {
 		left += st.Status.Error.Render("NO JOURNAL: r/m off") + sep
 	}
-	essential := common.Width(left) // the source, the profile and the modes: the last to go
-	left += st.Header.Count.Render(common.Count(ds.Len())) + st.Header.Label.Render(" execs  ") +
-		m.flagged(w) +
-		st.Header.Count.Render(common.Count(len(ds.Groups))) + st.Header.Label.Render(groups)
 	if m.Partial != "" && !m.Loading { // the counts are not the whole window, or not current
-		left += "  " + st.Status.Error.Render(m.Partial)
+		left += st.Status.Error.Render(m.Partial) + sep
+	}
+	essential := common.Width(left) // the source, the profile, the modes and a load's failure: the last to go
+	left += st.Header.Count.Render(common.Count(ds.Len())) + st.Header.Label.Render(" execs  ") + m.flagged(w)
+	switch {
+	case (m.Loading || m.Grouping) && len(ds.Groups) == 0:
+		left += st.Header.Label.Render("groups …") // not yet found: not "0"
+	case m.Loading || m.Grouping:
+		left += st.Header.Count.Render(common.Count(len(ds.Groups))) + st.Header.Label.Render(groups+" …")
+	default:
+		left += st.Header.Count.Render(common.Count(len(ds.Groups))) + st.Header.Label.Render(groups)
 	}
 	var right string
 	switch {

@@ -165,3 +165,39 @@ func TestNarrowHeadersKeepTheSourceAndProduction(t *testing.T) {
 		}
 	}
 }
+
+// TestTheHeaderKeepsTheMarksThatMatter (issue 44, defect 9): a stale or partial load's mark
+// dropped first on a narrow header (at 100 columns), and "0 dup groups" showed while the groups
+// were still being found. The mark now stays with the source, after the
+// counts have gone (its first word down to 60), and groups not yet found read "groups …".
+func TestTheHeaderKeepsTheMarksThatMatter(t *testing.T) {
+	st := styles.New(theme.Default())
+	c := common.Common{Styles: st, Keys: &keys.KeyMap{}, Now: time.Now}
+	m := New(c, data.NewStore())
+	m.Source, m.Kind = "LIVE backend.composio.dev", KindLive
+	m.Refreshed = "12:03:04 UTC"
+	for _, mark := range []string{"STALE: refresh failed", "PARTIAL: load stopped", "LOAD FAILED"} {
+		m.Partial = mark
+		for _, w := range []int{60, 80, 100, 120, 160} {
+			m.SetSize(w, 3)
+			line := strings.SplitN(ansi.Strip(m.View()), "\n", 2)[0]
+			want := mark
+			if w < 80 { // beside a long source, its first word
+				want, _, _ = strings.Cut(mark, ":")
+			}
+			if !strings.Contains(line, want) || common.Width(line) > w {
+				t.Errorf("at %d columns the mark %q is cut:\n%s", w, mark, line)
+			}
+		}
+	}
+	m.Partial = ""
+	m.SetSize(160, 3)
+	m.Grouping = true
+	if line := strings.SplitN(ansi.Strip(m.View()), "\n", 2)[0]; !strings.Contains(line, "groups …") || strings.Contains(line, "0 dup groups") {
+		t.Errorf("while the groups are found:\n%s", line)
+	}
+	m.Grouping = false
+	if line := strings.SplitN(ansi.Strip(m.View()), "\n", 2)[0]; !strings.Contains(line, "0 dup groups") {
+		t.Errorf("once found:\n%s", line)
+	}
+}

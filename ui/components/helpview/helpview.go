@@ -70,6 +70,7 @@ var headerLegend = [][2]string{
 	{"✓n settled", "flagged writes a person closed: a verdict that ends them, or a retry that took effect"},
 	{"PARTIAL: …", "the counts are not the whole window (the load stopped, or the groups are incomplete): R loads again"},
 	{"STALE: …", "the last refresh failed: the rows are those of the load before"},
+	{"LOAD FAILED", "the first load failed: nothing was read (the status line says why)"},
 	{"follow", "the list refreshes while it is at the top (F); paused when you scroll down"},
 }
 
