@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -36,7 +37,7 @@ type journalOutput struct {
 // JournalOptions are journal's flags and argument.
 type JournalOptions struct {
 	Source sourceFlags
-	Limit  int    // at most this many entries of each kind, the newest (0: all)
+	Limit  int    // the newest this many entries, of any kind (0: all)
 	ID     string // one execution's records ("": all)
 }
 
@@ -69,7 +70,7 @@ func NewCmdJournal(env *Env, runF func(context.Context, *JournalOptions) error) 
 		},
 	}
 	opts.Source.register(cmd.Flags(), commandFlags("journal"))
-	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "show at most `N` entries of each kind, the newest (0: all)")
+	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "show the newest `N` entries, of any kind (0: all)")
 	registerFlagCompletions(cmd, env)
 	return cmd
 }
@@ -122,9 +123,7 @@ func journalRun(ctx context.Context, env *Env, opts *JournalOptions) int {
 	}
 	out.Verdicts = append(out.Verdicts, en.Verdicts...)
 	if n := opts.Limit; n > 0 {
-		out.Confirmations = out.Confirmations[:min(n, len(out.Confirmations))]
-		out.Attempts = out.Attempts[:min(n, len(out.Attempts))]
-		out.Verdicts = out.Verdicts[:min(n, len(out.Verdicts))]
+		out.keepNewest(n)
 	}
 	if sf.json {
 		printJSON(env.Stdout, out)
@@ -132,6 +131,37 @@ func journalRun(ctx context.Context, env *Env, opts *JournalOptions) int {
 	}
 	printJournal(env.Stdout, &out)
 	return ExitOK
+}
+
+// keepNewest keeps the n newest records of the trail, of whatever kind (each kind in its own
+// order), as the README says of --limit: one of each kind was not the newest n.
+func (out *journalOutput) keepNewest(n int) {
+	var at []time.Time
+	for _, c := range out.Confirmations {
+		at = append(at, c.At)
+	}
+	for _, a := range out.Attempts {
+		at = append(at, a.CreatedAt)
+	}
+	for _, v := range out.Verdicts {
+		at = append(at, v.At)
+	}
+	if len(at) <= n {
+		return
+	}
+	order := make([]int, len(at))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return at[order[i]].After(at[order[j]]) })
+	keep := make([]bool, len(at))
+	for _, i := range order[:n] {
+		keep[i] = true
+	}
+	k := 0
+	out.Confirmations = slices.DeleteFunc(out.Confirmations, func(journal.Confirmation) bool { k++; return !keep[k-1] })
+	out.Attempts = slices.DeleteFunc(out.Attempts, func(journalAttempt) bool { k++; return !keep[k-1] })
+	out.Verdicts = slices.DeleteFunc(out.Verdicts, func(journal.VerdictRecord) bool { k++; return !keep[k-1] })
 }
 
 // sourceNote names the source a record was made against; older records have none.

@@ -87,6 +87,9 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 		slices.Reverse(match) // a session reads in the order it ran
 	}
 	total := len(match)
+	if hint := q.Hint(total); hint != "" {
+		fmt.Fprintf(env.Stderr, "exectriage list: %s\n", sanitize.String(hint))
+	}
 	if opts.Limit > 0 && len(match) > opts.Limit {
 		match = match[:opts.Limit]
 	}

@@ -973,3 +973,63 @@ func TestAFullArenaIndexesRowsWithoutText(t *testing.T) {
 		t.Errorf("gmail finds %v, want the row indexed before the arena filled", got)
 	}
 }
+
+// TestKindSelectsRowsOfTheirOwnKind (issue 44, defect 10): the README calls trigger deliveries
+// rows of their own kind, but no kind: term selected them (triage counts them as reads).
+// kind:delivery selects the trigger deliveries, kind:event the account events, and kind:read
+// still holds them with the tools' reads.
+func TestKindSelectsRowsOfTheirOwnKind(t *testing.T) {
+	rows := sampleRows()
+	read := model.Triage{Kind: model.KindRead, Outcome: model.OutcomeSucceeded}
+	rows = append(rows,
+		Row{Exec: &model.Execution{ID: "log_e5", Type: model.TypeTriggerMessage, ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE", Status: "success"}, Triage: &read},
+		Row{Exec: &model.Execution{ID: "log_f6", Type: model.TypeAccountCreated, ToolkitSlug: "gmail", Status: "success"}, Triage: &read})
+	var ix Index
+	ix.Append(rows...)
+	for q, want := range map[string][]int{
+		"kind:delivery":   {4},
+		"kind:event":      {5},
+		"kind:read":       {1, 4, 5},
+		"-kind:delivery":  {0, 1, 2, 3, 5},
+		"kind:write":      {0, 2, 3},
+		"kind:deliv gmai": {4},
+	} {
+		pq, err := Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ix.Filter(pq); !slices.Equal(got, want) {
+			t.Errorf("Filter(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+// TestHintSaysWhatATypedQueryDoesNotShow (issue 44, defect 10): the list went empty while an
+// identifier term was typed (tool:GMAIL_S, a pasted first block of a request id) and user:
+// with no value matched everything, neither with a word. Hint says so, and offers the '*'.
+func TestHintSaysWhatATypedQueryDoesNotShow(t *testing.T) {
+	for _, tt := range []struct {
+		q       string
+		matched int
+		want    string
+	}{
+		{"tool:GMAIL_S", 0, "tool:GMAIL_S is a whole value and none is; tool:GMAIL_S* matches those that start so"},
+		{"request:381b6746", 0, "request:381b6746* matches those that start so"},
+		{"slack user:", 12, "user: has no value yet: it matches every row"},
+		{"-User:", 3, "user: has no value yet"},
+		{"tool:GMAIL_SEND_EMAIL", 4, ""},
+		{"tool:GMAIL_S*", 0, ""},
+		{"gmsnd", 0, ""},
+		{"-tool:X", 0, ""},
+		{"status:fail", 0, ""},
+	} {
+		q, err := Parse(tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := q.Hint(tt.matched)
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("Hint(%q, %d) = %q, want %q", tt.q, tt.matched, got, tt.want)
+		}
+	}
+}

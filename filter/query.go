@@ -13,7 +13,9 @@
 //	-status:success       a leading '-' negates a term (free text or field)
 //
 // Fields: tool, toolkit, user, account, id (log id), request (request id), session, trace,
-// error, status (the log's status), outcome, kind, group (duplicate group id; group:yes / group:no test
+// error, status (the log's status), outcome, kind (read, write, idempotent_write; delivery for
+// a trigger delivery and event for an account event, rows of their own kind that triage counts
+// as reads), group (duplicate group id; group:yes / group:no test
 // membership), flagged:yes|no (what still needs a person) and settled:yes|no (a verdict or a
 // retry in the journal closed it). Identifier fields (tool, user, account, id, request,
 // session, trace) match whole values, since triaging one customer must not pull in another;
@@ -147,6 +149,8 @@ type Query struct {
 	terms []term
 	// mask is the union of the positive free-text terms' masks.
 	mask uint64
+	// bare are the fields named with no value ("user:"), which match every row.
+	bare []string
 }
 
 // String returns the query as typed.
@@ -197,6 +201,9 @@ func Parse(q string) (Query, error) {
 			return Query{}, err
 		}
 		if skip {
+			if name, ok := strings.CutSuffix(strings.TrimPrefix(tok.text, "-"), ":"); ok && name != "" {
+				out.bare = append(out.bare, name) // a field term with no value yet (Hint)
+			}
 			continue
 		}
 		if t.field == fieldText && !t.neg {
@@ -589,7 +596,7 @@ func vocabulary(f field) []string {
 		}
 		return out
 	case fieldKind:
-		return []string{string(model.KindRead), string(model.KindIdempotentWrite), string(model.KindWrite)}
+		return []string{string(model.KindRead), string(model.KindIdempotentWrite), string(model.KindWrite), "delivery", "event"}
 	case fieldPattern:
 		out := make([]string, len(model.Patterns()))
 		for i, p := range model.Patterns() {

@@ -67,6 +67,16 @@ func FieldsOf(r *Row) Fields {
 		f.Outcome, f.Kind, f.Group, f.Flagged = string(t.Outcome), string(t.Kind), t.GroupID, t.Flagged
 		f.Settled = t.Case != nil && t.Case.Settled
 	}
+	if e := r.Exec; e != nil && !e.IsToolExecution() {
+		// a row of its own kind (read, as triage has it: it changes nothing a retry could
+		// repeat): kind:delivery selects the trigger deliveries, kind:event the account events
+		switch e.Type {
+		case model.TypeTriggerMessage:
+			f.Kind = strings.TrimSpace(f.Kind + " delivery")
+		default:
+			f.Kind = strings.TrimSpace(f.Kind + " event")
+		}
+	}
 	return f
 }
 

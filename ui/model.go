@@ -453,6 +453,8 @@ func (m *Model) updateListChrome() {
 		m.list.Empty = "loading…"
 	case m.view.Duplicates:
 		m.list.Empty = "no duplicate groups match"
+	case m.filter.Hint != "":
+		m.list.Empty = "no executions match: " + m.filter.Hint
 	default:
 		m.list.Empty = "no executions match"
 	}
@@ -466,7 +468,7 @@ func (m *Model) updateListChrome() {
 	if m.view.Duplicates {
 		modes = append(modes, "d dups")
 	}
-	if m.view.BestMatch {
+	if m.view.BestMatch && m.query.Scored() { // in effect only while free text orders the matches
 		modes = append(modes, m.Keys.BestMatch.Help().Key+" best match")
 	}
 	if m.follow {

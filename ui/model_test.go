@@ -1786,7 +1786,7 @@ func TestSettlingARowLeavesTheCursorOnTheNext(t *testing.T) {
 	h.keys("m", "3", "enter") // duplicate: settles it, whatever its outcome (it must be in a group)
 	if _, text := h.m.status.Text(); !strings.Contains(text, "marked") {
 		// not in a group: confirmed_succeeded fits any flagged write
-		h.keys("escape", "m", "2", "enter")
+		h.keys("esc", "m", "2", "enter")
 	}
 	if c := h.m.data.Case(settled); c == nil || !c.Settled {
 		t.Fatalf("%s is not settled: %+v (status %q)", settled, c, h.m.status.View())
@@ -1803,5 +1803,29 @@ func TestSettlingARowLeavesTheCursorOnTheNext(t *testing.T) {
 	h.keys("j")
 	if _, text := h.m.status.Text(); strings.Contains(text, "marked") {
 		t.Errorf("the confirmation outlived the next key: %q", text)
+	}
+}
+
+// TestTheFilterSaysWhatItsRowsDoNotShow (issue 44, defect 10): an identifier term being typed
+// (tool:GMAIL_S) emptied the list without a word, user: with no value matched everything
+// silently, and the [s best match] badge stayed after esc with nothing to rank.
+func TestTheFilterSaysWhatItsRowsDoNotShow(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 160, 40)
+	h.keys("/", "tool:GMAIL_S")
+	if s := h.screen(); !strings.Contains(s, "tool:GMAIL_S* matches those that start so") {
+		t.Errorf("no hint for a whole value that matches nothing:\n%s", s)
+	}
+	h.keys("esc", "/", "user:")
+	if s := h.screen(); !strings.Contains(s, "user: has no value yet: it matches every row") {
+		t.Errorf("no hint for a field with no value:\n%s", s)
+	}
+	h.keys("esc", "s", "/", "gmail", "enter")
+	if s := h.screen(); !strings.Contains(s, "best match]") {
+		t.Errorf("best match is not shown while it orders the matches:\n%s", s)
+	}
+	h.keys("esc")
+	if s := h.screen(); strings.Contains(s, "best match]") {
+		t.Errorf("the best match badge stayed with nothing to rank:\n%s", s)
 	}
 }

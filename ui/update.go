@@ -266,6 +266,7 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// A selection the rows moved by themselves (a settled row left the flagged view, a
 		// load came in) keeps the status line's confirmation; one a key asked for clears it.
 		m.rowsMoved = msg.tag > m.userSel
+		m.filter.Hint = m.query.Hint(msg.items.Len())
 		cmds := []tea.Cmd{m.selectionChanged(), m.replayDeferred()}
 		m.rowsMoved = false
 		if m.load.handBackNow(m.nextDS != nil) {

@@ -29,6 +29,9 @@ type Model struct {
 	active bool
 	// Err is the parse error of the current text, shown after the input.
 	Err string
+	// Hint says what the query's rows may not show (filter.Query.Hint), muted after the
+	// input when there is no error.
+	Hint string
 }
 
 // New returns a closed prompt.
@@ -63,7 +66,7 @@ func (m *Model) Open() tea.Cmd {
 func (m *Model) Reset() {
 	m.input.SetValue("")
 	m.input.Blur()
-	m.active, m.Err = false, ""
+	m.active, m.Err, m.Hint = false, "", ""
 }
 
 // SetSize sets the width.
@@ -107,10 +110,13 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 // least a few cells, so the cursor stays visible) and the error starts right after it, so
 // its first words are never cut away even at 40 columns.
 func (m Model) View() string {
-	if m.Err == "" {
+	if m.Err == "" && m.Hint == "" {
 		return common.Fit(m.input.View(), m.width)
 	}
 	msg := m.Styles.Status.Error.Render("✗ " + common.Clean(m.Err))
+	if m.Err == "" {
+		msg = m.Styles.Status.Mode.Render(common.Clean(m.Hint))
+	}
 	in := m.input
 	text := lipgloss.Width(in.Value()) + 1
 	room := m.width - lipgloss.Width(in.Prompt) - 2 - min(lipgloss.Width(msg), m.width/2)

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/model"
+)
+
+// TestJournalLimitKeepsTheNewestOfAnyKind (issue 44, defect 10): `journal --limit 1` printed
+// one record of each kind (a confirmation, an attempt, a verdict), where the README says it
+// keeps the newest N. It keeps the N newest records, whatever their kind.
+func TestJournalLimitKeepsTheNewestOfAnyKind(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "j.db")
+	j, err := journal.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	// oldest to newest: verdict v1, confirmation c1, verdict v2, confirmation c2, verdict v3
+	for i, r := range []string{"v1", "c1", "v2", "c2", "v3"} {
+		at := t0.Add(time.Duration(i) * time.Minute)
+		if r[0] == 'v' {
+			err = j.Mark(ctx, journal.VerdictRecord{ID: r, ExecutionID: "log_" + r, Verdict: model.VerdictIgnored, Who: "t", At: at})
+		} else {
+			err = j.Confirm(ctx, journal.Confirmation{ID: r, ExecutionID: "log_" + r, Who: "t", At: at, Reason: "r"})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	vars := map[string]string{"EXECTRIAGE_JOURNAL": path}
+	for n, want := range map[int][]string{1: {"v3"}, 2: {"c2", "v3"}, 3: {"c2", "v2", "v3"}, 9: {"c1", "c2", "v1", "v2", "v3"}} {
+		code, out, errOut := run(t, vars, "journal", "--json", "--limit", fmt.Sprint(n))
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var doc struct {
+			Confirmations []journal.Confirmation  `json:"confirmations"`
+			Verdicts      []journal.VerdictRecord `json:"verdicts"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range doc.Confirmations {
+			got = append(got, c.ID)
+		}
+		for _, v := range doc.Verdicts {
+			got = append(got, v.ID)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("--limit %d keeps %v, want the newest %v", n, got, want)
+		}
+	}
+}
