@@ -109,15 +109,7 @@ func TestShowOfAnExportReadsWhatTheWholeLoadRead(t *testing.T) {
 	for name, file := range scanVariants(t, t.TempDir(), 29, 2000) {
 		t.Run(name, func(t *testing.T) {
 			env := newTestEnv(nil)
-			a, err := app.Open(ctx, app.Options{File: file, Getenv: env.Getenv, Now: env.Now})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer a.Close()
-			l, err := a.Load(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, l := openLoaded(t, app.Options{File: file, Getenv: env.Getenv, Now: env.Now})
 			// every flagged write, every group's members, and a sample of the rest
 			var ids []string
 			sessions := map[string]bool{}
@@ -255,15 +247,7 @@ func TestExportOfAnExportWritesWhatTheWholeLoadHeld(t *testing.T) {
 	for name, file := range scanVariants(t, t.TempDir(), 31, 1500) {
 		t.Run(name, func(t *testing.T) {
 			env := newTestEnv(nil)
-			a, err := app.Open(ctx, app.Options{File: file, Getenv: env.Getenv, Now: env.Now})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer a.Close()
-			l, err := a.Load(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, l := openLoaded(t, app.Options{File: file, Getenv: env.Getenv, Now: env.Now})
 			var want bytes.Buffer
 			for i := range l.Execs {
 				b, _ := json.Marshal(model.ToWire(&l.Execs[i], l.Execs[i].Detailed))
@@ -292,4 +276,20 @@ func TestExportOfAnExportWritesWhatTheWholeLoadHeld(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openLoaded opens a session with o, loaded whole as before exports were streamed (the
+// reference each streamed path is held to); it is closed when the test ends.
+func openLoaded(t *testing.T, o app.Options) (*app.App, *app.Loaded) {
+	t.Helper()
+	a, err := app.Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	l, err := a.Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, l
 }
