@@ -69,6 +69,15 @@ func (m Model) room() int { return m.height - 8 }
 func (m Model) lines(w int) []string {
 	st := m.Styles
 	var out []string
+	// Steps on more than one day carry their date, in the list's format (01-02 15:04:05):
+	// times of day alone across days read as out of order.
+	layout := "15:04:05.000"
+	if len(m.steps) > 1 {
+		first, last := m.steps[0].Exec.Start().UTC(), m.steps[len(m.steps)-1].Exec.Start().UTC()
+		if first.YearDay() != last.YearDay() || first.Year() != last.Year() {
+			layout = "01-02 15:04:05.000"
+		}
+	}
 	for _, s := range m.steps {
 		e := &s.Exec
 		gap := ""
@@ -94,7 +103,7 @@ func (m Model) lines(w int) []string {
 		if e.HasDuration {
 			dur = common.Duration(e.Duration)
 		}
-		head := fmt.Sprintf("%s%s %s %s", mark, flag, e.Start().UTC().Format("15:04:05.000"), tree)
+		head := fmt.Sprintf("%s%s %s %s", mark, flag, e.Start().UTC().Format(layout), tree)
 		var text strings.Builder
 		text.WriteString(common.Clean(e.ToolSlug) + "  " + outcome + "  " + dur)
 		if gap != "" {
