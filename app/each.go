@@ -87,12 +87,7 @@ func (a *App) eachLocated(ctx context.Context, loc source.Located, each func(*mo
 			keep = append(keep, recs[i])
 		}
 	}
-	slices.SortStableFunc(keep, func(x, y at) int { // SortNewestFirst's order
-		if c := y.ts.Compare(x.ts); c != 0 {
-			return c
-		}
-		return strings.Compare(x.id, y.id)
-	})
+	slices.SortStableFunc(keep, func(x, y at) int { return newerFirstOf(x.ts, y.ts, x.id, y.id) }) // SortNewestFirst's order
 	w := Walked{Executions: len(keep), Duplicates: dups + a.repeats()}
 	const chunk = 512
 	refs, ids := make([]source.Ref, 0, chunk), make([]string, 0, chunk)

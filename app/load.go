@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/exectriage/exectriage/internal/hugepage"
 	"github.com/exectriage/exectriage/model"
@@ -154,11 +155,15 @@ func leanen(e *model.Execution) {
 	}
 }
 
-func newerFirst(a, b *model.Execution) int {
-	if c := b.Timestamp.Compare(a.Timestamp); c != 0 {
+func newerFirst(a, b *model.Execution) int { return newerFirstOf(a.Timestamp, b.Timestamp, a.ID, b.ID) }
+
+// newerFirstOf is the window's order of two records by their times and ids: newest first,
+// then by id.
+func newerFirstOf(ta, tb time.Time, ida, idb string) int {
+	if c := tb.Compare(ta); c != 0 {
 		return c
 	}
-	return strings.Compare(a.ID, b.ID)
+	return strings.Compare(ida, idb)
 }
 
 // SortNewestFirst is a stable sort, newest first then by id. Exports usually come newest

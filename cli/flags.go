@@ -235,15 +235,20 @@ func copiesOnce(env *Env, n int) {
 	}
 }
 
+// streamExport readies the session for an export streamed into rows, as scan reads it (lean,
+// with the collector tuned for rows: leanGC); the returned func restores the collector.
+func (s *sourceFlags) streamExport(env *Env) (restore func()) {
+	if s.file == "" {
+		return func() {}
+	}
+	s.lean = true
+	return leanGC(env)
+}
+
 // choose is load for show and bundle: the executions ids names (app.Choose), or with ids nil
 // those of session sid (app.ChooseSession).
 func (s *sourceFlags) choose(ctx context.Context, env *Env, ids []string, sid string) (*app.App, *app.Chosen, error) {
-	if s.file != "" {
-		// an export is streamed into rows, as scan reads it, and the records chosen read
-		// again whole
-		s.lean = true
-		defer leanGC(env)()
-	}
+	defer s.streamExport(env)() // the records chosen are read again whole
 	var c *app.Chosen
 	a, err := s.loadWith(ctx, env, func(a *app.App) (err error) {
 		if ids == nil {

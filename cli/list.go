@@ -72,10 +72,6 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 	if err != nil {
 		return usageError(env, "list", "--filter: %s", sanitize.String(err.Error()))
 	}
-	if sf.file != "" {
-		sf.lean = true // an export is streamed into rows, as scan reads it
-		defer leanGC(env)()
-	}
 	a, ls, err := sf.listing(ctx, env, q)
 	if err != nil {
 		return fail(env, "list", err)
@@ -93,6 +89,13 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 	if opts.Limit > 0 && len(match) > opts.Limit {
 		match = match[:opts.Limit]
 	}
+	if !sf.json { // said before a pager takes the terminal
+		fmt.Fprintf(env.Stderr, "source: %s · %d of %d executions", r.str(a.SourceName()), total, ls.n)
+		if len(match) < total {
+			fmt.Fprintf(env.Stderr, " (the newest %d shown: --limit)", len(match))
+		}
+		fmt.Fprintln(env.Stderr)
+	}
 	out := io.Writer(env.Stdout)
 	pg := startPager(env, opts.NoPager, len(match)+1)
 	if pg != nil {
@@ -109,11 +112,6 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 			_, err = io.WriteString(w, "]\n}\n")
 		}
 	} else {
-		fmt.Fprintf(env.Stderr, "source: %s · %d of %d executions", r.str(a.SourceName()), total, ls.n)
-		if len(match) < total {
-			fmt.Fprintf(env.Stderr, " (the newest %d shown: --limit)", len(match))
-		}
-		fmt.Fprintln(env.Stderr)
 		r.listLines(w, ls, match, terminalWidth(env.Stdout))
 	}
 	if err == nil {
@@ -151,6 +149,7 @@ type listing struct {
 // another source is loaded whole, and the records a request: or session: term names are asked
 // of its server first (the API lists no request or session ids).
 func (s *sourceFlags) listing(ctx context.Context, env *Env, q filter.Query) (*app.App, *listing, error) {
+	defer s.streamExport(env)()
 	var l *app.Loaded
 	var sc *app.Scanned
 	a, err := s.loadWith(ctx, env, func(a *app.App) (err error) {

@@ -43,10 +43,7 @@ func startPager(env *Env, noPager bool, lines int) *pager {
 	}
 	cmd := exec.Command("sh", "-c", line)
 	cmd.Stdout, cmd.Stderr = f, env.Stderr
-	cmd.Env = os.Environ()
-	if env.Getenv("LESS") == "" {
-		cmd.Env = append(cmd.Env, "LESS=FRX")
-	}
+	cmd.Env = pagerEnviron(os.Environ(), env.Getenv("LESS") == "")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil
@@ -70,4 +67,27 @@ func (p *pager) Close() error {
 // quitEarly reports whether err is the pager quit before all was written (not an error).
 func quitEarly(err error) bool {
 	return errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)
+}
+
+// pagerEnviron is the pager's environment: only what a pager reads (the path, the terminal,
+// the locale, the home and temporary directories, less's own settings), never the API key or
+// any other secret the session was given; LESS=FRX when unset.
+func pagerEnviron(environ []string, lessUnset bool) []string {
+	keep := func(name string) bool {
+		switch name {
+		case "PATH", "HOME", "TERM", "TERMINFO", "COLORTERM", "COLUMNS", "LINES", "LANG", "TMPDIR", "TZ", "NO_COLOR":
+			return true
+		}
+		return strings.HasPrefix(name, "LC_") || strings.HasPrefix(name, "LESS")
+	}
+	var out []string
+	for _, kv := range environ {
+		if name, _, ok := strings.Cut(kv, "="); ok && keep(name) {
+			out = append(out, kv)
+		}
+	}
+	if lessUnset {
+		out = append(out, "LESS=FRX")
+	}
+	return out
 }

@@ -517,6 +517,16 @@ func (s *scan) record(f *fields) bool {
 	})
 }
 
+// span skips the value at s.i, keeping where it lies in at and whether it opens with open (an
+// object or an array) in is, so that it can be read in place later.
+func (s *scan) span(at *[2]int, is *bool, open byte) bool {
+	start := s.i
+	*is = s.peek() == open
+	ok := s.skip()
+	*at = [2]int{start, s.i}
+	return ok
+}
+
 func (s *scan) dataField(f *fields, key []byte) (uint32, bool) {
 	switch string(key) {
 	case "request":
@@ -524,18 +534,12 @@ func (s *scan) dataField(f *fields, key []byte) (uint32, bool) {
 		return 1 << 0, s.sub(&req, requestNames, func(key []byte) (uint32, bool) {
 			switch string(key) {
 			case "arguments":
-				start := s.i
-				f.hasArgs = s.peek() == '{'
-				ok := s.skip()
-				f.args = [2]int{start, s.i}
+				ok := s.span(&f.args, &f.hasArgs, '{')
 				return 1, ok
 			case "request_state":
 				return 2, s.flexString(&f.reqState, noIntern)
 			case "input_responses":
-				start := s.i
-				f.hasResponses = s.peek() == '['
-				ok := s.skip()
-				f.responses = [2]int{start, s.i}
+				ok := s.span(&f.responses, &f.hasResponses, '[')
 				return 4, ok
 			}
 			return 0, s.skip()

@@ -56,17 +56,7 @@ func TestWebhookRedeliveries(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	var accts struct {
-		Items []struct {
-			ID, Status string
-			UserID     string `json:"user_id"`
-		} `json:"items"`
-	}
-	call(t, "GET", base+"/api/v3.1/connected_accounts?toolkit_slugs=slack&statuses=ACTIVE", key, nil, &accts)
-	if len(accts.Items) == 0 {
-		t.Fatal("no active Slack account")
-	}
-	acct := accts.Items[0]
+	acct := activeSlackAccount(t, base, key)
 
 	if code := call(t, "POST", base+"/_sandbox/triggers/fire", key, map[string]any{"user_id": acct.UserID}, &map[string]any{}); code != http.StatusConflict {
 		t.Errorf("a fire without an endpoint: %d", code)
@@ -174,17 +164,7 @@ func TestADuplicateSubscription(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	var accts struct {
-		Items []struct {
-			ID     string
-			UserID string `json:"user_id"`
-		} `json:"items"`
-	}
-	call(t, "GET", base+"/api/v3.1/connected_accounts?toolkit_slugs=slack&statuses=ACTIVE", key, nil, &accts)
-	if len(accts.Items) == 0 {
-		t.Fatal("no active Slack account")
-	}
-	acct := accts.Items[0]
+	acct := activeSlackAccount(t, base, key)
 	handler := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		call(t, "POST", base+"/api/v3.1/tools/execute/SLACK_SEND_MESSAGE", key, map[string]any{"user_id": acct.UserID, "connected_account_id": acct.ID,
 			"arguments": map[string]any{"channel": "#leads", "text": "New lead: Ada Okafor"}}, &map[string]any{})
@@ -238,4 +218,23 @@ func TestADuplicateSubscription(t *testing.T) {
 	if g.Pattern != model.PatternDuplicateSubscription || len(g.Deliveries) != 2 || !strings.Contains(g.Reason, eps.Items[0].ID) || !strings.Contains(g.Reason, eps.Items[1].ID) {
 		t.Errorf("group %s %v deliveries %v: %s", g.Pattern, g.ExecutionIDs, g.Deliveries, g.Reason)
 	}
+}
+
+// slackAccount is a connected account as the sandbox lists it.
+type slackAccount struct {
+	ID     string
+	UserID string `json:"user_id"`
+}
+
+// activeSlackAccount is the sandbox's first active Slack account.
+func activeSlackAccount(t *testing.T, base, key string) slackAccount {
+	t.Helper()
+	var accts struct {
+		Items []slackAccount `json:"items"`
+	}
+	call(t, "GET", base+"/api/v3.1/connected_accounts?toolkit_slugs=slack&statuses=ACTIVE", key, nil, &accts)
+	if len(accts.Items) == 0 {
+		t.Fatal("no active Slack account")
+	}
+	return accts.Items[0]
 }

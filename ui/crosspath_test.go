@@ -540,17 +540,8 @@ func gmailAccount(t *testing.T, srv *sandbox.Server) (acct, user string) {
 // the id of the log it left, after checking the answer's status.
 func sendThroughTheAPI(t *testing.T, srv *sandbox.Server, base, tool, acct, user string, args map[string]any, status int) string {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"connected_account_id": acct, "user_id": user, "version": "20250909_00", "arguments": args})
-	req, err := http.NewRequestWithContext(t.Context(), "POST", base+"/api/v3.1/tools/execute/"+tool, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("x-api-key", "k-cross")
-	req.Header.Set("content-type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := postCross(t, base+"/api/v3.1/tools/execute/"+tool,
+		map[string]any{"connected_account_id": acct, "user_id": user, "version": "20250909_00", "arguments": args})
 	resp.Body.Close()
 	if resp.StatusCode != status {
 		t.Fatalf("%s: status %d, want %d", tool, resp.StatusCode, status)
@@ -574,17 +565,7 @@ func sendThroughTheAPI(t *testing.T, srv *sandbox.Server, base, tool, acct, user
 func approvedTwice(t *testing.T, base string) ([3]string, string) {
 	t.Helper()
 	post := func(path string, body any) map[string]json.RawMessage {
-		b, _ := json.Marshal(body)
-		req, err := http.NewRequestWithContext(t.Context(), "POST", base+"/api/v3.1/tool_router/session"+path, bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("x-api-key", "k-cross")
-		req.Header.Set("content-type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := postCross(t, base+"/api/v3.1/tool_router/session"+path, body)
 		defer resp.Body.Close()
 		var out map[string]json.RawMessage
 		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode/100 != 2 {
@@ -643,4 +624,22 @@ func agentResendThroughADraft(t *testing.T, srv *sandbox.Server, base string) [2
 		time.Sleep(1100 * time.Millisecond) // the draft written a second later
 	}
 	return ids
+}
+
+// postCross POSTs body as JSON to url with the cross-path world's key; the caller closes the
+// answer's body.
+func postCross(t *testing.T, url string, body any) *http.Response {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(t.Context(), "POST", url, bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("x-api-key", "k-cross")
+	req.Header.Set("content-type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }

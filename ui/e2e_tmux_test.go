@@ -959,6 +959,14 @@ func TestListFitsTheTerminalInTmux(t *testing.T) {
 	if !strings.Contains(s, "PAGED:") || regexp.MustCompile(`(?m)^\d\d-\d\d `).MatchString(s) {
 		t.Errorf("a list taller than the terminal did not go through $PAGER:\n%s", s)
 	}
+	// The pager is another program: it gets no API key (a PAGER that writes its environment).
+	seen := filepath.Join(dir, "pager-env")
+	script = fmt.Sprintf("%s COMPOSIO_API_KEY=k-pager-secret PAGER='env > %s; cat' %q list --demo --limit 50; echo EXITED:$?; sleep 60", env, seen, bin)
+	ts.must("new-session", "-d", "-s", "keyless", "-x", "100", "-y", "20", "sh", "-c", script)
+	ts.waitFor("keyless", "the paged list", contains("EXITED:0"))
+	if b, err := os.ReadFile(seen); err != nil || bytes.Contains(b, []byte("k-pager-secret")) || !bytes.Contains(b, []byte("PATH=")) {
+		t.Errorf("the pager's environment (%v) holds the API key or not even a PATH:\n%s", err, b)
+	}
 	// A pipe: whole lines, however wide.
 	out, err := exec.Command("sh", "-c", fmt.Sprintf("%s %q list --demo --filter flagged:yes --limit 40 | cat", env, bin)).Output()
 	if err != nil {
