@@ -82,6 +82,9 @@ type Options struct {
 	// OnRateWait is told of every wait of the session's reads for the API's rate limit (from
 	// the goroutine that waits: it must not block).
 	OnRateWait func(RateWait)
+	// OnRequest is told of every request the session's client sends to the API, with the
+	// status it was answered (0: none came); watch counts them. It must not block.
+	OnRequest func(status int)
 	// set by withProfile
 	profile        ProfileInfo
 	profileKeyEnv  string

@@ -36,6 +36,7 @@ var layerRules = []struct {
 	{"source", []string{"app", "ui", "cli", "triage", "journal", "retry", "sandbox"}, "sources only read (the app starts the demo and opens an API source on it)"},
 	{"client", []string{"app", "ui", "cli", "triage", "journal", "retry", "source", "sandbox"}, "the client only talks HTTP"},
 	{"logcache", []string{"app", "ui", "cli", "triage", "verify", "journal", "retry", "source", "client", "sandbox", "config"}, "the cache keeps records; it imports model only"},
+	{"watch", []string{"app", "ui", "cli", "triage", "retry", "source", "client", "sandbox", "window"}, "watch finds events in a judged window and delivers them; it neither reads the API nor judges"},
 	{"model", []string{""}, "model imports no package of the project"},
 	{"redact", []string{""}, "redact imports no package of the project"},
 	{"sdkversion", []string{""}, "sdkversion imports no package of the project"},

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/internal/hugepage"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
@@ -366,4 +367,27 @@ func (l *Loaded) Lookup(ctx context.Context, id string) (int, error) {
 	l.a.Learn(ctx, []model.Execution{d})
 	l.analyze()
 	return l.pos[id], nil
+}
+
+// Filter returns the positions of l's executions that q keeps, through an index of
+// their records (a view that knows the groups answers pattern:, a group's cause).
+func (l *Loaded) Filter(q filter.Query) []int {
+	ix := filter.NewIndex(len(l.Execs))
+	for i := range l.Execs {
+		ix.Append(filter.Row{Exec: &l.Execs[i], Triage: &l.Result.Triage[i]})
+	}
+	order, groupOf := make([]int32, len(l.Execs)), make([]int32, len(l.Execs))
+	ids, patterns := make([]string, len(l.Result.Groups)), make([]string, len(l.Result.Groups))
+	for gi, g := range l.Result.Groups {
+		ids[gi], patterns[gi] = g.ID, string(g.Pattern)
+	}
+	for i := range l.Execs {
+		order[i], groupOf[i] = int32(i), -1
+		if gid := l.Result.Triage[i].GroupID; gid != "" {
+			if gi, ok := l.Result.GroupIndex(gid); ok {
+				groupOf[i] = int32(gi)
+			}
+		}
+	}
+	return ix.View(order, groupOf, ids, patterns).Filter(q)
 }

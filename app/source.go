@@ -106,6 +106,9 @@ func openSource(ctx context.Context, o *Options, creds Credentials, idx *IndexSt
 		// reads it is allowed: read-only holds below every front.
 		opt.ClientOptions = append(opt.ClientOptions, client.WithReadOnly(o.AllowReads))
 	}
+	if o.OnRequest != nil {
+		opt.ClientOptions = append(opt.ClientOptions, client.WithRequestNotice(o.OnRequest))
+	}
 	ratio, err := maxGzipRatio(*o)
 	if err != nil {
 		return nil, err

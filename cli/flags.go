@@ -81,6 +81,8 @@ type sourceFlags struct {
 	// viewJournal: the command takes --journal, so a load shows the journal's cases (read
 	// only, when the journal exists).
 	viewJournal bool
+	// tune, when set, changes the session's options last (watch counts requests and logs waits).
+	tune func(*app.Options)
 
 	mu       sync.Mutex
 	bad      int       // unreadable records met so far
@@ -115,6 +117,8 @@ func commandFlags(name string) flagGroups {
 		return withSource | withConfig | withReadOnly
 	case "sync":
 		return withSource | withJSON | withConfig | withReadOnly
+	case "watch":
+		return withSource | withConfig | withJournal | withReadOnly
 	case "retry", "resolve", "mark", "info":
 		return withSource | withJSON | withConfig | withJournal | withReadOnly
 	case "journal":
@@ -205,6 +209,9 @@ func (s *sourceFlags) options(env *Env) app.Options {
 		o.Cache = app.CacheOff
 	case s.cache:
 		o.Cache = app.CacheOn
+	}
+	if s.tune != nil {
+		s.tune(&o)
 	}
 	return o
 }

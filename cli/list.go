@@ -186,31 +186,8 @@ func (s *sourceFlags) listing(ctx context.Context, env *Env, q filter.Query) (*a
 		exec:   func(i int) model.Execution { return l.Execs[i] },
 		triage: func(i int) model.Triage { return l.Result.Triage[i] },
 		groups: l.Result.Groups,
-		match:  filterLoaded(l, q),
+		match:  l.Filter(q),
 	}, nil
-}
-
-// filterLoaded returns the positions of l's executions that q keeps, through an index of
-// their records (a view that knows the groups answers pattern:, a group's cause).
-func filterLoaded(l *app.Loaded, q filter.Query) []int {
-	ix := filter.NewIndex(len(l.Execs))
-	for i := range l.Execs {
-		ix.Append(filter.Row{Exec: &l.Execs[i], Triage: &l.Result.Triage[i]})
-	}
-	order, groupOf := make([]int32, len(l.Execs)), make([]int32, len(l.Execs))
-	ids, patterns := make([]string, len(l.Result.Groups)), make([]string, len(l.Result.Groups))
-	for gi, g := range l.Result.Groups {
-		ids[gi], patterns[gi] = g.ID, string(g.Pattern)
-	}
-	for i := range l.Execs {
-		order[i], groupOf[i] = int32(i), -1
-		if gid := l.Result.Triage[i].GroupID; gid != "" {
-			if gi, ok := l.Result.GroupIndex(gid); ok {
-				groupOf[i] = int32(gi)
-			}
-		}
-	}
-	return ix.View(order, groupOf, ids, patterns).Filter(q)
 }
 
 // listLines writes one aligned line per execution: time, tool, toolkit, user/account,

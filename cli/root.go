@@ -134,6 +134,7 @@ func NewRootCmd(env *Env) *cobra.Command {
 		NewCmdCache(env, nil),
 		NewCmdExport(env, nil),
 		NewCmdSync(env, nil),
+		NewCmdWatch(env, nil),
 		NewCmdSandbox(env, nil),
 		newCmdVersion(env),
 		newCmdCompletion(env),

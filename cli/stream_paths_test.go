@@ -70,7 +70,7 @@ func TestListOfAnExportFiltersAsAWholeLoad(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%q: %v", qs, err)
 				}
-				want := filterLoaded(l, q)
+				want := l.Filter(q)
 				got, ok := sc.Filter(q)
 				if !ok {
 					t.Fatal("the streamed rows carry no filter index")

@@ -61,6 +61,8 @@ type config struct {
 	// edgeFirst and edgeTotal bound the waits for a 429 that says nothing of when to come
 	// back (WithEdgeWait).
 	edgeFirst, edgeTotal time.Duration
+	// onRequest is told of every request sent (WithRequestNotice).
+	onRequest func(status int)
 }
 
 // Option configures a Client.
@@ -190,6 +192,16 @@ var ErrReadOnly = errors.New("read-only session: no tool is run")
 func WithReadOnly(toolReads bool) Option {
 	return func(c *config) error {
 		c.readOnly, c.toolReads = true, toolReads
+		return nil
+	}
+}
+
+// WithRequestNotice calls f after each request the client sends, with the status it was
+// answered (0 when no answer came): a long-running watcher counts what it asks of the API. f
+// must not block.
+func WithRequestNotice(f func(status int)) Option {
+	return func(c *config) error {
+		c.onRequest = f
 		return nil
 	}
 }

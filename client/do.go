@@ -97,6 +97,13 @@ func (t *transport) try(ctx context.Context, r request, n int, timeout time.Dura
 	}
 	var a attempt
 	res, err := t.hc.Do(req)
+	if f := t.cfg.onRequest; f != nil {
+		status := 0
+		if err == nil {
+			status = res.StatusCode
+		}
+		f(status)
+	}
 	if err != nil {
 		a.err = err
 	} else {

@@ -64,6 +64,32 @@ var migrations = [][]string{
 		`ALTER TABLE confirmations ADD COLUMN source TEXT NOT NULL DEFAULT ''`,
 		`ALTER TABLE verdicts ADD COLUMN source TEXT NOT NULL DEFAULT ''`,
 	},
+	{ // 3: watch's outbox (outbox.go): the events it found, their deliveries, the sender's lease
+		`CREATE TABLE watch_events (
+			id         TEXT PRIMARY KEY,
+			kind       TEXT NOT NULL,
+			body       TEXT NOT NULL,
+			created_at BIGINT NOT NULL
+		)`,
+		`CREATE TABLE watch_deliveries (
+			event_id TEXT NOT NULL,
+			sink     TEXT NOT NULL,
+			state    TEXT NOT NULL CHECK (state IN ('queued', 'sending', 'sent', 'failed', 'unclear')),
+			tries    BIGINT NOT NULL DEFAULT 0,
+			next_at  BIGINT NOT NULL,
+			deadline BIGINT NOT NULL DEFAULT 0,
+			owner    TEXT NOT NULL DEFAULT '',
+			detail   TEXT NOT NULL DEFAULT '',
+			done_at  BIGINT,
+			PRIMARY KEY (event_id, sink)
+		)`,
+		`CREATE INDEX watch_deliveries_due ON watch_deliveries (sink, state, next_at)`,
+		`CREATE TABLE watch_leases (
+			name     TEXT PRIMARY KEY,
+			holder   TEXT NOT NULL,
+			until_at BIGINT NOT NULL
+		)`,
+	},
 }
 
 // SchemaVersion is the newest schema this build knows.
