@@ -3,8 +3,6 @@ package app
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -61,7 +59,7 @@ func (a *App) Watch(ctx context.Context, j *Journal, o WatchOptions) error {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	log := o.Log
-	holder := watcherID()
+	holder := journal.NewLeaseHolder()
 	d := &watch.Deliverer{Outbox: ob, Sinks: o.Sinks, Owner: holder, Hold: o.Hold, Digest: o.Digest, Log: log, Metrics: o.Metrics, Step: o.Step}
 	defer func() { _ = ob.Release(context.WithoutCancel(ctx), leaseName, holder) }()
 	leading := false
@@ -208,10 +206,3 @@ func (a *App) watchWindow(ctx context.Context, j *Journal, o WatchOptions) (watc
 	return w, nil
 }
 
-// watcherID names this watcher in the outbox: this process, and a random part so that two
-// watchers in one process (tests) or a pid reused after a restart are never the same holder.
-func watcherID() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return journal.CurrentOwner().String() + "/" + hex.EncodeToString(b[:])
-}

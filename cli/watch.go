@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -203,6 +204,7 @@ func watchRun(ctx context.Context, env *Env, opts *WatchOptions) int {
 	}
 	defer j.Close()
 	a.UseJournal(j)
+	o.Step, o.Hold = watchPause(env)
 	if err := a.Watch(ctx, j, o); err != nil {
 		return fail(env, "watch", err)
 	}
@@ -210,4 +212,26 @@ func watchRun(ctx context.Context, env *Env, opts *WatchOptions) int {
 		o.Log.Info("stopped")
 	}
 	return ExitOK
+}
+
+// watchPause is the crash tests' hook (testPauseEnv): "watch-<step>:<sink>" (step taken, sent
+// or finished) prints "EXECTRIAGE_TEST_PAUSE watch-<step>:<sink>" on stderr at that step of the
+// first message to that sink and blocks until the process is killed; EXECTRIAGE_TEST_HOLD
+// shortens how long a delivery in flight stays the watcher's, so that a restart finds it stale
+// at once. Unset, they do nothing.
+func watchPause(env *Env) (func(step, sink string, events []watch.Event) error, time.Duration) {
+	hold, _ := time.ParseDuration(env.Getenv("EXECTRIAGE_TEST_HOLD"))
+	want := strings.TrimSpace(env.Getenv(testPauseEnv))
+	if !strings.HasPrefix(want, "watch-") {
+		return nil, hold
+	}
+	return func(step, sink string, _ []watch.Event) error {
+		if "watch-"+step+":"+sink == want {
+			fmt.Fprintf(env.Stderr, "%s %s\n", testPauseEnv, want)
+			for {
+				time.Sleep(time.Hour)
+			}
+		}
+		return nil
+	}, hold
 }

@@ -2,7 +2,10 @@ package journal
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -75,8 +78,9 @@ type Outbox interface {
 	Abandon(ctx context.Context, eventID, sink, detail string) (bool, error)
 	// Counts is the number of deliveries by sink and state.
 	Counts(ctx context.Context) (map[string]map[DeliveryState]int, error)
-	// Lead takes or renews the lease name for holder for ttl, on the journal's clock, and
-	// reports whether holder has it. Release gives it up.
+	// Lead takes or renews the lease name for holder (NewLeaseHolder) for ttl, on the
+	// journal's clock, and reports whether holder has it: a lease is free when it ran out or
+	// its holder's process is provably gone (owner.go's rule). Release gives it up.
 	Lead(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
 	Release(ctx context.Context, name, holder string) error
 }
@@ -280,12 +284,21 @@ func (s *store) Lead(ctx context.Context, name, holder string, ttl time.Duration
 			return err
 		}
 		until := nanos(now.Add(ttl))
+		var cur string
+		err = tx.QueryRowContext(ctx, s.q(`SELECT holder FROM watch_leases WHERE name = ?`), name).Scan(&cur)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("journal %s: lease: %w", s.where, err)
+		}
+		gone := "" // matches no holder (a holder is never empty)
+		if cur != "" && cur != holder && s.holderGone(cur) {
+			gone = cur // its process is provably gone (owner.go's rule 1): the lease is free now
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO watch_leases (name, holder, until_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING`),
 			name, holder, until); err != nil {
 			return fmt.Errorf("journal %s: lease: %w", s.where, err)
 		}
-		r, err := tx.ExecContext(ctx, s.q(`UPDATE watch_leases SET holder = ?, until_at = ? WHERE name = ? AND (holder = ? OR until_at < ?)`),
-			holder, until, name, holder, nanos(now))
+		r, err := tx.ExecContext(ctx, s.q(`UPDATE watch_leases SET holder = ?, until_at = ? WHERE name = ? AND (holder = ? OR until_at < ? OR holder = ?)`),
+			holder, until, name, holder, nanos(now), gone)
 		if err != nil {
 			return fmt.Errorf("journal %s: lease: %w", s.where, err)
 		}
@@ -294,6 +307,31 @@ func (s *store) Lead(ctx context.Context, name, holder string, ttl time.Duration
 		return err
 	})
 	return mine, err
+}
+
+// leaseHolder is who holds a lease: a process (Owner) and a part of its own, so that two
+// watchers of one process, or a pid reused, are never one holder.
+type leaseHolder struct {
+	Owner
+	ID string `json:"id"`
+}
+
+// NewLeaseHolder names this process as a lease's holder, unique to this call.
+func NewLeaseHolder() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	h, _ := json.Marshal(leaseHolder{Owner: CurrentOwner(), ID: hex.EncodeToString(b[:])})
+	return string(h)
+}
+
+// holderGone reports whether a lease holder's process is provably gone.
+func (s *store) holderGone(holder string) bool {
+	var h leaseHolder
+	if json.Unmarshal([]byte(holder), &h) != nil {
+		return false
+	}
+	alive, known := s.opt.alive(h.Owner)
+	return known && !alive
 }
 
 func (s *store) Release(ctx context.Context, name, holder string) error {

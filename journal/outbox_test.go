@@ -132,7 +132,8 @@ func TestOneWatcherLeads(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			ctx := context.Background()
 			dsn := b.fresh(t)
-			o1, o2 := outboxT(t, openT(t, dsn)), outboxT(t, openT(t, dsn))
+			j2 := openT(t, dsn)
+			o1, o2 := outboxT(t, openT(t, dsn)), outboxT(t, j2)
 			lead := func(o Outbox, who string, ttl time.Duration) bool {
 				ok, err := o.Lead(ctx, "watch", who, ttl)
 				if err != nil {
@@ -149,6 +150,16 @@ func TestOneWatcherLeads(t *testing.T) {
 			}
 			if err := o2.Release(ctx, "watch", "b"); err != nil || !lead(o1, "a", time.Minute) {
 				t.Fatalf("a released lease is not free: %v", err)
+			}
+			// A holder whose process is provably gone holds nothing: a restart after a crash
+			// takes over at once, not when the lease runs out.
+			h1, h2 := NewLeaseHolder(), NewLeaseHolder()
+			if err := o1.Release(ctx, "watch", "a"); err != nil || !lead(o1, h1, time.Minute) || lead(o2, h2, time.Minute) {
+				t.Fatalf("a live holder's lease was taken: %v", err)
+			}
+			j2.(*store).opt.alive = func(Owner) (bool, bool) { return false, true }
+			if !lead(o2, h2, time.Minute) {
+				t.Fatal("the lease of a holder that is gone was not taken")
 			}
 		})
 	}

@@ -84,6 +84,9 @@ func (d *Deliverer) sink(ctx context.Context, s Sink, force bool) error {
 	if len(ready) == 0 && len(d.lost[name]) == 0 {
 		return nil
 	}
+	if len(ready) == 0 { // nothing else to say: say what may not have arrived now
+		return d.note(ctx, s)
+	}
 	if d.Digest > 0 && !force && time.Since(d.last[name]) < d.Digest {
 		return nil
 	}
@@ -106,6 +109,21 @@ func (d *Deliverer) sink(ctx context.Context, s Sink, force bool) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// note tells a sink that cannot deduplicate which alerts may not have arrived, when no event
+// is due to carry it. The note is said once: an unclear answer is not followed by another.
+func (d *Deliverer) note(ctx context.Context, s Sink) error {
+	name := s.Name()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), SendTimeout+5*time.Second)
+	defer cancel()
+	out := s.Send(sctx, nil, d.lost[name])
+	if out.State == journal.DeliveryFailed {
+		d.log().Warn("could not say which alerts may not have arrived: tried again later", "sink", name, "detail", out.Detail)
+		return nil
+	}
+	d.lost[name] = nil
 	return nil
 }
 

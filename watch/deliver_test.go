@@ -1,99 +1,26 @@
-package watch
+package watch_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/watch"
+	"github.com/exectriage/exectriage/watch/watchtest"
 )
 
-// webhookReceiver verifies each message's signature and deduplicates by webhook-id, as a
-// Standard Webhooks receiver does.
-type webhookReceiver struct {
-	mu     sync.Mutex
-	secret Secret
-	seen   map[string]int // webhook-id → messages received
-	bad    int
-}
-
-func (r *webhookReceiver) ServeHTTP(w http.ResponseWriter, q *http.Request) {
-	body, _ := io.ReadAll(q.Body)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	id := q.Header.Get("webhook-id")
-	if err := r.secret.Verify(id, q.Header.Get("webhook-timestamp"), q.Header.Get("webhook-signature"), body, time.Now(), 5*time.Minute); err != nil {
-		r.bad++
-		http.Error(w, err.Error(), http.StatusUnauthorized)
-		return
-	}
-	var e Event
-	if json.Unmarshal(body, &e) != nil || e.ID != id {
-		r.bad++
-		http.Error(w, "body", http.StatusBadRequest)
-		return
-	}
-	r.seen[id]++
-}
-
-// slackReceiver keeps every message; the log ids say which events each told.
-type slackReceiver struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (r *slackReceiver) ServeHTTP(w http.ResponseWriter, q *http.Request) {
-	body, _ := io.ReadAll(q.Body)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.msgs = append(r.msgs, string(body))
-	_, _ = w.Write([]byte("ok"))
-}
-
-var logIDs = regexp.MustCompile("`(log_[0-9a-z_]+)`")
-
-// told counts, per log id, the messages whose sections named it; lost is what the messages
-// said may not have arrived.
-func (r *slackReceiver) told() (map[string]int, []string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := map[string]int{}
-	var lost []string
-	for _, m := range r.msgs {
-		var msg struct {
-			Blocks []struct{ Text struct{ Text string } }
-		}
-		_ = json.Unmarshal([]byte(m), &msg)
-		for _, b := range msg.Blocks {
-			if regexp.MustCompile("may not have arrived").MatchString(b.Text.Text) {
-				lost = append(lost, regexp.MustCompile(`evt_[0-9a-f]+`).FindAllString(b.Text.Text, -1)...)
-				continue
-			}
-			for _, m := range logIDs.FindAllStringSubmatch(b.Text.Text, -1) {
-				n[m[1]]++
-			}
-		}
-	}
-	return n, lost
-}
-
 // events are 50 of each kind, each about log ids of its own.
-func events() []Event {
-	var out []Event
+func events() []watch.Event {
+	var out []watch.Event
 	for i := range 50 {
-		for _, k := range Kinds {
+		for _, k := range watch.Kinds {
 			ids := []string{fmt.Sprintf("log_%s_%02d", k, i)}
-			e := Event{Version: EventVersion, Kind: k, ID: IDFor(k, ids[0]), ExecutionIDs: ids, Reason: "r", Command: "exectriage show " + ids[0]}
+			e := watch.Event{Version: watch.EventVersion, Kind: k, ID: watch.IDFor(k, ids[0]), ExecutionIDs: ids, Reason: "r", Command: "exectriage show " + ids[0]}
 			out = append(out, e)
 		}
 	}
@@ -117,13 +44,13 @@ func TestACrashAtAnyStepTellsNothingTwice(t *testing.T) {
 			}
 			defer j.Close()
 			ob, _ := journal.OutboxOf(j)
-			secret, _ := ParseSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
-			hook := &webhookReceiver{secret: secret, seen: map[string]int{}}
-			slack := &slackReceiver{}
+			secret, _ := watch.ParseSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+			hook := watchtest.NewWebhook(secret)
+			slack := &watchtest.Slack{}
 			hs, ss := httptest.NewServer(hook), httptest.NewServer(slack)
 			defer hs.Close()
 			defer ss.Close()
-			sinks := []Sink{NewWebhook(hs.URL, secret), NewSlack(ss.URL)}
+			sinks := []watch.Sink{watch.NewWebhook(hs.URL, secret), watch.NewSlack(ss.URL)}
 			all := events()
 			var rec []journal.WatchEvent
 			for _, e := range all {
@@ -135,8 +62,8 @@ func TestACrashAtAnyStepTellsNothingTwice(t *testing.T) {
 			// The first watcher dies at its 7th webhook message and at its 3rd Slack message,
 			// at this step; its hold is short so that the next finds them stale at once.
 			count := map[string]int{}
-			first := &Deliverer{Outbox: ob, Sinks: sinks, Owner: "first", Hold: 20 * time.Millisecond,
-				Step: func(s, sink string, _ []Event) error {
+			first := &watch.Deliverer{Outbox: ob, Sinks: sinks, Owner: "first", Hold: 20 * time.Millisecond,
+				Step: func(s, sink string, _ []watch.Event) error {
 					if s != step {
 						return nil
 					}
@@ -147,24 +74,25 @@ func TestACrashAtAnyStepTellsNothingTwice(t *testing.T) {
 					return nil
 				}}
 			for _, s := range sinks { // one round per sink, each ending at its crash
-				first.Sinks = []Sink{s}
+				first.Sinks = []watch.Sink{s}
 				if err := first.Round(ctx, false); !errors.Is(err, errCrash) {
 					t.Fatalf("the first watcher did not die: %v", err)
 				}
 			}
 			time.Sleep(50 * time.Millisecond)
-			second := &Deliverer{Outbox: ob, Sinks: sinks, Owner: "second", Hold: time.Minute}
+			second := &watch.Deliverer{Outbox: ob, Sinks: sinks, Owner: "second", Hold: time.Minute}
 			for range 3 {
 				if err := second.Round(ctx, false); err != nil {
 					t.Fatal(err)
 				}
 			}
 			// Webhook: every event received, each id once but the one in flight at the crash.
-			if hook.bad != 0 || len(hook.seen) != len(all) {
-				t.Fatalf("webhook: %d of %d events, %d refused", len(hook.seen), len(all), hook.bad)
+			seen, bad := hook.Seen()
+			if bad != 0 || len(seen) != len(all) {
+				t.Fatalf("webhook: %d of %d events, %d refused", len(seen), len(all), bad)
 			}
 			again := 0
-			for _, n := range hook.seen {
+			for _, n := range seen {
 				again += n - 1
 			}
 			if wantAgain := map[string]int{"taken": 0, "sent": 1, "finished": 0}[step]; again != wantAgain {
@@ -172,7 +100,7 @@ func TestACrashAtAnyStepTellsNothingTwice(t *testing.T) {
 			}
 			// Slack: no event twice; the message in flight at the crash is unclear (said in the
 			// next message) only when it may have gone out.
-			told, lost := slack.told()
+			told, lost, _ := slack.Told()
 			for id, n := range told {
 				if n > 1 {
 					t.Fatalf("slack was told %s %d times", id, n)
@@ -183,10 +111,8 @@ func TestACrashAtAnyStepTellsNothingTwice(t *testing.T) {
 			for id := range told {
 				reached[id] = true
 			}
-			for _, e := range all {
-				if slices.Contains(lost, e.ID) {
-					reached[e.ExecutionIDs[0]] = true
-				}
+			for _, id := range lost {
+				reached[id] = true
 			}
 			if len(lost) != wantLost || len(reached) != len(all) {
 				t.Fatalf("slack: %d told, %d said lost (want %d), %d of %d accounted for", len(told), len(lost), wantLost, len(reached), len(all))

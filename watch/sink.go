@@ -186,7 +186,10 @@ func SlackMessage(events []Event, lost []string) []byte {
 		Text *text  `json:"text,omitempty"`
 	}
 	title := fmt.Sprintf("exectriage: %d new", len(events))
-	if len(events) == 1 {
+	switch len(events) {
+	case 0:
+		title = "exectriage: alerts that may not have arrived"
+	case 1:
 		title = "exectriage: " + headline(events[0])
 	}
 	blocks := []block{{Type: "header", Text: &text{"plain_text", cut(title, 150)}}}
@@ -195,8 +198,8 @@ func SlackMessage(events []Event, lost []string) []byte {
 		for i, id := range e.ExecutionIDs {
 			ids[i] = "`" + mrkdwn(id) + "`"
 		}
-		body := fmt.Sprintf("*%s*%s\n%s\nlogs: %s\n```%s```", mrkdwn(headline(e)), toolOf(e), mrkdwn(cut(e.Reason, 1200)),
-			strings.Join(ids, " "), mrkdwn(e.Command))
+		body := fmt.Sprintf("*%s*%s\n%s\nlogs: %s\n```%s```\nevent %s", mrkdwn(headline(e)), toolOf(e), mrkdwn(cut(e.Reason, 1200)),
+			strings.Join(ids, " "), mrkdwn(e.Command), e.ID)
 		blocks = append(blocks, block{Type: "section", Text: &text{"mrkdwn", cut(body, 2900)}})
 	}
 	if len(lost) > 0 {
