@@ -205,4 +205,3 @@ func (a *App) watchWindow(ctx context.Context, j *Journal, o WatchOptions) (watc
 	}
 	return w, nil
 }
-

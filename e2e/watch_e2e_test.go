@@ -3,9 +3,9 @@ package e2e
 import (
 	"bufio"
 	"fmt"
+	"net/http/httptest"
 	"os/exec"
 	"slices"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"syscall"
