@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     ?= bin/exectriage
 
-.PHONY: build test test-short demo bench bench-5m bench-data lint fuzz soak clean man screenshots mutants
+.PHONY: build test test-short demo bench bench-5m bench-data lint fuzz soak soak-watch clean man screenshots mutants
 
 build:
 	$(GO) build -o $(BIN) .
@@ -72,6 +72,11 @@ fuzz:
 # and no leaked goroutines. EXECTRIAGE_SOAK_DURATION shortens it (default 60s).
 soak:
 	EXECTRIAGE_SOAK=1 $(GO) test -race -v -run TestSoak -count=1 -timeout 10m ./client/
+
+# The watcher over an hour of sandbox traffic at 10 executions a second: its delay from a
+# flagged write to the event, and its CPU and peak memory (make bench runs it for 2 minutes).
+soak-watch:
+	$(GO) run ./tools/benchsuite -count 1 -only watch -watch-for 1h
 
 # The hand-mutation run of the guard's surroundings (retry/, journal/, client/): every mutant in
 # tools/mutants/testdata/mutants.txt is applied to a copy of the tree and must make its packages'

@@ -76,6 +76,13 @@ func TestJSONAnswersMatchTheSchema(t *testing.T) {
 	validAnswer(t, "journal", must(ExitOK, "journal", "--json"))
 	validAnswer(t, "journal", must(ExitOK, "journal", "--demo", "--json"))
 	validAnswer(t, "info", must(ExitOK, "info", "--json"))
+	events := strings.Split(strings.TrimSpace(must(ExitOK, "watch", "--demo", "--once", "--json")), "\n")
+	if len(events) < 10 {
+		t.Fatalf("watch --demo --once --json told %d events", len(events))
+	}
+	for _, line := range events {
+		validAnswer(t, "watch_event", line)
+	}
 	validAnswer(t, "doctor", must(ExitFinding, "doctor", "../doctor/testdata/projects", "--json"))
 	validAnswer(t, "doctor", must(ExitFinding, "doctor", "../doctor/testdata/callpaths", "--json"))
 	validAnswer(t, "doctor", must(ExitFinding, "doctor", "../doctor/testdata/filekinds", "--json"))

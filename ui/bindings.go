@@ -220,13 +220,13 @@ func (m *Model) bestMatchKey(pressed) tea.Cmd {
 
 func (m *Model) followKey(pressed) tea.Cmd {
 	m.follow = !m.follow
-	m.paused = false
+	m.paused, m.newRows = false, 0
 	m.updateListChrome()
 	if !m.follow {
 		m.setInfo("follow off")
 		return nil
 	}
-	m.setInfo("follow on: refreshing every %s while the list is at the top", m.opt.FollowEvery)
+	m.setInfo("follow on: refreshing every %s; the cursor on the newest row stays on the newest", m.opt.FollowEvery)
 	m.followTag++
 	return followCmd(m.followTag, m.opt.FollowEvery)
 }

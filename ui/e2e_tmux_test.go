@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -979,4 +980,67 @@ func TestListFitsTheTerminalInTmux(t *testing.T) {
 	if widest <= 120 || !regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ  `).Match(out) {
 		t.Errorf("a pipe got fitted lines (widest %d):\n%s", widest, out)
 	}
+}
+
+// TestFollowKeepsTheNewestInTmux (issue 45): `exectriage --follow` on the live sandbox shows
+// three executions sent one after another, each on top with the cursor on it (follow stopped
+// after the first before); after j the cursor keeps its row and the header says "1 new".
+func TestFollowKeepsTheNewestInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 45, Size: 200, Span: 20 * time.Hour, APIKey: "k-follow"})
+	ts := newTmuxServer(t, tmux, "follow")
+	home := filepath.Join(dir, "home")
+	script := fmt.Sprintf("env -u NO_COLOR COMPOSIO_API_KEY=k-follow HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q XDG_CACHE_HOME=%q TERM=xterm-256color %q --follow --base-url %q --since 24h --no-cache --journal %q; echo EXITED:$?; sleep 120",
+		home, filepath.Join(home, "state"), filepath.Join(home, "config"), filepath.Join(home, "cache"), bin, base, filepath.Join(dir, "j.db"))
+	ts.must("new-session", "-d", "-s", "follow", "-x", "160", "-y", "40", "sh", "-c", script)
+	const pane = "follow"
+	ts.waitFor(pane, "the first load", contains("refreshed"))
+	var acct, user string
+	for _, x := range srv.Executions() {
+		if x.ToolSlug == "SLACK_SEND_MESSAGE" && x.ConnectedAccountID != "" && x.UserID != "" {
+			acct, user = x.ConnectedAccountID, x.UserID
+		}
+	}
+	send := func(text string) string {
+		body, _ := json.Marshal(map[string]any{"connected_account_id": acct, "user_id": user, "version": "20250909_00",
+			"arguments": map[string]any{"channel": "C0FOLLOW", "text": text}})
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", base+"/api/v3.1/tools/execute/SLACK_SEND_MESSAGE", bytes.NewReader(body))
+		req.Header.Set("x-api-key", "k-follow")
+		req.Header.Set("content-type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		for _, x := range srv.Executions() {
+			if strings.Contains(string(x.Arguments), text) {
+				return x.ID
+			}
+		}
+		t.Fatalf("no log of %q", text)
+		return ""
+	}
+	// onTop: the cursor (›) is on the list's first row and the detail pane shows id.
+	onTop := func(id string) func(string) bool {
+		return func(s string) bool {
+			_, after, ok := strings.Cut(s, "TOOLKIT")
+			first, _, _ := strings.Cut(strings.TrimPrefix(after, after[:strings.Index(after, "\n")+1]), "\n")
+			return ok && strings.Contains(first, "›") && regexp.MustCompile(`id +`+regexp.QuoteMeta(id)).MatchString(s) && !strings.Contains(s, "follow paused")
+		}
+	}
+	for i := range 3 {
+		id := send(fmt.Sprintf("follow in tmux %d", i))
+		ts.waitFor(pane, "execution "+id+" on top with the cursor", onTop(id))
+	}
+	ts.send(pane, "j")
+	time.Sleep(300 * time.Millisecond)
+	send("follow in tmux later")
+	s := ts.waitFor(pane, "the new row counted", contains("1 new"))
+	if !strings.Contains(s, "follow paused") {
+		t.Fatalf("moved away, the header does not say paused:\n%s", s)
+	}
+	ts.send(pane, "q")
+	ts.waitFor(pane, "the exit", contains("EXITED:0"))
 }

@@ -92,6 +92,7 @@ type Model struct {
 	mouse     bool
 	follow    bool
 	paused    bool
+	newRows   int // rows that came above the cursor while follow was paused
 
 	// bindings are the root's keys as data (bindings.go)
 	bindings []binding
@@ -486,7 +487,7 @@ func (m *Model) updateListChrome() {
 	}
 	m.status.Modes = modes
 	m.status.Hint = m.hint()
-	m.header.Follow, m.header.Paused = m.follow, m.paused
+	m.header.Follow, m.header.Paused, m.header.NewRows = m.follow, m.paused, m.newRows
 	m.header.Spinner = m.spin.View()
 	m.list.Spinner = m.spin.View()
 	m.retry.Spinner = m.spin.View()

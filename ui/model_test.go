@@ -3,9 +3,11 @@ package ui
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,6 +30,7 @@ import (
 	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/source"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/markdialog"
@@ -222,26 +225,89 @@ func TestBundleIsWrittenAndItsPathShown(t *testing.T) {
 	}
 }
 
-func TestFollowRefreshesOnlyAtTheTop(t *testing.T) {
-	h := newHarness(t, newEnv(t), 120, 40)
+// sendSlack posts one Slack message through the sandbox's API, as an agent does: a new
+// execution, newer than the history.
+func (e *env) sendSlack(t *testing.T, text string) string {
+	t.Helper()
+	var acct, user string
+	for _, x := range e.srv.Executions() {
+		if x.ToolSlug == "SLACK_SEND_MESSAGE" && x.ConnectedAccountID != "" && x.UserID != "" {
+			acct, user = x.ConnectedAccountID, x.UserID
+		}
+	}
+	body, _ := json.Marshal(map[string]any{"connected_account_id": acct, "user_id": user, "version": "20250909_00",
+		"arguments": map[string]any{"channel": "C0FOLLOW", "text": text}})
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", e.url+"/api/v3.1/tools/execute/SLACK_SEND_MESSAGE", bytes.NewReader(body))
+	req.Header.Set("x-api-key", "test-key")
+	req.Header.Set("content-type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for _, x := range e.srv.Executions() {
+		if strings.Contains(string(x.Arguments), text) {
+			return x.ID
+		}
+	}
+	t.Fatalf("no log of %q", text)
+	return ""
+}
+
+// Follow keeps following: with the cursor on the newest row, each execution that arrives is
+// on top with the cursor on it; moved away, the cursor keeps its row and the header counts
+// what came above it ("1 new") until the person is back at the top.
+func TestFollowKeepsTheNewestRow(t *testing.T) {
+	e := newEnv(t)
+	// The source's clock runs as the sandbox's does, so that what is sent now is in its window.
+	started := time.Now()
+	src, err := source.Open(t.Context(), source.Options{BaseURL: e.url, APIKey: "test-key",
+		Now: func() time.Time { return sandboxNow.Add(time.Since(started) + time.Second) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.src.Source = src
+	h := newHarness(t, e, 140, 40)
 	h.keys("F")
 	if !h.m.follow {
 		t.Fatal("F did not turn follow on")
 	}
+	selected := func() string {
+		x, _, ok := h.m.selectedExec()
+		if !ok {
+			return ""
+		}
+		return x.ID
+	}
+	for i := range 3 {
+		time.Sleep(5 * time.Millisecond)
+		id := e.sendSlack(t, fmt.Sprintf("follow me %d", i))
+		h.send(followTickMsg{tag: h.m.followTag})
+		if got := selected(); got != id || h.m.list.Cursor() != 0 || h.m.paused {
+			t.Fatalf("execution %d: cursor on %s at row %d (paused %v), want the new %s on top", i, got, h.m.list.Cursor(), h.m.paused, id)
+		}
+		if strings.Contains(h.screen(), "follow paused") {
+			t.Fatal("the header says paused though nothing was scrolled")
+		}
+	}
+	h.keys("j")
+	kept := selected()
+	h.send(followTickMsg{tag: h.m.followTag}) // the person moved away: paused
+	time.Sleep(5 * time.Millisecond)
+	e.sendSlack(t, "follow me later")
+	h.send(followTickMsg{tag: h.m.followTag})
+	if selected() != kept || !h.m.paused {
+		t.Fatalf("moved away, the cursor went to %s (paused %v), want it kept on %s", selected(), h.m.paused, kept)
+	}
+	if !strings.Contains(h.screen(), "follow paused · 1 new") {
+		t.Fatalf("the header does not count the new row:\n%s", h.screen())
+	}
+	h.keys("g")
+	h.send(followTickMsg{tag: h.m.followTag})
+	if h.m.paused || strings.Contains(h.screen(), "new") && strings.Contains(h.screen(), "follow paused") {
+		t.Fatal("back at the top, follow is still paused")
+	}
 	loads := h.m.load.tag
-	h.send(followTickMsg{tag: h.m.followTag})
-	if h.m.load.tag != loads+1 || h.m.paused {
-		t.Errorf("at the top a follow tick did not refresh (loads %d→%d, paused %v)", loads, h.m.load.tag, h.m.paused)
-	}
-	h.keys("j", "j")
-	loads = h.m.load.tag
-	h.send(followTickMsg{tag: h.m.followTag})
-	if h.m.load.tag != loads || !h.m.paused {
-		t.Error("a follow tick refreshed while the list was scrolled away from the top")
-	}
-	if !strings.Contains(h.screen(), "follow paused") {
-		t.Error("the header does not say follow is paused")
-	}
 	h.send(followTickMsg{tag: h.m.followTag - 1})
 	if h.m.load.tag != loads {
 		t.Error("a stale follow tick refreshed")

@@ -242,11 +242,16 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		next := followCmd(m.followTag, m.opt.FollowEvery)
-		m.paused = !m.list.AtTop() || m.focus != focusList
+		m.paused = m.list.Cursor() != 0 || m.focus != focusList
+		if !m.paused {
+			m.newRows = 0
+		}
 		m.updateListChrome()
-		if m.paused || m.load.loading {
+		if m.load.loading {
 			return m, next
 		}
+		// Paused loads too: the cursor keeps its row (selection by id), and the rows that come
+		// above it are counted.
 		return m, tea.Batch(next, m.startLoad(m.opt.Since, false))
 
 	case selectedMsg:
@@ -261,11 +266,22 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.lastDS, m.lastQ, m.lastPos, m.doneSel, m.ranked = msg.ds, msg.q, msg.pos, msg.tag, msg.ranked
 		m.matches.add(msg.ds, msg.q, msg.pos)
-		m.list.SetItems(msg.items, msg.sel)
-		m.updateListChrome()
 		// A selection the rows moved by themselves (a settled row left the flagged view, a
 		// load came in) keeps the status line's confirmation; one a key asked for clears it.
 		m.rowsMoved = msg.tag > m.userSel
+		wasTop, was := m.list.Cursor() == 0, m.list.Cursor()
+		m.list.SetItems(msg.items, msg.sel)
+		if m.follow && m.rowsMoved {
+			// Following: a cursor on the newest row stays on the newest row as rows arrive;
+			// one the person moved away stays on its row, and the rows that came above it
+			// are counted ("N new") until they come back to the top.
+			if wasTop {
+				m.list.Top()
+			} else if msg.sel > was {
+				m.newRows += msg.sel - was
+			}
+		}
+		m.updateListChrome()
 		m.filter.Hint = m.query.Hint(msg.items.Len())
 		cmds := []tea.Cmd{m.selectionChanged(), m.replayDeferred()}
 		m.rowsMoved = false

@@ -33,10 +33,11 @@ func main() {
 	count := flag.Int("count", 3, "runs of each measurement (the table shows the median)")
 	dataDir := flag.String("data", "bench-data", "directory of the generated exports (created when missing)")
 	only := flag.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
+	watchFor := flag.Duration("watch-for", 2*time.Minute, "how long the watch section's traffic runs (make soak-watch: an hour)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	s := &suite{count: max(*count, 1), log: os.Stderr}
+	s := &suite{count: max(*count, 1), log: os.Stderr, watchFor: *watchFor}
 	if *only != "" {
 		s.only = map[string]bool{}
 		for n := range strings.SplitSeq(*only, ",") {
@@ -60,7 +61,7 @@ func main() {
 // scan runs first: a child's peak RSS from rusage includes this process's peak when it was
 // spawned (Go starts children with vfork, and exec keeps the old peak), and the filter section
 // grows this process by hundreds of megabytes (its in-process index of the 1M rows).
-var sectionNames = []string{"scan", "production", "scan5m", "keys", "filter", "ui", "memory", "load", "live", "live100k"}
+var sectionNames = []string{"scan", "production", "scan5m", "keys", "filter", "ui", "memory", "load", "live", "live100k", "watch"}
 
 type suite struct {
 	jqSecs, jqRSS []float64 // the jq reference's runs, measured once (see jqRuns)
@@ -68,6 +69,7 @@ type suite struct {
 	jqDone        bool
 	count         int
 	only          map[string]bool // nil: every section
+	watchFor      time.Duration   // how long the watch section's traffic runs
 	data          string          // absolute
 	log           io.Writer
 	rows          []row
@@ -109,7 +111,7 @@ func (s *suite) run(ctx context.Context, dataDir string) error {
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	steps := []func(context.Context) error{s.scan(bin), s.production(bin), s.scan5m(bin), s.keys(bin), s.filter, s.ui, s.memory(bin), s.load, s.live(bin), s.live100k(bin)}
+	steps := []func(context.Context) error{s.scan(bin), s.production(bin), s.scan5m(bin), s.keys(bin), s.filter, s.ui, s.memory(bin), s.load, s.live(bin), s.live100k(bin), s.watchSoak(bin)}
 	for i, step := range steps {
 		if s.only != nil && !s.only[sectionNames[i]] || s.only == nil && (sectionNames[i] == "scan5m" || sectionNames[i] == "live100k") {
 			continue

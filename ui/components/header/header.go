@@ -55,6 +55,8 @@ type Model struct {
 	Refreshed string
 	// Follow says whether auto-refresh is on; Paused whether it waits for the list's top.
 	Follow, Paused bool
+	// NewRows is how many rows came above the cursor while follow was paused.
+	NewRows int
 }
 
 // flagged is the count of flagged writes that still need a person, and (when there is room)
@@ -150,7 +152,10 @@ func (m Model) View() string {
 	}
 	if m.Follow {
 		f := " · follow"
-		if m.Paused {
+		switch {
+		case m.Paused && m.NewRows > 0:
+			f = fmt.Sprintf(" · follow paused · %d new", m.NewRows)
+		case m.Paused:
 			f = " · follow paused"
 		}
 		right += st.Header.Progress.Render(f)
