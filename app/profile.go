@@ -15,6 +15,8 @@ type ProfileInfo struct {
 	Name       string
 	Production bool
 	Colour     string
+	// Watch is what watch tells for this profile when its flags do not say.
+	Watch config.Watch
 }
 
 // withProfile applies the named profile (--profile, else EXECTRIAGE_PROFILE) of the config to
@@ -71,7 +73,7 @@ func applyProfile(o Options, cfg config.Config, name string) (Options, ProfileIn
 	if strings.TrimSpace(o.IndexProject) == "" {
 		o.IndexProject = p.IndexProject
 	}
-	o.profile = ProfileInfo{Name: name, Production: p.Production, Colour: p.Colour}
+	o.profile = ProfileInfo{Name: name, Production: p.Production, Colour: p.Colour, Watch: p.Watch}
 	o.profileKeyEnv = p.APIKeyEnv
 	o.profileLogURL = p.DashboardLogURL
 	o.profileApplied = true

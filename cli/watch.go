@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	flag "github.com/spf13/pflag"
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/filter"
@@ -36,6 +37,8 @@ type WatchOptions struct {
 	Digest      time.Duration
 	Tell        []string
 	LogFormat   string
+	// set names the flags given (a profile's watch settings fill in the others).
+	set map[string]bool
 }
 
 // NewCmdWatch is `exectriage watch`: new flagged writes, duplicate groups and retries left
@@ -60,6 +63,8 @@ func NewCmdWatch(env *Env, runF func(context.Context, *WatchOptions) error) *cob
 			"  exectriage watch --once --json --since 1h   # from cron: one pass, remembering where it stopped",
 		Args: noArgs("watch"),
 		RunE: func(c *cobra.Command, _ []string) error {
+			opts.set = map[string]bool{}
+			c.Flags().Visit(func(f *flag.Flag) { opts.set[f.Name] = true })
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -98,17 +103,12 @@ func watchSetup(env *Env, opts *WatchOptions) (app.WatchOptions, error) {
 	if opts.Every <= 0 || opts.Digest < 0 {
 		return o, usagef("watch", "--every must be positive and --digest not negative")
 	}
-	q, err := filter.Parse(opts.Filter)
-	if err != nil {
-		return o, usagef("watch", "--filter: %s", sanitize.String(err.Error()))
+	o.Every, o.Digest, o.Once = opts.Every, opts.Digest, opts.Once
+	if err := tellFilter(&o, opts.Filter, "--filter"); err != nil {
+		return o, err
 	}
-	o.Filter, o.Filtered, o.Every, o.Digest, o.Once = q, strings.TrimSpace(opts.Filter) != "", opts.Every, opts.Digest, opts.Once
-	for _, k := range opts.Tell {
-		kind := watch.Kind(strings.TrimSpace(k))
-		if !slices.Contains(watch.Kinds, kind) {
-			return o, usagef("watch", "--tell: %q is not a kind of event (%s)", sanitize.String(k), kindNames())
-		}
-		o.Kinds = append(o.Kinds, kind)
+	if err := tellKinds(&o, opts.Tell, "--tell"); err != nil {
+		return o, err
 	}
 	switch opts.LogFormat {
 	case "text":
@@ -155,6 +155,52 @@ func watchSetup(env *Env, opts *WatchOptions) (app.WatchOptions, error) {
 	return o, nil
 }
 
+// tellFilter sets the filter the watcher tells through; what names where it came from.
+func tellFilter(o *app.WatchOptions, text, what string) error {
+	q, err := filter.Parse(text)
+	if err != nil {
+		return usagef("watch", "%s: %s", what, sanitize.String(err.Error()))
+	}
+	o.Filter, o.Filtered = q, strings.TrimSpace(text) != ""
+	return nil
+}
+
+// tellKinds sets the kinds of event the watcher tells.
+func tellKinds(o *app.WatchOptions, kinds []string, what string) error {
+	o.Kinds = nil
+	for _, k := range kinds {
+		kind := watch.Kind(strings.TrimSpace(k))
+		if !slices.Contains(watch.Kinds, kind) {
+			return usagef("watch", "%s: %q is not a kind of event (%s)", what, sanitize.String(k), kindNames())
+		}
+		o.Kinds = append(o.Kinds, kind)
+	}
+	return nil
+}
+
+// fromProfile fills in what the flags did not say from the profile's [profiles.NAME.watch].
+func fromProfile(o *app.WatchOptions, opts *WatchOptions, p app.ProfileInfo) error {
+	w, where := p.Watch, "profile "+p.Name+"'s watch "
+	if !opts.set["filter"] && w.Filter != "" {
+		if err := tellFilter(o, w.Filter, where+"filter"); err != nil {
+			return err
+		}
+	}
+	if !opts.set["tell"] && len(w.Tell) > 0 {
+		if err := tellKinds(o, w.Tell, where+"tell"); err != nil {
+			return err
+		}
+	}
+	if !opts.set["digest"] && w.Digest != "" {
+		d, err := time.ParseDuration(w.Digest)
+		if err != nil || d < 0 {
+			return usagef("watch", "%sdigest %q: not a duration (10m, 1h)", where, sanitize.String(w.Digest))
+		}
+		o.Digest = d
+	}
+	return nil
+}
+
 // checkURL refuses what is not an http(s) URL with a host; the message never repeats it.
 func checkURL(raw string) error {
 	u, err := url.Parse(raw)
@@ -168,7 +214,7 @@ func watchRun(ctx context.Context, env *Env, opts *WatchOptions) int {
 	sf := &opts.Source
 	o, err := watchSetup(env, opts)
 	if err != nil {
-		return fail(env, "watch", err)
+		return watchFail(env, err)
 	}
 	if code, refused := sf.refuseIfReadOnly(env, "watch", "watch keeps its outbox in the journal"); refused {
 		return code
@@ -198,6 +244,9 @@ func watchRun(ctx context.Context, env *Env, opts *WatchOptions) int {
 		return fail(env, "watch", err)
 	}
 	defer a.Close()
+	if err := fromProfile(&o, opts, a.Profile()); err != nil {
+		return watchFail(env, err)
+	}
 	j, err := sf.openJournal(ctx, env)
 	if err != nil {
 		return fail(env, "watch", err)
@@ -212,6 +261,16 @@ func watchRun(ctx context.Context, env *Env, opts *WatchOptions) int {
 		o.Log.Info("stopped")
 	}
 	return ExitOK
+}
+
+// watchFail says a usage error as one line (exit 2) and anything else as fail does.
+func watchFail(env *Env, err error) int {
+	var ue usageErr
+	if errors.As(err, &ue) {
+		fmt.Fprintln(env.Stderr, sanitize.String(ue.Error()))
+		return ExitUsage
+	}
+	return fail(env, "watch", err)
 }
 
 // watchPause is the crash tests' hook (testPauseEnv): "watch-<step>:<sink>" (step taken, sent

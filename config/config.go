@@ -79,6 +79,11 @@ type Config struct {
 //	production = true                        # a loud header: every action here is real
 //	colour = "#ff0000"                       # the profile's colour in the header
 //	dashboard_log_url = "https://…/{log_id}"  # this project's page of one log, for `o`
+//
+//	[profiles.prod.watch]                    # what `exectriage watch` tells, unless its flags say
+//	filter = "toolkit:gmail"                 # for which executions (the filter language)
+//	tell = ["flagged", "group"]              # which kinds of event
+//	digest = "10m"                           # how often a sink sends (default: as found)
 type Profile struct {
 	BaseURL         string `toml:"base_url"`
 	APIKeyEnv       string `toml:"api_key_env"`
@@ -88,6 +93,15 @@ type Profile struct {
 	Production      bool   `toml:"production"`
 	Colour          string `toml:"colour"`
 	DashboardLogURL string `toml:"dashboard_log_url"`
+	Watch           Watch  `toml:"watch"`
+}
+
+// Watch is a profile's [profiles.NAME.watch]: what `exectriage watch` tells when its flags do
+// not say (--filter, --tell, --digest).
+type Watch struct {
+	Filter string   `toml:"filter"`
+	Tell   []string `toml:"tell"`
+	Digest string   `toml:"digest"`
 }
 
 // Dashboard is the [dashboard] section. Composio does not publish the address of one log's
