@@ -14,11 +14,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/common/expfmt"
 	pmodel "github.com/prometheus/common/model"
 
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/internal/testkit"
+	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 	"github.com/exectriage/exectriage/watch"
 )
@@ -212,6 +215,26 @@ func TestWatchTellsWhatIsNewOnce(t *testing.T) {
 	}
 	if len(pass("")) != 0 {
 		t.Fatal("a pass with nothing new told something")
+	}
+	// A retry of exectriage's left indeterminate needs a person again: told once.
+	now := time.Now()
+	c := journal.Claim{Attempt: model.RetryAttempt{ID: uuid.NewString(), ExecutionID: id, ToolSlug: "SLACK_SEND_MESSAGE", ArgumentHash: "h",
+		Who: "ana", CreatedAt: now}, Deadline: now.Add(time.Minute), Target: a.SourceName(), Confirmation: journal.Confirmation{Who: "ana", At: now,
+		Reason: "customer saw nothing", Outcome: model.OutcomeAmbiguous, OutcomeReason: "502", Provider: model.ProviderState{State: model.ProviderNotFound}}}
+	if ok, _, err := j.j.ClaimAttempt(t.Context(), c); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	for _, st := range []model.AttemptState{model.AttemptSent, model.AttemptIndeterminate} {
+		if err := j.j.UpdateAttempt(t.Context(), c.Attempt.ID, st, "", "no answer", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unresolved := pass("")
+	if len(unresolved) != 1 || unresolved[0].Kind != watch.KindUnresolved || unresolved[0].AttemptID != c.Attempt.ID || unresolved[0].ExecutionIDs[0] != id {
+		t.Fatalf("the indeterminate retry: %+v", unresolved)
+	}
+	if len(pass("")) != 0 {
+		t.Fatal("the indeterminate retry was told twice")
 	}
 	// Every event's execution is judged as the list judges it.
 	l, err := a.Load(t.Context())
