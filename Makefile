@@ -3,7 +3,7 @@ GO      ?= go
 PKGS    ?= ./...
 BIN     ?= bin/exectriage
 
-.PHONY: build test test-short demo bench bench-5m bench-data lint fuzz soak soak-watch clean man screenshots mutants
+.PHONY: build test test-short demo bench bench-5m bench-data lint fuzz soak soak-watch release-snapshot clean man screenshots mutants
 
 build:
 	$(GO) build -o $(BIN) .
@@ -72,6 +72,12 @@ fuzz:
 # and no leaked goroutines. EXECTRIAGE_SOAK_DURATION shortens it (default 60s).
 soak:
 	EXECTRIAGE_SOAK=1 $(GO) test -race -v -run TestSoak -count=1 -timeout 10m ./client/
+
+# Release archives for Linux, macOS and Windows on amd64 and arm64 into dist/, offline: the
+# binary stamped with the version and commit, README, man pages, completions, SHA256SUMS.
+# A tagged release: go run ./tools/release -version 0.2.0 -out dist
+release-snapshot:
+	$(GO) run ./tools/release -snapshot -out dist
 
 # The watcher over an hour of sandbox traffic at 10 executions a second: its delay from a
 # flagged write to the event, and its CPU and peak memory (make bench runs it for 2 minutes).

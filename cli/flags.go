@@ -195,7 +195,7 @@ func (s *sourceFlags) options(env *Env) app.Options {
 	o := app.Options{
 		Demo: s.demo, JournalOnly: s.jonly, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config, Index: s.index,
 		Since: s.since, SinceSet: s.sinceSet, CallerTimeout: s.timeout, CallerTimeoutSet: s.timeSet,
-		Lean: s.lean, Background: s.interactive, Getenv: env.Getenv, Now: env.Now, Version: Version, ReadOnly: s.readonly, AllowReads: s.allowReads, Profile: s.profile,
+		Lean: s.lean, Background: s.interactive, Getenv: env.Getenv, Now: env.Now, Version: programVersion(), ReadOnly: s.readonly, AllowReads: s.allowReads, Profile: s.profile,
 		OnBad: func(r model.RecordError) { s.warnBad(env, r) },
 	}
 	if s.interactive {

@@ -7,6 +7,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -396,14 +397,21 @@ func idCompletion(env *Env, many bool) cobra.CompletionFunc {
 	}
 }
 
-// Version is the program version; the build's module version, commit and Go version are
-// added from the binary's build information.
+// Version is the program version of a development build; the build's module version, commit
+// and Go version are added from the binary's build information.
 const Version = "0.1.0-dev"
+
+// stampedVersion and stampedCommit are set by a release build's linker flags (tools/release:
+// -X github.com/exectriage/exectriage/cli.stampedVersion=0.2.0), never at run time.
+var stampedVersion, stampedCommit string
+
+// programVersion is the release's version when the build was stamped, else Version.
+func programVersion() string { return cmp.Or(stampedVersion, Version) }
 
 // versionString is "0.1.0-dev (module v1.2.3, commit abc1234, go1.26.8)" as far as the build
 // says.
 func versionString() string {
-	v := Version
+	v := programVersion()
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v
@@ -421,6 +429,7 @@ func versionString() string {
 			dirty = s.Value == "true"
 		}
 	}
+	rev = cmp.Or(stampedCommit, rev)
 	if rev != "" {
 		if len(rev) > 12 {
 			rev = rev[:12]
