@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,12 +50,8 @@ digest = "soon"
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := map[string]string{}
-			for k, x := range vars {
-				v[k] = x
-			}
-			for k, x := range c.env {
-				v[k] = x
-			}
+			maps.Copy(v, vars)
+			maps.Copy(v, c.env)
 			code, out, errOut := run(t, v, c.args...)
 			if code != ExitUsage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || out != "" {
 				t.Fatalf("exit %d, stderr %q, stdout %.80q: want exit 2 and one line with %q", code, errOut, out, c.want)
