@@ -273,13 +273,16 @@ func watchFail(env *Env, err error) int {
 	return fail(env, "watch", err)
 }
 
+// testHoldEnv is the crash tests' second hook (see watchPause), not a user's setting.
+const testHoldEnv = "EXECTRIAGE_TEST_HOLD"
+
 // watchPause is the crash tests' hook (testPauseEnv): "watch-<step>:<sink>" (step taken, sent
 // or finished) prints "EXECTRIAGE_TEST_PAUSE watch-<step>:<sink>" on stderr at that step of the
 // first message to that sink and blocks until the process is killed; EXECTRIAGE_TEST_HOLD
 // shortens how long a delivery in flight stays the watcher's, so that a restart finds it stale
 // at once. Unset, they do nothing.
 func watchPause(env *Env) (func(step, sink string, events []watch.Event) error, time.Duration) {
-	hold, _ := time.ParseDuration(env.Getenv("EXECTRIAGE_TEST_HOLD"))
+	hold, _ := time.ParseDuration(env.Getenv(testHoldEnv))
 	want := strings.TrimSpace(env.Getenv(testPauseEnv))
 	if !strings.HasPrefix(want, "watch-") {
 		return nil, hold
