@@ -1,11 +1,15 @@
 package ui
 
 import (
+	"fmt"
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/ui/components/copymenu"
+	"github.com/exectriage/exectriage/ui/components/markdialog"
 	"github.com/exectriage/exectriage/ui/components/statusline"
 	"github.com/exectriage/exectriage/ui/keys"
 	"github.com/exectriage/exectriage/window"
@@ -71,6 +75,9 @@ func rootBindings() []binding {
 			switch {
 			case m.focus != focusList:
 				m.setFocus(focusList)
+			case len(m.data.Picked) > 0:
+				clear(m.data.Picked)
+				m.sayPicked()
 			case !m.query.Empty():
 				m.filter.Reset()
 				return m.setQuery("")
@@ -106,10 +113,15 @@ func rootBindings() []binding {
 			return nil
 		}},
 		// actions on the selection
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Pick }, selection: true, when: onList, do: (*Model).pickKey},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.PickAll }, when: onList, do: (*Model).pickAllKey},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.Verify }, selection: true, off: func(m *Model) string { return m.readProblem },
 			do: (*Model).verifyKey},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.Retry }, selection: true, off: (*Model).journalOff, do: (*Model).retryKey},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.Mark }, selection: true, off: (*Model).journalOff, do: func(m *Model, p pressed) tea.Cmd {
+			if len(m.data.Picked) > 0 {
+				return m.markPicked()
+			}
 			m.mark.Open(p.e.ID, p.e.ID+" · "+p.e.ToolSlug+" · "+string(p.t.Kind)+" · "+string(p.t.Outcome), m.be.VerdictsFor(p.e, p.t), m.data.Verdicts[p.e.ID])
 			m.mark.SetSize(m.width, m.height)
 			return nil
@@ -232,6 +244,9 @@ func (m *Model) followKey(pressed) tea.Cmd {
 }
 
 func (m *Model) verifyKey(p pressed) tea.Cmd {
+	if len(m.data.Picked) > 0 {
+		return m.verifyPicked(p.asked)
+	}
 	if m.data.Verifying[p.e.ID] {
 		return nil
 	}
@@ -242,6 +257,10 @@ func (m *Model) verifyKey(p pressed) tea.Cmd {
 }
 
 func (m *Model) retryKey(p pressed) tea.Cmd {
+	if len(m.data.Picked) > 0 {
+		m.status.Set(statusline.Warn, "a retry is one execution at a time, each after its own confirmation: clear the selection (esc) and retry one row")
+		return nil
+	}
 	if p.it.Kind == window.ItemGroup {
 		m.status.Set(statusline.Warn, "select one member of the group to retry (a retry is for one execution)")
 		return nil
@@ -286,4 +305,147 @@ func (m *Model) dashboardKey(p pressed) tea.Cmd {
 	}
 	m.setInfo("opening %s in the dashboard…", p.e.ID)
 	return openCmd(m.ctx, m.be, p.e.ID, addr)
+}
+
+// pickKey adds the selected execution to the rows marked or verified at once, or takes it out,
+// and moves to the next row (as space does in file managers).
+func (m *Model) pickKey(p pressed) tea.Cmd {
+	if p.it.Kind == window.ItemGroup {
+		for _, id := range m.selectionIDs() {
+			m.togglePick(id)
+		}
+	} else {
+		m.togglePick(p.e.ID)
+	}
+	m.list.Move(1)
+	m.sayPicked()
+	return m.selectionChanged()
+}
+
+func (m *Model) togglePick(id string) {
+	if m.data.Picked[id] {
+		delete(m.data.Picked, id)
+	} else {
+		m.data.Picked[id] = true
+	}
+}
+
+// pickAllKey selects every execution shown, or clears the selection when all are selected.
+func (m *Model) pickAllKey(pressed) tea.Cmd {
+	items := m.list.Items()
+	var ids []string
+	for i := range items.Len() {
+		if it := items.At(i); it.Kind != window.ItemGroup {
+			ids = append(ids, m.data.DS.ID(int(it.Exec)))
+		}
+	}
+	all := len(ids) > 0
+	for _, id := range ids {
+		all = all && m.data.Picked[id]
+	}
+	for _, id := range ids {
+		if all {
+			delete(m.data.Picked, id)
+		} else {
+			m.data.Picked[id] = true
+		}
+	}
+	m.sayPicked()
+	return nil
+}
+
+func (m *Model) sayPicked() {
+	m.updateListChrome()
+	if n := len(m.data.Picked); n > 0 {
+		m.setInfo("%d selected: %s marks them, %s checks their provider (esc clears)", n, m.key(m.Keys.Mark), m.key(m.Keys.Verify))
+	} else {
+		m.setInfo("selection cleared")
+	}
+}
+
+// pickedRows are the selected executions with their triage, newest first.
+func (m *Model) pickedRows() (execs []model.Execution, triages []model.Triage) {
+	ds := m.data.DS
+	for i := range ds.Len() {
+		if m.data.Picked[ds.ID(i)] {
+			execs, triages = append(execs, ds.Exec(i)), append(triages, ds.Triage(i))
+		}
+	}
+	return execs, triages
+}
+
+// markPicked opens the mark dialog for the selection: the verdicts that fit at least one row;
+// each row the chosen verdict fits is marked (journalled one by one), the others are skipped,
+// and the dialog says how many of each before anything is recorded.
+func (m *Model) markPicked() tea.Cmd {
+	execs, triages := m.pickedRows()
+	fits := map[model.Verdict]int{}
+	for i := range execs {
+		for _, v := range m.be.VerdictsFor(&execs[i], &triages[i]) {
+			fits[v]++
+		}
+	}
+	var choices []model.Verdict
+	for _, v := range model.Verdicts() {
+		if fits[v] > 0 {
+			choices = append(choices, v)
+		}
+	}
+	if len(choices) == 0 {
+		m.status.Set(statusline.Warn, "no verdict fits the selected rows")
+		return nil
+	}
+	title := fmt.Sprintf("%d selected executions: the verdict is recorded on each it fits, one by one", len(execs))
+	var parts []string
+	for _, v := range choices {
+		if fits[v] < len(execs) {
+			parts = append(parts, fmt.Sprintf("%s fits %d", v, fits[v]))
+		}
+	}
+	if len(parts) > 0 {
+		title += " (" + strings.Join(parts, ", ") + "; the others are skipped)"
+	}
+	m.mark.Open(markdialog.Many, title, choices, "")
+	m.mark.SetSize(m.width, m.height)
+	return nil
+}
+
+// verifyPicked checks the provider for every selected write: the first press says how many
+// read tools it will run, a second one runs them.
+func (m *Model) verifyPicked(again bool) tea.Cmd {
+	execs, triages := m.pickedRows()
+	var writes []model.Execution
+	for i := range execs {
+		if triages[i].Kind != model.KindRead && !m.data.Verifying[execs[i].ID] {
+			writes = append(writes, execs[i])
+		}
+	}
+	if len(writes) == 0 {
+		m.status.Set(statusline.Warn, "the selection has no write to check (a read has no effect)")
+		return nil
+	}
+	if !m.confirmVerify {
+		m.confirmVerify = true
+		m.status.Set(statusline.Warn, fmt.Sprintf("check %d selected write(s) with their provider (%d read tool runs, within the rate limit)? press %s again",
+			len(writes), len(writes), m.key(m.Keys.Verify)))
+		return nil
+	}
+	m.confirmVerify = false
+	cmds := make([]tea.Cmd, 0, len(writes))
+	for _, e := range writes {
+		m.data.Verifying[e.ID] = true
+		cmds = append(cmds, verifyCmd(m.ctx, m.be, e))
+	}
+	m.setInfo("checking the provider for %d selected write(s)…", len(writes))
+	m.refreshPanes()
+	// One after another (within the rate limit), each answer shown as the single check's is.
+	all := func() tea.Msg {
+		out := make(tea.BatchMsg, len(cmds))
+		for i, c := range cmds {
+			msg := c()
+			out[i] = func() tea.Msg { return msg }
+		}
+		return out
+	}
+	return tea.Batch(all, m.startSpinner())
 }

@@ -255,6 +255,32 @@ func markCmd(ctx context.Context, be Backend, id string, v model.Verdict, note s
 	}
 }
 
+// markedManyMsg says the verdicts of a selection were recorded, as far as they were.
+type markedManyMsg struct {
+	done    []markedMsg
+	want    int
+	skipped int
+	verdict model.Verdict
+	err     error
+}
+
+// markManyCmd records v on each of ids, one by one (each journalled as if marked alone), and
+// stops at the first that fails.
+func markManyCmd(ctx context.Context, be Backend, ids []string, skipped int, v model.Verdict, note string) tea.Cmd {
+	return func() tea.Msg {
+		out := markedManyMsg{want: len(ids), skipped: skipped, verdict: v}
+		for _, id := range ids {
+			res, err := be.Mark(ctx, id, v, note)
+			if err != nil {
+				out.err = err
+				break
+			}
+			out.done = append(out.done, markedMsg{id: id, verdict: v, res: res})
+		}
+		return out
+	}
+}
+
 // bundledMsg says where a support bundle was written; copy asks for it on the clipboard too.
 type bundledMsg struct {
 	ids  []string

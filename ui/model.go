@@ -93,6 +93,8 @@ type Model struct {
 	follow    bool
 	paused    bool
 	newRows   int // rows that came above the cursor while follow was paused
+	// confirmVerify: v was pressed once on a selection; a second v runs the checks.
+	confirmVerify bool
 
 	// bindings are the root's keys as data (bindings.go)
 	bindings []binding
@@ -437,6 +439,9 @@ func (m *Model) updateListChrome() {
 	}
 	if q := m.query.String(); q != "" {
 		notes = append(notes, "/"+q)
+	}
+	if n := len(m.data.Picked); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d selected", n))
 	}
 	switch {
 	case !m.view.BestMatch || m.view.Duplicates || !m.query.Scored():

@@ -1895,3 +1895,76 @@ func TestTheFilterSaysWhatItsRowsDoNotShow(t *testing.T) {
 		t.Errorf("the best match badge stayed with nothing to rank:\n%s", s)
 	}
 }
+
+// Many rows at once: space selects rows (and moves on), * every row shown; m opens one dialog
+// that says how many and what happens, and records the verdict on each it fits, one by one;
+// v asks once, then checks every selected write; r refuses (a retry is one row at a time); esc
+// clears the selection.
+func TestManyRowsAtOnce(t *testing.T) {
+	e := newEnv(t)
+	h := newHarness(t, e, 160, 50)
+	h.keys("a") // flagged only
+	h.keys(" ", " ", " ")
+	if len(h.m.data.Picked) != 3 || h.m.list.Cursor() != 3 {
+		t.Fatalf("three spaces: %d selected, cursor at %d", len(h.m.data.Picked), h.m.list.Cursor())
+	}
+	if !strings.Contains(h.screen(), "3 selected") {
+		t.Fatal("the list does not say how many are selected")
+	}
+	h.keys("r")
+	if _, text := h.m.status.Text(); !strings.Contains(text, "one execution at a time") {
+		t.Fatalf("r on a selection: %q", text)
+	}
+	execs, triages := h.m.pickedRows()
+	var choices []model.Verdict
+	for _, v := range model.Verdicts() {
+		for i := range execs {
+			if slices.Contains(h.m.be.VerdictsFor(&execs[i], &triages[i]), v) {
+				choices = append(choices, v)
+				break
+			}
+		}
+	}
+	k := slices.Index(choices, model.VerdictIgnored)
+	if k < 0 {
+		t.Fatalf("ignored does not fit the selection: %v", choices)
+	}
+	h.keys("m")
+	if !h.m.mark.IsOpen() || !strings.Contains(h.screen(), "3 selected executions") {
+		t.Fatalf("m on a selection did not open the dialog that says how many:\n%s", h.screen())
+	}
+	h.keys(strconv.Itoa(k+1), "enter")
+	for _, x := range execs {
+		if h.m.data.Verdicts[x.ID] != model.VerdictIgnored {
+			t.Fatalf("%s was not marked: %v (status %q)", x.ID, h.m.data.Verdicts[x.ID], h.m.status.View())
+		}
+		recs, err := e.j.Verdicts(t.Context(), x.ID)
+		if err != nil || len(recs) != 1 || recs[0].Verdict != model.VerdictIgnored {
+			t.Fatalf("the journal of %s: %+v %v", x.ID, recs, err)
+		}
+	}
+	if len(h.m.data.Picked) != 0 {
+		t.Fatal("the selection stayed after it was marked")
+	}
+	h.keys("*")
+	if n := h.m.list.Len(); len(h.m.data.Picked) != n || n == 0 {
+		t.Fatalf("* selected %d of %d rows", len(h.m.data.Picked), n)
+	}
+	h.keys("*")
+	if len(h.m.data.Picked) != 0 {
+		t.Fatal("* again did not clear the selection")
+	}
+	h.keys("g", " ", " ")
+	h.keys("v")
+	if _, text := h.m.status.Text(); !strings.Contains(text, "press v again") || len(h.m.data.Provider) != 0 {
+		t.Fatalf("the first v on a selection: %q, %d checked", text, len(h.m.data.Provider))
+	}
+	h.keys("v")
+	if len(h.m.data.Provider) != 2 {
+		t.Fatalf("the second v checked %d of 2 writes", len(h.m.data.Provider))
+	}
+	h.keys("esc")
+	if len(h.m.data.Picked) != 0 {
+		t.Fatal("esc did not clear the selection")
+	}
+}

@@ -38,7 +38,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.updateLoad(msg)
 	case evidenceMsg, retrydialog.ArmedMsg, retrydialog.SendMsg, retriedMsg, retrydialog.CloseMsg:
 		return m.updateRetry(msg)
-	case journalMsg, journalAllMsg, verifiedMsg, markdialog.MarkMsg, markdialog.CloseMsg, markedMsg:
+	case journalMsg, journalAllMsg, verifiedMsg, markdialog.MarkMsg, markdialog.CloseMsg, markedMsg, markedManyMsg:
 		return m.updateJournal(msg)
 	}
 	switch msg := msg.(type) {
@@ -409,7 +409,35 @@ func (m *Model) updateJournal(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 
 	case markdialog.MarkMsg:
+		if msg.ExecID == markdialog.Many {
+			execs, triages := m.pickedRows()
+			var ids []string
+			for i := range execs {
+				if slices.Contains(m.be.VerdictsFor(&execs[i], &triages[i]), msg.Verdict) {
+					ids = append(ids, execs[i].ID)
+				}
+			}
+			m.setInfo("marking %d selected execution(s) %s…", len(ids), msg.Verdict)
+			return m, markManyCmd(m.ctx, m.be, ids, len(execs)-len(ids), msg.Verdict, msg.Note)
+		}
 		return m, markCmd(m.ctx, m.be, msg.ExecID, msg.Verdict, msg.Note)
+
+	case markedManyMsg:
+		for _, r := range msg.done {
+			m.data.Verdicts[r.id] = r.res.Deciding
+		}
+		clear(m.data.Picked)
+		m.updateListChrome()
+		if msg.err != nil {
+			m.setError(fmt.Errorf("recording the verdicts (%d of %d recorded): %w", len(msg.done), msg.want, msg.err))
+		} else {
+			m.setInfo("%d execution(s) marked %s (%d skipped: the verdict does not fit them)", len(msg.done), msg.verdict, msg.skipped)
+		}
+		cmds := []tea.Cmd{m.journalChanged()}
+		for _, r := range msg.done {
+			cmds = append(cmds, journalCmd(m.ctx, m.be, r.id))
+		}
+		return m, tea.Batch(cmds...)
 
 	case markdialog.CloseMsg:
 		return m, nil
@@ -565,6 +593,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 
+	if !key.Matches(k, keys.Verify) {
+		m.confirmVerify = false // a second v confirms the selection's checks only right after the first
+	}
 	if cmd, ok := m.runBinding(k, asked); ok {
 		return cmd
 	}

@@ -124,3 +124,49 @@ func TestACrashAtAnyStepTellsNothingTwice(t *testing.T) {
 		})
 	}
 }
+
+// A digest sends each sink at most once a period, everything due at once; --once (force) sends
+// what is due now.
+func TestADigestSendsOncePerPeriod(t *testing.T) {
+	ctx := context.Background()
+	j, err := journal.Open(ctx, filepath.Join(t.TempDir(), "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	ob, _ := journal.OutboxOf(j)
+	slack := &watchtest.Slack{}
+	ss := httptest.NewServer(slack)
+	defer ss.Close()
+	all := events()
+	record := func(es []watch.Event) {
+		var rec []journal.WatchEvent
+		for _, e := range es {
+			rec = append(rec, journal.WatchEvent{ID: e.ID, Kind: string(e.Kind), Body: e.Body()})
+		}
+		if _, err := ob.Record(ctx, rec, nil, []string{"slack"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := &watch.Deliverer{Outbox: ob, Sinks: []watch.Sink{watch.NewSlack(ss.URL)}, Owner: "w", Hold: time.Minute, Digest: time.Hour}
+	record(all[:5])
+	if err := d.Round(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, n := slack.Told(); n != 1 {
+		t.Fatalf("the first round sent %d messages, want 1 with the 5 events", n)
+	}
+	record(all[5:8])
+	if err := d.Round(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if told, _, n := slack.Told(); n != 1 || len(told) != 5 {
+		t.Fatalf("within the digest's period: %d messages, %d events", n, len(told))
+	}
+	if err := d.Round(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if told, _, n := slack.Told(); n != 2 || len(told) != 8 {
+		t.Fatalf("forced: %d messages, %d events", n, len(told))
+	}
+}

@@ -23,6 +23,8 @@ type Store struct {
 	Verdicts  map[string]model.Verdict        // latest recorded verdict, by execution id
 	History   map[string][]app.HistoryLine    // journal history, by execution id
 	Retrying  map[string]bool                 // a retry is in flight
+	// Picked are the rows selected to be marked or verified at once, by execution id.
+	Picked map[string]bool
 
 	detailOrder []string // Details' ids, oldest first
 }
@@ -38,6 +40,7 @@ func NewStore() *Store {
 		Details:   map[string]model.Execution{},
 		Provider:  map[string]model.ProviderState{},
 		Verifying: map[string]bool{},
+		Picked:    map[string]bool{},
 		Attempts:  map[string][]model.RetryAttempt{},
 		RetryOf:   map[string]string{},
 		Verdicts:  map[string]model.Verdict{},

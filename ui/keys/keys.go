@@ -36,6 +36,11 @@ type KeyMap struct {
 	NextMatch key.Binding
 	PrevMatch key.Binding
 
+	// Pick adds the selected row to the rows marked or verified at once (or takes it out);
+	// PickAll does so for every row shown.
+	Pick    key.Binding
+	PickAll key.Binding
+
 	// actions on the selection
 	Verify     key.Binding
 	Retry      key.Binding
@@ -93,6 +98,8 @@ func Default() KeyMap {
 		NextMatch:  b([]string{"n"}, "n", "next match"),
 		PrevMatch:  b([]string{"N", "shift+n"}, "N", "previous match"),
 
+		Pick:       b([]string{"space"}, "space", "select row"),
+		PickAll:    b([]string{"*"}, "*", "select all shown"),
 		Verify:     b([]string{"v"}, "v", "verify"),
 		Retry:      b([]string{"r"}, "r", "retry"),
 		Mark:       b([]string{"m"}, "m", "mark verdict"),
@@ -123,7 +130,7 @@ func (k *KeyMap) rebindable() map[string]*key.Binding {
 		"page_up": &k.PageUp, "page_down": &k.PageDown, "half_page_up": &k.HalfUp, "half_page_down": &k.HalfDown,
 		"open": &k.Open, "next_pane": &k.NextPane, "next_match": &k.NextMatch, "previous_match": &k.PrevMatch,
 		"back": &k.Back, "filter": &k.Filter, "flagged": &k.Flagged, "duplicates": &k.Duplicates,
-		"writes": &k.Writes, "best_match": &k.BestMatch, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark,
+		"writes": &k.Writes, "best_match": &k.BestMatch, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark, "select": &k.Pick, "select_all": &k.PickAll,
 		"bundle": &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle, "dashboard": &k.Dashboard, "reveal": &k.Reveal,
 		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "messages": &k.Log, "timeline": &k.Timeline, "help": &k.Help, "quit": &k.Quit,
 	}
@@ -187,7 +194,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Open, k.NextPane, k.Back},
 		{k.Filter, k.NextMatch, k.PrevMatch, k.Flagged, k.Duplicates, k.Writes, k.BestMatch, k.Refresh, k.Follow},
-		{k.Verify, k.Retry, k.Mark, k.Timeline, k.Bundle, k.CopyID, k.CopyBundle, k.Dashboard, k.Reveal},
+		{k.Pick, k.PickAll, k.Verify, k.Retry, k.Mark, k.Timeline, k.Bundle, k.CopyID, k.CopyBundle, k.Dashboard, k.Reveal},
 		{k.Mouse, k.Log, k.Help, k.Quit},
 	}
 }

@@ -336,6 +336,9 @@ func (m Model) row(l layout, w int, it window.Item, selected bool) string {
 	segs := make([]seg, 0, 24)
 	add := func(text string, s lipgloss.Style) { segs = append(segs, styled(text, s)) }
 	addBase := func(text string) { segs = append(segs, plain(text)) }
+	if m.store != nil && m.store.Picked[m.store.DS.ID(int(it.Exec))] {
+		cur = map[bool]string{true: "»", false: "•"}[selected]
+	}
 	addBase(cur)
 	if t.Flagged {
 		add("!", sty(st.List.Marker))

@@ -20,6 +20,9 @@ type MarkMsg struct {
 	Note    string
 }
 
+// Many is the ExecID of a dialog opened for the rows selected together (the root knows them).
+const Many = ""
+
 // CloseMsg says the dialog closed without recording.
 type CloseMsg struct{}
 
