@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/watch"
 	"github.com/exectriage/exectriage/watch/watchtest"
 )
@@ -184,5 +185,64 @@ func TestAWatcherStopsOnSIGTERMAfterTheMessageInFlight(t *testing.T) {
 	}
 	if len(seen) < len(first) {
 		t.Fatal("events lost")
+	}
+}
+
+// Two watcher processes on one journal (SQLite and the team's PostgreSQL): one sends; killed
+// with SIGKILL, the other takes over and tells what came after; every webhook-id arrives once
+// and Slack never gets an event twice.
+func TestTwoWatcherProcessesTellOnce(t *testing.T) {
+	secret, _ := watch.ParseSecret(watchSecret)
+	for _, name := range []string{"sqlite", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			dsn := ""
+			if name == "postgres" {
+				dsn = testkit.PostgresOrSkip(t, "w_")
+			}
+			e := newEnv(t, dsn)
+			e.failedSend("two-a")
+			hook, slack := watchtest.NewWebhook(secret), &watchtest.Slack{}
+			hs, ss := httptest.NewServer(hook), httptest.NewServer(slack)
+			defer hs.Close()
+			defer ss.Close()
+			one := e.watchRun(t, hs.URL, ss.URL, nil)
+			two := e.watchRun(t, hs.URL, ss.URL, nil)
+			waitFor(t, "the first event", func() bool { seen, _ := hook.Seen(); return len(seen) > 0 })
+			time.Sleep(time.Second) // several passes of both
+			leader, other := one, two
+			for _, w := range []*watcher{one, two} {
+				w.mu.Lock()
+				if strings.Contains(w.said.String(), "this watcher sends") {
+					leader = w
+				}
+				w.mu.Unlock()
+			}
+			if leader == two {
+				other = one
+			}
+			before, _ := hook.Seen()
+			kill(t, leader.cmd)
+			e.failedSend("two-b")
+			waitFor(t, "the other watcher to tell the new write", func() bool { seen, _ := hook.Seen(); return len(seen) > len(before) })
+			other.line(t, "this watcher sends")
+			if err := other.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if code, said := other.wait(); code != 0 {
+				t.Fatalf("the second watcher exited %d: %s", code, said)
+			}
+			seen, bad := hook.Seen()
+			for id, n := range seen {
+				if n != 1 || bad != 0 {
+					t.Fatalf("webhook-id %s arrived %d times (%d refused)", id, n, bad)
+				}
+			}
+			told, _, _ := slack.Told()
+			for id, n := range told {
+				if n != 1 {
+					t.Fatalf("slack was told %s %d times", id, n)
+				}
+			}
+		})
 	}
 }
