@@ -19,6 +19,8 @@ type WatchOptions struct {
 	// Filter chooses the executions told of (the filter language); Filtered says one was given.
 	Filter   filter.Query
 	Filtered bool
+	// Show is a saved view's rows: "" or all, flagged, duplicates (ViewKeeps).
+	Show string
 	// Kinds are the kinds of event told (nil: every kind).
 	Kinds []watch.Kind
 	Sinks []watch.Sink
@@ -175,7 +177,7 @@ func (a *App) watchPass(ctx context.Context, j *Journal, ob journal.Outbox, d *w
 // watchWindow reads the window and judges it as every front does, keeping the rows the filter
 // chose, the groups and the journal's attempts.
 func (a *App) watchWindow(ctx context.Context, j *Journal, o WatchOptions) (watch.Window, error) {
-	w := watch.Window{Filtered: o.Filtered, Source: a.SourceName()}
+	w := watch.Window{Filtered: o.Filtered || o.Show != "" && o.Show != "all", Source: a.SourceName()}
 	if a.Streams() {
 		s, err := a.ScanIndexed(ctx)
 		if err != nil {
@@ -183,7 +185,9 @@ func (a *App) watchWindow(ctx context.Context, j *Journal, o WatchOptions) (watc
 		}
 		match, _ := s.Filter(o.Filter)
 		for _, i := range match {
-			w.Rows = append(w.Rows, watch.Row{Exec: s.Exec(i), Triage: s.Triage(i)})
+			if t := s.Triage(i); ViewKeeps(o.Show, &t) {
+				w.Rows = append(w.Rows, watch.Row{Exec: s.Exec(i), Triage: t})
+			}
 		}
 		w.Groups = s.Groups
 	} else {
@@ -192,7 +196,9 @@ func (a *App) watchWindow(ctx context.Context, j *Journal, o WatchOptions) (watc
 			return w, err
 		}
 		for _, i := range l.Filter(o.Filter) {
-			w.Rows = append(w.Rows, watch.Row{Exec: l.Execs[i], Triage: l.Result.Triage[i]})
+			if ViewKeeps(o.Show, &l.Result.Triage[i]) {
+				w.Rows = append(w.Rows, watch.Row{Exec: l.Execs[i], Triage: l.Result.Triage[i]})
+			}
 		}
 		w.Groups = l.Result.Groups
 	}

@@ -81,6 +81,8 @@ type sourceFlags struct {
 	// viewJournal: the command takes --journal, so a load shows the journal's cases (read
 	// only, when the journal exists).
 	viewJournal bool
+	// view names the config's [views.NAME] the command shows (--view).
+	view string
 	// tune, when set, changes the session's options last (watch counts requests and logs waits).
 	tune func(*app.Options)
 
@@ -100,6 +102,7 @@ const (
 	withJournal                         // --journal
 	withConfig                          // --config
 	withReadOnly                        // --readonly --allow-reads
+	withView                            // --view
 )
 
 // commandFlags is which shared flags each command takes ("" is the TUI). Every command that
@@ -107,7 +110,9 @@ const (
 // `exectriage --readonly list` must work as `exectriage --readonly retry` must refuse.
 func commandFlags(name string) flagGroups {
 	switch name {
-	case "scan", "list", "show", "verify":
+	case "list":
+		return withSource | withJSON | withConfig | withJournal | withReadOnly | withView
+	case "scan", "show", "verify":
 		return withSource | withJSON | withConfig | withJournal | withReadOnly
 	case "doctor":
 		return withSource | withJSON | withConfig | withReadOnly
@@ -118,7 +123,7 @@ func commandFlags(name string) flagGroups {
 	case "sync":
 		return withSource | withJSON | withConfig | withReadOnly
 	case "watch":
-		return withSource | withConfig | withJournal | withReadOnly
+		return withSource | withConfig | withJournal | withReadOnly | withView
 	case "retry", "resolve", "mark", "info":
 		return withSource | withJSON | withConfig | withJournal | withReadOnly
 	case "journal":
@@ -126,7 +131,7 @@ func commandFlags(name string) flagGroups {
 	case "bundle":
 		return withSource | withConfig | withJournal | withReadOnly
 	case "": // --json only to say it is for commands (hidden)
-		return withSource | withConfig | withJournal | withJSON | withReadOnly
+		return withSource | withConfig | withJournal | withJSON | withReadOnly | withView
 	}
 	return 0
 }
@@ -158,6 +163,9 @@ func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 	}
 	if g&withConfig != 0 {
 		fs.StringVar(&s.config, "config", "", "config `FILE` (default $EXECTRIAGE_CONFIG, else the user config dir's exectriage/config.toml)")
+	}
+	if g&withView != 0 {
+		fs.StringVar(&s.view, "view", "", "show the config's saved view [views.`NAME`]: its filter (before the command's own) and its rows (all, flagged or duplicates)")
 	}
 	if g&withReadOnly != 0 {
 		fs.BoolVar(&s.readonly, "readonly", false, "no retry, no verdict, no journal write, no provider check (safe for demos, audits, screen shares; [defaults] readonly in the config)")
@@ -452,4 +460,14 @@ func (s *sourceFlags) refuseIfNoReads(env *Env, cmd string) (int, bool) {
 		return ExitOK, false
 	}
 	return usageError(env, cmd, "no provider check: this session is read-only (--readonly or [defaults] readonly in the config) and a check runs a read tool (--allow-reads lets checks through)"), true
+}
+
+// savedView is --view's filter and show ("" and "all" without --view); an unknown view is a
+// usage error that names the views there are.
+func (s *sourceFlags) savedView(env *Env) (filter, show string, err error) {
+	if strings.TrimSpace(s.view) == "" {
+		return "", "", nil
+	}
+	v, err := app.SavedView(s.options(env), strings.TrimSpace(s.view))
+	return v.Filter, v.Show, err
 }

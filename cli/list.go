@@ -64,7 +64,11 @@ func NewCmdList(env *Env, runF func(context.Context, *ListOptions) error) *cobra
 // listRun prints executions newest first, one line each, optionally filtered.
 func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 	sf := &opts.Source
-	query := strings.TrimSpace(opts.Filter + " " + strings.Join(opts.Query, " "))
+	vf, show, err := sf.savedView(env)
+	if err != nil {
+		return fail(env, "list", err)
+	}
+	query := strings.TrimSpace(vf + " " + opts.Filter + " " + strings.Join(opts.Query, " "))
 	if s := strings.TrimSpace(opts.Session); s != "" {
 		query = strings.TrimSpace(query + " session:" + s)
 	}
@@ -77,6 +81,9 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 		return fail(env, "list", err)
 	}
 	defer a.Close()
+	if show != "" {
+		ls.match = slices.DeleteFunc(ls.match, func(i int) bool { t := ls.triage(i); return !app.ViewKeeps(show, &t) })
+	}
 	r := newReport(env, a)
 	match := ls.match
 	if opts.Session != "" {
@@ -91,6 +98,9 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 	}
 	if !sf.json { // said before a pager takes the terminal
 		fmt.Fprintf(env.Stderr, "source: %s · %d of %d executions", r.str(a.SourceName()), total, ls.n)
+		if v := strings.TrimSpace(sf.view); v != "" {
+			fmt.Fprintf(env.Stderr, " · view %s", sanitize.String(v))
+		}
 		if len(match) < total {
 			fmt.Fprintf(env.Stderr, " (the newest %d shown: --limit)", len(match))
 		}

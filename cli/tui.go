@@ -95,6 +95,13 @@ func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 	if _, err := ui.ApplyConfig(ui.Options{Palette: opts.Palette}, cfg); err != nil {
 		return usageError(env, "", "%s", sanitize.String(err.Error()))
 	}
+	if _, _, err := sf.savedView(env); err != nil { // an unknown --view: exit 2 with the names there are
+		return fail(env, "", err)
+	}
+	var views []ui.SavedView
+	for _, n := range app.ViewNamesOf(cfg) {
+		views = append(views, ui.SavedView{Name: n, Filter: cfg.Views[n].Filter, Show: cfg.Views[n].Show})
+	}
 	sf.interactive = true
 	a, err := sf.open(ctx, env)
 	if err != nil {
@@ -142,6 +149,8 @@ func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 		Notice:  notice,
 		Color:   opts.Color,
 		Palette: opts.Palette,
+		Views:   views,
+		View:    strings.TrimSpace(sf.view),
 	}}
 	var popts []tea.ProgramOption
 	if env.Stdin != nil && env.Stdin != os.Stdin {

@@ -104,7 +104,12 @@ func watchSetup(env *Env, opts *WatchOptions) (app.WatchOptions, error) {
 		return o, usagef("watch", "--every must be positive and --digest not negative")
 	}
 	o.Every, o.Digest, o.Once = opts.Every, opts.Digest, opts.Once
-	if err := tellFilter(&o, opts.Filter, "--filter"); err != nil {
+	vf, show, err := opts.Source.savedView(env)
+	if err != nil {
+		return o, err
+	}
+	o.Show = show
+	if err := tellFilter(&o, strings.TrimSpace(vf+" "+opts.Filter), "--filter"); err != nil {
 		return o, err
 	}
 	if err := tellKinds(&o, opts.Tell, "--tell"); err != nil {

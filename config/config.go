@@ -66,7 +66,26 @@ type Config struct {
 	// Profiles are named setups for people who triage several projects (--profile NAME,
 	// EXECTRIAGE_PROFILE).
 	Profiles map[string]Profile `toml:"profiles"`
+	// Views are named filters with their view (--view NAME, the TUI's S menu):
+	//
+	//	[views.gmail-unknown]
+	//	filter = "toolkit:gmail outcome:ambiguous"
+	//	show = "flagged"            # all (default), flagged or duplicates
+	Views map[string]View `toml:"views"`
 }
+
+// View is one saved view: a filter and which rows it shows.
+type View struct {
+	Filter string `toml:"filter"`
+	Show   string `toml:"show"`
+}
+
+// View shows: every row, flagged writes only, duplicate groups only.
+const (
+	ShowAll        = "all"
+	ShowFlagged    = "flagged"
+	ShowDuplicates = "duplicates"
+)
 
 // Profile is one project's setup:
 //
@@ -288,6 +307,13 @@ func Parse(name string, data []byte) (Config, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0]
 		return Config{}, fmt.Errorf("%s:%d: unknown key %q", name, keyLine(text, k), k.String())
+	}
+	for n, v := range c.Views {
+		switch v.Show {
+		case "", ShowAll, ShowFlagged, ShowDuplicates:
+		default:
+			return Config{}, fmt.Errorf("%s: views.%s.show = %q: want %s, %s or %s", name, n, v.Show, ShowAll, ShowFlagged, ShowDuplicates)
+		}
 	}
 	for i := range c.Verifiers {
 		if err := c.Verifiers[i].Validate(); err != nil {

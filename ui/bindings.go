@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -102,6 +103,7 @@ func rootBindings() []binding {
 			return m.startLoad(m.opt.Since, false)
 		}},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.Follow }, do: (*Model).followKey},
+		{key: func(km *keys.KeyMap) *key.Binding { return &km.Views }, do: (*Model).viewsKey},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.Mouse }, do: func(m *Model, _ pressed) tea.Cmd {
 			m.mouse = !m.mouse
 			m.updateListChrome()
@@ -448,4 +450,54 @@ func (m *Model) verifyPicked(again bool) tea.Cmd {
 		return out
 	}
 	return tea.Batch(all, m.startSpinner())
+}
+
+// viewsKey opens the menu of the config's saved views (and "no view", which clears one).
+func (m *Model) viewsKey(pressed) tea.Cmd {
+	if len(m.opt.Views) == 0 {
+		m.status.Set(statusline.Warn, "no saved views: add [views.NAME] with filter = \"…\" and show = \"all|flagged|duplicates\" to the config")
+		return nil
+	}
+	items := make([]copymenu.Item, 0, len(m.opt.Views)+1)
+	for _, v := range m.opt.Views {
+		items = append(items, copymenu.Item{Label: v.Name, Text: cmpShow(v), Choose: func() tea.Msg { return viewChosenMsg{name: v.Name} }})
+	}
+	items = append(items, copymenu.Item{Label: "no view", Text: "every row, no filter", Choose: func() tea.Msg { return viewChosenMsg{} }})
+	m.copyMenu.OpenMenu("Saved views", "shows the view", items)
+	m.copyMenu.SetSize(m.width, m.height)
+	return nil
+}
+
+func cmpShow(v SavedView) string {
+	show := v.Show
+	if show == "" {
+		show = "all"
+	}
+	return show + "  " + v.Filter
+}
+
+// viewChosenMsg asks for a saved view ("" : none).
+type viewChosenMsg struct{ name string }
+
+// applyView shows a saved view: its filter in the prompt and its rows (flagged writes or
+// duplicate groups); the header names it. "" clears the view.
+func (m *Model) applyView(name string) tea.Cmd {
+	v := SavedView{}
+	if name != "" {
+		i := slices.IndexFunc(m.opt.Views, func(v SavedView) bool { return v.Name == name })
+		if i < 0 {
+			m.status.Set(statusline.Warn, "no saved view "+name)
+			return nil
+		}
+		v = m.opt.Views[i]
+	}
+	m.header.SavedView = v.Name
+	m.view.FlaggedOnly, m.view.Duplicates = v.Show == "flagged", v.Show == "duplicates"
+	m.filter.SetText(v.Filter)
+	if name == "" {
+		m.setInfo("no saved view: every row")
+	} else {
+		m.setInfo("view %s: %s", v.Name, cmpShow(v))
+	}
+	return m.setQuery(v.Filter)
 }

@@ -126,6 +126,9 @@ type Options struct {
 	// Notice is shown in the status line at start (a warning from setting up, say the journal
 	// could not be opened).
 	Notice string
+	// Views are the config's saved views (the S menu); View names the one shown first.
+	Views []SavedView
+	View  string
 	// Memory paces the collector while loads run (Run sets it; nil: the runtime's defaults).
 	Memory *heap.Budget
 }
@@ -269,3 +272,9 @@ func (b backend) Secrets() *redact.Policy { return b.a.Policy() }
 
 // Explain turns an error into one line with the action to take in the TUI.
 func Explain(err error) string { return app.Explain(err, app.AgainTUI) }
+
+// SavedView is one of the config's [views.NAME]: a filter and which rows it shows (all,
+// flagged or duplicates).
+type SavedView struct {
+	Name, Filter, Show string
+}

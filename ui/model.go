@@ -209,6 +209,9 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 // Init starts the first load and reads the journal.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.startLoad(m.opt.Since, true), journalAllCmd(m.ctx, m.be)}
+	if m.opt.View != "" {
+		cmds = append(cmds, m.applyView(m.opt.View))
+	}
 	if m.follow {
 		m.followTag++
 		cmds = append(cmds, followCmd(m.followTag, m.opt.FollowEvery))

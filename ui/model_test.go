@@ -1968,3 +1968,35 @@ func TestManyRowsAtOnce(t *testing.T) {
 		t.Fatal("esc did not clear the selection")
 	}
 }
+
+// Saved views: S opens a menu of the config's views; choosing one puts its filter in the prompt,
+// shows its rows (flagged writes here) and the header names it; "no view" clears it; a session
+// started with --view shows it from the start.
+func TestSavedViewsFromTheMenu(t *testing.T) {
+	e := newEnv(t)
+	e.ui.Views = []SavedView{{Name: "gmail-unknown", Filter: "toolkit:gmail", Show: "flagged"}, {Name: "groups", Show: "duplicates"}}
+	h := newHarness(t, e, 160, 40)
+	h.keys("S")
+	if !h.m.copyMenu.IsOpen() || !strings.Contains(h.screen(), "Saved views") || !strings.Contains(h.screen(), "gmail-unknown") {
+		t.Fatalf("V did not open the views menu:\n%s", h.screen())
+	}
+	h.keys("1", "enter")
+	if h.m.query.String() != "toolkit:gmail" || !h.m.view.FlaggedOnly || !strings.Contains(h.screen(), "view gmail-unknown") {
+		t.Fatalf("the view was not applied: query %q flagged %v\n%s", h.m.query.String(), h.m.view.FlaggedOnly, h.screen())
+	}
+	for i := range h.m.list.Len() {
+		it := h.m.list.Items().At(i)
+		if x := h.m.data.DS.Exec(int(it.Exec)); x.ToolkitSlug != "gmail" || !h.m.data.DS.Triage(int(it.Exec)).Flagged {
+			t.Fatalf("row %d: %s %s in the view", i, x.ToolkitSlug, x.ID)
+		}
+	}
+	h.keys("S", "3", "enter") // no view
+	if h.m.query.String() != "" || h.m.view.FlaggedOnly || strings.Contains(h.screen(), "view gmail-unknown") {
+		t.Fatal("no view did not clear the view")
+	}
+	e.ui.View = "groups"
+	h2 := newHarness(t, e, 160, 40)
+	if !h2.m.view.Duplicates || !strings.Contains(h2.screen(), "view groups") {
+		t.Fatalf("--view did not show the view from the start:\n%s", h2.screen())
+	}
+}

@@ -77,6 +77,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.refreshPanes()
 		return m, nil
 
+	case viewChosenMsg:
+		return m, m.applyView(msg.name)
+
 	case copymenu.ChosenMsg:
 		if msg.Item.Deferred { // the bundle: Y's path
 			return m, m.copyBundle()

@@ -59,6 +59,8 @@ type KeyMap struct {
 	Refresh key.Binding
 	Follow  key.Binding
 	Mouse   key.Binding
+	// Views opens the menu of the config's saved views.
+	Views key.Binding
 	// Log opens the message log: every status message of the session, whole.
 	Log key.Binding
 	// Timeline shows every execution of the selected row's session (or trace) in order.
@@ -112,6 +114,7 @@ func Default() KeyMap {
 		Refresh:  b([]string{"R", "shift+r"}, "R", "refresh"),
 		Follow:   b([]string{"F", "shift+f"}, "F", "follow"),
 		Mouse:    b([]string{"M", "shift+m"}, "M", "mouse"),
+		Views:    b([]string{"S", "shift+s"}, "S", "saved views"),
 		Log:      b([]string{"L", "shift+l"}, "L", "messages"),
 		Timeline: b([]string{"t"}, "t", "session timeline"),
 		Help:     b([]string{"?"}, "?", "help"),
@@ -132,7 +135,7 @@ func (k *KeyMap) rebindable() map[string]*key.Binding {
 		"back": &k.Back, "filter": &k.Filter, "flagged": &k.Flagged, "duplicates": &k.Duplicates,
 		"writes": &k.Writes, "best_match": &k.BestMatch, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark, "select": &k.Pick, "select_all": &k.PickAll,
 		"bundle": &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle, "dashboard": &k.Dashboard, "reveal": &k.Reveal,
-		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "messages": &k.Log, "timeline": &k.Timeline, "help": &k.Help, "quit": &k.Quit,
+		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "messages": &k.Log, "views": &k.Views, "timeline": &k.Timeline, "help": &k.Help, "quit": &k.Quit,
 	}
 }
 
@@ -193,7 +196,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Open, k.NextPane, k.Back},
-		{k.Filter, k.NextMatch, k.PrevMatch, k.Flagged, k.Duplicates, k.Writes, k.BestMatch, k.Refresh, k.Follow},
+		{k.Filter, k.NextMatch, k.PrevMatch, k.Flagged, k.Duplicates, k.Writes, k.BestMatch, k.Views, k.Refresh, k.Follow},
 		{k.Pick, k.PickAll, k.Verify, k.Retry, k.Mark, k.Timeline, k.Bundle, k.CopyID, k.CopyBundle, k.Dashboard, k.Reveal},
 		{k.Mouse, k.Log, k.Help, k.Quit},
 	}

@@ -4,6 +4,7 @@
 package copymenu
 
 import (
+	"cmp"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -21,6 +22,9 @@ type Item struct {
 	Make     func() string
 	Block    bool // keeps newlines (JSON, a command, a bundle)
 	Deferred bool
+	// Choose, when set, is the item's own action (a menu that is not the copy menu: the saved
+	// views): its message goes to the root instead of ChosenMsg.
+	Choose func() tea.Msg
 }
 
 // ChosenMsg says which item to copy.
@@ -33,13 +37,19 @@ type Model struct {
 	open          bool
 	items         []Item
 	cursor        int
+	title, enter  string // the box's title and what enter does ("" : the copy menu's)
 }
 
 // New returns a closed menu.
 func New(c common.Common) Model { return Model{Common: c} }
 
-// Open shows the items.
-func (m *Model) Open(items []Item) { m.open, m.items, m.cursor = true, items, 0 }
+// Open shows the items to copy.
+func (m *Model) Open(items []Item) { m.OpenMenu("", "", items) }
+
+// OpenMenu shows items under another title, enter saying what it does ("shows the view").
+func (m *Model) OpenMenu(title, enter string, items []Item) {
+	m.open, m.items, m.cursor, m.title, m.enter = true, items, 0, title, enter
+}
 
 // IsOpen reports whether the menu is shown.
 func (m Model) IsOpen() bool { return m.open }
@@ -57,6 +67,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	choose := func(i int) (Model, tea.Cmd) {
 		m.open = false
 		it := m.items[i]
+		if it.Choose != nil {
+			return m, it.Choose
+		}
 		return m, func() tea.Msg { return ChosenMsg{Item: it} }
 	}
 	switch {
@@ -80,7 +93,8 @@ func (m Model) View() string {
 	w := min(max(m.width-4, 30), 76)
 	inner := w - 4
 	var b strings.Builder
-	b.WriteString(st.Dialog.Title.Render("Copy to the clipboard") + "\n\n")
+	title, enter := cmp.Or(m.title, "Copy to the clipboard"), cmp.Or(m.enter, "copies (OSC 52)")
+	b.WriteString(st.Dialog.Title.Render(title) + "\n\n")
 	lw := 0 // labels padded alike, so the previews line up
 	for _, it := range m.items {
 		lw = max(lw, common.Width(it.Label))
@@ -96,6 +110,6 @@ func (m Model) View() string {
 		}
 		b.WriteString(common.Truncate(cur+string(rune('1'+i))+" "+label+"  "+st.Muted.Render(common.Clean(preview)), inner) + "\n")
 	}
-	b.WriteString("\n" + st.Dialog.Hint.Render(common.Truncate("j/k or 1-"+string(rune('0'+len(m.items)))+" choose · enter copies (OSC 52) · esc or q closes", inner)))
+	b.WriteString("\n" + st.Dialog.Hint.Render(common.Truncate("j/k or 1-"+string(rune('0'+len(m.items)))+" choose · enter "+enter+" · esc or q closes", inner)))
 	return st.Dialog.Box.Width(w).Render(b.String())
 }

@@ -62,6 +62,13 @@ func (m *Model) Open() tea.Cmd {
 	return m.input.Focus()
 }
 
+// SetText puts text in the prompt, closed (a saved view's filter).
+func (m *Model) SetText(text string) {
+	m.input.SetValue(text)
+	m.input.Blur()
+	m.active, m.Err, m.Hint = false, "", ""
+}
+
 // Reset clears the text and closes.
 func (m *Model) Reset() {
 	m.input.SetValue("")

@@ -35,7 +35,9 @@ type Model struct {
 	// Profile is the config profile in use ("" for none); Production makes it loud: every
 	// action there is real. ProfileColour is its own colour, when the config gives one.
 	Profile, ProfileColour string
-	Production             bool
+	// SavedView is the saved view shown ("" for none).
+	SavedView  string
+	Production bool
 	// Partial says why the counts are not the whole window ("" when they are): the load
 	// stopped early, or the duplicate groups could not be found.
 	Partial string
@@ -117,6 +119,9 @@ func (m Model) View() string {
 			name = " PRODUCTION: " + common.Clean(m.Profile) + " "
 		}
 		left += ps.Render(name) + sep
+	}
+	if m.SavedView != "" {
+		left += st.Header.Label.Bold(true).Render("view "+common.Clean(m.SavedView)) + sep
 	}
 	if m.ReadOnly {
 		left += st.Status.Warn.Render("READ-ONLY") + sep
