@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"io"
 	"os"
 	"path/filepath"
@@ -327,6 +328,9 @@ func TestAPISources(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	// The history is generated for the minute the sandbox starts, and on some minutes it holds
+	// no duplicate group: make one as an app that re-sends a Slack message after a 502 does.
+	sendTwice(t, srv, base)
 	realNow := func(e testEnv) testEnv { e.Now = time.Now; return e }
 
 	env := realNow(newTestEnv(nil))
@@ -337,8 +341,8 @@ func TestAPISources(t *testing.T) {
 	if err := json.Unmarshal(env.out.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(doc.Source, "LIVE 127.0.0.1:") || len(doc.Executions) != 300 {
-		t.Fatalf("source %q, %d executions, want 300", doc.Source, len(doc.Executions))
+	if !strings.HasPrefix(doc.Source, "LIVE 127.0.0.1:") || len(doc.Executions) != 302 {
+		t.Fatalf("source %q, %d executions, want 302", doc.Source, len(doc.Executions))
 	}
 	if doc.Summary.Flagged == 0 || len(doc.DuplicateGroups) == 0 {
 		t.Errorf("sandbox history triaged to %d flagged, %d groups", doc.Summary.Flagged, len(doc.DuplicateGroups))
@@ -476,5 +480,35 @@ func TestTimeoutFlagSetsTheCallersTimeout(t *testing.T) {
 	}
 	if got := outcome("--timeout", "90s"); got != "succeeded" {
 		t.Errorf("--timeout 90s: %s", got)
+	}
+}
+
+// sendTwice posts one Slack message through the sandbox's API, failing after the provider took
+// it (502), then the same message again a second later: a duplicate group in any history.
+func sendTwice(t *testing.T, srv *sandbox.Server, base string) {
+	t.Helper()
+	var acct, user string
+	for _, x := range srv.Executions() {
+		if x.ToolSlug == "SLACK_SEND_MESSAGE" && x.ConnectedAccountID != "" && x.UserID != "" {
+			acct, user = x.ConnectedAccountID, x.UserID
+		}
+	}
+	if acct == "" {
+		t.Fatal("the sandbox has no Slack account")
+	}
+	srv.ArmFault(sandbox.FaultRule{ToolSlug: "SLACK_SEND_MESSAGE", Mode: sandbox.Fault5xxAfterCommit, Count: 1})
+	for i := range 2 {
+		if i > 0 {
+			time.Sleep(1100 * time.Millisecond)
+		}
+		body := fmt.Sprintf(`{"connected_account_id":%q,"user_id":%q,"version":"20250909_00","arguments":{"channel":"C0DUP","text":"Deploy 7781 rolled back"}}`, acct, user)
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", base+"/api/v3.1/tools/execute/SLACK_SEND_MESSAGE", strings.NewReader(body))
+		req.Header.Set("x-api-key", "any-key")
+		req.Header.Set("content-type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
 	}
 }
