@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,47 +103,11 @@ func (w *watchWorld) open(t *testing.T, o Options) (*App, *Journal) {
 	return a, j
 }
 
-// send posts one Slack message through the API as an agent does; status is the answer the
-// sandbox's armed fault gives (0: none armed).
-func (w *watchWorld) send(t *testing.T, text string, fault sandbox.FaultMode) {
+// send posts one Slack message through the API as an agent does, fault armed first (""
+// for none), and returns the id of its log.
+func (w *watchWorld) send(t *testing.T, text string, fault sandbox.FaultMode) string {
 	t.Helper()
-	var acct, user string
-	for _, e := range w.srv.Executions() {
-		if e.ToolSlug == "SLACK_SEND_MESSAGE" && e.ConnectedAccountID != "" && e.UserID != "" {
-			acct, user = e.ConnectedAccountID, e.UserID
-		}
-	}
-	if acct == "" {
-		t.Fatal("the sandbox has no Slack account")
-	}
-	if fault != "" {
-		w.srv.ArmFault(sandbox.FaultRule{ToolSlug: "SLACK_SEND_MESSAGE", Mode: fault, Count: 1})
-	}
-	body, _ := json.Marshal(map[string]any{"connected_account_id": acct, "user_id": user, "version": "20250909_00",
-		"arguments": map[string]any{"channel": "C0ALERTS", "text": text}})
-	req, _ := http.NewRequestWithContext(t.Context(), "POST", w.base+"/api/v3.1/tools/execute/SLACK_SEND_MESSAGE", bytes.NewReader(body))
-	req.Header.Set("x-api-key", watchKey)
-	req.Header.Set("content-type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-}
-
-// logOf is the id of the newest log whose arguments carry text.
-func (w *watchWorld) logOf(t *testing.T, text string) string {
-	t.Helper()
-	id := ""
-	for _, e := range w.srv.Executions() {
-		if strings.Contains(string(e.Arguments), text) {
-			id = e.ID
-		}
-	}
-	if id == "" {
-		t.Fatalf("no log carries %q", text)
-	}
-	return id
+	return testkit.SendSlack(t, w.srv, w.base, watchKey, text, fault)
 }
 
 func kindsOf(events []watch.Event) map[watch.Kind]int {
@@ -188,9 +151,8 @@ func TestWatchTellsWhatIsNewOnce(t *testing.T) {
 	if again := pass("toolkit:slack"); len(again) != 0 {
 		t.Fatalf("a second pass told %d events again", len(again))
 	}
-	w.send(t, "Deploy 4411 is rolling back", sandbox.Fault5xxAfterCommit)
+	id := w.send(t, "Deploy 4411 is rolling back", sandbox.Fault5xxAfterCommit)
 	flagged := pass("")
-	id := w.logOf(t, "Deploy 4411")
 	if got := kindsOf(flagged); got[watch.KindFlagged] == 0 {
 		t.Fatalf("the failed-after-commit send was not told: %v", got)
 	}
@@ -305,8 +267,7 @@ func TestTwoWatchersOfOneJournalTellOnce(t *testing.T) {
 	if err := <-leader.done; err != nil {
 		t.Fatalf("a stopped watcher returned %v", err)
 	}
-	w.send(t, "Invoice 9921 reminder", sandbox.Fault5xxAfterCommit)
-	id := w.logOf(t, "Invoice 9921")
+	id := w.send(t, "Invoice 9921 reminder", sandbox.Fault5xxAfterCommit)
 	took := time.Now()
 	waitFor("the other watcher to tell the new write", func() bool {
 		for _, e := range other.out.events(t) {

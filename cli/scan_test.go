@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -487,28 +486,7 @@ func TestTimeoutFlagSetsTheCallersTimeout(t *testing.T) {
 // it (502), then the same message again a second later: a duplicate group in any history.
 func sendTwice(t *testing.T, srv *sandbox.Server, base string) {
 	t.Helper()
-	var acct, user string
-	for _, x := range srv.Executions() {
-		if x.ToolSlug == "SLACK_SEND_MESSAGE" && x.ConnectedAccountID != "" && x.UserID != "" {
-			acct, user = x.ConnectedAccountID, x.UserID
-		}
-	}
-	if acct == "" {
-		t.Fatal("the sandbox has no Slack account")
-	}
-	srv.ArmFault(sandbox.FaultRule{ToolSlug: "SLACK_SEND_MESSAGE", Mode: sandbox.Fault5xxAfterCommit, Count: 1})
-	for i := range 2 {
-		if i > 0 {
-			time.Sleep(1100 * time.Millisecond)
-		}
-		body := fmt.Sprintf(`{"connected_account_id":%q,"user_id":%q,"version":"20250909_00","arguments":{"channel":"C0DUP","text":"Deploy 7781 rolled back"}}`, acct, user)
-		req, _ := http.NewRequestWithContext(t.Context(), "POST", base+"/api/v3.1/tools/execute/SLACK_SEND_MESSAGE", strings.NewReader(body))
-		req.Header.Set("x-api-key", "any-key")
-		req.Header.Set("content-type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-	}
+	testkit.SendSlack(t, srv, base, "any-key", "Deploy 7781 rolled back", sandbox.Fault5xxAfterCommit)
+	time.Sleep(1100 * time.Millisecond)
+	testkit.SendSlack(t, srv, base, "any-key", "Deploy 7781 rolled back", "")
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -145,16 +146,30 @@ func (s *store) Record(ctx context.Context, events []WatchEvent, covered []strin
 
 func (s *store) Known(ctx context.Context, ids []string) (map[string]bool, error) {
 	known := map[string]bool{}
-	for _, id := range ids {
-		var one int
-		err := s.db.QueryRowContext(ctx, s.q(`SELECT 1 FROM watch_events WHERE id = ?`), id).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue
+	for len(ids) > 0 { // a few hundred ids a query: one round trip, not one per id
+		part := ids[:min(len(ids), 500)]
+		ids = ids[len(part):]
+		args := make([]any, len(part))
+		for i, id := range part {
+			args[i] = id
 		}
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id FROM watch_events WHERE id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`), args...)
 		if err != nil {
 			return nil, fmt.Errorf("journal %s: read events: %w", s.where, err)
 		}
-		known[id] = true
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("journal %s: read events: %w", s.where, err)
+			}
+			known[id] = true
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("journal %s: read events: %w", s.where, err)
+		}
 	}
 	return known, nil
 }

@@ -365,13 +365,19 @@ func (m *Model) sayPicked() {
 	}
 }
 
-// pickedRows are the selected executions with their triage, newest first.
+// pickedRows are the selected executions with their triage, newest first: looked up by id
+// (the selection is small; the dataset may hold a million rows).
 func (m *Model) pickedRows() (execs []model.Execution, triages []model.Triage) {
 	ds := m.data.DS
-	for i := range ds.Len() {
-		if m.data.Picked[ds.ID(i)] {
-			execs, triages = append(execs, ds.Exec(i)), append(triages, ds.Triage(i))
+	pos := make([]int, 0, len(m.data.Picked))
+	for id := range m.data.Picked {
+		if i := ds.Index(id); i >= 0 {
+			pos = append(pos, i)
 		}
+	}
+	slices.Sort(pos)
+	for _, i := range pos {
+		execs, triages = append(execs, ds.Exec(i)), append(triages, ds.Triage(i))
 	}
 	return execs, triages
 }

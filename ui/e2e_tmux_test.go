@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -997,31 +996,7 @@ func TestFollowKeepsTheNewestInTmux(t *testing.T) {
 	ts.must("new-session", "-d", "-s", "follow", "-x", "160", "-y", "40", "sh", "-c", script)
 	const pane = "follow"
 	ts.waitFor(pane, "the first load", contains("refreshed"))
-	var acct, user string
-	for _, x := range srv.Executions() {
-		if x.ToolSlug == "SLACK_SEND_MESSAGE" && x.ConnectedAccountID != "" && x.UserID != "" {
-			acct, user = x.ConnectedAccountID, x.UserID
-		}
-	}
-	send := func(text string) string {
-		body, _ := json.Marshal(map[string]any{"connected_account_id": acct, "user_id": user, "version": "20250909_00",
-			"arguments": map[string]any{"channel": "C0FOLLOW", "text": text}})
-		req, _ := http.NewRequestWithContext(t.Context(), "POST", base+"/api/v3.1/tools/execute/SLACK_SEND_MESSAGE", bytes.NewReader(body))
-		req.Header.Set("x-api-key", "k-follow")
-		req.Header.Set("content-type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		for _, x := range srv.Executions() {
-			if strings.Contains(string(x.Arguments), text) {
-				return x.ID
-			}
-		}
-		t.Fatalf("no log of %q", text)
-		return ""
-	}
+	send := func(text string) string { return testkit.SendSlack(t, srv, base, "k-follow", text, "") }
 	// onTop: the cursor (›) is on the list's first row and the detail pane shows id.
 	onTop := func(id string) func(string) bool {
 		return func(s string) bool {

@@ -3,11 +3,9 @@ package ui
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -229,29 +227,7 @@ func TestBundleIsWrittenAndItsPathShown(t *testing.T) {
 // execution, newer than the history.
 func (e *env) sendSlack(t *testing.T, text string) string {
 	t.Helper()
-	var acct, user string
-	for _, x := range e.srv.Executions() {
-		if x.ToolSlug == "SLACK_SEND_MESSAGE" && x.ConnectedAccountID != "" && x.UserID != "" {
-			acct, user = x.ConnectedAccountID, x.UserID
-		}
-	}
-	body, _ := json.Marshal(map[string]any{"connected_account_id": acct, "user_id": user, "version": "20250909_00",
-		"arguments": map[string]any{"channel": "C0FOLLOW", "text": text}})
-	req, _ := http.NewRequestWithContext(t.Context(), "POST", e.url+"/api/v3.1/tools/execute/SLACK_SEND_MESSAGE", bytes.NewReader(body))
-	req.Header.Set("x-api-key", "test-key")
-	req.Header.Set("content-type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	for _, x := range e.srv.Executions() {
-		if strings.Contains(string(x.Arguments), text) {
-			return x.ID
-		}
-	}
-	t.Fatalf("no log of %q", text)
-	return ""
+	return testkit.SendSlack(t, e.srv, e.url, "test-key", text, "")
 }
 
 // Follow keeps following: with the cursor on the newest row, each execution that arrives is

@@ -85,3 +85,41 @@ func ActiveAccount(t testing.TB, ctx context.Context, c *client.Client, toolkit 
 	}
 	return id
 }
+
+// SendSlack posts one SLACK_SEND_MESSAGE of text through the sandbox's API as an agent does
+// (with fault armed first for it, unless ""), and returns the id of the log it left.
+func SendSlack(t testing.TB, srv *sandbox.Server, base, apiKey, text string, fault sandbox.FaultMode) string {
+	t.Helper()
+	var acct, user string
+	for _, x := range srv.Executions() {
+		if x.ToolSlug == "SLACK_SEND_MESSAGE" && x.ConnectedAccountID != "" && x.UserID != "" {
+			acct, user = x.ConnectedAccountID, x.UserID
+		}
+	}
+	if acct == "" {
+		t.Fatal("the sandbox has no Slack account")
+	}
+	if fault != "" {
+		srv.ArmFault(sandbox.FaultRule{ToolSlug: "SLACK_SEND_MESSAGE", Mode: fault, Count: 1})
+	}
+	body, _ := json.Marshal(map[string]any{"connected_account_id": acct, "user_id": user, "version": "20250909_00",
+		"arguments": map[string]any{"channel": "C0TEST", "text": text}})
+	req, _ := http.NewRequest(http.MethodPost, base+"/api/v3.1/tools/execute/SLACK_SEND_MESSAGE", strings.NewReader(string(body)))
+	req.Header.Set("x-api-key", apiKey)
+	req.Header.Set("content-type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	id := ""
+	for _, x := range srv.Executions() {
+		if strings.Contains(string(x.Arguments), text) {
+			id = x.ID
+		}
+	}
+	if id == "" {
+		t.Fatalf("no log carries %q", text)
+	}
+	return id
+}
