@@ -148,6 +148,10 @@ func (a *App) watchPass(ctx context.Context, j *Journal, ob journal.Outbox, d *w
 	kinds := map[string]watch.Kind{}
 	for _, e := range f.Events {
 		if o.Kinds != nil && !slices.Contains(o.Kinds, e.Kind) {
+			if e.Kind == watch.KindGroup {
+				// recorded as seen, not told: its later members are then new members
+				f.Covered = append(f.Covered, e.ID)
+			}
 			continue
 		}
 		events = append(events, journal.WatchEvent{ID: e.ID, Kind: string(e.Kind), Body: e.Body()})

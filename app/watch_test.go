@@ -344,3 +344,32 @@ func TestWatchMetricsAndTheRateLimit(t *testing.T) {
 		resp.Body.Close()
 	}
 }
+
+// A watcher told only of new members (--tell group_member) counts a new group as seen without
+// telling it, so that the group's next member is told.
+func TestAWatcherOfMembersOnlyTellsTheNextMember(t *testing.T) {
+	w := newWatchWorld(t, "", sandbox.Config{})
+	a, j := w.open(t, Options{})
+	out := &lines{}
+	pass := func() []watch.Event {
+		t.Helper()
+		before := len(out.events(t))
+		if err := a.Watch(t.Context(), j, WatchOptions{Sinks: []watch.Sink{watch.NewJSONLines(out)}, Once: true,
+			Kinds: []watch.Kind{watch.KindGroupMember}}); err != nil {
+			t.Fatal(err)
+		}
+		return out.events(t)[before:]
+	}
+	w.send(t, "Rollback 5512 started", sandbox.Fault5xxAfterCommit)
+	time.Sleep(1100 * time.Millisecond)
+	w.send(t, "Rollback 5512 started", "")
+	if got := pass(); len(got) != 0 {
+		t.Fatalf("a new group was told to a watcher of members only: %+v", got)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	w.send(t, "Rollback 5512 started", "")
+	got := pass()
+	if len(got) != 1 || got[0].Kind != watch.KindGroupMember {
+		t.Fatalf("the group's third send: %+v, want one new member", got)
+	}
+}
