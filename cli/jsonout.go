@@ -77,6 +77,9 @@ type groupJSON struct {
 	// MetaGroup the group of those runs.
 	MetaRuns  []string `json:"meta_runs,omitempty"`
 	MetaGroup string   `json:"meta_group,omitempty"`
+	// OtherCauses are the causes the group's timing and text fit besides pattern, when no
+	// evidence tied to the attempts settles it.
+	OtherCauses []model.CauseCandidate `json:"other_causes,omitempty"`
 }
 
 type summaryJSON struct {
@@ -132,6 +135,7 @@ func (r *report) toGroupJSON(g *model.DuplicateGroup) groupJSON {
 		j.MetaRuns = append(j.MetaRuns, r.hide(id))
 	}
 	j.MetaGroup = r.hide(g.MetaGroup)
+	j.OtherCauses = g.OtherCauses // the rules' own words: nothing from the record
 	j.ToolSlug = r.hide(r.groupTool(g))
 	return j
 }

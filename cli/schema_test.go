@@ -58,6 +58,11 @@ func TestJSONAnswersMatchTheSchema(t *testing.T) {
 		return out
 	}
 	validAnswer(t, "scan", must(ExitOK, append([]string{"scan", "--json"}, file...)...))
+	demoScan := must(ExitOK, "scan", "--demo", "--json")
+	validAnswer(t, "scan", demoScan)
+	if !strings.Contains(demoScan, `"other_causes":[{"cause":"`) {
+		t.Error("scan --demo --json: no group lists other causes (the demo has groups named from timing alone)")
+	}
 	validAnswer(t, "list", must(ExitOK, append([]string{"list", "--json", "--limit", "3"}, file...)...))
 	validAnswer(t, "show", must(ExitOK, append([]string{"show", "log_G01", "--json"}, file...)...))
 	validAnswer(t, "show", must(ExitOK, append([]string{"show", "log_S18", "--json"}, file...)...))

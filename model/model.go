@@ -500,4 +500,14 @@ type DuplicateGroup struct {
 	// of its own, linked to the runs' group.
 	MetaRuns  []string `json:"meta_runs,omitempty"`
 	MetaGroup string   `json:"meta_group,omitempty"`
+	// OtherCauses are the causes the members' timing and text fit besides Pattern, when no
+	// evidence tied to the attempts (a request id, retry counts, deliveries) settles it: Pattern
+	// is the likeliest, these the others, most specific first.
+	OtherCauses []CauseCandidate `json:"other_causes,omitempty"`
+}
+
+// CauseCandidate is a cause a duplicate group's evidence does not rule out, and why it fits.
+type CauseCandidate struct {
+	Cause RetryPattern `json:"cause"`
+	Why   string       `json:"why"`
 }

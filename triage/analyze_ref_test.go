@@ -115,7 +115,7 @@ func sentDraftsRef(res *Result, execs []model.Execution, outcomes []model.Outcom
 		for j := 1; j < len(in); j++ {
 			g.Gaps[j-1] = ms[j].e.Start().Sub(callerEnd(ms[j-1].e, opt.CallerTimeout))
 		}
-		g.Pattern, g.Reason = patternOf(ms, g.Gaps, true, causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
+		g.Pattern, g.Reason, g.OtherCauses = patternOf(ms, g.Gaps, true, causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
 	}
 }
 
@@ -164,9 +164,7 @@ func batchReplaysRef(res *Result, execs []model.Execution, members [][]int) {
 				}
 				for _, p := range ps[lo:hi] {
 					if g := &res.Groups[p.g]; g.Pattern == model.PatternDoubleSubmit {
-						g.Pattern = model.PatternAppRetry
-						g.Reason = fmt.Sprintf("a batch of %d writes of this caller sent again together, %s after the batch first ran (from %s): the app ran the job again from the start, sending what it had sent; fix: %s",
-							hi-lo, ps[lo].second.Sub(first).Round(time.Second), first.UTC().Format("15:04:05"), model.PatternFix(model.PatternAppRetry))
+						nameBatchReplay(g, hi-lo, first, ps[lo].second)
 					}
 				}
 			}

@@ -178,6 +178,9 @@ func TestDuplicatePatterns(t *testing.T) {
 		groups   int
 		pattern  model.RetryPattern
 		reason   string // regexp the group's reason must match
+		// others are the other causes the group must list (nil: not checked; empty: none,
+		// as evidence tied to the attempts settled the cause)
+		others []model.RetryPattern
 	}{
 		{
 			name: "SDK retry after timeouts (3 attempts, caller timeout ends each)",
@@ -188,6 +191,7 @@ func TestDuplicatePatterns(t *testing.T) {
 			},
 			groups: 1, pattern: model.PatternSDKAutoRetry,
 			reason: `^3 attempts 0\.45 s and 0\.91 s after each timeout: the SDK's own retry \(composio 0\.15\.2\)$`,
+			others: []model.RetryPattern{},
 		},
 		{
 			name: "SDK retry after a committed slow success: gap from the caller's timeout, not the server's end",
@@ -196,7 +200,8 @@ func TestDuplicatePatterns(t *testing.T) {
 				{id: "b", at: sec(60.4), dur: sec(1), retry: -1},
 			},
 			groups: 1, pattern: model.PatternSDKAutoRetry,
-			reason: `^2 attempts 0\.40 s after a timeout: the SDK's own retry$`,
+			reason: `^2 attempts 0\.40 s after a timeout: the SDK's own retry; timing alone does not settle it: it could also be app_retry \(the same bytes sent again from one source after a timeout, as an application's retry loop sends them\)$`,
+			others: []model.RetryPattern{model.PatternAppRetry},
 		},
 		{
 			name: "SDK retry after a fast 502",
@@ -217,6 +222,7 @@ func TestDuplicatePatterns(t *testing.T) {
 			},
 			groups: 1, pattern: model.PatternSDKAutoRetry,
 			reason: `recorded as SDK retries 1, 2`,
+			others: []model.RetryPattern{},
 		},
 		{
 			name: "retry right after a failure, too soon for the SDK backoff, is the application's",
@@ -243,6 +249,7 @@ func TestDuplicatePatterns(t *testing.T) {
 			},
 			groups: 1, pattern: model.PatternDoubleSubmit,
 			reason: `^2 attempts, one started 0\.30 s after the previous one started, while it was still running \(overlap 1\.70 s\): a double submit`,
+			others: []model.RetryPattern{},
 		},
 		{
 			name: "two workers in different sessions",
@@ -252,6 +259,7 @@ func TestDuplicatePatterns(t *testing.T) {
 			},
 			groups: 1, pattern: model.PatternDoubleSubmit,
 			reason: `different sources \(session s1, session s2\)`,
+			others: []model.RetryPattern{},
 		},
 		{
 			name: "app retry loop at a fixed interval",
@@ -262,6 +270,7 @@ func TestDuplicatePatterns(t *testing.T) {
 			},
 			groups: 1, pattern: model.PatternAppRetry,
 			reason: `^3 attempts 29\.0 s and 29\.0 s after the previous ended, same source: the application's own retry loop$`,
+			others: []model.RetryPattern{},
 		},
 		{
 			name: "app retry with exponential backoff",
@@ -290,6 +299,7 @@ func TestDuplicatePatterns(t *testing.T) {
 			},
 			groups: 1, pattern: model.PatternDoubleSubmit,
 			reason: `^2 attempts, one 20\.5 s after the previous succeeded: resubmitted`,
+			others: []model.RetryPattern{},
 		},
 		{
 			name: "irregular waits after failures",
@@ -300,6 +310,17 @@ func TestDuplicatePatterns(t *testing.T) {
 			},
 			groups: 1, pattern: model.PatternDoubleSubmit,
 			reason: `irregular intervals`,
+			others: []model.RetryPattern{model.PatternAppRetry},
+		},
+		{
+			name: "the same bytes again in one agent session, seconds after a failure: the app's loop or the agent",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(1), err: gatewayErr, retry: -1, session: "s1"},
+				{id: "b", at: sec(9), dur: sec(1), retry: -1, session: "s1"},
+			},
+			groups: 1, pattern: model.PatternAppRetry,
+			reason: `it could also be agent_retry \(sent again in one agent session after a 5xx: a model may call a tool again with the same arguments\)$`,
+			others: []model.RetryPattern{model.PatternAgentRetry},
 		},
 		{
 			name: "window splits far-apart sends",
@@ -345,6 +366,7 @@ func TestDuplicatePatterns(t *testing.T) {
 			},
 			groups: 1, pattern: model.PatternSDKAutoRetry,
 			reason: `^3 attempts 29\.0 s and 29\.0 s after the previous with one request id, req-1: one call re-sent by the SDK.*\(composio 0\.7\.4\)$`,
+			others: []model.RetryPattern{},
 		},
 		{
 			name: "one request id in a session: the session's re-send",
@@ -373,6 +395,7 @@ func TestDuplicatePatterns(t *testing.T) {
 			},
 			groups: 1, pattern: model.PatternExectriageRetry,
 			reason: `^2 attempts: attempt 2 is exectriage's guarded retry \(request id 0c8f3a7e-2b1d-4e5f-9a7e-e7a93c2b1a0f, an attempt id\), sent 4\.0 min after`,
+			others: []model.RetryPattern{},
 		},
 		{
 			// near miss: a UUID request id without exectriage's mark is the caller's
@@ -449,6 +472,16 @@ func TestDuplicatePatterns(t *testing.T) {
 			}
 			if got, ok := res.Group(g.ID); !ok || got.ID != g.ID {
 				t.Error("Group(id) lookup failed")
+			}
+			var others []model.RetryPattern
+			for _, c := range g.OtherCauses {
+				others = append(others, c.Cause)
+				if c.Cause == g.Pattern || c.Why == "" || !strings.Contains(explained, string(c.Cause)+" ("+c.Why+")") {
+					t.Errorf("other cause %+v: the named cause, without a why, or not in the reason %q", c, g.Reason)
+				}
+			}
+			if tt.others != nil && !slices.Equal(others, tt.others) {
+				t.Errorf("other causes = %v, want %v (reason %q)", others, tt.others, g.Reason)
 			}
 		})
 	}

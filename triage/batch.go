@@ -56,12 +56,20 @@ func nameBatchReplays(all []foundGroup) {
 					if g.Pattern != model.PatternDoubleSubmit {
 						continue // named by better evidence (a failure the app retried, an SDK)
 					}
-					g.Pattern = model.PatternAppRetry
-					g.Reason = fmt.Sprintf("a batch of %d writes of this caller sent again together, %s after the batch first ran (from %s): the app ran the job again from the start, sending what it had sent; fix: %s",
-						len(batch), second.Sub(first).Round(time.Second), first.UTC().Format("15:04:05"), model.PatternFix(model.PatternAppRetry))
+					nameBatchReplay(g, len(batch), first, second)
 				}
 			}
 			lo = hi
 		}
 	}
+}
+
+// nameBatchReplay names g, a double submit of a replayed batch of n writes first run at first
+// and sent again from second, the app's retry.
+func nameBatchReplay(g *model.DuplicateGroup, n int, first, second time.Time) {
+	g.Pattern = model.PatternAppRetry
+	g.OtherCauses = []model.CauseCandidate{{Cause: model.PatternDoubleSubmit,
+		Why: "alone, this write sent again after it succeeded reads as a second click or a second worker"}}
+	g.Reason = fmt.Sprintf("a batch of %d writes of this caller sent again together, %s after the batch first ran (from %s): the app ran the job again from the start, sending what it had sent%s; fix: %s",
+		n, second.Sub(first).Round(time.Second), first.UTC().Format("15:04:05"), othersReason(g.OtherCauses), model.PatternFix(model.PatternAppRetry))
 }

@@ -50,17 +50,24 @@ func sdkRetriable(m member) bool {
 //   - app_retry: after failures the caller saw, regular (or steadily growing) waits from the
 //     same source.
 //
-// The reason ends with the fix (model.PatternFix).
-func patternOf(ms []member, gaps []time.Duration, reworded bool, cc causeContext) (model.RetryPattern, string) {
-	p, reason := patternAndReason(ms, gaps, reworded, cc)
+// The reason ends with the fix (model.PatternFix). When only timing and text named the cause
+// (no evidence tied to the attempts settles it), the other causes they do not rule out are
+// returned too, and the reason says what else it could be and why (otherCauses).
+func patternOf(ms []member, gaps []time.Duration, reworded bool, cc causeContext) (model.RetryPattern, string, []model.CauseCandidate) {
+	p, reason, settled := patternAndReason(ms, gaps, reworded, cc)
+	var others []model.CauseCandidate
+	if !settled {
+		others = otherCauses(p, ms, gaps, reworded)
+	}
 	if state, ok := sameApproval(ms); ok {
 		reason = fmt.Sprintf("%d approved re-calls with one approval (request_state%s): the call a person approved once, sent %d times; %s",
 			len(ms), quote(state), len(ms), reason)
 	}
+	reason += othersReason(others)
 	if fix := model.PatternFix(p); fix != "" {
 		reason += "; fix: " + fix
 	}
-	return p, reason
+	return p, reason, others
 }
 
 // sameApproval returns the request_state every member presented, when they all are re-calls
@@ -111,39 +118,44 @@ func frameworkFits(ms []member, gaps []time.Duration) bool {
 	return true
 }
 
-func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc causeContext) (model.RetryPattern, string) {
+// patternAndReason names the group's cause (see patternOf) and says why; settled reports that
+// evidence tied to the attempts named it (exectriage's attempt id, a re-sent meta tool's runs,
+// trigger deliveries, one request id, the SDK's recorded retry counts, an SDK version recorded
+// that re-sends on the path whose backoff the waits fit, attempts that overlapped or came from
+// two sources), not timing and text alone.
+func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc causeContext) (model.RetryPattern, string, bool) {
 	n := len(ms)
 	for j, m := range ms[1:] { // exectriage's own retry: its request id is an attempt id
 		if model.IsAttemptID(m.e.RequestID) {
 			return model.PatternExectriageRetry, fmt.Sprintf("%d attempts: attempt %d is exectriage's guarded retry (request id %s, an attempt id), sent %s after a person confirmed the first failed, not a retry by the caller",
-				n, j+2, m.e.RequestID, model.GapAmount(gaps[j]))
+				n, j+2, m.e.RequestID, model.GapAmount(gaps[j])), true
 		}
 	}
 	if parents, pgaps, ok := resentParents(ms, cc); ok { // the tools of a meta tool sent again: named from its runs
 		inner := cc
 		inner.runs = nil // the runs themselves are no meta tool's children
-		p, why := patternAndReason(parents, pgaps, false, inner)
-		return p, metaReason(ms, parents, why)
+		p, why, settled := patternAndReason(parents, pgaps, false, inner)
+		return p, metaReason(ms, parents, why), settled
 	}
 	if event, dls, ok := redelivered(ms, cc.deliveries); ok { // each write by the handler of its own delivery of one event
 		if atOnce(dls) { // delivered to two endpoints at once, not again
-			return model.PatternDuplicateSubscription, subscriptionReason(ms, gaps, event, dls)
+			return model.PatternDuplicateSubscription, subscriptionReason(ms, gaps, event, dls), true
 		}
-		return model.PatternTriggerRedelivery, redeliveryReason(ms, gaps, event, dls)
+		return model.PatternTriggerRedelivery, redeliveryReason(ms, gaps, event, dls), true
 	}
 	if id, ok := sameRequestID(ms); ok { // the strongest evidence there is: one call, sent again
 		p, _ := sdkPattern(ms)
 		return p, fmt.Sprintf("%d attempts %s with one request id, %s: one call re-sent by the SDK, which kept the x-request-id of the call it retried (the legacy Python SDK does)%s",
-			n, gapList(gaps, "after the previous"), id, sdkNote(ms))
+			n, gapList(gaps, "after the previous"), id, sdkNote(ms)), true
 	}
 	if reworded { // an SDK, a framework or a loop sends the same bytes; an LLM writes anew
-		return model.PatternAgentRetry, agentReason(ms, gaps)
+		return model.PatternAgentRetry, agentReason(ms, gaps), false
 	}
 	sdk := sdkNote(ms)
 	if n <= sdkMaxAttempts && retryCountsSay(ms) {
 		p, what := sdkPattern(ms)
 		return p, fmt.Sprintf("%d attempts %s, recorded as SDK retries %s: %s%s",
-			n, gapList(gaps, "after the previous"), retryCounts(ms), what, sdk)
+			n, gapList(gaps, "after the previous"), retryCounts(ms), what, sdk), true
 	}
 	if n <= sdkMaxAttempts && !anyFirstTry(ms) {
 		fits := true
@@ -157,12 +169,12 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 		if fits {
 			p, what := sdkPattern(ms)
 			return p, fmt.Sprintf("%d attempts %s %s: %s%s",
-				n, gapList(gaps, ""), afterEach(ms[:n-1]), what, sdk)
+				n, gapList(gaps, ""), afterEach(ms[:n-1]), what, sdk), recordedRetrying(ms)
 		}
 	}
 	if n > sdkMaxAttempts { // a storm: rounds of an inner retry, repeated by an outer loop
 		if p, reason, ok := storm(ms, gaps, cc); ok {
-			return p, reason
+			return p, reason, false
 		}
 	}
 	if frameworkFits(ms, gaps) {
@@ -170,32 +182,32 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 		if f := ms[0].e.Source.Framework; f != "" {
 			fw = " (framework " + f + ")"
 		}
-		return model.PatternFrameworkRetry, fmt.Sprintf("%d attempts %s a failure: an agent framework's tool retry%s", n, gapList(gaps, "after"), fw)
+		return model.PatternFrameworkRetry, fmt.Sprintf("%d attempts %s a failure: an agent framework's tool retry%s", n, gapList(gaps, "after"), fw), false
 	}
 	for j := 1; j < n; j++ {
 		startGap := ms[j].e.Start().Sub(ms[j-1].e.Start())
 		if startGap < nearSimultaneous && gaps[j-1] < 0 {
 			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous one started, while it was still running (overlap %s): a double submit (a second click or a second worker)",
-				n, model.GapAmount(startGap), model.GapAmount(gaps[j-1]))
+				n, model.GapAmount(startGap), model.GapAmount(gaps[j-1])), true
 		}
 		if startGap < nearSimultaneous && !sdkRetriable(ms[j-1]) {
 			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous one started, which needed no retry: a double submit (a second click or a second worker)",
-				n, model.GapAmount(startGap))
+				n, model.GapAmount(startGap)), false
 		}
 	}
 	if a, b, ok := differentSources(ms); ok {
-		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts from different sources (%s, %s): a double submit (two clients or two workers)", n, a, b)
+		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts from different sources (%s, %s): a double submit (two clients or two workers)", n, a, b), true
 	}
 	for j := 0; j < n-1; j++ {
 		if ms[j].outcome == model.OutcomeSucceeded {
 			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one %s after the previous succeeded: resubmitted (a second click or a second worker), not a retry",
-				n, model.GapAmount(gaps[j]))
+				n, model.GapAmount(gaps[j])), false
 		}
 	}
 	if irregular(gaps) {
-		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker", n, gapList(gaps, ""))
+		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker", n, gapList(gaps, "")), false
 	}
-	return model.PatternAppRetry, fmt.Sprintf("%d attempts %s, same source: the application's own retry loop", n, gapList(gaps, "after the previous ended"))
+	return model.PatternAppRetry, fmt.Sprintf("%d attempts %s, same source: the application's own retry loop", n, gapList(gaps, "after the previous ended")), false
 }
 
 // stormSplit is the least wait between two rounds of a storm: longer than any inner retry's
@@ -226,7 +238,7 @@ func storm(ms []member, gaps []time.Duration, cc causeContext) (model.RetryPatte
 		if len(rm) > sdkMaxAttempts {
 			return "", "", false
 		}
-		p, why := patternAndReason(rm, rg, false, causeContext{timeout: cc.timeout})
+		p, why, _ := patternAndReason(rm, rg, false, causeContext{timeout: cc.timeout})
 		if p != model.PatternSDKAutoRetry && p != model.PatternSessionAutoRetry && p != model.PatternFrameworkRetry || inner != "" && p != inner {
 			return "", "", false
 		}
@@ -420,6 +432,17 @@ func failureWord(m member) string {
 		return "timeout"
 	}
 	return "failure"
+}
+
+// recordedRetrying: a member records an SDK version that re-sends the call on its path, so the
+// backoff it fits is known to be that SDK's code, not a loop that happens to wait as long.
+func recordedRetrying(ms []member) bool {
+	for _, m := range ms {
+		if OldSDK(m.e) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func sdkNote(ms []member) string {

@@ -580,7 +580,7 @@ func setMembers(g *model.DuplicateGroup, members []member, reworded bool, opt Op
 	for j := 1; j < len(members); j++ {
 		g.Gaps[j-1] = members[j].e.Start().Sub(callerEnd(members[j-1].e, opt.CallerTimeout))
 	}
-	g.Pattern, g.Reason = patternOf(members, g.Gaps, reworded || mixedTools(members), causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
+	g.Pattern, g.Reason, g.OtherCauses = patternOf(members, g.Gaps, reworded || mixedTools(members), causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
 	g.Deliveries = nil
 	if g.Pattern == model.PatternTriggerRedelivery || g.Pattern == model.PatternDuplicateSubscription {
 		_, dls, _ := redelivered(members, opt.Deliveries)
