@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"cmp"
 	"sync"
 	"time"
 
@@ -62,13 +63,34 @@ const (
 	sdkMinJitter   = 0.75
 	sdkTolerance   = 150 * time.Millisecond
 	sdkMaxAttempts = 3
-	// nearSimultaneous is the start-to-start spacing below which two submissions that the SDK
-	// did not make are a double submit rather than a retry loop.
-	nearSimultaneous = time.Second
-	// irregularRatio: in a retry loop consecutive gaps are equal or grow by a constant factor
-	// (2 for exponential backoff); gaps differing by more than this factor are irregular.
-	irregularRatio = 3.0
 )
+
+// Thresholds are the constants the grouping was tuned with: the least text similarities with
+// which a member joins (similar.go) and the spacings that tell a cause. The corpus test tunes
+// them on some families and scores the families held out (TestCorpusHeldOut); Options takes
+// them so that it can.
+type Thresholds struct {
+	// NearDuplicate is the least text similarity of two members of one group
+	// (NearDuplicateSimilarity).
+	NearDuplicate float64
+	// Anchored is the least similarity of a text sent again after a failure that keeps the
+	// previous text's distinctive words (AnchoredSimilarity).
+	Anchored float64
+	// NearSimultaneous is the start-to-start spacing below which two submissions that the SDK
+	// did not make are a double submit rather than a retry loop (1 s).
+	NearSimultaneous time.Duration
+	// IrregularRatio: in a retry loop consecutive waits are equal or grow by a constant factor
+	// (2 for exponential backoff); waits differing by more than this factor are irregular (3).
+	IrregularRatio float64
+}
+
+func (t Thresholds) withDefaults() Thresholds {
+	t.NearDuplicate = cmp.Or(t.NearDuplicate, NearDuplicateSimilarity)
+	t.Anchored = cmp.Or(t.Anchored, AnchoredSimilarity)
+	t.NearSimultaneous = cmp.Or(t.NearSimultaneous, time.Second)
+	t.IrregularRatio = cmp.Or(t.IrregularRatio, 3.0)
+	return t
+}
 
 // Analyze classifies every execution and groups duplicate writes. It runs in O(n log n): one
 // pass computes kinds (memoised per slug) and outcomes, and buckets writes by tool and

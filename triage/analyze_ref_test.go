@@ -115,7 +115,7 @@ func sentDraftsRef(res *Result, execs []model.Execution, outcomes []model.Outcom
 		for j := 1; j < len(in); j++ {
 			g.Gaps[j-1] = ms[j].e.Start().Sub(callerEnd(ms[j-1].e, opt.CallerTimeout))
 		}
-		g.Pattern, g.Reason, g.OtherCauses = patternOf(ms, g.Gaps, true, causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
+		g.Pattern, g.Reason, g.OtherCauses = patternOf(ms, g.Gaps, true, causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout, th: opt.Thresholds})
 	}
 }
 

@@ -57,7 +57,7 @@ func patternOf(ms []member, gaps []time.Duration, reworded bool, cc causeContext
 	p, reason, settled := patternAndReason(ms, gaps, reworded, cc)
 	var others []model.CauseCandidate
 	if !settled {
-		others = otherCauses(p, ms, gaps, reworded)
+		others = otherCauses(p, ms, gaps, reworded, cc.th)
 	}
 	if state, ok := sameApproval(ms); ok {
 		reason = fmt.Sprintf("%d approved re-calls with one approval (request_state%s): the call a person approved once, sent %d times; %s",
@@ -186,11 +186,11 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 	}
 	for j := 1; j < n; j++ {
 		startGap := ms[j].e.Start().Sub(ms[j-1].e.Start())
-		if startGap < nearSimultaneous && gaps[j-1] < 0 {
+		if startGap < cc.th.NearSimultaneous && gaps[j-1] < 0 {
 			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous one started, while it was still running (overlap %s): a double submit (a second click or a second worker)",
 				n, model.GapAmount(startGap), model.GapAmount(gaps[j-1])), true
 		}
-		if startGap < nearSimultaneous && !sdkRetriable(ms[j-1]) {
+		if startGap < cc.th.NearSimultaneous && !sdkRetriable(ms[j-1]) {
 			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous one started, which needed no retry: a double submit (a second click or a second worker)",
 				n, model.GapAmount(startGap)), false
 		}
@@ -204,7 +204,7 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 				n, model.GapAmount(gaps[j])), false
 		}
 	}
-	if irregular(gaps) {
+	if irregular(gaps, cc.th.IrregularRatio) {
 		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker", n, gapList(gaps, "")), false
 	}
 	return model.PatternAppRetry, fmt.Sprintf("%d attempts %s, same source: the application's own retry loop", n, gapList(gaps, "after the previous ended")), false
@@ -238,7 +238,7 @@ func storm(ms []member, gaps []time.Duration, cc causeContext) (model.RetryPatte
 		if len(rm) > sdkMaxAttempts {
 			return "", "", false
 		}
-		p, why, _ := patternAndReason(rm, rg, false, causeContext{timeout: cc.timeout})
+		p, why, _ := patternAndReason(rm, rg, false, causeContext{timeout: cc.timeout, th: cc.th})
 		if p != model.PatternSDKAutoRetry && p != model.PatternSessionAutoRetry && p != model.PatternFrameworkRetry || inner != "" && p != inner {
 			return "", "", false
 		}
@@ -378,7 +378,7 @@ func differentSources(ms []member) (string, string, bool) {
 // irregularRatio without growing steadily (an exponential backoff grows, a person's clicks
 // jump around). Waits, not start-to-start spacings: a retry loop waits a fixed time after a
 // failure however long the failed attempt took.
-func irregular(starts []time.Duration) bool {
+func irregular(starts []time.Duration, ratio float64) bool {
 	if len(starts) == 1 {
 		return starts[0] <= 0
 	}
@@ -394,7 +394,7 @@ func irregular(starts []time.Duration) bool {
 			return true
 		}
 		r := max(a, b) / min(a, b)
-		if r > irregularRatio && !(growing && r <= 2*irregularRatio) {
+		if r > ratio && !(growing && r <= 2*ratio) {
 			return true
 		}
 	}

@@ -60,7 +60,7 @@ type cluster struct {
 // seen — or opens a group of its own. Only groups of two or more are returned, ordered by
 // their first member. For a bucket of identical texts this is exact grouping: consecutive
 // members closer than the window.
-func clusterBucket(ms []bucketMember, window time.Duration) []cluster {
+func clusterBucket(ms []bucketMember, window time.Duration, th Thresholds) []cluster {
 	var all []cluster
 	var open []int // indices into all, oldest first
 	for j := range ms {
@@ -97,8 +97,8 @@ func clusterBucket(ms []bucketMember, window time.Duration) []cluster {
 				case sk >= 1: // identical
 				case !afterFailure:
 					continue // a new text after a success is a new message
-				case sk >= NearDuplicateSimilarity:
-				case sk >= AnchoredSimilarity && anchored(ms[j].text, m.text):
+				case sk >= th.NearDuplicate:
+				case sk >= th.Anchored && anchored(ms[j].text, m.text):
 				case sameEntities(&ms[j].text, &m.text):
 					sk = max(sk, FactsSimilarity) // rewritten, or in another language
 				default:

@@ -2,6 +2,8 @@ package triage_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -155,10 +157,7 @@ type writing struct {
 // writings draws n different writings of an intent: other languages, other English texts,
 // HTML.
 func (g *corpusGen) writings(it worldIntent, f worldFacts, n int) []writing {
-	var langs []string
-	for l := range it.body {
-		langs = append(langs, l)
-	}
+	langs := slices.Sorted(maps.Keys(it.body)) // in one order: a seed draws one corpus
 	var out []writing
 	seen := map[string]bool{}
 	for len(out) < n {

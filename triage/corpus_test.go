@@ -613,6 +613,28 @@ func (g *corpusGen) sameRecipientOtherSubject() {
 	}
 }
 
+// nextTemplated: a bot posts one template about two different things (another order, build
+// or amount; another person where the template names nothing else) to one channel, the first
+// post unclear: the words are nearly all shared, the facts are not, so the second is a new
+// message, not the first sent again.
+func (g *corpusGen) nextTemplated() {
+	c := g.current()
+	ch := fmt.Sprintf("C%06d", g.r.IntN(1e6))
+	tg := target{"SLACK_SEND_MESSAGE", "slack", func(text string) map[string]any { return map[string]any{"channel": ch, "text": text} }}
+	it := pickOne(g.r, corpusIntents())
+	a, b := g.facts(), g.facts()
+	b["{day}"] = a["{day}"]
+	if strings.Contains(it.phrasings[0], "{n}") {
+		b["{name}"] = a["{name}"] // another number, service or amount for the same person
+	}
+	for b["{name}"] == a["{name}"] && !strings.Contains(it.phrasings[0], "{n}") {
+		b["{name}"] = pickOne(g.r, corpusNames)
+	}
+	t := g.start()
+	stopped := g.add(c, tg, tg.args(a.fill(it.phrasings[0])), t, g.failure(), g.fast(), -1, "")
+	g.add(c, tg, tg.args(b.fill(it.phrasings[0])), stopped.Add(time.Duration(5+g.r.IntN(60))*time.Second), endOK, g.fast(), -1, "")
+}
+
 // followUp: an invoice, then minutes later a reminder about it to the same person and subject,
 // with the same facts: the first succeeded, so the second is a new message.
 func (g *corpusGen) followUp() {
@@ -666,6 +688,7 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			name string
 			draw func()
 		}{{"newsletter", g.newsletter}, {"channel chatter", g.channelChatter}, {"scheduled job", g.scheduled}, {"same recipient, other subject", g.sameRecipientOtherSubject}, {"follow-up after a success", g.followUp},
+			{"the next templated post after a failure", g.nextTemplated},
 			{"two events of one trigger", g.twoEvents}, {"a session that sends twice", g.sessionSendsTwice},
 			{"another order after a failure", g.otherOrderAfterFailure}, {"one reply from two mailboxes", g.twoMailboxes},
 			{"a draft, then its send", g.draftThenSend}, {"one notice in two languages", g.bilingualNotice}} {

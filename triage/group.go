@@ -543,7 +543,7 @@ func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, 
 	}
 	var groups []model.DuplicateGroup
 	var in [][]int
-	for _, c := range clusterBucket(bm, opt.Window) {
+	for _, c := range clusterBucket(bm, opt.Window, opt.Thresholds) {
 		ms := make([]member, len(c.idx))
 		mi := make([]int, len(c.idx))
 		for k, j := range c.idx {
@@ -580,7 +580,7 @@ func setMembers(g *model.DuplicateGroup, members []member, reworded bool, opt Op
 	for j := 1; j < len(members); j++ {
 		g.Gaps[j-1] = members[j].e.Start().Sub(callerEnd(members[j-1].e, opt.CallerTimeout))
 	}
-	g.Pattern, g.Reason, g.OtherCauses = patternOf(members, g.Gaps, reworded || mixedTools(members), causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout})
+	g.Pattern, g.Reason, g.OtherCauses = patternOf(members, g.Gaps, reworded || mixedTools(members), causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout, th: opt.Thresholds})
 	g.Deliveries = nil
 	if g.Pattern == model.PatternTriggerRedelivery || g.Pattern == model.PatternDuplicateSubscription {
 		_, dls, _ := redelivered(members, opt.Deliveries)

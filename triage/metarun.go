@@ -60,6 +60,7 @@ type causeContext struct {
 	deliveries *Deliveries
 	runs       *MetaRuns
 	timeout    time.Duration // the caller's timeout (callerEnd)
+	th         Thresholds
 }
 
 // resentParents reports, for a group whose members each ran under their own run of a meta tool

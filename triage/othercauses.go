@@ -25,7 +25,7 @@ const agentMinWait = time.Second
 
 // otherCauses returns the causes other than chosen whose signatures the members fit, most
 // specific first.
-func otherCauses(chosen model.RetryPattern, ms []member, gaps []time.Duration, reworded bool) []model.CauseCandidate {
+func otherCauses(chosen model.RetryPattern, ms []member, gaps []time.Duration, reworded bool, th Thresholds) []model.CauseCandidate {
 	var out []model.CauseCandidate
 	add := func(p model.RetryPattern, why string) {
 		if p != chosen && len(out) < maxOtherCauses {
@@ -45,7 +45,7 @@ func otherCauses(chosen model.RetryPattern, ms []member, gaps []time.Duration, r
 	if why, ok := appSignature(ms, reworded); ok {
 		add(model.PatternAppRetry, why)
 	}
-	if why, ok := doubleSubmitSignature(ms, gaps); ok {
+	if why, ok := doubleSubmitSignature(ms, gaps, th); ok {
 		add(model.PatternDoubleSubmit, why)
 	}
 	return out
@@ -109,16 +109,16 @@ func appSignature(ms []member, reworded bool) (string, bool) {
 
 // doubleSubmitSignature: a second start within a second of the previous, a send after a
 // success (nothing to retry) or irregular waits (a person, or more than one worker).
-func doubleSubmitSignature(ms []member, gaps []time.Duration) (string, bool) {
+func doubleSubmitSignature(ms []member, gaps []time.Duration, th Thresholds) (string, bool) {
 	for j := 1; j < len(ms); j++ {
-		if d := ms[j].e.Start().Sub(ms[j-1].e.Start()); d < nearSimultaneous {
+		if d := ms[j].e.Start().Sub(ms[j-1].e.Start()); d < th.NearSimultaneous {
 			return fmt.Sprintf("one started %s after the previous one started, as a second click or a second worker does", model.GapAmount(d)), true
 		}
 		if ms[j-1].outcome == model.OutcomeSucceeded {
 			return fmt.Sprintf("one was sent %s after the previous succeeded, when there was nothing to retry", model.GapAmount(gaps[j-1])), true
 		}
 	}
-	if irregular(gaps) {
+	if irregular(gaps, th.IrregularRatio) {
 		return fmt.Sprintf("the waits (%s) are irregular, as a person's or several workers' are", gapList(gaps, "")), true
 	}
 	return "", false

@@ -45,6 +45,8 @@ type Options struct {
 	// MetaRuns are the window's meta-tool runs, which name the duplicates of their children
 	// (nil: as Deliveries).
 	MetaRuns *MetaRuns
+	// Thresholds are the grouping's tuned constants (a zero field: its default).
+	Thresholds Thresholds
 }
 
 // WithDefaults returns o with every zero field set to its default.
@@ -61,6 +63,7 @@ func (o Options) WithDefaults() Options {
 	if o.VolatileKeys == nil {
 		o.VolatileKeys = model.DefaultVolatileKeys()
 	}
+	o.Thresholds = o.Thresholds.withDefaults()
 	return o
 }
 
