@@ -8,7 +8,6 @@ import (
 
 	"github.com/exectriage/exectriage/internal/capacity"
 	"github.com/exectriage/exectriage/internal/cores"
-	"github.com/sahilm/fuzzy"
 )
 
 // Index holds the folded (case-normalised) text of many rows in a byte arena, with a
@@ -236,46 +235,106 @@ func (ix *Index) Size() int {
 	return n + cap(ix.rows)*int(unsafe.Sizeof(rowMeta{}))
 }
 
+// Match quality, best first, as fzf's scoring orders it: a free-text term that is a whole
+// word of the row's own names (tool, toolkit, log id; a word ends at '_', '-', '.', '/' or a
+// space), then one inside those names, then one inside another field (user, account, request
+// id, error text), then the term's letters scattered inside one field, then letters scattered
+// across fields. A row's quality is that of its worst term; its score the sum over its terms.
+const (
+	qualityAcross    = iota // letters scattered across fields
+	qualityScattered        // letters scattered inside one field
+	qualityInField          // a run of the term inside another field
+	qualityInName           // a run of the term inside the tool, toolkit or log id
+	qualityWord             // the term is a whole word of the tool, toolkit or log id
+)
+
+// nameSlots are the fields that name a row.
+var nameSlots = [...]int{slotTool, slotToolkit, slotID}
+
 // Rank orders rows (positions in the index, e.g. a Filter result) by how well the query's
-// positive free-text terms match, best first, with sahilm/fuzzy's scoring over the folded
-// haystack; equal scores keep their input order (newest first). It is for an explicit "sort
-// by best match", not for every keystroke. A query without free text returns rows unchanged.
-func (ix *Index) Rank(q Query, rows []int) []int {
-	out := slices.Clone(rows)
+// positive free-text terms match, best first (see qualityWord); equal scores keep their input
+// order (newest first). Rows whose letters only scatter (quality below a run of the term) are
+// the tail of noise a long row's text makes: when any row holds the term as a run, they are
+// cut, and when any row holds it inside one field, those scattered across fields are; hidden
+// counts them. A query without free text returns rows unchanged.
+func (ix *Index) Rank(q Query, rows []int) (ranked []int, hidden int) {
 	if !q.Scored() {
-		return out
+		return slices.Clone(rows), 0
 	}
-	score := make([]int, len(rows))
-	for k := range q.terms {
-		t := &q.terms[k]
-		if t.field != fieldText || t.neg {
-			continue
+	score := make([]int32, len(rows))
+	worst := make([]int8, len(rows))
+	best := int8(qualityAcross)
+	for r, k := range rows {
+		m := ix.row(k)
+		w, sum := int8(qualityWord), int32(0)
+		for i := range q.terms {
+			t := &q.terms[i]
+			if t.field != fieldText || t.neg {
+				continue
+			}
+			qv := ix.quality(m, t.pat, t.ascii)
+			w = min(w, qv)
+			sum += int32(qv)
 		}
-		for _, m := range fuzzy.FindFromNoSort(t.value, haysource{ix, rows}) {
-			score[m.Index] += m.Score
+		score[r], worst[r] = sum, w
+		best = max(best, min(w, qualityInField))
+	}
+	order := make([]int, 0, len(rows))
+	for r := range rows {
+		if min(worst[r], qualityInField) >= best {
+			order = append(order, r)
 		}
 	}
-	order := make([]int, len(rows))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return score[b] - score[a] })
+	slices.SortStableFunc(order, func(a, b int) int { return int(score[b] - score[a]) })
+	ranked = make([]int, len(order))
 	for i, o := range order {
-		out[i] = rows[o]
+		ranked[i] = rows[o]
 	}
-	return out
+	return ranked, len(rows) - len(order)
 }
 
-// haysource presents some rows' folded haystacks to sahilm/fuzzy.
-type haysource struct {
-	ix   *Index
-	rows []int
+// quality is how well the folded pattern matches row m (see qualityWord).
+func (ix *Index) quality(m *rowMeta, pat []byte, ascii bool) int8 {
+	if len(pat) == 0 {
+		return qualityWord
+	}
+	inName := false
+	for _, slot := range nameSlots {
+		v := ix.slot(m, slot)
+		for from := 0; from <= len(v)-len(pat); {
+			i := bytes.Index(v[from:], pat)
+			if i < 0 {
+				break
+			}
+			at := from + i
+			if (at == 0 || wordBreak(v[at-1])) && (at+len(pat) == len(v) || wordBreak(v[at+len(pat)])) {
+				return qualityWord
+			}
+			inName = true
+			from = at + 1
+		}
+	}
+	if inName {
+		return qualityInName
+	}
+	hay := ix.text(m, 0, int(m.ends[slotError]))
+	if bytes.Contains(hay, pat) {
+		return qualityInField
+	}
+	lo := 0
+	for slot := range nHaySlots {
+		hi := int(m.ends[slot])
+		if lo <= hi && subsequence(hay[lo:hi], pat, ascii) {
+			return qualityScattered
+		}
+		lo = hi + 1
+	}
+	return qualityAcross
 }
 
-func (h haysource) Len() int { return len(h.rows) }
-func (h haysource) String(i int) string {
-	m := h.ix.row(h.rows[i])
-	return string(h.ix.text(m, 0, int(m.ends[slotError])))
+// wordBreak: a byte that ends a word of a name (TOOL_SLUG, tool-kit, a.b, a/b, spaces).
+func wordBreak(c byte) bool {
+	return c == '_' || c == '-' || c == '.' || c == '/' || c == ' '
 }
 
 // field returns the folded text of one field of position k (row m).

@@ -25,7 +25,9 @@
 // lone "-" is ignored for the same reason. An unknown field name is an error; quote a term
 // containing ':' to search for it as text ("http://x").
 //
-// Matching order is the input order (newest first for logs): scoring is only for display.
+// Matching order is the input order (newest first for logs), in every front. The TUI shows a
+// free-text filter's matches best first (Index.Rank), which also hides the rows that only
+// scatter a term's letters when other rows hold it as a run, and says how many it hid.
 package filter
 
 import (

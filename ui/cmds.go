@@ -27,8 +27,10 @@ type selectedMsg struct {
 	sel   int
 	q     filter.Query
 	pos   []int // the filter's matches, increasing (nil: no filter)
-	// ranked says the rows are in best-match order (View.Ranks).
+	// ranked says the rows are in best-match order (View.Ranks); hidden counts the matches the
+	// ranking cut as scattered letters (filter.Index.Rank).
 	ranked bool
+	hidden int
 }
 
 // selectCmd filters and selects rows off the UI loop. prev, when not nil, is the match set of
@@ -43,7 +45,7 @@ func selectCmd(tag int, ds *window.Dataset, v window.View, q filter.Query, prev 
 		cores.Foreground()
 		var pos []int
 		var items window.Items
-		ranked := false
+		ranked, hidden := false, 0
 		if q.Empty() {
 			items = window.SelectItems(ds, v)
 		} else {
@@ -53,7 +55,7 @@ func selectCmd(tag int, ds *window.Dataset, v window.View, q filter.Query, prev 
 			}
 			shown := pos
 			if ranked = v.Ranks(q, len(pos)); ranked {
-				shown = ds.Filter.Rank(q, pos)
+				shown, hidden = ds.Filter.Rank(q, pos)
 			}
 			items = window.ItemsOf(window.SelectMatches(ds, v, shown))
 		}
@@ -94,7 +96,7 @@ func selectCmd(tag int, ds *window.Dataset, v window.View, q filter.Query, prev 
 				sel = gone
 			}
 		}
-		return selectedMsg{tag: tag, ds: ds, items: items, sel: sel, q: q, pos: pos, ranked: ranked}
+		return selectedMsg{tag: tag, ds: ds, items: items, sel: sel, q: q, pos: pos, ranked: ranked, hidden: hidden}
 	}
 }
 

@@ -127,6 +127,7 @@ type Model struct {
 	rowsMoved bool // selectionChanged runs for rows that changed by themselves, not for a key
 	deferred  []tea.KeyPressMsg
 	ranked    bool // the installed rows are in best-match order
+	hidden    int  // matches the ranking cut as scattered letters
 	keepID    string
 	keepKind  window.ItemKind
 	detailTag int
@@ -179,6 +180,8 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		secrets:  be.Secrets(),
 		load:     newLoader(be, opt.Memory),
 		bindings: rootBindings(),
+		// a free-text filter's matches best first, time order a key away (s)
+		view: window.View{BestMatch: true},
 	}
 	m.detailR.Secrets = m.secrets
 	m.list.Secrets = m.secrets
@@ -448,6 +451,9 @@ func (m *Model) updateListChrome() {
 	}
 	switch {
 	case !m.view.BestMatch || m.view.Duplicates || !m.query.Scored():
+	case m.ranked && m.hidden > 0:
+		notes = append(notes, fmt.Sprintf("best match first · %s matching only scattered letters hidden (%s: all, newest first)",
+			common.Count(m.hidden), m.Keys.BestMatch.Help().Key))
 	case m.ranked:
 		notes = append(notes, "best match first")
 	case len(m.lastPos) > window.MaxRanked:

@@ -494,51 +494,79 @@ func TestLoadPausesWhileTheBuilderIsBehind(t *testing.T) {
 	}
 }
 
-// TestBestMatchOrder: s orders a free-text filter's matches best first (the filter index's
-// ranking) and back to newest first; the selection stays on its execution; the list and the
-// status line say which order is shown; with no text to score, s says how to use it.
+// TestBestMatchOrder: a free-text filter's matches come best first (the filter index's ranking,
+// which cuts the tail that only scatters the term's letters) and s turns to every match newest
+// first and back; the list and the status line say which order is shown and how many rows the
+// ranking hid; with no text to score, s says how to use it.
 func TestBestMatchOrder(t *testing.T) {
 	h := newHarness(t, newEnv(t), 120, 40)
 	h.keys("/", "gmsend", "enter")
-	newest := slices.Clone(h.m.list.Items().Slice())
-	if len(newest) < 3 {
-		t.Fatalf("the filter kept %d rows", len(newest))
-	}
-	h.keys("j", "j")
-	keep, _ := h.m.list.Selected()
-	h.keys("s")
 	if !h.m.ranked || !strings.Contains(h.screen(), "best match first") || !strings.Contains(h.screen(), "s best match") {
-		t.Fatalf("s did not rank the matches:\n%s", h.screen())
+		t.Fatalf("the matches are not ranked by default:\n%s", h.screen())
 	}
 	ds := h.m.data.DS
-	want := ds.Filter.Rank(h.m.query, h.m.lastPos)
-	got := h.m.list.Items().Slice()
-	if len(got) != len(want) {
-		t.Fatalf("%d ranked rows, %d matches", len(got), len(want))
+	want, hidden := ds.Filter.Rank(h.m.query, h.m.lastPos)
+	got := slices.Clone(h.m.list.Items().Slice())
+	if len(got) != len(want) || len(want) < 3 || hidden != h.m.hidden {
+		t.Fatalf("%d ranked rows, %d matches ranked, %d hidden (model says %d)", len(got), len(want), hidden, h.m.hidden)
 	}
 	for i := range got {
 		if int(got[i].Exec) != want[i] {
 			t.Fatalf("row %d is execution %d, the ranking puts %d there", i, got[i].Exec, want[i])
 		}
 	}
+	h.keys("j", "j")
+	h.keys("s")
+	newest := h.m.list.Items().Slice()
+	if h.m.ranked || strings.Contains(h.screen(), "best match first") || len(newest) != len(h.m.lastPos) {
+		t.Fatalf("s did not show every match newest first (%d rows, %d matches):\n%s", len(newest), len(h.m.lastPos), h.screen())
+	}
+	for i := range newest {
+		if int(newest[i].Exec) != h.m.lastPos[i] {
+			t.Fatalf("newest first: row %d is execution %d, want %d", i, newest[i].Exec, h.m.lastPos[i])
+		}
+	}
 	if slices.Equal(got, newest) {
 		t.Fatal("the ranked order is the newest-first order: the fixture shows nothing")
 	}
-	// the cursor goes to the best match (issue 32.12: it stayed on the row it was on, far down)
-	if sel, _ := h.m.list.Selected(); h.m.list.Cursor() != 0 || int(sel.Exec) != want[0] || sel.Exec == keep.Exec {
+	h.keys("s")
+	if !h.m.ranked || !slices.Equal(h.m.list.Items().Slice(), got) {
+		t.Fatal("s again did not rank the matches")
+	}
+	// the cursor goes to the best match (it stayed on the row it was on, far down)
+	if sel, _ := h.m.list.Selected(); h.m.list.Cursor() != 0 || int(sel.Exec) != want[0] {
 		t.Errorf("after s the cursor is on row %d (execution %d), want row 0, the best match %d", h.m.list.Cursor(), sel.Exec, want[0])
 	}
-	h.keys("s")
-	if h.m.ranked || !slices.Equal(h.m.list.Items().Slice(), newest) || strings.Contains(h.screen(), "best match first") {
-		t.Error("s again did not restore newest first")
-	}
-	if sel, _ := h.m.list.Selected(); int(sel.Exec) != want[0] {
-		t.Errorf("s off moved the cursor off the best match to execution %d", sel.Exec)
-	}
 	// Without free text there is nothing to score.
-	h.keys("esc", "s")
+	h.keys("esc", "s", "s")
 	if _, text := h.m.status.Text(); !strings.Contains(text, "type / and some text") {
 		t.Errorf("status = %q", text)
+	}
+}
+
+// TestAToolkitNameFindsItsRows: "/slack" lists Slack's executions first and hides the rows that
+// only scatter s, l, a, c, k over their ids and error texts (the demo listed a Gmail fetch
+// second); the hidden count is on screen and s shows them all again, newest first.
+func TestAToolkitNameFindsItsRows(t *testing.T) {
+	h := newHarness(t, newEnv(t), 140, 40)
+	h.keys("/", "slack", "enter")
+	items := h.m.list.Items()
+	if items.Len() == 0 {
+		t.Fatal("no rows")
+	}
+	for i := range items.Len() {
+		e := h.m.data.DS.Exec(int(items.At(i).Exec))
+		if !strings.Contains(strings.ToLower(e.ToolSlug+" "+e.ToolkitSlug+" "+e.ID), "slack") {
+			t.Fatalf("row %d is %s %s %s: not Slack's", i, e.ToolSlug, e.ToolkitSlug, e.ID)
+		}
+	}
+	if h.m.hidden == 0 || !strings.Contains(h.screen(), "matching only scattered letters hidden") {
+		t.Fatalf("the scattered tail was not cut or not said (%d hidden):\n%s", h.m.hidden, h.screen())
+	}
+	hidden := h.m.hidden
+	h.keys("s")
+	if h.m.list.Items().Len() != items.Len()+hidden {
+		t.Errorf("newest first shows %d rows, want %d ranked + %d hidden", h.m.list.Items().Len(), items.Len(), hidden)
 	}
 }
 
@@ -1862,7 +1890,7 @@ func TestTheFilterSaysWhatItsRowsDoNotShow(t *testing.T) {
 	if s := h.screen(); !strings.Contains(s, "user: has no value yet: it matches every row") {
 		t.Errorf("no hint for a field with no value:\n%s", s)
 	}
-	h.keys("esc", "s", "/", "gmail", "enter")
+	h.keys("esc", "/", "gmail", "enter") // best match is on by default
 	if s := h.screen(); !strings.Contains(s, "best match]") {
 		t.Errorf("best match is not shown while it orders the matches:\n%s", s)
 	}

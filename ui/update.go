@@ -267,7 +267,7 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.nextDS == msg.ds {
 			m.nextDS = nil
 		}
-		m.lastDS, m.lastQ, m.lastPos, m.doneSel, m.ranked = msg.ds, msg.q, msg.pos, msg.tag, msg.ranked
+		m.lastDS, m.lastQ, m.lastPos, m.doneSel, m.ranked, m.hidden = msg.ds, msg.q, msg.pos, msg.tag, msg.ranked, msg.hidden
 		m.matches.add(msg.ds, msg.q, msg.pos)
 		// A selection the rows moved by themselves (a settled row left the flagged view, a
 		// load came in) keeps the status line's confirmation; one a key asked for clears it.
