@@ -1019,3 +1019,51 @@ func TestFollowKeepsTheNewestInTmux(t *testing.T) {
 	ts.send(pane, "q")
 	ts.waitFor(pane, "the exit", contains("EXITED:0"))
 }
+
+// TestSlackFindsSlackRowsInTmux: "/slack" on the demo fills the first screen with Slack's
+// executions (before, a Gmail fetch whose ids scattered s, l, a, c, k came second), says how
+// many rows only scattered the letters, and s lists every match newest first.
+func TestSlackFindsSlackRowsInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	ts := newTmuxServer(t, tmux, "slack")
+	home := filepath.Join(dir, "home")
+	script := fmt.Sprintf("env -u COMPOSIO_API_KEY -u NO_COLOR HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q TERM=xterm-256color %q --demo --readonly; echo EXITED:$?; sleep 120",
+		home, filepath.Join(home, "state"), filepath.Join(home, "config"), bin)
+	ts.must("new-session", "-d", "-s", "slack", "-x", "120", "-y", "30", "sh", "-c", script)
+	const pane = "slack"
+	ts.waitFor(pane, "the demo to load", contains("[DEMO]", "refreshed"))
+	ts.send(pane, "/")
+	ts.send(pane, "-l", "slack")
+	ts.send(pane, "Enter")
+	s := ts.waitFor(pane, "the ranked matches", contains("best match first", "scattered letters hidden"))
+	rows := 0
+	for _, line := range strings.Split(s, "\n") {
+		if !regexp.MustCompile(`^┃.{1,3}\d\d-\d\d \d\d:\d\d:\d\d`).MatchString(line) { // a row of the list
+			continue
+		}
+		rows++
+		if !strings.Contains(line, "slack") {
+			t.Errorf("a row of the first screen is not Slack's: %q", line)
+		}
+	}
+	if rows < 15 {
+		t.Fatalf("%d rows on the first screen:\n%s", rows, s)
+	}
+	count := regexp.MustCompile(`\d+/([\d,]+) ━`)
+	ranked := count.FindStringSubmatch(s)
+	if ranked == nil {
+		t.Fatalf("no row count in the title:\n%s", s)
+	}
+	ts.send(pane, "s")
+	all := ts.waitFor(pane, "every match newest first", func(s string) bool {
+		m := count.FindStringSubmatch(s)
+		return !strings.Contains(s, "best match first") && m != nil && m[1] != ranked[1]
+	})
+	if a, r := count.FindStringSubmatch(all)[1], ranked[1]; len(a) < len(r) || len(a) == len(r) && a <= r {
+		t.Errorf("newest first lists %s rows, best match %s: the hidden ones did not come back", a, r)
+	}
+	ts.send(pane, "q")
+	ts.waitFor(pane, "the exit", contains("EXITED:0"))
+}
