@@ -11,6 +11,7 @@ import (
 
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/retry"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/google/uuid"
 )
@@ -311,9 +312,20 @@ func AttemptText(a model.RetryAttempt, in []string) string {
 		t += " (" + a.Detail + ")"
 	}
 	if a.State == model.AttemptIndeterminate {
-		t += ": run `" + triage.CommandLine(in, "resolve", a.ID) + "`"
+		t += ": run `" + triage.CommandLine(in, "resolve", a.ID) + "`" + LateLogsText(a)
 	}
 	return t + " · by " + a.Who + " · attempt " + a.ID
+}
+
+// LateLogsText says, of an indeterminate attempt, until when its log may still come (""
+// when its silence already proves something): resolve settles it before then only from its
+// own log or the provider's effect (retry.LateLogsUntil).
+func LateLogsText(a model.RetryAttempt) string {
+	until := retry.LateLogsUntil(a)
+	if a.State != model.AttemptIndeterminate || until.IsZero() {
+		return ""
+	}
+	return " (its log may still come until " + model.When(until) + ": before then only its own log or the provider's effect settles it)"
 }
 
 // VerdictText phrases a verdict.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
@@ -57,7 +58,7 @@ func utc(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return t.UTC().Format("2006-01-02 15:04:05Z")
+	return model.When(t)
 }
 
 func paren(s string) string {

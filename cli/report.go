@@ -177,7 +177,7 @@ func stamp(t time.Time) string {
 	if t.IsZero() {
 		return "-------------------"
 	}
-	return t.UTC().Format("2006-01-02 15:04:05Z")
+	return model.When(t)
 }
 
 func duration(e *model.Execution) string {

@@ -42,3 +42,10 @@ func GapWords(d time.Duration) string {
 	}
 	return GapAmount(d) + " after the previous ended"
 }
+
+// TimeLayout is how every front writes a moment in prose (a reason, a next step, a report):
+// the date and the time to the second, in UTC, which the Logs API speaks.
+const TimeLayout = "2006-01-02 15:04:05Z"
+
+// When writes t in TimeLayout.
+func When(t time.Time) string { return t.UTC().Format(TimeLayout) }

@@ -20,6 +20,17 @@ import (
 // only once this much time has passed since the send.
 const DefaultSettle = 15 * time.Minute
 
+// LateLogsUntil is when an indeterminate attempt's silence starts to prove something: until
+// then its call may still be running or its log lagging, so Resolve settles it only from its
+// own log or the provider's effect; after it, from their absence too. Zero for an attempt
+// never sent (its silence proves at once that nothing ran).
+func LateLogsUntil(a model.RetryAttempt) time.Time {
+	if a.SentAt.IsZero() {
+		return time.Time{}
+	}
+	return a.SentAt.Add(DefaultSettle)
+}
+
 // maxCandidates bounds how many list entries a search opens for their detail (the request-id
 // search, when the server ignores the filter; the same-call search, to compare arguments). A
 // search that reaches it is incomplete, and an incomplete search never frees a claim.
@@ -92,7 +103,7 @@ func FindAttempt(ctx context.Context, j journal.Journal, id string) (model.Retry
 //     account and arguments that succeeded after the attempt began, or the provider showing
 //     the effect → succeeded (the effect exists, whichever call made it: no further retry);
 //   - a log carrying the request id whose failure is definite (refused, not executed) →
-//     failed;
+//     failed at once, however recently it was sent: that log is the call's end;
 //   - no such log and the provider checked and found nothing → failed, provided the request was
 //     never sent, or was sent longer ago than the settle time;
 //   - otherwise it stays indeterminate, unless a person decides with As.
@@ -110,7 +121,7 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 		r.Next = fmt.Sprintf("attempt %s is %s and its process may still be sending: wait until it ends "+
 			"(or until its deadline passes, when it shows as indeterminate), then resolve it", a.ID, a.State)
 		if l, err := d.Journal.Lease(ctx, a.ID); err == nil {
-			r.Next += fmt.Sprintf("; held by %s until %s", l.Owner, l.Deadline.UTC().Format("2006-01-02 15:04:05Z"))
+			r.Next += fmt.Sprintf("; held by %s until %s", l.Owner, model.When(l.Deadline))
 		}
 		return r, fmt.Errorf("resolve %s: %w", a.ID, ErrInFlight)
 	}
@@ -200,7 +211,10 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 	case prov.State == model.ProviderFound:
 		state, detail = model.AttemptSucceeded, "the provider shows the effect"+because(prov.Reason)+
 			" (made by this retry or by the original: either way it exists)"
-	case logFailed != "" && logsChecked && settled && prov.State != model.ProviderFound:
+	case logFailed != "" && logsChecked && prov.State != model.ProviderFound:
+		// its own log, ended in a refusal: the call is over and took no effect, so no later log
+		// of it can come (exectriage's client sends a request once); waiting would only give
+		// the dialog, the log's row and resolve three verdicts for one attempt
 		state, logID, detail = model.AttemptFailed, logFailed, "the logs show the request failed without effect (log "+logFailed+")"
 	case neverSent && logsSeen == 0:
 		state, detail = model.AttemptFailed, "the attempt never reached sent: its request was never sent"
@@ -216,11 +230,11 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 		case (prov.State == model.ProviderNotFound || logFailed != "") && logsChecked && !settled:
 			wait := a.SentAt.Add(settleFor)
 			r.Next = fmt.Sprintf("still indeterminate: it was sent %s ago and the call may still be running or its log "+
-				"lagging; resolve again after %s", now.Sub(a.SentAt).Round(time.Second), wait.Format("2006-01-02 15:04:05Z"))
+				"lagging; resolve again after %s", now.Sub(a.SentAt).Round(time.Second), model.When(wait))
 			return r, nil
 		case !logsChecked && d.Logs != nil:
 			r.Next = "still indeterminate: the logs could not be searched completely, so nothing proves it did not run; look for request id " +
-				a.ID + " (or the same call after " + a.CreatedAt.UTC().Format("2006-01-02 15:04:05Z") + ") in the logs and check the provider by hand, then " +
+				a.ID + " (or the same call after " + model.When(a.CreatedAt) + ") in the logs and check the provider by hand, then " +
 				strings.TrimSuffix(d.command("resolve", a.ID), "`") + " --as failed|succeeded --reason TEXT`"
 			return r, nil
 		default:
@@ -352,7 +366,7 @@ pages:
 				return true
 			}
 			*ev = append(*ev, fmt.Sprintf("logs: %s ran %s with the same account and arguments after the attempt began and succeeded at %s",
-				e.ID, e.ToolSlug, e.Timestamp.UTC().Format("2006-01-02 15:04:05Z")))
+				e.ID, e.ToolSlug, model.When(e.Timestamp)))
 			success = e.ID
 			return false
 		})

@@ -221,6 +221,14 @@ func TestResolveFreesOnlyFromACompleteSearch(t *testing.T) {
 			r.Error = &model.ExecError{Kind: model.ErrValidation, Message: "invalid recipient"} // a refusal: nothing was sent
 			return &logReader{records: []model.Execution{r}}
 		}, model.ProviderNotFound, hour, model.AttemptFailed, "the logs show the request failed"},
+		{"its own definite failure a minute after the send: failed at once, not after the settle time", func(w *resolveWorld) *logReader {
+			r := w.rec("log_mine", "failed", time.Second, w.a.ID, resolveArgs)
+			r.Error = &model.ExecError{HTTPStatus: 404, Message: "channel_not_found"} // the provider refused: not posted
+			return &logReader{records: []model.Execution{r}}
+		}, model.ProviderNotFound, time.Minute, model.AttemptFailed, "the logs show the request failed"},
+		{"its own failure with no error a minute after the send: not proof, waits for the settle time", func(w *resolveWorld) *logReader {
+			return &logReader{records: []model.Execution{w.rec("log_mine", "failed", time.Second, w.a.ID, resolveArgs)}}
+		}, model.ProviderNotFound, time.Minute, model.AttemptIndeterminate, "resolve again after 2026-03-02 10:15:00Z"},
 		{"its own failure with no error: not proof, settled by the complete search", func(w *resolveWorld) *logReader {
 			return &logReader{records: []model.Execution{w.rec("log_mine", "failed", time.Second, w.a.ID, resolveArgs)}}
 		}, model.ProviderNotFound, hour, model.AttemptFailed, "which does not prove"},

@@ -92,9 +92,9 @@ func TestResolveTrustsOnlyEvidenceTiedToTheAttempt(t *testing.T) {
 		{"its request id, ok (the same vocabulary as the classifier)", []map[string]any{
 			logRec("log_rid", "GMAIL_SEND_EMAIL", "ca_1", "ok", after, rid, resolveArgs, "")},
 			model.ProviderUnknown, time.Minute, model.AttemptSucceeded},
-		{"its request id, failed, before the settle time", []map[string]any{
+		{"its request id, refused, before the settle time: its own log is the call's end", []map[string]any{
 			logRec("log_rid", "GMAIL_SEND_EMAIL", "ca_1", "failed", after, rid, resolveArgs, "validation")},
-			model.ProviderNotFound, time.Minute, model.AttemptIndeterminate},
+			model.ProviderNotFound, time.Minute, model.AttemptFailed},
 		{"its request id, failed, after the settle time", []map[string]any{
 			logRec("log_rid", "GMAIL_SEND_EMAIL", "ca_1", "failed", after, rid, resolveArgs, "validation")},
 			model.ProviderNotFound, time.Hour, model.AttemptFailed},

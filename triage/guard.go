@@ -185,7 +185,7 @@ func CheckRetry(in GuardInput) GuardDecision {
 		wait := a.FinishedAt.Add(RateLimitCooldown)
 		return refuse(RefusedRateLimited,
 			fmt.Sprintf("retry attempt %s was rate limited (429)%s: retrying at once would only be refused again, by everyone at once", a.ID, guardAt(a.FinishedAt)),
-			Say("wait until "+wait.UTC().Format("15:04:05Z")+", then retry"))
+			Say("wait until "+model.When(wait)+", then retry"))
 	}
 
 	switch in.Verdict {
@@ -368,7 +368,7 @@ func evidence(p model.ProviderState) string {
 	m := p.Matches[0]
 	s := " (" + shortID(m.ID)
 	if !m.Time.IsZero() {
-		s += " at " + m.Time.UTC().Format("15:04:05Z")
+		s += " at " + model.When(m.Time)
 	}
 	if len(p.Matches) > 1 {
 		s += fmt.Sprintf(", and %d more", len(p.Matches)-1)
@@ -427,5 +427,5 @@ func guardAt(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return " at " + t.UTC().Format("2006-01-02 15:04:05Z")
+	return " at " + model.When(t)
 }

@@ -102,7 +102,7 @@ func TestCheckRetry(t *testing.T) {
 		}), RefusedVerdict, []string{"bo@host marked this execution confirmed_succeeded", "mark log_abc confirmed_failed"}},
 		{"duplicate verdict", with(func(in *GuardInput) { in.Verdict = model.VerdictDuplicate }), RefusedVerdict, []string{"someone marked"}},
 		{"provider found, even when confirmed", with(func(in *GuardInput) { in.Provider = found }), RefusedProviderFound,
-			[]string{"provider shows the effect (18c2f9a7b3… at 14:02:11Z)", "do not retry", "mark log_abc confirmed_succeeded", "fresh"}},
+			[]string{"provider shows the effect (18c2f9a7b3… at 2026-03-04 14:02:11Z)", "do not retry", "mark log_abc confirmed_succeeded", "fresh"}},
 		{"provider not checked", with(func(in *GuardInput) { in.Provider = model.ProviderState{} }), RefusedProviderNotRun,
 			[]string{"exectriage verify log_abc"}},
 		{"no confirmation", with(func(in *GuardInput) { in.Confirmed = false }), RefusedNotConfirmed,

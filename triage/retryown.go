@@ -64,7 +64,7 @@ func OwnRetries(ps model.ProviderState, atts []model.RetryAttempt) model.Provide
 			}
 			claimed[i] = true
 			out.Matches[i].RetryAttempt = r.a.ID
-			own = append(own, fmt.Sprintf("%s is the retry's own (attempt %s, sent %s)", m.ID, r.a.ID, r.at.UTC().Format("2006-01-02 15:04:05Z")))
+			own = append(own, fmt.Sprintf("%s is the retry's own (attempt %s, sent %s)", m.ID, r.a.ID, model.When(r.at)))
 			if r.a.State != model.AttemptSucceeded {
 				allSucceeded = false
 			}
@@ -75,7 +75,7 @@ func OwnRetries(ps model.ProviderState, atts []model.RetryAttempt) model.Provide
 		if timeless {
 			r := retries[len(retries)-1]
 			out.Reason = fmt.Sprintf("%s; a retry of this execution was sent %s (attempt %s): this may be its effect, not the original's",
-				ps.Reason, r.at.UTC().Format("2006-01-02 15:04:05Z"), r.a.ID)
+				ps.Reason, model.When(r.at), r.a.ID)
 		}
 		return out
 	}

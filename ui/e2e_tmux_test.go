@@ -1039,7 +1039,7 @@ func TestSlackFindsSlackRowsInTmux(t *testing.T) {
 	ts.send(pane, "Enter")
 	s := ts.waitFor(pane, "the ranked matches", contains("best match first", "scattered letters hidden"))
 	rows := 0
-	for _, line := range strings.Split(s, "\n") {
+	for line := range strings.SplitSeq(s, "\n") {
 		if !regexp.MustCompile(`^┃.{1,3}\d\d-\d\d \d\d:\d\d:\d\d`).MatchString(line) { // a row of the list
 			continue
 		}

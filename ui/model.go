@@ -19,6 +19,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
@@ -571,11 +572,11 @@ func (m *Model) retryHint(id string, st model.AttemptState) string {
 	case model.AttemptFailed:
 		return "the retry failed and certainly did not take effect · " + m.key(m.Keys.Verify) + " checks again, " + m.key(m.Keys.Retry) + " may retry once more"
 	case model.AttemptIndeterminate:
-		attempt := "ATTEMPT"
+		attempt, late := "ATTEMPT", ""
 		if as := m.data.Attempts[id]; len(as) > 0 {
-			attempt = as[0].ID // newest first: the attempt the case goes by
+			attempt, late = as[0].ID, app.LateLogsText(as[0]) // newest first: the attempt the case goes by
 		}
-		return "the retry's outcome is unknown: " + m.be.Hint("resolve", attempt) + " settles it before anything else"
+		return "the retry's outcome is unknown: " + m.be.Hint("resolve", attempt) + " settles it before anything else" + late
 	default:
 		return "a retry is in flight (" + string(st) + "): wait for it; nothing else may be sent"
 	}

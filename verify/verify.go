@@ -250,7 +250,7 @@ func (v *Verifiers) verify(ctx context.Context, e *model.Execution) model.Provid
 		st.Matches = append(st.Matches, ev)
 	}
 	slices.SortStableFunc(st.Matches, func(a, b model.EvidenceItem) int { return a.Time.Compare(b.Time) })
-	sinceText := since.UTC().Format("2006-01-02 15:04:05Z")
+	sinceText := model.When(since)
 	switch {
 	case (c.gone || c.single) && len(st.Matches) == 0 && unknown > 0:
 		st.Reason = fmt.Sprintf("%s answered without %s: check manually in %s", c.readTool, missing, toolkitName(e))
@@ -312,7 +312,7 @@ func atTime(t time.Time) string {
 	if t.IsZero() {
 		return " (time not given)"
 	}
-	return " at " + t.UTC().Format("2006-01-02 15:04:05Z")
+	return " at " + model.When(t)
 }
 
 func toolkitName(e *model.Execution) string {
