@@ -120,8 +120,16 @@ func TestASessionAsTheTUIUsesIt(t *testing.T) {
 	if at, err := FindAttempt(ctx, j, e.ID); err != nil || at.ID != out.AttemptID {
 		t.Errorf("FindAttempt: %+v %v", at, err)
 	}
-	if r, err := Resolve(ctx, a, j, out.AttemptID, retry.ResolveOptions{}); err != nil || r.Changed {
-		t.Errorf("Resolve of a settled attempt: %+v %v", r, err)
+	// The demo's answer may leave the attempt indeterminate while its own log shows the outcome
+	// (a 409 whose text names a 502): the first Resolve may settle it; once settled, a second
+	// changes nothing.
+	if _, err := Resolve(ctx, a, j, out.AttemptID, retry.ResolveOptions{}); err != nil {
+		t.Errorf("Resolve: %v", err)
+	}
+	if at, _ := FindAttempt(ctx, j, out.AttemptID); at.State == model.AttemptSucceeded || at.State == model.AttemptFailed {
+		if r, err := Resolve(ctx, a, j, out.AttemptID, retry.ResolveOptions{}); err != nil || r.Changed {
+			t.Errorf("Resolve of a settled attempt: %+v %v", r, err)
+		}
 	}
 	if lease, err := j.Lease(ctx, out.AttemptID); err != nil || lease.Target != "DEMO" {
 		t.Errorf("journal.Lease: %+v %v", lease, err)

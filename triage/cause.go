@@ -54,10 +54,10 @@ func sdkRetriable(m member) bool {
 // (no evidence tied to the attempts settles it), the other causes they do not rule out are
 // returned too, and the reason says what else it could be and why (otherCauses).
 func patternOf(ms []member, gaps []time.Duration, reworded bool, cc causeContext) (model.RetryPattern, string, []model.CauseCandidate) {
-	p, reason, settled := patternAndReason(ms, gaps, reworded, cc)
+	p, reason, basis := patternAndReason(ms, gaps, reworded, cc)
 	var others []model.CauseCandidate
-	if !settled {
-		others = otherCauses(p, ms, gaps, reworded, cc.th)
+	if basis != nil {
+		others = otherCauses(p, basis.ms, basis.gaps, basis.reworded, cc.th)
 	}
 	if state, ok := sameApproval(ms); ok {
 		reason = fmt.Sprintf("%d approved re-calls with one approval (request_state%s): the call a person approved once, sent %d times; %s",
@@ -118,63 +118,85 @@ func frameworkFits(ms []member, gaps []time.Duration) bool {
 	return true
 }
 
-// patternAndReason names the group's cause (see patternOf) and says why; settled reports that
+// causeBasis is what a cause was named from when timing and text alone named it: the members
+// (a meta tool's runs, for its tools' groups), their gaps and whether their texts differ. The
+// other causes are read from it (otherCauses).
+type causeBasis struct {
+	ms       []member
+	gaps     []time.Duration
+	reworded bool
+}
+
+// settledIf is nil (settled) when ok, else the basis the cause was named from.
+func settledIf(ok bool, ms []member, gaps []time.Duration, reworded bool) *causeBasis {
+	if ok {
+		return nil
+	}
+	return &causeBasis{ms, gaps, reworded}
+}
+
+// sdkBandFits: at most the SDK's attempts, none recorded as a first try, each after an outcome
+// the SDK retries and within its backoff band.
+func sdkBandFits(ms []member, gaps []time.Duration) bool {
+	if len(ms) > sdkMaxAttempts || anyFirstTry(ms) {
+		return false
+	}
+	for j, g := range gaps {
+		lo, hi := sdkDelayBand(j)
+		if g < lo || g > hi || !sdkRetriable(ms[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// patternAndReason names the group's cause (see patternOf) and says why; the basis is nil when
 // evidence tied to the attempts named it (exectriage's attempt id, a re-sent meta tool's runs,
 // trigger deliveries, one request id, the SDK's recorded retry counts, an SDK version recorded
 // that re-sends on the path whose backoff the waits fit, attempts that overlapped or came from
 // two sources), not timing and text alone.
-func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc causeContext) (model.RetryPattern, string, bool) {
+func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc causeContext) (model.RetryPattern, string, *causeBasis) {
 	n := len(ms)
 	for j, m := range ms[1:] { // exectriage's own retry: its request id is an attempt id
 		if model.IsAttemptID(m.e.RequestID) {
 			return model.PatternExectriageRetry, fmt.Sprintf("%d attempts: attempt %d is exectriage's guarded retry (request id %s, an attempt id), sent %s after a person confirmed the first failed, not a retry by the caller",
-				n, j+2, m.e.RequestID, model.GapAmount(gaps[j])), true
+				n, j+2, m.e.RequestID, model.GapAmount(gaps[j])), nil
 		}
 	}
 	if parents, pgaps, ok := resentParents(ms, cc); ok { // the tools of a meta tool sent again: named from its runs
 		inner := cc
-		inner.runs = nil // the runs themselves are no meta tool's children
-		p, why, settled := patternAndReason(parents, pgaps, false, inner)
-		return p, metaReason(ms, parents, why), settled
+		inner.runs = nil                                                // the runs themselves are no meta tool's children
+		p, why, basis := patternAndReason(parents, pgaps, false, inner) // alternatives of the runs' timing
+		return p, metaReason(ms, parents, why), basis
 	}
 	if event, dls, ok := redelivered(ms, cc.deliveries); ok { // each write by the handler of its own delivery of one event
 		if atOnce(dls) { // delivered to two endpoints at once, not again
-			return model.PatternDuplicateSubscription, subscriptionReason(ms, gaps, event, dls), true
+			return model.PatternDuplicateSubscription, subscriptionReason(ms, gaps, event, dls), nil
 		}
-		return model.PatternTriggerRedelivery, redeliveryReason(ms, gaps, event, dls), true
+		return model.PatternTriggerRedelivery, redeliveryReason(ms, gaps, event, dls), nil
 	}
 	if id, ok := sameRequestID(ms); ok { // the strongest evidence there is: one call, sent again
 		p, _ := sdkPattern(ms)
 		return p, fmt.Sprintf("%d attempts %s with one request id, %s: one call re-sent by the SDK, which kept the x-request-id of the call it retried (the legacy Python SDK does)%s",
-			n, gapList(gaps, "after the previous"), id, sdkNote(ms)), true
+			n, gapList(gaps, "after the previous"), id, sdkNote(ms)), nil
 	}
 	if reworded { // an SDK, a framework or a loop sends the same bytes; an LLM writes anew
-		return model.PatternAgentRetry, agentReason(ms, gaps), false
+		return model.PatternAgentRetry, agentReason(ms, gaps), &causeBasis{ms, gaps, true}
 	}
 	sdk := sdkNote(ms)
 	if n <= sdkMaxAttempts && retryCountsSay(ms) {
 		p, what := sdkPattern(ms)
 		return p, fmt.Sprintf("%d attempts %s, recorded as SDK retries %s: %s%s",
-			n, gapList(gaps, "after the previous"), retryCounts(ms), what, sdk), true
+			n, gapList(gaps, "after the previous"), retryCounts(ms), what, sdk), nil
 	}
-	if n <= sdkMaxAttempts && !anyFirstTry(ms) {
-		fits := true
-		for j, g := range gaps {
-			lo, hi := sdkDelayBand(j)
-			if g < lo || g > hi || !sdkRetriable(ms[j]) {
-				fits = false
-				break
-			}
-		}
-		if fits {
-			p, what := sdkPattern(ms)
-			return p, fmt.Sprintf("%d attempts %s %s: %s%s",
-				n, gapList(gaps, ""), afterEach(ms[:n-1]), what, sdk), recordedRetrying(ms)
-		}
+	if sdkBandFits(ms, gaps) {
+		p, what := sdkPattern(ms)
+		return p, fmt.Sprintf("%d attempts %s %s: %s%s",
+			n, gapList(gaps, ""), afterEach(ms[:n-1]), what, sdk), settledIf(recordedRetrying(ms), ms, gaps, false)
 	}
 	if n > sdkMaxAttempts { // a storm: rounds of an inner retry, repeated by an outer loop
 		if p, reason, ok := storm(ms, gaps, cc); ok {
-			return p, reason, false
+			return p, reason, &causeBasis{ms, gaps, false}
 		}
 	}
 	if frameworkFits(ms, gaps) {
@@ -182,32 +204,32 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 		if f := ms[0].e.Source.Framework; f != "" {
 			fw = " (framework " + f + ")"
 		}
-		return model.PatternFrameworkRetry, fmt.Sprintf("%d attempts %s a failure: an agent framework's tool retry%s", n, gapList(gaps, "after"), fw), false
+		return model.PatternFrameworkRetry, fmt.Sprintf("%d attempts %s a failure: an agent framework's tool retry%s", n, gapList(gaps, "after"), fw), &causeBasis{ms, gaps, false}
 	}
 	for j := 1; j < n; j++ {
 		startGap := ms[j].e.Start().Sub(ms[j-1].e.Start())
 		if startGap < cc.th.NearSimultaneous && gaps[j-1] < 0 {
 			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous one started, while it was still running (overlap %s): a double submit (a second click or a second worker)",
-				n, model.GapAmount(startGap), model.GapAmount(gaps[j-1])), true
+				n, model.GapAmount(startGap), model.GapAmount(gaps[j-1])), nil
 		}
 		if startGap < cc.th.NearSimultaneous && !sdkRetriable(ms[j-1]) {
 			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous one started, which needed no retry: a double submit (a second click or a second worker)",
-				n, model.GapAmount(startGap)), false
+				n, model.GapAmount(startGap)), &causeBasis{ms, gaps, false}
 		}
 	}
 	if a, b, ok := differentSources(ms); ok {
-		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts from different sources (%s, %s): a double submit (two clients or two workers)", n, a, b), true
+		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts from different sources (%s, %s): a double submit (two clients or two workers)", n, a, b), nil
 	}
 	for j := 0; j < n-1; j++ {
 		if ms[j].outcome == model.OutcomeSucceeded {
 			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one %s after the previous succeeded: resubmitted (a second click or a second worker), not a retry",
-				n, model.GapAmount(gaps[j])), false
+				n, model.GapAmount(gaps[j])), &causeBasis{ms, gaps, false}
 		}
 	}
 	if irregular(gaps, cc.th.IrregularRatio) {
-		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker", n, gapList(gaps, "")), false
+		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker", n, gapList(gaps, "")), &causeBasis{ms, gaps, false}
 	}
-	return model.PatternAppRetry, fmt.Sprintf("%d attempts %s, same source: the application's own retry loop", n, gapList(gaps, "after the previous ended")), false
+	return model.PatternAppRetry, fmt.Sprintf("%d attempts %s, same source: the application's own retry loop", n, gapList(gaps, "after the previous ended")), &causeBasis{ms, gaps, false}
 }
 
 // stormSplit is the least wait between two rounds of a storm: longer than any inner retry's

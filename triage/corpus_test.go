@@ -626,9 +626,10 @@ func (g *corpusGen) nextTemplated() {
 	b["{day}"] = a["{day}"]
 	if strings.Contains(it.phrasings[0], "{n}") {
 		b["{name}"] = a["{name}"] // another number, service or amount for the same person
-	}
-	for b["{name}"] == a["{name}"] && !strings.Contains(it.phrasings[0], "{n}") {
-		b["{name}"] = pickOne(g.r, corpusNames)
+	} else {
+		for b["{name}"] == a["{name}"] { // the template names a person only: another person
+			b["{name}"] = pickOne(g.r, corpusNames)
+		}
 	}
 	t := g.start()
 	stopped := g.add(c, tg, tg.args(a.fill(it.phrasings[0])), t, g.failure(), g.fast(), -1, "")

@@ -1,7 +1,7 @@
 package triage
 
 // Other causes. A group's cause is the likeliest of the causes its evidence does not rule out.
-// Evidence tied to the attempts settles it (patternAndReason's settled); timing and text alone
+// Evidence tied to the attempts settles it (patternAndReason's basis is nil); timing and text alone
 // do not: a burst that fits an SDK's backoff may be an app's loop that waits about as long, a
 // repeat of the same bytes from an agent's session may be the agent calling again. Each cause
 // has a signature, checked here on its own, independently of the order in which
@@ -55,14 +55,8 @@ func otherCauses(chosen model.RetryPattern, ms []member, gaps []time.Duration, r
 // after an outcome the SDK retries and within its backoff band; ruled out when a member's
 // recorded SDK version sends the call once on its path.
 func sdkSignature(ms []member, gaps []time.Duration, reworded bool) (string, bool) {
-	if reworded || len(ms) > sdkMaxAttempts || anyFirstTry(ms) {
+	if reworded || !sdkBandFits(ms, gaps) {
 		return "", false
-	}
-	for j, g := range gaps {
-		lo, hi := sdkDelayBand(j)
-		if g < lo || g > hi || !sdkRetriable(ms[j]) {
-			return "", false
-		}
 	}
 	for _, m := range ms {
 		if m.e.SDKVersion != "" && OldSDK(m.e) == "" {
