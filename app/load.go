@@ -371,7 +371,19 @@ func (l *Loaded) Lookup(ctx context.Context, id string) (int, error) {
 
 // Filter returns the positions of l's executions that q keeps, through an index of
 // their records (a view that knows the groups answers pattern:, a group's cause).
-func (l *Loaded) Filter(q filter.Query) []int {
+func (l *Loaded) Filter(q filter.Query) []int { return l.index().Filter(q) }
+
+// Hint is what the filter's index says of q keeping matched rows (filter.Index.Hint): the
+// values that start as a whole identifier term that matched nothing, a field with no value.
+func (l *Loaded) Hint(q filter.Query, matched int) string {
+	if matched > 0 {
+		return (*filter.Index)(nil).Hint(q, matched) // it needs no values
+	}
+	return l.index().Hint(q, matched)
+}
+
+// index is the filter's index of the window, newest first, with its groups.
+func (l *Loaded) index() *filter.Index {
 	ix := filter.NewIndex(len(l.Execs))
 	for i := range l.Execs {
 		ix.Append(filter.Row{Exec: &l.Execs[i], Triage: &l.Result.Triage[i]})
@@ -389,5 +401,5 @@ func (l *Loaded) Filter(q filter.Query) []int {
 			}
 		}
 	}
-	return ix.View(order, groupOf, ids, patterns).Filter(q)
+	return ix.View(order, groupOf, ids, patterns)
 }

@@ -82,6 +82,9 @@ func (a *App) ScanIndexed(ctx context.Context) (*Scanned, error) {
 	return a.scan(ctx, loc, window.NewStreamIndexed(a.kinds, a.topt), nil)
 }
 
+// Hint is what the filter's index says of q keeping matched rows (filter.Index.Hint).
+func (s *Scanned) Hint(q filter.Query, matched int) string { return s.ds.Filter.Hint(q, matched) }
+
 // Filter returns the positions (newest first) of the executions q keeps, and whether the
 // rows carry the filter's index (ScanIndexed) to answer it.
 func (s *Scanned) Filter(q filter.Query) ([]int, bool) {

@@ -90,7 +90,7 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 		slices.Reverse(match) // a session reads in the order it ran
 	}
 	total := len(match)
-	if hint := q.Hint(total); hint != "" {
+	if hint := ls.hint(total); hint != "" {
 		fmt.Fprintf(env.Stderr, "exectriage list: %s\n", sanitize.String(hint))
 	}
 	if opts.Limit > 0 && len(match) > opts.Limit {
@@ -152,6 +152,7 @@ type listing struct {
 	triage func(i int) model.Triage
 	groups []model.DuplicateGroup
 	match  []int
+	hint   func(matched int) string // filter.Index.Hint of the query
 }
 
 // listing reads the window for list and filters it by q. An export is streamed into rows with
@@ -176,7 +177,7 @@ func (s *sourceFlags) listing(ctx context.Context, env *Env, q filter.Query) (*a
 	if sc != nil {
 		copiesOnce(env, sc.Duplicates)
 		match, _ := sc.Filter(q)
-		return a, &listing{n: sc.Len(), exec: sc.Exec, triage: sc.Triage, groups: sc.Groups, match: match}, nil
+		return a, &listing{n: sc.Len(), exec: sc.Exec, triage: sc.Triage, groups: sc.Groups, match: match, hint: func(m int) string { return sc.Hint(q, m) }}, nil
 	}
 	s.detailErrors(env, a, l.DetailErrors, l.FirstDetailError)
 	copiesOnce(env, l.Duplicates)
@@ -197,6 +198,7 @@ func (s *sourceFlags) listing(ctx context.Context, env *Env, q filter.Query) (*a
 		triage: func(i int) model.Triage { return l.Result.Triage[i] },
 		groups: l.Result.Groups,
 		match:  l.Filter(q),
+		hint:   func(m int) string { return l.Hint(q, m) },
 	}, nil
 }
 

@@ -95,6 +95,19 @@ func TestListOfAnExportFiltersAsAWholeLoad(t *testing.T) {
 			if nonEmpty < len(queries)*2/3 {
 				t.Errorf("only %d of %d queries matched anything: the comparison shows little", nonEmpty, len(queries))
 			}
+			// A whole identifier term being typed: both say the same, naming the values that
+			// start so (issue 44, defect 10).
+			e := &l.Execs[len(l.Execs)/3]
+			for _, qs := range []string{"tool:" + e.ToolSlug[:len(e.ToolSlug)-2], "id:" + e.ID[:len(e.ID)-1], "user:"} {
+				q := mustParse(t, qs)
+				want, got := l.Hint(q, 0), sc.Hint(q, 0)
+				if want != got || want == "" {
+					t.Errorf("%q: streamed hints %q, whole %q", qs, got, want)
+				}
+			}
+			if h := l.Hint(mustParse(t, "tool:"+e.ToolSlug[:len(e.ToolSlug)-2]), 0); !strings.Contains(h, e.ToolSlug) {
+				t.Errorf("the hint does not name %s: %q", e.ToolSlug, h)
+			}
 		})
 	}
 }
@@ -292,4 +305,13 @@ func openLoaded(t *testing.T, o app.Options) (*app.App, *app.Loaded) {
 		t.Fatal(err)
 	}
 	return a, l
+}
+
+func mustParse(t *testing.T, s string) filter.Query {
+	t.Helper()
+	q, err := filter.Parse(s)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return q
 }

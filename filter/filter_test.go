@@ -1029,28 +1029,44 @@ func TestKindSelectsRowsOfTheirOwnKind(t *testing.T) {
 
 // TestHintSaysWhatATypedQueryDoesNotShow (issue 44, defect 10): the list went empty while an
 // identifier term was typed (tool:GMAIL_S, a pasted first block of a request id) and user:
-// with no value matched everything, neither with a word. Hint says so, and offers the '*'.
+// with no value matched everything, neither with a word. Hint says so, names the values that
+// start so (most frequent first, in the case typed), and offers the '*'.
 func TestHintSaysWhatATypedQueryDoesNotShow(t *testing.T) {
+	ix := NewIndex(0)
+	for _, f := range []Fields{
+		{Tool: "GMAIL_SEND_EMAIL", RequestID: "381b6746-aaaa"}, {Tool: "GMAIL_SEND_EMAIL"}, {Tool: "GMAIL_SEND_EMAIL"},
+		{Tool: "GMAIL_SEARCH_PEOPLE", RequestID: "381b6746-bbbb"}, {Tool: "GMAIL_FETCH_EMAILS"}, {Tool: "SLACK_SEND_MESSAGE", User: "ann"},
+	} {
+		ix.AppendFields(f)
+	}
+	for k := range 7 {
+		ix.AppendFields(Fields{Tool: fmt.Sprintf("NOTION_TOOL_%d", k)})
+	}
 	for _, tt := range []struct {
+		ix      *Index
 		q       string
 		matched int
 		want    string
 	}{
-		{"tool:GMAIL_S", 0, "tool:GMAIL_S is a whole value and none is; tool:GMAIL_S* matches those that start so"},
-		{"request:381b6746", 0, "request:381b6746* matches those that start so"},
-		{"slack user:", 12, "user: has no value yet: it matches every row"},
-		{"-User:", 3, "user: has no value yet"},
-		{"tool:GMAIL_SEND_EMAIL", 4, ""},
-		{"tool:GMAIL_S*", 0, ""},
-		{"gmsnd", 0, ""},
-		{"-tool:X", 0, ""},
-		{"status:fail", 0, ""},
+		{ix, "tool:GMAIL_S", 0, "tool:GMAIL_S is a whole value and none is; tool:GMAIL_S* matches those that start so: GMAIL_SEND_EMAIL, GMAIL_SEARCH_PEOPLE"},
+		{ix, "tool:gmail_s", 0, "tool:gmail_s* matches those that start so: gmail_send_email, gmail_search_people"},
+		{ix, "request:381b6746", 0, "request:381b6746* matches those that start so: 381b6746-aaaa, 381b6746-bbbb"},
+		{ix, "tool:NOTION_TOOL_", 0, "NOTION_TOOL_0, NOTION_TOOL_1, NOTION_TOOL_2, NOTION_TOOL_3, NOTION_TOOL_4, …"},
+		{ix, "tool:ZOOM", 0, "tool:ZOOM is a whole value and none is, nor starts so"},
+		{nil, "tool:GMAIL_S", 0, "tool:GMAIL_S is a whole value and none is, nor starts so"},
+		{ix, "slack user:", 12, "user: has no value yet: it matches every row"},
+		{ix, "-User:", 3, "user: has no value yet"},
+		{ix, "tool:GMAIL_SEND_EMAIL", 4, ""},
+		{ix, "tool:GMAIL_S*", 0, ""},
+		{ix, "gmsnd", 0, ""},
+		{ix, "-tool:X", 0, ""},
+		{ix, "status:fail", 0, ""},
 	} {
 		q, err := Parse(tt.q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := q.Hint(tt.matched)
+		got := tt.ix.Hint(q, tt.matched)
 		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
 			t.Errorf("Hint(%q, %d) = %q, want %q", tt.q, tt.matched, got, tt.want)
 		}

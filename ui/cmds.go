@@ -31,6 +31,9 @@ type selectedMsg struct {
 	// ranking cut as scattered letters (filter.Index.Rank).
 	ranked bool
 	hidden int
+	// hint is what the filter says of a query that shows nothing or matches everything
+	// (filter.Index.Hint), found here: offering values reads every row.
+	hint string
 }
 
 // selectCmd filters and selects rows off the UI loop. prev, when not nil, is the match set of
@@ -96,7 +99,8 @@ func selectCmd(tag int, ds *window.Dataset, v window.View, q filter.Query, prev 
 				sel = gone
 			}
 		}
-		return selectedMsg{tag: tag, ds: ds, items: items, sel: sel, q: q, pos: pos, ranked: ranked, hidden: hidden}
+		hint := ds.Filter.Hint(q, items.Len())
+		return selectedMsg{tag: tag, ds: ds, items: items, sel: sel, q: q, pos: pos, ranked: ranked, hidden: hidden, hint: hint}
 	}
 }
 

@@ -1883,8 +1883,8 @@ func TestTheFilterSaysWhatItsRowsDoNotShow(t *testing.T) {
 	e := newEnv(t)
 	h := newHarness(t, e, 160, 40)
 	h.keys("/", "tool:GMAIL_S")
-	if s := h.screen(); !strings.Contains(s, "tool:GMAIL_S* matches those that start so") {
-		t.Errorf("no hint for a whole value that matches nothing:\n%s", s)
+	if s := h.screen(); !strings.Contains(s, "tool:GMAIL_S* matches those that start so: GMAIL_SEND_EMAIL") {
+		t.Errorf("no hint naming the values that start as a whole value that matches nothing:\n%s", s)
 	}
 	h.keys("esc", "/", "user:")
 	if s := h.screen(); !strings.Contains(s, "user: has no value yet: it matches every row") {

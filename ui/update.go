@@ -285,7 +285,7 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 		m.updateListChrome()
-		m.filter.Hint = m.query.Hint(msg.items.Len())
+		m.filter.Hint = msg.hint
 		cmds := []tea.Cmd{m.selectionChanged(), m.replayDeferred()}
 		m.rowsMoved = false
 		if m.load.handBackNow(m.nextDS != nil) {

@@ -29,7 +29,7 @@ type Model struct {
 	active bool
 	// Err is the parse error of the current text, shown after the input.
 	Err string
-	// Hint says what the query's rows may not show (filter.Query.Hint), muted after the
+	// Hint says what the query's rows may not show (filter.Index.Hint), muted after the
 	// input when there is no error.
 	Hint string
 }
