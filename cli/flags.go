@@ -112,8 +112,10 @@ func commandFlags(name string) flagGroups {
 	switch name {
 	case "list":
 		return withSource | withJSON | withConfig | withJournal | withReadOnly | withView
-	case "scan", "show", "verify":
+	case "scan", "show":
 		return withSource | withJSON | withConfig | withJournal | withReadOnly
+	case "verify", "mark":
+		return withSource | withJSON | withConfig | withJournal | withReadOnly | withView
 	case "doctor":
 		return withSource | withJSON | withConfig | withReadOnly
 	case "cache":
@@ -124,9 +126,9 @@ func commandFlags(name string) flagGroups {
 		return withSource | withJSON | withConfig | withReadOnly
 	case "watch":
 		return withSource | withConfig | withJournal | withReadOnly | withView
-	case "retry", "resolve", "mark", "info":
+	case "retry", "resolve", "info":
 		return withSource | withJSON | withConfig | withJournal | withReadOnly
-	case "journal":
+	case "journal", "view":
 		return withDemo | withJSON | withJournal | withConfig | withReadOnly
 	case "bundle":
 		return withSource | withConfig | withJournal | withReadOnly
@@ -165,7 +167,7 @@ func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 		fs.StringVar(&s.config, "config", "", "config `FILE` (default $EXECTRIAGE_CONFIG, else the user config dir's exectriage/config.toml)")
 	}
 	if g&withView != 0 {
-		fs.StringVar(&s.view, "view", "", "show the config's saved view [views.`NAME`]: its filter (before the command's own) and its rows (all, flagged or duplicates)")
+		fs.StringVar(&s.view, "view", "", "show the saved view `NAME` (the config's [views.NAME], else the journal's: exectriage view list): its filter (before the command's own) and its rows (all, flagged or duplicates)")
 	}
 	if g&withReadOnly != 0 {
 		fs.BoolVar(&s.readonly, "readonly", false, "no retry, no verdict, no journal write, no provider check (safe for demos, audits, screen shares; [defaults] readonly in the config)")
@@ -462,12 +464,13 @@ func (s *sourceFlags) refuseIfNoReads(env *Env, cmd string) (int, bool) {
 	return usageError(env, cmd, "no provider check: this session is read-only (--readonly or [defaults] readonly in the config) and a check runs a read tool (--allow-reads lets checks through)"), true
 }
 
-// savedView is --view's filter and show ("" and "all" without --view); an unknown view is a
-// usage error that names the views there are.
-func (s *sourceFlags) savedView(env *Env) (filter, show string, err error) {
+// savedView is --view's filter and show ("" and "all" without --view), the config's view of
+// that name or else the journal's; an unknown view is a usage error that names the views there
+// are.
+func (s *sourceFlags) savedView(ctx context.Context, env *Env) (filter, show string, err error) {
 	if strings.TrimSpace(s.view) == "" {
 		return "", "", nil
 	}
-	v, err := app.SavedView(s.options(env), strings.TrimSpace(s.view))
+	v, err := app.SavedView(ctx, s.options(env), strings.TrimSpace(s.view))
 	return v.Filter, v.Show, err
 }

@@ -23,7 +23,7 @@ func TestInfo(t *testing.T) {
 			map[string]string{"COMPOSIO_API_KEY": "ak_live_SECRET_1234", "EXECTRIAGE_JOURNAL": "postgres://ana:hunter2@db.internal/exectriage", "XDG_STATE_HOME": dir},
 			nil,
 			[]string{"source        LIVE https://backend.composio.dev (the public API, key from COMPOSIO_API_KEY)", "API key from  COMPOSIO_API_KEY",
-				"PostgreSQL postgres://ana:xxxxx@db.internal/exectriage", "guards      everyone who uses it", "schema      3"},
+				"PostgreSQL postgres://ana:xxxxx@db.internal/exectriage", "guards      everyone who uses it", "schema      4"},
 			[]string{"SECRET", "hunter2"}},
 		{"the demo, without a key",
 			map[string]string{"XDG_STATE_HOME": dir},

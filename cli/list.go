@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
@@ -64,26 +66,20 @@ func NewCmdList(env *Env, runF func(context.Context, *ListOptions) error) *cobra
 // listRun prints executions newest first, one line each, optionally filtered.
 func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 	sf := &opts.Source
-	vf, show, err := sf.savedView(env)
+	own := opts.Filter + " " + strings.Join(opts.Query, " ")
+	if s := strings.TrimSpace(opts.Session); s != "" {
+		own += " session:" + s
+	}
+	q, _, show, err := sf.viewQuery(ctx, env, own)
 	if err != nil {
 		return fail(env, "list", err)
-	}
-	query := strings.TrimSpace(vf + " " + opts.Filter + " " + strings.Join(opts.Query, " "))
-	if s := strings.TrimSpace(opts.Session); s != "" {
-		query = strings.TrimSpace(query + " session:" + s)
-	}
-	q, err := filter.Parse(query)
-	if err != nil {
-		return usageError(env, "list", "--filter: %s", sanitize.String(err.Error()))
 	}
 	a, ls, err := sf.listing(ctx, env, q)
 	if err != nil {
 		return fail(env, "list", err)
 	}
 	defer a.Close()
-	if show != "" {
-		ls.match = slices.DeleteFunc(ls.match, func(i int) bool { t := ls.triage(i); return !app.ViewKeeps(show, &t) })
-	}
+	ls.keepShown(show)
 	r := newReport(env, a)
 	match := ls.match
 	if opts.Session != "" {
@@ -153,6 +149,27 @@ type listing struct {
 	groups []model.DuplicateGroup
 	match  []int
 	hint   func(matched int) string // filter.Index.Hint of the query
+}
+
+// viewQuery is the filter a command shows: its --view's filter before its own (own), parsed,
+// with the view's show (all, flagged or duplicates). text is the whole filter as typed.
+func (s *sourceFlags) viewQuery(ctx context.Context, env *Env, own string) (q filter.Query, text, show string, err error) {
+	vf, show, err := s.savedView(ctx, env)
+	if err != nil {
+		return q, "", "", err
+	}
+	text = strings.TrimSpace(vf + " " + own)
+	if q, err = filter.Parse(text); err != nil {
+		return q, "", "", app.Usagef("--filter: %s", sanitize.String(err.Error()))
+	}
+	return q, text, cmp.Or(show, config.ShowAll), nil
+}
+
+// keepShown keeps the matches a view's show keeps (app.ViewKeeps).
+func (l *listing) keepShown(show string) {
+	if show != "" && show != config.ShowAll {
+		l.match = slices.DeleteFunc(l.match, func(i int) bool { t := l.triage(i); return !app.ViewKeeps(show, &t) })
+	}
 }
 
 // listing reads the window for list and filters it by q. An export is streamed into rows with

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
@@ -30,16 +30,16 @@ type MarkOptions struct {
 func NewCmdMark(env *Env, runF func(context.Context, *MarkOptions) error) *cobra.Command {
 	opts := &MarkOptions{}
 	cmd := &cobra.Command{
-		Use:   "mark ID VERDICT | mark --filter EXPR VERDICT",
+		Use:   "mark ID VERDICT | mark --filter EXPR|--view NAME VERDICT",
 		Short: "record a verdict: " + strings.Join(verdictNames(), ", "),
 		Example: "  exectriage mark log_a-NA1LoG7qec confirmed_succeeded --note 'the customer found it in spam'\n" +
 			"  exectriage mark --filter 'toolkit:github outcome:failed' ignored --dry-run",
 		Args: func(c *cobra.Command, args []string) error {
-			if c.Flags().Changed("filter") {
-				return positional("mark", 1, 1, wantText("with --filter, want one verdict: exectriage mark --filter EXPR VERDICT [--dry-run]"))(c, args)
+			if c.Flags().Changed("filter") || c.Flags().Changed("view") {
+				return positional("mark", 1, 1, wantText("with --filter or --view, want one verdict: exectriage mark --filter EXPR VERDICT [--dry-run]"))(c, args)
 			}
 			if opts.DryRun {
-				return usagef("mark", "--dry-run goes with --filter (one execution is marked or not)")
+				return usagef("mark", "--dry-run goes with --filter or --view (one execution is marked or not)")
 			}
 			return positional("mark", 2, 2, wantText("want an execution id and a verdict: exectriage mark ID VERDICT [--note TEXT]"))(c, args)
 		},
@@ -53,7 +53,7 @@ func NewCmdMark(env *Env, runF func(context.Context, *MarkOptions) error) *cobra
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			many := c.Flags().Changed("filter")
+			many := c.Flags().Changed("filter") || c.Flags().Changed("view")
 			v, ok := model.ParseVerdict(args[len(args)-1])
 			if !ok {
 				return usagef("mark", "unknown verdict %q: want one of %s", sanitize.String(args[len(args)-1]), strings.Join(verdictNames(), ", "))
@@ -61,7 +61,7 @@ func NewCmdMark(env *Env, runF func(context.Context, *MarkOptions) error) *cobra
 			opts.Verdict = v
 			if !many {
 				opts.ID = args[0]
-			} else if strings.TrimSpace(opts.Filter) == "" {
+			} else if strings.TrimSpace(opts.Filter) == "" && !c.Flags().Changed("view") {
 				return usagef("mark", "--filter is empty: it would mark every execution; name the ones to mark")
 			}
 			if runF != nil {
@@ -148,9 +148,12 @@ func markRun(ctx context.Context, env *Env, opts *MarkOptions) int {
 // what would be marked and marks nothing.
 func markManyRun(ctx context.Context, env *Env, opts *MarkOptions) int {
 	sf := &opts.Source
-	q, err := filter.Parse(opts.Filter)
+	q, text, show, err := sf.viewQuery(ctx, env, opts.Filter)
 	if err != nil {
-		return usageError(env, "mark", "--filter: %s", sanitize.String(err.Error()))
+		return fail(env, "mark", err)
+	}
+	if q.Empty() && show == config.ShowAll {
+		return usageError(env, "mark", "the view %q keeps every execution: name the ones to mark (--filter)", sanitize.String(sf.view))
 	}
 	if !opts.DryRun {
 		if code, stop := sf.refuseIfReadOnly(env, "mark", "nothing was marked"); stop {
@@ -162,6 +165,7 @@ func markManyRun(ctx context.Context, env *Env, opts *MarkOptions) int {
 		return fail(env, "mark", fmt.Errorf("nothing was marked: %w", err))
 	}
 	defer a.Close()
+	ls.keepShown(show)
 	type skip struct {
 		ID  string `json:"id"`
 		Why string `json:"why"`
@@ -208,7 +212,7 @@ func markManyRun(ctx context.Context, env *Env, opts *MarkOptions) int {
 			Chosen        []string      `json:"chosen"`
 			Marked        []string      `json:"marked"`
 			Skipped       []skip        `json:"skipped"`
-		}{SchemaVersion, opts.Verdict, opts.Filter, opts.DryRun, len(ls.match), append([]string{}, ids...), marked, skipped})
+		}{SchemaVersion, opts.Verdict, text, opts.DryRun, len(ls.match), append([]string{}, ids...), marked, skipped})
 		return ExitOK
 	}
 	verb := "marked"

@@ -133,6 +133,7 @@ func NewRootCmd(env *Env) *cobra.Command {
 		NewCmdDoctor(env, nil),
 		NewCmdInfo(env, nil),
 		NewCmdCache(env, nil),
+		NewCmdView(env, nil),
 		NewCmdExport(env, nil),
 		NewCmdSync(env, nil),
 		NewCmdWatch(env, nil),

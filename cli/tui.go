@@ -95,12 +95,15 @@ func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 	if _, err := ui.ApplyConfig(ui.Options{Palette: opts.Palette}, cfg); err != nil {
 		return usageError(env, "", "%s", sanitize.String(err.Error()))
 	}
-	if _, _, err := sf.savedView(env); err != nil { // an unknown --view: exit 2 with the names there are
+	if _, _, err := sf.savedView(ctx, env); err != nil { // an unknown --view: exit 2 with the names there are
 		return fail(env, "", err)
 	}
 	var views []ui.SavedView
-	for _, n := range app.ViewNamesOf(cfg) {
-		views = append(views, ui.SavedView{Name: n, Filter: cfg.Views[n].Filter, Show: cfg.Views[n].Show})
+	saved, viewsErr := app.SavedViews(ctx, sf.options(env))
+	for _, v := range saved {
+		if !v.Shadowed {
+			views = append(views, ui.SavedView{Name: v.Name, Filter: v.Filter, Show: v.Show, Team: strings.HasPrefix(v.From, "journal ")})
+		}
 	}
 	sf.interactive = true
 	a, err := sf.open(ctx, env)
@@ -141,6 +144,9 @@ func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 		}
 	}
 
+	if viewsErr != nil {
+		notice = strings.TrimSpace(notice + " " + viewsErr.Error())
+	}
 	deps := ui.Deps{App: a, UI: ui.Options{
 		Since:   a.Window(),
 		Now:     env.Now,

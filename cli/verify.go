@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/exectriage/exectriage/app"
-	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
@@ -41,18 +41,18 @@ type VerifyOptions struct {
 func NewCmdVerify(env *Env, runF func(context.Context, *VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{}
 	cmd := &cobra.Command{
-		Use:     "verify ID | verify --filter EXPR",
+		Use:     "verify ID | verify --filter EXPR|--view NAME",
 		Short:   "check the provider's state for one execution, or every write a filter keeps (runs read tools)",
 		Example: "  exectriage verify log_a-NA1LoG7qec\n  exectriage verify --filter 'flagged:yes toolkit:gmail' --dry-run",
 		Args: func(c *cobra.Command, args []string) error {
-			if c.Flags().Changed("filter") {
-				if strings.TrimSpace(opts.Filter) == "" {
+			if c.Flags().Changed("filter") || c.Flags().Changed("view") {
+				if strings.TrimSpace(opts.Filter) == "" && !c.Flags().Changed("view") {
 					return usagef("verify", "--filter is empty: name the executions to check")
 				}
-				return positional("verify", 0, 0, wantText("with --filter, no execution ID: exectriage verify --filter EXPR [--dry-run]"))(c, args)
+				return positional("verify", 0, 0, wantText("with --filter or --view, no execution ID: exectriage verify --filter EXPR [--dry-run]"))(c, args)
 			}
 			if opts.DryRun {
-				return usagef("verify", "--dry-run goes with --filter")
+				return usagef("verify", "--dry-run goes with --filter or --view")
 			}
 			return positional("verify", 1, 1, wantText("want exactly one execution ID (exectriage verify ID [--json])"))(c, args)
 		},
@@ -138,9 +138,12 @@ func (r *report) verifyOne(ctx context.Context, a *app.App, id string) (verifyJS
 // which would be checked and checks none.
 func verifyManyRun(ctx context.Context, env *Env, opts *VerifyOptions) int {
 	sf := &opts.Source
-	q, err := filter.Parse(opts.Filter)
+	q, text, show, err := sf.viewQuery(ctx, env, opts.Filter)
 	if err != nil {
-		return usageError(env, "verify", "--filter: %s", sanitize.String(err.Error()))
+		return fail(env, "verify", err)
+	}
+	if q.Empty() && show == config.ShowAll {
+		return usageError(env, "verify", "the view %q keeps every execution: name the ones to check (--filter)", sanitize.String(sf.view))
 	}
 	if !opts.DryRun {
 		if code, stop := sf.refuseIfNoReads(env, "verify"); stop {
@@ -152,6 +155,7 @@ func verifyManyRun(ctx context.Context, env *Env, opts *VerifyOptions) int {
 		return fail(env, "verify", err)
 	}
 	defer a.Close()
+	ls.keepShown(show)
 	if !opts.DryRun {
 		if err := a.CheckRead(); err != nil {
 			return fail(env, "verify", err)
@@ -191,7 +195,7 @@ func verifyManyRun(ctx context.Context, env *Env, opts *VerifyOptions) int {
 			Matched       int          `json:"matched"`
 			Chosen        []string     `json:"chosen"`
 			Results       []verifyJSON `json:"results"`
-		}{SchemaVersion, r.hide(a.SourceName()), opts.Filter, opts.DryRun, len(ls.match), append([]string{}, ids...), results})
+		}{SchemaVersion, r.hide(a.SourceName()), text, opts.DryRun, len(ls.match), append([]string{}, ids...), results})
 		return ExitOK
 	}
 	w := bufio.NewWriter(env.Stdout)

@@ -98,13 +98,13 @@ func kindNames() string {
 
 // watchSetup checks the flags and builds what the watcher needs; a usage error says which
 // flag is wrong without ever repeating a URL or a secret.
-func watchSetup(env *Env, opts *WatchOptions) (app.WatchOptions, error) {
+func watchSetup(ctx context.Context, env *Env, opts *WatchOptions) (app.WatchOptions, error) {
 	var o app.WatchOptions
 	if opts.Every <= 0 || opts.Digest < 0 {
 		return o, usagef("watch", "--every must be positive and --digest not negative")
 	}
 	o.Every, o.Digest, o.Once = opts.Every, opts.Digest, opts.Once
-	vf, show, err := opts.Source.savedView(env)
+	vf, show, err := opts.Source.savedView(ctx, env)
 	if err != nil {
 		return o, err
 	}
@@ -217,7 +217,7 @@ func checkURL(raw string) error {
 
 func watchRun(ctx context.Context, env *Env, opts *WatchOptions) int {
 	sf := &opts.Source
-	o, err := watchSetup(env, opts)
+	o, err := watchSetup(ctx, env, opts)
 	if err != nil {
 		return watchFail(env, err)
 	}

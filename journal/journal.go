@@ -56,6 +56,13 @@ type Journal interface {
 	// says which is missing. ClaimAttempt checks them again in its own transaction and refuses
 	// to claim without them.
 	Verify(ctx context.Context) error
+	// SaveView keeps a saved view for everyone who reads the journal, replacing one of the
+	// same name.
+	SaveView(ctx context.Context, v View) error
+	// DeleteView removes a saved view (ErrNotFound when there is none of that name).
+	DeleteView(ctx context.Context, name string) error
+	// Views lists the saved views, by name.
+	Views(ctx context.Context) ([]View, error)
 	// Clock reads the journal's clock: its time, whose clock it is and how far this host's
 	// differs (clock.go).
 	Clock(ctx context.Context) (Clock, error)

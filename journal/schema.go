@@ -90,6 +90,15 @@ var migrations = [][]string{
 			until_at BIGINT NOT NULL
 		)`,
 	},
+	{ // 4: the team's saved views (views.go): a named filter and the rows it shows
+		`CREATE TABLE views (
+			name   TEXT PRIMARY KEY,
+			filter TEXT NOT NULL,
+			show   TEXT NOT NULL CHECK (show IN ('all', 'flagged', 'duplicates')),
+			who    TEXT NOT NULL,
+			at     BIGINT NOT NULL
+		)`,
+	},
 }
 
 // SchemaVersion is the newest schema this build knows.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -458,10 +459,10 @@ func (m *Model) verifyPicked(again bool) tea.Cmd {
 	return tea.Batch(all, m.startSpinner())
 }
 
-// viewsKey opens the menu of the config's saved views (and "no view", which clears one).
+// viewsKey opens the menu of the saved views (the config's, then the team's) (and "no view", which clears one).
 func (m *Model) viewsKey(pressed) tea.Cmd {
 	if len(m.opt.Views) == 0 {
-		m.status.Set(statusline.Warn, "no saved views: add [views.NAME] with filter = \"…\" and show = \"all|flagged|duplicates\" to the config")
+		m.status.Set(statusline.Warn, "no saved views: add [views.NAME] with filter = \"…\" and show = \"all|flagged|duplicates\" to the config, or keep one for the team: exectriage view save NAME --filter …")
 		return nil
 	}
 	items := make([]copymenu.Item, 0, len(m.opt.Views)+1)
@@ -475,9 +476,9 @@ func (m *Model) viewsKey(pressed) tea.Cmd {
 }
 
 func cmpShow(v SavedView) string {
-	show := v.Show
-	if show == "" {
-		show = "all"
+	show := cmp.Or(v.Show, "all")
+	if v.Team {
+		show = "team's · " + show
 	}
 	return show + "  " + v.Filter
 }

@@ -273,8 +273,9 @@ func (b backend) Secrets() *redact.Policy { return b.a.Policy() }
 // Explain turns an error into one line with the action to take in the TUI.
 func Explain(err error) string { return app.Explain(err, app.AgainTUI) }
 
-// SavedView is one of the config's [views.NAME]: a filter and which rows it shows (all,
-// flagged or duplicates).
+// SavedView is one of the config's [views.NAME], or a view the team keeps in its journal: a
+// filter and which rows it shows (all, flagged or duplicates).
 type SavedView struct {
 	Name, Filter, Show string
+	Team               bool // kept in the journal
 }

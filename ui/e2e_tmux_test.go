@@ -1067,3 +1067,41 @@ func TestSlackFindsSlackRowsInTmux(t *testing.T) {
 	ts.send(pane, "q")
 	ts.waitFor(pane, "the exit", contains("EXITED:0"))
 }
+
+// TestTeamViewAndTypedValuesInTmux (issue 44): a view saved in the journal with exectriage view
+// save is in the TUI's S menu, marked the team's, and shows its rows with the header naming
+// it; a tool term being typed names the tools that start so.
+func TestTeamViewAndTypedValuesInTmux(t *testing.T) {
+	tmux := requireTmux(t)
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	home := filepath.Join(dir, "home")
+	envv := []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"), "XDG_CONFIG_HOME=" + filepath.Join(home, "config")}
+	save := exec.Command(bin, "view", "save", "team-slack", "--demo", "--filter", "toolkit:slack", "--show", "flagged")
+	save.Env = append(os.Environ(), envv...)
+	if out, err := save.CombinedOutput(); err != nil {
+		t.Fatalf("view save: %v\n%s", err, out)
+	}
+	ts := newTmuxServer(t, tmux, "views")
+	script := fmt.Sprintf("env -u COMPOSIO_API_KEY -u NO_COLOR HOME=%q XDG_STATE_HOME=%q XDG_CONFIG_HOME=%q TERM=xterm-256color %q --demo --readonly; echo EXITED:$?; sleep 120",
+		home, filepath.Join(home, "state"), filepath.Join(home, "config"), bin)
+	ts.must("new-session", "-d", "-s", "views", "-x", "120", "-y", "30", "sh", "-c", script)
+	const pane = "views"
+	ts.waitFor(pane, "the demo to load", contains("[DEMO]", "refreshed"))
+	ts.send(pane, "/")
+	ts.send(pane, "-l", "tool:GMAIL_S")
+	ts.waitFor(pane, "the values that start so", contains("tool:GMAIL_S* matches those that start so: GMAIL_SEND_EMAIL"))
+	ts.send(pane, "Escape") // alone: ESC and a key sent together read as alt+key
+	ts.waitFor(pane, "the filter cleared", func(s string) bool { return !strings.Contains(s, "tool:GMAIL_S") })
+	ts.send(pane, "S")
+	ts.waitFor(pane, "the team's view in the menu", contains("team-slack", "team's · flagged", "toolkit:slack"))
+	ts.send(pane, "Enter")
+	s := ts.waitFor(pane, "the view shown", contains("view team-slack"))
+	for line := range strings.SplitSeq(s, "\n") {
+		if regexp.MustCompile(`^┃.{1,3}\d\d-\d\d \d\d:\d\d:\d\d`).MatchString(line) && !strings.Contains(line, "slack") {
+			t.Errorf("a row of the team's view is not Slack's: %q", line)
+		}
+	}
+	ts.send(pane, "q")
+	ts.waitFor(pane, "the exit", contains("EXITED:0"))
+}
