@@ -195,6 +195,12 @@ func printRetry(w io.Writer, out *retryOutput) {
 	if a.Detail != "" {
 		line(w, "  %s", a.Detail)
 	}
+	if len(r.LogsAfter) > 0 {
+		line(w, "the answer settled nothing; its logs, read at once:")
+		for _, ev := range r.LogsAfter {
+			line(w, "  %s", ev)
+		}
+	}
 	switch a.State {
 	case model.AttemptSucceeded:
 		if a.NewLogID != "" {

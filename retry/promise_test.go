@@ -507,3 +507,87 @@ func TestResolveRefusesWhatItCannotDo(t *testing.T) {
 		t.Errorf("a never-sent attempt: %+v %v", res.Attempt, err)
 	}
 }
+
+// ownLog is a Logs API that answers the log an execute answer named (its id) with what the
+// test says it shows; the live log of the original comes from liveAs above it.
+type ownLog struct {
+	id string
+	e  func() model.Execution
+}
+
+func (o ownLog) GetLog(_ context.Context, id string) (model.Execution, error) {
+	if id == o.id {
+		return o.e(), nil
+	}
+	return model.Execution{}, errors.New("no such log")
+}
+
+func (o ownLog) ListLogs(context.Context, client.LogQuery) iter.Seq2[model.LogsPage, error] {
+	return func(func(model.LogsPage, error) bool) {}
+}
+
+// TestAnAnswerThatSettlesNothingReadsItsOwnLogAtOnce (issue 44, defect 7): an execute answer
+// that proves nothing (the connection dropped after it was sent) left the attempt
+// indeterminate while the log that answer named already showed a refusal (the dialog said
+// unknown, the attempt's row failed, resolve indeterminate beside it). Run now reads that log at
+// once, by resolve's rules: a refusal or a success of its own log settles it; a failure that
+// proves nothing leaves it indeterminate, for resolve after late logs. Nothing is sent again and
+// no read tool runs.
+func TestAnAnswerThatSettlesNothingReadsItsOwnLogAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		log  model.Execution
+		want model.AttemptState
+	}{
+		{"its log is a refusal", model.Execution{Status: "failed", Error: &model.ExecError{Kind: model.ErrValidation, Message: "invalid recipient", HTTPStatus: 400}}, model.AttemptFailed},
+		{"its log is a success", model.Execution{Status: "success"}, model.AttemptSucceeded},
+		{"its log is a timeout", model.Execution{Status: "failed", Error: &model.ExecError{Kind: model.ErrTimeout, Message: "upstream timed out", HTTPStatus: 504}}, model.AttemptIndeterminate},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			j := openJournal(t)
+			s := &countingSender{answer: func() (model.ToolResult, error) {
+				return model.ToolResult{LogID: "log_new"}, &client.WriteError{Kind: client.WriteAmbiguous, Sent: true}
+			}}
+			d := fakeDeps(j, s)
+			reads := 0
+			d.Verifier = verifierFunc(func(context.Context, *model.Execution) model.ProviderState {
+				reads++
+				return model.ProviderState{State: model.ProviderNotFound, CheckedAt: time.Now()}
+			})
+			d.Logs = ownLog{id: "log_new", e: func() model.Execution {
+				e := tc.log
+				e.ID, e.ToolSlug, e.ConnectedAccountID, e.UserID, e.Timestamp, e.Detailed = "log_new", "GMAIL_SEND_EMAIL", "ca_1", "u1", time.Now(), true
+				return e
+			}}
+			orig := failedWrite("log_orig")
+			res, err := runLive(ctx, d, retry.Request{Execution: orig, Confirmed: true, Reason: "r"})
+			if err != nil || res.Attempt == nil {
+				t.Fatalf("retry: %+v %v", res, err)
+			}
+			stored, _ := j.Attempt(ctx, res.Attempt.ID)
+			if res.State() != tc.want || stored.State != tc.want {
+				t.Fatalf("the retry ended %s (stored %s), want %s: %s; logs %q", res.State(), stored.State, tc.want, stored.Detail, res.LogsAfter)
+			}
+			if s.count() != 1 {
+				t.Fatalf("%d sends, want 1", s.count())
+			}
+			if len(res.LogsAfter) == 0 {
+				t.Error("the logs read after the answer are not said")
+			}
+			if reads > 1 { // the guard's own check before the send is the only read tool run
+				t.Errorf("%d provider checks: the look after the answer ran a read tool", reads)
+			}
+			// resolve afterwards says the same
+			r, err := retry.Resolve(ctx, fakeDeps(j, nil), res.Attempt.ID, retry.ResolveOptions{})
+			if tc.want != model.AttemptIndeterminate && (err != nil || r.Changed || r.Attempt.State != tc.want) {
+				t.Errorf("resolve after the retry: %+v %v", r.Attempt, err)
+			}
+		})
+	}
+}
+
+// verifierFunc is a provider check made of a function.
+type verifierFunc func(context.Context, *model.Execution) model.ProviderState
+
+func (f verifierFunc) Verify(ctx context.Context, e *model.Execution) model.ProviderState { return f(ctx, e) }

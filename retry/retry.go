@@ -175,6 +175,9 @@ type Result struct {
 	// when the original's log does not record one; VersionNote says which.
 	Version     string `json:"version"`
 	VersionNote string `json:"version_note"`
+	// LogsAfter is what the logs showed when read at once after an answer that settled
+	// nothing (Run's step 5), one line each; Attempt is then as they settled it.
+	LogsAfter []string `json:"logs_after,omitempty"`
 }
 
 // ToolVersionOf is the tool version a retry of e runs, and a note that says where it comes
@@ -374,8 +377,28 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 		return res, fmt.Errorf("retry: the retry ended %s (%s) but the journal could not record it: "+
 			"it shows as indeterminate after recovery; run %s: %w", state, detail, d.command("resolve", a.ID), err)
 	}
+	// 5. An answer that settles nothing is followed at once by the witness that runs no tool:
+	// the logs, read by resolve's own rules (its log, or its request id's, showing success or a
+	// refusal settles it), so that the answer, the attempt's row and resolve give one verdict.
+	// The provider's check (a read tool) is left to resolve, which also waits for late logs.
+	if state == model.AttemptIndeterminate && d.Logs != nil && d.Journal != nil {
+		rd := d
+		rd.Sender, rd.Verifier = nil, nil
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookAfterTimeout)
+		r, err := Resolve(rctx, rd, a.ID, ResolveOptions{Execution: &e})
+		cancel()
+		res.LogsAfter = r.Evidence
+		if err == nil && r.Changed {
+			settled := r.Attempt
+			res.Attempt = &settled
+		}
+	}
 	return res, nil
 }
+
+// lookAfterTimeout bounds the logs' reading after an indeterminate answer (step 5 of Run): a
+// slow or misbehaving Logs API leaves the attempt indeterminate, for resolve.
+const lookAfterTimeout = 20 * time.Second
 
 // liveLog reads the execution's log again from the API the retry would go to: the guard
 // decides on it, never on an export file (which anyone can edit) or a copy loaded minutes ago.

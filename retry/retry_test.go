@@ -155,7 +155,9 @@ func TestRetryUnderEachFaultSendsOnce(t *testing.T) {
 	}{
 		{"", model.AttemptSucceeded, 1},
 		{sandbox.FaultLatency, model.AttemptSucceeded, 1},
-		{sandbox.FaultTimeoutAfterCommit, model.AttemptIndeterminate, 1},
+		// The answer was lost, but the log of the attempt's request id, read at once after it,
+		// shows success: one verdict from the send on (Run's step 5).
+		{sandbox.FaultTimeoutAfterCommit, model.AttemptSucceeded, 1},
 		{sandbox.FaultTimeoutBeforeCommit, model.AttemptIndeterminate, 0},
 		{sandbox.Fault5xxAfterCommit, model.AttemptIndeterminate, 1},
 		{sandbox.Fault5xxBeforeCommit, model.AttemptIndeterminate, 0},
@@ -374,12 +376,13 @@ func TestResolveSettlesIndeterminateAttempts(t *testing.T) {
 		later  time.Duration // how long after the send Resolve runs
 		want   model.AttemptState
 		reason string
+		byRun  bool // the logs Run reads at once after the answer settle it already
 	}{
-		{"the log holds the request id with success", sandbox.FaultTimeoutAfterCommit, 0, model.AttemptSucceeded, "the logs show it succeeded"},
-		{"the provider has the effect", sandbox.Fault5xxAfterCommit, 0, model.AttemptSucceeded, ""},
-		{"neither has it, too soon to tell", sandbox.FaultTimeoutBeforeCommit, time.Minute, model.AttemptIndeterminate, ""},
-		{"neither has it, settled", sandbox.FaultTimeoutBeforeCommit, retry.DefaultSettle + time.Minute, model.AttemptFailed, "provider has no effect"},
-		{"dropped before running, settled", sandbox.FaultDropAfterRead, retry.DefaultSettle + time.Minute, model.AttemptFailed, ""},
+		{"the log holds the request id with success", sandbox.FaultTimeoutAfterCommit, 0, model.AttemptSucceeded, "the logs show it succeeded", true},
+		{"the provider has the effect", sandbox.Fault5xxAfterCommit, 0, model.AttemptSucceeded, "", false},
+		{"neither has it, too soon to tell", sandbox.FaultTimeoutBeforeCommit, time.Minute, model.AttemptIndeterminate, "", false},
+		{"neither has it, settled", sandbox.FaultTimeoutBeforeCommit, retry.DefaultSettle + time.Minute, model.AttemptFailed, "provider has no effect", false},
+		{"dropped before running, settled", sandbox.FaultDropAfterRead, retry.DefaultSettle + time.Minute, model.AttemptFailed, "", false},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -387,8 +390,8 @@ func TestResolveSettlesIndeterminateAttempts(t *testing.T) {
 			e := w.failedSend(sandbox.Fault5xxBeforeCommit, "GMAIL_SEND_EMAIL", sendArgs(fmt.Sprint("resolve", i)))
 			w.srv.ArmFault(sandbox.FaultRule{ToolSlug: "GMAIL_SEND_EMAIL", Mode: tc.mode, Count: 1})
 			res, err := retry.Run(ctx, w.deps(), confirmed(e))
-			if err != nil || res.State() != model.AttemptIndeterminate {
-				t.Fatalf("retry: %v %+v", err, res.Attempt)
+			if afterRun := map[bool]model.AttemptState{true: tc.want, false: model.AttemptIndeterminate}[tc.byRun]; err != nil || res.State() != afterRun {
+				t.Fatalf("retry: %v %+v, want %s", err, res.Attempt, afterRun)
 			}
 			posts := w.sends()
 			d := w.deps()
