@@ -590,4 +590,6 @@ func TestAnAnswerThatSettlesNothingReadsItsOwnLogAtOnce(t *testing.T) {
 // verifierFunc is a provider check made of a function.
 type verifierFunc func(context.Context, *model.Execution) model.ProviderState
 
-func (f verifierFunc) Verify(ctx context.Context, e *model.Execution) model.ProviderState { return f(ctx, e) }
+func (f verifierFunc) Verify(ctx context.Context, e *model.Execution) model.ProviderState {
+	return f(ctx, e)
+}
