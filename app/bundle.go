@@ -57,7 +57,7 @@ func (a *App) BundleInput(ctx context.Context, j *Journal, note string, items []
 			continue
 		}
 		var lines []string
-		for _, h := range History(en, a.SessionArgs()) {
+		for _, h := range History(en, a.SessionArgs(), a.Now()) {
 			lines = append(lines, h.Time.UTC().Format(bundle.TimeLayout)+" "+h.Text)
 		}
 		in.Items[i].History = lines

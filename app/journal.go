@@ -268,7 +268,7 @@ type HistoryLine struct {
 
 // History phrases an execution's journal records, oldest first: the one wording the TUI's
 // detail pane and the bundles share. in are the session's flags its commands carry.
-func History(en Entries, in []string) []HistoryLine {
+func History(en Entries, in []string, now time.Time) []HistoryLine {
 	var out []HistoryLine
 	for _, c := range en.Confirmations {
 		out = append(out, HistoryLine{Time: c.At, Text: ConfirmationText(c)})
@@ -278,7 +278,7 @@ func History(en Entries, in []string) []HistoryLine {
 		if !a.FinishedAt.IsZero() {
 			at = a.FinishedAt
 		}
-		out = append(out, HistoryLine{Time: at, Text: AttemptText(a, in)})
+		out = append(out, HistoryLine{Time: at, Text: AttemptText(a, in, now)})
 	}
 	for _, v := range en.Verdicts {
 		out = append(out, HistoryLine{Time: v.At, Text: VerdictText(v)})
@@ -303,7 +303,7 @@ func onSource(s string) string {
 // AttemptText phrases a retry attempt and, when it is indeterminate, how to settle it (a
 // command line with the session's flags, in). What happened comes first, the attempt's id (a
 // long uuid) last.
-func AttemptText(a model.RetryAttempt, in []string) string {
+func AttemptText(a model.RetryAttempt, in []string, now time.Time) string {
 	t := fmt.Sprintf("retry %s", a.State)
 	if a.NewLogID != "" {
 		t += " → new log " + a.NewLogID
@@ -312,18 +312,21 @@ func AttemptText(a model.RetryAttempt, in []string) string {
 		t += " (" + a.Detail + ")"
 	}
 	if a.State == model.AttemptIndeterminate {
-		t += ": run `" + triage.CommandLine(in, "resolve", a.ID) + "`" + LateLogsText(a)
+		t += ": run `" + triage.CommandLine(in, "resolve", a.ID) + "`" + LateLogsText(a, now)
 	}
 	return t + " · by " + a.Who + " · attempt " + a.ID
 }
 
-// LateLogsText says, of an indeterminate attempt, until when its log may still come (""
-// when its silence already proves something): resolve settles it before then only from its
-// own log or the provider's effect (retry.LateLogsUntil).
-func LateLogsText(a model.RetryAttempt) string {
+// LateLogsText says, of an indeterminate attempt, until when its log may still come, seen at
+// now: resolve settles it before then only from its own log or the provider's effect, after
+// it from their silence too (retry.LateLogsUntil); "" for an attempt never sent or settled.
+func LateLogsText(a model.RetryAttempt, now time.Time) string {
 	until := retry.LateLogsUntil(a)
-	if a.State != model.AttemptIndeterminate || until.IsZero() {
+	switch {
+	case a.State != model.AttemptIndeterminate || until.IsZero():
 		return ""
+	case !now.IsZero() && !now.Before(until):
+		return " (its log could come until " + model.When(until) + ": from now on the logs' and the provider's silence settles it too)"
 	}
 	return " (its log may still come until " + model.When(until) + ": before then only its own log or the provider's effect settles it)"
 }
@@ -394,7 +397,7 @@ func (a *App) JournalStateOf(ctx context.Context, id string) (JournalState, erro
 	if err != nil {
 		return JournalState{}, err
 	}
-	return journalState(en, a.SessionArgs()), nil
+	return journalState(en, a.SessionArgs(), a.Now()), nil
 }
 
 // JournalStates returns the journal's state of every execution that has any.
@@ -423,9 +426,9 @@ func (a *App) JournalStates(ctx context.Context) (map[string]JournalState, error
 	for _, v := range all.Verdicts {
 		get(v.ExecutionID).Verdicts = append(get(v.ExecutionID).Verdicts, v)
 	}
-	in := a.SessionArgs()
+	in, now := a.SessionArgs(), a.Now()
 	for id, en := range by {
-		out[id] = journalState(*en, in)
+		out[id] = journalState(*en, in, now)
 	}
 	return out, nil
 }
@@ -483,8 +486,8 @@ type JournalState struct {
 	History  []HistoryLine
 }
 
-func journalState(en Entries, in []string) JournalState {
-	st := JournalState{Attempts: en.Attempts, History: History(en, in)}
+func journalState(en Entries, in []string, now time.Time) JournalState {
+	st := JournalState{Attempts: en.Attempts, History: History(en, in, now)}
 	st.Verdict = decidingVerdict(en.Verdicts)
 	return st
 }

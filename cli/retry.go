@@ -211,6 +211,6 @@ func printRetry(w io.Writer, out *retryOutput) {
 	case model.AttemptFailed:
 		line(w, "retry failed without effect; %s may be retried again after a new check and confirmation", out.ExecutionID)
 	case model.AttemptIndeterminate:
-		line(w, "retry outcome unknown: it may have taken effect. Do not retry; settle it with %s%s", out.resolve, app.LateLogsText(*a))
+		line(w, "retry outcome unknown: it may have taken effect. Do not retry; settle it with %s%s", out.resolve, app.LateLogsText(*a, a.FinishedAt))
 	}
 }

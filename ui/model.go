@@ -574,7 +574,7 @@ func (m *Model) retryHint(id string, st model.AttemptState) string {
 	case model.AttemptIndeterminate:
 		attempt, late := "ATTEMPT", ""
 		if as := m.data.Attempts[id]; len(as) > 0 {
-			attempt, late = as[0].ID, app.LateLogsText(as[0]) // newest first: the attempt the case goes by
+			attempt, late = as[0].ID, app.LateLogsText(as[0], m.Now()) // newest first: the attempt the case goes by
 		}
 		return "the retry's outcome is unknown: " + m.be.Hint("resolve", attempt) + " settles it before anything else" + late
 	default:
