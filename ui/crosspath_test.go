@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
@@ -642,4 +643,70 @@ func postCross(t *testing.T, url string, body any) *http.Response {
 		t.Fatal(err)
 	}
 	return resp
+}
+
+// TestTheTUIsMatchesAreTheListsMatches (issue 44, defect 2): ranking changes the TUI's order,
+// never its match set: for free text, field terms and both together, the TUI's every-match
+// view (s: newest first) lists exactly the executions list --filter lists, in its order (the
+// whole load's filter, app.Loaded.Filter, which list reads), and best match lists the same
+// executions less the hidden scattered ones.
+func TestTheTUIsMatchesAreTheListsMatches(t *testing.T) {
+	e := newEnv(t)
+	l, err := app.New(e.parts).Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, e, 160, 40)
+	for _, qs := range []string{"slack", "gmsend", "toolkit:gmail outcome:ambiguous", "send -toolkit:slack", "tool:GMAIL_SEND_EMAIL"} {
+		q, err := filter.Parse(qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, i := range l.Filter(q) {
+			want = append(want, l.Execs[i].ID)
+		}
+		h.keys("esc", "/", qs, "enter")
+		wasRanked := h.m.ranked
+		if q.Scored() != wasRanked {
+			t.Errorf("%q: ranked %v, want best match for free text only", qs, wasRanked)
+		}
+		if wasRanked {
+			ranked := map[string]bool{}
+			for _, it := range h.m.list.Items().Slice() {
+				ranked[h.m.data.DS.ID(int(it.Exec))] = true
+			}
+			if len(ranked)+h.m.hidden != len(want) {
+				t.Errorf("%q: best match shows %d and hides %d, list lists %d", qs, len(ranked), h.m.hidden, len(want))
+			}
+			for id := range ranked {
+				if !slices.Contains(want, id) {
+					t.Errorf("%q: best match shows %s, which list does not list", qs, id)
+				}
+			}
+			h.keys("s")
+		}
+		var got []string
+		for _, it := range h.m.list.Items().Slice() {
+			got = append(got, h.m.data.DS.ID(int(it.Exec)))
+		}
+		if len(want) == 0 || !slices.Equal(got, want) {
+			t.Errorf("%q: the TUI lists %d newest first, list %d (first differing at %d)", qs, len(got), len(want), firstDiff(got, want))
+		}
+		if strings.Contains(h.screen(), "best match first") {
+			t.Errorf("%q: newest first still says best match", qs)
+		}
+		if wasRanked {
+			h.keys("s") // back to best match for the next query
+		}
+	}
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
