@@ -63,7 +63,7 @@ func (a *App) Load(ctx context.Context) (*Loaded, error) {
 func (a *App) loadLive(ctx context.Context) (*Loaded, error) {
 	var execs []model.Execution
 	detail := map[string]model.Execution{}
-	failed, first, err := a.stream(ctx, a.Window(), false, func(b []model.Execution) error {
+	missed, err := a.stream(ctx, a.Window(), false, func(b []model.Execution) error {
 		execs = append(execs, b...)
 		return nil
 	}, func(d []model.Execution) error {
@@ -82,7 +82,7 @@ func (a *App) loadLive(ctx context.Context) (*Loaded, error) {
 		}
 	}
 	SortNewestFirst(execs)
-	return &Loaded{a: a, Execs: execs, Duplicates: dups, DetailErrors: failed, FirstDetailError: first}, nil
+	return &Loaded{a: a, Execs: execs, Duplicates: dups, DetailErrors: missed.n, FirstDetailError: missed.first}, nil
 }
 
 // analyze triages the window, each execution with its journal case.

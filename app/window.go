@@ -22,7 +22,7 @@ const maxHydrated = 100_000
 // the dataset keeps a detailed copy over a list entry. A neighbour seen in an earlier page that
 // turns out to need its detail is fetched then.
 func (a *App) Stream(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
-	_, _, err := a.stream(ctx, since, true, page, page)
+	_, err := a.stream(ctx, since, true, page, page)
 	return err
 }
 
@@ -77,11 +77,18 @@ func (a *App) judge(execs []model.Execution, cases map[string]*model.Case) (*win
 	return b, triage.NewResult(ts, groups)
 }
 
+// unfetched counts the details a load could not fetch (their list entries stand for them), with
+// the first error.
+type unfetched struct {
+	n     int
+	first error
+}
+
 // stream is Stream with the detailed copies handed to details (keep: remembered for Record)
-// and how many details could not be fetched, with the first error.
-func (a *App) stream(ctx context.Context, since time.Duration, keep bool, page, details func([]model.Execution) error) (int, error, error) {
+// and the details that could not be fetched.
+func (a *App) stream(ctx context.Context, since time.Duration, keep bool, page, details func([]model.Execution) error) (unfetched, error) {
 	if a.src.Client() == nil {
-		return 0, nil, a.src.Load(ctx, since, func(batch []model.Execution) error {
+		return unfetched{}, a.src.Load(ctx, since, func(batch []model.Execution) error {
 			a.Learn(ctx, batch)
 			return page(batch)
 		})
@@ -112,20 +119,21 @@ func (a *App) stream(ctx context.Context, since time.Duration, keep bool, page, 
 	if err != nil {
 		cancel()
 		lazy.finish()
-		return 0, nil, err
+		return unfetched{}, err
 	}
 	rest, failed, first := lazy.finish() // a detail that could not be fetched leaves its list entry
+	missed := unfetched{failed, first}
 	if err := ctx.Err(); err != nil {
-		return failed, first, err
+		return missed, err
 	}
 	for len(rest) > 0 {
 		k := min(len(rest), 1000)
 		if err := details(rest[:k:k]); err != nil {
-			return failed, first, err
+			return missed, err
 		}
 		rest = rest[k:]
 	}
-	return failed, first, nil
+	return missed, nil
 }
 
 // keepHydrated remembers a full record fetched while loading (Record reads it back).

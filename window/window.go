@@ -572,17 +572,19 @@ const addSlice = 2048
 
 // Add triages and indexes a batch (which it does not keep).
 func (b *Builder) Add(batch []model.Execution) {
-	b.add2(batch, nil, false)
+	b.addBatch(batch, nil, false)
 }
 
 // AddLocated is Add for a load that reads the writes that may repeat again from where they
 // are (GroupsFrom): refs[i] is where batch[i] is in its file; nil refs (an export that cannot
 // be read again) make the builder keep those writes whole.
 func (b *Builder) AddLocated(batch []model.Execution, refs []source.Ref) {
-	b.add2(batch, refs, true)
+	b.addBatch(batch, refs, true)
 }
 
-func (b *Builder) add2(batch []model.Execution, refs []source.Ref, located bool) {
+// addBatch triages and indexes a batch (Add, AddLocated) addSlice records at a time
+// (addSome).
+func (b *Builder) addBatch(batch []model.Execution, refs []source.Ref, located bool) {
 	for len(batch) > addSlice {
 		var rs []source.Ref
 		if refs != nil {
