@@ -14,7 +14,7 @@ import (
 )
 
 // edgeBody is what Composio's edge answers past its limit: no rate-limit headers, no
-// Retry-After (composio-api.md, round 4).
+// Retry-After (docs/platform.md, "Rate limits").
 const edgeBody = `{"code":10429,"slug":"HTTP_TooManyRequests"}`
 
 // A read that meets the edge's header-less 429 waits the block out (told to the notice, as a

@@ -43,7 +43,7 @@ const maxRateWaits = 20
 
 // Composio's edge also answers 429 on its own, {"code":10429,"slug":"HTTP_TooManyRequests"},
 // with no rate-limit headers and no Retry-After, and keeps refusing for a block of 15-30 s
-// (composio-api.md, round 4). A read that meets a 429 that says nothing of when to come back
+// (docs/platform.md, "Rate limits"). A read that meets a 429 that says nothing of when to come back
 // waits the block out instead of spending its retries in a second and a half: waits that
 // double from DefaultEdgeFirstWait, capped at maxEdgeWait each, jittered, DefaultEdgeTotalWait
 // in all, each told to the notice; while one read waits, the others hold back too (the

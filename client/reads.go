@@ -106,7 +106,7 @@ func (c *Client) ListLogsPage(ctx context.Context, q LogQuery, cursor string) (m
 	return page, nil
 }
 
-// The logs page size has no documented maximum (composio-api.md): a server that refuses a
+// The logs page size has no documented maximum (docs/platform.md, "Logs API"): a server that refuses a
 // page size with a 400 naming the limit gets half of it, again until it accepts (or one), and
 // the client remembers the size that worked.
 func (c *Client) listLogsPage(ctx context.Context, q LogQuery, cursor string) (model.LogsPage, error) {

@@ -47,7 +47,7 @@ func realSDK(t *testing.T, version, base string) func(scenario, subject string) 
 		switch version {
 		case "0.21.0":
 			// 0.21.0 pins @composio/client 2.0.0-rc.8, which the registry here does not serve
-			// (composio-api.md, "Running the real SDK here").
+			// (docs/platform.md, "Running the real SDK in tests").
 			pkg["overrides"] = map[string]string{"@composio/client": "2.0.0-rc.6"}
 		case "1.0.0-beta.1":
 			// it pins pre-releases of json-schema-to-zod and @composio/client the registry lacks

@@ -171,7 +171,7 @@ type Approval struct {
 	Responses    json.RawMessage `json:"input_responses,omitempty"`
 }
 
-// The record types of the Logs API (composio-api.md, round 3).
+// The record types of the Logs API (docs/platform.md, "Logs API").
 const (
 	TypeToolExecution  = "tool.execution"
 	TypeTriggerMessage = "trigger.message"

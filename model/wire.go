@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// The Logs API wire shape (composio-api.md, "The record shape exectriage assumes"). Parsing is
+// The Logs API wire shape (docs/platform.md, "The record shape"). Parsing is
 // tolerant: a field of the wrong type is skipped, numbers may come as strings, and the
 // alternative keys (metadata.tool, metadata.toolkit) are accepted. Only input that is not a JSON
 // object, or a record without an id, is an error.

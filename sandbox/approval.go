@@ -13,7 +13,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 )
 
-// Approvals, as a tool-router session that requires them runs a call (composio-api.md, round 4):
+// Approvals, as a tool-router session that requires them runs a call (docs/platform.md, "Tool-router sessions"):
 //
 //	POST …/session/{id}/execute {tool_slug, arguments}
 //	  → 200 {data:{}, error, log_id, result_type:"input_required",

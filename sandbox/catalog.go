@@ -71,7 +71,7 @@ func newCatalog() *catalog {
 	a := func(name, desc string) param { return param{name: name, typ: "array", desc: desc} }
 	me := param{name: "user_id", typ: "string", desc: "The user's email address or 'me' for the authenticated user.", def: "me"}
 	// every tool carries one of Composio's four kind tags (readOnlyHint, createHint,
-	// updateHint, destructiveHint; composio-api.md, round 4), idempotentHint only where a
+	// updateHint, destructiveHint; docs/platform.md, "Tools and their kinds"), idempotentHint only where a
 	// definition still does
 	read := []string{"readOnlyHint", "openWorldHint"}
 

@@ -1,6 +1,6 @@
 // Package sandbox is an embedded, Composio-compatible HTTP server for demos, tests and
 // reproducing ambiguous writes with a real SDK. It serves the tools, execute, proxy, logs and
-// connected-accounts endpoints of composio-api.md (under /api/v3.1 and /api/v3) over simulated
+// connected-accounts endpoints of docs/platform.md (under /api/v3.1 and /api/v3) over simulated
 // Gmail, Slack, GitHub and HubSpot providers that keep state, so a write leaves an object that
 // a read tool can find; it starts from a deterministic seeded history (thousands of executions
 // over days: ordinary traffic, SDK auto-retry bursts, application retries, double submits,

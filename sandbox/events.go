@@ -13,7 +13,7 @@ import (
 )
 
 // addEvents adds to the history the records of other types the logs carry beside tool
-// executions (composio-api.md, round 3): a connected_account.created for each account made in
+// executions (docs/platform.md, "Logs API"): a connected_account.created for each account made in
 // the span, and a trigger.message (a Gmail new-message trigger delivered to the app) for about
 // one Gmail execution in twenty. exectriage must show them and never take them for writes.
 func (s *Server) addEvents() {

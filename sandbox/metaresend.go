@@ -10,7 +10,7 @@ import (
 
 // CaseMetaResend: a current SDK's retry of a tool-router session's meta tool
 // (COMPOSIO_MULTI_EXECUTE_TOOL) that timed out: the meta tool runs again and every tool it
-// holds runs again under the new run (composio-api.md: session writes re-sent before
+// holds runs again under the new run (docs/platform.md, "Who re-sends a write": session writes re-sent before
 // TypeScript 0.23.0 / Python 0.26.0).
 const CaseMetaResend = "meta_tool_resend"
 

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Rate limits, as Composio applies them (composio-api.md, round 3): per organisation, in a
+// Rate limits, as Composio applies them (docs/platform.md, "Rate limits"): per organisation, in a
 // fixed window (a minute), every API request counted; every answer says where the budget
 // stands (X-RateLimit, X-RateLimit-Remaining, X-RateLimit-Window-Size), and a request past it
 // is answered 429 with Retry-After, the seconds until the window turns. The sandbox is one
@@ -68,7 +68,7 @@ func (s *Server) limit(next http.Handler) http.Handler {
 		if !ok {
 			secs := int64((reset + time.Second - 1) / time.Second)
 			h.Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
-			// the documented body is flat, not the error envelope (composio-api.md, round 4)
+			// the documented body is flat, not the error envelope (docs/platform.md, "Rate limits")
 			writeJSON(w, http.StatusTooManyRequests, map[string]string{
 				"message": "Rate limit exceeded. Limit: " + strconv.Itoa(l.limit) + " requests per " + windowText(l.window)})
 			return
@@ -90,7 +90,7 @@ func windowText(d time.Duration) string {
 
 // Composio's edge limits bursts on its own, before the organisation's budget: past it, every
 // request is answered 429 {"code":10429,"slug":"HTTP_TooManyRequests"} with no rate-limit
-// headers and no Retry-After, for a block of 15-30 s (composio-api.md, round 4).
+// headers and no Retry-After, for a block of 15-30 s (docs/platform.md, "Rate limits").
 // Config.EdgeLimit turns it on: more than EdgeLimit requests within EdgeWindow start a block
 // of EdgeBlock.
 

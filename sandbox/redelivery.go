@@ -8,7 +8,7 @@ import (
 )
 
 // CaseTriggerRedelivery: a trigger's event delivered again because the app's handler answered
-// too late; the handler wrote each time (composio-api.md: delivery is at least once, the
+// too late; the handler wrote each time (docs/platform.md, "Triggers and webhooks": delivery is at least once, the
 // webhook-id stays, the attempt counts up).
 const CaseTriggerRedelivery = "trigger_redelivery"
 

@@ -14,7 +14,7 @@ import (
 )
 
 // Tool-router sessions, as @composio/core's composio.create / composio.use and
-// session.execute / proxyExecute call them (composio-api.md, "Tool-router sessions"):
+// session.execute / proxyExecute call them (docs/platform.md, "Tool-router sessions"):
 //
 //	POST /api/v3.1/tool_router/session                       create: {user_id, toolkits, ...}
 //	GET  /api/v3.1/tool_router/session/{id}                  retrieve

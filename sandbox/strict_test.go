@@ -225,7 +225,7 @@ func TestTheTriggerLogs(t *testing.T) {
 }
 
 // TestTheEdgeLimit: past the edge's burst limit every API request is answered the edge's 429,
-// with no rate-limit header and no Retry-After, until the block passes (composio-api.md,
+// with no rate-limit header and no Retry-After, until the block passes (docs/platform.md, "Rate limits",
 // round 4); then requests pass again.
 func TestTheEdgeLimit(t *testing.T) {
 	cfg := testConfig()

@@ -19,7 +19,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 )
 
-// Webhook deliveries, as the platform makes them (composio-api.md, triggers and webhooks):
+// Webhook deliveries, as the platform makes them (docs/platform.md, "Triggers and webhooks"):
 // an app registers an endpoint (POST /api/v3.1/webhook_endpoints) and each trigger event is
 // POSTed to it with the headers webhook-id (the event's id, the same on every delivery of it),
 // webhook-timestamp, webhook-signature (Standard Webhooks: "v1," and the base64 HMAC-SHA256 of

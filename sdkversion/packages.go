@@ -27,7 +27,7 @@ const (
 	PathCLI Path = "cli"
 )
 
-// The first releases that send a write on each path once (composio-api.md, "Corrections").
+// The first releases that send a write on each path once (docs/platform.md, "Who re-sends a write").
 const (
 	PythonSessionFixedIn     = "0.26.0"
 	TypeScriptSessionFixedIn = "0.23.0"
@@ -103,7 +103,7 @@ var nonSDK = map[string]bool{"@composio/json-schema-to-zod": true}
 // LegacyProvidersBefore is the first release of the Python provider packages (composio-openai,
 // composio-crewai, composio-agno, composio-langchain, ...) on the current SDK: before it, the
 // 0.7.x line is the legacy ComposioToolSet/Action API on legacy composio-core, which re-sends a
-// timed-out execute (up to 3 attempts, the same x-request-id on each; composio-api.md, round 3).
+// timed-out execute (up to 3 attempts, the same x-request-id on each; docs/platform.md, "Who re-sends a write").
 const LegacyProvidersBefore = "0.8.0"
 
 // PackageRole says what package name (as the registry spells it; PyPI names are normalised
@@ -134,7 +134,7 @@ func PackageRole(eco Ecosystem, name string) Role {
 // stillRetrying are releases past a path's fix by SemVer order that do not carry it: the
 // 1.0.0 pre-release line of @composio/core branched before 0.23.0's fix, and 1.0.0-beta.1
 // re-sends a session execution (three effects for one session.execute, measured with the
-// published package against the sandbox; composio-api.md, round 3). Judged by what they
+// published package against the sandbox; docs/platform.md, "Who re-sends a write"). Judged by what they
 // contain, not by their order.
 var stillRetrying = map[Path]map[string]bool{
 	PathSession: {"npm\x00@composio/core\x001.0.0-beta.1": true, "npm\x00@composio/slim\x001.0.0-beta.1": true},

@@ -252,7 +252,7 @@ const maxWalks = 3
 // logcache.Overlap before the newest covered moment read again (late writes, statuses that
 // changed); the rest of the window comes from the cache, and what the API gave is kept there.
 //
-// The real API's cursor is a page number (composio-api.md): a record written into a slice
+// The real API's cursor is a page number (docs/platform.md, "Logs API"): a record written into a slice
 // while its walk goes on shifts the pages after it, so a page can repeat records already
 // handed on (they are dropped: every log id is handed on once) and, for a record that lands
 // among the pages already read, the walk misses it. A repeat is the sign of such a shift, so a

@@ -54,7 +54,7 @@ func (r *Result) Flagged() int {
 	return n
 }
 
-// SDK retry timing (composio-api.md): the delay before retry n (0-based) is
+// SDK retry timing (docs/platform.md, "Who re-sends a write"): the delay before retry n (0-based) is
 // min(0.5·2^n, 8) s times a jitter in [0.75, 1]; sdkTolerance absorbs network time and clock
 // granularity on either side.
 const (

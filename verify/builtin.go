@@ -17,7 +17,7 @@ func builtinChecks() []*check {
 	var out []*check
 	out = append(out, gmailSend(), gmailReply(), gmailDraft(), gmailLabel(), gmailDelete())
 	// SLACK_SENDS_A_MESSAGE_TO_A_SLACK_CHANNEL is the deprecated alias of SLACK_SEND_MESSAGE, and
-	// SLACK_CHAT_POST_MESSAGE its 2024 slug (composio-api.md).
+	// SLACK_CHAT_POST_MESSAGE its 2024 slug (docs/platform.md, "Tools and their kinds").
 	for _, slug := range []string{"SLACK_SEND_MESSAGE", "SLACK_SENDS_A_MESSAGE_TO_A_SLACK_CHANNEL", "SLACK_CHAT_POST_MESSAGE"} {
 		out = append(out, slackPost(slug))
 	}
@@ -263,7 +263,7 @@ func ownerRepo(orig map[string]any) (string, string, error) {
 	return owner, repo, nil
 }
 
-// hubspotContact searches with HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA (composio-api.md: the real
+// hubspotContact searches with HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA (docs/platform.md, "Tools and their kinds": the real
 // slug; HUBSPOT_SEARCH_CONTACTS is no Composio tool): a filter group on the email when given,
 // else on first and last name.
 func hubspotContact() *check {

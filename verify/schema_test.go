@@ -12,7 +12,7 @@ import (
 	"github.com/exectriage/exectriage/triage"
 )
 
-// documentedReads are read tools composio-api.md documents (slug, arguments, result), beyond the
+// documentedReads are read tools docs/platform.md documents (slug, arguments, result), beyond the
 // definitions copied into testdata.
 var documentedReads = map[string]struct {
 	args  []string
@@ -22,7 +22,7 @@ var documentedReads = map[string]struct {
 }
 
 // The built-in verifiers against Composio's own tool definitions (testdata/read_tool_schemas.json,
-// copied from shared/composio-tools): every read tool exists there or in composio-api.md, or
+// copied from shared/composio-tools): every read tool exists there or in docs/platform.md, or
 // its verifier says it is best-effort; every argument a verifier sends is one of the read
 // tool's input_parameters; its first result path is a property of the result's data; the read
 // is tagged readOnlyHint.
@@ -81,7 +81,7 @@ func TestBuiltinVerifiersFitTheRealSchemas(t *testing.T) {
 			checked++
 			for k := range args {
 				if !contains(d.args, k) {
-					t.Errorf("%s sends %s argument %q, which composio-api.md does not document", c.tool, c.readTool, k)
+					t.Errorf("%s sends %s argument %q, which docs/platform.md does not document", c.tool, c.readTool, k)
 				}
 			}
 			if !contains(d.lists, strings.Split(c.lists[0], ".")[0]) {
