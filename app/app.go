@@ -7,6 +7,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -276,9 +277,7 @@ func keyStaysWithItsHost(o Options, creds Credentials) error {
 		target = strings.TrimSpace(o.getenv("COMPOSIO_BASE_URL"))
 	}
 	own := creds.BaseURL
-	if own == "" {
-		own = client.DefaultBaseURL
-	}
+	own = cmp.Or(own, client.DefaultBaseURL)
 	if target == "" || sameAPI(target, own) {
 		return nil
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -44,9 +45,7 @@ func (a *App) BundleInput(ctx context.Context, j *Journal, note string, items []
 		in.Items[i].Session, in.Items[i].SessionNote = sessions[sid].execs, sessions[sid].note
 	}
 	if j == nil {
-		if in.HistoryNote == "" {
-			in.HistoryNote = "no journal was open"
-		}
+		in.HistoryNote = cmp.Or(in.HistoryNote, "no journal was open")
 		return in, nil
 	}
 	var errs []string

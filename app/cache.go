@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -88,9 +89,7 @@ func openCache(ctx context.Context, o Options, base string, creds Credentials, i
 	if o.Cache == CacheOff || cacheOffByEnv(o) {
 		return nil
 	}
-	if base == "" {
-		base = client.DefaultBaseURL
-	}
+	base = cmp.Or(base, client.DefaultBaseURL)
 	if dsn := indexDSN(o); dsn != "" {
 		idx.Where = redact.Location(dsn)
 		c, err := logcache.OpenIndex(ctx, dsn, indexProject(o, base, creds), logcache.Options{ReadOnly: o.ReadOnly})

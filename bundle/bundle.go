@@ -9,6 +9,7 @@ package bundle
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -323,9 +324,7 @@ func (r *renderer) item(n int, it Item, historyNote string) {
 	r.p("- Time: %s\n", timing)
 	r.p("- Tool: %s in toolkit %s (%s)\n", r.code(e.ToolSlug), r.code(e.ToolkitSlug), kindWord(t.Kind))
 	status := e.Status
-	if status == "" {
-		status = "none recorded"
-	}
+	status = cmp.Or(status, "none recorded")
 	r.p("- Status: %s", r.code(status))
 	if e.Level != "" {
 		r.p(", level %s", r.code(e.Level))
@@ -602,9 +601,7 @@ func (r *renderer) nextStep(it Item) string {
 		return "nothing to do: the execution succeeded."
 	}
 	toolkit := e.ToolkitSlug
-	if toolkit == "" {
-		toolkit = "the provider"
-	}
+	toolkit = cmp.Or(toolkit, "the provider")
 	return "the provider state is unknown: check " + r.code(toolkit) + " by hand (or run " +
 		r.cmd("verify", r.clean(e.ID)) + ") before any retry of " + id + "."
 }

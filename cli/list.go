@@ -247,9 +247,7 @@ func (r *report) listLines(w io.Writer, ls *listing, match []int, cols int) {
 		ex, t := ls.exec(i), ls.triage(i)
 		e := &ex
 		status := e.Status
-		if status == "" {
-			status = "none"
-		}
+		status = cmp.Or(status, "none")
 		var badges []string
 		if t.Flagged {
 			badges = append(badges, strings.ToUpper(string(t.Outcome)))

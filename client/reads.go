@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -88,9 +89,7 @@ func (q LogQuery) body(cursor string) ([]byte, error) {
 	}
 	for _, f := range q.Filters {
 		op := f.Operator
-		if op == "" {
-			op = "=="
-		}
+		op = cmp.Or(op, "==")
 		b.Filters = append(b.Filters, logsFilter{Field: f.Field, Operator: op, Value: f.Value})
 	}
 	return json.Marshal(b)
@@ -212,9 +211,7 @@ func (c *Client) GetTool(ctx context.Context, slug string) (model.Tool, error) {
 	if err != nil {
 		return model.Tool{}, c.fail(err, "get tool %s", slug)
 	}
-	if t.Slug == "" {
-		t.Slug = slug
-	}
+	t.Slug = cmp.Or(t.Slug, slug)
 	return t, nil
 }
 

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -331,9 +332,7 @@ func executeBody(slug string, req ExecuteRequest) ([]byte, error) {
 		Version:            req.Version,
 		Text:               req.Text,
 	}
-	if b.Version == "" {
-		b.Version = DefaultToolVersion
-	}
+	b.Version = cmp.Or(b.Version, DefaultToolVersion)
 	args := bytes.TrimSpace(req.Arguments)
 	switch {
 	case len(args) > 0 && req.Text != "":

@@ -85,9 +85,7 @@ type Finding struct {
 
 // describe fills the fields every finding carries: its call path and what decided its version.
 func (f *Finding) describe() {
-	if f.CallPath == "" {
-		f.CallPath = CallToolsExecute
-	}
+	f.CallPath = cmp.Or(f.CallPath, CallToolsExecute)
 	switch {
 	case f.VersionSource != "":
 		// set from the dep (vendored, catalog, constraints)
@@ -437,9 +435,7 @@ func classify(f *Finding, d dep) {
 	default:
 		old, current, err := sdkversion.RangeSplit(eco, d.constraint)
 		shown := d.constraint
-		if shown == "" {
-			shown = "no version constraint"
-		}
+		shown = cmp.Or(shown, "no version constraint")
 		switch {
 		case err != nil:
 			f.Reason = fmt.Sprintf("cannot read version range %q: %v", d.constraint, err)
@@ -708,9 +704,7 @@ func applyLock(f *Finding, d dep, lockFile string, versions []string) {
 	}
 	fixed := sdkversion.FixedIn(d.eco)
 	shown := d.constraint
-	if shown == "" {
-		shown = "no version constraint"
-	}
+	shown = cmp.Or(shown, "no version constraint")
 	switch {
 	case len(retrying) > 0:
 		f.RetriesWrites = new(true)

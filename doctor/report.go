@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -77,9 +78,7 @@ func (r *Report) WriteText(w io.Writer, dir string, whole bool) error {
 		fmt.Fprintln(tw, "FILE\tPACKAGE\tVERSION\tVERDICT\tFIX")
 		for _, f := range r.Findings {
 			fix := f.Fix
-			if fix == "" {
-				fix = "-"
-			}
+			fix = cmp.Or(fix, "-")
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cut(f.File, 60), cut(f.Package, 40),
 				cut(f.shownVersion(), 40), f.Verdict(), cut(fix, 60))
 		}

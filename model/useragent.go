@@ -1,6 +1,9 @@
 package model
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // SDKFromUserAgent reads the Composio SDK's version, and its language when the product says
 // it, from a user agent: the first version after a product token naming Composio
@@ -87,7 +90,5 @@ func applyUserAgent(e *Execution, ua string) {
 	}
 	v, lang := SDKFromUserAgent(ua)
 	e.SDKVersion = v
-	if e.Source.Language == "" {
-		e.Source.Language = lang
-	}
+	e.Source.Language = cmp.Or(e.Source.Language, lang)
 }

@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -191,9 +192,7 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 		prov.Reason = "not checked: no provider check for this source"
 	default:
 		prov = d.Verifier.Verify(ctx, opt.Execution)
-		if prov.State == "" {
-			prov.State = model.ProviderUnknown
-		}
+		prov.State = cmp.Or(prov.State, model.ProviderUnknown)
 	}
 	r.Provider = &prov
 	*ev = append(*ev, fmt.Sprintf("provider: %s%s", prov.State, because(prov.Reason)))
@@ -337,9 +336,7 @@ pages:
 		case outcome == model.OutcomeSucceeded || triage.LogSucceeded(e.Status):
 			success = e.ID
 		case outcome == model.OutcomeFailed || outcome == model.OutcomeRejected:
-			if failed == "" {
-				failed = e.ID
-			}
+			failed = cmp.Or(failed, e.ID)
 		}
 	}
 	if len(byRequest) > 0 {

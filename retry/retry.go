@@ -8,6 +8,7 @@ package retry
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -209,9 +210,7 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 		return Result{}, errors.New("retry: no journal: a retry is never sent without recording its intent")
 	}
 	id := req.ID
-	if id == "" {
-		id = req.Execution.ID
-	}
+	id = cmp.Or(id, req.Execution.ID)
 	if id == "" {
 		return Result{}, errors.New("retry: no execution id: nothing recorded, nothing sent")
 	}
@@ -671,9 +670,7 @@ func freshProvider(ctx context.Context, d *Deps, e *model.Execution, given *mode
 		return model.ProviderState{State: model.ProviderUnknown, Reason: "no provider check available for this source", CheckedAt: d.now()}
 	}
 	st := d.Verifier.Verify(ctx, e)
-	if st.State == "" {
-		st.State = model.ProviderUnknown
-	}
+	st.State = cmp.Or(st.State, model.ProviderUnknown)
 	return st
 }
 

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -90,9 +91,7 @@ func (a *attempt) execution() (e *model.Execution, resp map[string]any) {
 	}
 	if a.acct != nil {
 		e.ConnectedAccountID = a.acct.id
-		if e.UserID == "" {
-			e.UserID = a.acct.userID
-		}
+		e.UserID = cmp.Or(e.UserID, a.acct.userID)
 	}
 	var data any = map[string]any{}
 	var errText any // nil renders as null

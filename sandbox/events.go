@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -119,9 +120,7 @@ func (s *Server) handleTriggerLogs(w http.ResponseWriter, r *http.Request) {
 		to = time.UnixMilli(int64(*req.To))
 	}
 	user := req.UserID
-	if user == "" {
-		user = req.EntityID
-	}
+	user = cmp.Or(user, req.EntityID)
 	payload := req.IncludePayload == nil || *req.IncludePayload
 	s.mu.Lock()
 	var all []*model.Execution

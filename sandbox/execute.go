@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -101,9 +102,7 @@ func (s *Server) handleExecute(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	userID := body.UserID
-	if userID == "" {
-		userID = body.EntityID
-	}
+	userID = cmp.Or(userID, body.EntityID)
 	ex := &live{a: &attempt{tool: tool, args: raw, userID: userID, start: s.clock(), version: body.Version}, args: args,
 		answer: func(w http.ResponseWriter, a *attempt) {
 			var errText any
@@ -228,9 +227,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, ex *live, caID stri
 		return
 	}
 	a.acct = acct
-	if a.userID == "" {
-		a.userID = acct.userID
-	}
+	a.userID = cmp.Or(a.userID, acct.userID)
 	s.mu.Lock()
 	a.logID = s.w.ids.logID()
 	usable := acct.status == "ACTIVE"

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"sort"
@@ -168,9 +169,7 @@ func (w *world) githubListIssues(c *call) opResult {
 		return fail(http.StatusUnprocessableEntity, "Validation Failed: since is not an ISO 8601 time")
 	}
 	state := strings.ToLower(strArg(c.args, "state"))
-	if state == "" {
-		state = "open"
-	}
+	state = cmp.Or(state, "open")
 	labels := stringsArgOf(c.args, "labels")
 	var in []*issue
 	for _, is := range rp.issues {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"net/http"
 	"sort"
 	"strconv"
@@ -112,9 +113,7 @@ func (w *world) gmailSend(c *call) opResult {
 		return fail(http.StatusBadRequest, "Invalid To header: %q", to)
 	}
 	from := strArg(c.args, "from_email")
-	if from == "" {
-		from = mb.address
-	}
+	from = cmp.Or(from, mb.address)
 	id := w.newMessageID()
 	msg := &gmailMessage{id: id, threadID: id, from: from, to: to, subject: strArg(c.args, "subject"), body: strArg(c.args, "body"),
 		cc: stringsArgOf(c.args, "cc"), bcc: stringsArgOf(c.args, "bcc"), isHTML: boolArgOr(c.args, "is_html", false),

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"maps"
@@ -100,9 +101,7 @@ func splitEndpoint(ep string) (string, url.Values) {
 	ep = strings.TrimSpace(ep)
 	if u, err := url.Parse(ep); err == nil {
 		path := u.Path
-		if path == "" {
-			path = "/"
-		}
+		path = cmp.Or(path, "/")
 		return strings.TrimSuffix(path, "/"), u.Query()
 	}
 	return ep, url.Values{}

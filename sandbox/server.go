@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,18 +57,14 @@ type Server struct {
 // Config.Now, deterministic for Config.Seed), the provider state it left, and the armed
 // Config.Faults. Serve it with Handler, or use Start.
 func New(cfg Config) (*Server, error) {
-	if cfg.Size == 0 {
-		cfg.Size = DefaultSize
-	}
+	cfg.Size = cmp.Or(cfg.Size, DefaultSize)
 	if cfg.Size < 0 {
 		cfg.Size = 0
 	}
 	if cfg.Size > MaxSize {
 		return nil, fmt.Errorf("size %d is over the maximum %d", cfg.Size, MaxSize)
 	}
-	if cfg.Span == 0 {
-		cfg.Span = DefaultSpan
-	}
+	cfg.Span = cmp.Or(cfg.Span, DefaultSpan)
 	if cfg.Span < 0 {
 		return nil, errors.New("span must be positive")
 	}

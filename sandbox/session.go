@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -239,9 +240,7 @@ type recorder struct {
 
 func (r *recorder) Header() http.Header { return r.header }
 func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
+	r.status = cmp.Or(r.status, http.StatusOK)
 	r.body = append(r.body, b...)
 	return len(b), nil
 }

@@ -133,9 +133,7 @@ func (s *Server) handleFire(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, http.StatusBadRequest, 1400, "Trigger_MissingUser", "user_id is required", "Name the user whose trigger fires.")
 		return
 	}
-	if req.TriggerSlug == "" {
-		req.TriggerSlug = "GMAIL_NEW_GMAIL_MESSAGE"
-	}
+	req.TriggerSlug = cmp.Or(req.TriggerSlug, "GMAIL_NEW_GMAIL_MESSAGE")
 	if len(req.Payload) == 0 {
 		req.Payload = json.RawMessage(`{}`)
 	}

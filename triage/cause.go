@@ -5,6 +5,7 @@ package triage
 // gaps, retry counts, sources and outcomes of its members, with a reason a person can act on.
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -534,9 +535,7 @@ func FillEffective(groups []model.DuplicateGroup, states map[string]model.Provid
 			}
 		}
 		n := len(ids)
-		if n == 0 {
-			n = anon
-		}
+		n = cmp.Or(n, anon)
 		g.Effective = min(n, len(g.ExecutionIDs))
 	}
 }

@@ -2,6 +2,7 @@ package triage
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -110,18 +111,14 @@ func CheckRetry(in GuardInput) GuardDecision {
 		e = *in.Execution
 	}
 	id := e.ID
-	if id == "" {
-		id = "ID"
-	}
+	id = cmp.Or(id, "ID")
 	refuse := func(code RefusalCode, reason string, next Step) GuardDecision {
 		return GuardDecision{Code: code, Reason: reason, Next: next}
 	}
 
 	if !in.Kind.IsWrite() {
 		kind := in.Kind
-		if kind == "" {
-			kind = "of unknown kind"
-		}
+		kind = cmp.Or(kind, "of unknown kind")
 		return refuse(RefusedNotWrite,
 			fmt.Sprintf("%s is %s, not a write: running it again changes nothing, so there is nothing to guard", toolName(e), article(string(kind))),
 			Say("run the read again directly; the guarded retry is only for writes"))

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -168,9 +169,7 @@ func (k *Kinds) Prefetch(ctx context.Context, cat ToolCatalog, slugs []string) e
 					mu.Unlock()
 					continue
 				}
-				if t.Slug == "" {
-					t.Slug = slug
-				}
+				t.Slug = cmp.Or(t.Slug, slug)
 				k.Learn(t)
 			}
 		})

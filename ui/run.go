@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -119,9 +120,7 @@ func ApplyConfig(o Options, c config.Config) (Options, error) {
 		t = *o.Theme
 	}
 	name := o.Palette
-	if name == "" {
-		name = c.Theme[theme.PaletteKey]
-	}
+	name = cmp.Or(name, c.Theme[theme.PaletteKey])
 	if name != "" {
 		p, err := theme.Named(name)
 		switch {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -215,9 +216,7 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.header.Grouping = false
 		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
 			m.setError(fmt.Errorf("finding duplicate groups: %w", msg.err))
-			if m.header.Partial == "" {
-				m.header.Partial = "PARTIAL: groups incomplete"
-			}
+			m.header.Partial = cmp.Or(m.header.Partial, "PARTIAL: groups incomplete")
 		}
 		cmds := []tea.Cmd{next}
 		if msg.ds != nil { // an analysis between snapshots (scheduleAnalyze) gives none

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -195,9 +196,7 @@ func (v *Verifiers) verify(ctx context.Context, e *model.Execution) model.Provid
 		failure = err.Error()
 	case !res.Successful:
 		failure = strings.TrimSpace(res.Error)
-		if failure == "" {
-			failure = "the tool reported no success"
-		}
+		failure = cmp.Or(failure, "the tool reported no success")
 	}
 	if failure != "" {
 		if c.gone && notFoundText(failure) {
@@ -484,9 +483,7 @@ func (c *check) match(ws []wanted, item any) (model.EvidenceItem, verdict, strin
 		}
 		got, present := c.field(item, r)
 		if !present {
-			if missing == "" {
-				missing = r.item[0]
-			}
+			missing = cmp.Or(missing, r.item[0])
 			continue
 		}
 		for _, w := range ws[i].vals {

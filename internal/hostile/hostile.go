@@ -7,6 +7,7 @@ package hostile
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -81,9 +82,7 @@ func Serve(t testing.TB, h http.HandlerFunc) *Recorder {
 // RedirectTo answers every request with status (307 when 0) to the same path on target: the
 // server at --base-url sending the client elsewhere.
 func RedirectTo(target string, status int) http.HandlerFunc {
-	if status == 0 {
-		status = http.StatusTemporaryRedirect
-	}
+	status = cmp.Or(status, http.StatusTemporaryRedirect)
 	return func(w http.ResponseWriter, r *http.Request) {
 		u := strings.TrimRight(target, "/") + r.URL.Path
 		if r.URL.RawQuery != "" {

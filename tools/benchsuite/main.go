@@ -10,6 +10,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -652,9 +653,7 @@ func (s *suite) print(w io.Writer, took time.Duration) {
 	failed := 0
 	for _, r := range s.rows {
 		target := r.target
-		if target == "" {
-			target = "–"
-		}
+		target = cmp.Or(target, "–")
 		if r.pending != "" {
 			fmt.Fprintf(w, "| %s | %s | – | – | %s |\n", r.figure, target, r.pending)
 			continue

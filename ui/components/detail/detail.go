@@ -6,6 +6,7 @@
 package detail
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -106,9 +107,7 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 		row("flagged", st.List.Marker.Render("!")+" a write whose outcome needs a person: verify before any retry")
 	}
 	status := e.Status
-	if status == "" {
-		status = "no terminal status"
-	}
+	status = cmp.Or(status, "no terminal status")
 	if e.Error != nil {
 		status += "  " + strings.Join(nonEmpty(string(e.Error.Kind), httpStatus(e.Error.HTTPStatus)), " ")
 	}

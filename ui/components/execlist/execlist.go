@@ -5,6 +5,7 @@
 package execlist
 
 import (
+	"cmp"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -390,17 +391,13 @@ func (m Model) row(l layout, w int, it window.Item, selected bool) string {
 	}
 	if l.session > 0 { // t lines the session up; "-" when the row's record names none (yet)
 		sess := e.SessionID
-		if sess == "" {
-			sess = "-"
-		}
+		sess = cmp.Or(sess, "-")
 		sessText, sessHL := m.cell(sess, hl["session"])
 		segs = append(segs, highlight(common.Fit(sessText, l.session), sessHL, sty(st.List.Match))...)
 		addBase(" ")
 	}
 	status := e.Status
-	if status == "" {
-		status = "pending"
-	}
+	status = cmp.Or(status, "pending")
 	statusText, _ := m.cell(status, nil)
 	addBase(common.Fit(statusText, l.status) + " ")
 	dur := "-"
@@ -476,9 +473,7 @@ func (m Model) groupRow(l layout, w int, it window.Item, cur string, base lipglo
 		mark = "!"
 	}
 	who := e.UserID
-	if who == "" {
-		who = e.ConnectedAccountID
-	}
+	who = cmp.Or(who, e.ConnectedAccountID)
 	eff := "took effect ?"
 	if g.Effective >= 0 {
 		eff = "took effect " + common.Count(g.Effective) + "/" + common.Count(len(members))

@@ -5,6 +5,7 @@
 package provider
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -48,9 +49,7 @@ func Content(st *styles.Styles, s *data.Store, i int, spin string, sec *redact.P
 		if ps.ReadTool != "" {
 			v += " via " + c(ps.ReadTool)
 		}
-		if v == "" {
-			v = "none"
-		}
+		v = cmp.Or(v, "none")
 		row("verifier", v)
 		if !ps.CheckedAt.IsZero() {
 			row("checked", common.FullTime(ps.CheckedAt))
