@@ -8,6 +8,7 @@ import (
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
+	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/window"
 )
 
@@ -80,6 +81,12 @@ func (a *App) ScanIndexed(ctx context.Context) (*Scanned, error) {
 		return nil, fmt.Errorf("%s is loaded whole, not streamed", a.src.Name())
 	}
 	return a.scan(ctx, loc, window.NewStreamIndexed(a.kinds, a.topt), nil)
+}
+
+// Subscriptions are the events of the window delivered to two webhook endpoints (or
+// subscriptions) or more (triage.Deliveries.Subscriptions).
+func (s *Scanned) Subscriptions() []triage.DuplicateSubscription {
+	return s.ds.Deliveries.Subscriptions()
 }
 
 // Hint is what the filter's index says of q keeping matched rows (filter.Index.Hint).

@@ -164,6 +164,21 @@ func (r *report) writeScanJSON(w io.Writer) error {
 	if err := writeJSONLines(w, groups); err != nil {
 		return err
 	}
+	subs := r.s.Subscriptions()
+	for i := range subs {
+		s := &subs[i]
+		s.EventID, s.Trigger, s.User, s.Reason = r.hide(s.EventID), r.hide(s.Trigger), r.hide(s.User), r.hide(s.Reason)
+		for k := range s.Deliveries {
+			s.Deliveries[k] = r.hide(s.Deliveries[k])
+		}
+		for k := range s.Endpoints {
+			s.Endpoints[k] = r.hide(s.Endpoints[k])
+		}
+	}
+	fmt.Fprint(w, "],\n  \"duplicate_subscriptions\": [")
+	if err := writeJSONLines(w, subs); err != nil {
+		return err
+	}
 	_, err = fmt.Fprint(w, "]\n}\n")
 	return err
 }

@@ -149,6 +149,14 @@ func (r *report) scanReport(w io.Writer, now time.Time) {
 		}
 	}
 
+	if subs := r.s.Subscriptions(); len(subs) > 0 {
+		fmt.Fprintf(w, "\nduplicate subscriptions: %d events delivered to two webhook endpoints or more\n", len(subs))
+		for _, s := range subs {
+			fmt.Fprintf(w, "  %s  event %s  %s\n", stamp(s.At), r.line(s.EventID, 48), r.line(strings.Join(s.Deliveries, " + "), 120))
+			fmt.Fprintf(w, "      %s\n", r.line(s.Reason, 240))
+		}
+	}
+
 	old := map[string]int{}
 	var notes []string
 	for i := range r.s.Len() {

@@ -160,6 +160,9 @@ func (r *report) showReport(w io.Writer, out showJSON, e *model.Execution, t *mo
 			what += "; the handler failed: " + r.str(d.Error)
 		}
 		row("delivery", what)
+		if sub, ok := r.deliveries().SubscriptionOf(e.ID); ok {
+			row("", r.str(sub.Line()))
+		}
 	}
 	if t.OldSDK != "" {
 		row("old SDK", r.str(t.OldSDK))

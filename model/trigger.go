@@ -124,8 +124,11 @@ func ParseTriggerLog(data []byte) (Execution, error) {
 	return e, nil
 }
 
-// NumberAttempts sets each delivery's Attempt where the log did not say it: the deliveries of
-// one event (its EventID) counted 1, 2, ... in time order.
+// NumberAttempts sets each delivery's Attempt where the log did not say it (the trigger logs
+// do not), from the deliveries of one event (its EventID) in time order. Composio delivers an
+// event again only after a delivery of it failed: a delivery after a failed one is the next
+// attempt; one after a delivery that succeeded is not a redelivery but a delivery to another
+// endpoint (or subscription) of the project, and counts as an attempt 1 of its own.
 func NumberAttempts(deliveries []Execution) {
 	byEvent := map[string][]int{}
 	for i := range deliveries {
@@ -140,11 +143,17 @@ func NumberAttempts(deliveries []Execution) {
 			}
 			return strings.Compare(deliveries[a].ID, deliveries[b].ID)
 		})
-		for n, i := range idx {
-			if deliveries[i].Delivery.Attempt == 0 {
-				d := *deliveries[i].Delivery
-				d.Attempt = n + 1
+		failed := 0 // the attempts so far of the chain whose last delivery failed (0: none open)
+		for _, i := range idx {
+			d := *deliveries[i].Delivery
+			if d.Attempt == 0 {
+				d.Attempt = failed + 1
 				deliveries[i].Delivery = &d
+			}
+			if deliveries[i].Status == StatusFailed {
+				failed = d.Attempt
+			} else {
+				failed = 0
 			}
 		}
 	}

@@ -26,7 +26,7 @@ const DeliveryWindow = 60 * time.Second
 type Deliveries struct {
 	mu     sync.RWMutex
 	byUser map[string][]delivery // by start
-	ids    map[string]bool       // the deliveries held, by id
+	ids    map[string]string     // the deliveries held: their users, by id
 }
 
 // delivery is one trigger delivery, as the index keeps it.
@@ -39,7 +39,7 @@ type delivery struct {
 
 // NewDeliveries returns an empty index.
 func NewDeliveries() *Deliveries {
-	return &Deliveries{byUser: map[string][]delivery{}, ids: map[string]bool{}}
+	return &Deliveries{byUser: map[string][]delivery{}, ids: map[string]string{}}
 }
 
 // Add keeps e if it is a trigger delivery that names its event; another record is ignored. A
@@ -53,7 +53,7 @@ func (d *Deliveries) Add(e *model.Execution) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	list := d.byUser[e.UserID]
-	if d.ids[dl.id] { // again (rare): the earlier copy goes
+	if _, again := d.ids[dl.id]; again { // again (rare): the earlier copy goes
 		for u, l := range d.byUser {
 			if i := slices.IndexFunc(l, func(x delivery) bool { return x.id == dl.id }); i >= 0 {
 				d.byUser[u] = slices.Delete(l, i, i+1)
@@ -63,7 +63,7 @@ func (d *Deliveries) Add(e *model.Execution) {
 			}
 		}
 	}
-	d.ids[dl.id] = true
+	d.ids[dl.id] = e.UserID
 	i, _ := slices.BinarySearchFunc(list, dl, func(a, b delivery) int {
 		if c := a.at.Compare(b.at); c != 0 {
 			return c
@@ -71,6 +71,26 @@ func (d *Deliveries) Add(e *model.Execution) {
 		return strings.Compare(a.id, b.id)
 	})
 	d.byUser[e.UserID] = slices.Insert(list, i, dl)
+}
+
+// Delivery is what the index keeps of delivery id (its event, attempt, trigger and endpoint),
+// for a record rebuilt from a row (window.Dataset.Exec), which keeps none of it.
+func (d *Deliveries) Delivery(id string) (model.Delivery, bool) {
+	if d == nil {
+		return model.Delivery{}, false
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	user, ok := d.ids[id]
+	if !ok {
+		return model.Delivery{}, false
+	}
+	for _, dl := range d.byUser[user] {
+		if dl.id == id {
+			return model.Delivery{EventID: dl.event, Attempt: dl.attempt, TriggerID: dl.trigger, EndpointID: dl.endpoint}, true
+		}
+	}
+	return model.Delivery{}, false
 }
 
 // Len is how many deliveries the index holds.

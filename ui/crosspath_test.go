@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -709,4 +710,54 @@ func firstDiff(a, b []string) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// TestTheDetailPaneNamesADuplicateSubscription (issue 42): a delivery of an event that also
+// went to a second webhook endpoint says so in the TUI's detail pane, as show says it.
+func TestTheDetailPaneNamesADuplicateSubscription(t *testing.T) {
+	cfg := sandboxConfig()
+	cfg.Events = true
+	cfg.Now = sandboxNow.Add(-time.Minute) // its clock runs on: the deliveries fired come before the source's now
+	e := newEnvWith(t, cfg)
+	handler := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	defer handler.Close()
+	post := func(path string, body string, out any) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, e.url+path, strings.NewReader(body))
+		req.Header.Set("x-api-key", "test-key")
+		req.Header.Set("content-type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode >= 300 {
+			t.Fatalf("POST %s: %d", path, resp.StatusCode)
+		}
+		if out != nil {
+			if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for range 2 { // one endpoint created twice
+		post("/api/v3.1/webhook_endpoints", `{"url": "`+handler.URL+`/hook"}`, nil)
+	}
+	var fired struct {
+		EventID    string `json:"event_id"`
+		Deliveries []struct {
+			LogID string `json:"log_id"`
+		} `json:"deliveries"`
+	}
+	post("/_sandbox/triggers/fire", `{"user_id": "user_1"}`, &fired)
+	if len(fired.Deliveries) != 2 {
+		t.Fatalf("fired %+v", fired)
+	}
+	h := newHarness(t, e, 160, 50)
+	h.filterTo(fired.Deliveries[1].LogID)
+	h.keys("enter")
+
+	if got := ansi.Strip(h.m.detail.Content()); !strings.Contains(got, "duplicate subscription: event "+fired.EventID) {
+		t.Errorf("the detail pane of %s does not name the duplicate subscription:\n%s", fired.Deliveries[1].LogID, got)
+	}
 }

@@ -288,6 +288,9 @@ func (ds *Dataset) Exec(i int) model.Execution {
 		e.Duration, e.HasDuration = d, known
 		e.RequestID = ds.sum.RequestID(r)
 	}
+	if d, ok := ds.Deliveries.Delivery(e.ID); ok { // a trigger delivery: what the index keeps of it
+		e.Type, e.Delivery = model.TypeTriggerMessage, &d
+	}
 	if role, ok := ds.approvals[int32(r)]; ok { // what the row keeps of its approval
 		if role.asked {
 			e.Response, _ = json.Marshal(map[string]string{"result_type": "input_required", "request_state": role.state})

@@ -144,7 +144,11 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 		}
 		row("trigger", c(sd.ID)+fmt.Sprintf("  event %s  attempt %d", c(sd.EventID), sd.Attempt)+st.Muted.Render("  ("+how+")"))
 	}
-	if d := e.Delivery; d != nil { // a trigger delivery: what identifies it (show has the same)
+	d := e.Delivery
+	if known, ok := s.DS.Deliveries.Delivery(e.ID); d == nil && ok { // the Logs API's detail has none: the trigger logs had it
+		d = &known
+	}
+	if d != nil { // a trigger delivery: what identifies it (show has the same)
 		what := "event " + c(d.EventID)
 		if d.Attempt > 0 {
 			what += fmt.Sprintf("  attempt %d", d.Attempt)
@@ -155,6 +159,9 @@ func (r *Renderer) Content(st *styles.Styles, s *data.Store, i int, loading, rev
 		row("delivery", what)
 		if d.Error != "" {
 			row("", st.Warn.Render("the handler failed: "+c(d.Error)))
+		}
+		if sub, ok := s.DS.Deliveries.SubscriptionOf(e.ID); ok {
+			row("", st.Warn.Render(c(sub.Line())))
 		}
 	}
 	if g := s.DS.Group(i); g != nil {
