@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -29,10 +30,8 @@ func validView(v *View) error {
 	if v.Who == "" || v.At.IsZero() {
 		return fmt.Errorf("%w: view %s needs who and a time", ErrInvalidRecord, v.Name)
 	}
-	for _, s := range viewShows {
-		if v.Show == s {
-			return nil
-		}
+	if slices.Contains(viewShows, v.Show) {
+		return nil
 	}
 	return fmt.Errorf("%w: view %s: show %q: want %s", ErrInvalidRecord, v.Name, v.Show, strings.Join(viewShows, ", "))
 }

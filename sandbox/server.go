@@ -57,10 +57,7 @@ type Server struct {
 // Config.Now, deterministic for Config.Seed), the provider state it left, and the armed
 // Config.Faults. Serve it with Handler, or use Start.
 func New(cfg Config) (*Server, error) {
-	cfg.Size = cmp.Or(cfg.Size, DefaultSize)
-	if cfg.Size < 0 {
-		cfg.Size = 0
-	}
+	cfg.Size = max(cmp.Or(cfg.Size, DefaultSize), 0)
 	if cfg.Size > MaxSize {
 		return nil, fmt.Errorf("size %d is over the maximum %d", cfg.Size, MaxSize)
 	}
