@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -25,26 +24,7 @@ func TestADuplicateSubscriptionIsToldWithoutWrites(t *testing.T) {
 	_, base := testkit.StartSandbox(t, sandbox.Config{APIKey: key, Seed: 4, Size: 50, Now: fixedNow.Add(-time.Minute), Events: true}) // its clock runs on: the deliveries fired come before the CLI's now)
 	handler := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
 	defer handler.Close()
-	post := func(path string, body any, out any) {
-		t.Helper()
-		b, _ := json.Marshal(body)
-		req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(b))
-		req.Header.Set("x-api-key", key)
-		req.Header.Set("content-type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode >= 300 {
-			t.Fatalf("POST %s: %d", path, resp.StatusCode)
-		}
-		if out != nil {
-			if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	post := func(path string, body, out any) { testkit.SandboxPost(t, base, key, path, body, out) }
 	dir := t.TempDir()
 	vars := map[string]string{"EXECTRIAGE_JOURNAL": filepath.Join(dir, "j.db"), "COMPOSIO_API_KEY": key, "XDG_STATE_HOME": dir}
 	scan := func() (subs []struct {

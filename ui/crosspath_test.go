@@ -721,27 +721,9 @@ func TestTheDetailPaneNamesADuplicateSubscription(t *testing.T) {
 	e := newEnvWith(t, cfg)
 	handler := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
 	defer handler.Close()
-	post := func(path string, body string, out any) {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, e.url+path, strings.NewReader(body))
-		req.Header.Set("x-api-key", "test-key")
-		req.Header.Set("content-type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode >= 300 {
-			t.Fatalf("POST %s: %d", path, resp.StatusCode)
-		}
-		if out != nil {
-			if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	post := func(path string, body, out any) { testkit.SandboxPost(t, e.url, "test-key", path, body, out) }
 	for range 2 { // one endpoint created twice
-		post("/api/v3.1/webhook_endpoints", `{"url": "`+handler.URL+`/hook"}`, nil)
+		post("/api/v3.1/webhook_endpoints", map[string]any{"url": handler.URL + "/hook"}, nil)
 	}
 	var fired struct {
 		EventID    string `json:"event_id"`
@@ -749,7 +731,7 @@ func TestTheDetailPaneNamesADuplicateSubscription(t *testing.T) {
 			LogID string `json:"log_id"`
 		} `json:"deliveries"`
 	}
-	post("/_sandbox/triggers/fire", `{"user_id": "user_1"}`, &fired)
+	post("/_sandbox/triggers/fire", map[string]any{"user_id": "user_1"}, &fired)
 	if len(fired.Deliveries) != 2 {
 		t.Fatalf("fired %+v", fired)
 	}

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -35,6 +36,32 @@ func SandboxGet(t testing.TB, base, apiKey, path string, v any) {
 	defer res.Body.Close()
 	if err := json.NewDecoder(res.Body).Decode(v); err != nil {
 		t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+// SandboxPost POSTs body (JSON) to base+path on a sandbox, fails the test on an answer that is
+// not 2xx, and decodes the answer into v when v is not nil.
+func SandboxPost(t testing.TB, base, apiKey, path string, body, v any) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(b))
+	req.Header.Set("x-api-key", apiKey)
+	req.Header.Set("content-type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode/100 != 2 {
+		t.Fatalf("POST %s: HTTP %d", path, res.StatusCode)
+	}
+	if v != nil {
+		if err := json.NewDecoder(res.Body).Decode(v); err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
 	}
 }
 
