@@ -50,7 +50,6 @@ func rootBindings() []binding {
 	toggle := func(flip func(*window.View)) func(*Model, pressed) tea.Cmd {
 		return func(m *Model, _ pressed) tea.Cmd {
 			flip(&m.view)
-			m.updateListChrome()
 			return m.reselect()
 		}
 	}
@@ -229,7 +228,6 @@ func (m *Model) bestMatchKey(pressed) tea.Cmd {
 	if m.view.BestMatch && m.query.Scored() {
 		m.keepID = "" // the cursor goes to the best match, not along with the row it was on
 	}
-	m.updateListChrome()
 	return m.reselect()
 }
 

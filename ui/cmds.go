@@ -26,7 +26,8 @@ type selectedMsg struct {
 	items window.Items
 	sel   int
 	q     filter.Query
-	pos   []int // the filter's matches, increasing (nil: no filter)
+	v     window.View // the view the rows were selected for
+	pos   []int       // the filter's matches, increasing (nil: no filter)
 	// ranked says the rows are in best-match order (View.Ranks); hidden counts the matches the
 	// ranking cut as scattered letters (filter.Index.Rank).
 	ranked bool
@@ -100,7 +101,7 @@ func selectCmd(tag int, ds *window.Dataset, v window.View, q filter.Query, prev 
 			}
 		}
 		hint := ds.Filter.Hint(q, items.Len())
-		return selectedMsg{tag: tag, ds: ds, items: items, sel: sel, q: q, pos: pos, ranked: ranked, hidden: hidden, hint: hint}
+		return selectedMsg{tag: tag, ds: ds, items: items, sel: sel, q: q, v: v, pos: pos, ranked: ranked, hidden: hidden, hint: hint}
 	}
 }
 

@@ -1096,7 +1096,9 @@ func TestTeamViewAndTypedValuesInTmux(t *testing.T) {
 	ts.send(pane, "S")
 	ts.waitFor(pane, "the team's view in the menu", contains("team-slack", "team's · flagged", "toolkit:slack"))
 	ts.send(pane, "Enter")
-	s := ts.waitFor(pane, "the view shown", contains("view team-slack"))
+	s := ts.waitFor(pane, "the view's rows", func(s string) bool {
+		return strings.Contains(s, "view team-slack") && !strings.Contains(s, "matching…")
+	})
 	for line := range strings.SplitSeq(s, "\n") {
 		if regexp.MustCompile(`^┃.{1,3}\d\d-\d\d \d\d:\d\d:\d\d`).MatchString(line) && !strings.Contains(line, "slack") {
 			t.Errorf("a row of the team's view is not Slack's: %q", line)

@@ -114,6 +114,7 @@ type Model struct {
 	query   filter.Query
 	selTag  int
 	lastQ   filter.Query
+	lastV   window.View // the view of the installed rows
 	lastPos []int
 	lastDS  *window.Dataset
 	matches matchCache // recent filter results on lastDS, reused when the query returns
@@ -274,6 +275,7 @@ func (m *Model) reselectAt(at int) tea.Cmd {
 	}
 	v := m.view
 	v.Collapsed = maps.Clone(m.view.Collapsed)
+	m.updateListChrome() // says "matching…" until the rows come
 	return selectCmd(m.selTag, ds, v, m.query, prev, exact, m.keepID, m.keepKind, at)
 }
 
@@ -341,6 +343,17 @@ func (c *matchCache) add(ds *window.Dataset, q filter.Query, pos []int) {
 
 // lastSelTag is the tag of the last selection result installed (tests wait on it).
 func (m *Model) lastSelTag() int { return m.doneSel }
+
+// rowsBehind says the installed rows were selected for another query or view than the one
+// the title and the prompt name: a selection for them is on its way.
+func (m *Model) rowsBehind() bool {
+	if m.doneSel >= m.selTag {
+		return false
+	}
+	a, b := m.lastV, m.view
+	return m.lastQ.String() != m.query.String() || a.FlaggedOnly != b.FlaggedOnly || a.WritesOnly != b.WritesOnly ||
+		a.Duplicates != b.Duplicates || a.BestMatch != b.BestMatch
+}
 
 func (m *Model) busy() bool {
 	return m.load.busy() || len(m.data.Verifying) > 0 || len(m.data.Retrying) > 0 || m.retry.Busy()
@@ -449,6 +462,9 @@ func (m *Model) updateListChrome() {
 	}
 	if n := len(m.data.Picked); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d selected", n))
+	}
+	if m.rowsBehind() {
+		notes = append(notes, "matching…") // the rows below are still the previous query's or view's
 	}
 	switch {
 	case !m.view.BestMatch || m.view.Duplicates || !m.query.Scored():

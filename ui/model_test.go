@@ -1998,6 +1998,20 @@ func TestSavedViewsFromTheMenu(t *testing.T) {
 	if h.m.query.String() != "" || h.m.view.FlaggedOnly || strings.Contains(h.screen(), "view gmail-unknown") {
 		t.Fatal("no view did not clear the view")
 	}
+	// Until a view's rows come, the title says so: the rows below are the previous view's.
+	_, cmd := h.m.Update(viewChosenMsg{name: "gmail-unknown"})
+	if s := h.screen(); !strings.Contains(s, "view gmail-unknown") || !strings.Contains(s, "matching…") {
+		t.Fatalf("the view's header over the previous rows does not say they are on their way:\n%s", s)
+	}
+	h.run(cmd)
+	if s := h.screen(); strings.Contains(s, "matching…") {
+		t.Fatalf("the view's rows came and the title still says matching:\n%s", s)
+	}
+	_, cmd = h.m.Update(tea.KeyPressMsg{Code: 'a', Text: "a"}) // the flagged view off: rows on their way
+	if !strings.Contains(h.screen(), "matching…") {
+		t.Fatalf("a view toggled over the previous rows does not say they are on their way:\n%s", h.screen())
+	}
+	h.run(cmd)
 	e.ui.View = "groups"
 	h2 := newHarness(t, e, 160, 40)
 	if !h2.m.view.Duplicates || !strings.Contains(h2.screen(), "view groups") {

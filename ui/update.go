@@ -266,7 +266,8 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.nextDS == msg.ds {
 			m.nextDS = nil
 		}
-		m.lastDS, m.lastQ, m.lastPos, m.doneSel, m.ranked, m.hidden = msg.ds, msg.q, msg.pos, msg.tag, msg.ranked, msg.hidden
+		m.lastDS, m.lastQ, m.lastV, m.lastPos, m.doneSel = msg.ds, msg.q, msg.v, msg.pos, msg.tag
+		m.ranked, m.hidden = msg.ranked, msg.hidden
 		m.matches.add(msg.ds, msg.q, msg.pos)
 		// A selection the rows moved by themselves (a settled row left the flagged view, a
 		// load came in) keeps the status line's confirmation; one a key asked for clears it.
@@ -520,7 +521,6 @@ func (m *Model) setQuery(text string) tea.Cmd {
 	}
 	m.filter.Err = ""
 	m.query = q
-	m.updateListChrome()
 	return m.reselect()
 }
 
