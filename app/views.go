@@ -36,10 +36,15 @@ type View struct {
 func configViews(cfg config.Config) []View {
 	out := make([]View, 0, len(cfg.Views))
 	for _, n := range ViewNamesOf(cfg) {
-		v := cfg.Views[n]
-		out = append(out, View{Name: n, Filter: v.Filter, Show: cmp.Or(v.Show, config.ShowAll), From: "config " + cfg.Path})
+		out = append(out, configView(cfg, n))
 	}
 	return out
+}
+
+// configView is the config's view of that name.
+func configView(cfg config.Config, name string) View {
+	v := cfg.Views[name]
+	return View{Name: name, Filter: v.Filter, Show: cmp.Or(v.Show, config.ShowAll), From: "config " + cfg.Path}
 }
 
 // teamViews are the views kept in the journal the options name, read without creating,
@@ -81,11 +86,7 @@ func SavedView(ctx context.Context, o Options, name string) (View, error) {
 		return View{}, err
 	}
 	if _, ok := cfg.Views[name]; ok {
-		for _, v := range configViews(cfg) {
-			if v.Name == name {
-				return v, nil
-			}
-		}
+		return configView(cfg, name), nil
 	}
 	team, terr := teamViews(ctx, o)
 	if i := slices.IndexFunc(team, func(v View) bool { return v.Name == name }); i >= 0 {
@@ -117,13 +118,11 @@ func CheckView(name, filterText, show string) (View, error) {
 	if _, err := filter.Parse(filterText); err != nil {
 		return View{}, Usagef("--filter: %v", err)
 	}
-	show = cmp.Or(strings.TrimSpace(show), config.ShowAll)
-	switch show {
-	case config.ShowAll, config.ShowFlagged, config.ShowDuplicates:
-	default:
-		return View{}, Usagef("--show %q: want %s, %s or %s", show, config.ShowAll, config.ShowFlagged, config.ShowDuplicates)
+	show = strings.TrimSpace(show)
+	if err := config.CheckShow(show); err != nil {
+		return View{}, Usagef("--%v", err)
 	}
-	return View{Name: name, Filter: strings.TrimSpace(filterText), Show: show}, nil
+	return View{Name: name, Filter: strings.TrimSpace(filterText), Show: cmp.Or(show, config.ShowAll)}, nil
 }
 
 // Views are the views kept in the journal, by name.

@@ -87,6 +87,16 @@ const (
 	ShowDuplicates = "duplicates"
 )
 
+// CheckShow says what is wrong with a view's show ("" is all): the config's views, and the
+// team's saved with exectriage view save, take the same values.
+func CheckShow(show string) error {
+	switch show {
+	case "", ShowAll, ShowFlagged, ShowDuplicates:
+		return nil
+	}
+	return fmt.Errorf("show %q: want %s, %s or %s", show, ShowAll, ShowFlagged, ShowDuplicates)
+}
+
 // Profile is one project's setup:
 //
 //	[profiles.prod]
@@ -309,10 +319,8 @@ func Parse(name string, data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("%s:%d: unknown key %q", name, keyLine(text, k), k.String())
 	}
 	for n, v := range c.Views {
-		switch v.Show {
-		case "", ShowAll, ShowFlagged, ShowDuplicates:
-		default:
-			return Config{}, fmt.Errorf("%s: views.%s.show = %q: want %s, %s or %s", name, n, v.Show, ShowAll, ShowFlagged, ShowDuplicates)
+		if err := CheckShow(v.Show); err != nil {
+			return Config{}, fmt.Errorf("%s: views.%s.%w", name, n, err)
 		}
 	}
 	for i := range c.Verifiers {
