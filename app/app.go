@@ -23,6 +23,7 @@ import (
 	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/internal/pace"
 	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/logcache"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/sandbox"
@@ -127,7 +128,8 @@ type App struct {
 	bundleDir string
 	outDir    string // the session's private directory for its files (writeOut), made on first use
 
-	index IndexState // the session's team index
+	index IndexState      // the session's team index
+	cache *logcache.Cache // the logs' cache the source reads (it closes it), nil when none
 
 	listed   atomic.Int64 // executions the session's loads have listed (RateWait.Read)
 	rateMu   sync.Mutex
@@ -258,7 +260,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	}
 	creds.From = keyFromLabel(o, creds.From)
 	a := &App{o: o, cfg: cfg, topt: topt.WithDefaults(), kinds: triage.NewKinds(), policy: redact.NewPolicy(creds.Key), creds: creds}
-	if a.src, err = openSource(ctx, &o, creds, &a.index, a.rateNotice(&o)); err != nil {
+	if a.src, a.cache, err = openSource(ctx, &o, creds, &a.index, a.rateNotice(&o)); err != nil {
 		return nil, err
 	}
 	return a, nil

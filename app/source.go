@@ -1,12 +1,15 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/logcache"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 	"github.com/exectriage/exectriage/source"
@@ -66,19 +69,28 @@ func (a *App) Window() time.Duration {
 }
 
 // Learn asks the tools endpoint for the kinds of the tools in execs it has not seen (best
-// effort: a tool whose definition cannot be fetched falls back to its slug's verb).
+// effort: a tool whose definition cannot be fetched falls back to its slug's verb). A session
+// that keeps the logs reads a definition kept with them instead while it is fresh (keptTools).
 func (a *App) Learn(ctx context.Context, execs []model.Execution) {
 	c := a.src.Client()
 	if c == nil {
 		return
 	}
 	var slugs []string
+	ran := map[string]toolRun{}
 	a.mu.Lock()
 	if a.learned == nil {
 		a.learned = map[string]bool{}
 	}
 	for i := range execs {
-		if sl := execs[i].ToolSlug; sl != "" && !a.learned[sl] {
+		e := &execs[i]
+		if e.ToolVersion != "" {
+			u := strings.ToUpper(e.ToolSlug)
+			if r, ok := ran[u]; !ok || e.Timestamp.After(r.at) {
+				ran[u] = toolRun{version: e.ToolVersion, at: e.Timestamp}
+			}
+		}
+		if sl := e.ToolSlug; sl != "" && !a.learned[sl] {
 			a.learned[sl] = true
 			slugs = append(slugs, sl)
 		}
@@ -89,10 +101,57 @@ func (a *App) Learn(ctx context.Context, execs []model.Execution) {
 	}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	_ = a.kinds.Prefetch(pctx, c, slugs)
+	var cat triage.ToolCatalog = c
+	if a.cache != nil {
+		cat = keptTools{cache: a.cache, api: c, now: a.Now(), ran: ran}
+	}
+	_ = a.kinds.Prefetch(pctx, cat, slugs)
 }
 
-func openSource(ctx context.Context, o *Options, creds Credentials, idx *IndexState, extra ...client.Option) (source.Source, error) {
+// ToolMaxAge is how long a tool's definition kept with the logs serves before the tools
+// endpoint is asked again: Composio changes a tool's tags with a new version, and a
+// definition a day old costs one request a tool a day.
+const ToolMaxAge = 24 * time.Hour
+
+// toolRun is the newest execution of a tool that names the tool's version.
+type toolRun struct {
+	version string
+	at      time.Time
+}
+
+// keptTools is the tools endpoint through the logs' cache: a kept definition serves while it
+// is younger than ToolMaxAge and no execution after its fetch ran another version of the tool
+// (the tool changed since); any other is fetched and kept.
+type keptTools struct {
+	cache *logcache.Cache
+	api   triage.ToolCatalog
+	now   time.Time
+	ran   map[string]toolRun // by upper-case slug
+}
+
+func (k keptTools) GetTool(ctx context.Context, slug string) (model.Tool, error) {
+	if t, at, ok, err := k.cache.Tool(ctx, slug); err == nil && ok && k.fresh(slug, t, at) {
+		return t, nil
+	}
+	t, err := k.api.GetTool(ctx, slug)
+	if err != nil {
+		return t, err
+	}
+	t.Slug = cmp.Or(t.Slug, slug)
+	_ = k.cache.PutTool(ctx, t, k.now) // a cache that cannot keep it costs a request next time
+	return t, nil
+}
+
+func (k keptTools) fresh(slug string, t model.Tool, at time.Time) bool {
+	if k.now.Sub(at) >= ToolMaxAge || at.After(k.now) {
+		return false
+	}
+	r, ok := k.ran[strings.ToUpper(slug)]
+	return !ok || t.Version == "" || r.version == t.Version || !r.at.After(at)
+}
+
+// openSource opens the session's source and says which logs' cache it reads (nil: none).
+func openSource(ctx context.Context, o *Options, creds Credentials, idx *IndexState, extra ...client.Option) (source.Source, *logcache.Cache, error) {
 	opt := source.Options{
 		File:          o.File,
 		BaseURL:       o.BaseURL,
@@ -111,7 +170,7 @@ func openSource(ctx context.Context, o *Options, creds Credentials, idx *IndexSt
 	}
 	ratio, err := maxGzipRatio(*o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	opt.MaxGzipRatio = ratio
 	opt.Background, opt.Gate = o.Background, o.Gate
@@ -135,7 +194,7 @@ func openSource(ctx context.Context, o *Options, creds Credentials, idx *IndexSt
 	case usesDemo(*o, creds):
 		anchor, err := demoAnchor(*o) // the same world, ids and all, in every command
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cfg := sandbox.Config{Now: anchor, WallClock: o.Now == nil, Events: true} // trigger deliveries and redeliveries too
 		if o.DemoSandbox != nil {
@@ -143,7 +202,7 @@ func openSource(ctx context.Context, o *Options, creds Credentials, idx *IndexSt
 		}
 		srv, base, err := sandbox.Start(ctx, cfg, "127.0.0.1:0")
 		if err != nil {
-			return nil, fmt.Errorf("start demo sandbox: %w", err)
+			return nil, nil, fmt.Errorf("start demo sandbox: %w", err)
 		}
 		// the demo gets the loopback's own key, never the person's
 		opt.Demo, opt.Closer, opt.BaseURL, opt.APIKey = true, srv, base, cfg.APIKey
@@ -163,9 +222,9 @@ func openSource(ctx context.Context, o *Options, creds Credentials, idx *IndexSt
 		}
 		_ = opt.Cache.Close()
 		if IsUsage(err) {
-			return nil, &UsageError{Msg: err.Error(), Err: err}
+			return nil, nil, &UsageError{Msg: err.Error(), Err: err}
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return src, nil
+	return src, opt.Cache, nil
 }

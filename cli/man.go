@@ -79,7 +79,7 @@ var manFiles = [][2]string{
 	{"$XDG_CONFIG_HOME/exectriage/config.toml", "the config: profiles, verifiers, tool kinds, keys, theme"},
 	{"$XDG_STATE_HOME/exectriage/journal.db", "the journal (default ~/.local/state/...): confirmations, retry attempts, verdicts"},
 	{"$XDG_STATE_HOME/exectriage/demo-journal.db, demo-anchor", "the demo's own journal and the minute its world was made"},
-	{"$XDG_CACHE_HOME/exectriage/", "the local cache of the API's logs, one file per API and key (exectriage cache info|clear)"},
+	{"$XDG_CACHE_HOME/exectriage/", "the local cache of the API's logs and tool definitions, one file per API and key (exectriage cache info|clear)"},
 	{"~/.composio/user_data.json", "the Composio CLI login, read when COMPOSIO_API_KEY is not set"},
 }
 

@@ -6,9 +6,12 @@
 // never holds the API key: its name is a hash of the base URL and the key. Several processes
 // may use one file at once (WAL, a busy timeout).
 //
+// Beside the logs, it keeps the definitions of the tools they name (Tool, PutTool), so that a
+// session reopened asks the tools endpoint only for what is stale.
+//
 // A team index (OpenIndex) is the same cache in a team's PostgreSQL: one copy of a project's
-// logs that `exectriage sync` keeps current and every engineer's session reads, in two tables
-// (exectriage_index_entries, exectriage_index_covered) keyed by the project's name (Name: a
+// logs that `exectriage sync` keeps current and every engineer's session reads, in three tables
+// (exectriage_index_entries, exectriage_index_covered, exectriage_index_tools) keyed by the project's name (Name: a
 // hash, never the key), beside the journal's tables or in a database of their own. It imports
 // only model and redact.
 package logcache
@@ -25,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver (a team index)
@@ -219,6 +223,7 @@ type queries struct {
 	upsert, entries, detail, putDetail                     string
 	count, cutAt, pruneEntries, pruneCovered, trimCovered  string
 	stat, bytes                                            string
+	tool, putTool                                          string
 }
 
 var sqliteQueries = queries{
@@ -231,6 +236,7 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE INDEX IF NOT EXISTS entries_ts ON entries (ts);
 CREATE TABLE IF NOT EXISTS covered (from_ms INTEGER NOT NULL, to_ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS tools (slug TEXT PRIMARY KEY, at_ms INTEGER NOT NULL, def BLOB NOT NULL);
 `,
 	covered:      `SELECT from_ms, to_ms FROM covered ORDER BY from_ms`,
 	clearCovered: `DELETE FROM covered`,
@@ -247,6 +253,9 @@ CREATE TABLE IF NOT EXISTS covered (from_ms INTEGER NOT NULL, to_ms INTEGER NOT 
 	pruneCovered: `DELETE FROM covered WHERE to_ms <= ?`,
 	trimCovered:  `UPDATE covered SET from_ms = ? WHERE from_ms <= ?`,
 	stat:         `SELECT count(*), count(detail) FROM entries`,
+	tool:         `SELECT at_ms, def FROM tools WHERE slug = ?`,
+	putTool: `INSERT INTO tools (slug, at_ms, def) VALUES (?, ?, ?)
+		ON CONFLICT (slug) DO UPDATE SET at_ms = excluded.at_ms, def = excluded.def`,
 }
 
 // postgresQueries are the team index's: the same statements with the project first. A
@@ -265,6 +274,13 @@ CREATE TABLE IF NOT EXISTS exectriage_index_entries (
 CREATE INDEX IF NOT EXISTS exectriage_index_entries_ts ON exectriage_index_entries (project, ts);
 CREATE TABLE IF NOT EXISTS exectriage_index_covered (project TEXT NOT NULL, from_ms BIGINT NOT NULL, to_ms BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS exectriage_index_covered_project ON exectriage_index_covered (project);
+CREATE TABLE IF NOT EXISTS exectriage_index_tools (
+	project TEXT NOT NULL,
+	slug    TEXT NOT NULL,
+	at_ms   BIGINT NOT NULL,
+	def     BYTEA NOT NULL,
+	PRIMARY KEY (project, slug)
+);
 `,
 	covered:      `SELECT from_ms, to_ms FROM exectriage_index_covered WHERE project = $1 ORDER BY from_ms`,
 	lockCovered:  `SELECT pg_advisory_xact_lock(hashtext('exectriage_index ' || $1::text))`,
@@ -284,6 +300,9 @@ CREATE INDEX IF NOT EXISTS exectriage_index_covered_project ON exectriage_index_
 	stat:         `SELECT count(*), count(detail) FROM exectriage_index_entries WHERE project = $1`,
 	bytes: `SELECT coalesce(sum(octet_length(entry) + coalesce(octet_length(detail), 0)), 0)
 		FROM exectriage_index_entries WHERE project = $1`,
+	tool: `SELECT at_ms, def FROM exectriage_index_tools WHERE project = $1 AND slug = $2`,
+	putTool: `INSERT INTO exectriage_index_tools (project, slug, at_ms, def) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (project, slug) DO UPDATE SET at_ms = excluded.at_ms, def = excluded.def`,
 }
 
 // args are a statement's parameters: the project first in a team index.
@@ -527,6 +546,39 @@ type Info struct {
 	Entries int    `json:"entries"`
 	Details int    `json:"details"`
 	Covered []Span `json:"covered"`
+}
+
+// Tool returns the definition of a tool kept with PutTool and when it was fetched (ok false
+// when none is kept, or it cannot be read: the API has it).
+func (c *Cache) Tool(ctx context.Context, slug string) (t model.Tool, at time.Time, ok bool, err error) {
+	var ms int64
+	var b []byte
+	err = c.db.QueryRowContext(ctx, c.q.tool, c.args(strings.ToUpper(slug))...).Scan(&ms, &b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return model.Tool{}, time.Time{}, false, nil
+	}
+	if err != nil {
+		return model.Tool{}, time.Time{}, false, fmt.Errorf("cache: tool %s: %w", slug, err)
+	}
+	if json.Unmarshal(b, &t) != nil || t.Slug == "" {
+		return model.Tool{}, time.Time{}, false, nil
+	}
+	return t, time.UnixMilli(ms), true, nil
+}
+
+// PutTool keeps a tool's definition, fetched at at, in place of the one kept before.
+func (c *Cache) PutTool(ctx context.Context, t model.Tool, at time.Time) error {
+	if c.readOnly || t.Slug == "" {
+		return nil
+	}
+	b, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("cache: tool %s: %w", t.Slug, err)
+	}
+	if _, err := c.db.ExecContext(ctx, c.q.putTool, c.args(strings.ToUpper(t.Slug), at.UnixMilli(), b)...); err != nil {
+		return fmt.Errorf("cache: tool %s: %w", t.Slug, err)
+	}
+	return nil
 }
 
 // Stat returns what the cache holds: a file's size, or the bytes of a project's records in

@@ -301,6 +301,12 @@ func TestATeamIndexKeepsProjectsApart(t *testing.T) {
 	if spans, _ := b.Covered(ctx); len(spans) != 0 {
 		t.Errorf("p2 covered %v", spans)
 	}
+	if err := a.PutTool(ctx, model.Tool{Slug: "ACME_CUSTOM_TOOL", Tags: []string{"readOnlyHint"}}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok, _ := b.Tool(ctx, "ACME_CUSTOM_TOOL"); ok {
+		t.Error("project p2 sees p1's tool definition (a custom tool is a project's own)")
+	}
 	in, err := a.Stat(ctx)
 	if err != nil || !in.Index || in.Entries != 2 || in.Details != 1 || in.Bytes == 0 || len(in.Covered) != 1 {
 		t.Errorf("stat %+v %v", in, err)
@@ -361,5 +367,39 @@ func TestAReadOnlyOpenCreatesNothingBesideIt(t *testing.T) {
 	ro = open(t, path, Options{ReadOnly: true})
 	if got := all(t, ro, time.Time{}, t0.Add(time.Hour)); len(got) != 2 {
 		t.Fatalf("a read-only open beside a writer read %d entries, want its newest too", len(got))
+	}
+}
+
+// A tool's definition comes back as it was kept, with when it was fetched, whatever the case of
+// the slug asked; a newer one replaces it; a read-only store keeps nothing.
+func TestToolDefinitionsAreKept(t *testing.T) { stores(t, testToolDefinitionsAreKept) }
+
+func testToolDefinitionsAreKept(t *testing.T, mk func(Options) *Cache) {
+	ctx := context.Background()
+	c := mk(Options{})
+	if _, _, ok, err := c.Tool(ctx, "GMAIL_SEND_EMAIL"); ok || err != nil {
+		t.Fatalf("an empty store has a tool: %v %v", ok, err)
+	}
+	def := model.Tool{Slug: "GMAIL_SEND_EMAIL", Version: "20251024_00", Tags: []string{"createHint"}, Description: "Sends an email"}
+	if err := c.PutTool(ctx, def, t0); err != nil {
+		t.Fatal(err)
+	}
+	got, at, ok, err := c.Tool(ctx, "gmail_send_email")
+	if err != nil || !ok || !at.Equal(t0) || got.Version != def.Version || len(got.Tags) != 1 || got.Tags[0] != "createHint" {
+		t.Fatalf("kept %+v at %v (%v %v)", got, at, ok, err)
+	}
+	def.Version, def.Tags = "20251201_00", []string{"updateHint"}
+	if err := c.PutTool(ctx, def, t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, at, _, _ := c.Tool(ctx, def.Slug); got.Version != "20251201_00" || !at.Equal(t0.Add(time.Hour)) {
+		t.Errorf("the newer definition did not replace the older: %+v at %v", got, at)
+	}
+	ro := mk(Options{ReadOnly: true})
+	if err := ro.PutTool(ctx, model.Tool{Slug: "SLACK_SEND_MESSAGE"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok, _ := c.Tool(ctx, "SLACK_SEND_MESSAGE"); ok {
+		t.Error("a read-only store kept a tool")
 	}
 }

@@ -36,6 +36,7 @@ type slowAPI struct {
 	hs      *http.Server
 	pages   atomic.Int64 // POST logs (list pages)
 	details atomic.Int64 // GET logs/{id}
+	tools   atomic.Int64 // GET tools/{slug} (tool definitions)
 	other   atomic.Int64
 	limited atomic.Int64 // 429s the sandbox answered
 }
@@ -58,6 +59,8 @@ func startSlowAPI(cfg sandbox.Config) (*slowAPI, error) {
 			s.pages.Add(1)
 		case r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/logs/tool_execution/"):
 			s.details.Add(1)
+		case r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/tools/"):
+			s.tools.Add(1)
 		default:
 			s.other.Add(1)
 		}
@@ -164,7 +167,7 @@ func liveScan(ctx context.Context, bin string, api *slowAPI, home string, extra 
 // the pagers of the same run.
 func (s *suite) live(bin string) func(context.Context) error {
 	return func(ctx context.Context) error {
-		var first, second, firstReq, secondReq, newReq, seq, par, ratio, tuiFirst, tuiWhole []float64
+		var first, second, firstReq, secondReq, newReq, seq, par, ratio, tuiFirst, tuiWhole, firstTools, secondTools []float64
 		for i := range s.count {
 			s.logf("live: 10k executions behind a %s proxy (run %d of %d)", liveLatency, i+1, s.count)
 			api, err := startSlowAPI(sandbox.Config{Seed: 1, Size: 10_000, Span: 600 * time.Hour, APIKey: liveKey})
@@ -193,14 +196,17 @@ func (s *suite) live(bin string) func(context.Context) error {
 					return err
 				}
 				tuiFirst, tuiWhole = append(tuiFirst, rows), append(tuiWhole, whole)
+				t0 := api.tools.Load()
 				a, pa, da, err := liveScan(ctx, bin, api, home)
 				if err != nil {
 					return err
 				}
+				t1 := api.tools.Load()
 				b, pb, db, err := liveScan(ctx, bin, api, home)
 				if err != nil {
 					return err
 				}
+				firstTools, secondTools = append(firstTools, float64(t1-t0)), append(secondTools, float64(api.tools.Load()-t1))
 				if err := addExecutions(ctx, api, 100); err != nil {
 					return err
 				}
@@ -237,6 +243,9 @@ func (s *suite) live(bin string) func(context.Context) error {
 			row{figure: "  a second scan of the same window (cached, nothing new)", values: second, unit: "s", format: "%.2f"},
 			row{figure: "  second / first (issue 33 target)", target: "≤ 0.2 ×", values: second2, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.2 }},
 			row{figure: "  its requests", values: secondReq, unit: "", format: "%.0f"},
+			row{figure: "  tool-definition requests: the first scan's", values: firstTools, unit: "", format: "%.0f"},
+			row{figure: "    the second's (kept with the logs a day, issue 43 target)", target: "0", values: secondTools, unit: "", format: "%.0f",
+				pass: func(m float64) bool { return m == 0 }},
 			row{figure: "  requests of a scan after 100 new executions (issue 33 target)", target: "≤ 2", values: newReq, unit: "", format: "%.0f", pass: func(m float64) bool { return m <= 2 }},
 		)
 		return nil
