@@ -29,11 +29,13 @@ demo:
 # BENCH_COUNT runs and pass/fail. Generates bench-data/ first when it is missing (~30 s);
 # takes about 4 minutes on 2 cores. BENCH_ONLY=ui,memory runs some sections (filter, ui,
 # memory, load, scan, keys; scan5m is make bench-5m's); `go test -bench` on a package runs
-# its benchmarks alone.
+# its benchmarks alone. Each run's medians are added to bench/history.jsonl and compared with
+# the last earlier run of each figure (a change 20% for the worse is marked WORSE): commit the
+# file with the change it measured.
 BENCH_COUNT ?= 3
 BENCH_ONLY ?=
 bench:
-	$(GO) run ./tools/benchsuite -count $(BENCH_COUNT) -data bench-data $(if $(BENCH_ONLY),-only $(BENCH_ONLY))
+	$(GO) run ./tools/benchsuite -count $(BENCH_COUNT) -data bench-data -history bench/history.jsonl $(if $(BENCH_ONLY),-only $(BENCH_ONLY))
 
 # The 5M-record scan (issue 15): generates bench-data/5m.jsonl (5 GB, gitignored, kept for the
 # next run; ~2 minutes) and checks that scan stays within 1 GB.

@@ -35,10 +35,11 @@ func main() {
 	dataDir := flag.String("data", "bench-data", "directory of the generated exports (created when missing)")
 	only := flag.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
 	watchFor := flag.Duration("watch-for", 2*time.Minute, "how long the watch section's traffic runs (make soak-watch: an hour)")
+	history := flag.String("history", "", "a `FILE` of earlier runs' medians (JSON lines): this run's are compared with them and added (make bench: bench/history.jsonl)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	s := &suite{count: max(*count, 1), log: os.Stderr, watchFor: *watchFor}
+	s := &suite{count: max(*count, 1), log: os.Stderr, watchFor: *watchFor, history: *history}
 	if *only != "" {
 		s.only = map[string]bool{}
 		for n := range strings.SplitSeq(*only, ",") {
@@ -75,6 +76,7 @@ type suite struct {
 	log           io.Writer
 	rows          []row
 	notes         []string
+	history       string // the file of earlier runs' medians ("" : none kept)
 }
 
 type row struct {
@@ -122,6 +124,23 @@ func (s *suite) run(ctx context.Context, dataDir string) error {
 		}
 	}
 	s.print(os.Stdout, time.Since(start))
+	if s.history == "" {
+		return nil
+	}
+	earlier, err := readHistory(s.history)
+	if err != nil {
+		return fmt.Errorf("the bench history: %w", err)
+	}
+	now := s.record(ctx)
+	order := make([]string, 0, len(s.rows))
+	for _, r := range s.rows {
+		order = append(order, strings.TrimSpace(r.figure))
+	}
+	compare(os.Stdout, earlier, now, order)
+	if err := appendHistory(s.history, now); err != nil {
+		return fmt.Errorf("the bench history: %w", err)
+	}
+	s.logf("this run's medians are added to %s (commit it with the change it measured)", s.history)
 	return nil
 }
 
