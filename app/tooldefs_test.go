@@ -17,11 +17,12 @@ import (
 
 // TestToolDefinitionsAreFetchedOnceADay (issue 43): a session that keeps the logs keeps the
 // tool definitions it fetched with them; a session reopened within a day asks the tools
-// endpoint nothing and judges every tool as the first did; a day later it asks again.
+// endpoint nothing and judges every tool as the first did, while it reads the logs from the
+// same cache (more than one page of it); a day later it asks again.
 func TestToolDefinitionsAreFetchedOnceADay(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
-	srv, _, err := sandbox.Start(ctx, sandbox.Config{APIKey: "k-tools", Seed: 4, Size: 400, Now: now}, "127.0.0.1:0")
+	srv, _, err := sandbox.Start(ctx, sandbox.Config{APIKey: "k-tools", Seed: 4, Size: 3000, Now: now}, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

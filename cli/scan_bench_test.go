@@ -35,3 +35,16 @@ func BenchmarkScanFile1M(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScanFileProduction1M is the same scan of the production-shaped export (benchdata's
+// Production bodies: 4.2 KB a record, make bench generates bench-data/1m-production.jsonl).
+func BenchmarkScanFileProduction1M(b *testing.B) {
+	path := benchData(b, "1m-production.jsonl")
+	for b.Loop() {
+		env := newTestEnv(nil)
+		env.Stdout = io.Discard
+		if code := Run(context.Background(), env.Env, []string{"scan", "--file", path, "--json"}); code != ExitOK {
+			b.Fatalf("exit %d: %s", code, env.err)
+		}
+	}
+}

@@ -244,7 +244,7 @@ CREATE TABLE IF NOT EXISTS tools (slug TEXT PRIMARY KEY, at_ms INTEGER NOT NULL,
 	upsert: `INSERT INTO entries (id, ts, entry) VALUES (?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET ts = excluded.ts, entry = excluded.entry,
 		detail = CASE WHEN entries.entry = excluded.entry THEN entries.detail ELSE NULL END`,
-	entries:      `SELECT entry FROM entries WHERE ts >= ? AND ts <= ? ORDER BY ts DESC, id DESC`,
+	entries:      `SELECT id, ts, entry FROM entries WHERE ts >= ? AND (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT ?`,
 	detail:       `SELECT detail FROM entries WHERE id = ? AND detail IS NOT NULL`,
 	putDetail:    `UPDATE entries SET detail = ? WHERE id = ?`,
 	count:        `SELECT count(*) FROM entries`,
@@ -289,7 +289,8 @@ CREATE TABLE IF NOT EXISTS exectriage_index_tools (
 	upsert: `INSERT INTO exectriage_index_entries AS e (project, id, ts, entry) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (project, id) DO UPDATE SET ts = excluded.ts, entry = excluded.entry,
 		detail = CASE WHEN e.entry = excluded.entry THEN e.detail ELSE NULL END`,
-	entries:      `SELECT entry FROM exectriage_index_entries WHERE project = $1 AND ts >= $2 AND ts <= $3 ORDER BY ts DESC, id DESC`,
+	entries: `SELECT id, ts, entry FROM exectriage_index_entries WHERE project = $1 AND ts >= $2 AND (ts, id) < ($3, $4)
+		ORDER BY ts DESC, id DESC LIMIT $5`,
 	detail:       `SELECT detail FROM exectriage_index_entries WHERE project = $1 AND id = $2 AND detail IS NOT NULL`,
 	putDetail:    `UPDATE exectriage_index_entries SET detail = $2 WHERE project = $1 AND id = $3`,
 	count:        `SELECT count(*) FROM exectriage_index_entries WHERE project = $1`,
@@ -426,43 +427,63 @@ func (c *Cache) PutEntries(ctx context.Context, es []model.Execution) error {
 }
 
 // Entries hands on, in batches, the list entries whose time is within [from, to] (a zero
-// from: from the oldest), newest first.
+// from: from the oldest), newest first. Each batch is read by a query of its own, closed
+// before the batch is handed on: the callback may use the cache (a file's one connection)
+// while the walk goes on.
 func (c *Cache) Entries(ctx context.Context, from, to time.Time, batch func([]model.Execution) error) error {
 	lo := int64(-1 << 62)
 	if !from.IsZero() {
 		lo = from.UnixMilli()
 	}
-	rows, err := c.db.QueryContext(ctx, c.q.entries, c.args(lo, to.UnixMilli())...)
+	// The walk's position: the entries before (ts, id) in the order are still to come; the
+	// first page starts after every entry of to's millisecond ("" sorts first, so ts+1).
+	atTS, atID := to.UnixMilli()+1, ""
+	var p model.Parser
+	for {
+		out, more, err := c.entriesPage(ctx, &p, lo, &atTS, &atID)
+		if err != nil {
+			return err
+		}
+		if len(out) > 0 {
+			if err := batch(out); err != nil {
+				return err
+			}
+		}
+		if !more {
+			return nil
+		}
+	}
+}
+
+// entriesPage is the number of entries Entries reads by one query (and hands on at once).
+const entriesPage = 1000
+
+// entriesPage reads the next page of Entries' walk and moves its position past it; more says
+// the page was full (another may follow).
+func (c *Cache) entriesPage(ctx context.Context, p *model.Parser, lo int64, atTS *int64, atID *string) (out []model.Execution, more bool, err error) {
+	rows, err := c.db.QueryContext(ctx, c.q.entries, c.args(lo, *atTS, *atID, entriesPage)...)
 	if err != nil {
-		return fmt.Errorf("cache: %w", err)
+		return nil, false, fmt.Errorf("cache: %w", err)
 	}
 	defer rows.Close()
-	var p model.Parser
-	out := make([]model.Execution, 0, 1000)
+	out, n := make([]model.Execution, 0, entriesPage), 0
 	for rows.Next() {
 		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			return fmt.Errorf("cache: %w", err)
+		if err := rows.Scan(atID, atTS, &b); err != nil {
+			return nil, false, fmt.Errorf("cache: %w", err)
 		}
+		n++
 		e, err := p.Parse(b)
 		if err != nil {
 			continue // an entry this version cannot read: the API has it
 		}
 		e.Detailed = false
-		if out = append(out, e); len(out) == cap(out) {
-			if err := batch(out); err != nil {
-				return err
-			}
-			out = make([]model.Execution, 0, 1000)
-		}
+		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("cache: %w", err)
+		return nil, false, fmt.Errorf("cache: %w", err)
 	}
-	if len(out) > 0 {
-		return batch(out)
-	}
-	return nil
+	return out, n == entriesPage, nil
 }
 
 // Detail returns the detail kept for id (ok false when there is none).

@@ -91,6 +91,21 @@ func testEntriesAndDetails(t *testing.T, mk func(Options) *Cache) {
 	if n := len(all(t, c, time.Time{}, t0.Add(time.Hour))); n != 2500 {
 		t.Errorf("the whole cache: %d entries", n)
 	}
+	// A batch's callback may use the cache while the walk goes on (a file has one connection:
+	// a walk that held it waited for the callback, which waited for it).
+	batches := 0
+	if err := c.Entries(ctx, time.Time{}, t0.Add(time.Hour), func(b []model.Execution) error {
+		batches++
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := c.PutTool(cctx, model.Tool{Slug: "GMAIL_SEND_EMAIL"}, t0); err != nil {
+			return err
+		}
+		_, _, _, err := c.Tool(cctx, "GMAIL_SEND_EMAIL")
+		return err
+	}); err != nil || batches != 3 {
+		t.Fatalf("the cache used from a batch's callback: %v after %d batches", err, batches)
+	}
 
 	d := es[5]
 	d.Detailed, d.Arguments, d.RequestID = true, json.RawMessage(`{"to":"a@example.com"}`), "req-5"
