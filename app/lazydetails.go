@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/triage"
 )
@@ -25,6 +26,7 @@ type lazyDetails struct {
 	rest   []model.Execution // their neighbours
 	done   []model.Execution // fetched, not yet handed on
 	closed bool
+	active int // fetches under way (at most concurrency())
 	failed int
 	first  error
 	wg     sync.WaitGroup
@@ -45,6 +47,32 @@ func newLazyDetails(ctx context.Context, a *App, workers int, keep bool) *lazyDe
 		l.wake.Broadcast()
 	})
 	return l
+}
+
+// Details are fetched as many at once as the API's rate-limit budget leaves room for: half of
+// what the window has left (the pages, and the organisation's other callers, share the rest),
+// at least minDetailWorkers and at most maxDetailWorkers; detailWorkers when the API does not
+// say where its budget stands. A budget that runs low slows the fetches before the client's
+// gate must hold them back, and a window that turns lets them go again.
+const (
+	minDetailWorkers = 4
+	maxDetailWorkers = 64
+)
+
+// detailConcurrency is how many detail fetches may be under way at once with budget b.
+func detailConcurrency(b client.Budget) int {
+	if !b.Known {
+		return detailWorkers
+	}
+	return min(max(b.Left/2, minDetailWorkers), maxDetailWorkers)
+}
+
+// concurrency is detailConcurrency of the session's client now (l.mu held).
+func (l *lazyDetails) concurrency() int {
+	if l.a == nil || l.a.src.Client() == nil {
+		return detailWorkers
+	}
+	return detailConcurrency(l.a.src.Client().Budget())
 }
 
 // want queues the list entries to fetch.
@@ -73,13 +101,17 @@ func (l *lazyDetails) next() (model.Execution, bool) {
 		switch {
 		case l.ctx.Err() != nil:
 			return model.Execution{}, false
+		case (len(l.urgent) > 0 || len(l.rest) > 0) && l.active >= l.concurrency():
+			// as many at once as the budget leaves room for: a fetch that ends wakes the rest
 		case len(l.urgent) > 0:
 			e := l.urgent[0]
 			l.urgent = l.urgent[1:]
+			l.active++
 			return e, true
 		case len(l.rest) > 0:
 			e := l.rest[0]
 			l.rest = l.rest[1:]
+			l.active++
 			return e, true
 		case l.closed:
 			return model.Execution{}, false
@@ -96,6 +128,8 @@ func (l *lazyDetails) work() {
 		}
 		d, err := l.a.src.Get(l.ctx, e.ID)
 		l.mu.Lock()
+		l.active--
+		l.wake.Broadcast()
 		switch {
 		case err != nil:
 			if l.failed++; l.first == nil {

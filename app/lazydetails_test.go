@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
+	"sync/atomic"
 )
 
 // The most telling details come first: writes that did not succeed, then their neighbours,
@@ -116,5 +118,85 @@ func TestAPageDoesNotWaitForItsDetails(t *testing.T) {
 	}
 	if detailed == 0 || len(latest) != len(l.Execs) {
 		t.Fatalf("%d detailed of %d loaded; the stream gave %d executions", detailed, len(l.Execs), len(latest))
+	}
+}
+
+// Details are fetched as many at once as the budget leaves room for: half of what is left,
+// between 4 and 64; 16 when the API does not say.
+func TestDetailConcurrencyFollowsTheBudget(t *testing.T) {
+	for _, c := range []struct {
+		b    client.Budget
+		want int
+	}{
+		{client.Budget{}, 16},
+		{client.Budget{Known: true, Limit: 10_000, Left: 9_000}, 64},
+		{client.Budget{Known: true, Limit: 2_000, Left: 60}, 30},
+		{client.Budget{Known: true, Limit: 2_000, Left: 3}, 4},
+		{client.Budget{Known: true, Limit: 2_000, Left: 0}, 4},
+	} {
+		if got := detailConcurrency(c.b); got != c.want {
+			t.Errorf("%+v: %d at once, want %d", c.b, got, c.want)
+		}
+	}
+}
+
+// TestALoadFetchesAsManyDetailsAtOnceAsTheBudgetAllows (issue 43): behind a server that says
+// its budget is large, a load's details go more than 16 at once (the fixed number before),
+// without a 429; one that says nothing of its budget gets 16 at most.
+func TestALoadFetchesAsManyDetailsAtOnceAsTheBudgetAllows(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	peak := func(limit int) (most int64, refused int64) {
+		t.Helper()
+		srv, _, err := sandbox.Start(ctx, sandbox.Config{APIKey: "k-budget", Seed: 9, Size: 3000, Now: now, RateLimit: limit}, "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		var inflight, top, limited atomic.Int64
+		h := srv.Handler()
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/logs/tool_execution/") {
+				n := inflight.Add(1)
+				for m := top.Load(); n > m && !top.CompareAndSwap(m, n); m = top.Load() {
+				}
+				defer inflight.Add(-1)
+				time.Sleep(20 * time.Millisecond) // an API's latency: the fetches overlap
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code == http.StatusTooManyRequests {
+				limited.Add(1)
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+		}))
+		defer proxy.Close()
+		dir := t.TempDir()
+		env := func(k string) string {
+			return map[string]string{"COMPOSIO_API_KEY": "k-budget", "XDG_STATE_HOME": dir}[k]
+		}
+		if err := os.WriteFile(filepath.Join(dir, "none.toml"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		a, err := Open(ctx, Options{BaseURL: proxy.URL, Getenv: env, ConfigPath: filepath.Join(dir, "none.toml"), Since: 720 * time.Hour, SinceSet: true,
+			Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		if _, err := a.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return top.Load(), limited.Load()
+	}
+	if most, _ := peak(0); most > detailWorkers {
+		t.Errorf("a server that says nothing of its budget got %d details at once, want at most %d", most, detailWorkers)
+	}
+	if most, refused := peak(100_000); most <= detailWorkers || most > maxDetailWorkers || refused > 0 {
+		t.Errorf("a large budget got %d details at once (want more than %d, at most %d) and %d 429s", most, detailWorkers, maxDetailWorkers, refused)
 	}
 }

@@ -290,14 +290,15 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 	return need, again
 }
 
-// detailWorkers bounds concurrent detail requests (the client retries reads on 429).
+// detailWorkers bounds concurrent detail requests when the API does not say where its
+// rate-limit budget stands (detailConcurrency).
 const detailWorkers = 16
 
 // FetchAll fetches the detail of every execution of the window that has none (export
 // --details), keeping the window's judgement; it returns how many could not be fetched and
 // the first error.
 func (l *Loaded) FetchAll(ctx context.Context) (int, error) {
-	lazy := newLazyDetails(ctx, l.a, detailWorkers, false)
+	lazy := newLazyDetails(ctx, l.a, maxDetailWorkers, false)
 	pos := map[string]int{} // the window holds one copy of each id
 	var want []model.Execution
 	for i := range l.Execs {

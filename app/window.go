@@ -96,7 +96,7 @@ func (a *App) stream(ctx context.Context, since time.Duration, keep bool, page, 
 	rule := newDetailRule(a.kinds, a.topt.Window)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	lazy := newLazyDetails(ctx, a, detailWorkers, keep)
+	lazy := newLazyDetails(ctx, a, maxDetailWorkers, keep)
 	n := 0
 	err := a.src.Load(ctx, since, func(batch []model.Execution) error {
 		a.Learn(ctx, batch)

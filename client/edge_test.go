@@ -189,3 +189,42 @@ func TestAWalkThroughTheSandboxsEdgeLimit(t *testing.T) {
 		t.Error("the edge never refused: the test did not exercise it")
 	}
 }
+
+// Budget says what the window has left for reads not yet sent: nothing known before an answer
+// says it; the remaining budget less the reads in flight; the whole budget once the window has
+// turned; never below zero.
+func TestTheBudgetLeftCountsTheReadsInFlight(t *testing.T) {
+	c := newTestClient(t, "http://127.0.0.1:1")
+	if b := c.Budget(); b.Known {
+		t.Fatalf("a budget before any answer: %+v", b)
+	}
+	g := c.t.gate
+	h := http.Header{}
+	h.Set("X-RateLimit", "2000")
+	h.Set("X-RateLimit-Remaining", "100")
+	h.Set("X-RateLimit-Window-Size", "60s")
+	g.observe(h, time.Now())
+	if b := c.Budget(); !b.Known || b.Limit != 2000 || b.Left != 100 {
+		t.Errorf("after an answer: %+v, want 100 of 2000 left", b)
+	}
+	for range 30 {
+		if _, err := g.before(t.Context(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b := c.Budget(); b.Left != 70 {
+		t.Errorf("with 30 reads in flight: %+v, want 70 left", b)
+	}
+	g.mu.Lock()
+	g.windowEnd = time.Now().Add(-time.Second) // the window turned
+	g.mu.Unlock()
+	if b := c.Budget(); !b.Known || b.Left != 2000-30 {
+		t.Errorf("a new window: %+v, want the whole budget less the reads in flight", b)
+	}
+	g.mu.Lock()
+	g.windowEnd, g.remaining = time.Now().Add(time.Minute), 10
+	g.mu.Unlock()
+	if b := c.Budget(); b.Left != 0 {
+		t.Errorf("fewer left than in flight: %+v, want 0", b)
+	}
+}

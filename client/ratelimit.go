@@ -233,6 +233,34 @@ func (g *rateGate) before(ctx context.Context, notice func(RateWait)) (p pass, e
 	}
 }
 
+// Budget is where the reads' rate-limit budget stands, as the API's last answers said.
+type Budget struct {
+	Known bool // the API said (X-RateLimit-Remaining); the rest is zero otherwise
+	Limit int  // the window's budget, 0 when not said
+	// Left is what the window has left for reads not yet sent: the budget the last answer
+	// said remained, less the reads in flight (each may spend one); the whole budget, less
+	// those, once the window has turned.
+	Left int
+}
+
+// Budget says where the reads' rate-limit budget stands now: a caller with many reads to make
+// (a load's details) sends as many at once as it leaves room for.
+func (c *Client) Budget() Budget {
+	g := c.t.gate
+	if g == nil {
+		return Budget{}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case g.remaining >= 0 && !time.Now().After(g.windowEnd):
+		return Budget{Known: true, Limit: g.limit, Left: max(g.remaining-g.inflight, 0)}
+	case g.limit > 0: // a new window, not yet heard from
+		return Budget{Known: true, Limit: g.limit, Left: max(g.limit-g.inflight, 0)}
+	}
+	return Budget{}
+}
+
 // done says a read before let through was answered (or failed).
 func (g *rateGate) done() {
 	g.mu.Lock()
