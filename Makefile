@@ -25,7 +25,7 @@ test-short:
 demo:
 	$(GO) run . --demo
 
-# The performance suite (issue 6): one table of each figure, its target, the median of
+# The performance suite: one table of each figure, its target, the median of
 # BENCH_COUNT runs and pass/fail. Generates bench-data/ first when it is missing (~30 s);
 # takes about 4 minutes on 2 cores. BENCH_ONLY=ui,memory runs some sections (filter, ui,
 # memory, load, scan, keys; scan5m is make bench-5m's); `go test -bench` on a package runs
@@ -37,7 +37,7 @@ BENCH_ONLY ?=
 bench:
 	$(GO) run ./tools/benchsuite -count $(BENCH_COUNT) -data bench-data -history bench/history.jsonl $(if $(BENCH_ONLY),-only $(BENCH_ONLY))
 
-# The 5M-record scan (issue 15): generates bench-data/5m.jsonl (5 GB, gitignored, kept for the
+# The 5M-record scan: generates bench-data/5m.jsonl (5 GB, gitignored, kept for the
 # next run; ~2 minutes) and checks that scan stays within 1 GB.
 bench-5m:
 	$(GO) run ./tools/benchsuite -count 1 -data bench-data -only scan5m

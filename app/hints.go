@@ -12,7 +12,7 @@ import (
 // SessionArgs are the flags a command line needs to read what this session reads: --demo, or
 // --file with the export's absolute path, --base-url, --profile, and --journal when one was
 // named (a URL's or a DSN's credential hidden: the person supplies it). Every hint that
-// names a command carries them (issue 32.7: the demo's hints named commands that read the
+// names a command carries them (a demo's hint that named a command without them read the
 // real journal and printed "(empty)").
 func (a *App) SessionArgs() []string {
 	return sessionArgs(a.o, a.src != nil && a.src.Kind() == model.SourceDemo || a.o.JournalOnly && a.o.Demo)

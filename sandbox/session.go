@@ -246,8 +246,8 @@ func (r *recorder) Write(b []byte) (int, error) {
 }
 func (r *recorder) WriteHeader(status int) { r.status = status }
 
-// The rest of the tool-router session API @composio/core calls (issue 28: session.tools() got a
-// 404): the session's tools, a search over them, its toolkits' connection state, a link to
+// The rest of the tool-router session API @composio/core calls (without it, session.tools()
+// got a 404): the session's tools, a search over them, its toolkits' connection state, a link to
 // connect one, and a PATCH of its config. The shapes are @composio/client's
 // (ToolsPaginated, the search response, ToolRouterToolkitsListResponse, the link's 201).
 

@@ -13,8 +13,8 @@ import (
 )
 
 // The sandbox refuses what the real API refuses, so that a client or a verifier that sends
-// something the platform would not accept fails its tests here rather than in production
-// (issue 28). Config.Lenient turns the checks off for a test that needs the old behaviour.
+// something the platform would not accept fails its tests here rather than in production.
+// Config.Lenient turns the checks off for a test that needs the old behaviour.
 //
 //   - a request carrying both x-api-key and x-user-api-key: 401 "Multiple authentication
 //     modes were provided"; the logs endpoints take a project key only (x-api-key);

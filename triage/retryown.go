@@ -14,8 +14,8 @@ import (
 const RetrySkew = 5 * time.Second
 
 // OwnRetries tells the effects of an execution's guarded retries apart from the original's in a
-// provider check of the original (issue 32.9: after a retry, the original's re-check found the
-// retry's own email and read as "the original went through").
+// provider check of the original: the original's re-check after a retry would find the
+// retry's own email and read as "the original went through".
 //
 // A retry that was sent (succeeded, or sent and not yet known) made at most one effect, dated at
 // or after its send. Each such retry claims the first unclaimed match dated from its send on;

@@ -16,7 +16,7 @@ import (
 
 // fzfReference times `fzf --filter QUERY` (Debian's fzf, a whole process reading the rows'
 // search text from a file) beside the filter over the same rows, the 1M export's, in this
-// process (issue 15). One full query each, not typed key by key: fzf has no incremental mode
+// process. One full query each, not typed key by key: fzf has no incremental mode
 // from the command line.
 func (s *suite) fzfReference(ctx context.Context) error {
 	fzf, err := exec.LookPath("fzf")

@@ -15,7 +15,7 @@ import (
 	"github.com/creack/pty"
 )
 
-// keys measures keystroke to frame on the real binary (issue 15): the TUI runs in a
+// keys measures keystroke to frame on the real binary: the TUI runs in a
 // pseudo-terminal (120x40) over the 1M export. While the load runs, ? is pressed again and
 // again (in count fresh processes, for a distribution of more than one load's 40-odd presses);
 // once the last one has loaded and gone quiet, each key is written alone and timed until the

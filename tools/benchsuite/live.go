@@ -18,7 +18,7 @@ import (
 	"github.com/exectriage/exectriage/sandbox"
 )
 
-// The live section (issue 33): the sandbox behind a proxy that answers every request late, as a
+// The live section: the sandbox behind a proxy that answers every request late, as a
 // remote API does, and the real binary's scan over it beside two pagers that only list the same
 // records: one cursor, and eight time windows at once.
 
@@ -249,16 +249,16 @@ func (s *suite) live(bin string) func(context.Context) error {
 			row{figure: "  its requests per 1,000 executions", values: perThousand(firstReq, 10_000), unit: "", format: "%.0f"},
 			row{figure: "  the reference: a sequential pager listing the same records", values: seq, unit: "s", format: "%.1f"},
 			row{figure: "  the reference: eight time windows paged at once", values: par, unit: "s", format: "%.1f"},
-			row{figure: "  scan / sequential pager, run by run (issue 33 target)", target: "≤ 1 ×", values: ratio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 1 }},
-			row{figure: "  the TUI over the same API (pty 120x40, no cache): its first rows (issue 33 target)", target: "≤ 1.5 s", values: tuiFirst, unit: "s", format: "%.2f", pass: func(m float64) bool { return m <= 1.5 }},
+			row{figure: "  scan / sequential pager, run by run", target: "≤ 1 ×", values: ratio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 1 }},
+			row{figure: "  the TUI over the same API (pty 120x40, no cache): its first rows", target: "≤ 1.5 s", values: tuiFirst, unit: "s", format: "%.2f", pass: func(m float64) bool { return m <= 1.5 }},
 			row{figure: "    its whole load, duplicate groups included", values: tuiWhole, unit: "s", format: "%.1f"},
 			row{figure: "  a second scan of the same window (cached, nothing new)", values: second, unit: "s", format: "%.2f"},
-			row{figure: "  second / first (issue 33 target)", target: "≤ 0.2 ×", values: second2, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.2 }},
+			row{figure: "  second / first", target: "≤ 0.2 ×", values: second2, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.2 }},
 			row{figure: "  its requests", values: secondReq, unit: "", format: "%.0f"},
 			row{figure: "  tool-definition requests: the first scan's", values: firstTools, unit: "", format: "%.0f"},
-			row{figure: "    the second's (kept with the logs a day, issue 43 target)", target: "0", values: secondTools, unit: "", format: "%.0f",
+			row{figure: "    the second's (tool definitions kept with the logs a day)", target: "0", values: secondTools, unit: "", format: "%.0f",
 				pass: func(m float64) bool { return m == 0 }},
-			row{figure: "  requests of a scan after 100 new executions (issue 33 target)", target: "≤ 2", values: newReq, unit: "", format: "%.0f", pass: func(m float64) bool { return m <= 2 }},
+			row{figure: "  requests of a scan after 100 new executions", target: "≤ 2", values: newReq, unit: "", format: "%.0f", pass: func(m float64) bool { return m <= 2 }},
 		)
 		return nil
 	}
@@ -345,9 +345,9 @@ func (s *suite) live100k(bin string) func(context.Context) error {
 		s.logf("live100k: %.0f s, %d pages and %d details, %d answered 429, %v progress lines about the rate limit", secs, p1-p0, d1-d0, api.limited.Load(), said)
 		s.rows = append(s.rows,
 			row{figure: "live: scan of 100k executions behind a 100 ms proxy at 2,000 requests a minute", values: []float64{secs}, unit: "s", format: "%.0f"},
-			row{figure: "  complete: every execution in the report (issue 33 target)", target: "= 1", values: []float64{complete}, format: "%.0f", pass: func(m float64) bool { return m == 1 }},
-			row{figure: "  its reads refused with 429 (issue 33 target)", target: "= 0", values: []float64{float64(api.limited.Load())}, format: "%.0f", pass: func(m float64) bool { return m == 0 }},
-			row{figure: "  lines on stderr saying it waits for the rate limit (issue 33 target: progress shown)", target: "≥ 1", values: []float64{said}, format: "%.0f", pass: func(m float64) bool { return m >= 1 }},
+			row{figure: "  complete: every execution in the report", target: "= 1", values: []float64{complete}, format: "%.0f", pass: func(m float64) bool { return m == 1 }},
+			row{figure: "  its reads refused with 429", target: "= 0", values: []float64{float64(api.limited.Load())}, format: "%.0f", pass: func(m float64) bool { return m == 0 }},
+			row{figure: "  lines on stderr saying it waits for the rate limit (progress shown)", target: "≥ 1", values: []float64{said}, format: "%.0f", pass: func(m float64) bool { return m >= 1 }},
 			row{figure: "  its requests (list pages + details)", values: []float64{float64(p1 - p0 + d1 - d0)}, format: "%.0f"},
 			row{figure: "  minutes of a 2,000-a-minute budget per 100k executions", values: []float64{float64(p1-p0+d1-d0) / 2000}, unit: "min", format: "%.1f"},
 		)

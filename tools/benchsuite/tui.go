@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -16,12 +17,12 @@ type tuiRun struct {
 	residentMB float64 // VmRSS once the load is in and the memory it no longer needs handed back
 }
 
-// tuiLoad runs exectriage on the 1M export in a 120x40 pty and waits for the header's
+// tuiLoad runs exectriage on an export (name, in the data directory) in a 120x40 pty and waits for the header's
 // "refreshed", which it shows only once the load and the duplicate groups are done; then it
 // reads the process's memory from /proc (Linux only, as the suite).
-func (s *suite) tuiLoad(ctx context.Context, bin string) (tuiRun, error) {
+func (s *suite) tuiLoad(ctx context.Context, bin, name string) (tuiRun, error) {
 	start := time.Now()
-	t, err := s.startTUI(ctx, bin)
+	t, err := startTUIWith(ctx, bin, nil, "--file", filepath.Join(s.data, name), "--readonly")
 	if err != nil {
 		return tuiRun{}, err
 	}
@@ -32,7 +33,7 @@ func (s *suite) tuiLoad(ctx context.Context, bin string) (tuiRun, error) {
 		if err := ctx.Err(); err != nil {
 			return tuiRun{}, err
 		}
-		return tuiRun{}, fmt.Errorf("tui: the 1M load did not finish within 3 min")
+		return tuiRun{}, fmt.Errorf("tui: the load of %s did not finish within 3 min", name)
 	}
 	r.secs = h.at.Sub(start).Seconds()
 	time.Sleep(time.Second) // what the process hands back after the load is given back by then

@@ -285,7 +285,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 // being confirmed: the execution, its outcome, the provider's answer, what will be sent and the
 // journal's scope) is shown whole, wrapped; on a screen too short for it, it scrolls (pgup/pgdn,
 // ctrl+u/ctrl+d) above the inputs and buttons, which stay in view. A screen too small even for
-// those says how much room it needs, and the dialog takes no typing (issue 32.3).
+// those says how much room it needs, and the dialog takes no typing.
 func (m Model) View() string {
 	st := m.Styles
 	w := m.boxWidth()

@@ -88,7 +88,7 @@ func Prefix(l Level) string {
 }
 
 // Overflow is the part of the message the line could not show ("" when it fits): the root
-// shows it on the help bar's line, so that an error's fix is never cut (issue 32.2).
+// shows it on the help bar's line, so that an error's fix is never cut.
 func (m Model) Overflow() string {
 	if m.text == "" || m.width <= 0 {
 		return ""
