@@ -21,6 +21,7 @@ type bucketMember struct {
 	text        textSig
 	subject     string // an email's subject, folded (foldSubject); "" for other tools
 	succeeded   bool   // the attempt is known to have succeeded
+	pinned      bool   // the arguments pin the target by its own facts (pinned.go)
 	// tool, toolkit and account: in an effect family's bucket (intent.go) members of one
 	// toolkit from two accounts never join, and another tool joins only after a failure
 	tool, toolkit, account string
@@ -101,6 +102,8 @@ func clusterBucket(ms []bucketMember, window time.Duration, th Thresholds) []clu
 				case sk >= th.Anchored && anchored(ms[j].text, m.text):
 				case sameEntities(&ms[j].text, &m.text):
 					sk = max(sk, FactsSimilarity) // rewritten, or in another language
+				case ms[j].pinned && m.pinned: // one slot and its people, one contact: labels and text anew
+					sk = max(sk, PinnedSimilarity)
 				default:
 					continue
 				}

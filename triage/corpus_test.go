@@ -680,7 +680,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 		}{{"sdk retry", g.sdkRetry}, {"session retry", g.sessionRetry}, {"framework retry", g.frameworkRetry}, {"agent rewords", g.agentRetry},
 			{"app retry", g.appRetry}, {"double submit", g.doubleSubmit}, {"meta-tool re-send", g.metaResend}, {"redelivery", g.redelivery},
 			{"batch replay", g.batchReplay}, {"agent rewrites (languages, HTML, addresses)", g.agentRewrites}, {"agent via a sibling tool", g.agentSibling},
-			{"app rebuilds the payload", g.appRebuilds}} {
+			{"app rebuilds the payload", g.appRebuilds}, {"agent rebooks a slot under another title", g.agentRebooks},
+			{"agent re-creates a contact spelled otherwise", g.agentRecreatesContact}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -692,7 +693,9 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"the next templated post after a failure", g.nextTemplated},
 			{"two events of one trigger", g.twoEvents}, {"a session that sends twice", g.sessionSendsTwice},
 			{"another order after a failure", g.otherOrderAfterFailure}, {"one reply from two mailboxes", g.twoMailboxes},
-			{"a draft, then its send", g.draftThenSend}, {"one notice in two languages", g.bilingualNotice}} {
+			{"a draft, then its send", g.draftThenSend}, {"one notice in two languages", g.bilingualNotice},
+			{"another slot for the same people after a failure", g.otherSlotSamePeople}, {"another contact of the same name after a failure", g.sameNameOtherContact},
+			{"a second meeting at one slot", g.secondMeetingAtOneSlot}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""

@@ -538,7 +538,7 @@ func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, 
 	for j, i := range idx {
 		e := &execs[i]
 		ea := parts[i]
-		bm[j] = bucketMember{start: e.Start(), seen: reachOf(e, outcomes[i], opt), near: lastSeen(e), args: e.ArgumentsSum(), text: signatureOf(ea), subject: foldSubject(ea.subject), succeeded: outcomes[i] == model.OutcomeSucceeded,
+		bm[j] = bucketMember{start: e.Start(), seen: reachOf(e, outcomes[i], opt), near: lastSeen(e), args: e.ArgumentsSum(), text: signatureOf(ea), subject: foldSubject(ea.subject), succeeded: outcomes[i] == model.OutcomeSucceeded, pinned: ea.pinned,
 			tool: strings.ToUpper(e.ToolSlug), toolkit: toolkitOf(e), account: e.ConnectedAccountID, client: e.SDKVersion}
 	}
 	var groups []model.DuplicateGroup

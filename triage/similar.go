@@ -108,6 +108,9 @@ type effectArgs struct {
 	keys     []string // names of the identifying top-level arguments, sorted
 	textKeys []string // names of the free-text arguments present, sorted
 	rawText  string   // the free text, by key; signature(rawText) is what similarity reads
+	// pinned says the identity pins the target by its own facts (pinned.go): its labels are
+	// in the text, and any text joins after an attempt that did not succeed
+	pinned bool
 	// subject is an email's subject (an effect family's, intent.go): outside the identity, so
 	// that a subject translated with its body stays in the bucket; compared beside the text
 	// (clusterBucket) and read for facts with it
@@ -154,12 +157,14 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool) (effectA
 	var out effectArgs
 	var ok bool
 	var texts []string
+	var label []bool
+	out.pinned, label, ms = pinnedMembers(ms, skip)
 	ident := make([]model.ArgMember, 0, len(ms))
-	for _, m := range ms {
+	for i, m := range ms {
 		if skip[strings.ToLower(m.Key)] || string(m.Raw) == "null" {
 			continue // a null argument is an absent one: a rebuilt payload may send either
 		}
-		if m.IsStr && isFreeText(m.Key, m.Str) {
+		if m.IsStr && (isFreeText(m.Key, m.Str) || out.pinned && label[i]) {
 			out.textKeys = append(out.textKeys, m.Key)
 			texts = append(texts, m.Key+"\x00"+m.Str)
 			continue
@@ -210,12 +215,24 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 		return out, true
 	}
 	var texts []string
+	// pinning, read from the same members as the quick path reads (pinned.go)
+	members, _ := decodeMembers(args)
+	pinned, label, pm := pinnedMembers(members, skip)
+	out.pinned = pinned
+	isLabel := map[string]bool{}
+	for i, mb := range pm {
+		if pinned && label[i] {
+			isLabel[mb.Key] = true
+		} else if pinned && string(mb.Raw) != string(members[i].Raw) {
+			m[mb.Key] = mb.Str // a pinning value in its normal form
+		}
+	}
 	ident := make(map[string]any, len(m))
 	for k, val := range m {
 		if skip[strings.ToLower(k)] || val == nil {
 			continue // null is absent
 		}
-		if s, ok := val.(string); ok && isFreeText(k, s) {
+		if s, ok := val.(string); ok && (isFreeText(k, s) || isLabel[k]) {
 			out.textKeys = append(out.textKeys, k)
 			texts = append(texts, k+"\x00"+s)
 			continue
@@ -665,6 +682,9 @@ func matchWords(ea effectArgs, sim float64) string {
 	if sim >= 1 {
 		return "identical arguments"
 	}
+	if ea.pinned && sim <= PinnedSimilarity {
+		return pinnedWords(ea)
+	}
 	if sim <= FactsSimilarity {
 		return factsWords(ea)
 	}
@@ -678,6 +698,16 @@ func matchWords(ea effectArgs, sim float64) string {
 		same = "no identifying arguments"
 	}
 	return fmt.Sprintf("%s; %s reworded, %.0f%% similar (numbers and names equal)", same, strings.Join(ea.textKeys, "/"), 100*sim)
+}
+
+// pinnedWords says what a group joined by its pinned target alone shares: "same attendees,
+// start_datetime (the target); summary, description written anew".
+func pinnedWords(ea effectArgs) string {
+	written := "the words"
+	if len(ea.textKeys) > 0 {
+		written = strings.Join(ea.textKeys, ", ")
+	}
+	return fmt.Sprintf("same %s (the target's own facts); %s written anew", strings.Join(ea.keys, ", "), written)
 }
 
 // factsWords says what a group joined by its facts alone shares: "same recipient_email and

@@ -38,7 +38,8 @@ func jsonValue(t *rapid.T, depth int, label string) string {
 		return jsonString(t, label+"s2")
 	case 7, 8:
 		n := rapid.IntRange(0, 4).Draw(t, label+"len")
-		keys := []string{"to", "subject", "body", "Body", "text", "channel", "id", "n", "nonce", "Timestamp", "x<y", "é", "a\"b", "deep"}
+		keys := []string{"to", "subject", "body", "Body", "text", "channel", "id", "n", "nonce", "Timestamp", "x<y", "é", "a\"b", "deep",
+			"email", "phone", "start_datetime", "attendees", "title", "firstname"} // and what pins a target (pinned.go)
 		var parts []string
 		for i := range n {
 			k := rapid.SampledFrom(keys).Draw(t, fmt.Sprintf("%sk%d", label, i))
@@ -64,6 +65,7 @@ func jsonString(t *rapid.T, label string) string {
 		`""`, `"hello"`, `"u1@example.com"`, `"Hi <b>there</b> & you"`, `"line\nbreak"`, `"tab\tx"`, `"quote \" in"`,
 		`"\u00e9t\u00e9"`, `"été"`, `"emoji 🎉"`, "\"bad \xff utf8\"", `"\ud800 lone"`, `"\u2028 sep"`, `"back\\slash"`,
 		`"` + strings.Repeat("long text words ", 10) + `"`, `"C:\/path"`,
+		`"2026-03-14T15:00:00Z"`, `"2026-03-14T11:00:00-04:00"`, `"+1 (415) 555-0134"`, `"U1@Example.com"`,
 	}).Draw(t, label)
 }
 
@@ -102,8 +104,8 @@ func compareSplit(rt *rapid.T, args string, volatile []string, skip map[string]b
 	if !sok {
 		rt.Fatalf("%s: the quick path accepted what encoding/json refuses", args)
 	}
-	if string(q.identity) != string(s.identity) || !reflect.DeepEqual(q.keys, s.keys) || !reflect.DeepEqual(q.textKeys, s.textKeys) || q.rawText != s.rawText {
-		rt.Fatalf("%s:\nquick %q %q %q %q\nslow  %q %q %q %q", args, q.identity, q.keys, q.textKeys, q.rawText, s.identity, s.keys, s.textKeys, s.rawText)
+	if string(q.identity) != string(s.identity) || !reflect.DeepEqual(q.keys, s.keys) || !reflect.DeepEqual(q.textKeys, s.textKeys) || q.rawText != s.rawText || q.pinned != s.pinned {
+		rt.Fatalf("%s:\nquick %q %q %q %q %v\nslow  %q %q %q %q %v", args, q.identity, q.keys, q.textKeys, q.rawText, q.pinned, s.identity, s.keys, s.textKeys, s.rawText, s.pinned)
 	}
 }
 

@@ -1,0 +1,189 @@
+package triage
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// Pinned targets. Some writes name their target by facts of its own, whatever words come with
+// them: an event by its start and its attendees (one slot, one set of people), a contact by its
+// own email address or phone number (a CRM keeps one contact per address). The labels such a
+// write carries (a title, a summary, a name, a subject) are words about the target, not the
+// target: an agent that saw an error writes the call anew under another title, or spells the
+// name otherwise. So when the arguments pin the target, the labels join the free text, the
+// pinning values are compared as facts (an address in lower case, a phone by its digits, a
+// start as an instant), and an attempt after one that did not succeed joins it whatever its
+// words (clusterBucket). Which arguments pin is read from their names and values, for any
+// tool: no list of tools.
+
+// PinnedSimilarity is the similarity recorded for an attempt that joined by its pinned target
+// alone (its labels and text written anew).
+const PinnedSimilarity = 0.15
+
+// labelKey: an argument that names or describes a target in words (its title, a person's name,
+// the company they work for), not the target itself.
+func labelKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "title", "summary", "name", "subject", "first_name", "firstname", "last_name", "lastname", "full_name", "fullname",
+		"display_name", "displayname", "given_name", "family_name", "company", "company_name", "jobtitle", "job_title":
+		return true
+	}
+	return false
+}
+
+// startKey: an argument that says when an event starts (start, start_time, start_datetime,
+// startDateTime, event_start...).
+func startKey(k string) bool {
+	l := strings.ToLower(k)
+	return strings.Contains(l, "start") && !strings.Contains(l, "restart")
+}
+
+// peopleKey: an argument that lists the people an event gathers.
+func peopleKey(k string) bool {
+	l := strings.ToLower(k)
+	return strings.Contains(l, "attendee") || strings.Contains(l, "guest") || strings.Contains(l, "participant") || strings.Contains(l, "invitee")
+}
+
+// ownAddressKey: an argument that is the target's own address or phone (a contact's email),
+// not whom a message goes to (recipientKey).
+func ownAddressKey(k string) bool {
+	if recipientKey(k) {
+		return false
+	}
+	switch strings.ToLower(k) {
+	case "email", "email_address", "emailaddress", "primary_email", "work_email", "personal_email",
+		"phone", "phone_number", "phonenumber", "mobile", "mobile_phone", "mobilephone", "mobile_number":
+		return true
+	}
+	return false
+}
+
+// pin is what pinOf reads of a write's arguments.
+type pin struct {
+	// slot: a start and the people it gathers pin an event; own: the target's own address or
+	// phone pins it (a contact), and then nothing else of it is its identity
+	slot, own bool
+	norm      map[string]string // the pinning values in their normal form, by key
+	address   bool              // own pins by an email address (a phone beside it is an attribute)
+}
+
+// pinOf reads whether a write's top-level arguments pin its target; skip is the volatile keys
+// (lower case), which pin nothing.
+func pinOf(ms []model.ArgMember, skip map[string]bool) pin {
+	var p pin
+	var start, people bool
+	for _, m := range ms {
+		if string(m.Raw) == "null" || skip[strings.ToLower(m.Key)] {
+			continue
+		}
+		var v string
+		switch {
+		case startKey(m.Key) && m.IsStr:
+			if v = instant(m.Str); v != "" {
+				start = true
+			}
+		case peopleKey(m.Key):
+			if v = addressSet(string(m.Raw)); v != "" {
+				people = true
+			}
+		case ownAddressKey(m.Key) && m.IsStr:
+			if v = addressOrPhone(m.Str); v != "" {
+				p.own = true
+				p.address = p.address || strings.HasPrefix(v, "E:")
+			}
+		}
+		if v != "" {
+			if p.norm == nil {
+				p.norm = map[string]string{}
+			}
+			p.norm[m.Key] = v
+		}
+	}
+	p.slot = start && people
+	return p
+}
+
+// instant is a start time in a normal form: an RFC 3339 time in UTC, or a local date and time
+// as written without a zone ("" when s is neither).
+func instant(s string) string {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05Z07:00"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC().Format(time.RFC3339)
+		}
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return "local " + t.Format("2006-01-02T15:04:05")
+		}
+	}
+	return ""
+}
+
+// addressSet is the email addresses in a value (a list of addresses, or of attendees with
+// theirs), lower case, sorted, unique, joined ("" when there is none).
+func addressSet(s string) string {
+	var as []string
+	for _, e := range entities(s) {
+		if a, ok := strings.CutPrefix(e, "E:"); ok {
+			as = append(as, a)
+		}
+	}
+	sortUnique(&as)
+	return strings.Join(as, ",")
+}
+
+// addressOrPhone is an email address in lower case, or a phone number by its last ten digits
+// (a country code written or not), "" for anything else.
+func addressOrPhone(s string) string {
+	s = strings.TrimSpace(s)
+	if bareAddress(s) {
+		return "E:" + strings.ToLower(s)
+	}
+	var digits []rune
+	for _, r := range s {
+		switch {
+		case unicode.IsDigit(r):
+			digits = append(digits, r)
+		case strings.ContainsRune(" +-().", r):
+		default:
+			return ""
+		}
+	}
+	if len(digits) < 7 {
+		return ""
+	}
+	return "P:" + string(digits[max(len(digits)-10, 0):])
+}
+
+// pinnedMembers applies pinning to a write's members: labels move to the free text (true in
+// text), pinning values are replaced by their normal form, as JSON strings. A target pinned by
+// its own address keeps only that address as its identity: the other strings said of it (a
+// name, a company, a phone beside the address) are words about it, and move to the text too.
+func pinnedMembers(ms []model.ArgMember, skip map[string]bool) (pinned bool, text []bool, out []model.ArgMember) {
+	p := pinOf(ms, skip)
+	if !p.slot && !p.own {
+		return false, nil, ms
+	}
+	text = make([]bool, len(ms))
+	out = slices.Clone(ms)
+	for i, m := range out {
+		v, pins := p.norm[m.Key]
+		if pins && p.own && p.address && strings.HasPrefix(v, "P:") {
+			pins = false // a phone beside the address that pins
+		}
+		switch {
+		case pins:
+			out[i].Raw, out[i].Str, out[i].IsStr = model.AppendKey(nil, v), v, true
+		case p.own:
+			text[i] = m.IsStr
+		default:
+			text[i] = labelKey(m.Key) && m.IsStr
+		}
+	}
+	return true, text, out
+}

@@ -1,0 +1,76 @@
+package triage
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// What pins a target is read from the arguments' names and values, for any tool: a start and
+// the people it gathers, or the target's own address or phone; a message's recipients do not.
+func TestWhatPinsATarget(t *testing.T) {
+	for _, c := range []struct {
+		name, args string
+		pinned     bool
+	}{
+		{"an event: its start and attendees", `{"summary":"Q3","start_datetime":"2026-03-14T15:00:00Z","attendees":["a@x.org","b@x.org"]}`, true},
+		{"attendees as objects", `{"title":"Q3","start":"2026-03-14 15:00","guests":[{"email":"a@x.org"}]}`, true},
+		{"a start without people", `{"summary":"Focus time","start_datetime":"2026-03-14T15:00:00Z"}`, false},
+		{"people without a start", `{"summary":"Q3","attendees":["a@x.org"]}`, false},
+		{"a start that is no time", `{"start":"soon","attendees":["a@x.org"]}`, false},
+		{"a contact by its address", `{"email":"dana@x.org","firstname":"Dana"}`, true},
+		{"a contact by its phone", `{"phone_number":"+1 (415) 555-0134","name":"Dana"}`, true},
+		{"a message's recipient", `{"to":"dana@x.org","subject":"Hi","body":"hello"}`, false},
+		{"an address that is none", `{"email":"not an address"}`, false},
+		{"a start by another name", `{"eventStartTime":"2026-03-14T15:00:00Z","participants":"a@x.org, b@x.org"}`, true},
+	} {
+		ms, ok := model.SplitObject(json.RawMessage(c.args))
+		if !ok {
+			t.Fatalf("%s: not an object", c.name)
+		}
+		p := pinOf(ms, skipSet(model.DefaultVolatileKeys()))
+		if got := p.slot || p.own; got != c.pinned {
+			t.Errorf("%s: pinned %v, want %v", c.name, got, c.pinned)
+		}
+	}
+}
+
+// A pinned target's identity is its facts, however written: one instant in two offsets, the
+// attendees in another order and case, one address in two cases, one phone written three ways;
+// its labels are text. Another slot, other people or another address is another identity.
+func TestAPinnedIdentityIsItsFacts(t *testing.T) {
+	skip := skipSet(model.DefaultVolatileKeys())
+	id := func(args string) string {
+		t.Helper()
+		q, ok := splitArgsQuick(json.RawMessage(args), skip)
+		s, _ := splitArgsSlow(json.RawMessage(args), model.DefaultVolatileKeys(), skip)
+		if !ok || string(q.identity) != string(s.identity) || !q.pinned || q.pinned != s.pinned {
+			t.Fatalf("%s: quick %q (%v), slow %q", args, q.identity, q.pinned, s.identity)
+		}
+		return string(q.identity)
+	}
+	same := [][2]string{
+		{`{"calendar_id":"primary","summary":"Q3 planning","start_datetime":"2026-03-14T15:00:00Z","attendees":["dana@x.org","tom@x.org"]}`,
+			`{"calendar_id":"primary","summary":"Planning sync: Q3","description":"Agenda","start_datetime":"2026-03-14T11:00:00-04:00","attendees":["Tom@x.org","dana@x.org"]}`},
+		{`{"email":"jon.okafor@x.com","firstname":"Jon","lastname":"Okafor","phone":"+1 415 555 0134"}`,
+			`{"email":"Jon.okafor@x.com","firstname":"John","lastname":"Okafor","company":"Acme"}`},
+		{`{"phone":"+1 415 555 0134","name":"Dana"}`, `{"phone":"(415) 555-0134","name":"Dana K."}`},
+	}
+	for _, p := range same {
+		if a, b := id(p[0]), id(p[1]); a != b {
+			t.Errorf("one target, two identities:\n%s\n%s", a, b)
+		}
+	}
+	other := [][2]string{
+		{`{"summary":"Q3","start_datetime":"2026-03-14T15:00:00Z","attendees":["dana@x.org"]}`, `{"summary":"Q3","start_datetime":"2026-03-15T15:00:00Z","attendees":["dana@x.org"]}`},
+		{`{"summary":"Q3","start_datetime":"2026-03-14T15:00:00Z","attendees":["dana@x.org"]}`, `{"summary":"Q3","start_datetime":"2026-03-14T15:00:00Z","attendees":["tom@x.org"]}`},
+		{`{"summary":"Q3","start_datetime":"2026-03-14T15:00:00Z","attendees":["dana@x.org"],"calendar_id":"a"}`, `{"summary":"Q3","start_datetime":"2026-03-14T15:00:00Z","attendees":["dana@x.org"],"calendar_id":"b"}`},
+		{`{"email":"dana.kim@alpha.example","firstname":"Dana"}`, `{"email":"dana.kim@beta.example","firstname":"Dana"}`},
+	}
+	for _, p := range other {
+		if a, b := id(p[0]), id(p[1]); a == b {
+			t.Errorf("two targets, one identity:\n%s\n%s", p[0], p[1])
+		}
+	}
+}
