@@ -1,7 +1,9 @@
 package triage_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,8 +14,10 @@ import (
 // the pinned targets of pinned.go, none of them used to choose a rule): an agent that saw an
 // error books the same slot for the same people under another title, or creates the same
 // contact (one email, one phone) with the name spelled otherwise and the phone written another
-// way. Their near-misses: another slot for the same people after a failure, another contact of
-// the same name after a failure, and a second meeting at one slot after the first was booked.
+// way, or appends the same rows with the numbers and dates written another way (rows.go). Their
+// near-misses: another slot for the same people after a failure, another contact of the same name
+// after a failure, a second meeting at one slot after the first was booked, and other rows
+// appended to one sheet after a failure.
 
 var (
 	meetingTitles = [][]string{
@@ -161,4 +165,65 @@ func (g *corpusGen) secondMeetingAtOneSlot() {
 	t := g.start()
 	stopped := g.add(c, calendarTool, eventArgs(titles[0], "Agenda: status", writeStart(at, 0), people), t, endOK, g.fast(), -1, "")
 	g.add(c, calendarTool, eventArgs("Prep for "+titles[0], "Prepare the numbers", writeStart(at, 0), people), stopped.Add(3*time.Minute), endOK, g.fast(), -1, "")
+}
+
+var sheetTool = target{"GOOGLESHEETS_SPREADSHEETS_VALUES_APPEND", "googlesheets", nil}
+
+// sheetRow is one order's row: its date, customer, order number and amount, written one of two
+// ways (a model writing the call anew formats numbers and dates as it likes).
+func sheetRow(day time.Time, customer string, order, cents int, variant int) []any {
+	amount := float64(cents) / 100
+	if variant%2 == 0 {
+		return []any{day.Format("2006-01-02"), customer, fmt.Sprintf("A-%d", order), fmt.Sprintf("%s.%02d", thousands(cents/100), cents%100)}
+	}
+	return []any{day.Format("01/02/2006"), customer, fmt.Sprintf("A-%d", order), json.Number(strconv.FormatFloat(amount, 'f', -1, 64))}
+}
+
+// thousands writes n with comma separators.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func (g *corpusGen) orderRows(day time.Time) [][3]int {
+	rows := make([][3]int, 1+g.r.IntN(3))
+	for i := range rows {
+		rows[i] = [3]int{g.r.IntN(len(corpusNames)), 10000 + g.r.IntN(89999), 1000 + g.r.IntN(900000)}
+	}
+	return rows
+}
+
+func sheetArgs(sheet string, day time.Time, rows [][3]int, variant int) map[string]any {
+	values := make([]any, len(rows))
+	for i, r := range rows {
+		values[i] = sheetRow(day, corpusNames[r[0]], r[1], r[2], variant)
+	}
+	return map[string]any{"spreadsheetId": sheet, "range": "Orders!A:D", "valueInputOption": "USER_ENTERED", "values": values}
+}
+
+// agentReappendsRows: the rows' append failed or timed out; the agent appends them again with
+// the numbers and dates written another way.
+func (g *corpusGen) agentReappendsRows() {
+	c := g.current()
+	key := g.newGroup(model.PatternAgentRetry)
+	sheet := fmt.Sprintf("1Bx%08x", g.r.Uint32())
+	day := g.now.Add(-time.Duration(g.r.IntN(72)) * time.Hour)
+	rows := g.orderRows(day)
+	t := g.start()
+	stopped := g.add(c, sheetTool, sheetArgs(sheet, day, rows, 0), t, g.failure(), g.fast(), -1, key)
+	g.add(c, sheetTool, sheetArgs(sheet, day, rows, 1), stopped.Add(time.Duration(3000+g.r.IntN(40000))*time.Millisecond), endOK, g.fast(), -1, key)
+}
+
+// otherRowsAfterAFailure (near-miss): an append failed; the next append to the sheet carries
+// other orders.
+func (g *corpusGen) otherRowsAfterAFailure() {
+	c := g.current()
+	sheet := fmt.Sprintf("1Bx%08x", g.r.Uint32())
+	day := g.now.Add(-time.Duration(g.r.IntN(72)) * time.Hour)
+	t := g.start()
+	stopped := g.add(c, sheetTool, sheetArgs(sheet, day, g.orderRows(day), 0), t, g.failure(), g.fast(), -1, "")
+	g.add(c, sheetTool, sheetArgs(sheet, day, g.orderRows(day), 0), stopped.Add(time.Duration(5+g.r.IntN(60))*time.Second), endOK, g.fast(), -1, "")
 }

@@ -681,7 +681,7 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"app retry", g.appRetry}, {"double submit", g.doubleSubmit}, {"meta-tool re-send", g.metaResend}, {"redelivery", g.redelivery},
 			{"batch replay", g.batchReplay}, {"agent rewrites (languages, HTML, addresses)", g.agentRewrites}, {"agent via a sibling tool", g.agentSibling},
 			{"app rebuilds the payload", g.appRebuilds}, {"agent rebooks a slot under another title", g.agentRebooks},
-			{"agent re-creates a contact spelled otherwise", g.agentRecreatesContact}} {
+			{"agent re-creates a contact spelled otherwise", g.agentRecreatesContact}, {"agent appends the rows again, reformatted", g.agentReappendsRows}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -695,7 +695,7 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"another order after a failure", g.otherOrderAfterFailure}, {"one reply from two mailboxes", g.twoMailboxes},
 			{"a draft, then its send", g.draftThenSend}, {"one notice in two languages", g.bilingualNotice},
 			{"another slot for the same people after a failure", g.otherSlotSamePeople}, {"another contact of the same name after a failure", g.sameNameOtherContact},
-			{"a second meeting at one slot", g.secondMeetingAtOneSlot}} {
+			{"a second meeting at one slot", g.secondMeetingAtOneSlot}, {"other rows after a failure", g.otherRowsAfterAFailure}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""

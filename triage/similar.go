@@ -169,6 +169,11 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool) (effectA
 			texts = append(texts, m.Key+"\x00"+m.Str)
 			continue
 		}
+		if rows, ok := rowsOf(m); ok { // records appended: content, by their facts (rows.go)
+			out.textKeys = append(out.textKeys, m.Key)
+			texts = append(texts, m.Key+"\x00"+rows)
+			continue
+		}
 		ident = append(ident, m)
 		out.keys = append(out.keys, m.Key)
 	}
@@ -235,6 +240,11 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 		if s, ok := val.(string); ok && (isFreeText(k, s) || isLabel[k]) {
 			out.textKeys = append(out.textKeys, k)
 			texts = append(texts, k+"\x00"+s)
+			continue
+		}
+		if rows, ok := rowsText(val); ok && rowsKey(k) {
+			out.textKeys = append(out.textKeys, k)
+			texts = append(texts, k+"\x00"+rows)
 			continue
 		}
 		ident[k] = val

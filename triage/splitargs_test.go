@@ -39,7 +39,7 @@ func jsonValue(t *rapid.T, depth int, label string) string {
 	case 7, 8:
 		n := rapid.IntRange(0, 4).Draw(t, label+"len")
 		keys := []string{"to", "subject", "body", "Body", "text", "channel", "id", "n", "nonce", "Timestamp", "x<y", "é", "a\"b", "deep",
-			"email", "phone", "start_datetime", "attendees", "title", "firstname"} // and what pins a target (pinned.go)
+			"email", "phone", "start_datetime", "attendees", "title", "firstname", "values", "rows"} // what pins a target, rows (pinned.go, rows.go)
 		var parts []string
 		for i := range n {
 			k := rapid.SampledFrom(keys).Draw(t, fmt.Sprintf("%sk%d", label, i))
