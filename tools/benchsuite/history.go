@@ -41,12 +41,28 @@ type figure struct {
 // record is this run's medians.
 func (s *suite) record(ctx context.Context) record {
 	r := record{Commit: commit(ctx), At: time.Now().UTC().Truncate(time.Second), Machine: machine(), Count: s.count, Figures: map[string]figure{}}
-	for _, row := range s.rows {
+	names := figureNames(s.rows)
+	for i, row := range s.rows {
 		if row.pending == "" && len(row.values) > 0 {
-			r.Figures[strings.TrimSpace(row.figure)] = figure{Median: median(row.values), Unit: row.unit}
+			r.Figures[names[i]] = figure{Median: median(row.values), Unit: row.unit}
 		}
 	}
 	return r
+}
+
+// figureNames are the rows' names in the history: a row indented under another (its requests,
+// its peak) is named after the rows above it ("live: scan ... / its requests"), so that two
+// sections' "its requests" stay two figures.
+func figureNames(rows []row) []string {
+	out := make([]string, len(rows))
+	var path []string // the names of the rows above, by indentation
+	for i, r := range rows {
+		name := strings.TrimSpace(r.figure)
+		depth := (len(r.figure) - len(strings.TrimLeft(r.figure, " "))) / 2
+		path = append(path[:min(depth, len(path))], name)
+		out[i] = strings.Join(path, " / ")
+	}
+	return out
 }
 
 // commit names the tree the suite measured.

@@ -60,3 +60,14 @@ func TestTheHistoryMarksWhatGotWorse(t *testing.T) {
 		t.Errorf("without history: %s", none.String())
 	}
 }
+
+// A row indented under another is named after it: two sections' "its requests" are two figures.
+func TestIndentedFiguresAreNamedAfterTheirSection(t *testing.T) {
+	got := figureNames([]row{{figure: "live 10k"}, {figure: "  its requests"}, {figure: "    per page"}, {figure: "live 100k"}, {figure: "  its requests"}})
+	want := []string{"live 10k", "live 10k / its requests", "live 10k / its requests / per page", "live 100k", "live 100k / its requests"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("row %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+}

@@ -132,11 +132,7 @@ func (s *suite) run(ctx context.Context, dataDir string) error {
 		return fmt.Errorf("the bench history: %w", err)
 	}
 	now := s.record(ctx)
-	order := make([]string, 0, len(s.rows))
-	for _, r := range s.rows {
-		order = append(order, strings.TrimSpace(r.figure))
-	}
-	compare(os.Stdout, earlier, now, order)
+	compare(os.Stdout, earlier, now, figureNames(s.rows))
 	if err := appendHistory(s.history, now); err != nil {
 		return fmt.Errorf("the bench history: %w", err)
 	}
