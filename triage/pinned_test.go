@@ -2,7 +2,9 @@ package triage
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/exectriage/exectriage/model"
 )
@@ -72,5 +74,29 @@ func TestAPinnedIdentityIsItsFacts(t *testing.T) {
 		if a, b := id(p[0]), id(p[1]); a == b {
 			t.Errorf("two targets, one identity:\n%s\n%s", p[0], p[1])
 		}
+	}
+}
+
+// A meeting booked again for one slot and its people under another title, after the first
+// attempt timed out, is one group that says what it shares and what was written anew.
+func TestARebookedSlotIsOneGroupThatSaysWhy(t *testing.T) {
+	at := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	mk := func(id, args string, start time.Time, status string, err *model.ExecError) model.Execution {
+		return model.Execution{ID: id, ToolSlug: "GOOGLECALENDAR_CREATE_EVENT", ToolkitSlug: "googlecalendar", ConnectedAccountID: "ca_1", UserID: "u1",
+			StartTime: start, Timestamp: start, Status: status, Error: err, Arguments: json.RawMessage(args), Detailed: true, RetryCount: -1}
+	}
+	execs := []model.Execution{
+		mk("log_1", `{"summary":"Budget review","start_datetime":"2026-03-14T15:00:00Z","attendees":["dana@x.org","tom@x.org"]}`, at, "failed",
+			&model.ExecError{Kind: model.ErrTimeout, Message: "Request timed out"}),
+		mk("log_2", `{"summary":"Finance sync","description":"Agenda: owners","start_datetime":"2026-03-14T11:00:00-04:00","attendees":["tom@x.org","Dana@x.org"]}`,
+			at.Add(75*time.Second), "success", nil),
+	}
+	res := Analyze(execs, NewKinds(), Options{})
+	if len(res.Groups) != 1 {
+		t.Fatalf("%d groups, want one: %+v", len(res.Groups), res.Groups)
+	}
+	g := res.Groups[0]
+	if g.Pattern != model.PatternAgentRetry || !strings.Contains(g.Match, "same attendees, start_datetime (the target's own facts)") || !strings.Contains(g.Match, "written anew") {
+		t.Errorf("cause %s, match %q", g.Pattern, g.Match)
 	}
 }
