@@ -240,7 +240,9 @@ func Open(ctx context.Context, o Options) (*App, error) {
 		}
 	}
 	if o.AllowReads && !o.ReadOnly && !cfg.Defaults.ReadOnly { // it lifts a read-only session's ban, and there is none
-		return nil, Usagef("--allow-reads only applies to a read-only session: add --readonly (or readonly = true in the config's [defaults] or the profile)")
+		return nil, Usagef(
+			"--allow-reads only applies to a read-only session: add --readonly (or readonly = true in the config's [defaults] or the profile)",
+		)
 	}
 	o.ReadOnly = o.ReadOnly || cfg.Defaults.ReadOnly // the demo's anchor must know it (demoAnchor)
 	o.AllowReads = o.AllowReads || cfg.Defaults.AllowReads
@@ -415,7 +417,13 @@ func (a *App) ReadOnly() bool { return a.o.ReadOnly || a.cfg.Defaults.ReadOnly }
 // verdict, a resolution).
 func (a *App) CheckWrite(what string) error {
 	if a.ReadOnly() {
-		return &UsageError{Msg: fmt.Sprintf("%s: %v: this session is read-only (--readonly or [defaults] readonly in the config): no retry, verdict or journal write", what, ErrReadOnly)}
+		return &UsageError{
+			Msg: fmt.Sprintf(
+				"%s: %v: this session is read-only (--readonly or [defaults] readonly in the config): no retry, verdict or journal write",
+				what,
+				ErrReadOnly,
+			),
+		}
 	}
 	return nil
 }

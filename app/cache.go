@@ -109,7 +109,11 @@ func openCache(ctx context.Context, o Options, base string, creds Credentials, i
 	if err != nil {
 		return nil
 	}
-	c, err := logcache.Open(ctx, filepath.Join(dir, logcache.Name(base, creds.Key+"\x00"+creds.OrgID+"\x00"+creds.Project)), logcache.Options{ReadOnly: o.ReadOnly})
+	c, err := logcache.Open(
+		ctx,
+		filepath.Join(dir, logcache.Name(base, creds.Key+"\x00"+creds.OrgID+"\x00"+creds.Project)),
+		logcache.Options{ReadOnly: o.ReadOnly},
+	)
 	if err != nil {
 		return nil
 	}

@@ -35,7 +35,10 @@ func (a *App) RecordJSON(e *model.Execution) string {
 func (a *App) CurlFor(e *model.Execution) string {
 	for _, r := range e.ToolSlug { // a slug from a hostile log is never put in a command
 		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return "# no curl: the tool slug " + fmt.Sprintf("%q", e.ToolSlug) + " is not a plain slug, so it is not put in a shell command\n"
+			return "# no curl: the tool slug " + fmt.Sprintf(
+				"%q",
+				e.ToolSlug,
+			) + " is not a plain slug, so it is not put in a shell command\n"
 		}
 	}
 	base := redact.Location(a.apiBase()) // the one rule for a location's credentials: a copied command carries none

@@ -46,7 +46,14 @@ func GetInfo(o Options) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	in := Info{Profile: prof.Name, Production: prof.Production, Version: o.Version, GoVersion: runtime.Version(), JournalSchema: journal.SchemaVersion(), Spool: os.TempDir()}
+	in := Info{
+		Profile:       prof.Name,
+		Production:    prof.Production,
+		Version:       o.Version,
+		GoVersion:     runtime.Version(),
+		JournalSchema: journal.SchemaVersion(),
+		Spool:         os.TempDir(),
+	}
 	switch {
 	case o.ConfigPath != "":
 		in.Config, in.ConfigFrom = o.ConfigPath, "--config"

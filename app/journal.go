@@ -289,7 +289,15 @@ func History(en Entries, in []string, now time.Time) []HistoryLine {
 
 // ConfirmationText phrases a confirmation of failure.
 func ConfirmationText(c journal.Confirmation) string {
-	return fmt.Sprintf("confirmed failed by %s: %q (outcome %s, provider %s)", c.Who, c.Reason, c.Outcome, orWord(string(c.Provider.State), "unchecked")) + onSource(c.Source)
+	return fmt.Sprintf(
+		"confirmed failed by %s: %q (outcome %s, provider %s)",
+		c.Who,
+		c.Reason,
+		c.Outcome,
+		orWord(string(c.Provider.State), "unchecked"),
+	) + onSource(
+		c.Source,
+	)
 }
 
 // onSource names the source a record was made against ("" for records older than that).
@@ -458,12 +466,24 @@ func (a *App) Mark(ctx context.Context, id string, v model.Verdict, note string)
 	if err != nil {
 		return MarkResult{}, err
 	}
-	rec := journal.VerdictRecord{ID: uuid.NewString(), ExecutionID: id, Verdict: v, Note: note, Who: a.Who(), At: a.Now().UTC(), Source: a.SourceName()}
+	rec := journal.VerdictRecord{
+		ID:          uuid.NewString(),
+		ExecutionID: id,
+		Verdict:     v,
+		Note:        note,
+		Who:         a.Who(),
+		At:          a.Now().UTC(),
+		Source:      a.SourceName(),
+	}
 	if err := a.j.Mark(ctx, rec); err != nil {
 		return MarkResult{}, err
 	}
 	was := decidingVerdict(before)
-	return MarkResult{Record: rec, Deciding: decidingVerdict(append([]journal.VerdictRecord{rec}, before...)), Effect: triage.VerdictEffect(v, was)}, nil
+	return MarkResult{
+		Record:   rec,
+		Deciding: decidingVerdict(append([]journal.VerdictRecord{rec}, before...)),
+		Effect:   triage.VerdictEffect(v, was),
+	}, nil
 }
 
 // VerdictsFor are the verdicts the mark dialog and `mark` offer for an execution.

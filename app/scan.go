@@ -103,7 +103,12 @@ func (s *Scanned) Filter(q filter.Query) ([]int, bool) {
 
 // scan streams loc into b, finds the groups and applies the journal's cases; seen, when not
 // nil, is shown each batch first (its refs as LoadLocated gives them).
-func (a *App) scan(ctx context.Context, loc source.Located, b *window.Builder, seen func([]model.Execution, []source.Ref)) (*Scanned, error) {
+func (a *App) scan(
+	ctx context.Context,
+	loc source.Located,
+	b *window.Builder,
+	seen func([]model.Execution, []source.Ref),
+) (*Scanned, error) {
 	reserved := false
 	err := loc.LoadLocated(ctx, a.Window(), func(batch []model.Execution, refs []source.Ref) error {
 		a.Learn(ctx, batch) // an export with an API key: the kinds of new tools first

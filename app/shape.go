@@ -35,16 +35,44 @@ var shapeFields = []struct {
 }{
 	{"tool", func(e *model.Execution) bool { return e.ToolSlug != "" }, "nothing can be triaged: no tool, no kind"},
 	{"toolkit", func(e *model.Execution) bool { return e.ToolkitSlug != "" }, "the toolkit column and the provider's name in the advice"},
-	{"arguments", func(e *model.Execution) bool { return len(e.Arguments) > 0 }, "duplicate groups, provider checks and the guarded retry (all need the arguments)"},
+	{
+		"arguments",
+		func(e *model.Execution) bool { return len(e.Arguments) > 0 },
+		"duplicate groups, provider checks and the guarded retry (all need the arguments)",
+	},
 	{"response", func(e *model.Execution) bool { return len(e.Response) > 0 }, "a 200 with successful:false is only seen in the error"},
-	{"error kind", func(e *model.Execution) bool { return e.Error != nil && e.Error.Kind != "" }, "outcomes are read from the error's text alone"},
-	{"upstream status", func(e *model.Execution) bool { return e.Error != nil && e.Error.HTTPStatus != 0 }, "a provider's 4xx and 5xx are told apart by text alone"},
-	{"duration", func(e *model.Execution) bool { return e.HasDuration }, "a success slower than the caller's timeout cannot be flagged; SDK backoff timing is coarse"},
+	{
+		"error kind",
+		func(e *model.Execution) bool { return e.Error != nil && e.Error.Kind != "" },
+		"outcomes are read from the error's text alone",
+	},
+	{
+		"upstream status",
+		func(e *model.Execution) bool { return e.Error != nil && e.Error.HTTPStatus != 0 },
+		"a provider's 4xx and 5xx are told apart by text alone",
+	},
+	{
+		"duration",
+		func(e *model.Execution) bool { return e.HasDuration },
+		"a success slower than the caller's timeout cannot be flagged; SDK backoff timing is coarse",
+	},
 	{"SDK version", func(e *model.Execution) bool { return e.SDKVersion != "" }, "no note on an SDK that retries writes"},
-	{"SDK language", func(e *model.Execution) bool { return e.Source.Language != "" }, "an SDK version is read for both languages (\"language not recorded\")"},
+	{
+		"SDK language",
+		func(e *model.Execution) bool { return e.Source.Language != "" },
+		"an SDK version is read for both languages (\"language not recorded\")",
+	},
 	{"retry count", func(e *model.Execution) bool { return e.RetryCount >= 0 }, "SDK retries are told by timing alone"},
-	{"session id", func(e *model.Execution) bool { return e.SessionID != "" }, "session executions cannot be told from tools.execute (the session threshold does not apply)"},
-	{"request id", func(e *model.Execution) bool { return e.RequestID != "" }, "resolve finds a retry's log by tool, account and arguments only"},
+	{
+		"session id",
+		func(e *model.Execution) bool { return e.SessionID != "" },
+		"session executions cannot be told from tools.execute (the session threshold does not apply)",
+	},
+	{
+		"request id",
+		func(e *model.Execution) bool { return e.RequestID != "" },
+		"resolve finds a retry's log by tool, account and arguments only",
+	},
 	{"tool version", func(e *model.Execution) bool { return e.ToolVersion != "" }, "a retry runs the latest version of the tool"},
 }
 
@@ -96,8 +124,10 @@ func (a *App) ShapeReport(ctx context.Context, n int) (Shape, error) {
 	// arguments or its response. Said once, in those words, first.
 	if sh.Detailed > 0 && sh.field("arguments") == 0 && sh.field("response") == 0 {
 		sh.NoStoredData = true
-		sh.Unavailable = append([]string{"stored data: no log keeps its arguments or its response (\"Don't store data\" is on for this project): " +
-			"provider checks, duplicate groups and the guarded retry cannot work from these logs"}, sh.Unavailable...)
+		sh.Unavailable = append(
+			[]string{"stored data: no log keeps its arguments or its response (\"Don't store data\" is on for this project): " +
+				"provider checks, duplicate groups and the guarded retry cannot work from these logs"},
+			sh.Unavailable...)
 	}
 	if sh.Unavailable == nil {
 		sh.Unavailable = []string{}

@@ -51,7 +51,13 @@ func (a *App) Get(ctx context.Context, id string) (model.Execution, error) {
 		return e, err // it names the id and the source
 	}
 	if err == nil && e.ID != id { // every source, not only the API's client, answers for id alone
-		return model.Execution{}, fmt.Errorf("get %s from %s: the answer is the record of %q: %w", id, a.src.Name(), e.ID, client.ErrOtherRecord)
+		return model.Execution{}, fmt.Errorf(
+			"get %s from %s: the answer is the record of %q: %w",
+			id,
+			a.src.Name(),
+			e.ID,
+			client.ErrOtherRecord,
+		)
 	}
 	return e, err
 }
@@ -151,7 +157,13 @@ func (k keptTools) fresh(slug string, t model.Tool, at time.Time) bool {
 }
 
 // openSource opens the session's source and says which logs' cache it reads (nil: none).
-func openSource(ctx context.Context, o *Options, creds Credentials, idx *IndexState, extra ...client.Option) (source.Source, *logcache.Cache, error) {
+func openSource(
+	ctx context.Context,
+	o *Options,
+	creds Credentials,
+	idx *IndexState,
+	extra ...client.Option,
+) (source.Source, *logcache.Cache, error) {
 	opt := source.Options{
 		File:          o.File,
 		BaseURL:       o.BaseURL,

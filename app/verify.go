@@ -41,7 +41,9 @@ func (a *App) AllowsReads() bool { return a.o.AllowReads || a.cfg.Defaults.Allow
 // reads are allowed.
 func (a *App) CheckRead() error {
 	if a.ReadOnly() && !a.AllowsReads() {
-		return &UsageError{Msg: "no provider check: this session is read-only and a check runs a read tool (--allow-reads lets checks through)"}
+		return &UsageError{
+			Msg: "no provider check: this session is read-only and a check runs a read tool (--allow-reads lets checks through)",
+		}
 	}
 	return nil
 }

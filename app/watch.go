@@ -62,7 +62,16 @@ func (a *App) Watch(ctx context.Context, j *Journal, o WatchOptions) error {
 	}
 	log := o.Log
 	holder := journal.NewLeaseHolder()
-	d := &watch.Deliverer{Outbox: ob, Sinks: o.Sinks, Owner: holder, Hold: o.Hold, Digest: o.Digest, Log: log, Metrics: o.Metrics, Step: o.Step}
+	d := &watch.Deliverer{
+		Outbox:  ob,
+		Sinks:   o.Sinks,
+		Owner:   holder,
+		Hold:    o.Hold,
+		Digest:  o.Digest,
+		Log:     log,
+		Metrics: o.Metrics,
+		Step:    o.Step,
+	}
 	defer func() { _ = ob.Release(context.WithoutCancel(ctx), leaseName, holder) }()
 	leading := false
 	for {
@@ -112,7 +121,15 @@ func (a *App) Watch(ctx context.Context, j *Journal, o WatchOptions) error {
 
 // watchPass reads and judges the window once, records what it tells and delivers. The lease is
 // renewed while it runs; losing it stops the pass before it records anything.
-func (a *App) watchPass(ctx context.Context, j *Journal, ob journal.Outbox, d *watch.Deliverer, o WatchOptions, holder string, began time.Time) error {
+func (a *App) watchPass(
+	ctx context.Context,
+	j *Journal,
+	ob journal.Outbox,
+	d *watch.Deliverer,
+	o WatchOptions,
+	holder string,
+	began time.Time,
+) error {
 	pctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	done := make(chan struct{})

@@ -262,7 +262,10 @@ func (r *renderer) sdkVersions(in Input) {
 		r.p("- %s; executions %s\n", l.text, r.idList(l.ids))
 	}
 	if len(missing) > 0 {
-		r.p("- not recorded for %s: run `exectriage doctor` in the project to read the installed version from its lock files\n", r.idList(missing))
+		r.p(
+			"- not recorded for %s: run `exectriage doctor` in the project to read the installed version from its lock files\n",
+			r.idList(missing),
+		)
 	}
 	r.p("\n")
 }
@@ -586,7 +589,10 @@ func (r *renderer) nextStep(it Item) string {
 			s := "the provider shows the effect, so do not retry; record it with " +
 				r.cmd("mark", r.clean(e.ID), "confirmed_succeeded") + "."
 			if it.Group != nil && it.Group.Effective > 1 {
-				s = fmt.Sprintf("the effect happened %d times: clean up the extra ones at the provider, and do not retry.", it.Group.Effective)
+				s = fmt.Sprintf(
+					"the effect happened %d times: clean up the extra ones at the provider, and do not retry.",
+					it.Group.Effective,
+				)
 			}
 			return s
 		case model.ProviderNotFound:

@@ -37,7 +37,12 @@ func NewCmdBundle(env *Env, runF func(context.Context, *BundleOptions) error) *c
 			opts.IDs = args
 			if opts.Out != "" {
 				if st, err := os.Stat(opts.Out); err == nil && st.IsDir() {
-					return usagef("bundle", "--out %s is a directory: name the bundle's file (e.g. %s)", sanitize.String(opts.Out), sanitize.String(filepath.Join(opts.Out, "bundle.md")))
+					return usagef(
+						"bundle",
+						"--out %s is a directory: name the bundle's file (e.g. %s)",
+						sanitize.String(opts.Out),
+						sanitize.String(filepath.Join(opts.Out, "bundle.md")),
+					)
 				}
 			}
 			if runF != nil {

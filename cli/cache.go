@@ -87,7 +87,14 @@ func cacheRun(ctx context.Context, env *Env, opts *CacheOptions) int {
 			for _, sp := range in.Covered {
 				spans = append(spans, stamp(sp.From)+" … "+stamp(sp.To))
 			}
-			fmt.Fprintf(env.Stdout, "  %s  %.1f MB  %d entries, %d details\n", sanitize.String(in.Path), float64(in.Bytes)/(1<<20), in.Entries, in.Details)
+			fmt.Fprintf(
+				env.Stdout,
+				"  %s  %.1f MB  %d entries, %d details\n",
+				sanitize.String(in.Path),
+				float64(in.Bytes)/(1<<20),
+				in.Entries,
+				in.Details,
+			)
 			if len(spans) > 0 {
 				fmt.Fprintf(env.Stdout, "    covers %s\n", strings.Join(spans, ", "))
 			}

@@ -65,7 +65,12 @@ func NewCmdDoctor(env *Env, runF func(context.Context, *DoctorOptions) error) *c
 	if f := fs.Lookup("json"); f != nil {
 		f.Usage = `print {"schema_version", "findings": [{"file", "ecosystem", "package", "version", "constraint", "retries_writes", "call_path", "evidence", "reason", ...}]} (with --api: the shape report)`
 	}
-	fs.BoolVar(&opts.API, "api", false, "report what the source's logs carry (tool, arguments, error kind, SDK version, retry count, session id...) over the newest records, as counts, and which triage signals are missing")
+	fs.BoolVar(
+		&opts.API,
+		"api",
+		false,
+		"report what the source's logs carry (tool, arguments, error kind, SDK version, retry count, session id...) over the newest records, as counts, and which triage signals are missing",
+	)
 	fs.IntVar(&opts.Last, "last", 200, "with --api: how many of the newest records to read")
 	registerFlagCompletions(cmd, env)
 	return cmd
@@ -116,7 +121,11 @@ func runDoctorAPI(ctx context.Context, env *Env, sf *sourceFlags, n int) int {
 	}
 	defer a.Close()
 	if a.SourceKind() == model.SourceFile {
-		return usageError(env, "doctor", "--api reads the API's logs: give the live API (COMPOSIO_API_KEY), --base-url or --demo, not --file")
+		return usageError(
+			env,
+			"doctor",
+			"--api reads the API's logs: give the live API (COMPOSIO_API_KEY), --base-url or --demo, not --file",
+		)
 	}
 	sh, err := a.ShapeReport(ctx, n)
 	if err != nil {

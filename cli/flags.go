@@ -141,19 +141,48 @@ func commandFlags(name string) flagGroups {
 func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 	s.timeout = triage.DefaultCallerTimeout
 	if g&(withSource|withDemo|withJournal) != 0 {
-		fs.StringVar(&s.profile, "profile", "", "use the config's [profiles.`NAME`]: its base URL, the variable holding its key, its journal (default $EXECTRIAGE_PROFILE)")
+		fs.StringVar(
+			&s.profile,
+			"profile",
+			"",
+			"use the config's [profiles.`NAME`]: its base URL, the variable holding its key, its journal (default $EXECTRIAGE_PROFILE)",
+		)
 	}
 	if g&(withSource|withDemo) != 0 {
 		fs.BoolVar(&s.demo, "demo", false, "use the embedded demo sandbox (the default when COMPOSIO_API_KEY is not set)")
 	}
 	if g&withSource != 0 {
 		fs.StringVar(&s.file, "file", "", "read an export `FILE`: a list response, a JSON array or JSON Lines (gzip ok)")
-		fs.StringVar(&s.baseURL, "base-url", "", "Composio API base `URL` (default $COMPOSIO_BASE_URL, else the public API); with --file, used by verify")
-		fs.Var(durationValue{&s.since, &s.sinceSet}, "since", "only executions of the last `DURATION` (default 168h from the API, everything in a file)")
+		fs.StringVar(
+			&s.baseURL,
+			"base-url",
+			"",
+			"Composio API base `URL` (default $COMPOSIO_BASE_URL, else the public API); with --file, used by verify",
+		)
+		fs.Var(
+			durationValue{&s.since, &s.sinceSet},
+			"since",
+			"only executions of the last `DURATION` (default 168h from the API, everything in a file)",
+		)
 		fs.Var(durationValue{&s.timeout, &s.timeSet}, "timeout", "the caller's request `DURATION`: a success slower than this is ambiguous")
-		fs.BoolVar(&s.noCache, "no-cache", false, "read everything from the API: neither use nor keep the local cache of its logs (EXECTRIAGE_CACHE=off does the same)")
-		fs.BoolVar(&s.cache, "cache", false, "keep the API's logs in the local cache even for a loopback API (a remote one's always are, unless --no-cache)")
-		fs.StringVar(&s.index, "index", "", "read and keep the API's logs in the team index at `DSN` (postgres://…; default the profile's index, else $EXECTRIAGE_INDEX; see exectriage sync)")
+		fs.BoolVar(
+			&s.noCache,
+			"no-cache",
+			false,
+			"read everything from the API: neither use nor keep the local cache of its logs (EXECTRIAGE_CACHE=off does the same)",
+		)
+		fs.BoolVar(
+			&s.cache,
+			"cache",
+			false,
+			"keep the API's logs in the local cache even for a loopback API (a remote one's always are, unless --no-cache)",
+		)
+		fs.StringVar(
+			&s.index,
+			"index",
+			"",
+			"read and keep the API's logs in the team index at `DSN` (postgres://…; default the profile's index, else $EXECTRIAGE_INDEX; see exectriage sync)",
+		)
 	}
 	if g&withJSON != 0 {
 		fs.BoolVar(&s.json, "json", false, "print JSON (versioned, documented in docs/json.md) instead of text")
@@ -161,16 +190,36 @@ func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 	}
 	if g&withJournal != 0 {
 		s.viewJournal = true
-		fs.StringVar(&s.journal, "journal", "", "journal `DSN`: a SQLite path or postgres://... (default $EXECTRIAGE_JOURNAL, else the user state dir)")
+		fs.StringVar(
+			&s.journal,
+			"journal",
+			"",
+			"journal `DSN`: a SQLite path or postgres://... (default $EXECTRIAGE_JOURNAL, else the user state dir)",
+		)
 	}
 	if g&withConfig != 0 {
-		fs.StringVar(&s.config, "config", "", "config `FILE` (default $EXECTRIAGE_CONFIG, else the user config dir's exectriage/config.toml)")
+		fs.StringVar(
+			&s.config,
+			"config",
+			"",
+			"config `FILE` (default $EXECTRIAGE_CONFIG, else the user config dir's exectriage/config.toml)",
+		)
 	}
 	if g&withView != 0 {
-		fs.StringVar(&s.view, "view", "", "show the saved view `NAME` (the config's [views.NAME], else the journal's: exectriage view list): its filter (before the command's own) and its rows (all, flagged or duplicates)")
+		fs.StringVar(
+			&s.view,
+			"view",
+			"",
+			"show the saved view `NAME` (the config's [views.NAME], else the journal's: exectriage view list): its filter (before the command's own) and its rows (all, flagged or duplicates)",
+		)
 	}
 	if g&withReadOnly != 0 {
-		fs.BoolVar(&s.readonly, "readonly", false, "no retry, no verdict, no journal write, no provider check (safe for demos, audits, screen shares; [defaults] readonly in the config)")
+		fs.BoolVar(
+			&s.readonly,
+			"readonly",
+			false,
+			"no retry, no verdict, no journal write, no provider check (safe for demos, audits, screen shares; [defaults] readonly in the config)",
+		)
 		fs.BoolVar(&s.allowReads, "allow-reads", false, "with --readonly: let provider checks (read tools) run")
 	}
 }
@@ -195,7 +244,12 @@ func (s *sourceFlags) refuseIfReadOnly(env *Env, cmd, what string) (int, bool) {
 		return fail(env, cmd, err), true
 	}
 	if ro {
-		return usageError(env, cmd, "%s: this session is read-only (--readonly or [defaults] readonly in the config): no retry, verdict or journal write", what), true
+		return usageError(
+			env,
+			cmd,
+			"%s: this session is read-only (--readonly or [defaults] readonly in the config): no retry, verdict or journal write",
+			what,
+		), true
 	}
 	return ExitOK, false
 }
@@ -246,9 +300,16 @@ func (s *sourceFlags) open(ctx context.Context, env *Env) (*app.App, error) {
 func copiesOnce(env *Env, n int) {
 	switch {
 	case n == 1:
-		fmt.Fprintln(env.Stderr, "exectriage: 1 record was another copy of a log id already read (overlapping pages?): one execution, its latest copy kept")
+		fmt.Fprintln(
+			env.Stderr,
+			"exectriage: 1 record was another copy of a log id already read (overlapping pages?): one execution, its latest copy kept",
+		)
 	case n > 1:
-		fmt.Fprintf(env.Stderr, "exectriage: %d records were other copies of log ids already read (overlapping pages?): one execution each, the latest copy kept\n", n)
+		fmt.Fprintf(
+			env.Stderr,
+			"exectriage: %d records were other copies of log ids already read (overlapping pages?): one execution each, the latest copy kept\n",
+			n,
+		)
 	}
 }
 
@@ -425,7 +486,12 @@ func registerFlagCompletions(cmd *cobra.Command, env *Env) {
 			for _, p := range model.Patterns() {
 				out = append(out, "pattern:"+string(p))
 			}
-			return append(out, "flagged:yes", "outcome:ambiguous", "kind:write"), cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+			return append(
+				out,
+				"flagged:yes",
+				"outcome:ambiguous",
+				"kind:write",
+			), cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
 		})
 	}
 	fixed("as", string(model.AttemptSucceeded), string(model.AttemptFailed))
@@ -461,7 +527,11 @@ func (s *sourceFlags) refuseIfNoReads(env *Env, cmd string) (int, bool) {
 	if cfg.Defaults.AllowReads {
 		return ExitOK, false
 	}
-	return usageError(env, cmd, "no provider check: this session is read-only (--readonly or [defaults] readonly in the config) and a check runs a read tool (--allow-reads lets checks through)"), true
+	return usageError(
+		env,
+		cmd,
+		"no provider check: this session is read-only (--readonly or [defaults] readonly in the config) and a check runs a read tool (--allow-reads lets checks through)",
+	), true
 }
 
 // savedView is --view's filter and show ("" and "all" without --view), the config's view of

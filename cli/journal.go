@@ -87,7 +87,15 @@ func journalRun(ctx context.Context, env *Env, opts *JournalOptions) int {
 			return ExitUsage
 		}
 		if sf.json {
-			printJSON(env.Stdout, journalOutput{SchemaVersion: SchemaVersion, Confirmations: []journal.Confirmation{}, Attempts: []journalAttempt{}, Verdicts: []journal.VerdictRecord{}})
+			printJSON(
+				env.Stdout,
+				journalOutput{
+					SchemaVersion: SchemaVersion,
+					Confirmations: []journal.Confirmation{},
+					Attempts:      []journalAttempt{},
+					Verdicts:      []journal.VerdictRecord{},
+				},
+			)
 		}
 		return ExitOK
 	}
@@ -110,8 +118,16 @@ func journalRun(ctx context.Context, env *Env, opts *JournalOptions) int {
 		}
 	}
 	if exec != "" && len(en.Confirmations)+len(en.Attempts)+len(en.Verdicts) == 0 {
-		return usageError(env, "journal", "the journal %s has nothing for %s: no confirmation, retry or verdict (check the id with `%s`)",
-			sanitize.String(app.HideKnown(j.Where(), env.Getenv("COMPOSIO_API_KEY"))), sanitize.String(exec), triage.CommandLine(out.in, "show", exec))
+		return usageError(
+			env,
+			"journal",
+			"the journal %s has nothing for %s: no confirmation, retry or verdict (check the id with `%s`)",
+			sanitize.String(
+				app.HideKnown(j.Where(), env.Getenv("COMPOSIO_API_KEY")),
+			),
+			sanitize.String(exec),
+			triage.CommandLine(out.in, "show", exec),
+		)
 	}
 	out.Confirmations = append(out.Confirmations, en.Confirmations...)
 	for _, a := range en.Attempts {
@@ -214,7 +230,10 @@ func printJournal(w io.Writer, out *journalOutput) {
 		entries = append(entries, entry{a.CreatedAt, text})
 	}
 	for _, v := range out.Verdicts {
-		entries = append(entries, entry{v.At, fmt.Sprintf("verdict  %s %s by %s%s%s", v.ExecutionID, v.Verdict, v.Who, colon(v.Note), sourceNote(v.Source))})
+		entries = append(
+			entries,
+			entry{v.At, fmt.Sprintf("verdict  %s %s by %s%s%s", v.ExecutionID, v.Verdict, v.Who, colon(v.Note), sourceNote(v.Source))},
+		)
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].at.After(entries[j].at) })
 	line(w, "journal %s", out.Journal)
@@ -226,6 +245,10 @@ func printJournal(w io.Writer, out *journalOutput) {
 		line(w, "%s  %s", utc(e.at), e.text)
 	}
 	if indeterminate {
-		line(w, "INDETERMINATE attempts block retries of their execution until resolved: `%s`", triage.CommandLine(out.in, "resolve", "ATTEMPT"))
+		line(
+			w,
+			"INDETERMINATE attempts block retries of their execution until resolved: `%s`",
+			triage.CommandLine(out.in, "resolve", "ATTEMPT"),
+		)
 	}
 }

@@ -121,7 +121,15 @@ func toExecJSON(e *model.Execution, t *model.Triage, hide func(string) string) e
 }
 
 func (r *report) toGroupJSON(g *model.DuplicateGroup) groupJSON {
-	j := groupJSON{ID: r.hide(g.ID), Pattern: string(g.Pattern), ExecutionIDs: make([]string, len(g.ExecutionIDs)), Reason: r.hide(g.Reason), Match: r.hide(g.Match), Similarity: g.Similarity, GapsMS: []int64{}}
+	j := groupJSON{
+		ID:           r.hide(g.ID),
+		Pattern:      string(g.Pattern),
+		ExecutionIDs: make([]string, len(g.ExecutionIDs)),
+		Reason:       r.hide(g.Reason),
+		Match:        r.hide(g.Match),
+		Similarity:   g.Similarity,
+		GapsMS:       []int64{},
+	}
 	for i, id := range g.ExecutionIDs {
 		j.ExecutionIDs[i] = r.hide(id)
 	}

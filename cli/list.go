@@ -55,10 +55,13 @@ func NewCmdList(env *Env, runF func(context.Context, *ListOptions) error) *cobra
 		},
 	}
 	opts.Source.register(cmd.Flags(), commandFlags("list"))
-	cmd.Flags().StringVar(&opts.Filter, "filter", "", "filter `QUERY`: fuzzy text plus field terms ("+strings.Join(filter.FieldNames(), ":, ")+":)")
+	cmd.Flags().
+		StringVar(&opts.Filter, "filter", "", "filter `QUERY`: fuzzy text plus field terms ("+strings.Join(filter.FieldNames(), ":, ")+":)")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "print at most `N` executions, the newest (0: all)")
-	cmd.Flags().BoolVar(&opts.NoPager, "no-pager", false, "on a terminal, write every line directly instead of through $PAGER (less -FRX when unset)")
-	cmd.Flags().StringVar(&opts.Session, "session", "", "the timeline of one tool-router session `ID`: its executions oldest first (session:ID, in the order they ran)")
+	cmd.Flags().
+		BoolVar(&opts.NoPager, "no-pager", false, "on a terminal, write every line directly instead of through $PAGER (less -FRX when unset)")
+	cmd.Flags().
+		StringVar(&opts.Session, "session", "", "the timeline of one tool-router session `ID`: its executions oldest first (session:ID, in the order they ran)")
 	registerFlagCompletions(cmd, env)
 	return cmd
 }
@@ -110,7 +113,13 @@ func listRun(ctx context.Context, env *Env, opts *ListOptions) int {
 	w := bufio.NewWriterSize(out, 64<<10)
 	if sf.json {
 		name, _ := marshalSafe(r.hide(a.SourceName()))
-		fmt.Fprintf(w, "{\n  \"schema_version\": %d,\n  \"source\": %s,\n  \"matched\": %d,\n  \"executions\": [", SchemaVersion, name, total)
+		fmt.Fprintf(
+			w,
+			"{\n  \"schema_version\": %d,\n  \"source\": %s,\n  \"matched\": %d,\n  \"executions\": [",
+			SchemaVersion,
+			name,
+			total,
+		)
 		if err = writeArrayLines(w, len(match), func(buf []byte, k int) []byte {
 			e, t := ls.exec(match[k]), ls.triage(match[k])
 			return r.appendExecOf(buf, &e, &t)
@@ -194,7 +203,14 @@ func (s *sourceFlags) listing(ctx context.Context, env *Env, q filter.Query) (*a
 	if sc != nil {
 		copiesOnce(env, sc.Duplicates)
 		match, _ := sc.Filter(q)
-		return a, &listing{n: sc.Len(), exec: sc.Exec, triage: sc.Triage, groups: sc.Groups, match: match, hint: func(m int) string { return sc.Hint(q, m) }}, nil
+		return a, &listing{
+			n:      sc.Len(),
+			exec:   sc.Exec,
+			triage: sc.Triage,
+			groups: sc.Groups,
+			match:  match,
+			hint:   func(m int) string { return sc.Hint(q, m) },
+		}, nil
 	}
 	s.detailErrors(env, a, l.DetailErrors, l.FirstDetailError)
 	copiesOnce(env, l.Duplicates)

@@ -64,13 +64,22 @@ var manEnvironment = [][2]string{
 	{"EXECTRIAGE_JOURNAL", "the journal: a SQLite path or a PostgreSQL DSN (a team journal)"},
 	{"EXECTRIAGE_WHO", "the name the journal records (default user@host)"},
 	{"EXECTRIAGE_CACHE", "off: neither use nor keep the local cache of the API's logs (nor the team index), as --no-cache"},
-	{"EXECTRIAGE_INDEX", "the team index (postgres://…) the API's logs are read from and kept in, when neither --index nor the profile's index names one; see exectriage-sync(1)"},
+	{
+		"EXECTRIAGE_INDEX",
+		"the team index (postgres://…) the API's logs are read from and kept in, when neither --index nor the profile's index names one; see exectriage-sync(1)",
+	},
 	{"EXECTRIAGE_MAX_GZIP_RATIO", "a gzipped --file expanding past 64 MB to more than this many times its size is refused (default 100)"},
 	{"NO_COLOR, CLICOLOR_FORCE", "with --color auto, NO_COLOR turns colour off and CLICOLOR_FORCE (not 0) on"},
 	{"BROWSER", "the program o opens the dashboard with"},
-	{"EXECTRIAGE_WEBHOOK_SECRET", "watch's webhook signing secret (whsec_ and base64, as Standard Webhooks), unless --webhook-secret-file names a file; never printed or logged"},
+	{
+		"EXECTRIAGE_WEBHOOK_SECRET",
+		"watch's webhook signing secret (whsec_ and base64, as Standard Webhooks), unless --webhook-secret-file names a file; never printed or logged",
+	},
 	{"EXECTRIAGE_SLACK_WEBHOOK", "watch's Slack incoming webhook URL, when --slack is not given; a secret: never printed or logged"},
-	{"PAGER, LESS", "list's pager on a terminal the list does not fit (default less, with LESS=FRX when LESS is unset; PAGER=cat or --no-pager writes directly)"},
+	{
+		"PAGER, LESS",
+		"list's pager on a terminal the list does not fit (default less, with LESS=FRX when LESS is unset; PAGER=cat or --no-pager writes directly)",
+	},
 	{"XDG_STATE_HOME, XDG_CACHE_HOME, XDG_CONFIG_HOME", "where the journal, the log cache and the config live (see FILES)"},
 }
 
@@ -79,7 +88,10 @@ var manFiles = [][2]string{
 	{"$XDG_CONFIG_HOME/exectriage/config.toml", "the config: profiles, verifiers, tool kinds, keys, theme"},
 	{"$XDG_STATE_HOME/exectriage/journal.db", "the journal (default ~/.local/state/...): confirmations, retry attempts, verdicts"},
 	{"$XDG_STATE_HOME/exectriage/demo-journal.db, demo-anchor", "the demo's own journal and the minute its world was made"},
-	{"$XDG_CACHE_HOME/exectriage/", "the local cache of the API's logs and tool definitions, one file per API and key (exectriage cache info|clear)"},
+	{
+		"$XDG_CACHE_HOME/exectriage/",
+		"the local cache of the API's logs and tool definitions, one file per API and key (exectriage cache info|clear)",
+	},
 	{"~/.composio/user_data.json", "the Composio CLI login, read when COMPOSIO_API_KEY is not set"},
 }
 

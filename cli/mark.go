@@ -36,12 +36,28 @@ func NewCmdMark(env *Env, runF func(context.Context, *MarkOptions) error) *cobra
 			"  exectriage mark --filter 'toolkit:github outcome:failed' ignored --dry-run",
 		Args: func(c *cobra.Command, args []string) error {
 			if c.Flags().Changed("filter") || c.Flags().Changed("view") {
-				return positional("mark", 1, 1, wantText("with --filter or --view, want one verdict: exectriage mark --filter EXPR VERDICT [--dry-run]"))(c, args)
+				return positional(
+					"mark",
+					1,
+					1,
+					wantText("with --filter or --view, want one verdict: exectriage mark --filter EXPR VERDICT [--dry-run]"),
+				)(
+					c,
+					args,
+				)
 			}
 			if opts.DryRun {
 				return usagef("mark", "--dry-run goes with --filter or --view (one execution is marked or not)")
 			}
-			return positional("mark", 2, 2, wantText("want an execution id and a verdict: exectriage mark ID VERDICT [--note TEXT]"))(c, args)
+			return positional(
+				"mark",
+				2,
+				2,
+				wantText("want an execution id and a verdict: exectriage mark ID VERDICT [--note TEXT]"),
+			)(
+				c,
+				args,
+			)
 		},
 		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			switch len(args) {
@@ -56,7 +72,12 @@ func NewCmdMark(env *Env, runF func(context.Context, *MarkOptions) error) *cobra
 			many := c.Flags().Changed("filter") || c.Flags().Changed("view")
 			v, ok := model.ParseVerdict(args[len(args)-1])
 			if !ok {
-				return usagef("mark", "unknown verdict %q: want one of %s", sanitize.String(args[len(args)-1]), strings.Join(verdictNames(), ", "))
+				return usagef(
+					"mark",
+					"unknown verdict %q: want one of %s",
+					sanitize.String(args[len(args)-1]),
+					strings.Join(verdictNames(), ", "),
+				)
 			}
 			opts.Verdict = v
 			if !many {
@@ -119,8 +140,17 @@ func markRun(ctx context.Context, env *Env, opts *MarkOptions) int {
 			names[k] = string(f)
 		}
 		t := &c.Triage[0]
-		return usageError(env, "mark", "%s does not fit %s (a %s, outcome %s%s): nothing was marked; it can be marked %s",
-			v, sanitize.String(id), t.Kind, t.Outcome, map[bool]string{true: ", in a duplicate group", false: ", in no duplicate group"}[t.GroupID != ""], strings.Join(names, ", "))
+		return usageError(
+			env,
+			"mark",
+			"%s does not fit %s (a %s, outcome %s%s): nothing was marked; it can be marked %s",
+			v,
+			sanitize.String(id),
+			t.Kind,
+			t.Outcome,
+			map[bool]string{true: ", in a duplicate group", false: ", in no duplicate group"}[t.GroupID != ""],
+			strings.Join(names, ", "),
+		)
 	}
 	a.UseJournal(j)
 	res, err := a.Mark(ctx, id, v, opts.Note)
@@ -219,7 +249,15 @@ func markManyRun(ctx context.Context, env *Env, opts *MarkOptions) int {
 	if opts.DryRun {
 		verb = "would mark"
 	}
-	line(env.Stdout, "%s %d execution(s) %s (of %d the filter kept; %d skipped: the verdict does not fit them)", verb, len(ids), opts.Verdict, len(ls.match), len(skipped))
+	line(
+		env.Stdout,
+		"%s %d execution(s) %s (of %d the filter kept; %d skipped: the verdict does not fit them)",
+		verb,
+		len(ids),
+		opts.Verdict,
+		len(ls.match),
+		len(skipped),
+	)
 	if opts.DryRun {
 		for _, id := range ids {
 			line(env.Stdout, "  %s", id)

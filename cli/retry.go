@@ -78,13 +78,20 @@ func NewCmdRetry(env *Env, runF func(context.Context, *RetryOptions) error) *cob
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.ID = args[0]
 			if opts.Confirm && strings.TrimSpace(opts.Reason) == "" { // without --confirm-failed: the guard shows its evidence (exit 3)
-				return usagef("retry", "--confirm-failed needs --reason TEXT: say why you believe the first attempt failed (it goes in the journal)")
+				return usagef(
+					"retry",
+					"--confirm-failed needs --reason TEXT: say why you believe the first attempt failed (it goes in the journal)",
+				)
 			}
 			if opts.timeoutSet && opts.RequestTimeout <= 0 {
 				return usagef("retry", "--request-timeout must be positive")
 			}
 			if opts.RequestTimeout > app.MaxRetryTimeout {
-				return usagef("retry", "--request-timeout is at most %s (the write client's own limit: the request has ended by then anyway)", app.MaxRetryTimeout)
+				return usagef(
+					"retry",
+					"--request-timeout is at most %s (the write client's own limit: the request has ended by then anyway)",
+					app.MaxRetryTimeout,
+				)
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -100,7 +107,11 @@ func NewCmdRetry(env *Env, runF func(context.Context, *RetryOptions) error) *cob
 	fs.StringVar(&opts.Reason, "reason", "", "why you believe it failed, for the journal (required)")
 	// --request-timeout is the retry's own request; --timeout stays the caller's timeout that
 	// classifies the original, as in every command.
-	fs.Var(durationValue{&opts.RequestTimeout, &opts.timeoutSet}, "request-timeout", "how long the retry's own request may take, a `DURATION` (default "+app.DefaultRetryTimeout.String()+")")
+	fs.Var(
+		durationValue{&opts.RequestTimeout, &opts.timeoutSet},
+		"request-timeout",
+		"how long the retry's own request may take, a `DURATION` (default "+app.DefaultRetryTimeout.String()+")",
+	)
 	registerFlagCompletions(cmd, env)
 	return cmd
 }
@@ -123,7 +134,12 @@ func retryRun(ctx context.Context, env *Env, opts *RetryOptions) int {
 	}
 	defer a.Close()
 	if !a.CanSend() {
-		return usageError(env, "retry", "%s cannot send: a retry needs the API (--base-url, COMPOSIO_API_KEY or --demo)", sanitize.String(a.SourceName()))
+		return usageError(
+			env,
+			"retry",
+			"%s cannot send: a retry needs the API (--base-url, COMPOSIO_API_KEY or --demo)",
+			sanitize.String(a.SourceName()),
+		)
 	}
 	e, err := a.Get(ctx, id)
 	if err != nil {
@@ -135,7 +151,15 @@ func retryRun(ctx context.Context, env *Env, opts *RetryOptions) int {
 	seen := model.Execution{ID: e.ID, ToolSlug: e.ToolSlug, ConnectedAccountID: e.ConnectedAccountID, UserID: e.UserID}
 	h := app.RetryHooks{Pause: testPause(env), Timeout: opts.RequestTimeout}
 	res, runErr := a.Retry(ctx, j, retry.Request{ID: id, Execution: seen, Confirmed: opts.Confirm, Reason: opts.Reason}, h)
-	out := retryOutput{SchemaVersion: SchemaVersion, ExecutionID: id, Journal: j.Where(), Recovered: j.Recovered, Result: res, State: res.State(), Exit: retryExit(res, runErr)}
+	out := retryOutput{
+		SchemaVersion: SchemaVersion,
+		ExecutionID:   id,
+		Journal:       j.Where(),
+		Recovered:     j.Recovered,
+		Result:        res,
+		State:         res.State(),
+		Exit:          retryExit(res, runErr),
+	}
 	if runErr != nil {
 		out.Error = runErr.Error()
 	}
@@ -211,6 +235,11 @@ func printRetry(w io.Writer, out *retryOutput) {
 	case model.AttemptFailed:
 		line(w, "retry failed without effect; %s may be retried again after a new check and confirmation", out.ExecutionID)
 	case model.AttemptIndeterminate:
-		line(w, "retry outcome unknown: it may have taken effect. Do not retry; settle it with %s%s", out.resolve, app.LateLogsText(*a, a.FinishedAt))
+		line(
+			w,
+			"retry outcome unknown: it may have taken effect. Do not retry; settle it with %s%s",
+			out.resolve,
+			app.LateLogsText(*a, a.FinishedAt),
+		)
 	}
 }

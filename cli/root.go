@@ -193,7 +193,12 @@ func refuseForeignFlags(root *cobra.Command) error {
 	var err error
 	root.Flags().VisitAll(func(fl *flag.Flag) {
 		if ff, ok := fl.Value.(*foreignFlag); ok && ff.changed && err == nil {
-			err = usagef("", "unknown flag: --%s: it is a flag of %s, not of the TUI (see 'exectriage --help')", fl.Name, strings.Join(ff.owners, ", "))
+			err = usagef(
+				"",
+				"unknown flag: --%s: it is a flag of %s, not of the TUI (see 'exectriage --help')",
+				fl.Name,
+				strings.Join(ff.owners, ", "),
+			)
 		}
 	})
 	return err
@@ -369,7 +374,10 @@ func completeIDs(env *Env, cmd *cobra.Command, prefix string) ([]string, cobra.S
 	}
 	ctx := cmd.Context()
 	// A completion never writes: read-only, so the demo's anchor is read and never made.
-	a, err := app.Open(ctx, app.Options{File: file, Demo: demo && file == "", Getenv: env.Getenv, Now: env.Now, SinceSet: file != "", ReadOnly: true})
+	a, err := app.Open(
+		ctx,
+		app.Options{File: file, Demo: demo && file == "", Getenv: env.Getenv, Now: env.Now, SinceSet: file != "", ReadOnly: true},
+	)
 	if err != nil {
 		return nil, none
 	}

@@ -92,18 +92,57 @@ func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) 
 	fs.IntVar(&opts.Size, "size", sandbox.DefaultSize, "executions in the generated history")
 	fs.StringVar(&opts.Key, "key", "", "the only API key accepted (default: any non-empty key)")
 	fs.Var(durationValue{d: &opts.Hold}, "hold", "how long the timeout_* faults hold the answer, a `DURATION`")
-	fs.IntVar(&opts.MaxPage, "max-page-size", 0, "refuse logs searches with a larger limit (a 400 naming it), like a server stricter than the docs; 0: no such limit")
-	fs.StringVar(&opts.Cursor, "cursor", "keyset", "how the logs list pages: `keyset` (a cursor names the last record served) or page (a page number, as the real API's cursor: records that arrive meanwhile shift the pages)")
-	fs.StringVar(&opts.RateLimit, "rate-limit", "", "serve at most `N/min` API requests a minute (the organisation's budget), with X-RateLimit-* headers and 429 + Retry-After past it")
-	fs.StringVar(&opts.EdgeLimit, "edge-limit", "", "let at most `N/s` API requests a second through the edge; past it every request gets the edge's 429 (no rate-limit headers, no Retry-After) for --edge-block")
+	fs.IntVar(
+		&opts.MaxPage,
+		"max-page-size",
+		0,
+		"refuse logs searches with a larger limit (a 400 naming it), like a server stricter than the docs; 0: no such limit",
+	)
+	fs.StringVar(
+		&opts.Cursor,
+		"cursor",
+		"keyset",
+		"how the logs list pages: `keyset` (a cursor names the last record served) or page (a page number, as the real API's cursor: records that arrive meanwhile shift the pages)",
+	)
+	fs.StringVar(
+		&opts.RateLimit,
+		"rate-limit",
+		"",
+		"serve at most `N/min` API requests a minute (the organisation's budget), with X-RateLimit-* headers and 429 + Retry-After past it",
+	)
+	fs.StringVar(
+		&opts.EdgeLimit,
+		"edge-limit",
+		"",
+		"let at most `N/s` API requests a second through the edge; past it every request gets the edge's 429 (no rate-limit headers, no Retry-After) for --edge-block",
+	)
 	opts.EdgeBlock = sandbox.DefaultEdgeBlock
-	fs.Var(durationValue{d: &opts.EdgeBlock}, "edge-block", "how long the edge refuses every request once --edge-limit is passed, a `DURATION`")
-	fs.StringSliceVar(&opts.Approvals, "require-approval", nil, "session calls of these `TOOLS,TOOLKITS,TAGS` wait for a person's approval (input_required with a request_state), as a session that requires approval; e.g. GMAIL_SEND_EMAIL, slack, destructiveHint")
+	fs.Var(
+		durationValue{d: &opts.EdgeBlock},
+		"edge-block",
+		"how long the edge refuses every request once --edge-limit is passed, a `DURATION`",
+	)
+	fs.StringSliceVar(
+		&opts.Approvals,
+		"require-approval",
+		nil,
+		"session calls of these `TOOLS,TOOLKITS,TAGS` wait for a person's approval (input_required with a request_state), as a session that requires approval; e.g. GMAIL_SEND_EMAIL, slack, destructiveHint",
+	)
 	opts.ApprovalTTL = sandbox.DefaultApprovalTTL
 	fs.Var(durationValue{d: &opts.ApprovalTTL}, "approval-ttl", "how long an approval request stays open, a `DURATION`")
-	fs.BoolVar(&opts.NoStore, "no-store-data", false, "serve logs without arguments or responses, as a project with \"Don't store data\" on")
+	fs.BoolVar(
+		&opts.NoStore,
+		"no-store-data",
+		false,
+		"serve logs without arguments or responses, as a project with \"Don't store data\" on",
+	)
 	fs.BoolVar(&opts.Events, "events", false, "log trigger deliveries and account events beside the executions, as the real logs do")
-	fs.BoolVar(&opts.Lenient, "lenient", false, "accept what the real API refuses (both key headers, one-sided or ISO time ranges, unknown body keys and tool arguments...): for tests of old clients only")
+	fs.BoolVar(
+		&opts.Lenient,
+		"lenient",
+		false,
+		"accept what the real API refuses (both key headers, one-sided or ISO time ranges, unknown body keys and tool arguments...): for tests of old clients only",
+	)
 	fs.Var(&opts.Faults, "fault", "arm a fault at start, TOOL:MODE[:COUNT] (repeatable; TOOL * for any; modes: "+modeList()+")")
 	return cmd
 }
@@ -130,7 +169,12 @@ func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
 	if v := strings.TrimSpace(strings.TrimSuffix(opts.RateLimit, "/min")); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return usageError(env, "sandbox", "--rate-limit %q: want N/min, N a whole number of at least 1", sanitize.String(opts.RateLimit))
+			return usageError(
+				env,
+				"sandbox",
+				"--rate-limit %q: want N/min, N a whole number of at least 1",
+				sanitize.String(opts.RateLimit),
+			)
 		}
 		rate = n
 	}
@@ -148,9 +192,23 @@ func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
 	if opts.ApprovalTTL <= 0 {
 		return usageError(env, "sandbox", "--approval-ttl must be positive")
 	}
-	cfg := sandbox.Config{Approvals: opts.Approvals, ApprovalTTL: opts.ApprovalTTL, APIKey: *key, Seed: *seed, Size: *size, HoldTimeout: *hold, Faults: faults, MaxPageSize: *maxPage, Lenient: opts.Lenient,
-		NoStoreData: opts.NoStore, Events: opts.Events,
-		Cursor: sandbox.CursorMode(opts.Cursor), RateLimit: rate, EdgeLimit: edge, EdgeBlock: opts.EdgeBlock}
+	cfg := sandbox.Config{
+		Approvals:   opts.Approvals,
+		ApprovalTTL: opts.ApprovalTTL,
+		APIKey:      *key,
+		Seed:        *seed,
+		Size:        *size,
+		HoldTimeout: *hold,
+		Faults:      faults,
+		MaxPageSize: *maxPage,
+		Lenient:     opts.Lenient,
+		NoStoreData: opts.NoStore,
+		Events:      opts.Events,
+		Cursor:      sandbox.CursorMode(opts.Cursor),
+		RateLimit:   rate,
+		EdgeLimit:   edge,
+		EdgeBlock:   opts.EdgeBlock,
+	}
 	s, base, err := sandbox.Start(ctx, cfg, *addr)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "exectriage sandbox: %v\n", err)
@@ -164,16 +222,37 @@ func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
 		keyNote, shownKey = "the key given with --key", *key
 	}
 	out := env.Stdout
-	fmt.Fprintf(out, "exectriage sandbox: %d executions (seed %d) over the last %d days, serving at %s\n\n", st.Logs, *seed, int(sandbox.DefaultSpan.Hours()/24), base)
+	fmt.Fprintf(
+		out,
+		"exectriage sandbox: %d executions (seed %d) over the last %d days, serving at %s\n\n",
+		st.Logs,
+		*seed,
+		int(sandbox.DefaultSpan.Hours()/24),
+		base,
+	)
 	fmt.Fprintf(out, "Point an SDK (or exectriage) at it:\n")
 	fmt.Fprintf(out, "  export COMPOSIO_BASE_URL=%s\n", base)
 	fmt.Fprintf(out, "  export COMPOSIO_API_KEY=%s    # %s\n\n", shownKey, keyNote)
-	fmt.Fprintf(out, "Users are user_1, user_2, ...; their accounts: curl -H 'x-api-key: %s' '%s/api/v3.1/connected_accounts?user_ids=user_1'\n", shownKey, base)
+	fmt.Fprintf(
+		out,
+		"Users are user_1, user_2, ...; their accounts: curl -H 'x-api-key: %s' '%s/api/v3.1/connected_accounts?user_ids=user_1'\n",
+		shownKey,
+		base,
+	)
 	fmt.Fprintf(out, "Make the next Gmail send time out after it was sent:\n")
-	fmt.Fprintf(out, "  curl -X POST %s/_sandbox/faults -d '{\"tool_slug\":\"GMAIL_SEND_EMAIL\",\"mode\":\"timeout_after_commit\",\"count\":1}'\n", base)
+	fmt.Fprintf(
+		out,
+		"  curl -X POST %s/_sandbox/faults -d '{\"tool_slug\":\"GMAIL_SEND_EMAIL\",\"mode\":\"timeout_after_commit\",\"count\":1}'\n",
+		base,
+	)
 	fmt.Fprintf(out, "Ground truth: %s/_sandbox/effects   counters: %s/_sandbox/stats\n", base, base)
 	if len(opts.Approvals) > 0 {
-		fmt.Fprintf(out, "Session calls of %s wait for approval (request states last %s)\n", strings.Join(opts.Approvals, ", "), opts.ApprovalTTL)
+		fmt.Fprintf(
+			out,
+			"Session calls of %s wait for approval (request states last %s)\n",
+			strings.Join(opts.Approvals, ", "),
+			opts.ApprovalTTL,
+		)
 	}
 	for _, r := range faults {
 		fmt.Fprintf(out, "Armed: %s %s (count %d)\n", r.ToolSlug, r.Mode, r.Count)
@@ -185,7 +264,12 @@ func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
 		fmt.Fprintf(env.Stderr, "exectriage sandbox: stopping: %v\n", err)
 		return ExitFinding
 	}
-	fmt.Fprintf(out, "sandbox stopped after %d execute requests (%s to shut down)\n", s.ExecuteCount(), time.Since(shutdown).Round(time.Millisecond))
+	fmt.Fprintf(
+		out,
+		"sandbox stopped after %d execute requests (%s to shut down)\n",
+		s.ExecuteCount(),
+		time.Since(shutdown).Round(time.Millisecond),
+	)
 	return ExitOK
 }
 

@@ -172,8 +172,15 @@ func (r *report) scanReport(w io.Writer, now time.Time) {
 		for _, n := range old {
 			total += n
 		}
-		fmt.Fprintf(w, "\nold SDKs: %d executions came from an SDK that re-sends writes on their call path (upgrade: tools.execute Python composio >= %s, @composio/core >= %s; sessions Python >= %s, TypeScript >= %s)\n",
-			total, triage.PythonSDKFixedIn, triage.TypeScriptSDKFixedIn, sdkversion.PythonSessionFixedIn, sdkversion.TypeScriptSessionFixedIn)
+		fmt.Fprintf(
+			w,
+			"\nold SDKs: %d executions came from an SDK that re-sends writes on their call path (upgrade: tools.execute Python composio >= %s, @composio/core >= %s; sessions Python >= %s, TypeScript >= %s)\n",
+			total,
+			triage.PythonSDKFixedIn,
+			triage.TypeScriptSDKFixedIn,
+			sdkversion.PythonSessionFixedIn,
+			sdkversion.TypeScriptSessionFixedIn,
+		)
 		for _, n := range notes {
 			fmt.Fprintf(w, "  %s (%d)\n", r.line(n, 120), old[n])
 		}

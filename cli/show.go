@@ -38,17 +38,26 @@ type ShowOptions struct {
 func NewCmdShow(env *Env, runF func(context.Context, *ShowOptions) error) *cobra.Command {
 	opts := &ShowOptions{}
 	cmd := &cobra.Command{
-		Use:               "show ID | --session ID",
-		Short:             "one execution with its triage (secrets redacted unless --reveal), or a session's timeline",
-		Example:           "  exectriage show log_a-NA1LoG7qec\n  exectriage show log_a-NA1LoG7qec --json\n  exectriage show --session trs_7bK2xQ",
-		Args:              positional("show", 0, 1, wantText("want exactly one execution ID (exectriage show ID [--json] [--reveal]), or --session ID")),
+		Use:     "show ID | --session ID",
+		Short:   "one execution with its triage (secrets redacted unless --reveal), or a session's timeline",
+		Example: "  exectriage show log_a-NA1LoG7qec\n  exectriage show log_a-NA1LoG7qec --json\n  exectriage show --session trs_7bK2xQ",
+		Args: positional(
+			"show",
+			0,
+			1,
+			wantText("want exactly one execution ID (exectriage show ID [--json] [--reveal]), or --session ID"),
+		),
 		ValidArgsFunction: idCompletion(env, false),
 		RunE: func(c *cobra.Command, args []string) error {
 			switch sid := strings.TrimSpace(opts.Session); {
 			case c.Flags().Changed("session") && sid == "":
 				return usagef("show", "--session wants a tool-router session ID (trs_...)")
 			case sid != "" && len(args) > 0:
-				return usagef("show", "--session shows a whole session: drop the execution ID %q, or drop --session", sanitize.String(args[0]))
+				return usagef(
+					"show",
+					"--session shows a whole session: drop the execution ID %q, or drop --session",
+					sanitize.String(args[0]),
+				)
 			case sid == "" && len(args) != 1:
 				return usagef("show", "want exactly one execution ID (exectriage show ID [--json] [--reveal]), or --session ID")
 			case sid == "":
@@ -65,9 +74,11 @@ func NewCmdShow(env *Env, runF func(context.Context, *ShowOptions) error) *cobra
 			}))
 		},
 	}
-	cmd.Flags().StringVar(&opts.Session, "session", "", "the timeline of one tool-router session `ID`: each execution in the order it ran, a meta tool's children under it, the gaps, the duplicates and retries marked")
+	cmd.Flags().
+		StringVar(&opts.Session, "session", "", "the timeline of one tool-router session `ID`: each execution in the order it ran, a meta tool's children under it, the gaps, the duplicates and retries marked")
 	opts.Source.register(cmd.Flags(), commandFlags("show"))
-	cmd.Flags().BoolVar(&opts.Reveal, "reveal", false, "show secrets in the record (tokens, passwords, keys) instead of [REDACTED]; the API key stays hidden")
+	cmd.Flags().
+		BoolVar(&opts.Reveal, "reveal", false, "show secrets in the record (tokens, passwords, keys) instead of [REDACTED]; the API key stays hidden")
 	registerFlagCompletions(cmd, env)
 	return cmd
 }
@@ -87,7 +98,12 @@ func showRun(ctx context.Context, env *Env, opts *ShowOptions) int {
 	if err != nil {
 		return fail(env, "show", err)
 	}
-	out := showJSON{SchemaVersion: SchemaVersion, Source: r.hide(a.SourceName()), Execution: r.policy.JSON(rec, opts.Reveal), Triage: toExecJSON(e, t, r.hide)}
+	out := showJSON{
+		SchemaVersion: SchemaVersion,
+		Source:        r.hide(a.SourceName()),
+		Execution:     r.policy.JSON(rec, opts.Reveal),
+		Triage:        toExecJSON(e, t, r.hide),
+	}
 	if g, ok := c.Group(t.GroupID); ok && t.GroupID != "" {
 		gj := r.toGroupJSON(&g)
 		out.DuplicateGroup = &gj
@@ -235,9 +251,23 @@ func showSessionRun(ctx context.Context, env *Env, opts *ShowOptions) int {
 	r := newReport(env, a)
 	r.c = c
 	if len(c.Execs) == 0 {
-		return fail(env, "show", fmt.Errorf("session %s: no execution of it in the window or at the source (a list entry carries no session id: widen --since, or load an export): %w", sanitize.String(sid), app.ErrNotFound))
+		return fail(
+			env,
+			"show",
+			fmt.Errorf(
+				"session %s: no execution of it in the window or at the source (a list entry carries no session id: widen --since, or load an export): %w",
+				sanitize.String(sid),
+				app.ErrNotFound,
+			),
+		)
 	}
-	out := sessionJSON{SchemaVersion: SchemaVersion, Source: r.hide(a.SourceName()), Session: sid, Steps: []sessionStep{}, Groups: []groupJSON{}}
+	out := sessionJSON{
+		SchemaVersion: SchemaVersion,
+		Source:        r.hide(a.SourceName()),
+		Session:       sid,
+		Steps:         []sessionStep{},
+		Groups:        []groupJSON{},
+	}
 	seen := map[string]bool{}
 	for _, ts := range triage.Timeline(c.Execs) {
 		e, t := &c.Execs[ts.Index], &c.Triage[ts.Index]
@@ -299,7 +329,18 @@ func (r *report) sessionReport(w io.Writer, out sessionJSON) error {
 		if s.Journal != nil {
 			marks += "  " + r.str(caseLine(s.Journal))
 		}
-		fmt.Fprintf(w, "%s %s  %s%s  %s  %s%s%s\n", flag, s.Timestamp, tree, sanitize.String(s.ToolSlug), strings.ToUpper(s.Outcome), sanitize.String(s.ID), gap, marks)
+		fmt.Fprintf(
+			w,
+			"%s %s  %s%s  %s  %s%s%s\n",
+			flag,
+			s.Timestamp,
+			tree,
+			sanitize.String(s.ToolSlug),
+			strings.ToUpper(s.Outcome),
+			sanitize.String(s.ID),
+			gap,
+			marks,
+		)
 	}
 	for _, g := range out.Groups {
 		ids := make([]string, len(g.ExecutionIDs))

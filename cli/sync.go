@@ -43,7 +43,8 @@ func NewCmdSync(env *Env, runF func(context.Context, *SyncOptions) error) *cobra
 		},
 	}
 	opts.Source.register(cmd.Flags(), commandFlags("sync"))
-	cmd.Flags().BoolVar(&opts.Details, "details", false, "fetch every execution's detail into the index (one request each, within the rate limit)")
+	cmd.Flags().
+		BoolVar(&opts.Details, "details", false, "fetch every execution's detail into the index (one request each, within the rate limit)")
 	registerFlagCompletions(cmd, env)
 	return cmd
 }

@@ -61,10 +61,20 @@ func NewCmdTUI(env *Env, runF func(context.Context, *TUIOptions) error) *cobra.C
 	opts.Source.register(fs, commandFlags(""))
 	_ = fs.MarkHidden("json") // accepted only to say where it belongs
 	_ = fs.MarkHidden("jq")
-	fs.BoolVar(&opts.Follow, "follow", false, "start in follow mode: refresh every few seconds; the cursor on the newest row stays on the newest (F toggles)")
+	fs.BoolVar(
+		&opts.Follow,
+		"follow",
+		false,
+		"start in follow mode: refresh every few seconds; the cursor on the newest row stays on the newest (F toggles)",
+	)
 	fs.BoolVar(&opts.Mouse, "mouse", false, "start with mouse capture on (M toggles it; off keeps the terminal's text selection)")
 	fs.StringVar(&opts.Color, "color", ui.ColorAuto, "colour: `auto` (NO_COLOR turns it off, CLICOLOR_FORCE on), always or never")
-	fs.StringVar(&opts.Palette, "theme", "", "built-in palette: `default`, high-contrast or ansi16 (the 16 terminal colours); [theme] palette in the config")
+	fs.StringVar(
+		&opts.Palette,
+		"theme",
+		"",
+		"built-in palette: `default`, high-contrast or ansi16 (the 16 terminal colours); [theme] palette in the config",
+	)
 	registerFlagCompletions(cmd, env)
 	return cmd
 }

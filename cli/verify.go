@@ -49,7 +49,15 @@ func NewCmdVerify(env *Env, runF func(context.Context, *VerifyOptions) error) *c
 				if strings.TrimSpace(opts.Filter) == "" && !c.Flags().Changed("view") {
 					return usagef("verify", "--filter is empty: name the executions to check")
 				}
-				return positional("verify", 0, 0, wantText("with --filter or --view, no execution ID: exectriage verify --filter EXPR [--dry-run]"))(c, args)
+				return positional(
+					"verify",
+					0,
+					0,
+					wantText("with --filter or --view, no execution ID: exectriage verify --filter EXPR [--dry-run]"),
+				)(
+					c,
+					args,
+				)
 			}
 			if opts.DryRun {
 				return usagef("verify", "--dry-run goes with --filter or --view")
@@ -73,8 +81,10 @@ func NewCmdVerify(env *Env, runF func(context.Context, *VerifyOptions) error) *c
 		},
 	}
 	opts.Source.register(cmd.Flags(), commandFlags("verify"))
-	cmd.Flags().StringVar(&opts.Filter, "filter", "", "check every write the filter `QUERY` keeps (one read tool each, within the rate limit)")
-	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "with --filter: print how many and which executions would be checked, and check none")
+	cmd.Flags().
+		StringVar(&opts.Filter, "filter", "", "check every write the filter `QUERY` keeps (one read tool each, within the rate limit)")
+	cmd.Flags().
+		BoolVar(&opts.DryRun, "dry-run", false, "with --filter: print how many and which executions would be checked, and check none")
 	registerFlagCompletions(cmd, env)
 	return cmd
 }
@@ -130,7 +140,14 @@ func (r *report) verifyOne(ctx context.Context, a *app.App, id string) (verifyJS
 	for i := range st.Matches {
 		st.Matches[i].ID, st.Matches[i].Summary = r.hide(st.Matches[i].ID), r.hide(st.Matches[i].Summary)
 	}
-	return verifyJSON{SchemaVersion: SchemaVersion, Source: r.hide(a.SourceName()), ID: r.hide(e.ID), ToolSlug: r.hide(e.ToolSlug), State: string(st.State), Provider: st}, nil
+	return verifyJSON{
+		SchemaVersion: SchemaVersion,
+		Source:        r.hide(a.SourceName()),
+		ID:            r.hide(e.ID),
+		ToolSlug:      r.hide(e.ToolSlug),
+		State:         string(st.State),
+		Provider:      st,
+	}, nil
 }
 
 // verifyManyRun checks the provider for every write a filter keeps, one read tool each within
@@ -200,7 +217,12 @@ func verifyManyRun(ctx context.Context, env *Env, opts *VerifyOptions) int {
 	}
 	w := bufio.NewWriter(env.Stdout)
 	if opts.DryRun {
-		fmt.Fprintf(w, "would check %d write(s) with the provider (of %d the filter kept; reads have nothing to check)\n", len(ids), len(ls.match))
+		fmt.Fprintf(
+			w,
+			"would check %d write(s) with the provider (of %d the filter kept; reads have nothing to check)\n",
+			len(ids),
+			len(ls.match),
+		)
 		for _, id := range ids {
 			fmt.Fprintf(w, "  %s\n", id)
 		}

@@ -91,7 +91,10 @@ func viewRun(ctx context.Context, env *Env, opts *ViewOptions) int {
 			return ExitOK
 		}
 		if len(views) == 0 {
-			line(env.Stdout, "no saved views: add [views.NAME] to the config, or keep one for the team: exectriage view save NAME --filter QUERY")
+			line(
+				env.Stdout,
+				"no saved views: add [views.NAME] to the config, or keep one for the team: exectriage view save NAME --filter QUERY",
+			)
 		}
 		for _, v := range views {
 			from := v.From

@@ -74,7 +74,12 @@ func NewCmdWatch(env *Env, runF func(context.Context, *WatchOptions) error) *cob
 	opts.Source.register(cmd.Flags(), commandFlags("watch"))
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.Once, "once", false, "make one pass, deliver what is due and exit (for cron); the outbox remembers what was told")
-	fl.StringVar(&opts.Webhook, "webhook", "", "post each event to `URL`, signed as Standard Webhooks (secret: $EXECTRIAGE_WEBHOOK_SECRET or --webhook-secret-file)")
+	fl.StringVar(
+		&opts.Webhook,
+		"webhook",
+		"",
+		"post each event to `URL`, signed as Standard Webhooks (secret: $EXECTRIAGE_WEBHOOK_SECRET or --webhook-secret-file)",
+	)
 	fl.StringVar(&opts.SecretFile, "webhook-secret-file", "", "read the webhook's signing secret (whsec_…) from `FILE`")
 	fl.StringVar(&opts.Slack, "slack", "", "post to the Slack incoming webhook `URL` (default $EXECTRIAGE_SLACK_WEBHOOK)")
 	fl.BoolVar(&opts.JSON, "json", false, "write each event as one JSON line on stdout (docs/json.md)")
@@ -136,7 +141,10 @@ func watchSetup(ctx context.Context, env *Env, opts *WatchOptions) (app.WatchOpt
 			text = string(b)
 		}
 		if strings.TrimSpace(text) == "" {
-			return o, usagef("watch", "--webhook needs a signing secret: set EXECTRIAGE_WEBHOOK_SECRET or --webhook-secret-file (whsec_ and base64)")
+			return o, usagef(
+				"watch",
+				"--webhook needs a signing secret: set EXECTRIAGE_WEBHOOK_SECRET or --webhook-secret-file (whsec_ and base64)",
+			)
 		}
 		secret, err := watch.ParseSecret(text)
 		if err != nil {

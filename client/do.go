@@ -214,7 +214,8 @@ func (t *transport) do(ctx context.Context, r request) (*response, error) {
 		// says how long to wait is waited out as often as the server asks (up to maxRateWaits):
 		// it is the budget of a window, not a fault, and does not use a retry. Any other 429 is
 		// retried as the SDKs do.
-		if a.resp != nil && a.resp.status == http.StatusTooManyRequests && h.Get("X-RateLimit-Remaining") != "" && rateWaits < maxRateWaits {
+		if a.resp != nil && a.resp.status == http.StatusTooManyRequests && h.Get("X-RateLimit-Remaining") != "" &&
+			rateWaits < maxRateWaits {
 			if d, ok := retryAfter(h, time.Now()); ok && d > 0 && d <= maxRetryAfter {
 				rateWaits++
 				n--

@@ -71,7 +71,11 @@ func (t *transport) apiError(r *response, bodyErr error) *APIError {
 		if u, err := url.Parse(r.header.Get("Location")); err == nil && r.header.Get("Location") != "" {
 			where = "to " + u.Redacted()
 		}
-		e.Message = fmt.Sprintf("HTTP %d, a redirect (%s) that exectriage does not follow: the API key is only ever sent to the configured base URL; check --base-url / COMPOSIO_BASE_URL", r.status, where)
+		e.Message = fmt.Sprintf(
+			"HTTP %d, a redirect (%s) that exectriage does not follow: the API key is only ever sent to the configured base URL; check --base-url / COMPOSIO_BASE_URL",
+			r.status,
+			where,
+		)
 	case bodyErr != nil:
 		e.Message = fmt.Sprintf("HTTP %d (body unreadable: %v)", r.status, bodyErr)
 	default:

@@ -379,7 +379,13 @@ func pages[T any](ctx context.Context, maxPages int, fetch func(context.Context,
 		cursor := ""
 		for n := 0; ; n++ {
 			if maxPages > 0 && n >= maxPages {
-				yield(zero, fmt.Errorf("the server kept handing out new cursors past %d pages; stopped (a server whose pages never end, or a window too large: narrow it with --since)", maxPages))
+				yield(
+					zero,
+					fmt.Errorf(
+						"the server kept handing out new cursors past %d pages; stopped (a server whose pages never end, or a window too large: narrow it with --since)",
+						maxPages,
+					),
+				)
 				return
 			}
 			if err := ctx.Err(); err != nil {

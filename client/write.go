@@ -156,7 +156,9 @@ func (w *WriteClient) Execute(ctx context.Context, slug string, req ExecuteReque
 		if res.ResultType == "input_required" {
 			why = "it waits for input first (an account to connect)"
 			if res.RequestState != "" {
-				why = "it waits for a person's approval (request_state " + w.t.scrub(res.RequestState) + "); the app that asked re-calls it with the approval"
+				why = "it waits for a person's approval (request_state " + w.t.scrub(
+					res.RequestState,
+				) + "); the app that asked re-calls it with the approval"
 			}
 		}
 		res.Error = w.t.scrub(res.Error)
@@ -168,8 +170,14 @@ func (w *WriteClient) Execute(ctx context.Context, slug string, req ExecuteReque
 		// text alone does not prove that nothing happened (package triage reads it, as it reads
 		// the same text in a log).
 		res.Error = w.t.scrub(res.Error)
-		return res, w.newError(&WriteError{Kind: WriteAmbiguous, Sent: true, StatusCode: resp.status, ToolError: res.Error, RequestID: rid},
-			op, fmt.Sprintf("the tool reported failure: %s: that alone does not prove the action did not take effect; check before retrying", orNone(res.Error)))
+		return res, w.newError(
+			&WriteError{Kind: WriteAmbiguous, Sent: true, StatusCode: resp.status, ToolError: res.Error, RequestID: rid},
+			op,
+			fmt.Sprintf(
+				"the tool reported failure: %s: that alone does not prove the action did not take effect; check before retrying",
+				orNone(res.Error),
+			),
+		)
 	}
 	return res, nil
 }
@@ -206,7 +214,10 @@ func (w *WriteClient) Proxy(ctx context.Context, req ProxyRequest) (ProxyRespons
 	case model.ProvesNoEffect(pr.Status):
 		e.Kind, what = WriteFailed, fmt.Sprintf("the provider refused with HTTP %d: the action did not happen", pr.Status)
 	default:
-		e.Kind, what = WriteAmbiguous, fmt.Sprintf("the provider answered HTTP %d: the action may have happened; check before retrying", pr.Status)
+		e.Kind, what = WriteAmbiguous, fmt.Sprintf(
+			"the provider answered HTTP %d: the action may have happened; check before retrying",
+			pr.Status,
+		)
 	}
 	return pr, w.newError(e, op, what)
 }
@@ -248,27 +259,49 @@ func (w *WriteClient) send(ctx context.Context, op string, r request) (*response
 	switch {
 	case s == http.StatusTooManyRequests:
 		e.Kind = WriteRejected
-		return nil, w.newError(e, op, fmt.Sprintf("request rejected (%v): rate limited before execution; the action most likely did not happen; verify before retrying", api))
+		return nil, w.newError(
+			e,
+			op,
+			fmt.Sprintf(
+				"request rejected (%v): rate limited before execution; the action most likely did not happen; verify before retrying",
+				api,
+			),
+		)
 	case s >= 500:
 		e.Kind = WriteAmbiguous
 		// The server's own suggested fix is left out of the message: after a 5xx it cannot know
 		// whether the provider acted, and "retry" advice would contradict the only safe reading.
 		shown := *api
 		shown.SuggestedFix = ""
-		return nil, w.newError(e, op, fmt.Sprintf("request sent, the server answered %v: the action may have happened; check before retrying", &shown))
+		return nil, w.newError(
+			e,
+			op,
+			fmt.Sprintf("request sent, the server answered %v: the action may have happened; check before retrying", &shown),
+		)
 	case model.ProvesNoEffect(s):
 		e.Kind = WriteFailed
 		return nil, w.newError(e, op, fmt.Sprintf("request refused (%v): the action did not happen", api))
 	default:
 		e.Kind = WriteAmbiguous
-		return nil, w.newError(e, op, fmt.Sprintf("request sent, the server answered %v, which does not prove the action did not run; check before retrying", api))
+		return nil, w.newError(
+			e,
+			op,
+			fmt.Sprintf("request sent, the server answered %v, which does not prove the action did not run; check before retrying", api),
+		)
 	}
 }
 
 // unreadable is a 2xx whose body could not be understood: the action may well have happened.
 func (w *WriteClient) unreadable(op, rid string, status int, err error) *WriteError {
-	return w.newError(&WriteError{Kind: WriteAmbiguous, Sent: true, StatusCode: status, RequestID: rid, Err: err},
-		op, fmt.Sprintf("request sent, the HTTP %d answer could not be read (%v): the action may have happened; check before retrying", status, err))
+	return w.newError(
+		&WriteError{Kind: WriteAmbiguous, Sent: true, StatusCode: status, RequestID: rid, Err: err},
+		op,
+		fmt.Sprintf(
+			"request sent, the HTTP %d answer could not be read (%v): the action may have happened; check before retrying",
+			status,
+			err,
+		),
+	)
 }
 
 // invalid is a request refused before anything was sent.

@@ -344,14 +344,25 @@ func Parse(name string, data []byte) (Config, error) {
 		}
 		if p.APIKeyEnv != "" && !keyEnvName.MatchString(p.APIKeyEnv) {
 			// Never repeated: what stands where a variable's name goes may be the key itself.
-			return Config{}, fmt.Errorf("%s: profiles.%s: api_key_env is not an upper-case variable name such as COMPOSIO_API_KEY_PROD (it names where the key is, never the key; its value is not shown, as it may be one)", c.Path, name)
+			return Config{}, fmt.Errorf(
+				"%s: profiles.%s: api_key_env is not an upper-case variable name such as COMPOSIO_API_KEY_PROD (it names where the key is, never the key; its value is not shown, as it may be one)",
+				c.Path,
+				name,
+			)
 		}
 	}
 	seen := map[string]int{}
 	for i, v := range c.Verifiers {
 		t := strings.ToUpper(strings.TrimSpace(v.Tool))
 		if j, dup := seen[t]; dup {
-			return Config{}, fmt.Errorf("%s:%d: verifier %d: tool %s already has verifier %d", name, tableLine(text, "verifier", i), i+1, v.Tool, j+1)
+			return Config{}, fmt.Errorf(
+				"%s:%d: verifier %d: tool %s already has verifier %d",
+				name,
+				tableLine(text, "verifier", i),
+				i+1,
+				v.Tool,
+				j+1,
+			)
 		}
 		seen[t] = i
 	}

@@ -152,12 +152,16 @@ var (
 	// return <right-hand side>
 	returnRE = regexp.MustCompile(`\breturn\s+(?:await\s+)?(.+)$`)
 	// the name a function header or a one-line arrow or lambda defines
-	funcHeaderRE = regexp.MustCompile(`(?:\bdef\s+(` + ident + `)\s*\(|\bfunction\s*\*?\s*(` + ident + `)\s*\(|(` + ident + `)\s*=\s*(?:async\s*)?(?:\([^)]*\)|` + ident + `)\s*(?::\s*[^=]+)?=>|(` + ident + `)\s*=\s*(?:async\s+)?function\b|(` + ident + `)\s*=\s*lambda\b|^\s*(?:(?:public|private|protected|static|async)\s+)*(` + ident + `)\s*\([^)]*\)\s*(?::\s*[^{]+)?\{)`)
+	funcHeaderRE = regexp.MustCompile(
+		`(?:\bdef\s+(` + ident + `)\s*\(|\bfunction\s*\*?\s*(` + ident + `)\s*\(|(` + ident + `)\s*=\s*(?:async\s*)?(?:\([^)]*\)|` + ident + `)\s*(?::\s*[^=]+)?=>|(` + ident + `)\s*=\s*(?:async\s+)?function\b|(` + ident + `)\s*=\s*lambda\b|^\s*(?:(?:public|private|protected|static|async)\s+)*(` + ident + `)\s*\([^)]*\)\s*(?::\s*[^{]+)?\{)`,
+	)
 	// a client constructed: new Composio( / Composio(
 	newClientRE = regexp.MustCompile(`^(?:new\s+)?(?:` + ident + `\.)*Composio\s*\(`)
 	// a session created on a client: <recv>.create( / .use( / .toolRouter.create( ...
 	// (the receiver may be a call of a client factory: getComposio().toolRouter.use(id))
-	createRE        = regexp.MustCompile(`(` + ident + `)(\s*\([^()]*\))?\s*\.\s*(?:create|use|(?:toolRouter|tool_router)\s*\.\s*(?:create|use)|sessions\s*\.\s*create|experimental\s*\.\s*create|experimental\s*\.\s*(?:toolRouter\s*\.\s*createSession|tool_router\s*\.\s*create_session))\s*\(`)
+	createRE = regexp.MustCompile(
+		`(` + ident + `)(\s*\([^()]*\))?\s*\.\s*(?:create|use|(?:toolRouter|tool_router)\s*\.\s*(?:create|use)|sessions\s*\.\s*create|experimental\s*\.\s*create|experimental\s*\.\s*(?:toolRouter\s*\.\s*createSession|tool_router\s*\.\s*create_session))\s*\(`,
+	)
 	createSessionRE = regexp.MustCompile(`^(` + ident + `)\s*\.\s*createSession\s*\(`)
 	// a call of a function: NAME(
 	callRE = regexp.MustCompile(`^(?:` + ident + `\.)*(` + ident + `)\s*\(`)
@@ -215,7 +219,12 @@ type project struct {
 // follow works out, to a fixed point, which names hold a client or a session in each file and
 // which functions return one.
 func follow(files []codeFile) *project {
-	p := &project{files: files, exported: map[string]valueKind{}, funcs: map[string]valueKind{}, names: make([]map[string]valueKind, len(files))}
+	p := &project{
+		files:    files,
+		exported: map[string]valueKind{},
+		funcs:    map[string]valueKind{},
+		names:    make([]map[string]valueKind, len(files)),
+	}
 	// what each line says, read once: the rounds below only propagate kinds
 	type fact struct {
 		fn        string // the function this line is in (its header's name, or the last one seen)
@@ -390,9 +399,13 @@ type codeUse struct {
 func (u *codeUse) at() string { return fmt.Sprintf("%s:%d", u.rel, u.line) }
 
 var (
-	executeRE  = regexp.MustCompile(`\.\s*tools\s*\.\s*(execute|proxyExecute|proxy_execute|proxy)\s*\(|\b(handleToolCalls|handle_tool_calls|executeToolCall|execute_tool_call)\s*\(`)
+	executeRE = regexp.MustCompile(
+		`\.\s*tools\s*\.\s*(execute|proxyExecute|proxy_execute|proxy)\s*\(|\b(handleToolCalls|handle_tool_calls|executeToolCall|execute_tool_call)\s*\(`,
+	)
 	toolsGetRE = regexp.MustCompile(`(` + ident + `)\s*\.\s*tools\s*\.\s*get\s*\(`)
-	legacyRE   = regexp.MustCompile(`\b(execute_action|executeAction|get_tools|getTools|get_actions|getActions|handle_tool_calls|handleToolCall|execute_request|executeRequest)\s*\(`)
+	legacyRE   = regexp.MustCompile(
+		`\b(execute_action|executeAction|get_tools|getTools|get_actions|getActions|handle_tool_calls|handleToolCall|execute_request|executeRequest)\s*\(`,
+	)
 	// a call on a name: recv.method( or recv.mcp
 	memberRE      = regexp.MustCompile(`(` + ident + `)\s*\.\s*(` + ident + `)\s*(\()?`)
 	destructureRE = regexp.MustCompile(`\{([^}]*)\}\s*=\s*(?:await\s+)?(` + ident + `)\s*;?\s*$`)
@@ -401,7 +414,14 @@ var (
 	toolsArgRE    = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
 )
 
-var sessionSends = map[string]bool{"execute": true, "proxyExecute": true, "proxy_execute": true, "executeMeta": true, "execute_meta": true, "tools": true}
+var sessionSends = map[string]bool{
+	"execute":       true,
+	"proxyExecute":  true,
+	"proxy_execute": true,
+	"executeMeta":   true,
+	"execute_meta":  true,
+	"tools":         true,
+}
 
 // scanProject finds the uses in every file of one ecosystem's code.
 func scanProject(files []codeFile) []codeUse {
@@ -427,14 +447,16 @@ func scanProject(files []codeFile) []codeUse {
 			}
 			// (each expression only where a cheap test says it can match: doctor reads whole trees)
 			tools := strings.Contains(line, "tools")
-			if m := ""; tools || strings.Contains(line, "andle") || strings.Contains(line, "oolCall") || strings.Contains(line, "ool_call") {
+			if m := ""; tools || strings.Contains(line, "andle") || strings.Contains(line, "oolCall") ||
+				strings.Contains(line, "ool_call") {
 				if m = executeRE.FindString(line); m != "" && !defines(line, m) {
 					use("execute", m)
 				} else if m := toolsGetRE.FindStringSubmatch(line); tools && m != nil && names[m[1]] == kindClient {
 					use("execute", m[0])
 				}
 			}
-			if raw := f.raw[n]; strings.Contains(raw, "@composio/experimental") && (strings.Contains(raw, "import") || strings.Contains(raw, "require(")) {
+			if raw := f.raw[n]; strings.Contains(raw, "@composio/experimental") &&
+				(strings.Contains(raw, "import") || strings.Contains(raw, "require(")) {
 				use("workbench", "@composio/experimental") // the package's paths are reachable from here
 			}
 			if containsAnyOf(line, legacyHints) {
@@ -510,7 +532,8 @@ func scanProject(files []codeFile) []codeUse {
 				}
 			}
 			for name, s := range sessions {
-				if raw := f.raw[n]; s.line != ln && (strings.Contains(raw, name+"['url']") || strings.Contains(raw, name+`["url"]`) || strings.Contains(raw, name+"['mcp']") || strings.Contains(raw, name+`["mcp"]`)) {
+				if raw := f.raw[n]; s.line != ln &&
+					(strings.Contains(raw, name+"['url']") || strings.Contains(raw, name+`["url"]`) || strings.Contains(raw, name+"['mcp']") || strings.Contains(raw, name+`["mcp"]`)) {
 					if !s.mcp {
 						use("mcp", name+"[url]")
 					}
@@ -570,7 +593,18 @@ func scanProject(files []codeFile) []codeUse {
 }
 
 // legacyHints are the words legacyRE needs.
-var legacyHints = []string{"xecute_action", "xecuteAction", "get_tools", "getTools", "get_actions", "getActions", "andle_tool_calls", "andleToolCall", "xecute_request", "xecuteRequest"}
+var legacyHints = []string{
+	"xecute_action",
+	"xecuteAction",
+	"get_tools",
+	"getTools",
+	"get_actions",
+	"getActions",
+	"andle_tool_calls",
+	"andleToolCall",
+	"xecute_request",
+	"xecuteRequest",
+}
 
 // defines reports whether the call text m on line is a definition (def execute_tool_call(,
 // function handleToolCalls(, async handleToolCalls(...) {), not a call.
@@ -730,7 +764,8 @@ func codeFindings(uses []codeUse, read map[Ecosystem][]string, found []Finding) 
 	}
 	for fi := range found {
 		f := &found[fi]
-		if f.RetriesWrites == nil || !*f.RetriesWrites || f.CallPath != "" && f.CallPath != CallToolsExecute && f.CallPath != CallWorkbench {
+		if f.RetriesWrites == nil || !*f.RetriesWrites ||
+			f.CallPath != "" && f.CallPath != CallToolsExecute && f.CallPath != CallWorkbench {
 			continue
 		}
 		role := packageRole(f.Ecosystem, f.Package)
@@ -784,7 +819,12 @@ func middlewareFinding(u *codeUse) Finding {
 		f.Reason = "LangChain's " + u.text + " is set to 0 retries"
 	case u.tools != nil && len(writes) == 0:
 		f.RetriesWrites = new(false)
-		f.Reason = fmt.Sprintf("LangChain's %s (%s) wraps only read tools (%s): a retried read sends nothing", u.text, times, strings.Join(u.tools, ", "))
+		f.Reason = fmt.Sprintf(
+			"LangChain's %s (%s) wraps only read tools (%s): a retried read sends nothing",
+			u.text,
+			times,
+			strings.Join(u.tools, ", "),
+		)
 	case u.tools != nil:
 		f.RetriesWrites = new(true)
 		f.Reason = fmt.Sprintf("LangChain's %s retries a failed call of %s (%s, about 1 s then 2 s apart): one write can happen %d times",
@@ -792,8 +832,12 @@ func middlewareFinding(u *codeUse) Finding {
 		f.Fix = "keep write tools out of its tools=[...], or set retry_on to errors that prove nothing ran"
 	default:
 		f.RetriesWrites = new(true)
-		f.Reason = fmt.Sprintf("LangChain's %s retries every failed tool call (%s, about 1 s then 2 s apart), writes included: one email can go out %d times",
-			u.text, times, u.retries+1)
+		f.Reason = fmt.Sprintf(
+			"LangChain's %s retries every failed tool call (%s, about 1 s then 2 s apart), writes included: one email can go out %d times",
+			u.text,
+			times,
+			u.retries+1,
+		)
 		f.Fix = "exclude write tools from it (tools=[...reads]), or set retry_on to errors that prove nothing ran"
 	}
 	return f
@@ -838,21 +882,35 @@ func sessionFinding(uses []codeUse, f Finding) (Finding, bool) {
 		LockFile: f.LockFile, CallPath: CallSession, VersionSource: f.VersionSource}
 	if u := useUnder(uses, &f, "session"); u != nil {
 		out.RetriesWrites, out.Evidence, out.Use = new(true), u.at(), UseUsed
-		out.Reason = fmt.Sprintf("the project sends through tool-router sessions (%s, %s), and %s a session write that timed out (session writes are sent once from %s)",
-			u.at(), u.text, what, fix)
+		out.Reason = fmt.Sprintf(
+			"the project sends through tool-router sessions (%s, %s), and %s a session write that timed out (session writes are sent once from %s)",
+			u.at(),
+			u.text,
+			what,
+			fix,
+		)
 		out.Fix = fixText
 		return out, true
 	}
 	if u := useUnder(uses, &f, "session?"); u != nil {
 		out.RetriesWrites, out.Evidence, out.Use = new(true), u.at(), UseUsed
-		out.Reason = fmt.Sprintf("the project creates a tool-router session (%s) whose sends could not be followed (it is handed on, or used from elsewhere); %s a session write that timed out (session writes are sent once from %s)",
-			u.at(), what, fix)
+		out.Reason = fmt.Sprintf(
+			"the project creates a tool-router session (%s) whose sends could not be followed (it is handed on, or used from elsewhere); %s a session write that timed out (session writes are sent once from %s)",
+			u.at(),
+			what,
+			fix,
+		)
 		out.Fix = fixText
 		return out, true
 	}
 	if u := useUnder(uses, &f, "mcp"); u != nil {
 		out.RetriesWrites, out.Evidence, out.Use = new(false), u.at(), UseMCP
-		out.Reason = fmt.Sprintf("tools run over MCP (%s, %s): the SDK's session retries do not apply (%s a session write only when the SDK sends it)", u.at(), u.text, what)
+		out.Reason = fmt.Sprintf(
+			"tools run over MCP (%s, %s): the SDK's session retries do not apply (%s a session write only when the SDK sends it)",
+			u.at(),
+			u.text,
+			what,
+		)
 		return out, true
 	}
 	return Finding{}, false

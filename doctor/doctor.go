@@ -383,7 +383,11 @@ func classify(f *Finding, d dep) {
 	switch packageRole(eco, name) {
 	case roleLegacy:
 		f.RetriesWrites = new(true)
-		f.Reason = fmt.Sprintf("%s is the legacy v1 SDK, replaced by %s; it predates the change that stopped re-sending timed-out writes", name, sdkName(eco))
+		f.Reason = fmt.Sprintf(
+			"%s is the legacy v1 SDK, replaced by %s; it predates the change that stopped re-sending timed-out writes",
+			name,
+			sdkName(eco),
+		)
 		f.Fix = "migrate to " + strings.TrimPrefix(fixFor(eco), "upgrade to ")
 		return
 	case roleClient:
@@ -403,7 +407,12 @@ func classify(f *Finding, d dep) {
 			if retries, ok := sdkversion.RetriesWrites(eco, name, d.version, sdkversion.PathWorkbench); ok {
 				f.RetriesWrites = new(retries)
 				if retries {
-					f.Reason = fmt.Sprintf("%s %s re-sends workbench executions (fixed in %s)", name, d.version, sdkversion.ExperimentalFixedIn)
+					f.Reason = fmt.Sprintf(
+						"%s %s re-sends workbench executions (fixed in %s)",
+						name,
+						d.version,
+						sdkversion.ExperimentalFixedIn,
+					)
 					f.Fix = "upgrade to " + name + "@^" + sdkversion.ExperimentalFixedIn
 				} else {
 					f.Reason = fmt.Sprintf("%s %s sends each workbench execution once", name, d.version)
@@ -448,7 +457,11 @@ func classify(f *Finding, d dep) {
 		case old:
 			f.RetriesWrites = new(true)
 			f.may = true
-			f.Reason = fmt.Sprintf("%s may resolve to a version older than %s, which re-sends timed-out writes (an existing environment keeps what it has)", shown, fixed)
+			f.Reason = fmt.Sprintf(
+				"%s may resolve to a version older than %s, which re-sends timed-out writes (an existing environment keeps what it has)",
+				shown,
+				fixed,
+			)
 			f.Fix = fixFor(eco)
 		default:
 			f.RetriesWrites = new(false)
@@ -466,7 +479,11 @@ func classifyCLI(f *Finding, d dep) {
 	if d.version == "" {
 		if old, _, err := sdkversion.RangeSplitAt(NPM, d.constraint, fix); err == nil && old && d.special == "" {
 			f.RetriesWrites, f.may = new(true), true
-			f.Reason = fmt.Sprintf("%s can install a CLI before %s, which retries its mutations (composio execute included)", shownRange(d.constraint), fix)
+			f.Reason = fmt.Sprintf(
+				"%s can install a CLI before %s, which retries its mutations (composio execute included)",
+				shownRange(d.constraint),
+				fix,
+			)
 			f.Fix = "upgrade to " + d.name + "@^0.5.0"
 			return
 		}
@@ -509,8 +526,11 @@ func legacyProvider(f *Finding, d dep) bool {
 		return false
 	}
 	f.RetriesWrites = new(true)
-	f.Reason = fmt.Sprintf("%s %s is the legacy 0.7.x line (ComposioToolSet/Action on legacy composio-core), which re-sends a timed-out execute up to 3 times with the same x-request-id",
-		d.name, cmp.Or(d.version, d.constraint))
+	f.Reason = fmt.Sprintf(
+		"%s %s is the legacy 0.7.x line (ComposioToolSet/Action on legacy composio-core), which re-sends a timed-out execute up to 3 times with the same x-request-id",
+		d.name,
+		cmp.Or(d.version, d.constraint),
+	)
 	f.Fix = "migrate to " + strings.TrimPrefix(PythonFix, "upgrade to ") + " and its " + before + "+ providers"
 	return true
 }
@@ -585,7 +605,14 @@ func findings(files []scanned) []Finding {
 				continue
 			}
 			seen[key] = true
-			fd := Finding{File: f.rel, Ecosystem: d.eco, Package: d.name, Version: d.version, Constraint: d.constraint, VersionSource: d.source}
+			fd := Finding{
+				File:          f.rel,
+				Ecosystem:     d.eco,
+				Package:       d.name,
+				Version:       d.version,
+				Constraint:    d.constraint,
+				VersionSource: d.source,
+			}
 			if d.source == "constraints" {
 				fd.LockFile = d.from
 			}
@@ -708,7 +735,13 @@ func applyLock(f *Finding, d dep, lockFile string, versions []string) {
 	switch {
 	case len(retrying) > 0:
 		f.RetriesWrites = new(true)
-		f.Reason = fmt.Sprintf("%s, locked to %s in %s: older than %s, re-sends timed-out writes", shown, strings.Join(retrying, ", "), lockFile, fixed)
+		f.Reason = fmt.Sprintf(
+			"%s, locked to %s in %s: older than %s, re-sends timed-out writes",
+			shown,
+			strings.Join(retrying, ", "),
+			lockFile,
+			fixed,
+		)
 		f.Fix = fixFor(d.eco)
 	case unreadable:
 		f.RetriesWrites = nil

@@ -226,7 +226,8 @@ func parsePackageLock(data []byte) (scanned, error) {
 // lockDep is a lock entry: an exact version, or a non-registry source.
 func lockDep(name, version string) dep {
 	d := dep{eco: NPM, name: name, version: strings.TrimSpace(version)}
-	if err := sdkversion.CheckVersion(NPM, d.version); err != nil && (strings.Contains(d.version, ":") || strings.Contains(d.version, "/")) {
+	if err := sdkversion.CheckVersion(NPM, d.version); err != nil &&
+		(strings.Contains(d.version, ":") || strings.Contains(d.version, "/")) {
 		d.special, d.version = d.version, ""
 	}
 	return d

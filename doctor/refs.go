@@ -129,12 +129,21 @@ func resolve(root string, files []scanned) []Problem {
 				}
 				name := strings.TrimPrefix(d.constraint, "catalog:")
 				if ws == nil {
-					problems = append(problems, Problem{File: f.rel, Error: d.name + ": " + d.constraint + " names a pnpm catalog, and no pnpm-workspace.yaml above it has one"})
+					problems = append(
+						problems,
+						Problem{
+							File:  f.rel,
+							Error: d.name + ": " + d.constraint + " names a pnpm catalog, and no pnpm-workspace.yaml above it has one",
+						},
+					)
 					continue
 				}
 				rng, ok := ws.lookup(name, d.name)
 				if !ok {
-					problems = append(problems, Problem{File: f.rel, Error: fmt.Sprintf("%s: %s: %s has no such entry", d.name, d.constraint, ws.file)})
+					problems = append(
+						problems,
+						Problem{File: f.rel, Error: fmt.Sprintf("%s: %s: %s has no such entry", d.name, d.constraint, ws.file)},
+					)
 					continue
 				}
 				nd, ok := npmDep(d.name, rng)

@@ -122,7 +122,12 @@ func (ix *Index) row(k int) *rowMeta {
 // order and groupOf must not change afterwards. groupPatterns, by group like groupIDs, answers
 // the pattern field (nil: no row has one).
 func (ix *Index) View(order, groupOf []int32, groupIDs, groupPatterns []string) *Index {
-	v := &Index{blocks: ix.blocks[:len(ix.blocks):len(ix.blocks)], rows: ix.rows[:len(ix.rows):len(ix.rows)], order: order, worker: ix.worker}
+	v := &Index{
+		blocks: ix.blocks[:len(ix.blocks):len(ix.blocks)],
+		rows:   ix.rows[:len(ix.rows):len(ix.rows)],
+		order:  order,
+		worker: ix.worker,
+	}
 	if order == nil {
 		v.order = []int32{}
 	}
@@ -144,7 +149,15 @@ func (ix *Index) View(order, groupOf []int32, groupIDs, groupPatterns []string) 
 // flagged (the journal's cases, which change while the rows do not); it replaces any earlier
 // such positions. The view is not changed.
 func (ix *Index) WithSettled(positions []int32) *Index {
-	v := &Index{blocks: ix.blocks, rows: ix.rows, order: ix.order, groupOf: ix.groupOf, groups: ix.groups, patterns: ix.patterns, worker: ix.worker}
+	v := &Index{
+		blocks:   ix.blocks,
+		rows:     ix.rows,
+		order:    ix.order,
+		groupOf:  ix.groupOf,
+		groups:   ix.groups,
+		patterns: ix.patterns,
+		worker:   ix.worker,
+	}
 	if v.order == nil {
 		v.order = make([]int32, len(ix.rows))
 		for k := range v.order {

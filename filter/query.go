@@ -296,7 +296,11 @@ func parseTerm(tok token) (t term, skip bool, err error) {
 		return f.name == lname
 	})
 	if i < 0 {
-		return term{}, false, fmt.Errorf("unknown field %q: use %s (or quote the term to search for it as text)", name, strings.Join(FieldNames(), ", "))
+		return term{}, false, fmt.Errorf(
+			"unknown field %q: use %s (or quote the term to search for it as text)",
+			name,
+			strings.Join(FieldNames(), ", "),
+		)
 	}
 	t.field, t.slot, t.value = fieldNames[i].f, fieldNames[i].slot, value
 	switch t.field {

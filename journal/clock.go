@@ -46,8 +46,12 @@ func (c Clock) SkewError() error {
 	if !c.Skewed() {
 		return nil
 	}
-	return fmt.Errorf("%w by %s (more than the %s margin): this host recovers and settles none of other hosts' attempts; set its clock right (NTP)",
-		ErrClockSkew, c.Skew.Round(time.Second), ClockMargin)
+	return fmt.Errorf(
+		"%w by %s (more than the %s margin): this host recovers and settles none of other hosts' attempts; set its clock right (NTP)",
+		ErrClockSkew,
+		c.Skew.Round(time.Second),
+		ClockMargin,
+	)
 }
 
 // Clock reads the journal's clock and measures this host's (WithClock) against it, each time

@@ -48,8 +48,13 @@ func (s *store) checkInvariants(ctx context.Context, q queryer) error {
 	if len(problems) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: journal %s: %s: a second retry of one execution could be claimed, so none is; restore the schema (%s) or use a new journal",
-		ErrUnguarded, s.where, strings.Join(problems, "; "), oneClaimIndex)
+	return fmt.Errorf(
+		"%w: journal %s: %s: a second retry of one execution could be claimed, so none is; restore the schema (%s) or use a new journal",
+		ErrUnguarded,
+		s.where,
+		strings.Join(problems, "; "),
+		oneClaimIndex,
+	)
 }
 
 // squash lowercases text and collapses its white space, to compare SQL written in any layout.
@@ -72,7 +77,8 @@ func namesEvery(text string, states []string) bool {
 func sqliteInvariants(ctx context.Context, q queryer) ([]string, error) {
 	var problems []string
 	var def sql.NullString
-	err := q.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'attempts_one_claim' AND tbl_name = 'attempts'`).Scan(&def)
+	err := q.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'attempts_one_claim' AND tbl_name = 'attempts'`).
+		Scan(&def)
 	switch {
 	case errors.Is(err, sql.ErrNoRows) || (err == nil && !def.Valid):
 		problems = append(problems, "its one-claim index attempts_one_claim is missing")

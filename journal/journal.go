@@ -214,11 +214,19 @@ func checkPath(dsn string) error {
 	}
 	switch {
 	case strings.Contains(t, "://"):
-		return fmt.Errorf("journal: %s: %w: only postgres:// and postgresql:// URLs name a journal server; a SQLite journal is a file path", shown, ErrBadLocation)
+		return fmt.Errorf(
+			"journal: %s: %w: only postgres:// and postgresql:// URLs name a journal server; a SQLite journal is a file path",
+			shown,
+			ErrBadLocation,
+		)
 	case strings.HasPrefix(l, "postgres:") || strings.HasPrefix(l, "postgresql:") || strings.HasPrefix(l, "pg:"):
 		return fmt.Errorf("journal: %s: %w: did you mean postgres://...?", shown, ErrBadLocation)
 	case strings.Contains(t, "="):
-		return fmt.Errorf("journal: %s: %w: a keyword DSN needs host=, dbname=, user=... (libpq's names); a file path cannot hold =", shown, ErrBadLocation)
+		return fmt.Errorf(
+			"journal: %s: %w: a keyword DSN needs host=, dbname=, user=... (libpq's names); a file path cannot hold =",
+			shown,
+			ErrBadLocation,
+		)
 	}
 	return nil
 }

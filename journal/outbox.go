@@ -107,8 +107,14 @@ func (s *store) Record(ctx context.Context, events []WatchEvent, covered []strin
 			return err
 		}
 		insert := func(id, kind string, body []byte, seq int64) (bool, error) {
-			r, err := tx.ExecContext(ctx, s.q(`INSERT INTO watch_events (id, kind, body, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`),
-				id, kind, string(body), nanos(now)+seq)
+			r, err := tx.ExecContext(
+				ctx,
+				s.q(`INSERT INTO watch_events (id, kind, body, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`),
+				id,
+				kind,
+				string(body),
+				nanos(now)+seq,
+			)
 			if err != nil {
 				return false, fmt.Errorf("journal %s: record event: %w", s.where, err)
 			}
@@ -153,7 +159,10 @@ func (s *store) Known(ctx context.Context, ids []string) (map[string]bool, error
 		for i, id := range part {
 			args[i] = id
 		}
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id FROM watch_events WHERE id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`), args...)
+		rows, err := s.db.QueryContext(
+			ctx,
+			s.q(`SELECT id FROM watch_events WHERE id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`),
+			args...)
 		if err != nil {
 			return nil, fmt.Errorf("journal %s: read events: %w", s.where, err)
 		}
@@ -312,8 +321,16 @@ func (s *store) Lead(ctx context.Context, name, holder string, ttl time.Duration
 			name, holder, until); err != nil {
 			return fmt.Errorf("journal %s: lease: %w", s.where, err)
 		}
-		r, err := tx.ExecContext(ctx, s.q(`UPDATE watch_leases SET holder = ?, until_at = ? WHERE name = ? AND (holder = ? OR until_at < ? OR holder = ?)`),
-			holder, until, name, holder, nanos(now), gone)
+		r, err := tx.ExecContext(
+			ctx,
+			s.q(`UPDATE watch_leases SET holder = ?, until_at = ? WHERE name = ? AND (holder = ? OR until_at < ? OR holder = ?)`),
+			holder,
+			until,
+			name,
+			holder,
+			nanos(now),
+			gone,
+		)
 		if err != nil {
 			return fmt.Errorf("journal %s: lease: %w", s.where, err)
 		}

@@ -55,7 +55,11 @@ func (s *store) checkPostgres(ctx context.Context) error {
 		return fmt.Errorf("journal %s: read synchronous_commit: %w", s.where, err)
 	}
 	if strings.EqualFold(strings.TrimSpace(sc), "off") {
-		return fmt.Errorf("%w: %s: synchronous_commit is off: a committed retry intent could be lost in a server crash", ErrNotDurable, s.where)
+		return fmt.Errorf(
+			"%w: %s: synchronous_commit is off: a committed retry intent could be lost in a server crash",
+			ErrNotDurable,
+			s.where,
+		)
 	}
 	return nil
 }

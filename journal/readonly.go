@@ -123,9 +123,20 @@ func (s *store) checkSchema(ctx context.Context) error {
 	}
 	switch cur := int(v.Int64); {
 	case cur > SchemaVersion():
-		return fmt.Errorf("%w: %s is at version %d, this build knows up to %d: upgrade exectriage", ErrSchemaTooNew, s.where, cur, SchemaVersion())
+		return fmt.Errorf(
+			"%w: %s is at version %d, this build knows up to %d: upgrade exectriage",
+			ErrSchemaTooNew,
+			s.where,
+			cur,
+			SchemaVersion(),
+		)
 	case cur < SchemaVersion():
-		return fmt.Errorf("journal %s is at schema version %d and this build reads version %d: a read-only session does not migrate it (open it once without --readonly to upgrade it)", s.where, cur, SchemaVersion())
+		return fmt.Errorf(
+			"journal %s is at schema version %d and this build reads version %d: a read-only session does not migrate it (open it once without --readonly to upgrade it)",
+			s.where,
+			cur,
+			SchemaVersion(),
+		)
 	}
 	return nil
 }

@@ -116,7 +116,12 @@ func checkPermissions(path string) error {
 		return nil // MkdirAll reported it, or the open will
 	}
 	if m := st.Mode(); m.Perm()&0o022 != 0 && m&os.ModeSticky == 0 {
-		return fmt.Errorf("journal: %s is writable by others (mode %v): another user could replace the journal and lift the retry guard; chmod go-w %s, or use another --journal", dir, m.Perm(), dir)
+		return fmt.Errorf(
+			"journal: %s is writable by others (mode %v): another user could replace the journal and lift the retry guard; chmod go-w %s, or use another --journal",
+			dir,
+			m.Perm(),
+			dir,
+		)
 	}
 	return nil
 }

@@ -43,7 +43,10 @@ func (s *store) stillThere() error {
 	}
 	st, err := os.Stat(s.where)
 	if err != nil || !os.SameFile(st, s.file) {
-		return fmt.Errorf("journal %s was deleted or replaced while in use: its records would be lost, so nothing more is written (open it again)", s.where)
+		return fmt.Errorf(
+			"journal %s was deleted or replaced while in use: its records would be lost, so nothing more is written (open it again)",
+			s.where,
+		)
 	}
 	return nil
 }
@@ -181,7 +184,12 @@ func (s *store) ClaimAttempt(ctx context.Context, c Claim) (bool, *model.RetryAt
 	case c.Deadline.Before(a.CreatedAt):
 		return false, nil, fmt.Errorf("%w: attempt deadline before its creation", ErrInvalidRecord)
 	case c.Deadline.Sub(a.CreatedAt) > MaxLease:
-		return false, nil, fmt.Errorf("%w: attempt deadline %s after its creation, more than the %s a request can take", ErrInvalidRecord, c.Deadline.Sub(a.CreatedAt), MaxLease)
+		return false, nil, fmt.Errorf(
+			"%w: attempt deadline %s after its creation, more than the %s a request can take",
+			ErrInvalidRecord,
+			c.Deadline.Sub(a.CreatedAt),
+			MaxLease,
+		)
 	}
 	conf := c.Confirmation
 	conf.ExecutionID, conf.AttemptID = a.ExecutionID, a.ID
@@ -444,8 +452,17 @@ func (s *store) Mark(ctx context.Context, v VerdictRecord) error {
 		v.ID = uuid.NewString()
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO verdicts (id, execution_id, verdict, note, who, at, source) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-			v.ID, v.ExecutionID, string(v.Verdict), v.Note, v.Who, nanos(v.At), v.Source)
+		_, err := tx.ExecContext(
+			ctx,
+			s.q(`INSERT INTO verdicts (id, execution_id, verdict, note, who, at, source) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+			v.ID,
+			v.ExecutionID,
+			string(v.Verdict),
+			v.Note,
+			v.Who,
+			nanos(v.At),
+			v.Source,
+		)
 		if err != nil {
 			return fmt.Errorf("journal %s: record verdict: %w", s.where, err)
 		}

@@ -460,7 +460,13 @@ const entriesPage = 1000
 
 // entriesPage reads the next page of Entries' walk and moves its position past it; more says
 // the page was full (another may follow).
-func (c *Cache) entriesPage(ctx context.Context, p *model.Parser, lo int64, atTS *int64, atID *string) (out []model.Execution, more bool, err error) {
+func (c *Cache) entriesPage(
+	ctx context.Context,
+	p *model.Parser,
+	lo int64,
+	atTS *int64,
+	atID *string,
+) (out []model.Execution, more bool, err error) {
 	rows, err := c.db.QueryContext(ctx, c.q.entries, c.args(lo, *atTS, *atID, entriesPage)...)
 	if err != nil {
 		return nil, false, fmt.Errorf("cache: %w", err)

@@ -19,7 +19,18 @@ const MaxJSONDepth = 64
 // DefaultVolatileKeys are argument keys whose values change between otherwise identical calls
 // (timestamps, nonces, idempotency tokens); they are ignored when comparing arguments.
 func DefaultVolatileKeys() []string {
-	return []string{"timestamp", "ts", "time", "nonce", "request_id", "idempotency_key", "client_msg_id", "sent_at", "created_at", "trace_id"}
+	return []string{
+		"timestamp",
+		"ts",
+		"time",
+		"nonce",
+		"request_id",
+		"idempotency_key",
+		"client_msg_id",
+		"sent_at",
+		"created_at",
+		"trace_id",
+	}
 }
 
 // CanonicalArgs returns arguments as key-sorted compact JSON with the ignored keys (matched

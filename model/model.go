@@ -424,7 +424,8 @@ const attemptMark = "e7a9"
 // IsAttemptID reports whether s has the shape of an attempt id exectriage sends as
 // x-request-id (a UUID v4 whose last group starts with e7a9).
 func IsAttemptID(s string) bool {
-	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' || s[14] != '4' || !strings.HasPrefix(s[24:], attemptMark) {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' || s[14] != '4' ||
+		!strings.HasPrefix(s[24:], attemptMark) {
 		return false
 	}
 	for i, r := range s {
@@ -448,7 +449,17 @@ func (g *DuplicateGroup) SimilarityWord() string {
 
 // Patterns are every cause a duplicate group is given, in the order help lists them.
 func Patterns() []RetryPattern {
-	return []RetryPattern{PatternSDKAutoRetry, PatternSessionAutoRetry, PatternFrameworkRetry, PatternTriggerRedelivery, PatternDuplicateSubscription, PatternAgentRetry, PatternAppRetry, PatternDoubleSubmit, PatternExectriageRetry}
+	return []RetryPattern{
+		PatternSDKAutoRetry,
+		PatternSessionAutoRetry,
+		PatternFrameworkRetry,
+		PatternTriggerRedelivery,
+		PatternDuplicateSubscription,
+		PatternAgentRetry,
+		PatternAppRetry,
+		PatternDoubleSubmit,
+		PatternExectriageRetry,
+	}
 }
 
 // PatternFix is what to change so that a pattern's duplicates stop, in one line.

@@ -76,8 +76,17 @@ func ParseTriggerLog(data []byte) (Execution, error) {
 	if l.ID == "" {
 		return Execution{}, ErrNoID
 	}
-	e := Execution{ID: string(l.ID), Type: TypeTriggerMessage, Timestamp: time.Time(l.CreatedAt), ToolkitSlug: strings.ToLower(string(l.AppName)),
-		UserID: string(l.EntityID), ConnectedAccountID: string(l.ConnectionID), Level: "info", RetryCount: -1, Detailed: true}
+	e := Execution{
+		ID:                 string(l.ID),
+		Type:               TypeTriggerMessage,
+		Timestamp:          time.Time(l.CreatedAt),
+		ToolkitSlug:        strings.ToLower(string(l.AppName)),
+		UserID:             string(l.EntityID),
+		ConnectedAccountID: string(l.ConnectionID),
+		Level:              "info",
+		RetryCount:         -1,
+		Detailed:           true,
+	}
 	switch strings.ToLower(string(l.Status)) {
 	case "success", "succeeded", "delivered":
 		e.Status = StatusSuccess

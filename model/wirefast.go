@@ -130,7 +130,11 @@ func parseFastAlias(data []byte, p *Parser, alias bool) (e Execution, ok bool, e
 	if f.id == "" {
 		return Execution{}, true, ErrNoID
 	}
-	e = f.execution(data, p != nil && p.KeepResponse != nil && f.hasResp && !p.KeepResponse(data[f.resp[0]:f.resp[1]]), p != nil && p.SkipArguments)
+	e = f.execution(
+		data,
+		p != nil && p.KeepResponse != nil && f.hasResp && !p.KeepResponse(data[f.resp[0]:f.resp[1]]),
+		p != nil && p.SkipArguments,
+	)
 	return e, true, nil
 }
 
@@ -304,8 +308,36 @@ func (s *scan) peek() byte {
 // The names each object's fields are matched against; a key equal to one of them only
 // case-insensitively (encoding/json would take it) sends the record to the slow path.
 var (
-	topNames      = []string{"id", "timestamp", "status", "level", "message", "metadata", "metrics", "parent", "timings", "context", "source", "data", "type", "trigger"}
-	metaNames     = []string{"tool_slug", "tool", "toolkit_slug", "toolkit", "user_id", "connected_account_id", "sdk_version", "retry_count", "request_id", "tool_version", "version", "user_agent"}
+	topNames = []string{
+		"id",
+		"timestamp",
+		"status",
+		"level",
+		"message",
+		"metadata",
+		"metrics",
+		"parent",
+		"timings",
+		"context",
+		"source",
+		"data",
+		"type",
+		"trigger",
+	}
+	metaNames = []string{
+		"tool_slug",
+		"tool",
+		"toolkit_slug",
+		"toolkit",
+		"user_id",
+		"connected_account_id",
+		"sdk_version",
+		"retry_count",
+		"request_id",
+		"tool_version",
+		"version",
+		"user_agent",
+	}
 	metricsNames  = []string{"duration_ms"}
 	parentNames   = []string{"log_id", "tool_slug"}
 	timingsNames  = []string{"start_time", "end_time"}

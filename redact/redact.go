@@ -220,7 +220,19 @@ var sensitiveExact = map[string]bool{
 
 // sensitiveSuffixes make any field ending in them sensitive: client_secret, refresh_token,
 // x-api-key, x-user-api-key, aws_secret_access_key, db_password, x-amz-security-token, ...
-var sensitiveSuffixes = []string{"password", "passwd", "secret", "token", "apikey", "privatekey", "secretkey", "accesskey", "cookie", "passphrase", "credentials"}
+var sensitiveSuffixes = []string{
+	"password",
+	"passwd",
+	"secret",
+	"token",
+	"apikey",
+	"privatekey",
+	"secretkey",
+	"accesskey",
+	"cookie",
+	"passphrase",
+	"credentials",
+}
 
 // harmlessTokens end in "token" but are pagination cursors or LLM usage counts, not secrets.
 var harmlessTokens = map[string]bool{
@@ -293,18 +305,52 @@ type pattern struct {
 
 // patterns are compiled once; regexp values are safe for concurrent use and never change.
 var patterns = []pattern{
-	{kind: "private_key", re: regexp.MustCompile(`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)`), lits: []string{"PRIVATE KEY"}},
+	{
+		kind: "private_key",
+		re: regexp.MustCompile(
+			`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[\s\S]*$)`,
+		),
+		lits: []string{"PRIVATE KEY"},
+	},
 	{kind: "composio_key", re: regexp.MustCompile(`\bu?ak_[A-Za-z0-9_-]{12,}`), lits: []string{"ak_"}},
-	{kind: "stripe_key", re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{16,}`), lits: []string{"k_live_", "k_test_", "whsec_"}},
-	{kind: "github_token", re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{30,}`), lits: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
-	{kind: "slack_token", re: regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}|\bxoxe\.xox[bp]-[A-Za-z0-9-]{10,}|\bxapp-[0-9]-[A-Za-z0-9-]{10,}`), lits: []string{"xox", "xapp-"}},
-	{kind: "slack_webhook", re: regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+`), lits: []string{"hooks.slack.com"}},
+	{
+		kind: "stripe_key",
+		re:   regexp.MustCompile(`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|\bwhsec_[A-Za-z0-9]{16,}`),
+		lits: []string{"k_live_", "k_test_", "whsec_"},
+	},
+	{
+		kind: "github_token",
+		re:   regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{30,}`),
+		lits: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
+	},
+	{
+		kind: "slack_token",
+		re:   regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}|\bxoxe\.xox[bp]-[A-Za-z0-9-]{10,}|\bxapp-[0-9]-[A-Za-z0-9-]{10,}`),
+		lits: []string{"xox", "xapp-"},
+	},
+	{
+		kind: "slack_webhook",
+		re:   regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+`),
+		lits: []string{"hooks.slack.com"},
+	},
 	{kind: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`), lits: []string{"eyJ"}},
-	{kind: "aws_access_key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`), lits: []string{"AKIA", "ASIA", "ABIA", "ACCA"}},
+	{
+		kind: "aws_access_key",
+		re:   regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b`),
+		lits: []string{"AKIA", "ASIA", "ABIA", "ACCA"},
+	},
 	{kind: "llm_api_key", re: regexp.MustCompile(`\bsk-(?:[A-Za-z0-9]+-)?[A-Za-z0-9_-]{20,}`), lits: []string{"sk-"}},
 	{kind: "google_api_key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), lits: []string{"AIza"}},
-	{kind: "google_oauth_token", re: regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{20,}|\b1//0[0-9A-Za-z_-]{20,}`), lits: []string{"ya29.", "1//0"}},
-	{kind: "hubspot_token", re: regexp.MustCompile(`\bpat-(?:na|eu|ap)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`), lits: []string{"pat-"}},
+	{
+		kind: "google_oauth_token",
+		re:   regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{20,}|\b1//0[0-9A-Za-z_-]{20,}`),
+		lits: []string{"ya29.", "1//0"},
+	},
+	{
+		kind: "hubspot_token",
+		re:   regexp.MustCompile(`\bpat-(?:na|eu|ap)[0-9]-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`),
+		lits: []string{"pat-"},
+	},
 	{kind: "notion_token", re: regexp.MustCompile(`\bsecret_[A-Za-z0-9]{40,}|\bntn_[A-Za-z0-9]{40,}`), lits: []string{"secret_", "ntn_"}},
 	{kind: "linear_key", re: regexp.MustCompile(`\blin_(?:api|oauth)_[A-Za-z0-9]{32,}`), lits: []string{"lin_"}},
 	{kind: "npm_token", re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), lits: []string{"npm_"}},
@@ -314,7 +360,12 @@ var patterns = []pattern{
 	// common a word; in a query it names a credential)
 	{kind: "url_query_secret", re: regexp.MustCompile(`(?i)[?&](?:key|sig|code)=([^&\s"'#<>]{4,})`), group: 1, lits: []string{"?", "&"}},
 	// the password of a URL with credentials: scheme://user:PASSWORD@host
-	{kind: "url_password", re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{0,20}://[^/\s:@'"<>]{0,256}:([^/\s@'"<>]{1,256})@`), group: 1, lits: []string{"://"}},
+	{
+		kind:  "url_password",
+		re:    regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]{0,20}://[^/\s:@'"<>]{0,256}:([^/\s@'"<>]{1,256})@`),
+		group: 1,
+		lits:  []string{"://"},
+	},
 }
 
 // tokenLike accepts a bearer token unless it reads like a word ("bearer authentication").

@@ -141,7 +141,8 @@ func (r *Redactor) redactStream(data []byte, pairs bits) []byte {
 		}
 		if top != nil && top.object {
 			k := top.key
-			if (IsSensitiveName(k) && !(kind == tokString && identifierValue(k, text))) || (pairs.has(top.ordinal) && equalFoldASCII(k, "value")) {
+			if (IsSensitiveName(k) && !(kind == tokString && identifierValue(k, text))) ||
+				(pairs.has(top.ordinal) && equalFoldASCII(k, "value")) {
 				if hidesSomething(kind, text) {
 					out = appendString(out, Marker)
 					if kind == tokOpen {

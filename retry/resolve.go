@@ -233,8 +233,13 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 			return r, nil
 		case !logsChecked && d.Logs != nil:
 			r.Next = "still indeterminate: the logs could not be searched completely, so nothing proves it did not run; look for request id " +
-				a.ID + " (or the same call after " + model.When(a.CreatedAt) + ") in the logs and check the provider by hand, then " +
-				strings.TrimSuffix(d.command("resolve", a.ID), "`") + " --as failed|succeeded --reason TEXT`"
+				a.ID + " (or the same call after " + model.When(
+				a.CreatedAt,
+			) + ") in the logs and check the provider by hand, then " +
+				strings.TrimSuffix(
+					d.command("resolve", a.ID),
+					"`",
+				) + " --as failed|succeeded --reason TEXT`"
 			return r, nil
 		default:
 			r.Next = "still indeterminate: the logs and the provider are not conclusive; check the provider by hand, then " +
@@ -280,7 +285,13 @@ const clockSkew = 2 * time.Second
 // arguments that started after the attempt did (checked here, not left to the filters). It
 // returns the id of a log showing success, and of one showing a definite failure of this very
 // request (its request id).
-func searchLogs(ctx context.Context, d *Deps, a model.RetryAttempt, orig *model.Execution, ev *[]string) (success, failed string, seen int, complete bool, err error) {
+func searchLogs(
+	ctx context.Context,
+	d *Deps,
+	a model.RetryAttempt,
+	orig *model.Execution,
+	ev *[]string,
+) (success, failed string, seen int, complete bool, err error) {
 	var byRequest []model.Execution
 	// First the log the execute answer named (its log_id, recorded with the attempt): it is
 	// this attempt's own, unless it says it carries another request id.
@@ -331,7 +342,10 @@ pages:
 			kind = d.Kinds.Kind(e.ToolSlug)
 		}
 		outcome, why := triage.Classify(&e, kind, opts)
-		*ev = append(*ev, fmt.Sprintf("logs: %s carries request id %s: %s, outcome %s%s", e.ID, a.ID, orStatus(e.Status), outcome, because(why)))
+		*ev = append(
+			*ev,
+			fmt.Sprintf("logs: %s carries request id %s: %s, outcome %s%s", e.ID, a.ID, orStatus(e.Status), outcome, because(why)),
+		)
 		switch {
 		case outcome == model.OutcomeSucceeded || triage.LogSucceeded(e.Status):
 			success = e.ID
@@ -410,7 +424,10 @@ func sameCalls(ctx context.Context, d *Deps, tool, whoField, who, hash string, s
 			}
 			if !e.Detailed || len(e.Arguments) == 0 {
 				if opened >= maxCandidates {
-					*ev = append(*ev, fmt.Sprintf("logs: stopped comparing arguments after %d logs: the search is incomplete", maxCandidates))
+					*ev = append(
+						*ev,
+						fmt.Sprintf("logs: stopped comparing arguments after %d logs: the search is incomplete", maxCandidates),
+					)
 					return false, nil
 				}
 				opened++

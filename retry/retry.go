@@ -215,7 +215,12 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 		return Result{}, errors.New("retry: no execution id: nothing recorded, nothing sent")
 	}
 	if req.Execution.ID != id {
-		return Result{}, fmt.Errorf("retry %s: %w: the record given is %q (nothing recorded, nothing sent)", id, ErrOtherRecord, req.Execution.ID)
+		return Result{}, fmt.Errorf(
+			"retry %s: %w: the record given is %q (nothing recorded, nothing sent)",
+			id,
+			ErrOtherRecord,
+			req.Execution.ID,
+		)
 	}
 	e := req.Execution
 	if d.Sender != nil {
@@ -265,10 +270,15 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	now := d.now()
 	a := model.RetryAttempt{ID: NewAttemptID(), ExecutionID: id, ToolSlug: e.ToolSlug,
 		ArgumentHash: hash, State: model.AttemptIntent, Who: d.Who, CreatedAt: now}
-	claim := journal.Claim{Attempt: a, Deadline: model.AddSaturated(now, d.timeout()+DeadlineMargin), Target: d.Target, Confirmation: journal.Confirmation{
-		Who: d.Who, At: now, Reason: strings.TrimSpace(req.Reason),
-		Outcome: res.Outcome, OutcomeReason: res.OutcomeReason, Provider: res.Provider, Source: d.Target,
-	}}
+	claim := journal.Claim{
+		Attempt:  a,
+		Deadline: model.AddSaturated(now, d.timeout()+DeadlineMargin),
+		Target:   d.Target,
+		Confirmation: journal.Confirmation{
+			Who: d.Who, At: now, Reason: strings.TrimSpace(req.Reason),
+			Outcome: res.Outcome, OutcomeReason: res.OutcomeReason, Provider: res.Provider, Source: d.Target,
+		},
+	}
 	claimed := time.Now() // real time: the send's deadline must not follow an injected clock
 	ok, holder, err := d.Journal.ClaimAttempt(ctx, claim)
 	if err != nil {
@@ -304,7 +314,11 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	notSent := func(why error) (Result, error) {
 		detail := fmt.Sprintf("stopped before sending (%v): nothing was sent", why)
 		if err := record(model.AttemptFailed, "", detail); err != nil {
-			return res, fmt.Errorf("retry: %v: nothing was sent; recording that failed too (the attempt shows as indeterminate after recovery, and `exectriage resolve` settles it as never sent): %w", why, err)
+			return res, fmt.Errorf(
+				"retry: %v: nothing was sent; recording that failed too (the attempt shows as indeterminate after recovery, and `exectriage resolve` settles it as never sent): %w",
+				why,
+				err,
+			)
 		}
 		return res, fmt.Errorf("retry: %w", why)
 	}
@@ -407,8 +421,10 @@ const lookAfterTimeout = 20 * time.Second
 func liveLog(ctx context.Context, d *Deps, id string, seen *model.Execution) (model.Execution, *triage.GuardDecision, error) {
 	refuse := func(why string) (model.Execution, *triage.GuardDecision, error) {
 		return model.Execution{}, &triage.GuardDecision{Code: triage.RefusedNoLiveLog,
-			Reason: "the live log of " + id + " could not be read from " + orNoSource(d.Target) + " (" + why + "): a file or an old copy alone never allows a send",
-			Next:   triage.Say("check that the API is reachable and the execution is in its logs, then retry")}, nil
+			Reason: "the live log of " + id + " could not be read from " + orNoSource(
+				d.Target,
+			) + " (" + why + "): a file or an old copy alone never allows a send",
+			Next: triage.Say("check that the API is reachable and the execution is in its logs, then retry")}, nil
 	}
 	if d.Logs == nil {
 		return refuse("this source has no Logs API")
@@ -420,12 +436,19 @@ func liveLog(ctx context.Context, d *Deps, id string, seen *model.Execution) (mo
 	case err != nil:
 		return refuse(err.Error())
 	case live.ID != id:
-		return model.Execution{}, nil, fmt.Errorf("retry %s: %w: the live log answered is %q (nothing recorded, nothing sent)", id, ErrOtherRecord, live.ID)
+		return model.Execution{}, nil, fmt.Errorf(
+			"retry %s: %w: the live log answered is %q (nothing recorded, nothing sent)",
+			id,
+			ErrOtherRecord,
+			live.ID,
+		)
 	}
 	if why := otherCall(seen, &live); why != "" {
 		return model.Execution{}, &triage.GuardDecision{Code: triage.RefusedNotAsSeen,
-			Reason: "the live log of " + id + " in " + orNoSource(d.Target) + " has another " + why + " than the record confirmed (an edited export, an old copy): the confirmation was given on other evidence",
-			Next:   triage.Say("look at the live log, then confirm again")}, nil
+			Reason: "the live log of " + id + " in " + orNoSource(
+				d.Target,
+			) + " has another " + why + " than the record confirmed (an edited export, an old copy): the confirmation was given on other evidence",
+			Next: triage.Say("look at the live log, then confirm again")}, nil
 	}
 	return live, nil, nil
 }
@@ -461,7 +484,11 @@ func checkClaim(all []model.RetryAttempt, a model.RetryAttempt) error {
 			continue
 		}
 		if o.ExecutionID == a.ExecutionID && (o.State.Open() || o.State == model.AttemptSucceeded) { // the one-claim index's states
-			return fmt.Errorf("retry attempt %s of this execution is %s too: the journal let two claims in (its one-claim index may be missing): resolve it first", o.ID, o.State)
+			return fmt.Errorf(
+				"retry attempt %s of this execution is %s too: the journal let two claims in (its one-claim index may be missing): resolve it first",
+				o.ID,
+				o.State,
+			)
 		}
 	}
 	if !found {

@@ -79,8 +79,15 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request, a *attempt, rep
 		return true
 	}
 	if reply.state == "" {
-		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_MissingRequestState", "input_responses were sent without the request_state they answer",
-			"Send the request_state of the input_required answer with the input_responses.")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"ToolRouter_MissingRequestState",
+			"input_responses were sent without the request_state they answer",
+			"Send the request_state of the input_required answer with the input_responses.",
+		)
 		return true
 	}
 	s.mu.Lock()
@@ -94,18 +101,39 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request, a *attempt, rep
 			"Send the request_state of an input_required answer of this session.")
 		return true
 	case !now.Before(st.expires):
-		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_RequestStateExpired", "request_state "+reply.state+" expired at "+st.expires.UTC().Format(time.RFC3339),
-			"Make the call again without request_state to ask for approval anew.")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"ToolRouter_RequestStateExpired",
+			"request_state "+reply.state+" expired at "+st.expires.UTC().Format(time.RFC3339),
+			"Make the call again without request_state to ask for approval anew.",
+		)
 		return true
 	case st.session != a.sessionID || st.tool != a.tool.slug || st.account != a.acct.id || !bytes.Equal(st.args, args):
-		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_RequestStateMismatch", "request_state "+reply.state+" was given for another call",
-			"Repeat the same call (tool, account and arguments) that answered input_required.")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"ToolRouter_RequestStateMismatch",
+			"request_state "+reply.state+" was given for another call",
+			"Repeat the same call (tool, account and arguments) that answered input_required.",
+		)
 		return true
 	}
 	var answers []inputResponse
 	if reply.responses != nil && json.Unmarshal(reply.responses, &answers) != nil {
-		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_InvalidInputResponses", "input_responses must be a list of {id, approved}",
-			"Answer each input request: [{\"id\": …, \"approved\": true}].")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"ToolRouter_InvalidInputResponses",
+			"input_responses must be a list of {id, approved}",
+			"Answer each input request: [{\"id\": …, \"approved\": true}].",
+		)
 		return true
 	}
 	approved := true
@@ -122,7 +150,11 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request, a *attempt, rep
 	if !approved { // a person said no: nothing runs
 		a.failure = &model.ExecError{Kind: model.ErrValidation, Message: "Denied by the approver: the tool was not run"}
 		s.finish(a)
-		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{}, "error": a.failure.Message, "log_id": a.logID, "result_type": "failed"})
+		writeJSON(
+			w,
+			http.StatusOK,
+			map[string]any{"data": map[string]any{}, "error": a.failure.Message, "log_id": a.logID, "result_type": "failed"},
+		)
 		return true
 	}
 	return false
@@ -145,7 +177,10 @@ func (s *Server) askApproval(w http.ResponseWriter, a *attempt) {
 	a.resultType = ResultInputRequired
 	a.asked = &asked{state: state, requests: []map[string]any{{"id": reqID, "type": "approval", "tool_slug": a.tool.slug,
 		"message": "Approve " + a.tool.slug + " for user " + a.userID + "?", "expires_at": expires.UTC().Format(time.RFC3339Nano)}}}
-	a.failure = &model.ExecError{Kind: model.ErrValidation, Message: "Approval required: " + a.tool.slug + " waits for a person's approval; the tool was not run"}
+	a.failure = &model.ExecError{
+		Kind:    model.ErrValidation,
+		Message: "Approval required: " + a.tool.slug + " waits for a person's approval; the tool was not run",
+	}
 	s.finish(a)
 	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{}, "error": a.failure.Message, "log_id": a.logID,
 		"result_type": a.resultType, "input_requests": a.asked.requests, "request_state": state})

@@ -49,8 +49,20 @@ func (g *generator) buildArgs(tool *toolDef, a *account, t time.Time) map[string
 	case "GMAIL_SEND_EMAIL", "GMAIL_CREATE_EMAIL_DRAFT":
 		first, _ := g.person()
 		to := pick(g, g.externals)
-		body := "Hi " + capitalize(strings.Split(to, ".")[0]) + ",\n\n" + g.fill(pick(g, p.sentences), t) + "\n\n" + pick(g, p.signoffs) + ",\n" + a.user.first
-		args := map[string]any{"recipient_email": to, "subject": g.fill(strings.ReplaceAll(pick(g, p.subjects), "{first}", first), t), "body": body}
+		body := "Hi " + capitalize(
+			strings.Split(to, ".")[0],
+		) + ",\n\n" + g.fill(
+			pick(g, p.sentences),
+			t,
+		) + "\n\n" + pick(
+			g,
+			p.signoffs,
+		) + ",\n" + a.user.first
+		args := map[string]any{
+			"recipient_email": to,
+			"subject":         g.fill(strings.ReplaceAll(pick(g, p.subjects), "{first}", first), t),
+			"body":            body,
+		}
 		if g.chance(0.2) {
 			args["cc"] = []string{pick(g, g.externals)}
 		}
@@ -121,7 +133,12 @@ func (g *generator) buildArgs(tool *toolDef, a *account, t time.Time) map[string
 		return args
 	case "GITHUB_CREATE_AN_ISSUE":
 		rp := pick(g, a.company.github.repos)
-		args := map[string]any{"owner": rp.owner, "repo": rp.name, "title": g.fill(pick(g, p.issueTitles), t), "body": g.fill(pick(g, p.issueBodies), t)}
+		args := map[string]any{
+			"owner": rp.owner,
+			"repo":  rp.name,
+			"title": g.fill(pick(g, p.issueTitles), t),
+			"body":  g.fill(pick(g, p.issueBodies), t),
+		}
 		if g.chance(0.3) {
 			args["labels"] = []string{pick(g, []string{"bug", "enhancement", "documentation", "p1"})}
 		}
@@ -141,7 +158,12 @@ func (g *generator) buildArgs(tool *toolDef, a *account, t time.Time) map[string
 		return args
 	case "GITHUB_LIST_REPOSITORY_ISSUES":
 		rp := pick(g, a.company.github.repos)
-		return map[string]any{"owner": rp.owner, "repo": rp.name, "state": pick(g, []string{"open", "open", "all"}), "per_page": 3 + g.r.IntN(5)}
+		return map[string]any{
+			"owner":    rp.owner,
+			"repo":     rp.name,
+			"state":    pick(g, []string{"open", "open", "all"}),
+			"per_page": 3 + g.r.IntN(5),
+		}
 	case "HUBSPOT_CREATE_CONTACT":
 		return g.hubspotArgs(a.company.hubspot)
 	case "HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA":

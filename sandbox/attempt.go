@@ -137,7 +137,10 @@ func nothingRan(resultType string) *model.ExecError {
 	if resultType == ResultBlocked {
 		return &model.ExecError{Kind: model.ErrValidation, Message: "Blocked by a before_execute hook: the tool was not run"}
 	}
-	return &model.ExecError{Kind: model.ErrValidation, Message: "Input required: connect an account for this toolkit first; the tool was not run"}
+	return &model.ExecError{
+		Kind:    model.ErrValidation,
+		Message: "Input required: connect an account for this toolkit first; the tool was not run",
+	}
 }
 
 // The result types of a session execution that ran nothing.
@@ -149,7 +152,10 @@ const (
 // Platform failures, as the log's data.error records them.
 
 func timeoutError(after time.Duration) *model.ExecError {
-	return &model.ExecError{Kind: model.ErrTimeout, Message: "Request timed out after " + strconv.FormatInt(after.Milliseconds(), 10) + "ms waiting for the provider"}
+	return &model.ExecError{
+		Kind:    model.ErrTimeout,
+		Message: "Request timed out after " + strconv.FormatInt(after.Milliseconds(), 10) + "ms waiting for the provider",
+	}
 }
 
 func upstreamError(status int) *model.ExecError {
@@ -157,7 +163,11 @@ func upstreamError(status int) *model.ExecError {
 }
 
 func rateLimitError() *model.ExecError {
-	return &model.ExecError{Kind: model.ErrRateLimited, HTTPStatus: http.StatusTooManyRequests, Message: "Rate limit exceeded: too many requests, retry later"}
+	return &model.ExecError{
+		Kind:       model.ErrRateLimited,
+		HTTPStatus: http.StatusTooManyRequests,
+		Message:    "Rate limit exceeded: too many requests, retry later",
+	}
 }
 
 func connectionError() *model.ExecError {

@@ -80,7 +80,20 @@ type triggerLogsRequest struct {
 	Status         string   `json:"status"`
 }
 
-var triggerLogsKeys = []string{"time", "from", "to", "status", "search", "integrationId", "entityId", "userId", "limit", "cursor", "search_params", "include_payload"}
+var triggerLogsKeys = []string{
+	"time",
+	"from",
+	"to",
+	"status",
+	"search",
+	"integrationId",
+	"entityId",
+	"userId",
+	"limit",
+	"cursor",
+	"search_params",
+	"include_payload",
+}
 
 // MaxTriggerLogsLimit is the largest page of trigger logs served.
 const MaxTriggerLogsLimit = 100
@@ -92,7 +105,15 @@ func (s *Server) handleTriggerLogs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	bad := func(msg string) {
-		s.writeError(w, r, http.StatusBadRequest, 1400, "TriggerLogs_InvalidQuery", msg, "limit 1-100; from and to in epoch milliseconds; cursor as returned in nextCursor.")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"TriggerLogs_InvalidQuery",
+			msg,
+			"limit 1-100; from and to in epoch milliseconds; cursor as returned in nextCursor.",
+		)
 	}
 	limit := 20
 	if req.Limit != nil {
@@ -157,7 +178,15 @@ func (s *Server) handleTriggerLog(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if rec == nil {
-		s.writeError(w, r, http.StatusNotFound, 1404, "TriggerLog_NotFound", "No trigger log with id "+id, "Check the id from the trigger logs list.")
+		s.writeError(
+			w,
+			r,
+			http.StatusNotFound,
+			1404,
+			"TriggerLog_NotFound",
+			"No trigger log with id "+id,
+			"Check the id from the trigger logs list.",
+		)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"log": rec})
@@ -179,8 +208,13 @@ func triggerLog(e *model.Execution, payload bool) map[string]any {
 	}
 	if payload {
 		client, _ := json.Marshal(map[string]any{"id": d.EventID, "type": "composio.trigger.message", "timestamp": at,
-			"metadata": map[string]any{"trigger_slug": e.ToolSlug, "trigger_id": d.TriggerID, "connected_account_id": e.ConnectedAccountID, "user_id": e.UserID},
-			"data":     map[string]any{"message_id": d.EventID}})
+			"metadata": map[string]any{
+				"trigger_slug":         e.ToolSlug,
+				"trigger_id":           d.TriggerID,
+				"connected_account_id": e.ConnectedAccountID,
+				"user_id":              e.UserID,
+			},
+			"data": map[string]any{"message_id": d.EventID}})
 		provider, _ := json.Marshal(map[string]any{"historyId": d.EventID, "emailAddress": e.UserID})
 		meta["triggerClientPayload"], meta["triggerProviderPayload"] = string(client), string(provider)
 		if d.Error == "" {

@@ -124,7 +124,15 @@ func (s *Server) parseArgs(w http.ResponseWriter, r *http.Request, raw json.RawM
 	}
 	var args map[string]any
 	if raw[0] != '{' || json.Unmarshal(raw, &args) != nil {
-		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolExecute_InvalidArguments", "arguments must be a JSON object", "Send the tool's input parameters as an object.")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"ToolExecute_InvalidArguments",
+			"arguments must be a JSON object",
+			"Send the tool's input parameters as an object.",
+		)
 		return nil, nil, false
 	}
 	if args == nil {
@@ -171,7 +179,14 @@ func (w *world) accountFor(userID, toolkit string) *account {
 	}
 	if u == nil {
 		co := w.companies[int(fnv(userID)%uint64(len(w.companies)))]
-		u = &user{id: userID, first: "Sandbox", last: "User", company: co, accounts: map[string]*account{}, sessions: []string{w.ids.uuid()}}
+		u = &user{
+			id:       userID,
+			first:    "Sandbox",
+			last:     "User",
+			company:  co,
+			accounts: map[string]*account{},
+			sessions: []string{w.ids.uuid()},
+		}
 		w.users = append(w.users, u)
 	}
 	if a := u.accounts[toolkit]; a != nil {
@@ -260,13 +275,29 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, ex *live, caID stri
 		a.failure = rateLimitError()
 		s.finish(a)
 		w.Header().Set("Retry-After", "1")
-		s.writeError(w, r, http.StatusTooManyRequests, 1429, "RateLimit_Exceeded", a.failure.Message, "Wait for retry-after seconds before trying again.")
+		s.writeError(
+			w,
+			r,
+			http.StatusTooManyRequests,
+			1429,
+			"RateLimit_Exceeded",
+			a.failure.Message,
+			"Wait for retry-after seconds before trying again.",
+		)
 		return
 	case Fault5xxBeforeCommit:
 		status := orDefault(fault.HTTPStatus, http.StatusServiceUnavailable)
 		a.failure = upstreamError(status)
 		s.finish(a)
-		s.writeError(w, r, status, 1500+status%100, "ToolExecute_UpstreamError", a.failure.Message, "Check whether the action took effect before retrying.")
+		s.writeError(
+			w,
+			r,
+			status,
+			1500+status%100,
+			"ToolExecute_UpstreamError",
+			a.failure.Message,
+			"Check whether the action took effect before retrying.",
+		)
 		return
 	case FaultTimeoutBeforeCommit:
 		s.holdThenAbort(w, r, fault, func(held time.Duration) { a.failure = timeoutError(held); s.finish(a) })

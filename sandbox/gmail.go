@@ -164,9 +164,19 @@ func (w *world) gmailDraft(c *call) opResult {
 	} else {
 		tid = mid
 	}
-	msg := &gmailMessage{id: mid, threadID: tid, from: mb.address, to: strArg(c.args, "recipient_email"), subject: strArg(c.args, "subject"),
-		body: strArg(c.args, "body"), cc: stringsArgOf(c.args, "cc"), bcc: stringsArgOf(c.args, "bcc"),
-		isHTML: boolArgOr(c.args, "is_html", false), labels: []string{"DRAFT"}, at: c.now}
+	msg := &gmailMessage{
+		id:       mid,
+		threadID: tid,
+		from:     mb.address,
+		to:       strArg(c.args, "recipient_email"),
+		subject:  strArg(c.args, "subject"),
+		body:     strArg(c.args, "body"),
+		cc:       stringsArgOf(c.args, "cc"),
+		bcc:      stringsArgOf(c.args, "bcc"),
+		isHTML:   boolArgOr(c.args, "is_html", false),
+		labels:   []string{"DRAFT"},
+		at:       c.now,
+	}
 	d := &gmailDraft{id: "r" + strconv.FormatUint(w.ids.next()%9e18, 10), message: msg}
 	mb.drafts = append(mb.drafts, d)
 	return opResult{data: map[string]any{"id": d.id, "message": map[string]any{"id": mid, "threadId": tid, "labelIds": []string{"DRAFT"}}},

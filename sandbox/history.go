@@ -234,13 +234,35 @@ func (g *generator) placeholder(name string, t time.Time) string {
 func (g *generator) profileOf(kind int) clientProfile {
 	switch kind {
 	case 0:
-		return clientProfile{host: "sdk", language: "python", framework: pick(g, g.p.frameworksPy), sdkVersion: pick(g, []string{"0.16.0", "0.16.1", "0.16.2"})}
+		return clientProfile{
+			host:       "sdk",
+			language:   "python",
+			framework:  pick(g, g.p.frameworksPy),
+			sdkVersion: pick(g, []string{"0.16.0", "0.16.1", "0.16.2"}),
+		}
 	case 1:
-		return clientProfile{host: "sdk", language: "typescript", framework: pick(g, g.p.frameworksTS), sdkVersion: pick(g, []string{"0.14.0", "0.14.1", "0.14.3"})}
+		return clientProfile{
+			host:       "sdk",
+			language:   "typescript",
+			framework:  pick(g, g.p.frameworksTS),
+			sdkVersion: pick(g, []string{"0.14.0", "0.14.1", "0.14.3"}),
+		}
 	case 2:
-		return clientProfile{host: "sdk", language: "python", framework: pick(g, g.p.frameworksPy), sdkVersion: pick(g, []string{"0.15.0", "0.15.2", "0.15.4"}), autoRetries: true}
+		return clientProfile{
+			host:        "sdk",
+			language:    "python",
+			framework:   pick(g, g.p.frameworksPy),
+			sdkVersion:  pick(g, []string{"0.15.0", "0.15.2", "0.15.4"}),
+			autoRetries: true,
+		}
 	case 3:
-		return clientProfile{host: "sdk", language: "typescript", framework: pick(g, g.p.frameworksTS), sdkVersion: pick(g, []string{"0.13.1", "0.13.2", "0.13.4"}), autoRetries: true}
+		return clientProfile{
+			host:        "sdk",
+			language:    "typescript",
+			framework:   pick(g, g.p.frameworksTS),
+			sdkVersion:  pick(g, []string{"0.13.1", "0.13.2", "0.13.4"}),
+			autoRetries: true,
+		}
 	case 4:
 		return clientProfile{host: "api"}
 	}
@@ -283,7 +305,11 @@ func (g *generator) buildEntities(size int) {
 		for _, k := range g.r.Perm(len(g.p.repoNames))[:2+g.r.IntN(3)] {
 			co.github.repos = append(co.github.repos, &repo{owner: cs.org, name: g.p.repoNames[k]})
 		}
-		co.hubspot = &portal{id: strconv.Itoa(20_000_000 + int(ids.next()%9_000_000)), byEmail: map[string]*contact{}, nextID: int64(100 + g.r.IntN(900))}
+		co.hubspot = &portal{
+			id:      strconv.Itoa(20_000_000 + int(ids.next()%9_000_000)),
+			byEmail: map[string]*contact{},
+			nextID:  int64(100 + g.r.IntN(900)),
+		}
 		g.w.companies = append(g.w.companies, co)
 	}
 	for _, tk := range toolkitDefs() {
@@ -542,7 +568,12 @@ func toolWeights(toolkit string) []struct {
 	case "slack":
 		return []tw{{"SLACK_SEND_MESSAGE", 45}, {"SLACK_FETCH_CONVERSATION_HISTORY", 40}}
 	case "github":
-		return []tw{{"GITHUB_CREATE_AN_ISSUE", 12}, {"GITHUB_CREATE_AN_ISSUE_COMMENT", 10}, {"GITHUB_LIST_REPOSITORY_ISSUES", 25}, {"GITHUB_LIST_ISSUE_COMMENTS", 6}}
+		return []tw{
+			{"GITHUB_CREATE_AN_ISSUE", 12},
+			{"GITHUB_CREATE_AN_ISSUE_COMMENT", 10},
+			{"GITHUB_LIST_REPOSITORY_ISSUES", 25},
+			{"GITHUB_LIST_ISSUE_COMMENTS", 6},
+		}
 	}
 	return []tw{{"HUBSPOT_CREATE_CONTACT", 12}, {"HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA", 25}}
 }
@@ -757,7 +788,11 @@ func (g *generator) apply() *history {
 			}
 			a.failure = &model.ExecError{Kind: model.ErrValidation, Message: msg}
 		case outAuth:
-			a.failure = &model.ExecError{Kind: model.ErrAuth, HTTPStatus: 401, Message: "401 Unauthorized: the provider rejected the access token (revoked or expired)"}
+			a.failure = &model.ExecError{
+				Kind:       model.ErrAuth,
+				HTTPStatus: 401,
+				Message:    "401 Unauthorized: the provider rejected the access token (revoked or expired)",
+			}
 		case outExpired:
 			a.failure = expiredError(p.acct)
 		}
@@ -766,8 +801,11 @@ func (g *generator) apply() *history {
 		h.pending[e.ID] = resp
 		committed := p.tool.write && a.result != nil && a.result.committed
 		if committed {
-			h.effects = append(h.effects, effectRec{Effect: Effect{RequestID: a.requestID, ToolSlug: p.tool.slug, ConnectedAccountID: p.acct.id,
-				Time: p.start.Add(p.effectAt), LogID: a.logID, ObjectID: a.result.objectID}, args: p.raw})
+			h.effects = append(
+				h.effects,
+				effectRec{Effect: Effect{RequestID: a.requestID, ToolSlug: p.tool.slug, ConnectedAccountID: p.acct.id,
+					Time: p.start.Add(p.effectAt), LogID: a.logID, ObjectID: a.result.objectID}, args: p.raw},
+			)
 		}
 		// A provider that refused the call (an error in its answer) leaves a log that says so: not
 		// ambiguous, even when the caller saw a timeout.

@@ -130,7 +130,11 @@ func requestIDOf(r *http.Request) string {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		http.Error(w, `{"error":{"message":"internal error encoding the answer","code":1500,"slug":"Internal","status":500}}`, http.StatusInternalServerError)
+		http.Error(
+			w,
+			`{"error":{"message":"internal error encoding the answer","code":1500,"slug":"Internal","status":500}}`,
+			http.StatusInternalServerError,
+		)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -164,7 +168,15 @@ func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, userKey bo
 	if r.Header.Get("x-api-key") != "" || (userKey && r.Header.Get("x-user-api-key") != "") {
 		msg = "Invalid API key"
 	}
-	s.writeError(w, r, http.StatusUnauthorized, 1401, "Auth_InvalidAPIKey", msg, "Use the project API key from the Composio dashboard (COMPOSIO_API_KEY).")
+	s.writeError(
+		w,
+		r,
+		http.StatusUnauthorized,
+		1401,
+		"Auth_InvalidAPIKey",
+		msg,
+		"Use the project API key from the Composio dashboard (COMPOSIO_API_KEY).",
+	)
 }
 
 func (s *Server) authed(userKey bool, h http.HandlerFunc) http.HandlerFunc {
@@ -192,14 +204,30 @@ func (s *Server) control(h http.HandlerFunc) http.HandlerFunc {
 func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, v any) ([]byte, bool) {
 	body, err := readBody(w, r)
 	if err != nil {
-		s.writeError(w, r, http.StatusBadRequest, 1400, "Request_InvalidBody", "could not read the request body: "+err.Error(), "Send a JSON body under 4 MiB.")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"Request_InvalidBody",
+			"could not read the request body: "+err.Error(),
+			"Send a JSON body under 4 MiB.",
+		)
 		return nil, false
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return body, true
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		s.writeError(w, r, http.StatusBadRequest, 1400, "Request_InvalidJSON", "Invalid JSON in request body: "+err.Error(), "Send a valid JSON object.")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"Request_InvalidJSON",
+			"Invalid JSON in request body: "+err.Error(),
+			"Send a valid JSON object.",
+		)
 		return nil, false
 	}
 	return body, true
@@ -542,7 +570,15 @@ func (s *Server) handleLog(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if e == nil {
-		s.writeError(w, r, http.StatusNotFound, 1404, "Log_NotFound", "No tool execution log with id "+id, "Check the id from the logs list.")
+		s.writeError(
+			w,
+			r,
+			http.StatusNotFound,
+			1404,
+			"Log_NotFound",
+			"No tool execution log with id "+id,
+			"Check the id from the logs list.",
+		)
 		return
 	}
 	writeJSON(w, http.StatusOK, rec)
@@ -705,7 +741,8 @@ func (s *Server) handleAccounts(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	var sel []*account
 	for _, a := range s.w.accounts {
-		if in(users, a.userID, false) && in(toolkits, a.toolkit, true) && in(statuses, a.status, true) && in(ids, a.id, false) && in(configs, a.authConfigID, false) {
+		if in(users, a.userID, false) && in(toolkits, a.toolkit, true) && in(statuses, a.status, true) && in(ids, a.id, false) &&
+			in(configs, a.authConfigID, false) {
 			sel = append(sel, a)
 		}
 	}
@@ -762,7 +799,8 @@ func (s *Server) handleEffects(w http.ResponseWriter, r *http.Request) {
 	out := []Effect{}
 	for _, e := range s.Effects() {
 		if (q.Get("request_id") == "" || e.RequestID == q.Get("request_id")) && (q.Get("tool_slug") == "" || strings.EqualFold(e.ToolSlug, q.Get("tool_slug"))) &&
-			(q.Get("log_id") == "" || e.LogID == q.Get("log_id")) && (q.Get("connected_account_id") == "" || e.ConnectedAccountID == q.Get("connected_account_id")) {
+			(q.Get("log_id") == "" || e.LogID == q.Get("log_id")) &&
+			(q.Get("connected_account_id") == "" || e.ConnectedAccountID == q.Get("connected_account_id")) {
 			out = append(out, e)
 		}
 	}
@@ -806,11 +844,27 @@ func (s *Server) handleFaults(w http.ResponseWriter, r *http.Request) {
 			rule.ToolSlug = strings.ToUpper(rule.ToolSlug)
 		}
 		if len(bytes.TrimSpace(body)) == 0 {
-			s.writeError(w, r, http.StatusBadRequest, 1400, "Fault_Invalid", "fault: empty body", `POST {"tool_slug":"GMAIL_SEND_EMAIL","mode":"timeout_after_commit","count":1}`)
+			s.writeError(
+				w,
+				r,
+				http.StatusBadRequest,
+				1400,
+				"Fault_Invalid",
+				"fault: empty body",
+				`POST {"tool_slug":"GMAIL_SEND_EMAIL","mode":"timeout_after_commit","count":1}`,
+			)
 			return
 		}
 		if err := rule.Validate(); err != nil {
-			s.writeError(w, r, http.StatusBadRequest, 1400, "Fault_Invalid", err.Error(), `POST {"tool_slug":"GMAIL_SEND_EMAIL","mode":"timeout_after_commit","count":1}`)
+			s.writeError(
+				w,
+				r,
+				http.StatusBadRequest,
+				1400,
+				"Fault_Invalid",
+				err.Error(),
+				`POST {"tool_slug":"GMAIL_SEND_EMAIL","mode":"timeout_after_commit","count":1}`,
+			)
 			return
 		}
 		s.ArmFault(rule)

@@ -50,11 +50,19 @@ func (g *generator) metaResend() int {
 	if sendArgs == nil || draftArgs == nil {
 		return 0
 	}
-	prof := clientProfile{host: "sdk", language: "typescript", framework: pick(g, g.p.frameworksTS), sdkVersion: pick(g, []string{"0.20.1", "0.21.0"})}
+	prof := clientProfile{
+		host:       "sdk",
+		language:   "typescript",
+		framework:  pick(g, g.p.frameworksTS),
+		sdkVersion: pick(g, []string{"0.20.1", "0.21.0"}),
+	}
 	session := "trs_" + g.w.ids.hex(24)
 	caller := pick(g, u.sessions)
 	metaRaw, _ := json.Marshal(map[string]any{"tools": []any{
-		map[string]any{"tool_slug": tool.slug, "arguments": sendArgs.m}, map[string]any{"tool_slug": draft.slug, "arguments": draftArgs.m}}})
+		map[string]any{
+			"tool_slug": tool.slug,
+			"arguments": sendArgs.m,
+		}, map[string]any{"tool_slug": draft.slug, "arguments": draftArgs.m}}})
 	metaArgs := &argSet{m: map[string]any{}, raw: metaRaw}
 	keys := [3]string{g.newGroup(), g.newGroup(), g.newGroup()} // the runs; the sends; the drafts (two intents)
 	for i := range 2 {

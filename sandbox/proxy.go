@@ -50,7 +50,15 @@ func (s *Server) proxy(w http.ResponseWriter, r *http.Request, body proxyBody, s
 		return
 	}
 	if body.ConnectedAccountID == "" {
-		s.writeError(w, r, http.StatusBadRequest, 1400, "Proxy_MissingAccount", "connected_account_id is required", "Pass the account to call the provider as.")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"Proxy_MissingAccount",
+			"connected_account_id is required",
+			"Pass the account to call the provider as.",
+		)
 		return
 	}
 	s.mu.Lock()

@@ -85,9 +85,19 @@ func (g *generator) sessionBurst() int {
 	if tool == nil {
 		return 0
 	}
-	prof := clientProfile{host: "sdk", language: "typescript", framework: pick(g, g.p.frameworksTS), sdkVersion: pick(g, []string{"0.20.1", "0.21.0", "0.22.0"})}
+	prof := clientProfile{
+		host:       "sdk",
+		language:   "typescript",
+		framework:  pick(g, g.p.frameworksTS),
+		sdkVersion: pick(g, []string{"0.20.1", "0.21.0", "0.22.0"}),
+	}
 	if g.chance(0.4) {
-		prof = clientProfile{host: "sdk", language: "python", framework: pick(g, g.p.frameworksPy), sdkVersion: pick(g, []string{"0.24.2", "0.25.0", "0.25.1"})}
+		prof = clientProfile{
+			host:       "sdk",
+			language:   "python",
+			framework:  pick(g, g.p.frameworksPy),
+			sdkVersion: pick(g, []string{"0.24.2", "0.25.0", "0.25.1"}),
+		}
 	}
 	n, start, args, key, ok := g.burstStart(tool, a)
 	if !ok {
@@ -155,7 +165,10 @@ func (g *generator) appRetry() int {
 	if !ok {
 		return 0
 	}
-	gap := pick(g, []time.Duration{5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second, 60 * time.Second, 90 * time.Second})
+	gap := pick(
+		g,
+		[]time.Duration{5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second, 60 * time.Second, 90 * time.Second},
+	)
 	doubling := g.chance(0.4)
 	var fails []outcome
 	switch x := g.r.Float64(); {

@@ -95,7 +95,15 @@ func New(cfg Config) (*Server, error) {
 		base, started := cfg.Now, time.Now()
 		clock = func() time.Time { return base.Add(time.Since(started)) }
 	}
-	s := &Server{cfg: cfg, cat: newCatalog(), clock: clock, byTool: map[string]int{}, sessions: map[string]*session{}, approvals: map[string]*approvalState{}, closing: make(chan struct{})}
+	s := &Server{
+		cfg:       cfg,
+		cat:       newCatalog(),
+		clock:     clock,
+		byTool:    map[string]int{},
+		sessions:  map[string]*session{},
+		approvals: map[string]*approvalState{},
+		closing:   make(chan struct{}),
+	}
 	h := generate(s.cat, cfg.Seed, cfg.Size, cfg.Span, cfg.Now, cfg.Events)
 	s.w, s.logs, s.effects, s.truth, s.pending = h.world, h.logs, h.effects, h.truth, h.pending
 	s.byID = make(map[string]*model.Execution, len(s.logs))

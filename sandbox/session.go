@@ -64,7 +64,15 @@ func (s *Server) handleSessionCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.TrimSpace(body.UserID) == "" {
-		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_MissingUser", "user_id is required", "Pass the user the session acts for.")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"ToolRouter_MissingUser",
+			"user_id is required",
+			"Pass the user the session acts for.",
+		)
 		return
 	}
 	var b [12]byte
@@ -153,8 +161,12 @@ func (s *Server) sessionRun(w http.ResponseWriter, r *http.Request, ss *session,
 	if !ok || s.refuseUnknownArguments(w, r, tool, args) {
 		return
 	}
-	ex := &live{a: &attempt{tool: tool, args: raw, userID: ss.userID, start: s.clock(), parent: parent, path: path}, args: args, answer: sessionAnswer,
-		approve: func(w http.ResponseWriter, r *http.Request, a *attempt) bool { return s.approve(w, r, a, reply) }}
+	ex := &live{
+		a:       &attempt{tool: tool, args: raw, userID: ss.userID, start: s.clock(), parent: parent, path: path},
+		args:    args,
+		answer:  sessionAnswer,
+		approve: func(w http.ResponseWriter, r *http.Request, a *attempt) bool { return s.approve(w, r, a, reply) },
+	}
 	s.callerMeta(r, ex.a)
 	ex.a.sessionID = ss.id
 	s.run(w, r, ex, account)
@@ -180,7 +192,15 @@ func (s *Server) handleSessionProxy(w http.ResponseWriter, r *http.Request) {
 		tk.ToolkitSlug = tk.Toolkit
 	}
 	if tk.ToolkitSlug == "" {
-		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_MissingToolkit", "toolkit_slug is required", "Name the toolkit whose account to use (toolkit_slug).")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"ToolRouter_MissingToolkit",
+			"toolkit_slug is required",
+			"Name the toolkit whose account to use (toolkit_slug).",
+		)
 		return
 	}
 	tk.Toolkit = tk.ToolkitSlug
@@ -212,7 +232,15 @@ func (s *Server) handleSessionMeta(w http.ResponseWriter, r *http.Request) {
 	slug := strings.ToUpper(body.Slug + body.ToolSlug)
 	s.countExecute(slug, false)
 	if slug != MultiExecuteTool {
-		s.writeError(w, r, http.StatusBadRequest, 1400, "ToolRouter_UnknownMetaTool", "the sandbox runs only "+MultiExecuteTool+" as a meta tool", "")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"ToolRouter_UnknownMetaTool",
+			"the sandbox runs only "+MultiExecuteTool+" as a meta tool",
+			"",
+		)
 		return
 	}
 	s.mu.Lock()
@@ -355,8 +383,12 @@ func (s *Server) handleSessionSearch(w http.ResponseWriter, r *http.Request) {
 	now := s.clock()
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "error": nil, "results": results, "tool_schemas": schemas,
 		"toolkit_connection_statuses": []any{}, "next_steps_guidance": []string{},
-		"session":   map[string]any{"id": ss.id, "generate_id": false, "instructions": ""},
-		"time_info": map[string]any{"current_time_utc": now.UTC().Format(time.RFC3339), "current_time_utc_epoch_seconds": now.Unix(), "message": ""}})
+		"session": map[string]any{"id": ss.id, "generate_id": false, "instructions": ""},
+		"time_info": map[string]any{
+			"current_time_utc":               now.UTC().Format(time.RFC3339),
+			"current_time_utc_epoch_seconds": now.Unix(),
+			"message":                        "",
+		}})
 }
 
 func (s *Server) handleSessionToolkits(w http.ResponseWriter, r *http.Request) {

@@ -67,8 +67,16 @@ var executeBodyKeys = []string{"connected_account_id", "entity_id", "user_id", "
 // sessionExecuteKeys and sessionProxyKeys are the keys of a session's execute and proxy_execute
 // (@composio/client's types).
 var (
-	sessionExecuteKeys = []string{"tool_slug", "arguments", "account", "enable_auto_workbench_offload", "experimental", "request_state", "input_responses"}
-	sessionProxyKeys   = []string{"toolkit_slug", "endpoint", "method", "body", "binary_body", "parameters", "custom_connection_data"}
+	sessionExecuteKeys = []string{
+		"tool_slug",
+		"arguments",
+		"account",
+		"enable_auto_workbench_offload",
+		"experimental",
+		"request_state",
+		"input_responses",
+	}
+	sessionProxyKeys = []string{"toolkit_slug", "endpoint", "method", "body", "binary_body", "parameters", "custom_connection_data"}
 )
 
 // minEpochMillis is the smallest time_range value read as epoch milliseconds: anything smaller
@@ -172,7 +180,14 @@ func (s *Server) refuseUnknownKeys(w http.ResponseWriter, r *http.Request, body 
 	if len(bad) == 0 {
 		return false
 	}
-	s.writeError(w, r, http.StatusBadRequest, 1400, "Request_UnknownField", "unknown field(s) in the request body: "+strings.Join(bad, ", "),
-		"Send only the documented fields: "+strings.Join(known, ", ")+".", bad...)
+	s.writeError(
+		w,
+		r,
+		http.StatusBadRequest,
+		1400,
+		"Request_UnknownField",
+		"unknown field(s) in the request body: "+strings.Join(bad, ", "),
+		"Send only the documented fields: "+strings.Join(known, ", ")+".",
+		bad...)
 	return true
 }

@@ -73,27 +73,54 @@ func (s *Server) handleWebhookEndpoints(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	if !loopbackURL(req.URL) {
-		s.writeError(w, r, http.StatusBadRequest, 1400, "WebhookEndpoint_InvalidURL", fmt.Sprintf("%q is not an http(s) address on this machine", req.URL),
-			"The sandbox delivers webhooks to loopback addresses only (http://127.0.0.1:PORT/...).")
+		s.writeError(
+			w,
+			r,
+			http.StatusBadRequest,
+			1400,
+			"WebhookEndpoint_InvalidURL",
+			fmt.Sprintf("%q is not an http(s) address on this machine", req.URL),
+			"The sandbox delivers webhooks to loopback addresses only (http://127.0.0.1:PORT/...).",
+		)
 		return
 	}
 	// a fault armed for WebhookEndpointCreate (and only one named so) applies as to a tool
 	fault, _ := s.takeMatching(func(r FaultRule) bool { return r.ToolSlug == WebhookEndpointCreate })
 	switch fault.Mode {
 	case Fault5xxBeforeCommit:
-		s.writeError(w, r, orDefault(fault.HTTPStatus, http.StatusServiceUnavailable), 1503, "WebhookEndpoint_Unavailable", "the service is unavailable", "Retry later.")
+		s.writeError(
+			w,
+			r,
+			orDefault(fault.HTTPStatus, http.StatusServiceUnavailable),
+			1503,
+			"WebhookEndpoint_Unavailable",
+			"the service is unavailable",
+			"Retry later.",
+		)
 		return
 	case FaultTimeoutBeforeCommit:
 		s.holdThenAbort(w, r, fault, func(time.Duration) {})
 		return
 	}
 	s.mu.Lock()
-	ep := webhookEndpoint{ID: "we_" + s.w.ids.hex(12), URL: req.URL, Secret: "whsec_" + base64.StdEncoding.EncodeToString([]byte(s.w.ids.hex(24)))}
+	ep := webhookEndpoint{
+		ID:     "we_" + s.w.ids.hex(12),
+		URL:    req.URL,
+		Secret: "whsec_" + base64.StdEncoding.EncodeToString([]byte(s.w.ids.hex(24))),
+	}
 	s.webhooks = append(s.webhooks, ep)
 	s.mu.Unlock()
 	switch fault.Mode { // created: the caller may not learn it, and a retrying client creates another
 	case Fault5xxAfterCommit:
-		s.writeError(w, r, orDefault(fault.HTTPStatus, http.StatusBadGateway), 1502, "WebhookEndpoint_UpstreamError", "bad gateway", "Retry later.")
+		s.writeError(
+			w,
+			r,
+			orDefault(fault.HTTPStatus, http.StatusBadGateway),
+			1502,
+			"WebhookEndpoint_UpstreamError",
+			"bad gateway",
+			"Retry later.",
+		)
 	case FaultTimeoutAfterCommit:
 		s.holdThenAbort(w, r, fault, func(time.Duration) {})
 	default:
@@ -143,7 +170,15 @@ func (s *Server) handleFire(w http.ResponseWriter, r *http.Request) {
 	trigger := "ti_" + s.w.ids.hex(10)
 	s.mu.Unlock()
 	if len(eps) == 0 {
-		s.writeError(w, r, http.StatusConflict, 1409, "Trigger_NoEndpoint", "no webhook endpoint is registered", "POST /api/v3.1/webhook_endpoints {\"url\": ...} first.")
+		s.writeError(
+			w,
+			r,
+			http.StatusConflict,
+			1409,
+			"Trigger_NoEndpoint",
+			"no webhook endpoint is registered",
+			"POST /api/v3.1/webhook_endpoints {\"url\": ...} first.",
+		)
 		return
 	}
 	body, _ := json.Marshal(map[string]any{"id": event, "type": "composio.trigger.message", "metadata": map[string]any{
@@ -166,7 +201,9 @@ func (s *Server) deliver(ctx context.Context, ep webhookEndpoint, event, trigger
 		d := FiredDelivery{Attempt: attempt}
 		d.Status, d.Error = s.post(ctx, ep, event, attempt, body)
 		e := &model.Execution{Type: model.TypeTriggerMessage, Timestamp: at.Truncate(time.Millisecond), ToolSlug: req.TriggerSlug,
-			ToolkitSlug: strings.ToLower(strings.SplitN(req.TriggerSlug, "_", 2)[0]), UserID: req.UserID, ConnectedAccountID: req.ConnectedAccountID,
+			ToolkitSlug: strings.ToLower(
+				strings.SplitN(req.TriggerSlug, "_", 2)[0],
+			), UserID: req.UserID, ConnectedAccountID: req.ConnectedAccountID,
 			Status: model.StatusSuccess, Level: "info", Message: "Trigger " + req.TriggerSlug + " delivered", RetryCount: -1, Detailed: true,
 			Delivery: &model.Delivery{EventID: event, Attempt: attempt, TriggerID: trigger, Error: d.Error, EndpointID: ep.ID}}
 		if d.Error != "" {

@@ -202,7 +202,9 @@ type semVersion struct {
 // explicitPreSem reports whether v is a pre-release written in a range.
 func explicitPreSem(v semVersion) bool { return !v.synthetic && v.pre != nil }
 
-var semverRE = regexp.MustCompile(`^\s*[v=]?\s*([0-9]+)\.([0-9]+)\.([0-9]+)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?\s*$`)
+var semverRE = regexp.MustCompile(
+	`^\s*[v=]?\s*([0-9]+)\.([0-9]+)\.([0-9]+)(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?\s*$`,
+)
 
 func parseSemver(s string) (semVersion, error) {
 	m := semverRE.FindStringSubmatch(s)
@@ -536,7 +538,9 @@ func caretUpper(rel []int64) []int64 {
 // ---- npm ranges (node-semver) ----
 
 var (
-	semPartialRE = regexp.MustCompile(`^[v=]?([0-9]+|[xX*])(?:\.([0-9]+|[xX*]))?(?:\.([0-9]+|[xX*]))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?$`)
+	semPartialRE = regexp.MustCompile(
+		`^[v=]?([0-9]+|[xX*])(?:\.([0-9]+|[xX*]))?(?:\.([0-9]+|[xX*]))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z.-]+)?$`,
+	)
 	semOpSpaceRE = regexp.MustCompile(`(<=|>=|<|>|=|\^|~>|~)\s+`)
 	semHyphenRE  = regexp.MustCompile(`^\s*(\S+)\s+-\s+(\S+)\s*$`)
 )

@@ -367,7 +367,10 @@ func (s *apiSource) walkSlice(ctx context.Context, q client.LogQuery, put func([
 // Find asks the Logs API for the records whose field contains value, and fetches each one's
 // detail (the list entries carry no request id, no error kind, no arguments).
 func (s *apiSource) Find(ctx context.Context, since time.Duration, field, value string, max int) ([]model.Execution, error) {
-	q := client.LogQuery{Limit: min(max, client.MaxLogsPageSize), Filters: []client.LogFilter{{Field: field, Operator: "contains", Value: value}}}
+	q := client.LogQuery{
+		Limit:   min(max, client.MaxLogsPageSize),
+		Filters: []client.LogFilter{{Field: field, Operator: "contains", Value: value}},
+	}
 	if since > 0 {
 		q.To = s.opt.now()
 		q.From = q.To.Add(-since)

@@ -230,7 +230,13 @@ func (s *fileSource) ReadWhole(ctx context.Context, refs []Ref, ids []string, go
 }
 
 // readRefs reads the records at refs with p (nil: whole).
-func (s *fileSource) readRefs(ctx context.Context, refs []Ref, ids []string, p *model.Parser, got func(k int, e model.Execution) error) error {
+func (s *fileSource) readRefs(
+	ctx context.Context,
+	refs []Ref,
+	ids []string,
+	p *model.Parser,
+	got func(k int, e model.Execution) error,
+) error {
 	s.mu.Lock()
 	spool, unlocated := s.spool, s.unlocated
 	s.mu.Unlock()
@@ -266,7 +272,12 @@ func (s *fileSource) readRefs(ctx context.Context, refs []Ref, ids []string, p *
 
 // load reads the file, handing page each batch (after the since cut) with the records'
 // locations (nil when they cannot be read again); index builds the index Get uses.
-func (s *fileSource) load(ctx context.Context, since time.Duration, index, skipArgs bool, page func([]model.Execution, []location) error) error {
+func (s *fileSource) load(
+	ctx context.Context,
+	since time.Duration,
+	index, skipArgs bool,
+	page func([]model.Execution, []location) error,
+) error {
 	var cutoff time.Time
 	if since > 0 {
 		cutoff = s.opt.now().Add(-since)
@@ -391,7 +402,9 @@ func (s *fileSource) Recycle(b []model.Execution) {
 }
 
 // lookup finds id: kept whole, or at locs in the export, or in its spool when it has one.
-func (s *fileSource) lookup(id string) (e model.Execution, spool *os.File, locs []location, kept bool, loading chan struct{}, complete bool) {
+func (s *fileSource) lookup(
+	id string,
+) (e model.Execution, spool *os.File, locs []location, kept bool, loading chan struct{}, complete bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.kept[id]; ok {
@@ -486,7 +499,14 @@ func (s *fileSource) readAt(spool *os.File, id string, locs []location) (model.E
 }
 
 // readFrom is readAt from r (the export, or its spool when spooled), reading into *buf.
-func (s *fileSource) readFrom(r io.ReaderAt, spooled bool, id string, locs []location, buf *[]byte, p *model.Parser) (model.Execution, error) {
+func (s *fileSource) readFrom(
+	r io.ReaderAt,
+	spooled bool,
+	id string,
+	locs []location,
+	buf *[]byte,
+	p *model.Parser,
+) (model.Execution, error) {
 	for _, loc := range locs {
 		if int64(cap(*buf)) < loc.n {
 			*buf = make([]byte, loc.n)
@@ -494,7 +514,11 @@ func (s *fileSource) readFrom(r io.ReaderAt, spooled bool, id string, locs []loc
 		b := (*buf)[:loc.n]
 		if _, err := r.ReadAt(b, loc.off); err != nil {
 			if spooled && errors.Is(err, os.ErrClosed) {
-				return model.Execution{}, fmt.Errorf("the decompressed copy of %s is gone (%w): load the export again (R in the TUI)", s.Name(), err)
+				return model.Execution{}, fmt.Errorf(
+					"the decompressed copy of %s is gone (%w): load the export again (R in the TUI)",
+					s.Name(),
+					err,
+				)
 			}
 			return model.Execution{}, fmt.Errorf("%s: re-reading %s: %w", s.path, id, err)
 		}

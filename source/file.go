@@ -247,8 +247,17 @@ func (l *ratioLimit) Read(p []byte) (int, error) {
 		if k, err := l.r.Read(one[:]); k == 0 && err == io.EOF {
 			return 0, io.EOF
 		}
-		return 0, l.fail(0, fmt.Sprintf("decompresses to more than %d bytes (%d× its %d bytes, past the limit of %d×): refusing what may be a gzip bomb; decompress it yourself, or raise EXECTRIAGE_MAX_GZIP_RATIO",
-			l.max, l.max/max(l.compressed, 1), l.compressed, l.ratio), nil)
+		return 0, l.fail(
+			0,
+			fmt.Sprintf(
+				"decompresses to more than %d bytes (%d× its %d bytes, past the limit of %d×): refusing what may be a gzip bomb; decompress it yourself, or raise EXECTRIAGE_MAX_GZIP_RATIO",
+				l.max,
+				l.max/max(l.compressed, 1),
+				l.compressed,
+				l.ratio,
+			),
+			nil,
+		)
 	}
 	if int64(len(p)) > l.max-l.n {
 		p = p[:l.max-l.n]
@@ -268,7 +277,11 @@ type spoolWriter struct {
 func (s spoolWriter) Write(p []byte) (int, error) {
 	n, err := s.w.Write(p)
 	if err != nil {
-		err = fmt.Errorf("copying the decompressed export to %s: %w (set TMPDIR to a directory with room, or decompress the export first)", s.name, err)
+		err = fmt.Errorf(
+			"copying the decompressed export to %s: %w (set TMPDIR to a directory with room, or decompress the export first)",
+			s.name,
+			err,
+		)
 	}
 	return n, err
 }
@@ -384,7 +397,11 @@ func (l *loader) read(ctx context.Context) error {
 		}
 	case '[':
 	default:
-		return l.fail(line, fmt.Sprintf("not JSON: starts with %q; want a Logs API list response, a JSON array or JSON Lines", firstRune(head)), nil)
+		return l.fail(
+			line,
+			fmt.Sprintf("not JSON: starts with %q; want a Logs API list response, a JSON array or JSON Lines", firstRune(head)),
+			nil,
+		)
 	}
 	return l.document(ctx, br)
 }
@@ -578,7 +595,11 @@ func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 			if l.opt.Background {
 				cores.Background()
 			}
-			p := model.Parser{KeepResponse: l.parser.KeepResponse, SkipArguments: l.parser.SkipArguments, CopyPeople: l.parser.CopyPeople} // one per worker: no locking
+			p := model.Parser{
+				KeepResponse:  l.parser.KeepResponse,
+				SkipArguments: l.parser.SkipArguments,
+				CopyPeople:    l.parser.CopyPeople,
+			} // one per worker: no locking
 			for c := range jobs {
 				if l.opt.Gate.Wait(pctx) != nil {
 					return

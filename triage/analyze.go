@@ -172,7 +172,15 @@ const classifyMinChunk = 16384
 
 // classifyAll fills triage (without groups), outcomes and groupable for every execution,
 // split across the cores in parts of at least least executions, each with its own Classifier.
-func classifyAll(execs []model.Execution, kinds *Kinds, opt Options, least int, triage []model.Triage, outcomes []model.Outcome, groupable []bool) {
+func classifyAll(
+	execs []model.Execution,
+	kinds *Kinds,
+	opt Options,
+	least int,
+	triage []model.Triage,
+	outcomes []model.Outcome,
+	groupable []bool,
+) {
 	part := func(lo, hi int) {
 		c := NewClassifier(kinds, opt)
 		for i := lo; i < hi; i++ {
@@ -202,7 +210,14 @@ type slugInfo struct {
 
 // NewClassifier returns a Classifier for kinds and opt (defaults filled in).
 func NewClassifier(kinds *Kinds, opt Options) *Classifier {
-	return &Classifier{kinds: kinds, opt: opt.WithDefaults(), slugs: map[string]slugInfo{}, oldSDK: map[sdkKey]string{}, reasons: map[string]string{}, memo: newMemo()}
+	return &Classifier{
+		kinds:   kinds,
+		opt:     opt.WithDefaults(),
+		slugs:   map[string]slugInfo{},
+		oldSDK:  map[sdkKey]string{},
+		reasons: map[string]string{},
+		memo:    newMemo(),
+	}
 }
 
 // slug is the kind and effect the classifier gave slug (learning them the first time).

@@ -112,7 +112,8 @@ func frameworkFits(ms []member, gaps []time.Duration) bool {
 	}
 	for j, g := range gaps {
 		d := frameworkBase << j
-		if g < time.Duration(float64(d)*frameworkLow) || g > time.Duration(float64(d)*frameworkHigh) || ms[j].outcome == model.OutcomeSucceeded {
+		if g < time.Duration(float64(d)*frameworkLow) || g > time.Duration(float64(d)*frameworkHigh) ||
+			ms[j].outcome == model.OutcomeSucceeded {
 			return false
 		}
 	}
@@ -160,8 +161,13 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 	n := len(ms)
 	for j, m := range ms[1:] { // exectriage's own retry: its request id is an attempt id
 		if model.IsAttemptID(m.e.RequestID) {
-			return model.PatternExectriageRetry, fmt.Sprintf("%d attempts: attempt %d is exectriage's guarded retry (request id %s, an attempt id), sent %s after a person confirmed the first failed, not a retry by the caller",
-				n, j+2, m.e.RequestID, model.GapAmount(gaps[j])), nil
+			return model.PatternExectriageRetry, fmt.Sprintf(
+				"%d attempts: attempt %d is exectriage's guarded retry (request id %s, an attempt id), sent %s after a person confirmed the first failed, not a retry by the caller",
+				n,
+				j+2,
+				m.e.RequestID,
+				model.GapAmount(gaps[j]),
+			), nil
 		}
 	}
 	if parents, pgaps, ok := resentParents(ms, cc); ok { // the tools of a meta tool sent again: named from its runs
@@ -178,8 +184,13 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 	}
 	if id, ok := sameRequestID(ms); ok { // the strongest evidence there is: one call, sent again
 		p, _ := sdkPattern(ms)
-		return p, fmt.Sprintf("%d attempts %s with one request id, %s: one call re-sent by the SDK, which kept the x-request-id of the call it retried (the legacy Python SDK does)%s",
-			n, gapList(gaps, "after the previous"), id, sdkNote(ms)), nil
+		return p, fmt.Sprintf(
+			"%d attempts %s with one request id, %s: one call re-sent by the SDK, which kept the x-request-id of the call it retried (the legacy Python SDK does)%s",
+			n,
+			gapList(gaps, "after the previous"),
+			id,
+			sdkNote(ms),
+		), nil
 	}
 	if reworded { // an SDK, a framework or a loop sends the same bytes; an LLM writes anew
 		return model.PatternAgentRetry, agentReason(ms, gaps), &causeBasis{ms, gaps, true}
@@ -205,32 +216,80 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 		if f := ms[0].e.Source.Framework; f != "" {
 			fw = " (framework " + f + ")"
 		}
-		return model.PatternFrameworkRetry, fmt.Sprintf("%d attempts %s a failure: an agent framework's tool retry%s", n, gapList(gaps, "after"), fw), &causeBasis{ms, gaps, false}
+		return model.PatternFrameworkRetry, fmt.Sprintf(
+				"%d attempts %s a failure: an agent framework's tool retry%s",
+				n,
+				gapList(gaps, "after"),
+				fw,
+			), &causeBasis{
+				ms,
+				gaps,
+				false,
+			}
 	}
 	for j := 1; j < n; j++ {
 		startGap := ms[j].e.Start().Sub(ms[j-1].e.Start())
 		if startGap < cc.th.NearSimultaneous && gaps[j-1] < 0 {
-			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous one started, while it was still running (overlap %s): a double submit (a second click or a second worker)",
-				n, model.GapAmount(startGap), model.GapAmount(gaps[j-1])), nil
+			return model.PatternDoubleSubmit, fmt.Sprintf(
+				"%d attempts, one started %s after the previous one started, while it was still running (overlap %s): a double submit (a second click or a second worker)",
+				n,
+				model.GapAmount(startGap),
+				model.GapAmount(gaps[j-1]),
+			), nil
 		}
 		if startGap < cc.th.NearSimultaneous && !sdkRetriable(ms[j-1]) {
-			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one started %s after the previous one started, which needed no retry: a double submit (a second click or a second worker)",
-				n, model.GapAmount(startGap)), &causeBasis{ms, gaps, false}
+			return model.PatternDoubleSubmit, fmt.Sprintf(
+					"%d attempts, one started %s after the previous one started, which needed no retry: a double submit (a second click or a second worker)",
+					n,
+					model.GapAmount(startGap),
+				), &causeBasis{
+					ms,
+					gaps,
+					false,
+				}
 		}
 	}
 	if a, b, ok := differentSources(ms); ok {
-		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts from different sources (%s, %s): a double submit (two clients or two workers)", n, a, b), nil
+		return model.PatternDoubleSubmit, fmt.Sprintf(
+			"%d attempts from different sources (%s, %s): a double submit (two clients or two workers)",
+			n,
+			a,
+			b,
+		), nil
 	}
 	for j := 0; j < n-1; j++ {
 		if ms[j].outcome == model.OutcomeSucceeded {
-			return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts, one %s after the previous succeeded: resubmitted (a second click or a second worker), not a retry",
-				n, model.GapAmount(gaps[j])), &causeBasis{ms, gaps, false}
+			return model.PatternDoubleSubmit, fmt.Sprintf(
+					"%d attempts, one %s after the previous succeeded: resubmitted (a second click or a second worker), not a retry",
+					n,
+					model.GapAmount(gaps[j]),
+				), &causeBasis{
+					ms,
+					gaps,
+					false,
+				}
 		}
 	}
 	if irregular(gaps, cc.th.IrregularRatio) {
-		return model.PatternDoubleSubmit, fmt.Sprintf("%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker", n, gapList(gaps, "")), &causeBasis{ms, gaps, false}
+		return model.PatternDoubleSubmit, fmt.Sprintf(
+				"%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker",
+				n,
+				gapList(gaps, ""),
+			), &causeBasis{
+				ms,
+				gaps,
+				false,
+			}
 	}
-	return model.PatternAppRetry, fmt.Sprintf("%d attempts %s, same source: the application's own retry loop", n, gapList(gaps, "after the previous ended")), &causeBasis{ms, gaps, false}
+	return model.PatternAppRetry, fmt.Sprintf(
+			"%d attempts %s, same source: the application's own retry loop",
+			n,
+			gapList(gaps, "after the previous ended"),
+		), &causeBasis{
+			ms,
+			gaps,
+			false,
+		}
 }
 
 // stormSplit is the least wait between two rounds of a storm: longer than any inner retry's
@@ -262,7 +321,8 @@ func storm(ms []member, gaps []time.Duration, cc causeContext) (model.RetryPatte
 			return "", "", false
 		}
 		p, why, _ := patternAndReason(rm, rg, false, causeContext{timeout: cc.timeout, th: cc.th})
-		if p != model.PatternSDKAutoRetry && p != model.PatternSessionAutoRetry && p != model.PatternFrameworkRetry || inner != "" && p != inner {
+		if p != model.PatternSDKAutoRetry && p != model.PatternSessionAutoRetry && p != model.PatternFrameworkRetry ||
+			inner != "" && p != inner {
 			return "", "", false
 		}
 		if inner == "" {
@@ -277,8 +337,13 @@ func storm(ms []member, gaps []time.Duration, cc causeContext) (model.RetryPatte
 	for _, r := range rounds[1:] {
 		outer = append(outer, gaps[r[0]-1])
 	}
-	return inner, fmt.Sprintf("%d attempts in %d rounds (%s): a retry storm; inside each round %s; the rounds themselves are an outer loop (the application, or a job, retrying the whole call)",
-		len(ms), len(rounds), gapList(outer, "apart"), first), true
+	return inner, fmt.Sprintf(
+		"%d attempts in %d rounds (%s): a retry storm; inside each round %s; the rounds themselves are an outer loop (the application, or a job, retrying the whole call)",
+		len(ms),
+		len(rounds),
+		gapList(outer, "apart"),
+		first,
+	), true
 }
 
 // agentReason explains an agent_retry group: what the agent saw before calling again.

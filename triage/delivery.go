@@ -118,7 +118,8 @@ func (d *Deliveries) of(e *model.Execution) (delivery, bool) {
 	}
 	start := e.Start()
 	for k := len(list) - 1; k >= 0; k-- { // tied by id: the app passed the event on
-		if dl := list[k]; !dl.at.After(start) && (e.TraceID != "" && strings.Contains(e.TraceID, dl.event) || e.SessionID != "" && strings.Contains(e.SessionID, dl.event)) {
+		if dl := list[k]; !dl.at.After(start) &&
+			(e.TraceID != "" && strings.Contains(e.TraceID, dl.event) || e.SessionID != "" && strings.Contains(e.SessionID, dl.event)) {
 			return dl, true
 		}
 	}
@@ -246,8 +247,14 @@ func subscriptionReason(ms []member, gaps []time.Duration, event string, dls []d
 	if n := len(endpoints); n > 1 {
 		to = fmt.Sprintf("%d webhook endpoints", n)
 	}
-	return fmt.Sprintf("%d writes, each by the handler of its own delivery of one trigger event (event id %s: %s), %s: the event was delivered once to each of %s of the project, not redelivered; a second endpoint is what a webhook endpoint (or subscription) create sent twice leaves",
-		len(ms), event, strings.Join(parts, ", "), gapList(gaps, "after the previous"), to)
+	return fmt.Sprintf(
+		"%d writes, each by the handler of its own delivery of one trigger event (event id %s: %s), %s: the event was delivered once to each of %s of the project, not redelivered; a second endpoint is what a webhook endpoint (or subscription) create sent twice leaves",
+		len(ms),
+		event,
+		strings.Join(parts, ", "),
+		gapList(gaps, "after the previous"),
+		to,
+	)
 }
 
 // redeliveryReason says what happened, naming the deliveries and their attempts.
@@ -260,6 +267,11 @@ func redeliveryReason(ms []member, gaps []time.Duration, event string, dls []del
 		}
 		parts = append(parts, dl.id+" ("+a+")")
 	}
-	return fmt.Sprintf("%d writes, each by the handler of a delivery of one trigger event (event id %s: %s), %s: the event was delivered again (delivery is at least once) and the handler wrote each time",
-		len(ms), event, strings.Join(parts, ", "), gapList(gaps, "after the previous"))
+	return fmt.Sprintf(
+		"%d writes, each by the handler of a delivery of one trigger event (event id %s: %s), %s: the event was delivered again (delivery is at least once) and the handler wrote each time",
+		len(ms),
+		event,
+		strings.Join(parts, ", "),
+		gapList(gaps, "after the previous"),
+	)
 }

@@ -184,7 +184,8 @@ func entityTokens(s string) []string {
 	start := -1
 	for i, r := range rs {
 		word := unicode.IsLetter(r) || unicode.IsDigit(r)
-		inner := start >= 0 && strings.ContainsRune("-.,:/", r) && i+1 < len(rs) && (unicode.IsLetter(rs[i+1]) || unicode.IsDigit(rs[i+1])) &&
+		inner := start >= 0 && strings.ContainsRune("-.,:/", r) && i+1 < len(rs) &&
+			(unicode.IsLetter(rs[i+1]) || unicode.IsDigit(rs[i+1])) &&
 			(unicode.IsDigit(rs[i-1]) || unicode.IsDigit(rs[i+1]) || r == '-')
 		switch {
 		case word && start < 0:
@@ -432,7 +433,31 @@ func ordinalOrUnit(w string) bool {
 		return false
 	}
 	switch w[i:] {
-	case "st", "nd", "rd", "th", "ms", "s", "sec", "secs", "min", "mins", "h", "hr", "hrs", "d", "days", "kb", "mb", "gb", "tb", "px", "am", "pm", "x", "k", "m":
+	case "st",
+		"nd",
+		"rd",
+		"th",
+		"ms",
+		"s",
+		"sec",
+		"secs",
+		"min",
+		"mins",
+		"h",
+		"hr",
+		"hrs",
+		"d",
+		"days",
+		"kb",
+		"mb",
+		"gb",
+		"tb",
+		"px",
+		"am",
+		"pm",
+		"x",
+		"k",
+		"m":
 		return true
 	}
 	return false

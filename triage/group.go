@@ -88,8 +88,16 @@ type WriteSpan struct {
 // SpanOf is e's WriteSpan; outcome is e's.
 func SpanOf(e *model.Execution, outcome model.Outcome, caller, ref int32) WriteSpan {
 	st, se := e.Start(), lastSeen(e)
-	return WriteSpan{startSec: st.Unix(), startNsec: int32(st.Nanosecond()), seenSec: se.Unix(), seenNsec: int32(se.Nanosecond()), caller: caller, ref: ref,
-		args: e.ArgumentsSum(), unclear: outcome == model.OutcomeAmbiguous}
+	return WriteSpan{
+		startSec:  st.Unix(),
+		startNsec: int32(st.Nanosecond()),
+		seenSec:   se.Unix(),
+		seenNsec:  int32(se.Nanosecond()),
+		caller:    caller,
+		ref:       ref,
+		args:      e.ArgumentsSum(),
+		unclear:   outcome == model.OutcomeAmbiguous,
+	}
 }
 
 // Ref is the reference SpanOf was given (the caller's number for the write).
@@ -267,7 +275,13 @@ func (gr *Grouper) Groups() (groups []model.DuplicateGroup, order []int) {
 // groupAmong buckets the candidates (indices into execs) by effect key and finds each
 // bucket's groups: the groups ordered by their oldest member's start (then id), with each
 // group's member indices.
-func groupAmong(execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind, cand []int, opt Options) ([]model.DuplicateGroup, [][]int) {
+func groupAmong(
+	execs []model.Execution,
+	outcomes []model.Outcome,
+	kind func(int) model.ToolKind,
+	cand []int,
+	opt Options,
+) ([]model.DuplicateGroup, [][]int) {
 	all := linkResentRuns(findGroups(execs, outcomes, kind, cand, opt))
 	nameBatchReplays(all)
 	sortGroups(all)
@@ -361,9 +375,19 @@ func execOrder(a, b *model.Execution) int {
 	if c := strings.Compare(a.ID, b.ID); c != 0 {
 		return c
 	}
-	return cmp.Or(strings.Compare(strings.ToUpper(a.ToolSlug), strings.ToUpper(b.ToolSlug)), strings.Compare(a.ToolSlug, b.ToolSlug),
-		strings.Compare(a.ConnectedAccountID, b.ConnectedAccountID), strings.Compare(a.UserID, b.UserID), strings.Compare(a.Status, b.Status),
-		lastSeen(a).Compare(lastSeen(b)), bytes.Compare(a.Arguments, b.Arguments), cmp.Compare(a.RetryCount, b.RetryCount))
+	return cmp.Or(
+		strings.Compare(strings.ToUpper(a.ToolSlug), strings.ToUpper(b.ToolSlug)),
+		strings.Compare(a.ToolSlug, b.ToolSlug),
+		strings.Compare(
+			a.ConnectedAccountID,
+			b.ConnectedAccountID,
+		),
+		strings.Compare(a.UserID, b.UserID),
+		strings.Compare(a.Status, b.Status),
+		lastSeen(a).Compare(lastSeen(b)),
+		bytes.Compare(a.Arguments, b.Arguments),
+		cmp.Compare(a.RetryCount, b.RetryCount),
+	)
 }
 
 // sortGroups orders groups by their oldest member's start, then id. Groups that share an id
@@ -533,13 +557,32 @@ func effectKey(e *model.Execution, kind model.ToolKind, volatile []string, skip 
 // groupBucket finds the duplicate groups among one bucket's members (indices into execs,
 // sorted by start then id; parts holds their split arguments), with each group's member
 // indices.
-func groupBucket(key string, execs []model.Execution, outcomes []model.Outcome, idx []int, parts map[int]effectArgs, opt Options) ([]model.DuplicateGroup, [][]int) {
+func groupBucket(
+	key string,
+	execs []model.Execution,
+	outcomes []model.Outcome,
+	idx []int,
+	parts map[int]effectArgs,
+	opt Options,
+) ([]model.DuplicateGroup, [][]int) {
 	bm := make([]bucketMember, len(idx))
 	for j, i := range idx {
 		e := &execs[i]
 		ea := parts[i]
-		bm[j] = bucketMember{start: e.Start(), seen: reachOf(e, outcomes[i], opt), near: lastSeen(e), args: e.ArgumentsSum(), text: signatureOf(ea), subject: foldSubject(ea.subject), succeeded: outcomes[i] == model.OutcomeSucceeded, pinned: ea.pinned,
-			tool: strings.ToUpper(e.ToolSlug), toolkit: toolkitOf(e), account: e.ConnectedAccountID, client: e.SDKVersion}
+		bm[j] = bucketMember{
+			start:     e.Start(),
+			seen:      reachOf(e, outcomes[i], opt),
+			near:      lastSeen(e),
+			args:      e.ArgumentsSum(),
+			text:      signatureOf(ea),
+			subject:   foldSubject(ea.subject),
+			succeeded: outcomes[i] == model.OutcomeSucceeded,
+			pinned:    ea.pinned,
+			tool:      strings.ToUpper(e.ToolSlug),
+			toolkit:   toolkitOf(e),
+			account:   e.ConnectedAccountID,
+			client:    e.SDKVersion,
+		}
 	}
 	var groups []model.DuplicateGroup
 	var in [][]int
@@ -580,7 +623,12 @@ func setMembers(g *model.DuplicateGroup, members []member, reworded bool, opt Op
 	for j := 1; j < len(members); j++ {
 		g.Gaps[j-1] = members[j].e.Start().Sub(callerEnd(members[j-1].e, opt.CallerTimeout))
 	}
-	g.Pattern, g.Reason, g.OtherCauses = patternOf(members, g.Gaps, reworded || mixedTools(members), causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout, th: opt.Thresholds})
+	g.Pattern, g.Reason, g.OtherCauses = patternOf(
+		members,
+		g.Gaps,
+		reworded || mixedTools(members),
+		causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout, th: opt.Thresholds},
+	)
 	g.Deliveries = nil
 	if g.Pattern == model.PatternTriggerRedelivery || g.Pattern == model.PatternDuplicateSubscription {
 		_, dls, _ := redelivered(members, opt.Deliveries)

@@ -119,16 +119,25 @@ func CheckRetry(in GuardInput) GuardDecision {
 	if !in.Kind.IsWrite() {
 		kind := in.Kind
 		kind = cmp.Or(kind, "of unknown kind")
-		return refuse(RefusedNotWrite,
-			fmt.Sprintf("%s is %s, not a write: running it again changes nothing, so there is nothing to guard", toolName(e), article(string(kind))),
-			Say("run the read again directly; the guarded retry is only for writes"))
+		return refuse(
+			RefusedNotWrite,
+			fmt.Sprintf(
+				"%s is %s, not a write: running it again changes nothing, so there is nothing to guard",
+				toolName(e),
+				article(string(kind)),
+			),
+			Say("run the read again directly; the guarded retry is only for writes"),
+		)
 	}
 
 	switch in.Outcome {
 	case model.OutcomeFailed, model.OutcomeRejected, model.OutcomeAmbiguous:
 	case model.OutcomeWaiting:
-		return refuse(RefusedOutcome, "the execution waits for a person's approval"+because(in.OutcomeReason)+": a retry here would run it without that approval",
-			Say("approve or deny it in the app that asked; the app's re-call with the approval runs it"))
+		return refuse(
+			RefusedOutcome,
+			"the execution waits for a person's approval"+because(in.OutcomeReason)+": a retry here would run it without that approval",
+			Say("approve or deny it in the app that asked; the app's re-call with the approval runs it"),
+		)
 	case model.OutcomeSucceeded:
 		return refuse(RefusedOutcome, "the execution succeeded"+because(in.OutcomeReason),
 			Step{Say: "nothing to retry; if the effect seems missing, check the provider: {1}", Do: []Command{{Verb: VerbVerify, ID: id}}})
@@ -154,17 +163,35 @@ func CheckRetry(in GuardInput) GuardDecision {
 
 	switch {
 	case in.MadeBy != nil:
-		return refuse(RefusedIsRetry,
-			fmt.Sprintf("this execution is retry attempt %s of %s, made by exectriage: retrying a retry would send the action again", in.MadeBy.ID, in.MadeBy.ExecutionID),
-			Step{Say: "settle the original instead: {1} (and {2} if it is indeterminate)", Do: []Command{{Verb: VerbJournal, ID: in.MadeBy.ExecutionID}, {Verb: VerbResolve, ID: in.MadeBy.ID}}})
+		return refuse(
+			RefusedIsRetry,
+			fmt.Sprintf(
+				"this execution is retry attempt %s of %s, made by exectriage: retrying a retry would send the action again",
+				in.MadeBy.ID,
+				in.MadeBy.ExecutionID,
+			),
+			Step{
+				Say: "settle the original instead: {1} (and {2} if it is indeterminate)",
+				Do:  []Command{{Verb: VerbJournal, ID: in.MadeBy.ExecutionID}, {Verb: VerbResolve, ID: in.MadeBy.ID}},
+			},
+		)
 	case in.MadeByShape:
-		return refuse(RefusedIsRetry,
+		return refuse(
+			RefusedIsRetry,
 			"this execution's request id "+e.RequestID+" has the shape of an exectriage retry attempt, one this journal does not know: it was made by another exectriage, on another journal",
-			Say("find the original and the journal that retried it; a team triaging together needs one PostgreSQL journal (--journal postgres://...)"))
+			Say(
+				"find the original and the journal that retried it; a team triaging together needs one PostgreSQL journal (--journal postgres://...)",
+			),
+		)
 	case in.RetriedIn != "":
-		return refuse(RefusedRetriedElsewhere,
+		return refuse(
+			RefusedRetriedElsewhere,
 			"log "+in.RetriedIn+" repeats this call (same tool, account and arguments) with an exectriage attempt id this journal does not know: another exectriage, on another journal, already retried it",
-			Step{Say: "do not retry; look at " + in.RetriedIn + " ({1}); a team triaging together needs one PostgreSQL journal (--journal postgres://...)", Do: []Command{{Verb: VerbShow, ID: in.RetriedIn}}})
+			Step{
+				Say: "do not retry; look at " + in.RetriedIn + " ({1}); a team triaging together needs one PostgreSQL journal (--journal postgres://...)",
+				Do:  []Command{{Verb: VerbShow, ID: in.RetriedIn}},
+			},
+		)
 	}
 
 	if d, stop := checkAttempts(id, in.Attempts); stop {
@@ -174,29 +201,52 @@ func CheckRetry(in GuardInput) GuardDecision {
 		return refuseMeta(id, in)
 	}
 	if a := OpenSameCall(in.SameCall, ""); a != nil {
-		return refuse(RefusedSameCallOpen,
-			fmt.Sprintf("retry attempt %s of %s runs the same call (same tool and arguments) and is %s: it may have taken effect, and this execution may even be its own log", a.ID, a.ExecutionID, a.State),
-			Step{Say: "settle that attempt first: {1}; never retry the same call over it", Do: []Command{{Verb: VerbResolve, ID: a.ID}}})
+		return refuse(
+			RefusedSameCallOpen,
+			fmt.Sprintf(
+				"retry attempt %s of %s runs the same call (same tool and arguments) and is %s: it may have taken effect, and this execution may even be its own log",
+				a.ID,
+				a.ExecutionID,
+				a.State,
+			),
+			Step{Say: "settle that attempt first: {1}; never retry the same call over it", Do: []Command{{Verb: VerbResolve, ID: a.ID}}},
+		)
 	}
 	if a := RateLimitedRecently(in.Attempts, in.Now, ""); a != nil {
 		wait := a.FinishedAt.Add(RateLimitCooldown)
-		return refuse(RefusedRateLimited,
-			fmt.Sprintf("retry attempt %s was rate limited (429)%s: retrying at once would only be refused again, by everyone at once", a.ID, guardAt(a.FinishedAt)),
-			Say("wait until "+model.When(wait)+", then retry"))
+		return refuse(
+			RefusedRateLimited,
+			fmt.Sprintf(
+				"retry attempt %s was rate limited (429)%s: retrying at once would only be refused again, by everyone at once",
+				a.ID,
+				guardAt(a.FinishedAt),
+			),
+			Say("wait until "+model.When(wait)+", then retry"),
+		)
 	}
 
 	switch in.Verdict {
 	case model.VerdictConfirmedSucceeded, model.VerdictDuplicate:
-		return refuse(RefusedVerdict,
+		return refuse(
+			RefusedVerdict,
 			fmt.Sprintf("%s marked this execution %s%s", orSomeone(in.VerdictBy), in.Verdict, guardAt(in.VerdictAt)),
-			Step{Say: "do not retry; if that verdict is wrong, record the correction first: {1}", Do: []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedFailed, Note: true}}})
+			Step{
+				Say: "do not retry; if that verdict is wrong, record the correction first: {1}",
+				Do:  []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedFailed, Note: true}},
+			},
+		)
 	}
 
 	switch in.Provider.State {
 	case model.ProviderFound:
-		return refuse(RefusedProviderFound,
+		return refuse(
+			RefusedProviderFound,
 			"provider shows the effect"+evidence(in.Provider)+because(in.Provider.Reason),
-			Step{Say: "do not retry; mark it: {1} (only {2} that no longer finds it changes this)", Do: []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedSucceeded}, {Verb: VerbVerify, ID: id, Again: true}}})
+			Step{
+				Say: "do not retry; mark it: {1} (only {2} that no longer finds it changes this)",
+				Do:  []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedSucceeded}, {Verb: VerbVerify, ID: id, Again: true}},
+			},
+		)
 	case model.ProviderNotFound, model.ProviderUnknown:
 	default:
 		return refuse(RefusedProviderNotRun, "the provider has not been checked for this execution's effect",
@@ -214,7 +264,13 @@ func CheckRetry(in GuardInput) GuardDecision {
 			Step{Say: "say why you believe it failed: {1}", Do: []Command{{Verb: VerbRetry, ID: id, Confirm: true}}})
 	}
 
-	reason := fmt.Sprintf("%s %s with outcome %s; provider %s; failure confirmed", toolName(e), article(string(in.Kind)), in.Outcome, in.Provider.State)
+	reason := fmt.Sprintf(
+		"%s %s with outcome %s; provider %s; failure confirmed",
+		toolName(e),
+		article(string(in.Kind)),
+		in.Outcome,
+		in.Provider.State,
+	)
 	if in.Provider.State == model.ProviderUnknown {
 		reason += " (the provider could not be checked: the confirmation is the only evidence it did not happen)"
 	}
@@ -345,7 +401,10 @@ func checkAttempts(id string, attempts []model.RetryAttempt) (GuardDecision, boo
 			reason += " (" + open.Detail + ")"
 		}
 		return GuardDecision{Code: RefusedIndeterminate, Reason: reason,
-			Next: Step{Say: "settle it from the logs and the provider first: {1}; never retry over it", Do: []Command{{Verb: VerbResolve, ID: open.ID}}}}, true
+			Next: Step{
+				Say: "settle it from the logs and the provider first: {1}; never retry over it",
+				Do:  []Command{{Verb: VerbResolve, ID: open.ID}},
+			}}, true
 	}
 	since := open.CreatedAt
 	if !open.SentAt.IsZero() {

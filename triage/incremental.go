@@ -134,7 +134,10 @@ func (a *Incremental) Drop(pos int) {
 // Analyze's, with the positions of each group's members (oldest first). fetch returns the
 // execution added at a position, in full (from the source), and is called on every core at
 // once; an error stops the search. Each candidate is fetched once.
-func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context, pos int) (model.Execution, error)) ([]model.DuplicateGroup, [][]int, error) {
+func (a *Incremental) Groups(
+	ctx context.Context,
+	fetch func(ctx context.Context, pos int) (model.Execution, error),
+) ([]model.DuplicateGroup, [][]int, error) {
 	return a.GroupsRead(ctx, func(ctx context.Context, positions []int) ([]model.Execution, error) {
 		return fetchAll(ctx, positions, fetch)
 	}, nil)
@@ -145,7 +148,11 @@ func (a *Incremental) Groups(ctx context.Context, fetch func(ctx context.Context
 // that order. size, when not nil, is what the record at a position takes to read (its bytes
 // in the file): a batch then holds at most readBytes of them. The next batch is read while
 // one is grouped.
-func (a *Incremental) GroupsRead(ctx context.Context, read func(ctx context.Context, positions []int) ([]model.Execution, error), size func(pos int) int64) ([]model.DuplicateGroup, [][]int, error) {
+func (a *Incremental) GroupsRead(
+	ctx context.Context,
+	read func(ctx context.Context, positions []int) ([]model.Execution, error),
+	size func(pos int) int64,
+) ([]model.DuplicateGroup, [][]int, error) {
 	// The writes of each caller and tool with a neighbour in the window. Without ids, every
 	// member that shares its start with a neighbour is kept: a superset of Analyze's
 	// candidates, which changes no group (see mayRepeat).
@@ -259,7 +266,11 @@ const (
 )
 
 // fetchAll fetches the executions at positions, on every core; the first error stops it.
-func fetchAll(ctx context.Context, positions []int, fetch func(ctx context.Context, pos int) (model.Execution, error)) ([]model.Execution, error) {
+func fetchAll(
+	ctx context.Context,
+	positions []int,
+	fetch func(ctx context.Context, pos int) (model.Execution, error),
+) ([]model.Execution, error) {
 	execs := make([]model.Execution, len(positions))
 	errs := make([]error, len(positions))
 	ctx, cancel := context.WithCancel(ctx)

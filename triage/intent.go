@@ -108,7 +108,8 @@ func splitFamilyWith(family string, args json.RawMessage, volatile []string, ski
 		}
 		left := map[string]json.RawMessage{}
 		for _, m := range all {
-			if lk := strings.ToLower(m.Key); !(skip[lk] || string(m.Raw) == "null") && (recipientKey(m.Key) || lk == "subject" && m.IsStr || presentationKey(m.Key)) {
+			if lk := strings.ToLower(m.Key); !(skip[lk] || string(m.Raw) == "null") &&
+				(recipientKey(m.Key) || lk == "subject" && m.IsStr || presentationKey(m.Key)) {
 				continue
 			}
 			left[m.Key] = m.Raw
@@ -314,7 +315,8 @@ func attachSentDrafts(all []foundGroup, execs []model.Execution, outcomes []mode
 	for k := range all {
 		d := -1
 		for j, i := range all[k].in {
-			if j > 0 && strings.EqualFold(execs[i].ToolSlug, "GMAIL_CREATE_EMAIL_DRAFT") && outcomes[all[k].in[j-1]] != model.OutcomeSucceeded {
+			if j > 0 && strings.EqualFold(execs[i].ToolSlug, "GMAIL_CREATE_EMAIL_DRAFT") &&
+				outcomes[all[k].in[j-1]] != model.OutcomeSucceeded {
 				d = i
 			}
 		}
@@ -328,7 +330,8 @@ func attachSentDrafts(all []foundGroup, execs []model.Execution, outcomes []mode
 		draft := &execs[d]
 		for _, s := range sends {
 			e := &execs[s]
-			if used[s] || e.ConnectedAccountID != draft.ConnectedAccountID || e.UserID != draft.UserID || e.Start().Before(draft.Start()) || e.Start().Sub(lastSeen(draft)) > opt.Window {
+			if used[s] || e.ConnectedAccountID != draft.ConnectedAccountID || e.UserID != draft.UserID || e.Start().Before(draft.Start()) ||
+				e.Start().Sub(lastSeen(draft)) > opt.Window {
 				continue
 			}
 			used[s] = true

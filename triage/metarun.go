@@ -99,8 +99,14 @@ func metaReason(ms, parents []member, why string) string {
 	for i, p := range parents {
 		ids[i] = p.e.ID
 	}
-	return fmt.Sprintf("%d runs of %s, each by its own run of %s (%s): the meta tool was sent again and ran the tools it holds again; why it was sent again: %s",
-		len(ms), ms[0].e.ToolSlug, strings.ToUpper(parents[0].e.ToolSlug), strings.Join(ids, ", "), why)
+	return fmt.Sprintf(
+		"%d runs of %s, each by its own run of %s (%s): the meta tool was sent again and ran the tools it holds again; why it was sent again: %s",
+		len(ms),
+		ms[0].e.ToolSlug,
+		strings.ToUpper(parents[0].e.ToolSlug),
+		strings.Join(ids, ", "),
+		why,
+	)
 }
 
 // runsKey is the runs of a meta tool a group's members each ran under, when they did

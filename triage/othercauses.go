@@ -37,7 +37,10 @@ func otherCauses(chosen model.RetryPattern, ms []member, gaps []time.Duration, r
 		add(p, why)
 	}
 	if !reworded && frameworkFits(ms, gaps) {
-		add(model.PatternFrameworkRetry, fmt.Sprintf("waits of %s after a failure fit an agent framework's tool retry (about 1 s, then 2 s)", gapList(gaps, "")))
+		add(
+			model.PatternFrameworkRetry,
+			fmt.Sprintf("waits of %s after a failure fit an agent framework's tool retry (about 1 s, then 2 s)", gapList(gaps, "")),
+		)
 	}
 	if why, ok := agentSignature(ms, gaps, reworded); ok {
 		add(model.PatternAgentRetry, why)
@@ -78,9 +81,13 @@ func agentSignature(ms []member, gaps []time.Duration, reworded bool) (string, b
 	case reworded:
 		return "the text changed between attempts, as a model regenerating its arguments writes it", true
 	case sameField(ms, func(e *model.Execution) string { return e.SessionID }):
-		return "sent again in one agent session " + afterEach(ms[:len(ms)-1]) + ": a model may call a tool again with the same arguments", true
+		return "sent again in one agent session " + afterEach(
+			ms[:len(ms)-1],
+		) + ": a model may call a tool again with the same arguments", true
 	case ms[0].e.Source.Framework != "":
-		return "sent through " + ms[0].e.Source.Framework + " " + afterEach(ms[:len(ms)-1]) + ": a model may call a tool again with the same arguments", true
+		return "sent through " + ms[0].e.Source.Framework + " " + afterEach(
+			ms[:len(ms)-1],
+		) + ": a model may call a tool again with the same arguments", true
 	}
 	return "", false
 }
@@ -106,10 +113,16 @@ func appSignature(ms []member, reworded bool) (string, bool) {
 func doubleSubmitSignature(ms []member, gaps []time.Duration, th Thresholds) (string, bool) {
 	for j := 1; j < len(ms); j++ {
 		if d := ms[j].e.Start().Sub(ms[j-1].e.Start()); d < th.NearSimultaneous {
-			return fmt.Sprintf("one started %s after the previous one started, as a second click or a second worker does", model.GapAmount(d)), true
+			return fmt.Sprintf(
+				"one started %s after the previous one started, as a second click or a second worker does",
+				model.GapAmount(d),
+			), true
 		}
 		if ms[j-1].outcome == model.OutcomeSucceeded {
-			return fmt.Sprintf("one was sent %s after the previous succeeded, when there was nothing to retry", model.GapAmount(gaps[j-1])), true
+			return fmt.Sprintf(
+				"one was sent %s after the previous succeeded, when there was nothing to retry",
+				model.GapAmount(gaps[j-1]),
+			), true
 		}
 	}
 	if irregular(gaps, th.IrregularRatio) {

@@ -231,7 +231,15 @@ func classifyOwn(e *model.Execution, opt Options, fx effect, m *memo) (model.Out
 // no rule knows), which a log may call failed but a write's answer may not. answer applies the
 // stricter reading of a write's own answer: a provider 4xx other than those that prove a
 // refusal (409 Conflict, say) leaves the outcome open.
-func classifyFailure(e *model.Execution, ek model.ErrorKind, code int, text, quoted string, ev textSays, fx effect, answer bool) (o model.Outcome, reason string, definite bool) {
+func classifyFailure(
+	e *model.Execution,
+	ek model.ErrorKind,
+	code int,
+	text, quoted string,
+	ev textSays,
+	fx effect,
+	answer bool,
+) (o model.Outcome, reason string, definite bool) {
 	// What the record states outright (error kind, upstream status) comes first.
 	switch {
 	case ek == model.ErrRateLimited || code == 429:

@@ -45,7 +45,8 @@ func startKey(k string) bool {
 // peopleKey: an argument that lists the people an event gathers.
 func peopleKey(k string) bool {
 	l := strings.ToLower(k)
-	return strings.Contains(l, "attendee") || strings.Contains(l, "guest") || strings.Contains(l, "participant") || strings.Contains(l, "invitee")
+	return strings.Contains(l, "attendee") || strings.Contains(l, "guest") || strings.Contains(l, "participant") ||
+		strings.Contains(l, "invitee")
 }
 
 // ownAddressKey: an argument that is the target's own address or phone (a contact's email),

@@ -93,7 +93,10 @@ func OwnRetries(ps model.ProviderState, atts []model.RetryAttempt) model.Provide
 		out.Reason = fmt.Sprintf("only the retry's effect: %s; nothing of the original's own", strings.Join(own, "; "))
 	default:
 		out.State = model.ProviderUnknown
-		out.Reason = fmt.Sprintf("the effect found is most likely the retry's: %s; resolve the attempt to settle it", strings.Join(own, "; "))
+		out.Reason = fmt.Sprintf(
+			"the effect found is most likely the retry's: %s; resolve the attempt to settle it",
+			strings.Join(own, "; "),
+		)
 	}
 	return out
 }

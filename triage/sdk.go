@@ -47,8 +47,16 @@ func OldSDK(e *model.Execution) string {
 		what = "retries session writes"
 	}
 	if ts && py {
-		return "Composio SDK " + ver + " " + what + " (TypeScript before " + sdkversion.FixedOn(sdkversion.NPM, sdkversion.TypeScriptSDK, path) +
-			", Python before " + sdkversion.FixedOn(sdkversion.PyPI, sdkversion.PythonSDK, path) + ")"
+		return "Composio SDK " + ver + " " + what + " (TypeScript before " + sdkversion.FixedOn(
+			sdkversion.NPM,
+			sdkversion.TypeScriptSDK,
+			path,
+		) +
+			", Python before " + sdkversion.FixedOn(
+			sdkversion.PyPI,
+			sdkversion.PythonSDK,
+			path,
+		) + ")"
 	}
 	if sdk, _, ok := sdkversion.FromRecord(e.Source.Language, e.Source.Framework, e.Source.Host); ok {
 		switch sdk.Name {

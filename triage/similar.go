@@ -387,7 +387,8 @@ func volatileAt(s string, p int) int {
 		return e
 	}
 	if run(s, p, 8, isHexByte) && byteAt(s, p+8) == '-' && run(s, p+9, 4, isHexByte) && byteAt(s, p+13) == '-' && run(s, p+14, 4, isHexByte) &&
-		byteAt(s, p+18) == '-' && run(s, p+19, 4, isHexByte) && byteAt(s, p+23) == '-' && run(s, p+24, 12, isHexByte) && wordBoundary(s, p+36) {
+		byteAt(s, p+18) == '-' && run(s, p+19, 4, isHexByte) && byteAt(s, p+23) == '-' && run(s, p+24, 12, isHexByte) &&
+		wordBoundary(s, p+36) {
 		return p + 36
 	}
 	// a hex word (the whole word: a boundary inside it is impossible) with a digit before a
@@ -428,14 +429,16 @@ func fractions(s string, i int) []int {
 
 // dateTimeAt matches \d{4}-\d{2}-\d{2}[t ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:z|[+-]\d{2}:?\d{2})?\b at p.
 func dateTimeAt(s string, p int) int {
-	if !run(s, p, 4, isDigitByte) || byteAt(s, p+4) != '-' || !run(s, p+5, 2, isDigitByte) || byteAt(s, p+7) != '-' || !run(s, p+8, 2, isDigitByte) {
+	if !run(s, p, 4, isDigitByte) || byteAt(s, p+4) != '-' || !run(s, p+5, 2, isDigitByte) || byteAt(s, p+7) != '-' ||
+		!run(s, p+8, 2, isDigitByte) {
 		return -1
 	}
 	if c := byteAt(s, p+10); c != 't' && c != 'T' && c != ' ' {
 		return -1
 	}
 	i := p + 11
-	if !run(s, i, 2, isDigitByte) || byteAt(s, i+2) != ':' || !run(s, i+3, 2, isDigitByte) || byteAt(s, i+5) != ':' || !run(s, i+6, 2, isDigitByte) {
+	if !run(s, i, 2, isDigitByte) || byteAt(s, i+2) != ':' || !run(s, i+3, 2, isDigitByte) || byteAt(s, i+5) != ':' ||
+		!run(s, i+6, 2, isDigitByte) {
 		return -1
 	}
 	for _, f := range fractions(s, i+8) {
@@ -576,7 +579,13 @@ func signature(s string) textSig {
 	slices.Sort(words)
 	slices.Sort(nums)
 	slices.Sort(names)
-	return textSig{norm: norm.String(), words: slices.Compact(words), nums: slices.Compact(nums), names: slices.Compact(names), masked: masked}
+	return textSig{
+		norm:   norm.String(),
+		words:  slices.Compact(words),
+		nums:   slices.Compact(nums),
+		names:  slices.Compact(names),
+		masked: masked,
+	}
 }
 
 // signatureOf is what similarity reads of split arguments: their free text's signature, whose

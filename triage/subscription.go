@@ -102,9 +102,13 @@ func subscriptionOf(user, event string, dls []delivery) DuplicateSubscription {
 	if n := len(s.Endpoints); n > 1 {
 		to = fmt.Sprintf("%d webhook endpoints", n)
 	}
-	s.Reason = fmt.Sprintf("event %s was delivered once to each of %s of the project (%s), not redelivered: every event reaches the app twice, "+
-		"whatever its handlers do; a second endpoint is what a webhook endpoint (or subscription) create sent twice leaves: delete one",
-		event, to, strings.Join(parts, ", "))
+	s.Reason = fmt.Sprintf(
+		"event %s was delivered once to each of %s of the project (%s), not redelivered: every event reaches the app twice, "+
+			"whatever its handlers do; a second endpoint is what a webhook endpoint (or subscription) create sent twice leaves: delete one",
+		event,
+		to,
+		strings.Join(parts, ", "),
+	)
 	return s
 }
 
@@ -114,6 +118,10 @@ func (s DuplicateSubscription) Line() string {
 	if len(s.Endpoints) > 1 {
 		to = fmt.Sprintf("%d endpoints (%s)", len(s.Endpoints), strings.Join(s.Endpoints, ", "))
 	}
-	return fmt.Sprintf("duplicate subscription: event %s went once to each of %s, deliveries %s: every event reaches the app twice; delete one endpoint",
-		s.EventID, to, strings.Join(s.Deliveries, ", "))
+	return fmt.Sprintf(
+		"duplicate subscription: event %s went once to each of %s, deliveries %s: every event reaches the app twice; delete one endpoint",
+		s.EventID,
+		to,
+		strings.Join(s.Deliveries, ", "),
+	)
 }

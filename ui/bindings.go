@@ -85,16 +85,30 @@ func rootBindings() []binding {
 			}
 			return nil
 		}},
-		{key: func(km *keys.KeyMap) *key.Binding { return &km.Flagged }, do: toggle(func(v *window.View) { v.FlaggedOnly = !v.FlaggedOnly })},
+		{
+			key: func(km *keys.KeyMap) *key.Binding { return &km.Flagged },
+			do:  toggle(func(v *window.View) { v.FlaggedOnly = !v.FlaggedOnly }),
+		},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.Writes }, do: toggle(func(v *window.View) { v.WritesOnly = !v.WritesOnly })},
-		{key: func(km *keys.KeyMap) *key.Binding { return &km.Duplicates }, do: toggle(func(v *window.View) { v.Duplicates = !v.Duplicates })},
+		{
+			key: func(km *keys.KeyMap) *key.Binding { return &km.Duplicates },
+			do:  toggle(func(v *window.View) { v.Duplicates = !v.Duplicates }),
+		},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.BestMatch }, do: (*Model).bestMatchKey},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.NextPane }, do: func(m *Model, _ pressed) tea.Cmd {
 			m.setFocus((m.focus + 1) % 3)
 			return nil
 		}},
-		{key: func(km *keys.KeyMap) *key.Binding { return &km.NextMatch }, when: onList, do: func(m *Model, _ pressed) tea.Cmd { return m.jumpMatch(1) }},
-		{key: func(km *keys.KeyMap) *key.Binding { return &km.PrevMatch }, when: onList, do: func(m *Model, _ pressed) tea.Cmd { return m.jumpMatch(-1) }},
+		{
+			key:  func(km *keys.KeyMap) *key.Binding { return &km.NextMatch },
+			when: onList,
+			do:   func(m *Model, _ pressed) tea.Cmd { return m.jumpMatch(1) },
+		},
+		{
+			key:  func(km *keys.KeyMap) *key.Binding { return &km.PrevMatch },
+			when: onList,
+			do:   func(m *Model, _ pressed) tea.Cmd { return m.jumpMatch(-1) },
+		},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.Refresh }, do: func(m *Model, _ pressed) tea.Cmd {
 			if m.load.loading {
 				m.setInfo("already loading")
@@ -117,24 +131,42 @@ func rootBindings() []binding {
 		// actions on the selection
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.Pick }, selection: true, when: onList, do: (*Model).pickKey},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.PickAll }, when: onList, do: (*Model).pickAllKey},
-		{key: func(km *keys.KeyMap) *key.Binding { return &km.Verify }, selection: true, off: func(m *Model) string { return m.readProblem },
-			do: (*Model).verifyKey},
+		{
+			key:       func(km *keys.KeyMap) *key.Binding { return &km.Verify },
+			selection: true,
+			off:       func(m *Model) string { return m.readProblem },
+			do:        (*Model).verifyKey,
+		},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.Retry }, selection: true, off: (*Model).journalOff, do: (*Model).retryKey},
-		{key: func(km *keys.KeyMap) *key.Binding { return &km.Mark }, selection: true, off: (*Model).journalOff, do: func(m *Model, p pressed) tea.Cmd {
-			if len(m.data.Picked) > 0 {
-				return m.markPicked()
-			}
-			m.mark.Open(p.e.ID, p.e.ID+" · "+p.e.ToolSlug+" · "+string(p.t.Kind)+" · "+string(p.t.Outcome), m.be.VerdictsFor(p.e, p.t), m.data.Verdicts[p.e.ID])
-			m.mark.SetSize(m.width, m.height)
-			return nil
-		}},
+		{
+			key:       func(km *keys.KeyMap) *key.Binding { return &km.Mark },
+			selection: true,
+			off:       (*Model).journalOff,
+			do: func(m *Model, p pressed) tea.Cmd {
+				if len(m.data.Picked) > 0 {
+					return m.markPicked()
+				}
+				m.mark.Open(
+					p.e.ID,
+					p.e.ID+" · "+p.e.ToolSlug+" · "+string(p.t.Kind)+" · "+string(p.t.Outcome),
+					m.be.VerdictsFor(p.e, p.t),
+					m.data.Verdicts[p.e.ID],
+				)
+				m.mark.SetSize(m.width, m.height)
+				return nil
+			},
+		},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.Bundle }, selection: true, do: func(m *Model, _ pressed) tea.Cmd {
 			m.setInfo("writing a support bundle…")
 			ids := m.selectionIDs()
 			return bundleCmd(m.ctx, m.be, ids, m.bundleItems(ids), false)
 		}},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.CopyID }, selection: true, do: (*Model).copyMenuKey},
-		{key: func(km *keys.KeyMap) *key.Binding { return &km.CopyBundle }, selection: true, do: func(m *Model, _ pressed) tea.Cmd { return m.copyBundle() }},
+		{
+			key:       func(km *keys.KeyMap) *key.Binding { return &km.CopyBundle },
+			selection: true,
+			do:        func(m *Model, _ pressed) tea.Cmd { return m.copyBundle() },
+		},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.Dashboard }, selection: true, do: (*Model).dashboardKey},
 		{key: func(km *keys.KeyMap) *key.Binding { return &km.Reveal }, selection: true, do: func(m *Model, p pressed) tea.Cmd {
 			if m.revealID == p.e.ID {
@@ -259,7 +291,10 @@ func (m *Model) verifyKey(p pressed) tea.Cmd {
 
 func (m *Model) retryKey(p pressed) tea.Cmd {
 	if len(m.data.Picked) > 0 {
-		m.status.Set(statusline.Warn, "a retry is one execution at a time, each after its own confirmation: clear the selection (esc) and retry one row")
+		m.status.Set(
+			statusline.Warn,
+			"a retry is one execution at a time, each after its own confirmation: clear the selection (esc) and retry one row",
+		)
 		return nil
 	}
 	if p.it.Kind == window.ItemGroup {
@@ -282,10 +317,16 @@ func (m *Model) copyMenuKey(p pressed) tea.Cmd {
 	if e.RequestID != "" {
 		items = append(items, copymenu.Item{Label: "request id", Text: e.RequestID})
 	}
-	items = append(items,
+	items = append(
+		items,
 		copymenu.Item{Label: "record (JSON, secrets redacted)", Make: func() string { return m.be.RecordJSON(&rec) }, Block: true},
-		copymenu.Item{Label: "curl reproduction (no key: $COMPOSIO_API_KEY)", Make: func() string { return m.be.CurlFor(&rec) }, Block: true},
-		copymenu.Item{Label: "support bundle", Deferred: true})
+		copymenu.Item{
+			Label: "curl reproduction (no key: $COMPOSIO_API_KEY)",
+			Make:  func() string { return m.be.CurlFor(&rec) },
+			Block: true,
+		},
+		copymenu.Item{Label: "support bundle", Deferred: true},
+	)
 	if addr, err := m.be.DashboardURL(e.ID); err == nil {
 		items = append(items, copymenu.Item{Label: "dashboard URL", Text: addr})
 	}
@@ -433,8 +474,11 @@ func (m *Model) verifyPicked(again bool) tea.Cmd {
 	}
 	if !m.confirmVerify {
 		m.confirmVerify = true
-		m.status.Set(statusline.Warn, fmt.Sprintf("check %d selected write(s) with their provider (%d read tool runs, within the rate limit)? press %s again",
-			len(writes), len(writes), m.key(m.Keys.Verify)))
+		m.status.Set(
+			statusline.Warn,
+			fmt.Sprintf("check %d selected write(s) with their provider (%d read tool runs, within the rate limit)? press %s again",
+				len(writes), len(writes), m.key(m.Keys.Verify)),
+		)
 		return nil
 	}
 	m.confirmVerify = false
@@ -460,7 +504,10 @@ func (m *Model) verifyPicked(again bool) tea.Cmd {
 // viewsKey opens the menu of the saved views (the config's, then the team's) (and "no view", which clears one).
 func (m *Model) viewsKey(pressed) tea.Cmd {
 	if len(m.opt.Views) == 0 {
-		m.status.Set(statusline.Warn, "no saved views: add [views.NAME] with filter = \"…\" and show = \"all|flagged|duplicates\" to the config, or keep one for the team: exectriage view save NAME --filter …")
+		m.status.Set(
+			statusline.Warn,
+			"no saved views: add [views.NAME] with filter = \"…\" and show = \"all|flagged|duplicates\" to the config, or keep one for the team: exectriage view save NAME --filter …",
+		)
 		return nil
 	}
 	items := make([]copymenu.Item, 0, len(m.opt.Views)+1)

@@ -284,7 +284,16 @@ const bigLoad = 100_000
 // first page, the builder makes room for them at once. mem paces the collector meanwhile (see
 // heap.Budget). Each page goes back to the load once the builder has taken it. Without snap
 // the analysis gives no dataset (analyzedMsg.ds is nil): the list keeps the one it has.
-func analyzeCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, b *window.Builder, pages [][]model.Execution, hint int, groups, snap bool) tea.Cmd {
+func analyzeCmd(
+	ctx context.Context,
+	be Backend,
+	mem *heap.Budget,
+	tag int,
+	b *window.Builder,
+	pages [][]model.Execution,
+	hint int,
+	groups, snap bool,
+) tea.Cmd {
 	return func() tea.Msg {
 		cores.Foreground() // after the loop, before the read and the parse, which wait for it
 		done := mem.Load()

@@ -817,7 +817,12 @@ func (m *Model) openTimeline(msg timelineMsg) tea.Cmd {
 // end it wraps and says so.
 func (m *Model) jumpMatch(dir int) tea.Cmd {
 	if m.query.Empty() {
-		m.setInfo("%s and %s move between a filter's matches: type %s first", m.key(m.Keys.NextMatch), m.key(m.Keys.PrevMatch), m.key(m.Keys.Filter))
+		m.setInfo(
+			"%s and %s move between a filter's matches: type %s first",
+			m.key(m.Keys.NextMatch),
+			m.key(m.Keys.PrevMatch),
+			m.key(m.Keys.Filter),
+		)
 		return nil
 	}
 	items := m.list.Items()
@@ -863,8 +868,11 @@ func (m *Model) quit(confirmed bool) tea.Cmd {
 		if ks := m.Keys.Quit.Keys(); len(ks) > 0 {
 			q = ks[0]
 		}
-		msg := fmt.Sprintf("a retry of %s is being sent: quitting now leaves its outcome unknown (exectriage resolve). %s again quits anyway; any other key waits",
-			strings.Join(ids, ", "), q)
+		msg := fmt.Sprintf(
+			"a retry of %s is being sent: quitting now leaves its outcome unknown (exectriage resolve). %s again quits anyway; any other key waits",
+			strings.Join(ids, ", "),
+			q,
+		)
 		m.quitAsked = true
 		m.status.Set(statusline.Warn, msg)
 		if m.retry.IsOpen() {

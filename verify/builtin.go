@@ -241,7 +241,13 @@ func githubComment() *check {
 			if err != nil {
 				return nil, fmt.Errorf("argument issue_number %q is not a number", n)
 			}
-			return map[string]any{"owner": owner, "repo": repo, "issue_number": num, "since": since.UTC().Format(time.RFC3339), "per_page": 100}, nil
+			return map[string]any{
+				"owner":        owner,
+				"repo":         repo,
+				"issue_number": num,
+				"since":        since.UTC().Format(time.RFC3339),
+				"per_page":     100,
+			}, nil
 		},
 		lists: []string{"comments", "details", "response_data", "data"},
 		rules: []rule{{item: []string{"body"}, want: requiredArg("body", "body")}},
@@ -275,7 +281,11 @@ func hubspotContact() *check {
 		name: "builtin hubspot contacts", tool: "HUBSPOT_CREATE_CONTACT", readTool: "HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA",
 		args: func(orig map[string]any, _ time.Time) (map[string]any, error) {
 			if email, ok := argText(orig, "email", "properties.email"); ok {
-				return map[string]any{"filterGroups": []any{map[string]any{"filters": []any{eq("email", email)}}}, "properties": props, "limit": 100}, nil
+				return map[string]any{
+					"filterGroups": []any{map[string]any{"filters": []any{eq("email", email)}}},
+					"properties":   props,
+					"limit":        100,
+				}, nil
 			}
 			first, _ := argText(orig, "firstname", "properties.firstname")
 			last, _ := argText(orig, "lastname", "properties.lastname")

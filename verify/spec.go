@@ -46,7 +46,10 @@ func (s VerifierSpec) compile() (*check, error) {
 	case tool == readTool:
 		return nil, errors.New("read_tool is the tool itself")
 	case triage.KindFromSlug(readTool) != model.KindRead:
-		return nil, fmt.Errorf("read_tool %s does not look like a read (no FETCH/GET/LIST/SEARCH/... verb): a verifier must never run a write", readTool)
+		return nil, fmt.Errorf(
+			"read_tool %s does not look like a read (no FETCH/GET/LIST/SEARCH/... verb): a verifier must never run a write",
+			readTool,
+		)
 	case len(s.Match)+len(s.Contains) == 0:
 		return nil, errors.New("match or contains is missing: nothing would tell the effect apart")
 	case s.PageSize < 0:

@@ -204,7 +204,12 @@ func (v *Verifiers) verify(ctx context.Context, e *model.Execution) model.Provid
 			st.State = model.ProviderFound
 			id, _ := argText(args, c.goneArg)
 			st.Matches = []model.EvidenceItem{{ID: id, Summary: "no longer exists"}}
-			st.Reason = fmt.Sprintf("%s is gone (%s answered not found): the %s took effect, do not retry", c.describe(args), c.readTool, strings.ToLower(c.verb()))
+			st.Reason = fmt.Sprintf(
+				"%s is gone (%s answered not found): the %s took effect, do not retry",
+				c.describe(args),
+				c.readTool,
+				strings.ToLower(c.verb()),
+			)
 			return st
 		}
 		st.Reason = fmt.Sprintf("%s failed: %s", c.readTool, oneLine(failure, 160))
@@ -274,13 +279,40 @@ func (v *Verifiers) verify(ctx context.Context, e *model.Execution) model.Provid
 		for i, m := range st.Matches {
 			ids[i] = m.ID
 		}
-		st.Reason = fmt.Sprintf("found %d× %s since %s: %s (%s): do not retry", len(st.Matches), what, sinceText, strings.Join(ids, ", "), c.readTool)
+		st.Reason = fmt.Sprintf(
+			"found %d× %s since %s: %s (%s): do not retry",
+			len(st.Matches),
+			what,
+			sinceText,
+			strings.Join(ids, ", "),
+			c.readTool,
+		)
 	case unknown > 0:
-		st.Reason = fmt.Sprintf("%d of %d items %s returned have no %s to compare: check manually in %s", unknown, len(items), c.readTool, missing, toolkitName(e))
+		st.Reason = fmt.Sprintf(
+			"%d of %d items %s returned have no %s to compare: check manually in %s",
+			unknown,
+			len(items),
+			c.readTool,
+			missing,
+			toolkitName(e),
+		)
 	case c.pageSize > 0 && len(items) >= c.pageSize && (oldest.IsZero() || !oldest.Before(since)):
-		st.Reason = fmt.Sprintf("no %s among the %d newest items %s returned, but the page was full: check manually in %s", what, len(items), c.readTool, toolkitName(e))
+		st.Reason = fmt.Sprintf(
+			"no %s among the %d newest items %s returned, but the page was full: check manually in %s",
+			what,
+			len(items),
+			c.readTool,
+			toolkitName(e),
+		)
 	case c.blind != nil && c.blind(args) != "":
-		st.Reason = fmt.Sprintf("no %s among %d items %s returned, but %s: check manually in %s", what, len(items), c.readTool, c.blind(args), toolkitName(e))
+		st.Reason = fmt.Sprintf(
+			"no %s among %d items %s returned, but %s: check manually in %s",
+			what,
+			len(items),
+			c.readTool,
+			c.blind(args),
+			toolkitName(e),
+		)
 	default:
 		st.State = model.ProviderNotFound
 		st.Reason = fmt.Sprintf("no %s since %s %s (%s)", what, sinceText, amongAt(len(items), where), c.readTool)
@@ -812,7 +844,9 @@ func (v *Verifiers) readHintOf(ctx context.Context, tool string) readHint {
 			case destr:
 				h = readHint{why: tool + " is tagged destructiveHint: a verifier never runs it"}
 			case hinted && kind != model.KindRead:
-				h = readHint{why: tool + " is not tagged readOnlyHint (its tags: " + strings.Join(t.Tags, ", ") + "): a verifier never runs a write"}
+				h = readHint{
+					why: tool + " is not tagged readOnlyHint (its tags: " + strings.Join(t.Tags, ", ") + "): a verifier never runs a write",
+				}
 			case ro:
 				h.certain = true
 			}

@@ -161,7 +161,14 @@ func Find(w Window, known map[string]bool, now time.Time) Found {
 		}
 		for _, m := range g.ExecutionIDs[1:] {
 			me := e
-			me.Kind, me.ID, me.ExecutionIDs, me.Command = KindGroupMember, IDFor(KindGroupMember, first, m), []string{first, m}, "exectriage show "+m
+			me.Kind, me.ID, me.ExecutionIDs, me.Command = KindGroupMember, IDFor(
+				KindGroupMember,
+				first,
+				m,
+			), []string{
+				first,
+				m,
+			}, "exectriage show "+m
 			f.Events = append(f.Events, me)
 		}
 	}

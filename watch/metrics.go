@@ -33,16 +33,48 @@ type Metrics struct {
 func NewMetrics() *Metrics {
 	m := &Metrics{reg: prometheus.NewRegistry()}
 	f := func(c prometheus.Collector) { m.reg.MustRegister(c) }
-	m.executions = prometheus.NewGauge(prometheus.GaugeOpts{Name: "exectriage_watch_executions", Help: "Executions in the window the last pass read."})
-	m.flagged = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "exectriage_watch_flagged", Help: "Flagged writes in the window, by toolkit and outcome."}, []string{"toolkit", "outcome"})
-	m.groups = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "exectriage_watch_groups", Help: "Duplicate groups in the window, by cause."}, []string{"cause"})
-	m.events = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "exectriage_watch_events_total", Help: "Events found and queued, by kind."}, []string{"kind"})
-	m.deliveries = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "exectriage_watch_deliveries_total", Help: "Deliveries by sink and what they came to (sent, failed, unclear)."}, []string{"sink", "state"})
-	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "exectriage_watch_api_requests_total", Help: "Requests sent to the Composio API, by status (0: no answer)."}, []string{"code"})
-	m.rateWaits = prometheus.NewCounter(prometheus.CounterOpts{Name: "exectriage_watch_rate_limit_waits_total", Help: "Waits for the API's rate limit."})
-	m.passes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "exectriage_watch_passes_total", Help: "Passes over the API, by result (ok, error, follower)."}, []string{"result"})
-	m.behind = prometheus.NewGauge(prometheus.GaugeOpts{Name: "exectriage_watch_behind_seconds", Help: "Seconds since the last pass that read the API whole began."})
-	m.leader = prometheus.NewGauge(prometheus.GaugeOpts{Name: "exectriage_watch_leader", Help: "1 while this watcher is the one that sends."})
+	m.executions = prometheus.NewGauge(
+		prometheus.GaugeOpts{Name: "exectriage_watch_executions", Help: "Executions in the window the last pass read."},
+	)
+	m.flagged = prometheus.NewGaugeVec(
+		prometheus.GaugeOpts{Name: "exectriage_watch_flagged", Help: "Flagged writes in the window, by toolkit and outcome."},
+		[]string{"toolkit", "outcome"},
+	)
+	m.groups = prometheus.NewGaugeVec(
+		prometheus.GaugeOpts{Name: "exectriage_watch_groups", Help: "Duplicate groups in the window, by cause."},
+		[]string{"cause"},
+	)
+	m.events = prometheus.NewCounterVec(
+		prometheus.CounterOpts{Name: "exectriage_watch_events_total", Help: "Events found and queued, by kind."},
+		[]string{"kind"},
+	)
+	m.deliveries = prometheus.NewCounterVec(
+		prometheus.CounterOpts{
+			Name: "exectriage_watch_deliveries_total",
+			Help: "Deliveries by sink and what they came to (sent, failed, unclear).",
+		},
+		[]string{"sink", "state"},
+	)
+	m.requests = prometheus.NewCounterVec(
+		prometheus.CounterOpts{
+			Name: "exectriage_watch_api_requests_total",
+			Help: "Requests sent to the Composio API, by status (0: no answer).",
+		},
+		[]string{"code"},
+	)
+	m.rateWaits = prometheus.NewCounter(
+		prometheus.CounterOpts{Name: "exectriage_watch_rate_limit_waits_total", Help: "Waits for the API's rate limit."},
+	)
+	m.passes = prometheus.NewCounterVec(
+		prometheus.CounterOpts{Name: "exectriage_watch_passes_total", Help: "Passes over the API, by result (ok, error, follower)."},
+		[]string{"result"},
+	)
+	m.behind = prometheus.NewGauge(
+		prometheus.GaugeOpts{Name: "exectriage_watch_behind_seconds", Help: "Seconds since the last pass that read the API whole began."},
+	)
+	m.leader = prometheus.NewGauge(
+		prometheus.GaugeOpts{Name: "exectriage_watch_leader", Help: "1 while this watcher is the one that sends."},
+	)
 	for _, c := range []prometheus.Collector{m.executions, m.flagged, m.groups, m.events, m.deliveries, m.requests, m.rateWaits, m.passes, m.behind, m.leader,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)

@@ -111,7 +111,12 @@ func EndlessCursor() http.HandlerFunc {
 		k := n
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"logs":[{"id":"log_endless_%d","timestamp":"2026-03-01T10:00:00Z","status":"success","metadata":{"tool_slug":"GMAIL_FETCH_EMAILS"}}],"next_cursor":"c%d"}`, k, k)
+		fmt.Fprintf(
+			w,
+			`{"logs":[{"id":"log_endless_%d","timestamp":"2026-03-01T10:00:00Z","status":"success","metadata":{"tool_slug":"GMAIL_FETCH_EMAILS"}}],"next_cursor":"c%d"}`,
+			k,
+			k,
+		)
 	}
 }
 

@@ -27,7 +27,12 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (check, then go test -update rewrites it):\n%s\n--- got\n%s", path, LineDiff(string(want), string(got)), got)
+		t.Errorf(
+			"%s differs from the golden file (check, then go test -update rewrites it):\n%s\n--- got\n%s",
+			path,
+			LineDiff(string(want), string(got)),
+			got,
+		)
 	}
 }
 

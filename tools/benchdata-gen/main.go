@@ -18,7 +18,11 @@ func main() {
 	n := flag.Int("n", 10_000, "executions to write")
 	seed := flag.Uint64("seed", 1, "seed (same seed, same bytes)")
 	out := flag.String("o", "", "output `FILE` (written through a temporary file, then renamed)")
-	prod := flag.Bool("production", false, "the bodies of real projects' exports (HTML emails, Slack blocks, providers' whole objects): about 4× the bytes")
+	prod := flag.Bool(
+		"production",
+		false,
+		"the bodies of real projects' exports (HTML emails, Slack blocks, providers' whole objects): about 4× the bytes",
+	)
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: gen -n N [-seed S] -o FILE")
@@ -55,7 +59,16 @@ func run(ctx context.Context, out string, n int, seed uint64, prod bool) error {
 	if err := os.Rename(tmp.Name(), out); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "%s: %d records, %.1f MB (%.0f B/record), %d failed, %d in duplicate bursts, in %s\n",
-		out, st.Records, float64(st.Bytes)/1e6, float64(st.Bytes)/float64(max(st.Records, 1)), st.Failed, st.Duplicates, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(
+		os.Stderr,
+		"%s: %d records, %.1f MB (%.0f B/record), %d failed, %d in duplicate bursts, in %s\n",
+		out,
+		st.Records,
+		float64(st.Bytes)/1e6,
+		float64(st.Bytes)/float64(max(st.Records, 1)),
+		st.Failed,
+		st.Duplicates,
+		time.Since(start).Round(time.Millisecond),
+	)
 	return nil
 }

@@ -345,7 +345,15 @@ func writeDoc(file string, results []result, killed, ran, skipped int) error {
 		return errors.New(file + " has no " + begin + " ... " + end + " markers")
 	}
 	var t strings.Builder
-	fmt.Fprintf(&t, "%s\n**%d of %d killed** (%d skipped: no PostgreSQL), %s.\n\n", begin, killed, ran, skipped, time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(
+		&t,
+		"%s\n**%d of %d killed** (%d skipped: no PostgreSQL), %s.\n\n",
+		begin,
+		killed,
+		ran,
+		skipped,
+		time.Now().UTC().Format("2006-01-02"),
+	)
 	t.WriteString("| mutant | file | what it breaks | verdict |\n|---|---|---|---|\n")
 	for _, r := range results {
 		fmt.Fprintf(&t, "| %s | `%s` | %s | %s %s |\n", r.m.Name, r.m.File, r.m.Why, r.verdict, strings.ReplaceAll(r.detail, "|", "\\|"))

@@ -117,7 +117,10 @@ func run(ctx context.Context, o options, log io.Writer) error {
 			}
 		}
 		dir := fmt.Sprintf("exectriage_%s_%s_%s", o.version, goos, goarch)
-		files := []file{{name: dir + "/" + bin, path: exe, mode: 0o755}, {name: dir + "/README.md", path: filepath.Join(o.root, "README.md"), mode: 0o644}}
+		files := []file{
+			{name: dir + "/" + bin, path: exe, mode: 0o755},
+			{name: dir + "/README.md", path: filepath.Join(o.root, "README.md"), mode: 0o644},
+		}
 		for _, m := range mans {
 			files = append(files, file{name: dir + "/man/" + filepath.Base(m), path: m, mode: 0o644})
 		}
@@ -169,7 +172,8 @@ func gitCommit(ctx context.Context, root string) string {
 		return "unknown"
 	}
 	c := strings.TrimSpace(string(out))
-	if st, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+	if st, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain").Output(); err == nil &&
+		len(bytes.TrimSpace(st)) > 0 {
 		c += "+dirty"
 	}
 	return c

@@ -110,6 +110,10 @@ func (m Model) View() string {
 		}
 		b.WriteString(common.Truncate(cur+string(rune('1'+i))+" "+label+"  "+st.Muted.Render(common.Clean(preview)), inner) + "\n")
 	}
-	b.WriteString("\n" + st.Dialog.Hint.Render(common.Truncate("j/k or 1-"+string(rune('0'+len(m.items)))+" choose · enter "+enter+" · esc or q closes", inner)))
+	b.WriteString(
+		"\n" + st.Dialog.Hint.Render(
+			common.Truncate("j/k or 1-"+string(rune('0'+len(m.items)))+" choose · enter "+enter+" · esc or q closes", inner),
+		),
+	)
 	return st.Dialog.Box.Width(w).Render(b.String())
 }

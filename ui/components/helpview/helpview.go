@@ -49,14 +49,23 @@ var legend = [][2]string{
 	{"!", "a flagged write: its outcome is ambiguous or rejected; verify before any retry"},
 	{"AMBIGUOUS", "may or may not have happened (timeout, 5xx, dropped connection)"},
 	{"REJECTED", "refused before execution (429, a rate limit); likely not executed"},
-	{"DUP×n cause", "n calls of one tool and account within the window, the same arguments or the text reworded; cause: sdk_auto_retry, session_auto_retry, framework_retry, trigger_redelivery, agent_retry, app_retry, double_submit, exectriage_retry (a retry made here); identical or reworded n% (text similarity); took effect n/m: members the provider showed, ? until verified"},
-	{"+0.45 s", "gap: the next attempt started that long after the previous ended or timed out; overlap 0.79 s: it started while the previous was still running"},
+	{
+		"DUP×n cause",
+		"n calls of one tool and account within the window, the same arguments or the text reworded; cause: sdk_auto_retry, session_auto_retry, framework_retry, trigger_redelivery, agent_retry, app_retry, double_submit, exectriage_retry (a retry made here); identical or reworded n% (text similarity); took effect n/m: members the provider showed, ? until verified",
+	},
+	{
+		"+0.45 s",
+		"gap: the next attempt started that long after the previous ended or timed out; overlap 0.79 s: it started while the previous was still running",
+	},
 	{"RETRYING", "a guarded retry of it is being sent now"},
 	{"RETRIED", "retried once through the guard, and the retry took effect"},
 	{"RETRIED?", "a retry was sent and its outcome is unknown: run resolve before anything else"},
 	{"RETRY FAILED", "the retry certainly did not take effect"},
 	{"RETRY OF id", "this execution is exectriage's guarded retry of id"},
-	{"VERIFIED:x", "the provider was checked: found (do not retry), not_found or unknown (FOUND, NOT FOUND, UNKNOWN in the provider pane; the same words as scan --json and the bundles)"},
+	{
+		"VERIFIED:x",
+		"the provider was checked: found (do not retry), not_found or unknown (FOUND, NOT FOUND, UNKNOWN in the provider pane; the same words as scan --json and the bundles)",
+	},
 	{"MARKED:v", "a person recorded verdict v in the journal: confirmed_failed, confirmed_succeeded, duplicate or ignored"},
 }
 
@@ -133,7 +142,9 @@ func (m Model) View() string {
 		sig.WriteByte(0)
 		for _, b := range g {
 			h := b.Help()
-			sig.WriteString("\x01" + strconv.FormatBool(b.Enabled()) + strconv.FormatBool(m.Off != nil && m.Off(b)) + h.Key + "\x02" + h.Desc)
+			sig.WriteString(
+				"\x01" + strconv.FormatBool(b.Enabled()) + strconv.FormatBool(m.Off != nil && m.Off(b)) + h.Key + "\x02" + h.Desc,
+			)
 		}
 	}
 	sig.WriteString("\x03" + strconv.Itoa(m.scroll.Offset))

@@ -173,6 +173,8 @@ func (m Model) View() string {
 	if len(m.choices) < len(model.Verdicts()) {
 		b.WriteString(st.Muted.Render(common.Truncate("only the verdicts that fit this execution are offered", inner)) + "\n")
 	}
-	b.WriteString(st.Dialog.Hint.Render(common.Truncate("j/k or "+m.numbers()+" choose · tab note · enter record · esc or q cancel", inner)))
+	b.WriteString(
+		st.Dialog.Hint.Render(common.Truncate("j/k or "+m.numbers()+" choose · tab note · enter record · esc or q cancel", inner)),
+	)
 	return st.Dialog.Box.Width(w).Render(b.String())
 }

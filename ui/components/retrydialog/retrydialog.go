@@ -332,7 +332,10 @@ func (m Model) room(n int) (int, bool) {
 }
 
 func (m Model) tooSmallText(n int) string {
-	return fmt.Sprintf("the terminal is too small to show the evidence and confirm a retry: enlarge it to at least %d lines (esc closes)", n+9)
+	return fmt.Sprintf(
+		"the terminal is too small to show the evidence and confirm a retry: enlarge it to at least %d lines (esc closes)",
+		n+9,
+	)
 }
 
 // TooSmall reports whether the screen cannot show the confirmation's inputs: typing is refused.
@@ -427,7 +430,16 @@ func (m Model) parts() (string, lipgloss.Style, []string, []string) {
 		}
 		switch m.stage {
 		case stageConfirm:
-			line(&bottom, st.Dialog.Label.Render("Type ")+st.Bold.Render(`"`+ConfirmWord+`"`)+st.Dialog.Label.Render(" to confirm the first attempt did not take effect:"))
+			line(
+				&bottom,
+				st.Dialog.Label.Render(
+					"Type ",
+				)+st.Bold.Render(
+					`"`+ConfirmWord+`"`,
+				)+st.Dialog.Label.Render(
+					" to confirm the first attempt did not take effect:",
+				),
+			)
 			line(&bottom, m.confirm.View())
 			line(&bottom, st.Dialog.Label.Render("Reason (recorded in the journal):"))
 			line(&bottom, m.reason.View())
