@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -168,9 +169,7 @@ func TestALoadFetchesAsManyDetailsAtOnceAsTheBudgetAllows(t *testing.T) {
 			if rec.Code == http.StatusTooManyRequests {
 				limited.Add(1)
 			}
-			for k, v := range rec.Header() {
-				w.Header()[k] = v
-			}
+			maps.Copy(w.Header(), rec.Header())
 			w.WriteHeader(rec.Code)
 			w.Write(rec.Body.Bytes())
 		}))
