@@ -382,6 +382,11 @@ func classify(f *Finding, d dep) {
 	eco, name := d.eco, d.name
 	switch packageRole(eco, name) {
 	case roleLegacy:
+		if !sdkversion.LegacyRetries(eco) {
+			f.RetriesWrites = new(false)
+			f.Reason = fmt.Sprintf("%s is the legacy v1 SDK, replaced by %s; it has no retry code: each write is sent once", name, sdkName(eco))
+			return
+		}
 		f.RetriesWrites = new(true)
 		f.Reason = fmt.Sprintf(
 			"%s is the legacy v1 SDK, replaced by %s; it predates the change that stopped re-sending timed-out writes",
@@ -431,6 +436,12 @@ func classify(f *Finding, d dep) {
 	case d.version != "":
 		old, err := sdkversion.OlderThanFix(eco, d.version)
 		switch {
+		case sdkversion.PreRenumbered(eco, name, d.version):
+			f.RetriesWrites = new(true)
+			f.Reason = fmt.Sprintf(
+				"%s %s is a pre-release published before %s renumbered its releases 0.x: it carries the code before %s and re-sends timed-out writes",
+				name, d.version, name, fixed)
+			f.Fix = fixFor(eco)
 		case err != nil:
 			f.Reason = fmt.Sprintf("cannot read version %q", d.version)
 		case old:

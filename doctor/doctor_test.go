@@ -65,7 +65,7 @@ func TestScanFixtureProjects(t *testing.T) {
 		{"npm-lock-v1", []want{
 			{"package-lock.json", "@composio/core", "0.12.0", "RETRIES WRITES"},
 			{"package-lock.json", "@composio/core", "0.14.1", "ok"},
-			{"package-lock.json", "composio-core", "0.5.39", "RETRIES WRITES"},
+			{"package-lock.json", "composio-core", "0.5.39", "ok"}, // npm's v1 SDK never had retry code
 		}, true},
 		{"pnpm-v5", []want{{"pnpm-lock.yaml", "@composio/core", "0.12.3", "RETRIES WRITES"}}, true},
 		// issue 30: what an image installs is what runs, whatever the manifests say
@@ -75,11 +75,13 @@ func TestScanFixtureProjects(t *testing.T) {
 			{"Dockerfile", "composio-openai", "0.15.2", "unknown"},
 		}, true},
 		{"deno", []want{{"deno.json", "@composio/core", "0.14.2", "ok"}}, false},
+		// a pre-release published before composio renumbered its releases 0.x: the old code
+		{"py-prerenumbered", []want{{"requirements.txt", "composio", "1.0.0rc5", "RETRIES WRITES"}}, true},
 		{"pnpm-v6", []want{{"pnpm-lock.yaml", "@composio/core", "0.13.1", "RETRIES WRITES"}}, true},
 		{"pnpm-v9", []want{{"pnpm-lock.yaml", "@composio/core", "0.14.1", "ok"}}, false},
 		{"yarn-classic", []want{
 			{"yarn.lock", "@composio/core", "0.13.1", "RETRIES WRITES"},
-			{"yarn.lock", "composio-core", "0.5.39", "RETRIES WRITES"},
+			{"yarn.lock", "composio-core", "0.5.39", "ok"},
 		}, true},
 		{"yarn-berry", []want{
 			{"package.json", "@composio/core", ">=0.13.0 (locked 0.15.0)", "ok"},
@@ -88,12 +90,12 @@ func TestScanFixtureProjects(t *testing.T) {
 		{"npm-range-only", []want{
 			{"package.json", "@composio/client", "^0.1.0-alpha.40", "unknown"},
 			{"package.json", "@composio/core", "~0.13.0", "RETRIES WRITES"},
-			{"package.json", "composio-core", "^0.5.0", "RETRIES WRITES"},
+			{"package.json", "composio-core", "^0.5.0", "ok"},
 		}, true},
 		{"npm-special", []want{
 			{"package.json", "@composio/core", ">=0.12 <0.15", "may retry writes"},
 			{"package.json", "@composio/core", "latest", "unknown"},
-			{"package.json", "composio-core", "github:ComposioHQ/composio", "RETRIES WRITES"},
+			{"package.json", "composio-core", "github:ComposioHQ/composio", "ok"},
 		}, true},
 		{"py-pipfile", []want{
 			{"Pipfile", "composio", ">=0.15 (locked 0.15.2)", "RETRIES WRITES"},

@@ -66,7 +66,7 @@ type Role int
 const (
 	RoleNone     Role = iota
 	RoleSDK           // composio / @composio/core: the version decides
-	RoleLegacy        // composio-core (PyPI, npm): the v1 SDK line, which always retried
+	RoleLegacy        // composio-core (PyPI, npm): the v1 SDK line (LegacyRetries says whether it re-sends)
 	RoleClient        // the generated API client used directly: retries every request by default
 	RoleProvider      // a provider package (composio-openai, @composio/langchain): its core SDK decides
 )
@@ -140,10 +140,31 @@ var stillRetrying = map[Path]map[string]bool{
 	PathSession: {"npm\x00@composio/core\x001.0.0-beta.1": true, "npm\x00@composio/slim\x001.0.0-beta.1": true},
 }
 
-// carriesNoFix reports whether pkg's version is one of stillRetrying on path.
+// carriesNoFix reports whether pkg's version is one of stillRetrying on path, or on a line
+// published before its package renumbered (PreRenumbered), which carries no fix on any path.
 func carriesNoFix(eco Ecosystem, pkg, version string, path Path) bool {
-	return stillRetrying[path][string(eco)+"\x00"+pkg+"\x00"+strings.TrimPrefix(strings.TrimSpace(version), "v")]
+	return PreRenumbered(eco, pkg, version) ||
+		stillRetrying[path][string(eco)+"\x00"+pkg+"\x00"+strings.TrimPrefix(strings.TrimSpace(version), "v")]
 }
+
+// PreRenumbered reports whether version of pkg is on a pre-release line published before the
+// package renumbered its releases, and so carries the old code whatever its number says: PyPI
+// composio's 1.0.0 pre-releases (1.0.0rc1 to 1.0.0rc5) came out before the project numbered
+// its releases 0.x again, and re-send a timed-out write like the releases before the fix
+// (docs/platform.md, "Who re-sends a write").
+func PreRenumbered(eco Ecosystem, pkg, version string) bool {
+	if eco != PyPI || NormalizePy(pkg) != PythonSDK {
+		return false
+	}
+	v, err := parsePEP440(loose(version))
+	return err == nil && v.preSet && v.epoch == 0 && len(v.release) == 1 && v.release[0] == 1
+}
+
+// LegacyRetries reports whether eco's legacy v1 SDK (composio-core) re-sends a timed-out
+// write: PyPI's did (the ComposioToolSet line, up to 3 attempts); npm's never had retry code
+// (every release from 0.1.1 to 0.5.39 sends through axios without retries, read from the
+// published packages).
+func LegacyRetries(eco Ecosystem) bool { return eco == PyPI }
 
 // RetriesWrites reports whether package pkg of eco at the exact version re-sends a timed-out
 // write on path. ok is false when that cannot be told: pkg is not a package whose own version
@@ -151,7 +172,7 @@ func carriesNoFix(eco Ecosystem, pkg, version string, path Path) bool {
 // read.
 func RetriesWrites(eco Ecosystem, pkg, version string, path Path) (retries, ok bool) {
 	if PackageRole(eco, pkg) == RoleLegacy {
-		return true, true
+		return LegacyRetries(eco), true
 	}
 	fix := fixedIn(eco, pkg, path)
 	if fix == "" {

@@ -19,7 +19,9 @@ func TestRetriesWrites(t *testing.T) {
 		{NPM, "@composio/core", "0.13.1", true, true},
 		{NPM, "@composio/core", "0.14.0-beta.2", true, true},
 		{NPM, "@composio/core", "0.14.0", false, true},
-		{NPM, "composio-core", "0.5.39", true, true},
+		{NPM, "composio-core", "0.5.39", false, true}, // npm's v1 SDK never had retry code (npm pack, 0.1.1-0.5.39)
+		{PyPI, "composio", "1.0.0rc5", true, true},    // a pre-release published before the 0.x renumbering
+		{PyPI, "composio", "1.0.0", false, true},
 		{NPM, "@composio/openai", "0.13.1", false, false},
 		{PyPI, "composio", "not-a-version", false, false},
 		{PyPI, "requests", "2.0.0", false, false},

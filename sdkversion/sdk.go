@@ -70,11 +70,14 @@ func AutoRetries(pkg, version string) (retries bool, note string) {
 	if !ok {
 		return false, ""
 	}
+	shown := strings.TrimSpace(version)
+	if PreRenumbered(sdk.Eco, sdk.Name, version) {
+		return true, fmt.Sprintf("%s %s %s (a pre-release published before the 0.x renumbering) %s", sdk.Lang, sdk.Name, shown, RetriesWritesNote)
+	}
 	c, preOfFix, ok := relateToFix(sdk.Eco, version, sdk.FixedIn)
 	if !ok || c >= 0 {
 		return false, ""
 	}
-	shown := strings.TrimSpace(version)
 	if preOfFix {
 		return true, fmt.Sprintf("%s %s %s (a pre-release of %s) may still auto-retry writes", sdk.Lang, sdk.Name, shown, sdk.FixedIn)
 	}
