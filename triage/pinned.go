@@ -76,8 +76,9 @@ type pin struct {
 // (lower case), which pin nothing.
 func pinOf(ms []model.ArgMember, skip map[string]bool) pin {
 	var p pin
-	var start, people bool
+	var start, people, message bool
 	for _, m := range ms {
+		message = message || messageKey(m.Key)
 		if string(m.Raw) == "null" || skip[strings.ToLower(m.Key)] {
 			continue
 		}
@@ -105,7 +106,21 @@ func pinOf(ms []model.ArgMember, skip map[string]bool) pin {
 		}
 	}
 	p.slot = start && people
+	if message {
+		// a write that carries a message is about its message: an address beside it says who
+		// receives it (an email sent through a tool that names it "email"), not what it is
+		p.own = false
+	}
 	return p
+}
+
+// messageKey: an argument that carries a message to someone (not a record's description).
+func messageKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "body", "message", "message_body", "html_body", "text_body", "text", "markdown_text", "markdown", "content", "reply", "reply_text", "caption":
+		return true
+	}
+	return false
 }
 
 // instant is a start time in a normal form: an RFC 3339 time in UTC, or a local date and time

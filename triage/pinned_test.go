@@ -24,6 +24,8 @@ func TestWhatPinsATarget(t *testing.T) {
 		{"a contact by its address", `{"email":"dana@x.org","firstname":"Dana"}`, true},
 		{"a contact by its phone", `{"phone_number":"+1 (415) 555-0134","name":"Dana"}`, true},
 		{"a message's recipient", `{"to":"dana@x.org","subject":"Hi","body":"hello"}`, false},
+		{"a message to an address named email", `{"email":"dana@x.org","subject":"Hi","content":"your order A-1 shipped"}`, false},
+		{"a contact with a description", `{"email":"dana@x.org","firstname":"Dana","description":"met at the fair"}`, true},
 		{"an address that is none", `{"email":"not an address"}`, false},
 		{"a start by another name", `{"eventStartTime":"2026-03-14T15:00:00Z","participants":"a@x.org, b@x.org"}`, true},
 	} {
