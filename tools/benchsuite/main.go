@@ -615,6 +615,13 @@ func (s *suite) production(bin string) func(context.Context) error {
 			row{figure: "  its peak RSS", target: "≤ 450 MB", values: rss, unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 450 }},
 			row{figure: "the TUI binary opens 1m-production.jsonl (pty 120x40): start to the list with its duplicate groups", values: tuiSecs, unit: "s", format: "%.1f"},
 			row{figure: "  its peak RSS, VmHWM", target: "≤ 800 MB", values: tuiPeak, unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 800 }})
+		mem, err := s.goBench(ctx, "./internal/testkit/perfbench", "^BenchmarkMemoryProduction1M$", "1x", 1)
+		if err != nil {
+			return err
+		}
+		s.rows = append(s.rows,
+			row{figure: "memory per execution, 1m-production.jsonl loaded as the TUI loads it, in process (the generator's file: the memory section)",
+				target: "≤ 512 B", values: values(mem, "BenchmarkMemoryProduction1M", "B/exec"), unit: "B", format: "%.0f", pass: func(m float64) bool { return m <= 512 }})
 		if jqErr != nil {
 			s.rows = append(s.rows, row{figure: "  the reference: jq over the same file", pending: "jq not installed (apt-get install jq)"})
 			return nil

@@ -108,8 +108,15 @@ func load(ctx context.Context, path string, n int) (*view, error) {
 // source's offsets for Get; and what the load cost the collector (its cycles, and the bytes
 // allocated). Run it alone in its process (-count 1) for a meaningful peak RSS (VmHWM, which
 // includes the load's garbage).
-func BenchmarkMemory1M(b *testing.B) {
-	path := benchData(b, "1m.jsonl")
+func BenchmarkMemory1M(b *testing.B) { benchMemory(b, "1m.jsonl") }
+
+// BenchmarkMemoryProduction1M is BenchmarkMemory1M on the production-shaped export
+// (bench-data/1m-production.jsonl: long bodies, the providers' whole objects): memory per
+// execution must not grow with the bodies the TUI does not keep.
+func BenchmarkMemoryProduction1M(b *testing.B) { benchMemory(b, "1m-production.jsonl") }
+
+func benchMemory(b *testing.B, name string) {
+	path := benchData(b, name)
 	const n = 1_000_000
 	for b.Loop() {
 		base := heapAfterGC()
