@@ -5,17 +5,16 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"sync/atomic"
+
 	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
-	"sync/atomic"
 )
 
 // The most telling details come first: writes that did not succeed, then their neighbours,
@@ -47,36 +46,19 @@ func TestLazyDetailsMostTellingFirst(t *testing.T) {
 func TestAPageDoesNotWaitForItsDetails(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
-	srv, _, err := sandbox.Start(ctx, sandbox.Config{APIKey: "k-lazy", Seed: 9, Size: 800, Now: now}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	release := make(chan struct{})
 	var once sync.Once
 	open := func() { once.Do(func() { close(release) }) }
 	defer open()
-	h := srv.Handler()
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/logs/tool_execution/") {
-			<-release
-		}
-		h.ServeHTTP(w, r)
-	}))
-	defer proxy.Close()
-	dir := t.TempDir()
-	env := func(k string) string {
-		return map[string]string{"COMPOSIO_API_KEY": "k-lazy", "XDG_STATE_HOME": dir}[k]
-	}
-	if err := os.WriteFile(filepath.Join(dir, "none.toml"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	a, err := Open(ctx, Options{BaseURL: proxy.URL, Getenv: env, ConfigPath: filepath.Join(dir, "none.toml"), Since: 720 * time.Hour, SinceSet: true,
-		Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	base, env, dir := behind(t, sandbox.Config{Seed: 9, Size: 800, Now: now}, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/logs/tool_execution/") {
+				<-release
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	a := openBehind(t, base, env, dir, now, nil)
 
 	// Held details would hold the first page with them: the test gives up waiting after a while
 	// and lets them go, so that it fails rather than hangs.
@@ -149,44 +131,27 @@ func TestALoadFetchesAsManyDetailsAtOnceAsTheBudgetAllows(t *testing.T) {
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	peak := func(limit int) (most int64, refused int64) {
 		t.Helper()
-		srv, _, err := sandbox.Start(ctx, sandbox.Config{APIKey: "k-budget", Seed: 9, Size: 3000, Now: now, RateLimit: limit}, "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer srv.Close()
 		var inflight, top, limited atomic.Int64
-		h := srv.Handler()
-		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/logs/tool_execution/") {
-				n := inflight.Add(1)
-				for m := top.Load(); n > m && !top.CompareAndSwap(m, n); m = top.Load() {
+		base, env, dir := behind(t, sandbox.Config{Seed: 9, Size: 3000, Now: now, RateLimit: limit}, func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/logs/tool_execution/") {
+					n := inflight.Add(1)
+					for m := top.Load(); n > m && !top.CompareAndSwap(m, n); m = top.Load() {
+					}
+					defer inflight.Add(-1)
+					time.Sleep(20 * time.Millisecond) // an API's latency: the fetches overlap
 				}
-				defer inflight.Add(-1)
-				time.Sleep(20 * time.Millisecond) // an API's latency: the fetches overlap
-			}
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, r)
-			if rec.Code == http.StatusTooManyRequests {
-				limited.Add(1)
-			}
-			maps.Copy(w.Header(), rec.Header())
-			w.WriteHeader(rec.Code)
-			w.Write(rec.Body.Bytes())
-		}))
-		defer proxy.Close()
-		dir := t.TempDir()
-		env := func(k string) string {
-			return map[string]string{"COMPOSIO_API_KEY": "k-budget", "XDG_STATE_HOME": dir}[k]
-		}
-		if err := os.WriteFile(filepath.Join(dir, "none.toml"), nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		a, err := Open(ctx, Options{BaseURL: proxy.URL, Getenv: env, ConfigPath: filepath.Join(dir, "none.toml"), Since: 720 * time.Hour, SinceSet: true,
-			Now: func() time.Time { return now }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, r)
+				if rec.Code == http.StatusTooManyRequests {
+					limited.Add(1)
+				}
+				maps.Copy(w.Header(), rec.Header())
+				w.WriteHeader(rec.Code)
+				w.Write(rec.Body.Bytes())
+			})
+		})
+		a := openBehind(t, base, env, dir, now, nil)
 		if _, err := a.Load(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -3,9 +3,6 @@ package app
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,36 +19,19 @@ import (
 func TestToolDefinitionsAreFetchedOnceADay(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
-	srv, _, err := sandbox.Start(ctx, sandbox.Config{APIKey: "k-tools", Seed: 4, Size: 3000, Now: now}, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	var tools atomic.Int64
-	h := srv.Handler()
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v3.1/tools/") {
-			tools.Add(1)
-		}
-		h.ServeHTTP(w, r)
-	}))
-	defer proxy.Close()
-	dir := t.TempDir()
-	env := func(k string) string {
-		return map[string]string{"COMPOSIO_API_KEY": "k-tools", "XDG_STATE_HOME": dir, "XDG_CACHE_HOME": filepath.Join(dir, "cache")}[k]
-	}
-	if err := os.WriteFile(filepath.Join(dir, "none.toml"), nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	base, env, dir := behind(t, sandbox.Config{Seed: 4, Size: 3000, Now: now}, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/v3.1/tools/") {
+				tools.Add(1)
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
 	session := func(at time.Time) (asked int64, kinds map[string]model.ToolKind) {
 		t.Helper()
 		before := tools.Load()
-		a, err := Open(ctx, Options{BaseURL: proxy.URL, Getenv: env, ConfigPath: filepath.Join(dir, "none.toml"), Cache: CacheOn,
-			Since: 720 * time.Hour, SinceSet: true, Now: func() time.Time { return at }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
+		a := openBehind(t, base, env, dir, at, func(o *Options) { o.Cache = CacheOn })
 		l, err := a.Load(ctx)
 		if err != nil {
 			t.Fatal(err)
