@@ -244,7 +244,7 @@ CREATE TABLE IF NOT EXISTS tools (slug TEXT PRIMARY KEY, at_ms INTEGER NOT NULL,
 	upsert: `INSERT INTO entries (id, ts, entry) VALUES (?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET ts = excluded.ts, entry = excluded.entry,
 		detail = CASE WHEN entries.entry = excluded.entry THEN entries.detail ELSE NULL END`,
-	entries:      `SELECT id, ts, entry FROM entries WHERE ts >= ? AND (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT ?`,
+	entries:      `SELECT id, ts, entry, detail FROM entries WHERE ts >= ? AND (ts, id) < (?, ?) ORDER BY ts DESC, id DESC LIMIT ?`,
 	detail:       `SELECT detail FROM entries WHERE id = ? AND detail IS NOT NULL`,
 	putDetail:    `UPDATE entries SET detail = ? WHERE id = ?`,
 	count:        `SELECT count(*) FROM entries`,
@@ -289,7 +289,7 @@ CREATE TABLE IF NOT EXISTS exectriage_index_tools (
 	upsert: `INSERT INTO exectriage_index_entries AS e (project, id, ts, entry) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (project, id) DO UPDATE SET ts = excluded.ts, entry = excluded.entry,
 		detail = CASE WHEN e.entry = excluded.entry THEN e.detail ELSE NULL END`,
-	entries: `SELECT id, ts, entry FROM exectriage_index_entries WHERE project = $1 AND ts >= $2 AND (ts, id) < ($3, $4)
+	entries: `SELECT id, ts, entry, detail FROM exectriage_index_entries WHERE project = $1 AND ts >= $2 AND (ts, id) < ($3, $4)
 		ORDER BY ts DESC, id DESC LIMIT $5`,
 	detail:       `SELECT detail FROM exectriage_index_entries WHERE project = $1 AND id = $2 AND detail IS NOT NULL`,
 	putDetail:    `UPDATE exectriage_index_entries SET detail = $2 WHERE project = $1 AND id = $3`,
@@ -427,7 +427,8 @@ func (c *Cache) PutEntries(ctx context.Context, es []model.Execution) error {
 }
 
 // Entries hands on, in batches, the list entries whose time is within [from, to] (a zero
-// from: from the oldest), newest first. Each batch is read by a query of its own, closed
+// from: from the oldest), newest first; an entry whose detail is kept comes as that detail
+// (Detailed), so that a load from the cache asks for none of them again. Each batch is read by a query of its own, closed
 // before the batch is handed on: the callback may use the cache (a file's one connection)
 // while the walk goes on.
 func (c *Cache) Entries(ctx context.Context, from, to time.Time, batch func([]model.Execution) error) error {
@@ -474,11 +475,18 @@ func (c *Cache) entriesPage(
 	defer rows.Close()
 	out, n := make([]model.Execution, 0, entriesPage), 0
 	for rows.Next() {
-		var b []byte
-		if err := rows.Scan(atID, atTS, &b); err != nil {
+		var b, d []byte
+		if err := rows.Scan(atID, atTS, &b, &d); err != nil {
 			return nil, false, fmt.Errorf("cache: %w", err)
 		}
 		n++
+		if len(d) > 0 { // the detail kept for this entry: the record whole, no request for it
+			if e, err := model.ParseRecord(d); err == nil {
+				e.Detailed = true
+				out = append(out, e)
+				continue
+			}
+		}
 		e, err := p.Parse(b)
 		if err != nil {
 			continue // an entry this version cannot read: the API has it

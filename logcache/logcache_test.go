@@ -116,6 +116,10 @@ func testEntriesAndDetails(t *testing.T, mk func(Options) *Cache) {
 	if err != nil || !ok || !back.Detailed || back.RequestID != "req-5" || string(back.Arguments) != `{"to":"a@example.com"}` {
 		t.Fatalf("detail %+v %v %v", back, ok, err)
 	}
+	// a walk of the entries hands that one on as its detail, whole: nothing to ask for again
+	if got := all(t, c, d.Timestamp, d.Timestamp); len(got) != 1 || !got[0].Detailed || got[0].RequestID != "req-5" || string(got[0].Arguments) != `{"to":"a@example.com"}` {
+		t.Fatalf("the entry whose detail is kept came as %+v", got)
+	}
 	// the same entry again keeps the detail; a changed one drops it
 	if err := c.PutEntries(ctx, es[5:6]); err != nil {
 		t.Fatal(err)
