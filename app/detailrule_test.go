@@ -31,3 +31,22 @@ func TestDetailRuleReadsTheCallersTriageGroups(t *testing.T) {
 		t.Fatalf("details fetched for %v (again %d), want %v", ids, len(again), want)
 	}
 }
+
+// A record that comes whole (a cache hands on the details it keeps) needs no detail, but a list
+// entry of the same caller beside it does: without it the two could not be compared.
+func TestDetailRuleReadsTheNeighbourOfAWholeRecord(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	batch := []model.Execution{
+		{ID: "later", ToolSlug: "SLACK_SEND_MESSAGE", ConnectedAccountID: "ca_s", UserID: "u1", Status: "success", Timestamp: at.Add(30 * time.Second)},
+		{ID: "whole", ToolSlug: "SLACK_SEND_MESSAGE", ConnectedAccountID: "ca_s", UserID: "u1", Status: "failed", Timestamp: at, Detailed: true},
+	}
+	r := newDetailRule(triage.NewKinds(), 10*time.Minute)
+	need, again := r.needBatch(batch, 0)
+	var ids []string
+	for _, i := range need {
+		ids = append(ids, batch[i].ID)
+	}
+	if want := []string{"later"}; !slices.Equal(ids, want) || len(again) != 0 {
+		t.Fatalf("details fetched for %v (again %d), want %v", ids, len(again), want)
+	}
+}

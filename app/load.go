@@ -248,9 +248,6 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 	mark := make(map[int]bool)
 	for i := range batch {
 		e := &batch[i]
-		if e.Detailed {
-			continue
-		}
 		k, ok := r.kindOf[e.ToolSlug]
 		if !ok {
 			k = r.kinds.Kind(e.ToolSlug)
@@ -259,17 +256,22 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 		if !k.IsWrite() {
 			continue
 		}
-		if !triage.LogSucceeded(e.Status) {
+		// A record that came whole (a cache keeps the details it was given) needs nothing, but
+		// a neighbour of it needs its own detail, to be compared with it.
+		whole := e.Detailed
+		if !whole && !triage.LogSucceeded(e.Status) {
 			mark[i] = true // and, below, its neighbours: a failed attempt's neighbour is a group's member too
 		}
-		if triage.NoteNeedsLanguage(e) {
+		if !whole && triage.NoteNeedsLanguage(e) {
 			mark[i] = true // its SDK re-sends writes in one language only: the detail says which
 		}
 		tool, who := triage.CallerOf(e) // the callers duplicates are found among
 		key := detailKey{tool, who}
 		if prev := r.last[key]; prev != nil {
 			if d := prev.e.Timestamp.Sub(e.Timestamp).Nanoseconds(); d <= r.window && d >= -r.window {
-				mark[i] = true
+				if !whole {
+					mark[i] = true
+				}
 				if !prev.hydrated {
 					prev.hydrated = true
 					if prev.batch == n {
@@ -280,7 +282,7 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 				}
 			}
 		}
-		r.last[key] = &detailSeen{e: *e, batch: n, idx: i, hydrated: mark[i]}
+		r.last[key] = &detailSeen{e: *e, batch: n, idx: i, hydrated: whole || mark[i]}
 	}
 	for i := range batch {
 		if mark[i] {

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/exectriage/exectriage/client"
@@ -83,20 +83,12 @@ func (a *App) Learn(ctx context.Context, execs []model.Execution) {
 		return
 	}
 	var slugs []string
-	ran := map[string]toolRun{}
 	a.mu.Lock()
 	if a.learned == nil {
 		a.learned = map[string]bool{}
 	}
 	for i := range execs {
-		e := &execs[i]
-		if e.ToolVersion != "" {
-			u := strings.ToUpper(e.ToolSlug)
-			if r, ok := ran[u]; !ok || e.Timestamp.After(r.at) {
-				ran[u] = toolRun{version: e.ToolVersion, at: e.Timestamp}
-			}
-		}
-		if sl := e.ToolSlug; sl != "" && !a.learned[sl] {
+		if sl := execs[i].ToolSlug; sl != "" && !a.learned[sl] {
 			a.learned[sl] = true
 			slugs = append(slugs, sl)
 		}
@@ -109,7 +101,7 @@ func (a *App) Learn(ctx context.Context, execs []model.Execution) {
 	defer cancel()
 	var cat triage.ToolCatalog = c
 	if a.cache != nil {
-		cat = keptTools{cache: a.cache, api: c, now: a.Now(), ran: ran}
+		cat = keptTools{cache: a.cache, api: c, now: a.Now(), ran: toolRuns(execs, slugs)}
 	}
 	_ = a.kinds.Prefetch(pctx, cat, slugs)
 }
@@ -125,6 +117,22 @@ type toolRun struct {
 	at      time.Time
 }
 
+// toolRuns are the newest executions among execs of the tools slugs names that say which
+// version of the tool they ran, by slug.
+func toolRuns(execs []model.Execution, slugs []string) map[string]toolRun {
+	ran := make(map[string]toolRun, len(slugs))
+	for i := range execs {
+		e := &execs[i]
+		if e.ToolVersion == "" || !slices.Contains(slugs, e.ToolSlug) {
+			continue
+		}
+		if r, ok := ran[e.ToolSlug]; !ok || e.Timestamp.After(r.at) {
+			ran[e.ToolSlug] = toolRun{version: e.ToolVersion, at: e.Timestamp}
+		}
+	}
+	return ran
+}
+
 // keptTools is the tools endpoint through the logs' cache: a kept definition serves while it
 // is younger than ToolMaxAge and no execution after its fetch ran another version of the tool
 // (the tool changed since); any other is fetched and kept.
@@ -132,7 +140,7 @@ type keptTools struct {
 	cache *logcache.Cache
 	api   triage.ToolCatalog
 	now   time.Time
-	ran   map[string]toolRun // by upper-case slug
+	ran   map[string]toolRun // by slug, as the executions spell it
 }
 
 func (k keptTools) GetTool(ctx context.Context, slug string) (model.Tool, error) {
@@ -152,7 +160,7 @@ func (k keptTools) fresh(slug string, t model.Tool, at time.Time) bool {
 	if k.now.Sub(at) >= ToolMaxAge || at.After(k.now) {
 		return false
 	}
-	r, ok := k.ran[strings.ToUpper(slug)]
+	r, ok := k.ran[slug]
 	return !ok || t.Version == "" || r.version == t.Version || !r.at.After(at)
 }
 

@@ -82,7 +82,7 @@ func TestAKeptToolDefinitionIsFreshUntilTheToolChanges(t *testing.T) {
 		{"fetched in the future (a clock moved back)", now.Add(time.Hour), def, nil, false},
 	} {
 		k := keptTools{now: now, ran: c.ran}
-		if got := k.fresh("gmail_send_email", c.def, c.at); got != c.fresh {
+		if got := k.fresh("GMAIL_SEND_EMAIL", c.def, c.at); got != c.fresh {
 			t.Errorf("%s: fresh %v, want %v", c.name, got, c.fresh)
 		}
 	}

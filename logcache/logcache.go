@@ -428,9 +428,9 @@ func (c *Cache) PutEntries(ctx context.Context, es []model.Execution) error {
 
 // Entries hands on, in batches, the list entries whose time is within [from, to] (a zero
 // from: from the oldest), newest first; an entry whose detail is kept comes as that detail
-// (Detailed), so that a load from the cache asks for none of them again. Each batch is read by a query of its own, closed
-// before the batch is handed on: the callback may use the cache (a file's one connection)
-// while the walk goes on.
+// (Detailed), so that a load from the cache asks for none of them again. Each batch is read
+// by a query of its own, closed before the batch is handed on: the callback may use the cache
+// (a file's one connection) while the walk goes on.
 func (c *Cache) Entries(ctx context.Context, from, to time.Time, batch func([]model.Execution) error) error {
 	lo := int64(-1 << 62)
 	if !from.IsZero() {
@@ -456,8 +456,8 @@ func (c *Cache) Entries(ctx context.Context, from, to time.Time, batch func([]mo
 	}
 }
 
-// entriesPage is the number of entries Entries reads by one query (and hands on at once).
-const entriesPage = 1000
+// entriesPerQuery is the number of entries Entries reads by one query (and hands on at once).
+const entriesPerQuery = 1000
 
 // entriesPage reads the next page of Entries' walk and moves its position past it; more says
 // the page was full (another may follow).
@@ -468,12 +468,12 @@ func (c *Cache) entriesPage(
 	atTS *int64,
 	atID *string,
 ) (out []model.Execution, more bool, err error) {
-	rows, err := c.db.QueryContext(ctx, c.q.entries, c.args(lo, *atTS, *atID, entriesPage)...)
+	rows, err := c.db.QueryContext(ctx, c.q.entries, c.args(lo, *atTS, *atID, entriesPerQuery)...)
 	if err != nil {
 		return nil, false, fmt.Errorf("cache: %w", err)
 	}
 	defer rows.Close()
-	out, n := make([]model.Execution, 0, entriesPage), 0
+	out, n := make([]model.Execution, 0, entriesPerQuery), 0
 	for rows.Next() {
 		var b, d []byte
 		if err := rows.Scan(atID, atTS, &b, &d); err != nil {
@@ -497,7 +497,7 @@ func (c *Cache) entriesPage(
 	if err := rows.Err(); err != nil {
 		return nil, false, fmt.Errorf("cache: %w", err)
 	}
-	return out, n == entriesPage, nil
+	return out, n == entriesPerQuery, nil
 }
 
 // Detail returns the detail kept for id (ok false when there is none).

@@ -49,13 +49,13 @@ func peopleKey(k string) bool {
 		strings.Contains(l, "invitee")
 }
 
-// ownAddressKey: an argument that is the target's own address or phone (a contact's email),
-// not whom a message goes to (recipientKey).
-func ownAddressKey(k string) bool {
-	if recipientKey(k) {
+// ownAddressKey: an argument (its name in lower case) that is the target's own address or
+// phone (a contact's email), not whom a message goes to (recipientKey).
+func ownAddressKey(l string) bool {
+	if recipientKey(l) {
 		return false
 	}
-	switch strings.ToLower(k) {
+	switch l {
 	case "email", "email_address", "emailaddress", "primary_email", "work_email", "personal_email",
 		"phone", "phone_number", "phonenumber", "mobile", "mobile_phone", "mobilephone", "mobile_number":
 		return true
@@ -78,21 +78,22 @@ func pinOf(ms []model.ArgMember, skip map[string]bool) pin {
 	var p pin
 	var start, people, message bool
 	for _, m := range ms {
-		message = message || messageKey(m.Key)
-		if string(m.Raw) == "null" || skip[strings.ToLower(m.Key)] {
+		lk := strings.ToLower(m.Key)
+		message = message || messageKey(lk)
+		if string(m.Raw) == "null" || skip[lk] {
 			continue
 		}
 		var v string
 		switch {
-		case startKey(m.Key) && m.IsStr:
+		case startKey(lk) && m.IsStr:
 			if v = instant(m.Str); v != "" {
 				start = true
 			}
-		case peopleKey(m.Key):
+		case peopleKey(lk):
 			if v = addressSet(string(m.Raw)); v != "" {
 				people = true
 			}
-		case ownAddressKey(m.Key) && m.IsStr:
+		case ownAddressKey(lk) && m.IsStr:
 			if v = addressOrPhone(m.Str); v != "" {
 				p.own = true
 				p.address = p.address || strings.HasPrefix(v, "E:")
@@ -114,9 +115,10 @@ func pinOf(ms []model.ArgMember, skip map[string]bool) pin {
 	return p
 }
 
-// messageKey: an argument that carries a message to someone (not a record's description).
-func messageKey(k string) bool {
-	switch strings.ToLower(k) {
+// messageKey: an argument (its name in lower case) that carries a message to someone (not a
+// record's description).
+func messageKey(l string) bool {
+	switch l {
 	case "body", "message", "message_body", "html_body", "text_body", "text", "markdown_text", "markdown", "content", "reply", "reply_text", "caption":
 		return true
 	}
