@@ -295,9 +295,7 @@ func ConfirmationText(c journal.Confirmation) string {
 		c.Reason,
 		c.Outcome,
 		orWord(string(c.Provider.State), "unchecked"),
-	) + onSource(
-		c.Source,
-	)
+	) + onSource(c.Source)
 }
 
 // onSource names the source a record was made against ("" for records older than that).

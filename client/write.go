@@ -156,9 +156,7 @@ func (w *WriteClient) Execute(ctx context.Context, slug string, req ExecuteReque
 		if res.ResultType == "input_required" {
 			why = "it waits for input first (an account to connect)"
 			if res.RequestState != "" {
-				why = "it waits for a person's approval (request_state " + w.t.scrub(
-					res.RequestState,
-				) + "); the app that asked re-calls it with the approval"
+				why = "it waits for a person's approval (request_state " + w.t.scrub(res.RequestState) + "); the app that asked re-calls it with the approval"
 			}
 		}
 		res.Error = w.t.scrub(res.Error)

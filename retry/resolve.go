@@ -233,9 +233,7 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 			return r, nil
 		case !logsChecked && d.Logs != nil:
 			r.Next = "still indeterminate: the logs could not be searched completely, so nothing proves it did not run; look for request id " +
-				a.ID + " (or the same call after " + model.When(
-				a.CreatedAt,
-			) + ") in the logs and check the provider by hand, then " +
+				a.ID + " (or the same call after " + model.When(a.CreatedAt) + ") in the logs and check the provider by hand, then " +
 				strings.TrimSuffix(
 					d.command("resolve", a.ID),
 					"`",

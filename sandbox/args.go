@@ -49,9 +49,7 @@ func (g *generator) buildArgs(tool *toolDef, a *account, t time.Time) map[string
 	case "GMAIL_SEND_EMAIL", "GMAIL_CREATE_EMAIL_DRAFT":
 		first, _ := g.person()
 		to := pick(g, g.externals)
-		body := "Hi " + capitalize(
-			strings.Split(to, ".")[0],
-		) + ",\n\n" + g.fill(
+		body := "Hi " + capitalize(strings.Split(to, ".")[0]) + ",\n\n" + g.fill(
 			pick(g, p.sentences),
 			t,
 		) + "\n\n" + pick(

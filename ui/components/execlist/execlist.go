@@ -480,14 +480,8 @@ func (m Model) groupRow(l layout, w int, it window.Item, cur string, base lipglo
 	}
 	tool, _ := m.cell(e.ToolSlug, nil)
 	whoText, _ := m.cell(who, nil)
-	text := cur + mark + " " + fold + " DUP×" + common.Count(
-		len(members),
-	) + " " + common.Clean(
-		string(g.Pattern),
-	) + " " + g.SimilarityWord() +
-		"  " + tool + "  " + whoText + "  " + eff + "  last " + common.Clock(
-		e.Timestamp,
-	)
+	text := cur + mark + " " + fold + " DUP×" + common.Count(len(members)) + " " + common.Clean(string(g.Pattern)) + " " + g.SimilarityWord() +
+		"  " + tool + "  " + whoText + "  " + eff + "  last " + common.Clock(e.Timestamp)
 	return base.Render(common.Fit(text, w))
 }
 

@@ -432,11 +432,7 @@ func (m Model) parts() (string, lipgloss.Style, []string, []string) {
 		case stageConfirm:
 			line(
 				&bottom,
-				st.Dialog.Label.Render(
-					"Type ",
-				)+st.Bold.Render(
-					`"`+ConfirmWord+`"`,
-				)+st.Dialog.Label.Render(
+				st.Dialog.Label.Render("Type ")+st.Bold.Render(`"`+ConfirmWord+`"`)+st.Dialog.Label.Render(
 					" to confirm the first attempt did not take effect:",
 				),
 			)
