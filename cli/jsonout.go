@@ -107,7 +107,7 @@ func toExecJSON(e *model.Execution, t *model.Triage, hide func(string) string) e
 		Journal: t.Case,
 	}
 	if !e.Timestamp.IsZero() {
-		j.Timestamp = e.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z")
+		j.Timestamp = e.Timestamp.UTC().Format(model.WireTime)
 	}
 	if e.HasDuration {
 		ms := float64(e.Duration) / float64(time.Millisecond)
@@ -317,16 +317,13 @@ func writeArrayLinesParallel(w io.Writer, n int, item func(buf []byte, k int) []
 	return err
 }
 
-// stampLayout is how EXEC objects write a timestamp (UTC, milliseconds).
-const stampLayout = "2006-01-02T15:04:05.000Z"
-
-// appendStamp appends t.UTC().AppendFormat(b, stampLayout) without reading the layout: a
+// appendStamp appends t.UTC().AppendFormat(b, model.WireTime) without reading the layout: a
 // million rows spent a quarter of a CPU second in AppendFormat.
 func appendStamp(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	y, mo, d := t.Date()
 	if y < 0 || y > 9999 {
-		return t.AppendFormat(b, stampLayout)
+		return t.AppendFormat(b, model.WireTime)
 	}
 	h, mi, s := t.Clock()
 	ms := t.Nanosecond() / int(time.Millisecond)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
 
@@ -19,7 +20,7 @@ func TestAppendStampMatchesAppendFormat(t *testing.T) {
 		times = append(times, time.Unix(r.Int64N(1<<38)-1<<37, r.Int64N(1e9)))
 	}
 	for _, tm := range times {
-		if got, want := string(appendStamp([]byte("x"), tm)), "x"+tm.UTC().Format(stampLayout); got != want {
+		if got, want := string(appendStamp([]byte("x"), tm)), "x"+tm.UTC().Format(model.WireTime); got != want {
 			t.Fatalf("%v: %q, AppendFormat %q", tm, got, want)
 		}
 	}

@@ -195,7 +195,7 @@ func (s *Server) handleTriggerLog(w http.ResponseWriter, r *http.Request) {
 // triggerLog is one delivery in the trigger logs' shape.
 func triggerLog(e *model.Execution, payload bool) map[string]any {
 	d := e.Delivery
-	at := e.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z")
+	at := e.Timestamp.UTC().Format(model.WireTime)
 	status := "success"
 	if e.Status != model.StatusSuccess {
 		status = "error"

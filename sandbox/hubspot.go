@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/exectriage/exectriage/model"
 )
 
 // portal is one company's HubSpot portal (its CRM contacts).
@@ -39,8 +41,8 @@ func (p *portal) add(props map[string]string, at time.Time) *contact {
 }
 
 func (ct *contact) json() map[string]any {
-	props := map[string]any{"hs_object_id": ct.id, "createdate": ct.created.UTC().Format("2006-01-02T15:04:05.000Z"),
-		"lastmodifieddate": ct.created.UTC().Format("2006-01-02T15:04:05.000Z")}
+	props := map[string]any{"hs_object_id": ct.id, "createdate": ct.created.UTC().Format(model.WireTime),
+		"lastmodifieddate": ct.created.UTC().Format(model.WireTime)}
 	for k, v := range ct.props {
 		props[k] = v
 	}

@@ -1,0 +1,260 @@
+package doctor
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/sdkversion"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// ofEcosystem is the code files of one ecosystem.
+func ofEcosystem(code []codeFile, eco Ecosystem) []codeFile {
+	var out []codeFile
+	for _, c := range code {
+		if c.eco == eco {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// callArgs is the text of a call's arguments from column col of line n on, across lines until
+// its parentheses close (at most 40 lines).
+func callArgs(lines []string, n, col int) string {
+	var b strings.Builder
+	depth := 1
+	for i := n; i < len(lines) && i < n+40; i++ {
+		s := lines[i]
+		if i == n {
+			s = s[min(col, len(s)):]
+		}
+		for j := 0; j < len(s); j++ {
+			switch s[j] {
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				depth--
+				if depth == 0 {
+					b.WriteString(s[:j])
+					return b.String()
+				}
+			}
+		}
+		b.WriteString(s)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// codeFindings adds what the code says to the manifest findings: the LangChain middleware,
+// which paths of each retrying SDK the code uses (a path it never uses is "present, not used",
+// not an alarm), and the session threshold where the project sends through sessions.
+func codeFindings(uses []codeUse, read map[Ecosystem][]string, found []Finding) []Finding {
+	var out []Finding
+	for i := range uses {
+		if u := &uses[i]; u.what == "middleware" {
+			out = append(out, middlewareFinding(u))
+		}
+	}
+	for fi := range found {
+		f := &found[fi]
+		if f.RetriesWrites == nil || !*f.RetriesWrites ||
+			f.CallPath != "" && f.CallPath != CallToolsExecute && f.CallPath != CallWorkbench {
+			continue
+		}
+		role := packageRole(f.Ecosystem, f.Package)
+		what, path := "execute", "tools.execute, the proxy or provider-wrapped tools (tools.get, handleToolCalls)"
+		switch {
+		case f.CallPath == CallWorkbench:
+			what, path = "workbench", "the package (no file imports @composio/experimental)"
+		case role == roleLegacy || role == roleProvider:
+			what, path = "legacy", "the legacy toolset's sending calls (execute_action, get_tools, handle_tool_calls)"
+		case role != roleSDK:
+			continue
+		}
+		if !codeUnder(read[f.Ecosystem], f.File) {
+			continue // no code read: the version alone speaks
+		}
+		if u := useUnder(uses, f, what); u != nil {
+			f.Evidence, f.Use = u.at(), UseUsed
+			continue
+		}
+		f.RetriesWrites = new(false)
+		f.may = false
+		f.Use = UseNotUsed
+		f.Reason = f.Reason + "; present, not used: the code under " + dirOf(f.File) + " never calls " + path
+		f.Fix = ""
+	}
+	for _, f := range found {
+		if out1, ok := sessionFinding(uses, f); ok {
+			out = append(out, out1)
+		}
+	}
+	return out
+}
+
+// middlewareFinding judges one ToolRetryMiddleware: retries over write tools (or all tools)
+// are an alarm; retries over read tools only, or none, are not.
+func middlewareFinding(u *codeUse) Finding {
+	f := Finding{File: u.at(), Ecosystem: u.eco, Package: "langchain " + u.text, CallPath: CallMiddleware, Evidence: u.at(), Use: UseUsed}
+	times := fmt.Sprintf("%d retries", u.retries)
+	if u.retries == 1 {
+		times = "1 retry"
+	}
+	var writes []string
+	for _, t := range u.tools {
+		if triage.KindFromSlug(t) != model.KindRead {
+			writes = append(writes, t)
+		}
+	}
+	switch {
+	case u.retries == 0:
+		f.RetriesWrites = new(false)
+		f.Reason = "LangChain's " + u.text + " is set to 0 retries"
+	case u.tools != nil && len(writes) == 0:
+		f.RetriesWrites = new(false)
+		f.Reason = fmt.Sprintf(
+			"LangChain's %s (%s) wraps only read tools (%s): a retried read sends nothing",
+			u.text,
+			times,
+			strings.Join(u.tools, ", "),
+		)
+	case u.tools != nil:
+		f.RetriesWrites = new(true)
+		f.Reason = fmt.Sprintf("LangChain's %s retries a failed call of %s (%s, about 1 s then 2 s apart): one write can happen %d times",
+			u.text, strings.Join(writes, ", "), times, u.retries+1)
+		f.Fix = "keep write tools out of its tools=[...], or set retry_on to errors that prove nothing ran"
+	default:
+		f.RetriesWrites = new(true)
+		f.Reason = fmt.Sprintf(
+			"LangChain's %s retries every failed tool call (%s, about 1 s then 2 s apart), writes included: one email can go out %d times",
+			u.text,
+			times,
+			u.retries+1,
+		)
+		f.Fix = "exclude write tools from it (tools=[...reads]), or set retry_on to errors that prove nothing ran"
+	}
+	return f
+}
+
+// sessionFinding is the session threshold for a manifest finding f of an SDK whose session
+// writes re-send, where the code under f's directory sends through sessions (cited at the
+// sending call), creates sessions it hands on (cited at the creation), or uses sessions only
+// for their MCP address (its own line, not an alarm).
+func sessionFinding(uses []codeUse, f Finding) (Finding, bool) {
+	if f.Version == "" && f.Constraint == "" {
+		return Finding{}, false
+	}
+	pkg := f.Package
+	if f.Ecosystem == PyPI {
+		pkg = sdkversion.NormalizePy(pkg)
+	}
+	fix := sdkversion.FixedOn(f.Ecosystem, pkg, sdkversion.PathSession)
+	if fix == "" {
+		return Finding{}, false
+	}
+	what := f.Package + " " + f.Version + " re-sends"
+	fixText := "upgrade " + f.Package + " to " + fix + " or later"
+	retries, ok := false, false
+	if f.Version != "" {
+		retries, ok = sdkversion.RetriesWrites(f.Ecosystem, pkg, f.Version, sdkversion.PathSession)
+		if v, err := semverOrPEP(f.Ecosystem, f.Version); err == nil && v > 0 && retries {
+			fixText = "use a release that carries the fix: " + fix + " or a later final release (" + f.Version + " is a pre-release line without it)"
+		}
+	}
+	if !ok && f.Version == "" && f.LockFile == "" {
+		// a range: a finding when it admits a release that re-sends (a lock would decide)
+		if old, _, err := sdkversion.RangeSplitAt(f.Ecosystem, f.Constraint, fix); err == nil && old {
+			retries, ok = true, true
+			what = f.Package + " " + f.Constraint + " can install a release before " + fix + ", which re-sends"
+		}
+	}
+	if !ok || !retries {
+		return Finding{}, false
+	}
+	out := Finding{File: f.File, Ecosystem: f.Ecosystem, Package: f.Package, Version: f.Version, Constraint: f.Constraint,
+		LockFile: f.LockFile, CallPath: CallSession, VersionSource: f.VersionSource}
+	if u := useUnder(uses, &f, "session"); u != nil {
+		out.RetriesWrites, out.Evidence, out.Use = new(true), u.at(), UseUsed
+		out.Reason = fmt.Sprintf(
+			"the project sends through tool-router sessions (%s, %s), and %s a session write that timed out (session writes are sent once from %s)",
+			u.at(),
+			u.text,
+			what,
+			fix,
+		)
+		out.Fix = fixText
+		return out, true
+	}
+	if u := useUnder(uses, &f, "session?"); u != nil {
+		out.RetriesWrites, out.Evidence, out.Use = new(true), u.at(), UseUsed
+		out.Reason = fmt.Sprintf(
+			"the project creates a tool-router session (%s) whose sends could not be followed (it is handed on, or used from elsewhere); %s a session write that timed out (session writes are sent once from %s)",
+			u.at(),
+			what,
+			fix,
+		)
+		out.Fix = fixText
+		return out, true
+	}
+	if u := useUnder(uses, &f, "mcp"); u != nil {
+		out.RetriesWrites, out.Evidence, out.Use = new(false), u.at(), UseMCP
+		out.Reason = fmt.Sprintf(
+			"tools run over MCP (%s, %s): the SDK's session retries do not apply (%s a session write only when the SDK sends it)",
+			u.at(),
+			u.text,
+			what,
+		)
+		return out, true
+	}
+	return Finding{}, false
+}
+
+// semverOrPEP compares a version with its fix's order: 1 when it orders after it (a
+// pre-release line that still re-sends), else 0.
+func semverOrPEP(eco Ecosystem, v string) (int, error) {
+	fix := sdkversion.FixedOn(eco, sdkversion.TypeScriptSDK, sdkversion.PathSession)
+	if eco == PyPI {
+		fix = sdkversion.FixedOn(eco, sdkversion.PythonSDK, sdkversion.PathSession)
+		return sdkversion.ComparePEP440(v, fix)
+	}
+	return sdkversion.CompareSemver(v, fix)
+}
+
+// dirOf is the directory a manifest governs, as the report names it.
+func dirOf(file string) string {
+	if d := path.Dir(file); d != "." {
+		return d + "/"
+	}
+	return "the scanned directory"
+}
+
+// under reports whether the code file rel is in the project f's manifest or lock file governs:
+// its directory or below.
+func under(rel, file string) bool {
+	dir := path.Dir(file)
+	return dir == "." || strings.HasPrefix(rel, dir+"/")
+}
+
+// codeUnder reports whether any code file of the list is under file's directory.
+func codeUnder(files []string, file string) bool {
+	for _, r := range files {
+		if under(r, file) {
+			return true
+		}
+	}
+	return false
+}
+
+// useUnder is the first use of kind what in f's ecosystem under f's directory.
+func useUnder(uses []codeUse, f *Finding, what string) *codeUse {
+	for i := range uses {
+		if u := &uses[i]; u.what == what && u.eco == f.Ecosystem && under(u.rel, f.File) {
+			return u
+		}
+	}
+	return nil
+}

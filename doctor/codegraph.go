@@ -1,0 +1,252 @@
+package doctor
+
+import (
+	"regexp"
+	"strings"
+)
+
+// What a name holds, as far as doctor follows it.
+type valueKind int
+
+const (
+	kindNone valueKind = iota
+	kindClient
+	kindSession
+)
+
+const ident = `[A-Za-z_$][\w$]*`
+
+var (
+	// NAME [: type] = [await] <right-hand side>, the last name of a dotted target (this.x, self.x)
+	bindRE = regexp.MustCompile(`(` + ident + `)\s*(?::\s*[\w$.<>\[\]|, ]+?\s*)?=\s*(?:await\s+)?(.+)$`)
+	// a parameter or field typed as the client: composio: Composio
+	typedRE = regexp.MustCompile(`(` + ident + `)\s*\??:\s*(?:typing\.)?(?:Optional\[)?(Composio|ToolRouterSession)\b`)
+	// return <right-hand side>
+	returnRE = regexp.MustCompile(`\breturn\s+(?:await\s+)?(.+)$`)
+	// the name a function header or a one-line arrow or lambda defines
+	funcHeaderRE = regexp.MustCompile(
+		`(?:\bdef\s+(` + ident + `)\s*\(|\bfunction\s*\*?\s*(` + ident + `)\s*\(|(` + ident + `)\s*=\s*(?:async\s*)?(?:\([^)]*\)|` + ident + `)\s*(?::\s*[^=]+)?=>|(` + ident + `)\s*=\s*(?:async\s+)?function\b|(` + ident + `)\s*=\s*lambda\b|^\s*(?:(?:public|private|protected|static|async)\s+)*(` + ident + `)\s*\([^)]*\)\s*(?::\s*[^{]+)?\{)`,
+	)
+	// a client constructed: new Composio( / Composio(
+	newClientRE = regexp.MustCompile(`^(?:new\s+)?(?:` + ident + `\.)*Composio\s*\(`)
+	// a session created on a client: <recv>.create( / .use( / .toolRouter.create( ...
+	// (the receiver may be a call of a client factory: getComposio().toolRouter.use(id))
+	createRE = regexp.MustCompile(
+		`(` + ident + `)(\s*\([^()]*\))?\s*\.\s*(?:create|use|(?:toolRouter|tool_router)\s*\.\s*(?:create|use)|sessions\s*\.\s*create|experimental\s*\.\s*create|experimental\s*\.\s*(?:toolRouter\s*\.\s*createSession|tool_router\s*\.\s*create_session))\s*\(`,
+	)
+	createSessionRE = regexp.MustCompile(`^(` + ident + `)\s*\.\s*createSession\s*\(`)
+	// a call of a function: NAME(
+	callRE = regexp.MustCompile(`^(?:` + ident + `\.)*(` + ident + `)\s*\(`)
+	// a bare name
+	nameRE = regexp.MustCompile(`^(` + ident + `)\s*[;,)]?\s*$`)
+	// imports: TypeScript { a, b as c } and default; Python from m import a, b as c
+	tsImportRE   = regexp.MustCompile(`(?:import|export)\s+(?:type\s+)?(?:(` + ident + `)\s*,?\s*)?(?:\{([^}]*)\})?\s*from\b`)
+	tsRequireRE  = regexp.MustCompile(`(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\s*\(`)
+	pyImportRE   = regexp.MustCompile(`\bfrom\s+[\w.]+\s+import\s+(\([^)]*\)|[^\n]+)`)
+	importNameRE = regexp.MustCompile(`(` + ident + `)(?:\s+as\s+(` + ident + `)|\s*:\s*(` + ident + `))?`)
+)
+
+// rhsKind is the kind of value an expression gives, given the names known so far.
+func rhsKind(rhs string, names, funcs map[string]valueKind) valueKind {
+	rhs = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rhs), "await "))
+	if newClientRE.MatchString(rhs) {
+		return kindClient
+	}
+	// composio.createSession({headers}) is the client again, with its own request options
+	if m := createSessionRE.FindStringSubmatch(rhs); m != nil && names[m[1]] == kindClient {
+		return kindClient
+	}
+	if m := createRE.FindStringSubmatch(rhs); m != nil && strings.Index(rhs, m[0]) <= 64 && isClient(m, names, funcs) {
+		return kindSession
+	}
+	if m := callRE.FindStringSubmatch(rhs); m != nil && funcs[m[1]] != kindNone {
+		return funcs[m[1]]
+	}
+	if m := nameRE.FindStringSubmatch(rhs); m != nil {
+		return names[m[1]]
+	}
+	return kindNone
+}
+
+// isClient reports whether a createRE match's receiver is a client: a name that holds one, or
+// a call of a function that returns one.
+func isClient(m []string, names, funcs map[string]valueKind) bool {
+	if m[2] != "" {
+		return funcs[m[1]] == kindClient
+	}
+	return names[m[1]] == kindClient
+}
+
+// project is what doctor knows of one ecosystem's code across files.
+type project struct {
+	files []codeFile
+	// exported: names bound at a file's top level (module-level in Python, top-level const
+	// in TypeScript) and functions, by kind: what another file may import.
+	exported map[string]valueKind
+	funcs    map[string]valueKind
+	// per file: the names it binds or imports, by kind
+	names []map[string]valueKind
+}
+
+// follow works out, to a fixed point, which names hold a client or a session in each file and
+// which functions return one.
+func follow(files []codeFile) *project {
+	p := &project{
+		files:    files,
+		exported: map[string]valueKind{},
+		funcs:    map[string]valueKind{},
+		names:    make([]map[string]valueKind, len(files)),
+	}
+	// what each line says, read once: the rounds below only propagate kinds
+	type fact struct {
+		fn        string // the function this line is in (its header's name, or the last one seen)
+		fnBody    string // a one-line arrow's or lambda's body
+		bindName  string
+		bindRHS   string
+		exported  bool
+		typed     [][]string
+		returnRHS string
+		deflt     string // export default <rhs>
+	}
+	facts := make([][]fact, len(files))
+	imps := make([][][2]string, len(files))
+	for fi, f := range files {
+		p.names[fi] = map[string]valueKind{"composio": kindClient} // the canonical name, however it arrives
+		imps[fi] = imports(strings.Join(f.code, "\n"), f.eco)
+		fn := ""
+		for _, line := range f.code {
+			var ft fact
+			if mayHeader(line) {
+				if m := funcHeaderRE.FindStringSubmatch(line); m != nil {
+					for _, g := range m[1:] {
+						if g != "" && g != "if" && g != "for" && g != "while" && g != "switch" && g != "catch" {
+							fn = g
+							break
+						}
+					}
+					// a one-line arrow: const getClient = () => new Composio()
+					if _, body, ok := strings.Cut(line, "=>"); ok {
+						ft.fnBody = body
+					} else if _, body, ok := strings.Cut(line, "lambda"); ok {
+						if _, e, ok := strings.Cut(body, ":"); ok {
+							ft.fnBody = e
+						}
+					}
+				}
+			}
+			ft.fn = fn
+			if strings.Contains(line, "Composio") || strings.Contains(line, "ToolRouterSession") {
+				ft.typed = typedRE.FindAllStringSubmatch(line, -1)
+			}
+			if strings.Contains(line, "=") && !strings.Contains(line, "==") {
+				if m := bindRE.FindStringSubmatch(line); m != nil {
+					ft.bindName, ft.bindRHS = m[1], m[2]
+					ft.exported = line == strings.TrimLeft(line, " \t") || strings.HasPrefix(strings.TrimSpace(line), "export ")
+				}
+			}
+			if strings.Contains(line, "return") {
+				if m := returnRE.FindStringSubmatch(line); m != nil {
+					ft.returnRHS = m[1]
+				}
+			}
+			if _, rhs, ok := strings.Cut(line, "export default"); ok {
+				ft.deflt = rhs
+			}
+			facts[fi] = append(facts[fi], ft)
+		}
+	}
+	for range 6 {
+		changed := false
+		set := func(m map[string]valueKind, k string, v valueKind) {
+			if v != kindNone && m[k] < v {
+				m[k] = v
+				changed = true
+			}
+		}
+		for fi := range files {
+			names := p.names[fi]
+			for _, imp := range imps[fi] {
+				if v := p.exported[imp[0]]; v != kindNone {
+					set(names, imp[1], v)
+					set(p.exported, imp[1], v) // a module's imports are its re-exports (__init__.py, index.ts)
+				}
+				if v := p.funcs[imp[0]]; v != kindNone {
+					set(p.funcs, imp[1], v)
+				}
+			}
+			for _, ft := range facts[fi] {
+				if ft.fnBody != "" && ft.fn != "" {
+					set(p.funcs, ft.fn, rhsKind(ft.fnBody, names, p.funcs))
+				}
+				for _, m := range ft.typed {
+					k := kindClient
+					if m[2] == "ToolRouterSession" {
+						k = kindSession
+					}
+					set(names, m[1], k)
+				}
+				if ft.bindName != "" {
+					v := rhsKind(ft.bindRHS, names, p.funcs)
+					set(names, ft.bindName, v)
+					if v != kindNone && ft.exported {
+						set(p.exported, ft.bindName, v)
+					}
+				}
+				if ft.returnRHS != "" && ft.fn != "" {
+					set(p.funcs, ft.fn, rhsKind(ft.returnRHS, names, p.funcs))
+				}
+				if ft.deflt != "" {
+					set(p.exported, "default", rhsKind(ft.deflt, names, p.funcs))
+				}
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return p
+}
+
+// mayHeader reports whether a line can be a function header (a cheap test before the
+// expression).
+func mayHeader(line string) bool {
+	return strings.Contains(line, "def ") || strings.Contains(line, "function") || strings.Contains(line, "=>") ||
+		strings.Contains(line, "lambda") || strings.HasSuffix(strings.TrimRight(line, " \t"), "{")
+}
+
+// imports lists the names a file imports as [exported name, local name] pairs; a default
+// import is ["default", local].
+func imports(code string, eco Ecosystem) [][2]string {
+	var out [][2]string
+	add := func(list string) {
+		for part := range strings.SplitSeq(list, ",") {
+			m := importNameRE.FindStringSubmatch(strings.TrimSpace(part))
+			if m == nil {
+				continue
+			}
+			local := m[1]
+			if m[2] != "" {
+				local = m[2]
+			} else if m[3] != "" {
+				local = m[3]
+			}
+			out = append(out, [2]string{m[1], local})
+		}
+	}
+	if eco == PyPI {
+		for _, m := range pyImportRE.FindAllStringSubmatch(code, -1) {
+			add(strings.Trim(m[1], "()"))
+		}
+		return out
+	}
+	for _, m := range tsImportRE.FindAllStringSubmatch(code, -1) {
+		if m[1] != "" {
+			out = append(out, [2]string{"default", m[1]})
+		}
+		add(m[2])
+	}
+	for _, m := range tsRequireRE.FindAllStringSubmatch(code, -1) {
+		add(m[1])
+	}
+	return out
+}

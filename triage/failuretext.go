@@ -1,0 +1,239 @@
+package triage
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// failureText returns the text describing the failure and whether the record carries one. A
+// successful log whose response says successful:false is a tool failure too; a successful log
+// is never searched for error words in its message (a subject may say "timeout").
+func failureText(e *model.Execution, st terminal) (string, bool) {
+	var parts []string
+	has := false
+	if e.Error != nil {
+		has = true
+		if e.Error.Message != "" {
+			parts = append(parts, e.Error.Message)
+		}
+	}
+	if r, ok := responseFailure(e.Response); ok {
+		has = true
+		if r != "" && (len(parts) == 0 || !strings.Contains(parts[0], r)) {
+			parts = append(parts, r)
+		}
+	}
+	if st == statusFailed && len(parts) == 0 && e.Message != "" {
+		parts = append(parts, e.Message)
+	}
+	return strings.Join(parts, "; "), has
+}
+
+// ResponseMayFail reports whether a response (data.response) may say what triage reads of it:
+// successful:false, or a session's result_type (nothingRan: input_required, blocked, an
+// approval's request_state) — a key of the top-level object, as encoding/json finds it: any
+// case, escapes, and the Unicode letters that fold to s. It answers without decoding:
+// false is certain (most responses), true means decoding will tell. It walks the top level
+// only, skipping nested values whole, so a provider's object full of false flags and escaped
+// non-ASCII text (what real responses are) is answered here rather than decoded.
+func ResponseMayFail(resp []byte) bool {
+	session := bytes.Contains(resp, []byte("esult")) // what nothingRan looks for first
+	if !session && !bytes.Contains(resp, []byte("false")) {
+		return false // successful:false needs a false literal
+	}
+	i := skipSpace(resp, 0)
+	if i >= len(resp) || resp[i] != '{' {
+		return true // not an object: the decoder says what it is
+	}
+	i = skipSpace(resp, i+1)
+	if i < len(resp) && resp[i] == '}' {
+		return false
+	}
+	for {
+		if i >= len(resp) || resp[i] != '"' {
+			return true
+		}
+		end, plain := stringEnd(resp, i)
+		if end < 0 {
+			return true
+		}
+		key := resp[i+1 : end-1]
+		i = skipSpace(resp, end)
+		if i >= len(resp) || resp[i] != ':' {
+			return true
+		}
+		i = skipSpace(resp, i+1)
+		if (!plain || bytes.EqualFold(key, []byte("successful"))) && bytes.HasPrefix(resp[i:], []byte("false")) {
+			return true // the key, or one whose escapes or non-ASCII letters may spell it
+		}
+		if session && (!plain || bytes.EqualFold(key, []byte("result_type")) || bytes.EqualFold(key, []byte("resultType"))) {
+			return true // a session's result: nothingRan decodes it
+		}
+		if i = valueEnd(resp, i); i < 0 {
+			return true
+		}
+		i = skipSpace(resp, i)
+		switch {
+		case i < len(resp) && resp[i] == ',':
+			i = skipSpace(resp, i+1)
+		case i < len(resp) && resp[i] == '}':
+			return false
+		default:
+			return true
+		}
+	}
+}
+
+// stringEnd returns the index just past the JSON string starting at b[i] (a quote), and
+// whether it is plain: ASCII without escapes. -1 when it does not end.
+func stringEnd(b []byte, i int) (int, bool) {
+	plain := true
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, plain
+		case c == '\\':
+			plain = false
+			j++
+		case c >= utf8.RuneSelf:
+			plain = false
+		}
+	}
+	return -1, false
+}
+
+// valueEnd returns the index just past the JSON value starting at b[i], skipping an object or
+// array whole (strings inside them included); -1 when it does not end.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		j, _ := stringEnd(b, i)
+		return j
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				k, _ := stringEnd(b, j)
+				if k < 0 {
+					return -1
+				}
+				j = k - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i // a literal or a number
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// responseFailure reads data.response {successful:false, error:"..."}.
+func responseFailure(resp json.RawMessage) (string, bool) {
+	resp = bytes.TrimSpace(resp)
+	if len(resp) == 0 || resp[0] != '{' {
+		return "", false
+	}
+	if !ResponseMayFail(resp) {
+		return "", false
+	}
+	var r struct {
+		Successful *bool           `json:"successful"`
+		Error      json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(resp, &r) != nil || r.Successful == nil || *r.Successful {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(r.Error, &s) != nil {
+		s = strings.TrimSpace(string(r.Error))
+		if s == "null" {
+			s = ""
+		}
+	}
+	return s, true
+}
+
+func neverSent(low string) string { return findPhrase(low, neverSentPhrases) }
+
+func timeoutWord(low string) string {
+	if w := findPhrase(low, timeoutPhrases); w != "" {
+		return w
+	}
+	if HasWord(low, "408") {
+		return "408 request timeout"
+	}
+	return ""
+}
+
+func droppedWord(low string) string {
+	if w := findPhrase(low, droppedPhrases); w != "" {
+		return w
+	}
+	if HasWord(low, "eof") {
+		return "EOF"
+	}
+	return ""
+}
+
+func gatewayCode(low string) string {
+	for _, c := range []string{"500", "502", "503", "504", "520", "521", "522", "523", "524", "598", "599"} {
+		if HasWord(low, c) {
+			return c
+		}
+	}
+	return findPhrase(low, gatewayPhrases)
+}
+
+// HasWord reports whether w occurs in s with no letter or digit on either side, so "eof" does
+// not match "thereof" and "502" does not match "15020".
+func HasWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !isAlnum(s[j-1])) && (end == len(s) || !isAlnum(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func after(e *model.Execution) string {
+	if e.HasDuration {
+		return " after " + secs(e.Duration)
+	}
+	return ""
+}

@@ -1,0 +1,182 @@
+package triage
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// effectArgs is a write's arguments split into what identifies its effect and its free text.
+type effectArgs struct {
+	identity []byte   // canonical JSON of the identifying arguments
+	keys     []string // names of the identifying top-level arguments, sorted
+	textKeys []string // names of the free-text arguments present, sorted
+	rawText  string   // the free text, by key; signature(rawText) is what similarity reads
+	// pinned says the identity pins the target by its own facts (pinned.go): its labels are
+	// in the text, and any text joins after an attempt that did not succeed
+	pinned bool
+	// subject is an email's subject (an effect family's, intent.go): outside the identity, so
+	// that a subject translated with its body stays in the bucket; compared beside the text
+	// (clusterBucket) and read for facts with it
+	subject string
+}
+
+// splitArgs splits arguments (JSON) for near-duplicate grouping; ok is false when they are
+// not JSON. Arguments that are not an object are all identity.
+func splitArgs(args json.RawMessage, volatile []string) (effectArgs, bool) {
+	return splitArgsSkipping(args, volatile, skipSet(volatile))
+}
+
+// splitArgsSkipping is splitArgs with skipSet(volatile) made already.
+func splitArgsSkipping(args json.RawMessage, volatile []string, skip map[string]bool) (effectArgs, bool) {
+	if out, ok := splitArgsQuick(args, skip); ok {
+		return out, true
+	}
+	return splitArgsSlow(args, volatile, skip)
+}
+
+// skipSet is the volatile keys in lower case, as a set.
+func skipSet(volatile []string) map[string]bool {
+	skip := make(map[string]bool, len(volatile))
+	for _, k := range volatile {
+		skip[strings.ToLower(k)] = true
+	}
+	return skip
+}
+
+// splitArgsQuick is splitArgs read straight from the JSON (model.SplitObject,
+// model.AppendCanonical); ok is false when the quick path cannot be sure, and
+// splitArgsSlow decides. TestSplitArgsQuickMatchesSlow holds the two equal.
+func splitArgsQuick(args json.RawMessage, skip map[string]bool) (effectArgs, bool) {
+	ms, ok := model.SplitObject(args)
+	if !ok || len(ms) == 0 {
+		return effectArgs{}, false
+	}
+	return splitMembers(ms, len(args), skip)
+}
+
+// splitMembers is splitArgsQuick of an object's members (model.SplitObject); size is the
+// arguments' length, a bound on the identity's.
+func splitMembers(ms []model.ArgMember, size int, skip map[string]bool) (effectArgs, bool) {
+	var out effectArgs
+	var ok bool
+	var texts []string
+	var label []bool
+	out.pinned, label, ms = pinnedMembers(ms, skip)
+	ident := make([]model.ArgMember, 0, len(ms))
+	for i, m := range ms {
+		if skip[strings.ToLower(m.Key)] || string(m.Raw) == "null" {
+			continue // a null argument is an absent one: a rebuilt payload may send either
+		}
+		if m.IsStr && (isFreeText(m.Key, m.Str) || out.pinned && label[i]) {
+			out.textKeys = append(out.textKeys, m.Key)
+			texts = append(texts, m.Key+"\x00"+m.Str)
+			continue
+		}
+		if rows, ok := rowsOf(m); ok { // records appended: content, by their facts (rows.go)
+			out.textKeys = append(out.textKeys, m.Key)
+			texts = append(texts, m.Key+"\x00"+rows)
+			continue
+		}
+		ident = append(ident, m)
+		out.keys = append(out.keys, m.Key)
+	}
+	slices.SortFunc(ident, func(a, b model.ArgMember) int { return strings.Compare(a.Key, b.Key) })
+	id := make([]byte, 0, size)
+	id = append(id, '{')
+	for i, m := range ident {
+		if i > 0 {
+			id = append(id, ',')
+		}
+		id = model.AppendKey(id, m.Key)
+		id = append(id, ':')
+		if id, ok = model.AppendCanonical(id, m.Raw, skip); !ok {
+			return out, false
+		}
+	}
+	out.identity = append(id, '}')
+	slices.Sort(out.keys)
+	slices.Sort(out.textKeys)
+	slices.Sort(texts)
+	var all strings.Builder
+	for _, t := range texts {
+		_, s, _ := strings.Cut(t, "\x00")
+		all.WriteString(s)
+		all.WriteByte('\n')
+	}
+	out.rawText = all.String()
+	return out, true
+}
+
+// splitArgsSlow is splitArgs through encoding/json, the reference; skip is volatile in lower
+// case.
+func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool) (effectArgs, bool) {
+	var out effectArgs
+	v, err := model.DecodeArgs(args)
+	if err != nil {
+		return out, false
+	}
+	m, isObject := v.(map[string]any)
+	if !isObject {
+		if out.identity, err = model.CanonicalValue(v, volatile); err != nil {
+			return out, false
+		}
+		return out, true
+	}
+	var texts []string
+	// pinning, read from the same members as the quick path reads (pinned.go)
+	members, _ := decodeMembers(args)
+	pinned, label, pm := pinnedMembers(members, skip)
+	out.pinned = pinned
+	isLabel := map[string]bool{}
+	for i, mb := range pm {
+		if pinned && label[i] {
+			isLabel[mb.Key] = true
+		} else if pinned && string(mb.Raw) != string(members[i].Raw) {
+			m[mb.Key] = mb.Str // a pinning value in its normal form
+		}
+	}
+	ident := make(map[string]any, len(m))
+	for k, val := range m {
+		if skip[strings.ToLower(k)] || val == nil {
+			continue // null is absent
+		}
+		if s, ok := val.(string); ok && (isFreeText(k, s) || isLabel[k]) {
+			out.textKeys = append(out.textKeys, k)
+			texts = append(texts, k+"\x00"+s)
+			continue
+		}
+		if rows, ok := rowsText(val); ok && rowsKey(k) {
+			out.textKeys = append(out.textKeys, k)
+			texts = append(texts, k+"\x00"+rows)
+			continue
+		}
+		ident[k] = val
+		out.keys = append(out.keys, k)
+	}
+	if out.identity, err = model.CanonicalValue(ident, volatile); err != nil {
+		return out, false
+	}
+	slices.Sort(out.keys)
+	slices.Sort(out.textKeys)
+	slices.Sort(texts) // by key, so the text does not depend on map order
+	var all strings.Builder
+	for _, t := range texts {
+		_, s, _ := strings.Cut(t, "\x00")
+		all.WriteString(s)
+		all.WriteByte('\n')
+	}
+	out.rawText = all.String() // tokenised only when the bucket has company (textOf)
+	return out, true
+}
+
+// isFreeText reports whether a string argument is free text.
+func isFreeText(k, s string) bool {
+	if identityKey(k) {
+		return false
+	}
+	return textKey(k) || utf8.RuneCountInString(s) > longTextChars || strings.Contains(s, "\n")
+}
