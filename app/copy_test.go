@@ -17,7 +17,7 @@ import (
 // TestCurlNamesTheSessionsAPIAndQuotesEveryPart: the curl reproduction goes to the API the
 // session talks to (--base-url: a sandbox's curl must not target production), and run in a
 // shell it sends that one call; a base URL or arguments holding quotes and $(...) cannot end
-// the quoting (issue 27.4: pasting the curl ran a command).
+// the quoting (pasting the curl ran a command).
 func TestCurlNamesTheSessionsAPIAndQuotesEveryPart(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed: the copied command cannot be run (.ci/run installs it)")
@@ -112,7 +112,7 @@ func TestTheCurlCarriesNoPassword(t *testing.T) {
 
 // TestCopyFallbackIsPrivate: the copy fallback (and a bundle) is a new file in a directory of
 // the session's own (0700), made with O_EXCL: a symlink planted under the name it used to have
-// in the shared temp directory is never followed (issue 27.9).
+// in the shared temp directory is never followed.
 func TestCopyFallbackIsPrivate(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)

@@ -10,8 +10,8 @@ import (
 )
 
 // The live load fetches the detail of a write's neighbours of the same caller as triage
-// groups them: an Outlook send that followed the user's failed Gmail send (issue 29's sibling
-// tools) is read whole, or the load could never find the group a file of the same records
+// groups them: an Outlook send that followed the user's failed Gmail send (a sibling
+// tool) is read whole, or the load could never find the group a file of the same records
 // finds.
 func TestDetailRuleReadsTheCallersTriageGroups(t *testing.T) {
 	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)

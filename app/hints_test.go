@@ -45,7 +45,7 @@ func TestSessionArgs(t *testing.T) {
 }
 
 // The retry dialog shows what will be sent, arguments included, whole up to a bound (it
-// scrolls), and cuts a longer one on a rune boundary, saying how much is left (issue 32.3: it
+// scrolls), and cuts a longer one on a rune boundary, saying how much is left (it
 // was cut at 160 bytes, possibly inside a character).
 func TestSendPreviewShowsTheArguments(t *testing.T) {
 	body := strings.Repeat("é", 1000) // 2,000 bytes

@@ -39,7 +39,7 @@ func TestLazyDetailsMostTellingFirst(t *testing.T) {
 	}
 }
 
-// TestAPageDoesNotWaitForItsDetails (issue 33): the stream hands each page on as list entries
+// TestAPageDoesNotWaitForItsDetails: the stream hands each page on as list entries
 // while the details triage needs are still being fetched (here: held by the server until the
 // first page has arrived), and by its end every execution that Load fetches the detail of has
 // come again, detailed.
@@ -123,7 +123,7 @@ func TestDetailConcurrencyFollowsTheBudget(t *testing.T) {
 	}
 }
 
-// TestALoadFetchesAsManyDetailsAtOnceAsTheBudgetAllows (issue 43): behind a server that says
+// TestALoadFetchesAsManyDetailsAtOnceAsTheBudgetAllows: behind a server that says
 // its budget is large, a load's details go more than 16 at once (the fixed number before),
 // without a 429; one that says nothing of its budget gets 16 at most.
 func TestALoadFetchesAsManyDetailsAtOnceAsTheBudgetAllows(t *testing.T) {

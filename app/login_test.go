@@ -66,7 +66,7 @@ func TestCLILoginIsUsed(t *testing.T) {
 }
 
 // The Logs API lists entries without their source, so a write whose SDK version re-sends writes
-// in one language only gets its detail, which records the language (issue 42: the demo said
+// in one language only gets its detail, which records the language (the demo said
 // "language not recorded" of 903 executions whose records carry it): no note of the demo says
 // "language not recorded", every note that depends on the language names the record's, and a
 // read gets no note (a read sent twice changes nothing). The conditional note stays for a record
@@ -142,7 +142,7 @@ func TestAConditionalNoteOnlyWithoutALanguage(t *testing.T) {
 // TestLoginKeyStaysWithItsHost: the Composio CLI login's key (a uak_ user key sees every
 // project of its person) goes only to the login's own API; a --base-url, a COMPOSIO_BASE_URL
 // or a profile's base URL elsewhere is refused before any request, unless a key is given for
-// it (issue 27.5: it went to any base URL).
+// it (it went to any base URL).
 func TestLoginKeyStaysWithItsHost(t *testing.T) {
 	own := hostile.Serve(t, hostile.JSON(200, `{"logs":[],"next_cursor":null}`))
 	elsewhere := hostile.Serve(t, hostile.JSON(200, `{"logs":[],"next_cursor":null}`))

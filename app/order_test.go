@@ -12,7 +12,7 @@ import (
 	"github.com/exectriage/exectriage/window"
 )
 
-// TestEveryFrontOrdersAlike (issue 26): executions of one instant are listed in one order by
+// TestEveryFrontOrdersAlike: executions of one instant are listed in one order by
 // every front: list and export (SortNewestFirst), scan (a window streamed once, or a loaded
 // window's) and the TUI (its builder), whatever order they arrive in. The TUI's builder broke
 // ties by id the other way round.

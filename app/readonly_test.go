@@ -20,7 +20,7 @@ import (
 )
 
 // TestReadOnlySessionCannotWrite: read-only is a property of the session, held below every
-// front (issue 25). A read-only session, by the flag or by the config's [defaults] readonly,
+// front. A read-only session, by the flag or by the config's [defaults] readonly,
 // opens the journal read-only at the driver (writes refused even when the front skips the
 // session's checks), has no sender for the guard, and its client refuses a tool run that a
 // front would reach around the app: the sandbox commits nothing and the journal file is
@@ -130,7 +130,7 @@ func TestReadOnlySessionCannotWrite(t *testing.T) {
 
 // TestStateFilesAreReadLikeExports: a FIFO or a link to /dev/zero where exectriage keeps its
 // demo anchor, its journal or the CLI login is refused at once with a clear error, never read
-// (issue 27.8: a FIFO anchor hung the demo and tab completion, /dev/zero grew without bound).
+// (a FIFO anchor hung the demo and tab completion, /dev/zero grew without bound).
 func TestStateFilesAreReadLikeExports(t *testing.T) {
 	state := t.TempDir()
 	dir := filepath.Join(state, "exectriage")

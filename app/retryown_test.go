@@ -12,7 +12,7 @@ import (
 // After a guarded retry in the demo, checking the original finds the retry's own email: it is
 // marked as the retry's (attempt id), the original reads as not found (only the retry's effect
 // exists), and the world's clock is the journal's: the email is dated within the attempt's send
-// (issue 32.9: it read as "the original went through", dated a minute before the retry).
+// (it read as "the original went through", dated a minute before the retry).
 func TestTheOriginalsCheckAfterARetryNamesTheRetrysOwn(t *testing.T) {
 	ctx := context.Background()
 	a, j := demoSession(t)

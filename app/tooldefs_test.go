@@ -12,7 +12,7 @@ import (
 	"github.com/exectriage/exectriage/sandbox"
 )
 
-// TestToolDefinitionsAreFetchedOnceADay (issue 43): a session that keeps the logs keeps the
+// TestToolDefinitionsAreFetchedOnceADay: a session that keeps the logs keeps the
 // tool definitions it fetched with them; a session reopened within a day asks the tools
 // endpoint nothing and judges every tool as the first did, while it reads the logs from the
 // same cache (more than one page of it); a day later it asks again.

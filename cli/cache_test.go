@@ -11,7 +11,7 @@ import (
 	"github.com/exectriage/exectriage/sandbox"
 )
 
-// TestTheCacheCommandsAndFlags (issue 33): a loopback API is not cached unless --cache says so;
+// TestTheCacheCommandsAndFlags: a loopback API is not cached unless --cache says so;
 // a cached scan says the same as an uncached one, `cache info` shows what is kept (never the
 // key), a read-only session neither creates nor grows a cache, --no-cache reads the API alone,
 // and `cache clear` removes it all.
@@ -89,7 +89,7 @@ func TestTheCacheCommandsAndFlags(t *testing.T) {
 	}
 }
 
-// TestAnExportJudgesAsItsWindow (issue 33): `export` writes the window as JSON Lines (list
+// TestAnExportJudgesAsItsWindow: `export` writes the window as JSON Lines (list
 // entries, and the details the load fetched), and `scan --file` over it says what scan of the
 // API said of every execution; --out writes a private file; --details fetches every detail.
 func TestAnExportJudgesAsItsWindow(t *testing.T) {

@@ -49,7 +49,7 @@ func listDemo(t *testing.T, now time.Time, vars map[string]string) (demoList, ma
 	return l, byID
 }
 
-// TestDemoIsTheSameWorldInEveryCommand (issue 16.1): the demo's ids name the same executions
+// TestDemoIsTheSameWorldInEveryCommand: the demo's ids name the same executions
 // in every command and minute, so a retry done once is refused when asked again later under
 // the same id; after DemoMaxAge a new world starts with an empty demo journal.
 func TestDemoIsTheSameWorldInEveryCommand(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestExitCodeTable: every row of the one exit-status table (--help, README) is what the
-// commands return, including the cases that disagreed with it (issue 17: `show ”` gave 1,
+// commands return, including the cases that disagreed with it (`show ”` gave 1,
 // retry without --reason 3, bundle --out DIR 1).
 func TestExitCodeTable(t *testing.T) {
 	code, help, _ := run(t, nil, "--help")
@@ -98,7 +98,7 @@ func flaggedDemoWrite(t *testing.T, vars map[string]string) string {
 }
 
 // Each command's help lists its own flags only, with its arguments in the synopsis, an
-// example, and the exit-status table on the root (issue 17.1).
+// example, and the exit-status table on the root.
 func TestHelpComesFromTheCommandDefinitions(t *testing.T) {
 	tests := []struct {
 		args        []string
@@ -194,7 +194,7 @@ func TestManPagesAreCurrent(t *testing.T) {
 }
 
 // Execution ids complete where it is cheap: from an export file (or the demo), newest first,
-// with their tool; against the live API nothing is listed on a tab (issue 17.2).
+// with their tool; against the live API nothing is listed on a tab.
 func TestIDsComplete(t *testing.T) {
 	_, out, _ := run(t, nil, "__complete", "show", "--file", "testdata/export.jsonl", "log_G0")
 	for _, id := range []string{"log_G01\tGMAIL_SEND_EMAIL", "log_G02", "log_G08"} {
@@ -218,7 +218,7 @@ func TestIDsComplete(t *testing.T) {
 	}
 }
 
-// Every man page has ENVIRONMENT, FILES and EXIT STATUS before SEE ALSO (issue 32.14), and
+// Every man page has ENVIRONMENT, FILES and EXIT STATUS before SEE ALSO, and
 // ENVIRONMENT names every variable the program reads (found in its sources), so a new one
 // cannot go undocumented.
 func TestManPagesHaveEnvironmentFilesAndExitStatus(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 
 // Every path reaches the same duplicate groups as show: scan --json's groups over a live
 // sandbox load and over the demo (whose list entries carry no arguments, like the Logs API's)
-// are the groups show reports for each member, members and all (issue 14: groups lost their
+// are the groups show reports for each member, members and all (groups lost their
 // last, successful attempt), near-duplicates (agent_retry) included.
 func TestScanGroupsAgreeWithShow(t *testing.T) {
 	srv, base, err := sandbox.Start(context.Background(), sandbox.Config{Seed: 1, Size: 1500, Now: fixedNow}, "127.0.0.1:0")
@@ -129,7 +129,7 @@ func scanAgreesWithShow(t *testing.T, source []string) {
 }
 
 // list --filter pattern:CAUSE keeps the members of the groups with that cause; a typo is
-// refused with the closest cause (exit 2), not answered with "0 of N" (issue 16.5).
+// refused with the closest cause (exit 2), not answered with "0 of N".
 func TestListFilterByPattern(t *testing.T) {
 	vars := map[string]string{"EXECTRIAGE_JOURNAL": filepath.Join(t.TempDir(), "j.db")}
 	code, out, errOut := run(t, vars, "list", "--file", "testdata/export.jsonl", "--filter", "pattern:sdk_auto_retry")

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestStderrIsHeldWhileTheTUIRuns (issue 44, defect 1): what goes to stderr while the TUI owns
+// TestStderrIsHeldWhileTheTUIRuns: what goes to stderr while the TUI owns
 // the terminal is kept, bounded, and written when it ends; before and after, it passes through.
 func TestStderrIsHeldWhileTheTUIRuns(t *testing.T) {
 	var out strings.Builder

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Every hint names the command as it would run in this session (issue 32.7): in the demo a
+// Every hint names the command as it would run in this session: in the demo a
 // refused retry's next step says `exectriage --demo journal ID` (without --demo it reads the
 // real journal and finds nothing), in --json as in text; `journal` takes an attempt's id as
 // well as an execution's; an id the journal has nothing for is exit 2 with a line that names

@@ -9,7 +9,7 @@ import (
 )
 
 // info names the config, journal (and whom it guards), state, source and where the key came
-// from — never the key, never a journal password — without opening anything (issue 17.3).
+// from — never the key, never a journal password — without opening anything.
 func TestInfo(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/exectriage/exectriage/sandbox"
 )
 
-// TestCtrlCIsQuietAndExits130 (issue 44, defect 12): a command stopped by Ctrl-C (its context
+// TestCtrlCIsQuietAndExits130: a command stopped by Ctrl-C (its context
 // cancelled) while it reads the API exits 130 and prints no "context canceled" line; the same
 // command left alone exits 0.
 func TestCtrlCIsQuietAndExits130(t *testing.T) {
@@ -32,7 +32,7 @@ func TestCtrlCIsQuietAndExits130(t *testing.T) {
 	}
 }
 
-// TestARateLimitedScanSaysWhatItRead (issue 44, defect 12): while scan waits for the API's rate
+// TestARateLimitedScanSaysWhatItRead: while scan waits for the API's rate
 // limit, its stderr line says how many executions it has read so far, as the TUI's header does.
 func TestARateLimitedScanSaysWhatItRead(t *testing.T) {
 	_, base := testkit.StartSandbox(t, sandbox.Config{Seed: 6, Size: 600, Now: fixedNow, APIKey: "k-rate", RateLimit: 20, RateLimitWindow: time.Second})

@@ -15,7 +15,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 )
 
-// TestAReadCommandMakesNoJournal (issue 44, defect 13): `journal` at a mistyped --journal path
+// TestAReadCommandMakesNoJournal: `journal` at a mistyped --journal path
 // (on SQLite) says there is none and creates neither the file nor its directory; `mark`, which
 // writes, creates it, and `journal` then reads it.
 func TestAReadCommandMakesNoJournal(t *testing.T) {
@@ -36,7 +36,7 @@ func TestAReadCommandMakesNoJournal(t *testing.T) {
 	}
 }
 
-// TestJournalLimitKeepsTheNewestOfAnyKind (issue 44, defect 10): `journal --limit 1` printed
+// TestJournalLimitKeepsTheNewestOfAnyKind: `journal --limit 1` printed
 // one record of each kind (a confirmation, an attempt, a verdict), where the README says it
 // keeps the newest N. It keeps the N newest records, whatever their kind.
 func TestJournalLimitKeepsTheNewestOfAnyKind(t *testing.T) {

@@ -29,7 +29,7 @@ func TestMarkRefusesUnknownExecutions(t *testing.T) {
 
 // mark refuses a verdict that does not fit the execution (exit 2, nothing journaled) and says
 // what the verdicts it records change for the guard; a stray ignored does not lift a
-// duplicate (issue 16.7).
+// duplicate.
 func TestMarkOnlyVerdictsThatFitAndSaysWhatTheyChange(t *testing.T) {
 	vars := map[string]string{"EXECTRIAGE_JOURNAL": filepath.Join(t.TempDir(), "j.db")}
 	file := []string{"--file", "testdata/export.jsonl"}

@@ -233,7 +233,7 @@ func (w *placementWorld) runPlaced(t *testing.T, args []string) placementRun {
 // TestFlagsMeanTheSameWherever: every shared flag, before the command's name and after its
 // arguments, gives the same exit status, output and state; a flag a command does not take is
 // refused (exit 2) in both places; the writing commands under --readonly refuse in both places
-// and leave the journal byte-identical (issue 25).
+// and leave the journal byte-identical.
 func TestFlagsMeanTheSameWherever(t *testing.T) {
 	w := newPlacementWorld(t)
 	file := []string{"--file", "testdata/export.jsonl"}

@@ -12,7 +12,7 @@ import (
 	"github.com/exectriage/exectriage/sandbox"
 )
 
-// Named profiles (issue 17.4): --profile NAME or EXECTRIAGE_PROFILE picks the base URL, the
+// Named profiles: --profile NAME or EXECTRIAGE_PROFILE picks the base URL, the
 // variable holding the key (never the key) and the journal; info says which; a missing profile
 // or an unset key variable is a usage error, never a silent fall-back to the demo.
 func TestProfiles(t *testing.T) {
@@ -62,7 +62,7 @@ func TestProfiles(t *testing.T) {
 }
 
 // info names one key source: a profile's key variable on the source line as on the key line,
-// even with COMPOSIO_API_KEY set as well (issue 32.10: two different sources on two lines).
+// even with COMPOSIO_API_KEY set as well (two different sources on two lines).
 func TestInfoNamesOneKeySource(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.toml")

@@ -15,7 +15,7 @@ import (
 
 // A read-only session (--readonly, or [defaults] readonly in the config) refuses every writing
 // command with the reason (exit 2) and writes nothing, not even a journal file; provider
-// checks run tools, so they wait for --allow-reads (issue 17.5).
+// checks run tools, so they wait for --allow-reads.
 func TestReadOnlyRefusesEveryWrite(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ro.toml")
@@ -63,8 +63,7 @@ func TestReadOnlyRefusesEveryWrite(t *testing.T) {
 
 // TestReadOnlyJournalCommandRecoversAndCreatesNothing: under [defaults] readonly, `journal`
 // runs no crash recovery (an abandoned intent stays as it is: recovering is a write), creates
-// no journal and no demo file, and `bundle` reads a schema-1 journal without migrating it
-// (issue 27.6).
+// no journal and no demo file, and `bundle` reads a schema-1 journal without migrating it.
 func TestReadOnlyJournalCommandRecoversAndCreatesNothing(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "ro.toml")

@@ -14,7 +14,7 @@ import (
 	"github.com/exectriage/exectriage/sandbox"
 )
 
-// TestATriggerRedeliveryIsOneGroup (issue 31): in the sandbox, a trigger event delivered again
+// TestATriggerRedeliveryIsOneGroup: in the sandbox, a trigger event delivered again
 // after the app's handler answered too late, whose handler wrote each time, is one
 // trigger_redelivery group linked to every delivery of the event, read from the live API (the
 // deliveries from the trigger logs) and from an export of the same records; the deliveries
@@ -102,10 +102,10 @@ func TestATriggerRedeliveryIsOneGroup(t *testing.T) {
 	}
 }
 
-// TestAMetaToolResendIsNamedFromItsRuns (issues 29, 31): in the sandbox (and so the demo), a
+// TestAMetaToolResendIsNamedFromItsRuns: in the sandbox (and so the demo), a
 // session's meta tool sent again by the SDK after a client timeout ran both its tools again:
 // the runs are one session_auto_retry group, and each tool's two runs (a send, a draft) a group
-// of its own (two intents: issue 40), named from the runs of the meta tool and linked to their
+// of its own (two intents), named from the runs of the meta tool and linked to their
 // group; the same from the live API and from an export.
 func TestAMetaToolResendIsNamedFromItsRuns(t *testing.T) {
 	srv, base := testkit.StartSandbox(t, sandbox.Config{Seed: 33, Size: 4000, Now: fixedNow, APIKey: "k-meta", Events: true})

@@ -41,7 +41,7 @@ func validAnswer(t *testing.T, name, out string) {
 
 // TestJSONAnswersMatchTheSchema: every command's --json answer validates against the schema
 // users read (docs/schema, explained in docs/json.md), which closes every object: a key added
-// to an answer without being written down fails here (issue 25).
+// to an answer without being written down fails here.
 func TestJSONAnswersMatchTheSchema(t *testing.T) {
 	w := newPlacementWorld(t)
 	state := filepath.Join(t.TempDir(), "state")
@@ -176,7 +176,7 @@ func TestJQFiltersTheAnswer(t *testing.T) {
 var cutText = regexp.MustCompile(`\S…`)
 
 // TestTextReportsAreWholeOffATerminal: written to a file, a report cuts nothing with …: a
-// reason or a fix cut in a saved report is advice lost (issue 25: scan > out.txt cut 44 of 416
+// reason or a fix cut in a saved report is advice lost (scan > out.txt cut 44 of 416
 // lines).
 func TestTextReportsAreWholeOffATerminal(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "out.txt"))

@@ -202,7 +202,7 @@ func TestDoctorAPIShapeReport(t *testing.T) {
 }
 
 // TestNoPasswordInLocations: info and journal show a journal DSN and a base URL without their
-// credentials, whatever the parameter is called (issue 27.10: sslpassword and a base URL's
+// credentials, whatever the parameter is called (sslpassword and a base URL's
 // userinfo were printed).
 func TestNoPasswordInLocations(t *testing.T) {
 	const secret = "pw-s3cret-77"

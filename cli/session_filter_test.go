@@ -15,7 +15,7 @@ import (
 	"github.com/exectriage/exectriage/triage"
 )
 
-// TestTheSessionFilter (issue 31): `list --filter session:<id>` gives exactly that tool-router
+// TestTheSessionFilter: `list --filter session:<id>` gives exactly that tool-router
 // session's executions, on a live sandbox (whose list entries carry no session id: the API is
 // asked) and on the demo (read back from an export of it), and `show --json` prints the
 // session id rather than redacting it.
@@ -81,7 +81,7 @@ func TestTheSessionFilter(t *testing.T) {
 }
 
 // list --session ID is the session's timeline: exactly its executions, oldest first, on the
-// sandbox (whose list entries carry no session id) as on the demo (issue 31).
+// sandbox (whose list entries carry no session id) as on the demo.
 func TestListSessionIsItsTimeline(t *testing.T) {
 	base, vars, bySession := sessionSandbox(t)
 	tried := 0
@@ -116,7 +116,7 @@ func TestListSessionIsItsTimeline(t *testing.T) {
 }
 
 // A bundle of a session's execution carries the session's timeline: every execution of it,
-// oldest first, this one marked (issue 31).
+// oldest first, this one marked.
 func TestABundleCarriesTheSessionTimeline(t *testing.T) {
 	base, vars, bySession := sessionSandbox(t)
 	for sid, execs := range bySession {
@@ -170,7 +170,7 @@ func sessionSandbox(t *testing.T) (string, map[string]string, map[string][]model
 
 // show --session ID is the session's timeline as the TUI's t shows it (triage.Timeline: in the
 // order they ran, a meta tool's children under it): the same executions as list --session, with
-// the gaps, and every duplicate group among them (issue 31). Wrong uses exit 2.
+// the gaps, and every duplicate group among them. Wrong uses exit 2.
 func TestShowSessionIsTheTimeline(t *testing.T) {
 	base, vars, bySession := sessionSandbox(t)
 	tried := 0

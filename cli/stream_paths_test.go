@@ -16,7 +16,7 @@ import (
 	"github.com/exectriage/exectriage/triage"
 )
 
-// TestListOfAnExportFiltersAsAWholeLoad (issue 39): list of an export streams it into rows
+// TestListOfAnExportFiltersAsAWholeLoad: list of an export streams it into rows
 // with the filter's index, as scan reads it, instead of holding every record; for every shape
 // an export comes in and every kind of term, it keeps the same executions in the same order,
 // each judged the same, as the whole load it replaced (every record held, an index built
@@ -96,7 +96,7 @@ func TestListOfAnExportFiltersAsAWholeLoad(t *testing.T) {
 				t.Errorf("only %d of %d queries matched anything: the comparison shows little", nonEmpty, len(queries))
 			}
 			// A whole identifier term being typed: both say the same, naming the values that
-			// start so (issue 44, defect 10).
+			// start so.
 			e := &l.Execs[len(l.Execs)/3]
 			for _, qs := range []string{"tool:" + e.ToolSlug[:len(e.ToolSlug)-2], "id:" + e.ID[:len(e.ID)-1], "user:"} {
 				q := mustParse(t, qs)
@@ -112,7 +112,7 @@ func TestListOfAnExportFiltersAsAWholeLoad(t *testing.T) {
 	}
 }
 
-// TestShowOfAnExportReadsWhatTheWholeLoadRead (issue 39): show and bundle of an export
+// TestShowOfAnExportReadsWhatTheWholeLoadRead: show and bundle of an export
 // stream it into rows and read only the executions they name again, whole; for every shape
 // an export comes in, each execution (all of its record), its triage, its group (and the
 // group's tool) and the delivery that started it are what the whole load they replaced gave,
@@ -252,7 +252,7 @@ func compareChosen(t *testing.T, c *app.Chosen, k int, e *model.Execution, tr mo
 	}
 }
 
-// TestExportOfAnExportWritesWhatTheWholeLoadHeld (issue 39): export of an export file reads
+// TestExportOfAnExportWritesWhatTheWholeLoadHeld: export of an export file reads
 // where each record is, then each again in order, instead of holding them; for every shape an
 // export comes in, it writes what the whole load it replaced held, record for record.
 func TestExportOfAnExportWritesWhatTheWholeLoadHeld(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/exectriage/exectriage/sandbox"
 )
 
-// TestADuplicateSubscriptionIsToldWithoutWrites (issue 42): two webhook endpoints of one URL (a
+// TestADuplicateSubscriptionIsToldWithoutWrites: two webhook endpoints of one URL (a
 // create sent twice) receive every event once each; the handler writes nothing. scan names the
 // event a duplicate subscription from its deliveries alone (text and JSON, valid against the
 // schema) and show of either delivery says so; a project with one endpoint has none. The trigger

@@ -39,7 +39,7 @@ func countedSandbox(t *testing.T, cfg sandbox.Config) (base string, pages, detai
 	return ts.URL, pages, details
 }
 
-// TestATeamIndexIsOneCopyForTheTeam (issue 33): `sync` copies the window's entries and the
+// TestATeamIndexIsOneCopyForTheTeam: `sync` copies the window's entries and the
 // details triage needs into the team's PostgreSQL; another engineer whose profile names the
 // index then scans the same window with a list page or two and no detail request, and says
 // what a scan of the API alone says; a second sync adds nothing; a read-only session reads the

@@ -26,7 +26,7 @@ func TestTUIRefusesWhatItCannotDo(t *testing.T) {
 		{"--json is for commands", []string{"--demo", "--json"}, &bytes.Buffer{}, "--json is for commands"},
 		{"an unknown word", []string{"--demo", "frobnicate"}, &bytes.Buffer{}, `unknown command "frobnicate"`},
 		{"a bad --color", []string{"--demo", "--color", "sometimes"}, &bytes.Buffer{}, `want auto, always or never`},
-		// the flag is blamed, not a config file that is not there (issue 32.10)
+		// the flag is blamed, not a config file that is not there
 		{"an unknown palette", []string{"--demo", "--theme", "neon"}, &bytes.Buffer{}, `exectriage: --theme neon: theme: no palette "neon"`},
 		{"an unknown palette in the config", []string{"--demo", "--config", writeConfig(t, "[theme]\npalette = \"neon\"\n")}, &bytes.Buffer{}, `config.toml: [theme]: theme: no palette "neon"`},
 		{"a bad theme", []string{"--demo", "--config", writeConfig(t, "[theme]\naccent = \"red; rm\"\n")}, &bytes.Buffer{}, "is not a colour"},

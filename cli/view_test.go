@@ -82,7 +82,7 @@ show = "duplicates"
 	}
 }
 
-// TestTeamViewsAndBulkWork (issue 44): a view saved in the journal is everyone's who opens it
+// TestTeamViewsAndBulkWork: a view saved in the journal is everyone's who opens it
 // (a second config-less session picks it by name), the config's view of a name comes before
 // the journal's, and mark --view / verify --view choose exactly the rows list --view lists
 // (the writes among them, for verify); view delete removes it for everyone.

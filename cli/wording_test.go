@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestMessagesSayEachThingOnce (issue 44, defect 14): an unknown id is named once, not as
+// TestMessagesSayEachThingOnce: an unknown id is named once, not as
 // "no execution X in S: no such execution: X in S"; a sandbox that cannot listen says
 // "sandbox" once; a count of one execution is not "1 execution(s)".
 func TestMessagesSayEachThingOnce(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 	"github.com/exectriage/exectriage/triage"
 )
 
-// The fault matrix (issue 7, part 5): every client operation against every fault, one fresh
+// The fault matrix: every client operation against every fault, one fresh
 // server (and sandbox) per cell. Each cell checks what kind of error came back, the message a
 // person sees (it says what failed, names the cause, is one line and never holds the API key),
 // how many requests reached the server (a read 1 or 3, a write exactly 1, or 0 when it could

@@ -14,7 +14,7 @@ import (
 
 // TestReadOnlyClientRunsNoTool: a read-only client sends no tool execution at all, neither a
 // write (Execute, Proxy) nor, unless told, a provider check's read tool; it still reads the
-// logs. The refusal is a not-sent WriteError: the action certainly did not happen (issue 25).
+// logs. The refusal is a not-sent WriteError: the action certainly did not happen.
 func TestReadOnlyClientRunsNoTool(t *testing.T) {
 	var rec recorder
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

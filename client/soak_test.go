@@ -20,7 +20,7 @@ import (
 	"github.com/exectriage/exectriage/sandbox"
 )
 
-// Load (issue 7, part 6): the in-process sandbox on loopback and one shared client under many
+// Load: the in-process sandbox on loopback and one shared client under many
 // concurrent readers (logs pages with filters and paging, log details, tool definitions) for a
 // bounded time. Retries are off, so a failed attempt cannot hide behind a successful retry;
 // every HTTP attempt is counted at the transport. Zero errors are required, and no goroutine

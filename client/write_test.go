@@ -684,7 +684,7 @@ func TestProxy(t *testing.T) {
 	}
 }
 
-// TestExecuteAnswerThatRanNothing (issue 42): an answer whose result_type says the tool did not
+// TestExecuteAnswerThatRanNothing: an answer whose result_type says the tool did not
 // run (input_required, with the approval's input_requests and request_state, or blocked) is a
 // definite failure the client names, its fields kept; a successful:false without one stays
 // ambiguous (TestExecuteToolFailureReturnsResultAndError).

@@ -68,7 +68,7 @@ func TestScanFixtureProjects(t *testing.T) {
 			{"package-lock.json", "composio-core", "0.5.39", "ok"}, // npm's v1 SDK never had retry code
 		}, true},
 		{"pnpm-v5", []want{{"pnpm-lock.yaml", "@composio/core", "0.12.3", "RETRIES WRITES"}}, true},
-		// issue 30: what an image installs is what runs, whatever the manifests say
+		// what an image installs is what runs, whatever the manifests say
 		{"docker", []want{
 			{"Dockerfile", "@composio/core", "0.13.1", "RETRIES WRITES"},
 			{"Dockerfile", "composio", "0.15.2", "RETRIES WRITES"},
@@ -388,7 +388,7 @@ func FuzzManifestParsers(f *testing.F) {
 	})
 }
 
-// TestSessionFindingsFromCallPaths (issues 30, 28): a session finding needs the code to use
+// TestSessionFindingsFromCallPaths: a session finding needs the code to use
 // sessions and an SDK that re-sends them: a caret or a PEP 440 range that admits such a
 // release, and the 1.0.0-beta.1 pre-release line, are findings; tools.proxyExecute alone, or
 // the session calls in a comment or a string, are not session use; bun.lock is read.
@@ -433,7 +433,7 @@ func TestSessionFindingsFromCallPaths(t *testing.T) {
 	}
 }
 
-// TestFileKindsAreRead (issue 30): versions named by reference or in files doctor did not read
+// TestFileKindsAreRead: versions named by reference or in files doctor did not read
 // are found: a UTF-16 requirements file (pip reads it), a conda environment's pip section, a
 // -c constraints file, a vendored SDK (a file: path, an editable install, a vendored npm
 // package), pnpm catalogs, the CLI's own threshold, and the legacy 0.7.x provider line; a
@@ -493,7 +493,7 @@ func TestDecodeText(t *testing.T) {
 	}
 }
 
-// TestCallPathsFromTheCode (issue 30): a retrying SDK path is an alarm only where the code uses
+// TestCallPathsFromTheCode: a retrying SDK path is an alarm only where the code uses
 // it, cited at the call that sends; the client is followed through imports across files,
 // aliases, factory functions and typed parameters; a session used only for its MCP address is
 // its own line; a session handed on is cited where it is made; the middleware is judged by the

@@ -533,7 +533,7 @@ func TestRetryCommandExitStatuses(t *testing.T) {
 // TestReadOnlyBeforeOrAfterTheCommand: the real binary under --readonly, given before the
 // command's name or after its arguments, refuses retry, mark, resolve and verify with exit 2,
 // sends nothing (the sandbox's effects and execute requests are unchanged) and leaves the
-// journal file byte-identical; the same retry without --readonly sends once (issue 25: flags
+// journal file byte-identical; the same retry without --readonly sends once (flags
 // before the command were dropped, and `exectriage --readonly retry` sent).
 func TestReadOnlyBeforeOrAfterTheCommand(t *testing.T) {
 	e := newEnv(t, "")

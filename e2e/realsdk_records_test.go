@@ -16,7 +16,7 @@ import (
 	"github.com/exectriage/exectriage/sandbox"
 )
 
-// TestEveryRecordParsesInTheRealSDK (issue 42): every log record the sandbox serves, and every
+// TestEveryRecordParsesInTheRealSDK: every log record the sandbox serves, and every
 // record `export --details` writes, passes @composio/core 0.21.0's own schemas (logs.search, then
 // logs.get of each): the SDK logs "Transform validation failed" for what they refuse (a
 // trigger.message's "timings":{"start_time":null,…} did). Every record type is in the history.

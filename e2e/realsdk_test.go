@@ -161,7 +161,7 @@ func TestRealSDKAgainstTheSandbox(t *testing.T) {
 // (it sends toolkit_slug) re-sends a proxied write that got a 5xx after the provider acted
 // (3 emails), and so does a provider-wrapped tool call (the OpenAI provider's executeToolCall
 // on a session tool, as an agent loop runs it: 3), session.tools(), search and toolkits pass
-// the SDK's own zod schemas (issue 28:
+// the SDK's own zod schemas (before:
 // proxyExecute got 400 "toolkit is required", tools() a 404).
 func TestRealSDKSessionRoutesAgainstTheStrictSandbox(t *testing.T) {
 	ctx := t.Context()
@@ -205,7 +205,7 @@ func TestRealSDKSessionRoutesAgainstTheStrictSandbox(t *testing.T) {
 	}
 }
 
-// TestTheRealSDKsWebhookEndpointCreateIsRetried (issue 42): @composio/core 0.21.0's
+// TestTheRealSDKsWebhookEndpointCreateIsRetried: @composio/core 0.21.0's
 // webhookEndpoints.create goes through the retrying client: a create whose answer is a 502
 // after the endpoint was made is sent again, and the project has two endpoints for one URL
 // (what a duplicate subscription comes from). Without the fault it makes one.

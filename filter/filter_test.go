@@ -915,7 +915,7 @@ func TestNegationDoesNotNarrow(t *testing.T) {
 }
 
 // pattern: matches a row by its duplicate group's cause, through a view that knows the
-// groups; a typo in the pattern vocabulary is refused with the closest one (issue 16.5).
+// groups; a typo in the pattern vocabulary is refused with the closest one.
 func TestPatternField(t *testing.T) {
 	ix := NewIndex(4)
 	for _, tool := range []string{"GMAIL_SEND_EMAIL", "SLACK_SEND_MESSAGE", "GMAIL_SEND_EMAIL", "GITHUB_CREATE_AN_ISSUE"} {
@@ -997,7 +997,7 @@ func TestAFullArenaIndexesRowsWithoutText(t *testing.T) {
 	}
 }
 
-// TestKindSelectsRowsOfTheirOwnKind (issue 44, defect 10): the README calls trigger deliveries
+// TestKindSelectsRowsOfTheirOwnKind: the README calls trigger deliveries
 // rows of their own kind, but no kind: term selected them (triage counts them as reads).
 // kind:delivery selects the trigger deliveries, kind:event the account events, and kind:read
 // still holds them with the tools' reads.
@@ -1027,7 +1027,7 @@ func TestKindSelectsRowsOfTheirOwnKind(t *testing.T) {
 	}
 }
 
-// TestHintSaysWhatATypedQueryDoesNotShow (issue 44, defect 10): the list went empty while an
+// TestHintSaysWhatATypedQueryDoesNotShow: the list went empty while an
 // identifier term was typed (tool:GMAIL_S, a pasted first block of a request id) and user:
 // with no value matched everything, neither with a word. Hint says so, names the values that
 // start so (most frequent first, in the case typed), and offers the '*'.

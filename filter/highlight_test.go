@@ -7,7 +7,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 )
 
-// HighlightRow marks what made a row match in the columns the list shows (issue 32.12): a
+// HighlightRow marks what made a row match in the columns the list shows: a
 // free-text term fuzzily over the whole row, split over the columns it spans (per column it
 // marked nothing when it spanned two), and field terms in their own column.
 func TestHighlightRow(t *testing.T) {

@@ -749,7 +749,7 @@ func TestPostgresSynchronousCommitIsReadBack(t *testing.T) {
 // TestVersion1JournalGainsSources: a journal written before records named their source
 // (schema 1) is upgraded in place: its records stay, with no source, and new confirmations
 // and verdicts carry theirs ("DEMO", "LIVE host"), so a demo verdict is never taken for one
-// made against the real API (issue 16.2).
+// made against the real API.
 func TestVersion1JournalGainsSources(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {

@@ -67,7 +67,7 @@ func pgTables(t *testing.T, dsn string) string {
 }
 
 // TestReadOnlyJournalWritesNothing: a journal opened read-only reads every record, refuses
-// every write with ErrReadOnly, and leaves the database exactly as it was (issues 25, 27.6).
+// every write with ErrReadOnly, and leaves the database exactly as it was.
 func TestReadOnlyJournalWritesNothing(t *testing.T) {
 	for _, b := range backends(t) {
 		t.Run(b.name, func(t *testing.T) {

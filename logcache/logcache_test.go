@@ -283,7 +283,7 @@ func testConcurrentWriters(t *testing.T, mk func(Options) *Cache) {
 	}
 }
 
-// TestATeamIndexKeepsProjectsApart (issue 33): projects sharing an index never see each other's
+// TestATeamIndexKeepsProjectsApart: projects sharing an index never see each other's
 // entries, details or spans; the location it names has no password; a read-only open of a
 // database without the tables is ErrNone and creates nothing, and one of an index writes
 // nothing; an unreachable server is an error soon, with no password in it.

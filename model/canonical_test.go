@@ -131,7 +131,7 @@ func TestGapWordsAgree(t *testing.T) {
 }
 
 // The journal's ArgumentHash compares a retry's call exactly as it was sent: a nested null is
-// kept there, while grouping's CanonicalValue leaves it out (issue 29).
+// kept there, while grouping's CanonicalValue leaves it out.
 func TestArgumentHashKeepsNulls(t *testing.T) {
 	a, b := json.RawMessage(`{"o":{"x":null,"y":1}}`), json.RawMessage(`{"o":{"y":1}}`)
 	if ArgumentHash(a, nil) == ArgumentHash(b, nil) {

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// TestNumberAttemptsCountsOnlyAfterAFailure (issue 42): the trigger logs record no attempt; a
+// TestNumberAttemptsCountsOnlyAfterAFailure: the trigger logs record no attempt; a
 // delivery of an event is its next attempt only after a delivery of it that failed (Composio
 // delivers again only then); after one that succeeded it went to another endpoint, and is an
 // attempt 1 of its own. An attempt the record carries is kept.

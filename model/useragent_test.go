@@ -3,7 +3,7 @@ package model
 import "testing"
 
 // TestSDKFromUserAgent: the SDK's version comes from a user agent when the record does not
-// carry it (round 4: "an SDK version carried elsewhere in the record is not read"), from any
+// carry it ("an SDK version carried elsewhere in the record is not read"), from any
 // product token that names Composio, and only from one.
 func TestSDKFromUserAgent(t *testing.T) {
 	tests := []struct{ ua, version, language string }{

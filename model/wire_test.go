@@ -284,7 +284,7 @@ func TestHugeDurationIsUnknown(t *testing.T) {
 
 // TestRecordTypesAreKept: a record of another type than tool.execution (a trigger delivery, an
 // account event) keeps its type through both parsers and back to the wire; a tool execution
-// keeps none (issue 28).
+// keeps none.
 func TestRecordTypesAreKept(t *testing.T) {
 	for _, tt := range []struct{ typ, want string }{{"tool.execution", ""}, {"", ""}, {"trigger.message", "trigger.message"}, {"connected_account.created", "connected_account.created"}} {
 		rec := `{"id":"log_1","timestamp":"2026-03-01T10:00:00Z","status":"success","type":"` + tt.typ + `","metadata":{"tool_slug":"GMAIL_NEW_GMAIL_MESSAGE"}}`
@@ -307,7 +307,7 @@ func TestRecordTypesAreKept(t *testing.T) {
 
 // A trigger delivery keeps its identity through an export: the event id, the attempt, the
 // trigger and the handler's error, read back by the parser (the fast one defers to the lenient
-// one for it), and a malformed trigger object spoils nothing else (issue 31).
+// one for it), and a malformed trigger object spoils nothing else.
 func TestATriggerDeliveryRoundTrips(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	e := Execution{ID: "log_t1", Type: TypeTriggerMessage, Timestamp: at, ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE", ToolkitSlug: "gmail",

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// One password rule for every location a person sees (issue 27.10: sslpassword in a DSN was
+// One password rule for every location a person sees (sslpassword in a DSN was
 // printed by info and journal, a password inside the base URL by info).
 func TestLocationHidesEveryCredential(t *testing.T) {
 	for in, want := range map[string]string{

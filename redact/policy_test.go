@@ -84,7 +84,7 @@ func TestPolicyRevealKeepsTheRest(t *testing.T) {
 	}
 }
 
-// Secrets the first patterns missed (issue 12): Slack's newer token prefixes, a key in a URL's
+// Secrets the first patterns missed: Slack's newer token prefixes, a key in a URL's
 // query, auth and signature fields.
 func TestRedactsMoreShapes(t *testing.T) {
 	r := New()

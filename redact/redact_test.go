@@ -282,7 +282,7 @@ func BenchmarkJSONRecord(b *testing.B) {
 	}
 }
 
-// TestSessionIDsAreNotSecrets (issue 31): a tool-router session id (session_id "trs_…") shows,
+// TestSessionIDsAreNotSecrets: a tool-router session id (session_id "trs_…") shows,
 // so a support engineer can copy it and look the session up; a web session id, a trs_ value
 // that carries anything else, and every secret shape inside it stay hidden.
 func TestSessionIDsAreNotSecrets(t *testing.T) {

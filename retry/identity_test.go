@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"github.com/exectriage/exectriage/internal/testkit"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/retry"

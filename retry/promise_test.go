@@ -99,7 +99,7 @@ func fakeDeps(j journal.Journal, s retry.Sender) retry.Deps {
 // TestNoRetryOfTheSameCallWhileAnAttemptIsOpen: when the server records no request id, a
 // retry's own log, or a newer failure of the same call, looks like an execution of its own.
 // An open attempt of the same tool and arguments refuses a retry of any execution of that
-// call until it is resolved (issue 27.7: 2 POSTs), and once it is settled the other may go.
+// call until it is resolved (2 POSTs), and once it is settled the other may go.
 func TestNoRetryOfTheSameCallWhileAnAttemptIsOpen(t *testing.T) {
 	ctx := context.Background()
 	j := openJournal(t)
@@ -268,7 +268,7 @@ func TestA429SeenAfterTheClaimStopsTheSend(t *testing.T) {
 // TestAMetaToolIsNeverRetriedAsOneWrite: a COMPOSIO_MULTI_EXECUTE_TOOL run that timed out is
 // never sent again as one write (its children would all run again, those that took effect
 // included): the guard reads its children's logs and offers to retry only the children that
-// failed, each through the guard; unreadable logs refuse it too (issue 27.3).
+// failed, each through the guard; unreadable logs refuse it too.
 func TestAMetaToolIsNeverRetriedAsOneWrite(t *testing.T) {
 	ctx := context.Background()
 	at := time.Now().Add(-time.Hour)
@@ -526,7 +526,7 @@ func (o ownLog) ListLogs(context.Context, client.LogQuery) iter.Seq2[model.LogsP
 	return func(func(model.LogsPage, error) bool) {}
 }
 
-// TestAnAnswerThatSettlesNothingReadsItsOwnLogAtOnce (issue 44, defect 7): an execute answer
+// TestAnAnswerThatSettlesNothingReadsItsOwnLogAtOnce: an execute answer
 // that proves nothing (the connection dropped after it was sent) left the attempt
 // indeterminate while the log that answer named already showed a refusal (the dialog said
 // unknown, the attempt's row failed, resolve indeterminate beside it). Run now reads that log at

@@ -162,7 +162,7 @@ func (w *resolveWorld) resolve(t *testing.T, logs retry.LogReader, prov model.Pr
 
 // TestResolveFreesOnlyFromACompleteSearch: "failed" frees the claim, so it needs the logs
 // searched completely: a search that failed, was capped or was answered with other logs than
-// asked is unknown and keeps the attempt indeterminate, saying what to check (issue 27.2: with
+// asked is unknown and keeps the attempt indeterminate, saying what to check (with
 // a server that ignores filters and lists the attempt's own success 26th, the attempt was
 // settled failed and the retry sent again).
 func TestResolveFreesOnlyFromACompleteSearch(t *testing.T) {

@@ -200,9 +200,9 @@ func TestResolveReadsTheAnswersLogFirst(t *testing.T) {
 }
 
 // TestAnAnswerThatNamesATimeoutHoldsTheClaimOnTheWire: against a loopback server that answers
-// each write with HTTP 200 and successful:false carrying the texts that broke round 2 (a
+// each write with HTTP 200 and successful:false carrying the texts that broke an earlier guard (a
 // timeout beside a "never sent" word), a second confirmed retry is refused: one POST each
-// (issue 27.1: 6 of 13 texts gave 2 POSTs).
+// (6 of 13 texts gave 2 POSTs).
 func TestAnAnswerThatNamesATimeoutHoldsTheClaimOnTheWire(t *testing.T) {
 	texts := []string{
 		"x509 certificate has expired on the callback host; the email was sent",

@@ -355,7 +355,7 @@ func TestRetryRefusals(t *testing.T) {
 		if err != nil || !res.Refused() || res.Decision.Code != triage.RefusedVerdict || w.sends() != posts {
 			t.Fatalf("%+v %v", res.Decision, err)
 		}
-		// a stray ignored recorded afterwards does not lift it (issue 16.7)
+		// a stray ignored recorded afterwards does not lift it
 		if err := w.j.Mark(ctx, journal.VerdictRecord{ExecutionID: notSent.ID, Verdict: model.VerdictIgnored, Who: "cy", At: time.Now().Add(time.Second)}); err != nil {
 			t.Fatal(err)
 		}

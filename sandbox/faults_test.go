@@ -284,7 +284,7 @@ func TestServerAnswersHTTPNotFoundForHTTPMethodMismatch(t *testing.T) {
 }
 
 // An execution that fails with an error body names in it the request id its log carries, even
-// when the caller sent none: `request:` with what the client saw finds the log (issue 42).
+// when the caller sent none: `request:` with what the client saw finds the log.
 func TestAnErrorBodyNamesItsLogsRequestID(t *testing.T) {
 	for _, mode := range []FaultMode{Fault5xxBeforeCommit, Fault5xxAfterCommit, Fault429} {
 		t.Run(string(mode), func(t *testing.T) {

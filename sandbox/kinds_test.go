@@ -8,7 +8,7 @@ import (
 	"github.com/exectriage/exectriage/triage"
 )
 
-// TestEveryToolCarriesOneKindTag (issue 42): as Composio's tools do now, every tool the
+// TestEveryToolCarriesOneKindTag: as Composio's tools do now, every tool the
 // sandbox serves carries exactly one of the four kind tags (readOnlyHint, createHint,
 // updateHint, destructiveHint), and the kind triage learns from its definition, as served by
 // the tools API, is what the tool does: a write exactly when it changes the provider's state.

@@ -10,7 +10,7 @@ import (
 
 // TestTheSandboxRefusesWhatThePlatformRefuses: what the real API documents against is a
 // refusal here too, with its error body, so a client or a verifier that sends it fails its own
-// tests; a lenient sandbox accepts it, for the tests that need that (issue 28).
+// tests; a lenient sandbox accepts it, for the tests that need that.
 func TestTheSandboxRefusesWhatThePlatformRefuses(t *testing.T) {
 	now := time.Now()
 	ms := func(t time.Time) int64 { return t.UnixMilli() }
@@ -92,7 +92,7 @@ func TestACursorBelongsToItsQuery(t *testing.T) {
 
 // TestRateLimitHeadersAnd429: with a rate limit, every API answer says where the budget
 // stands, and a request past it is 429 with Retry-After, the platform's error body and no
-// effect (issue 28: the logs endpoints never said 429).
+// effect (the logs endpoints never said 429).
 func TestRateLimitHeadersAnd429(t *testing.T) {
 	cfg := testConfig()
 	cfg.Size, cfg.RateLimit, cfg.RateLimitWindow = 50, 3, time.Hour
@@ -117,7 +117,7 @@ func TestRateLimitHeadersAnd429(t *testing.T) {
 	}
 }
 
-// TestTheTriggerLogs (issue 31): the trigger logs answer in @composio/client's shape, page
+// TestTheTriggerLogs: the trigger logs answer in @composio/client's shape, page
 // through every delivery once (nextCursor null at the end), leave the payloads out when asked,
 // carry each delivery's event id in its client payload (the same on a redelivery) and its
 // handler's error, and refuse what the typed body does not have.
@@ -225,8 +225,8 @@ func TestTheTriggerLogs(t *testing.T) {
 }
 
 // TestTheEdgeLimit: past the edge's burst limit every API request is answered the edge's 429,
-// with no rate-limit header and no Retry-After, until the block passes (docs/platform.md, "Rate limits",
-// round 4); then requests pass again.
+// with no rate-limit header and no Retry-After, until the block passes (docs/platform.md, "Rate limits");
+// then requests pass again.
 func TestTheEdgeLimit(t *testing.T) {
 	cfg := testConfig()
 	cfg.Size, cfg.EdgeLimit, cfg.EdgeWindow, cfg.EdgeBlock = 20, 3, time.Hour, 300*time.Millisecond

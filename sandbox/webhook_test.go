@@ -41,7 +41,7 @@ func call(t *testing.T, method, url, key string, body any, out any) int {
 	return resp.StatusCode
 }
 
-// TestWebhookRedeliveries (issue 31): an app registers its handler; a fired trigger event is
+// TestWebhookRedeliveries: an app registers its handler; a fired trigger event is
 // POSTed to it with webhook-id (the event's id), webhook-timestamp, a Standard Webhooks
 // signature, the webhook version and x-composio-delivery-attempt; the handler sends a Slack
 // message and then answers 500, so the event comes again (attempt 2, the same webhook-id),
@@ -152,7 +152,7 @@ func TestWebhookRedeliveries(t *testing.T) {
 	}
 }
 
-// TestADuplicateSubscription (issue 42): a webhook endpoint create whose answer is lost after
+// TestADuplicateSubscription: a webhook endpoint create whose answer is lost after
 // the endpoint was made (a 502 after commit), sent again by a retrying client as every SDK's
 // default client does, leaves two endpoints for one URL; a fired event then comes to the handler
 // twice, each delivery an attempt 1 to its own endpoint, and the handler writes twice. Triage

@@ -88,7 +88,7 @@ func loadIDs(t *testing.T, src Source, since time.Duration) []string {
 	return ids
 }
 
-// TestACachedWindowReadsOnlyWhatIsNew (issue 33): a first load reads every page (in time
+// TestACachedWindowReadsOnlyWhatIsNew: a first load reads every page (in time
 // slices at once, newest first all the same) and keeps it; a second reads only the overlap
 // before the newest record it has; after 150 new executions, two pages; a detail is fetched
 // once across runs; and every load hands on exactly the API's records, newest first.

@@ -148,7 +148,7 @@ func TestLoadFileLeavesNoGoroutines(t *testing.T) {
 // TestPageNumberPagingWithRecordsArriving: against a server whose cursor is a page number (the
 // real API's) and whose window gains records while it is walked (logs written late), a load
 // hands on every record that was there when it began, and no record twice; a plain walk of the
-// same pages repeats records and misses others, so the test can fail (issue 28).
+// same pages repeats records and misses others, so the test can fail.
 func TestPageNumberPagingWithRecordsArriving(t *testing.T) {
 	ctx := t.Context()
 	srv, base, err := sandbox.Start(ctx, sandbox.Config{Seed: 4, Size: 10_000, Cursor: sandbox.CursorPage, ArrivalsPerPage: 3}, "127.0.0.1:0")
@@ -217,7 +217,7 @@ func TestPageNumberPagingWithRecordsArriving(t *testing.T) {
 // TestALoadWaitsOutTheRateLimit: a load of more pages than the rate limit's window allows
 // completes, holding its reads back before the budget runs out (no 429 while it reads alone)
 // and saying what it waits for; when something else spends the budget, the 429s it gets are
-// waited out as Retry-After says, and it still completes (issue 28).
+// waited out as Retry-After says, and it still completes.
 func TestALoadWaitsOutTheRateLimit(t *testing.T) {
 	ctx := t.Context()
 	// 3,000 records are 30 or more reads of 100: more than two windows' budget, so the load must
@@ -294,7 +294,7 @@ func TestALoadWaitsOutTheRateLimit(t *testing.T) {
 	}
 }
 
-// TestParallelReadsStayWithinTheRateLimit (issue 33): a window's time slices walked at once and
+// TestParallelReadsStayWithinTheRateLimit: a window's time slices walked at once and
 // sixteen detail requests beside them share one budget: the reads in flight count as spent, so
 // none is refused with a 429, and everything is read.
 func TestParallelReadsStayWithinTheRateLimit(t *testing.T) {

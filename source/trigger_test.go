@@ -13,7 +13,7 @@ import (
 	"github.com/exectriage/exectriage/sandbox"
 )
 
-// TestTriggerDeliveriesFromTheTriggerLogs (issue 31): a load reads the window's trigger
+// TestTriggerDeliveriesFromTheTriggerLogs: a load reads the window's trigger
 // deliveries from the trigger logs and hands each on once, in place of its logs-list entry,
 // with its event id and its attempt counted per event; a server that refuses the trigger logs
 // (an internal endpoint a key may not reach) still loads everything, the deliveries as the list

@@ -356,7 +356,7 @@ func TestDuplicatePatterns(t *testing.T) {
 			groups: 0,
 		},
 		{
-			// issue 31: one x-request-id on two executions is one call sent again, whatever the
+			// one x-request-id on two executions is one call sent again, whatever the
 			// spacing (here an app retry's would say otherwise)
 			name: "one request id: the SDK re-sent one call",
 			attempts: []attempt{
@@ -387,7 +387,7 @@ func TestDuplicatePatterns(t *testing.T) {
 			groups: 1, pattern: model.PatternDoubleSubmit,
 		},
 		{
-			// issue 29: exectriage's own guarded retry is never named the caller's retry loop
+			// exectriage's own guarded retry is never named the caller's retry loop
 			name: "exectriage's guarded retry of a timed-out send",
 			attempts: []attempt{
 				{id: "a", at: 0, err: timeoutErr, retry: -1, request: "5b1e2c3d-4f5a-4b6c-8d7e-9f0a1b2c3d4e"},

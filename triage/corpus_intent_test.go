@@ -10,7 +10,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 )
 
-// The corpus's families for intent identity (issue 29): an agent that saw an error writes the
+// The corpus's families for intent identity: an agent that saw an error writes the
 // message again from scratch, in another language, as HTML, with the recipient spelled another
 // way, or through a sibling tool (a Gmail draft, the user's Outlook). Written for this test:
 // phrasings in English, Portuguese, Spanish, German and French, each carrying the message's

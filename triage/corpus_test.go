@@ -417,7 +417,7 @@ func (g *corpusGen) doubleSubmit() {
 
 // metaResend: a session's meta tool (COMPOSIO_MULTI_EXECUTE_TOOL) times out at the client and
 // the SDK sends it again; both tools it holds run again under the new run. The runs are one
-// group and each tool's two runs another (issue 40: two intents, not one), all the session's
+// group and each tool's two runs another (two intents, not one), all the session's
 // own retry.
 func (g *corpusGen) metaResend() {
 	c := g.current()
@@ -481,7 +481,7 @@ func (g *corpusGen) redelivery() {
 
 // batchReplay: a job that sends a batch of messages (each to its own recipient) dies part way
 // and is run again a few minutes later: every message of the batch is sent again, those the
-// first run had sent too. Each message's two sends are a group, the app's retry (issue 29).
+// first run had sent too. Each message's two sends are a group, the app's retry.
 func (g *corpusGen) batchReplay() {
 	c := g.current()
 	n := 3 + g.r.IntN(4)

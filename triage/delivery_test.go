@@ -11,7 +11,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 )
 
-// TestTriggerRedelivery (issue 31): writes each made by the handler of its own delivery of one
+// TestTriggerRedelivery: writes each made by the handler of its own delivery of one
 // trigger event are one group whose cause is trigger_redelivery, linked to the deliveries;
 // the near misses are not: two events of one trigger, one delivery whose handler wrote twice,
 // another user's delivery, a delivery after the write. A write is tied to a delivery by the

@@ -10,7 +10,7 @@ import (
 
 // TestIntentAcrossWritings: an agent that saw an error sends the message again written another
 // way, in another language, or through a sibling tool: one group, agent_retry, explained by
-// the facts the two share (issue 29). What is not one intent stays apart.
+// the facts the two share. What is not one intent stays apart.
 func TestIntentAcrossWritings(t *testing.T) {
 	email := func(to, subject, body string) string {
 		b, _ := json.Marshal(map[string]any{"recipient_email": to, "subject": subject, "body": body})
@@ -97,7 +97,7 @@ func mustJSON(s string) string {
 // TestASentDraftJoinsItsDraft: after the send failed, the agent drafted the message and sent
 // the draft (GMAIL_SEND_DRAFT names only the draft): the send of the draft is one more attempt
 // of the group on every path, whatever the draft's response says (a scan does not keep it);
-// one sent after the window, or by another account, is not (issue 29).
+// one sent after the window, or by another account, is not.
 func TestASentDraftJoinsItsDraft(t *testing.T) {
 	const body = "Hi Ana, your order A-78274 shipped on March 14. Tracking number: 1Z999AA10123456784."
 	email := `{"recipient_email":"ana@x.com","subject":"Your order A-78274","body":` + mustJSON(body) + `}`

@@ -232,7 +232,7 @@ func TestSlugFallbackAgainstRealTools(t *testing.T) {
 
 // TestBuiltinKindsAreTheTags: the kinds built in for offline windows are those the tags of
 // Composio's own definitions give (testdata/real_tool_tags.json), a readOnlyHint over a verb
-// that looks like a write included (issue 29: 27 reads flagged), and a tool learned from the
+// that looks like a write included (27 reads flagged), and a tool learned from the
 // tools endpoint still goes by what it learned.
 func TestBuiltinKindsAreTheTags(t *testing.T) {
 	b, err := os.ReadFile("testdata/real_tool_tags.json")

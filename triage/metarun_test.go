@@ -12,7 +12,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 )
 
-// TestMetaToolResend (issues 29, 31): the tools of a meta tool sent again (each member under
+// TestMetaToolResend: the tools of a meta tool sent again (each member under
 // its own run of COMPOSIO_MULTI_EXECUTE_TOOL) are named from those runs: a session's SDK retry
 // of the meta tool is session_auto_retry, the reason naming the runs. The near misses are
 // named from the members themselves: two children of one run (a batch with an item twice),
@@ -96,7 +96,7 @@ func TestMetaToolResend(t *testing.T) {
 	}
 }
 
-// TestAResentMetaToolsToolsAreGroupsOfTheirOwn (issues 29, 31, 40): a meta tool sent again
+// TestAResentMetaToolsToolsAreGroupsOfTheirOwn: a meta tool sent again
 // whose two tools (an email and a Slack message) both ran again makes a group of each tool's
 // runs (two intents, not one: joining them made false pairs of an email and a message), each
 // named by why the meta tool was sent again and linked to the runs' group (MetaRuns,
@@ -234,7 +234,7 @@ func index(execs []model.Execution, id string) int {
 	return -1
 }
 
-// TestABatchReplayIsTheAppsRetry (issue 29): a job that sent three messages and was run again
+// TestABatchReplayIsTheAppsRetry: a job that sent three messages and was run again
 // five minutes later sent each again: three groups, each the app's retry of a batch (not a
 // double submit), in Analyze and in Incremental alike; two such pairs are not a batch.
 func TestABatchReplayIsTheAppsRetry(t *testing.T) {

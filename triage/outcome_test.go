@@ -73,7 +73,7 @@ func TestClassify(t *testing.T) {
 			"connection refused, the request was never sent: the email was not sent"},
 		{"dns failure text", execWith(send, "failed", 0, &model.ExecError{Message: "getaddrinfo ENOTFOUND gmail.googleapis.com"}), model.KindWrite, model.OutcomeFailed,
 			"connection failed to resolve the host, the request was never sent: the email was not sent"},
-		// a timeout named anywhere wins over a "never sent" word elsewhere in the text (issue 27.1)
+		// a timeout named anywhere wins over a "never sent" word elsewhere in the text
 		{"timeout text naming a certificate file", execWith(send, "failed", 0, &model.ExecError{Message: "Request timed out after 60000ms while uploading certificate.pdf"}), model.KindWrite, model.OutcomeAmbiguous,
 			"timed out: the email may have been sent"},
 		{"gateway text naming an unreachable mirror", execWith(send, "failed", 0, &model.ExecError{Message: "unreachable mirror; 504 Gateway Timeout from Gmail"}), model.KindWrite, model.OutcomeAmbiguous,
@@ -92,7 +92,7 @@ func TestClassify(t *testing.T) {
 			`validation error "timeout must be positive": the email was not sent`},
 		{"404", execWith("GMAIL_REPLY_TO_THREAD", "failed", 0, &model.ExecError{HTTPStatus: 404, Message: "Requested entity was not found."}), model.KindWrite, model.OutcomeFailed,
 			`404 from provider "Requested entity was not found.": the reply was not sent`},
-		// Google answers its rate limits 403 (issue 29): a refusal before acting, not a failure
+		// Google answers its rate limits 403: a refusal before acting, not a failure
 		{"gmail 403 user-rate limit", execWith(send, "failed", 0, &model.ExecError{HTTPStatus: 403, Message: "User-rate limit exceeded"}), model.KindWrite, model.OutcomeRejected,
 			`rate limited (403 "User-rate limit exceeded"): the email was likely not sent; verify before retrying`},
 		{"403 rateLimitExceeded", execWith(send, "failed", 0, &model.ExecError{HTTPStatus: 403, Message: "rateLimitExceeded: Quota exceeded for quota metric"}), model.KindWrite, model.OutcomeRejected,
@@ -270,7 +270,7 @@ func TestFailureVocabulary(t *testing.T) {
 }
 
 // TestASessionExecutionThatRanNothing: result_type input_required or blocked means nothing ran:
-// failed, never ambiguous, never flagged (issue 28).
+// failed, never ambiguous, never flagged.
 func TestASessionExecutionThatRanNothing(t *testing.T) {
 	for _, rt := range []string{"input_required", "blocked"} {
 		e := &model.Execution{ToolSlug: "GMAIL_SEND_EMAIL", Status: "failed", SessionID: "trs_1",
@@ -293,7 +293,7 @@ func TestASessionExecutionThatRanNothing(t *testing.T) {
 
 // TestRecordsThatAreNotExecutions: a trigger delivery or an account event is shown with what it
 // is, and is never a write: never flagged, never grouped, even when its slug reads like a write
-// and it failed twice in a row (issue 28).
+// and it failed twice in a row.
 func TestRecordsThatAreNotExecutions(t *testing.T) {
 	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	mk := func(id string, d time.Duration) model.Execution {

@@ -11,7 +11,7 @@ import (
 )
 
 // An application that rebuilds the payload for its retry regenerates a footer's time, a request
-// id in the body, or sends null where it left a key out: still one action (issue 29). Near
+// id in the body, or sends null where it left a key out: still one action. Near
 // misses stay apart: another meeting time, another order number, another recipient.
 func TestRebuiltPayloadsGroup(t *testing.T) {
 	const to = `"recipient_email":"ana@x.com","subject":"Order A-78274"`

@@ -21,7 +21,7 @@ func TestOldSDK(t *testing.T) {
 		{"language from framework", model.Execution{SDKVersion: "0.15.0", Source: model.Source{Framework: "python-langchain"}}, "Python composio 0.15.0 auto-retries writes"},
 		{"no language, old for both", model.Execution{SDKVersion: "0.12.0"}, "Composio SDK 0.12.0 auto-retries writes (TypeScript before 0.14.0, Python before 0.16.0)"},
 		// old in both languages: the same note with or without the language (the list entry
-		// and the detail of one execution read the same, issue 26)
+		// and the detail of one execution read the same)
 		{"python, old for both", model.Execution{SDKVersion: "0.13.1", Source: model.Source{Language: "python"}}, "Composio SDK 0.13.1 auto-retries writes (TypeScript before 0.14.0, Python before 0.16.0)"},
 		{"typescript, old for both", model.Execution{SDKVersion: "0.13.1", Source: model.Source{Language: "typescript"}}, "Composio SDK 0.13.1 auto-retries writes (TypeScript before 0.14.0, Python before 0.16.0)"},
 		{"no language, old for python only", model.Execution{SDKVersion: "0.15.0"}, "Composio SDK 0.15.0 (language not recorded) auto-retries writes if it is Python composio"},
@@ -71,7 +71,7 @@ func TestClassifierOldSDKNotePerPath(t *testing.T) {
 // TestANoteReadsTheSameFromTheListAndTheDetail: for every version on both paths, an
 // execution's note from its list entry (no language) is its note from its detail (the
 // language recorded), unless NoteNeedsLanguage says the detail must be fetched, which every
-// load does (issue 26: scan said "language not recorded" where show named TypeScript).
+// load does (scan said "language not recorded" where show named TypeScript).
 func TestANoteReadsTheSameFromTheListAndTheDetail(t *testing.T) {
 	var versions []string
 	for minor := 10; minor <= 28; minor++ {

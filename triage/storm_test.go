@@ -7,7 +7,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 )
 
-// TestRetryStorms (issue 29): a long run of attempts that falls into rounds, each an inner
+// TestRetryStorms: a long run of attempts that falls into rounds, each an inner
 // retry (a framework's tool retry), is named by the inner cause with the outer loop noted; a
 // loop of single attempts is the application's retry, not a storm.
 func TestRetryStorms(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/exectriage/exectriage/model"
 )
 
-// TestSubscriptionsAreToldByTheirDeliveries (issue 42): one event delivered to two endpoints is
+// TestSubscriptionsAreToldByTheirDeliveries: one event delivered to two endpoints is
 // named from the deliveries alone, whether or not the handlers wrote anything; a redelivery to
 // one endpoint, or two events, is not one.
 func TestSubscriptionsAreToldByTheirDeliveries(t *testing.T) {

@@ -140,7 +140,7 @@ func (w *crossWorld) tuiDataset(o app.Options) *Model {
 	return h.m
 }
 
-// TestEveryFrontJudgesAlike (issue 26): for the demo, a live sandbox and an export of the
+// TestEveryFrontJudgesAlike: for the demo, a live sandbox and an export of the
 // same records, with a journal that holds a retry that took effect, verdicts that settle and
 // one that does not, scan, list, show, bundle and the TUI's dataset say the same of every
 // execution: kind, outcome, flagged, reason, duplicate group (members and pattern), old-SDK
@@ -203,13 +203,13 @@ func TestEveryFrontJudgesAlike(t *testing.T) {
 		t.Fatalf("verdicts recorded: %v", marks)
 	}
 
-	// An agent re-send as production makes them (issue 29): a Gmail send in Portuguese fails
+	// An agent re-send as production makes them: a Gmail send in Portuguese fails
 	// after the provider took it, and the agent writes the message in English as a draft. One
 	// agent_retry group on every front: the live load must read both whole (the draft is
 	// another tool's, the same caller's).
 	resend := agentResendThroughADraft(t, srv, base)
 
-	// A session call that asked for approval, and its approved re-call sent twice (issue 42): the
+	// A session call that asked for approval, and its approved re-call sent twice: the
 	// ask waits, the two re-calls are one group; the same on every front.
 	approval, approvalSession := approvedTwice(t, base)
 
@@ -225,7 +225,7 @@ func TestEveryFrontJudgesAlike(t *testing.T) {
 	}
 	// Overlapping pages: some records a second time, one of them a list entry of a record
 	// already there whole, and an earlier list entry before its detail. Each id is one
-	// execution, the same one on every front (issue 29).
+	// execution, the same one on every front.
 	for _, i := range []int{3, 40, 77} {
 		lines = append(lines, lines[i])
 	}
@@ -646,7 +646,7 @@ func postCross(t *testing.T, url string, body any) *http.Response {
 	return resp
 }
 
-// TestTheTUIsMatchesAreTheListsMatches (issue 44, defect 2): ranking changes the TUI's order,
+// TestTheTUIsMatchesAreTheListsMatches: ranking changes the TUI's order,
 // never its match set: for free text, field terms and both together, the TUI's every-match
 // view (s: newest first) lists exactly the executions list --filter lists, in its order (the
 // whole load's filter, app.Loaded.Filter, which list reads), and best match lists the same
@@ -712,7 +712,7 @@ func firstDiff(a, b []string) int {
 	return min(len(a), len(b))
 }
 
-// TestTheDetailPaneNamesADuplicateSubscription (issue 42): a delivery of an event that also
+// TestTheDetailPaneNamesADuplicateSubscription: a delivery of an event that also
 // went to a second webhook endpoint says so in the TUI's detail pane, as show says it.
 func TestTheDetailPaneNamesADuplicateSubscription(t *testing.T) {
 	cfg := sandboxConfig()

@@ -564,7 +564,7 @@ func TestBadFileExitsBeforeTheTUIInTmux(t *testing.T) {
 
 // TestColorControlInTmux: the real binary in a 256-colour terminal draws in colour by default,
 // none with --color never or NO_COLOR, and the 16-colour palette uses only the basic SGR
-// colours (issue 17.7).
+// colours.
 func TestColorControlInTmux(t *testing.T) {
 	tmux := requireTmux(t)
 	dir := t.TempDir()
@@ -622,7 +622,7 @@ func TestColorControlInTmux(t *testing.T) {
 // TestReadOnlyTUIWritesNothingInTmux: the real TUI under --readonly, used for a while (keys
 // that would retry, mark and verify pressed too), leaves a schema-1 journal byte-identical (no
 // migration), creates no state file, and on an empty PostgreSQL database creates no table
-// (issue 27.6: a read-only TUI migrated schema 1 to 2 and created the schema on PostgreSQL).
+// (a read-only TUI migrated schema 1 to 2 and created the schema on PostgreSQL).
 func TestReadOnlyTUIWritesNothingInTmux(t *testing.T) {
 	tmux := requireTmux(t)
 	dir := t.TempDir()
@@ -686,7 +686,7 @@ func TestReadOnlyTUIWritesNothingInTmux(t *testing.T) {
 
 // TestQuitAsksWhileARetryIsSentInTmux runs the real binary against a sandbox whose Gmail sends
 // take four seconds: with the retry in flight, q asks instead of quitting and esc asks before
-// hiding the dialog; the send ends once (one new effect), and then q quits at once (issue 32.6).
+// hiding the dialog; the send ends once (one new effect), and then q quits at once.
 func TestQuitAsksWhileARetryIsSentInTmux(t *testing.T) {
 	tmux := requireTmux(t)
 	dir := t.TempDir()
@@ -736,7 +736,7 @@ func TestQuitAsksWhileARetryIsSentInTmux(t *testing.T) {
 }
 
 // TestHelpScrollsInTmux: at 80x24 the real binary's help shows where it is and scrolls to the
-// end of its legend (the header's marks), and q closes it, not the program (issue 32.5).
+// end of its legend (the header's marks), and q closes it, not the program.
 func TestHelpScrollsInTmux(t *testing.T) {
 	tmux := requireTmux(t)
 	dir := t.TempDir()
@@ -767,7 +767,7 @@ func TestHelpScrollsInTmux(t *testing.T) {
 
 // TestRetryDialogFitsInTmux: at 80x24 the real binary's retry dialog keeps its inputs and
 // buttons in view and scrolls the evidence to its last line (the journal's scope); shrunk to
-// 40x12 it asks for room instead of taking keys into inputs off the screen (issue 32.3).
+// 40x12 it asks for room instead of taking keys into inputs off the screen.
 func TestRetryDialogFitsInTmux(t *testing.T) {
 	tmux := requireTmux(t)
 	dir := t.TempDir()
@@ -823,7 +823,7 @@ func TestRetryDialogFitsInTmux(t *testing.T) {
 
 // TestTimelineInTmux: in the real binary, t on a row of a tool-router session shows the
 // session's steps in order with the re-sent step marked (its duplicate group and cause), at
-// 80x24 and 120x40 (issue 31).
+// 80x24 and 120x40.
 func TestTimelineInTmux(t *testing.T) {
 	tmux := requireTmux(t)
 	dir := t.TempDir()
@@ -872,7 +872,7 @@ func TestTimelineInTmux(t *testing.T) {
 	}
 }
 
-// TestARateLimitWaitStaysInTheHeaderInTmux (issue 44, defect 1): a load held back by the API's
+// TestARateLimitWaitStaysInTheHeaderInTmux: a load held back by the API's
 // rate limit printed "exectriage: waiting … for the API's rate limit" on stderr, into the
 // TUI's alternate screen over its header, where it stayed. At 100x30 the wait is said in the
 // header only, nothing is written outside the TUI's frame while it runs, and nothing of it is
@@ -918,7 +918,7 @@ func TestARateLimitWaitStaysInTheHeaderInTmux(t *testing.T) {
 	}
 }
 
-// TestListFitsTheTerminalInTmux (issue 44, defect 3): list's rows were 128-138 columns, so on
+// TestListFitsTheTerminalInTmux: list's rows were 128-138 columns, so on
 // an 80, 100 or 120 column terminal the log id landed on the next line, and thousands of lines
 // went to the terminal without a pager. Now every row fits the terminal and ends with its
 // whole log id; a list taller than the terminal goes through $PAGER (--no-pager writes it
@@ -981,7 +981,7 @@ func TestListFitsTheTerminalInTmux(t *testing.T) {
 	}
 }
 
-// TestFollowKeepsTheNewestInTmux (issue 45): `exectriage --follow` on the live sandbox shows
+// TestFollowKeepsTheNewestInTmux: `exectriage --follow` on the live sandbox shows
 // three executions sent one after another, each on top with the cursor on it (follow stopped
 // after the first before); after j the cursor keeps its row and the header says "1 new".
 func TestFollowKeepsTheNewestInTmux(t *testing.T) {
@@ -1068,7 +1068,7 @@ func TestSlackFindsSlackRowsInTmux(t *testing.T) {
 	ts.waitFor(pane, "the exit", contains("EXITED:0"))
 }
 
-// TestTeamViewAndTypedValuesInTmux (issue 44): a view saved in the journal with exectriage view
+// TestTeamViewAndTypedValuesInTmux: a view saved in the journal with exectriage view
 // save is in the TUI's S menu, marked the team's, and shows its rows with the header naming
 // it; a tool term being typed names the tools that start so.
 func TestTeamViewAndTypedValuesInTmux(t *testing.T) {

@@ -221,7 +221,7 @@ func TestFlowRetrySendsOnceAfterTypedConfirmation(t *testing.T) {
 	f.waitScreen("keys are ignored for half a second")
 	e.clock.Advance(retrydialog.KeyDelay + time.Millisecond)
 	e.clock.run()
-	// The notice goes when the delay ends, with no key pressed (issue 16.8: it stayed for
+	// The notice goes when the delay ends, with no key pressed (it stayed for
 	// seconds, until the next key).
 	f.waitScreen("tab moves · enter chooses")
 
@@ -267,7 +267,7 @@ func TestFlowRetrySendsOnceAfterTypedConfirmation(t *testing.T) {
 		t.Fatalf("%d effects after the refused second retry", n)
 	}
 
-	// The original's detail names the execution its retry made (issue 16.12).
+	// The original's detail names the execution its retry made.
 	f.waitScreen("retried as " + atts[0].NewLogID)
 	f.quit()
 }

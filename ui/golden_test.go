@@ -119,7 +119,7 @@ func checkFits(t *testing.T, s string, w, h int) {
 }
 
 // TestTheREADMESampleIsTheScreen: the README's sample screen is the duplicates view as the
-// code draws it now (issue 32.15: it said "effective ?" long after the list said "took effect
+// code draws it now (it said "effective ?" long after the list said "took effect
 // ?"). -update rewrites the golden and the README's block.
 func TestTheREADMESampleIsTheScreen(t *testing.T) {
 	h := newHarness(t, newEnv(t), 100, 30)

@@ -313,7 +313,7 @@ func TestMouseCaptureToggles(t *testing.T) {
 	}
 }
 
-// Colour control (issue 17.7): --color never/always win; in auto NO_COLOR (any value) turns
+// Colour control: --color never/always win; in auto NO_COLOR (any value) turns
 // colour off, CLICOLOR_FORCE (not 0) on; otherwise the terminal decides.
 func TestColorProfile(t *testing.T) {
 	tests := []struct {
@@ -650,7 +650,7 @@ func TestMarkDialogNeedsAChoice(t *testing.T) {
 	}
 }
 
-// TestTheMarkDialogNeverCutsAVerdictsMeaning (issue 44, defect 14): at 80 and 120 columns every
+// TestTheMarkDialogNeverCutsAVerdictsMeaning: at 80 and 120 columns every
 // offered verdict's meaning is on screen whole (wrapped under itself), none cut with "…".
 func TestTheMarkDialogNeverCutsAVerdictsMeaning(t *testing.T) {
 	e := newEnv(t)
@@ -729,7 +729,7 @@ func TestNoJournalIsShownAndTurnsRetryAndMarkOff(t *testing.T) {
 	}
 }
 
-// TestMarkDialogOffersVerdictsThatFit (issue 16.7): a read can only be ignored, a clean success
+// TestMarkDialogOffersVerdictsThatFit: a read can only be ignored, a clean success
 // cannot be confirmed failed, duplicate is offered for group members only; the dialog says
 // what the execution is marked now, and a stray ignored does not lift a duplicate.
 func TestMarkDialogOffersVerdictsThatFit(t *testing.T) {
@@ -773,7 +773,7 @@ func TestMarkDialogOffersVerdictsThatFit(t *testing.T) {
 }
 
 // When the retry dialog's evidence arrives, a command is scheduled for the end of the key
-// delay, so the frame after it drops "keys are ignored…" without a key press (issue 16.8: the
+// delay, so the frame after it drops "keys are ignored…" without a key press (the
 // notice stayed until the next key).
 func TestRetryDialogSchedulesTheEndOfTheKeyDelay(t *testing.T) {
 	e := newEnv(t)
@@ -801,7 +801,7 @@ func TestRetryDialogSchedulesTheEndOfTheKeyDelay(t *testing.T) {
 }
 
 // A load that stops after some pages says its counts are partial; a refresh that fails before
-// any page says the rows are stale; a complete load clears either (issue 16.11).
+// any page says the rows are stale; a complete load clears either.
 func TestHeaderMarksPartialAndStaleLoads(t *testing.T) {
 	e := newEnv(t)
 	h := newHarness(t, e, 120, 40)
@@ -831,7 +831,7 @@ func TestHeaderMarksPartialAndStaleLoads(t *testing.T) {
 	if s := header(); strings.Contains(s, "PARTIAL") || strings.Contains(s, "STALE") {
 		t.Errorf("a complete load left the mark: %s", s)
 	}
-	// A first load that fails: nothing was loaded, so nothing is stale (issue 44, defect 9).
+	// A first load that fails: nothing was loaded, so nothing is stale.
 	h.m.refreshed = time.Time{}
 	stop(0)
 	if s := header(); !strings.Contains(s, "LOAD FAILED") || strings.Contains(s, "STALE") {
@@ -840,7 +840,7 @@ func TestHeaderMarksPartialAndStaleLoads(t *testing.T) {
 }
 
 // An execution a guarded retry made is linked to the one it retried: a RETRY OF badge in the
-// list and a "retry of" row in its detail (issue 16.12).
+// list and a "retry of" row in its detail.
 func TestRetriedExecutionIsLinkedToItsOriginal(t *testing.T) {
 	e := newEnv(t)
 	h := newHarness(t, e, 200, 50)
@@ -884,7 +884,7 @@ func TestFilterByPatternInTheTUI(t *testing.T) {
 }
 
 // A read-only session says so in the header and refuses r, m and v with the reason; nothing
-// reaches the journal (issue 17.5).
+// reaches the journal.
 func TestReadOnlySessionRefusesWritingKeys(t *testing.T) {
 	e := newEnv(t)
 	e.parts.Config.Defaults.ReadOnly = true
@@ -915,7 +915,7 @@ func TestReadOnlySessionRefusesWritingKeys(t *testing.T) {
 	}
 }
 
-// y opens the copy menu (issue 17.6): the log id, the request id, the record as redacted JSON,
+// y opens the copy menu: the log id, the request id, the record as redacted JSON,
 // a curl reproduction that names $COMPOSIO_API_KEY and never the key, the bundle; a terminal
 // that cannot take OSC 52 gets a 0600 file and the path.
 func TestCopyMenu(t *testing.T) {
@@ -1007,7 +1007,7 @@ func armedAfter(cmd tea.Cmd) (time.Time, bool) {
 
 // o opens the selected execution's page in the dashboard from the config's [dashboard]
 // log_url, copies the address when there is no browser, and says how to configure it when
-// the config names none (issue 17.6): exectriage never guesses the address.
+// the config names none: exectriage never guesses the address.
 func TestDashboardKey(t *testing.T) {
 	script, got := testkit.FakeBrowser(t)
 	t.Setenv("BROWSER", "")
@@ -1292,7 +1292,7 @@ func TestAnalysesSnapshotPaced(t *testing.T) {
 	}
 }
 
-// Enter on an invalid filter applies nothing quietly (issue 32.4: /kind:wrte + Enter applied
+// Enter on an invalid filter applies nothing quietly (/kind:wrte + Enter applied
 // its valid prefix kind:wr and the error went away): the prompt stays open with the error, esc
 // drops it and the list is back to every row.
 func TestEnterOnAnInvalidFilterKeepsTheError(t *testing.T) {
@@ -1335,7 +1335,7 @@ func isQuit(cmd tea.Cmd) bool {
 }
 
 // While a retry is being sent, q and ctrl+c ask before leaving (leaving cuts the send off and
-// makes its outcome unknown), and esc asks before hiding the sending dialog (issue 32.6). Any
+// makes its outcome unknown), and esc asks before hiding the sending dialog. Any
 // other key withdraws the question; once the send is over, q leaves at once.
 func TestQuitAndEscAskWhileARetryIsSent(t *testing.T) {
 	e := newEnv(t)
@@ -1426,7 +1426,7 @@ func TestQuitAndEscAskWhileARetryIsSent(t *testing.T) {
 
 // The help bar shows what a read-only session has turned off as off, and the hints say so
 // instead of offering r and m; with [keys] remapped, the hints and the provider pane name the
-// keys that work (issue 32.14).
+// keys that work.
 func TestHelpBarAndHintsFollowTheSession(t *testing.T) {
 	flaggedUnchecked := func(h *harness) {
 		t.Helper()
@@ -1490,7 +1490,7 @@ func TestHelpBarAndHintsFollowTheSession(t *testing.T) {
 	}
 }
 
-// The copy menu and the mark dialog behave alike (issue 32.13): a digit chooses and Enter acts
+// The copy menu and the mark dialog behave alike: a digit chooses and Enter acts
 // (a digit used to copy at once, and the Enter after it opened the detail); esc and q close;
 // the rows' second column lines up.
 func TestMenusBehaveAlike(t *testing.T) {
@@ -1566,7 +1566,7 @@ func TestMenusBehaveAlike(t *testing.T) {
 }
 
 // n and N move between a filter's matches, past a group's header and its other members in the
-// duplicates view, and wrap at the ends; ctrl+d and ctrl+u move half a page (issue 32.12).
+// duplicates view, and wrap at the ends; ctrl+d and ctrl+u move half a page.
 func TestNextMatchAndHalfPages(t *testing.T) {
 	e := newEnv(t)
 	h := newHarness(t, e, 120, 40)
@@ -1629,7 +1629,7 @@ func TestNextMatchAndHalfPages(t *testing.T) {
 }
 
 // A message longer than the status line goes on over the help bar, so an error's fix is not
-// cut; L opens the log of every message, whole, with its time; esc closes it (issue 32.2).
+// cut; L opens the log of every message, whole, with its time; esc closes it.
 func TestTheMessageLogKeepsMessagesWhole(t *testing.T) {
 	e := newEnv(t)
 	h := newHarness(t, e, 80, 24)
@@ -1695,7 +1695,7 @@ func sessionWithADuplicate(h *harness) (string, int) {
 }
 
 // t on a row lines up its session: every execution of it, oldest first, the one t was pressed
-// on marked, the duplicates among them named with their cause (issue 31).
+// on marked, the duplicates among them named with their cause.
 func TestTimelineOfASession(t *testing.T) {
 	cfg := sandboxConfig()
 	cfg.Seed, cfg.Size = 9, 1500 // a history with tool-router sessions in its window
@@ -1741,7 +1741,7 @@ func TestTimelineOfASession(t *testing.T) {
 	golden(t, "timeline_80x24", s+"\n")
 }
 
-// TestTheTimelineLinksAnApprovedReCall (issue 42): in a session's timeline the call that asked
+// TestTheTimelineLinksAnApprovedReCall: in a session's timeline the call that asked
 // for approval shows as waiting, and each approved re-call names the call it continues; the
 // list marks the ask WAITING FOR APPROVAL and never flags it.
 func TestTheTimelineLinksAnApprovedReCall(t *testing.T) {
@@ -1835,7 +1835,7 @@ func TestKeysWaitForTheRowsTheyFollow(t *testing.T) {
 	}
 }
 
-// TestSettlingARowLeavesTheCursorOnTheNext (issue 44, defect 5): in the flagged view a row
+// TestSettlingARowLeavesTheCursorOnTheNext: in the flagged view a row
 // that a verdict settles leaves the view; the cursor went to row 1 and the confirmation was
 // overwritten at once. The cursor now lands on the row that came next, as lazygit does after
 // staging, and the confirmation stays until the next key.
@@ -1876,7 +1876,7 @@ func TestSettlingARowLeavesTheCursorOnTheNext(t *testing.T) {
 	}
 }
 
-// TestTheFilterSaysWhatItsRowsDoNotShow (issue 44, defect 10): an identifier term being typed
+// TestTheFilterSaysWhatItsRowsDoNotShow: an identifier term being typed
 // (tool:GMAIL_S) emptied the list without a word, user: with no value matched everything
 // silently, and the [s best match] badge stayed after esc with nothing to rank.
 func TestTheFilterSaysWhatItsRowsDoNotShow(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 )
 
-// TestEveryStateFitsAndKeepsHelpAndQuit (issue 16.3): from 40x12 to 220x50, every state's
+// TestEveryStateFitsAndKeepsHelpAndQuit: from 40x12 to 220x50, every state's
 // screen fits the terminal, the help bar keeps `? help` and `q quit` visible whatever it cuts,
 // and from 70 columns the list shows the date (a 36-hour window spans days) and who called.
 func TestEveryStateFitsAndKeepsHelpAndQuit(t *testing.T) {

@@ -88,7 +88,7 @@ func readFrame(m *Model) frame {
 }
 
 // TestLiveLoadStreams runs the TUI on the real backend against a sandbox serving 50 ms pages
-// (issue 6, live API): the first rows are on screen while later pages are still loading, the
+// (live API): the first rows are on screen while later pages are still loading, the
 // header counts pages and records as they come, the list grows across pages, and keys typed
 // during the load are handled (the cursor moves) between pages, which keep arriving.
 func TestLiveLoadStreams(t *testing.T) {

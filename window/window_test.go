@@ -207,7 +207,7 @@ func matchSet(t *testing.T, ds *Dataset, text string) ([]int, map[int]bool) {
 	return pos, keep
 }
 
-// TestChildrenUnderTheirRun (issue 31): the list shows a meta tool's children right under its
+// TestChildrenUnderTheirRun: the list shows a meta tool's children right under its
 // run, in the order they ran, marked as children; a child whose run is filtered out stays in
 // its own place; the selection over given matches nests the same way.
 func TestChildrenUnderTheirRun(t *testing.T) {

@@ -52,7 +52,7 @@ func TestWriteIsSeededNewestFirstAndParses(t *testing.T) {
 }
 
 // The bench traffic carries every cause triage names (sessions, frameworks and agents
-// included) and near-misses that must stay ungrouped (issue 15: realistic traffic).
+// included) and near-misses that must stay ungrouped (realistic traffic).
 func TestTrafficHasEveryCause(t *testing.T) {
 	t.Run("generator", func(t *testing.T) { testTrafficHasEveryCause(t, false) })
 	// production bodies change the bytes, not the executions' causes: every one is still there

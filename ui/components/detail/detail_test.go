@@ -136,7 +136,7 @@ func TestRowWithoutItsRecord(t *testing.T) {
 
 // TestARecordWithoutStoredData: a full tool-execution record with neither arguments nor
 // response (a project with "Don't store data" on) says why nothing can be checked or retried;
-// a record with either, and a record that is not a tool execution, do not (issue 28).
+// a record with either, and a record that is not a tool execution, do not.
 func TestARecordWithoutStoredData(t *testing.T) {
 	st := styles.New(theme.Default())
 	at := time.Date(2026, 3, 2, 11, 0, 0, 0, time.UTC)
@@ -162,7 +162,7 @@ func TestARecordWithoutStoredData(t *testing.T) {
 	}
 }
 
-// TestATriggerDeliveryAndItsRedelivery (issue 31): the pane says what identifies a trigger
+// TestATriggerDeliveryAndItsRedelivery: the pane says what identifies a trigger
 // delivery (its event, attempt and trigger, and the handler's error), and a redelivery's write
 // names the deliveries it came from.
 func TestATriggerDeliveryAndItsRedelivery(t *testing.T) {

@@ -88,7 +88,7 @@ func TestSourceColourFollowsTheKind(t *testing.T) {
 	}
 }
 
-// A profile is named in the header; a production one loudly and in words (issue 17.4).
+// A profile is named in the header; a production one loudly and in words.
 func TestHeaderNamesTheProfile(t *testing.T) {
 	st := styles.New(theme.Default())
 	c := common.Common{Styles: st, Keys: &keys.KeyMap{}, Now: time.Now}
@@ -123,7 +123,7 @@ func TestALoadSaysWhatItWaitsFor(t *testing.T) {
 	if v := ansi.Strip(m.View()); !strings.Contains(v, "4,200 records · waiting 12s for the API's rate limit (2000 requests a window)") {
 		t.Fatalf("waiting:\n%s", v)
 	}
-	// Narrower, the wait is said in fewer words, never dropped (issue 44, defect 1: at 100
+	// Narrower, the wait is said in fewer words, never dropped (at 100
 	// columns it was, and a minute's wait looked like a hang).
 	m.Source, m.Kind = "LIVE 127.0.0.1:39615", KindLive
 	for _, w := range []int{60, 80, 100, 120} {
@@ -139,7 +139,7 @@ func TestALoadSaysWhatItWaitsFor(t *testing.T) {
 }
 
 // On a narrow header the refresh clock goes first; the source and a PRODUCTION profile are the
-// last to go (issue 32.8: they were cut before the clock).
+// last to go (they were cut before the clock).
 func TestNarrowHeadersKeepTheSourceAndProduction(t *testing.T) {
 	st := styles.New(theme.Default())
 	c := common.Common{Styles: st, Keys: &keys.KeyMap{}, Now: time.Now}
@@ -166,7 +166,7 @@ func TestNarrowHeadersKeepTheSourceAndProduction(t *testing.T) {
 	}
 }
 
-// TestTheHeaderKeepsTheMarksThatMatter (issue 44, defect 9): a stale or partial load's mark
+// TestTheHeaderKeepsTheMarksThatMatter: a stale or partial load's mark
 // dropped first on a narrow header (at 100 columns), and "0 dup groups" showed while the groups
 // were still being found. The mark now stays with the source, after the
 // counts have gone (its first word down to 60), and groups not yet found read "groups …".

@@ -40,7 +40,7 @@ func TestViewFollowsSizeAndKeys(t *testing.T) {
 
 // The help explains every badge and header mark, and what does not fit scrolls: at 80x24 the
 // last line says which lines show, G reaches the end of the legend, g the keys again; on a
-// screen tall enough everything shows and nothing says to scroll (issue 32.5).
+// screen tall enough everything shows and nothing says to scroll.
 func TestHelpScrollsToEveryMark(t *testing.T) {
 	k := keys.Default()
 	m := New(common.Common{Styles: styles.New(theme.Default()), Keys: &k, Now: time.Now})

@@ -28,7 +28,7 @@ func TestWrapKeepsLabelledRowsUnderTheirValue(t *testing.T) {
 	}
 }
 
-// JSON in a pane wraps between members, never inside a token (issue 32.11: "limit":20 / 0);
+// JSON in a pane wraps between members, never inside a token ("limit":20 / 0);
 // an evidence bullet wraps under its text, not at column 0.
 func TestWrapBreaksJSONBetweenMembersAndHangsBullets(t *testing.T) {
 	args := `read args {"channel":"C0123ABC","limit":200,"oldest":"1772450000.000000","inclusive":true,"query":"in:sent to:a@b.example"}`

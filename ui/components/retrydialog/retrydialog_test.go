@@ -204,7 +204,7 @@ func TestNoStoredDataRefusal(t *testing.T) {
 
 // TestStepKeys: the guard's own next steps, worded for the dialog, name keys where the TUI has
 // one and say "in a shell" where it has none; the CLI words the same steps as command lines
-// (issue 16.8; issue 26: the words were rewritten from the CLI's by regular expressions).
+// (the words were rewritten from the CLI's by regular expressions).
 func TestStepKeys(t *testing.T) {
 	e := model.Execution{ID: "log_a-B1", ToolSlug: "GMAIL_SEND_EMAIL", Status: "failed", Detailed: true, Arguments: []byte(`{"to":"a"}`)}
 	base := triage.GuardInput{Execution: &e, Kind: model.KindWrite, Outcome: model.OutcomeAmbiguous}
@@ -249,7 +249,7 @@ func TestStepKeys(t *testing.T) {
 
 // Every line of the evidence being confirmed is readable at 80x24 (it scrolls above the inputs,
 // which stay in view); at 40x12 the dialog says how much room it needs and takes no typing
-// rather than sending keys into inputs off the screen (issue 32.3).
+// rather than sending keys into inputs off the screen.
 func TestTheEvidenceScrollsAndTheInputsStayInView(t *testing.T) {
 	m, c := newDialog(triage.GuardDecision{Code: triage.RefusedNotConfirmed})
 	m.ev.Triage.Reason = "timed out after 60.0 s \"Request timed out after 60000ms waiting for the provider\": the email may have been sent"

@@ -13,7 +13,7 @@ import (
 	"github.com/exectriage/exectriage/ui/theme"
 )
 
-// TestALongMessageNeverBreaksAPath (issue 44, defect 6): a message longer than its line goes
+// TestALongMessageNeverBreaksAPath: a message longer than its line goes
 // on over the help bar; the two were made by wrapping and joining the pieces with spaces, so a
 // path hard-wrapped inside read "…-20261 204T…" and did not work when copied. The line and its
 // overflow are now the message cut once between two words: together they are the message as

@@ -14,7 +14,7 @@ import (
 	"github.com/exectriage/exectriage/ui/theme"
 )
 
-// TestStepsOnSeveralDaysCarryTheirDate (issue 44, defect 8): a trace over four days showed only
+// TestStepsOnSeveralDaysCarryTheirDate: a trace over four days showed only
 // times of day, so "oldest first" read as out of order. Steps on more than one day carry their
 // date in the list's format; a timeline within one day keeps the time alone.
 func TestStepsOnSeveralDaysCarryTheirDate(t *testing.T) {
