@@ -384,3 +384,52 @@ func TestNoRoomIsTooBig(t *testing.T) {
 		t.Errorf("reported %q, want x/big.go only", got)
 	}
 }
+
+// batchMethods are what handles a source's records in bulk: streaming a window, handing a page
+// back, guessing its size, building a window, queueing records in a feed.
+var batchMethods = map[string]bool{"Stream": true, "Recycle": true, "SizeHint": true, "NewWindow": true, "NewBuilder": true, "Give": true, "FindRequests": true, "Record": true}
+
+// frontBatches lists where the TUI (ui/, non-test files) handles a source batch: it calls one
+// of batchMethods or names the window's builder. A record goes down one way, source → app.Feed
+// → window.Builder → Dataset; the TUI sees counts and datasets.
+func frontBatches(t *testing.T, fsys fs.FS) (out []string) {
+	t.Helper()
+	eachFile(t, fsys, func(path string) bool { return under(path, "ui") }, func(path string, f *ast.File) {
+		win := importedAs(f, "window")
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && batchMethods[sel.Sel.Name] {
+					out = append(out, path+" calls "+sel.Sel.Name+": the TUI never handles a source batch (app.Feed does)")
+				} else if ok && sel.Sel.Name == "Exec" && strings.HasPrefix(path, "ui/components/execlist/") {
+					out = append(out, path+" calls Exec: a row prints the window's Row, never a record rebuilt for a frame")
+				}
+			case *ast.SelectorExpr:
+				if x, ok := n.X.(*ast.Ident); ok && win[x.Name] != "" && strings.HasPrefix(n.Sel.Name, "Builder") {
+					out = append(out, path+" names "+n.Sel.Name+": the TUI never builds a window (app.Feed does)")
+				}
+			}
+			return true
+		})
+	})
+	return out
+}
+
+func TestTheTUINeverHandlesASourceBatch(t *testing.T) {
+	for _, v := range frontBatches(t, os.DirFS("..")) {
+		t.Error(v)
+	}
+	imp := "import \"" + module
+	bad := fstest.MapFS{
+		"ui/l.go":                     {Data: []byte("package ui\nfunc f(a A) { a.Stream(nil, 0, nil); a.Recycle(nil) }\n")},
+		"ui/b.go":                     {Data: []byte("package ui\n" + imp + "window\"\nvar b *window.Builder\n")},
+		"ui/ok.go":                    {Data: []byte("package ui\n" + imp + "window\"\nimport \"strings\"\nvar d *window.Dataset\nvar s strings.Builder\n")},
+		"ui/l_test.go":                {Data: []byte("package ui\nfunc f(a A) { a.Stream(nil, 0, nil) }\n")},
+		"app/a.go":                    {Data: []byte("package app\nfunc f(a A) { a.Stream(nil, 0, nil) }\n")},
+		"ui/components/execlist/r.go": {Data: []byte("package execlist\nfunc f(s S) { _ = s.Exec(0) }\n")},
+		"ui/components/detail/d.go":   {Data: []byte("package detail\nfunc f(s S) { _ = s.Exec(0) }\n")},
+	}
+	if got := frontBatches(t, bad); len(got) != 4 {
+		t.Errorf("reported %q, want ui/l.go's Stream and Recycle, ui/b.go's window.Builder and the list's Exec", got)
+	}
+}

@@ -326,23 +326,19 @@ func followCmd(tag int, every time.Duration) tea.Cmd {
 	return tea.Tick(every, func(time.Time) tea.Msg { return followTickMsg{tag: tag} })
 }
 
-// foundMsg brings the executions the API found for a request: filter (FindRequests).
+// foundMsg says the API found n executions for a request: or session: filter, queued in the
+// feed for the next analysis (app.Feed.Find).
 type foundMsg struct {
-	ids   []string
-	execs []model.Execution
-	err   error
+	ids []string
+	n   int
+	err error
 }
 
 // findOnServerCmd asks the source's server for the executions of the request and session ids
-// a filter names.
-func findOnServerCmd(ctx context.Context, be Backend, reqs, sessions []string) tea.Cmd {
+// a filter names, and queues what it finds in the feed.
+func findOnServerCmd(ctx context.Context, feed *app.Feed, reqs, sessions []string) tea.Cmd {
 	return func() tea.Msg {
-		execs, err := be.FindRequests(ctx, reqs)
-		if err == nil {
-			var more []model.Execution
-			more, err = be.FindSessions(ctx, sessions)
-			execs = append(execs, more...)
-		}
+		n, err := feed.Find(ctx, reqs, sessions)
 		var ids []string
 		for _, r := range reqs {
 			ids = append(ids, "request "+r)
@@ -350,7 +346,7 @@ func findOnServerCmd(ctx context.Context, be Backend, reqs, sessions []string) t
 		for _, s := range sessions {
 			ids = append(ids, "session "+s)
 		}
-		return foundMsg{ids: ids, execs: execs, err: err}
+		return foundMsg{ids: ids, n: n, err: err}
 	}
 }
 

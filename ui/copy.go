@@ -25,16 +25,34 @@ func (m *Model) copyBundle() tea.Cmd {
 // dumb) gets the text in a 0600 file instead, and the status line says which.
 func (m *Model) copyOut(what, text string, block bool) tea.Cmd {
 	if m.opt.NoOSC52 {
-		path, err := m.be.WriteCopy(what, text)
-		if err != nil {
-			m.setError(fmt.Errorf("this terminal cannot take OSC 52 and the fallback file failed: %w", err))
-			return nil
-		}
-		m.setInfo("this terminal cannot take OSC 52 (TERM=%s): the %s is in %s", m.opt.Term, what, path)
-		return nil
+		m.setInfo("writing the %s to a file…", what)
+		return copyFileCmd(m.be, what, text)
 	}
 	m.setInfo("copied the %s to the clipboard (OSC 52; nothing arrived? the terminal refuses OSC 52: set NO_OSC52=1 to get a file)", what)
 	return copyText(text, block)
+}
+
+// copyFileMsg says where the copy fallback wrote what (copyFileCmd).
+type copyFileMsg struct {
+	what, path string
+	err        error
+}
+
+// copyFileCmd writes text to the copy fallback's 0600 file, off the loop.
+func copyFileCmd(be Backend, what, text string) tea.Cmd {
+	return func() tea.Msg {
+		path, err := be.WriteCopy(what, text)
+		return copyFileMsg{what: what, path: path, err: err}
+	}
+}
+
+// copied says where a copy went when the terminal cannot take OSC 52.
+func (m *Model) copied(msg copyFileMsg) {
+	if msg.err != nil {
+		m.setError(fmt.Errorf("this terminal cannot take OSC 52 and the fallback file failed: %w", msg.err))
+		return
+	}
+	m.setInfo("this terminal cannot take OSC 52 (TERM=%s): the %s is in %s", m.opt.Term, msg.what, msg.path)
 }
 
 // selectionIDs is what a bundle covers: the selected execution, or a whole duplicate group.

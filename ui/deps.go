@@ -11,12 +11,13 @@ import (
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/ui/keys"
 	"github.com/exectriage/exectriage/ui/theme"
-	"github.com/exectriage/exectriage/window"
 )
 
 // Backend is everything the TUI asks of the outside world: the source, triage, the verifiers,
-// the journal, the guarded retry and the bundle writer. Every method but Hold may block; the UI
-// calls them only from tea.Cmds, never from Update or View. The backend in this file implements
+// the journal, the guarded retry and the bundle writer. Source, Hint, JournalProblem, ReadOnly,
+// CheckRead, Profile, SourceKind, RateWaiting, Hold, VerdictsFor, DashboardURL, Explain, Secrets
+// and NewFeed read what the session holds and never block: Update may call them. Every other
+// method may block; the UI calls them only from tea.Cmds (ui/rules_test.go holds it). The backend in this file implements
 // it over the application layer (package app); tests use the same implementation over the demo
 // sandbox.
 type Backend interface {
@@ -46,16 +47,9 @@ type Backend interface {
 	// SourceKind says what the source reads (live API, demo, file), for the header's colour:
 	// never guessed from the name (a base URL is live).
 	SourceKind() model.SourceKind
-	// Load streams executions of the last since (0: all) in batches the callback owns.
-	Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error
-	// SizeHint guesses how many executions a Load of since will give, a little high; 0 when
-	// it cannot tell cheaply. It may read the source: call it from a command.
-	SizeHint(since time.Duration) int
-	// Recycle hands back a batch of Load once the builder has taken its records and nothing
-	// keeps a slice of it: the load may fill its array again.
-	Recycle(batch []model.Execution)
-	// NewBuilder returns an empty dataset builder that triages as the backend is configured.
-	NewBuilder() *window.Builder
+	// NewFeed returns the window a TUI loads into (app.Feed): its loads and analyses run in
+	// commands, and the TUI sees counts and datasets, never the records of a page.
+	NewFeed() *app.Feed
 	// RateWaiting says what a load waits for while the API's rate limit holds its reads back
 	// ("" when nothing): it never blocks.
 	RateWaiting() []string
@@ -64,14 +58,9 @@ type Backend interface {
 	Hold(d time.Duration)
 	// Get fetches an execution's full detail.
 	Get(ctx context.Context, id string) (model.Execution, error)
-	// FindRequests asks the source's server for the executions of the window whose request id
-	// contains one of ids, in full (the API lists no request ids); nothing for a file.
-	FindRequests(ctx context.Context, ids []string) ([]model.Execution, error)
-	// FindSessions is FindRequests for tool-router session ids.
+	// FindSessions asks the source's server for the executions of the window whose tool-router
+	// session id contains one of ids, in full (the API lists none); nothing for a file.
 	FindSessions(ctx context.Context, ids []string) ([]model.Execution, error)
-	// Record returns an execution's full record for finding duplicate groups: the copy fetched
-	// while loading when there is one, else Get.
-	Record(ctx context.Context, id string) (model.Execution, error)
 	// Verify asks the provider whether the execution's effect exists.
 	Verify(ctx context.Context, e *model.Execution) model.ProviderState
 	// Journal returns what the journal holds about one execution.
@@ -204,17 +193,7 @@ func (b backend) CheckRead() string {
 	return ""
 }
 
-func (b backend) Load(ctx context.Context, since time.Duration, page func([]model.Execution) error) error {
-	return b.a.Stream(ctx, since, page)
-}
-
-func (b backend) Recycle(batch []model.Execution) { b.a.Recycle(batch) }
-
-func (b backend) SizeHint(since time.Duration) int { return b.a.SizeHint(since) }
-
-func (b backend) NewBuilder() *window.Builder {
-	return b.a.NewWindow()
-}
+func (b backend) NewFeed() *app.Feed { return b.a.NewFeed() }
 
 func (b backend) Hold(d time.Duration) { b.a.Gate().Hold(d) }
 
@@ -222,16 +201,8 @@ func (b backend) Get(ctx context.Context, id string) (model.Execution, error) {
 	return b.a.Get(ctx, id)
 }
 
-func (b backend) FindRequests(ctx context.Context, ids []string) ([]model.Execution, error) {
-	return b.a.FindRequests(ctx, ids)
-}
-
 func (b backend) FindSessions(ctx context.Context, ids []string) ([]model.Execution, error) {
 	return b.a.FindSessions(ctx, ids)
-}
-
-func (b backend) Record(ctx context.Context, id string) (model.Execution, error) {
-	return b.a.Record(ctx, id)
 }
 
 func (b backend) Verify(ctx context.Context, e *model.Execution) model.ProviderState {

@@ -9,18 +9,17 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/exectriage/exectriage/internal/cores"
+	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/internal/heap"
-	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/window"
 )
 
-// The load pipeline, a sub-model of the root: a load streams pages from the backend
-// (loadCmd), the root hands each to the loader, which gives the pages received to the window's
-// builder in an analysis (analyzeCmd: triage and index once per record, a snapshot now and then,
-// the duplicate groups once the load is in) and reports what the root is to show. A record
-// travels: source → Backend.Load's page callback → loadPageMsg → loader.pending →
-// window.Builder.Add → Dataset → analyzedMsg → the root's list (stageDataset).
+// The load pipeline, a sub-model of the root: a load streams the source into the session's
+// feed (app.Feed; loadCmd), the root tells the loader how many records each page held, and the
+// loader paces the feed's analyses (analyzeCmd: the queued pages to the window's builder, a
+// snapshot now and then, the duplicate groups once the load is in) and reports what the root is
+// to show. Records never cross into the TUI: source → app.Feed → window.Builder → Dataset →
+// analyzedMsg → the root's list (stageDataset).
 
 // snapshotEvery is how often at most a running load's analysis gives the list a new dataset
 // while the list holds up to snapshotRows rows; past that, snapshotInterval spaces them out.
@@ -44,21 +43,16 @@ const maxPending = 50_000
 // loader is the state of the current load and of the analyses of its pages. The root owns it,
 // routes the load's messages to it and words what it reports (the header, the status line).
 type loader struct {
-	be  Backend
-	mem *heap.Budget
+	feed *app.Feed // the window being loaded: its queue and builder
+	mem  *heap.Budget
 
-	tag     int
-	loading bool
-	cancel  context.CancelFunc
-	builder *window.Builder     // every record loaded, triaged and indexed (used by one analysis at a time)
-	pending [][]model.Execution // pages received, not yet given to the builder
-	// pendingN is the records in pending; sizeHint how many records the load may give
-	// (loadPageMsg.hint)
-	pendingN, sizeHint int
-	held               tea.Cmd // the load's next page, held while pending is full
-	received, pages    int     // records and pages the current load gave
-	failed             bool    // the current load stopped on an error
-	progressAt         time.Time
+	tag             int
+	loading         bool
+	cancel          context.CancelFunc
+	held            tea.Cmd // the load's next page, held while the feed's queue is full
+	received, pages int     // records and pages the current load gave
+	failed          bool    // the current load stopped on an error
+	progressAt      time.Time
 	// handBack says a big load is in: its memory is handed back once the list shows it.
 	handBack bool
 
@@ -69,8 +63,8 @@ type loader struct {
 	snapAt     time.Time // when an analysis last took a snapshot for the list
 }
 
-func newLoader(be Backend, mem *heap.Budget) loader {
-	return loader{be: be, mem: mem, builder: be.NewBuilder()}
+func newLoader(feed *app.Feed, mem *heap.Budget) loader {
+	return loader{feed: feed, mem: mem}
 }
 
 // start begins a load of the window since (a refresh gives what is newer than the newest
@@ -80,8 +74,8 @@ func (l *loader) start(ctx context.Context, since time.Duration) tea.Cmd {
 	ctx, l.cancel = context.WithCancel(ctx)
 	l.tag++
 	l.loading, l.pages, l.failed = true, 0, false
-	l.received, l.held, l.sizeHint = 0, nil, 0
-	return loadCmd(ctx, l.be, l.mem, l.tag, since)
+	l.received, l.held = 0, nil
+	return loadCmd(ctx, l.feed, l.mem, l.tag, since)
 }
 
 // stop cancels the load under way (quit).
@@ -103,23 +97,15 @@ func (l *loader) page(msg loadPageMsg) (next tea.Cmd, ok bool) {
 	if msg.tag != l.tag {
 		return nil, false
 	}
-	l.give(msg.batch)
-	l.sizeHint = msg.hint
-	l.received += len(msg.batch)
+	l.received += msg.n
 	l.pages++
 	next = msg.next
-	if l.analyzing && l.pendingN >= maxPending {
+	if l.analyzing && l.feed.Pending() >= maxPending {
 		// The builder is behind: read on when it has taken these pages, so a fast source
 		// does not pile up full records in memory.
 		l.held, next = next, nil
 	}
 	return next, true
-}
-
-// give queues records for the next analysis (a page, or what the API found of an id).
-func (l *loader) give(execs []model.Execution) {
-	l.pending = append(l.pending, execs)
-	l.pendingN += len(execs)
 }
 
 // done ends the current load (ok false: an older one's end).
@@ -144,7 +130,7 @@ func (l *loader) analyzed(msg analyzedMsg) (held tea.Cmd, again, ok bool) {
 	return held, l.dirty, true
 }
 
-// analyze gives the pages received to the builder and makes a new dataset unless an
+// analyze gives the pages queued in the feed to the builder and makes a new dataset unless an
 // analysis runs, in which case the next one starts when it ends (the builder is used by one
 // analysis at a time). Once the load has ended, the analysis also finds the duplicate groups.
 // shown is how many rows the list shows: the list gets a new dataset at most every
@@ -157,14 +143,12 @@ func (l *loader) analyze(ctx context.Context, shown int) tea.Cmd {
 	}
 	l.analyzing, l.dirty = true, false
 	l.analyzeTag++
-	pages := l.pending
-	l.pending, l.pendingN = nil, 0
 	l.grouping = !l.loading
 	snap := l.grouping || shown == 0 || time.Since(l.snapAt) >= snapshotInterval(shown)
 	if snap {
 		l.snapAt = time.Now()
 	}
-	return analyzeCmd(ctx, l.be, l.mem, l.analyzeTag, l.builder, pages, l.sizeHint, l.grouping, snap)
+	return analyzeCmd(ctx, l.feed, l.mem, l.analyzeTag, l.grouping, snap)
 }
 
 // progress reports the load's counts when the header should show new ones: the first page's
@@ -191,12 +175,12 @@ func (l *loader) handBackNow(staged bool) bool {
 	return false
 }
 
-// loadPageMsg is one batch of a streaming load; next waits for the following one.
+// loadPageMsg says a page of a streaming load is queued in the feed (n records); next waits for
+// the following one.
 type loadPageMsg struct {
-	tag   int
-	batch []model.Execution
-	next  tea.Cmd
-	hint  int // how many records the whole load may give (Backend.SizeHint), 0 when unknown
+	tag  int
+	n    int
+	next tea.Cmd
 }
 
 // loadDoneMsg ends a load.
@@ -206,15 +190,14 @@ type loadDoneMsg struct {
 }
 
 type loadEvent struct {
-	batch []model.Execution
-	hint  int
-	done  bool
-	err   error
+	n    int
+	done bool
+	err  error
 }
 
 // loadCmd starts a streaming load and returns its first event. The goroutine feeding the
 // channel stops when ctx is cancelled (a newer load, or quit).
-func loadCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, since time.Duration) tea.Cmd {
+func loadCmd(ctx context.Context, feed *app.Feed, mem *heap.Budget, tag int, since time.Duration) tea.Cmd {
 	return func() tea.Msg {
 		ch := make(chan loadEvent, 2)
 		go func() {
@@ -228,7 +211,6 @@ func loadCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, since t
 					return ctx.Err()
 				}
 			}
-			hint, pages := 0, 0
 			var err error
 			func() {
 				defer func() {
@@ -236,14 +218,7 @@ func loadCmd(ctx context.Context, be Backend, mem *heap.Budget, tag int, since t
 						err = fmt.Errorf("the source failed: %v", r)
 					}
 				}()
-				err = be.Load(ctx, since, func(b []model.Execution) error {
-					if pages++; pages == 2 {
-						// The size is for the room the builder makes after the first page (see
-						// analyzeCmd): the first is on its way to the screen meanwhile.
-						hint = be.SizeHint(since)
-					}
-					return send(loadEvent{batch: b, hint: hint}) // the callback owns the batch (Backend.Load)
-				})
+				err = feed.Load(ctx, since, func(n, _ int) error { return send(loadEvent{n: n}) })
 			}()
 			_ = send(loadEvent{done: true, err: err})
 		}()
@@ -260,7 +235,7 @@ func waitLoad(tag int, ch <-chan loadEvent) tea.Cmd {
 		case ev.done:
 			return loadDoneMsg{tag: tag, err: ev.err}
 		}
-		return loadPageMsg{tag: tag, batch: ev.batch, hint: ev.hint, next: waitLoad(tag, ch)}
+		return loadPageMsg{tag: tag, n: ev.n, next: waitLoad(tag, ch)}
 	}
 }
 
@@ -278,45 +253,13 @@ type analyzedMsg struct {
 // bigLoad is the size of a dataset after whose load the memory is handed back at once.
 const bigLoad = 100_000
 
-// analyzeCmd gives pages to the builder (triage and index, once per record) and snapshots it;
-// groups, at the end of a load, also finds the duplicate groups, re-reading the few records
-// that may repeat. hint is how many records the load may give in all (0: unknown): after the
-// first page, the builder makes room for them at once. mem paces the collector meanwhile (see
-// heap.Budget). Each page goes back to the load once the builder has taken it. Without snap
-// the analysis gives no dataset (analyzedMsg.ds is nil): the list keeps the one it has.
-func analyzeCmd(
-	ctx context.Context,
-	be Backend,
-	mem *heap.Budget,
-	tag int,
-	b *window.Builder,
-	pages [][]model.Execution,
-	hint int,
-	groups, snap bool,
-) tea.Cmd {
+// analyzeCmd has the feed give its queued pages to the builder and snapshot it (app.Feed.Analyze);
+// groups, at the end of a load, also finds the duplicate groups. mem paces the collector
+// meanwhile (see heap.Budget). Without snap the analysis gives no dataset (analyzedMsg.ds is
+// nil): the list keeps the one it has.
+func analyzeCmd(ctx context.Context, feed *app.Feed, mem *heap.Budget, tag int, groups, snap bool) tea.Cmd {
 	return func() tea.Msg {
-		cores.Foreground() // after the loop, before the read and the parse, which wait for it
-		done := mem.Load()
-		if b.Len() > 0 {
-			// Room for the rest of the load, once its first rows are on screen: the first
-			// analysis is the first screen's, and makes no room it can do without.
-			b.Reserve(hint)
-		}
-		for i, p := range pages {
-			b.Add(p) // the builder copies what it keeps of the records
-			be.Recycle(p)
-			pages[i] = nil
-		}
-		mem.Fit()
-		var err error
-		if groups {
-			err = b.Groups(ctx, be.Record)
-		}
-		var ds *window.Dataset
-		if snap || groups {
-			ds = b.Snapshot()
-		}
-		done()
+		ds, err := feed.Analyze(ctx, mem, groups, snap)
 		return analyzedMsg{tag: tag, ds: ds, err: err, big: groups && ds.Len() >= bigLoad}
 	}
 }

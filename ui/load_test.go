@@ -3,7 +3,9 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -16,22 +18,33 @@ import (
 // for another), finds the groups only once the load has ended, and says when a load failed.
 func TestLoaderAlone(t *testing.T) {
 	e := newEnv(t)
-	l := newLoader(NewBackend(e.deps()), nil)
+	l := newLoader(NewBackend(e.deps()).NewFeed(), nil)
 	ctx := context.Background()
 	l.start(ctx, 0)
 	defer l.stop()
 	page := func(tag, n int) loadPageMsg {
-		return loadPageMsg{tag: tag, batch: make([]model.Execution, n), next: func() tea.Msg { return nil }}
+		if tag == l.tag { // the feed drops an older load's pages
+			recs := make([]model.Execution, n)
+			for i := range recs {
+				recs[i] = model.Execution{ID: fmt.Sprintf("log_%d_%d", l.received, i), Timestamp: time.Now()}
+			}
+			l.feed.Give(recs)
+		}
+		return loadPageMsg{tag: tag, n: n, next: func() tea.Msg { return nil }}
 	}
-	if _, ok := l.page(page(l.tag-1, 10)); ok || l.pendingN != 0 {
-		t.Fatalf("an older load's page was taken (%d pending)", l.pendingN)
+	if _, ok := l.page(page(l.tag-1, 10)); ok || l.received != 0 {
+		t.Fatalf("an older load's page was counted (%d received)", l.received)
 	}
 	next, ok := l.page(page(l.tag, 10))
-	if !ok || next == nil || l.pendingN != 10 || l.received != 10 || l.pages != 1 {
-		t.Fatalf("a page: ok %v, next %v, %d pending, %d received, %d pages", ok, next != nil, l.pendingN, l.received, l.pages)
+	if !ok || next == nil || l.feed.Pending() != 10 || l.received != 10 || l.pages != 1 {
+		t.Fatalf("a page: ok %v, next %v, %d pending, %d received, %d pages", ok, next != nil, l.feed.Pending(), l.received, l.pages)
 	}
-	if cmd := l.analyze(ctx, 0); cmd == nil || !l.analyzing || l.grouping || l.pendingN != 0 {
-		t.Fatalf("analysis while loading: cmd %v, analyzing %v, grouping %v, %d pending", cmd != nil, l.analyzing, l.grouping, l.pendingN)
+	cmd := l.analyze(ctx, 0)
+	if cmd == nil || !l.analyzing || l.grouping {
+		t.Fatalf("analysis while loading: cmd %v, analyzing %v, grouping %v", cmd != nil, l.analyzing, l.grouping)
+	}
+	if msg, ok := cmd().(analyzedMsg); !ok || msg.ds == nil || msg.ds.Len() != 10 || l.feed.Pending() != 0 {
+		t.Fatalf("the first analysis took the queue into the builder and gave the first screen: %v, %d pending", ok, l.feed.Pending())
 	}
 	// The builder is behind: a full queue holds the next page.
 	next, _ = l.page(page(l.tag, maxPending))

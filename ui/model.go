@@ -180,7 +180,7 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		follow:   opt.Follow,
 		fetching: map[string]bool{},
 		secrets:  be.Secrets(),
-		load:     newLoader(be, opt.Memory),
+		load:     newLoader(be.NewFeed(), opt.Memory),
 		bindings: rootBindings(),
 		// a free-text filter's matches best first, time order a key away (s)
 		view: window.View{BestMatch: true},

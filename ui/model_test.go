@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +24,6 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/config"
-	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/internal/testkit"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/source"
@@ -60,10 +58,11 @@ func TestStaleLoadAndAnalysisAreDropped(t *testing.T) {
 	n := h.m.data.DS.Len()
 	old := h.m.load.tag
 	h.m.load.tag++ // a newer load started
-	h.send(loadPageMsg{tag: old, batch: []model.Execution{{ID: "log_stale", Timestamp: sandboxNow}}})
+	received := h.m.load.received
+	h.send(loadPageMsg{tag: old, n: 1}) // the feed dropped its records (app TestAFeedDropsAnOlderLoadsPages)
 	h.send(loadDoneMsg{tag: old, err: errors.New("stale failure")})
-	if h.m.data.DS.Index("log_stale") >= 0 || h.m.data.DS.Len() != n {
-		t.Error("a page of a superseded load was used")
+	if h.m.load.received != received || h.m.data.DS.Len() != n {
+		t.Error("a page of a superseded load was counted")
 	}
 	if l, text := h.m.status.Text(); strings.Contains(text, "stale failure") {
 		t.Errorf("a superseded load's error is shown (level %d)", l)
@@ -474,13 +473,13 @@ func TestLoadPausesWhileTheBuilderIsBehind(t *testing.T) {
 		}
 		return b
 	}
-	h.send(loadPageMsg{tag: m.load.tag, batch: page(1000, 0), next: next})
+	h.send(queued(m, m.load.tag, page(1000, 0), next))
 	if asked != 1 || m.load.held != nil {
 		t.Fatalf("a small backlog paused the load (asked %d)", asked)
 	}
-	h.send(loadPageMsg{tag: m.load.tag, batch: page(maxPending, 1000), next: next})
+	h.send(queued(m, m.load.tag, page(maxPending, 1000), next))
 	if asked != 1 || m.load.held == nil {
-		t.Fatalf("a backlog of %d records did not pause the load (asked %d)", m.load.pendingN, asked)
+		t.Fatalf("a backlog of %d records did not pause the load (asked %d)", m.load.feed.Pending(), asked)
 	}
 	// The running analysis ends: the load reads on and the backlog goes to the builder (and,
 	// the last snapshot being old enough, to the list).
@@ -489,8 +488,8 @@ func TestLoadPausesWhileTheBuilderIsBehind(t *testing.T) {
 	if asked != 2 || m.load.held != nil {
 		t.Fatalf("the load did not resume (asked %d)", asked)
 	}
-	if m.load.pendingN != 0 || m.data.DS.Index("log_p050999") < 0 {
-		t.Errorf("the backlog was not built (%d pending)", m.load.pendingN)
+	if m.load.feed.Pending() != 0 || m.data.DS.Index("log_p050999") < 0 {
+		t.Errorf("the backlog was not built (%d pending)", m.load.feed.Pending())
 	}
 }
 
@@ -813,7 +812,7 @@ func TestHeaderMarksPartialAndStaleLoads(t *testing.T) {
 		h.m.load.tag++
 		h.m.load.loading, h.m.load.pages = true, 0
 		for range pages {
-			h.send(loadPageMsg{tag: h.m.load.tag, batch: []model.Execution{*h.m.data.Exec(0)}})
+			h.send(queued(h.m, h.m.load.tag, []model.Execution{*h.m.data.Exec(0)}, nil))
 		}
 		h.send(loadDoneMsg{tag: h.m.load.tag, err: errors.New("HTTP 502 from the logs endpoint")})
 	}
@@ -1090,64 +1089,6 @@ func TestKeysHoldTheLoad(t *testing.T) {
 	}
 }
 
-// recycles is the real backend, counting the pages handed back and the size hints asked.
-type recycles struct {
-	Backend
-	pages, hints *int
-	since        *time.Duration
-	hint         *int
-}
-
-func (r recycles) Recycle(b []model.Execution) { *r.pages++; r.Backend.Recycle(b) }
-
-func (r recycles) SizeHint(since time.Duration) int {
-	*r.hints++
-	*r.since = since
-	*r.hint = r.Backend.SizeHint(since)
-	return 10 * *r.hint // more than the builder would grow to on its own
-}
-
-// A load of a whole export asks how many records it holds and the builder makes room for them
-// before its first page; each page goes back to the source once the builder has taken it.
-func TestLoadReservesAndHandsPagesBack(t *testing.T) {
-	var lines strings.Builder
-	for i := range 5000 { // three pages
-		fmt.Fprintf(&lines, `{"id":"log_%05d","status":"success","metadata":{"tool_slug":"GMAIL_SEND_EMAIL","user_id":"u%d"}}`+"\n", i, i%9)
-	}
-	path := filepath.Join(t.TempDir(), "x.jsonl")
-	if err := os.WriteFile(path, []byte(lines.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t)
-	e.useFile(path)
-	mem := heap.New(1 << 20)
-	e.ui.Memory = mem
-	var pages, hints, hint int
-	since := time.Hour
-	be := recycles{NewBackend(e.deps()), &pages, &hints, &since, &hint}
-	h := &harness{t: t, m: New(context.Background(), be, e.ui), e: e}
-	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
-	h.run(h.m.Init())
-	if h.m.load.loading || h.m.load.analyzing || h.m.data.DS.Len() != 5000 {
-		t.Fatalf("load not done: loading %v, analyzing %v, %d rows", h.m.load.loading, h.m.load.analyzing, h.m.data.DS.Len())
-	}
-	if hints != 1 || since != 0 || hint < 5000 {
-		t.Errorf("size hints asked %d times (since %v): %d, want once for the whole file, at least 5000", hints, since, hint)
-	}
-	// Room for the hinted rows: their summaries alone take this much (Builder.Size counts
-	// what the arrays hold, written or not).
-	if got, least := h.m.load.builder.Size(), 10*hint*int(unsafe.Sizeof(window.Summary{})); got < least {
-		t.Errorf("the builder holds %d bytes, less than the summaries of the %d rows hinted (%d)", got, 10*hint, least)
-	}
-	if pages != h.m.load.pages || pages < 3 {
-		t.Errorf("%d pages handed back of %d received", pages, h.m.load.pages)
-	}
-	// The load and its analysis ran under the memory budget, which is done with them.
-	if pct := debug.SetGCPercent(100); mem.Limit() != 0 || pct != 100 {
-		t.Errorf("after the load: budget limit %d, the collector's percent %d", mem.Limit(), pct)
-	}
-}
-
 // Once a big load's groups are in, its memory is handed back when the list shows them (the
 // selection that follows leaves its own garbage), once.
 func TestBigLoadHandsMemoryBack(t *testing.T) {
@@ -1202,7 +1143,7 @@ func loadingModel(t *testing.T) (*Model, []model.Execution) {
 func TestProgressIsPaced(t *testing.T) {
 	m, page := loadingModel(t)
 	for range 5 {
-		m.Update(loadPageMsg{tag: m.load.tag, batch: page})
+		m.Update(queued(m, m.load.tag, page, nil))
 	}
 	if m.header.Pages != 1 || m.header.Loaded != 2 {
 		t.Fatalf("after 5 quick pages the header shows page %d, %d records; want the first's", m.header.Pages, m.header.Loaded)
@@ -1212,7 +1153,7 @@ func TestProgressIsPaced(t *testing.T) {
 		t.Fatalf("after a spinner frame the header shows page %d, %d records; want 5, 10", m.header.Pages, m.header.Loaded)
 	}
 	m.load.progressAt = time.Now().Add(-progressEvery)
-	m.Update(loadPageMsg{tag: m.load.tag, batch: page})
+	m.Update(queued(m, m.load.tag, page, nil))
 	if m.header.Pages != 6 {
 		t.Fatalf("a page after progressEvery shows page %d, want 6", m.header.Pages)
 	}
@@ -1223,15 +1164,15 @@ func TestProgressIsPaced(t *testing.T) {
 // any other message, renders anew.
 func TestInvisiblePagesReuseTheFrame(t *testing.T) {
 	m, page := loadingModel(t)
-	m.Update(loadPageMsg{tag: m.load.tag, batch: page})
+	m.Update(queued(m, m.load.tag, page, nil))
 	first := m.Render()
 	same := func(a, b string) bool { return unsafe.StringData(a) == unsafe.StringData(b) }
-	m.Update(loadPageMsg{tag: m.load.tag, batch: page})
+	m.Update(queued(m, m.load.tag, page, nil))
 	if got := m.Render(); !same(got, first) {
 		t.Fatal("a page whose counts do not show rendered the screen again")
 	}
 	m.load.progressAt = time.Now().Add(-progressEvery)
-	m.Update(loadPageMsg{tag: m.load.tag, batch: page})
+	m.Update(queued(m, m.load.tag, page, nil))
 	shown := m.Render()
 	if same(shown, first) || shown == first || !strings.Contains(ansi.Strip(shown), "loading 6 records · page 3") {
 		t.Fatalf("a page whose counts show kept the old frame:\n%s", ansi.Strip(shown))
@@ -1275,10 +1216,11 @@ func TestAnalysesSnapshotPaced(t *testing.T) {
 		return msg
 	}
 	m.load.loading = true
-	if analyze().ds == nil {
+	first := analyze()
+	if first.ds == nil {
 		t.Fatal("the first analysis of a load gave no dataset for the first screen")
 	}
-	m.data.DS = m.load.builder.Snapshot()
+	m.data.DS = first.ds
 	if analyze().ds != nil {
 		t.Fatal("an analysis right after a snapshot gave another")
 	}
@@ -2017,4 +1959,11 @@ func TestSavedViewsFromTheMenu(t *testing.T) {
 	if !h2.m.view.Duplicates || !strings.Contains(h2.screen(), "view groups") {
 		t.Fatalf("--view did not show the view from the start:\n%s", h2.screen())
 	}
+}
+
+// queued gives a page's records to m's feed, as a load does, and returns the message that says
+// so.
+func queued(m *Model, tag int, page []model.Execution, next tea.Cmd) loadPageMsg {
+	m.load.feed.Give(page)
+	return loadPageMsg{tag: tag, n: len(page), next: next}
 }

@@ -84,6 +84,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case copyReadyMsg:
 		return m, m.copyOut(msg.what, msg.text, msg.block)
 
+	case copyFileMsg:
+		m.copied(msg)
+		return m, nil
+
 	case openedMsg:
 		if msg.opened {
 			m.setInfo("opened %s in the browser: %s", msg.id, msg.addr)
@@ -118,7 +122,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !msg.Cleared && len(reqs)+len(sessions) > 0 {
 			// the API lists no request or session ids: its server finds the executions the
 			// filter names
-			return m, findOnServerCmd(m.ctx, m.be, reqs, sessions)
+			return m, findOnServerCmd(m.ctx, m.load.feed, reqs, sessions)
 		}
 		return m, nil
 

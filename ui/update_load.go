@@ -81,11 +81,10 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setError(msg.err)
 			return m, nil
 		}
-		if len(msg.execs) == 0 {
+		if msg.n == 0 {
 			return m, nil
 		}
-		m.setInfo("the API found %d execution(s) of %s", len(msg.execs), strings.Join(msg.ids, ", "))
-		m.load.give(msg.execs)
+		m.setInfo("the API found %d execution(s) of %s", msg.n, strings.Join(msg.ids, ", "))
 		return m, m.scheduleAnalyze()
 
 	case followTickMsg:

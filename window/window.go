@@ -288,6 +288,40 @@ func (ds *Dataset) Exec(i int) model.Execution {
 	return e
 }
 
+// Row is what the list prints of an execution: its own strings, read off the compact row
+// (Dataset.Row) or a full record (RowOf), never a record rebuilt for a frame.
+type Row struct {
+	ID                                            string
+	Timestamp                                     time.Time
+	Tool, Toolkit, User, Account, Session, Status string
+	Duration                                      time.Duration // HasDuration false when unknown
+	HasDuration                                   bool
+}
+
+// Row returns what the list prints of execution i.
+func (ds *Dataset) Row(i int) Row {
+	r := int(ds.order[i])
+	s := ds.sum.Row(r)
+	row := Row{
+		ID: ds.sum.ID(r), Timestamp: ds.sum.Timestamp(r),
+		Tool: ds.sum.Str(s.Tool), Toolkit: ds.sum.Str(s.Toolkit), User: ds.sum.Str(s.User),
+		Account: ds.sum.Str(s.Account), Status: ds.sum.Str(s.Status), Session: ds.sum.Str(s.Session),
+	}
+	if s.Duration >= 0 {
+		row.Duration, row.HasDuration = time.Duration(s.Duration)*time.Millisecond, true
+	}
+	return row
+}
+
+// RowOf is what the list prints of a full record (a detail fetched for the selection).
+func RowOf(e *model.Execution) Row {
+	return Row{
+		ID: e.ID, Timestamp: e.Timestamp, Tool: e.ToolSlug, Toolkit: e.ToolkitSlug, User: e.UserID,
+		Account: e.ConnectedAccountID, Session: e.SessionID, Status: e.Status,
+		Duration: e.Duration, HasDuration: e.HasDuration,
+	}
+}
+
 // Tool returns execution i's tool slug.
 func (ds *Dataset) Tool(i int) string { return ds.sum.Str(ds.sum.Row(int(ds.order[i])).Tool) }
 

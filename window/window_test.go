@@ -259,3 +259,24 @@ func TestChildrenUnderTheirRun(t *testing.T) {
 		t.Errorf("Children(run) = %v", got)
 	}
 }
+
+// A row prints what the record it stands for says: the dataset's compact row and a full record
+// (RowOf) give the same strings for every execution, each field of its own (a session, no
+// duration, another toolkit).
+func TestARowIsWhatItsRecordSays(t *testing.T) {
+	execs := fixture()
+	execs[1].SessionID, execs[1].HasDuration, execs[1].Duration = "trs_1", false, 0
+	execs[2].ToolkitSlug, execs[2].UserID, execs[2].ConnectedAccountID = "other", "", "ca_9"
+	execs[3].Duration = 1234 * time.Millisecond
+	ds := Build(execs, nil, analyzer)
+	for i := range ds.Len() {
+		full := execs[slices.IndexFunc(execs, func(e model.Execution) bool { return e.ID == ds.ID(i) })]
+		if got, want := ds.Row(i), RowOf(&full); got != want {
+			t.Errorf("row %d:\n got %+v\nwant %+v", i, got, want)
+		}
+		e := ds.Exec(i)
+		if got, want := ds.Row(i), RowOf(&e); got != want {
+			t.Errorf("row %d and Exec differ:\n got %+v\nwant %+v", i, got, want)
+		}
+	}
+}

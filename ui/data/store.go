@@ -49,6 +49,15 @@ func NewStore() *Store {
 	}
 }
 
+// Row returns what the list prints of execution i: from its full record when fetched (a detail
+// may name what the list entry did not, a session), else from the dataset's compact row.
+func (s *Store) Row(i int) window.Row {
+	if d, ok := s.Details[s.DS.ID(i)]; ok {
+		return window.RowOf(&d)
+	}
+	return s.DS.Row(i)
+}
+
 // Exec returns execution i of the dataset: its full record when fetched (see Full), else what
 // the list knows of it (no arguments, response or error text).
 func (s *Store) Exec(i int) *model.Execution {

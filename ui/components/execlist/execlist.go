@@ -306,7 +306,7 @@ func (m Model) row(l layout, w int, it window.Item, selected bool) string {
 	if int(it.Exec) >= ds.Len() {
 		return common.Fit("", w)
 	}
-	e := m.store.Exec(int(it.Exec))
+	e := m.store.Row(int(it.Exec))
 	tr := ds.Triage(int(it.Exec))
 	t := &tr
 
@@ -360,7 +360,7 @@ func (m Model) row(l layout, w int, it window.Item, selected bool) string {
 	if m.Highlight != nil {
 		hl = m.Highlight(int(it.Exec))
 	}
-	tool, toolHL := m.cell(e.ToolSlug, hl["tool"])
+	tool, toolHL := m.cell(e.Tool, hl["tool"])
 	toolW := l.tool
 	if it.Kind == window.ItemMember {
 		glyph := "├ "
@@ -376,21 +376,21 @@ func (m Model) row(l layout, w int, it window.Item, selected bool) string {
 	segs = append(segs, highlight(common.Fit(tool, toolW), toolHL, sty(st.List.Match))...)
 	addBase(" ")
 	if l.toolkit > 0 {
-		toolkit, toolkitHL := m.cell(e.ToolkitSlug, hl["toolkit"])
+		toolkit, toolkitHL := m.cell(e.Toolkit, hl["toolkit"])
 		segs = append(segs, highlight(common.Fit(toolkit, l.toolkit), toolkitHL, sty(st.List.Match))...)
 		addBase(" ")
 	}
 	if l.user > 0 {
-		who, field := e.UserID, "user"
+		who, field := e.User, "user"
 		if who == "" {
-			who, field = e.ConnectedAccountID, "account"
+			who, field = e.Account, "account"
 		}
 		whoText, whoHL := m.cell(who, hl[field])
 		segs = append(segs, highlight(common.Fit(whoText, l.user), whoHL, sty(st.List.Match))...)
 		addBase(" ")
 	}
 	if l.session > 0 { // t lines the session up; "-" when the row's record names none (yet)
-		sess := e.SessionID
+		sess := e.Session
 		sess = cmp.Or(sess, "-")
 		sessText, sessHL := m.cell(sess, hl["session"])
 		segs = append(segs, highlight(common.Fit(sessText, l.session), sessHL, sty(st.List.Match))...)
@@ -406,7 +406,7 @@ func (m Model) row(l layout, w int, it window.Item, selected bool) string {
 	}
 	addBase(common.FitLeft(dur, l.dur) + " ")
 
-	badges := m.badges(it, e, t, sty)
+	badges := m.badges(it, e.ID, t, sty)
 	used := 0
 	for _, s := range segs {
 		used += common.Width(s.text)
@@ -456,7 +456,7 @@ func (m Model) row(l layout, w int, it window.Item, selected bool) string {
 func (m Model) groupRow(l layout, w int, it window.Item, cur string, base lipgloss.Style) string {
 	ds := m.store.DS
 	g := &ds.Groups[it.Group]
-	e := m.store.Exec(int(it.Exec))
+	e := m.store.Row(int(it.Exec))
 	members := ds.Members[it.Group]
 	fold := "▾"
 	if len(members) > 0 && (it.Kind == window.ItemGroup) && m.collapsed(it) {
@@ -472,13 +472,13 @@ func (m Model) groupRow(l layout, w int, it window.Item, cur string, base lipglo
 	if flagged > 0 {
 		mark = "!"
 	}
-	who := e.UserID
-	who = cmp.Or(who, e.ConnectedAccountID)
+	who := e.User
+	who = cmp.Or(who, e.Account)
 	eff := "took effect ?"
 	if g.Effective >= 0 {
 		eff = "took effect " + common.Count(g.Effective) + "/" + common.Count(len(members))
 	}
-	tool, _ := m.cell(e.ToolSlug, nil)
+	tool, _ := m.cell(e.Tool, nil)
 	whoText, _ := m.cell(who, nil)
 	text := cur + mark + " " + fold + " DUP×" + common.Count(len(members)) + " " + common.Clean(string(g.Pattern)) + " " + g.SimilarityWord() +
 		"  " + tool + "  " + whoText + "  " + eff + "  last " + common.Clock(e.Timestamp)
@@ -500,10 +500,10 @@ func (m Model) collapsed(it window.Item) bool {
 
 // badges are in order of what matters when the column is cut: the outcome, a retry, the
 // provider's answer, the duplicate group, a verdict.
-func (m Model) badges(it window.Item, e *model.Execution, t *model.Triage, sty func(lipgloss.Style) lipgloss.Style) []seg {
+func (m Model) badges(it window.Item, id string, t *model.Triage, sty func(lipgloss.Style) lipgloss.Style) []seg {
 	st := m.Styles.Badge
 	var out []seg
-	if orig, ok := m.store.RetryOf[e.ID]; ok { // the execution a guarded retry made
+	if orig, ok := m.store.RetryOf[id]; ok { // the execution a guarded retry made
 		out = append(out, styled("RETRY OF "+common.Clean(orig), sty(st.Retried)))
 	}
 	switch t.Outcome {
@@ -519,10 +519,10 @@ func (m Model) badges(it window.Item, e *model.Execution, t *model.Triage, sty f
 		out = append(out, styled("WAITING FOR APPROVAL", sty(st.Waiting)))
 	}
 	switch {
-	case m.store.Retrying[e.ID]:
+	case m.store.Retrying[id]:
 		out = append(out, styled(m.Spinner+"RETRYING", sty(st.Retrying)))
 	default:
-		switch m.store.RetryState(e.ID) {
+		switch m.store.RetryState(id) {
 		case model.AttemptSucceeded:
 			out = append(out, styled("RETRIED", sty(st.Retried)))
 		case model.AttemptFailed:
@@ -531,9 +531,9 @@ func (m Model) badges(it window.Item, e *model.Execution, t *model.Triage, sty f
 			out = append(out, styled("RETRIED?", sty(st.Ambiguous)))
 		}
 	}
-	if m.store.Verifying[e.ID] {
+	if m.store.Verifying[id] {
 		out = append(out, styled(m.Spinner+"verifying", sty(st.Found)))
-	} else if ps, ok := m.store.Provider[e.ID]; ok {
+	} else if ps, ok := m.store.Provider[id]; ok {
 		switch ps.State {
 		case model.ProviderFound:
 			out = append(out, styled("VERIFIED:found", sty(st.Found)))
@@ -554,7 +554,7 @@ func (m Model) badges(it window.Item, e *model.Execution, t *model.Triage, sty f
 	} else if g := ds.Group(int(it.Exec)); g != nil {
 		out = append(out, styled("DUP×"+common.Count(len(g.ExecutionIDs))+" "+common.Clean(string(g.Pattern)), sty(st.Dup)))
 	}
-	if v, ok := m.store.Verdicts[e.ID]; ok {
+	if v, ok := m.store.Verdicts[id]; ok {
 		out = append(out, styled("MARKED:"+string(v), sty(st.Marked)))
 	}
 	return out
