@@ -213,9 +213,7 @@ func (o *Options) now() time.Time {
 // LoadConfig reads the config file the options name.
 func LoadConfig(o Options) (config.Config, error) {
 	path := o.ConfigPath
-	if path == "" {
-		path = o.getenv("EXECTRIAGE_CONFIG")
-	}
+	path = cmp.Or(path, o.getenv("EXECTRIAGE_CONFIG"))
 	cfg, err := config.Load(path)
 	if err != nil {
 		return config.Config{}, &UsageError{Msg: err.Error()}
@@ -277,9 +275,7 @@ func keyStaysWithItsHost(o Options, creds Credentials) error {
 		return nil
 	}
 	target := strings.TrimSpace(o.BaseURL)
-	if target == "" {
-		target = strings.TrimSpace(o.getenv("COMPOSIO_BASE_URL"))
-	}
+	target = cmp.Or(target, strings.TrimSpace(o.getenv("COMPOSIO_BASE_URL")))
 	own := creds.BaseURL
 	own = cmp.Or(own, client.DefaultBaseURL)
 	if target == "" || sameAPI(target, own) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/triage"
 )
 
@@ -56,7 +57,7 @@ func (a *App) BundleInput(ctx context.Context, j *Journal, note string, items []
 			continue
 		}
 		var lines []string
-		for _, h := range History(en, a.SessionArgs(), a.Now()) {
+		for _, h := range phrase.History(en.Confirmations, en.Attempts, en.Verdicts, a.Hint, a.Now()) {
 			lines = append(lines, h.Time.UTC().Format(bundle.TimeLayout)+" "+h.Text)
 		}
 		in.Items[i].History = lines

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -81,9 +82,7 @@ func GetInfo(o Options) (Info, error) {
 		return in, err
 	}
 	in.KeyFrom = keyFromLabel(o, creds.From)
-	if in.KeyFrom == "" {
-		in.KeyFrom = "none (no COMPOSIO_API_KEY, no Composio CLI login)"
-	}
+	in.KeyFrom = cmp.Or(in.KeyFrom, "none (no COMPOSIO_API_KEY, no Composio CLI login)")
 	dsn, err := JournalDSN(o)
 	if err != nil {
 		return in, err

@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
-	"github.com/exectriage/exectriage/retry"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/google/uuid"
 )
@@ -260,99 +257,6 @@ func (j *Journal) Mark(ctx context.Context, rec journal.VerdictRecord) error {
 	return j.j.Mark(ctx, rec)
 }
 
-// HistoryLine is one entry of an execution's journal history, phrased for a person.
-type HistoryLine struct {
-	Time time.Time
-	Text string
-}
-
-// History phrases an execution's journal records, oldest first: the one wording the TUI's
-// detail pane and the bundles share. in are the session's flags its commands carry.
-func History(en Entries, in []string, now time.Time) []HistoryLine {
-	var out []HistoryLine
-	for _, c := range en.Confirmations {
-		out = append(out, HistoryLine{Time: c.At, Text: ConfirmationText(c)})
-	}
-	for _, a := range en.Attempts {
-		at := a.CreatedAt
-		if !a.FinishedAt.IsZero() {
-			at = a.FinishedAt
-		}
-		out = append(out, HistoryLine{Time: at, Text: AttemptText(a, in, now)})
-	}
-	for _, v := range en.Verdicts {
-		out = append(out, HistoryLine{Time: v.At, Text: VerdictText(v)})
-	}
-	sort.SliceStable(out, func(i, k int) bool { return out[i].Time.Before(out[k].Time) })
-	return out
-}
-
-// ConfirmationText phrases a confirmation of failure.
-func ConfirmationText(c journal.Confirmation) string {
-	return fmt.Sprintf(
-		"confirmed failed by %s: %q (outcome %s, provider %s)",
-		c.Who,
-		c.Reason,
-		c.Outcome,
-		orWord(string(c.Provider.State), "unchecked"),
-	) + onSource(c.Source)
-}
-
-// onSource names the source a record was made against ("" for records older than that).
-func onSource(s string) string {
-	if s == "" {
-		return ""
-	}
-	return " on " + s
-}
-
-// AttemptText phrases a retry attempt and, when it is indeterminate, how to settle it (a
-// command line with the session's flags, in). What happened comes first, the attempt's id (a
-// long uuid) last.
-func AttemptText(a model.RetryAttempt, in []string, now time.Time) string {
-	t := fmt.Sprintf("retry %s", a.State)
-	if a.NewLogID != "" {
-		t += " → new log " + a.NewLogID
-	}
-	if a.Detail != "" && a.State != model.AttemptSucceeded {
-		t += " (" + a.Detail + ")"
-	}
-	if a.State == model.AttemptIndeterminate {
-		t += ": run `" + triage.CommandLine(in, "resolve", a.ID) + "`" + LateLogsText(a, now)
-	}
-	return t + " · by " + a.Who + " · attempt " + a.ID
-}
-
-// LateLogsText says, of an indeterminate attempt, until when its log may still come, seen at
-// now: resolve settles it before then only from its own log or the provider's effect, after
-// it from their silence too (retry.LateLogsUntil); "" for an attempt never sent or settled.
-func LateLogsText(a model.RetryAttempt, now time.Time) string {
-	until := retry.LateLogsUntil(a)
-	switch {
-	case a.State != model.AttemptIndeterminate || until.IsZero():
-		return ""
-	case !now.IsZero() && !now.Before(until):
-		return " (its log could come until " + model.When(until) + ": from now on the logs' and the provider's silence settles it too)"
-	}
-	return " (its log may still come until " + model.When(until) + ": before then only its own log or the provider's effect settles it)"
-}
-
-// VerdictText phrases a verdict.
-func VerdictText(v journal.VerdictRecord) string {
-	t := fmt.Sprintf("verdict %s by %s", v.Verdict, v.Who)
-	if v.Note != "" {
-		t += ": " + v.Note
-	}
-	return t + onSource(v.Source)
-}
-
-func orWord(s, w string) string {
-	if s == "" {
-		return w
-	}
-	return s
-}
-
 // Who names the person in the journal from the environment (EXECTRIAGE_WHO, else user@host).
 func Who(getenv func(string) string) string { return journal.Who(getenv) }
 
@@ -403,7 +307,7 @@ func (a *App) JournalStateOf(ctx context.Context, id string) (JournalState, erro
 	if err != nil {
 		return JournalState{}, err
 	}
-	return journalState(en, a.SessionArgs(), a.Now()), nil
+	return journalState(en), nil
 }
 
 // JournalStates returns the journal's state of every execution that has any.
@@ -432,9 +336,8 @@ func (a *App) JournalStates(ctx context.Context) (map[string]JournalState, error
 	for _, v := range all.Verdicts {
 		get(v.ExecutionID).Verdicts = append(get(v.ExecutionID).Verdicts, v)
 	}
-	in, now := a.SessionArgs(), a.Now()
 	for id, en := range by {
-		out[id] = journalState(*en, in, now)
+		out[id] = journalState(*en)
 	}
 	return out, nil
 }
@@ -497,17 +400,15 @@ func (a *App) noJournal(what string) error {
 	return errors.New("no journal is open: " + what)
 }
 
-// JournalState is the journal's record of one execution, phrased for the panes.
+// JournalState is the journal's records of one execution (a front phrases them: package phrase)
+// and the verdict the guard goes by.
 type JournalState struct {
-	Attempts []model.RetryAttempt
-	Verdict  model.Verdict // the one the guard goes by (triage.DecidingVerdict), "" when none
-	History  []HistoryLine
+	Entries
+	Verdict model.Verdict // the one the guard goes by (triage.DecidingVerdict), "" when none
 }
 
-func journalState(en Entries, in []string, now time.Time) JournalState {
-	st := JournalState{Attempts: en.Attempts, History: History(en, in, now)}
-	st.Verdict = decidingVerdict(en.Verdicts)
-	return st
+func journalState(en Entries) JournalState {
+	return JournalState{Entries: en, Verdict: decidingVerdict(en.Verdicts)}
 }
 
 // decidingVerdict is the verdict, of records newest first, that the guard goes by.

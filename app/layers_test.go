@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,6 +39,7 @@ var layerRules = []struct {
 	{"client", []string{"app", "ui", "cli", "triage", "journal", "retry", "source", "sandbox"}, "the client only talks HTTP"},
 	{"logcache", []string{"app", "ui", "cli", "triage", "verify", "journal", "retry", "source", "client", "sandbox", "config"}, "the cache keeps records; it imports model only"},
 	{"watch", []string{"app", "ui", "cli", "triage", "retry", "source", "client", "sandbox", "window"}, "watch finds events in a judged window and delivers them; it neither reads the API nor judges"},
+	{"phrase", []string{"app", "ui", "cli", "client", "source", "sandbox", "window"}, "phrase words the journal's records for the fronts; it reads nothing"},
 	{"model", []string{""}, "model imports no package of the project"},
 	{"redact", []string{""}, "redact imports no package of the project"},
 	{"sdkversion", []string{""}, "sdkversion imports no package of the project"},
@@ -431,5 +433,55 @@ func TestTheTUINeverHandlesASourceBatch(t *testing.T) {
 	}
 	if got := frontBatches(t, bad); len(got) != 4 {
 		t.Errorf("reported %q, want ui/l.go's Stream and Recycle, ui/b.go's window.Builder and the list's Exec", got)
+	}
+}
+
+// handOr lists the fallbacks written by hand that cmp.Or says in a line: `if x == "" { x = y }`
+// (or == 0) where y calls nothing. A y that calls something (a new id, a random pick, a costly
+// read) is evaluated only when needed, which cmp.Or would not do: those stay.
+func handOr(t *testing.T, fsys fs.FS) (out []string) {
+	t.Helper()
+	eachFile(t, fsys, func(string) bool { return true }, func(path string, f *ast.File) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			is, ok := n.(*ast.IfStmt)
+			if !ok || is.Init != nil || is.Else != nil || len(is.Body.List) != 1 {
+				return true
+			}
+			cond, ok := is.Cond.(*ast.BinaryExpr)
+			if !ok {
+				return true
+			}
+			lit, isLit := cond.Y.(*ast.BasicLit)
+			as, isAssign := is.Body.List[0].(*ast.AssignStmt)
+			if cond.Op != token.EQL || !isLit || (lit.Value != `""` && lit.Value != "0") ||
+				!isAssign || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || types.ExprString(as.Lhs[0]) != types.ExprString(cond.X) {
+				return true
+			}
+			calls := false
+			ast.Inspect(as.Rhs[0], func(x ast.Node) bool {
+				_, call := x.(*ast.CallExpr)
+				calls = calls || call
+				return !calls
+			})
+			if !calls {
+				out = append(out, path+": if "+types.ExprString(cond.X)+" == "+lit.Value+" { … } is cmp.Or")
+			}
+			return true
+		})
+	})
+	return out
+}
+
+func TestNoFallbackByHand(t *testing.T) {
+	for _, v := range handOr(t, os.DirFS("..")) {
+		t.Error(v)
+	}
+	bad := fstest.MapFS{
+		"x/a.go":      {Data: []byte("package x\nfunc f(s, t string, n int) {\n\tif s == \"\" {\n\t\ts = t\n\t}\n\tif n == 0 {\n\t\tn = -1\n\t}\n}\n")},
+		"x/ok.go":     {Data: []byte("package x\nfunc f(s string) {\n\tif s == \"\" {\n\t\ts = newID()\n\t}\n\tif s == \"\" {\n\t\ts = \"a\"\n\t} else {\n\t\ts = \"b\"\n\t}\n}\n")},
+		"x/a_test.go": {Data: []byte("package x\nfunc f(s, t string) {\n\tif s == \"\" {\n\t\ts = t\n\t}\n}\n")},
+	}
+	if got := handOr(t, bad); len(got) != 2 {
+		t.Errorf("reported %q, want x/a.go's two", got)
 	}
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -59,12 +60,8 @@ func ResolveCredentials(o Options) (Credentials, error) {
 			}
 			if k := strings.TrimSpace(login.APIKey); k != "" {
 				c.Key, c.BaseURL, c.From = k, strings.TrimSpace(login.BaseURL), "the Composio CLI login ("+path+")"
-				if c.OrgID == "" {
-					c.OrgID = strings.TrimSpace(login.OrgID)
-				}
-				if c.Project == "" {
-					c.Project = strings.TrimSpace(login.Project)
-				}
+				c.OrgID = cmp.Or(c.OrgID, strings.TrimSpace(login.OrgID))
+				c.Project = cmp.Or(c.Project, strings.TrimSpace(login.Project))
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 
@@ -44,7 +45,7 @@ func applyProfile(o Options, cfg config.Config, name string) (Options, ProfileIn
 		}
 		slices.Sort(known)
 		if len(known) == 0 {
-			return o, ProfileInfo{}, Usagef("no profile %q: the config (%s) has no [profiles.NAME]", name, orWord(cfg.Path, "none"))
+			return o, ProfileInfo{}, Usagef("no profile %q: the config (%s) has no [profiles.NAME]", name, cmp.Or(cfg.Path, "none"))
 		}
 		return o, ProfileInfo{}, Usagef("no profile %q in %s (profiles: %s)", name, cfg.Path, strings.Join(known, ", "))
 	}

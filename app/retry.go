@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -213,7 +214,7 @@ func sendPreview(e *model.Execution, r *redact.Redactor) []string {
 	return []string{
 		"POST tools/execute/" + e.ToolSlug + ", once, through the no-retry client",
 		"tool version " + versionNote,
-		"account " + orWord(e.ConnectedAccountID, "-") + " · user " + orWord(e.UserID, "-"),
+		"account " + cmp.Or(e.ConnectedAccountID, "-") + " · user " + cmp.Or(e.UserID, "-"),
 		"arguments " + args,
 		"x-request-id = a new attempt id, journaled before anything is sent",
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/internal/testkit/benchdata"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/retry"
 	"github.com/exectriage/exectriage/source"
 )
@@ -142,11 +143,12 @@ func TestASessionAsTheTUIUsesIt(t *testing.T) {
 		t.Fatalf("Mark: %+v %v", m, err)
 	}
 	st, err := a.JournalStateOf(ctx, e.ID)
-	if err != nil || len(st.Attempts) != 1 || st.Verdict != fits[0] || len(st.History) < 3 {
+	hist := phrase.History(st.Confirmations, st.Attempts, st.Verdicts, a.Hint, a.Now())
+	if err != nil || len(st.Attempts) != 1 || st.Verdict != fits[0] || len(hist) < 3 {
 		t.Fatalf("JournalStateOf: %+v %v", st, err)
 	}
 	var texts []string
-	for _, h := range st.History {
+	for _, h := range hist {
 		texts = append(texts, h.Text)
 	}
 	all := strings.Join(texts, "\n")

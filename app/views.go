@@ -98,10 +98,10 @@ func SavedView(ctx context.Context, o Options, name string) (View, error) {
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	where := fmt.Sprintf("the config (%s) nor the journal", orWord(cfg.Path, "none"))
+	where := fmt.Sprintf("the config (%s) nor the journal", cmp.Or(cfg.Path, "none"))
 	switch {
 	case terr != nil:
-		return View{}, Usagef("no view %q in the config (%s), and %v", name, orWord(cfg.Path, "none"), terr)
+		return View{}, Usagef("no view %q in the config (%s), and %v", name, cmp.Or(cfg.Path, "none"), terr)
 	case len(names) == 0:
 		return View{}, Usagef("no view %q: neither %s has one (add [views.NAME] to the config, or exectriage view save NAME)", name, where)
 	}

@@ -224,9 +224,7 @@ func (r *renderer) sdkVersions(in Input) {
 			l = &sdkLine{key: key}
 			byKey[key] = l
 			name := pkg
-			if name == "" {
-				name = "Composio SDK (language not recorded)"
-			}
+			name = cmp.Or(name, "Composio SDK (language not recorded)")
 			verdict := "whether it re-sends timed-out writes cannot be told without the language"
 			if pkg != "" {
 				if retries, ok := sdkversion.RetriesWrites(eco, pkg, e.SDKVersion, sdkversion.PathExecute); ok {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -65,9 +66,7 @@ func infoRun(env *Env, opts *InfoOptions) int {
 		return " (not there yet)"
 	}
 	dashboard := in.DashboardURL
-	if dashboard == "" {
-		dashboard = "none: set [dashboard] log_url = \"https://…/{log_id}\" in the config to open logs with o"
-	}
+	dashboard = cmp.Or(dashboard, "none: set [dashboard] log_url = \"https://…/{log_id}\" in the config to open logs with o")
 	rows := [][2]string{
 		{"version", in.Version},
 		{"config", in.Config + found(in.ConfigFound) + " (from " + in.ConfigFrom + ")"},

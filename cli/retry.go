@@ -11,6 +11,7 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/retry"
 	"github.com/exectriage/exectriage/sanitize"
 )
@@ -239,7 +240,7 @@ func printRetry(w io.Writer, out *retryOutput) {
 			w,
 			"retry outcome unknown: it may have taken effect. Do not retry; settle it with %s%s",
 			out.resolve,
-			app.LateLogsText(*a, a.FinishedAt),
+			phrase.LateLogsText(*a, a.FinishedAt),
 		)
 	}
 }

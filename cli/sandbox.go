@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -153,9 +154,7 @@ func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
 	if *size < 0 || *size > sandbox.MaxSize {
 		return usageError(env, "sandbox", "--size must be between 0 and %d", sandbox.MaxSize)
 	}
-	if *size == 0 {
-		*size = -1 // an empty history, not the default
-	}
+	*size = cmp.Or(*size, -1)
 	if *hold <= 0 {
 		return usageError(env, "sandbox", "--hold must be positive")
 	}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -181,10 +182,8 @@ func parseToolResult(body []byte) (model.ToolResult, error) {
 		res.Data = d
 	}
 	res.Error = text(m["error"])
-	if res.Error == "" {
-		// Tolerate {"error": {"message": ...}} although the spec says string|null.
-		res.Error = firstText(object(m["error"]), "message")
-	}
+	// Tolerate {"error": {"message": ...}} although the spec says string|null.
+	res.Error = cmp.Or(res.Error, firstText(object(m["error"]), "message"))
 	res.LogID = text(m["log_id"])
 	res.ResultType, res.RequestState = text(m["result_type"]), text(m["request_state"])
 	if ir := bytes.TrimSpace(m["input_requests"]); len(ir) > 0 && ir[0] == '[' {

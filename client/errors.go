@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -81,9 +82,7 @@ func (t *transport) apiError(r *response, bodyErr error) *APIError {
 	default:
 		decodeErrorBody(e, r.body, r.header.Get("Content-Type"))
 	}
-	if e.RequestID == "" {
-		e.RequestID = r.header.Get("x-request-id")
-	}
+	e.RequestID = cmp.Or(e.RequestID, r.header.Get("x-request-id"))
 	clean := func(s string) string { return oneLine(t.scrub(s), 300) }
 	e.Code, e.Slug, e.Message = clean(e.Code), clean(e.Slug), clean(e.Message)
 	e.RequestID, e.SuggestedFix = clean(e.RequestID), clean(e.SuggestedFix)
@@ -117,9 +116,7 @@ func decodeErrorBody(e *APIError, body []byte, contentType string) {
 			e.Message = s // {"error": "..."}
 		}
 	}
-	if e.Message == "" {
-		e.Message = firstText(inner, "message", "detail", "error_description")
-	}
+	e.Message = cmp.Or(e.Message, firstText(inner, "message", "detail", "error_description"))
 	e.Code = text(inner["code"])
 	e.Slug = text(inner["slug"])
 	e.RequestID = text(inner["request_id"])
@@ -134,9 +131,7 @@ func decodeErrorBody(e *APIError, body []byte, contentType string) {
 			}
 		}
 	}
-	if e.Message == "" {
-		e.Message = fmt.Sprintf("HTTP %d (JSON body without an error message)", e.StatusCode)
-	}
+	e.Message = cmp.Or(e.Message, fmt.Sprintf("HTTP %d (JSON body without an error message)", e.StatusCode))
 }
 
 // mediaType names what a non-JSON body is, from its Content-Type or, failing that, by sniffing.

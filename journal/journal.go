@@ -7,6 +7,7 @@
 package journal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -279,9 +280,7 @@ func Who(getenv func(string) string) string {
 		return w
 	}
 	user := getenv("USER")
-	if user == "" {
-		user = getenv("LOGNAME")
-	}
+	user = cmp.Or(user, getenv("LOGNAME"))
 	if user == "" {
 		if u, err := osuser.Current(); err == nil && u.Username != "" {
 			user = u.Username

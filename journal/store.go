@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -131,9 +132,7 @@ func validConfirmation(c *Confirmation) error {
 	if c.ID == "" {
 		c.ID = uuid.NewString()
 	}
-	if c.Provider.State == "" {
-		c.Provider.State = model.ProviderUnknown
-	}
+	c.Provider.State = cmp.Or(c.Provider.State, model.ProviderUnknown)
 	return nil
 }
 

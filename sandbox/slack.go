@@ -117,12 +117,8 @@ func (w *world) slackSend(c *call) opResult {
 		return *bad
 	}
 	text := strArg(c.args, "markdown_text")
-	if text == "" {
-		text = strArg(c.args, "text")
-	}
-	if text == "" {
-		text = strArg(c.args, "blocks")
-	}
+	text = cmp.Or(text, strArg(c.args, "text"))
+	text = cmp.Or(text, strArg(c.args, "blocks"))
 	if text == "" {
 		return fail(http.StatusBadRequest, "no_text")
 	}

@@ -19,9 +19,9 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
@@ -590,7 +590,7 @@ func (m *Model) retryHint(id string, st model.AttemptState) string {
 	case model.AttemptIndeterminate:
 		attempt, late := "ATTEMPT", ""
 		if as := m.data.Attempts[id]; len(as) > 0 {
-			attempt, late = as[0].ID, app.LateLogsText(as[0], m.Now()) // newest first: the attempt the case goes by
+			attempt, late = as[0].ID, phrase.LateLogsText(as[0], m.Now()) // newest first: the attempt the case goes by
 		}
 		return "the retry's outcome is unknown: " + m.be.Hint("resolve", attempt) + " settles it before anything else" + late
 	default:

@@ -845,7 +845,7 @@ func TestRetriedExecutionIsLinkedToItsOriginal(t *testing.T) {
 	h := newHarness(t, e, 200, 50)
 	ds := h.m.data.DS
 	orig, made := ds.ID(5), ds.ID(2) // stand-ins: the journal says row 2 is row 5's retry
-	h.m.applyJournal(orig, app.JournalState{Attempts: []model.RetryAttempt{{ID: "att-1", ExecutionID: orig, State: model.AttemptSucceeded, NewLogID: made}}})
+	h.m.applyJournal(orig, app.JournalState{Entries: app.Entries{Attempts: []model.RetryAttempt{{ID: "att-1", ExecutionID: orig, State: model.AttemptSucceeded, NewLogID: made}}}})
 	h.m.refreshPanes()
 	h.selectRow(2)
 	s := h.screen()

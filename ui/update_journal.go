@@ -9,6 +9,7 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/ui/components/markdialog"
 	"github.com/exectriage/exectriage/ui/components/retrydialog"
 	"github.com/exectriage/exectriage/ui/components/statusline"
@@ -181,7 +182,7 @@ func (m *Model) applyJournal(id string, st app.JournalState) {
 			m.data.RetryOf[a.NewLogID] = id
 		}
 	}
-	m.data.History[id] = st.History
+	m.data.History[id] = phrase.History(st.Confirmations, st.Attempts, st.Verdicts, m.be.Hint, m.Now())
 	if st.Verdict != "" {
 		m.data.Verdicts[id] = st.Verdict
 	} else {

@@ -9,6 +9,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -143,9 +144,7 @@ func (s *summary) report() {
 	byKey := map[[2]string]*group{}
 	for _, k := range s.skipped {
 		why := k.why
-		if why == "" {
-			why = "(no reason given)"
-		}
+		why = cmp.Or(why, "(no reason given)")
 		g := byKey[[2]string{k.pkg, why}]
 		if g == nil {
 			g = &group{pkg: k.pkg, why: why}

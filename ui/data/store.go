@@ -3,8 +3,8 @@
 package data
 
 import (
-	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/window"
 )
@@ -21,7 +21,7 @@ type Store struct {
 	Attempts  map[string][]model.RetryAttempt // journal retry attempts, by execution id
 	RetryOf   map[string]string               // the execution a retry's new log retried, by the new log's id
 	Verdicts  map[string]model.Verdict        // latest recorded verdict, by execution id
-	History   map[string][]app.HistoryLine    // journal history, by execution id
+	History   map[string][]phrase.Line        // journal history, by execution id
 	Retrying  map[string]bool                 // a retry is in flight
 	// Picked are the rows selected to be marked or verified at once, by execution id.
 	Picked map[string]bool
@@ -44,7 +44,7 @@ func NewStore() *Store {
 		Attempts:  map[string][]model.RetryAttempt{},
 		RetryOf:   map[string]string{},
 		Verdicts:  map[string]model.Verdict{},
-		History:   map[string][]app.HistoryLine{},
+		History:   map[string][]phrase.Line{},
 		Retrying:  map[string]bool{},
 	}
 }
