@@ -226,13 +226,16 @@ type retriedMsg struct {
 	res app.RetryOutcome
 }
 
-func retryCmd(ctx context.Context, be Backend, e model.Execution, t model.Triage, ps model.ProviderState, reason string) tea.Cmd {
+// retryCmd runs the guarded retry of e, as the person saw it (its record and the provider's
+// state), with their confirmation of failure (reason): retry.Run reads the live log again and
+// decides.
+func retryCmd(ctx context.Context, be Backend, e model.Execution, ps model.ProviderState, reason string) tea.Cmd {
 	return func() tea.Msg {
 		e, _, err := fullRecord(ctx, be, e) // the retry sends the record's arguments
 		if err != nil {
 			return retriedMsg{id: e.ID, res: app.RetryOutcome{Err: "fetching the record to send: " + err.Error() + " (nothing was sent)"}}
 		}
-		return retriedMsg{id: e.ID, res: be.Retry(ctx, e, t, ps, reason)}
+		return retriedMsg{id: e.ID, res: be.Retry(ctx, e, ps, reason)}
 	}
 }
 

@@ -71,7 +71,7 @@ type Backend interface {
 	// yet: a refusal for any other reason is final).
 	Evidence(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState) (app.RetryEvidence, error)
 	// Retry runs the guarded retry: journal the confirmation and the intent, send once, record.
-	Retry(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState, reason string) app.RetryOutcome
+	Retry(ctx context.Context, e model.Execution, ps model.ProviderState, reason string) app.RetryOutcome
 	// Mark records a verdict.
 	Mark(ctx context.Context, execID string, v model.Verdict, note string) (app.MarkResult, error)
 	// VerdictsFor are the verdicts that make sense for the execution (the mark dialog offers
@@ -221,7 +221,7 @@ func (b backend) Evidence(ctx context.Context, e model.Execution, t model.Triage
 	return b.a.Evidence(ctx, e, t, ps)
 }
 
-func (b backend) Retry(ctx context.Context, e model.Execution, _ model.Triage, ps model.ProviderState, reason string) app.RetryOutcome {
+func (b backend) Retry(ctx context.Context, e model.Execution, ps model.ProviderState, reason string) app.RetryOutcome {
 	return b.a.RetryConfirmed(ctx, e, ps, reason)
 }
 

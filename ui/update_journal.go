@@ -48,10 +48,10 @@ func (m *Model) updateRetry(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.retry.SetResult(app.RetryOutcome{Err: "the execution is no longer loaded"})
 			return m, nil
 		}
-		e, t := *m.data.Exec(i), m.data.DS.Triage(i)
+		e := *m.data.Exec(i)
 		m.data.Retrying[msg.ExecID] = true
 		m.retry.SetSending()
-		return m, tea.Batch(retryCmd(m.ctx, m.be, e, t, m.data.Provider[msg.ExecID], msg.Reason), m.startSpinner())
+		return m, tea.Batch(retryCmd(m.ctx, m.be, e, m.data.Provider[msg.ExecID], msg.Reason), m.startSpinner())
 
 	case retriedMsg:
 		delete(m.data.Retrying, msg.id)
