@@ -194,12 +194,50 @@ func (k KeyMap) ShortHelp() []key.Binding {
 
 // FullHelp is the `?` screen, one column per group.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Open, k.NextPane, k.Back},
-		{k.Filter, k.NextMatch, k.PrevMatch, k.Flagged, k.Duplicates, k.Writes, k.BestMatch, k.Views, k.Refresh, k.Follow},
-		{k.Pick, k.PickAll, k.Verify, k.Retry, k.Mark, k.Timeline, k.Bundle, k.CopyID, k.CopyBundle, k.Dashboard, k.Reveal},
-		{k.Mouse, k.Log, k.Help, k.Quit},
+	groups := k.groups()
+	out := make([][]key.Binding, len(groups))
+	for i, g := range groups {
+		for _, b := range g {
+			out[i] = append(out[i], *b)
+		}
 	}
+	return out
+}
+
+// groups are FullHelp's columns, the bindings themselves.
+func (k *KeyMap) groups() [][]*key.Binding {
+	return [][]*key.Binding{
+		{&k.Up, &k.Down, &k.Top, &k.Bottom, &k.PageUp, &k.PageDown, &k.HalfUp, &k.HalfDown, &k.Open, &k.NextPane, &k.Back},
+		{&k.Filter, &k.NextMatch, &k.PrevMatch, &k.Flagged, &k.Duplicates, &k.Writes, &k.BestMatch, &k.Views, &k.Refresh, &k.Follow},
+		{&k.Pick, &k.PickAll, &k.Verify, &k.Retry, &k.Mark, &k.Timeline, &k.Bundle, &k.CopyID, &k.CopyBundle, &k.Dashboard, &k.Reveal},
+		{&k.Mouse, &k.Log, &k.Help, &k.Quit},
+	}
+}
+
+// Table is the keys as a Markdown table, in FullHelp's groups: the keys that press each
+// binding, what it does, and its name in the config file's [keys] (the README's table is this).
+func (k KeyMap) Table() string {
+	names := map[*key.Binding]string{}
+	for name, b := range k.rebindable() {
+		names[b] = name
+	}
+	var b strings.Builder
+	b.WriteString("| | keys | does | `[keys]` name |\n|---|---|---|---|\n")
+	titles := GroupTitles()
+	for i, g := range k.groups() {
+		for j, kb := range g {
+			group := ""
+			if j == 0 {
+				group = "**" + titles[i] + "**"
+			}
+			ks := make([]string, len(kb.Keys()))
+			for n, key := range kb.Keys() {
+				ks[n] = "`" + strings.ReplaceAll(key, "|", "\\|") + "`"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | `%s` |\n", group, strings.Join(ks, " "), kb.Help().Desc, names[kb])
+		}
+	}
+	return b.String()
 }
 
 // GroupTitles names FullHelp's columns, in order.

@@ -1,6 +1,8 @@
 package keys
 
 import (
+	"flag"
+	"os"
 	"strings"
 	"testing"
 
@@ -90,5 +92,43 @@ func TestDefaultsHaveNoConflictsAndFullHelpCoversEveryAction(t *testing.T) {
 	}
 	if len(GroupTitles()) != len(k.FullHelp()) {
 		t.Errorf("%d titles for %d groups", len(GroupTitles()), len(k.FullHelp()))
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the README's keys table")
+
+// readmeKeys marks the README's keys table, which KeyMap.Table writes.
+const (
+	readmeKeys    = "<!-- keys: KeyMap.Table of ui/keys, kept by TestTheREADMEKeysAreTheKeyMap (-update) -->\n"
+	readmeKeysEnd = "<!-- /keys -->\n"
+)
+
+// TestTheREADMEKeysAreTheKeyMap: the README's keys table is the KeyMap's (as the man pages are
+// the commands'): every binding, its keys, what it does and its [keys] name; -update rewrites it.
+func TestTheREADMEKeysAreTheKeyMap(t *testing.T) {
+	k := Default()
+	table := k.Table()
+	for name := range k.rebindable() {
+		if !strings.Contains(table, "| `"+name+"` |") {
+			t.Errorf("the table lacks the binding %q", name)
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	i, j := strings.Index(text, readmeKeys), strings.Index(text, readmeKeysEnd)
+	if i < 0 || j < i {
+		t.Fatal("the README has no keys table between its markers")
+	}
+	if got := text[i+len(readmeKeys) : j]; got != table {
+		if !*update {
+			t.Fatalf("the README's keys table is not the KeyMap's (go test ./ui/keys -update):\n%s", table)
+		}
+		text = text[:i+len(readmeKeys)] + table + text[j:]
+		if err := os.WriteFile("../../README.md", []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
