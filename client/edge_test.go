@@ -228,3 +228,37 @@ func TestTheBudgetLeftCountsTheReadsInFlight(t *testing.T) {
 		t.Errorf("fewer left than in flight: %+v, want 0", b)
 	}
 }
+
+// TestBeforeAnAnswerFewReadsGoAtOnce: until the API has answered a read, the client knows
+// nothing of its budget and sends at most firstReads at once; any answer (with budget headers or
+// without: a server that sends none is not held back for ever) lets the rest go.
+func TestBeforeAnAnswerFewReadsGoAtOnce(t *testing.T) {
+	for _, headers := range []bool{true, false} {
+		c := newTestClient(t, "http://127.0.0.1:1")
+		g := c.t.gate
+		for range firstReads {
+			if _, err := g.before(t.Context(), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		if _, err := g.before(ctx, nil); err == nil {
+			t.Fatalf("read %d went before any answer", firstReads+1)
+		}
+		cancel()
+		h := http.Header{}
+		if headers {
+			h.Set("X-RateLimit", "2000")
+			h.Set("X-RateLimit-Remaining", "1998")
+		}
+		g.observe(h, time.Now())
+		g.done()
+		for range 10 {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+			if _, err := g.before(ctx, nil); err != nil {
+				t.Fatalf("headers %v: a read after the first answer waited: %v", headers, err)
+			}
+			cancel()
+		}
+	}
+}

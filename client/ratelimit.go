@@ -87,6 +87,7 @@ func edgeDelay(k int, first time.Duration, r float64) time.Duration {
 // rateGate is what the reads of one client know of the rate limit.
 type rateGate struct {
 	mu        sync.Mutex
+	heard     bool // an answer came: before one, at most firstReads are sent at once
 	limit     int
 	remaining int       // -1: unknown
 	inflight  int       // reads sent and not answered yet: each may spend the last of the budget
@@ -130,8 +131,17 @@ func (g *rateGate) edge(hit bool, epoch uint64, now time.Time, first time.Durati
 
 func newRateGate() *rateGate { return &rateGate{remaining: -1} }
 
+// firstReads is how many reads go at once before the API has answered one: its first answers
+// say where the budget stands (X-RateLimit-*), and until then the client knows nothing of it.
+// Two, so that a load's first requests (its trigger deliveries and its newest page) go together
+// and no more are spent blind.
+const firstReads = 2
+
 // observe reads an answer's rate-limit headers at now.
 func (g *rateGate) observe(h http.Header, now time.Time) {
+	g.mu.Lock()
+	g.heard = true
+	g.mu.Unlock()
 	rem, err := strconv.Atoi(strings.TrimSpace(h.Get("X-RateLimit-Remaining")))
 	if err != nil {
 		return
@@ -190,6 +200,8 @@ func (g *rateGate) before(ctx context.Context, notice func(RateWait)) (p pass, e
 			wait, refused = g.blocked.Sub(now), true
 		case g.streak > 0 && g.probing:
 			wait = 20 * time.Millisecond // another read is seeing whether the block has passed
+		case !g.heard && g.inflight >= firstReads:
+			wait = 20 * time.Millisecond // the first answers say what the budget is
 		case g.remaining >= 0 && g.remaining-g.inflight <= 0:
 			// Spent: wait a whole window from the moment it was (the server's windows need not
 			// be where the estimate puts them: a window that turned unseen and was spent too

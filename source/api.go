@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -59,14 +60,35 @@ func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]m
 	if since > 0 {
 		from = to.Add(-since)
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	// The trigger deliveries of the window, with their identity (the logs list's
 	// trigger.message entries carry none): each replaces its list entry as it passes, and
-	// those the list did not have come last.
-	deliveries, err := s.triggerDeliveries(ctx, from, to)
-	if err != nil {
-		return err
+	// those the list did not have come last. They are read while the walk reads its first
+	// page (a request each: one after the other, a reopen waited for both), and waited for
+	// before the first page is handed on.
+	var deliveries map[string]model.Execution
+	var deliveriesErr error
+	delivered := make(chan struct{})
+	go func() {
+		defer close(delivered)
+		deliveries, deliveriesErr = s.triggerDeliveries(ctx, from, to)
+	}()
+	defer func() {
+		cancel()
+		<-delivered
+	}()
+	awaitDeliveries := func() error {
+		select {
+		case <-delivered:
+			return deliveriesErr
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	hand := func(batch []model.Execution, store bool) error {
+		if err := awaitDeliveries(); err != nil {
+			return err
+		}
 		if store && cache != nil {
 			if err := cache.PutEntries(ctx, batch); err != nil {
 				cache = nil // a cache that fails is left alone: the API answers
@@ -88,6 +110,9 @@ func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]m
 		return page(fresh)
 	}
 	rest := func() error {
+		if err := awaitDeliveries(); err != nil {
+			return err
+		}
 		var left []model.Execution
 		for id, d := range deliveries {
 			if _, ok := seen[id]; !ok {
@@ -117,13 +142,19 @@ func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]m
 		spans, _ = cache.Covered(ctx) // none when the cache cannot say: the API answers
 	}
 	// Newest first: what the API must give, and what the cache holds, in turn, so that the
-	// records come newest first whichever answers.
-	for _, seg := range segments(from, to, spans) {
+	// records come newest first whichever answers. The cache is read ahead while the API
+	// answers (a reopen waited for the newest minutes' request, then read the cache).
+	segs := segments(from, to, spans)
+	ahead := readAhead(ctx, cache, segs)
+	defer ahead.stop()
+	for i, seg := range segs {
 		if seg.cached {
-			if cache == nil {
-				continue
-			}
-			if err := cache.Entries(ctx, seg.From, seg.To, func(b []model.Execution) error { return hand(b, false) }); err != nil {
+			if err := ahead.each(i, func(b []model.Execution) error {
+				if cache == nil {
+					return nil // the cache failed meanwhile: what it holds is left alone
+				}
+				return hand(b, false)
+			}); err != nil {
 				return err
 			}
 			continue
@@ -140,6 +171,78 @@ func (s *apiSource) Load(ctx context.Context, since time.Duration, page func([]m
 		_ = cache.Prune(ctx)
 	}
 	return rest()
+}
+
+// aheadBatches bounds the batches of the cache read ahead of the walk (a thousand entries each).
+const aheadBatches = 16
+
+// cachedBatch is a batch of the cache read ahead: of segment seg, or its end (err: the read's).
+type cachedBatch struct {
+	seg   int
+	batch []model.Execution
+	end   bool
+	err   error
+}
+
+// reader reads a walk's cached segments in order, in a goroutine of its own, at most
+// aheadBatches ahead of the walk that hands them on.
+type reader struct {
+	ch     chan cachedBatch
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// readAhead starts reading the cached segments of segs (none: a reader that has nothing).
+func readAhead(ctx context.Context, cache *logcache.Cache, segs []segment) *reader {
+	r := &reader{ch: make(chan cachedBatch, aheadBatches), done: make(chan struct{})}
+	ctx, r.cancel = context.WithCancel(ctx)
+	go func() {
+		defer close(r.done)
+		defer close(r.ch)
+		if cache == nil {
+			return
+		}
+		send := func(cb cachedBatch) error {
+			select {
+			case r.ch <- cb:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		for i, seg := range segs {
+			if !seg.cached {
+				continue
+			}
+			err := cache.Entries(ctx, seg.From, seg.To, func(b []model.Execution) error { return send(cachedBatch{seg: i, batch: b}) })
+			if send(cachedBatch{seg: i, end: true, err: err}) != nil || err != nil {
+				return
+			}
+		}
+	}()
+	return r
+}
+
+// each hands segment seg's batches to fn, in order, and returns the read's error or fn's.
+func (r *reader) each(seg int, fn func([]model.Execution) error) error {
+	for cb := range r.ch {
+		switch {
+		case cb.seg != seg:
+			return fmt.Errorf("cache: read segment %d while segment %d was wanted", cb.seg, seg)
+		case cb.end:
+			return cb.err
+		}
+		if err := fn(cb.batch); err != nil {
+			return err
+		}
+	}
+	return nil // the cache was not read (none, or the walk is ending)
+}
+
+// stop ends the read ahead and waits for its goroutine.
+func (r *reader) stop() {
+	r.cancel()
+	<-r.done
 }
 
 // triggerDeliveries reads the trigger logs of [from, to] by id, their attempts numbered. A

@@ -179,3 +179,65 @@ func TestSegments(t *testing.T) {
 		})
 	}
 }
+
+// TestAReopenAsksAtOnceAndReadsTheCacheAhead: a reopen's requests (the trigger deliveries and
+// the newest minutes the cache cannot vouch for) are in flight together, not one after the
+// other, and the cache is read ahead of the walk meanwhile (at most aheadBatches); the records
+// still come newest first, each once, all of them.
+func TestAReopenAsksAtOnceAndReadsTheCacheAhead(t *testing.T) {
+	srv, _, err := sandbox.Start(context.Background(), sandbox.Config{Seed: 4, Size: 3000, Span: 48 * time.Hour, APIKey: "k"}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	var hold atomic.Bool
+	var inflight, most atomic.Int64
+	h := srv.Handler()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hold.Load() && r.Method == http.MethodPost {
+			n := inflight.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			// wait (a second at most) for another request to come meanwhile
+			for deadline := time.Now().Add(time.Second); inflight.Load() < 2 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
+			defer inflight.Add(-1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	api := &countingAPI{srv: srv, url: ts.URL}
+	path := filepath.Join(t.TempDir(), "logs.db")
+	first := loadIDs(t, openCached(t, api, path), 72*time.Hour)
+	hold.Store(true)
+	second := loadIDs(t, openCached(t, api, path), 72*time.Hour)
+	if len(second) != len(first) || len(first) != 3000 {
+		t.Fatalf("the reopen gave %d records of %d", len(second), len(first))
+	}
+	if most.Load() < 2 {
+		t.Errorf("the reopen's requests went one after the other (at most %d in flight)", most.Load())
+	}
+
+	// The read ahead: with nobody taking them, the cache's batches fill the buffer.
+	c, err := logcache.Open(context.Background(), path, logcache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	now := time.Now()
+	segs := []segment{{Span: logcache.Span{From: now.Add(-time.Minute), To: now}}, {Span: logcache.Span{From: now.Add(-96 * time.Hour), To: now.Add(-time.Minute)}, cached: true}}
+	r := readAhead(context.Background(), c, segs)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(r.ch) < 3 && time.Now().Before(deadline) { // 3,000 entries: three batches and the end
+		time.Sleep(time.Millisecond)
+	}
+	if len(r.ch) < 3 {
+		t.Errorf("%d batches read ahead, want the cache's three", len(r.ch))
+	}
+	n := 0
+	if err := r.each(1, func(b []model.Execution) error { n += len(b); return nil }); err != nil || n == 0 {
+		t.Errorf("the segment read ahead: %d records, %v", n, err)
+	}
+	r.stop()
+}
