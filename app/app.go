@@ -239,7 +239,8 @@ func Open(ctx context.Context, o Options) (*App, error) {
 	}
 	if o.AllowReads && !o.ReadOnly && !cfg.Defaults.ReadOnly { // it lifts a read-only session's ban, and there is none
 		return nil, Usagef(
-			"--allow-reads only applies to a read-only session: add --readonly (or readonly = true in the config's [defaults] or the profile)",
+			"--allow-reads only applies to a read-only session: add --readonly (or readonly = true in the config's [defaults] or the " +
+				"profile)",
 		)
 	}
 	o.ReadOnly = o.ReadOnly || cfg.Defaults.ReadOnly // the demo's anchor must know it (demoAnchor)

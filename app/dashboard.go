@@ -16,7 +16,8 @@ import (
 // ErrNoDashboardURL says no dashboard log URL is configured: Composio does not publish the
 // address of one log's page (it is per organisation and project), so exectriage never guesses.
 var ErrNoDashboardURL = errors.New(
-	"the dashboard's address for one log is not known: copy a log's address from the dashboard and set [dashboard] log_url = \"https://…/{log_id}\" (or a profile's dashboard_log_url) in the config",
+	"the dashboard's address for one log is not known: copy a log's address from the dashboard and set [dashboard] log_url = " +
+		"\"https://…/{log_id}\" (or a profile's dashboard_log_url) in the config",
 )
 
 // DashboardTemplate is the dashboard log URL template in force: the profile's

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"unicode/utf8"
 )
 
 const module = "github.com/exectriage/exectriage/"
@@ -483,5 +484,59 @@ func TestNoFallbackByHand(t *testing.T) {
 	}
 	if got := handOr(t, bad); len(got) != 2 {
 		t.Errorf("reported %q, want x/a.go's two", got)
+	}
+}
+
+// maxLine bounds a source line, in characters (a tab one): a longer line wraps in a review or a
+// terminal. A line that holds a raw string (a regular expression, SQL, a JSON document, kept
+// whole to be read as it runs) is the exception.
+const maxLine = 140
+
+// longLines lists the lines of fsys's non-test, non-generated Go files over maxLine.
+func longLines(t *testing.T, fsys fs.FS) (out []string) {
+	t.Helper()
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bench-data") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := fs.ReadFile(fsys, path)
+		if err != nil || generatedRE.Match(src) {
+			return err
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if utf8.RuneCountInString(line) > maxLine && !strings.Contains(line, "`") {
+				out = append(out, path+":"+strconv.Itoa(i+1)+" has "+strconv.Itoa(utf8.RuneCountInString(line))+" characters")
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestNoLongLines(t *testing.T) {
+	for _, v := range longLines(t, os.DirFS("..")) {
+		t.Error(v)
+	}
+	long := strings.Repeat("x", maxLine)
+	bad := fstest.MapFS{
+		"x/a.go":      {Data: []byte("package x\nvar a = \"" + long + "\"\nvar b = \"ééé\"\n")},
+		"x/raw.go":    {Data: []byte("package x\nvar r = `" + long + "`\n")},
+		"x/runes.go":  {Data: []byte("package x\n// " + strings.Repeat("é", maxLine-3) + "\n")},
+		"x/a_test.go": {Data: []byte("package x\nvar a = \"" + long + "\"\n")},
+	}
+	if got := longLines(t, bad); len(got) != 1 || !strings.HasPrefix(got[0], "x/a.go:2 ") {
+		t.Errorf("reported %q, want x/a.go:2 only", got)
 	}
 }

@@ -69,7 +69,8 @@ func NewCmdDoctor(env *Env, runF func(context.Context, *DoctorOptions) error) *c
 		&opts.API,
 		"api",
 		false,
-		"report what the source's logs carry (tool, arguments, error kind, SDK version, retry count, session id...) over the newest records, as counts, and which triage signals are missing",
+		"report what the source's logs carry (tool, arguments, error kind, SDK version, retry count, session id...) over the newest "+
+			"records, as counts, and which triage signals are missing",
 	)
 	fs.IntVar(&opts.Last, "last", 200, "with --api: how many of the newest records to read")
 	registerFlagCompletions(cmd, env)

@@ -54,7 +54,8 @@ func NewCmdExport(env *Env, runF func(context.Context, *ExportOptions) error) *c
 	opts.Source.register(cmd.Flags(), commandFlags("export"))
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", "", "write to `FILE` (0600, replaced whole) instead of stdout")
 	cmd.Flags().
-		BoolVar(&opts.Details, "details", false, "fetch every execution's detail (arguments, responses, errors): one request each, within the rate limit")
+		BoolVar(&opts.Details, "details", false,
+			"fetch every execution's detail (arguments, responses, errors): one request each, within the rate limit")
 	registerFlagCompletions(cmd, env)
 	return cmd
 }

@@ -181,7 +181,8 @@ func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 			&s.index,
 			"index",
 			"",
-			"read and keep the API's logs in the team index at `DSN` (postgres://…; default the profile's index, else $EXECTRIAGE_INDEX; see exectriage sync)",
+			"read and keep the API's logs in the team index at `DSN` (postgres://…; default the profile's index, else $EXECTRIAGE_INDEX; "+
+				"see exectriage sync)",
 		)
 	}
 	if g&withJSON != 0 {
@@ -210,7 +211,8 @@ func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 			&s.view,
 			"view",
 			"",
-			"show the saved view `NAME` (the config's [views.NAME], else the journal's: exectriage view list): its filter (before the command's own) and its rows (all, flagged or duplicates)",
+			"show the saved view `NAME` (the config's [views.NAME], else the journal's: exectriage view list): its filter (before the "+
+				"command's own) and its rows (all, flagged or duplicates)",
 		)
 	}
 	if g&withReadOnly != 0 {
@@ -218,7 +220,8 @@ func (s *sourceFlags) register(fs *flag.FlagSet, g flagGroups) {
 			&s.readonly,
 			"readonly",
 			false,
-			"no retry, no verdict, no journal write, no provider check (safe for demos, audits, screen shares; [defaults] readonly in the config)",
+			"no retry, no verdict, no journal write, no provider check (safe for demos, audits, screen shares; [defaults] readonly in "+
+				"the config)",
 		)
 		fs.BoolVar(&s.allowReads, "allow-reads", false, "with --readonly: let provider checks (read tools) run")
 	}
@@ -259,7 +262,8 @@ func (s *sourceFlags) options(env *Env) app.Options {
 	o := app.Options{
 		Demo: s.demo, JournalOnly: s.jonly, File: s.file, BaseURL: s.baseURL, Journal: s.journal, ConfigPath: s.config, Index: s.index,
 		Since: s.since, SinceSet: s.sinceSet, CallerTimeout: s.timeout, CallerTimeoutSet: s.timeSet,
-		Lean: s.lean, Background: s.interactive, Getenv: env.Getenv, Now: env.Now, Version: programVersion(), ReadOnly: s.readonly, AllowReads: s.allowReads, Profile: s.profile,
+		Lean: s.lean, Background: s.interactive, Getenv: env.Getenv, Now: env.Now, Version: programVersion(), ReadOnly: s.readonly,
+		AllowReads: s.allowReads, Profile: s.profile,
 		OnBad: func(r model.RecordError) { s.warnBad(env, r) },
 	}
 	if s.interactive {
@@ -307,7 +311,8 @@ func copiesOnce(env *Env, n int) {
 	case n > 1:
 		fmt.Fprintf(
 			env.Stderr,
-			"exectriage: %d records were other copies of log ids already read (overlapping pages?): one execution each, the latest copy kept\n",
+			"exectriage: %d records were other copies of log ids already read (overlapping pages?): one execution each, the latest copy "+
+				"kept\n",
 			n,
 		)
 	}
@@ -414,7 +419,8 @@ func (s *sourceFlags) reported(env *Env, j *app.Journal, err error) (*app.Journa
 	if j.Recovered > 0 {
 		in := app.SessionArgsOf(s.options(env))
 		fmt.Fprintf(env.Stderr, "exectriage: %d retry attempt(s) left in flight by a process that is gone are now indeterminate: "+
-			"`%s` lists them, `%s` settles each\n", j.Recovered, triage.CommandLine(in, "journal"), triage.CommandLine(in, "resolve", "ATTEMPT"))
+			"`%s` lists them, `%s` settles each\n", j.Recovered, triage.CommandLine(in, "journal"), triage.CommandLine(in, "resolve",
+			"ATTEMPT"))
 	}
 	if j.ClockWarning != nil {
 		fmt.Fprintf(env.Stderr, "exectriage: %v\n", j.ClockWarning)
@@ -530,7 +536,8 @@ func (s *sourceFlags) refuseIfNoReads(env *Env, cmd string) (int, bool) {
 	return usageError(
 		env,
 		cmd,
-		"no provider check: this session is read-only (--readonly or [defaults] readonly in the config) and a check runs a read tool (--allow-reads lets checks through)",
+		"no provider check: this session is read-only (--readonly or [defaults] readonly in the config) and a check runs a read tool "+
+			"(--allow-reads lets checks through)",
 	), true
 }
 

@@ -104,7 +104,8 @@ func journalRun(ctx context.Context, env *Env, opts *JournalOptions) int {
 	}
 	defer j.Close()
 	out := journalOutput{SchemaVersion: SchemaVersion, Journal: j.Where(), Recovered: j.Recovered,
-		Confirmations: []journal.Confirmation{}, Attempts: []journalAttempt{}, Verdicts: []journal.VerdictRecord{}, in: app.SessionArgsOf(sf.options(env))}
+		Confirmations: []journal.Confirmation{}, Attempts: []journalAttempt{}, Verdicts: []journal.VerdictRecord{},
+		in: app.SessionArgsOf(sf.options(env))}
 	en, err := j.Entries(ctx, exec)
 	if err != nil {
 		return fail(env, "journal", err)

@@ -37,10 +37,11 @@ type ListOptions struct {
 func NewCmdList(env *Env, runF func(context.Context, *ListOptions) error) *cobra.Command {
 	opts := &ListOptions{}
 	cmd := &cobra.Command{
-		Use:     "list [QUERY...]",
-		Short:   "executions newest first, one line each",
-		Example: "  exectriage list --filter 'gmsend flagged:yes'\n  exectriage list --filter pattern:agent_retry --json\n  exectriage list --demo --limit 5 --jq '.executions[].id'",
-		Args:    positional("list", 0, -1, wantText("")),
+		Use:   "list [QUERY...]",
+		Short: "executions newest first, one line each",
+		Example: "  exectriage list --filter 'gmsend flagged:yes'\n  exectriage list --filter pattern:agent_retry --json\n  exectriage " +
+			"list --demo --limit 5 --jq '.executions[].id'",
+		Args: positional("list", 0, -1, wantText("")),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Query = args
 			if opts.Limit < 0 {
@@ -59,9 +60,11 @@ func NewCmdList(env *Env, runF func(context.Context, *ListOptions) error) *cobra
 		StringVar(&opts.Filter, "filter", "", "filter `QUERY`: fuzzy text plus field terms ("+strings.Join(filter.FieldNames(), ":, ")+":)")
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "print at most `N` executions, the newest (0: all)")
 	cmd.Flags().
-		BoolVar(&opts.NoPager, "no-pager", false, "on a terminal, write every line directly instead of through $PAGER (less -FRX when unset)")
+		BoolVar(&opts.NoPager, "no-pager", false,
+			"on a terminal, write every line directly instead of through $PAGER (less -FRX when unset)")
 	cmd.Flags().
-		StringVar(&opts.Session, "session", "", "the timeline of one tool-router session `ID`: its executions oldest first (session:ID, in the order they ran)")
+		StringVar(&opts.Session, "session", "",
+			"the timeline of one tool-router session `ID`: its executions oldest first (session:ID, in the order they ran)")
 	registerFlagCompletions(cmd, env)
 	return cmd
 }

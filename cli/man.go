@@ -66,19 +66,22 @@ var manEnvironment = [][2]string{
 	{"EXECTRIAGE_CACHE", "off: neither use nor keep the local cache of the API's logs (nor the team index), as --no-cache"},
 	{
 		"EXECTRIAGE_INDEX",
-		"the team index (postgres://…) the API's logs are read from and kept in, when neither --index nor the profile's index names one; see exectriage-sync(1)",
+		"the team index (postgres://…) the API's logs are read from and kept in, when neither --index nor the profile's index names one; " +
+			"see exectriage-sync(1)",
 	},
 	{"EXECTRIAGE_MAX_GZIP_RATIO", "a gzipped --file expanding past 64 MB to more than this many times its size is refused (default 100)"},
 	{"NO_COLOR, CLICOLOR_FORCE", "with --color auto, NO_COLOR turns colour off and CLICOLOR_FORCE (not 0) on"},
 	{"BROWSER", "the program o opens the dashboard with"},
 	{
 		"EXECTRIAGE_WEBHOOK_SECRET",
-		"watch's webhook signing secret (whsec_ and base64, as Standard Webhooks), unless --webhook-secret-file names a file; never printed or logged",
+		"watch's webhook signing secret (whsec_ and base64, as Standard Webhooks), unless --webhook-secret-file names a file; never " +
+			"printed or logged",
 	},
 	{"EXECTRIAGE_SLACK_WEBHOOK", "watch's Slack incoming webhook URL, when --slack is not given; a secret: never printed or logged"},
 	{
 		"PAGER, LESS",
-		"list's pager on a terminal the list does not fit (default less, with LESS=FRX when LESS is unset; PAGER=cat or --no-pager writes directly)",
+		"list's pager on a terminal the list does not fit (default less, with LESS=FRX when LESS is unset; PAGER=cat or --no-pager " +
+			"writes directly)",
 	},
 	{"XDG_STATE_HOME, XDG_CACHE_HOME, XDG_CONFIG_HOME", "where the journal, the log cache and the config live (see FILES)"},
 }

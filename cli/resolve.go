@@ -39,10 +39,11 @@ type ResolveOptions struct {
 func NewCmdResolve(env *Env, runF func(context.Context, *ResolveOptions) error) *cobra.Command {
 	opts := &ResolveOptions{Settle: app.DefaultSettle}
 	cmd := &cobra.Command{
-		Use:     "resolve ID",
-		Short:   "settle an indeterminate retry from the logs and the provider",
-		Example: "  exectriage resolve 58d9c377-02a2-4e36-bbf0-e7a96fec6de9\n  exectriage resolve 58d9c377-02a2-4e36-bbf0-e7a96fec6de9 --as failed --reason 'bounce seen'",
-		Args:    positional("resolve", 1, 1, wantText("want one attempt id or execution id")),
+		Use:   "resolve ID",
+		Short: "settle an indeterminate retry from the logs and the provider",
+		Example: "  exectriage resolve 58d9c377-02a2-4e36-bbf0-e7a96fec6de9\n  exectriage resolve 58d9c377-02a2-4e36-bbf0-e7a96fec6de9 " +
+			"--as failed --reason 'bounce seen'",
+		Args: positional("resolve", 1, 1, wantText("want one attempt id or execution id")),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.ID = args[0]
 			if opts.As != "" && opts.As != string(model.AttemptSucceeded) && opts.As != string(model.AttemptFailed) {
@@ -102,7 +103,8 @@ func resolveRun(ctx context.Context, env *Env, opts *ResolveOptions) int {
 				opt.Execution = &e
 				a.Learn(ctx, []model.Execution{e})
 			} else {
-				line(env.Stderr, "exectriage resolve: the original execution %s could not be loaded (%v): the provider is not checked", at.ExecutionID, gerr)
+				line(env.Stderr, "exectriage resolve: the original execution %s could not be loaded (%v): the provider is not checked",
+					at.ExecutionID, gerr)
 			}
 		}
 	}

@@ -103,7 +103,8 @@ func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) 
 		&opts.Cursor,
 		"cursor",
 		"keyset",
-		"how the logs list pages: `keyset` (a cursor names the last record served) or page (a page number, as the real API's cursor: records that arrive meanwhile shift the pages)",
+		"how the logs list pages: `keyset` (a cursor names the last record served) or page (a page number, as the real API's cursor: "+
+			"records that arrive meanwhile shift the pages)",
 	)
 	fs.StringVar(
 		&opts.RateLimit,
@@ -115,7 +116,8 @@ func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) 
 		&opts.EdgeLimit,
 		"edge-limit",
 		"",
-		"let at most `N/s` API requests a second through the edge; past it every request gets the edge's 429 (no rate-limit headers, no Retry-After) for --edge-block",
+		"let at most `N/s` API requests a second through the edge; past it every request gets the edge's 429 (no rate-limit headers, no "+
+			"Retry-After) for --edge-block",
 	)
 	opts.EdgeBlock = sandbox.DefaultEdgeBlock
 	fs.Var(
@@ -127,7 +129,8 @@ func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) 
 		&opts.Approvals,
 		"require-approval",
 		nil,
-		"session calls of these `TOOLS,TOOLKITS,TAGS` wait for a person's approval (input_required with a request_state), as a session that requires approval; e.g. GMAIL_SEND_EMAIL, slack, destructiveHint",
+		"session calls of these `TOOLS,TOOLKITS,TAGS` wait for a person's approval (input_required with a request_state), as a session "+
+			"that requires approval; e.g. GMAIL_SEND_EMAIL, slack, destructiveHint",
 	)
 	opts.ApprovalTTL = sandbox.DefaultApprovalTTL
 	fs.Var(durationValue{d: &opts.ApprovalTTL}, "approval-ttl", "how long an approval request stays open, a `DURATION`")
@@ -142,7 +145,8 @@ func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) 
 		&opts.Lenient,
 		"lenient",
 		false,
-		"accept what the real API refuses (both key headers, one-sided or ISO time ranges, unknown body keys and tool arguments...): for tests of old clients only",
+		"accept what the real API refuses (both key headers, one-sided or ISO time ranges, unknown body keys and tool arguments...): for "+
+			"tests of old clients only",
 	)
 	fs.Var(&opts.Faults, "fault", "arm a fault at start, TOOL:MODE[:COUNT] (repeatable; TOOL * for any; modes: "+modeList()+")")
 	return cmd

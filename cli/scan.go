@@ -28,10 +28,11 @@ type ScanOptions struct {
 func NewCmdScan(env *Env, runF func(context.Context, *ScanOptions) error) *cobra.Command {
 	opts := &ScanOptions{}
 	cmd := &cobra.Command{
-		Use:     "scan",
-		Short:   "ambiguous writes and duplicate groups, as a report",
-		Example: "  exectriage scan --since 24h\n  exectriage scan --file export.jsonl --json | jq '.duplicate_groups[] | .pattern'\n  exectriage scan --demo --jq '.summary.flagged'",
-		Args:    noArgs("scan"),
+		Use:   "scan",
+		Short: "ambiguous writes and duplicate groups, as a report",
+		Example: "  exectriage scan --since 24h\n  exectriage scan --file export.jsonl --json | jq '.duplicate_groups[] | .pattern'\n  " +
+			"exectriage scan --demo --jq '.summary.flagged'",
+		Args: noArgs("scan"),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -174,7 +175,8 @@ func (r *report) scanReport(w io.Writer, now time.Time) {
 		}
 		fmt.Fprintf(
 			w,
-			"\nold SDKs: %d executions came from an SDK that re-sends writes on their call path (upgrade: tools.execute Python composio >= %s, @composio/core >= %s; sessions Python >= %s, TypeScript >= %s)\n",
+			"\nold SDKs: %d executions came from an SDK that re-sends writes on their call path (upgrade: tools.execute Python composio "+
+				">= %s, @composio/core >= %s; sessions Python >= %s, TypeScript >= %s)\n",
 			total,
 			triage.PythonSDKFixedIn,
 			triage.TypeScriptSDKFixedIn,

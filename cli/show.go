@@ -75,10 +75,12 @@ func NewCmdShow(env *Env, runF func(context.Context, *ShowOptions) error) *cobra
 		},
 	}
 	cmd.Flags().
-		StringVar(&opts.Session, "session", "", "the timeline of one tool-router session `ID`: each execution in the order it ran, a meta tool's children under it, the gaps, the duplicates and retries marked")
+		StringVar(&opts.Session, "session", "", "the timeline of one tool-router session `ID`: each execution in the order it ran, a "+
+			"meta tool's children under it, the gaps, the duplicates and retries marked")
 	opts.Source.register(cmd.Flags(), commandFlags("show"))
 	cmd.Flags().
-		BoolVar(&opts.Reveal, "reveal", false, "show secrets in the record (tokens, passwords, keys) instead of [REDACTED]; the API key stays hidden")
+		BoolVar(&opts.Reveal, "reveal", false,
+			"show secrets in the record (tokens, passwords, keys) instead of [REDACTED]; the API key stays hidden")
 	registerFlagCompletions(cmd, env)
 	return cmd
 }
@@ -255,7 +257,8 @@ func showSessionRun(ctx context.Context, env *Env, opts *ShowOptions) int {
 			env,
 			"show",
 			fmt.Errorf(
-				"session %s: no execution of it in the window or at the source (a list entry carries no session id: widen --since, or load an export): %w",
+				"session %s: no execution of it in the window or at the source "+
+					"(a list entry carries no session id: widen --since, or load an export): %w",
 				sanitize.String(sid),
 				app.ErrNotFound,
 			),

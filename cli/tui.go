@@ -150,7 +150,8 @@ func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 		defer j.Close()
 		a.UseJournal(j)
 		if j.Recovered > 0 {
-			notice = fmt.Sprintf("%d retry attempt(s) left in flight by a process that is gone are now indeterminate: %s settles each", j.Recovered, a.Hint("resolve", "ATTEMPT"))
+			notice = fmt.Sprintf("%d retry attempt(s) left in flight by a process that is gone are now indeterminate: %s settles each",
+				j.Recovered, a.Hint("resolve", "ATTEMPT"))
 		}
 	}
 

@@ -230,7 +230,8 @@ func verifyManyRun(ctx context.Context, env *Env, opts *VerifyOptions) int {
 		counts := map[string]int{}
 		for _, v := range results {
 			counts[v.State]++
-			fmt.Fprintf(w, "%s  %s  %s  %s\n", sanitize.String(v.ID), sanitize.String(v.ToolSlug), strings.ToUpper(v.State), r.line(v.Provider.Reason, 120))
+			fmt.Fprintf(w, "%s  %s  %s  %s\n", sanitize.String(v.ID), sanitize.String(v.ToolSlug), strings.ToUpper(v.State),
+				r.line(v.Provider.Reason, 120))
 		}
 		fmt.Fprintf(w, "checked %d write(s): %s\n", len(results), stateCounts(counts))
 	}

@@ -108,7 +108,8 @@ func viewRun(ctx context.Context, env *Env, opts *ViewOptions) int {
 		}
 		return ExitOK
 	case "save", "delete":
-		if code, stop := sf.refuseIfReadOnly(env, "view", "no view was "+map[string]string{"save": "saved", "delete": "deleted"}[opts.Action]); stop {
+		if code, stop := sf.refuseIfReadOnly(env, "view", "no view was "+map[string]string{"save": "saved",
+			"delete": "deleted"}[opts.Action]); stop {
 			return code
 		}
 		var v app.View

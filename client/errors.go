@@ -73,7 +73,8 @@ func (t *transport) apiError(r *response, bodyErr error) *APIError {
 			where = "to " + u.Redacted()
 		}
 		e.Message = fmt.Sprintf(
-			"HTTP %d, a redirect (%s) that exectriage does not follow: the API key is only ever sent to the configured base URL; check --base-url / COMPOSIO_BASE_URL",
+			"HTTP %d, a redirect (%s) that exectriage does not follow: the API key is only ever sent to the configured base URL; check "+
+				"--base-url / COMPOSIO_BASE_URL",
 			r.status,
 			where,
 		)

@@ -382,7 +382,8 @@ func pages[T any](ctx context.Context, maxPages int, fetch func(context.Context,
 				yield(
 					zero,
 					fmt.Errorf(
-						"the server kept handing out new cursors past %d pages; stopped (a server whose pages never end, or a window too large: narrow it with --since)",
+						"the server kept handing out new cursors past %d pages; stopped (a server whose pages never end, or a window too "+
+							"large: narrow it with --since)",
 						maxPages,
 					),
 				)
@@ -425,7 +426,8 @@ const MaxTriggerLogsPageSize = 100
 // which carry the event ids). It stops as ListLogs does.
 func (c *Client) ListTriggerLogs(ctx context.Context, from, to time.Time) iter.Seq2[model.TriggerLogsPage, error] {
 	return func(yield func(model.TriggerLogsPage, error) bool) {
-		for page, err := range pages(ctx, c.t.cfg.maxPages, func(ctx context.Context, cursor string) (model.TriggerLogsPage, string, error) {
+		for page, err := range pages(ctx, c.t.cfg.maxPages, func(ctx context.Context, cursor string) (model.TriggerLogsPage, string,
+			error) {
 			body := map[string]any{"limit": MaxTriggerLogsPageSize, "include_payload": true}
 			if !from.IsZero() {
 				body["from"] = from.UnixMilli()

@@ -156,7 +156,8 @@ func (w *WriteClient) Execute(ctx context.Context, slug string, req ExecuteReque
 		if res.ResultType == "input_required" {
 			why = "it waits for input first (an account to connect)"
 			if res.RequestState != "" {
-				why = "it waits for a person's approval (request_state " + w.t.scrub(res.RequestState) + "); the app that asked re-calls it with the approval"
+				why = "it waits for a person's approval (request_state " + w.t.scrub(res.RequestState) + "); the app that asked re-calls " +
+					"it with the approval"
 			}
 		}
 		res.Error = w.t.scrub(res.Error)
@@ -208,7 +209,8 @@ func (w *WriteClient) Proxy(ctx context.Context, req ProxyRequest) (ProxyRespons
 	var what string
 	switch {
 	case pr.Status == http.StatusTooManyRequests:
-		e.Kind, what = WriteRejected, "the provider answered HTTP 429 (rate limited): the action most likely did not happen; verify before retrying"
+		e.Kind, what = WriteRejected, "the provider answered HTTP 429 (rate limited): the action most likely did not happen; verify "+
+			"before retrying"
 	case model.ProvesNoEffect(pr.Status):
 		e.Kind, what = WriteFailed, fmt.Sprintf("the provider refused with HTTP %d: the action did not happen", pr.Status)
 	default:

@@ -345,7 +345,8 @@ func Parse(name string, data []byte) (Config, error) {
 		if p.APIKeyEnv != "" && !keyEnvName.MatchString(p.APIKeyEnv) {
 			// Never repeated: what stands where a variable's name goes may be the key itself.
 			return Config{}, fmt.Errorf(
-				"%s: profiles.%s: api_key_env is not an upper-case variable name such as COMPOSIO_API_KEY_PROD (it names where the key is, never the key; its value is not shown, as it may be one)",
+				"%s: profiles.%s: api_key_env is not an upper-case variable name such as COMPOSIO_API_KEY_PROD (it names where the key "+
+					"is, never the key; its value is not shown, as it may be one)",
 				c.Path,
 				name,
 			)

@@ -251,7 +251,8 @@ func scanProject(files []codeFile) []codeUse {
 					// a session made and used in one expression, or handed on: not followed
 					rest := line[strings.Index(line, m[0]):]
 					switch {
-					case strings.Contains(rest, ".execute(") || strings.Contains(rest, ".tools(") || strings.Contains(rest, ".proxyExecute(") || strings.Contains(rest, ".proxy_execute("):
+					case strings.Contains(rest, ".execute(") || strings.Contains(rest, ".tools(") ||
+						strings.Contains(rest, ".proxyExecute(") || strings.Contains(rest, ".proxy_execute("):
 						use("session", m[0])
 					case strings.Contains(rest, ".mcp") || strings.Contains(line, "mcp") && strings.Contains(line, "{"):
 						use("mcp", m[0])
@@ -406,7 +407,10 @@ func wordRE(name string) *regexp.Regexp {
 // relevant reports whether a code file can matter to doctor: it names Composio, a session,
 // the middleware, or one of the SDK's calls. Other files are not kept.
 func relevant(text []byte) bool {
-	for _, w := range []string{"omposio", "ession", "oolRetryMiddleware", "tools.", "andle_tool_calls", "andleToolCall", "xecute_action", "xecuteAction", "get_tools", "getTools"} {
+	for _, w := range []string{
+		"omposio", "ession", "oolRetryMiddleware", "tools.", "andle_tool_calls", "andleToolCall", "xecute_action", "xecuteAction",
+		"get_tools", "getTools",
+	} {
 		if bytes.Contains(text, []byte(w)) {
 			return true
 		}

@@ -180,7 +180,8 @@ func sessionFinding(uses []codeUse, f Finding) (Finding, bool) {
 	if u := useUnder(uses, &f, "session"); u != nil {
 		out.RetriesWrites, out.Evidence, out.Use = new(true), u.at(), UseUsed
 		out.Reason = fmt.Sprintf(
-			"the project sends through tool-router sessions (%s, %s), and %s a session write that timed out (session writes are sent once from %s)",
+			"the project sends through tool-router sessions (%s, %s), and %s a session write that timed out (session writes are sent "+
+				"once from %s)",
 			u.at(),
 			u.text,
 			what,
@@ -192,7 +193,8 @@ func sessionFinding(uses []codeUse, f Finding) (Finding, bool) {
 	if u := useUnder(uses, &f, "session?"); u != nil {
 		out.RetriesWrites, out.Evidence, out.Use = new(true), u.at(), UseUsed
 		out.Reason = fmt.Sprintf(
-			"the project creates a tool-router session (%s) whose sends could not be followed (it is handed on, or used from elsewhere); %s a session write that timed out (session writes are sent once from %s)",
+			"the project creates a tool-router session (%s) whose sends could not be followed (it is handed on, or used from elsewhere); "+
+				"%s a session write that timed out (session writes are sent once from %s)",
 			u.at(),
 			what,
 			fix,

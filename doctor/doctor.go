@@ -383,7 +383,8 @@ func classify(f *Finding, d dep) {
 	case roleLegacy:
 		if !sdkversion.LegacyRetries(eco) {
 			f.RetriesWrites = new(false)
-			f.Reason = fmt.Sprintf("%s is the legacy v1 SDK, replaced by %s; it has no retry code: each write is sent once", name, sdkName(eco))
+			f.Reason = fmt.Sprintf("%s is the legacy v1 SDK, replaced by %s; it has no retry code: each write is sent once", name,
+				sdkName(eco))
 			return
 		}
 		f.RetriesWrites = new(true)
@@ -438,7 +439,8 @@ func classify(f *Finding, d dep) {
 		case sdkversion.PreRenumbered(eco, name, d.version):
 			f.RetriesWrites = new(true)
 			f.Reason = fmt.Sprintf(
-				"%s %s is a pre-release published before %s renumbered its releases 0.x: it carries the code before %s and re-sends timed-out writes",
+				"%s %s is a pre-release published before %s renumbered its releases 0.x: it carries the code before %s and re-sends "+
+					"timed-out writes",
 				name, d.version, name, fixed)
 			f.Fix = fixFor(eco)
 		case err != nil:
@@ -537,7 +539,8 @@ func legacyProvider(f *Finding, d dep) bool {
 	}
 	f.RetriesWrites = new(true)
 	f.Reason = fmt.Sprintf(
-		"%s %s is the legacy 0.7.x line (ComposioToolSet/Action on legacy composio-core), which re-sends a timed-out execute up to 3 times with the same x-request-id",
+		"%s %s is the legacy 0.7.x line (ComposioToolSet/Action on legacy composio-core), which re-sends a timed-out execute up to 3 "+
+			"times with the same x-request-id",
 		d.name,
 		cmp.Or(d.version, d.constraint),
 	)

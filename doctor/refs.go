@@ -152,7 +152,8 @@ func resolve(root string, files []scanned) []Problem {
 				}
 				nd.via, nd.source, nd.from = d.via, "catalog", ws.file
 				*d = nd
-			case d.special != "" && vendoredRef(d.special) != "" && (packageRole(d.eco, d.name) == roleSDK || packageRole(d.eco, d.name) == roleLegacy):
+			case d.special != "" && vendoredRef(d.special) != "" && (packageRole(d.eco, d.name) == roleSDK || packageRole(d.eco,
+				d.name) == roleLegacy):
 				dir := vendoredRef(d.special)
 				var name, version, rel string
 				var err error
@@ -283,7 +284,8 @@ func vendoredPy(root, dir, ref string) (name, version, rel string, err error) {
 	}
 	if name != "" && version == "" { // a dynamic version: the package's __version__
 		pkg := strings.ReplaceAll(normalizePy(name), "-", "_")
-		for _, f := range []string{pkg + "/__version__.py", pkg + "/version.py", pkg + "/__init__.py", "src/" + pkg + "/__version__.py", "src/" + pkg + "/__init__.py"} {
+		for _, f := range []string{pkg + "/__version__.py", pkg + "/version.py", pkg + "/__init__.py", "src/" + pkg + "/__version__.py",
+			"src/" + pkg + "/__init__.py"} {
 			if _, data, err := readInside(root, dir, path.Join(ref, f)); err == nil {
 				if m := dunderRE.FindSubmatch(decodeText(data)); m != nil {
 					version = string(m[1])

@@ -111,7 +111,8 @@ func (r *Report) WriteText(w io.Writer, dir string, whole bool) error {
 	}
 	if n > 0 {
 		ew.printf(
-			"\n%d of %d findings can re-send a timed-out write: Python composio before %s and @composio/core before %s retry tools.execute and proxy calls, so one action can happen two or three times.\n",
+			"\n%d of %d findings can re-send a timed-out write: Python composio before %s and @composio/core before %s retry "+
+				"tools.execute and proxy calls, so one action can happen two or three times.\n",
 			n,
 			len(r.Findings),
 			PythonFixedVersion,

@@ -514,7 +514,8 @@ func (q Query) HighlightRow(f Fields) map[string][]int {
 		name  string
 		slot  int
 		field field
-	}{{"tool", slotTool, fieldTool}, {"toolkit", slotToolkit, fieldToolkit}, {"user", slotUser, fieldUser}, {"account", slotAccount, fieldAccount}}
+	}{{"tool", slotTool, fieldTool}, {"toolkit", slotToolkit, fieldToolkit}, {"user", slotUser, fieldUser}, {"account", slotAccount,
+		fieldAccount}}
 	var hay string
 	for i := range q.terms {
 		t := &q.terms[i]

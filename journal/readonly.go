@@ -132,7 +132,8 @@ func (s *store) checkSchema(ctx context.Context) error {
 		)
 	case cur < SchemaVersion():
 		return fmt.Errorf(
-			"journal %s is at schema version %d and this build reads version %d: a read-only session does not migrate it (open it once without --readonly to upgrade it)",
+			"journal %s is at schema version %d and this build reads version %d: a read-only session does not migrate it (open it once "+
+				"without --readonly to upgrade it)",
 			s.where,
 			cur,
 			SchemaVersion(),

@@ -117,7 +117,8 @@ func checkPermissions(path string) error {
 	}
 	if m := st.Mode(); m.Perm()&0o022 != 0 && m&os.ModeSticky == 0 {
 		return fmt.Errorf(
-			"journal: %s is writable by others (mode %v): another user could replace the journal and lift the retry guard; chmod go-w %s, or use another --journal",
+			"journal: %s is writable by others (mode %v): another user could replace the journal and lift the retry guard; chmod go-w "+
+				"%s, or use another --journal",
 			dir,
 			m.Perm(),
 			dir,

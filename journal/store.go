@@ -428,7 +428,8 @@ func (s *store) Confirmations(ctx context.Context, executionID string) ([]Confir
 			at                    int64
 			outcome, state, pjson string
 		)
-		if err := rows.Scan(&c.ID, &c.ExecutionID, &c.AttemptID, &c.Who, &at, &c.Reason, &outcome, &c.OutcomeReason, &state, &pjson, &c.Source); err != nil {
+		if err := rows.Scan(&c.ID, &c.ExecutionID, &c.AttemptID, &c.Who, &at, &c.Reason, &outcome, &c.OutcomeReason, &state, &pjson,
+			&c.Source); err != nil {
 			return c, err
 		}
 		c.At, c.Outcome = fromNanos(at), model.Outcome(outcome)

@@ -26,10 +26,12 @@ func (e *Execution) Fingerprint(seed maphash.Seed) uint64 {
 		h.Write(b)
 	}
 	for _, s := range []string{e.ID, e.ToolSlug, e.ToolkitSlug, e.UserID, e.ConnectedAccountID, e.Status, e.Level,
-		e.Message, e.RequestID, e.SessionID, e.TraceID, e.SDKVersion, e.ToolVersion, e.Source.Host, e.Source.Framework, e.Source.Language, e.Type} {
+		e.Message, e.RequestID, e.SessionID, e.TraceID, e.SDKVersion, e.ToolVersion, e.Source.Host, e.Source.Framework, e.Source.Language,
+		e.Type} {
 		str(s)
 	}
-	for _, t := range [...]int64{e.Timestamp.UnixNano(), e.StartTime.UnixNano(), e.EndTime.UnixNano(), int64(e.Duration), int64(e.RetryCount)} {
+	for _, t := range [...]int64{e.Timestamp.UnixNano(), e.StartTime.UnixNano(), e.EndTime.UnixNano(), int64(e.Duration),
+		int64(e.RetryCount)} {
 		num(t)
 	}
 	// Zero times and far times both hash by their Unix seconds as well, which UnixNano leaves

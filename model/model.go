@@ -472,9 +472,11 @@ func PatternFix(p RetryPattern) string {
 	case PatternFrameworkRetry:
 		return "LangChain ToolRetryMiddleware retries writes: exclude write tools from it or set retry_on"
 	case PatternTriggerRedelivery:
-		return "dedupe on the event id (the webhook-id header, the payload's id) in your trigger handler before it writes, and answer the delivery quickly (do the work after acknowledging)"
+		return "dedupe on the event id (the webhook-id header, the payload's id) in your trigger handler before it writes, and answer " +
+			"the delivery quickly (do the work after acknowledging)"
 	case PatternDuplicateSubscription:
-		return "delete the extra webhook endpoint (GET /api/v3.1/webhook_endpoints lists them: one URL registered twice), list before you create one, and dedupe on the event id (webhook-id) in the handler"
+		return "delete the extra webhook endpoint (GET /api/v3.1/webhook_endpoints lists them: one URL registered twice), list before " +
+			"you create one, and dedupe on the event id (webhook-id) in the handler"
 	case PatternAgentRetry:
 		return "the agent retried after an error it could not interpret: return a clear 'may have been sent' result or add a dedupe key"
 	case PatternAppRetry:
@@ -482,7 +484,8 @@ func PatternFix(p RetryPattern) string {
 	case PatternDoubleSubmit:
 		return "two callers: dedupe before calling (disable the button, lock per request)"
 	case PatternExectriageRetry:
-		return "nothing in your code: a person confirmed the first attempt failed and retried it through exectriage; if both took effect, check the original again (its check names the retry's own effect)"
+		return "nothing in your code: a person confirmed the first attempt failed and retried it through exectriage; if both took " +
+			"effect, check the original again (its check names the retry's own effect)"
 	}
 	return ""
 }

@@ -444,7 +444,8 @@ func ParseTime(s string) (time.Time, bool) {
 			return epochTime(v)
 		}
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00",
+		"2006-01-02 15:04:05.999999999"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t.UTC(), true
 		}

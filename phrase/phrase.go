@@ -24,7 +24,8 @@ type Line struct {
 // History phrases an execution's journal records, oldest first: the one wording the TUI's
 // detail pane and the bundles share. hint words a command line of the session (app.App.Hint:
 // in backticks, with the session's flags).
-func History(confirmations []journal.Confirmation, attempts []model.RetryAttempt, verdicts []journal.VerdictRecord, hint Hint, now time.Time) []Line {
+func History(confirmations []journal.Confirmation, attempts []model.RetryAttempt, verdicts []journal.VerdictRecord, hint Hint,
+	now time.Time) []Line {
 	var out []Line
 	for _, c := range confirmations {
 		out = append(out, Line{Time: c.At, Text: ConfirmationText(c)})

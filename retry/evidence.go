@@ -21,8 +21,9 @@ import (
 func liveLog(ctx context.Context, d *Deps, id string, seen *model.Execution) (model.Execution, *triage.GuardDecision, error) {
 	refuse := func(why string) (model.Execution, *triage.GuardDecision, error) {
 		return model.Execution{}, &triage.GuardDecision{Code: triage.RefusedNoLiveLog,
-			Reason: "the live log of " + id + " could not be read from " + orNoSource(d.Target) + " (" + why + "): a file or an old copy alone never allows a send",
-			Next:   triage.Say("check that the API is reachable and the execution is in its logs, then retry")}, nil
+			Reason: "the live log of " + id + " could not be read from " + orNoSource(d.Target) + " (" + why + "): a file or an old copy " +
+				"alone never allows a send",
+			Next: triage.Say("check that the API is reachable and the execution is in its logs, then retry")}, nil
 	}
 	if d.Logs == nil {
 		return refuse("this source has no Logs API")
@@ -43,8 +44,9 @@ func liveLog(ctx context.Context, d *Deps, id string, seen *model.Execution) (mo
 	}
 	if why := otherCall(seen, &live); why != "" {
 		return model.Execution{}, &triage.GuardDecision{Code: triage.RefusedNotAsSeen,
-			Reason: "the live log of " + id + " in " + orNoSource(d.Target) + " has another " + why + " than the record confirmed (an edited export, an old copy): the confirmation was given on other evidence",
-			Next:   triage.Say("look at the live log, then confirm again")}, nil
+			Reason: "the live log of " + id + " in " + orNoSource(d.Target) + " has another " + why + " than the record confirmed (an " +
+				"edited export, an old copy): the confirmation was given on other evidence",
+			Next: triage.Say("look at the live log, then confirm again")}, nil
 	}
 	return live, nil, nil
 }
@@ -81,7 +83,8 @@ func checkClaim(all []model.RetryAttempt, a model.RetryAttempt) error {
 		}
 		if o.ExecutionID == a.ExecutionID && (o.State.Open() || o.State == model.AttemptSucceeded) { // the one-claim index's states
 			return fmt.Errorf(
-				"retry attempt %s of this execution is %s too: the journal let two claims in (its one-claim index may be missing): resolve it first",
+				"retry attempt %s of this execution is %s too: the journal let two claims in (its one-claim index may be missing): "+
+					"resolve it first",
 				o.ID,
 				o.State,
 			)

@@ -135,7 +135,8 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 	if l, err := d.Journal.Lease(ctx, a.ID); err == nil && l.Target != "" && l.Target != d.Target {
 		if opt.As == "" {
 			r.Next = fmt.Sprintf("attempt %s was sent to %s, not %s: resolve it against the same source "+
-				"(--base-url / COMPOSIO_API_KEY), or decide yourself with --as failed|succeeded --reason TEXT", a.ID, l.Target, orNoSource(d.Target))
+				"(--base-url / COMPOSIO_API_KEY), or decide yourself with --as failed|succeeded --reason TEXT", a.ID, l.Target,
+				orNoSource(d.Target))
 			return r, fmt.Errorf("resolve %s: %w (%s)", a.ID, ErrOtherSource, l.Target)
 		}
 		d.Logs, d.Verifier = nil, nil // witnesses of another source would say nothing
@@ -232,7 +233,8 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 				"lagging; resolve again after %s", now.Sub(a.SentAt).Round(time.Second), model.When(wait))
 			return r, nil
 		case !logsChecked && d.Logs != nil:
-			r.Next = "still indeterminate: the logs could not be searched completely, so nothing proves it did not run; look for request id " +
+			r.Next = "still indeterminate: the logs could not be searched completely, so nothing proves it did not run; look for request " +
+				"id " +
 				a.ID + " (or the same call after " + model.When(a.CreatedAt) + ") in the logs and check the provider by hand, then " +
 				strings.TrimSuffix(
 					d.command("resolve", a.ID),
@@ -248,7 +250,8 @@ func Resolve(ctx context.Context, d Deps, id string, opt ResolveOptions) (Resolu
 		return r, fmt.Errorf("resolve: the evidence says %s (%s): --as %s refused", state, detail, opt.As)
 	}
 	if skewed != nil && state == model.AttemptFailed && opt.As == "" {
-		r.Next = "still indeterminate: this host's clock is off the journal's, so it settles no other host's attempt as failed; resolve it from a host whose clock is right, or decide yourself with --as failed|succeeded --reason TEXT"
+		r.Next = "still indeterminate: this host's clock is off the journal's, so it settles no other host's attempt as failed; resolve " +
+			"it from a host whose clock is right, or decide yourself with --as failed|succeeded --reason TEXT"
 		return r, fmt.Errorf("resolve %s: %w", a.ID, skewed)
 	}
 
@@ -312,7 +315,8 @@ pages:
 		for _, e := range page.Executions {
 			if e.RequestID == "" && !e.Detailed {
 				if opened >= maxCandidates {
-					*ev = append(*ev, fmt.Sprintf("logs: stopped opening logs after %d (the request_id filter seems ignored): the search is incomplete", maxCandidates))
+					*ev = append(*ev, fmt.Sprintf("logs: stopped opening logs after %d (the request_id filter seems ignored): the search "+
+						"is incomplete", maxCandidates))
 					complete = false
 					break pages
 				}

@@ -314,7 +314,8 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 		detail := fmt.Sprintf("stopped before sending (%v): nothing was sent", why)
 		if err := record(model.AttemptFailed, "", detail); err != nil {
 			return res, fmt.Errorf(
-				"retry: %v: nothing was sent; recording that failed too (the attempt shows as indeterminate after recovery, and `exectriage resolve` settles it as never sent): %w",
+				"retry: %v: nothing was sent; recording that failed too (the attempt shows as indeterminate after recovery, and "+
+					"`exectriage resolve` settles it as never sent): %w",
 				why,
 				err,
 			)
@@ -344,7 +345,8 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	if all, err := d.Journal.Attempts(ctx, ""); err != nil {
 		return notSent(fmt.Errorf("re-read the attempts: %w", err))
 	} else if other := triage.OpenSameCall(sameCall(&e, hash, all), a.ID); other != nil {
-		return notSent(fmt.Errorf("retry attempt %s of %s runs the same call and is %s: resolve it first", other.ID, other.ExecutionID, other.State))
+		return notSent(fmt.Errorf("retry attempt %s of %s runs the same call and is %s: resolve it first", other.ID, other.ExecutionID,
+			other.State))
 	}
 	if err := ctx.Err(); err != nil {
 		return notSent(err)
@@ -362,8 +364,10 @@ func Run(ctx context.Context, d Deps, req Request) (Result, error) {
 	// The attempt as the journal holds it names the execution and the call about to be sent.
 	if got, err := d.Journal.Attempt(ctx, a.ID); err != nil {
 		return notSent(fmt.Errorf("re-read attempt %s: %w", a.ID, err))
-	} else if got.ExecutionID != id || got.ArgumentHash != a.ArgumentHash || !strings.EqualFold(got.ToolSlug, e.ToolSlug) || got.State != model.AttemptSent {
-		return notSent(fmt.Errorf("%w: the journal's attempt %s is of %s (%s, %s), not of %s: nothing was sent", ErrOtherRecord, a.ID, got.ExecutionID, got.ToolSlug, got.State, id))
+	} else if got.ExecutionID != id || got.ArgumentHash != a.ArgumentHash || !strings.EqualFold(got.ToolSlug,
+		e.ToolSlug) || got.State != model.AttemptSent {
+		return notSent(fmt.Errorf("%w: the journal's attempt %s is of %s (%s, %s), not of %s: nothing was sent", ErrOtherRecord, a.ID,
+			got.ExecutionID, got.ToolSlug, got.State, id))
 	}
 
 	// 3. One send. Its deadline counts from the claim, so the request has certainly ended

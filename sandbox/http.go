@@ -434,7 +434,8 @@ func (s *Server) handleEffects(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	out := []Effect{}
 	for _, e := range s.Effects() {
-		if (q.Get("request_id") == "" || e.RequestID == q.Get("request_id")) && (q.Get("tool_slug") == "" || strings.EqualFold(e.ToolSlug, q.Get("tool_slug"))) &&
+		if (q.Get("request_id") == "" || e.RequestID == q.Get("request_id")) && (q.Get("tool_slug") == "" || strings.EqualFold(e.ToolSlug,
+			q.Get("tool_slug"))) &&
 			(q.Get("log_id") == "" || e.LogID == q.Get("log_id")) &&
 			(q.Get("connected_account_id") == "" || e.ConnectedAccountID == q.Get("connected_account_id")) {
 			out = append(out, e)

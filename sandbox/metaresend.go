@@ -75,7 +75,8 @@ func (g *generator) metaResend() int {
 			args *argSet
 		}{{tool, sendArgs}, {draft, draftArgs}} {
 			child := g.newPlan(u, a, c.tool, c.args, at, prof, CaseMetaResend)
-			child.session, child.toolRouter, child.retryCount, child.groupKey, child.pattern = caller, session, -1, keys[1+k], model.PatternSessionAutoRetry
+			child.session, child.toolRouter, child.retryCount, child.groupKey, child.pattern = caller, session, -1, keys[1+k],
+				model.PatternSessionAutoRetry
 			child.parent = run
 			at = child.start.Add(child.dur + g.between(50*time.Millisecond, 300*time.Millisecond))
 		}

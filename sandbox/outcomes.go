@@ -59,7 +59,8 @@ func (g *generator) apply() *history {
 	for _, p := range g.plans {
 		ids := &g.w.ids
 		a := &attempt{logID: ids.logID(), tool: p.tool, acct: p.acct, userID: p.acct.userID, args: p.raw,
-			start: p.start, end: p.start.Add(p.dur), requestID: ids.uuid(), sessionID: p.toolRouter, traceID: strings.ReplaceAll(p.session, "-", ""),
+			start: p.start, end: p.start.Add(p.dur), requestID: ids.uuid(), sessionID: p.toolRouter,
+			traceID:    strings.ReplaceAll(p.session, "-", ""),
 			source:     model.Source{Host: p.profile.host, Framework: p.profile.framework, Language: p.profile.language},
 			sdkVersion: p.profile.sdkVersion, retryCount: p.retryCount}
 		logOf[p] = a.logID

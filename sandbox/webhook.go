@@ -182,7 +182,8 @@ func (s *Server) handleFire(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := json.Marshal(map[string]any{"id": event, "type": "composio.trigger.message", "metadata": map[string]any{
-		"trigger_slug": req.TriggerSlug, "trigger_id": trigger, "user_id": req.UserID, "connected_account_id": req.ConnectedAccountID}, "data": req.Payload})
+		"trigger_slug": req.TriggerSlug, "trigger_id": trigger, "user_id": req.UserID, "connected_account_id": req.ConnectedAccountID},
+		"data": req.Payload})
 	var out []FiredDelivery
 	for _, ep := range eps {
 		out = append(out, s.deliver(r.Context(), ep, event, trigger, req, body)...)
@@ -204,7 +205,8 @@ func (s *Server) deliver(ctx context.Context, ep webhookEndpoint, event, trigger
 			ToolkitSlug: strings.ToLower(
 				strings.SplitN(req.TriggerSlug, "_", 2)[0],
 			), UserID: req.UserID, ConnectedAccountID: req.ConnectedAccountID,
-			Status: model.StatusSuccess, Level: "info", Message: "Trigger " + req.TriggerSlug + " delivered", RetryCount: -1, Detailed: true,
+			Status: model.StatusSuccess, Level: "info", Message: "Trigger " + req.TriggerSlug + " delivered", RetryCount: -1,
+			Detailed: true,
 			Delivery: &model.Delivery{EventID: event, Attempt: attempt, TriggerID: trigger, Error: d.Error, EndpointID: ep.ID}}
 		if d.Error != "" {
 			e.Status, e.Level, e.Message = model.StatusFailed, "error", "Trigger "+req.TriggerSlug+" delivery failed: "+d.Error

@@ -72,7 +72,8 @@ func AutoRetries(pkg, version string) (retries bool, note string) {
 	}
 	shown := strings.TrimSpace(version)
 	if PreRenumbered(sdk.Eco, sdk.Name, version) {
-		return true, fmt.Sprintf("%s %s %s (a pre-release published before the 0.x renumbering) %s", sdk.Lang, sdk.Name, shown, RetriesWritesNote)
+		return true, fmt.Sprintf("%s %s %s (a pre-release published before the 0.x renumbering) %s", sdk.Lang, sdk.Name, shown,
+			RetriesWritesNote)
 	}
 	c, preOfFix, ok := relateToFix(sdk.Eco, version, sdk.FixedIn)
 	if !ok || c >= 0 {

@@ -402,7 +402,8 @@ func (s *fileSource) Recycle(b []model.Execution) {
 }
 
 // lookup finds id: kept whole, or at locs in the export, or in its spool when it has one.
-func (s *fileSource) lookup(id string) (e model.Execution, spool *os.File, locs []location, kept bool, loading chan struct{}, complete bool) {
+func (s *fileSource) lookup(id string) (e model.Execution, spool *os.File, locs []location, kept bool, loading chan struct{},
+	complete bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.kept[id]; ok {

@@ -245,7 +245,8 @@ func (l *ratioLimit) Read(p []byte) (int, error) {
 		return 0, l.fail(
 			0,
 			fmt.Sprintf(
-				"decompresses to more than %d bytes (%d× its %d bytes, past the limit of %d×): refusing what may be a gzip bomb; decompress it yourself, or raise EXECTRIAGE_MAX_GZIP_RATIO",
+				"decompresses to more than %d bytes (%d× its %d bytes, past the limit of %d×): refusing what may be a gzip bomb; "+
+					"decompress it yourself, or raise EXECTRIAGE_MAX_GZIP_RATIO",
 				l.max,
 				l.max/max(l.compressed, 1),
 				l.compressed,
@@ -342,7 +343,8 @@ func (l *loader) read(ctx context.Context) error {
 		if st != nil {
 			compressed = st.Size()
 		}
-		var dec io.Reader = &ratioLimit{r: zr, max: max(GzipRatioFloor, compressed*int64(ratio)), ratio: ratio, compressed: compressed, fail: l.fail}
+		var dec io.Reader = &ratioLimit{r: zr, max: max(GzipRatioFloor, compressed*int64(ratio)), ratio: ratio, compressed: compressed,
+			fail: l.fail}
 		if l.spool != nil {
 			if w, name, err := l.spool(); err == nil {
 				defer w.Close()

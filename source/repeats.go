@@ -81,7 +81,8 @@ func (r *repeats) again(id string, sum uint64) (bool, error) {
 			e.sum = sum
 			if e.changes++; e.changes > MaxChanges {
 				return false, fmt.Errorf(
-					"log id %q comes more than %d times, with other contents each time: not an export of executions (each id is one execution)",
+					"log id %q comes more than %d times, with other contents each time: not an export of executions (each id is one "+
+						"execution)",
 					id,
 					MaxChanges,
 				)

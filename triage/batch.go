@@ -71,7 +71,8 @@ func nameBatchReplay(g *model.DuplicateGroup, n int, first, second time.Time) {
 	g.OtherCauses = []model.CauseCandidate{{Cause: model.PatternDoubleSubmit,
 		Why: "alone, this write sent again after it succeeded reads as a second click or a second worker"}}
 	g.Reason = fmt.Sprintf(
-		"a batch of %d writes of this caller sent again together, %s after the batch first ran (from %s): the app ran the job again from the start, sending what it had sent%s; fix: %s",
+		"a batch of %d writes of this caller sent again together, %s after the batch first ran (from %s): the app ran the job again from "+
+			"the start, sending what it had sent%s; fix: %s",
 		n,
 		second.Sub(first).Round(time.Second),
 		model.When(first),

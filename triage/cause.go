@@ -162,7 +162,8 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 	for j, m := range ms[1:] { // exectriage's own retry: its request id is an attempt id
 		if model.IsAttemptID(m.e.RequestID) {
 			return model.PatternExectriageRetry, fmt.Sprintf(
-				"%d attempts: attempt %d is exectriage's guarded retry (request id %s, an attempt id), sent %s after a person confirmed the first failed, not a retry by the caller",
+				"%d attempts: attempt %d is exectriage's guarded retry (request id %s, an attempt id), sent %s after a person confirmed "+
+					"the first failed, not a retry by the caller",
 				n,
 				j+2,
 				m.e.RequestID,
@@ -185,7 +186,8 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 	if id, ok := sameRequestID(ms); ok { // the strongest evidence there is: one call, sent again
 		p, _ := sdkPattern(ms)
 		return p, fmt.Sprintf(
-			"%d attempts %s with one request id, %s: one call re-sent by the SDK, which kept the x-request-id of the call it retried (the legacy Python SDK does)%s",
+			"%d attempts %s with one request id, %s: one call re-sent by the SDK, which kept the x-request-id of the call it retried "+
+				"(the legacy Python SDK does)%s",
 			n,
 			gapList(gaps, "after the previous"),
 			id,
@@ -231,7 +233,8 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 		startGap := ms[j].e.Start().Sub(ms[j-1].e.Start())
 		if startGap < cc.th.NearSimultaneous && gaps[j-1] < 0 {
 			return model.PatternDoubleSubmit, fmt.Sprintf(
-				"%d attempts, one started %s after the previous one started, while it was still running (overlap %s): a double submit (a second click or a second worker)",
+				"%d attempts, one started %s after the previous one started, while it was still running (overlap %s): a double submit (a "+
+					"second click or a second worker)",
 				n,
 				model.GapAmount(startGap),
 				model.GapAmount(gaps[j-1]),
@@ -239,7 +242,8 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 		}
 		if startGap < cc.th.NearSimultaneous && !sdkRetriable(ms[j-1]) {
 			return model.PatternDoubleSubmit, fmt.Sprintf(
-					"%d attempts, one started %s after the previous one started, which needed no retry: a double submit (a second click or a second worker)",
+					"%d attempts, one started %s after the previous one started, which needed no retry: a double submit (a second click "+
+						"or a second worker)",
 					n,
 					model.GapAmount(startGap),
 				), &causeBasis{
@@ -338,7 +342,8 @@ func storm(ms []member, gaps []time.Duration, cc causeContext) (model.RetryPatte
 		outer = append(outer, gaps[r[0]-1])
 	}
 	return inner, fmt.Sprintf(
-		"%d attempts in %d rounds (%s): a retry storm; inside each round %s; the rounds themselves are an outer loop (the application, or a job, retrying the whole call)",
+		"%d attempts in %d rounds (%s): a retry storm; inside each round %s; the rounds themselves are an outer loop (the application, "+
+			"or a job, retrying the whole call)",
 		len(ms),
 		len(rounds),
 		gapList(outer, "apart"),

@@ -248,7 +248,9 @@ func subscriptionReason(ms []member, gaps []time.Duration, event string, dls []d
 		to = fmt.Sprintf("%d webhook endpoints", n)
 	}
 	return fmt.Sprintf(
-		"%d writes, each by the handler of its own delivery of one trigger event (event id %s: %s), %s: the event was delivered once to each of %s of the project, not redelivered; a second endpoint is what a webhook endpoint (or subscription) create sent twice leaves",
+		"%d writes, each by the handler of its own delivery of one trigger event (event id %s: %s), %s: the event was delivered once to "+
+			"each of %s of the project, not redelivered; a second endpoint is what a webhook endpoint (or subscription) create sent "+
+			"twice leaves",
 		len(ms),
 		event,
 		strings.Join(parts, ", "),
@@ -268,7 +270,8 @@ func redeliveryReason(ms []member, gaps []time.Duration, event string, dls []del
 		parts = append(parts, dl.id+" ("+a+")")
 	}
 	return fmt.Sprintf(
-		"%d writes, each by the handler of a delivery of one trigger event (event id %s: %s), %s: the event was delivered again (delivery is at least once) and the handler wrote each time",
+		"%d writes, each by the handler of a delivery of one trigger event (event id %s: %s), %s: the event was delivered again "+
+			"(delivery is at least once) and the handler wrote each time",
 		len(ms),
 		event,
 		strings.Join(parts, ", "),

@@ -178,18 +178,22 @@ func CheckRetry(in GuardInput) GuardDecision {
 	case in.MadeByShape:
 		return refuse(
 			RefusedIsRetry,
-			"this execution's request id "+e.RequestID+" has the shape of an exectriage retry attempt, one this journal does not know: it was made by another exectriage, on another journal",
+			"this execution's request id "+e.RequestID+" has the shape of an exectriage retry attempt, one this journal does not know: "+
+				"it was made by another exectriage, on another journal",
 			Say(
-				"find the original and the journal that retried it; a team triaging together needs one PostgreSQL journal (--journal postgres://...)",
+				"find the original and the journal that retried it; a team triaging together needs one PostgreSQL journal (--journal "+
+					"postgres://...)",
 			),
 		)
 	case in.RetriedIn != "":
 		return refuse(
 			RefusedRetriedElsewhere,
-			"log "+in.RetriedIn+" repeats this call (same tool, account and arguments) with an exectriage attempt id this journal does not know: another exectriage, on another journal, already retried it",
+			"log "+in.RetriedIn+" repeats this call (same tool, account and arguments) with an exectriage attempt id this journal does "+
+				"not know: another exectriage, on another journal, already retried it",
 			Step{
-				Say: "do not retry; look at " + in.RetriedIn + " ({1}); a team triaging together needs one PostgreSQL journal (--journal postgres://...)",
-				Do:  []Command{{Verb: VerbShow, ID: in.RetriedIn}},
+				Say: "do not retry; look at " + in.RetriedIn + " ({1}); a team triaging together needs one PostgreSQL journal (--journal " +
+					"postgres://...)",
+				Do: []Command{{Verb: VerbShow, ID: in.RetriedIn}},
 			},
 		)
 	}
@@ -204,7 +208,8 @@ func CheckRetry(in GuardInput) GuardDecision {
 		return refuse(
 			RefusedSameCallOpen,
 			fmt.Sprintf(
-				"retry attempt %s of %s runs the same call (same tool and arguments) and is %s: it may have taken effect, and this execution may even be its own log",
+				"retry attempt %s of %s runs the same call (same tool and arguments) and is %s: it may have taken effect, and this "+
+					"execution may even be its own log",
 				a.ID,
 				a.ExecutionID,
 				a.State,

@@ -100,7 +100,8 @@ func metaReason(ms, parents []member, why string) string {
 		ids[i] = p.e.ID
 	}
 	return fmt.Sprintf(
-		"%d runs of %s, each by its own run of %s (%s): the meta tool was sent again and ran the tools it holds again; why it was sent again: %s",
+		"%d runs of %s, each by its own run of %s (%s): the meta tool was sent again and ran the tools it holds again; why it was sent "+
+			"again: %s",
 		len(ms),
 		ms[0].e.ToolSlug,
 		strings.ToUpper(parents[0].e.ToolSlug),

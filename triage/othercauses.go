@@ -81,9 +81,11 @@ func agentSignature(ms []member, gaps []time.Duration, reworded bool) (string, b
 	case reworded:
 		return "the text changed between attempts, as a model regenerating its arguments writes it", true
 	case sameField(ms, func(e *model.Execution) string { return e.SessionID }):
-		return "sent again in one agent session " + afterEach(ms[:len(ms)-1]) + ": a model may call a tool again with the same arguments", true
+		return "sent again in one agent session " + afterEach(ms[:len(ms)-1]) + ": a model may call a tool again with the same arguments",
+			true
 	case ms[0].e.Source.Framework != "":
-		return "sent through " + ms[0].e.Source.Framework + " " + afterEach(ms[:len(ms)-1]) + ": a model may call a tool again with the same arguments", true
+		return "sent through " + ms[0].e.Source.Framework + " " + afterEach(ms[:len(ms)-1]) + ": a model may call a tool again with the " +
+			"same arguments", true
 	}
 	return "", false
 }

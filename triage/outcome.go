@@ -192,7 +192,8 @@ func classify(e *model.Execution, opt Options, fx effect, m *memo) (model.Outcom
 // classifyOwn is classify of the execution's own record.
 func classifyOwn(e *model.Execution, opt Options, fx effect, m *memo) (model.Outcome, string) {
 	if why, state := nothingRan(e.Response); state != "" {
-		return model.OutcomeWaiting, "nothing ran yet: " + why + "; it runs when the app makes the call again with the approval, which continues this one (not a duplicate)"
+		return model.OutcomeWaiting, "nothing ran yet: " + why + "; it runs when the app makes the call again with the approval, which " +
+			"continues this one (not a duplicate)"
 	} else if why != "" {
 		return model.OutcomeFailed, "nothing ran: " + why + ": " + fx.not()
 	}
@@ -389,7 +390,8 @@ func ClassifyAnswer(slug string, kind model.ToolKind, status, upstream int, text
 	case refusalWord(low) != "":
 		says = "a refusal (" + refusalWord(low) + ")"
 	}
-	return model.OutcomeAmbiguous, "the answer reported " + says + quoted + ", which its text alone cannot prove (no status says it was refused before acting): " + fx.maybe()
+	return model.OutcomeAmbiguous, "the answer reported " + says + quoted + ", which its text alone cannot prove (no status says it was " +
+		"refused before acting): " + fx.maybe()
 }
 
 // uncertainWord finds what in a text leaves an action possible: a timeout, a dropped

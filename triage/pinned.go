@@ -119,7 +119,8 @@ func pinOf(ms []model.ArgMember, skip map[string]bool) pin {
 // record's description).
 func messageKey(l string) bool {
 	switch l {
-	case "body", "message", "message_body", "html_body", "text_body", "text", "markdown_text", "markdown", "content", "reply", "reply_text", "caption":
+	case "body", "message", "message_body", "html_body", "text_body", "text", "markdown_text", "markdown", "content", "reply",
+		"reply_text", "caption":
 		return true
 	}
 	return false

@@ -94,7 +94,8 @@ func volatileAt(s string, p int) int {
 	if e := timeAt(s, p); e >= 0 {
 		return e
 	}
-	if run(s, p, 8, isHexByte) && byteAt(s, p+8) == '-' && run(s, p+9, 4, isHexByte) && byteAt(s, p+13) == '-' && run(s, p+14, 4, isHexByte) &&
+	if run(s, p, 8, isHexByte) && byteAt(s, p+8) == '-' && run(s, p+9, 4, isHexByte) && byteAt(s, p+13) == '-' && run(s, p+14, 4,
+		isHexByte) &&
 		byteAt(s, p+18) == '-' && run(s, p+19, 4, isHexByte) && byteAt(s, p+23) == '-' && run(s, p+24, 12, isHexByte) &&
 		wordBoundary(s, p+36) {
 		return p + 36

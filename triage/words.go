@@ -20,11 +20,14 @@ type phraseRow struct {
 // timeoutPhrases name a timeout: the request may have been carried out while its answer was
 // lost.
 var timeoutPhrases = []phraseRow{
-	{source: "English", phrases: []string{"timed out", "timeout", "time out", "took too long", "did not respond in time", "didn't respond in time", "no response within"}, name: "timed out"},
-	{source: "Node, Python", phrases: []string{"etimedout", "esockettimedout", "readtimeout", "connecttimeout", "read timed out"}, name: "timed out"},
+	{source: "English", phrases: []string{"timed out", "timeout", "time out", "took too long", "did not respond in time",
+		"didn't respond in time", "no response within"}, name: "timed out"},
+	{source: "Node, Python", phrases: []string{"etimedout", "esockettimedout", "readtimeout", "connecttimeout", "read timed out"},
+		name: "timed out"},
 	{source: "gRPC, Go", phrases: []string{"deadline exceeded", "context deadline"}, name: "deadline exceeded"},
 	{source: "German", phrases: []string{"zeitüberschreitung", "zeitlimit überschritten", "keine antwort innerhalb"}, name: "timed out"},
-	{source: "French", phrases: []string{"délai d'attente", "délai dépassé", "délai expiré", "temps imparti", "délai d’attente"}, name: "timed out"},
+	{source: "French", phrases: []string{"délai d'attente", "délai dépassé", "délai expiré", "temps imparti", "délai d’attente"},
+		name: "timed out"},
 	{source: "Spanish", phrases: []string{"tiempo de espera", "se agotó el tiempo", "tiempo agotado"}, name: "timed out"},
 	{source: "Portuguese", phrases: []string{"tempo limite", "tempo esgotado", "tempo de espera"}, name: "timed out"},
 	{source: "Italian", phrases: []string{"tempo scaduto", "timeout scaduto", "tempo di attesa"}, name: "timed out"},
@@ -40,12 +43,14 @@ var timeoutPhrases = []phraseRow{
 // droppedPhrases name a connection lost after the request may have been written.
 var droppedPhrases = []phraseRow{
 	{source: "Node", phrases: []string{"econnreset"}, name: "ECONNRESET"},
-	{source: "English, Node, Python", phrases: []string{"connection reset", "socket hang up", "broken pipe", "epipe", "econnaborted", "connection aborted",
+	{source: "English, Node, Python", phrases: []string{"connection reset", "socket hang up", "broken pipe", "epipe", "econnaborted",
+		"connection aborted",
 		"connection closed", "server closed", "remote end closed", "server disconnected", "premature close", "unexpected eof",
 		"incomplete response", "connection lost", "connection was lost", "stream reset", "stream closed", "goaway"}},
 	{source: "German", phrases: []string{"verbindung zurückgesetzt", "verbindung getrennt", "verbindung unterbrochen"}},
 	{source: "French", phrases: []string{"connexion réinitialisée", "connexion interrompue", "connexion perdue"}},
-	{source: "Spanish, Portuguese", phrases: []string{"conexión restablecida", "conexión interrumpida", "conexão redefinida", "conexão interrompida"}},
+	{source: "Spanish, Portuguese", phrases: []string{"conexión restablecida", "conexión interrumpida", "conexão redefinida",
+		"conexão interrompida"}},
 	{source: "Russian", phrases: []string{"соединение разорвано", "соединение сброшено"}},
 	{source: "Japanese, Chinese", phrases: []string{"接続がリセット", "接続が切断", "连接被重置", "连接中断", "連線中斷"}},
 }
@@ -59,17 +64,20 @@ var gatewayPhrases = []phraseRow{
 	{source: "gRPC", phrases: []string{"unavailable"}, name: "UNAVAILABLE"},
 	{source: "HTTP", phrases: []string{"internal server error", "server error", "backend error", "internal error"}, name: "500"},
 	{source: "proxies (Envoy, nginx, Varnish, Cloudflare, Heroku, ALB)", phrases: []string{"upstream", "no healthy", "backend fetch failed",
-		"proxy error", "origin is unreachable", "origin error", "a timeout occurred", "web server is returning an unknown error", "application error"}, name: "5xx"},
+		"proxy error", "origin is unreachable", "origin error", "a timeout occurred", "web server is returning an unknown error",
+		"application error"}, name: "5xx"},
 }
 
 // rateLimitPhrases name a rate limit or a quota: the request was refused before it ran.
 var rateLimitPhrases = []phraseRow{
-	{source: "English, HTTP", phrases: []string{"rate limit", "ratelimit", "rate limited", "too many requests", "quota exceeded", "quotaexceeded",
+	{source: "English, HTTP", phrases: []string{"rate limit", "ratelimit", "rate limited", "too many requests", "quota exceeded",
+		"quotaexceeded",
 		"exceeded your quota", "throttl", "slow down", "slowdown", "request limit exceeded", "daily limit exceeded", "user rate"}},
 	{source: "gRPC", phrases: []string{"resource exhausted", "resourceexhausted"}},
 	{source: "German", phrases: []string{"zu viele anfragen", "anfragelimit"}},
 	{source: "French", phrases: []string{"trop de requêtes", "trop de demandes", "limite de débit"}},
-	{source: "Spanish, Portuguese", phrases: []string{"demasiadas solicitudes", "demasiadas peticiones", "muitas solicitações", "muitas requisições"}},
+	{source: "Spanish, Portuguese", phrases: []string{"demasiadas solicitudes", "demasiadas peticiones", "muitas solicitações",
+		"muitas requisições"}},
 	{source: "Russian", phrases: []string{"слишком много запросов"}},
 	{source: "Japanese, Chinese, Korean", phrases: []string{"リクエストが多すぎ", "レート制限", "请求过多", "请求过于频繁", "頻率限制", "频率限制", "요청이 너무 많"}},
 }
@@ -78,36 +86,46 @@ var rateLimitPhrases = []phraseRow{
 // found, the TLS handshake failed.
 var neverSentPhrases = []phraseRow{
 	{source: "English, Node", phrases: []string{"econnrefused", "connection refused"}, name: "refused"},
-	{source: "English, Node, Go", phrases: []string{"no such host", "enotfound", "getaddrinfo", "name resolution", "dns"}, name: "failed to resolve the host"},
+	{source: "English, Node, Go", phrases: []string{"no such host", "enotfound", "getaddrinfo", "name resolution", "dns"},
+		name: "failed to resolve the host"},
 	{source: "TLS", phrases: []string{"tls handshake", "certificate", "x509", "ssl handshake"}, name: "failed its TLS handshake"},
-	{source: "English", phrases: []string{"never sent", "not sent", "request was not written", "before the request was written", "unreachable"}, name: "failed"},
-	{source: "German, French, Spanish", phrases: []string{"verbindung abgelehnt", "connexion refusée", "conexión rechazada"}, name: "refused"},
+	{source: "English", phrases: []string{"never sent", "not sent", "request was not written", "before the request was written",
+		"unreachable"}, name: "failed"},
+	{source: "German, French, Spanish", phrases: []string{"verbindung abgelehnt", "connexion refusée", "conexión rechazada"},
+		name: "refused"},
 }
 
 // garbledPhrases say the answer came back unreadable: the request was carried, its answer
 // lost.
 var garbledPhrases = []phraseRow{
 	{source: "English, JSON", phrases: []string{"invalid response", "unexpected response", "malformed response", "invalid json response",
-		"unexpected token", "unexpected end of json", "could not parse the response", "failed to parse response", "empty response", "empty reply"}},
+		"unexpected token", "unexpected end of json", "could not parse the response", "failed to parse response", "empty response",
+		"empty reply"}},
 }
 
 // refusalPhrases say the request was refused before anything was done: a validation, auth,
 // permission or not-found failure, in the wording of languages, protocols and providers'
 // error codes.
 var refusalPhrases = []phraseRow{
-	{source: "English", phrases: []string{"validation", "invalid", "required", "missing", "not found", "does not exist", "doesn't exist", "no such",
+	{source: "English", phrases: []string{"validation", "invalid", "required", "missing", "not found", "does not exist", "doesn't exist",
+		"no such",
 		"unauthorized", "unauthorised", "unauthenticated", "forbidden", "permission", "access denied", "denied", "not allowed",
 		"not permitted", "bad request", "unprocessable", "malformed", "rejected", "insufficient", "disabled", "suspended",
 		"archived", "revoked", "expired", "bad credentials", "credentials", "not accessible", "not authorized", "not authed",
 		"not in channel", "too long", "too large", "exceeds the maximum", "unsupported", "not supported", "already exists",
 		"precondition", "out of range", "unimplemented", "inactive", "restricted", "blocked"}},
-	{source: "gRPC", phrases: []string{"invalid argument", "failed precondition", "permission denied", "not found", "already exists", "unauthenticated"}},
-	{source: "German", phrases: []string{"ungültig", "nicht gefunden", "nicht autorisiert", "zugriff verweigert", "nicht erlaubt", "erforderlich", "fehlt", "unzulässig", "existiert nicht"}},
-	{source: "French", phrases: []string{"invalide", "introuvable", "non trouvé", "non autorisé", "accès refusé", "interdit", "requis", "manquant", "n'existe pas"}},
-	{source: "Spanish", phrases: []string{"inválido", "inválida", "no encontrado", "no encontrada", "no autorizado", "acceso denegado", "prohibido", "requerido", "obligatorio", "no existe"}},
+	{source: "gRPC", phrases: []string{"invalid argument", "failed precondition", "permission denied", "not found", "already exists",
+		"unauthenticated"}},
+	{source: "German", phrases: []string{"ungültig", "nicht gefunden", "nicht autorisiert", "zugriff verweigert", "nicht erlaubt",
+		"erforderlich", "fehlt", "unzulässig", "existiert nicht"}},
+	{source: "French", phrases: []string{"invalide", "introuvable", "non trouvé", "non autorisé", "accès refusé", "interdit", "requis",
+		"manquant", "n'existe pas"}},
+	{source: "Spanish", phrases: []string{"inválido", "inválida", "no encontrado", "no encontrada", "no autorizado", "acceso denegado",
+		"prohibido", "requerido", "obligatorio", "no existe"}},
 	{source: "Portuguese", phrases: []string{"não encontrado", "não autorizado", "acesso negado", "obrigatório", "não existe"}},
 	{source: "Italian", phrases: []string{"non valido", "non trovato", "non autorizzato", "accesso negato", "obbligatorio", "non esiste"}},
-	{source: "Russian", phrases: []string{"недопустим", "неверн", "не найден", "доступ запрещ", "не авторизован", "обязательн", "не существует"}},
+	{source: "Russian", phrases: []string{"недопустим", "неверн", "не найден", "доступ запрещ", "не авторизован", "обязательн",
+		"не существует"}},
 	{source: "Japanese", phrases: []string{"無効", "見つかりません", "権限がありません", "アクセスが拒否", "必須", "不正な", "存在しません"}},
 	{source: "Chinese", phrases: []string{"无效", "無效", "未找到", "找不到", "不存在", "未授权", "无权限", "权限不足", "拒绝访问", "缺少", "必填"}},
 	{source: "Korean", phrases: []string{"잘못된", "찾을 수 없", "권한이 없", "필수"}},

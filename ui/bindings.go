@@ -174,7 +174,8 @@ func rootBindings() []binding {
 				m.setInfo("secrets of %s hidden again", p.e.ID)
 			} else {
 				m.revealID = p.e.ID
-				m.setInfo("secrets of %s shown on screen (the API key stays hidden): %s or moving the selection hides them", p.e.ID, m.Keys.Reveal.Help().Key)
+				m.setInfo("secrets of %s shown on screen (the API key stays hidden): %s or moving the selection hides them", p.e.ID,
+					m.Keys.Reveal.Help().Key)
 			}
 			m.refreshPanes()
 			return nil
@@ -506,7 +507,8 @@ func (m *Model) viewsKey(pressed) tea.Cmd {
 	if len(m.opt.Views) == 0 {
 		m.status.Set(
 			statusline.Warn,
-			"no saved views: add [views.NAME] with filter = \"…\" and show = \"all|flagged|duplicates\" to the config, or keep one for the team: exectriage view save NAME --filter …",
+			"no saved views: add [views.NAME] with filter = \"…\" and show = \"all|flagged|duplicates\" to the config, or keep one for "+
+				"the team: exectriage view save NAME --filter …",
 		)
 		return nil
 	}

@@ -83,7 +83,10 @@ func selectCmd(
 			// One row per execution, in increasing position.
 			if items.Whole() {
 				sel = want
-			} else if i, ok := slices.BinarySearchFunc(items.Slice(), int32(want), func(it window.Item, w int32) int { return cmp.Compare(it.Exec, w) }); ok {
+			} else if i, ok := slices.BinarySearchFunc(items.Slice(), int32(want), func(it window.Item,
+				w int32) int {
+				return cmp.Compare(it.Exec, w)
+			}); ok {
 				sel = i
 			} else if keepAt >= 0 {
 				sel = min(i, max(items.Len()-1, 0)) // the next one's place

@@ -586,7 +586,8 @@ func (m *Model) retryHint(id string, st model.AttemptState) string {
 	case model.AttemptSucceeded:
 		return "retried: the retry took effect · settled (the journal is in the provider pane)"
 	case model.AttemptFailed:
-		return "the retry failed and certainly did not take effect · " + m.key(m.Keys.Verify) + " checks again, " + m.key(m.Keys.Retry) + " may retry once more"
+		return "the retry failed and certainly did not take effect " +
+			"· " + m.key(m.Keys.Verify) + " checks again, " + m.key(m.Keys.Retry) + " may retry once more"
 	case model.AttemptIndeterminate:
 		attempt, late := "ATTEMPT", ""
 		if as := m.data.Attempts[id]; len(as) > 0 {
@@ -605,7 +606,8 @@ func (m *Model) hint() string {
 		return "" // a dialog says it all; the row's hint would repeat it
 	}
 	if it.Kind == window.ItemGroup {
-		return m.key(m.Keys.Open) + " folds the group · " + m.key(m.Keys.Bundle) + " bundles every member · select a member to verify or retry it"
+		return m.key(m.Keys.Open) + " folds the group · " + m.key(m.Keys.Bundle) + " bundles every member · select a member to verify or " +
+			"retry it"
 	}
 	id, t := m.data.DS.ID(i), m.data.DS.Triage(i)
 	ps, checked := m.data.Provider[id]
@@ -626,13 +628,15 @@ func (m *Model) hint() string {
 		case off != "":
 			return "flagged write: " + m.key(m.Keys.Verify) + " checks the provider (" + off + ")"
 		}
-		return "flagged write: " + m.key(m.Keys.Verify) + " checks the provider before any retry (" + m.key(m.Keys.Retry) + ") or verdict (" + m.key(m.Keys.Mark) + ")"
+		return "flagged write: " + m.key(m.Keys.Verify) + " checks the provider before any " +
+			"retry (" + m.key(m.Keys.Retry) + ") or verdict (" + m.key(m.Keys.Mark) + ")"
 	case m.offNote() != "":
 		return "provider: " + string(ps.State) + " · " + m.offNote()
 	case ps.State == model.ProviderFound:
 		return "the provider shows the effect: do not retry; " + m.key(m.Keys.Mark) + " marks it confirmed_succeeded"
 	default:
-		return "provider: " + string(ps.State) + " · " + m.key(m.Keys.Retry) + " opens the guarded retry · " + m.key(m.Keys.Mark) + " records a verdict"
+		return "provider: " + string(ps.State) + " · " + m.key(m.Keys.Retry) + " opens the guarded retry · " +
+			m.key(m.Keys.Mark) + " records a verdict"
 	}
 }
 

@@ -335,7 +335,8 @@ func (m *Model) quit(confirmed bool) tea.Cmd {
 			q = ks[0]
 		}
 		msg := fmt.Sprintf(
-			"a retry of %s is being sent: quitting now leaves its outcome unknown (exectriage resolve). %s again quits anyway; any other key waits",
+			"a retry of %s is being sent: quitting now leaves its outcome unknown (exectriage resolve). %s again quits anyway; any other "+
+				"key waits",
 			strings.Join(ids, ", "),
 			q,
 		)

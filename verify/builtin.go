@@ -171,7 +171,8 @@ func gmailDelete() *check {
 func slackPost(slug string) *check {
 	return &check{
 		name: "builtin slack history", tool: slug, readTool: "SLACK_FETCH_CONVERSATION_HISTORY",
-		bestEffort: "SLACK_FETCH_CONVERSATION_HISTORY's arguments are not in the Composio definitions at hand (channel, oldest, limit, inclusive as Slack's conversations.history takes them)",
+		bestEffort: "SLACK_FETCH_CONVERSATION_HISTORY's arguments are not in the Composio definitions at hand (channel, oldest, limit, " +
+			"inclusive as Slack's conversations.history takes them)",
 		args: func(orig map[string]any, since time.Time) (map[string]any, error) {
 			ch, ok := argText(orig, "channel", "channel_id")
 			if !ok {
@@ -406,7 +407,8 @@ func linearIssue() *check {
 func calendarEvent() *check {
 	return &check{
 		name: "builtin google calendar events", tool: "GOOGLECALENDAR_CREATE_EVENT", readTool: "GOOGLECALENDAR_FIND_EVENT",
-		bestEffort: "GOOGLECALENDAR_FIND_EVENT's argument names are contested (camelCase or snake_case): a match may be missed, never invented",
+		bestEffort: "GOOGLECALENDAR_FIND_EVENT's argument names are contested (camelCase or snake_case): a match may be missed, never " +
+			"invented",
 		args: func(orig map[string]any, since time.Time) (map[string]any, error) {
 			s, ok := argText(orig, "summary")
 			if !ok {

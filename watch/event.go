@@ -181,7 +181,8 @@ func Find(w Window, known map[string]bool, now time.Time) Found {
 		}
 		e := Event{Kind: KindUnresolved, ID: IDFor(KindUnresolved, at.ID), ExecutionIDs: []string{at.ExecutionID}, Tool: at.ToolSlug,
 			AttemptID: at.ID, RetryLogID: at.NewLogID, Command: "exectriage resolve " + at.ID,
-			Reason: "exectriage's retry of " + at.ExecutionID + " was sent and its outcome is unknown: find out whether it took effect before anything else"}
+			Reason: "exectriage's retry of " + at.ExecutionID + " was sent and its outcome is unknown: find out whether it took effect " +
+				"before anything else"}
 		if r := byID[at.ExecutionID]; r != nil {
 			e.Toolkit = r.Exec.ToolkitSlug
 		}

@@ -75,7 +75,8 @@ func NewMetrics() *Metrics {
 	m.leader = prometheus.NewGauge(
 		prometheus.GaugeOpts{Name: "exectriage_watch_leader", Help: "1 while this watcher is the one that sends."},
 	)
-	for _, c := range []prometheus.Collector{m.executions, m.flagged, m.groups, m.events, m.deliveries, m.requests, m.rateWaits, m.passes, m.behind, m.leader,
+	for _, c := range []prometheus.Collector{m.executions, m.flagged, m.groups, m.events, m.deliveries, m.requests, m.rateWaits, m.passes,
+		m.behind, m.leader,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		f(c)
 	}

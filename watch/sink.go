@@ -204,7 +204,8 @@ func SlackMessage(events []Event, lost []string) []byte {
 	}
 	if len(lost) > 0 {
 		blocks = append(blocks, block{Type: "section", Text: &text{"mrkdwn", cut(fmt.Sprintf(
-			":warning: %d earlier alert(s) may not have arrived (Slack's answer was lost; they are not sent again, so nothing is told twice): %s",
+			":warning: %d earlier alert(s) may not have arrived (Slack's answer was lost; they are not sent again, so nothing is told "+
+				"twice): %s",
 			len(lost),
 			strings.Join(lost, ", "),
 		), 2900)}})

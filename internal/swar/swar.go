@@ -1,6 +1,7 @@
 // Package swar tests eight bytes at a time in a uint64 (SIMD within a register), for the
 // loops that look at every byte of an index or an output: the filter's folding and the JSON
-// writer (the parser in model, which imports no package of the project, keeps its own). Each test sets the high bit of the lanes that match and is exact about
+// writer (the parser in model, which imports no package of the project, keeps its own). Each test sets the high bit of
+// the lanes that match and is exact about
 // whether any lane does; lanes after a matching one may be set too (a borrow spreads up from
 // it), never when none matches.
 package swar

@@ -21,7 +21,8 @@ import (
 func (s *suite) fzfReference(ctx context.Context) error {
 	fzf, err := exec.LookPath("fzf")
 	if err != nil {
-		s.rows = append(s.rows, row{figure: "filter vs fzf --filter over the same rows", pending: "fzf not installed (apt-get install fzf)"})
+		s.rows = append(s.rows, row{figure: "filter vs fzf --filter over the same rows",
+			pending: "fzf not installed (apt-get install fzf)"})
 		return nil
 	}
 	f, err := os.Open(filepath.Join(s.data, "1m.jsonl"))
@@ -89,10 +90,13 @@ func (s *suite) fzfReference(ctx context.Context) error {
 			ranked, rankRatio = append(ranked, r), append(rankRatio, th/r)
 		}
 		s.rows = append(s.rows,
-			row{figure: fmt.Sprintf("filter, one full query %q over the 1M export's rows (in process)", q), values: ours, unit: "ms", format: "%.1f"},
-			row{figure: fmt.Sprintf("  fzf --filter %q over the same rows' text (whole process)", q), values: theirs, unit: "ms", format: "%.0f"},
+			row{figure: fmt.Sprintf("filter, one full query %q over the 1M export's rows (in process)", q), values: ours, unit: "ms",
+				format: "%.1f"},
+			row{figure: fmt.Sprintf("  fzf --filter %q over the same rows' text (whole process)", q), values: theirs, unit: "ms",
+				format: "%.0f"},
 			row{figure: "  fzf / filter", values: ratio, unit: "×", format: "%.0f"},
-			row{figure: fmt.Sprintf("filter + best-match ranking %q, as fzf sorts by score (in process)", q), values: ranked, unit: "ms", format: "%.1f"},
+			row{figure: fmt.Sprintf("filter + best-match ranking %q, as fzf sorts by score (in process)", q), values: ranked, unit: "ms",
+				format: "%.1f"},
 			row{figure: "  fzf / (filter + ranking)", values: rankRatio, unit: "×", format: "%.0f"},
 		)
 	}

@@ -40,7 +40,8 @@ type figure struct {
 
 // record is this run's medians.
 func (s *suite) record(ctx context.Context) record {
-	r := record{Commit: commit(ctx), At: time.Now().UTC().Truncate(time.Second), Machine: machine(), Count: s.count, Figures: map[string]figure{}}
+	r := record{Commit: commit(ctx), At: time.Now().UTC().Truncate(time.Second), Machine: machine(), Count: s.count,
+		Figures: map[string]figure{}}
 	names := figureNames(s.rows)
 	for i, row := range s.rows {
 		if row.pending == "" && len(row.values) > 0 {
@@ -72,7 +73,8 @@ func commit(ctx context.Context) string {
 		return "unknown"
 	}
 	c := strings.TrimSpace(string(out))
-	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain",
+		"--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
 		c += "-dirty"
 	}
 	return c
@@ -149,7 +151,8 @@ func compare(w io.Writer, history []record, now record, order []string) int {
 		fmt.Fprintln(w, "\nno earlier run measured these figures: nothing to compare")
 		return 0
 	}
-	fmt.Fprintf(w, "\ncompared with the last earlier run of each figure (bench/history.jsonl; worse by %.0f%% or more is marked):\n\n", regression*100)
+	fmt.Fprintf(w, "\ncompared with the last earlier run of each figure (bench/history.jsonl; worse by %.0f%% or more is marked):\n\n",
+		regression*100)
 	fmt.Fprintln(w, "| figure | before | now | change | |")
 	fmt.Fprintln(w, "|---|---|---|---|---|")
 	worse := 0
@@ -166,7 +169,8 @@ func compare(w io.Writer, history []record, now record, order []string) int {
 				mark, worse = "WORSE", worse+1
 			}
 		}
-		fmt.Fprintf(w, "| %s | %s %s (%s) | %s %s | %s | %s |\n", name, num(p.v.Median), p.v.Unit, p.commit, num(n.Median), n.Unit, change, mark)
+		fmt.Fprintf(w, "| %s | %s %s (%s) | %s %s | %s | %s |\n", name, num(p.v.Median), p.v.Unit, p.commit, num(n.Median), n.Unit,
+			change, mark)
 	}
 	fmt.Fprintf(w, "\n%d figures worse by %.0f%% or more than their last earlier run\n", worse, regression*100)
 	return worse

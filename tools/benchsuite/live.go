@@ -109,7 +109,8 @@ func pager(ctx context.Context, base string, parts int) (time.Duration, int, err
 	seen := 0
 	var wg sync.WaitGroup
 	for k := range parts {
-		q := client.LogQuery{From: from.Add(liveSince * time.Duration(k) / time.Duration(parts)), To: from.Add(liveSince * time.Duration(k+1) / time.Duration(parts))}
+		q := client.LogQuery{From: from.Add(liveSince * time.Duration(k) / time.Duration(parts)),
+			To: from.Add(liveSince * time.Duration(k+1) / time.Duration(parts))}
 		wg.Go(func() {
 			n := 0
 			for p, err := range c.ListLogs(ctx, q) {
@@ -135,7 +136,8 @@ func pager(ctx context.Context, base string, parts int) (time.Duration, int, err
 
 // liveCmd is the binary's scan of the window over the slow API, cached, in home.
 func liveCmd(ctx context.Context, bin string, api *slowAPI, home string, extra ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, bin, append([]string{"scan", "--base-url", api.url, "--since", "720h", "--json", "--cache"}, extra...)...)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"scan", "--base-url", api.url, "--since", "720h", "--json", "--cache"},
+		extra...)...)
 	cmd.Env = append(os.Environ(), "COMPOSIO_API_KEY="+liveKey, "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
 		"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"))
 	return cmd
@@ -181,7 +183,8 @@ func (s *suite) live(bin string) func(context.Context) error {
 			s.logf("live: 10k executions behind a %s proxy (run %d of %d)", liveLatency, i+1, s.count)
 			// Composio says where its budget stands on every answer; this one is Growth's
 			// (10,000 a minute, docs/platform.md), which the 10k window never spends.
-			api, err := startSlowAPI(sandbox.Config{Seed: 1, Size: 10_000, Span: 600 * time.Hour, APIKey: liveKey, RateLimit: 10_000, RateLimitWindow: time.Minute})
+			api, err := startSlowAPI(sandbox.Config{Seed: 1, Size: 10_000, Span: 600 * time.Hour, APIKey: liveKey, RateLimit: 10_000,
+				RateLimitWindow: time.Minute})
 			if err != nil {
 				return err
 			}
@@ -227,9 +230,11 @@ func (s *suite) live(bin string) func(context.Context) error {
 				}
 				seq, par = append(seq, seqD.Seconds()), append(par, parD.Seconds())
 				first, second = append(first, a), append(second, b)
-				firstReq, secondReq, newReq = append(firstReq, float64(pa+da)), append(secondReq, float64(pb+db)), append(newReq, float64(pc+dc))
+				firstReq, secondReq, newReq = append(firstReq, float64(pa+da)), append(secondReq, float64(pb+db)), append(newReq,
+					float64(pc+dc))
 				ratio = append(ratio, a/seqD.Seconds())
-				s.logf("live: first scan %.1f s (%d pages, %d details), second %.2f s (%d, %d), after 100 new %d requests; pagers %.1f s and %.1f s",
+				s.logf("live: first scan %.1f s (%d pages, %d details), second %.2f s (%d, %d), after 100 new %d requests; pagers %.1f s "+
+					"and %.1f s",
 					a, pa, da, b, pb, db, pc+dc, seqD.Seconds(), parD.Seconds())
 				return nil
 			}()
@@ -244,21 +249,27 @@ func (s *suite) live(bin string) func(context.Context) error {
 			second2 = append(second2, second[i]/first[i])
 		}
 		s.rows = append(s.rows,
-			row{figure: "live: scan --since 720h of 10k executions behind a 100 ms proxy, with groups (no cache)", values: first, unit: "s", format: "%.1f"},
+			row{figure: "live: scan --since 720h of 10k executions behind a 100 ms proxy, with groups (no cache)", values: first,
+				unit: "s", format: "%.1f"},
 			row{figure: "  its requests (list pages + details)", values: firstReq, unit: "", format: "%.0f"},
 			row{figure: "  its requests per 1,000 executions", values: perThousand(firstReq, 10_000), unit: "", format: "%.0f"},
 			row{figure: "  the reference: a sequential pager listing the same records", values: seq, unit: "s", format: "%.1f"},
 			row{figure: "  the reference: eight time windows paged at once", values: par, unit: "s", format: "%.1f"},
-			row{figure: "  scan / sequential pager, run by run", target: "≤ 1 ×", values: ratio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 1 }},
-			row{figure: "  the TUI over the same API (pty 120x40, no cache): its first rows", target: "≤ 1.5 s", values: tuiFirst, unit: "s", format: "%.2f", pass: func(m float64) bool { return m <= 1.5 }},
+			row{figure: "  scan / sequential pager, run by run", target: "≤ 1 ×", values: ratio, unit: "×", format: "%.2f",
+				pass: func(m float64) bool { return m <= 1 }},
+			row{figure: "  the TUI over the same API (pty 120x40, no cache): its first rows", target: "≤ 1.5 s", values: tuiFirst,
+				unit: "s", format: "%.2f", pass: func(m float64) bool { return m <= 1.5 }},
 			row{figure: "    its whole load, duplicate groups included", values: tuiWhole, unit: "s", format: "%.1f"},
 			row{figure: "  a second scan of the same window (cached, nothing new)", values: second, unit: "s", format: "%.2f"},
-			row{figure: "  second / first", target: "≤ 0.2 ×", values: second2, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.2 }},
+			row{figure: "  second / first", target: "≤ 0.2 ×", values: second2, unit: "×", format: "%.2f",
+				pass: func(m float64) bool { return m <= 0.2 }},
 			row{figure: "  its requests", values: secondReq, unit: "", format: "%.0f"},
 			row{figure: "  tool-definition requests: the first scan's", values: firstTools, unit: "", format: "%.0f"},
-			row{figure: "    the second's (tool definitions kept with the logs a day)", target: "0", values: secondTools, unit: "", format: "%.0f",
-				pass: func(m float64) bool { return m == 0 }},
-			row{figure: "  requests of a scan after 100 new executions", target: "≤ 2", values: newReq, unit: "", format: "%.0f", pass: func(m float64) bool { return m <= 2 }},
+			row{figure: "    the second's (tool definitions kept with the logs a day)", target: "0", values: secondTools, unit: "",
+				format: "%.0f",
+				pass:   func(m float64) bool { return m == 0 }},
+			row{figure: "  requests of a scan after 100 new executions", target: "≤ 2", values: newReq, unit: "", format: "%.0f",
+				pass: func(m float64) bool { return m <= 2 }},
 		)
 		return nil
 	}
@@ -317,7 +328,8 @@ func liveTUI(ctx context.Context, bin string, api *slowAPI) (first, whole float6
 func (s *suite) live100k(bin string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		s.logf("live100k: 100k executions behind a %s proxy at 2,000 requests a minute", liveLatency)
-		api, err := startSlowAPI(sandbox.Config{Seed: 2, Size: 100_000, Span: 600 * time.Hour, APIKey: liveKey, RateLimit: 2000, RateLimitWindow: time.Minute})
+		api, err := startSlowAPI(sandbox.Config{Seed: 2, Size: 100_000, Span: 600 * time.Hour, APIKey: liveKey, RateLimit: 2000,
+			RateLimitWindow: time.Minute})
 		if err != nil {
 			return err
 		}
@@ -342,14 +354,20 @@ func (s *suite) live100k(bin string) func(context.Context) error {
 		if strings.Contains(stdout.String(), `"executions":100000,`) {
 			complete = 1
 		}
-		s.logf("live100k: %.0f s, %d pages and %d details, %d answered 429, %v progress lines about the rate limit", secs, p1-p0, d1-d0, api.limited.Load(), said)
+		s.logf("live100k: %.0f s, %d pages and %d details, %d answered 429, %v progress lines about the rate limit", secs, p1-p0, d1-d0,
+			api.limited.Load(), said)
 		s.rows = append(s.rows,
-			row{figure: "live: scan of 100k executions behind a 100 ms proxy at 2,000 requests a minute", values: []float64{secs}, unit: "s", format: "%.0f"},
-			row{figure: "  complete: every execution in the report", target: "= 1", values: []float64{complete}, format: "%.0f", pass: func(m float64) bool { return m == 1 }},
-			row{figure: "  its reads refused with 429", target: "= 0", values: []float64{float64(api.limited.Load())}, format: "%.0f", pass: func(m float64) bool { return m == 0 }},
-			row{figure: "  lines on stderr saying it waits for the rate limit (progress shown)", target: "≥ 1", values: []float64{said}, format: "%.0f", pass: func(m float64) bool { return m >= 1 }},
+			row{figure: "live: scan of 100k executions behind a 100 ms proxy at 2,000 requests a minute", values: []float64{secs},
+				unit: "s", format: "%.0f"},
+			row{figure: "  complete: every execution in the report", target: "= 1", values: []float64{complete}, format: "%.0f",
+				pass: func(m float64) bool { return m == 1 }},
+			row{figure: "  its reads refused with 429", target: "= 0", values: []float64{float64(api.limited.Load())}, format: "%.0f",
+				pass: func(m float64) bool { return m == 0 }},
+			row{figure: "  lines on stderr saying it waits for the rate limit (progress shown)", target: "≥ 1", values: []float64{said},
+				format: "%.0f", pass: func(m float64) bool { return m >= 1 }},
 			row{figure: "  its requests (list pages + details)", values: []float64{float64(p1 - p0 + d1 - d0)}, format: "%.0f"},
-			row{figure: "  minutes of a 2,000-a-minute budget per 100k executions", values: []float64{float64(p1-p0+d1-d0) / 2000}, unit: "min", format: "%.1f"},
+			row{figure: "  minutes of a 2,000-a-minute budget per 100k executions", values: []float64{float64(p1-p0+d1-d0) / 2000},
+				unit: "min", format: "%.1f"},
 		)
 		return nil
 	}

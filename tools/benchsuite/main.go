@@ -34,7 +34,8 @@ func main() {
 	dataDir := flag.String("data", "bench-data", "directory of the generated exports (created when missing)")
 	only := flag.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
 	watchFor := flag.Duration("watch-for", 2*time.Minute, "how long the watch section's traffic runs (make soak-watch: an hour)")
-	history := flag.String("history", "", "a `FILE` of earlier runs' medians (JSON lines): this run's are compared with them and added (make bench: bench/history.jsonl)")
+	history := flag.String("history", "", "a `FILE` of earlier runs' medians (JSON lines): this run's are compared with them and added "+
+		"(make bench: bench/history.jsonl)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -113,7 +114,8 @@ func (s *suite) run(ctx context.Context, dataDir string) error {
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	steps := []func(context.Context) error{s.scan(bin), s.production(bin), s.scan5m(bin), s.keys(bin), s.filter, s.ui, s.memory(bin), s.load, s.live(bin), s.live100k(bin), s.watchSoak(bin)}
+	steps := []func(context.Context) error{s.scan(bin), s.production(bin), s.scan5m(bin), s.keys(bin), s.filter, s.ui, s.memory(bin),
+		s.load, s.live(bin), s.live100k(bin), s.watchSoak(bin)}
 	for i, step := range steps {
 		if s.only != nil && !s.only[sectionNames[i]] || s.only == nil && (sectionNames[i] == "scan5m" || sectionNames[i] == "live100k") {
 			continue
@@ -195,7 +197,8 @@ type bench struct {
 
 // goBench runs go test benchmarks and returns every result line.
 func (s *suite) goBench(ctx context.Context, pkg, pattern, benchtime string, count int) ([]bench, error) {
-	args := []string{"test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime, "-count", strconv.Itoa(count), "-timeout", "30m", pkg}
+	args := []string{"test", "-run", "^$", "-bench", pattern, "-benchtime", benchtime, "-count", strconv.Itoa(count), "-timeout", "30m",
+		pkg}
 	s.logf("go %s", strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Env = append(os.Environ(), "EXECTRIAGE_BENCH_DATA="+s.data)
@@ -386,19 +389,31 @@ func (s *suite) memory(bin string) func(context.Context) error {
 			return err
 		}
 		s.rows = append(s.rows,
-			row{figure: "memory per execution held by the TUI's dataset + list rows, 1M synthetic (ui BenchmarkDatasetMemory)", target: "≤ 512 B",
-				values: values(tui, "BenchmarkDatasetMemory", "B/exec"), unit: "B", format: "%.0f", pass: func(m float64) bool { return m <= 512 }},
-			row{figure: "memory per execution, 1M export loaded as the TUI loads it, in process: dataset + triage + groups + source offsets (MemStats)", target: "≤ 512 B",
-				values: values(all, "BenchmarkMemory1M", "B/exec"), unit: "B", format: "%.0f", pass: func(m float64) bool { return m <= 512 }},
-			row{figure: "  of which the dataset's own arrays (rows, ids, filter index, triage, id map)", values: values(all, "BenchmarkMemory1M", "dataset-B/exec"), unit: "B", format: "%.0f"},
-			row{figure: "  load + triage + duplicate groups in that process", values: values(all, "BenchmarkMemory1M", "load+triage-s"), unit: "s", format: "%.1f"},
-			row{figure: "  allocated by that load (the collector's work while a person types)", values: values(all, "BenchmarkMemory1M", "alloc-MB"), unit: "MB", format: "%.0f"},
+			row{figure: "memory per execution held by the TUI's dataset + list rows, 1M synthetic (ui BenchmarkDatasetMemory)",
+				target: "≤ 512 B",
+				values: values(tui, "BenchmarkDatasetMemory", "B/exec"), unit: "B", format: "%.0f",
+				pass: func(m float64) bool { return m <= 512 }},
+			row{figure: "memory per execution, 1M export loaded as the TUI loads it, in process: dataset + triage + groups + source " +
+				"offsets (MemStats)", target: "≤ 512 B",
+				values: values(all, "BenchmarkMemory1M", "B/exec"), unit: "B", format: "%.0f",
+				pass: func(m float64) bool { return m <= 512 }},
+			row{figure: "  of which the dataset's own arrays (rows, ids, filter index, triage, id map)", values: values(all,
+				"BenchmarkMemory1M", "dataset-B/exec"), unit: "B", format: "%.0f"},
+			row{figure: "  load + triage + duplicate groups in that process", values: values(all, "BenchmarkMemory1M", "load+triage-s"),
+				unit: "s", format: "%.1f"},
+			row{figure: "  allocated by that load (the collector's work while a person types)", values: values(all, "BenchmarkMemory1M",
+				"alloc-MB"), unit: "MB", format: "%.0f"},
 			row{figure: "  collector cycles during that load", values: values(all, "BenchmarkMemory1M", "GCs"), format: "%.0f"},
-			row{figure: "  peak RSS of that process (VmHWM)", values: values(all, "BenchmarkMemory1M", "peak-RSS-MB"), unit: "MB", format: "%.0f"},
-			row{figure: "  resident after its load, memory handed back as the TUI does", values: values(all, "BenchmarkMemory1M", "resident-after-MB"), unit: "MB", format: "%.0f"},
-			row{figure: "the TUI binary opens the 1M export (pty 120x40): start to the list with its duplicate groups", values: tuiSecs, unit: "s", format: "%.1f"},
-			row{figure: "  its peak RSS, VmHWM", target: "≤ 800 MB", values: tuiPeak, unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 800 }},
-			row{figure: "  resident after the load, VmRSS", target: "≤ 450 MB", values: tuiRes, unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 450 }},
+			row{figure: "  peak RSS of that process (VmHWM)", values: values(all, "BenchmarkMemory1M", "peak-RSS-MB"), unit: "MB",
+				format: "%.0f"},
+			row{figure: "  resident after its load, memory handed back as the TUI does", values: values(all, "BenchmarkMemory1M",
+				"resident-after-MB"), unit: "MB", format: "%.0f"},
+			row{figure: "the TUI binary opens the 1M export (pty 120x40): start to the list with its duplicate groups", values: tuiSecs,
+				unit: "s", format: "%.1f"},
+			row{figure: "  its peak RSS, VmHWM", target: "≤ 800 MB", values: tuiPeak, unit: "MB", format: "%.0f",
+				pass: func(m float64) bool { return m <= 800 }},
+			row{figure: "  resident after the load, VmRSS", target: "≤ 450 MB", values: tuiRes, unit: "MB", format: "%.0f",
+				pass: func(m float64) bool { return m <= 450 }},
 		)
 		jqSecs, _, err := s.jqRuns(ctx)
 		switch {
@@ -411,7 +426,8 @@ func (s *suite) memory(bin string) func(context.Context) error {
 			for i := range min(len(tuiSecs), len(jqSecs)) {
 				ratio = append(ratio, tuiSecs[i]/jqSecs[i])
 			}
-			s.rows = append(s.rows, row{figure: "  load / jq select over the same file, run by run", target: "≤ 0.4 ×", values: ratio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.4 }})
+			s.rows = append(s.rows, row{figure: "  load / jq select over the same file, run by run", target: "≤ 0.4 ×", values: ratio,
+				unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.4 }})
 		}
 		return nil
 	}
@@ -436,11 +452,15 @@ func (s *suite) load(ctx context.Context) error {
 	}
 	s.rows = append(s.rows,
 		row{figure: "first screen of a 1M JSONL export in the TUI (Init to the first frame listing rows)", target: "≤ 150 ms",
-			values: values(screen, "BenchmarkFirstScreen1M", "first-screen-ms"), unit: "ms", format: "%.0f", pass: func(m float64) bool { return m <= 150 }},
-		row{figure: "  of which the file source's first batch", values: values(first, "BenchmarkFirstBatch1M", "first-batch-ms"), unit: "ms", format: "%.0f"},
+			values: values(screen, "BenchmarkFirstScreen1M", "first-screen-ms"), unit: "ms", format: "%.0f",
+			pass: func(m float64) bool { return m <= 150 }},
+		row{figure: "  of which the file source's first batch", values: values(first, "BenchmarkFirstBatch1M", "first-batch-ms"),
+			unit: "ms", format: "%.0f"},
 		row{figure: "parse the whole 1M export (source.LoadFile, all cores)", target: "≥ 150 MB/s",
-			values: values(res, "BenchmarkLoadFile1M", "MB/s"), unit: "MB/s", format: "%.0f", pass: func(m float64) bool { return m >= 150 }},
-		row{figure: "  the same parse on one core (model.Parser)", values: values(one, "BenchmarkParseRecord/parser", "MB/s"), unit: "MB/s", format: "%.0f"},
+			values: values(res, "BenchmarkLoadFile1M", "MB/s"), unit: "MB/s", format: "%.0f",
+			pass: func(m float64) bool { return m >= 150 }},
+		row{figure: "  the same parse on one core (model.Parser)", values: values(one, "BenchmarkParseRecord/parser", "MB/s"),
+			unit: "MB/s", format: "%.0f"},
 	)
 	if v := values(one, "BenchmarkParseRecord/reference", "MB/s"); len(v) > 0 {
 		s.notes = append(s.notes, fmt.Sprintf("one-core parse: model.Parser %.0f MB/s, the encoding/json reference parser %.0f MB/s",
@@ -457,7 +477,8 @@ func (s *suite) print(w io.Writer, took time.Duration) {
 			files = append(files, fmt.Sprintf("%s %.0f MB", sz.name, float64(st.Size())/1e6))
 		}
 	}
-	fmt.Fprintf(w, "data: %s (seeded, make bench-data); median of %d runs; suite took %s\n", strings.Join(files, ", "), s.count, took.Round(time.Second))
+	fmt.Fprintf(w, "data: %s (seeded, make bench-data); median of %d runs; suite took %s\n", strings.Join(files, ", "), s.count,
+		took.Round(time.Second))
 	if s.only != nil {
 		var ran []string
 		for _, n := range sectionNames {
@@ -522,7 +543,8 @@ func machine() string {
 			load = ", load average " + strings.Join(f[:3], " ")
 		}
 	}
-	return fmt.Sprintf("%s, %d cores (GOMAXPROCS %d), %s %s/%s%s", model, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, load)
+	return fmt.Sprintf("%s, %d cores (GOMAXPROCS %d), %s %s/%s%s", model, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(),
+		runtime.GOOS, runtime.GOARCH, load)
 }
 
 // scaled multiplies every value by f (GB to MB, say).

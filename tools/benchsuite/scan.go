@@ -88,15 +88,18 @@ func (s *suite) scan(bin string) func(context.Context) error {
 		s.rows = append(s.rows,
 			row{figure: "exectriage scan --file 1m.jsonl --json (classification + duplicate groups)", target: "≤ 10 s",
 				values: secs, unit: "s", format: "%.1f", pass: func(m float64) bool { return m <= 10 }},
-			row{figure: "  its peak RSS (rusage)", target: "≤ 1.5 GB", values: scaled(rss, 1.0/1024), unit: "GB", format: "%.2f", pass: func(m float64) bool { return m <= 1.5 }},
+			row{figure: "  its peak RSS (rusage)", target: "≤ 1.5 GB", values: scaled(rss, 1.0/1024), unit: "GB", format: "%.2f",
+				pass: func(m float64) bool { return m <= 1.5 }},
 			row{figure: "  the same over 100k.jsonl", values: small, unit: "s", format: "%.2f"},
 			row{figure: "    its peak RSS", values: smallRSS, unit: "MB", format: "%.0f"},
-			row{figure: "  1M / 100k wall, run by run (nothing grows faster than the file)", target: "≤ 11 ×", values: growth, unit: "×", format: "%.1f", pass: func(m float64) bool { return m <= 11 }},
+			row{figure: "  1M / 100k wall, run by run (nothing grows faster than the file)", target: "≤ 11 ×", values: growth, unit: "×",
+				format: "%.1f", pass: func(m float64) bool { return m <= 11 }},
 		)
 		// The reference, in the same run: jq selecting the failed ids of the same file.
 		jqSecs, jqRSS, err := s.jqRuns(ctx)
 		if errors.Is(err, exec.ErrNotFound) {
-			s.rows = append(s.rows, row{figure: "  the reference: jq -c 'select(.status==\"failed\") | .id' over the same file", pending: "jq not installed (apt-get install jq)"})
+			s.rows = append(s.rows, row{figure: "  the reference: jq -c 'select(.status==\"failed\") | .id' over the same file",
+				pending: "jq not installed (apt-get install jq)"})
 			return nil
 		}
 		if err != nil {
@@ -107,10 +110,13 @@ func (s *suite) scan(bin string) func(context.Context) error {
 			ratio = append(ratio, secs[i]/jqSecs[i])
 		}
 		s.rows = append(s.rows,
-			row{figure: "  the reference: jq -c 'select(.status==\"failed\") | .id' over the same file", values: jqSecs, unit: "s", format: "%.1f"},
+			row{figure: "  the reference: jq -c 'select(.status==\"failed\") | .id' over the same file", values: jqSecs, unit: "s",
+				format: "%.1f"},
 			row{figure: "    its peak RSS", values: jqRSS, unit: "MB", format: "%.0f"},
-			row{figure: "  scan / jq, run by run", target: "≤ 0.25 ×", values: ratio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.25 }},
-			row{figure: "  scan's peak RSS", target: "≤ 450 MB", values: rss, unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 450 }},
+			row{figure: "  scan / jq, run by run", target: "≤ 0.25 ×", values: ratio, unit: "×", format: "%.2f",
+				pass: func(m float64) bool { return m <= 0.25 }},
+			row{figure: "  scan's peak RSS", target: "≤ 450 MB", values: rss, unit: "MB", format: "%.0f",
+				pass: func(m float64) bool { return m <= 450 }},
 		)
 		return nil
 	}
@@ -177,25 +183,34 @@ func (s *suite) production(bin string) func(context.Context) error {
 			jqSecs, ratio, tuiRatio = append(jqSecs, j), append(ratio, a/j), append(tuiRatio, tr.secs/j)
 		}
 		s.rows = append(s.rows,
-			row{figure: "exectriage scan --file 1m-production.jsonl --json (production-shaped bodies, 4.2 KB a record)", values: secs, unit: "s", format: "%.1f"},
-			row{figure: "  its peak RSS", target: "≤ 450 MB", values: rss, unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 450 }},
-			row{figure: "the TUI binary opens 1m-production.jsonl (pty 120x40): start to the list with its duplicate groups", values: tuiSecs, unit: "s", format: "%.1f"},
-			row{figure: "  its peak RSS, VmHWM", target: "≤ 800 MB", values: tuiPeak, unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 800 }})
+			row{figure: "exectriage scan --file 1m-production.jsonl --json (production-shaped bodies, 4.2 KB a record)", values: secs,
+				unit: "s", format: "%.1f"},
+			row{figure: "  its peak RSS", target: "≤ 450 MB", values: rss, unit: "MB", format: "%.0f",
+				pass: func(m float64) bool { return m <= 450 }},
+			row{figure: "the TUI binary opens 1m-production.jsonl (pty 120x40): start to the list with its duplicate groups",
+				values: tuiSecs, unit: "s", format: "%.1f"},
+			row{figure: "  its peak RSS, VmHWM", target: "≤ 800 MB", values: tuiPeak, unit: "MB", format: "%.0f",
+				pass: func(m float64) bool { return m <= 800 }})
 		mem, err := s.goBench(ctx, "./internal/testkit/perfbench", "^BenchmarkMemoryProduction1M$", "1x", 1)
 		if err != nil {
 			return err
 		}
 		s.rows = append(s.rows,
-			row{figure: "memory per execution, 1m-production.jsonl loaded as the TUI loads it, in process (the generator's file: the memory section)",
-				target: "≤ 512 B", values: values(mem, "BenchmarkMemoryProduction1M", "B/exec"), unit: "B", format: "%.0f", pass: func(m float64) bool { return m <= 512 }})
+			row{figure: "memory per execution, 1m-production.jsonl loaded as the TUI loads it, in process (the generator's file: the " +
+				"memory section)",
+				target: "≤ 512 B", values: values(mem, "BenchmarkMemoryProduction1M", "B/exec"), unit: "B", format: "%.0f",
+				pass: func(m float64) bool { return m <= 512 }})
 		if jqErr != nil {
 			s.rows = append(s.rows, row{figure: "  the reference: jq over the same file", pending: "jq not installed (apt-get install jq)"})
 			return nil
 		}
 		s.rows = append(s.rows,
-			row{figure: "  the reference: jq -c 'select(.status==\"failed\") | .id' over the same file", values: jqSecs, unit: "s", format: "%.1f"},
-			row{figure: "  scan / jq, run by run", target: "≤ 0.25 ×", values: ratio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.25 }},
-			row{figure: "  the TUI's whole load / jq, run by run", target: "≤ 0.4 ×", values: tuiRatio, unit: "×", format: "%.2f", pass: func(m float64) bool { return m <= 0.4 }})
+			row{figure: "  the reference: jq -c 'select(.status==\"failed\") | .id' over the same file", values: jqSecs, unit: "s",
+				format: "%.1f"},
+			row{figure: "  scan / jq, run by run", target: "≤ 0.25 ×", values: ratio, unit: "×", format: "%.2f",
+				pass: func(m float64) bool { return m <= 0.25 }},
+			row{figure: "  the TUI's whole load / jq, run by run", target: "≤ 0.4 ×", values: tuiRatio, unit: "×", format: "%.2f",
+				pass: func(m float64) bool { return m <= 0.4 }})
 		return nil
 	}
 }
@@ -219,7 +234,8 @@ func (s *suite) scan5m(bin string) func(context.Context) error {
 		}
 		s.rows = append(s.rows,
 			row{figure: "exectriage scan --file 5m.jsonl --json (make bench-5m)", values: secs, unit: "s", format: "%.1f"},
-			row{figure: "  its peak RSS", target: "≤ 1 GB", values: rss, unit: "MB", format: "%.0f", pass: func(m float64) bool { return m <= 1024 }},
+			row{figure: "  its peak RSS", target: "≤ 1 GB", values: rss, unit: "MB", format: "%.0f",
+				pass: func(m float64) bool { return m <= 1024 }},
 		)
 		return nil
 	}

@@ -121,10 +121,12 @@ func (s *suite) watchSoak(bin string) func(context.Context) error {
 			med, p95 = delays[len(delays)/2], delays[len(delays)*95/100]
 		}
 		s.rows = append(s.rows,
-			row{figure: fmt.Sprintf("watch: a flagged write to its event, %s of sandbox traffic at 10 executions/s (--every 2s), median", s.watchFor), target: "≤ 5 s",
+			row{figure: fmt.Sprintf("watch: a flagged write to its event, %s of sandbox traffic at 10 executions/s (--every 2s), median",
+				s.watchFor), target: "≤ 5 s",
 				values: []float64{med}, unit: "s", format: "%.2f", pass: func(m float64) bool { return m <= 5 }},
 			row{figure: "  p95 of that delay", values: []float64{p95}, unit: "s", format: "%.2f"},
-			row{figure: "  flagged writes never told (of " + strconv.Itoa(len(delays)+missed) + ")", target: "0", values: []float64{float64(missed)}, unit: "", format: "%.0f", pass: func(m float64) bool { return m == 0 }},
+			row{figure: "  flagged writes never told (of " + strconv.Itoa(len(delays)+missed) + ")", target: "0",
+				values: []float64{float64(missed)}, unit: "", format: "%.0f", pass: func(m float64) bool { return m == 0 }},
 			row{figure: "  the watcher's CPU, share of one core", values: []float64{100 * cpu / elapsed}, unit: "%", format: "%.1f"},
 			row{figure: "  the watcher's peak RSS (VmHWM)", values: []float64{peak}, unit: "MB", format: "%.0f"},
 		)

@@ -86,7 +86,8 @@ func run(ctx context.Context, o options, log io.Writer) error {
 		return err
 	}
 	completions := map[string][]byte{}
-	for shell, name := range map[string]string{"bash": "exectriage.bash", "zsh": "_exectriage", "fish": "exectriage.fish", "powershell": "exectriage.ps1"} {
+	for shell, name := range map[string]string{"bash": "exectriage.bash", "zsh": "_exectriage", "fish": "exectriage.fish",
+		"powershell": "exectriage.ps1"} {
 		out, err := exec.CommandContext(ctx, host, "completion", shell).Output()
 		if err != nil {
 			return fmt.Errorf("completion %s: %w", shell, err)
@@ -230,7 +231,8 @@ func writeTarGz(files []file) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(data)), ModTime: epoch(), Typeflag: tar.TypeReg, Format: tar.FormatPAX}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(data)), ModTime: epoch(), Typeflag: tar.TypeReg,
+			Format: tar.FormatPAX}); err != nil {
 			return nil, err
 		}
 		if _, err := tw.Write(data); err != nil {

@@ -133,9 +133,11 @@ func (k *KeyMap) rebindable() map[string]*key.Binding {
 		"page_up": &k.PageUp, "page_down": &k.PageDown, "half_page_up": &k.HalfUp, "half_page_down": &k.HalfDown,
 		"open": &k.Open, "next_pane": &k.NextPane, "next_match": &k.NextMatch, "previous_match": &k.PrevMatch,
 		"back": &k.Back, "filter": &k.Filter, "flagged": &k.Flagged, "duplicates": &k.Duplicates,
-		"writes": &k.Writes, "best_match": &k.BestMatch, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark, "select": &k.Pick, "select_all": &k.PickAll,
-		"bundle": &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle, "dashboard": &k.Dashboard, "reveal": &k.Reveal,
-		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "messages": &k.Log, "views": &k.Views, "timeline": &k.Timeline, "help": &k.Help, "quit": &k.Quit,
+		"writes": &k.Writes, "best_match": &k.BestMatch, "verify": &k.Verify, "retry": &k.Retry, "mark": &k.Mark, "select": &k.Pick,
+		"select_all": &k.PickAll,
+		"bundle":     &k.Bundle, "copy_id": &k.CopyID, "copy_bundle": &k.CopyBundle, "dashboard": &k.Dashboard, "reveal": &k.Reveal,
+		"refresh": &k.Refresh, "follow": &k.Follow, "mouse": &k.Mouse, "messages": &k.Log, "views": &k.Views, "timeline": &k.Timeline,
+		"help": &k.Help, "quit": &k.Quit,
 	}
 }
 

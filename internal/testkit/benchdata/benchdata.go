@@ -191,16 +191,25 @@ type gen struct {
 }
 
 var (
-	firsts    = []string{"Ava", "Noah", "Mateo", "Omar", "Aisha", "Ben", "Mei", "Jonas", "Dmitri", "Oliver", "Maria", "Tom", "Sofia", "Liam", "Priya", "Kenji", "Fatima", "Lucas", "Elena", "Yusuf"}
-	lasts     = []string{"Tanaka", "Walsh", "Berg", "Garcia", "Petrov", "Zhang", "Sato", "Okafor", "Novak", "Silva", "Khan", "Moreau", "Kowalski", "Haddad", "Larsen"}
-	companies = []string{"initech", "globex", "brightlane", "orbitpay", "quantix", "bluepeak", "harborview", "tyrell3", "fabrikam", "cyberdyne", "umbrella", "wayne"}
-	domains   = []string{"co", "io", "com", "ai", "org", "net", "systems"}
-	subjects  = []string{"Invoice %d", "Meeting notes: customer feedback (%s)", "Reminder: onboarding on %s", "Re: order %d", "Your ticket #%d", "Weekly report %s", "Contract renewal %d", "Follow-up on budget approval (%s)"}
-	sentences = []string{"Please find the details below and let me know if anything is missing.", "Thanks for the quick turnaround on this.", "We are on track for the deadline, pending one review.", "Could you confirm the numbers before Friday?", "Attached is the summary we discussed on the call.", "Happy to jump on a call if that helps."}
+	firsts = []string{"Ava", "Noah", "Mateo", "Omar", "Aisha", "Ben", "Mei", "Jonas", "Dmitri", "Oliver", "Maria", "Tom", "Sofia",
+		"Liam", "Priya", "Kenji", "Fatima", "Lucas", "Elena", "Yusuf"}
+	lasts = []string{"Tanaka", "Walsh", "Berg", "Garcia", "Petrov", "Zhang", "Sato", "Okafor", "Novak", "Silva", "Khan", "Moreau",
+		"Kowalski", "Haddad", "Larsen"}
+	companies = []string{"initech", "globex", "brightlane", "orbitpay", "quantix", "bluepeak", "harborview", "tyrell3", "fabrikam",
+		"cyberdyne", "umbrella", "wayne"}
+	domains  = []string{"co", "io", "com", "ai", "org", "net", "systems"}
+	subjects = []string{"Invoice %d", "Meeting notes: customer feedback (%s)", "Reminder: onboarding on %s", "Re: order %d",
+		"Your ticket #%d", "Weekly report %s", "Contract renewal %d", "Follow-up on budget approval (%s)"}
+	sentences = []string{"Please find the details below and let me know if anything is missing.",
+		"Thanks for the quick turnaround on this.", "We are on track for the deadline, pending one review.",
+		"Could you confirm the numbers before Friday?", "Attached is the summary we discussed on the call.",
+		"Happy to jump on a call if that helps."}
 	signoffs  = []string{"Best", "Cheers", "Thanks", "Kind regards", "Regards"}
 	channels  = []string{"C0OJAXDCPNS", "C02ALERTS9X", "C07SUPPORT1", "#general", "#deploys", "#sales", "#support", "C0SALES42AB"}
-	slackText = []string{"Deploy %d of search finished in 2m :white_check_mark:", "New signup: %s", "Ticket #%d escalated by %s", "Invoice %d paid by %s", "Alert: billing-api p99 latency %dms over the last 5m", "Standup in 5 minutes, agenda: %s"}
-	titles    = []string{"Bug: export fails for %s", "Docs: clarify bulk import", "Crash on login after %s", "Feature: webhook retries (%d)", "Flaky test in payments (%d)"}
+	slackText = []string{"Deploy %d of search finished in 2m :white_check_mark:", "New signup: %s", "Ticket #%d escalated by %s",
+		"Invoice %d paid by %s", "Alert: billing-api p99 latency %dms over the last 5m", "Standup in 5 minutes, agenda: %s"}
+	titles = []string{"Bug: export fails for %s", "Docs: clarify bulk import", "Crash on login after %s",
+		"Feature: webhook retries (%d)", "Flaky test in payments (%d)"}
 )
 
 const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -214,7 +223,8 @@ func newGen(cfg Config) *gen {
 		n := 1 + g.r.IntN(3)
 		prof := g.r.IntN(len(profiles))
 		for range n {
-			g.accounts = append(g.accounts, account{id: g.rnd("ca_", b64, 12), user: "user_" + strconv.Itoa(u), profile: prof, company: g.r.IntN(len(companies))})
+			g.accounts = append(g.accounts, account{id: g.rnd("ca_", b64, 12), user: "user_" + strconv.Itoa(u), profile: prof,
+				company: g.r.IntN(len(companies))})
 		}
 	}
 	total := 0
@@ -284,7 +294,8 @@ func (g *gen) args(tl tool, t time.Time) json.RawMessage {
 	case "GMAIL_SEND_EMAIL", "GMAIL_CREATE_EMAIL_DRAFT", "GMAIL_REPLY_TO_THREAD":
 		f, _ := g.person()
 		to := g.email()
-		body := "Hi " + strings.Split(strings.ToUpper(to[:1])+to[1:], ".")[0] + ",\n\n" + pick(g, sentences) + "\n\n" + pick(g, signoffs) + ",\n" + f
+		body := "Hi " + strings.Split(strings.ToUpper(to[:1])+to[1:], ".")[0] + ",\n\n" + pick(g, sentences) + "\n\n" + pick(g,
+			signoffs) + ",\n" + f
 		m = map[string]any{"recipient_email": to, "subject": g.fill(pick(g, subjects), t), "body": body}
 		if tl.slug == "GMAIL_REPLY_TO_THREAD" {
 			m["thread_id"] = g.rnd("19", hexdigits, 14)
@@ -295,7 +306,8 @@ func (g *gen) args(tl tool, t time.Time) json.RawMessage {
 	case "GMAIL_FETCH_EMAILS":
 		m = map[string]any{"query": "from:" + g.email() + " newer_than:7d", "max_results": 2 + g.r.IntN(4), "verbose": false}
 	case "GMAIL_ADD_LABEL_TO_EMAIL":
-		m = map[string]any{"message_id": g.rnd("19", hexdigits, 14), "add_label_ids": []string{pick(g, []string{"STARRED", "IMPORTANT", "Label_12", "Label_7"})}}
+		m = map[string]any{"message_id": g.rnd("19", hexdigits, 14), "add_label_ids": []string{pick(g, []string{"STARRED", "IMPORTANT",
+			"Label_12", "Label_7"})}}
 	case "GMAIL_DELETE_MESSAGE":
 		m = map[string]any{"message_id": g.rnd("19", hexdigits, 14)}
 	case "SLACK_SEND_MESSAGE":
@@ -303,20 +315,28 @@ func (g *gen) args(tl tool, t time.Time) json.RawMessage {
 	case "SLACK_FETCH_CONVERSATION_HISTORY":
 		m = map[string]any{"channel": pick(g, channels), "limit": 3 + g.r.IntN(6)}
 	case "GITHUB_CREATE_AN_ISSUE", "LINEAR_CREATE_LINEAR_ISSUE":
-		m = map[string]any{"owner": pick(g, companies) + "-" + strconv.Itoa(g.r.IntN(9)), "repo": pick(g, []string{"api", "docs", "web", "billing"}), "title": g.fill(pick(g, titles), t), "body": "Seen in production since " + t.Add(-48*time.Hour).Format("2006-01-02") + "; " + strconv.Itoa(1+g.r.IntN(9)) + " reports so far."}
+		m = map[string]any{
+			"owner": pick(g, companies) + "-" + strconv.Itoa(g.r.IntN(9)),
+			"repo":  pick(g, []string{"api", "docs", "web", "billing"}),
+			"title": g.fill(pick(g, titles), t),
+			"body": "Seen in production since " + t.Add(-48*time.Hour).Format("2006-01-02") + "; " +
+				strconv.Itoa(1+g.r.IntN(9)) + " reports so far.",
+		}
 	case "GITHUB_CREATE_AN_ISSUE_COMMENT":
 		m = map[string]any{"owner": pick(g, companies), "repo": "api", "issue_number": 1 + g.r.IntN(400), "body": pick(g, sentences)}
 	case "GITHUB_LIST_REPOSITORY_ISSUES":
 		m = map[string]any{"owner": pick(g, companies), "repo": "web", "state": "open", "per_page": 3 + g.r.IntN(5)}
 	case "HUBSPOT_CREATE_CONTACT":
 		f, l := g.person()
-		m = map[string]any{"properties": map[string]string{"email": g.email(), "firstname": f, "lastname": l, "company": pick(g, companies)}}
+		m = map[string]any{"properties": map[string]string{"email": g.email(), "firstname": f, "lastname": l, "company": pick(g,
+			companies)}}
 	case "HUBSPOT_SEARCH_CONTACTS":
 		m = map[string]any{"email": g.email()}
 	case "NOTION_CREATE_PAGE":
 		m = map[string]any{"parent_id": g.uuid(), "title": g.fill(pick(g, subjects), t), "content": pick(g, sentences)}
 	case "GOOGLECALENDAR_CREATE_EVENT":
-		m = map[string]any{"summary": g.fill(pick(g, subjects), t), "start_datetime": t.Add(72 * time.Hour).Format(time.RFC3339), "event_duration_minutes": 30, "attendees": []string{g.email(), g.email()}}
+		m = map[string]any{"summary": g.fill(pick(g, subjects), t), "start_datetime": t.Add(72 * time.Hour).Format(time.RFC3339),
+			"event_duration_minutes": 30, "attendees": []string{g.email(), g.email()}}
 	}
 	if g.chance(0.3) {
 		m["timestamp"] = t.Format(time.RFC3339Nano)
@@ -333,29 +353,35 @@ func (g *gen) response(tl tool, t time.Time) json.RawMessage {
 		var msgs []map[string]any
 		for range 1 + g.r.IntN(3) {
 			id := g.rnd("19", hexdigits, 14)
-			msgs = append(msgs, map[string]any{"id": id, "threadId": id, "labelIds": []string{"INBOX"}, "sender": g.email(), "subject": g.fill(pick(g, subjects), t),
-				"messageTimestamp": t.Add(-time.Duration(g.r.IntN(100000)) * time.Second).Format(time.RFC3339), "preview": map[string]string{"body": pick(g, sentences)}})
+			msgs = append(msgs, map[string]any{"id": id, "threadId": id, "labelIds": []string{"INBOX"}, "sender": g.email(),
+				"subject":          g.fill(pick(g, subjects), t),
+				"messageTimestamp": t.Add(-time.Duration(g.r.IntN(100000)) * time.Second).Format(time.RFC3339),
+				"preview":          map[string]string{"body": pick(g, sentences)}})
 		}
 		data = map[string]any{"messages": msgs, "resultSizeEstimate": len(msgs) + g.r.IntN(20)}
 	case tl.slug == "SLACK_FETCH_CONVERSATION_HISTORY":
 		var msgs []map[string]any
 		for range 2 + g.r.IntN(4) {
-			msgs = append(msgs, map[string]any{"type": "message", "user": g.rnd("U0", b64[:36], 9), "text": g.fill(pick(g, slackText), t), "ts": strconv.FormatInt(t.Unix()-int64(g.r.IntN(90000)), 10) + ".000100"})
+			msgs = append(msgs, map[string]any{"type": "message", "user": g.rnd("U0", b64[:36], 9), "text": g.fill(pick(g, slackText), t),
+				"ts": strconv.FormatInt(t.Unix()-int64(g.r.IntN(90000)), 10) + ".000100"})
 		}
 		data = map[string]any{"ok": true, "messages": msgs, "has_more": g.chance(0.5)}
 	case tl.slug == "GITHUB_LIST_REPOSITORY_ISSUES":
 		var issues []map[string]any
 		for range 1 + g.r.IntN(3) {
 			n := 1 + g.r.IntN(400)
-			issues = append(issues, map[string]any{"number": n, "title": g.fill(pick(g, titles), t), "state": "open", "html_url": "https://github.com/" + pick(g, companies) + "/web/issues/" + strconv.Itoa(n)})
+			issues = append(issues, map[string]any{"number": n, "title": g.fill(pick(g, titles), t), "state": "open",
+				"html_url": "https://github.com/" + pick(g, companies) + "/web/issues/" + strconv.Itoa(n)})
 		}
 		data = issues
 	case tl.slug == "HUBSPOT_SEARCH_CONTACTS":
 		f, l := g.person()
-		data = map[string]any{"total": 1, "results": []map[string]any{{"id": strconv.Itoa(g.r.IntN(5000)), "properties": map[string]string{"firstname": f, "lastname": l, "email": g.email()}, "archived": false}}}
+		data = map[string]any{"total": 1, "results": []map[string]any{{"id": strconv.Itoa(g.r.IntN(5000)),
+			"properties": map[string]string{"firstname": f, "lastname": l, "email": g.email()}, "archived": false}}}
 	case strings.HasPrefix(tl.slug, "GITHUB_"):
 		n := 1 + g.r.IntN(400)
-		data = map[string]any{"id": 2849000000 + g.r.IntN(999999), "number": n, "state": "open", "html_url": "https://github.com/" + pick(g, companies) + "/api/issues/" + strconv.Itoa(n), "created_at": t.Format(time.RFC3339)}
+		data = map[string]any{"id": 2849000000 + g.r.IntN(999999), "number": n, "state": "open",
+			"html_url": "https://github.com/" + pick(g, companies) + "/api/issues/" + strconv.Itoa(n), "created_at": t.Format(time.RFC3339)}
 	case strings.HasPrefix(tl.slug, "SLACK_"):
 		data = map[string]any{"ok": true, "channel": pick(g, channels), "ts": strconv.FormatInt(t.Unix(), 10) + ".000200"}
 	default:
@@ -427,7 +453,8 @@ func (g *gen) exec(tl tool, a *account, start time.Time, args json.RawMessage, f
 		fail(model.ErrTimeout, 504, pick(g, []string{"504 Gateway Timeout", "Read timed out after 60s", "upstream request timeout"}))
 	case f5xx:
 		st := pick(g, []int{500, 502, 503})
-		fail(model.ErrUpstream5xx, st, fmt.Sprintf("%d %s from provider", st, map[int]string{500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable"}[st]))
+		fail(model.ErrUpstream5xx, st, fmt.Sprintf("%d %s from provider", st, map[int]string{500: "Internal Server Error",
+			502: "Bad Gateway", 503: "Service Unavailable"}[st]))
 	case f429:
 		dur = time.Duration(40+g.r.IntN(200)) * time.Millisecond
 		fail(model.ErrRateLimited, 429, "Rate limit exceeded, retry after "+strconv.Itoa(1+g.r.IntN(30))+"s")
@@ -457,7 +484,8 @@ func (g *gen) exec(tl tool, a *account, start time.Time, args json.RawMessage, f
 // number): what an LLM agent sends, then sends again reworded after an error.
 var agentPairs = [][2]string{
 	{"Hi, your order %d has shipped and should arrive by Friday.", "Good news: order %d is on its way and should arrive by Friday."},
-	{"Ticket %d is resolved: the login errors came from an expired certificate.", "Resolved ticket %d. An expired certificate caused the login errors."},
+	{"Ticket %d is resolved: the login errors came from an expired certificate.",
+		"Resolved ticket %d. An expired certificate caused the login errors."},
 	{"Invoice %d is attached. Payment is due on the 15th.", "Please find invoice %d attached, with payment due on the 15th."},
 	{"Deploy %d of billing-api finished, all checks passed.", "billing-api deploy %d is finished and every check passed."},
 }
@@ -480,7 +508,8 @@ func withText(args json.RawMessage, text string) json.RawMessage {
 // hasText reports whether a tool's arguments carry a message text the agent would reword.
 func hasText(slug string) bool {
 	switch slug {
-	case "GMAIL_SEND_EMAIL", "GMAIL_CREATE_EMAIL_DRAFT", "GMAIL_REPLY_TO_THREAD", "SLACK_SEND_MESSAGE", "GITHUB_CREATE_AN_ISSUE_COMMENT", "GITHUB_CREATE_AN_ISSUE":
+	case "GMAIL_SEND_EMAIL", "GMAIL_CREATE_EMAIL_DRAFT", "GMAIL_REPLY_TO_THREAD", "SLACK_SEND_MESSAGE", "GITHUB_CREATE_AN_ISSUE_COMMENT",
+		"GITHUB_CREATE_AN_ISSUE":
 		return true
 	}
 	return false
@@ -564,7 +593,8 @@ func (g *gen) plan(t time.Time, left int) (int, bool) {
 		first := g.exec(tl, a, start, withText(args, fmt.Sprintf(pair[0], n)), pick(g, []failure{fTimeout, f5xx}), -1, "")
 		first.RetryCount = -1
 		add(first)
-		second := g.exec(tl, a, callerEnd(first).Add(time.Duration(3000+g.r.IntN(57000))*time.Millisecond), withText(args, fmt.Sprintf(pair[1], n)), fNone, -1, "")
+		second := g.exec(tl, a, callerEnd(first).Add(time.Duration(3000+g.r.IntN(57000))*time.Millisecond), withText(args,
+			fmt.Sprintf(pair[1], n)), fNone, -1, "")
 		second.RetryCount = -1
 		add(second)
 	case 5: // application retry loop: failures, then fixed waits
@@ -594,7 +624,8 @@ func (g *gen) plan(t time.Time, left int) (int, bool) {
 			for i, at := range ats {
 				d := &model.Execution{ID: g.rnd("log_", b64, 12), Type: model.TypeTriggerMessage, Timestamp: at, StartTime: at,
 					ToolSlug: "GMAIL_NEW_GMAIL_MESSAGE", ToolkitSlug: "gmail", UserID: a.user, ConnectedAccountID: a.id,
-					Status: model.StatusSuccess, Level: "info", Message: "Trigger GMAIL_NEW_GMAIL_MESSAGE delivered", RetryCount: -1, Detailed: true,
+					Status: model.StatusSuccess, Level: "info", Message: "Trigger GMAIL_NEW_GMAIL_MESSAGE delivered", RetryCount: -1,
+					Detailed: true,
 					Delivery: &model.Delivery{EventID: event, Attempt: i + 1, TriggerID: "ti_" + event[4:14]}}
 				switch {
 				case subscribed:

@@ -55,7 +55,8 @@ func text(r *rand.Rand, n int) string {
 func stableRand(args map[string]any, slug string) *rand.Rand {
 	h := fnv.New64a()
 	h.Write([]byte(slug))
-	for _, k := range []string{"recipient_email", "channel", "owner", "repo", "thread_id", "parent_id", "issue_number", "summary", "subject", "title"} {
+	for _, k := range []string{"recipient_email", "channel", "owner", "repo", "thread_id", "parent_id", "issue_number", "summary",
+		"subject", "title"} {
 		if v, ok := args[k]; ok {
 			fmt.Fprint(h, k, "=", v, ";")
 		}
@@ -73,11 +74,13 @@ func (g *gen) produce(e *model.Execution) {
 		case strings.HasPrefix(e.ToolSlug, "GMAIL_") && args["body"] != nil:
 			body, _ := args["body"].(string)
 			quoted := text(sr, logNormal(sr, 700, 1.1, 100, 60_000))
-			args["body"] = "<div dir=\"ltr\">" + strings.ReplaceAll(body, "\n", "<br>") + "</div><blockquote class=\"gmail_quote\">" + quoted + "</blockquote>"
+			args["body"] = "<div dir=\"ltr\">" + strings.ReplaceAll(body, "\n",
+				"<br>") + "</div><blockquote class=\"gmail_quote\">" + quoted + "</blockquote>"
 			args["is_html"] = true
 			var att []map[string]any
 			for i := range sr.IntN(4) {
-				att = append(att, map[string]any{"name": "report-" + strconv.Itoa(i) + ".pdf", "mimetype": "application/pdf", "s3key": "att/" + strconv.FormatUint(sr.Uint64(), 36)})
+				att = append(att, map[string]any{"name": "report-" + strconv.Itoa(i) + ".pdf", "mimetype": "application/pdf",
+					"s3key": "att/" + strconv.FormatUint(sr.Uint64(), 36)})
 			}
 			if att != nil {
 				args["attachment"] = att
@@ -86,7 +89,8 @@ func (g *gen) produce(e *model.Execution) {
 			t, _ := args["text"].(string)
 			var blocks []map[string]any
 			for range 1 + sr.IntN(5) {
-				blocks = append(blocks, map[string]any{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": text(sr, logNormal(sr, 150, 0.8, 40, 4000))}})
+				blocks = append(blocks, map[string]any{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": text(sr,
+					logNormal(sr, 150, 0.8, 40, 4000))}})
 			}
 			args["blocks"] = append([]map[string]any{{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": t}}}, blocks...)
 		case args["body"] != nil || args["content"] != nil:
@@ -95,7 +99,8 @@ func (g *gen) produce(e *model.Execution) {
 				k = "content"
 			}
 			s, _ := args[k].(string)
-			args[k] = s + "\n\n## Details\n\n" + text(sr, logNormal(sr, 600, 1.0, 100, 40_000)) + "\n```\n" + text(sr, logNormal(sr, 150, 0.8, 50, 8000)) + "```\n"
+			args[k] = s + "\n\n## Details\n\n" + text(sr, logNormal(sr, 600, 1.0, 100, 40_000)) + "\n```\n" + text(sr, logNormal(sr, 150,
+				0.8, 50, 8000)) + "```\n"
 		}
 		raw, _ := json.Marshal(args)
 		e.Arguments = raw
@@ -117,7 +122,8 @@ func (g *gen) providerObject(e *model.Execution, data any) any {
 	r := g.r
 	headers := func() []map[string]string {
 		var hs []map[string]string
-		for _, h := range []string{"Delivered-To", "Received", "X-Google-Smtp-Source", "ARC-Seal", "ARC-Message-Signature", "Return-Path", "Received-SPF",
+		for _, h := range []string{"Delivered-To", "Received", "X-Google-Smtp-Source", "ARC-Seal", "ARC-Message-Signature", "Return-Path",
+			"Received-SPF",
 			"Authentication-Results", "DKIM-Signature", "MIME-Version", "Date", "Message-ID", "Subject", "From", "To", "Content-Type"} {
 			hs = append(hs, map[string]string{"name": h, "value": g.rnd("", b64, 10+r.IntN(50))})
 		}
@@ -127,12 +133,15 @@ func (g *gen) providerObject(e *model.Execution, data any) any {
 		id := g.rnd("19", hexdigits, 14)
 		return map[string]any{"id": id, "threadId": id, "labelIds": []string{"INBOX", "CATEGORY_UPDATES"}, "snippet": text(r, 160)[:150],
 			"payload": map[string]any{"mimeType": "multipart/alternative", "headers": headers(),
-				"parts": []map[string]any{{"mimeType": "text/plain", "body": map[string]any{"size": 1200, "data": g.rnd("", b64, logNormal(r, 500, 1.0, 60, 30_000))}}}},
+				"parts": []map[string]any{{"mimeType": "text/plain", "body": map[string]any{"size": 1200, "data": g.rnd("", b64,
+					logNormal(r, 500, 1.0, 60, 30_000))}}}},
 			"sizeEstimate": 4000 + r.IntN(90_000), "internalDate": strconv.FormatInt(e.Timestamp.UnixMilli(), 10)}
 	}
 	user := func() map[string]any {
 		login := g.rnd("", b64[:36], 8)
-		return map[string]any{"login": login, "id": r.IntN(9_000_000), "avatar_url": "https://avatars.githubusercontent.com/u/" + strconv.Itoa(r.IntN(9_000_000)), "html_url": "https://github.com/" + login, "type": "User", "site_admin": false}
+		return map[string]any{"login": login, "id": r.IntN(9_000_000),
+			"avatar_url": "https://avatars.githubusercontent.com/u/" + strconv.Itoa(r.IntN(9_000_000)),
+			"html_url":   "https://github.com/" + login, "type": "User", "site_admin": false}
 	}
 	switch {
 	case e.ToolSlug == "GMAIL_FETCH_EMAILS":
@@ -146,10 +155,13 @@ func (g *gen) providerObject(e *model.Execution, data any) any {
 	case strings.HasPrefix(e.ToolSlug, "GITHUB_"):
 		issue := func() map[string]any {
 			n := 1 + r.IntN(4000)
-			return map[string]any{"id": 2849000000 + r.IntN(999999), "number": n, "state": "open", "title": text(r, 60)[:50], "body": text(r, logNormal(r, 400, 1.0, 50, 20_000)),
-				"user": user(), "labels": []map[string]any{{"name": "bug", "color": "d73a4a"}, {"name": "triage", "color": "ededed"}}, "assignees": []any{user()},
+			return map[string]any{"id": 2849000000 + r.IntN(999999), "number": n, "state": "open", "title": text(r, 60)[:50],
+				"body": text(r, logNormal(r, 400, 1.0, 50, 20_000)),
+				"user": user(), "labels": []map[string]any{{"name": "bug", "color": "d73a4a"}, {"name": "triage", "color": "ededed"}},
+				"assignees": []any{user()},
 				"reactions": map[string]int{"+1": r.IntN(5), "total_count": r.IntN(9)}, "created_at": e.Timestamp.Format(time.RFC3339),
-				"html_url": "https://github.com/acme/api/issues/" + strconv.Itoa(n), "comments_url": "https://api.github.com/repos/acme/api/issues/" + strconv.Itoa(n) + "/comments"}
+				"html_url":     "https://github.com/acme/api/issues/" + strconv.Itoa(n),
+				"comments_url": "https://api.github.com/repos/acme/api/issues/" + strconv.Itoa(n) + "/comments"}
 		}
 		if e.ToolSlug == "GITHUB_LIST_REPOSITORY_ISSUES" {
 			var is []any
@@ -162,16 +174,20 @@ func (g *gen) providerObject(e *model.Execution, data any) any {
 	case e.ToolSlug == "SLACK_FETCH_CONVERSATION_HISTORY":
 		var msgs []map[string]any
 		for range 3 + r.IntN(15) {
-			msgs = append(msgs, map[string]any{"type": "message", "user": g.rnd("U0", b64[:36], 9), "text": text(r, logNormal(r, 120, 1.0, 20, 6000)),
+			msgs = append(msgs, map[string]any{"type": "message", "user": g.rnd("U0", b64[:36], 9), "text": text(r, logNormal(r, 120, 1.0,
+				20, 6000)),
 				"ts": strconv.FormatInt(e.Timestamp.Unix()-int64(r.IntN(90000)), 10) + ".000100", "team": "T0" + g.rnd("", b64[:36], 8)})
 		}
-		return map[string]any{"ok": true, "messages": msgs, "has_more": r.IntN(2) == 0, "response_metadata": map[string]string{"next_cursor": g.rnd("", b64, 24)}}
-	case strings.HasPrefix(e.ToolSlug, "HUBSPOT_"), strings.HasPrefix(e.ToolSlug, "NOTION_"), strings.HasPrefix(e.ToolSlug, "LINEAR_"), strings.HasPrefix(e.ToolSlug, "GOOGLECALENDAR_"):
+		return map[string]any{"ok": true, "messages": msgs, "has_more": r.IntN(2) == 0,
+			"response_metadata": map[string]string{"next_cursor": g.rnd("", b64, 24)}}
+	case strings.HasPrefix(e.ToolSlug, "HUBSPOT_"), strings.HasPrefix(e.ToolSlug, "NOTION_"), strings.HasPrefix(e.ToolSlug, "LINEAR_"),
+		strings.HasPrefix(e.ToolSlug, "GOOGLECALENDAR_"):
 		props := map[string]any{}
 		for i := range 10 + r.IntN(20) {
 			props["property_"+strconv.Itoa(i)] = g.rnd("", b64, 5+r.IntN(60))
 		}
-		return map[string]any{"id": g.uuid(), "object": "page", "properties": props, "created_time": e.Timestamp.Format(time.RFC3339), "archived": false, "gist": data}
+		return map[string]any{"id": g.uuid(), "object": "page", "properties": props, "created_time": e.Timestamp.Format(time.RFC3339),
+			"archived": false, "gist": data}
 	}
 	return data
 }

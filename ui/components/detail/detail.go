@@ -19,7 +19,8 @@ import (
 )
 
 // NoStoredData is what the pane says of a full record without arguments or response.
-const NoStoredData = "this project's logs keep no arguments and no response (\"Don't store data\"): no provider check and no guarded retry can be made from them"
+const NoStoredData = "this project's logs keep no arguments and no response (\"Don't store data\"): no provider check and no guarded " +
+	"retry can be made from them"
 
 // Renderer renders the detail pane. It keeps the rendered bodies (arguments, response, error
 // message) of the last few executions: they are the costly part (redaction, indenting, up to

@@ -51,11 +51,14 @@ var legend = [][2]string{
 	{"REJECTED", "refused before execution (429, a rate limit); likely not executed"},
 	{
 		"DUP×n cause",
-		"n calls of one tool and account within the window, the same arguments or the text reworded; cause: sdk_auto_retry, session_auto_retry, framework_retry, trigger_redelivery, agent_retry, app_retry, double_submit, exectriage_retry (a retry made here); identical or reworded n% (text similarity); took effect n/m: members the provider showed, ? until verified",
+		"n calls of one tool and account within the window, the same arguments or the text reworded; cause: sdk_auto_retry, " +
+			"session_auto_retry, framework_retry, trigger_redelivery, agent_retry, app_retry, double_submit, exectriage_retry (a retry " +
+			"made here); identical or reworded n% (text similarity); took effect n/m: members the provider showed, ? until verified",
 	},
 	{
 		"+0.45 s",
-		"gap: the next attempt started that long after the previous ended or timed out; overlap 0.79 s: it started while the previous was still running",
+		"gap: the next attempt started that long after the previous ended or timed out; overlap 0.79 s: it started while the previous " +
+			"was still running",
 	},
 	{"RETRYING", "a guarded retry of it is being sent now"},
 	{"RETRIED", "retried once through the guard, and the retry took effect"},
@@ -64,7 +67,8 @@ var legend = [][2]string{
 	{"RETRY OF id", "this execution is exectriage's guarded retry of id"},
 	{
 		"VERIFIED:x",
-		"the provider was checked: found (do not retry), not_found or unknown (FOUND, NOT FOUND, UNKNOWN in the provider pane; the same words as scan --json and the bundles)",
+		"the provider was checked: found (do not retry), not_found or unknown (FOUND, NOT FOUND, UNKNOWN in the provider pane; the same " +
+			"words as scan --json and the bundles)",
 	},
 	{"MARKED:v", "a person recorded verdict v in the journal: confirmed_failed, confirmed_succeeded, duplicate or ignored"},
 }

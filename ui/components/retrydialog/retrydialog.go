@@ -136,7 +136,8 @@ func (m *Model) SetEvidence(ev app.RetryEvidence) {
 func (m *Model) SetSending() { m.stage, m.hint, m.escAsked = stageSending, "", false }
 
 // EscWhileSending is what the first esc during a send says.
-const EscWhileSending = "the retry is being sent and goes on without this dialog: esc again hides it (the row shows RETRYING, then the outcome)"
+const EscWhileSending = "the retry is being sent and goes on without this dialog: esc again hides it (the row shows RETRYING, then the " +
+	"outcome)"
 
 // SetHint shows a warning under the dialog's progress or buttons until the next key.
 func (m *Model) SetHint(s string) { m.hint = s }
