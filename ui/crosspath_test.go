@@ -134,7 +134,7 @@ func (w *crossWorld) tuiDataset(o app.Options) *Model {
 	h := &harness{t: w.t, m: New(ctx, NewBackend(d), d.UI)}
 	h.send(tea.WindowSizeMsg{Width: 160, Height: 50})
 	h.run(h.m.Init())
-	if h.m.load.loading || h.m.load.analyzing || h.m.nextDS != nil {
+	if h.m.load.loading || h.m.load.analyzing || h.m.sel.nextDS != nil {
 		w.t.Fatalf("the TUI's load did not finish (loading %v, analyzing %v)", h.m.load.loading, h.m.load.analyzing)
 	}
 	return h.m
@@ -668,7 +668,7 @@ func TestTheTUIsMatchesAreTheListsMatches(t *testing.T) {
 			want = append(want, l.Execs[i].ID)
 		}
 		h.keys("esc", "/", qs, "enter")
-		wasRanked := h.m.ranked
+		wasRanked := h.m.sel.ranked
 		if q.Scored() != wasRanked {
 			t.Errorf("%q: ranked %v, want best match for free text only", qs, wasRanked)
 		}
@@ -677,8 +677,8 @@ func TestTheTUIsMatchesAreTheListsMatches(t *testing.T) {
 			for _, it := range h.m.list.Items().Slice() {
 				ranked[h.m.data.DS.ID(int(it.Exec))] = true
 			}
-			if len(ranked)+h.m.hidden != len(want) {
-				t.Errorf("%q: best match shows %d and hides %d, list lists %d", qs, len(ranked), h.m.hidden, len(want))
+			if len(ranked)+h.m.sel.hidden != len(want) {
+				t.Errorf("%q: best match shows %d and hides %d, list lists %d", qs, len(ranked), h.m.sel.hidden, len(want))
 			}
 			for id := range ranked {
 				if !slices.Contains(want, id) {

@@ -53,7 +53,7 @@ func startFlow(t *testing.T, e *env, w, h int) *flow {
 	tm := teatest.NewTestModel(t, probe{e.newModel(ctx)}, teatest.WithInitialTermSize(w, h))
 	f := &flow{t: t, tm: tm, e: e}
 	f.waitModel("the first load", func(m *Model) bool {
-		return !m.load.loading && m.data.DS.Len() > 0 && !m.load.analyzing && m.nextDS == nil
+		return !m.load.loading && m.data.DS.Len() > 0 && !m.load.analyzing && m.sel.nextDS == nil
 	})
 	return f
 }
@@ -280,7 +280,7 @@ func TestFlowTypingAFilterKeepsRowsNewestFirst(t *testing.T) {
 	f := startFlow(t, e, 120, 40)
 	f.press("/", "gmsend")
 	f.waitModel("the filter for the whole query", func(m *Model) bool {
-		return m.query.String() == "gmsend" && m.lastQ.String() == "gmsend" && m.selTag == m.lastSelTag()
+		return m.query.String() == "gmsend" && m.sel.lastQ.String() == "gmsend" && m.sel.tag == m.lastSelTag()
 	})
 	bad := query(f, func(m *Model) string {
 		items := m.list.Items().Slice()

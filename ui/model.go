@@ -9,7 +9,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -108,28 +107,18 @@ type Model struct {
 	frame     string
 	refreshed time.Time
 
-	// list rows
-	nextDS  *window.Dataset // a dataset waiting for its rows (installed with them)
-	view    window.View
-	query   filter.Query
-	selTag  int
-	lastQ   filter.Query
-	lastV   window.View // the view of the installed rows
-	lastPos []int
-	lastDS  *window.Dataset
-	matches matchCache // recent filter results on lastDS, reused when the query returns
+	// list rows: the view and query asked for, and the selection of rows for them (selector.go)
+	view  window.View
+	query filter.Query
+	sel   selector
 	// hlQuery and hlDS are what the list's Highlight was made for (updateListChrome).
-	hlQuery string
-	hlDS    *window.Dataset
-	doneSel int // tag of the last selection installed
-	// userSel is the tag of the last selection a key asked for (a filter typed, a view
-	// toggled); until it is installed, the keys that act on rows wait in deferred, so that
-	// "/ id:x enter r" retries x, not whatever row 0 was before the filter landed.
-	userSel   int
+	hlQuery   string
+	hlDS      *window.Dataset
 	rowsMoved bool // selectionChanged runs for rows that changed by themselves, not for a key
+	// deferred are the keys that act on rows, kept while the selection a key asked for is
+	// made (selector.pending), so that "/ id:x enter r" retries x, not whatever row 0 was
+	// before the filter landed.
 	deferred  []tea.KeyPressMsg
-	ranked    bool // the installed rows are in best-match order
-	hidden    int  // matches the ranking cut as scattered letters
 	keepID    string
 	keepKind  window.ItemKind
 	detailTag int
@@ -260,100 +249,17 @@ func (m *Model) reselect() tea.Cmd { return m.reselectAt(-1) }
 // reselectAt is reselect for the same query over a new dataset: when the selected execution
 // left the rows, the cursor stays where it was (at, its row), on the row that came next.
 func (m *Model) reselectAt(at int) tea.Cmd {
-	m.selTag++
-	ds := m.data.DS
-	if m.nextDS != nil {
-		ds = m.nextDS
-	}
-	var prev []int
-	exact := false
-	if m.matches.ds == ds && !m.query.Empty() {
-		prev, exact = m.matches.lookup(m.query)
-	}
-	if prev == nil && m.lastDS == ds && m.lastPos != nil && !m.lastQ.Empty() && m.query.Refines(m.lastQ) {
-		prev = m.lastPos
-	}
-	v := m.view
-	v.Collapsed = maps.Clone(m.view.Collapsed)
+	cmd := m.sel.request(m.data.DS, m.view, m.query, m.keepID, m.keepKind, at)
 	m.updateListChrome() // says "matching…" until the rows come
-	return selectCmd(m.selTag, ds, v, m.query, prev, exact, m.keepID, m.keepKind, at)
-}
-
-// matchCache holds the filter's recent results on one dataset (the queries typed on the way
-// to the current one), so that erasing a character reuses the shorter query's matches
-// instead of filtering every execution again, and a query narrows from the smallest cached
-// result it refines.
-type matchCache struct {
-	ds      *window.Dataset
-	entries []cachedMatches // oldest first
-}
-
-type cachedMatches struct {
-	q   filter.Query
-	pos []int
-}
-
-// Bounds on what the cache keeps (the newest result is always kept).
-const (
-	matchCacheEntries   = 8
-	matchCachePositions = 4 << 20
-)
-
-// lookup returns the cached matches of q (exact) or, failing that, the smallest cached result
-// q refines (nil when there is none).
-func (c *matchCache) lookup(q filter.Query) (pos []int, exact bool) {
-	raw := q.String()
-	for i := len(c.entries) - 1; i >= 0; i-- {
-		e := &c.entries[i]
-		if e.q.String() == raw {
-			return e.pos, true
-		}
-		if q.Refines(e.q) && (pos == nil || len(e.pos) < len(pos)) {
-			pos = e.pos
-		}
-	}
-	return pos, false
-}
-
-// add records q's matches on ds, forgetting another dataset's results and evicting the oldest
-// entries beyond the bounds.
-func (c *matchCache) add(ds *window.Dataset, q filter.Query, pos []int) {
-	if c.ds != ds {
-		c.ds, c.entries = ds, nil
-	}
-	if q.Empty() || pos == nil {
-		return
-	}
-	raw := q.String()
-	c.entries = slices.DeleteFunc(c.entries, func(e cachedMatches) bool { return e.q.String() == raw })
-	c.entries = append(c.entries, cachedMatches{q: q, pos: pos})
-	total := 0
-	for _, e := range c.entries {
-		total += len(e.pos)
-	}
-	drop := 0
-	for len(c.entries)-drop > 1 && (len(c.entries)-drop > matchCacheEntries || total > matchCachePositions) {
-		total -= len(c.entries[drop].pos)
-		drop++
-	}
-	if drop > 0 {
-		c.entries = slices.Delete(c.entries, 0, drop)
-	}
+	return cmd
 }
 
 // lastSelTag is the tag of the last selection result installed (tests wait on it).
-func (m *Model) lastSelTag() int { return m.doneSel }
+func (m *Model) lastSelTag() int { return m.sel.done }
 
 // rowsBehind says the installed rows were selected for another query or view than the one
 // the title and the prompt name: a selection for them is on its way.
-func (m *Model) rowsBehind() bool {
-	if m.doneSel >= m.selTag {
-		return false
-	}
-	a, b := m.lastV, m.view
-	return m.lastQ.String() != m.query.String() || a.FlaggedOnly != b.FlaggedOnly || a.WritesOnly != b.WritesOnly ||
-		a.Duplicates != b.Duplicates || a.BestMatch != b.BestMatch
-}
+func (m *Model) rowsBehind() bool { return m.sel.behind(m.query, m.view) }
 
 func (m *Model) busy() bool {
 	return m.load.busy() || len(m.data.Verifying) > 0 || len(m.data.Retrying) > 0 || m.retry.Busy()
@@ -468,12 +374,12 @@ func (m *Model) updateListChrome() {
 	}
 	switch {
 	case !m.view.BestMatch || m.view.Duplicates || !m.query.Scored():
-	case m.ranked && m.hidden > 0:
+	case m.sel.ranked && m.sel.hidden > 0:
 		notes = append(notes, fmt.Sprintf("best match first · %s matching only scattered letters hidden (%s: all, newest first)",
-			common.Count(m.hidden), m.Keys.BestMatch.Help().Key))
-	case m.ranked:
+			common.Count(m.sel.hidden), m.Keys.BestMatch.Help().Key))
+	case m.sel.ranked:
 		notes = append(notes, "best match first")
-	case len(m.lastPos) > window.MaxRanked:
+	case len(m.sel.lastPos) > window.MaxRanked:
 		notes = append(notes, fmt.Sprintf("newest first: over %s matches to rank", common.Count(window.MaxRanked)))
 	}
 	m.list.Title = title
@@ -647,7 +553,7 @@ func (m *Model) stageDataset(ds *window.Dataset) tea.Cmd {
 		ds = withEffective(ds, m.data.Provider)
 	}
 	ds = ds.WithCases(m.data.Cases()) // the journal's cases, as every front shows them
-	m.nextDS = ds
+	m.sel.nextDS = ds
 	return m.reselectAt(m.list.Cursor())
 }
 

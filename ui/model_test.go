@@ -500,14 +500,14 @@ func TestLoadPausesWhileTheBuilderIsBehind(t *testing.T) {
 func TestBestMatchOrder(t *testing.T) {
 	h := newHarness(t, newEnv(t), 120, 40)
 	h.keys("/", "gmsend", "enter")
-	if !h.m.ranked || !strings.Contains(h.screen(), "best match first") || !strings.Contains(h.screen(), "s best match") {
+	if !h.m.sel.ranked || !strings.Contains(h.screen(), "best match first") || !strings.Contains(h.screen(), "s best match") {
 		t.Fatalf("the matches are not ranked by default:\n%s", h.screen())
 	}
 	ds := h.m.data.DS
-	want, hidden := ds.Filter.Rank(h.m.query, h.m.lastPos)
+	want, hidden := ds.Filter.Rank(h.m.query, h.m.sel.lastPos)
 	got := slices.Clone(h.m.list.Items().Slice())
-	if len(got) != len(want) || len(want) < 3 || hidden != h.m.hidden {
-		t.Fatalf("%d ranked rows, %d matches ranked, %d hidden (model says %d)", len(got), len(want), hidden, h.m.hidden)
+	if len(got) != len(want) || len(want) < 3 || hidden != h.m.sel.hidden {
+		t.Fatalf("%d ranked rows, %d matches ranked, %d hidden (model says %d)", len(got), len(want), hidden, h.m.sel.hidden)
 	}
 	for i := range got {
 		if int(got[i].Exec) != want[i] {
@@ -517,19 +517,19 @@ func TestBestMatchOrder(t *testing.T) {
 	h.keys("j", "j")
 	h.keys("s")
 	newest := h.m.list.Items().Slice()
-	if h.m.ranked || strings.Contains(h.screen(), "best match first") || len(newest) != len(h.m.lastPos) {
-		t.Fatalf("s did not show every match newest first (%d rows, %d matches):\n%s", len(newest), len(h.m.lastPos), h.screen())
+	if h.m.sel.ranked || strings.Contains(h.screen(), "best match first") || len(newest) != len(h.m.sel.lastPos) {
+		t.Fatalf("s did not show every match newest first (%d rows, %d matches):\n%s", len(newest), len(h.m.sel.lastPos), h.screen())
 	}
 	for i := range newest {
-		if int(newest[i].Exec) != h.m.lastPos[i] {
-			t.Fatalf("newest first: row %d is execution %d, want %d", i, newest[i].Exec, h.m.lastPos[i])
+		if int(newest[i].Exec) != h.m.sel.lastPos[i] {
+			t.Fatalf("newest first: row %d is execution %d, want %d", i, newest[i].Exec, h.m.sel.lastPos[i])
 		}
 	}
 	if slices.Equal(got, newest) {
 		t.Fatal("the ranked order is the newest-first order: the fixture shows nothing")
 	}
 	h.keys("s")
-	if !h.m.ranked || !slices.Equal(h.m.list.Items().Slice(), got) {
+	if !h.m.sel.ranked || !slices.Equal(h.m.list.Items().Slice(), got) {
 		t.Fatal("s again did not rank the matches")
 	}
 	// the cursor goes to the best match (it stayed on the row it was on, far down)
@@ -559,10 +559,10 @@ func TestAToolkitNameFindsItsRows(t *testing.T) {
 			t.Fatalf("row %d is %s %s %s: not Slack's", i, e.ToolSlug, e.ToolkitSlug, e.ID)
 		}
 	}
-	if h.m.hidden == 0 || !strings.Contains(h.screen(), "matching only scattered letters hidden") {
-		t.Fatalf("the scattered tail was not cut or not said (%d hidden):\n%s", h.m.hidden, h.screen())
+	if h.m.sel.hidden == 0 || !strings.Contains(h.screen(), "matching only scattered letters hidden") {
+		t.Fatalf("the scattered tail was not cut or not said (%d hidden):\n%s", h.m.sel.hidden, h.screen())
 	}
-	hidden := h.m.hidden
+	hidden := h.m.sel.hidden
 	h.keys("s")
 	if h.m.list.Items().Len() != items.Len()+hidden {
 		t.Errorf("newest first shows %d rows, want %d ranked + %d hidden", h.m.list.Items().Len(), items.Len(), hidden)
@@ -1099,7 +1099,7 @@ func TestBigLoadHandsMemoryBack(t *testing.T) {
 	if !h.m.load.handBack {
 		t.Fatal("a big load's last analysis did not ask for the memory to be handed back")
 	}
-	_, cmd := h.m.Update(selectedMsg{tag: h.m.selTag, ds: ds})
+	_, cmd := h.m.Update(selectedMsg{tag: h.m.sel.tag, ds: ds})
 	if h.m.load.handBack || cmd == nil {
 		t.Fatalf("the list shows the big load, the memory is not handed back (pending %v)", h.m.load.handBack)
 	}

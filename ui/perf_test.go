@@ -30,7 +30,7 @@ func perfModel(b *testing.B, n int) *Model {
 		return window.Analysis{Triage: r.Triage, Groups: r.Groups}
 	})
 	h.m.data.DS = ds
-	h.m.nextDS, h.m.lastDS, h.m.lastPos = nil, nil, nil
+	h.m.sel.nextDS, h.m.sel.lastDS, h.m.sel.lastPos = nil, nil, nil
 	h.m.list.SetItems(window.SelectItems(ds, window.View{}), n/2)
 	h.m.refreshPanes()
 	return h.m
@@ -106,12 +106,12 @@ func benchUpdateView(b *testing.B, n int, name string) {
 					k = tea.KeyPressMsg{Code: tea.KeyBackspace}
 				}
 				step++
-				tag := m.selTag
+				tag := m.sel.tag
 				t0 := time.Now()
 				m.Update(k)
 				_ = m.View()
 				loop += time.Since(t0)
-				if m.selTag == tag {
+				if m.sel.tag == tag {
 					b.Fatalf("no filter command for %q", m.filter.Value())
 				}
 				// The command the key started, rebuilt (the key's own is in a batch with the
@@ -124,7 +124,7 @@ func benchUpdateView(b *testing.B, n int, name string) {
 				m.Update(msg)
 				_ = m.View()
 				install += time.Since(t2)
-				if m.lastSelTag() != m.selTag {
+				if m.lastSelTag() != m.sel.tag {
 					b.Fatalf("the filter result was not installed (%T)", msg)
 				}
 			}

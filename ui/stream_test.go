@@ -110,7 +110,7 @@ func TestLiveLoadStreams(t *testing.T) {
 		done          bool
 	)
 	deadline := time.After(60 * time.Second)
-	for !done || m.list.Len() < m.data.DS.Len() || m.nextDS != nil || m.load.analyzing {
+	for !done || m.list.Len() < m.data.DS.Len() || m.sel.nextDS != nil || m.load.analyzing {
 		var msg tea.Msg
 		select {
 		case msg = <-loop.msgs:

@@ -104,8 +104,8 @@ func (m *Model) jumpMatch(dir int) tea.Cmd {
 		return nil
 	}
 	matched := func(it window.Item) bool { return it.Kind != window.ItemGroup }
-	if m.view.Duplicates && m.lastDS == m.data.DS && m.lastQ.String() == m.query.String() {
-		pos := m.lastPos // increasing: the duplicates view is never ranked (View.Ranks)
+	if m.view.Duplicates && m.sel.lastDS == m.data.DS && m.sel.lastQ.String() == m.query.String() {
+		pos := m.sel.lastPos // increasing: the duplicates view is never ranked (View.Ranks)
 		matched = func(it window.Item) bool {
 			_, ok := slices.BinarySearch(pos, int(it.Exec))
 			return it.Kind != window.ItemGroup && ok

@@ -232,7 +232,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.helpView.Update(k) // the navigation keys scroll it
 		return nil
 	}
-	if len(m.deferred) > 0 || m.doneSel < m.userSel {
+	if len(m.deferred) > 0 || m.sel.pending() {
 		// The rows the person asked for are still being made: the key waits for them (in
 		// order with the keys before it) rather than act on the rows on screen before.
 		if len(m.deferred) < maxDeferred {
@@ -292,7 +292,7 @@ func (m *Model) replayDeferred() tea.Cmd {
 	m.deferred = nil
 	var cmds []tea.Cmd
 	for i, k := range queue {
-		if m.doneSel < m.userSel {
+		if m.sel.pending() {
 			m.deferred = append(queue[i:len(queue):len(queue)], m.deferred...)
 			break
 		}
@@ -304,10 +304,10 @@ func (m *Model) replayDeferred() tea.Cmd {
 // personKey runs a key the person pressed and, when it asked for other rows (a filter typed,
 // a view toggled), records that selection as the one later keys wait for.
 func (m *Model) personKey(k tea.KeyPressMsg) tea.Cmd {
-	before := m.selTag
+	before := m.sel.tag
 	cmd := m.handleKey(k)
-	if m.selTag != before {
-		m.userSel = m.selTag
+	if m.sel.tag != before {
+		m.sel.asked()
 	}
 	return cmd
 }

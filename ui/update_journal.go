@@ -195,8 +195,8 @@ func (m *Model) applyJournal(id string, st app.JournalState) {
 // the dataset or the journal's state changed, never in View.
 func (m *Model) journalChanged() tea.Cmd {
 	ds := m.data.DS
-	if m.nextDS != nil {
-		ds = m.nextDS
+	if m.sel.nextDS != nil {
+		ds = m.sel.nextDS
 	}
 	if ds == nil || ds.Len() == 0 {
 		return nil

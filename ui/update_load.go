@@ -105,21 +105,16 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(next, m.startLoad(m.opt.Since, false))
 
 	case selectedMsg:
-		if msg.tag != m.selTag {
+		ok, byKey := m.sel.take(msg)
+		if !ok {
 			return m, nil
 		}
 		if msg.ds != m.data.DS {
 			m.data.DS = msg.ds
 		}
-		if m.nextDS == msg.ds {
-			m.nextDS = nil
-		}
-		m.lastDS, m.lastQ, m.lastV, m.lastPos, m.doneSel = msg.ds, msg.q, msg.v, msg.pos, msg.tag
-		m.ranked, m.hidden = msg.ranked, msg.hidden
-		m.matches.add(msg.ds, msg.q, msg.pos)
 		// A selection the rows moved by themselves (a settled row left the flagged view, a
 		// load came in) keeps the status line's confirmation; one a key asked for clears it.
-		m.rowsMoved = msg.tag > m.userSel
+		m.rowsMoved = !byKey
 		wasTop, was := m.list.Cursor() == 0, m.list.Cursor()
 		m.list.SetItems(msg.items, msg.sel)
 		if m.follow && m.rowsMoved {
@@ -136,7 +131,7 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.filter.Hint = msg.hint
 		cmds := []tea.Cmd{m.selectionChanged(), m.replayDeferred()}
 		m.rowsMoved = false
-		if m.load.handBackNow(m.nextDS != nil) {
+		if m.load.handBackNow(m.sel.nextDS != nil) {
 			// The list shows the big load's last dataset: what went before is garbage now.
 			cmds = append(cmds, handBackCmd)
 		}
