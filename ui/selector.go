@@ -31,7 +31,14 @@ type selector struct {
 
 // request asks for the rows of query and view over the dataset waiting (else ds), keeping the
 // execution keepID (of kind keepKind) selected, else the row at (-1: the top).
-func (s *selector) request(ds *window.Dataset, view window.View, query filter.Query, keepID string, keepKind window.ItemKind, at int) tea.Cmd {
+func (s *selector) request(
+	ds *window.Dataset,
+	view window.View,
+	query filter.Query,
+	keepID string,
+	keepKind window.ItemKind,
+	at int,
+) tea.Cmd {
 	s.tag++
 	if s.nextDS != nil {
 		ds = s.nextDS

@@ -15,7 +15,13 @@ type tuiRun struct {
 	secs       float64 // from the start of the process to the list with its duplicate groups
 	peakMB     float64 // VmHWM: the process's peak resident memory
 	residentMB float64 // VmRSS once the load is in and the memory it no longer needs handed back
+	// filterPeakMB is VmHWM again after a filter is typed (the list filtered as each key comes),
+	// erased and another typed: the peak a person's first minute reaches (typeFilters).
+	filterPeakMB float64
 }
+
+// filterTerms are typed into the TUI's filter, one key at a time, after a load (tuiRun.filterPeakMB).
+var filterTerms = []string{"gmail send", "timeout", "user:4"}
 
 // tuiLoad runs exectriage on an export (name, in the data directory) in a 120x40 pty and waits for the header's
 // "refreshed", which it shows only once the load and the duplicate groups are done; then it
@@ -37,9 +43,44 @@ func (s *suite) tuiLoad(ctx context.Context, bin, name string) (tuiRun, error) {
 	}
 	r.secs = h.at.Sub(start).Seconds()
 	time.Sleep(time.Second) // what the process hands back after the load is given back by then
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", t.cmd.Process.Pid))
+	if r.peakMB, r.residentMB, err = memoryOf(t.cmd.Process.Pid); err != nil {
+		return tuiRun{}, err
+	}
+	if !t.quiet(500*time.Millisecond, 30*time.Second) {
+		return tuiRun{}, fmt.Errorf("tui: the screen of %s did not settle", name)
+	}
+	press := func(k string, settle time.Duration) error {
+		if _, err := t.f.Write([]byte(k)); err != nil {
+			return err
+		}
+		t.quiet(settle, 10*time.Second)
+		return nil
+	}
+	for _, term := range filterTerms {
+		// typed a key at a time and kept (enter), then opened again and erased a key at a
+		// time (each shorter query filtered again), then left (esc)
+		keys := append(append([]string{"/"}, strings.Split(term, "")...), "\r", "/")
+		for range term {
+			keys = append(keys, "\x7f")
+		}
+		for _, k := range append(keys, "\x1b") {
+			if err := press(k, 60*time.Millisecond); err != nil {
+				return tuiRun{}, err
+			}
+		}
+		t.quiet(200*time.Millisecond, 10*time.Second)
+	}
+	if r.filterPeakMB, _, err = memoryOf(t.cmd.Process.Pid); err != nil {
+		return tuiRun{}, err
+	}
+	return r, nil
+}
+
+// memoryOf reads a process's peak (VmHWM) and resident (VmRSS) memory, in MB, from /proc.
+func memoryOf(pid int) (peakMB, residentMB float64, err error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return tuiRun{}, fmt.Errorf("tui: %w", err)
+		return 0, 0, fmt.Errorf("tui: %w", err)
 	}
 	for l := range strings.Lines(string(status)) {
 		f := strings.Fields(l)
@@ -49,13 +90,13 @@ func (s *suite) tuiLoad(ctx context.Context, bin, name string) (tuiRun, error) {
 		kb, _ := strconv.ParseFloat(f[1], 64)
 		switch f[0] {
 		case "VmHWM:":
-			r.peakMB = kb / 1024
+			peakMB = kb / 1024
 		case "VmRSS:":
-			r.residentMB = kb / 1024
+			residentMB = kb / 1024
 		}
 	}
-	if r.peakMB == 0 || r.residentMB == 0 {
-		return tuiRun{}, fmt.Errorf("tui: no VmHWM or VmRSS in /proc/%d/status", t.cmd.Process.Pid)
+	if peakMB == 0 || residentMB == 0 {
+		return 0, 0, fmt.Errorf("tui: no VmHWM or VmRSS in /proc/%d/status", pid)
 	}
-	return r, nil
+	return peakMB, residentMB, nil
 }
