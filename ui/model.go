@@ -96,8 +96,10 @@ type Model struct {
 	// confirmVerify: v was pressed once on a selection; a second v runs the checks.
 	confirmVerify bool
 
-	// bindings are the root's keys as data (bindings.go)
+	// bindings are the root's keys as data (bindings.go); overlays the screens over the list
+	// that take the keys first, the top first (overlays.go)
 	bindings []binding
+	overlays []overlay
 	// load is the load pipeline: pages in, the window's builder, analyses out (load.go)
 	load loader
 	// sameFrame says that the last Update changed nothing on the screen: Render gives frame,
@@ -171,6 +173,7 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		secrets:  be.Secrets(),
 		load:     newLoader(be.NewFeed(), opt.Memory),
 		bindings: rootBindings(),
+		overlays: rootOverlays(),
 		// a free-text filter's matches best first, time order a key away (s)
 		view: window.View{BestMatch: true},
 	}

@@ -191,46 +191,11 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() == "ctrl+c" {
 		return m.quit(asked)
 	}
-	switch {
-	case m.retry.IsOpen() && m.retry.Sending() && key.Matches(k, keys.Quit) && k.Text != "":
+	if m.retry.IsOpen() && m.retry.Sending() && key.Matches(k, keys.Quit) && k.Text != "" {
 		return m.quit(asked) // q over a send in flight asks, as ctrl+c does
-	case m.retry.IsOpen():
-		var cmd tea.Cmd
-		m.retry, cmd = m.retry.Update(k)
-		return cmd
-	case m.mark.IsOpen():
-		var cmd tea.Cmd
-		m.mark, cmd = m.mark.Update(k)
-		return cmd
-	case m.copyMenu.IsOpen():
-		var cmd tea.Cmd
-		m.copyMenu, cmd = m.copyMenu.Update(k)
-		return cmd
-	case m.filter.Active():
-		return m.editFilter(k)
-	case m.showTime:
-		if key.Matches(k, keys.Timeline, keys.Back, keys.Quit) {
-			m.showTime = false
-			return nil
-		}
-		m.timeline.Update(k)
-		return nil
-	case m.showLog:
-		if key.Matches(k, keys.Log, keys.Back, keys.Quit) && k.String() != "ctrl+c" {
-			m.showLog = false
-			return nil
-		}
-		m.msgLog.Update(k)
-		return nil
-	case m.showHelp:
-		// q closes the overlay as in less, k9s and lazygit: quitting the program from the
-		// screen that explains the keys surprised people who only wanted to leave it.
-		if key.Matches(k, keys.Help, keys.Back, keys.Quit) {
-			m.showHelp = false
-			return nil
-		}
-		m.helpView.Update(k) // the navigation keys scroll it
-		return nil
+	}
+	if o, ok := m.topOverlay(); ok {
+		return o.key(m, k)
 	}
 	if len(m.deferred) > 0 || m.sel.pending() {
 		// The rows the person asked for are still being made: the key waits for them (in
