@@ -337,6 +337,18 @@ const maxRoomLines = 700
 // bigRooms lists the non-test, non-generated Go files of fsys longer than maxRoomLines.
 func bigRooms(t *testing.T, fsys fs.FS) (out []string) {
 	t.Helper()
+	eachSource(t, fsys, func(path string, src []byte) {
+		if n := strings.Count(string(src), "\n"); n > maxRoomLines {
+			out = append(out, path+" has "+strconv.Itoa(n)+" lines (at most "+strconv.Itoa(maxRoomLines)+": split it along its seams)")
+		}
+	})
+	return out
+}
+
+// eachSource hands every non-test, non-generated Go file of fsys (hidden directories, testdata
+// and bench-data skipped) to see, with its text.
+func eachSource(t *testing.T, fsys fs.FS, see func(path string, src []byte)) {
+	t.Helper()
 	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -351,21 +363,15 @@ func bigRooms(t *testing.T, fsys fs.FS) (out []string) {
 			return nil
 		}
 		src, err := fs.ReadFile(fsys, path)
-		if err != nil {
+		if err != nil || generatedRE.Match(src) {
 			return err
 		}
-		if generatedRE.Match(src) {
-			return nil
-		}
-		if n := strings.Count(string(src), "\n"); n > maxRoomLines {
-			out = append(out, path+" has "+strconv.Itoa(n)+" lines (at most "+strconv.Itoa(maxRoomLines)+": split it along its seams)")
-		}
+		see(path, src)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
 
 // generatedRE is Go's marker of a generated file (https://go.dev/s/generatedcode).
@@ -495,33 +501,13 @@ const maxLine = 140
 // longLines lists the lines of fsys's non-test, non-generated Go files over maxLine.
 func longLines(t *testing.T, fsys fs.FS) (out []string) {
 	t.Helper()
-	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bench-data") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		src, err := fs.ReadFile(fsys, path)
-		if err != nil || generatedRE.Match(src) {
-			return err
-		}
+	eachSource(t, fsys, func(path string, src []byte) {
 		for i, line := range strings.Split(string(src), "\n") {
-			if utf8.RuneCountInString(line) > maxLine && !strings.Contains(line, "`") {
-				out = append(out, path+":"+strconv.Itoa(i+1)+" has "+strconv.Itoa(utf8.RuneCountInString(line))+" characters")
+			if n := utf8.RuneCountInString(line); n > maxLine && !strings.Contains(line, "`") {
+				out = append(out, path+":"+strconv.Itoa(i+1)+" has "+strconv.Itoa(n)+" characters")
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return out
 }
 

@@ -21,7 +21,11 @@ func rootOverlays() []overlay {
 	// closing is a full-screen view's key handler: its own key, esc or q closes it (q as in
 	// less, k9s and lazygit: quitting the program from a screen one only wanted to leave
 	// surprised people); the other keys scroll it.
-	closing := func(shown func(*Model) *bool, own func(*Model) key.Binding, scroll func(*Model, tea.KeyPressMsg)) func(*Model, tea.KeyPressMsg) tea.Cmd {
+	closing := func(
+		shown func(*Model) *bool,
+		own func(*Model) key.Binding,
+		scroll func(*Model, tea.KeyPressMsg),
+	) func(*Model, tea.KeyPressMsg) tea.Cmd {
 		return func(m *Model, k tea.KeyPressMsg) tea.Cmd {
 			if key.Matches(k, own(m), m.Keys.Back, m.Keys.Quit) && k.String() != "ctrl+c" {
 				*shown(m) = false
