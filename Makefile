@@ -28,7 +28,9 @@ demo:
 # The performance suite: one table of each figure, its target, the median of
 # BENCH_COUNT runs and pass/fail. Generates bench-data/ first when it is missing (~30 s);
 # takes about 4 minutes on 2 cores. BENCH_ONLY=ui,memory runs some sections (filter, ui,
-# memory, load, scan, keys; scan5m is make bench-5m's); `go test -bench` on a package runs
+# memory, load, scan, keys, live; scan5m is make bench-5m's; live100k, at Hobby's 2,000 requests
+# a minute, and live100kpager, 100k beside the pager, take minutes and run only when named);
+# `go test -bench` on a package runs
 # its benchmarks alone. Each run's medians are added to bench/history.jsonl and compared with
 # the last earlier run of each figure (a change 20% for the worse is marked WORSE): commit the
 # file with the change it measured.

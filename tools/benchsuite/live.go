@@ -372,3 +372,54 @@ func (s *suite) live100k(bin string) func(context.Context) error {
 		return nil
 	}
 }
+
+// live100kAgainstThePager measures 100k executions behind the slow API under a budget the load
+// does not exhaust (Growth's 10,000 a minute, as the 10k section): the first scan, the TUI's
+// whole load and a cached reopen, each beside the sequential pager of the same run.
+func (s *suite) live100kAgainstThePager(ctx context.Context, bin string) error {
+	s.logf("live100k: 100k executions behind a %s proxy at 10,000 requests a minute, beside the pager", liveLatency)
+	api, err := startSlowAPI(sandbox.Config{Seed: 2, Size: 100_000, Span: 600 * time.Hour, APIKey: liveKey, RateLimit: 10_000,
+		RateLimitWindow: time.Minute})
+	if err != nil {
+		return err
+	}
+	defer api.close()
+	home, err := os.MkdirTemp("", "exectriage-bench-live-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(home)
+	seq, n, err := pager(ctx, api.url, 1)
+	if err != nil {
+		return err
+	}
+	if n < 90_000 {
+		return fmt.Errorf("live100k: the pager saw %d records", n)
+	}
+	_, whole, err := liveTUI(ctx, bin, api)
+	if err != nil {
+		return err
+	}
+	first, pa, da, err := liveScan(ctx, bin, api, home)
+	if err != nil {
+		return err
+	}
+	second, _, _, err := liveScan(ctx, bin, api, home)
+	if err != nil {
+		return err
+	}
+	p := seq.Seconds()
+	s.logf("live100k: pager %.0f s, scan %.0f s (%d requests), TUI %.0f s, cached %.2f s", p, first, pa+da, whole, second)
+	s.rows = append(s.rows,
+		row{figure: "live: 100k executions behind a 100 ms proxy at 10,000 requests a minute: the sequential pager", values: []float64{p},
+			unit: "s", format: "%.0f"},
+		row{figure: "  scan (no cache) / the pager", target: "≤ 0.5 ×", values: []float64{first / p}, unit: "×", format: "%.2f",
+			pass: func(m float64) bool { return m <= 0.5 }},
+		row{figure: "  the TUI's whole load (no cache) / the pager", target: "≤ 0.5 ×", values: []float64{whole / p}, unit: "×",
+			format: "%.2f", pass: func(m float64) bool { return m <= 0.5 }},
+		row{figure: "  a second scan of the same window (cached, nothing new) / the pager", target: "≤ 0.02 ×",
+			values: []float64{second / p}, unit: "×", format: "%.3f", pass: func(m float64) bool { return m <= 0.02 }},
+		row{figure: "  the first scan's requests per 1,000 executions", values: []float64{float64(pa+da) * 1000 / float64(n)}, format: "%.0f"},
+	)
+	return nil
+}
