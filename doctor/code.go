@@ -161,7 +161,10 @@ var (
 	destructureRE = regexp.MustCompile(`\{([^}]*)\}\s*=\s*(?:await\s+)?(` + ident + `)\s*;?\s*$`)
 	middlewareRE  = regexp.MustCompile(`\b(ToolRetryMiddleware|toolRetryMiddleware)\s*\(`)
 	maxRetriesRE  = regexp.MustCompile(`\b(?:max_retries|maxRetries)\s*[=:]\s*(\d+)`)
-	toolsArgRE    = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
+	// metaToolRE is a client's tools.executeMetaTool (execute_meta_tool): it goes to a tool
+	// router session's execute_meta endpoint, the session path, not tools.execute.
+	metaToolRE = regexp.MustCompile(`\.\s*tools\s*\.\s*(?:executeMetaTool|execute_meta_tool)\s*\(`)
+	toolsArgRE = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
 )
 
 var sessionSends = map[string]bool{
@@ -199,7 +202,9 @@ func scanProject(files []codeFile) []codeUse {
 			tools := strings.Contains(line, "tools")
 			if m := ""; tools || strings.Contains(line, "andle") || strings.Contains(line, "oolCall") ||
 				strings.Contains(line, "ool_call") {
-				if m = executeRE.FindString(line); m != "" && !defines(line, m) {
+				if m = metaToolRE.FindString(line); m != "" && !defines(line, m) {
+					use("session", m) // the session's execute_meta, not tools.execute
+				} else if m = executeRE.FindString(line); m != "" && !defines(line, m) {
 					use("execute", m)
 				} else if m := toolsGetRE.FindStringSubmatch(line); tools && m != nil && names[m[1]] == kindClient {
 					use("execute", m[0])

@@ -557,6 +557,11 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "RETRIES WRITES", "send.ts:6", UseUsed},
 		}},
+		{"metatool", []got{ // tools.executeMetaTool goes to the session's execute_meta
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "RETRIES WRITES", "index.ts:3", UseUsed},
+		}},
+		{"metatool-fixed", []got{{"package.json", CallToolsExecute, "ok", "", ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
