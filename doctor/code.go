@@ -138,7 +138,8 @@ type codeUse struct {
 	// that imports @composio/experimental), "legacy" (the legacy
 	// ComposioToolSet API's sending calls), "session" (a session's sending call), "session?"
 	// (a session created whose calls could not be followed), "mcp" (a session's MCP address),
-	// "middleware"
+	// "middleware", "legacy-import" (Python code importing ComposioToolSet or Action from a
+	// composio package: the legacy line's names)
 	what string
 	text string // the call found
 	// middleware only: the retries it makes and the tools it wraps (nil: all)
@@ -163,8 +164,11 @@ var (
 	maxRetriesRE  = regexp.MustCompile(`\b(?:max_retries|maxRetries)\s*[=:]\s*(\d+)`)
 	// metaToolRE is a client's tools.executeMetaTool (execute_meta_tool): it goes to a tool
 	// router session's execute_meta endpoint, the session path, not tools.execute.
-	metaToolRE = regexp.MustCompile(`\.\s*tools\s*\.\s*(?:executeMetaTool|execute_meta_tool)\s*\(`)
-	toolsArgRE = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
+	// legacyImportRE imports ComposioToolSet or Action from a composio package: names only the
+	// legacy 0.7.x line has (the current SDK has neither).
+	legacyImportRE = regexp.MustCompile(`^\s*from\s+composio\w*(?:\.\w+)*\s+import\s+.*?\b(ComposioToolSet|Action)\b`)
+	metaToolRE     = regexp.MustCompile(`\.\s*tools\s*\.\s*(?:executeMetaTool|execute_meta_tool)\s*\(`)
+	toolsArgRE     = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
 )
 
 var sessionSends = map[string]bool{
@@ -213,6 +217,11 @@ func scanProject(files []codeFile) []codeUse {
 			if raw := f.raw[n]; strings.Contains(raw, "@composio/experimental") &&
 				(strings.Contains(raw, "import") || strings.Contains(raw, "require(")) {
 				use("workbench", "@composio/experimental") // the package's paths are reachable from here
+			}
+			if raw := f.raw[n]; f.eco == PyPI && strings.Contains(raw, "import") && strings.Contains(raw, "composio") {
+				if m := legacyImportRE.FindStringSubmatch(raw); m != nil {
+					use("legacy-import", m[1])
+				}
 			}
 			if containsAnyOf(line, legacyHints) {
 				if m := legacyRE.FindString(line); m != "" {

@@ -275,6 +275,7 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	for _, eco := range []Ecosystem{PyPI, NPM} {
 		uses = append(uses, scanProject(ofEcosystem(code, eco))...)
 	}
+	legacyByImport(rep.Findings, uses)
 	rep.Findings = append(rep.Findings, codeFindings(uses, read, rep.Findings)...)
 	for i := range rep.Findings {
 		rep.Findings[i].describe()
@@ -518,6 +519,37 @@ func classifyCLI(f *Finding, d dep) {
 		return
 	}
 	f.Reason = fmt.Sprintf("%s %s sends each mutation once%s", d.name, d.version, exit)
+}
+
+// legacyByImport judges an unpinned Python provider package (no version, no range: pip takes
+// the newest that resolves) whose code imports ComposioToolSet or Action from a composio
+// package: those names exist only in the legacy 0.7.x line, so the code runs on that line,
+// which re-sends a timed-out execute; the finding cites the import.
+func legacyByImport(found []Finding, uses []codeUse) {
+	current := map[string]bool{} // files that pin the SDK to a line that sends once: the provider resolves with it
+	for _, f := range found {
+		if f.Ecosystem == PyPI && packageRole(PyPI, f.Package) == roleSDK && f.RetriesWrites != nil && !*f.RetriesWrites {
+			current[f.File] = true
+		}
+	}
+	for i := range found {
+		f := &found[i]
+		if f.Ecosystem != PyPI || f.Version != "" || f.Constraint != "" || f.RetriesWrites != nil ||
+			packageRole(PyPI, f.Package) != roleProvider || current[f.File] {
+			continue
+		}
+		u := useUnder(uses, f, "legacy-import")
+		if u == nil {
+			continue
+		}
+		f.RetriesWrites = new(true)
+		f.Evidence = fmt.Sprintf("%s:%d", u.rel, u.line)
+		f.Use = UseUsed
+		f.Reason = fmt.Sprintf("%s is not pinned, and the code imports %s (%s), a name only the legacy 0.7.x line has: that line "+
+			"re-sends a timed-out execute up to 3 times with the same x-request-id", f.Package, u.text, f.Evidence)
+		f.Fix = "migrate to " + strings.TrimPrefix(PythonFix, "upgrade to ") + " and its " + sdkversion.LegacyProvidersBefore +
+			"+ providers (pin them)"
+	}
 }
 
 // legacyProvider judges a Python provider package of the legacy 0.7.x line (composio_openai,

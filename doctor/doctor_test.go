@@ -39,6 +39,13 @@ func TestScanFixtureProjects(t *testing.T) {
 			{"requirements.txt", "composio-core", "0.7.15", "RETRIES WRITES"},
 			{"requirements.txt", "composio-openai", "0.7.15", "RETRIES WRITES"}, // the legacy 0.7.x provider line
 		}, true},
+		{"py-unpinned-legacy", []want{ // composio-gemini, unpinned; the code imports ComposioToolSet: the legacy line
+			{"requirements.txt", "composio-gemini", "any", "RETRIES WRITES"},
+		}, true},
+		{"py-unpinned-current", []want{ // the same import, beside composio pinned to a current line
+			{"requirements.txt", "composio", "0.17.0", "ok"},
+			{"requirements.txt", "composio-gemini", "any", "unknown"},
+		}, false},
 		{"py-poetry", []want{
 			{"poetry.lock", "composio", "0.16.2", "ok"},
 			{"pyproject.toml", "composio", ">=0.15 (locked 0.16.2)", "ok"},
