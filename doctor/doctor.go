@@ -275,7 +275,9 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	for _, eco := range []Ecosystem{PyPI, NPM} {
 		uses = append(uses, scanProject(ofEcosystem(code, eco))...)
 	}
+	uses = append(uses, clientBuilds(code)...)
 	legacyByImport(rep.Findings, uses)
+	clientByBuild(rep.Findings, uses)
 	rep.Findings = append(rep.Findings, codeFindings(uses, read, rep.Findings)...)
 	for i := range rep.Findings {
 		rep.Findings[i].describe()

@@ -46,6 +46,12 @@ func TestScanFixtureProjects(t *testing.T) {
 			{"requirements.txt", "composio", "0.17.0", "ok"},
 			{"requirements.txt", "composio-gemini", "any", "unknown"},
 		}, false},
+		{"npm-client-default", []want{ // the generated client built with its default retries
+			{"package.json", "@composio/client", "0.1.0-alpha.40", "RETRIES WRITES"},
+		}, true},
+		{"py-client-once", []want{ // built with max_retries=0
+			{"requirements.txt", "composio-client", "1.10.0", "ok"},
+		}, false},
 		{"py-poetry", []want{
 			{"poetry.lock", "composio", "0.16.2", "ok"},
 			{"pyproject.toml", "composio", ">=0.15 (locked 0.16.2)", "ok"},

@@ -1,0 +1,143 @@
+package doctor
+
+import (
+	"cmp"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/exectriage/exectriage/sdkversion"
+)
+
+// The generated API client (@composio/client, composio-client) retries every request twice by
+// default, writes included; built with max retries 0 it sends each once. Whether a project's
+// client re-sends is in the code that builds it.
+
+// apiClientModules are the generated client's import names, by ecosystem.
+var apiClientModules = map[Ecosystem]string{NPM: "@composio/client", PyPI: "composio_client"}
+
+// clientDefaultRetries is the generated client's retries when it is built without a setting.
+const clientDefaultRetries = 2
+
+var (
+	tsClientImportRE = regexp.MustCompile(`^\s*import\s+(?:(` + ident + `)\s*,?\s*)?(?:\{([^}]*)\})?\s*from\s*["']@composio/client["']`)
+	tsClientRequire  = regexp.MustCompile(`(?:const|let|var)\s+(` + ident + `)\s*=\s*require\s*\(\s*["']@composio/client["']\s*\)`)
+	pyClientImportRE = regexp.MustCompile(`^\s*from\s+composio_client\s+import\s+(.+)$`)
+	pyClientModule   = regexp.MustCompile(`^\s*import\s+composio_client(?:\s+as\s+(` + ident + `))?\s*$`)
+)
+
+// clientNames are the names a file binds to the generated client's classes (a module name
+// ends with "."): Composio, ComposioClient, an alias, the module itself.
+func clientNames(f codeFile) []string {
+	var out []string
+	add := func(list string) {
+		for part := range strings.SplitSeq(strings.Trim(list, "() "), ",") {
+			if m := importNameRE.FindStringSubmatch(strings.TrimSpace(part)); m != nil {
+				out = append(out, cmp.Or(m[2], m[1]))
+			}
+		}
+	}
+	for _, raw := range f.raw {
+		switch f.eco {
+		case NPM:
+			if m := tsClientImportRE.FindStringSubmatch(raw); m != nil {
+				if m[1] != "" {
+					out = append(out, m[1])
+				}
+				add(m[2])
+			} else if m := tsClientRequire.FindStringSubmatch(raw); m != nil {
+				out = append(out, m[1], m[1]+".")
+			}
+		case PyPI:
+			if m := pyClientImportRE.FindStringSubmatch(raw); m != nil {
+				add(m[1])
+			} else if m := pyClientModule.FindStringSubmatch(raw); m != nil {
+				out = append(out, cmp.Or(m[1], "composio_client")+".")
+			}
+		}
+	}
+	return out
+}
+
+// clientBuilds finds where the code builds the generated client and the retries it sets (-1
+// when it sets none: clientDefaultRetries): uses of kind "api-client".
+func clientBuilds(files []codeFile) []codeUse {
+	var out []codeUse
+	for _, f := range files {
+		if _, ok := apiClientModules[f.eco]; !ok {
+			continue
+		}
+		names := clientNames(f)
+		if len(names) == 0 {
+			continue
+		}
+		var alts []string
+		for _, n := range names {
+			if strings.HasSuffix(n, ".") {
+				alts = append(alts, regexp.QuoteMeta(n)+ident)
+			} else {
+				alts = append(alts, regexp.QuoteMeta(n))
+			}
+		}
+		prefix := `\b`
+		if f.eco == NPM {
+			prefix = `\bnew\s+`
+		}
+		build := regexp.MustCompile(prefix + `(?:` + strings.Join(alts, "|") + `)\s*\(`)
+		for n, line := range f.code {
+			loc := build.FindStringIndex(line)
+			if loc == nil || strings.Contains(line[:loc[0]], "import") {
+				continue
+			}
+			retries := -1
+			if r := maxRetriesRE.FindStringSubmatch(callArgs(f.raw, n, loc[1])); r != nil {
+				retries, _ = strconv.Atoi(r[1])
+			}
+			out = append(out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: "api-client",
+				text: strings.TrimSpace(line[loc[0]:loc[1]]), retries: retries})
+		}
+	}
+	return out
+}
+
+// clientByBuild judges the generated client's findings by the clients the code builds under
+// them: one built without max retries 0 re-sends a timed-out write (cited where it is built);
+// when every one sets 0, each write is sent once. With none found, the finding stays as the
+// manifest left it.
+func clientByBuild(found []Finding, uses []codeUse) {
+	for i := range found {
+		f := &found[i]
+		if f.RetriesWrites != nil || packageRole(f.Ecosystem, f.Package) != roleClient {
+			continue
+		}
+		var retrying, once *codeUse
+		for k := range uses {
+			u := &uses[k]
+			if u.what != "api-client" || u.eco != f.Ecosystem || !under(u.rel, f.File) {
+				continue
+			}
+			if u.retries != 0 && retrying == nil {
+				retrying = u
+			} else if u.retries == 0 && once == nil {
+				once = u
+			}
+		}
+		switch {
+		case retrying != nil:
+			f.RetriesWrites, f.Use = new(true), UseUsed
+			f.Evidence = fmt.Sprintf("%s:%d", retrying.rel, retrying.line)
+			set := fmt.Sprintf("with max retries %d", retrying.retries)
+			if retrying.retries < 0 {
+				set = fmt.Sprintf("without max retries 0 (it retries %d times by default)", clientDefaultRetries)
+			}
+			f.Reason = fmt.Sprintf("the generated API client is built at %s %s, and re-sends a timed-out write as it does every "+
+				"request", f.Evidence, set)
+			f.Fix = "build it with max retries 0, or use " + sdkName(f.Ecosystem) + " >= " + sdkversion.FixedIn(f.Ecosystem)
+		case once != nil:
+			f.RetriesWrites, f.Use = new(false), UseUsed
+			f.Evidence = fmt.Sprintf("%s:%d", once.rel, once.line)
+			f.Reason = "every generated API client the code builds sets max retries 0 (" + f.Evidence + "): each write is sent once"
+		}
+	}
+}
