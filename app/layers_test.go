@@ -49,26 +49,10 @@ var layerRules = []struct {
 // violations lists the imports in fsys (a module's tree) that break the rules.
 func violations(t *testing.T, fsys fs.FS) (out []string, files int) {
 	t.Helper()
-	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "bench-data") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		src, err := fs.ReadFile(fsys, path)
-		if err != nil {
-			return err
-		}
+	eachSource(t, fsys, func(path string, src []byte) {
 		f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.ImportsOnly)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		files++
 		dir := filepath.ToSlash(filepath.Dir(path))
@@ -102,11 +86,7 @@ func violations(t *testing.T, fsys fs.FS) (out []string, files int) {
 				}
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	return out, files
 }
 

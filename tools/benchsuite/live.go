@@ -328,17 +328,11 @@ func liveTUI(ctx context.Context, bin string, api *slowAPI) (first, whole float6
 func (s *suite) live100k(bin string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		s.logf("live100k: 100k executions behind a %s proxy at 2,000 requests a minute", liveLatency)
-		api, err := startSlowAPI(sandbox.Config{Seed: 2, Size: 100_000, Span: 600 * time.Hour, APIKey: liveKey, RateLimit: 2000,
-			RateLimitWindow: time.Minute})
+		api, home, done, err := slow100k(2000)
 		if err != nil {
 			return err
 		}
-		defer api.close()
-		home, err := os.MkdirTemp("", "exectriage-bench-live-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(home)
+		defer done()
 		p0, d0, _ := api.requests()
 		cmd := liveCmd(ctx, bin, api, home)
 		var stdout, stderr bytes.Buffer
@@ -373,22 +367,31 @@ func (s *suite) live100k(bin string) func(context.Context) error {
 	}
 }
 
+// slow100k starts the slow API over 100k executions with a budget of perMinute requests a
+// minute, and a home for the binary's cache; done closes both.
+func slow100k(perMinute int) (api *slowAPI, home string, done func(), err error) {
+	api, err = startSlowAPI(sandbox.Config{Seed: 2, Size: 100_000, Span: 600 * time.Hour, APIKey: liveKey, RateLimit: perMinute,
+		RateLimitWindow: time.Minute})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if home, err = os.MkdirTemp("", "exectriage-bench-live-"); err != nil {
+		api.close()
+		return nil, "", nil, err
+	}
+	return api, home, func() { api.close(); os.RemoveAll(home) }, nil
+}
+
 // live100kAgainstThePager measures 100k executions behind the slow API under a budget the load
 // does not exhaust (Growth's 10,000 a minute, as the 10k section): the first scan, the TUI's
 // whole load and a cached reopen, each beside the sequential pager of the same run.
 func (s *suite) live100kAgainstThePager(ctx context.Context, bin string) error {
 	s.logf("live100k: 100k executions behind a %s proxy at 10,000 requests a minute, beside the pager", liveLatency)
-	api, err := startSlowAPI(sandbox.Config{Seed: 2, Size: 100_000, Span: 600 * time.Hour, APIKey: liveKey, RateLimit: 10_000,
-		RateLimitWindow: time.Minute})
+	api, home, done, err := slow100k(10_000)
 	if err != nil {
 		return err
 	}
-	defer api.close()
-	home, err := os.MkdirTemp("", "exectriage-bench-live-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(home)
+	defer done()
 	seq, n, err := pager(ctx, api.url, 1)
 	if err != nil {
 		return err
