@@ -246,7 +246,10 @@ func scanProject(files []codeFile) []codeUse {
 			}
 			// sessions: created, then what is done with them
 			created := false
-			if m := bindIn(line); m != nil && rhsKind(m[2], names, p.funcs) == kindSession {
+			if m := bindIn(line); m != nil && rhsKind(m[2], names, p.funcs) == kindSession && mcpAddressOf(m[2]) {
+				use("mcp", createRE.FindString(m[2])) // (await composio.create(id)).mcp.url: the address, not the session
+				created = true
+			} else if m != nil && rhsKind(m[2], names, p.funcs) == kindSession {
 				if sessions[m[1]] == nil {
 					order = append(order, m[1])
 				}
@@ -355,6 +358,30 @@ func scanProject(files []codeFile) []codeUse {
 		}
 	}
 	return out
+}
+
+// mcpAddressOf says a right-hand side that creates a session keeps only its MCP address: the
+// create call is followed by .mcp, .url or ["url"] (`(await composio.create(id)).mcp.url`),
+// so what is bound is a URL and the session never sends from here.
+func mcpAddressOf(rhs string) bool {
+	loc := createRE.FindStringIndex(rhs)
+	if loc == nil {
+		return false
+	}
+	depth := 1
+	for i := loc[1]; i < len(rhs); i++ {
+		switch rhs[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			if depth--; depth == 0 {
+				rest := strings.TrimLeft(rhs[i+1:], ") \t")
+				return strings.HasPrefix(rest, ".mcp") || strings.HasPrefix(rest, ".url") ||
+					strings.HasPrefix(rest, `["url"]`) || strings.HasPrefix(rest, "['url']")
+			}
+		}
+	}
+	return false
 }
 
 // legacyHints are the words legacyRE needs.

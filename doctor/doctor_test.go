@@ -575,6 +575,10 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallSession, "RETRIES WRITES", "index.ts:3", UseUsed},
 		}},
 		{"metatool-fixed", []got{{"package.json", CallToolsExecute, "ok", "", ""}}},
+		{"mcpaddress", []got{ // (await composio.create(id)).mcp.url: only the address is kept
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "over MCP", "index.ts:3", UseMCP},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
