@@ -154,8 +154,13 @@ var (
 		`\.\s*tools\s*\.\s*(execute|proxyExecute|proxy_execute|proxy)\s*\(|\b(handleToolCalls|handle_tool_calls|executeToolCall|execute_tool_call)\s*\(`,
 	)
 	toolsGetRE = regexp.MustCompile(`(` + ident + `)\s*\.\s*tools\s*\.\s*get\s*\(`)
-	legacyRE   = regexp.MustCompile(
-		`\b(execute_action|executeAction|get_tools|getTools|get_actions|getActions|handle_tool_calls|handleToolCall|execute_request|executeRequest)\s*\(`,
+	// legacyRE is a call of the legacy toolset's sending methods: a method on a receiver
+	// (toolset.get_tools(), ComposioToolSet().execute_action()), never a bare call, which is a
+	// function of the project's own (def get_tools); a receiver of the project's own object
+	// (self, this, cls) is not the toolset either.
+	legacyRE = regexp.MustCompile(
+		`(` + ident + `|\))\s*\.\s*(execute_action|executeAction|get_tools|getTools|get_actions|getActions|handle_tool_calls|handleToolCall|` +
+			`execute_request|executeRequest)\s*\(`,
 	)
 	// a call on a name: recv.method( or recv.mcp
 	memberRE      = regexp.MustCompile(`(` + ident + `)\s*\.\s*(` + ident + `)\s*(\()?`)
@@ -224,8 +229,8 @@ func scanProject(files []codeFile) []codeUse {
 				}
 			}
 			if containsAnyOf(line, legacyHints) {
-				if m := legacyRE.FindString(line); m != "" {
-					use("legacy", m)
+				if m := legacyRE.FindStringSubmatch(line); m != nil && m[1] != "self" && m[1] != "this" && m[1] != "cls" {
+					use("legacy", m[0])
 				}
 			}
 			if m := middlewareIn(line); m != nil {

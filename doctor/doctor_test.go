@@ -528,6 +528,9 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		}},
 		{"legacy-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-write", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "bot.py:5", UseUsed}}},
+		{"legacy-own", []got{ // def get_tools / execute_action of the project's own, called bare
+			{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed},
+		}},
 		{"pyfactory", []got{
 			{"requirements.txt", CallToolsExecute, "ok", "", ""},
 			{"requirements.txt", CallSession, "RETRIES WRITES", "agent.py:10", UseUsed},

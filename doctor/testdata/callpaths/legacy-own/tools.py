@@ -1,0 +1,6 @@
+def get_tools():
+    return ["search", "calc"]
+
+
+def execute_action(name):
+    return name.upper()
