@@ -42,26 +42,33 @@
 //
 // Every write tool has a read tool on the same connected account that shows its effect:
 //
-// write tool                      read tool                          arguments                                      the
-// effect is there when
-// GMAIL_SEND_EMAIL                GMAIL_FETCH_EMAILS                 query `in:sent to:ADDR subject:"S" after:EPOCH`
-// data.messages[] has to/subject (messageId, threadId, messageTimestamp)
-// GMAIL_REPLY_TO_THREAD           GMAIL_FETCH_MESSAGE_BY_THREAD_ID   thread_id
-// data.messages[] has a SENT message with messageText = message_body
-// GMAIL_CREATE_EMAIL_DRAFT        GMAIL_LIST_DRAFTS                  max_results (verbose true)
-// data.drafts[].message has to/subject/body
-// GMAIL_ADD_LABEL_TO_EMAIL        GMAIL_FETCH_MESSAGE_BY_MESSAGE_ID  message_id
-// data.labelIds contains every add_label_ids
-// GMAIL_DELETE_MESSAGE            GMAIL_FETCH_MESSAGE_BY_MESSAGE_ID  message_id                                     the
-// read fails: successful false, error "Requested entity was not found"
-// SLACK_SEND_MESSAGE              SLACK_FETCH_CONVERSATION_HISTORY   channel, oldest/latest (ts or epoch seconds)
-// data.messages[].text = text (or markdown_text); ts
-// GITHUB_CREATE_AN_ISSUE          GITHUB_LIST_REPOSITORY_ISSUES      owner, repo, state "all", since (ISO 8601)
-// data.issues[] has title/body; number, created_at
-// GITHUB_CREATE_AN_ISSUE_COMMENT  GITHUB_LIST_ISSUE_COMMENTS         owner, repo, issue_number, since
-// data.comments[].body = body; id, created_at
-// HUBSPOT_CREATE_CONTACT          HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA filterGroups (email EQ) or query
-// data.results[].properties.email; id, createdAt
+//	GMAIL_SEND_EMAIL → GMAIL_FETCH_EMAILS
+//	    arguments: query `in:sent to:ADDR subject:"S" after:EPOCH`
+//	    the effect is there when: data.messages[] has to/subject (messageId, threadId, messageTimestamp)
+//	GMAIL_REPLY_TO_THREAD → GMAIL_FETCH_MESSAGE_BY_THREAD_ID
+//	    arguments: thread_id
+//	    the effect is there when: data.messages[] has a SENT message with messageText = message_body
+//	GMAIL_CREATE_EMAIL_DRAFT → GMAIL_LIST_DRAFTS
+//	    arguments: max_results (verbose true)
+//	    the effect is there when: data.drafts[].message has to/subject/body
+//	GMAIL_ADD_LABEL_TO_EMAIL → GMAIL_FETCH_MESSAGE_BY_MESSAGE_ID
+//	    arguments: message_id
+//	    the effect is there when: data.labelIds contains every add_label_ids
+//	GMAIL_DELETE_MESSAGE → GMAIL_FETCH_MESSAGE_BY_MESSAGE_ID
+//	    arguments: message_id
+//	    the effect is there when: the read fails: successful false, error "Requested entity was not found"
+//	SLACK_SEND_MESSAGE → SLACK_FETCH_CONVERSATION_HISTORY
+//	    arguments: channel, oldest/latest (ts or epoch seconds)
+//	    the effect is there when: data.messages[].text = text (or markdown_text); ts
+//	GITHUB_CREATE_AN_ISSUE → GITHUB_LIST_REPOSITORY_ISSUES
+//	    arguments: owner, repo, state "all", since (ISO 8601)
+//	    the effect is there when: data.issues[] has title/body; number, created_at
+//	GITHUB_CREATE_AN_ISSUE_COMMENT → GITHUB_LIST_ISSUE_COMMENTS
+//	    arguments: owner, repo, issue_number, since
+//	    the effect is there when: data.comments[].body = body; id, created_at
+//	HUBSPOT_CREATE_CONTACT → HUBSPOT_SEARCH_CONTACTS_BY_CRITERIA
+//	    arguments: filterGroups (email EQ) or query
+//	    the effect is there when: data.results[].properties.email; id, createdAt
 //
 // GMAIL_FETCH_EMAILS understands to:, from:, cc:, bcc:, subject: (quoted phrases),
 // label:, in:sent|inbox|anywhere, is:unread|read, after:/before: (epoch seconds or YYYY/MM/DD),
