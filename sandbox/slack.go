@@ -116,9 +116,7 @@ func (w *world) slackSend(c *call) opResult {
 	if bad != nil {
 		return *bad
 	}
-	text := strArg(c.args, "markdown_text")
-	text = cmp.Or(text, strArg(c.args, "text"))
-	text = cmp.Or(text, strArg(c.args, "blocks"))
+	text := cmp.Or(strArg(c.args, "markdown_text"), strArg(c.args, "text"), strArg(c.args, "blocks"))
 	if text == "" {
 		return fail(http.StatusBadRequest, "no_text")
 	}

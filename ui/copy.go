@@ -24,25 +24,36 @@ func (m *Model) copyBundle() tea.Cmd {
 // copyOut puts text on the clipboard with OSC 52; a terminal that cannot take it (TERM linux or
 // dumb) gets the text in a 0600 file instead, and the status line says which.
 func (m *Model) copyOut(what, text string, block bool) tea.Cmd {
+	return m.copyOutBecause(what, text, block, nil)
+}
+
+// copyOutBecause is copyOut for a copy made because something else failed (why, nil for none):
+// the status line says why beside where the copy went.
+func (m *Model) copyOutBecause(what, text string, block bool, why error) tea.Cmd {
 	if m.opt.NoOSC52 {
 		m.setInfo("writing the %s to a file…", what)
-		return copyFileCmd(m.be, what, text)
+		return copyFileCmd(m.be, what, text, why)
+	}
+	if why != nil {
+		m.setError(fmt.Errorf("%w; the %s is copied instead", why, what))
+		return copyText(text, block)
 	}
 	m.setInfo("copied the %s to the clipboard (OSC 52; nothing arrived? the terminal refuses OSC 52: set NO_OSC52=1 to get a file)", what)
 	return copyText(text, block)
 }
 
-// copyFileMsg says where the copy fallback wrote what (copyFileCmd).
+// copyFileMsg says where the copy fallback wrote what (copyFileCmd), and why the copy was made
+// (nil: the person asked for it).
 type copyFileMsg struct {
 	what, path string
-	err        error
+	err, why   error
 }
 
 // copyFileCmd writes text to the copy fallback's 0600 file, off the loop.
-func copyFileCmd(be Backend, what, text string) tea.Cmd {
+func copyFileCmd(be Backend, what, text string, why error) tea.Cmd {
 	return func() tea.Msg {
 		path, err := be.WriteCopy(what, text)
-		return copyFileMsg{what: what, path: path, err: err}
+		return copyFileMsg{what: what, path: path, err: err, why: why}
 	}
 }
 
@@ -50,6 +61,10 @@ func copyFileCmd(be Backend, what, text string) tea.Cmd {
 func (m *Model) copied(msg copyFileMsg) {
 	if msg.err != nil {
 		m.setError(fmt.Errorf("this terminal cannot take OSC 52 and the fallback file failed: %w", msg.err))
+		return
+	}
+	if msg.why != nil {
+		m.setError(fmt.Errorf("%w; the %s is in %s instead", msg.why, msg.what, msg.path))
 		return
 	}
 	m.setInfo("this terminal cannot take OSC 52 (TERM=%s): the %s is in %s", m.opt.Term, msg.what, msg.path)

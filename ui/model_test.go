@@ -1052,6 +1052,17 @@ func TestDashboardKey(t *testing.T) {
 		t.Errorf("copied %q (%v), want %q", b, err, want)
 	}
 
+	// a browser that fails: its error and where the address went, both on the status line
+	failing := filepath.Join(t.TempDir(), "failing.sh")
+	if err := os.WriteFile(failing, []byte("#!/bin/sh\nexit 3\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BROWSER", failing)
+	h.keys("o")
+	if s := ansi.Strip(h.screen()); !strings.Contains(s, "dashboard URL is in") || !strings.Contains(s, "exit status 3") {
+		t.Errorf("a failing browser: the status line does not say both why and where:\n%s", s)
+	}
+
 	h.keys("y")
 	if s := h.screen(); !strings.Contains(s, "dashboard URL") {
 		t.Errorf("the copy menu lacks the dashboard URL:\n%s", s)

@@ -94,11 +94,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		// no browser here (ssh, a container) or it failed: the address it would open, copied
-		cmd := m.copyOut("dashboard URL", msg.addr, false)
-		if msg.err != nil {
-			m.setError(fmt.Errorf("%w; the dashboard URL is copied instead", msg.err))
-		}
-		return m, cmd
+		return m, m.copyOutBecause("dashboard URL", msg.addr, false, msg.err)
 
 	case bundledMsg:
 		if msg.err != nil {
