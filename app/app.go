@@ -25,6 +25,7 @@ import (
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/logcache"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/sandbox"
 	"github.com/exectriage/exectriage/source"
@@ -272,7 +273,7 @@ func Open(ctx context.Context, o Options) (*App, error) {
 // profile's base URL that is not that API needs an explicit key (COMPOSIO_API_KEY, or the
 // profile's api_key_env). A login key is a person's, for every project they can see.
 func keyStaysWithItsHost(o Options, creds Credentials) error {
-	if creds.Key == "" || creds.From == "COMPOSIO_API_KEY" || usesDemo(o, creds) || o.File != "" && o.BaseURL == "" {
+	if creds.Key == "" || creds.From.Env != "" || usesDemo(o, creds) || o.File != "" && o.BaseURL == "" {
 		return nil
 	}
 	target := strings.TrimSpace(o.BaseURL)
@@ -311,7 +312,7 @@ func envBase(o Options, creds Credentials) string {
 	if v := strings.TrimSpace(o.getenv("COMPOSIO_BASE_URL")); v != "" {
 		return v
 	}
-	if creds.BaseURL != "" && creds.From != "COMPOSIO_API_KEY" {
+	if creds.BaseURL != "" && creds.From.Env == "" {
 		return creds.BaseURL
 	}
 	return ""
@@ -347,7 +348,7 @@ func maxGzipRatio(o Options) (int, error) {
 }
 
 // when there is none; never the key itself.
-func (a *App) KeyFrom() string { return a.creds.From }
+func (a *App) KeyFrom() phrase.KeyFrom { return a.creds.From }
 
 // Close closes the source.
 func (a *App) Close() error {
@@ -398,8 +399,7 @@ func (a *App) ownRetries(ctx context.Context, e *model.Execution, ps model.Provi
 	}
 	atts, err := a.j.j.Attempts(ctx, e.ID)
 	if err != nil {
-		ps.Reason += fmt.Sprintf(" (the journal could not be read to tell a retry's own effect apart: %v)", err)
-		return ps
+		return triage.OwnRetriesUnread(ps, err)
 	}
 	return triage.OwnRetries(ps, atts)
 }

@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -46,7 +45,7 @@ func (a *App) BundleInput(ctx context.Context, j *Journal, note string, items []
 		in.Items[i].Session, in.Items[i].SessionNote = sessions[sid].execs, sessions[sid].note
 	}
 	if j == nil {
-		in.HistoryNote = cmp.Or(in.HistoryNote, "no journal was open")
+		in.NoJournal = true
 		return in, nil
 	}
 	var errs []string

@@ -3,11 +3,11 @@ package app
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/retry"
 )
@@ -26,22 +26,21 @@ func (a *App) RecordJSON(e *model.Execution) string {
 	return buf.String()
 }
 
-// CurlFor is a curl command that would run the execution's call again, for a bug report or a
-// test against the sandbox: it names the session's own API (the base URL the session talks
-// to: --base-url, a profile's, the demo's sandbox), the key is the shell's $COMPOSIO_API_KEY
-// (never the key), the arguments are redacted, every part is single-quoted for a POSIX shell
-// (a quote in a base URL or an argument cannot end the quoting), and it says at its top that
-// it sends the call for real.
-func (a *App) CurlFor(e *model.Execution) string {
-	for _, r := range e.ToolSlug { // a slug from a hostile log is never put in a command
+// CurlFor is what a curl command that runs the execution's call again needs, for a bug report
+// or a test against the sandbox (phrase.Curl writes the command): the session's own API (the
+// base URL the session talks to: --base-url, a profile's, the demo's sandbox, its credentials
+// removed), the arguments redacted; never the key. A slug from a hostile log is not plain and
+// is never put in a command (Curl.Plain false).
+func (a *App) CurlFor(e *model.Execution) phrase.Curl {
+	c := phrase.Curl{Slug: e.ToolSlug, Plain: true}
+	for _, r := range e.ToolSlug {
 		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return "# no curl: the tool slug " + fmt.Sprintf(
-				"%q",
-				e.ToolSlug,
-			) + " is not a plain slug, so it is not put in a shell command\n"
+			c.Plain = false
+			return c
 		}
 	}
-	base := redact.Location(a.apiBase()) // the one rule for a location's credentials: a copied command carries none
+	c.Base = redact.Location(a.apiBase()) // the one rule for a location's credentials: a copied command carries none
+	c.URL = c.Base + "/api/v3.1/tools/execute/" + e.ToolSlug
 	args := json.RawMessage("{}")
 	if len(e.Arguments) > 0 {
 		args = a.policy.JSON(e.Arguments, false)
@@ -56,11 +55,10 @@ func (a *App) CurlFor(e *model.Execution) string {
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
-		return ""
+		return phrase.Curl{} // says nothing
 	}
-	return fmt.Sprintf("# sends %s again, for real, to %s: only against a sandbox, or after exectriage's guard said yes\n"+
-		"curl -sS -X POST %s \\\n  -H \"x-api-key: $COMPOSIO_API_KEY\" -H 'content-type: application/json' \\\n  -d %s\n",
-		e.ToolSlug, base, shellQuote(base+"/api/v3.1/tools/execute/"+e.ToolSlug), shellQuote(string(b)))
+	c.Body = string(b)
+	return c
 }
 
 // apiBase is the API base URL the session talks to: its client's, else the one the
@@ -77,10 +75,6 @@ func (a *App) apiBase() string {
 	}
 	return client.DefaultBaseURL
 }
-
-// shellQuote quotes s for a POSIX shell: single quotes, each quote in s closed, escaped and
-// reopened.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // WriteCopy writes what the copy menu would have put on the clipboard to a new 0600 file (in
 // a private directory: writeOut), for a terminal that cannot take OSC 52, and returns its path.

@@ -51,7 +51,7 @@ func TestCurlNamesTheSessionsAPIAndQuotesEveryPart(t *testing.T) {
 		t.Fatal("no Slack send in the sandbox's history")
 	}
 	e.Arguments = []byte(`{"channel":"#general","text":"it's $(touch pwned-args) and ` + "`touch pwned-tick`" + `"}`)
-	curl := a.CurlFor(&e)
+	curl := a.CurlFor(&e).String()
 	if !strings.Contains(curl, base+"/api/v3.1/tools/execute/SLACK_SEND_MESSAGE") || strings.Contains(curl, "backend.composio.dev") {
 		t.Fatalf("the curl does not name the session's API:\n%s", curl)
 	}
@@ -77,7 +77,7 @@ func TestCurlNamesTheSessionsAPIAndQuotesEveryPart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	curl = b.CurlFor(&e)
+	curl = b.CurlFor(&e).String()
 	cmd = exec.Command("sh", "-c", curl)
 	cmd.Dir, cmd.Env = dir, []string{"COMPOSIO_API_KEY=k", "PATH=" + os.Getenv("PATH")}
 	_ = cmd.Run() // port 1: curl fails; nothing else may run
@@ -102,7 +102,7 @@ func TestTheCurlCarriesNoPassword(t *testing.T) {
 			t.Fatal(err)
 		}
 		e := model.Execution{ID: "log_1", ToolSlug: "SLACK_SEND_MESSAGE"}
-		curl := b.CurlFor(&e)
+		curl := b.CurlFor(&e).String()
 		b.Close()
 		if strings.Contains(curl, "s3cr3t-pw") || !strings.Contains(curl, "/api/v3.1/tools/execute/SLACK_SEND_MESSAGE") {
 			t.Errorf("the curl of %s:\n%s", base, curl)

@@ -50,12 +50,12 @@ func TestSessionArgs(t *testing.T) {
 func TestSendPreviewShowsTheArguments(t *testing.T) {
 	body := strings.Repeat("é", 1000) // 2,000 bytes
 	e := &model.Execution{ToolSlug: "GMAIL_SEND_EMAIL", Arguments: []byte(`{"body":"` + body + `","to":"a@b.example"}`)}
-	got := strings.Join(sendPreview(e, redact.NewPolicy("").Redactor()), "\n")
+	got := strings.Join(sendPreview(e, redact.NewPolicy("").Redactor()).Lines(), "\n")
 	if !strings.Contains(got, body) || !strings.Contains(got, `"to":"a@b.example"`) {
 		t.Errorf("the arguments are not shown whole:\n%.300s", got)
 	}
 	e.Arguments = []byte(`{"body":"` + strings.Repeat("é", 3000) + `"}`)
-	got = strings.Join(sendPreview(e, redact.NewPolicy("").Redactor()), "\n")
+	got = strings.Join(sendPreview(e, redact.NewPolicy("").Redactor()).Lines(), "\n")
 	if !utf8.ValidString(got) || !strings.Contains(got, "more bytes)") {
 		t.Errorf("a long argument is not cut cleanly: valid %v, %q", utf8.ValidString(got), got[len(got)-200:])
 	}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"cmp"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,6 +9,7 @@ import (
 	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/journal"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/redact"
 )
 
@@ -17,28 +17,28 @@ import (
 // found without opening the source or the journal (no network, nothing created) and never
 // holds the API key.
 type Info struct {
-	Version       string `json:"version"`
-	GoVersion     string `json:"go_version"`
-	JournalSchema int    `json:"journal_schema"`
-	Config        string `json:"config"`
-	ConfigFound   bool   `json:"config_found"`
-	ConfigFrom    string `json:"config_from"` // --config, EXECTRIAGE_CONFIG, default
-	Journal       string `json:"journal"`     // path or DSN, password redacted
-	JournalKind   string `json:"journal_kind"`
-	JournalGuards string `json:"journal_guards"`
-	JournalFound  bool   `json:"journal_found"`
+	Version       string        `json:"version"`
+	GoVersion     string        `json:"go_version"`
+	JournalSchema int           `json:"journal_schema"`
+	Config        string        `json:"config"`
+	ConfigFound   bool          `json:"config_found"`
+	ConfigFrom    string        `json:"config_from"` // --config, EXECTRIAGE_CONFIG, default
+	Journal       string        `json:"journal"`     // path or DSN, password redacted
+	JournalKind   string        `json:"journal_kind"`
+	JournalGuards phrase.Guards `json:"journal_guards"`
+	JournalFound  bool          `json:"journal_found"`
 	// Index is the team index the session reads and keeps the logs in (location, password
 	// redacted; "" for none: the local cache).
-	Index        string `json:"index,omitempty"`
-	StateDir     string `json:"state_dir"`
-	DemoAnchor   string `json:"demo_anchor"`
-	Spool        string `json:"spool"` // where gzipped exports are decompressed while open
-	Source       string `json:"source"`
-	SourceWhy    string `json:"source_why"`
-	KeyFrom      string `json:"api_key_from"` // never the key
-	Profile      string `json:"profile,omitempty"`
-	Production   bool   `json:"production,omitempty"`
-	DashboardURL string `json:"dashboard_log_url"` // the template `o` opens ("" for none)
+	Index        string           `json:"index,omitempty"`
+	StateDir     string           `json:"state_dir"`
+	DemoAnchor   string           `json:"demo_anchor"`
+	Spool        string           `json:"spool"` // where gzipped exports are decompressed while open
+	Source       string           `json:"source"`
+	SourceWhy    phrase.SourceWhy `json:"source_why"`
+	KeyFrom      phrase.KeyFrom   `json:"api_key_from"` // never the key
+	Profile      string           `json:"profile,omitempty"`
+	Production   bool             `json:"production,omitempty"`
+	DashboardURL string           `json:"dashboard_log_url"` // the template `o` opens ("" for none)
 }
 
 // GetInfo says what a session with these options would use.
@@ -82,7 +82,6 @@ func GetInfo(o Options) (Info, error) {
 		return in, err
 	}
 	in.KeyFrom = keyFromLabel(o, creds.From)
-	in.KeyFrom = cmp.Or(in.KeyFrom, "none (no COMPOSIO_API_KEY, no Composio CLI login)")
 	dsn, err := JournalDSN(o)
 	if err != nil {
 		return in, err
@@ -91,9 +90,9 @@ func GetInfo(o Options) (Info, error) {
 	if d := indexDSN(o); d != "" {
 		in.Index = redact.Location(d)
 	}
-	in.JournalKind, in.JournalGuards = "SQLite", "this machine's processes that use the same file"
+	in.JournalKind, in.JournalGuards = "SQLite", phrase.Guards{}
 	if journal.IsPostgres(dsn) {
-		in.JournalKind, in.JournalGuards = "PostgreSQL", "everyone who uses it"
+		in.JournalKind, in.JournalGuards = "PostgreSQL", phrase.Guards{Postgres: true}
 	} else {
 		_, err := os.Stat(dsn)
 		in.JournalFound = err == nil
@@ -106,23 +105,20 @@ func GetInfo(o Options) (Info, error) {
 	}
 	switch {
 	case o.File != "":
-		in.Source, in.SourceWhy = "FILE "+o.File, "--file"
+		in.Source, in.SourceWhy = "FILE "+o.File, phrase.SourceWhy{By: "--file"}
 	case o.BaseURL != "":
-		in.Source, in.SourceWhy = "LIVE "+redact.Location(o.BaseURL), "--base-url"
+		in.Source, in.SourceWhy = "LIVE "+redact.Location(o.BaseURL), phrase.SourceWhy{By: "--base-url"}
 	case usesDemo(o, creds):
-		in.Source, in.SourceWhy = "DEMO", "--demo"
-		if !o.Demo {
-			in.SourceWhy = "no API key and no local sandbox at COMPOSIO_BASE_URL"
-		}
+		in.Source, in.SourceWhy = "DEMO", phrase.SourceWhy{By: "--demo", NoKey: !o.Demo}
 	default:
 		base := envBase(o, creds)
-		in.SourceWhy = "COMPOSIO_BASE_URL"
+		in.SourceWhy = phrase.SourceWhy{By: "COMPOSIO_BASE_URL"}
 		if base == "" {
-			base, in.SourceWhy = client.DefaultBaseURL, "the public API"
+			base, in.SourceWhy.PublicAPI = client.DefaultBaseURL, true
 		}
 		in.Source = "LIVE " + strings.TrimSuffix(redact.Location(base), "/")
 		if creds.Key != "" {
-			in.SourceWhy += ", key from " + keyFromLabel(o, creds.From) // the one label "API key from" shows
+			in.SourceWhy.Key = keyFromLabel(o, creds.From) // the one label "API key from" shows
 		}
 	}
 	return in, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/google/uuid"
 )
@@ -165,17 +166,27 @@ func OpenExistingJournal(ctx context.Context, o Options) (*Journal, error) {
 }
 
 // OpenJournalIfExists opens the journal for reading only when it exists (a bundle, or a
-// read-only TUI, never creates, migrates or recovers one); note says why there is none.
-func OpenJournalIfExists(ctx context.Context, o Options) (j *Journal, note string) {
+// read-only TUI, never creates, migrates or recovers one); the error says why there is none:
+// none there yet (errors.Is journal.ErrNoJournal), or one that could not be read.
+func OpenJournalIfExists(ctx context.Context, o Options) (*Journal, error) {
 	j, err := OpenJournalReadOnly(ctx, o)
 	switch {
 	case errors.Is(err, journal.ErrNoJournal):
-		return nil, "no journal found: nothing was confirmed, retried or marked with exectriage on this machine"
+		return nil, noneFound{err}
 	case err != nil:
-		return nil, "journal not read: " + err.Error()
+		return nil, fmt.Errorf("journal not read: %w", err)
 	}
-	return j, ""
+	return j, nil
 }
+
+// noneFound is OpenJournalIfExists's error when there is no journal yet.
+type noneFound struct{ err error }
+
+func (noneFound) Error() string {
+	return "no journal found: nothing was confirmed, retried or marked with exectriage on this machine"
+}
+
+func (e noneFound) Unwrap() error { return e.err }
 
 // ReadOnly reports whether the journal was opened read-only (every write is refused).
 func (j *Journal) ReadOnly() bool { return j != nil && j.readOnly }
@@ -199,11 +210,9 @@ func (j *Journal) Close() error {
 // Where names the journal (a path, or the PostgreSQL DSN without its password).
 func (j *Journal) Where() string { return j.j.Where() }
 
-// Guards says whom the journal keeps from retrying the same execution twice: a SQLite file
-// guards the processes of this machine that use the same file; a PostgreSQL journal everyone
-// who uses it. Two journals do not know of each other.
-func (j *Journal) Guards() string {
-	return j.Kind() + " " + j.Where() + ": " + j.guards()
+// Guards says whom the journal keeps from retrying the same execution twice (phrase.Guards).
+func (j *Journal) Guards() phrase.Guards {
+	return phrase.Guards{Postgres: journal.IsPostgres(j.Where()), Unguarded: j.unguarded}
 }
 
 // Kind is "SQLite journal" or "PostgreSQL journal".
@@ -212,16 +221,6 @@ func (j *Journal) Kind() string {
 		return "PostgreSQL journal"
 	}
 	return "SQLite journal"
-}
-
-func (j *Journal) guards() string {
-	if j.unguarded != nil {
-		return "guards nothing: " + j.unguarded.Error()
-	}
-	if journal.IsPostgres(j.Where()) {
-		return "guards everyone who uses it"
-	}
-	return "guards this machine only; teammates on other journals are not guarded (share one PostgreSQL journal)"
 }
 
 // Entries are the journal's records of one execution ("": of all), newest first.
@@ -283,16 +282,17 @@ func (a *App) JournalProblem() string {
 
 // ViewJournal opens the journal, when it exists, for reading only, so that a reading command
 // shows each execution's case as every other front does (it never creates, migrates or
-// recovers one); the app closes it. It returns why there is none ("" when it was opened).
-func (a *App) ViewJournal(ctx context.Context) string {
+// recovers one); the app closes it. It returns why there is none (OpenJournalIfExists's
+// error; nil when one is open).
+func (a *App) ViewJournal(ctx context.Context) error {
 	if a.j != nil {
-		return ""
+		return nil
 	}
-	j, note := OpenJournalIfExists(ctx, a.o)
+	j, err := OpenJournalIfExists(ctx, a.o)
 	if j != nil {
 		a.j, a.ownJ = j, true
 	}
-	return note
+	return err
 }
 
 // Journal is the session's journal, nil when none is open.

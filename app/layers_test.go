@@ -40,7 +40,7 @@ var layerRules = []struct {
 	{"client", []string{"app", "ui", "cli", "triage", "journal", "retry", "source", "sandbox"}, "the client only talks HTTP"},
 	{"logcache", []string{"app", "ui", "cli", "triage", "verify", "journal", "retry", "source", "client", "sandbox", "config"}, "the cache keeps records; it imports model only"},
 	{"watch", []string{"app", "ui", "cli", "triage", "retry", "source", "client", "sandbox", "window"}, "watch finds events in a judged window and delivers them; it neither reads the API nor judges"},
-	{"phrase", []string{"app", "ui", "cli", "client", "source", "sandbox", "window"}, "phrase words the journal's records for the fronts; it reads nothing"},
+	{"phrase", []string{"app", "ui", "cli", "sandbox", "window"}, "phrase words the records below app for the fronts (it names client's and source's error types, calls neither: TestPhraseReadsNothing)"},
 	{"model", []string{""}, "model imports no package of the project"},
 	{"redact", []string{""}, "redact imports no package of the project"},
 	{"sdkversion", []string{""}, "sdkversion imports no package of the project"},
@@ -504,5 +504,141 @@ func TestNoLongLines(t *testing.T) {
 	}
 	if got := longLines(t, bad); len(got) != 1 || !strings.HasPrefix(got[0], "x/a.go:2 ") {
 		t.Errorf("reported %q, want x/a.go:2 only", got)
+	}
+}
+
+// sentences lists the words for people that app's non-test files hold: a string literal of
+// three words or more that does not go into an error (fmt.Errorf, errors.New, an *Error's
+// fields, an Error method, an argument of a function of app that makes an error: an error
+// carries its own text up the chain, as Go's errors do) or a log record (an operator's
+// structured log). app returns records; the fronts word them (package phrase).
+func sentences(t *testing.T, fsys fs.FS) (out []string) {
+	t.Helper()
+	inApp := func(p string) bool { return under(p, "app") }
+	makers := map[string]bool{"fmt.Errorf": true, "errors.New": true}
+	eachFile(t, fsys, inApp, func(_ string, f *ast.File) {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Type.Results != nil && len(fd.Type.Results.List) == 1 &&
+				types.ExprString(fd.Type.Results.List[0].Type) == "error" {
+				makers[fd.Name.Name] = true
+			}
+		}
+	})
+	eachFile(t, fsys, inApp, func(path string, f *ast.File) {
+		var stack []ast.Node
+		ast.Inspect(f, func(n ast.Node) bool {
+			if n == nil {
+				stack = stack[:len(stack)-1]
+				return true
+			}
+			stack = append(stack, n)
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err != nil || len(strings.Fields(s)) < 3 || forError(stack, makers) {
+				return true
+			}
+			out = append(out, path+": "+strconv.Quote(s))
+			return true
+		})
+	})
+	return out
+}
+
+// forError says whether the innermost literal of stack goes into an error (a call of makers,
+// by its name or its selector's) or a log record.
+func forError(stack []ast.Node, makers map[string]bool) bool {
+	for i := len(stack) - 2; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *ast.FuncDecl:
+			return n.Name.Name == "Error" && n.Recv != nil
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			name, last := "", ""
+			switch fn := n.Fun.(type) {
+			case *ast.SelectorExpr:
+				name, last = types.ExprString(fn), fn.Sel.Name
+			case *ast.Ident:
+				name, last = fn.Name, fn.Name
+			}
+			switch {
+			case makers[name], makers[last] && !isPackageCall(n):
+				return true
+			case strings.Contains(strings.ToLower(name), "log.") && slices.Contains([]string{"Info", "Warn", "Error", "Debug"}, last):
+				return true
+			}
+		case *ast.CompositeLit:
+			if strings.HasSuffix(types.ExprString(n.Type), "Error") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isPackageCall says whether c calls a function of another package (fmt.Sprintf: its
+// qualifier resolves to no object of the file), not one of app's or a method.
+func isPackageCall(c *ast.CallExpr) bool {
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	id, ok := sel.X.(*ast.Ident)
+	return ok && id.Obj == nil
+}
+
+func TestAppReturnsNoSentence(t *testing.T) {
+	for _, v := range sentences(t, os.DirFS("..")) {
+		t.Error(v)
+	}
+	bad := fstest.MapFS{
+		"app/a.go": {Data: []byte("package app\nfunc f() string { return \"guards this machine only\" }\n" +
+			"func g() error { return fmt.Errorf(\"open the journal: %w\", err) }\n" +
+			"func h() error { return &UsageError{Msg: \"this session is read-only\"} }\n" +
+			"func k() { log.Info(\"waiting for the rate limit\") }\nvar v = \"two words\"\n" +
+			"func (a *App) CheckWrite(what string) error { return nil }\nfunc m(a *App) { _ = a.CheckWrite(\"nothing was sent\") }\n" +
+			"type e struct{}\nfunc (e) Error() string { return \"no journal found here\" }\n")},
+		"app/a_test.go": {Data: []byte("package app\nvar s = \"a whole sentence here\"\n")},
+		"cli/c.go":      {Data: []byte("package cli\nvar s = \"a whole sentence here\"\n")},
+	}
+	if got := sentences(t, bad); len(got) != 1 || !strings.Contains(got[0], "guards this machine only") {
+		t.Errorf("reported %q, want app/a.go's one sentence", got)
+	}
+}
+
+// phraseCalls lists phrase's calls of a function of client or source: phrase names their error
+// types to word an error, and reads nothing.
+func phraseCalls(t *testing.T, fsys fs.FS) (out []string) {
+	t.Helper()
+	eachFile(t, fsys, func(p string) bool { return under(p, "phrase") }, func(path string, f *ast.File) {
+		local := importedAs(f, "client", "source")
+		ast.Inspect(f, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] != "" {
+						out = append(out, path+": calls "+types.ExprString(sel))
+					}
+				}
+			}
+			return true
+		})
+	})
+	return out
+}
+
+func TestPhraseReadsNothing(t *testing.T) {
+	for _, v := range phraseCalls(t, os.DirFS("..")) {
+		t.Error(v)
+	}
+	imp := "import \"" + module
+	bad := fstest.MapFS{
+		"phrase/p.go":  {Data: []byte("package phrase\n" + imp + "client\"\nfunc f(c *client.Client) { client.New(); var e *client.APIError; _ = e }\n")},
+		"phrase/ok.go": {Data: []byte("package phrase\n" + imp + "source\"\nimport \"errors\"\nfunc f(err error) bool { var fe *source.FileError; return errors.As(err, &fe) }\n")},
+	}
+	if got := phraseCalls(t, bad); len(got) != 1 {
+		t.Errorf("reported %q, want phrase/p.go's client.New", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/internal/safefile"
+	"github.com/exectriage/exectriage/phrase"
 )
 
 // Credentials is the API key a session uses and where it came from: COMPOSIO_API_KEY, else
@@ -18,8 +19,8 @@ import (
 // COMPOSIO_ORG_ID / COMPOSIO_PROJECT_ID when set.
 type Credentials struct {
 	Key     string
-	BaseURL string // the login's base_url ("" from the environment)
-	From    string // "COMPOSIO_API_KEY", "the Composio CLI login (PATH)", or "" for none
+	BaseURL string         // the login's base_url ("" from the environment)
+	From    phrase.KeyFrom // the zero KeyFrom for none
 	UserKey bool
 	OrgID   string
 	Project string
@@ -41,7 +42,7 @@ func LoginFile(getenv func(string) string) string {
 func ResolveCredentials(o Options) (Credentials, error) {
 	c := Credentials{OrgID: strings.TrimSpace(o.getenv("COMPOSIO_ORG_ID")), Project: strings.TrimSpace(o.getenv("COMPOSIO_PROJECT_ID"))}
 	if k := strings.TrimSpace(o.getenv("COMPOSIO_API_KEY")); k != "" {
-		c.Key, c.From = k, "COMPOSIO_API_KEY"
+		c.Key, c.From = k, phrase.KeyFrom{Env: "COMPOSIO_API_KEY"}
 	} else if path := LoginFile(o.getenv); path != "" {
 		b, err := safefile.Read(path, 1<<20)
 		switch {
@@ -59,7 +60,7 @@ func ResolveCredentials(o Options) (Credentials, error) {
 				return c, Usagef("the Composio CLI login %s is not JSON: %v", path, err)
 			}
 			if k := strings.TrimSpace(login.APIKey); k != "" {
-				c.Key, c.BaseURL, c.From = k, strings.TrimSpace(login.BaseURL), "the Composio CLI login ("+path+")"
+				c.Key, c.BaseURL, c.From = k, strings.TrimSpace(login.BaseURL), phrase.KeyFrom{Login: path}
 				c.OrgID = cmp.Or(c.OrgID, strings.TrimSpace(login.OrgID))
 				c.Project = cmp.Or(c.Project, strings.TrimSpace(login.Project))
 			}

@@ -43,7 +43,7 @@ func TestCLILoginIsUsed(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Close()
-			if a.SourceKind() != model.SourceLive || a.KeyFrom() == "" || a.KeyFrom()[:len(tt.from)] != tt.from {
+			if a.SourceKind() != model.SourceLive || !strings.HasPrefix(a.KeyFrom().String(), tt.from) {
 				t.Fatalf("source %s, key from %q", a.SourceKind(), a.KeyFrom())
 			}
 			if _, err := a.LoadAll(context.Background()); err != nil {

@@ -2,13 +2,13 @@ package app
 
 import (
 	"cmp"
-	"fmt"
 	"os"
 
 	"slices"
 	"strings"
 
 	"github.com/exectriage/exectriage/config"
+	"github.com/exectriage/exectriage/phrase"
 )
 
 // ProfileInfo is the profile a session runs under, for the header and info.
@@ -89,11 +89,11 @@ func profileName(o Options) string {
 	return strings.TrimSpace(o.getenv("EXECTRIAGE_PROFILE"))
 }
 
-// keyFromLabel names where the key came from under a profile: "$COMPOSIO_API_KEY_PROD
-// (profile prod)" rather than COMPOSIO_API_KEY.
-func keyFromLabel(o Options, from string) string {
-	if o.profileKeyEnv != "" && from == "COMPOSIO_API_KEY" {
-		return fmt.Sprintf("$%s (profile %s)", o.profileKeyEnv, o.profile.Name)
+// keyFromLabel names where the key came from under a profile: its api_key_env
+// ($COMPOSIO_API_KEY_PROD, profile prod) rather than COMPOSIO_API_KEY.
+func keyFromLabel(o Options, from phrase.KeyFrom) phrase.KeyFrom {
+	if o.profileKeyEnv != "" && from.Env == "COMPOSIO_API_KEY" {
+		return phrase.KeyFrom{Env: o.profileKeyEnv, Profile: o.profile.Name}
 	}
 	return from
 }

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/exectriage/exectriage/client"
@@ -16,26 +15,6 @@ type RateWait struct {
 	// Read is how many executions the session's loads had listed when the wait began (the CLI
 	// says it beside the wait; the TUI's header counts what it holds itself).
 	Read int64
-}
-
-// String says what the session waits for, for a progress line.
-func (w RateWait) String() string {
-	s := fmt.Sprintf("waiting %s for the API's rate limit", w.Wait.Round(time.Second))
-	if w.Limit > 0 {
-		s += fmt.Sprintf(" (%d requests a window", w.Limit)
-		if w.Refused {
-			s += ", answered 429"
-		}
-		s += ")"
-	}
-	return s
-}
-
-// Forms says the wait in words, longest first, for a line that may be narrow: String, then
-// without the budget, then "rate limit: 12s".
-func (w RateWait) Forms() []string {
-	wait := w.Wait.Round(time.Second)
-	return []string{w.String(), fmt.Sprintf("waiting %s for the API's rate limit", wait), fmt.Sprintf("rate limit: %s", wait)}
 }
 
 // rateNotice is the client's notice: the session keeps the wait (RateWaiting) and tells the

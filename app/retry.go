@@ -2,14 +2,13 @@ package app
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 	"unicode/utf8"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/retry"
 	"github.com/exectriage/exectriage/triage"
@@ -100,8 +99,8 @@ type RetryEvidence struct {
 	Triage   model.Triage
 	Provider model.ProviderState // zero State: the provider could not be asked
 	Decision triage.GuardDecision
-	// Send describes the request that would go out, one line each.
-	Send []string
+	// Send describes the request that would go out.
+	Send phrase.Send
 }
 
 // RetryOutcome is how a retry from the dialog ended.
@@ -134,7 +133,7 @@ func (a *App) Evidence(ctx context.Context, e model.Execution, t model.Triage, p
 	r := a.policy.Redactor()
 	ev.Send = sendPreview(&e, r)
 	if a.j != nil {
-		ev.Send = append(ev.Send, "guarded by the "+a.j.Kind()+": "+a.j.guards())
+		ev.Send.Journal, ev.Send.Guards = a.j.Kind(), a.j.Guards()
 	}
 	ev.Provider = hideState(ev.Provider, r)
 	return ev, nil
@@ -191,9 +190,9 @@ func hideState(ps model.ProviderState, r *redact.Redactor) model.ProviderState {
 	return ps
 }
 
-// sendPreview says what a retry would send: the arguments with their secrets redacted (the
-// retry sends the original bytes).
-func sendPreview(e *model.Execution, r *redact.Redactor) []string {
+// sendPreview is what a retry would send: the arguments with their secrets redacted (the
+// retry sends the original bytes), cut to a bound.
+func sendPreview(e *model.Execution, r *redact.Redactor) phrase.Send {
 	args := "{}"
 	var buf bytes.Buffer
 	if len(e.Arguments) <= maxPreviewParse {
@@ -203,19 +202,14 @@ func sendPreview(e *model.Execution, r *redact.Redactor) []string {
 	} else {
 		args = r.String(string(e.Arguments[:1024]))
 	}
+	more := 0
 	if len(args) > maxPreviewArgs { // the dialog scrolls: all of it up to a bound, cut on a rune
 		cut := maxPreviewArgs
 		for cut > 0 && !utf8.RuneStart(args[cut]) {
 			cut--
 		}
-		args = args[:cut] + fmt.Sprintf("… (%d more bytes)", len(args)-cut)
+		args, more = args[:cut], len(args)-cut
 	}
 	_, versionNote := retry.ToolVersionOf(e)
-	return []string{
-		"POST tools/execute/" + e.ToolSlug + ", once, through the no-retry client",
-		"tool version " + versionNote,
-		"account " + cmp.Or(e.ConnectedAccountID, "-") + " · user " + cmp.Or(e.UserID, "-"),
-		"arguments " + args,
-		"x-request-id = a new attempt id, journaled before anything is sent",
-	}
+	return phrase.Send{Slug: e.ToolSlug, VersionNote: versionNote, Account: e.ConnectedAccountID, User: e.UserID, Args: args, More: more}
 }

@@ -85,7 +85,7 @@ func TestTheDialogShowsNoSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := strings.Join(ev.Send, "\n") + ev.Provider.Reason + string(ev.Provider.ReadArgs)
+	all := strings.Join(ev.Send.Lines(), "\n") + ev.Provider.Reason + string(ev.Provider.ReadArgs)
 	for _, secret := range []string{"hunter2-s3cret", "sk_live_4eC39", "ghp_16C7e42F", "ya29.a0AfH6SMBx"} {
 		if strings.Contains(all, secret) {
 			t.Errorf("the dialog shows %s:\n%s", secret, all)

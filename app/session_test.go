@@ -4,17 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/exectriage/exectriage/bundle"
-	"github.com/exectriage/exectriage/client"
 	"github.com/exectriage/exectriage/internal/testkit/benchdata"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/phrase"
@@ -56,7 +52,7 @@ func TestASessionAsTheTUIUsesIt(t *testing.T) {
 	if a.SourceKind() != model.SourceDemo || !a.CanSend() || a.ReadOnly() || a.AllowsReads() || a.Version() != "test" || a.Now().IsZero() {
 		t.Fatalf("the demo session: %s send=%v ro=%v", a.SourceKind(), a.CanSend(), a.ReadOnly())
 	}
-	if a.Config().Path == "" || a.TriageOptions().Window <= 0 || a.Policy() == nil || a.Profile().Name != "" || a.KeyFrom() != "" {
+	if a.Config().Path == "" || a.TriageOptions().Window <= 0 || a.Policy() == nil || a.Profile().Name != "" || !a.KeyFrom().None() {
 		t.Errorf("session settings: %+v", a.TriageOptions())
 	}
 	if err := a.CheckFile(ctx); err != nil {
@@ -107,8 +103,8 @@ func TestASessionAsTheTUIUsesIt(t *testing.T) {
 		t.Fatalf("Verify: %+v", ps)
 	}
 	ev, err := a.Evidence(ctx, full, tr, ps)
-	if err != nil || len(ev.Send) < 5 || !strings.Contains(strings.Join(ev.Send, "\n"), "guarded by the SQLite journal") {
-		t.Fatalf("Evidence: %+v %v", ev.Send, err)
+	if err != nil || len(ev.Send.Lines()) < 5 || !strings.Contains(strings.Join(ev.Send.Lines(), "\n"), "guarded by the SQLite journal") {
+		t.Fatalf("Evidence: %+v %v", ev.Send.Lines(), err)
 	}
 	out := a.RetryConfirmed(ctx, full, ps, "the customer saw nothing")
 	if out.AttemptID == "" || out.Err != "" {
@@ -169,8 +165,8 @@ func TestASessionAsTheTUIUsesIt(t *testing.T) {
 	if err != nil || states[e.ID].Verdict != fits[0] {
 		t.Errorf("JournalStates: %v %v", states[e.ID], err)
 	}
-	if j.Kind() != "SQLite journal" || !strings.Contains(j.Guards(), "guards this machine only") || j.Where() == "" {
-		t.Errorf("journal: %s %s", j.Kind(), j.Guards())
+	if j.Kind() != "SQLite journal" || !strings.Contains(j.Guards().Sentence(), "guards this machine only") || j.Where() == "" {
+		t.Errorf("journal: %s %s", j.Kind(), j.Guards().Sentence())
 	}
 	// a bundle of it, in a private directory
 	t.Setenv("TMPDIR", t.TempDir())
@@ -222,37 +218,8 @@ func bundleItems(l *Loaded, id string) []bundle.Item {
 	return []bundle.Item{{Exec: l.Execs[i], Triage: l.Result.Triage[i]}}
 }
 
-// TestExplainSaysWhatToDo: every kind of failure gets one line with what happened and what to
-// do next, in the words of the front that shows it.
-func TestExplainSaysWhatToDo(t *testing.T) {
-	long := strings.Repeat("word ", 100)
-	for _, tt := range []struct {
-		err   error
-		again Again
-		want  string
-	}{
-		{nil, AgainCLI, ""},
-		{&client.APIError{StatusCode: 401}, AgainCLI, "not authorised: check COMPOSIO_API_KEY"},
-		{&client.APIError{StatusCode: 429}, AgainTUI, "wait a minute, then press R"},
-		{&client.APIError{StatusCode: 429}, AgainCLI, "wait a minute, then run the command again"},
-		{&client.APIError{StatusCode: 503}, AgainTUI, "press R to try again later"},
-		{&client.APIError{StatusCode: 400, Message: "bad"}, AgainCLI, "400"},
-		{&source.FileError{Path: "x", Msg: "not JSON"}, AgainCLI, "bad file"},
-		{fmt.Errorf("no execution: %w", source.ErrNotFound), AgainTUI, "aged out of the window; press R"},
-		{fmt.Errorf("no execution: %w", source.ErrNotFound), AgainCLI, "(--since)"},
-		{context.DeadlineExceeded, AgainCLI, "timed out"},
-		{&url.Error{Op: "Post", URL: "http://x", Err: errors.New("connection refused")}, AgainCLI, "network error"},
-		{errors.New(long), AgainCLI, "…"},
-	} {
-		if got := Explain(tt.err, tt.again); !strings.Contains(got, tt.want) || strings.Contains(got, "\n") {
-			t.Errorf("Explain(%v) = %q, want %q", tt.err, got, tt.want)
-		}
-	}
-	// a file that is not there is no network error, wherever the path comes from
-	missing := &fs.PathError{Op: "open", Path: "/nowhere/journal.db", Err: syscall.ENOENT}
-	if got := Explain(fmt.Errorf("journal: %w", missing), AgainCLI); strings.Contains(got, "network") || !strings.Contains(got, "/nowhere/journal.db: no such file") {
-		t.Errorf("Explain(a missing file) = %q", got)
-	}
+// TestHideKnownHidesTheKey: the configured key never shows, whatever the text around it.
+func TestHideKnownHidesTheKey(t *testing.T) {
 	if got := HideKnown("key ak_live_secret_123456 here", "ak_live_secret_123456"); strings.Contains(got, "ak_live_secret") {
 		t.Errorf("HideKnown = %q", got)
 	}

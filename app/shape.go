@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 )
 
 // ShapeField is one field of a log record triage reads, and how many of the records read
@@ -27,53 +28,25 @@ type Shape struct {
 	NoStoredData bool `json:"no_stored_data"`
 }
 
-// shapeFields are the fields in the order they are reported, with what is lost without them.
+// shapeFields are the fields in the order they are reported, and how a record shows it
+// carries one (what is lost without it is phrase.Without's).
 var shapeFields = []struct {
-	name    string
-	has     func(e *model.Execution) bool
-	without string
+	name string
+	has  func(e *model.Execution) bool
 }{
-	{"tool", func(e *model.Execution) bool { return e.ToolSlug != "" }, "nothing can be triaged: no tool, no kind"},
-	{"toolkit", func(e *model.Execution) bool { return e.ToolkitSlug != "" }, "the toolkit column and the provider's name in the advice"},
-	{
-		"arguments",
-		func(e *model.Execution) bool { return len(e.Arguments) > 0 },
-		"duplicate groups, provider checks and the guarded retry (all need the arguments)",
-	},
-	{"response", func(e *model.Execution) bool { return len(e.Response) > 0 }, "a 200 with successful:false is only seen in the error"},
-	{
-		"error kind",
-		func(e *model.Execution) bool { return e.Error != nil && e.Error.Kind != "" },
-		"outcomes are read from the error's text alone",
-	},
-	{
-		"upstream status",
-		func(e *model.Execution) bool { return e.Error != nil && e.Error.HTTPStatus != 0 },
-		"a provider's 4xx and 5xx are told apart by text alone",
-	},
-	{
-		"duration",
-		func(e *model.Execution) bool { return e.HasDuration },
-		"a success slower than the caller's timeout cannot be flagged; SDK backoff timing is coarse",
-	},
-	{"SDK version", func(e *model.Execution) bool { return e.SDKVersion != "" }, "no note on an SDK that retries writes"},
-	{
-		"SDK language",
-		func(e *model.Execution) bool { return e.Source.Language != "" },
-		"an SDK version is read for both languages (\"language not recorded\")",
-	},
-	{"retry count", func(e *model.Execution) bool { return e.RetryCount >= 0 }, "SDK retries are told by timing alone"},
-	{
-		"session id",
-		func(e *model.Execution) bool { return e.SessionID != "" },
-		"session executions cannot be told from tools.execute (the session threshold does not apply)",
-	},
-	{
-		"request id",
-		func(e *model.Execution) bool { return e.RequestID != "" },
-		"resolve finds a retry's log by tool, account and arguments only",
-	},
-	{"tool version", func(e *model.Execution) bool { return e.ToolVersion != "" }, "a retry runs the latest version of the tool"},
+	{"tool", func(e *model.Execution) bool { return e.ToolSlug != "" }},
+	{"toolkit", func(e *model.Execution) bool { return e.ToolkitSlug != "" }},
+	{"arguments", func(e *model.Execution) bool { return len(e.Arguments) > 0 }},
+	{"response", func(e *model.Execution) bool { return len(e.Response) > 0 }},
+	{"error kind", func(e *model.Execution) bool { return e.Error != nil && e.Error.Kind != "" }},
+	{"upstream status", func(e *model.Execution) bool { return e.Error != nil && e.Error.HTTPStatus != 0 }},
+	{"duration", func(e *model.Execution) bool { return e.HasDuration }},
+	{"SDK version", func(e *model.Execution) bool { return e.SDKVersion != "" }},
+	{"SDK language", func(e *model.Execution) bool { return e.Source.Language != "" }},
+	{"retry count", func(e *model.Execution) bool { return e.RetryCount >= 0 }},
+	{"session id", func(e *model.Execution) bool { return e.SessionID != "" }},
+	{"request id", func(e *model.Execution) bool { return e.RequestID != "" }},
+	{"tool version", func(e *model.Execution) bool { return e.ToolVersion != "" }},
 }
 
 // ShapeReport reads the newest n records of the source (their details too) and reports which
@@ -109,7 +82,7 @@ func (a *App) ShapeReport(ctx context.Context, n int) (Shape, error) {
 	}
 	sh.Records = len(recs)
 	for _, f := range shapeFields {
-		sf := ShapeField{Field: f.name, Without: f.without}
+		sf := ShapeField{Field: f.name, Without: phrase.Without(f.name)}
 		for i := range recs {
 			if f.has(&recs[i]) {
 				sf.Found++
@@ -117,17 +90,14 @@ func (a *App) ShapeReport(ctx context.Context, n int) (Shape, error) {
 		}
 		sh.Fields = append(sh.Fields, sf)
 		if sf.Found == 0 && sh.Records > 0 {
-			sh.Unavailable = append(sh.Unavailable, f.name+": "+f.without)
+			sh.Unavailable = append(sh.Unavailable, f.name+": "+sf.Without)
 		}
 	}
 	// A project with "Don't store data" on keeps audit metadata only: no detail carries its
 	// arguments or its response. Said once, in those words, first.
 	if sh.Detailed > 0 && sh.field("arguments") == 0 && sh.field("response") == 0 {
 		sh.NoStoredData = true
-		sh.Unavailable = append(
-			[]string{"stored data: no log keeps its arguments or its response (\"Don't store data\" is on for this project): " +
-				"provider checks, duplicate groups and the guarded retry cannot work from these logs"},
-			sh.Unavailable...)
+		sh.Unavailable = append([]string{phrase.NoStoredData}, sh.Unavailable...)
 	}
 	if sh.Unavailable == nil {
 		sh.Unavailable = []string{}

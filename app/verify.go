@@ -28,8 +28,7 @@ func (a *App) Verify(ctx context.Context, e *model.Execution) model.ProviderStat
 	}
 	v := a.Verifiers()
 	if v == nil {
-		return model.ProviderState{State: model.ProviderUnknown, CheckedAt: a.Now().UTC(),
-			Reason: "no API access for a file source: pass --base-url (with COMPOSIO_API_KEY) to check the provider"}
+		return verify.NoAPI(a.Now())
 	}
 	return a.ownRetries(ctx, e, v.Verify(ctx, e))
 }

@@ -98,12 +98,12 @@ func SavedView(ctx context.Context, o Options, name string) (View, error) {
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	where := fmt.Sprintf("the config (%s) nor the journal", cmp.Or(cfg.Path, "none"))
 	switch {
 	case terr != nil:
 		return View{}, Usagef("no view %q in the config (%s), and %v", name, cmp.Or(cfg.Path, "none"), terr)
 	case len(names) == 0:
-		return View{}, Usagef("no view %q: neither %s has one (add [views.NAME] to the config, or exectriage view save NAME)", name, where)
+		return View{}, Usagef("no view %q: neither the config (%s) nor the journal has one (add [views.NAME] to the config, or "+
+			"exectriage view save NAME)", name, cmp.Or(cfg.Path, "none"))
 	}
 	return View{}, Usagef("no view %q (views: %s)", name, strings.Join(names, ", "))
 }

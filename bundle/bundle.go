@@ -49,6 +49,8 @@ type Input struct {
 	Redactor *redact.Redactor
 	// HistoryNote says why History is empty for every item (no journal); "" when it was read.
 	HistoryNote string
+	// NoJournal: no journal was open (HistoryNote, when it is "", says so).
+	NoJournal bool
 	// Command writes an exectriage command line of the bundle's session ("exectriage --demo
 	// verify ID"); nil writes "exectriage VERB ARGS".
 	Command func(verb string, args ...string) string
@@ -305,8 +307,12 @@ func (r *renderer) items(in Input) {
 		return
 	}
 	r.p("## Executions\n")
+	note := in.HistoryNote
+	if in.NoJournal {
+		note = cmp.Or(note, "no journal was open")
+	}
 	for n, it := range in.Items {
-		r.item(n+1, it, in.HistoryNote)
+		r.item(n+1, it, note)
 	}
 }
 

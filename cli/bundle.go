@@ -69,8 +69,12 @@ func bundleRun(ctx context.Context, env *Env, opts *BundleOptions) int {
 	defer a.Close()
 
 	// A bundle is a read-only command: it reads a journal that exists and never creates one.
-	j, note := app.OpenJournalIfExists(ctx, sf.options(env))
+	j, jerr := app.OpenJournalIfExists(ctx, sf.options(env))
 	defer j.Close()
+	note := ""
+	if jerr != nil {
+		note = jerr.Error()
+	}
 
 	var items []bundle.Item
 	for i := range c.Execs {

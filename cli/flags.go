@@ -17,7 +17,9 @@ import (
 	"github.com/exectriage/exectriage/config"
 	"github.com/exectriage/exectriage/filter"
 	"github.com/exectriage/exectriage/internal/pace"
+	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui"
@@ -291,8 +293,8 @@ func (s *sourceFlags) open(ctx context.Context, env *Env) (*app.App, error) {
 		return nil, app.Usagef("--cache and --no-cache contradict each other: give one")
 	}
 	a, err := app.Open(ctx, s.options(env))
-	if err == nil && a.SourceKind() == model.SourceLive && strings.HasPrefix(a.KeyFrom(), "the Composio CLI login") {
-		fmt.Fprintf(env.Stderr, "exectriage: using the API key of %s (COMPOSIO_API_KEY is not set)\n", sanitize.String(a.KeyFrom()))
+	if err == nil && a.SourceKind() == model.SourceLive && a.KeyFrom().Login != "" {
+		fmt.Fprintf(env.Stderr, "exectriage: using the API key of %s (COMPOSIO_API_KEY is not set)\n", sanitize.String(a.KeyFrom().String()))
 	}
 	if err == nil && a.Index().Err != nil {
 		fmt.Fprintf(env.Stderr, "exectriage: %s: reading the API instead\n", sanitize.String(a.Index().Err.Error()))
@@ -372,8 +374,8 @@ func (s *sourceFlags) loadWith(ctx context.Context, env *Env, load func(*app.App
 		return nil, err
 	}
 	if s.viewJournal {
-		if note := a.ViewJournal(ctx); strings.HasPrefix(note, "journal not read") {
-			fmt.Fprintf(env.Stderr, "exectriage: %s\n", sanitize.String(note))
+		if err := a.ViewJournal(ctx); err != nil && !errors.Is(err, journal.ErrNoJournal) {
+			fmt.Fprintf(env.Stderr, "exectriage: %s\n", sanitize.String(err.Error()))
 		}
 	}
 	err = load(a)
@@ -439,7 +441,7 @@ func (s *sourceFlags) sayWait(env *Env, w app.RateWait) {
 		if w.Read > 0 {
 			read = fmt.Sprintf("; %d executions read so far", w.Read)
 		}
-		fmt.Fprintf(env.Stderr, "exectriage: %s%s\n", w, read)
+		fmt.Fprintf(env.Stderr, "exectriage: %s%s\n", phrase.RateWait(w.Wait, w.Limit, w.Refused), read)
 	}
 }
 
@@ -469,7 +471,7 @@ func fail(env *Env, cmd string, err error) int {
 	if errors.Is(err, context.Canceled) {
 		return ExitInterrupted // the person stopped it: nothing to explain
 	}
-	msg := app.Explain(err, app.AgainCLI)
+	msg := phrase.Explain(err, phrase.AgainCLI)
 	msg = app.HideKnown(msg, env.Getenv("COMPOSIO_API_KEY"))
 	fmt.Fprintf(env.Stderr, "%s: %s\n", progName(cmd), sanitize.String(msg))
 	return code

@@ -71,14 +71,14 @@ func infoRun(env *Env, opts *InfoOptions) int {
 		{"version", in.Version},
 		{"config", in.Config + found(in.ConfigFound) + " (from " + in.ConfigFrom + ")"},
 		{"journal", in.JournalKind + " " + in.Journal + found(in.JournalFound || in.JournalKind == "PostgreSQL")},
-		{"  guards", in.JournalGuards},
+		{"  guards", in.JournalGuards.String()},
 		{"  schema", fmt.Sprint(in.JournalSchema)},
 		{"team index", orWord(in.Index, "none: the API's logs are kept in the local cache (exectriage cache info)")},
 		{"state", in.StateDir},
 		{"demo anchor", in.DemoAnchor},
 		{"spool", in.Spool + " (gzipped exports, 0600, while open)"},
-		{"source", in.Source + " (" + in.SourceWhy + ")"},
-		{"API key from", in.KeyFrom},
+		{"source", in.Source + " (" + in.SourceWhy.String() + ")"},
+		{"API key from", in.KeyFrom.Label()},
 		{"dashboard", dashboard},
 	}
 	for _, r := range rows {

@@ -170,7 +170,7 @@ func retryRun(ctx context.Context, env *Env, opts *RetryOptions) int {
 	if sf.json {
 		printJSON(env.Stdout, out)
 	} else {
-		line(env.Stdout, "guarded by the %s", j.Guards())
+		line(env.Stdout, "guarded by the %s %s: %s", j.Kind(), j.Where(), j.Guards().Sentence())
 		printRetry(env.Stdout, &out)
 	}
 	if out.Exit == ExitRefused {

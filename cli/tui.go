@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -129,18 +128,15 @@ func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 	// The journal is needed for retries and verdicts, not for browsing: without one the TUI
 	// still opens and says why those are off.
 	var notice string
-	if a.SourceKind() == model.SourceLive && strings.HasPrefix(a.KeyFrom(), "the Composio CLI login") {
-		notice = "using the API key of " + a.KeyFrom() + " (COMPOSIO_API_KEY is not set)"
+	if a.SourceKind() == model.SourceLive && a.KeyFrom().Login != "" {
+		notice = "using the API key of " + a.KeyFrom().String() + " (COMPOSIO_API_KEY is not set)"
 	}
 	if err := a.Index().Err; err != nil { // said on stderr too, which the screen then covers
 		notice = strings.TrimSpace(notice + " " + err.Error() + ": reading the API instead")
 	}
 	var j *app.Journal
 	if a.ReadOnly() { // read, never create, migrate or recover: a read-only session writes nothing
-		var note string
-		if j, note = app.OpenJournalIfExists(ctx, sf.options(env)); j == nil {
-			err = errors.New(note)
-		}
+		j, err = app.OpenJournalIfExists(ctx, sf.options(env))
 	} else {
 		j, err = app.OpenJournal(ctx, sf.options(env))
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/config"
+	"github.com/exectriage/exectriage/journal"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sanitize"
 )
@@ -104,8 +106,8 @@ func verifyRun(ctx context.Context, env *Env, opts *VerifyOptions) int {
 		return fail(env, "verify", err)
 	}
 	// the journal's retries of this execution tell their own effects apart from the original's
-	if note := a.ViewJournal(ctx); strings.HasPrefix(note, "journal not read") {
-		fmt.Fprintf(env.Stderr, "exectriage: %s\n", sanitize.String(note))
+	if err := a.ViewJournal(ctx); err != nil && !errors.Is(err, journal.ErrNoJournal) {
+		fmt.Fprintf(env.Stderr, "exectriage: %s\n", sanitize.String(err.Error()))
 	}
 	r := newReport(env, a)
 	out, err := r.verifyOne(ctx, a, opts.ID)

@@ -100,3 +100,10 @@ func OwnRetries(ps model.ProviderState, atts []model.RetryAttempt) model.Provide
 	}
 	return out
 }
+
+// OwnRetriesUnread is the provider state when the journal's attempts could not be read (err):
+// the state stays, and its reason says a retry's own effect could not be told apart.
+func OwnRetriesUnread(ps model.ProviderState, err error) model.ProviderState {
+	ps.Reason += fmt.Sprintf(" (the journal could not be read to tell a retry's own effect apart: %v)", err)
+	return ps
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/redact"
 	"github.com/exectriage/exectriage/ui/keys"
 	"github.com/exectriage/exectriage/ui/theme"
@@ -169,7 +170,7 @@ func (b backend) ReadOnly() bool { return b.a.ReadOnly() }
 
 func (b backend) RateWaiting() []string {
 	if w, ok := b.a.RateWaiting(); ok {
-		return w.Forms()
+		return phrase.RateWaitForms(w.Wait, w.Limit, w.Refused)
 	}
 	return nil
 }
@@ -178,7 +179,7 @@ func (b backend) Profile() app.ProfileInfo { return b.a.Profile() }
 
 func (b backend) RecordJSON(e *model.Execution) string { return b.a.RecordJSON(e) }
 
-func (b backend) CurlFor(e *model.Execution) string { return b.a.CurlFor(e) }
+func (b backend) CurlFor(e *model.Execution) string { return b.a.CurlFor(e).String() }
 
 func (b backend) WriteCopy(what, text string) (string, error) { return b.a.WriteCopy(what, text) }
 func (b backend) DashboardURL(logID string) (string, error)   { return b.a.DashboardURL(logID) }
@@ -242,7 +243,7 @@ func (b backend) Explain(err error) string { return Explain(err) }
 func (b backend) Secrets() *redact.Policy { return b.a.Policy() }
 
 // Explain turns an error into one line with the action to take in the TUI.
-func Explain(err error) string { return app.Explain(err, app.AgainTUI) }
+func Explain(err error) string { return phrase.Explain(err, phrase.AgainTUI) }
 
 // SavedView is one of the config's [views.NAME], or a view the team keeps in its journal: a
 // filter and which rows it shows (all, flagged or duplicates).

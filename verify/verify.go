@@ -86,6 +86,13 @@ func NewVerifiers(r ReadToolRunner, extra []VerifierSpec, opts ...VerifierOption
 	return v
 }
 
+// NoAPI is the provider state of a source without an API behind it (a file export): unknown,
+// checked at now, and why.
+func NoAPI(now time.Time) model.ProviderState {
+	return model.ProviderState{State: model.ProviderUnknown, CheckedAt: now.UTC(),
+		Reason: "no API access for a file source: pass --base-url (with COMPOSIO_API_KEY) to check the provider"}
+}
+
 // Has reports whether a verifier exists for the write tool slug.
 func (v *Verifiers) Has(slug string) bool {
 	c, ok := v.bySlug[strings.ToUpper(slug)]

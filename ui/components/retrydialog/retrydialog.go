@@ -425,7 +425,7 @@ func (m Model) parts() (string, lipgloss.Style, []string, []string) {
 		line(&bottom, st.Dialog.ButtonActive.Render("Close")+"  "+st.Dialog.Hint.Render("enter or esc"))
 	case stageConfirm, stageSending, stageDone:
 		lab := "will send"
-		for _, s := range m.ev.Send {
+		for _, s := range m.ev.Send.Lines() {
 			field(&ev, lab, common.Clean(s))
 			lab = ""
 		}

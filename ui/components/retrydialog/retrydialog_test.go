@@ -12,6 +12,7 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/keys"
@@ -34,7 +35,7 @@ func newDialog(decision triage.GuardDecision) (Model, *fakeClock) {
 		Triage:   model.Triage{Kind: model.KindWrite, Outcome: model.OutcomeAmbiguous, Flagged: true, Reason: "timed out"},
 		Provider: model.ProviderState{State: model.ProviderNotFound, Reason: "no such email"},
 		Decision: decision,
-		Send:     []string{"POST tools/execute/GMAIL_SEND_EMAIL", "account ca_1", "arguments {}", "x-request-id"},
+		Send:     phrase.Send{Slug: "GMAIL_SEND_EMAIL", Account: "ca_1", Args: "{}"},
 	})
 	return m, c
 }
@@ -254,10 +255,9 @@ func TestTheEvidenceScrollsAndTheInputsStayInView(t *testing.T) {
 	m, c := newDialog(triage.GuardDecision{Code: triage.RefusedNotConfirmed})
 	m.ev.Triage.Reason = "timed out after 60.0 s \"Request timed out after 60000ms waiting for the provider\": the email may have been sent"
 	m.ev.Provider.Matches = []model.EvidenceItem{{ID: "m1", Summary: "to a@b.example"}, {ID: "m2"}, {ID: "m3"}, {ID: "m4"}}
-	m.ev.Send = []string{"POST tools/execute/GMAIL_SEND_EMAIL, once, through the no-retry client", "tool version 20250909_00",
-		"account ca_1tEGpuGS_OOp · user user_2", `arguments {"body":"` + strings.Repeat("a long body ", 30) + `","recipient_email":"hannah@example.com","subject":"Meeting notes"}`,
-		"x-request-id = a new attempt id, journaled before anything is sent",
-		"guarded by the SQLite journal: guards this machine only; teammates on other journals are not guarded"}
+	m.ev.Send = phrase.Send{Slug: "GMAIL_SEND_EMAIL", VersionNote: "20250909_00", Account: "ca_1tEGpuGS_OOp", User: "user_2",
+		Args:    `{"body":"` + strings.Repeat("a long body ", 30) + `","recipient_email":"hannah@example.com","subject":"Meeting notes"}`,
+		Journal: "SQLite journal"}
 	c.t = c.t.Add(KeyDelay)
 	pgdn := tea.KeyPressMsg{Code: tea.KeyPgDown}
 
