@@ -70,10 +70,11 @@ func bundleRun(ctx context.Context, env *Env, opts *BundleOptions) int {
 
 	// A bundle is a read-only command: it reads a journal that exists and never creates one.
 	j, jerr := app.OpenJournalIfExists(ctx, sf.options(env))
-	defer j.Close()
 	note := ""
 	if jerr != nil {
 		note = jerr.Error()
+	} else {
+		defer j.Close()
 	}
 
 	var items []bundle.Item
