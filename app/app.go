@@ -370,9 +370,10 @@ func (a *App) TriageOptions() triage.Options { return a.topt }
 // appear, from the slug's verb otherwise).
 func (a *App) Kinds() *triage.Kinds { return a.kinds }
 
-// Gate is where the session's background load work waits while an interactive loop holds it
-// (Options.Gate; nil when none).
-func (a *App) Gate() *pace.Gate { return a.o.Gate }
+// Hold holds the session's background load work (read, parse, analysis) back for d at its
+// gate (Options.Gate; nothing when none), so that the frame of a key just pressed gets the
+// cores. It never blocks.
+func (a *App) Hold(d time.Duration) { a.o.Gate.Hold(d) }
 
 // Policy is the secret policy: the configured API key is never shown.
 func (a *App) Policy() *redact.Policy { return a.policy }

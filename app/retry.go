@@ -116,6 +116,9 @@ type RetryOutcome struct {
 	Next    triage.Step
 	// Resolve is the command line that settles the attempt, in this session (when there is one).
 	Resolve string
+	// Journal is what the journal holds about the execution once the retry ended (nil when it
+	// could not be read): the front shows it without asking again.
+	Journal *JournalState
 }
 
 // NotSent reports whether nothing was sent: an error before the send, or a refusal.
@@ -162,6 +165,9 @@ func (a *App) RetryConfirmed(ctx context.Context, e model.Execution, ps model.Pr
 	case res.Refused():
 		out.Refusal, out.Next = res.Decision.Reason, res.Decision.Next
 		out.State = ""
+	}
+	if st, err := a.JournalStateOf(context.WithoutCancel(ctx), e.ID); err == nil {
+		out.Journal = &st
 	}
 	return out
 }

@@ -110,6 +110,11 @@ func TestASessionAsTheTUIUsesIt(t *testing.T) {
 	if out.AttemptID == "" || out.Err != "" {
 		t.Fatalf("RetryConfirmed: %+v", out)
 	}
+	// the outcome carries the journal as the retry left it: the front need not ask again
+	if out.Journal == nil || len(out.Journal.Attempts) != 1 || out.Journal.Attempts[0].ID != out.AttemptID ||
+		len(out.Journal.Confirmations) != 1 {
+		t.Errorf("RetryConfirmed's journal: %+v", out.Journal)
+	}
 	again := a.RetryConfirmed(ctx, full, ps, "again")
 	switch {
 	case out.State == model.AttemptFailed:

@@ -323,7 +323,7 @@ func (m *Model) copyMenuKey(p pressed) tea.Cmd {
 		copymenu.Item{Label: "record (JSON, secrets redacted)", Make: func() string { return m.be.RecordJSON(&rec) }, Block: true},
 		copymenu.Item{
 			Label: "curl reproduction (no key: $COMPOSIO_API_KEY)",
-			Make:  func() string { return m.be.CurlFor(&rec) },
+			Make:  func() string { return m.be.CurlFor(&rec).String() },
 			Block: true,
 		},
 		copymenu.Item{Label: "support bundle", Deferred: true},

@@ -147,7 +147,7 @@ type journalMsg struct {
 
 func journalCmd(ctx context.Context, be Backend, id string) tea.Cmd {
 	return func() tea.Msg {
-		st, err := be.Journal(ctx, id)
+		st, err := be.JournalStateOf(ctx, id)
 		return journalMsg{id: id, state: st, err: err}
 	}
 }
@@ -160,7 +160,7 @@ type journalAllMsg struct {
 
 func journalAllCmd(ctx context.Context, be Backend) tea.Cmd {
 	return func() tea.Msg {
-		st, err := be.JournalAll(ctx)
+		st, err := be.JournalStates(ctx)
 		return journalAllMsg{states: st, err: err}
 	}
 }
@@ -238,7 +238,7 @@ func retryCmd(ctx context.Context, be Backend, e model.Execution, ps model.Provi
 		if err != nil {
 			return retriedMsg{id: e.ID, res: app.RetryOutcome{Err: "fetching the record to send: " + err.Error() + " (nothing was sent)"}}
 		}
-		return retriedMsg{id: e.ID, res: be.Retry(ctx, e, ps, reason)}
+		return retriedMsg{id: e.ID, res: be.RetryConfirmed(ctx, e, ps, reason)}
 	}
 }
 
@@ -320,7 +320,7 @@ func bundleCmd(ctx context.Context, be Backend, ids []string, items []bundle.Ite
 				items[k].Exec = d
 			}
 		}
-		path, text, err := be.Bundle(ctx, items)
+		path, text, err := be.WriteBundle(ctx, items)
 		return bundledMsg{ids: ids, path: path, text: text, copy: copyIt, err: err}
 	}
 }

@@ -131,7 +131,7 @@ func (w *crossWorld) tuiDataset(o app.Options) *Model {
 		w.t.Fatalf("the journal: %s", note)
 	}
 	d := Deps{App: a, UI: Options{Since: a.Window(), Now: time.Now, DetailDelay: time.Millisecond, FollowEvery: time.Hour}}
-	h := &harness{t: w.t, m: New(ctx, NewBackend(d), d.UI)}
+	h := &harness{t: w.t, m: New(ctx, d.App, d.UI)}
 	h.send(tea.WindowSizeMsg{Width: 160, Height: 50})
 	h.run(h.m.Init())
 	if h.m.load.loading || h.m.load.analyzing || h.m.sel.nextDS != nil {

@@ -15,30 +15,30 @@ import (
 )
 
 // Backend is everything the TUI asks of the outside world: the source, triage, the verifiers,
-// the journal, the guarded retry and the bundle writer. Source, Hint, JournalProblem, ReadOnly,
-// CheckRead, Profile, SourceKind, RateWaiting, Hold, VerdictsFor, DashboardURL, Explain, Secrets
-// and NewFeed read what the session holds and never block: Update may call them. Every other
-// method may block; the UI calls them only from tea.Cmds (ui/rules_test.go holds it). The backend in this file implements
-// it over the application layer (package app); tests use the same implementation over the demo
-// sandbox.
+// the journal, the guarded retry and the bundle writer. *app.App implements it: the TUI calls
+// the application layer through it, with no adapter between (tests wrap it to count or fail a
+// call). SourceName, Hint, JournalProblem, ReadOnly, CheckRead, Profile, SourceKind,
+// RateWaiting, Hold, VerdictsFor, DashboardURL, Policy and NewFeed read what the session holds
+// and never block: Update may call them. Every other method may block; the UI calls them only
+// from tea.Cmds (ui/rules_test.go holds it).
 type Backend interface {
-	// Source names the source for the header: "LIVE", "DEMO", "FILE name" or a base URL.
-	Source() string
+	// SourceName names the source for the header: "LIVE", "DEMO", "FILE name" or a base URL.
+	SourceName() string
 	// Hint is a command line that runs verb in this session (--demo, --file...), in backticks.
 	Hint(verb string, args ...string) string
 	// JournalProblem is why the journal could not be opened ("" when it is open): retries
 	// and verdicts are off, and the header says so for as long as it lasts.
 	JournalProblem() string
 	// ReadOnly says the session may not retry, mark or write; CheckRead says why a provider
-	// check may not run ("" when it may).
+	// check may not run (nil when it may).
 	ReadOnly() bool
-	CheckRead() string
+	CheckRead() error
 	// Profile is the config profile the session runs under (Name "" for none).
 	Profile() app.ProfileInfo
 	// RecordJSON, CurlFor and WriteCopy are the copy menu's: the record redacted, a curl
 	// reproduction without the key, and the file fallback when OSC 52 cannot be used.
 	RecordJSON(e *model.Execution) string
-	CurlFor(e *model.Execution) string
+	CurlFor(e *model.Execution) phrase.Curl
 	WriteCopy(what, text string) (string, error)
 	// DashboardURL is the execution's page in the Composio dashboard (app.ErrNoDashboardURL
 	// when the config names none); OpenURL opens it in a browser, opened false when there is
@@ -52,8 +52,8 @@ type Backend interface {
 	// commands, and the TUI sees counts and datasets, never the records of a page.
 	NewFeed() *app.Feed
 	// RateWaiting says what a load waits for while the API's rate limit holds its reads back
-	// ("" when nothing): it never blocks.
-	RateWaiting() []string
+	// (false when nothing): it never blocks.
+	RateWaiting() (app.RateWait, bool)
 	// Hold holds a load's background work (read, parse, analysis) back for d, so that the
 	// frame of a key just pressed gets the cores. It never blocks: Update may call it.
 	Hold(d time.Duration)
@@ -64,28 +64,30 @@ type Backend interface {
 	FindSessions(ctx context.Context, ids []string) ([]model.Execution, error)
 	// Verify asks the provider whether the execution's effect exists.
 	Verify(ctx context.Context, e *model.Execution) model.ProviderState
-	// Journal returns what the journal holds about one execution.
-	Journal(ctx context.Context, execID string) (app.JournalState, error)
-	// JournalAll returns the journal's state of every execution that has any (for the badges).
-	JournalAll(ctx context.Context) (map[string]app.JournalState, error)
+	// JournalStateOf returns what the journal holds about one execution.
+	JournalStateOf(ctx context.Context, execID string) (app.JournalState, error)
+	// JournalStates returns the journal's state of every execution that has any (for the badges).
+	JournalStates(ctx context.Context) (map[string]app.JournalState, error)
 	// Evidence gathers what the retry dialog shows and asks the guard (without a confirmation
 	// yet: a refusal for any other reason is final).
 	Evidence(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState) (app.RetryEvidence, error)
-	// Retry runs the guarded retry: journal the confirmation and the intent, send once, record.
-	Retry(ctx context.Context, e model.Execution, ps model.ProviderState, reason string) app.RetryOutcome
+	// RetryConfirmed runs the guarded retry (retry.Run): journal the confirmation and the
+	// intent, send once, record.
+	RetryConfirmed(ctx context.Context, e model.Execution, ps model.ProviderState, reason string) app.RetryOutcome
 	// Mark records a verdict.
 	Mark(ctx context.Context, execID string, v model.Verdict, note string) (app.MarkResult, error)
 	// VerdictsFor are the verdicts that make sense for the execution (the mark dialog offers
 	// only these).
 	VerdictsFor(e *model.Execution, t *model.Triage) []model.Verdict
-	// Bundle writes a support bundle for the items and returns its path and text.
-	Bundle(ctx context.Context, items []bundle.Item) (path, text string, err error)
-	// Explain turns an error into one line saying what happened and what to do.
-	Explain(err error) string
-	// Secrets hides secrets in what the panes show: patterns, sensitive fields and the
+	// WriteBundle writes a support bundle for the items and returns its path and text.
+	WriteBundle(ctx context.Context, items []bundle.Item) (path, text string, err error)
+	// Policy hides secrets in what the panes show: patterns, sensitive fields and the
 	// configured API key (which is never shown, even when the person reveals the rest).
-	Secrets() *redact.Policy
+	Policy() *redact.Policy
 }
+
+// The application layer is the TUI's backend.
+var _ Backend = (*app.App)(nil)
 
 // Options tune the TUI. The zero value is usable.
 type Options struct {
@@ -151,96 +153,14 @@ type Deps struct {
 	UI  Options
 }
 
-// backend is the Backend over the application layer; every method may block and is called
-// from tea.Cmds only.
-type backend struct{ a *app.App }
-
-// NewBackend returns the Backend the TUI uses over an application session.
-func NewBackend(d Deps) Backend { return backend{a: d.App} }
-
-func (b backend) Source() string { return b.a.SourceName() }
-
-func (b backend) Hint(verb string, args ...string) string { return b.a.Hint(verb, args...) }
-
-func (b backend) SourceKind() model.SourceKind { return b.a.SourceKind() }
-
-func (b backend) JournalProblem() string { return b.a.JournalProblem() }
-
-func (b backend) ReadOnly() bool { return b.a.ReadOnly() }
-
-func (b backend) RateWaiting() []string {
-	if w, ok := b.a.RateWaiting(); ok {
+// waitForms says what a load waits for while the API's rate limit holds its reads back, longest
+// first for the header's room (nil when nothing).
+func waitForms(be Backend) []string {
+	if w, ok := be.RateWaiting(); ok {
 		return phrase.RateWaitForms(w.Wait, w.Limit, w.Refused)
 	}
 	return nil
 }
-
-func (b backend) Profile() app.ProfileInfo { return b.a.Profile() }
-
-func (b backend) RecordJSON(e *model.Execution) string { return b.a.RecordJSON(e) }
-
-func (b backend) CurlFor(e *model.Execution) string { return b.a.CurlFor(e).String() }
-
-func (b backend) WriteCopy(what, text string) (string, error) { return b.a.WriteCopy(what, text) }
-func (b backend) DashboardURL(logID string) (string, error)   { return b.a.DashboardURL(logID) }
-func (b backend) OpenURL(ctx context.Context, addr string) (bool, error) {
-	return b.a.OpenURL(ctx, addr)
-}
-
-func (b backend) CheckRead() string {
-	if err := b.a.CheckRead(); err != nil {
-		return err.Error()
-	}
-	return ""
-}
-
-func (b backend) NewFeed() *app.Feed { return b.a.NewFeed() }
-
-func (b backend) Hold(d time.Duration) { b.a.Gate().Hold(d) }
-
-func (b backend) Get(ctx context.Context, id string) (model.Execution, error) {
-	return b.a.Get(ctx, id)
-}
-
-func (b backend) FindSessions(ctx context.Context, ids []string) ([]model.Execution, error) {
-	return b.a.FindSessions(ctx, ids)
-}
-
-func (b backend) Verify(ctx context.Context, e *model.Execution) model.ProviderState {
-	return b.a.Verify(ctx, e)
-}
-
-func (b backend) Journal(ctx context.Context, id string) (app.JournalState, error) {
-	return b.a.JournalStateOf(ctx, id)
-}
-
-func (b backend) JournalAll(ctx context.Context) (map[string]app.JournalState, error) {
-	return b.a.JournalStates(ctx)
-}
-
-func (b backend) Evidence(ctx context.Context, e model.Execution, t model.Triage, ps model.ProviderState) (app.RetryEvidence, error) {
-	return b.a.Evidence(ctx, e, t, ps)
-}
-
-func (b backend) Retry(ctx context.Context, e model.Execution, ps model.ProviderState, reason string) app.RetryOutcome {
-	return b.a.RetryConfirmed(ctx, e, ps, reason)
-}
-
-func (b backend) VerdictsFor(e *model.Execution, t *model.Triage) []model.Verdict {
-	return b.a.VerdictsFor(e, t)
-}
-
-func (b backend) Mark(ctx context.Context, id string, v model.Verdict, note string) (app.MarkResult, error) {
-	return b.a.Mark(ctx, id, v, note)
-}
-
-func (b backend) Bundle(ctx context.Context, items []bundle.Item) (string, string, error) {
-	return b.a.WriteBundle(ctx, items)
-}
-
-func (b backend) Explain(err error) string { return Explain(err) }
-
-func (b backend) Secrets() *redact.Policy { return b.a.Policy() }
 
 // Explain turns an error into one line with the action to take in the TUI.
 func Explain(err error) string { return phrase.Explain(err, phrase.AgainTUI) }

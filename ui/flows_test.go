@@ -131,7 +131,7 @@ func (f *flow) flaggedSend(committed bool) string {
 		}
 		return out
 	})
-	be := NewBackend(f.e.deps())
+	be := f.e.deps().App
 	for _, id := range ids {
 		if f.e.truth(id).Committed != committed {
 			continue

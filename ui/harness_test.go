@@ -152,7 +152,7 @@ func (e *env) newModel(ctx context.Context) *Model {
 	}
 	d := e.deps()
 	d.UI = o
-	return New(ctx, NewBackend(d), d.UI)
+	return New(ctx, d.App, d.UI)
 }
 
 // useFile makes e read the export at path (the whole file: no window).

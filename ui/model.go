@@ -170,7 +170,7 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		mouse:    opt.Mouse,
 		follow:   opt.Follow,
 		fetching: map[string]bool{},
-		secrets:  be.Secrets(),
+		secrets:  be.Policy(),
 		load:     newLoader(be.NewFeed(), opt.Memory),
 		bindings: rootBindings(),
 		overlays: rootOverlays(),
@@ -181,9 +181,12 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 	m.list.Secrets = m.secrets
 	m.status.Hide = func(s string) string { return m.secrets.Text(s, false) }
 	m.help.Styles = st.Help
-	m.header.Source = be.Source()
+	m.header.Source = be.SourceName()
 	m.journalProblem = be.JournalProblem()
-	m.readOnly, m.readProblem = be.ReadOnly(), be.CheckRead()
+	m.readOnly = be.ReadOnly()
+	if err := be.CheckRead(); err != nil {
+		m.readProblem = err.Error()
+	}
 	m.header.ReadOnly = m.readOnly
 	m.helpView.Off = m.isOff
 	p := be.Profile()
@@ -570,7 +573,7 @@ func withEffective(ds *window.Dataset, states map[string]model.ProviderState) *w
 }
 
 func (m *Model) setError(err error) {
-	m.status.Set(statusline.Error, m.be.Explain(err))
+	m.status.Set(statusline.Error, Explain(err))
 }
 
 func (m *Model) setInfo(format string, a ...any) {

@@ -410,7 +410,7 @@ func (panicky) Verify(context.Context, *model.Execution) model.ProviderState { p
 func TestPanicInACommandRestoresTheTerminal(t *testing.T) {
 	e := newEnv(t)
 	var out bytes.Buffer
-	m := New(context.Background(), panicky{NewBackend(e.deps())}, e.ui)
+	m := New(context.Background(), panicky{e.deps().App}, e.ui)
 	p := tea.NewProgram(probe{m}, tea.WithInput(&bytes.Buffer{}), tea.WithOutput(&syncWriter{w: &out}), tea.WithWindowSize(120, 40), tea.WithoutSignals())
 	done := make(chan error, 1)
 	go func() { _, err := p.Run(); done <- err }()
@@ -705,7 +705,7 @@ func TestNoJournalIsShownAndTurnsRetryAndMarkOff(t *testing.T) {
 	e.parts.Journal = nil
 	d := e.deps()
 	d.App.NoJournal(errors.New("open /srv/j.db: permission denied"))
-	h := &harness{t: t, m: New(context.Background(), NewBackend(d), d.UI), e: e}
+	h := &harness{t: t, m: New(context.Background(), d.App, d.UI), e: e}
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	h.run(h.m.Init())
 	for _, k := range []string{"r", "m"} {
@@ -942,7 +942,7 @@ func TestCopyMenu(t *testing.T) {
 			t.Errorf("the menu lacks %q", w)
 		}
 	}
-	curl := h.m.be.CurlFor(ex)
+	curl := h.m.be.CurlFor(ex).String()
 	if !strings.Contains(curl, `x-api-key: $COMPOSIO_API_KEY`) || strings.Contains(curl, "test-key") || !strings.Contains(curl, "/tools/execute/"+ex.ToolSlug) {
 		t.Errorf("curl: %s", curl)
 	}
@@ -952,7 +952,7 @@ func TestCopyMenu(t *testing.T) {
 	}
 	hostile := *ex
 	hostile.ToolSlug = "X'; rm -rf ~; echo '"
-	if c := h.m.be.CurlFor(&hostile); strings.Contains(c, "curl ") {
+	if c := h.m.be.CurlFor(&hostile).String(); strings.Contains(c, "curl ") {
 		t.Errorf("a hostile slug made a command: %s", c)
 	}
 	// a terminal without OSC 52: the text goes to a file
@@ -1084,7 +1084,7 @@ func TestKeysHoldTheLoad(t *testing.T) {
 	e := newEnv(t)
 	var n int
 	var d time.Duration
-	m := New(context.Background(), holds{NewBackend(e.deps()), &n, &d}, e.ui)
+	m := New(context.Background(), holds{e.deps().App, &n, &d}, e.ui)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.load.loading, m.load.analyzing = false, false
 	m.Update(keyPress('j'))
@@ -1124,7 +1124,7 @@ func TestBigLoadHandsMemoryBack(t *testing.T) {
 // found after it: the header says so until they are, never "refreshed" before.
 func TestLoadEndSaysGroupsAreComing(t *testing.T) {
 	e := newEnv(t)
-	m := New(context.Background(), NewBackend(e.deps()), e.ui)
+	m := New(context.Background(), e.deps().App, e.ui)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.load.loading, m.load.analyzing = true, true // a page's analysis runs
 	m.header.Loading = true
@@ -1142,7 +1142,7 @@ func TestLoadEndSaysGroupsAreComing(t *testing.T) {
 func loadingModel(t *testing.T) (*Model, []model.Execution) {
 	t.Helper()
 	e := newEnv(t)
-	m := New(context.Background(), NewBackend(e.deps()), e.ui)
+	m := New(context.Background(), e.deps().App, e.ui)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.load.loading, m.header.Loading, m.header.Loaded, m.header.Pages = true, true, 0, 0
 	return m, []model.Execution{{ID: "log_1"}, {ID: "log_2"}}
@@ -1977,4 +1977,40 @@ func TestSavedViewsFromTheMenu(t *testing.T) {
 func queued(m *Model, tag int, page []model.Execution, next tea.Cmd) loadPageMsg {
 	m.load.feed.Give(page)
 	return loadPageMsg{tag: tag, n: len(page), next: next}
+}
+
+// journalReads is the real backend, counting the journal reads the loop asks for.
+type journalReads struct {
+	Backend
+	n *int
+}
+
+func (j journalReads) JournalStateOf(ctx context.Context, id string) (app.JournalState, error) {
+	*j.n++
+	return j.Backend.JournalStateOf(ctx, id)
+}
+
+// A retry's end carries what the journal holds of the execution: the TUI shows the attempt at
+// once and does not ask the journal again; only when that read failed does it ask.
+func TestARetrysEndCarriesItsJournal(t *testing.T) {
+	e := newEnv(t)
+	var n int
+	h := &harness{t: t, m: New(context.Background(), journalReads{e.deps().App, &n}, e.ui), e: e}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.run(h.m.Init())
+	id := h.m.data.DS.ID(0)
+	att := model.RetryAttempt{ID: "att_1", ExecutionID: id, State: model.AttemptFailed, Detail: "HTTP 404"}
+	n = 0
+	h.send(retriedMsg{id: id, res: app.RetryOutcome{AttemptID: "att_1", State: model.AttemptFailed, Detail: "HTTP 404",
+		Journal: &app.JournalState{Entries: app.Entries{Attempts: []model.RetryAttempt{att}}}}})
+	if got := h.m.data.Attempts[id]; len(got) != 1 || got[0].ID != "att_1" {
+		t.Fatalf("the attempts shown: %+v", got)
+	}
+	if n != 0 {
+		t.Errorf("the journal was read %d times after a retry's end that carried it", n)
+	}
+	h.send(retriedMsg{id: id, res: app.RetryOutcome{Err: "the journal could not be read"}})
+	if n != 1 {
+		t.Errorf("the journal was read %d times after a retry's end that did not carry it, want 1", n)
+	}
 }

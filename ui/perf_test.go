@@ -209,7 +209,7 @@ func BenchmarkFirstScreen1M(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m := New(ctx, NewBackend(Deps{App: app.New(app.Parts{Source: src, BundleDir: b.TempDir()})}), Options{})
+		m := New(ctx, app.New(app.Parts{Source: src, BundleDir: b.TempDir()}), Options{})
 		m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
 		msgs := make(chan tea.Msg, 64)
 		var exec func(tea.Cmd)

@@ -14,9 +14,9 @@ import (
 // quickBackend are the Backend methods that read what the session holds and never block:
 // Update and View may call them. Every other method may do I/O: only a tea.Cmd calls it.
 var quickBackend = map[string]bool{
-	"Source": true, "Hint": true, "JournalProblem": true, "ReadOnly": true, "CheckRead": true,
+	"SourceName": true, "Hint": true, "JournalProblem": true, "ReadOnly": true, "CheckRead": true,
 	"Profile": true, "SourceKind": true, "RateWaiting": true, "Hold": true, "VerdictsFor": true,
-	"Explain": true, "Secrets": true, "NewFeed": true, "DashboardURL": true,
+	"Policy": true, "NewFeed": true, "DashboardURL": true,
 	"Pending": true, // the feed's queue length
 }
 

@@ -43,7 +43,7 @@ func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	m := New(ctx, NewBackend(d), d.UI)
+	m := New(ctx, d.App, d.UI)
 	// 120 frames a second, Bubble Tea's most: a key's frame waits for the next tick, up to
 	// 16.7 ms at the default 60, which alone would spend the keystroke-to-frame budget. A tick
 	// with nothing new to draw writes nothing.

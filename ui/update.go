@@ -46,7 +46,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.spin, cmd = m.spin.Update(msg)
 		m.refreshSpinnerViews()
 		if m.load.loading {
-			m.header.Waiting = m.be.RateWaiting()
+			m.header.Waiting = waitForms(m.be)
 		}
 		m.showProgress(true)
 		return m, cmd

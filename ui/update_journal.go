@@ -69,7 +69,14 @@ func (m *Model) updateRetry(msg tea.Msg) (tea.Model, tea.Cmd) {
 		default:
 			m.status.Set(statusline.Warn, "retry of "+msg.id+" is ambiguous: settle it with "+msg.res.Resolve)
 		}
-		cmds := []tea.Cmd{journalCmd(m.ctx, m.be, msg.id)}
+		var cmds []tea.Cmd
+		if st := msg.res.Journal; st != nil { // read with the retry's end: no second round trip
+			m.applyJournal(msg.id, *st)
+			m.refreshPanes()
+			cmds = append(cmds, m.journalChanged())
+		} else {
+			cmds = append(cmds, journalCmd(m.ctx, m.be, msg.id))
+		}
 		if msg.res.NewLogID != "" {
 			cmds = append(cmds, m.startLoad(m.opt.Since, false))
 		}

@@ -117,7 +117,7 @@ func (m *Model) View() tea.View {
 	var v tea.View
 	v.AltScreen = true
 	// The source's name holds a file name: cleaned, so it cannot end the title sequence.
-	v.WindowTitle = "exectriage · " + common.Clean(m.be.Source())
+	v.WindowTitle = "exectriage · " + common.Clean(m.be.SourceName())
 	if m.mouse {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
