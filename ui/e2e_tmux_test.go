@@ -1037,7 +1037,11 @@ func TestSlackFindsSlackRowsInTmux(t *testing.T) {
 	ts.send(pane, "/")
 	ts.send(pane, "-l", "slack")
 	ts.send(pane, "Enter")
-	s := ts.waitFor(pane, "the ranked matches", contains("best match first", "scattered letters hidden"))
+	count := regexp.MustCompile(`\d+/([\d,]+) ━`)
+	s := ts.waitFor(pane, "the ranked matches, settled", func(s string) bool { // "matching…": rows of the query before
+		return strings.Contains(s, "best match first") && strings.Contains(s, "scattered letters hidden") &&
+			!strings.Contains(s, "matching…") && count.MatchString(s)
+	})
 	rows := 0
 	for line := range strings.SplitSeq(s, "\n") {
 		if !regexp.MustCompile(`^┃.{1,3}\d\d-\d\d \d\d:\d\d:\d\d`).MatchString(line) { // a row of the list
@@ -1051,7 +1055,6 @@ func TestSlackFindsSlackRowsInTmux(t *testing.T) {
 	if rows < 15 {
 		t.Fatalf("%d rows on the first screen:\n%s", rows, s)
 	}
-	count := regexp.MustCompile(`\d+/([\d,]+) ━`)
 	ranked := count.FindStringSubmatch(s)
 	if ranked == nil {
 		t.Fatalf("no row count in the title:\n%s", s)
