@@ -24,10 +24,6 @@ type ExportOptions struct {
 	Details bool
 }
 
-// NewCmdExport is `exectriage export [--out FILE]`: the window as JSON Lines in the Logs API's
-// shapes, newest first: each execution's list entry, or its detail where the load fetched one
-// (what triage needed), so that `--file` over the export judges every execution as the API's
-// window did; --details fetches every detail.
 // executions is "1 execution" or "N executions".
 func executions(n int) string {
 	if n == 1 {
@@ -36,6 +32,10 @@ func executions(n int) string {
 	return strconv.Itoa(n) + " executions"
 }
 
+// NewCmdExport is `exectriage export [--out FILE]`: the window as JSON Lines in the Logs API's
+// shapes, newest first: each execution's list entry, or its detail where the load fetched one
+// (what triage needed), so that `--file` over the export judges every execution as the API's
+// window did; --details fetches every detail.
 func NewCmdExport(env *Env, runF func(context.Context, *ExportOptions) error) *cobra.Command {
 	opts := &ExportOptions{}
 	cmd := &cobra.Command{

@@ -253,13 +253,13 @@ func DefaultPath() (string, error) {
 	return filepath.Join(dir, "exectriage", "config.toml"), nil
 }
 
+// maxConfigSize bounds the config file read.
+const maxConfigSize = 1 << 20
+
 // Load reads the config file at path; "" means DefaultPath, where a missing file
 // (or no config directory) is an empty Config. A named file that is missing is an error. Every
 // problem is reported as "file:line: what is wrong", including unknown keys and invalid
 // verifiers.
-// maxConfigSize bounds the config file read.
-const maxConfigSize = 1 << 20
-
 func Load(path string) (Config, error) {
 	explicit := path != ""
 	if !explicit {

@@ -487,7 +487,6 @@ func resentLater(spans []WriteSpan, window, reach time.Duration) []bool {
 	return late
 }
 
-// lastSeen is the latest moment the execution is known to have been running.
 // reachOf is how far later writes reach back to e when a bucket is split: when it was last seen
 // running, and for a write whose outcome is unclear later by RetryReach less the window (its
 // retry by a queue or a scheduler may come hours later; clusterBucket joins it past the window
@@ -500,6 +499,7 @@ func reachOf(e *model.Execution, outcome model.Outcome, opt Options) time.Time {
 	return seen
 }
 
+// lastSeen is the latest moment the execution is known to have been running.
 func lastSeen(e *model.Execution) time.Time {
 	end, _ := e.End()
 	if s := e.Start(); end.Before(s) {
