@@ -93,3 +93,18 @@ func TestDoctorJSON(t *testing.T) {
 		t.Fatalf("findings %+v", rep.Findings)
 	}
 }
+
+// TestNewCmdBundle: bundle's argv binds its options (in any order), and an argv it refuses never
+// reaches runF.
+func TestNewCmdBundle(t *testing.T) {
+	newCmdTable(t, NewCmdBundle, []argvCase[BundleOptions]{
+		{argv: "log_1 log_2 --out b.md --no-verify --demo", want: func(o *BundleOptions) string {
+			return differs("IDs", o.IDs, []string{"log_1", "log_2"}, "Out", o.Out, "b.md", "NoVerify", o.NoVerify, true, "demo", o.Source.demo, true)
+		}},
+		{argv: "--journal j.db log_1", want: func(o *BundleOptions) string {
+			return differs("IDs", o.IDs, []string{"log_1"}, "journal", o.Source.journal, "j.db", "NoVerify", o.NoVerify, false)
+		}},
+		{argv: "", wantErr: "ID"},
+		{argv: "log_1 --json", wantErr: "unknown flag: --json"},
+	})
+}

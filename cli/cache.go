@@ -35,6 +35,9 @@ func NewCmdCache(env *Env, runF func(context.Context, *CacheOptions) error) *cob
 		}),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Action = args[0]
+			if opts.Action != "info" && opts.Action != "clear" {
+				return usagef("cache", "%q: say info or clear", sanitize.String(opts.Action))
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -111,5 +114,5 @@ func cacheRun(ctx context.Context, env *Env, opts *CacheOptions) int {
 		fmt.Fprintf(env.Stdout, "removed %d cache file(s) from %s\n", n, sanitize.String(dir))
 		return ExitOK
 	}
-	return usageError(env, "cache", "%q: say info or clear", sanitize.String(opts.Action))
+	return ExitOK // info or clear: NewCmdCache refuses any other
 }

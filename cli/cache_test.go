@@ -148,3 +148,15 @@ func TestAnExportJudgesAsItsWindow(t *testing.T) {
 		t.Errorf("export --details: %d, %d of 400 with their detail", code, n)
 	}
 }
+
+// TestNewCmdCache: cache's argv binds its options (in any order), and an argv it refuses never
+// reaches runF.
+func TestNewCmdCache(t *testing.T) {
+	newCmdTable(t, NewCmdCache, []argvCase[CacheOptions]{
+		{argv: "info --json", want: func(o *CacheOptions) string { return differs("Action", o.Action, "info", "json", o.Source.json, true) }},
+		{argv: "clear", want: func(o *CacheOptions) string { return differs("Action", o.Action, "clear") }},
+		{argv: "nope", wantErr: "say info or clear"},
+		{argv: "", wantErr: "info or clear"},
+		{argv: "info --demo", wantErr: "unknown flag: --demo"},
+	})
+}

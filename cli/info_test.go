@@ -80,3 +80,15 @@ func TestInfoDashboard(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }
+
+// TestNewCmdInfo: info's argv binds its options (in any order), and an argv it refuses never
+// reaches runF.
+func TestNewCmdInfo(t *testing.T) {
+	newCmdTable(t, NewCmdInfo, []argvCase[InfoOptions]{
+		{argv: "--json --profile prod", want: func(o *InfoOptions) string {
+			return differs("json", o.Source.json, true, "profile", o.Source.profile, "prod")
+		}},
+		{argv: "--journal 'postgres://h/db'", want: func(o *InfoOptions) string { return differs("journal", o.Source.journal, "postgres://h/db") }},
+		{argv: "x", wantErr: "unexpected argument"},
+	})
+}

@@ -86,3 +86,17 @@ func TestJournalLimitKeepsTheNewestOfAnyKind(t *testing.T) {
 		}
 	}
 }
+
+// TestNewCmdJournal: journal's argv binds its options (in any order), and an argv it refuses never
+// reaches runF.
+func TestNewCmdJournal(t *testing.T) {
+	newCmdTable(t, NewCmdJournal, []argvCase[JournalOptions]{
+		{argv: "", want: func(o *JournalOptions) string { return differs("ID", o.ID, "", "Limit", o.Limit, 0) }},
+		{argv: "log_1 --limit 3 --json", want: func(o *JournalOptions) string {
+			return differs("ID", o.ID, "log_1", "Limit", o.Limit, 3, "json", o.Source.json, true)
+		}},
+		{argv: "--limit -1", wantErr: "--limit must not be negative"},
+		{argv: "a b", wantErr: "want at most one execution or attempt id"},
+		{argv: "--file x.jsonl", wantErr: "unknown flag: --file"},
+	})
+}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/exectriage/exectriage/model"
 )
 
 // mark refuses an execution the source does not have (exit 2) and journals nothing; a real
@@ -188,4 +190,19 @@ func TestVerifyManySaysWhatVerifySays(t *testing.T) {
 			t.Fatalf("verify %s says %q (%s), verify --filter said %q", r.ID, one.State, errOut, r.State)
 		}
 	}
+}
+
+// TestNewCmdMark: mark's argv binds its options (in any order), and an argv it refuses never
+// reaches runF.
+func TestNewCmdMark(t *testing.T) {
+	newCmdTable(t, NewCmdMark, []argvCase[MarkOptions]{
+		{argv: "--note n log_2 duplicate --journal j.db", want: func(o *MarkOptions) string {
+			return differs("ID", o.ID, "log_2", "Verdict", o.Verdict, model.Verdict("duplicate"), "Note", o.Note, "n", "journal", o.Source.journal, "j.db")
+		}},
+		{argv: "--filter 'tool:SLACK_SEND_MESSAGE' duplicate --dry-run", want: func(o *MarkOptions) string {
+			return differs("Filter", o.Filter, "tool:SLACK_SEND_MESSAGE", "Verdict", o.Verdict, model.Verdict("duplicate"), "DryRun", o.DryRun, true, "ID", o.ID, "")
+		}},
+		{argv: "log_1", wantErr: "want an execution id and a verdict"},
+		{argv: "log_1 duplicate extra", wantErr: "verdict"},
+	})
 }

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	flag "github.com/spf13/pflag"
 
@@ -394,55 +393,5 @@ func TestEveryFlagHasOneArity(t *testing.T) {
 	}
 	if len(seen) < 20 {
 		t.Fatalf("only %d flags seen", len(seen))
-	}
-}
-
-// TestOptionsFromArgv: each command's flags are bound once to its Options (gh's NewCmdX(f,
-// runF)): the argv below, in any order, produce these options, captured through runF with
-// nothing run.
-func TestOptionsFromArgv(t *testing.T) {
-	env := newTestEnv(nil).Env
-	retries := [][]string{
-		{"--readonly", "--demo", "log_1", "--confirm-failed", "--reason", "gone", "--request-timeout", "2m"},
-		{"log_1", "--reason", "gone", "--confirm-failed", "--demo", "--request-timeout=2m", "--readonly"},
-		{"--request-timeout", "2m", "--reason=gone", "log_1", "--readonly", "--confirm-failed", "--demo"},
-	}
-	for _, argv := range retries {
-		var got *RetryOptions
-		cmd := NewCmdRetry(env, func(_ context.Context, o *RetryOptions) error { got = o; return nil })
-		cmd.SetArgs(argv)
-		if err := cmd.Execute(); err != nil {
-			t.Fatalf("%v: %v", argv, err)
-		}
-		if got == nil || got.ID != "log_1" || !got.Confirm || got.Reason != "gone" || got.RequestTimeout != 2*time.Minute ||
-			!got.Source.readonly || !got.Source.demo || got.Source.json {
-			t.Errorf("%v gave %+v", argv, got)
-		}
-	}
-	var l *ListOptions
-	cmd := NewCmdList(env, func(_ context.Context, o *ListOptions) error { l = o; return nil })
-	cmd.SetArgs([]string{"gmsend", "--filter", "flagged:yes", "--limit", "7", "--jq", ".executions", "--since", "2d", "--file", "x.jsonl"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if l == nil || l.Filter != "flagged:yes" || !slices.Equal(l.Query, []string{"gmsend"}) || l.Limit != 7 || l.Source.jq != ".executions" ||
-		l.Source.since != 48*time.Hour || !l.Source.sinceSet || l.Source.file != "x.jsonl" {
-		t.Errorf("list options %+v", l)
-	}
-	var m *MarkOptions
-	cmd = NewCmdMark(env, func(_ context.Context, o *MarkOptions) error { m = o; return nil })
-	cmd.SetArgs([]string{"--note", "n", "log_2", "duplicate", "--journal", "j.db"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if m == nil || m.ID != "log_2" || m.Verdict != "duplicate" || m.Note != "n" || m.Source.journal != "j.db" {
-		t.Errorf("mark options %+v", m)
-	}
-	// a refused argv never reaches runF
-	cmd = NewCmdRetry(env, func(context.Context, *RetryOptions) error { t.Error("runF ran for a bad argv"); return nil })
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetArgs([]string{"log_1", "--confirm-failed"})
-	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--confirm-failed needs --reason") {
-		t.Errorf("retry --confirm-failed without --reason: %v", err)
 	}
 }

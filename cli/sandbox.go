@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -69,6 +70,7 @@ type SandboxOptions struct {
 	EdgeBlock   time.Duration
 	Approvals   []string
 	ApprovalTTL time.Duration
+	rate, edge  int // read from RateLimit and EdgeLimit by check
 }
 
 // NewCmdSandbox is `exectriage sandbox`: it serves the Composio-compatible sandbox until the
@@ -81,6 +83,9 @@ func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) 
 		Example: "  exectriage sandbox --addr 127.0.0.1:8787 --fault GMAIL_SEND_EMAIL:timeout_after_commit",
 		Args:    noArgs("sandbox"),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := opts.check(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -152,49 +157,51 @@ func NewCmdSandbox(env *Env, runF func(context.Context, *SandboxOptions) error) 
 	return cmd
 }
 
+// check refuses the flags that cannot serve a sandbox, before anything runs, and reads the
+// rates the limits give.
+func (opts *SandboxOptions) check() error {
+	switch {
+	case opts.Size < 0 || opts.Size > sandbox.MaxSize:
+		return usagef("sandbox", "--size must be between 0 and %d", sandbox.MaxSize)
+	case opts.Hold <= 0:
+		return usagef("sandbox", "--hold must be positive")
+	case opts.MaxPage < 0:
+		return usagef("sandbox", "--max-page-size must not be negative")
+	case opts.Cursor != string(sandbox.CursorKeyset) && opts.Cursor != string(sandbox.CursorPage):
+		return usagef("sandbox", "--cursor %q: want keyset or page", sanitize.String(opts.Cursor))
+	case opts.EdgeBlock <= 0:
+		return usagef("sandbox", "--edge-block must be positive")
+	case opts.ApprovalTTL <= 0:
+		return usagef("sandbox", "--approval-ttl must be positive")
+	}
+	var err error
+	if opts.rate, err = perUnit(opts.RateLimit, "/min"); err != nil {
+		return usagef("sandbox", "--rate-limit %q: want N/min, N a whole number of at least 1", sanitize.String(opts.RateLimit))
+	}
+	if opts.edge, err = perUnit(opts.EdgeLimit, "/s"); err != nil {
+		return usagef("sandbox", "--edge-limit %q: want N/s, N a whole number of at least 1", sanitize.String(opts.EdgeLimit))
+	}
+	return nil
+}
+
+// perUnit reads "N" or "N"+unit, N a whole number of at least 1 (0 for "").
+func perUnit(s, unit string) (int, error) {
+	v := strings.TrimSpace(strings.TrimSuffix(s, unit))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err == nil && n < 1 {
+		err = errors.New("less than 1")
+	}
+	return n, err
+}
+
 // sandboxRun serves the sandbox until the context ends.
 func sandboxRun(ctx context.Context, env *Env, opts *SandboxOptions) int {
 	addr, seed, size, key, hold, maxPage, faults := &opts.Addr, &opts.Seed, &opts.Size, &opts.Key, &opts.Hold, &opts.MaxPage, opts.Faults
-	if *size < 0 || *size > sandbox.MaxSize {
-		return usageError(env, "sandbox", "--size must be between 0 and %d", sandbox.MaxSize)
-	}
 	*size = cmp.Or(*size, -1)
-	if *hold <= 0 {
-		return usageError(env, "sandbox", "--hold must be positive")
-	}
-	if *maxPage < 0 {
-		return usageError(env, "sandbox", "--max-page-size must not be negative")
-	}
-	if opts.Cursor != string(sandbox.CursorKeyset) && opts.Cursor != string(sandbox.CursorPage) {
-		return usageError(env, "sandbox", "--cursor %q: want keyset or page", sanitize.String(opts.Cursor))
-	}
-	rate := 0
-	if v := strings.TrimSpace(strings.TrimSuffix(opts.RateLimit, "/min")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return usageError(
-				env,
-				"sandbox",
-				"--rate-limit %q: want N/min, N a whole number of at least 1",
-				sanitize.String(opts.RateLimit),
-			)
-		}
-		rate = n
-	}
-	edge := 0
-	if v := strings.TrimSpace(strings.TrimSuffix(opts.EdgeLimit, "/s")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return usageError(env, "sandbox", "--edge-limit %q: want N/s, N a whole number of at least 1", sanitize.String(opts.EdgeLimit))
-		}
-		edge = n
-	}
-	if opts.EdgeBlock <= 0 {
-		return usageError(env, "sandbox", "--edge-block must be positive")
-	}
-	if opts.ApprovalTTL <= 0 {
-		return usageError(env, "sandbox", "--approval-ttl must be positive")
-	}
+	rate, edge := opts.rate, opts.edge
 	cfg := sandbox.Config{
 		Approvals:   opts.Approvals,
 		ApprovalTTL: opts.ApprovalTTL,

@@ -680,3 +680,18 @@ func BenchmarkScanFileProduction1M(b *testing.B) {
 		}
 	}
 }
+
+// TestNewCmdScan: scan's argv binds its options (in any order), and an argv it refuses never
+// reaches runF.
+func TestNewCmdScan(t *testing.T) {
+	newCmdTable(t, NewCmdScan, []argvCase[ScanOptions]{
+		{argv: "--file x.jsonl --json", want: func(o *ScanOptions) string {
+			return differs("file", o.Source.file, "x.jsonl", "json", o.Source.json, true)
+		}},
+		{argv: "--demo --timeout 30s", want: func(o *ScanOptions) string {
+			return differs("demo", o.Source.demo, true, "timeout", o.Source.timeout, 30*time.Second, "timeSet", o.Source.timeSet, true)
+		}},
+		{argv: "x", wantErr: "unexpected argument"},
+		{argv: "--limit 3", wantErr: "unknown flag: --limit"},
+	})
+}

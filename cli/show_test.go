@@ -38,3 +38,16 @@ func TestShowRedactsSecrets(t *testing.T) {
 		t.Errorf("--reveal printed the API key:\n%s", out)
 	}
 }
+
+// TestNewCmdShow: show's argv binds its options (in any order), and an argv it refuses never
+// reaches runF.
+func TestNewCmdShow(t *testing.T) {
+	newCmdTable(t, NewCmdShow, []argvCase[ShowOptions]{
+		{argv: "log_1 --reveal --json", want: func(o *ShowOptions) string {
+			return differs("ID", o.ID, "log_1", "Reveal", o.Reveal, true, "json", o.Source.json, true)
+		}},
+		{argv: "--session trs_1", want: func(o *ShowOptions) string { return differs("Session", o.Session, "trs_1", "ID", o.ID, "") }},
+		{argv: "", wantErr: "want exactly one execution ID"},
+		{argv: "a b", wantErr: "want exactly one execution ID"},
+	})
+}

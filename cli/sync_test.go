@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to look into the index
 
@@ -156,4 +157,15 @@ func TestATeamIndexIsOneCopyForTheTeam(t *testing.T) {
 			t.Errorf("sync %v: %d %q, want one line with %q and exit 2", bad.args, code, errOut, bad.want)
 		}
 	}
+}
+
+// TestNewCmdSync: sync's argv binds its options (in any order), and an argv it refuses never
+// reaches runF.
+func TestNewCmdSync(t *testing.T) {
+	newCmdTable(t, NewCmdSync, []argvCase[SyncOptions]{
+		{argv: "--details --since 24h --json", want: func(o *SyncOptions) string {
+			return differs("Details", o.Details, true, "since", o.Source.since, 24*time.Hour, "json", o.Source.json, true)
+		}},
+		{argv: "x", wantErr: "unexpected argument"},
+	})
 }

@@ -175,3 +175,17 @@ func TestTeamViewsAndBulkWork(t *testing.T) {
 		t.Fatalf("a read-only session saved a view: exit %d", code)
 	}
 }
+
+// TestNewCmdView: view's argv binds its options (in any order), and an argv it refuses never
+// reaches runF.
+func TestNewCmdView(t *testing.T) {
+	newCmdTable(t, NewCmdView, []argvCase[ViewOptions]{
+		{argv: "list --json", want: func(o *ViewOptions) string { return differs("Action", o.Action, "list", "json", o.Source.json, true) }},
+		{argv: "save slack --filter toolkit:slack --show flagged", want: func(o *ViewOptions) string {
+			return differs("Action", o.Action, "save", "Name", o.Name, "slack", "Filter", o.Filter, "toolkit:slack", "Show", o.Show, "flagged")
+		}},
+		{argv: "delete slack", want: func(o *ViewOptions) string { return differs("Action", o.Action, "delete", "Name", o.Name, "slack") }},
+		{argv: "nope", wantErr: "say list, save NAME or delete NAME"},
+		{argv: "save", wantErr: "NAME"},
+	})
+}

@@ -65,6 +65,12 @@ func NewCmdWatch(env *Env, runF func(context.Context, *WatchOptions) error) *cob
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.set = map[string]bool{}
 			c.Flags().Visit(func(f *flag.Flag) { opts.set[f.Name] = true })
+			if opts.Every <= 0 || opts.Digest < 0 {
+				return usagef("watch", "--every must be positive and --digest not negative")
+			}
+			if opts.LogFormat != "text" && opts.LogFormat != "json" {
+				return usagef("watch", "--log-format must be text or json")
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -105,9 +111,6 @@ func kindNames() string {
 // flag is wrong without ever repeating a URL or a secret.
 func watchSetup(ctx context.Context, env *Env, opts *WatchOptions) (app.WatchOptions, error) {
 	var o app.WatchOptions
-	if opts.Every <= 0 || opts.Digest < 0 {
-		return o, usagef("watch", "--every must be positive and --digest not negative")
-	}
 	o.Every, o.Digest, o.Once = opts.Every, opts.Digest, opts.Once
 	vf, show, err := opts.Source.savedView(ctx, env)
 	if err != nil {
@@ -120,13 +123,9 @@ func watchSetup(ctx context.Context, env *Env, opts *WatchOptions) (app.WatchOpt
 	if err := tellKinds(&o, opts.Tell, "--tell"); err != nil {
 		return o, err
 	}
-	switch opts.LogFormat {
-	case "text":
-		o.Log = slog.New(slog.NewTextHandler(env.Stderr, nil))
-	case "json":
+	o.Log = slog.New(slog.NewTextHandler(env.Stderr, nil))
+	if opts.LogFormat == "json" { // text or json: NewCmdWatch refuses any other
 		o.Log = slog.New(slog.NewJSONHandler(env.Stderr, nil))
-	default:
-		return o, usagef("watch", "--log-format must be text or json")
 	}
 	if opts.Webhook != "" {
 		if err := checkURL(opts.Webhook); err != nil {

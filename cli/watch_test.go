@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Bad input to watch is one line and exit 2, before anything is read or sent, and never repeats
@@ -86,4 +87,20 @@ digest = "soon"
 	if len(got) != 1 || got["flagged/gmail"] == 0 {
 		t.Fatalf("--filter over the profile's: %v, want flagged Gmail writes only", got)
 	}
+}
+
+// TestNewCmdWatch: watch's argv binds its options (in any order), and an argv it refuses never
+// reaches runF.
+func TestNewCmdWatch(t *testing.T) {
+	newCmdTable(t, NewCmdWatch, []argvCase[WatchOptions]{
+		{argv: "--once --json --every 30s --tell flagged,groups", want: func(o *WatchOptions) string {
+			return differs("Once", o.Once, true, "JSON", o.JSON, true, "Every", o.Every, 30*time.Second, "Tell", o.Tell, []string{"flagged", "groups"})
+		}},
+		{argv: "--webhook https://example.com/h --webhook-secret-file s.txt --filter flagged:yes", want: func(o *WatchOptions) string {
+			return differs("Webhook", o.Webhook, "https://example.com/h", "SecretFile", o.SecretFile, "s.txt", "Filter", o.Filter, "flagged:yes")
+		}},
+		{argv: "--every 0s", wantErr: "--every must be positive"},
+		{argv: "--log-format xml", wantErr: "--log-format must be text or json"},
+		{argv: "x", wantErr: "unexpected argument"},
+	})
 }
