@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,4 +108,39 @@ func TestNewCmdBundle(t *testing.T) {
 		{argv: "", wantErr: "ID"},
 		{argv: "log_1 --json", wantErr: "unknown flag: --json"},
 	})
+}
+
+// A bundle of a session's execution carries the session's timeline: every execution of it,
+// oldest first, this one marked.
+func TestABundleCarriesTheSessionTimeline(t *testing.T) {
+	base, vars, bySession := sessionSandbox(t)
+	for sid, execs := range bySession {
+		if len(execs) < 2 {
+			continue
+		}
+		out := filepath.Join(t.TempDir(), "b.md")
+		if code, _, errOut := run(t, vars, "bundle", execs[1].ID, "--out", out, "--no-verify", "--base-url", base); code != ExitOK {
+			t.Fatalf("bundle: %d %s", code, errOut)
+		}
+		b, _ := os.ReadFile(out)
+		text := string(b)
+		head := fmt.Sprintf("Session `%s`, %d executions, oldest first:", sid, len(execs))
+		i := strings.Index(text, head)
+		if i < 0 {
+			t.Fatalf("the bundle has no timeline of session %s:\n%s", sid, text)
+		}
+		last := i
+		for _, e := range execs {
+			j := strings.Index(text[i:], "`"+e.ID+"`")
+			if j < 0 || i+j < last {
+				t.Fatalf("the timeline lacks %s or has it out of order:\n%s", e.ID, text[i:])
+			}
+			last = i + j
+		}
+		if !strings.Contains(text[i:], "`"+execs[1].ID+"` ") || !strings.Contains(text[i:], "(this execution)") {
+			t.Errorf("the bundle's own execution is not marked:\n%s", text[i:])
+		}
+		return
+	}
+	t.Fatal("the sandbox has no session of two")
 }

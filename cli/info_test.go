@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,4 +92,31 @@ func TestNewCmdInfo(t *testing.T) {
 		{argv: "--journal 'postgres://h/db'", want: func(o *InfoOptions) string { return differs("journal", o.Source.journal, "postgres://h/db") }},
 		{argv: "x", wantErr: "unexpected argument"},
 	})
+}
+
+// info names one key source: a profile's key variable on the source line as on the key line,
+// even with COMPOSIO_API_KEY set as well (two different sources on two lines).
+func TestInfoNamesOneKeySource(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.toml")
+	if err := os.WriteFile(cfg, []byte("[profiles.prod]\napi_key_env = \"EXAMPLE_PROD_KEY\"\nproduction = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range []map[string]string{nil, {"COMPOSIO_API_KEY": "ak_other"}} {
+		vars := map[string]string{"EXECTRIAGE_CONFIG": cfg, "EXAMPLE_PROD_KEY": "ak_prod", "XDG_STATE_HOME": dir}
+		maps.Copy(vars, extra)
+		code, out, errOut := run(t, vars, "info", "--profile", "prod")
+		if code != ExitOK {
+			t.Fatalf("info: %d %s", code, errOut)
+		}
+		var sources []string
+		for l := range strings.SplitSeq(out, "\n") {
+			if _, after, ok := strings.Cut(l, "key from"); ok {
+				sources = append(sources, strings.TrimSpace(strings.TrimRight(strings.TrimSpace(after), ")")))
+			}
+		}
+		if len(sources) != 2 || !strings.HasPrefix(sources[0], "$EXAMPLE_PROD_KEY") || !strings.HasPrefix(sources[1], "$EXAMPLE_PROD_KEY") {
+			t.Errorf("with %v the key sources are %q:\n%s", extra, sources, out)
+		}
+	}
 }

@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/retry"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // TestNewCmdRetry: retry's argv binds its options (in any order), and an argv it refuses never
@@ -22,4 +27,29 @@ func TestNewCmdRetry(t *testing.T) {
 		{argv: "log_1 --confirm-failed", wantErr: "--confirm-failed needs --reason"},
 		{argv: "", wantErr: "ID"},
 	})
+}
+
+// The exit status of a retry follows from whether anything was sent.
+func TestRetryExit(t *testing.T) {
+	att := func(st model.AttemptState) *model.RetryAttempt { return &model.RetryAttempt{State: st} }
+	allowed := triage.GuardDecision{Allowed: true}
+	boom := errors.New("journal: disk full")
+	for _, tt := range []struct {
+		name string
+		res  retry.Result
+		err  error
+		want int
+	}{
+		{"error before the claim", retry.Result{Decision: allowed}, boom, ExitFinding},
+		{"journal failed before the send", retry.Result{Decision: allowed, Attempt: att(model.AttemptIntent)}, boom, ExitFinding},
+		{"journal failed after the send", retry.Result{Decision: allowed, Attempt: att(model.AttemptSent), Sent: true}, boom, ExitAmbiguous},
+		{"refused", retry.Result{}, nil, ExitRefused},
+		{"succeeded", retry.Result{Decision: allowed, Attempt: att(model.AttemptSucceeded), Sent: true}, nil, ExitOK},
+		{"failed", retry.Result{Decision: allowed, Attempt: att(model.AttemptFailed), Sent: true}, nil, ExitFinding},
+		{"indeterminate", retry.Result{Decision: allowed, Attempt: att(model.AttemptIndeterminate), Sent: true}, nil, ExitAmbiguous},
+	} {
+		if got := retryExit(tt.res, tt.err); got != tt.want {
+			t.Errorf("%s: exit %d, want %d", tt.name, got, tt.want)
+		}
+	}
 }

@@ -2,20 +2,13 @@ package cli
 
 import (
 	"encoding/base64"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/exectriage/exectriage/app"
-	"github.com/exectriage/exectriage/internal/hostile"
-	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/redact"
-	"github.com/exectriage/exectriage/retry"
-	"github.com/exectriage/exectriage/triage"
 )
 
 // A key with no recognisable shape: only the policy's knowledge of the configured key hides
@@ -123,81 +116,6 @@ func TestTheKeyTestCanFail(t *testing.T) {
 		if !seen[want] {
 			t.Errorf("without the key configured, %q printed no form of it: the oracle or the export is wrong (seen %v)", want, seen)
 		}
-	}
-}
-
-// Durations take days and weeks wherever a duration is taken (the tool itself says "since 7d").
-func TestDurationsTakeDaysAndWeeks(t *testing.T) {
-	for _, args := range [][]string{
-		{"list", "--file", "testdata/export.jsonl", "--since", "7d"},
-		{"list", "--file", "testdata/export.jsonl", "--since", "2w", "--timeout", "1d"},
-	} {
-		if code, _, errOut := run(t, nil, args...); code != ExitOK {
-			t.Errorf("%v: exit %d: %s", args, code, errOut)
-		}
-	}
-	if code, _, errOut := run(t, nil, "list", "--file", "testdata/export.jsonl", "--since", "7days"); code != ExitUsage || !strings.Contains(errOut, "7d") {
-		t.Errorf("--since 7days: exit %d: %s", code, errOut)
-	}
-}
-
-// The exit status of a retry follows from whether anything was sent.
-func TestRetryExit(t *testing.T) {
-	att := func(st model.AttemptState) *model.RetryAttempt { return &model.RetryAttempt{State: st} }
-	allowed := triage.GuardDecision{Allowed: true}
-	boom := errors.New("journal: disk full")
-	for _, tt := range []struct {
-		name string
-		res  retry.Result
-		err  error
-		want int
-	}{
-		{"error before the claim", retry.Result{Decision: allowed}, boom, ExitFinding},
-		{"journal failed before the send", retry.Result{Decision: allowed, Attempt: att(model.AttemptIntent)}, boom, ExitFinding},
-		{"journal failed after the send", retry.Result{Decision: allowed, Attempt: att(model.AttemptSent), Sent: true}, boom, ExitAmbiguous},
-		{"refused", retry.Result{}, nil, ExitRefused},
-		{"succeeded", retry.Result{Decision: allowed, Attempt: att(model.AttemptSucceeded), Sent: true}, nil, ExitOK},
-		{"failed", retry.Result{Decision: allowed, Attempt: att(model.AttemptFailed), Sent: true}, nil, ExitFinding},
-		{"indeterminate", retry.Result{Decision: allowed, Attempt: att(model.AttemptIndeterminate), Sent: true}, nil, ExitAmbiguous},
-	} {
-		if got := retryExit(tt.res, tt.err); got != tt.want {
-			t.Errorf("%s: exit %d, want %d", tt.name, got, tt.want)
-		}
-	}
-}
-
-// doctor --api reports what the logs carry, as counts (the docs' metadata.tool/toolkit keys are
-// read as the tool and toolkit), and names what triage cannot do without what is missing; no
-// value from the logs is printed.
-func TestDoctorAPIShapeReport(t *testing.T) {
-	recs := []map[string]any{
-		{"id": "log_a", "timestamp": "2026-03-01T10:00:00Z", "status": "failed", "metadata": map[string]any{"tool": "GMAIL_SEND_EMAIL", "toolkit": "gmail", "user_id": "u_value_never_shown"}},
-		{"id": "log_b", "timestamp": "2026-03-01T10:01:00Z", "status": "success", "metadata": map[string]any{"tool": "SLACK_SEND_MESSAGE", "toolkit": "slack"}},
-	}
-	srv := hostile.Serve(t, hostile.IgnoredFilters(recs...))
-	code, out, errOut := run(t, map[string]string{"COMPOSIO_API_KEY": "k-shape-test-key"}, "doctor", "--api", "--base-url", srv.URL, "--json", "--since", "1000d")
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var sh app.Shape
-	if err := json.Unmarshal([]byte(out), &sh); err != nil {
-		t.Fatal(err)
-	}
-	found := map[string]int{}
-	for _, f := range sh.Fields {
-		found[f.Field] = f.Found
-	}
-	if sh.Records != 2 || found["tool"] != 2 || found["toolkit"] != 2 || found["arguments"] != 0 || found["SDK version"] != 0 {
-		t.Errorf("shape %+v", sh)
-	}
-	if !strings.Contains(strings.Join(sh.Unavailable, "\n"), "arguments: duplicate groups") {
-		t.Errorf("unavailable: %v", sh.Unavailable)
-	}
-	if strings.Contains(out, "u_value_never_shown") {
-		t.Error("the report shows a value from the logs")
-	}
-	if code, _, _ := run(t, nil, "doctor", "--api", "--file", "testdata/export.jsonl"); code != ExitUsage {
-		t.Errorf("--api with --file: exit %d", code)
 	}
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -8,7 +9,33 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/internal/testkit"
+	"github.com/exectriage/exectriage/sandbox"
 )
+
+// TestCtrlCIsQuietAndExits130: a command stopped by Ctrl-C (its context
+// cancelled) while it reads the API exits 130 and prints no "context canceled" line; the same
+// command left alone exits 0.
+func TestCtrlCIsQuietAndExits130(t *testing.T) {
+	_, base := testkit.StartSandbox(t, sandbox.Config{Seed: 6, Size: 3000, Now: fixedNow, APIKey: "k-int", PageLatency: 150 * time.Millisecond})
+	vars := map[string]string{"COMPOSIO_API_KEY": "k-int", "XDG_STATE_HOME": t.TempDir(), "XDG_CACHE_HOME": t.TempDir()}
+	args := []string{"scan", "--base-url", base, "--since", "720h", "--no-cache"}
+	for _, cmd := range [][]string{args, append([]string{"list"}, args[1:]...)} {
+		env := newTestEnv(vars)
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(400*time.Millisecond, cancel) // mid-walk: the walk takes several pages of 150 ms
+		code := Run(ctx, env.Env, cmd)
+		cancel()
+		if code != ExitInterrupted || env.err.Len() != 0 {
+			t.Errorf("%s stopped by Ctrl-C: exit %d, stderr %q; want 130 and nothing", cmd[0], code, env.err.String())
+		}
+	}
+	if code, _, errOut := run(t, vars, args...); code != ExitOK {
+		t.Fatalf("the same scan left alone: %d %s", code, errOut)
+	}
+}
 
 // TestExitCodeTable: every row of the one exit-status table (--help, README) is what the
 // commands return, including the cases that disagreed with it (`show ”` gave 1,
@@ -173,26 +200,6 @@ func TestCompletions(t *testing.T) {
 	}
 }
 
-// The committed man pages are what `make man` writes from the command definitions now.
-func TestManPagesAreCurrent(t *testing.T) {
-	dir := t.TempDir()
-	if err := WriteManPages(t.Context(), dir); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := filepath.Glob(filepath.Join(dir, "*.1"))
-	want, _ := filepath.Glob("../man/*.1")
-	if len(got) == 0 || len(got) != len(want) {
-		t.Fatalf("%d pages generated, %d committed: run make man", len(got), len(want))
-	}
-	for _, g := range got {
-		a, _ := os.ReadFile(g)
-		b, err := os.ReadFile(filepath.Join("../man", filepath.Base(g)))
-		if err != nil || string(a) != string(b) {
-			t.Errorf("man/%s is not what the commands define now: run make man", filepath.Base(g))
-		}
-	}
-}
-
 // Execution ids complete where it is cheap: from an export file (or the demo), newest first,
 // with their tool; against the live API nothing is listed on a tab.
 func TestIDsComplete(t *testing.T) {
@@ -218,61 +225,6 @@ func TestIDsComplete(t *testing.T) {
 	}
 }
 
-// Every man page has ENVIRONMENT, FILES and EXIT STATUS before SEE ALSO, and
-// ENVIRONMENT names every variable the program reads (found in its sources), so a new one
-// cannot go undocumented.
-func TestManPagesHaveEnvironmentFilesAndExitStatus(t *testing.T) {
-	pages, _ := filepath.Glob("../man/*.1")
-	if len(pages) == 0 {
-		t.Fatal("no man pages")
-	}
-	for _, p := range pages {
-		b, _ := os.ReadFile(p)
-		s := string(b)
-		env, files, exit, see := strings.Index(s, ".SH ENVIRONMENT"), strings.Index(s, ".SH FILES"), strings.Index(s, ".SH EXIT STATUS"), strings.Index(s, ".SH SEE ALSO")
-		if env < 0 || files < env || exit < files || (see >= 0 && see < exit) {
-			t.Errorf("%s: ENVIRONMENT %d, FILES %d, EXIT STATUS %d, SEE ALSO %d", filepath.Base(p), env, files, exit, see)
-		}
-		for _, code := range []string{`\fB0\fP`, `\fB2\fP`, `\fB4\fP`} {
-			if !strings.Contains(s[max(exit, 0):], code) {
-				t.Errorf("%s: EXIT STATUS lacks %s", filepath.Base(p), code)
-			}
-		}
-	}
-	root, _ := os.ReadFile("../man/exectriage.1")
-	envSection := string(root)
-	envSection = envSection[strings.Index(envSection, ".SH ENVIRONMENT"):strings.Index(envSection, ".SH FILES")]
-	read := regexp.MustCompile(`[gG]etenv\("([A-Z_]+)"\)`)
-	generic := map[string]bool{"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "TERM": true, "DISPLAY": true, "WAYLAND_DISPLAY": true,
-		"GOGC": true, "GOMEMLIMIT": true, "GOMAXPROCS": true}
-	seen := 0
-	err := filepath.WalkDir("..", func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "tools" || d.Name() == "testkit" || strings.HasPrefix(d.Name(), ".") && path != "..") {
-			return filepath.SkipDir // programs of the repository's own, and test helpers
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		for _, m := range read.FindAllStringSubmatch(string(b), -1) {
-			seen++
-			if !generic[m[1]] && !strings.Contains(envSection, m[1]) {
-				t.Errorf("%s reads %s, which the man page's ENVIRONMENT does not name", path, m[1])
-			}
-		}
-		return nil
-	})
-	if err != nil || seen < 10 {
-		t.Fatalf("walked the sources: %d reads found, %v", seen, err)
-	}
-}
-
 // --color, --theme and --profile complete their values, before or after a command, the
 // profiles from the config the session would read (EXECTRIAGE_CONFIG too) (32.14).
 func TestFlagValuesComplete(t *testing.T) {
@@ -295,6 +247,27 @@ func TestFlagValuesComplete(t *testing.T) {
 			if !strings.Contains(out, w+"\n") {
 				t.Errorf("%v: no %q in\n%s", tt.args, w, out)
 			}
+		}
+	}
+}
+
+// TestMessagesSayEachThingOnce: an unknown id is named once, not as
+// "no execution X in S: no such execution: X in S"; a sandbox that cannot listen says
+// "sandbox" once; a count of one execution is not "1 execution(s)".
+func TestMessagesSayEachThingOnce(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "one.jsonl")
+	for _, tt := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"show", "log_nope", "--file", "testdata/export.jsonl"}, "exectriage show: no execution log_nope in FILE export.jsonl: it may have aged out", "no such execution"},
+		{[]string{"sandbox", "--addr", "127.0.0.1:99999"}, "exectriage sandbox: listen on 127.0.0.1:99999", "sandbox: sandbox"},
+		{[]string{"bundle", "log_G01", "--no-verify", "--file", "testdata/export.jsonl", "--out", out + ".md"}, "1 execution written", "(s)"},
+		{[]string{"export", "--file", "testdata/export.jsonl", "--out", out}, "18 executions written", "(s)"},
+	} {
+		_, _, errOut := run(t, nil, tt.args...)
+		if !strings.Contains(errOut, tt.want) || strings.Contains(errOut, tt.not) {
+			t.Errorf("%v: %q, want %q and no %q", tt.args, errOut, tt.want, tt.not)
 		}
 	}
 }
