@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/window"
 )
 
 // Every key of the KeyMap but the panes' navigation and the dialogs' own is a row of the
@@ -91,5 +92,37 @@ func TestOffKeysSayWhyWhereverTheyShow(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestTogglesFlaggedWritesAndDuplicates(t *testing.T) {
+	h := newHarness(t, newEnv(t), 120, 40)
+	ds := h.m.data.DS
+	h.keys("a")
+	if h.m.list.Len() != ds.Flagged {
+		t.Errorf("a: %d rows, %d flagged", h.m.list.Len(), ds.Flagged)
+	}
+	h.keys("a", "w")
+	if h.m.list.Len() != ds.Writes {
+		t.Errorf("w: %d rows, %d writes", h.m.list.Len(), ds.Writes)
+	}
+	h.keys("w", "d")
+	groups := 0
+	for _, it := range h.m.list.Items().Slice() {
+		if it.Kind == window.ItemGroup {
+			groups++
+		}
+	}
+	if groups != len(ds.Groups) || groups == 0 {
+		t.Errorf("d: %d group rows, %d groups", groups, len(ds.Groups))
+	}
+	h.keys("g") // the first row: a group
+	before := h.m.list.Len()
+	h.keys("enter") // fold the first group
+	if h.m.list.Len() != before-len(ds.Members[h.m.list.Items().Slice()[0].Group]) {
+		t.Errorf("enter on a group row: %d rows, was %d", h.m.list.Len(), before)
+	}
+	if !strings.Contains(h.screen(), "[d dups]") {
+		t.Error("the status line does not show the duplicates toggle")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -361,3 +362,39 @@ func (h *harness) flaggedWith(tool string, state model.ProviderStateKind) int {
 }
 
 func displayWidth(s string) int { return ansi.StringWidth(s) }
+
+// sendSlack posts one Slack message through the sandbox's API, as an agent does: a new
+// execution, newer than the history.
+func (e *env) sendSlack(t *testing.T, text string) string {
+	t.Helper()
+	return testkit.SendSlack(t, e.srv, e.url, "test-key", text, "")
+}
+
+// flat is a screen's text as one line of words, boxes and wrapping gone: for phrases a
+// dialog may wrap.
+func flat(s string) string {
+	return strings.Join(strings.Fields(strings.NewReplacer("│", " ", "┃", " ").Replace(ansi.Strip(s))), " ")
+}
+
+// isQuit runs cmd (when there is one) and reports whether it quits the program.
+func isQuit(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	switch msg := cmd().(type) {
+	case tea.QuitMsg:
+		return true
+	case tea.BatchMsg:
+		if slices.ContainsFunc(msg, isQuit) {
+			return true
+		}
+	}
+	return false
+}
+
+// queued gives a page's records to m's feed, as a load does, and returns the message that says
+// so.
+func queued(m *Model, tag int, page []model.Execution, next tea.Cmd) loadPageMsg {
+	m.load.feed.Give(page)
+	return loadPageMsg{tag: tag, n: len(page), next: next}
+}
