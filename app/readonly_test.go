@@ -111,7 +111,8 @@ func TestReadOnlySessionCannotWrite(t *testing.T) {
 			if !errors.Is(err, client.ErrReadOnly) {
 				t.Fatalf("the read-only session's client sent a write: %v", err)
 			}
-			if _, err := a.Retry(ctx, j, retry.Request{Execution: write, Confirmed: true, Reason: "r"}, RetryHooks{}); err == nil {
+			a.UseJournal(j)
+			if _, err := a.Retry(ctx, retry.Request{Execution: write, Confirmed: true, Reason: "r"}, RetryHooks{}); err == nil {
 				t.Error("Retry in a read-only session did not refuse")
 			}
 			if n := len(testkit.SandboxEffects(t, base, "k-ro")); n != effects {

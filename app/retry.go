@@ -58,14 +58,18 @@ type RetryHooks struct {
 	Pause   func(ctx context.Context, step string) error // the binary's test hook
 }
 
-// Retry runs the guarded retry of req.Execution once (see package retry, which reads the live
-// log again, from the API the retry would go to, and checks that every record on the way to
-// the send is of req.ID).
-func (a *App) Retry(ctx context.Context, j *Journal, req retry.Request, h RetryHooks) (retry.Result, error) {
+// Retry runs the guarded retry of req.Execution once, recorded in the session's journal
+// (UseJournal: every front hands the session its journal before anything that writes to it):
+// see package retry, which reads the live log again, from the API the retry would go to, and
+// checks that every record on the way to the send is of req.ID.
+func (a *App) Retry(ctx context.Context, req retry.Request, h RetryHooks) (retry.Result, error) {
 	if err := a.CheckWrite("nothing was sent"); err != nil {
 		return retry.Result{}, err
 	}
-	d := a.RetryDeps(j)
+	if a.j == nil {
+		return retry.Result{}, a.noJournal("nothing was sent")
+	}
+	d := a.RetryDeps(a.j)
 	d.Timeout, d.Pause = h.Timeout, h.Pause
 	res, err := retry.Run(ctx, d, req)
 	res.Decision = a.inSession(res.Decision)
@@ -145,15 +149,12 @@ func (a *App) Evidence(ctx context.Context, e model.Execution, t model.Triage, p
 // RetryConfirmed runs the guarded retry of e whose failure the person confirmed (with reason), on
 // the provider state ps they saw; a refusal at the send comes back typed (Refusal, Next).
 func (a *App) RetryConfirmed(ctx context.Context, e model.Execution, ps model.ProviderState, reason string) RetryOutcome {
-	if a.j == nil {
-		return RetryOutcome{Err: a.noJournal("nothing was sent").Error()}
-	}
 	req := retry.Request{ID: e.ID, Execution: e, Confirmed: true, Reason: reason}
 	if ps.State != "" {
 		p := ps
 		req.Provider = &p
 	}
-	res, err := a.Retry(ctx, a.j, req, RetryHooks{})
+	res, err := a.Retry(ctx, req, RetryHooks{})
 	out := RetryOutcome{}
 	if res.Attempt != nil {
 		out.AttemptID, out.State, out.NewLogID, out.Detail = res.Attempt.ID, res.Attempt.State, res.Attempt.NewLogID, res.Attempt.Detail

@@ -46,7 +46,8 @@ func TestRetryDecidesOnTheLiveLogItAskedFor(t *testing.T) {
 	defer j.Close()
 	e := model.Execution{ID: "log_asked", ToolSlug: "GMAIL_SEND_EMAIL", ConnectedAccountID: "ca_1", Status: "failed",
 		Arguments: json.RawMessage(`{"recipient_email":"a@b.c"}`), Detailed: true, Error: &model.ExecError{Kind: model.ErrTimeout}}
-	res, err := a.Retry(ctx, j, retry.Request{Execution: e, Confirmed: true, Reason: "r"}, RetryHooks{})
+	a.UseJournal(j)
+	res, err := a.Retry(ctx, retry.Request{Execution: e, Confirmed: true, Reason: "r"}, RetryHooks{})
 	if !errors.Is(err, retry.ErrOtherRecord) || res.Sent || res.Attempt != nil || !strings.Contains(err.Error(), "log_other") {
 		t.Fatalf("retry on another log than asked: want an error naming the other record, got %+v %v", res.Decision, err)
 	}

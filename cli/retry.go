@@ -151,7 +151,8 @@ func retryRun(ctx context.Context, env *Env, opts *RetryOptions) int {
 	// only the call's identity (a large one is not held twice).
 	seen := model.Execution{ID: e.ID, ToolSlug: e.ToolSlug, ConnectedAccountID: e.ConnectedAccountID, UserID: e.UserID}
 	h := app.RetryHooks{Pause: testPause(env), Timeout: opts.RequestTimeout}
-	res, runErr := a.Retry(ctx, j, retry.Request{ID: id, Execution: seen, Confirmed: opts.Confirm, Reason: opts.Reason}, h)
+	a.UseJournal(j)
+	res, runErr := a.Retry(ctx, retry.Request{ID: id, Execution: seen, Confirmed: opts.Confirm, Reason: opts.Reason}, h)
 	out := retryOutput{
 		SchemaVersion: SchemaVersion,
 		ExecutionID:   id,
