@@ -415,13 +415,7 @@ func (a *App) ReadOnly() bool { return a.o.ReadOnly || a.cfg.Defaults.ReadOnly }
 // verdict, a resolution).
 func (a *App) CheckWrite(what string) error {
 	if a.ReadOnly() {
-		return &UsageError{
-			Msg: fmt.Sprintf(
-				"%s: %v: this session is read-only (--readonly or [defaults] readonly in the config): no retry, verdict or journal write",
-				what,
-				ErrReadOnly,
-			),
-		}
+		return &UsageError{Msg: fmt.Sprintf("%s: %v: %s", what, ErrReadOnly, phrase.ReadOnlyWrites)}
 	}
 	return nil
 }

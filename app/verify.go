@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/verify"
 )
 
@@ -40,9 +41,7 @@ func (a *App) AllowsReads() bool { return a.o.AllowReads || a.cfg.Defaults.Allow
 // reads are allowed.
 func (a *App) CheckRead() error {
 	if a.ReadOnly() && !a.AllowsReads() {
-		return &UsageError{
-			Msg: "no provider check: this session is read-only and a check runs a read tool (--allow-reads lets checks through)",
-		}
+		return &UsageError{Msg: phrase.ReadOnlyChecks}
 	}
 	return nil
 }

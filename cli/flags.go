@@ -249,12 +249,7 @@ func (s *sourceFlags) refuseIfReadOnly(env *Env, cmd, what string) (int, bool) {
 		return fail(env, cmd, err), true
 	}
 	if ro {
-		return usageError(
-			env,
-			cmd,
-			"%s: this session is read-only (--readonly or [defaults] readonly in the config): no retry, verdict or journal write",
-			what,
-		), true
+		return usageError(env, cmd, "%s: %s", what, phrase.ReadOnlyWrites), true
 	}
 	return ExitOK, false
 }
@@ -420,9 +415,8 @@ func (s *sourceFlags) reported(env *Env, j *app.Journal, err error) (*app.Journa
 	}
 	if j.Recovered > 0 {
 		in := app.SessionArgsOf(s.options(env))
-		fmt.Fprintf(env.Stderr, "exectriage: %d retry attempt(s) left in flight by a process that is gone are now indeterminate: "+
-			"`%s` lists them, `%s` settles each\n", j.Recovered, triage.CommandLine(in, "journal"), triage.CommandLine(in, "resolve",
-			"ATTEMPT"))
+		hint := func(verb string, args ...string) string { return "`" + triage.CommandLine(in, verb, args...) + "`" }
+		fmt.Fprintf(env.Stderr, "exectriage: %s\n", phrase.Recovered(j.Recovered, hint))
 	}
 	if j.ClockWarning != nil {
 		fmt.Fprintf(env.Stderr, "exectriage: %v\n", j.ClockWarning)
@@ -535,12 +529,7 @@ func (s *sourceFlags) refuseIfNoReads(env *Env, cmd string) (int, bool) {
 	if cfg.Defaults.AllowReads {
 		return ExitOK, false
 	}
-	return usageError(
-		env,
-		cmd,
-		"no provider check: this session is read-only (--readonly or [defaults] readonly in the config) and a check runs a read tool "+
-			"(--allow-reads lets checks through)",
-	), true
+	return usageError(env, cmd, "%s", phrase.ReadOnlyChecks), true
 }
 
 // savedView is --view's filter and show ("" and "all" without --view), the config's view of

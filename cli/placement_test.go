@@ -15,6 +15,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/sandbox"
 )
 
@@ -331,9 +332,13 @@ func TestReadOnlyRefusesEverywhere(t *testing.T) {
 		{"mark", "log_G02", "ignored", "--file", "testdata/export.jsonl"},
 		{"verify", "log_G01", "--base-url", w.base},
 	} {
+		why := phrase.ReadOnlyWrites // in the words every front gives (the TUI's: ui TestReadOnlySessionRefusesWritingKeys)
+		if args[0] == "verify" {
+			why = phrase.ReadOnlyChecks
+		}
 		for _, placed := range [][]string{append([]string{"--readonly"}, args...), append(slices.Clone(args), "--readonly")} {
 			r := w.runPlaced(t, placed)
-			if r.code != ExitUsage || !strings.Contains(r.stderr, "read-only") || r.changed || r.stdout != "" {
+			if r.code != ExitUsage || !strings.Contains(r.stderr, why) || r.changed || r.stdout != "" {
 				t.Errorf("%v: exit %d, journal changed %v, %q %q", placed, r.code, r.changed, r.stdout, r.stderr)
 			}
 		}

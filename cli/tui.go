@@ -12,6 +12,7 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/sanitize"
 	"github.com/exectriage/exectriage/ui"
 )
@@ -146,8 +147,7 @@ func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 		defer j.Close()
 		a.UseJournal(j)
 		if j.Recovered > 0 {
-			notice = fmt.Sprintf("%d retry attempt(s) left in flight by a process that is gone are now indeterminate: %s settles each",
-				j.Recovered, a.Hint("resolve", "ATTEMPT"))
+			notice = phrase.Recovered(j.Recovered, a.Hint)
 		}
 	}
 

@@ -100,3 +100,18 @@ func (g Guards) Sentence() string {
 	}
 	return "guards this machine only; teammates on other journals are not guarded (share one PostgreSQL journal)"
 }
+
+// ReadOnlyWrites is why a read-only session refuses a retry, a verdict or any journal write, the
+// one wording every front gives.
+const ReadOnlyWrites = "this session is read-only (--readonly or [defaults] readonly in the config): no retry, verdict or journal write"
+
+// ReadOnlyChecks is why a read-only session refuses a provider check.
+const ReadOnlyChecks = "no provider check: this session is read-only and a check runs a read tool (--allow-reads lets checks through)"
+
+// Recovered says that opening the journal found n attempts left in flight by a process that is
+// gone, now indeterminate, and how to list and settle them (hint: a command line of the
+// session, app.App.Hint).
+func Recovered(n int, hint Hint) string {
+	return fmt.Sprintf("%d retry attempt(s) left in flight by a process that is gone are now indeterminate: %s lists them, %s settles each",
+		n, hint("journal"), hint("resolve", "ATTEMPT"))
+}

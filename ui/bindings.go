@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/ui/components/copymenu"
 	"github.com/exectriage/exectriage/ui/components/markdialog"
 	"github.com/exectriage/exectriage/ui/components/statusline"
@@ -226,7 +227,7 @@ func (m *Model) isOff(kb key.Binding) bool {
 func (m *Model) journalOff() string {
 	switch {
 	case m.readOnly:
-		return "this session is read-only (--readonly): no retry, verdict or journal write"
+		return phrase.ReadOnlyWrites
 	case m.journalProblem != "":
 		return "the journal could not be opened (" + m.journalProblem + "); fix it and restart exectriage"
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/phrase"
 	"github.com/exectriage/exectriage/triage"
 	"github.com/exectriage/exectriage/ui/common"
 	"github.com/exectriage/exectriage/ui/components/markdialog"
@@ -249,6 +250,11 @@ func TestReadOnlySessionRefusesWritingKeys(t *testing.T) {
 		}
 		if s := h.screen(); !strings.Contains(s, k+" is off") || !strings.Contains(s, "read-only") {
 			t.Errorf("%s: no reason on the status line", k)
+		}
+		// the reason in the words every front gives (the CLI's refusal: cli TestReadOnlyRefusesEverywhere)
+		if _, text := h.m.status.Text(); k != "v" && !strings.Contains(text, phrase.ReadOnlyWrites) ||
+			k == "v" && !strings.Contains(text, phrase.ReadOnlyChecks) {
+			t.Errorf("%s: the status line says %q", k, text)
 		}
 	}
 	if as, _ := e.j.Attempts(context.Background(), id); len(as) != 0 {
