@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -86,8 +85,9 @@ func (m *Model) selectionIDs() []string {
 	return []string{m.data.DS.ID(i)}
 }
 
-// bundleItems gathers what the store knows about each execution for a support bundle. The
-// values are copies: the command that renders them runs off the loop.
+// bundleItems gathers what the store knows about each execution for a support bundle (the
+// journal's history is the app's to read and word, as for the CLI's bundle). The values are
+// copies: the command that renders them runs off the loop.
 func (m *Model) bundleItems(ids []string) []bundle.Item {
 	var items []bundle.Item
 	for _, id := range ids {
@@ -102,9 +102,6 @@ func (m *Model) bundleItems(ids []string) []bundle.Item {
 		if g := m.data.DS.Group(i); g != nil {
 			gc := *g
 			it.Group = &gc
-		}
-		for _, h := range m.data.History[id] {
-			it.History = append(it.History, h.Time.UTC().Format(time.RFC3339)+" "+h.Text)
 		}
 		items = append(items, it)
 	}
