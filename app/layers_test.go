@@ -214,10 +214,16 @@ func TestNoAliases(t *testing.T) {
 // may name those packages' result types and constants, never run their functions or convert
 // to their types (a retry or a journal write goes through app, which keeps the session's
 // promises).
-func frontCalls(t *testing.T, fsys fs.FS) (out []string) {
+func frontCalls(t *testing.T, fsys fs.FS) []string {
+	return packageCalls(t, fsys, []string{"ui", "cli"}, []string{"retry", "journal"}, "the fronts name retry's and journal's types; app runs them")
+}
+
+// packageCalls lists the calls that the non-test files under the top-level directories from
+// make of a function of one of the project's packages pkgs; why says what is kept by not.
+func packageCalls(t *testing.T, fsys fs.FS, from, pkgs []string, why string) (out []string) {
 	t.Helper()
-	eachFile(t, fsys, func(path string) bool { return under(path, "ui", "cli") }, func(path string, f *ast.File) {
-		local := importedAs(f, "retry", "journal")
+	eachFile(t, fsys, func(path string) bool { return under(path, from...) }, func(path string, f *ast.File) {
+		local := importedAs(f, pkgs...)
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
@@ -225,7 +231,7 @@ func frontCalls(t *testing.T, fsys fs.FS) (out []string) {
 			}
 			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
 				if x, ok := sel.X.(*ast.Ident); ok && local[x.Name] != "" {
-					out = append(out, path+" calls "+local[x.Name]+"."+sel.Sel.Name+": the fronts name retry's and journal's types; app runs them")
+					out = append(out, path+" calls "+local[x.Name]+"."+sel.Sel.Name+": "+why)
 				}
 			}
 			return true
@@ -611,22 +617,8 @@ func TestAppReturnsNoSentence(t *testing.T) {
 
 // phraseCalls lists phrase's calls of a function of client or source: phrase names their error
 // types to word an error, and reads nothing.
-func phraseCalls(t *testing.T, fsys fs.FS) (out []string) {
-	t.Helper()
-	eachFile(t, fsys, func(p string) bool { return under(p, "phrase") }, func(path string, f *ast.File) {
-		local := importedAs(f, "client", "source")
-		ast.Inspect(f, func(n ast.Node) bool {
-			if c, ok := n.(*ast.CallExpr); ok {
-				if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
-					if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] != "" {
-						out = append(out, path+": calls "+types.ExprString(sel))
-					}
-				}
-			}
-			return true
-		})
-	})
-	return out
+func phraseCalls(t *testing.T, fsys fs.FS) []string {
+	return packageCalls(t, fsys, []string{"phrase"}, []string{"client", "source"}, "phrase words errors and reads nothing")
 }
 
 func TestPhraseReadsNothing(t *testing.T) {
