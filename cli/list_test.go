@@ -128,14 +128,7 @@ func TestTheSessionFilter(t *testing.T) {
 // sandbox (whose list entries carry no session id) as on the demo.
 func TestListSessionIsItsTimeline(t *testing.T) {
 	base, vars, bySession := sessionSandbox(t)
-	tried := 0
-	for sid, want := range bySession {
-		if len(want) < 2 {
-			continue
-		}
-		if tried++; tried > 3 {
-			break
-		}
+	for sid, want := range sessionsOfTwo(t, bySession, 3) {
 		code, out, errOut := run(t, vars, "list", "--session", sid, "--json", "--base-url", base, "--since", "2000h")
 		var l struct {
 			Executions []execJSON `json:"executions"`
@@ -154,9 +147,22 @@ func TestListSessionIsItsTimeline(t *testing.T) {
 			t.Errorf("list --session %s: %v, want %v (oldest first)", sid, got, ids)
 		}
 	}
-	if tried == 0 {
+}
+
+// sessionsOfTwo is up to n of the sessions that ran two executions or more (a test fails
+// when there is none).
+func sessionsOfTwo(t *testing.T, bySession map[string][]model.Execution, n int) map[string][]model.Execution {
+	t.Helper()
+	out := map[string][]model.Execution{}
+	for sid, execs := range bySession {
+		if len(execs) >= 2 && len(out) < n {
+			out[sid] = execs
+		}
+	}
+	if len(out) == 0 {
 		t.Fatal("the sandbox has no session of two")
 	}
+	return out
 }
 
 // sessionSandbox starts a sandbox whose history has tool-router sessions, with the variables
