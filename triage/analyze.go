@@ -132,7 +132,7 @@ func Analyze(execs []model.Execution, kinds *Kinds, opt Options) *Result {
 	for k, r := range cand {
 		idx[k] = int(r)
 	}
-	groups, in := groupAmong(execs, outcomes, func(i int) model.ToolKind { return res.Triage[i].Kind }, idx, opt)
+	groups, in := groupAmong(execs, outcomes, func(i int) model.ToolKind { return res.Triage[i].Kind }, kinds.Roles, idx, opt)
 	for k, g := range groups {
 		for _, i := range in[k] {
 			res.Triage[i].GroupID = g.ID

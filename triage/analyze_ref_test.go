@@ -34,7 +34,7 @@ func analyzeReference(execs []model.Execution, kinds *Kinds, opt Options) *Resul
 		out, reason := Classify(e, k, opt)
 		outcomes[i] = out
 		res.Triage[i] = model.Triage{Kind: k, Outcome: out, Flagged: k.IsWrite() && (out == model.OutcomeAmbiguous || out == model.OutcomeRejected), Reason: reason, OldSDK: OldSDK(e)}
-		if key, ok := GroupKey(e, k, opt.VolatileKeys); ok {
+		if key, _, ok := effectKey(e, k, opt.VolatileKeys, skipSet(opt.VolatileKeys), kinds.Roles(e.ToolSlug)); ok {
 			buckets[key] = append(buckets[key], i)
 		}
 	}
@@ -45,7 +45,7 @@ func analyzeReference(execs []model.Execution, kinds *Kinds, opt Options) *Resul
 		slices.SortFunc(idx, func(a, b int) int { return execOrder(&execs[a], &execs[b]) })
 		parts := map[int]effectArgs{}
 		for _, i := range idx {
-			_, parts[i], _ = effectKey(&execs[i], res.Triage[i].Kind, opt.VolatileKeys, skipSet(opt.VolatileKeys))
+			_, parts[i], _ = effectKey(&execs[i], res.Triage[i].Kind, opt.VolatileKeys, skipSet(opt.VolatileKeys), kinds.Roles(execs[i].ToolSlug))
 		}
 		groups, in := groupBucket(key, execs, outcomes, idx, parts, opt)
 		for k, g := range groups {
@@ -335,7 +335,12 @@ func TestResponseMayFailNeverMissesAFailure(t *testing.T) {
 
 // incrementalResult runs Incremental over execs and shapes its answer like Analyze's.
 func incrementalResult(t interface{ Fatalf(string, ...any) }, execs []model.Execution, opt Options) *Result {
-	a := NewIncremental(NewKinds(), opt)
+	return incrementalResultWith(t, execs, NewKinds(), opt)
+}
+
+// incrementalResultWith is incrementalResult with the kinds (and the tools' definitions) given.
+func incrementalResultWith(t interface{ Fatalf(string, ...any) }, execs []model.Execution, kinds *Kinds, opt Options) *Result {
+	a := NewIncremental(kinds, opt)
 	res := &Result{Triage: make([]model.Triage, len(execs))}
 	for i := range execs {
 		res.Triage[i] = a.Add(&execs[i])

@@ -238,7 +238,7 @@ func (gr *Grouper) Add(execs []model.Execution) (members [][]int) {
 		t, _ := gr.cls.Classify(&execs[i])
 		outcomes[i], kind[i], idx[i] = t.Outcome, t.Kind, i
 	}
-	found := findGroups(execs, outcomes, func(i int) model.ToolKind { return kind[i] }, idx, gr.opt)
+	found := findGroups(execs, outcomes, func(i int) model.ToolKind { return kind[i] }, gr.cls.kinds.Roles, idx, gr.opt)
 	slices.SortFunc(found, func(a, b foundGroup) int { return cmp.Compare(a.in[0], b.in[0]) }) // a stable numbering
 	members = make([][]int, len(found))
 	for k := range found {
@@ -279,10 +279,11 @@ func groupAmong(
 	execs []model.Execution,
 	outcomes []model.Outcome,
 	kind func(int) model.ToolKind,
+	roles func(slug string) Roles,
 	cand []int,
 	opt Options,
 ) ([]model.DuplicateGroup, [][]int) {
-	all := linkResentRuns(findGroups(execs, outcomes, kind, cand, opt))
+	all := linkResentRuns(findGroups(execs, outcomes, kind, roles, cand, opt))
 	nameBatchReplays(all)
 	sortGroups(all)
 	if len(all) == 0 {
@@ -296,8 +297,10 @@ func groupAmong(
 	return groups, in
 }
 
-// findGroups is groupAmong's groups in no order.
-func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind, cand []int, opt Options) []foundGroup {
+// findGroups is groupAmong's groups in no order; roles are the roles the tools' definitions give
+// their arguments (Kinds.Roles).
+func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind, roles func(slug string) Roles,
+	cand []int, opt Options) []foundGroup {
 	byStart := func(a, b int) int { return execOrder(&execs[a], &execs[b]) }
 	keys := make([]string, len(cand))
 	eas := make([]effectArgs, len(cand))
@@ -305,7 +308,7 @@ func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int
 	parallel(len(cand), 4096, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			i := cand[k]
-			keys[k], eas[k], _ = effectKey(&execs[i], kind(i), opt.VolatileKeys, skip)
+			keys[k], eas[k], _ = effectKey(&execs[i], kind(i), opt.VolatileKeys, skip, roles(execs[i].ToolSlug))
 		}
 	})
 	buckets := map[string][]int{}
@@ -514,14 +517,14 @@ func lastSeen(e *model.Execution) time.Time {
 // false for reads and for executions that cannot be grouped (arguments not recorded, no
 // account and no user).
 func GroupKey(e *model.Execution, kind model.ToolKind, volatile []string) (key string, ok bool) {
-	key, _, ok = effectKey(e, kind, volatile, skipSet(volatile))
+	key, _, ok = effectKey(e, kind, volatile, skipSet(volatile), nil)
 	return key, ok
 }
 
 // effectKey is GroupKey with the split arguments; skip is skipSet(volatile), made once for
-// many keys. Arguments that are not JSON are all identity: only byte-identical ones are
-// duplicates.
-func effectKey(e *model.Execution, kind model.ToolKind, volatile []string, skip map[string]bool) (string, effectArgs, bool) {
+// many keys, and roles the roles the tool's definition gives its arguments (nil: none known).
+// Arguments that are not JSON are all identity: only byte-identical ones are duplicates.
+func effectKey(e *model.Execution, kind model.ToolKind, volatile []string, skip map[string]bool, roles Roles) (string, effectArgs, bool) {
 	if !kind.IsWrite() || asksApproval(e) {
 		return "", effectArgs{}, false
 	}
@@ -540,7 +543,7 @@ func effectKey(e *model.Execution, kind model.ToolKind, volatile []string, skip 
 		tool = "FAMILY:" + family
 		ea, ok = splitFamily(family, e.Arguments, volatile, skip)
 	} else {
-		ea, ok = splitArgsSkipping(e.Arguments, volatile, skip)
+		ea, ok = splitArgsSkipping(e.Arguments, volatile, skip, roles)
 	}
 	var h string
 	if ok {

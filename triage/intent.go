@@ -99,7 +99,7 @@ func splitFamilyWith(family string, args json.RawMessage, volatile []string, ski
 				left = append(left, m)
 			}
 		}
-		rest, ok = splitMembers(left, len(args), skip)
+		rest, ok = splitMembers(left, len(args), skip, nil) // a family is read by its own rules
 	}
 	if !ok { // through encoding/json: the object without the taken members
 		all, ok := decodeMembers(args)
@@ -118,7 +118,7 @@ func splitFamilyWith(family string, args json.RawMessage, volatile []string, ski
 		if err != nil {
 			return effectArgs{}, false
 		}
-		if rest, ok = splitArgsSlow(b, volatile, skip); !ok {
+		if rest, ok = splitArgsSlow(b, volatile, skip, nil); !ok {
 			return effectArgs{}, false
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/exectriage/exectriage/model"
 )
@@ -32,15 +33,32 @@ type ToolCatalog interface {
 type Kinds struct {
 	mu    sync.RWMutex
 	known map[string]model.ToolKind // upper-case slug -> kind from tags
+	roles map[string]Roles          // upper-case slug -> its arguments' roles, from its input schema
+	// anyRoles: some definition gave roles (a file's scan learns none: its grouping asks no lock)
+	anyRoles atomic.Bool
 }
 
 // NewKinds returns an empty cache.
-func NewKinds() *Kinds { return &Kinds{known: make(map[string]model.ToolKind)} }
+func NewKinds() *Kinds {
+	return &Kinds{known: make(map[string]model.ToolKind), roles: make(map[string]Roles)}
+}
+
+// Roles are the roles the tool's definition gives its arguments (roles.go); nil when no
+// definition was learned or it says none.
+func (k *Kinds) Roles(slug string) Roles {
+	if k == nil || !k.anyRoles.Load() {
+		return nil
+	}
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return k.roles[strings.ToUpper(slug)]
+}
 
 // Learn records the kind of each tool its definition tells: its hint tags first, else (for a
 // tool whose kind is not built in from Composio's own tags) its description's first verb
 // ("Retrieves…", "Sends…"). A definition that tells neither says
-// nothing about the tool, so its slug's verb keeps deciding.
+// nothing about the tool, so its slug's verb keeps deciding. It records the roles its input
+// schema gives its arguments too (RolesOf).
 func (k *Kinds) Learn(tools ...model.Tool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -49,6 +67,12 @@ func (k *Kinds) Learn(tools ...model.Tool) {
 			continue
 		}
 		u := strings.ToUpper(t.Slug)
+		if r := RolesOf(t.InputParameters, Created(t.Slug)); r != nil {
+			k.roles[u] = r
+			k.anyRoles.Store(true)
+		} else {
+			delete(k.roles, u)
+		}
 		if kind, ok := KindFromTags(t.Tags); ok {
 			k.known[u] = kind
 		} else if _, builtin := builtinKind(u); !builtin {

@@ -74,26 +74,27 @@ type pin struct {
 
 // pinOf reads whether a write's top-level arguments pin its target; skip is the volatile keys
 // (lower case), which pin nothing.
-func pinOf(ms []model.ArgMember, skip map[string]bool) pin {
+func pinOf(ms []model.ArgMember, skip map[string]bool, roles Roles) pin {
 	var p pin
 	var start, people, message bool
 	for _, m := range ms {
 		lk := strings.ToLower(m.Key)
-		message = message || messageKey(lk)
+		role := roleOf(m.Key, lk, roles)
+		message = message || role == RoleMessage
 		if string(m.Raw) == "null" || skip[lk] {
 			continue
 		}
 		var v string
 		switch {
-		case startKey(lk) && m.IsStr:
+		case role == RoleStart && m.IsStr:
 			if v = instant(m.Str); v != "" {
 				start = true
 			}
-		case peopleKey(lk):
+		case role == RolePeople:
 			if v = addressSet(string(m.Raw)); v != "" {
 				people = true
 			}
-		case ownAddressKey(lk) && m.IsStr:
+		case role == RoleOwnAddress && m.IsStr:
 			if v = addressOrPhone(m.Str); v != "" {
 				p.own = true
 				p.address = p.address || strings.HasPrefix(v, "E:")
@@ -113,6 +114,27 @@ func pinOf(ms []model.ArgMember, skip map[string]bool) pin {
 		p.own = false
 	}
 	return p
+}
+
+// roleOf is an argument's role: the one its tool's definition gives (roles, by the name as
+// written), else the one its name says (lk: the name in lower case).
+func roleOf(key, lk string, roles Roles) Role {
+	if r := roles[key]; r != RoleNone {
+		return r
+	}
+	switch {
+	case messageKey(lk):
+		return RoleMessage
+	case startKey(lk):
+		return RoleStart
+	case peopleKey(lk):
+		return RolePeople
+	case ownAddressKey(lk):
+		return RoleOwnAddress
+	case labelKey(lk):
+		return RoleLabel
+	}
+	return RoleNone
 }
 
 // messageKey: an argument (its name in lower case) that carries a message to someone (not a
@@ -183,8 +205,8 @@ func addressOrPhone(s string) string {
 // text), pinning values are replaced by their normal form, as JSON strings. A target pinned by
 // its own address keeps only that address as its identity: the other strings said of it (a
 // name, a company, a phone beside the address) are words about it, and move to the text too.
-func pinnedMembers(ms []model.ArgMember, skip map[string]bool) (pinned bool, text []bool, out []model.ArgMember) {
-	p := pinOf(ms, skip)
+func pinnedMembers(ms []model.ArgMember, skip map[string]bool, roles Roles) (pinned bool, text []bool, out []model.ArgMember) {
+	p := pinOf(ms, skip, roles)
 	if !p.slot && !p.own {
 		return false, nil, ms
 	}
@@ -201,7 +223,7 @@ func pinnedMembers(ms []model.ArgMember, skip map[string]bool) (pinned bool, tex
 		case p.own:
 			text[i] = m.IsStr
 		default:
-			text[i] = labelKey(m.Key) && m.IsStr
+			text[i] = roleOf(m.Key, strings.ToLower(m.Key), roles) == RoleLabel && m.IsStr
 		}
 	}
 	return true, text, out

@@ -33,7 +33,7 @@ func TestWhatPinsATarget(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: not an object", c.name)
 		}
-		p := pinOf(ms, skipSet(model.DefaultVolatileKeys()))
+		p := pinOf(ms, skipSet(model.DefaultVolatileKeys()), nil)
 		if got := p.slot || p.own; got != c.pinned {
 			t.Errorf("%s: pinned %v, want %v", c.name, got, c.pinned)
 		}
@@ -47,8 +47,8 @@ func TestAPinnedIdentityIsItsFacts(t *testing.T) {
 	skip := skipSet(model.DefaultVolatileKeys())
 	id := func(args string) string {
 		t.Helper()
-		q, ok := splitArgsQuick(json.RawMessage(args), skip)
-		s, _ := splitArgsSlow(json.RawMessage(args), model.DefaultVolatileKeys(), skip)
+		q, ok := splitArgsQuick(json.RawMessage(args), skip, nil)
+		s, _ := splitArgsSlow(json.RawMessage(args), model.DefaultVolatileKeys(), skip, nil)
 		if !ok || string(q.identity) != string(s.identity) || !q.pinned || q.pinned != s.pinned {
 			t.Fatalf("%s: quick %q (%v), slow %q", args, q.identity, q.pinned, s.identity)
 		}

@@ -15,8 +15,8 @@ func TestRowsAreContentComparedByTheirFacts(t *testing.T) {
 	skip := skipSet(model.DefaultVolatileKeys())
 	split := func(args string) effectArgs {
 		t.Helper()
-		q, ok := splitArgsQuick(json.RawMessage(args), skip)
-		s, _ := splitArgsSlow(json.RawMessage(args), model.DefaultVolatileKeys(), skip)
+		q, ok := splitArgsQuick(json.RawMessage(args), skip, nil)
+		s, _ := splitArgsSlow(json.RawMessage(args), model.DefaultVolatileKeys(), skip, nil)
 		if !ok || string(q.identity) != string(s.identity) || q.rawText != s.rawText {
 			t.Fatalf("%s: quick %q %q, slow %q %q", args, q.identity, q.rawText, s.identity, s.rawText)
 		}

@@ -27,15 +27,16 @@ type effectArgs struct {
 // splitArgs splits arguments (JSON) for near-duplicate grouping; ok is false when they are
 // not JSON. Arguments that are not an object are all identity.
 func splitArgs(args json.RawMessage, volatile []string) (effectArgs, bool) {
-	return splitArgsSkipping(args, volatile, skipSet(volatile))
+	return splitArgsSkipping(args, volatile, skipSet(volatile), nil)
 }
 
-// splitArgsSkipping is splitArgs with skipSet(volatile) made already.
-func splitArgsSkipping(args json.RawMessage, volatile []string, skip map[string]bool) (effectArgs, bool) {
-	if out, ok := splitArgsQuick(args, skip); ok {
+// splitArgsSkipping is splitArgs with skipSet(volatile) made already, and the roles the tool's
+// definition gives its arguments (nil: none known; roles.go).
+func splitArgsSkipping(args json.RawMessage, volatile []string, skip map[string]bool, roles Roles) (effectArgs, bool) {
+	if out, ok := splitArgsQuick(args, skip, roles); ok {
 		return out, true
 	}
-	return splitArgsSlow(args, volatile, skip)
+	return splitArgsSlow(args, volatile, skip, roles)
 }
 
 // skipSet is the volatile keys in lower case, as a set.
@@ -50,22 +51,22 @@ func skipSet(volatile []string) map[string]bool {
 // splitArgsQuick is splitArgs read straight from the JSON (model.SplitObject,
 // model.AppendCanonical); ok is false when the quick path cannot be sure, and
 // splitArgsSlow decides. TestSplitArgsQuickMatchesSlow holds the two equal.
-func splitArgsQuick(args json.RawMessage, skip map[string]bool) (effectArgs, bool) {
+func splitArgsQuick(args json.RawMessage, skip map[string]bool, roles Roles) (effectArgs, bool) {
 	ms, ok := model.SplitObject(args)
 	if !ok || len(ms) == 0 {
 		return effectArgs{}, false
 	}
-	return splitMembers(ms, len(args), skip)
+	return splitMembers(ms, len(args), skip, roles)
 }
 
 // splitMembers is splitArgsQuick of an object's members (model.SplitObject); size is the
 // arguments' length, a bound on the identity's.
-func splitMembers(ms []model.ArgMember, size int, skip map[string]bool) (effectArgs, bool) {
+func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Roles) (effectArgs, bool) {
 	var out effectArgs
 	var ok bool
 	var texts []string
 	var label []bool
-	out.pinned, label, ms = pinnedMembers(ms, skip)
+	out.pinned, label, ms = pinnedMembers(ms, skip, roles)
 	ident := make([]model.ArgMember, 0, len(ms))
 	for i, m := range ms {
 		if skip[strings.ToLower(m.Key)] || string(m.Raw) == "null" {
@@ -113,7 +114,7 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool) (effectA
 
 // splitArgsSlow is splitArgs through encoding/json, the reference; skip is volatile in lower
 // case.
-func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool) (effectArgs, bool) {
+func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool, roles Roles) (effectArgs, bool) {
 	var out effectArgs
 	v, err := model.DecodeArgs(args)
 	if err != nil {
@@ -129,7 +130,7 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 	var texts []string
 	// pinning, read from the same members as the quick path reads (pinned.go)
 	members, _ := decodeMembers(args)
-	pinned, label, pm := pinnedMembers(members, skip)
+	pinned, label, pm := pinnedMembers(members, skip, roles)
 	out.pinned = pinned
 	isLabel := map[string]bool{}
 	for i, mb := range pm {

@@ -95,12 +95,12 @@ func TestSplitArgsQuickMatchesSlow(t *testing.T) {
 }
 
 func compareSplit(rt *rapid.T, args string, volatile []string, skip map[string]bool, quick *int) {
-	q, qok := splitArgsQuick(json.RawMessage(args), skip)
+	q, qok := splitArgsQuick(json.RawMessage(args), skip, nil)
 	if !qok {
 		return
 	}
 	*quick++
-	s, sok := splitArgsSlow(json.RawMessage(args), volatile, skip)
+	s, sok := splitArgsSlow(json.RawMessage(args), volatile, skip, nil)
 	if !sok {
 		rt.Fatalf("%s: the quick path accepted what encoding/json refuses", args)
 	}
@@ -118,11 +118,11 @@ func TestSplitArgsQuickTakesRealArguments(t *testing.T) {
 	for i := range 2000 {
 		args := fmt.Sprintf(`{"recipient_email":"user%d@example.com","subject":"Invoice %d","body":"Hello,\n\nplease find the invoice for order %d attached. Thanks!","cc":["a@example.com","b@example.com"],"is_html":%v,"attachment":{"name":"inv-%d.pdf","size":%d.0},"nonce":"%x"}`,
 			r.IntN(100), i, r.IntN(1e6), r.IntN(2) == 0, i, r.IntN(1e5), r.Uint64())
-		q, ok := splitArgsQuick(json.RawMessage(args), skip)
+		q, ok := splitArgsQuick(json.RawMessage(args), skip, nil)
 		if !ok {
 			t.Fatalf("%s: the quick path gave up", args)
 		}
-		s, _ := splitArgsSlow(json.RawMessage(args), volatile, skip)
+		s, _ := splitArgsSlow(json.RawMessage(args), volatile, skip, nil)
 		if string(q.identity) != string(s.identity) || q.rawText != s.rawText || !reflect.DeepEqual(q.keys, s.keys) {
 			t.Fatalf("%s:\nquick %q %q\nslow  %q %q", args, q.identity, q.rawText, s.identity, s.rawText)
 		}
@@ -136,11 +136,11 @@ func FuzzSplitArgsQuick(f *testing.F) {
 	volatile := model.DefaultVolatileKeys()
 	skip := skipSet(volatile)
 	f.Fuzz(func(t *testing.T, args string) {
-		q, qok := splitArgsQuick(json.RawMessage(args), skip)
+		q, qok := splitArgsQuick(json.RawMessage(args), skip, nil)
 		if !qok {
 			return
 		}
-		s, sok := splitArgsSlow(json.RawMessage(args), volatile, skip)
+		s, sok := splitArgsSlow(json.RawMessage(args), volatile, skip, nil)
 		if !sok || string(q.identity) != string(s.identity) || !reflect.DeepEqual(q.keys, s.keys) || !reflect.DeepEqual(q.textKeys, s.textKeys) || q.rawText != s.rawText {
 			t.Fatalf("%q:\nquick %v %q %q %q %q\nslow  %v %q %q %q %q", args, qok, q.identity, q.keys, q.textKeys, q.rawText, sok, s.identity, s.keys, s.textKeys, s.rawText)
 		}
