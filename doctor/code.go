@@ -139,7 +139,8 @@ type codeUse struct {
 	// ComposioToolSet API's sending calls), "session" (a session's sending call), "session?"
 	// (a session created whose calls could not be followed), "mcp" (a session's MCP address),
 	// "middleware", "legacy-import" (Python code importing ComposioToolSet or Action from a
-	// composio package: the legacy line's names)
+	// composio package: the legacy line's names), "other-create" (a create every release
+	// re-sends: a note, not a finding)
 	what string
 	text string // the call found
 	// middleware only: the retries it makes and the tools it wraps (nil: all)
@@ -173,7 +174,14 @@ var (
 	// legacy 0.7.x line has (the current SDK has neither).
 	legacyImportRE = regexp.MustCompile(`^\s*from\s+composio\w*(?:\.\w+)*\s+import\s+.*?\b(ComposioToolSet|Action)\b`)
 	metaToolRE     = regexp.MustCompile(`\.\s*tools\s*\.\s*(?:executeMetaTool|execute_meta_tool)\s*\(`)
-	toolsArgRE     = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
+	// otherCreateRE is a create through the SDK's generated client that every release re-sends on
+	// a timeout (sdkversion.PathOtherCreate): a connected account's initiate or link, an auth
+	// config, a webhook endpoint or subscription, a trigger instance, an MCP config, a custom
+	// toolkit (@composio/core 0.21.0's names, and the Python SDK's).
+	otherCreateRE = regexp.MustCompile(`\.\s*(?:(?:connectedAccounts|connected_accounts)\s*\.\s*(?:initiate|link)|` +
+		`(?:authConfigs|auth_configs|triggers|mcp)\s*\.\s*create|webhooks\s*\.\s*(?:endpoints|subscriptions)\s*\.\s*create|` +
+		`(?:customToolkits|custom_toolkits)\s*\.\s*upsert)\s*\(`)
+	toolsArgRE = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
 )
 
 var sessionSends = map[string]bool{
@@ -217,6 +225,12 @@ func scanProject(files []codeFile) []codeUse {
 					use("execute", m)
 				} else if m := toolsGetRE.FindStringSubmatch(line); tools && m != nil && names[m[1]] == kindClient {
 					use("execute", m[0])
+				}
+			}
+			if strings.Contains(line, "reate") || strings.Contains(line, "nitiate") || strings.Contains(line, "link") ||
+				strings.Contains(line, "psert") {
+				if m := otherCreateRE.FindString(line); m != "" && !defines(line, m) {
+					use("other-create", m)
 				}
 			}
 			if raw := f.raw[n]; strings.Contains(raw, "@composio/experimental") &&

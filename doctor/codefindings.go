@@ -260,3 +260,26 @@ func useUnder(uses []codeUse, f *Finding, what string) *codeUse {
 	}
 	return nil
 }
+
+// otherCreateNotes notes each create the SDK's generated client re-sends on a timeout in every
+// release read (sdkversion.PathOtherCreate: connected accounts, auth configs, webhook endpoints,
+// trigger instances...): no upgrade stops it, so it is a note for whoever handles the timeout
+// (an answer lost may leave two), not a finding.
+func otherCreateNotes(uses []codeUse) []Note {
+	var out []Note
+	for i := range uses {
+		u := &uses[i]
+		if u.what != "other-create" {
+			continue
+		}
+		pkg := sdkversion.TypeScriptSDK
+		if u.eco == PyPI {
+			pkg = sdkversion.PythonSDK
+		}
+		call := strings.Join(strings.Fields(strings.TrimSuffix(strings.TrimPrefix(u.text, "."), "(")), "")
+		out = append(out, Note{Evidence: u.at(), CallPath: string(sdkversion.PathOtherCreate), Call: call,
+			Text: call + " goes through the SDK's generated client, which re-sends a timed-out request (2 retries) in every " + pkg +
+				" release read: after a timeout, look for the one it made before creating it again"})
+	}
+	return out
+}

@@ -123,6 +123,17 @@ type Problem struct {
 type Report struct {
 	Findings []Finding `json:"findings"`
 	Problems []Problem `json:"problems,omitempty"`
+	// Notes are what a reviewer may want to know and is no alarm of doctor's: never counted in
+	// RetriesWrites, never in the exit status.
+	Notes []Note `json:"notes,omitempty"`
+}
+
+// Note is one place in the code worth a look, and why.
+type Note struct {
+	Evidence string `json:"evidence"`  // file:line
+	CallPath string `json:"call_path"` // sdkversion's path: "other.create"
+	Call     string `json:"call"`      // the call as written
+	Text     string `json:"text"`
 }
 
 // RetriesWrites reports whether any finding retries writes.
@@ -279,6 +290,7 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	legacyByImport(rep.Findings, uses)
 	clientByBuild(rep.Findings, uses)
 	rep.Findings = append(rep.Findings, codeFindings(uses, read, rep.Findings)...)
+	rep.Notes = otherCreateNotes(uses)
 	for i := range rep.Findings {
 		rep.Findings[i].describe()
 	}

@@ -631,3 +631,39 @@ func FuzzCodeScan(f *testing.F) {
 		}
 	})
 }
+
+// A create that every SDK release re-sends on a timeout (a connected account's initiate or link,
+// a webhook endpoint, an auth config: sdkversion's other.create path) is a note at the call,
+// never a finding: no upgrade stops it, and the project's verdict and exit status stay what
+// its SDK's paths make them. A call named in a comment is none.
+func TestOtherCreatesAreNotesNotFindings(t *testing.T) {
+	for _, tt := range []struct {
+		dir   string
+		notes []string // evidence and call
+	}{
+		{"othercreate", []string{"index.ts:4 connectedAccounts.initiate", "index.ts:8 webhooks.endpoints.create"}},
+		{"othercreate-py", []string{"app.py:7 connected_accounts.link", "app.py:11 auth_configs.create"}},
+	} {
+		r, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", tt.dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.RetriesWrites() {
+			t.Errorf("%s: a note counted as an alarm: %+v", tt.dir, r.Findings)
+		}
+		var got []string
+		for _, n := range r.Notes {
+			got = append(got, n.Evidence+" "+n.Call)
+			if n.CallPath != "other.create" || !strings.Contains(n.Text, "every") {
+				t.Errorf("%s: note %+v", tt.dir, n)
+			}
+		}
+		if !slices.Equal(got, tt.notes) {
+			t.Errorf("%s: notes %q, want %q", tt.dir, got, tt.notes)
+		}
+		var text strings.Builder
+		if err := r.WriteText(&text, tt.dir, true); err != nil || !strings.Contains(text.String(), "notes (no alarm):") {
+			t.Errorf("%s: the text report lacks the notes (%v):\n%s", tt.dir, err, text.String())
+		}
+	}
+}

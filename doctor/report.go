@@ -60,7 +60,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // WriteText writes the report for a person: a table (file, package, version, verdict, fix),
-// then why for every finding that is not plainly ok, then the problems and a summary line.
+// then why for every finding that is not plainly ok, then the notes, the problems and a
+// summary line.
 // Everything read from the project passes through sanitize: file contents are not trusted.
 // Long cells are cut to fit a terminal unless whole (a file or a pipe keeps every word).
 func (r *Report) WriteText(w io.Writer, dir string, whole bool) error {
@@ -95,6 +96,12 @@ func (r *Report) WriteText(w io.Writer, dir string, whole bool) error {
 				first = false
 			}
 			ew.printf("  %s: %s: %s\n", cut(f.File, 80), cut(f.Package, 40), cut(f.Reason, 300))
+		}
+	}
+	if len(r.Notes) > 0 {
+		ew.printf("\nnotes (no alarm):\n")
+		for _, n := range r.Notes {
+			ew.printf("  %s: %s\n", cut(n.Evidence, 80), cut(n.Text, 300))
 		}
 	}
 	if len(r.Problems) > 0 {

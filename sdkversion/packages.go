@@ -9,8 +9,8 @@ import (
 // write on this call path?". doctor asks it of manifests and lock files, triage of log
 // records, bundle of the executions it explains.
 
-// Path is a call path whose retry behaviour changed at a release. Only tools.execute and
-// tools.proxy are known so far; a new path is a new constant and a row in fixedIn.
+// Path is a call path whose retry behaviour may differ from release to release; a new path is
+// a new constant and its rows in lines.tsv.
 type Path string
 
 const (
@@ -25,9 +25,14 @@ const (
 	PathWorkbench Path = "workbench"
 	// PathCLI is the Composio CLI's mutations, retried before 0.4.5.
 	PathCLI Path = "cli"
+	// PathOtherCreate is every other create through the SDK's generated client (connected
+	// accounts and their links, auth configs, webhook endpoints and subscriptions, trigger
+	// instances, MCP configs, custom toolkits): re-sent in every release read.
+	PathOtherCreate Path = "other.create"
 )
 
-// The first releases that send a write on each path once (docs/platform.md, "Who re-sends a write").
+// The first releases that send a write on each path once, as lines.tsv says them (the code
+// quotes them in advice; TestTheConstantsAreTheTable holds them to the table).
 const (
 	PythonSessionFixedIn     = "0.26.0"
 	TypeScriptSessionFixedIn = "0.23.0"
@@ -40,21 +45,11 @@ const (
 )
 
 // fixedIn is the first release of package pkg (as PackageRole normalises it) of eco that
-// sends a write on path once; "" when pkg does not carry that path.
+// sends a write on path once (lines.tsv); "" when pkg does not carry that path, or no release
+// read does.
 func fixedIn(eco Ecosystem, pkg string, path Path) string {
-	switch {
-	case path == PathExecute && PackageRole(eco, pkg) == RoleSDK:
-		return FixedIn(eco)
-	case path == PathSession && eco == PyPI && NormalizePy(pkg) == PythonSDK:
-		return PythonSessionFixedIn
-	case path == PathSession && eco == NPM && (pkg == TypeScriptSDK || pkg == SlimSDK):
-		return TypeScriptSessionFixedIn
-	case path == PathWorkbench && eco == NPM && pkg == ExperimentalSDK:
-		return ExperimentalFixedIn
-	case path == PathCLI && eco == NPM && pkg == CLIPackage:
-		return CLIFixedIn
-	}
-	return ""
+	r, _ := fixOf(eco, pkg, path)
+	return r.fixed
 }
 
 // FixedOn is the first release of pkg that sends a write on path once ("" when unknown).
@@ -131,40 +126,31 @@ func PackageRole(eco Ecosystem, name string) Role {
 	return RoleNone
 }
 
-// stillRetrying are releases past a path's fix by SemVer order that do not carry it: the
-// 1.0.0 pre-release line of @composio/core branched before 0.23.0's fix, and 1.0.0-beta.1
-// re-sends a session execution (three effects for one session.execute, measured with the
-// published package against the sandbox; docs/platform.md, "Who re-sends a write"). Judged by what they
-// contain, not by their order.
-var stillRetrying = map[Path]map[string]bool{
-	PathSession: {"npm\x00@composio/core\x001.0.0-beta.1": true, "npm\x00@composio/slim\x001.0.0-beta.1": true},
-}
-
-// carriesNoFix reports whether pkg's version is one of stillRetrying on path, or on a line
-// published before its package renumbered (PreRenumbered), which carries no fix on any path.
+// carriesNoFix reports whether pkg's version is on a line (lines.tsv) that re-sends on path
+// whatever its number says: the 1.0.0 pre-release line of @composio/core branched before
+// 0.23.0's session fix; PyPI composio's pre-renumbering 1.0.0 pre-releases carry no fix at all.
+// Judged by what they contain, not by their order.
 func carriesNoFix(eco Ecosystem, pkg, version string, path Path) bool {
-	return PreRenumbered(eco, pkg, version) ||
-		stillRetrying[path][string(eco)+"\x00"+pkg+"\x00"+strings.TrimPrefix(strings.TrimSpace(version), "v")]
+	l, ok := lineOf(eco, pkg, version)
+	return ok && (l.resends == "all" || Path(l.resends) == path)
 }
 
 // PreRenumbered reports whether version of pkg is on a pre-release line published before the
 // package renumbered its releases, and so carries the old code whatever its number says: PyPI
 // composio's 1.0.0 pre-releases (1.0.0rc1 to 1.0.0rc5) came out before the project numbered
-// its releases 0.x again, and re-send a timed-out write like the releases before the fix
-// (docs/platform.md, "Who re-sends a write").
+// its releases 0.x again (lines.tsv).
 func PreRenumbered(eco Ecosystem, pkg, version string) bool {
-	if eco != PyPI || NormalizePy(pkg) != PythonSDK {
-		return false
-	}
-	v, err := parsePEP440(loose(version))
-	return err == nil && v.preSet && v.epoch == 0 && len(v.release) == 1 && v.release[0] == 1
+	l, ok := lineOf(eco, pkg, version)
+	return ok && l.name == "pre-renumbering"
 }
 
 // LegacyRetries reports whether eco's legacy v1 SDK (composio-core) re-sends a timed-out
-// write: PyPI's did (the ComposioToolSet line, up to 3 attempts); npm's never had retry code
-// (every release from 0.1.1 to 0.5.39 sends through axios without retries, read from the
-// published packages).
-func LegacyRetries(eco Ecosystem) bool { return eco == PyPI }
+// write (lines.tsv): PyPI's did (the ComposioToolSet line, up to 3 attempts); npm's never had
+// retry code.
+func LegacyRetries(eco Ecosystem) bool {
+	l, ok := lineOf(eco, packageNames[eco].legacy, "")
+	return ok && l.resends != "none"
+}
 
 // RetriesWrites reports whether package pkg of eco at the exact version re-sends a timed-out
 // write on path. ok is false when that cannot be told: pkg is not a package whose own version
@@ -174,10 +160,14 @@ func RetriesWrites(eco Ecosystem, pkg, version string, path Path) (retries, ok b
 	if PackageRole(eco, pkg) == RoleLegacy {
 		return LegacyRetries(eco), true
 	}
-	fix := fixedIn(eco, pkg, path)
-	if fix == "" {
+	row, carried := fixOf(eco, pkg, path)
+	switch {
+	case !carried:
 		return false, false
+	case row.never:
+		return true, true // every release read re-sends on this path
 	}
+	fix := row.fixed
 	if carriesNoFix(eco, pkg, version, path) {
 		return true, true
 	}

@@ -1,0 +1,11 @@
+from composio import Composio
+
+composio = Composio()
+
+
+def link(user_id: str, auth_config_id: str):
+    return composio.connected_accounts.link(user_id, auth_config_id)
+
+
+def create_config():
+    return composio.auth_configs.create(toolkit="github")
