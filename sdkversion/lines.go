@@ -18,13 +18,13 @@ var linesText string
 
 // fixRow is one package's fix on one path: fixed "" means no release read sends it once.
 type fixRow struct {
-	eco          Ecosystem
-	pkg          string
-	path         Path
-	fixed        string
-	never        bool
-	source       string
-	line, column int
+	eco    Ecosystem
+	pkg    string
+	path   Path
+	fixed  string
+	never  bool
+	source string
+	line   int
 }
 
 // lineRow is a set of releases judged by what they contain: pattern is a version, or a prefix

@@ -65,7 +65,7 @@ func TestTheLinesAreData(t *testing.T) {
 		t.Errorf("source %q", s)
 	}
 	for _, bad := range []string{
-		"npm\t@composio/core\ttools.execute\t0.14.0\n",                    // no source
+		"npm\t@composio/core\ttools.execute\t0.14.0\n",                      // no source
 		"npm\t@composio/core\ttools.execute\tsoon\tthe changelog says so\n", // no version
 		"cargo\tcomposio\ttools.execute\t0.1.0\tthe changelog says so\n",    // no such ecosystem
 		"line\tnpm\tx\t*\t\tall\tsource\n",                                  // a line without a name
