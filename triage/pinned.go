@@ -56,8 +56,25 @@ func ownAddressKey(l string) bool {
 		return false
 	}
 	switch l {
-	case "email", "email_address", "emailaddress", "primary_email", "work_email", "personal_email",
+	case "email", "email_address", "emailaddress", "primary_email", "work_email", "personal_email", "emails",
 		"phone", "phone_number", "phonenumber", "mobile", "mobile_phone", "mobilephone", "mobile_number":
+		return true
+	}
+	// a person record's own address named after the record: contact_email, lead_phone,
+	// customerEmail (not an owner's, an assignee's or a sender's: other people)
+	for _, suffix := range [...]string{"email_address", "emailaddress", "email", "phone_number", "phonenumber", "phone", "mobile"} {
+		if who, ok := strings.CutSuffix(l, suffix); ok && personRecord(strings.TrimSuffix(who, "_")) {
+			return true
+		}
+	}
+	return false
+}
+
+// personRecord says whether a name is of a record a CRM or a directory keeps one of per
+// address (not a user, a host or a client: often the one acting, not the record made).
+func personRecord(who string) bool {
+	switch who {
+	case "contact", "lead", "person", "customer", "member", "subscriber", "prospect", "candidate", "employee", "patient":
 		return true
 	}
 	return false
@@ -98,6 +115,12 @@ func pinOf(ms []model.ArgMember, skip map[string]bool, roles Roles) pin {
 			if v = addressOrPhone(m.Str); v != "" {
 				p.own = true
 				p.address = p.address || strings.HasPrefix(v, "E:")
+			}
+		case role == RoleOwnAddress:
+			// the address in a list or an object ([{"value": "dana@x.org", "primary": true}]):
+			// one address is the record's; more are other people or attributes
+			if a := addressSet(string(m.Raw)); a != "" && !strings.Contains(a, ",") {
+				v, p.own, p.address = "E:"+a, true, true
 			}
 		}
 		if v != "" {

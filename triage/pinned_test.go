@@ -28,6 +28,12 @@ func TestWhatPinsATarget(t *testing.T) {
 		{"a contact with a description", `{"email":"dana@x.org","firstname":"Dana","description":"met at the fair"}`, true},
 		{"an address that is none", `{"email":"not an address"}`, false},
 		{"a start by another name", `{"eventStartTime":"2026-03-14T15:00:00Z","participants":"a@x.org, b@x.org"}`, true},
+		{"a contact's address named after the record", `{"contact_email":"dana@x.org","contact_name":"Dana"}`, true},
+		{"a lead's phone named after the record", `{"leadPhone":"+1 415 555 0134","lastName":"Okafor"}`, true},
+		{"the address in a list of objects", `{"email":[{"value":"dana@x.org","primary":true}],"name":"Dana"}`, true},
+		{"an owner's address is another person's", `{"owner_email":"boss@x.org","title":"Q3 deal"}`, false},
+		{"a host's address is the one acting", `{"user_email":"host@x.org","topic":"Sync"}`, false},
+		{"two addresses are no one record's", `{"email":["a@x.org","b@x.org"],"name":"Team"}`, false},
 	} {
 		ms, ok := model.SplitObject(json.RawMessage(c.args))
 		if !ok {
