@@ -634,3 +634,49 @@ func TestPhraseReadsNothing(t *testing.T) {
 		t.Errorf("reported %q, want phrase/p.go's client.New", got)
 	}
 }
+
+// strayTests lists the test files of the fronts (cli/, ui/) beside no source file of their
+// name: a test sits beside what it tests, so that a reader of a command or a pane finds its
+// tests next to it.
+func strayTests(t *testing.T, fsys fs.FS) (out []string) {
+	t.Helper()
+	err := fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") || !under(path, "cli", "ui") {
+			return nil
+		}
+		if _, err := fs.Stat(fsys, strings.TrimSuffix(path, "_test.go")+".go"); err != nil {
+			out = append(out, path+" is beside no "+filepath.Base(strings.TrimSuffix(path, "_test.go"))+".go")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestFrontTestsAreBesideTheirSource(t *testing.T) {
+	for _, v := range strayTests(t, os.DirFS("..")) {
+		t.Error(v)
+	}
+	bad := fstest.MapFS{
+		"cli/list.go":             {Data: []byte("package cli\n")},
+		"cli/list_test.go":        {Data: []byte("package cli\n")},
+		"cli/wording_test.go":     {Data: []byte("package cli\n")},
+		"ui/common/text_test.go":  {Data: []byte("package common\n")},
+		"app/session_test.go":     {Data: []byte("package app\n")},
+		"ui/testdata/x/a_test.go": {Data: []byte("package x\n")},
+	}
+	if got := strayTests(t, bad); len(got) != 2 {
+		t.Errorf("reported %q, want cli/wording_test.go and ui/common/text_test.go", got)
+	}
+}

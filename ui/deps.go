@@ -20,7 +20,7 @@ import (
 // call). SourceName, Hint, JournalProblem, ReadOnly, CheckRead, Profile, SourceKind,
 // RateWaiting, Hold, VerdictsFor, DashboardURL, Policy and NewFeed read what the session holds
 // and never block: Update may call them. Every other method may block; the UI calls them only
-// from tea.Cmds (ui/rules_test.go holds it).
+// from tea.Cmds (ui/model_test.go, TestTheLoopDoesNoIOAndCmdsChangeNoState, holds it).
 type Backend interface {
 	// SourceName names the source for the header: "LIVE", "DEMO", "FILE name" or a base URL.
 	SourceName() string
