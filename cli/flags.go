@@ -288,11 +288,10 @@ func (s *sourceFlags) open(ctx context.Context, env *Env) (*app.App, error) {
 		return nil, app.Usagef("--cache and --no-cache contradict each other: give one")
 	}
 	a, err := app.Open(ctx, s.options(env))
-	if err == nil && a.SourceKind() == model.SourceLive && a.KeyFrom().Login != "" {
-		fmt.Fprintf(env.Stderr, "exectriage: using the API key of %s (COMPOSIO_API_KEY is not set)\n", sanitize.String(a.KeyFrom().String()))
-	}
-	if err == nil && a.Index().Err != nil {
-		fmt.Fprintf(env.Stderr, "exectriage: %s: reading the API instead\n", sanitize.String(a.Index().Err.Error()))
+	if err == nil {
+		for _, l := range phrase.Preamble(a.SourceKind() == model.SourceLive, a.KeyFrom(), a.Index().Err) {
+			fmt.Fprintf(env.Stderr, "exectriage: %s\n", sanitize.String(l))
+		}
 	}
 	return a, err
 }

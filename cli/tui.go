@@ -128,13 +128,8 @@ func tuiRun(ctx context.Context, env *Env, opts *TUIOptions) int {
 
 	// The journal is needed for retries and verdicts, not for browsing: without one the TUI
 	// still opens and says why those are off.
-	var notice string
-	if a.SourceKind() == model.SourceLive && a.KeyFrom().Login != "" {
-		notice = "using the API key of " + a.KeyFrom().String() + " (COMPOSIO_API_KEY is not set)"
-	}
-	if err := a.Index().Err; err != nil { // said on stderr too, which the screen then covers
-		notice = strings.TrimSpace(notice + " " + err.Error() + ": reading the API instead")
-	}
+	// (the preamble is said on stderr too, which the screen then covers)
+	notice := strings.Join(phrase.Preamble(a.SourceKind() == model.SourceLive, a.KeyFrom(), a.Index().Err), " ")
 	var j *app.Journal
 	if a.ReadOnly() { // read, never create, migrate or recover: a read-only session writes nothing
 		j, err = app.OpenJournalIfExists(ctx, sf.options(env))

@@ -115,3 +115,18 @@ func Recovered(n int, hint Hint) string {
 	return fmt.Sprintf("%d retry attempt(s) left in flight by a process that is gone are now indeterminate: %s lists them, %s settles each",
 		n, hint("journal"), hint("resolve", "ATTEMPT"))
 }
+
+// Preamble is what a command says about its session before its own output, the same lines in
+// the CLI (on stderr) and the TUI (its first notice): the Composio CLI login's key in use on a
+// live source (it is a person's, for every project they can see), a team index that could not
+// be read (indexErr; the session reads the API instead).
+func Preamble(live bool, key KeyFrom, indexErr error) []string {
+	var out []string
+	if live && key.Login != "" {
+		out = append(out, "using the API key of "+key.String()+" (COMPOSIO_API_KEY is not set)")
+	}
+	if indexErr != nil {
+		out = append(out, indexErr.Error()+": reading the API instead")
+	}
+	return out
+}

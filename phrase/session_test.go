@@ -70,3 +70,21 @@ func TestASendSaysWhatGoesOut(t *testing.T) {
 		t.Errorf("the zero Curl: %q", c)
 	}
 }
+
+// TestOnePreambleForBothFronts: the login's key on a live source and an unread team index are
+// said once, in these words, by the CLI (stderr) and the TUI (its notice); a demo's or a file's
+// session has no key to name.
+func TestOnePreambleForBothFronts(t *testing.T) {
+	login := KeyFrom{Login: "/h/.composio/user_data.json"}
+	got := Preamble(true, login, errors.New("team index: connection refused"))
+	if len(got) != 2 || got[0] != "using the API key of the Composio CLI login (/h/.composio/user_data.json) (COMPOSIO_API_KEY is not set)" ||
+		got[1] != "team index: connection refused: reading the API instead" {
+		t.Errorf("%q", got)
+	}
+	if got := Preamble(false, login, nil); got != nil {
+		t.Errorf("a demo's session: %q", got)
+	}
+	if got := Preamble(true, KeyFrom{Env: "COMPOSIO_API_KEY"}, nil); got != nil {
+		t.Errorf("the variable's key: %q", got)
+	}
+}
