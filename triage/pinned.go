@@ -103,8 +103,8 @@ func pinOf(ms []model.ArgMember, skip map[string]bool, roles Roles) pin {
 		}
 		var v string
 		switch {
-		case role == RoleStart && m.IsStr:
-			if v = instant(m.Str); v != "" {
+		case role == RoleStart:
+			if v = instant(startValue(m)); v != "" {
 				start = true
 			}
 		case role == RolePeople:
@@ -169,6 +169,27 @@ func messageKey(l string) bool {
 		return true
 	}
 	return false
+}
+
+// startValue is a start's time as written: the string, or in an object ({"dateTime": ...,
+// "timeZone": ...}, as Google Calendar writes it) its date-time member.
+func startValue(m model.ArgMember) string {
+	if m.IsStr {
+		return m.Str
+	}
+	ms, ok := model.SplitObject(m.Raw)
+	if !ok {
+		return ""
+	}
+	for _, x := range ms {
+		switch strings.ToLower(x.Key) {
+		case "datetime", "date_time", "date", "time", "value":
+			if x.IsStr {
+				return x.Str
+			}
+		}
+	}
+	return ""
 }
 
 // instant is a start time in a normal form: an RFC 3339 time in UTC, or a local date and time

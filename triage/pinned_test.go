@@ -28,6 +28,8 @@ func TestWhatPinsATarget(t *testing.T) {
 		{"a contact with a description", `{"email":"dana@x.org","firstname":"Dana","description":"met at the fair"}`, true},
 		{"an address that is none", `{"email":"not an address"}`, false},
 		{"a start by another name", `{"eventStartTime":"2026-03-14T15:00:00Z","participants":"a@x.org, b@x.org"}`, true},
+		{"a start as an object", `{"summary":"Q3","start":{"dateTime":"2026-03-14T15:00:00Z","timeZone":"UTC"},"attendees":[{"email":"a@x.org"}]}`, true},
+		{"an object start that is no time", `{"start":{"dateTime":"soon"},"attendees":["a@x.org"]}`, false},
 		{"a contact's address named after the record", `{"contact_email":"dana@x.org","contact_name":"Dana"}`, true},
 		{"a lead's phone named after the record", `{"leadPhone":"+1 415 555 0134","lastName":"Okafor"}`, true},
 		{"the address in a list of objects", `{"email":[{"value":"dana@x.org","primary":true}],"name":"Dana"}`, true},
@@ -66,6 +68,10 @@ func TestAPinnedIdentityIsItsFacts(t *testing.T) {
 		{`{"email":"jon.okafor@x.com","firstname":"Jon","lastname":"Okafor","phone":"+1 415 555 0134"}`,
 			`{"email":"Jon.okafor@x.com","firstname":"John","lastname":"Okafor","company":"Acme"}`},
 		{`{"phone":"+1 415 555 0134","name":"Dana"}`, `{"phone":"(415) 555-0134","name":"Dana K."}`},
+		{`{"summary":"Q3","start":{"dateTime":"2026-03-14T15:00:00Z","timeZone":"UTC"},"attendees":[{"email":"a@x.org"}]}`,
+			`{"summary":"Budget","start":{"dateTime":"2026-03-14T16:00:00+01:00","timeZone":"Europe/Paris"},"attendees":[{"email":"A@x.org"}]}`},
+		{`{"contact_email":"dana@x.org","contact_name":"Dana"}`, `{"contact_email":"Dana@X.org","contact_name":"Okafor, Dana"}`},
+		{`{"email":[{"value":"dana@x.org","primary":true}],"name":"Dana"}`, `{"email":[{"value":"DANA@x.org","primary":true}],"name":"D. Okafor"}`},
 	}
 	for _, p := range same {
 		if a, b := id(p[0]), id(p[1]); a != b {
