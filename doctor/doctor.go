@@ -119,33 +119,6 @@ type Problem struct {
 	Error string `json:"error"`
 }
 
-// Report is the result of a scan.
-type Report struct {
-	Findings []Finding `json:"findings"`
-	Problems []Problem `json:"problems,omitempty"`
-	// Notes are what a reviewer may want to know and is no alarm of doctor's: never counted in
-	// RetriesWrites, never in the exit status.
-	Notes []Note `json:"notes,omitempty"`
-}
-
-// Note is one place in the code worth a look, and why.
-type Note struct {
-	Evidence string `json:"evidence"`  // file:line
-	CallPath string `json:"call_path"` // sdkversion's path: "other.create"
-	Call     string `json:"call"`      // the call as written
-	Text     string `json:"text"`
-}
-
-// RetriesWrites reports whether any finding retries writes.
-func (r *Report) RetriesWrites() bool {
-	for _, f := range r.Findings {
-		if f.RetriesWrites != nil && *f.RetriesWrites {
-			return true
-		}
-	}
-	return false
-}
-
 // ErrNotDir is returned by Scan for a root that is not a readable directory.
 var ErrNotDir = errors.New("not a directory")
 

@@ -148,3 +148,30 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+
+// Report is the result of a scan.
+type Report struct {
+	Findings []Finding `json:"findings"`
+	Problems []Problem `json:"problems,omitempty"`
+	// Notes are what a reviewer may want to know and is no alarm of doctor's: never counted in
+	// RetriesWrites, never in the exit status.
+	Notes []Note `json:"notes,omitempty"`
+}
+
+// Note is one place in the code worth a look, and why.
+type Note struct {
+	Evidence string `json:"evidence"`  // file:line
+	CallPath string `json:"call_path"` // sdkversion's path: "other.create"
+	Call     string `json:"call"`      // the call as written
+	Text     string `json:"text"`
+}
+
+// RetriesWrites reports whether any finding retries writes.
+func (r *Report) RetriesWrites() bool {
+	for _, f := range r.Findings {
+		if f.RetriesWrites != nil && *f.RetriesWrites {
+			return true
+		}
+	}
+	return false
+}
