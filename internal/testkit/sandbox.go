@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/exectriage/exectriage/client"
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 )
 
@@ -117,9 +118,22 @@ func ActiveAccount(t testing.TB, ctx context.Context, c *client.Client, toolkit 
 // (with fault armed first for it, unless ""), and returns the id of the log it left.
 func SendSlack(t testing.TB, srv *sandbox.Server, base, apiKey, text string, fault sandbox.FaultMode) string {
 	t.Helper()
+	// a Slack account whose newest execution succeeded: the history expires some accounts
+	// (their later calls are refused), and which ones depends on the minute it is generated for
+	execs := srv.Executions()
+	newest := map[string]model.Execution{}
+	for _, x := range execs {
+		if strings.Contains(string(x.Arguments), `"C0TEST"`) {
+			continue // this helper's own sends: the choice stays the same from one call to the next
+		}
+		if n, ok := newest[x.ConnectedAccountID]; !ok || x.Start().After(n.Start()) {
+			newest[x.ConnectedAccountID] = x
+		}
+	}
 	var acct, user string
-	for _, x := range srv.Executions() {
-		if x.ToolSlug == "SLACK_SEND_MESSAGE" && x.ConnectedAccountID != "" && x.UserID != "" {
+	for _, x := range execs {
+		if x.ToolSlug == "SLACK_SEND_MESSAGE" && x.ConnectedAccountID != "" && x.UserID != "" &&
+			newest[x.ConnectedAccountID].Status == "success" {
 			acct, user = x.ConnectedAccountID, x.UserID
 		}
 	}
