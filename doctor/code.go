@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -137,7 +138,7 @@ type codeUse struct {
 	// what: "execute" (tools.execute, the proxy, provider-wrapped tools), "workbench" (a file
 	// that imports @composio/experimental), "legacy" (the legacy
 	// ComposioToolSet API's sending calls), "session" (a session's sending call), "session?"
-	// (a session created whose calls could not be followed), "mcp" (a session's MCP address),
+	// (a session whose sends could not be followed: a note, not a finding), "mcp" (a session's MCP address),
 	// "middleware", "legacy-import" (Python code importing ComposioToolSet or Action from a
 	// composio package: the legacy line's names), "other-create" (a create every release
 	// re-sends: a note, not a finding)
@@ -196,14 +197,17 @@ var sessionSends = map[string]bool{
 // scanProject finds the uses in every file of one ecosystem's code.
 func scanProject(files []codeFile) []codeUse {
 	p := follow(files)
+	var defs map[string][]funcDef // read when a session is first handed on
 	var out []codeUse
-	for fi, f := range files {
+	for fi := range files {
+		f := &files[fi]
 		names := p.names[fi]
 		type sess struct {
 			line              int
 			sends, mcp, other bool
 			escaped, returned bool
 			re                *regexp.Regexp // the name as a word
+			escapes           []escape
 		}
 		sessions := map[string]*sess{}
 		var order []string
@@ -223,8 +227,9 @@ func scanProject(files []codeFile) []codeUse {
 					use("session", m) // the session's execute_meta, not tools.execute
 				} else if m = executeRE.FindString(line); m != "" && !defines(line, m) {
 					use("execute", m)
-				} else if m := toolsGetRE.FindStringSubmatch(line); tools && m != nil && names[m[1]] == kindClient {
-					use("execute", m[0])
+				} else if m := toolsGetRE.FindStringSubmatchIndex(line); tools && m != nil && names[line[m[2]:m[3]]] == kindClient &&
+					toolsRun(f, n, m[2]) {
+					use("execute", line[m[0]:m[1]])
 				}
 			}
 			if strings.Contains(line, "reate") || strings.Contains(line, "nitiate") || strings.Contains(line, "link") ||
@@ -285,9 +290,11 @@ func scanProject(files []codeFile) []codeUse {
 			if !created && (strings.Contains(line, "create") || strings.Contains(line, "use") || strings.Contains(line, "Session")) {
 				if m := createRE.FindStringSubmatch(line); m != nil && isClient(m, names, p.funcs) && !returnRE.MatchString(line) {
 					// a session made and used in one expression, or handed on: not followed
-					rest := line[strings.Index(line, m[0]):]
+					at := strings.Index(line, m[0])
+					rest := line[at:]
+					toolsAt := strings.Index(rest, ".tools(")
 					switch {
-					case strings.Contains(rest, ".execute(") || strings.Contains(rest, ".tools(") ||
+					case strings.Contains(rest, ".execute(") || toolsAt >= 0 && toolsRun(f, n, at+toolsAt) ||
 						strings.Contains(rest, ".proxyExecute(") || strings.Contains(rest, ".proxy_execute("):
 						use("session", m[0])
 					case strings.Contains(rest, ".mcp") || strings.Contains(line, "mcp") && strings.Contains(line, "{"):
@@ -300,12 +307,18 @@ func scanProject(files []codeFile) []codeUse {
 			if len(sessions) == 0 {
 				continue
 			}
-			for _, m := range memberRE.FindAllStringSubmatch(line, -1) {
+			for _, mi := range memberRE.FindAllStringSubmatchIndex(line, -1) {
+				m := []string{line[mi[0]:mi[1]], line[mi[2]:mi[3]], line[mi[4]:mi[5]], ""}
+				if mi[6] >= 0 {
+					m[3] = "("
+				}
 				s := sessions[m[1]]
 				if s == nil {
 					continue
 				}
 				switch {
+				case m[3] == "(" && m[2] == "tools" && !toolsRun(f, n, mi[2]):
+					s.other = true // its tools listed, not run
 				case m[3] == "(" && sessionSends[m[2]]:
 					s.sends = true
 					use("session", m[0])
@@ -364,14 +377,45 @@ func scanProject(files []codeFile) []codeUse {
 						continue
 					}
 					s.escaped = true
+					callee, arg, _ := enclosingCall(line, idx[2])
+					s.escapes = append(s.escapes, escape{line: ln, callee: callee, arg: arg, text: strings.TrimSpace(line)})
 				}
 			}
 		}
 		for _, name := range order {
-			// handed on, or never used here (a module-level session may be imported): its
-			// sends cannot be followed; used only for other calls (authorize) or its MCP
-			// address, it sends nothing through the SDK
-			if s := sessions[name]; !s.sends && (s.escaped || !s.mcp && !s.other && !s.returned) {
+			s := sessions[name]
+			if s.sends {
+				continue
+			}
+			// handed to the project's own functions: followed into them; handed to code
+			// doctor cannot read, or never used here (a module-level session may be
+			// imported), its sends could not be followed; used only for other calls
+			// (authorize) or its MCP address, it sends nothing through the SDK
+			var lost *codeUse
+			sends := false
+			for _, e := range s.escapes {
+				if defs == nil {
+					defs = funcDefs(files)
+				}
+				d := (*funcDef)(nil)
+				if e.callee != "" {
+					d = resolveDef(p, defs, fi, e.callee)
+				}
+				if d == nil || e.arg >= len(d.params) {
+					lost = cmp.Or(lost, &codeUse{rel: f.rel, line: e.line, eco: f.eco, what: "session?", text: e.text})
+					continue
+				}
+				r := followParam(p, defs, d, d.params[e.arg], 0, map[[2]int]bool{}, &out)
+				sends = sends || r.sends
+				if r.lost != nil {
+					lost = cmp.Or(lost, &codeUse{rel: r.lostRel, line: r.lost.line, eco: f.eco, what: "session?", text: r.lost.text})
+				}
+			}
+			switch {
+			case sends:
+			case lost != nil:
+				out = append(out, *lost)
+			case !s.escaped && !s.mcp && !s.other && !s.returned:
 				out = append(out, codeUse{rel: f.rel, line: s.line, eco: f.eco, what: "session?", text: name})
 			}
 		}

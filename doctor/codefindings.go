@@ -52,8 +52,9 @@ func callArgs(lines []string, n, col int) string {
 // codeFindings adds what the code says to the manifest findings: the LangChain middleware,
 // which paths of each retrying SDK the code uses (a path it never uses is "present, not used",
 // not an alarm), and the session threshold where the project sends through sessions.
-func codeFindings(uses []codeUse, read map[Ecosystem][]string, found []Finding) []Finding {
+func codeFindings(uses []codeUse, read map[Ecosystem][]string, found []Finding) ([]Finding, []Note) {
 	var out []Finding
+	var notes []Note
 	for i := range uses {
 		if u := &uses[i]; u.what == "middleware" {
 			out = append(out, middlewareFinding(u))
@@ -89,11 +90,11 @@ func codeFindings(uses []codeUse, read map[Ecosystem][]string, found []Finding) 
 		f.Fix = ""
 	}
 	for _, f := range found {
-		if out1, ok := sessionFinding(uses, f); ok {
+		if out1, ok := sessionFinding(uses, f, &notes); ok {
 			out = append(out, out1)
 		}
 	}
-	return out
+	return out, notes
 }
 
 // middlewareFinding judges one ToolRetryMiddleware: retries over write tools (or all tools)
@@ -142,9 +143,10 @@ func middlewareFinding(u *codeUse) Finding {
 
 // sessionFinding is the session threshold for a manifest finding f of an SDK whose session
 // writes re-send, where the code under f's directory sends through sessions (cited at the
-// sending call), creates sessions it hands on (cited at the creation), or uses sessions only
-// for their MCP address (its own line, not an alarm).
-func sessionFinding(uses []codeUse, f Finding) (Finding, bool) {
+// sending call) or uses sessions only for their MCP address (its own line, not an alarm). A
+// session whose sends could not be followed (handed to code doctor cannot read, or never used
+// in the code read) is added to notes at its place, never a finding.
+func sessionFinding(uses []codeUse, f Finding, notes *[]Note) (Finding, bool) {
 	if f.Version == "" && f.Constraint == "" {
 		return Finding{}, false
 	}
@@ -183,36 +185,44 @@ func sessionFinding(uses []codeUse, f Finding) (Finding, bool) {
 			"the project sends through tool-router sessions (%s, %s), and %s a session write that timed out (session writes are sent "+
 				"once from %s)",
 			u.at(),
-			u.text,
+			callText(u.text),
 			what,
 			fix,
 		)
 		out.Fix = fixText
 		return out, true
 	}
-	if u := useUnder(uses, &f, "session?"); u != nil {
-		out.RetriesWrites, out.Evidence, out.Use = new(true), u.at(), UseUsed
-		out.Reason = fmt.Sprintf(
-			"the project creates a tool-router session (%s) whose sends could not be followed (it is handed on, or used from elsewhere); "+
-				"%s a session write that timed out (session writes are sent once from %s)",
-			u.at(),
-			what,
-			fix,
-		)
-		out.Fix = fixText
-		return out, true
+	if u := useUnder(uses, &f, "session?"); u != nil && useUnder(uses, &f, "mcp") == nil {
+		// handed to code doctor cannot read, or never used in the code read: a note, not a finding
+		where := "handed on here to code doctor cannot read"
+		if nameRE.MatchString(u.text) {
+			where = "made here and not used in the code read (another module may import it)"
+		}
+		*notes = append(*notes, Note{Evidence: u.at(), CallPath: CallSession, Call: u.text,
+			Text: "a tool-router session " + where + ", so its sends could not be followed: if that code sends through it, " + what +
+				" a session write that timed out (" + fixText + ")"})
+		return Finding{}, false
 	}
 	if u := useUnder(uses, &f, "mcp"); u != nil {
 		out.RetriesWrites, out.Evidence, out.Use = new(false), u.at(), UseMCP
 		out.Reason = fmt.Sprintf(
 			"tools run over MCP (%s, %s): the SDK's session retries do not apply (%s a session write only when the SDK sends it)",
 			u.at(),
-			u.text,
+			callText(u.text),
 			what,
 		)
 		return out, true
 	}
 	return Finding{}, false
+}
+
+// callText is a call as a person reads it: a match that ends at its opening parenthesis
+// closed (session.tools( → session.tools()).
+func callText(text string) string {
+	if strings.HasSuffix(text, "(") {
+		return text + ")"
+	}
+	return text
 }
 
 // semverOrPEP compares a version with its fix's order: 1 when it orders after it (a

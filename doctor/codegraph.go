@@ -25,7 +25,7 @@ var (
 	returnRE = regexp.MustCompile(`\breturn\s+(?:await\s+)?(.+)$`)
 	// the name a function header or a one-line arrow or lambda defines
 	funcHeaderRE = regexp.MustCompile(
-		`(?:\bdef\s+(` + ident + `)\s*\(|\bfunction\s*\*?\s*(` + ident + `)\s*\(|(` + ident + `)\s*=\s*(?:async\s*)?(?:\([^)]*\)|` + ident + `)\s*(?::\s*[^=]+)?=>|(` + ident + `)\s*=\s*(?:async\s+)?function\b|(` + ident + `)\s*=\s*lambda\b|^\s*(?:(?:public|private|protected|static|async)\s+)*(` + ident + `)\s*\([^)]*\)\s*(?::\s*[^{]+)?\{)`,
+		`(?:\bdef\s+(` + ident + `)\s*\(|\bfunction\s*\*?\s*(` + ident + `)\s*(?:<[^>]*>)?\s*\(|(` + ident + `)\s*=\s*(?:async\s*)?(?:\([^)]*\)|` + ident + `)\s*(?::\s*[^=]+)?=>|(` + ident + `)\s*=\s*(?:async\s+)?function\b|(` + ident + `)\s*=\s*lambda\b|^\s*(?:(?:public|private|protected|static|async)\s+)*(` + ident + `)\s*\([^)]*\)\s*(?::\s*[^{]+)?\{)`,
 	)
 	// a client constructed: new Composio( / Composio(
 	newClientRE = regexp.MustCompile(`^(?:new\s+)?(?:` + ident + `\.)*Composio\s*\(`)
@@ -86,6 +86,8 @@ type project struct {
 	funcs    map[string]valueKind
 	// per file: the names it binds or imports, by kind
 	names []map[string]valueKind
+	// per file: the names it imports, as [exported name, local name]
+	imports [][][2]string
 }
 
 // follow works out, to a fixed point, which names hold a client or a session in each file and
@@ -110,6 +112,7 @@ func follow(files []codeFile) *project {
 	}
 	facts := make([][]fact, len(files))
 	imps := make([][][2]string, len(files))
+	p.imports = imps
 	for fi, f := range files {
 		p.names[fi] = map[string]valueKind{"composio": kindClient} // the canonical name, however it arrives
 		imps[fi] = imports(strings.Join(f.code, "\n"), f.eco)

@@ -262,8 +262,9 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	uses = append(uses, clientBuilds(code)...)
 	legacyByImport(rep.Findings, uses)
 	clientByBuild(rep.Findings, uses)
-	rep.Findings = append(rep.Findings, codeFindings(uses, read, rep.Findings)...)
-	rep.Notes = otherCreateNotes(uses)
+	more, notes := codeFindings(uses, read, rep.Findings)
+	rep.Findings = append(rep.Findings, more...)
+	rep.Notes = append(otherCreateNotes(uses), notes...)
 	for i := range rep.Findings {
 		rep.Findings[i].describe()
 	}

@@ -161,7 +161,7 @@ type Report struct {
 // Note is one place in the code worth a look, and why.
 type Note struct {
 	Evidence string `json:"evidence"`  // file:line
-	CallPath string `json:"call_path"` // sdkversion's path: "other.create"
+	CallPath string `json:"call_path"` // "other.create" (sdkversion's path), or "session" (sends not followed)
 	Call     string `json:"call"`      // the call as written
 	Text     string `json:"text"`
 }

@@ -1,0 +1,410 @@
+package doctor
+
+import (
+	"regexp"
+	"strings"
+)
+
+// What the code does with a session or a tool list it hands on. A session's sends reach the
+// SDK only through its own methods; handed to a function of the project's, the parameter is
+// followed into that function's body (across files, through imports); handed to code doctor
+// cannot read (a framework, a package, a stored field), its sends could not be followed: a note
+// with its place, never a finding. A tool list (a session's tools(), a client's tools.get())
+// sends only when something runs its tools: handed to a call (an agent, generateText) it is a
+// send; only counted, printed or its names listed (a script that lists tools), it is not.
+
+// escape is a place where a session leaves the code that holds it.
+type escape struct {
+	line   int
+	callee string // the function it is handed to (its last name), "" when stored or in a literal
+	arg    int    // its position among the call's arguments
+	text   string
+}
+
+// funcDef is a function or method of the project's: where its body is and its parameters.
+type funcDef struct {
+	fi, line, end int
+	params        []string
+}
+
+var (
+	// the parameters' text after a function's name: name(...) / name = async (...) =>
+	paramsStartRE = regexp.MustCompile(`^\s*(?:=\s*(?:async\s+)?(?:function\s*\*?\s*)?)?(?:<[^>]*>)?\s*\(`)
+	// calls and places whose use of a tool list is to look at it: print it, count it, list it
+	listingCallRE = regexp.MustCompile(
+		`(?:^|[^\w$.])(?:console\s*\.\s*\w+|print|pprint|len|str|repr|sorted|list|set|tuple|Object\s*\.\s*(?:keys|values|entries)|` +
+			`JSON\s*\.\s*stringify|(?:logger|logging|log|self\.logger|this\.logger)\s*\.\s*\w+|expect|assert\w*|` +
+			`(?:t|test)\s*\.\s*\w+)\s*$`,
+	)
+)
+
+// listingMembers are a tool list's members that look at it rather than hand it on.
+var listingMembers = map[string]bool{
+	"length": true, "keys": true, "values": true, "items": true, "entries": true, "forEach": true, "map": true,
+	"name": true, "names": true, "slug": true, "count": true, "size": true, "push": true, "append": true,
+	"extend": true, "update": true, "__len__": true, "function": true,
+}
+
+// enclosingCall finds, walking back from at in line, the innermost call whose parentheses hold
+// at: its callee's last name and at's argument position. ok is false when at sits in an
+// object or array literal first, or in no call on this line.
+func enclosingCall(line string, at int) (callee string, arg int, ok bool) {
+	depth := 0
+	for i := at - 1; i >= 0; i-- {
+		switch line[i] {
+		case ')', ']', '}':
+			depth++
+		case '[', '{':
+			if depth == 0 {
+				return "", 0, false
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				arg++
+			}
+		case '(':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			before := strings.TrimRight(line[:i], " \t")
+			j := len(before)
+			for j > 0 && (isIdentByte(before[j-1])) {
+				j--
+			}
+			if j == len(before) {
+				return "", 0, false // a parenthesised expression
+			}
+			if k := strings.TrimRight(before[:j], " \t"); strings.HasSuffix(k, "new") {
+				return "", 0, false // a class's constructor: its fields are not followed
+			}
+			return before[j:], arg, true
+		}
+	}
+	return "", 0, false
+}
+
+// wordIndexes lists where name stands in line as a whole word (two may be one character
+// apart: f(tools=tools)).
+func wordIndexes(line, name string) []int {
+	var out []int
+	for from := 0; name != ""; {
+		i := strings.Index(line[from:], name)
+		if i < 0 {
+			return out
+		}
+		at, end := from+i, from+i+len(name)
+		if (at == 0 || !isIdentByte(line[at-1])) && (end == len(line) || !isIdentByte(line[end])) {
+			out = append(out, at)
+		}
+		from = end
+	}
+	return out
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// inListing reports whether the text before at puts it inside a call that only looks at its
+// argument (print, len, Object.keys, console.log, expect) or a loop over it.
+func inListing(line string, at int) bool {
+	before := strings.TrimRight(line[:at], " \t")
+	before = strings.TrimRight(strings.TrimSuffix(before, "await"), " \t")
+	if strings.HasSuffix(before, " in") || strings.HasSuffix(before, " of") || before == "in" || before == "of" {
+		return true // for t in tools / for (const t of tools)
+	}
+	depth := 0
+	for i := len(before) - 1; i >= 0; i-- {
+		switch before[i] {
+		case ')', ']', '}':
+			depth++
+		case '[', '{':
+			if depth > 0 {
+				depth--
+			}
+		case '(':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			if listingCallRE.MatchString(before[:i]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// toolsRun reports whether the tool list a call at col of line n gives is run: handed to a
+// call or returned (an agent, a framework), rather than only printed, counted or listed.
+func toolsRun(f *codeFile, n, col int) bool {
+	line := f.code[n]
+	if m := bindRE.FindStringSubmatchIndex(line); m != nil && m[4] <= col && strings.Contains(line, "=") &&
+		!strings.Contains(line[:m[4]], "==") {
+		name, end := line[m[2]:m[3]], enclosingEnd(f, n)
+		run, seen := listRun(f, name, n+1, end)
+		// bound at a module's top level and not used there: another file may import it
+		return run || !seen && end == len(f.code)-1
+	}
+	return !inListing(line, col)
+}
+
+// listRun reports whether the tool list bound to name is handed on anywhere in lines from..to,
+// and whether it is used there at all.
+func listRun(f *codeFile, name string, from, to int) (run, seen bool) {
+	for n := from; n <= to && n < len(f.code); n++ {
+		line := f.code[n]
+		for _, at := range wordIndexes(line, name) {
+			before := strings.TrimRight(line[:at], " \t")
+			after := strings.TrimLeft(line[at+len(name):], " \t")
+			seen = true
+			switch {
+			case strings.HasSuffix(before, "."):
+				continue // another object's member of the same name
+			case strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==") && !strings.HasPrefix(after, "=>"),
+				strings.HasPrefix(after, ":") && !strings.HasPrefix(after, "::"):
+				continue // bound again, or a key or keyword's name (its value is what follows)
+			case strings.HasPrefix(after, "["):
+				continue
+			case strings.HasPrefix(after, "."):
+				if m := memberRE.FindStringSubmatch(line[at:]); m != nil && listingMembers[m[2]] {
+					continue
+				}
+				return true, true
+			case inListing(line, at):
+				continue
+			}
+			return true, true
+		}
+	}
+	return false, seen
+}
+
+// enclosingEnd is the last line of the function that holds line n, or the file's last line.
+func enclosingEnd(f *codeFile, n int) int {
+	for h := n; h >= 0 && n-h < 400; h-- {
+		if !mayHeader(f.code[h]) || funcHeaderRE.FindStringIndex(f.code[h]) == nil {
+			continue
+		}
+		if end := bodyEnd(f, h); end >= n {
+			return end
+		}
+	}
+	return len(f.code) - 1
+}
+
+// bodyEnd is the last line of the body of the function whose header is line h: the line that
+// closes its braces, or (Python) the last line indented deeper than the header.
+func bodyEnd(f *codeFile, h int) int {
+	if f.eco == PyPI {
+		indent := len(f.code[h]) - len(strings.TrimLeft(f.code[h], " \t"))
+		end := h
+		for n := h + 1; n < len(f.code); n++ {
+			l := f.code[n]
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			if len(l)-len(strings.TrimLeft(l, " \t")) <= indent {
+				break
+			}
+			end = n
+		}
+		return end
+	}
+	depth, opened := 0, false
+	for n := h; n < len(f.code) && n < h+2000; n++ {
+		for _, c := range f.code[n] {
+			switch c {
+			case '{':
+				depth++
+				opened = true
+			case '}':
+				depth--
+			}
+		}
+		if opened && depth <= 0 || !opened && n == h && strings.Contains(f.code[n], "=>") &&
+			!strings.HasSuffix(strings.TrimSpace(f.code[n]), "=>") {
+			return n
+		}
+	}
+	return h
+}
+
+// funcDefs lists the project's functions by name, with their parameters and bodies.
+func funcDefs(files []codeFile) map[string][]funcDef {
+	out := map[string][]funcDef{}
+	for fi := range files {
+		f := &files[fi]
+		for h, line := range f.code {
+			if !mayHeader(line) {
+				continue
+			}
+			m := funcHeaderRE.FindStringSubmatchIndex(line)
+			if m == nil {
+				continue
+			}
+			name, nameEnd := "", 0
+			for g := 2; g+1 < len(m); g += 2 {
+				if m[g] >= 0 {
+					name, nameEnd = line[m[g]:m[g+1]], m[g+1]
+					break
+				}
+			}
+			if name == "" || name == "if" || name == "for" || name == "while" || name == "switch" || name == "catch" {
+				continue
+			}
+			params, ok := paramsOf(f, h, nameEnd)
+			if !ok {
+				continue
+			}
+			out[name] = append(out[name], funcDef{fi: fi, line: h, end: bodyEnd(f, h), params: params})
+		}
+	}
+	return out
+}
+
+// paramsOf reads the parameter names after a function's name at col of line h (a list may
+// run over a few lines); self and cls are not arguments a caller passes. A destructured
+// parameter has no name ("").
+func paramsOf(f *codeFile, h, col int) ([]string, bool) {
+	text := f.code[h][col:]
+	loc := paramsStartRE.FindStringIndex(text)
+	if loc == nil {
+		return nil, false
+	}
+	var sb strings.Builder
+	sb.WriteString(text[loc[1]:])
+	for n := h + 1; n < len(f.code) && n <= h+12 && strings.Count(sb.String(), "(")+1 > strings.Count(sb.String(), ")"); n++ {
+		sb.WriteString(" " + f.code[n])
+	}
+	all, depth, start := sb.String(), 0, 0
+	var params []string
+	add := func(p string) {
+		p = strings.TrimLeft(strings.TrimSpace(p), "*.")
+		j := 0
+		for j < len(p) && isIdentByte(p[j]) {
+			j++
+		}
+		if name := p[:j]; name != "self" && name != "cls" && strings.TrimSpace(p) != "" {
+			params = append(params, name)
+		}
+	}
+	for i := 0; i < len(all); i++ {
+		switch all[i] {
+		case '(', '[', '{', '<':
+			depth++
+		case ']', '}', '>':
+			depth--
+		case ')':
+			if depth == 0 {
+				add(all[start:i])
+				return params, true
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				add(all[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return nil, false
+}
+
+// resolveDef finds the function a call in file fi names: one of the project's, under its own
+// name or the name an import gave it.
+func resolveDef(p *project, defs map[string][]funcDef, fi int, callee string) *funcDef {
+	name := callee
+	for _, imp := range p.imports[fi] {
+		if imp[1] == callee && imp[0] != "default" {
+			name = imp[0]
+		}
+	}
+	var found *funcDef
+	for i, d := range defs[name] {
+		if d.fi == fi {
+			return &defs[name][i]
+		}
+		found = &defs[name][i]
+	}
+	return found
+}
+
+// followed is what a session handed to a function's parameter does there.
+type followed struct {
+	sends, mcp bool
+	lost       *escape // a place it went on to that could not be followed
+	lostRel    string
+}
+
+// followParam follows a session bound to param through the body of d: the uses it finds are
+// added to out; handed on again to a function of the project's, it is followed there too.
+func followParam(p *project, defs map[string][]funcDef, d *funcDef, param string, depth int, seen map[[2]int]bool,
+	out *[]codeUse,
+) followed {
+	var r followed
+	f := &p.files[d.fi]
+	if param == "" || depth > 4 || seen[[2]int{d.fi, d.line}] {
+		return r
+	}
+	seen[[2]int{d.fi, d.line}] = true
+	for n := d.line; n <= d.end && n < len(f.code); n++ {
+		line := f.code[n]
+		if n == d.line {
+			// the header: only a one-line body after its arrow
+			_, body, ok := strings.Cut(line, "=>")
+			if !ok {
+				continue
+			}
+			line = strings.Repeat(" ", len(line)-len(body)) + body
+		}
+		if !strings.Contains(line, param) {
+			continue
+		}
+		use := func(what, text string) {
+			*out = append(*out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: what, text: strings.TrimSpace(text)})
+		}
+		for _, m := range memberRE.FindAllStringSubmatchIndex(line, -1) {
+			if line[m[2]:m[3]] != param || m[2] > 0 && line[m[2]-1] == '.' {
+				continue
+			}
+			member := line[m[4]:m[5]]
+			switch {
+			case m[6] >= 0 && sessionSends[member] && (member != "tools" || toolsRun(f, n, m[2])):
+				r.sends = true
+				use("session", line[m[0]:m[1]])
+			case member == "mcp" || member == "url":
+				r.mcp = true
+				use("mcp", line[m[0]:m[1]])
+			}
+		}
+		for _, at := range wordIndexes(line, param) {
+			after := strings.TrimLeft(line[at+len(param):], " \t")
+			before := strings.TrimRight(line[:at], " \t")
+			if strings.HasPrefix(after, ".") || strings.HasPrefix(after, "[") || strings.HasSuffix(before, ".") ||
+				strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==") || strings.HasPrefix(after, ":") {
+				continue
+			}
+			callee, arg, ok := enclosingCall(line, at)
+			e := escape{line: n + 1, callee: callee, arg: arg, text: strings.TrimSpace(line)}
+			if !ok {
+				r.lost, r.lostRel = &e, f.rel
+				continue
+			}
+			next := resolveDef(p, defs, d.fi, callee)
+			if next == nil || arg >= len(next.params) {
+				r.lost, r.lostRel = &e, f.rel
+				continue
+			}
+			sub := followParam(p, defs, next, next.params[arg], depth+1, seen, out)
+			r.sends = r.sends || sub.sends
+			r.mcp = r.mcp || sub.mcp
+			if sub.lost != nil {
+				r.lost, r.lostRel = sub.lost, sub.lostRel
+			}
+		}
+	}
+	return r
+}
