@@ -332,6 +332,12 @@ func scanProject(files []codeFile) []codeUse {
 				}
 			}
 			for name, s := range sessions {
+				if text, ok := dynamicSend(line, f.raw[n], name); ok && s.line != ln {
+					s.sends = true
+					use("session", text) // a method looked up by name at run time and called
+				} else if s.line != ln && strings.Contains(line, name+"[") {
+					s.other = true // a member looked up by a name that does not send
+				}
 				if raw := f.raw[n]; s.line != ln &&
 					(strings.Contains(raw, name+"['url']") || strings.Contains(raw, name+`["url"]`) || strings.Contains(raw, name+"['mcp']") || strings.Contains(raw, name+`["mcp"]`)) {
 					if !s.mcp {

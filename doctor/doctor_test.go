@@ -694,6 +694,16 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		{"tools-listed", []got{{CallToolsExecute, "ok", ""}}, nil},
 		{"tools-listed-py", []got{{CallToolsExecute, "ok", ""}}, nil},
 		{"tools-listed-old", []got{{CallToolsExecute, "not used", ""}}, nil}, // tools.get of a retrying release, only listed
+		{"dynamic-getattr", []got{ // getattr(session, method)(…): a method looked up at run time
+			{CallToolsExecute, "ok", ""},
+			{CallSession, "RETRIES WRITES", "main.py:6"},
+		}, nil},
+		{"dynamic-index", []got{ // session[method](…)
+			{CallToolsExecute, "ok", ""},
+			{CallSession, "RETRIES WRITES", "index.ts:6"},
+		}, nil},
+		{"dynamic-literal-read", []got{{CallToolsExecute, "ok", ""}}, nil}, // session["authorize"](…) sends nothing
+		{"importlib", []got{{CallToolsExecute, "RETRIES WRITES", "main.py:8"}}, nil},
 	} {
 		t.Run(tt.dir, func(t *testing.T) {
 			r, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", tt.dir))

@@ -11,7 +11,9 @@ import (
 // cannot read (a framework, a package, a stored field), its sends could not be followed: a note
 // with its place, never a finding. A tool list (a session's tools(), a client's tools.get())
 // sends only when something runs its tools: handed to a call (an agent, generateText) it is a
-// send; only counted, printed or its names listed (a script that lists tools), it is not.
+// send; only counted, printed or its names listed (a script that lists tools), it is not. A
+// method looked up by name at run time and called (getattr(session, m)(…), session[m](…)) is a
+// send unless a literal names one that does not send.
 
 // escape is a place where a session leaves the code that holds it.
 type escape struct {
@@ -366,6 +368,10 @@ func followParam(p *project, defs map[string][]funcDef, d *funcDef, param string
 		use := func(what, text string) {
 			*out = append(*out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: what, text: strings.TrimSpace(text)})
 		}
+		if text, ok := dynamicSend(line, f.raw[n], param); ok {
+			r.sends = true
+			use("session", text)
+		}
 		for _, m := range memberRE.FindAllStringSubmatchIndex(line, -1) {
 			if line[m[2]:m[3]] != param || m[2] > 0 && line[m[2]-1] == '.' {
 				continue
@@ -407,4 +413,56 @@ func followParam(p *project, defs map[string][]funcDef, d *funcDef, param string
 		}
 	}
 	return r
+}
+
+// dynamicSend finds a method of name looked up at run time and called (getattr(session, m)(…),
+// session[m](…)) in line (code, strings blanked) and reports whether it may send: the name a
+// literal gives (read in raw) when it is one, else any of the session's methods, sends included.
+func dynamicSend(code, raw, name string) (text string, ok bool) {
+	for _, at := range wordIndexes(code, name) {
+		after := code[at+len(name):]
+		rest := strings.TrimLeft(after, " \t")
+		open := at + len(name) + len(after) - len(rest)
+		var closeAt int
+		switch before := strings.TrimRight(code[:at], " \t"); {
+		case strings.HasPrefix(rest, "["):
+			closeAt = matching(code, open, '[', ']')
+		case strings.HasSuffix(before, "getattr(") && strings.HasPrefix(rest, ","):
+			open = strings.LastIndex(before, "(")
+			closeAt = matching(code, open, '(', ')')
+		default:
+			continue
+		}
+		if closeAt < 0 || !strings.HasPrefix(strings.TrimLeft(code[closeAt+1:], " \t"), "(") {
+			continue
+		}
+		if len(raw) != len(code) {
+			raw = code // (the two differ only where strings are blanked)
+		}
+		inner := strings.TrimSpace(raw[open+1 : closeAt])
+		if i := strings.LastIndex(inner, ","); code[open] == '(' && i >= 0 {
+			inner = strings.TrimSpace(inner[i+1:])
+		}
+		if lit := strings.Trim(inner, `"'`+"`"); lit != inner && !sessionSends[lit] {
+			continue // a method named by a literal that does not send
+		}
+		return strings.TrimSpace(code[at : closeAt+1]), true
+	}
+	return "", false
+}
+
+// matching is the index of the bracket that closes the one at open in s, or -1.
+func matching(s string, open int, o, c byte) int {
+	depth := 0
+	for i := open; i < len(s); i++ {
+		switch s[i] {
+		case o:
+			depth++
+		case c:
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
