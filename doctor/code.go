@@ -268,11 +268,31 @@ func scanProject(files []codeFile) []codeUse {
 				}
 				out = append(out, u)
 			}
+			// handOn follows a session made at col and handed straight to a function or class of
+			// the project's (Mailer(composio.create(…))): true when it sends or is used there
+			handOn := func(col int) bool {
+				callee, arg, ok := enclosingCall(line, col)
+				if !ok {
+					return false
+				}
+				if defs == nil {
+					defs = funcDefs(files)
+				}
+				d := resolveDef(p, defs, fi, callee)
+				if d == nil || arg >= len(d.params) {
+					return false
+				}
+				r := followParam(p, defs, d, d.params[arg], 0, map[[2]int]bool{}, &out)
+				return r.sends || r.mcp
+			}
 			// sessions: created, then what is done with them
 			created := false
 			if m := bindIn(line); m != nil && rhsKind(m[2], names, p.funcs) == kindSession && mcpAddressOf(m[2]) {
 				use("mcp", createRE.FindString(m[2])) // (await composio.create(id)).mcp.url: the address, not the session
 				created = true
+			} else if c := createRE.FindStringIndex(line); m != nil && c != nil && rhsKind(m[2], names, p.funcs) == kindSession &&
+				handOn(c[0]) {
+				created = true // what is bound is what the function or class made of it
 			} else if m != nil && rhsKind(m[2], names, p.funcs) == kindSession {
 				if sessions[m[1]] == nil {
 					order = append(order, m[1])
@@ -299,6 +319,7 @@ func scanProject(files []codeFile) []codeUse {
 						use("session", m[0])
 					case strings.Contains(rest, ".mcp") || strings.Contains(line, "mcp") && strings.Contains(line, "{"):
 						use("mcp", m[0])
+					case handOn(at):
 					default:
 						use("session?", m[0])
 					}
@@ -384,7 +405,11 @@ func scanProject(files []codeFile) []codeUse {
 					}
 					s.escaped = true
 					callee, arg, _ := enclosingCall(line, idx[2])
-					s.escapes = append(s.escapes, escape{line: ln, callee: callee, arg: arg, text: strings.TrimSpace(line)})
+					e := escape{line: ln, callee: callee, arg: arg, text: strings.TrimSpace(line)}
+					if m := fieldRE.FindStringSubmatch(line[:idx[2]]); m != nil {
+						e.field = m[1]
+					}
+					s.escapes = append(s.escapes, e)
 				}
 			}
 		}
@@ -392,6 +417,12 @@ func scanProject(files []codeFile) []codeUse {
 			s := sessions[name]
 			if s.sends {
 				continue
+			}
+			if c := f.code[s.line-1]; strings.Contains(c, "self."+name) || strings.Contains(c, "this."+name) {
+				// made on a field (self._session = …): its uses are the field's across the file
+				if r := followField(f, name, &out); r.sends || r.mcp {
+					continue
+				}
 			}
 			// handed to the project's own functions: followed into them; handed to code
 			// doctor cannot read, or never used here (a module-level session may be
@@ -402,6 +433,14 @@ func scanProject(files []codeFile) []codeUse {
 			for _, e := range s.escapes {
 				if defs == nil {
 					defs = funcDefs(files)
+				}
+				if e.field != "" {
+					r := followField(f, e.field, &out)
+					sends = sends || r.sends
+					if !r.sends && !r.mcp {
+						lost = cmp.Or(lost, &codeUse{rel: f.rel, line: e.line, eco: f.eco, what: "session?", text: e.text})
+					}
+					continue
 				}
 				d := (*funcDef)(nil)
 				if e.callee != "" {

@@ -704,6 +704,14 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		}, nil},
 		{"dynamic-literal-read", []got{{CallToolsExecute, "ok", ""}}, nil}, // session["authorize"](…) sends nothing
 		{"importlib", []got{{CallToolsExecute, "RETRIES WRITES", "main.py:8"}}, nil},
+		{"class-field-ts", []got{ // new SlackBot(session): the constructor stores it, a method sends
+			{CallToolsExecute, "ok", ""},
+			{CallSession, "RETRIES WRITES", "src/bot.ts:11"},
+		}, nil},
+		{"class-field-py", []got{ // Mailer(create(…)) stores it on self.session; another class's field is MCP only
+			{CallToolsExecute, "ok", ""},
+			{CallSession, "RETRIES WRITES", "agent.py:18"},
+		}, nil},
 	} {
 		t.Run(tt.dir, func(t *testing.T) {
 			r, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", tt.dir))

@@ -18,7 +18,8 @@ import (
 // escape is a place where a session leaves the code that holds it.
 type escape struct {
 	line   int
-	callee string // the function it is handed to (its last name), "" when stored or in a literal
+	callee string // the function it is handed to (its last name; "new X": X's constructor), "" when stored or in a literal
+	field  string // the field it is stored on (this.session = s)
 	arg    int    // its position among the call's arguments
 	text   string
 }
@@ -79,7 +80,7 @@ func enclosingCall(line string, at int) (callee string, arg int, ok bool) {
 				return "", 0, false // a parenthesised expression
 			}
 			if k := strings.TrimRight(before[:j], " \t"); strings.HasSuffix(k, "new") {
-				return "", 0, false // a class's constructor: its fields are not followed
+				return "new " + before[j:], arg, true // a class's constructor
 			}
 			return before[j:], arg, true
 		}
@@ -318,6 +319,9 @@ func paramsOf(f *codeFile, h, col int) ([]string, bool) {
 // resolveDef finds the function a call in file fi names: one of the project's, under its own
 // name or the name an import gave it.
 func resolveDef(p *project, defs map[string][]funcDef, fi int, callee string) *funcDef {
+	if class, ok := strings.CutPrefix(callee, "new "); ok {
+		return constructorOf(p, defs, fi, class)
+	}
 	name := callee
 	for _, imp := range p.imports[fi] {
 		if imp[1] == callee && imp[0] != "default" {
@@ -330,6 +334,9 @@ func resolveDef(p *project, defs map[string][]funcDef, fi int, callee string) *f
 			return &defs[name][i]
 		}
 		found = &defs[name][i]
+	}
+	if found == nil {
+		return constructorOf(p, defs, fi, name) // Python: a class called
 	}
 	return found
 }
@@ -391,6 +398,11 @@ func followParam(p *project, defs map[string][]funcDef, d *funcDef, param string
 			before := strings.TrimRight(line[:at], " \t")
 			if strings.HasPrefix(after, ".") || strings.HasPrefix(after, "[") || strings.HasSuffix(before, ".") ||
 				strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==") || strings.HasPrefix(after, ":") {
+				continue
+			}
+			if m := fieldRE.FindStringSubmatch(line[:at]); m != nil {
+				sub := followField(f, m[1], out)
+				r.sends, r.mcp = r.sends || sub.sends, r.mcp || sub.mcp
 				continue
 			}
 			callee, arg, ok := enclosingCall(line, at)
@@ -465,4 +477,54 @@ func matching(s string, open int, o, c byte) int {
 		}
 	}
 	return -1
+}
+
+// constructorOf finds the constructor of the project's class named class (a TypeScript
+// constructor, Python's __init__ when the class is called), preferring file fi's.
+func constructorOf(p *project, defs map[string][]funcDef, fi int, class string) *funcDef {
+	re := regexp.MustCompile(`\bclass\s+` + regexp.QuoteMeta(class) + `\b`)
+	var found *funcDef
+	for cfi := range p.files {
+		f := &p.files[cfi]
+		for h, line := range f.code {
+			if !strings.Contains(line, "class") || !re.MatchString(line) {
+				continue
+			}
+			end := bodyEnd(f, h)
+			for _, name := range []string{"constructor", "__init__"} {
+				for i, d := range defs[name] {
+					if d.fi == cfi && d.line > h && d.line <= end && (found == nil || cfi == fi) {
+						found = &defs[name][i]
+					}
+				}
+			}
+		}
+	}
+	return found
+}
+
+// fieldRE is a name stored on an object's field: this.session = / self.session =
+var fieldRE = regexp.MustCompile(`\b(?:this|self)\s*\.\s*(` + ident + `)\s*=\s*$`)
+
+// followField follows a session stored on a field (this.session = s) through every use of that
+// field in the file: this.session.execute(…) sends.
+func followField(f *codeFile, field string, out *[]codeUse) followed {
+	var r followed
+	re := regexp.MustCompile(`\b(?:this|self)\s*\.\s*` + regexp.QuoteMeta(field) + `\s*\.\s*(` + ident + `)\s*(\()?`)
+	for n, line := range f.code {
+		if !strings.Contains(line, field) {
+			continue
+		}
+		for _, m := range re.FindAllStringSubmatch(line, -1) {
+			switch {
+			case m[2] == "(" && sessionSends[m[1]]:
+				r.sends = true
+				*out = append(*out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: "session", text: strings.TrimSpace(m[0])})
+			case m[1] == "mcp" || m[1] == "url":
+				r.mcp = true
+				*out = append(*out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: "mcp", text: strings.TrimSpace(m[0])})
+			}
+		}
+	}
+	return r
 }
