@@ -235,12 +235,18 @@ func bodyEnd(f *codeFile, h int) int {
 	return h
 }
 
-// funcDefs lists the project's functions by name, with their parameters and bodies.
+// funcDefs lists the project's functions by name, with their parameters and bodies, and its
+// classes' bodies under "class NAME".
 func funcDefs(files []codeFile) map[string][]funcDef {
 	out := map[string][]funcDef{}
 	for fi := range files {
 		f := &files[fi]
 		for h, line := range f.code {
+			if strings.Contains(line, "class") {
+				if m := classRE.FindStringSubmatch(line); m != nil {
+					out["class "+m[1]] = append(out["class "+m[1]], funcDef{fi: fi, line: h, end: bodyEnd(f, h)})
+				}
+			}
 			if !mayHeader(line) {
 				continue
 			}
@@ -482,26 +488,21 @@ func matching(s string, open int, o, c byte) int {
 // constructorOf finds the constructor of the project's class named class (a TypeScript
 // constructor, Python's __init__ when the class is called), preferring file fi's.
 func constructorOf(p *project, defs map[string][]funcDef, fi int, class string) *funcDef {
-	re := regexp.MustCompile(`\bclass\s+` + regexp.QuoteMeta(class) + `\b`)
 	var found *funcDef
-	for cfi := range p.files {
-		f := &p.files[cfi]
-		for h, line := range f.code {
-			if !strings.Contains(line, "class") || !re.MatchString(line) {
-				continue
-			}
-			end := bodyEnd(f, h)
-			for _, name := range []string{"constructor", "__init__"} {
-				for i, d := range defs[name] {
-					if d.fi == cfi && d.line > h && d.line <= end && (found == nil || cfi == fi) {
-						found = &defs[name][i]
-					}
+	for _, c := range defs["class "+class] {
+		for _, name := range []string{"constructor", "__init__"} {
+			for i, d := range defs[name] {
+				if d.fi == c.fi && d.line > c.line && d.line <= c.end && (found == nil || c.fi == fi) {
+					found = &defs[name][i]
 				}
 			}
 		}
 	}
 	return found
 }
+
+// classRE is a class's header: class SlackBot / export class SlackBot extends Base / class Mailer:
+var classRE = regexp.MustCompile(`(?:^|[^\w$.])class\s+(` + ident + `)`)
 
 // fieldRE is a name stored on an object's field: this.session = / self.session =
 var fieldRE = regexp.MustCompile(`\b(?:this|self)\s*\.\s*(` + ident + `)\s*=\s*$`)
