@@ -669,49 +669,32 @@ func TestOtherCreatesAreNotesNotFindings(t *testing.T) {
 // nothing, handed to a framework it is a send.
 func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 	type got struct{ path, verdict, evidence string }
+	// andSession: tools.execute not re-sending (0.21.0, 0.25.0) and the session path's verdict
+	andSession := func(verdict, evidence string) []got {
+		return []got{{CallToolsExecute, "ok", ""}, {CallSession, verdict, evidence}}
+	}
 	for _, tt := range []struct {
 		dir      string
 		findings []got
 		notes    []string // evidence and call path
 	}{
 		{"handedon", []got{{CallToolsExecute, "ok", ""}}, []string{"index.ts:6 session"}},
-		{"handedon-followed", []got{
-			{CallToolsExecute, "ok", ""},
-			{CallSession, "RETRIES WRITES", "agent-loop.ts:4"},
-		}, nil},
-		{"handedon-mcp", []got{
-			{CallToolsExecute, "ok", ""},
-			{CallSession, "over MCP", "app/agent.py:5"},
-		}, nil},
-		{"handedon-deep", []got{
-			{CallToolsExecute, "ok", ""},
-			{CallSession, "RETRIES WRITES", "worker.py:9"},
-		}, nil},
-		{"handedon-framework", []got{
-			{CallToolsExecute, "ok", ""},
-			{CallSession, "RETRIES WRITES", "app/route.ts:9"},
-		}, nil},
+		{"handedon-followed", andSession("RETRIES WRITES", "agent-loop.ts:4"), nil},
+		{"handedon-mcp", andSession("over MCP", "app/agent.py:5"), nil},
+		{"handedon-deep", andSession("RETRIES WRITES", "worker.py:9"), nil},
+		{"handedon-framework", andSession("RETRIES WRITES", "app/route.ts:9"), nil},
 		{"tools-listed", []got{{CallToolsExecute, "ok", ""}}, nil},
 		{"tools-listed-py", []got{{CallToolsExecute, "ok", ""}}, nil},
 		{"tools-listed-old", []got{{CallToolsExecute, "not used", ""}}, nil}, // tools.get of a retrying release, only listed
-		{"dynamic-getattr", []got{ // getattr(session, method)(…): a method looked up at run time
-			{CallToolsExecute, "ok", ""},
-			{CallSession, "RETRIES WRITES", "main.py:6"},
-		}, nil},
-		{"dynamic-index", []got{ // session[method](…)
-			{CallToolsExecute, "ok", ""},
-			{CallSession, "RETRIES WRITES", "index.ts:6"},
-		}, nil},
+		// getattr(session, method)(…): a method looked up at run time
+		{"dynamic-getattr", andSession("RETRIES WRITES", "main.py:6"), nil},
+		{"dynamic-index", andSession("RETRIES WRITES", "index.ts:6"), nil}, // session[method](…)
 		{"dynamic-literal-read", []got{{CallToolsExecute, "ok", ""}}, nil}, // session["authorize"](…) sends nothing
 		{"importlib", []got{{CallToolsExecute, "RETRIES WRITES", "main.py:8"}}, nil},
-		{"class-field-ts", []got{ // new SlackBot(session): the constructor stores it, a method sends
-			{CallToolsExecute, "ok", ""},
-			{CallSession, "RETRIES WRITES", "src/bot.ts:11"},
-		}, nil},
-		{"class-field-py", []got{ // Mailer(create(…)) stores it on self.session; another class's field is MCP only
-			{CallToolsExecute, "ok", ""},
-			{CallSession, "RETRIES WRITES", "agent.py:18"},
-		}, nil},
+		// new SlackBot(session): the constructor stores it, a method sends
+		{"class-field-ts", andSession("RETRIES WRITES", "src/bot.ts:11"), nil},
+		// Mailer(create(…)) stores it on self.session; another class's field is MCP only
+		{"class-field-py", andSession("RETRIES WRITES", "agent.py:18"), nil},
 	} {
 		t.Run(tt.dir, func(t *testing.T) {
 			r, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", tt.dir))
