@@ -170,10 +170,7 @@ func TestScanFixtureProjects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.project, func(t *testing.T) {
-			rep, err := Scan(context.Background(), filepath.Join("testdata", "projects", tt.project))
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := scanTestdata(t, "projects", tt.project)
 			var got []want
 			for _, f := range rep.Findings {
 				got = append(got, want{f.File, f.Package, f.shownVersion(), f.Verdict()})
@@ -197,10 +194,7 @@ func TestScanFixtureProjects(t *testing.T) {
 }
 
 func TestLockWinsOverManifestRange(t *testing.T) {
-	rep, err := Scan(context.Background(), filepath.Join("testdata", "projects", "py-poetry"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := scanTestdata(t, "projects", "py-poetry")
 	for _, f := range rep.Findings {
 		if f.File == "pyproject.toml" && f.Package == "composio" {
 			if f.LockFile != "poetry.lock" || f.Version != "0.16.2" || f.RetriesWrites == nil || *f.RetriesWrites {
@@ -213,10 +207,7 @@ func TestLockWinsOverManifestRange(t *testing.T) {
 }
 
 func TestScanSkipsInstalledPackagesAndEnvironments(t *testing.T) {
-	rep, err := Scan(context.Background(), filepath.Join("testdata", "projects", "monorepo"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := scanTestdata(t, "projects", "monorepo")
 	for _, f := range rep.Findings {
 		for _, skipped := range []string{"node_modules/", "env/", ".venv/", "dist/"} {
 			if strings.Contains(f.File, skipped) {
@@ -227,10 +218,7 @@ func TestScanSkipsInstalledPackagesAndEnvironments(t *testing.T) {
 }
 
 func TestScanReportsUnreadableFilesAndGoesOn(t *testing.T) {
-	rep, err := Scan(context.Background(), filepath.Join("testdata", "projects", "broken"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := scanTestdata(t, "projects", "broken")
 	if len(rep.Problems) != 1 || rep.Problems[0].File != "package.json" {
 		t.Fatalf("problems = %+v, want package.json", rep.Problems)
 	}
@@ -286,10 +274,7 @@ func TestHostileFileContentIsSanitisedInText(t *testing.T) {
 
 // TestReportGolden pins the text table and the JSON shape for every fixture project at once.
 func TestReportGolden(t *testing.T) {
-	rep, err := Scan(context.Background(), filepath.Join("testdata", "projects"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := scanTestdata(t, "projects")
 	var text, js bytes.Buffer
 	if err := rep.WriteText(&text, "testdata/projects", false); err != nil {
 		t.Fatal(err)
@@ -419,10 +404,7 @@ func TestSessionFindingsFromCallPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
-			r, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", tt.dir))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := scanTestdata(t, "callpaths", tt.dir)
 			session, also := false, tt.also == ""
 			for _, f := range r.Findings {
 				if f.CallPath == CallSession && f.RetriesWrites != nil && *f.RetriesWrites {
@@ -471,10 +453,7 @@ func TestFileKindsAreRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
-			r, err := Scan(context.Background(), filepath.Join("testdata", "filekinds", tt.dir))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := scanTestdata(t, "filekinds", tt.dir)
 			if len(r.Problems) > 0 {
 				t.Errorf("problems: %+v", r.Problems)
 			}
@@ -579,10 +558,7 @@ func TestCallPathsFromTheCode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
-			r, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", tt.dir))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := scanTestdata(t, "callpaths", tt.dir)
 			var all []got
 			for _, f := range r.Findings {
 				all = append(all, got{f.File, f.CallPath, f.Verdict(), f.Evidence, f.Use})
@@ -599,10 +575,7 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		})
 	}
 	// the wording a person reads
-	r, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", "mw-writes"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := scanTestdata(t, "callpaths", "mw-writes")
 	if !strings.Contains(r.Findings[0].Reason, "3 retries") || !strings.Contains(r.Findings[0].Reason, "4 times") {
 		t.Errorf("the middleware's reason does not say what max_retries=3 does: %s", r.Findings[0].Reason)
 	}
@@ -638,10 +611,7 @@ func TestOtherCreatesAreNotesNotFindings(t *testing.T) {
 		{"othercreate", []string{"index.ts:4 connectedAccounts.initiate", "index.ts:8 webhooks.endpoints.create"}},
 		{"othercreate-py", []string{"app.py:7 connected_accounts.link", "app.py:11 auth_configs.create"}},
 	} {
-		r, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", tt.dir))
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := scanTestdata(t, "callpaths", tt.dir)
 		if r.RetriesWrites() {
 			t.Errorf("%s: a note counted as an alarm: %+v", tt.dir, r.Findings)
 		}
@@ -697,10 +667,7 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		{"class-field-py", andSession("RETRIES WRITES", "agent.py:18"), nil},
 	} {
 		t.Run(tt.dir, func(t *testing.T) {
-			r, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", tt.dir))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := scanTestdata(t, "callpaths", tt.dir)
 			var all []got
 			for _, f := range r.Findings {
 				all = append(all, got{f.CallPath, f.Verdict(), f.Evidence})
@@ -780,4 +747,14 @@ func TestParametersAsACallerPassesThem(t *testing.T) {
 			t.Errorf("%q: %d functions, params %q, want %q", tt.code, len(defs), got, tt.want)
 		}
 	}
+}
+
+// scanTestdata scans a directory under testdata.
+func scanTestdata(t *testing.T, parts ...string) *Report {
+	t.Helper()
+	r, err := Scan(context.Background(), filepath.Join(append([]string{"testdata"}, parts...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
