@@ -271,7 +271,7 @@ func scanProject(files []codeFile) []codeUse {
 			// handOn follows a session made at col and handed straight to a function or class of
 			// the project's (Mailer(composio.create(…))): true when it sends or is used there
 			handOn := func(col int) bool {
-				callee, arg, ok := enclosingCall(line, col)
+				callee, arg, key, ok := enclosingCall(line, col)
 				if !ok {
 					return false
 				}
@@ -279,10 +279,10 @@ func scanProject(files []codeFile) []codeUse {
 					defs = funcDefs(files)
 				}
 				d := resolveDef(p, defs, fi, callee)
-				if d == nil || arg >= len(d.params) {
+				if d == nil || paramFor(d, arg, key) == "" {
 					return false
 				}
-				r := followParam(p, defs, d, d.params[arg], 0, map[[2]int]bool{}, &out)
+				r := followParam(p, defs, d, paramFor(d, arg, key), 0, map[[2]int]bool{}, &out)
 				return r.sends || r.mcp
 			}
 			// sessions: created, then what is done with them
@@ -404,8 +404,8 @@ func scanProject(files []codeFile) []codeUse {
 						continue
 					}
 					s.escaped = true
-					callee, arg, _ := enclosingCall(line, idx[2])
-					e := escape{line: ln, callee: callee, arg: arg, text: strings.TrimSpace(line)}
+					callee, arg, key, _ := enclosingCall(line, idx[2])
+					e := escape{line: ln, callee: callee, arg: arg, key: key, text: strings.TrimSpace(line)}
 					if m := fieldRE.FindStringSubmatch(line[:idx[2]]); m != nil {
 						e.field = m[1]
 					}
@@ -446,11 +446,11 @@ func scanProject(files []codeFile) []codeUse {
 				if e.callee != "" {
 					d = resolveDef(p, defs, fi, e.callee)
 				}
-				if d == nil || e.arg >= len(d.params) {
+				if d == nil || paramFor(d, e.arg, e.key) == "" {
 					lost = cmp.Or(lost, &codeUse{rel: f.rel, line: e.line, eco: f.eco, what: "session?", text: e.text})
 					continue
 				}
-				r := followParam(p, defs, d, d.params[e.arg], 0, map[[2]int]bool{}, &out)
+				r := followParam(p, defs, d, paramFor(d, e.arg, e.key), 0, map[[2]int]bool{}, &out)
 				sends = sends || r.sends
 				if r.lost != nil {
 					lost = cmp.Or(lost, &codeUse{rel: r.lostRel, line: r.lost.line, eco: f.eco, what: "session?", text: r.lost.text})

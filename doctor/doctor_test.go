@@ -661,6 +661,8 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		{"dynamic-index", andSession("RETRIES WRITES", "index.ts:6"), nil}, // session[method](…)
 		{"dynamic-literal-read", []got{{CallToolsExecute, "ok", ""}}, nil}, // session["authorize"](…) sends nothing
 		{"importlib", []got{{CallToolsExecute, "RETRIES WRITES", "main.py:8"}}, nil},
+		// runAgent({ composioSession: s }) into a destructured, renamed parameter
+		{"handedon-object", andSession("RETRIES WRITES", "src/agent.ts:6"), nil},
 		// new SlackBot(session): the constructor stores it, a method sends
 		{"class-field-ts", andSession("RETRIES WRITES", "src/bot.ts:11"), nil},
 		// Mailer(create(…)) stores it on self.session; another class's field is MCP only
@@ -732,7 +734,7 @@ func TestParametersAsACallerPassesThem(t *testing.T) {
 		want []string
 	}{
 		{NPM, "export async function run(session: ToolRouterSession, opts = { a: [1, 2] }) {", []string{"session", "opts"}},
-		{NPM, "const go = async (s, { prompt, model }: Args) => s.tools()", []string{"s", ""}},
+		{NPM, "const go = async (s, { prompt, model: m }: Args) => s.tools()", []string{"s", "{ prompt, model: m }"}},
 		{NPM, "function send<T>(\n  s: Map<string, T>,\n  text: string,\n) {", []string{"s", "text"}},
 		{PyPI, "    def _post(self, s, channel: str = \"#ops\", *rest, **kw):", []string{"s", "channel", "rest", "kw"}},
 		{PyPI, "def f():", nil},
@@ -757,4 +759,34 @@ func scanTestdata(t *testing.T, parts ...string) *Report {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// Where a call takes what is handed to it: the argument's position, or its key in an object
+// literal, read back through the function's parameters (destructured, renamed, defaulted).
+func TestWhereACallTakesWhatIsHandedToIt(t *testing.T) {
+	for _, tt := range []struct {
+		line   string
+		params []string
+		callee string
+		want   string // the parameter's name in the body, "" when none
+	}{
+		{"await run(a, session, b)", []string{"x", "s", "y"}, "run", "s"},
+		{"await run({ session, prompt })", []string{"{ session, prompt }"}, "run", "session"},
+		{"await run({ prompt, sess: session })", []string{"{ prompt, sess: s = null }"}, "run", "s"},
+		{"await run({ session })", []string{"opts"}, "run", ""},    // the object itself: not followed
+		{"await run(session)", []string{"{ session }"}, "run", ""}, // a destructured parameter
+		{"new Bot(1, session)", []string{"n", "s"}, "new Bot", "s"},
+		{"await run([session])", []string{"xs"}, "", ""},
+		{"await run({ a: { session } })", []string{"{ a }"}, "", ""},
+	} {
+		at := strings.LastIndex(tt.line, "session")
+		callee, arg, key, ok := enclosingCall(tt.line, at)
+		if callee != tt.callee {
+			t.Errorf("%q: callee %q (%v), want %q", tt.line, callee, ok, tt.callee)
+			continue
+		}
+		if got := paramFor(&funcDef{params: tt.params}, arg, key); ok && got != tt.want || !ok && tt.want != "" {
+			t.Errorf("%q with %q: param %q, want %q", tt.line, tt.params, got, tt.want)
+		}
+	}
 }

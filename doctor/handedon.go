@@ -21,6 +21,7 @@ type escape struct {
 	callee string // the function it is handed to (its last name; "new X": X's constructor), "" when stored or in a literal
 	field  string // the field it is stored on (this.session = s)
 	arg    int    // its position among the call's arguments
+	key    string // the key it is under in an object literal passed there
 	text   string
 }
 
@@ -49,19 +50,35 @@ var listingMembers = map[string]bool{
 }
 
 // enclosingCall finds, walking back from at in line, the innermost call whose parentheses hold
-// at: its callee's last name and at's argument position. ok is false when at sits in an
-// object or array literal first, or in no call on this line.
-func enclosingCall(line string, at int) (callee string, arg int, ok bool) {
-	depth := 0
+// at: its callee's last name and at's argument position, and, when at is a value in an object
+// literal passed to it (run({ session, prompt }), run({ s: session })), the key it is under.
+// ok is false when at sits in an array or a nested literal, or in no call on this line.
+func enclosingCall(line string, at int) (callee string, arg int, key string, ok bool) {
+	depth, inObject := 0, false
 	for i := at - 1; i >= 0; i-- {
 		switch line[i] {
 		case ')', ']', '}':
 			depth++
 		case '[', '{':
-			if depth == 0 {
-				return "", 0, false
+			if depth > 0 {
+				depth--
+				continue
 			}
-			depth--
+			if line[i] == '[' || inObject {
+				return "", 0, "", false
+			}
+			inObject, arg = true, 0
+			piece := line[i+1 : at]
+			if c := strings.LastIndex(piece, ","); c >= 0 {
+				piece = piece[c+1:]
+			}
+			if piece = strings.TrimSpace(piece); piece == "" {
+				key = identAt(line, at) // shorthand: { session }
+			} else if k, rest, found := strings.Cut(piece, ":"); found && strings.TrimSpace(rest) == "" {
+				key = strings.TrimSpace(k)
+			} else {
+				return "", 0, "", false
+			}
 		case ',':
 			if depth == 0 {
 				arg++
@@ -77,15 +94,55 @@ func enclosingCall(line string, at int) (callee string, arg int, ok bool) {
 				j--
 			}
 			if j == len(before) {
-				return "", 0, false // a parenthesised expression
+				return "", 0, "", false // a parenthesised expression
 			}
 			if k := strings.TrimRight(before[:j], " \t"); strings.HasSuffix(k, "new") {
-				return "new " + before[j:], arg, true // a class's constructor
+				return "new " + before[j:], arg, key, true // a class's constructor
 			}
-			return before[j:], arg, true
+			return before[j:], arg, key, true
 		}
 	}
-	return "", 0, false
+	return "", 0, "", false
+}
+
+// identAt is the name that starts at at in line.
+func identAt(line string, at int) string {
+	j := at
+	for j < len(line) && isIdentByte(line[j]) {
+		j++
+	}
+	return line[at:j]
+}
+
+// paramFor is the name a function's body gives an argument passed at position arg, or under
+// key in an object literal passed there ({ session, prompt }: the destructured name). "" when
+// the function takes no such argument.
+func paramFor(d *funcDef, arg int, key string) string {
+	if arg >= len(d.params) {
+		return ""
+	}
+	p := d.params[arg]
+	if key == "" {
+		if strings.HasPrefix(p, "{") {
+			return ""
+		}
+		return p
+	}
+	if !strings.HasPrefix(p, "{") {
+		return "" // the object itself: its fields are not followed
+	}
+	for part := range strings.SplitSeq(strings.Trim(p, "{} "), ",") {
+		k, local, renamed := strings.Cut(part, ":")
+		if strings.TrimSpace(k) != key {
+			continue
+		}
+		if !renamed {
+			local = k
+		}
+		local, _, _ = strings.Cut(local, "=") // a default
+		return strings.TrimSpace(local)
+	}
+	return ""
 }
 
 // wordIndexes lists where name stands in line as a whole word (two may be one character
@@ -292,6 +349,12 @@ func paramsOf(f *codeFile, h, col int) ([]string, bool) {
 	var params []string
 	add := func(p string) {
 		p = strings.TrimLeft(strings.TrimSpace(p), "*.")
+		if strings.HasPrefix(p, "{") {
+			if end := matching(p, 0, '{', '}'); end > 0 {
+				params = append(params, p[:end+1]) // destructured: paramFor reads its names
+				return
+			}
+		}
 		j := 0
 		for j < len(p) && isIdentByte(p[j]) {
 			j++
@@ -411,18 +474,18 @@ func followParam(p *project, defs map[string][]funcDef, d *funcDef, param string
 				r.sends, r.mcp = r.sends || sub.sends, r.mcp || sub.mcp
 				continue
 			}
-			callee, arg, ok := enclosingCall(line, at)
-			e := escape{line: n + 1, callee: callee, arg: arg, text: strings.TrimSpace(line)}
+			callee, arg, key, ok := enclosingCall(line, at)
+			e := escape{line: n + 1, callee: callee, arg: arg, key: key, text: strings.TrimSpace(line)}
 			if !ok {
 				r.lost, r.lostRel = &e, f.rel
 				continue
 			}
 			next := resolveDef(p, defs, d.fi, callee)
-			if next == nil || arg >= len(next.params) {
+			if next == nil || paramFor(next, arg, key) == "" {
 				r.lost, r.lostRel = &e, f.rel
 				continue
 			}
-			sub := followParam(p, defs, next, next.params[arg], depth+1, seen, out)
+			sub := followParam(p, defs, next, paramFor(next, arg, key), depth+1, seen, out)
 			r.sends = r.sends || sub.sends
 			r.mcp = r.mcp || sub.mcp
 			if sub.lost != nil {
