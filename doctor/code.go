@@ -404,7 +404,7 @@ func scanProject(files []codeFile) []codeUse {
 						continue
 					}
 					s.escaped = true
-					callee, arg, key, _ := enclosingCall(line, idx[2])
+					callee, arg, key, _ := callAcross(f, n, idx[2])
 					e := escape{line: ln, callee: callee, arg: arg, key: key, text: strings.TrimSpace(line)}
 					if m := fieldRE.FindStringSubmatch(line[:idx[2]]); m != nil {
 						e.field = m[1]

@@ -663,6 +663,8 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		{"importlib", []got{{CallToolsExecute, "RETRIES WRITES", "main.py:8"}}, nil},
 		// runAgent({ composioSession: s }) into a destructured, renamed parameter
 		{"handedon-object", andSession("RETRIES WRITES", "src/agent.ts:6"), nil},
+		// run_agent(\n "text",\n session,\n): one argument to a line
+		{"handedon-multiline", andSession("RETRIES WRITES", "agent.py:5"), nil},
 		// new SlackBot(session): the constructor stores it, a method sends
 		{"class-field-ts", andSession("RETRIES WRITES", "src/bot.ts:11"), nil},
 		// Mailer(create(…)) stores it on self.session; another class's field is MCP only

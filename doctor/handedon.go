@@ -105,6 +105,25 @@ func enclosingCall(line string, at int) (callee string, arg int, key string, ok 
 	return "", 0, "", false
 }
 
+// callAcross is enclosingCall for the name at col of line n of f, where a call's arguments may
+// stand one to a line (prettier's form): a name that starts its line is looked for in the
+// lines before it.
+func callAcross(f *codeFile, n, col int) (callee string, arg int, key string, ok bool) {
+	line := f.code[n]
+	if callee, arg, key, ok = enclosingCall(line, col); ok || strings.TrimSpace(line[:col]) != "" {
+		return callee, arg, key, ok
+	}
+	joined := line
+	for k := n - 1; k >= 0 && k >= n-8; k-- {
+		joined = f.code[k] + " " + joined
+		col += len(f.code[k]) + 1
+		if callee, arg, key, ok = enclosingCall(joined, col); ok {
+			return callee, arg, key, ok
+		}
+	}
+	return "", 0, "", false
+}
+
 // identAt is the name that starts at at in line.
 func identAt(line string, at int) string {
 	j := at
@@ -474,7 +493,7 @@ func followParam(p *project, defs map[string][]funcDef, d *funcDef, param string
 				r.sends, r.mcp = r.sends || sub.sends, r.mcp || sub.mcp
 				continue
 			}
-			callee, arg, key, ok := enclosingCall(line, at)
+			callee, arg, key, ok := callAcross(f, n, at)
 			e := escape{line: n + 1, callee: callee, arg: arg, key: key, text: strings.TrimSpace(line)}
 			if !ok {
 				r.lost, r.lostRel = &e, f.rel
