@@ -216,9 +216,11 @@ func SortNewestFirst(execs []model.Execution) {
 // lists entries without arguments or error kinds): writes that did not succeed (the error
 // decides ambiguous or failed), and writes with a neighbour of the same caller
 // (triage.CallerOf: the tool and account, else user; an email family's tools and user) within
-// the duplicate window (arguments decide duplicates), and writes whose SDK re-sends writes in
-// one language only (the old-SDK note needs the language, which only the detail records). Nothing
-// else: a read never needs its detail to be listed (and gets no old-SDK note). It sees the executions
+// the duplicate window (arguments decide duplicates), and, for the writes whose SDK re-sends
+// writes in one language only (the old-SDK note needs the language, which only a detail
+// records), one write of each installation (triage.LanguageKey): the window names the others'
+// language from it (triage.Languages). Nothing else: a read never needs its detail to be listed
+// (and gets no old-SDK note). It sees the executions
 // batch by batch, in any order: a neighbour seen in an earlier batch that turns out to need
 // its detail is returned to fetch again (the CLI sees one sorted batch; the TUI pages as they
 // stream in).
@@ -227,6 +229,9 @@ type detailRule struct {
 	window int64 // nanoseconds
 	last   map[detailKey]*detailSeen
 	kindOf map[string]model.ToolKind
+	// lang holds the installations (triage.LanguageKey) whose language a detail asked for, or a
+	// record that came whole, will tell
+	lang map[string]bool
 }
 
 type detailKey struct{ tool, who string }
@@ -239,7 +244,10 @@ type detailSeen struct {
 }
 
 func newDetailRule(kinds *triage.Kinds, window interface{ Nanoseconds() int64 }) *detailRule {
-	return &detailRule{kinds: kinds, window: window.Nanoseconds(), last: map[detailKey]*detailSeen{}, kindOf: map[string]model.ToolKind{}}
+	return &detailRule{
+		kinds: kinds, window: window.Nanoseconds(), last: map[detailKey]*detailSeen{},
+		kindOf: map[string]model.ToolKind{}, lang: map[string]bool{},
+	}
 }
 
 // needBatch returns the positions in batch whose detail is needed, and the entries of
@@ -263,7 +271,13 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 			mark[i] = true // and, below, its neighbours: a failed attempt's neighbour is a group's member too
 		}
 		if !whole && triage.NoteNeedsLanguage(e) {
-			mark[i] = true // its SDK re-sends writes in one language only: the detail says which
+			// its SDK re-sends writes in one language only: one detail of its installation says which
+			if key := triage.LanguageKey(e); key != "" && !r.lang[key] {
+				r.lang[key] = true
+				mark[i] = true
+			}
+		} else if whole && triage.NamesSDK(e) {
+			r.lang[triage.LanguageKey(e)] = true // a record that came whole tells its installation's
 		}
 		tool, who := triage.CallerOf(e) // the callers duplicates are found among
 		key := detailKey{tool, who}

@@ -32,14 +32,18 @@ func CallPath(e *model.Execution) sdkversion.Path {
 // source.host. A version that re-sends in both languages gets a note that names neither, so
 // an execution reads the same whether its language was loaded (a log's detail) or not (its
 // list entry: every front says the same of it); one that re-sends in one language only is
-// named for that language, or reported "if it is" that language when none is recorded (the
-// detail rule fetches the language for those, see NoteNeedsLanguage).
+// named for that language, or reported "if it is" that language when none is recorded (a load
+// reads it from another execution of the same installation, see Languages).
 func OldSDK(e *model.Execution) string {
-	ver := strings.TrimSpace(e.SDKVersion)
+	return oldSDK(strings.TrimSpace(e.SDKVersion), CallPath(e), e.Source, e.Detailed)
+}
+
+// oldSDK is OldSDK of an execution of SDK version ver on path whose record carries src;
+// detailed says whether the record is a detail (a list entry never carries the language).
+func oldSDK(ver string, path sdkversion.Path, src model.Source, detailed bool) string {
 	if ver == "" {
 		return ""
 	}
-	path := CallPath(e)
 	ts, tsNote := sdkversion.AutoRetriesOn(sdkversion.TypeScriptSDK, ver, path)
 	py, pyNote := sdkversion.AutoRetriesOn(sdkversion.PythonSDK, ver, path)
 	what := sdkversion.RetriesWritesNote
@@ -58,7 +62,7 @@ func OldSDK(e *model.Execution) string {
 			path,
 		) + ")"
 	}
-	if sdk, _, ok := sdkversion.FromRecord(e.Source.Language, e.Source.Framework, e.Source.Host); ok {
+	if sdk, _, ok := sdkversion.FromRecord(src.Language, src.Framework, src.Host); ok {
 		switch sdk.Name {
 		case sdkversion.TypeScriptSDK:
 			return tsNote
@@ -68,22 +72,27 @@ func OldSDK(e *model.Execution) string {
 		_, note := sdkversion.AutoRetriesOn(sdk.Name, ver, path)
 		return note
 	}
+	missing := "(language not recorded)"
+	if !detailed {
+		missing = "(language not in its list entry)" // the Logs API lists entries without their source
+	}
 	switch {
 	case ts:
-		return "Composio SDK " + ver + " (language not recorded) " + what + " if it is TypeScript @composio/core"
+		return "Composio SDK " + ver + " " + missing + " " + what + " if it is TypeScript @composio/core"
 	case py:
-		return "Composio SDK " + ver + " (language not recorded) " + what + " if it is Python composio"
+		return "Composio SDK " + ver + " " + missing + " " + what + " if it is Python composio"
 	}
 	return ""
 }
 
 // NoteNeedsLanguage reports whether e's old-SDK note depends on a language its record does not
 // carry (the Logs API lists entries without source): its version re-sends writes in one
-// language only, so only the detail, which records the language, could name it. Loads do not
-// fetch details for it (the note says "if it is ..."): it tells which notes are conditional.
+// language only, so only a detail, which records the language, could name it: a load fetches
+// one such detail for each installation (LanguageKey) and names the others' language from it
+// (Languages).
 func NoteNeedsLanguage(e *model.Execution) bool {
 	if e.SDKVersion == "" || e.Source.Language != "" || e.Source.Framework != "" || e.Source.Host != "" {
 		return false
 	}
-	return strings.Contains(OldSDK(e), "(language not recorded)")
+	return strings.Contains(OldSDK(e), "(language not ")
 }

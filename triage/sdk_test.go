@@ -24,7 +24,8 @@ func TestOldSDK(t *testing.T) {
 		// and the detail of one execution read the same)
 		{"python, old for both", model.Execution{SDKVersion: "0.13.1", Source: model.Source{Language: "python"}}, "Composio SDK 0.13.1 auto-retries writes (TypeScript before 0.14.0, Python before 0.16.0)"},
 		{"typescript, old for both", model.Execution{SDKVersion: "0.13.1", Source: model.Source{Language: "typescript"}}, "Composio SDK 0.13.1 auto-retries writes (TypeScript before 0.14.0, Python before 0.16.0)"},
-		{"no language, old for python only", model.Execution{SDKVersion: "0.15.0"}, "Composio SDK 0.15.0 (language not recorded) auto-retries writes if it is Python composio"},
+		{"no language, old for python only", model.Execution{SDKVersion: "0.15.0"}, "Composio SDK 0.15.0 (language not in its list entry) auto-retries writes if it is Python composio"},
+		{"a detail without a language", model.Execution{SDKVersion: "0.15.0", Detailed: true}, "Composio SDK 0.15.0 (language not recorded) auto-retries writes if it is Python composio"},
 		{"no language, new", model.Execution{SDKVersion: "0.16.2"}, ""},
 		{"no version", model.Execution{Source: model.Source{Language: "python"}}, ""},
 		// Per path: a session execution of TS 0.21.0 is retried, its tools.execute is not.
@@ -38,7 +39,7 @@ func TestOldSDK(t *testing.T) {
 			"Python composio 0.25.1 retries session writes (fixed in 0.26.0)"},
 		{"session on python 0.26.0", model.Execution{SDKVersion: "0.26.0", SessionID: "s", Source: model.Source{Language: "PYTHON_SDK"}}, ""},
 		{"session, no language, between the fixes", model.Execution{SDKVersion: "0.24.0", SessionID: "s"},
-			"Composio SDK 0.24.0 (language not recorded) retries session writes if it is Python composio"},
+			"Composio SDK 0.24.0 (language not in its list entry) retries session writes if it is Python composio"},
 	}
 	for _, tt := range tests {
 		if got := OldSDK(&tt.e); got != tt.want {
@@ -70,8 +71,9 @@ func TestClassifierOldSDKNotePerPath(t *testing.T) {
 
 // TestANoteReadsTheSameFromTheListAndTheDetail: for every version on both paths, an
 // execution's note from its list entry (no language) is its note from its detail (the
-// language recorded), unless NoteNeedsLanguage says the detail must be fetched, which every
-// load does (scan said "language not recorded" where show named TypeScript).
+// language recorded), unless NoteNeedsLanguage says the language must be read, which every
+// load does from its installation (TestLanguagesNameAnInstallationsEntries; scan said
+// "language not recorded" where show named TypeScript).
 func TestANoteReadsTheSameFromTheListAndTheDetail(t *testing.T) {
 	var versions []string
 	for minor := 10; minor <= 28; minor++ {

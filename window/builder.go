@@ -33,6 +33,11 @@ type Builder struct {
 	idx     *filter.Index
 	reason  []Sym // the triage's reason of each row, in reasons
 	note    []Sym // the old-SDK note of each row, in notes
+	// noteShared says a dataset reads note as it is: a note rewritten later goes into a copy
+	noteShared bool
+	// langs names a list entry's SDK language from its installation's records (the rows'
+	// notes it rewrites when one comes)
+	langs triage.Languages
 	reasons Symbols
 	notes   Symbols
 	ids     *idIndex
@@ -405,7 +410,16 @@ func (b *Builder) add(e *model.Execution, t model.Triage, old int32, fp uint64) 
 			Kind: t.Kind, Outcome: t.Outcome, Flagged: t.Flagged}}))
 	}
 	b.reason = append(b.reason, b.reasons.Intern(t.Reason))
-	b.note = append(b.note, b.notes.Intern(t.OldSDK))
+	note, renotes := b.langs.Add(e, r, t.OldSDK)
+	b.note = append(b.note, b.notes.Intern(note))
+	if len(renotes) > 0 {
+		if b.noteShared { // the datasets made so far keep the notes they were given
+			b.note, b.noteShared = slices.Clone(b.note), false
+		}
+		for _, n := range renotes {
+			b.note[n.Row] = b.notes.Intern(n.Note)
+		}
+	}
 	if !b.o.Once {
 		b.ids.set(b.sum.ID(int(r)), r, old, &b.sum)
 	}
@@ -477,6 +491,7 @@ func (b *Builder) Snapshot() *Dataset {
 	}
 	b.order, b.snapped = order, n
 
+	b.noteShared = true
 	ds := &Dataset{
 		sum: b.sum.Snapshot(), order: order, rank: make([]int32, n),
 		reason: b.reason[:n:n], note: b.note[:n:n], reasons: b.reasons.Snapshot(), notes: b.notes.Snapshot(),

@@ -68,7 +68,6 @@ const (
 	FlagFlagged  SummaryFlags = 1 << iota // triage flagged the write
 	FlagError                             // the record carries an error
 	FlagDetailed                          // the record is a detail, not a list entry
-	FlagOldSDK                            // the caller's SDK auto-retries writes
 )
 
 // OutcomeCode is a model.Outcome in one byte; 0 is "not triaged".
@@ -202,9 +201,6 @@ func (s *Summaries) Append(e *model.Execution, t *model.Triage) {
 		r.Outcome, r.Kind = CodeOfOutcome(t.Outcome), CodeOfKind(t.Kind)
 		if t.Flagged {
 			r.Flags |= FlagFlagged
-		}
-		if t.OldSDK != "" {
-			r.Flags |= FlagOldSDK
 		}
 	}
 	r.id = s.addString(e.ID)

@@ -45,7 +45,7 @@ func TestSummaries(t *testing.T) {
 		{"shared symbol", r0.Tool == r1.Tool, true}, {"symbols", s.syms.Len(), 6},
 		{"duration", r0.Duration, int32(1500)}, {"huge duration", r1.Duration, int32(1<<31 - 1)}, {"no duration", r2.Duration, int32(-1)},
 		{"outcome", r0.Outcome.Outcome(), model.OutcomeAmbiguous}, {"kind", r1.Kind.Kind(), model.KindIdempotentWrite}, {"untriaged", r2.Outcome.Outcome(), model.Outcome("")},
-		{"flags 0", r0.Flags, FlagFlagged | FlagError | FlagDetailed | FlagOldSDK}, {"flags 1", r1.Flags, SummaryFlags(0)},
+		{"flags 0", r0.Flags, FlagFlagged | FlagError | FlagDetailed}, {"flags 1", r1.Flags, SummaryFlags(0)},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
