@@ -29,15 +29,15 @@ import (
 type Builder struct {
 	inc *triage.Incremental // nil when the caller gives the triage (Build)
 
-	sum     Summaries
-	idx     *filter.Index
-	reason  []Sym // the triage's reason of each row, in reasons
-	note    []Sym // the old-SDK note of each row, in notes
+	sum    Summaries
+	idx    *filter.Index
+	reason []Sym // the triage's reason of each row, in reasons
+	note   []Sym // the old-SDK note of each row, in notes
 	// noteShared says a dataset reads note as it is: a note rewritten later goes into a copy
 	noteShared bool
 	// langs names a list entry's SDK language from its installation's records (the rows'
 	// notes it rewrites when one comes)
-	langs triage.Languages
+	langs   triage.Languages
 	reasons Symbols
 	notes   Symbols
 	ids     *idIndex
