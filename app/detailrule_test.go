@@ -50,3 +50,36 @@ func TestDetailRuleReadsTheNeighbourOfAWholeRecord(t *testing.T) {
 		t.Fatalf("details fetched for %v (again %d), want %v", ids, len(again), want)
 	}
 }
+
+// A write whose old-SDK note depends on the language is read once per installation (an SDK
+// version and a user, else an account), across batches; none when a whole record of its
+// installation names the language; its own when it names no caller.
+func TestDetailRuleReadsALanguageOncePerInstallation(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	send := func(id, user, account, ver string, hours int) model.Execution {
+		return model.Execution{ID: id, ToolSlug: "GMAIL_SEND_EMAIL", UserID: user, ConnectedAccountID: account, SDKVersion: ver,
+			Status: "success", Timestamp: at.Add(-time.Duration(hours) * time.Hour)}
+	}
+	whole := send("whole", "u3", "", "0.15.0", 20)
+	whole.Detailed, whole.Source = true, model.Source{Language: "python"}
+	batches := [][]model.Execution{
+		{send("u1-a", "u1", "", "0.15.0", 1), send("u1-b", "u1", "", "0.15.0", 2), send("u1-old", "u1", "", "0.13.1", 3),
+			send("u2-a", "u2", "", "0.15.0", 4), send("ca-a", "", "ca_1", "0.15.0", 5), send("nobody-a", "", "", "0.15.0", 6)},
+		{send("u1-c", "u1", "", "0.15.0", 7), send("u2-other", "u2", "", "0.15.2", 8), send("ca-b", "", "ca_1", "0.15.0", 9),
+			send("nobody-b", "", "", "0.15.0", 10), whole, send("u3-a", "u3", "", "0.15.0", 21)},
+	}
+	r := newDetailRule(triage.NewKinds(), 10*time.Minute)
+	var ids []string
+	for n, b := range batches {
+		need, again := r.needBatch(b, n)
+		for _, i := range need {
+			ids = append(ids, b[i].ID)
+		}
+		if len(again) != 0 {
+			t.Errorf("batch %d: %d fetched again", n, len(again))
+		}
+	}
+	if want := []string{"u1-a", "u2-a", "ca-a", "nobody-a", "u2-other", "nobody-b"}; !slices.Equal(ids, want) {
+		t.Errorf("details fetched for %v, want %v", ids, want)
+	}
+}

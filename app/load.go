@@ -272,8 +272,9 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 		}
 		if !whole && triage.NoteNeedsLanguage(e) {
 			// its SDK re-sends writes in one language only: one detail of its installation says which
-			if key := triage.LanguageKey(e); key != "" && !r.lang[key] {
-				r.lang[key] = true
+			// (its own when it names no caller: it is no installation's)
+			if key := triage.LanguageKey(e); key == "" || !r.lang[key] {
+				r.lang[key] = key != ""
 				mark[i] = true
 			}
 		} else if whole && triage.NamesSDK(e) {
