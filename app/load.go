@@ -232,6 +232,7 @@ type detailRule struct {
 	// lang holds the installations (triage.LanguageKey) whose language a detail asked for, or a
 	// record that came whole, will tell
 	lang map[string]bool
+	memo triage.LanguageMemo
 }
 
 type detailKey struct{ tool, who string }
@@ -270,14 +271,14 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 		if !whole && !triage.LogSucceeded(e.Status) {
 			mark[i] = true // and, below, its neighbours: a failed attempt's neighbour is a group's member too
 		}
-		if !whole && triage.NoteNeedsLanguage(e) {
+		if !whole && r.memo.Needs(e) {
 			// its SDK re-sends writes in one language only: one detail of its installation says which
 			// (its own when it names no caller: it is no installation's)
 			if key := triage.LanguageKey(e); key == "" || !r.lang[key] {
 				r.lang[key] = key != ""
 				mark[i] = true
 			}
-		} else if whole && triage.NamesSDK(e) {
+		} else if whole && e.SDKVersion != "" && r.memo.Depends(strings.TrimSpace(e.SDKVersion)) && triage.NamesSDK(e) {
 			r.lang[triage.LanguageKey(e)] = true // a record that came whole tells its installation's
 		}
 		tool, who := triage.CallerOf(e) // the callers duplicates are found among

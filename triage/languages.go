@@ -47,9 +47,26 @@ func recordedSDK(e *model.Execution) (string, bool) {
 
 // Languages names the language of list entries from their installation's records, row by
 // row: a window adds each record (Add) and rewrites the notes of the rows it is told
-// (Renote). It is not safe for concurrent use.
+// (Renote). It is not safe for concurrent use. A record of a version whose note does not
+// depend on the language costs one map lookup.
 type Languages struct {
-	keys map[string]*installation
+	keys  map[langKey]*installation
+	memo  LanguageMemo
+	named map[model.Source]string // the SDK each source names ("" for none)
+}
+
+// langKey is LanguageKey's installation, without building a string.
+type langKey struct {
+	ver, who string
+	account  bool // who is a connected account (the record names no user)
+}
+
+func keyOf(e *model.Execution) (langKey, bool) {
+	k := langKey{ver: strings.TrimSpace(e.SDKVersion), who: e.UserID}
+	if k.who == "" {
+		k.who, k.account = e.ConnectedAccountID, true
+	}
+	return k, k.ver != "" && k.who != ""
 }
 
 type installation struct {
@@ -59,12 +76,12 @@ type installation struct {
 	who      string       // "user" or "connected account": what the key names
 	conflict bool         // records of the key named two SDKs
 	rows     []langRow    // the rows whose note depends on the language
+	notes    map[sdkversion.Path]string
 }
 
 type langRow struct {
 	row  int32
 	path sdkversion.Path
-	ver  string
 	note string // the note the row's own record gives (conditional)
 }
 
@@ -77,39 +94,61 @@ type Renote struct {
 // Add takes the record of row (its triage's note given) and returns the note the row is to
 // show, and the earlier rows whose notes change now that the record is in (nil for most).
 func (l *Languages) Add(e *model.Execution, row int32, note string) (string, []Renote) {
-	key := LanguageKey(e)
-	if key == "" {
+	if e.SDKVersion == "" || !l.memo.Depends(strings.TrimSpace(e.SDKVersion)) {
 		return note, nil
 	}
-	if name, ok := recordedSDK(e); ok {
+	key, ok := keyOf(e)
+	if !ok {
+		return note, nil
+	}
+	if name := l.sdkOf(e.Source); name != "" {
 		return note, l.learn(key, name, e)
 	}
-	if note == "" || !NoteNeedsLanguage(e) {
+	if note == "" || !l.memo.Needs(e) {
 		return note, nil
 	}
+	in := l.installation(key)
+	r := langRow{row: row, path: CallPath(e), note: note}
+	in.rows = append(in.rows, r)
+	return in.noteOf(key.ver, r), nil
+}
+
+// sdkOf is the SDK src names, "" for none, read once per source.
+func (l *Languages) sdkOf(src model.Source) string {
+	if src == (model.Source{}) {
+		return ""
+	}
+	name, ok := l.named[src]
+	if !ok {
+		if sdk, _, found := sdkversion.FromRecord(src.Language, src.Framework, src.Host); found {
+			name = sdk.Name
+		}
+		if l.named == nil {
+			l.named = map[model.Source]string{}
+		}
+		l.named[src] = name
+	}
+	return name
+}
+
+func (l *Languages) installation(key langKey) *installation {
 	if l.keys == nil {
-		l.keys = map[string]*installation{}
+		l.keys = map[langKey]*installation{}
 	}
 	in := l.keys[key]
 	if in == nil {
-		in = &installation{who: whoOf(key)}
+		in = &installation{who: "user"}
+		if key.account {
+			in.who = "connected account"
+		}
 		l.keys[key] = in
 	}
-	r := langRow{row: row, path: CallPath(e), ver: strings.TrimSpace(e.SDKVersion), note: note}
-	in.rows = append(in.rows, r)
-	return in.noteOf(r), nil
+	return in
 }
 
 // learn records that an execution of key (e) names sdk, returning the rows whose notes change.
-func (l *Languages) learn(key, sdk string, e *model.Execution) []Renote {
-	if l.keys == nil {
-		l.keys = map[string]*installation{}
-	}
-	in := l.keys[key]
-	if in == nil {
-		l.keys[key] = &installation{sdk: sdk, src: e.Source, from: e.ID, who: whoOf(key)}
-		return nil
-	}
+func (l *Languages) learn(key langKey, sdk string, e *model.Execution) []Renote {
+	in := l.installation(key)
 	switch {
 	case in.conflict || in.sdk == sdk:
 		return nil
@@ -118,9 +157,13 @@ func (l *Languages) learn(key, sdk string, e *model.Execution) []Renote {
 	default:
 		in.conflict = true
 	}
+	clear(in.notes)
+	if len(in.rows) == 0 {
+		return nil
+	}
 	out := make([]Renote, len(in.rows))
 	for i, r := range in.rows {
-		out[i] = Renote{Row: r.row, Note: in.noteOf(r)}
+		out[i] = Renote{Row: r.row, Note: in.noteOf(key.ver, r)}
 	}
 	return out
 }
@@ -128,21 +171,60 @@ func (l *Languages) learn(key, sdk string, e *model.Execution) []Renote {
 // noteOf is r's note as its installation's records tell: the conditional note of its own
 // record until a record names the SDK (or when two name different ones), else that SDK's note
 // and the record it was read from.
-func (in *installation) noteOf(r langRow) string {
+func (in *installation) noteOf(ver string, r langRow) string {
 	if in.sdk == "" || in.conflict {
 		return r.note
 	}
-	n := oldSDK(r.ver, r.path, in.src, true)
-	if n == "" {
-		return ""
+	n, ok := in.notes[r.path]
+	if !ok {
+		if n = oldSDK(ver, r.path, in.src, true); n != "" {
+			n += " (language from " + in.from + ": same " + in.who + ", same SDK version)"
+		}
+		if in.notes == nil {
+			in.notes = map[sdkversion.Path]string{}
+		}
+		in.notes[r.path] = n
 	}
-	return n + " (language from " + in.from + ": same " + in.who + ", same SDK version)"
+	return n
 }
 
-// whoOf is what a LanguageKey names its caller by.
-func whoOf(key string) string {
-	if _, who, _ := strings.Cut(key, "\x00"); strings.HasPrefix(who, "a") {
-		return "connected account"
+// LanguageMemo answers NoteNeedsLanguage once per SDK version and call path (the answer
+// reads the version's release lines). The zero value is ready; it is not safe for concurrent
+// use.
+type LanguageMemo struct {
+	one map[verPath]bool
+}
+
+type verPath struct {
+	ver  string
+	path sdkversion.Path
+}
+
+// Needs is NoteNeedsLanguage(e).
+func (m *LanguageMemo) Needs(e *model.Execution) bool {
+	if e.SDKVersion == "" || e.Source.Language != "" || e.Source.Framework != "" || e.Source.Host != "" {
+		return false
 	}
-	return "user"
+	return m.oneLanguage(strings.TrimSpace(e.SDKVersion), CallPath(e))
+}
+
+// Depends reports whether the note of SDK version ver depends on the language on some path.
+func (m *LanguageMemo) Depends(ver string) bool {
+	return m.oneLanguage(ver, sdkversion.PathExecute) || m.oneLanguage(ver, sdkversion.PathSession)
+}
+
+// oneLanguage reports whether ver re-sends writes on path in one of the two languages only.
+func (m *LanguageMemo) oneLanguage(ver string, path sdkversion.Path) bool {
+	k := verPath{ver, path}
+	one, ok := m.one[k]
+	if !ok {
+		ts, _ := sdkversion.AutoRetriesOn(sdkversion.TypeScriptSDK, ver, path)
+		py, _ := sdkversion.AutoRetriesOn(sdkversion.PythonSDK, ver, path)
+		one = ts != py
+		if m.one == nil {
+			m.one = map[verPath]bool{}
+		}
+		m.one[k] = one
+	}
+	return one
 }

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -109,5 +110,29 @@ func TestANamedEntryReadsAsItsDetail(t *testing.T) {
 	}
 	if named == 0 {
 		t.Fatal("no entry was named: the test shows nothing")
+	}
+}
+
+// The memo a load reads the question through answers as NoteNeedsLanguage does, for every
+// version, path and source, asked in any order.
+func TestLanguageMemoAnswersAsNoteNeedsLanguage(t *testing.T) {
+	var m LanguageMemo
+	needs := 0
+	for round := range 2 {
+		for minor := 10; minor <= 28; minor++ {
+			for _, session := range []string{"", "trs_1"} {
+				for _, src := range []model.Source{{}, {Language: "python"}, {Host: "sdk"}, {Framework: "langchain"}} {
+					e := model.Execution{SDKVersion: fmt.Sprintf(" 0.%d.%d", minor, round), SessionID: session, Source: src}
+					if got, want := m.Needs(&e), NoteNeedsLanguage(&e); got != want {
+						t.Errorf("%+v: the memo says %v, NoteNeedsLanguage %v", e, got, want)
+					} else if got {
+						needs++
+					}
+				}
+			}
+		}
+	}
+	if needs == 0 {
+		t.Fatal("no version needs its language: the test shows nothing")
 	}
 }
