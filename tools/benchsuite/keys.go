@@ -115,10 +115,11 @@ func (s *suite) keys(bin string) func(context.Context) error {
 			slices.Sort(settled)
 			sq := func(p float64) float64 { return quantile(settled, p) }
 			s.rows = append(s.rows,
+				// Not the figure a person sees: a match that runs longer than the quiet gap after
+				// the "matching…" frame ends the count early. keystmux's row is (the target's).
 				row{figure: fmt.Sprintf("the filtered list settled after a key, as a person sees it (%d filter keys, the last frame "+
 					"before quiet): p95", len(settled)),
-					target: "≤ 100 ms", values: []float64{sq(0.95)}, unit: "ms", format: "%.1f",
-					pass: func(m float64) bool { return m <= 100 }},
+					values: []float64{sq(0.95)}, unit: "ms", format: "%.1f"},
 				row{figure: "  median", values: []float64{sq(0.5)}, unit: "ms", format: "%.1f"})
 			s.notes = append(s.notes, fmt.Sprintf("filter key to the settled list (ms): p50 %.1f, p90 %.1f, p95 %.1f, max %.1f over %d "+
 				"keys",
