@@ -17,10 +17,10 @@ import (
 // screen. A key is settled when the list (the pane down to the list's bottom border) and the
 // prompt show the query typed so far, no "matching…" (the rows are still the previous query's
 // until it goes), and stay the same for 150 ms; the time is from the key's send to the last
-// change seen before that. The detail pane below the list follows the cursor's row a moment
+// change seen before that (BENCH_TMUX_DEBUG=1 logs each key's). The detail pane below the list follows the cursor's row a moment
 // later (ui's DetailDelay) and is not the list. capture-pane runs about every
-// 4 ms, so a figure is late by that much at most (and the polls take a little of the machine's
-// two cores from the TUI).
+// 12 ms (a poll every 2 ms took enough of the two cores to slow the TUI it timed), so a figure
+// is late by that much at most.
 func (s *suite) keysTmux(bin string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		tmux, err := exec.LookPath("tmux")
@@ -75,7 +75,7 @@ func (s *suite) keysTmux(bin string) func(context.Context) error {
 						return fmt.Errorf("keys in tmux: the list did not settle within 5 s after typing %q", typed)
 					}
 					settled = append(settled, float64(at.Sub(start).Microseconds())/1000)
-					if os.Getenv("BENCH_TMUX_DEBUG") != "" {
+					if os.Getenv("BENCH_TMUX_DEBUG") != "" { // each key's figure, on stderr
 						s.logf("keys in tmux: %q %.1f ms", typed, float64(at.Sub(start).Microseconds())/1000)
 					}
 					return nil
@@ -146,7 +146,7 @@ func settledAt(ctx context.Context, capture func() string, ok func(string) bool)
 		} else if ok(p) && now.Sub(changed) >= 150*time.Millisecond {
 			return changed, true
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 	return time.Time{}, false
 }
