@@ -13,9 +13,9 @@ import (
 // installation settles it for all of its executions: LanguageKey says which executions are one
 // installation (one user, or without a user one connected account, on one SDK version), and
 // Languages names a list entry's language from the first record of its installation that
-// carries one, citing that record. Two records of one installation that name different
-// languages prove the key is not one installation there: its list entries keep the
-// conditional note.
+// carries one (the note says it was read from the installation's executions). Two records of
+// one installation that name different languages prove the key is not one installation there:
+// its list entries keep the conditional note.
 
 // LanguageKey is the installation e's SDK language is read for: its SDK version and user (its
 // connected account without a user); "" when it names no version or no caller.
@@ -72,7 +72,6 @@ func keyOf(e *model.Execution) (langKey, bool) {
 type installation struct {
 	sdk      string       // the SDK a record names ("" until one does)
 	src      model.Source // that record's source
-	from     string       // that record's id
 	who      string       // "user" or "connected account": what the key names
 	conflict bool         // records of the key named two SDKs
 	rows     []langRow    // the rows whose note depends on the language
@@ -153,7 +152,7 @@ func (l *Languages) learn(key langKey, sdk string, e *model.Execution) []Renote 
 	case in.conflict || in.sdk == sdk:
 		return nil
 	case in.sdk == "":
-		in.sdk, in.src, in.from = sdk, e.Source, e.ID
+		in.sdk, in.src = sdk, e.Source
 	default:
 		in.conflict = true
 	}
@@ -178,7 +177,9 @@ func (in *installation) noteOf(ver string, r langRow) string {
 	n, ok := in.notes[r.path]
 	if !ok {
 		if n = oldSDK(ver, r.path, in.src, true); n != "" {
-			n += " (language from " + in.from + ": same " + in.who + ", same SDK version)"
+			// the record it was read from is not named: fronts that see the records in
+			// another order would name another one (every front says the same of a row)
+			n += " (language from the same " + in.who + "'s executions on this SDK version)"
 		}
 		if in.notes == nil {
 			in.notes = map[sdkversion.Path]string{}

@@ -22,7 +22,7 @@ func TestLanguagesNameAnInstallationsEntries(t *testing.T) {
 		e.Detailed, e.Source = true, model.Source{Language: lang, Host: "sdk"}
 		return e
 	}
-	py := "Python composio 0.15.0 auto-retries writes (language from log_d: same user, same SDK version)"
+	py := "Python composio 0.15.0 auto-retries writes (language from the same user's executions on this SDK version)"
 	tests := []struct {
 		name    string
 		records []model.Execution
@@ -35,7 +35,7 @@ func TestLanguagesNameAnInstallationsEntries(t *testing.T) {
 		{"a language whose SDK does not re-send: no note", []model.Execution{entry("a", "u1", "", "0.15.0"), detail("log_d", "u1", "", "0.15.0", "typescript")},
 			map[string]string{"a": ""}},
 		{"by the account when there is no user", []model.Execution{entry("a", "", "ca_1", "0.15.0"), detail("log_d", "", "ca_1", "0.15.0", "PYTHON_SDK")},
-			map[string]string{"a": "Python composio 0.15.0 auto-retries writes (language from log_d: same connected account, same SDK version)"}},
+			map[string]string{"a": "Python composio 0.15.0 auto-retries writes (language from the same connected account's executions on this SDK version)"}},
 		{"another user", []model.Execution{entry("a", "u2", "", "0.15.0"), detail("log_d", "u1", "", "0.15.0", "python")},
 			map[string]string{"a": "Composio SDK 0.15.0 (language not in its list entry) auto-retries writes if it is Python composio"}},
 		{"another version", []model.Execution{entry("a", "u1", "", "0.15.2"), detail("log_d", "u1", "", "0.15.0", "python")},
@@ -50,7 +50,7 @@ func TestLanguagesNameAnInstallationsEntries(t *testing.T) {
 			}},
 		{"a session's entry, named for its path", []model.Execution{
 			func() model.Execution { e := entry("a", "u1", "", "0.24.0"); e.SessionID = "trs_1"; return e }(), detail("log_d", "u1", "", "0.24.0", "python")},
-			map[string]string{"a": "Python composio 0.24.0 retries session writes (fixed in 0.26.0) (language from log_d: same user, same SDK version)"}},
+			map[string]string{"a": "Python composio 0.24.0 retries session writes (fixed in 0.26.0) (language from the same user's executions on this SDK version)"}},
 	}
 	for _, tt := range tests {
 		var l Languages
@@ -95,7 +95,7 @@ func TestANamedEntryReadsAsItsDetail(t *testing.T) {
 				want := OldSDK(&d)
 				if want != "" && NoteNeedsLanguage(&e) {
 					named++
-					want += " (language from log_d: same user, same SDK version)"
+					want += " (language from the same user's executions on this SDK version)"
 				} else if !NoteNeedsLanguage(&e) {
 					want = OldSDK(&e) // its own note needs no language
 				}

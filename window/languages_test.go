@@ -24,7 +24,7 @@ func TestAnInstallationsDetailNamesItsEntries(t *testing.T) {
 	detail.Arguments = []byte(`{"to":"a@example.com"}`)
 	first := []model.Execution{entry("log_a", 0), entry("log_b", 10), entry("log_c", 30)}
 	conditional := "Composio SDK 0.15.0 (language not in its list entry) auto-retries writes if it is Python composio"
-	named := "Python composio 0.15.0 auto-retries writes (language from log_c: same user, same SDK version)"
+	named := "Python composio 0.15.0 auto-retries writes (language from the same user's executions on this SDK version)"
 	for _, tt := range []struct {
 		name string
 		b    *Builder

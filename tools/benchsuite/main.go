@@ -63,7 +63,8 @@ func main() {
 // scan runs first: a child's peak RSS from rusage includes this process's peak when it was
 // spawned (Go starts children with vfork, and exec keeps the old peak), and the filter section
 // grows this process by hundreds of megabytes (its in-process index of the 1M rows).
-var sectionNames = []string{"scan", "production", "scan5m", "keys", "keystmux", "filter", "ui", "memory", "load", "live", "live100k", "live100kpager",
+var sectionNames = []string{"scan", "production", "scan5m", "keys", "keystmux", "filter", "ui", "memory", "load", "live", "live100k",
+	"live100kpager",
 	"watch"}
 
 type suite struct {
@@ -115,7 +116,8 @@ func (s *suite) run(ctx context.Context, dataDir string) error {
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	steps := []func(context.Context) error{s.scan(bin), s.production(bin), s.scan5m(bin), s.keys(bin), s.keysTmux(bin), s.filter, s.ui, s.memory(bin),
+	steps := []func(context.Context) error{s.scan(bin), s.production(bin), s.scan5m(bin), s.keys(bin), s.keysTmux(bin), s.filter, s.ui,
+		s.memory(bin),
 		s.load, s.live(bin), s.live100k(bin), func(ctx context.Context) error { return s.live100kAgainstThePager(ctx, bin) },
 		s.watchSoak(bin)}
 	for i, step := range steps {

@@ -40,8 +40,8 @@ func (s *suite) keysTmux(bin string) func(context.Context) error {
 			return string(out), err
 		}
 		defer run("kill-server")
-		cmd := fmt.Sprintf("env HOME=%s XDG_STATE_HOME=%[1]s XDG_CONFIG_HOME=%[1]s XDG_CACHE_HOME=%[1]s TERM=xterm-256color %s --file %s --readonly",
-			home, bin, filepath.Join(s.data, "1m.jsonl"))
+		cmd := fmt.Sprintf("env HOME=%s XDG_STATE_HOME=%[1]s XDG_CONFIG_HOME=%[1]s XDG_CACHE_HOME=%[1]s TERM=xterm-256color "+
+			"%s --file %s --readonly", home, bin, filepath.Join(s.data, "1m.jsonl"))
 		if out, err := run("new-session", "-d", "-s", "b", "-x", "120", "-y", "40", cmd); err != nil {
 			return fmt.Errorf("tmux new-session: %v: %s", err, out)
 		}
@@ -103,7 +103,8 @@ func (s *suite) keysTmux(bin string) func(context.Context) error {
 				len(settled)), target: "≤ 100 ms", values: []float64{q(0.95)}, unit: "ms", format: "%.1f",
 				pass: func(m float64) bool { return m <= 100 }},
 			row{figure: "  median", values: []float64{q(0.5)}, unit: "ms", format: "%.1f"})
-		s.notes = append(s.notes, fmt.Sprintf("filter key to the settled list in tmux (ms): p50 %.1f, p90 %.1f, p95 %.1f, p99 %.1f, max %.1f over %d keys",
+		s.notes = append(s.notes, fmt.Sprintf("filter key to the settled list in tmux (ms): p50 %.1f, p90 %.1f, p95 %.1f, p99 %.1f, "+
+			"max %.1f over %d keys",
 			q(0.5), q(0.9), q(0.95), q(0.99), settled[len(settled)-1], len(settled)))
 		return nil
 	}
