@@ -218,7 +218,7 @@ func SortNewestFirst(execs []model.Execution) {
 // (triage.CallerOf: the tool and account, else user; an email family's tools and user) within
 // the duplicate window (arguments decide duplicates), and, for the writes whose SDK re-sends
 // writes in one language only (the old-SDK note needs the language, which only a detail
-// records), one write of each installation (triage.LanguageKey): the window names the others'
+// records), one write of each installation (triage.InstallationOf): the window names the others'
 // language from it (triage.Languages). Nothing else: a read never needs its detail to be listed
 // (and gets no old-SDK note). It sees the executions
 // batch by batch, in any order: a neighbour seen in an earlier batch that turns out to need
@@ -229,9 +229,9 @@ type detailRule struct {
 	window int64 // nanoseconds
 	last   map[detailKey]*detailSeen
 	kindOf map[string]model.ToolKind
-	// lang holds the installations (triage.LanguageKey) whose language a detail asked for, or a
-	// record that came whole, will tell
-	lang map[string]bool
+	// lang holds the installations whose language a detail asked for, or a record that came
+	// whole, will tell
+	lang map[triage.Installation]bool
 	memo triage.LanguageMemo
 }
 
@@ -247,7 +247,7 @@ type detailSeen struct {
 func newDetailRule(kinds *triage.Kinds, window interface{ Nanoseconds() int64 }) *detailRule {
 	return &detailRule{
 		kinds: kinds, window: window.Nanoseconds(), last: map[detailKey]*detailSeen{},
-		kindOf: map[string]model.ToolKind{}, lang: map[string]bool{},
+		kindOf: map[string]model.ToolKind{}, lang: map[triage.Installation]bool{},
 	}
 }
 
@@ -274,12 +274,14 @@ func (r *detailRule) needBatch(batch []model.Execution, n int) (need []int, agai
 		if !whole && r.memo.Needs(e) {
 			// its SDK re-sends writes in one language only: one detail of its installation says which
 			// (its own when it names no caller: it is no installation's)
-			if key := triage.LanguageKey(e); key == "" || !r.lang[key] {
-				r.lang[key] = key != ""
+			if in, ok := triage.InstallationOf(e); !ok || !r.lang[in] {
+				r.lang[in] = ok
 				mark[i] = true
 			}
-		} else if whole && e.SDKVersion != "" && r.memo.Depends(strings.TrimSpace(e.SDKVersion)) && triage.NamesSDK(e) {
-			r.lang[triage.LanguageKey(e)] = true // a record that came whole tells its installation's
+		} else if whole && e.SDKVersion != "" && r.memo.Depends(strings.TrimSpace(e.SDKVersion)) && r.memo.NamesSDK(e) {
+			if in, ok := triage.InstallationOf(e); ok {
+				r.lang[in] = true // a record that came whole tells its installation's
+			}
 		}
 		tool, who := triage.CallerOf(e) // the callers duplicates are found among
 		key := detailKey{tool, who}

@@ -10,39 +10,27 @@ import (
 // An SDK's language is a fact of the installation that sends, not of each execution: the Logs
 // API lists entries without their source, so a write whose old-SDK note depends on the
 // language (NoteNeedsLanguage) would need its own detail to be named. One detail per
-// installation settles it for all of its executions: LanguageKey says which executions are one
+// installation settles it for all of its executions: InstallationOf says which executions are one
 // installation (one user, or without a user one connected account, on one SDK version), and
 // Languages names a list entry's language from the first record of its installation that
 // carries one (the note says it was read from the installation's executions). Two records of
 // one installation that name different languages prove the key is not one installation there:
 // its list entries keep the conditional note.
 
-// LanguageKey is the installation e's SDK language is read for: its SDK version and user (its
-// connected account without a user); "" when it names no version or no caller.
-func LanguageKey(e *model.Execution) string {
-	ver := strings.TrimSpace(e.SDKVersion)
-	who := e.UserID
-	kind := "u"
-	if who == "" {
-		who, kind = e.ConnectedAccountID, "a"
-	}
-	if ver == "" || who == "" {
-		return ""
-	}
-	return ver + "\x00" + kind + who
+// Installation is the installation an execution's SDK language is read for: its SDK version and
+// user (its connected account when it names no user).
+type Installation struct {
+	Version, Who string
+	Account      bool // Who is a connected account (the record names no user)
 }
 
-// NamesSDK reports whether e's record names its SDK by its source (a detail's language,
-// framework or host): its installation's other list entries can be named from it.
-func NamesSDK(e *model.Execution) bool {
-	_, ok := recordedSDK(e)
-	return ok
-}
-
-// recordedSDK is the SDK e's record names by its source, or false when it names none.
-func recordedSDK(e *model.Execution) (string, bool) {
-	sdk, _, ok := sdkversion.FromRecord(e.Source.Language, e.Source.Framework, e.Source.Host)
-	return sdk.Name, ok
+// InstallationOf is e's installation; false when e names no SDK version or no caller.
+func InstallationOf(e *model.Execution) (Installation, bool) {
+	k := Installation{Version: strings.TrimSpace(e.SDKVersion), Who: e.UserID}
+	if k.Who == "" {
+		k.Who, k.Account = e.ConnectedAccountID, true
+	}
+	return k, k.Version != "" && k.Who != ""
 }
 
 // Languages names the language of list entries from their installation's records, row by
@@ -50,23 +38,8 @@ func recordedSDK(e *model.Execution) (string, bool) {
 // (Renote). It is not safe for concurrent use. A record of a version whose note does not
 // depend on the language costs one map lookup.
 type Languages struct {
-	keys  map[langKey]*installation
-	memo  LanguageMemo
-	named map[model.Source]string // the SDK each source names ("" for none)
-}
-
-// langKey is LanguageKey's installation, without building a string.
-type langKey struct {
-	ver, who string
-	account  bool // who is a connected account (the record names no user)
-}
-
-func keyOf(e *model.Execution) (langKey, bool) {
-	k := langKey{ver: strings.TrimSpace(e.SDKVersion), who: e.UserID}
-	if k.who == "" {
-		k.who, k.account = e.ConnectedAccountID, true
-	}
-	return k, k.ver != "" && k.who != ""
+	keys map[Installation]*installation
+	memo LanguageMemo
 }
 
 type installation struct {
@@ -96,11 +69,11 @@ func (l *Languages) Add(e *model.Execution, row int32, note string) (string, []R
 	if e.SDKVersion == "" || !l.memo.Depends(strings.TrimSpace(e.SDKVersion)) {
 		return note, nil
 	}
-	key, ok := keyOf(e)
+	key, ok := InstallationOf(e)
 	if !ok {
 		return note, nil
 	}
-	if name := l.sdkOf(e.Source); name != "" {
+	if name := l.memo.sdkOf(e.Source); name != "" {
 		return note, l.learn(key, name, e)
 	}
 	if note == "" || !l.memo.Needs(e) {
@@ -109,35 +82,17 @@ func (l *Languages) Add(e *model.Execution, row int32, note string) (string, []R
 	in := l.installation(key)
 	r := langRow{row: row, path: CallPath(e), note: note}
 	in.rows = append(in.rows, r)
-	return in.noteOf(key.ver, r), nil
+	return in.noteOf(key.Version, r), nil
 }
 
-// sdkOf is the SDK src names, "" for none, read once per source.
-func (l *Languages) sdkOf(src model.Source) string {
-	if src == (model.Source{}) {
-		return ""
-	}
-	name, ok := l.named[src]
-	if !ok {
-		if sdk, _, found := sdkversion.FromRecord(src.Language, src.Framework, src.Host); found {
-			name = sdk.Name
-		}
-		if l.named == nil {
-			l.named = map[model.Source]string{}
-		}
-		l.named[src] = name
-	}
-	return name
-}
-
-func (l *Languages) installation(key langKey) *installation {
+func (l *Languages) installation(key Installation) *installation {
 	if l.keys == nil {
-		l.keys = map[langKey]*installation{}
+		l.keys = map[Installation]*installation{}
 	}
 	in := l.keys[key]
 	if in == nil {
 		in = &installation{who: "user"}
-		if key.account {
+		if key.Account {
 			in.who = "connected account"
 		}
 		l.keys[key] = in
@@ -146,7 +101,7 @@ func (l *Languages) installation(key langKey) *installation {
 }
 
 // learn records that an execution of key (e) names sdk, returning the rows whose notes change.
-func (l *Languages) learn(key langKey, sdk string, e *model.Execution) []Renote {
+func (l *Languages) learn(key Installation, sdk string, e *model.Execution) []Renote {
 	in := l.installation(key)
 	switch {
 	case in.conflict || in.sdk == sdk:
@@ -162,14 +117,14 @@ func (l *Languages) learn(key langKey, sdk string, e *model.Execution) []Renote 
 	}
 	out := make([]Renote, len(in.rows))
 	for i, r := range in.rows {
-		out[i] = Renote{Row: r.row, Note: in.noteOf(key.ver, r)}
+		out[i] = Renote{Row: r.row, Note: in.noteOf(key.Version, r)}
 	}
 	return out
 }
 
 // noteOf is r's note as its installation's records tell: the conditional note of its own
-// record until a record names the SDK (or when two name different ones), else that SDK's note
-// and the record it was read from.
+// record until a record names the SDK (or when two name different ones), else that SDK's note,
+// saying where the language was read.
 func (in *installation) noteOf(ver string, r langRow) string {
 	if in.sdk == "" || in.conflict {
 		return r.note
@@ -193,7 +148,8 @@ func (in *installation) noteOf(ver string, r langRow) string {
 // reads the version's release lines). The zero value is ready; it is not safe for concurrent
 // use.
 type LanguageMemo struct {
-	one map[verPath]bool
+	one   map[verPath]bool
+	named map[model.Source]string // the SDK each source names ("" for none)
 }
 
 type verPath struct {
@@ -203,10 +159,27 @@ type verPath struct {
 
 // Needs is NoteNeedsLanguage(e).
 func (m *LanguageMemo) Needs(e *model.Execution) bool {
-	if e.SDKVersion == "" || e.Source.Language != "" || e.Source.Framework != "" || e.Source.Host != "" {
-		return false
+	return e.SDKVersion != "" && m.sdkOf(e.Source) == "" && m.oneLanguage(strings.TrimSpace(e.SDKVersion), CallPath(e))
+}
+
+// NamesSDK reports whether e's record names its SDK by its source (a detail's language,
+// framework or host): its installation's other list entries can be named from it.
+func (m *LanguageMemo) NamesSDK(e *model.Execution) bool { return m.sdkOf(e.Source) != "" }
+
+// sdkOf is sdkNamed(src), read once per source.
+func (m *LanguageMemo) sdkOf(src model.Source) string {
+	if src == (model.Source{}) {
+		return ""
 	}
-	return m.oneLanguage(strings.TrimSpace(e.SDKVersion), CallPath(e))
+	name, ok := m.named[src]
+	if !ok {
+		name = sdkNamed(src)
+		if m.named == nil {
+			m.named = map[model.Source]string{}
+		}
+		m.named[src] = name
+	}
+	return name
 }
 
 // Depends reports whether the note of SDK version ver depends on the language on some path.
@@ -219,9 +192,7 @@ func (m *LanguageMemo) oneLanguage(ver string, path sdkversion.Path) bool {
 	k := verPath{ver, path}
 	one, ok := m.one[k]
 	if !ok {
-		ts, _ := sdkversion.AutoRetriesOn(sdkversion.TypeScriptSDK, ver, path)
-		py, _ := sdkversion.AutoRetriesOn(sdkversion.PythonSDK, ver, path)
-		one = ts != py
+		one = oneLanguage(ver, path)
 		if m.one == nil {
 			m.one = map[verPath]bool{}
 		}

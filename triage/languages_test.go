@@ -113,8 +113,9 @@ func TestANamedEntryReadsAsItsDetail(t *testing.T) {
 	}
 }
 
-// The memo a load reads the question through answers as NoteNeedsLanguage does, for every
-// version, path and source, asked in any order.
+// NoteNeedsLanguage, and the memo a load asks it through, say a note needs its language exactly
+// when the note a record without a source gets is the conditional one ("… if it is …"), for
+// every version, path and source, asked in any order.
 func TestLanguageMemoAnswersAsNoteNeedsLanguage(t *testing.T) {
 	var m LanguageMemo
 	needs := 0
@@ -123,9 +124,14 @@ func TestLanguageMemoAnswersAsNoteNeedsLanguage(t *testing.T) {
 			for _, session := range []string{"", "trs_1"} {
 				for _, src := range []model.Source{{}, {Language: "python"}, {Host: "sdk"}, {Framework: "langchain"}} {
 					e := model.Execution{SDKVersion: fmt.Sprintf(" 0.%d.%d", minor, round), SessionID: session, Source: src}
-					if got, want := m.Needs(&e), NoteNeedsLanguage(&e); got != want {
-						t.Errorf("%+v: the memo says %v, NoteNeedsLanguage %v", e, got, want)
-					} else if got {
+					want := strings.Contains(OldSDK(&e), " if it is ")
+					if got := m.Needs(&e); got != want {
+						t.Errorf("%+v: the memo says %v, the note %q", e, got, OldSDK(&e))
+					}
+					if got := NoteNeedsLanguage(&e); got != want {
+						t.Errorf("%+v: NoteNeedsLanguage says %v, the note %q", e, got, OldSDK(&e))
+					}
+					if want {
 						needs++
 					}
 				}

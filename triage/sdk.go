@@ -86,13 +86,27 @@ func oldSDK(ver string, path sdkversion.Path, src model.Source, detailed bool) s
 }
 
 // NoteNeedsLanguage reports whether e's old-SDK note depends on a language its record does not
-// carry (the Logs API lists entries without source): its version re-sends writes in one
+// name (the Logs API lists entries without source; a source may name no SDK): its version re-sends writes in one
 // language only, so only a detail, which records the language, could name it: a load fetches
-// one such detail for each installation (LanguageKey) and names the others' language from it
+// one such detail for each installation (InstallationOf) and names the others' language from it
 // (Languages).
 func NoteNeedsLanguage(e *model.Execution) bool {
-	if e.SDKVersion == "" || e.Source.Language != "" || e.Source.Framework != "" || e.Source.Host != "" {
-		return false
+	return e.SDKVersion != "" && sdkNamed(e.Source) == "" && oneLanguage(strings.TrimSpace(e.SDKVersion), CallPath(e))
+}
+
+// sdkNamed is the SDK a record's source names (its language, framework or host), "" for none.
+func sdkNamed(src model.Source) string {
+	if src == (model.Source{}) {
+		return ""
 	}
-	return strings.Contains(OldSDK(e), "(language not ")
+	sdk, _, _ := sdkversion.FromRecord(src.Language, src.Framework, src.Host)
+	return sdk.Name
+}
+
+// oneLanguage reports whether SDK version ver re-sends writes on path in one of the two
+// languages only (OldSDK's note then depends on the language).
+func oneLanguage(ver string, path sdkversion.Path) bool {
+	ts, _ := sdkversion.AutoRetriesOn(sdkversion.TypeScriptSDK, ver, path)
+	py, _ := sdkversion.AutoRetriesOn(sdkversion.PythonSDK, ver, path)
+	return ts != py
 }
