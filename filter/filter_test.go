@@ -1,10 +1,14 @@
 package filter
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -632,6 +636,86 @@ func TestIndexParallelEqualsReference(t *testing.T) {
 		}
 		prevQ, prev = q, got
 	}
+	// Scans that share the index's buffers at once, and ranking and hints cut into parts, give
+	// what one scan of every row gives.
+	var wg sync.WaitGroup
+	for _, qs := range []string{"g", "gmsend", "user:42", "timedout"} {
+		q, err := Parse(qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := refFilter(t, q, rows)
+		for range 3 {
+			wg.Go(func() {
+				if got := ix.Filter(q); !slices.Equal(got, want) {
+					t.Errorf("concurrent Filter(%q): %d rows, reference %d", qs, len(got), len(want))
+				}
+			})
+		}
+	}
+	wg.Wait()
+	all := make([]int, ix.Len())
+	for i := range all {
+		all[i] = i
+	}
+	for _, qs := range []string{"send", "gmail send", "timedout", "s"} {
+		q, _ := Parse(qs)
+		got, hidden := ix.Rank(q, all)
+		want, wantHidden := refRank(ix, q, all)
+		if !slices.Equal(got, want) || hidden != wantHidden {
+			t.Errorf("Rank(%q) over %d rows: %d ranked, %d hidden; one scan %d, %d", qs, len(all), len(got), hidden,
+				len(want), wantHidden)
+		}
+	}
+	q, _ := Parse("user:user_1")
+	if got, want := ix.Hint(q, 0), refHint(ix, &q.terms[0]); want == "" || !strings.Contains(got, want) {
+		t.Errorf("Hint over %d rows = %q, want the values %q", ix.Len(), got, want)
+	}
+}
+
+// refRank is Rank as one loop over rows: each row's score is the sum of its free-text terms'
+// qualities, its worst their least; rows whose worst is below the best row's (a run inside a
+// field at most) are cut; the rest sorted by score, stable.
+func refRank(ix *Index, q Query, rows []int) ([]int, int) {
+	score, worst := make([]int32, len(rows)), make([]int8, len(rows))
+	best := int8(qualityAcross)
+	for r, k := range rows {
+		w, sum := int8(qualityWord), int32(0)
+		for i := range q.terms {
+			if t := &q.terms[i]; t.field == fieldText && !t.neg {
+				qv := ix.quality(ix.row(k), t.pat, t.ascii)
+				w, sum = min(w, qv), sum+int32(qv)
+			}
+		}
+		score[r], worst[r] = sum, w
+		best = max(best, min(w, qualityInField))
+	}
+	var order []int
+	for r := range rows {
+		if min(worst[r], qualityInField) >= best {
+			order = append(order, r)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return int(score[b] - score[a]) })
+	out := make([]int, len(order))
+	for i, o := range order {
+		out[i] = rows[o]
+	}
+	return out, len(rows) - len(order)
+}
+
+// refHint is the values a hint offers for t, counted in one loop over every row: the most
+// frequent first, then in byte order, joined as the hint joins them.
+func refHint(ix *Index, t *term) string {
+	counts := map[string]int{}
+	for k := range ix.Len() {
+		if v := ix.field(k, ix.row(k), t.slot); len(v) > len(t.pat) && bytes.HasPrefix(v, t.pat) {
+			counts[string(v)]++
+		}
+	}
+	values := slices.Collect(maps.Keys(counts))
+	slices.SortFunc(values, func(a, b string) int { return cmp.Or(cmp.Compare(counts[b], counts[a]), strings.Compare(a, b)) })
+	return strings.Join(values[:min(suggestLimit, len(values))], ", ")
 }
 
 // --- benchmarks ---

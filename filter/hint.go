@@ -9,8 +9,8 @@ import (
 	"unicode"
 )
 
-// suggestLimit is how many values a hint names; maxDistinct bounds the values it counts (an
-// id: prefix can start a value of every row).
+// suggestLimit is how many values a hint names; maxDistinct bounds the values each part of
+// the rows counts (an id: prefix can start a value of every row).
 const (
 	suggestLimit = 5
 	maxDistinct  = 4096
@@ -55,16 +55,28 @@ func (ix *Index) starting(t *term, limit int) []string {
 	if ix == nil || len(t.pat) == 0 {
 		return nil
 	}
-	counts := make(map[string]int)
-	for k := range ix.Len() {
-		v := ix.field(k, ix.row(k), t.slot)
-		if len(v) <= len(t.pat) || !bytes.HasPrefix(v, t.pat) {
-			continue
+	// Each part of the rows counts its own values (at most maxDistinct each), on every core:
+	// at 1M rows the scan alone took 40 ms on one. Their sums are the counts.
+	parts := make([]map[string]int, ix.parts(ix.Len(), minChunk))
+	ix.split(len(parts), ix.Len(), func(part, lo, hi int) {
+		counts := make(map[string]int)
+		for k := lo; k < hi; k++ {
+			v := ix.field(k, ix.row(k), t.slot)
+			if len(v) <= len(t.pat) || !bytes.HasPrefix(v, t.pat) {
+				continue
+			}
+			if n, ok := counts[string(v)]; ok {
+				counts[string(v)] = n + 1
+			} else if len(counts) < maxDistinct {
+				counts[string(v)] = 1
+			}
 		}
-		if n, ok := counts[string(v)]; ok {
-			counts[string(v)] = n + 1
-		} else if len(counts) < maxDistinct {
-			counts[string(v)] = 1
+		parts[part] = counts
+	})
+	counts := make(map[string]int)
+	for _, part := range parts {
+		for v, n := range part {
+			counts[v] += n
 		}
 	}
 	values := make([]string, 0, len(counts))

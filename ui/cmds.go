@@ -1,9 +1,8 @@
 package ui
 
 import (
-	"cmp"
 	"context"
-	"slices"
+	"sort"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -11,7 +10,6 @@ import (
 	"github.com/exectriage/exectriage/app"
 	"github.com/exectriage/exectriage/bundle"
 	"github.com/exectriage/exectriage/filter"
-	"github.com/exectriage/exectriage/internal/cores"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/window"
 )
@@ -32,6 +30,7 @@ type selectedMsg struct {
 	// ranking cut as scattered letters (filter.Index.Rank).
 	ranked bool
 	hidden int
+	best   []int // the ranked matches (nil when not ranked), kept for the query's next selection
 	// hint is what the filter says of a query that shows nothing or matches everything
 	// (filter.Index.Hint), found here: offering values reads every row.
 	hint string
@@ -45,33 +44,37 @@ func selectCmd(
 	ds *window.Dataset,
 	v window.View,
 	q filter.Query,
-	prev []int,
+	from cachedMatches,
 	exact bool,
 	keepID string,
 	keepKind window.ItemKind,
 	keepAt int,
 ) tea.Cmd {
 	return func() tea.Msg {
-		// After the loop and the renderer: the frame of the key that asked for this selection
-		// comes first (typing at 1M, pooled over three runs each: keystroke p95 14.1 -> 12.5
-		// ms, with the filter's goroutines lowered too). The command's goroutine ends with its
-		// thread, which keeps the priority.
-		cores.Foreground()
+		// At the loop's priority, its filter's goroutines too: lowered (nice 5), they gave a
+		// key's first frame 1.6 ms at p95 but lost the cores to the terminal's own work, and
+		// the list a person waits for settled later (1M in tmux, 88 keys: p95 97-103 -> 85 ms,
+		// the first frame's p95 in a pty 11.8-13.4 ms either way).
 		var pos []int
 		var items window.Items
 		ranked, hidden := false, 0
+		var best []int
 		if q.Empty() {
 			items = window.SelectItems(ds, v)
 		} else {
-			pos = prev
-			if !exact || prev == nil {
-				pos = ds.Matches(q, prev)
+			pos = from.pos
+			if !exact || pos == nil {
+				pos = ds.Matches(q, from.pos)
 			}
 			shown := pos
 			if ranked = v.Ranks(q, len(pos)); ranked {
-				shown, hidden = ds.Filter.Rank(q, pos)
+				// the same query's matches ranked before (erasing back to it) keep their order
+				if best, hidden = from.best, from.hidden; !exact || best == nil {
+					best, hidden = ds.Filter.Rank(q, pos)
+				}
+				shown = best
 			}
-			items = window.ItemsOf(window.SelectMatches(ds, v, shown))
+			items = window.SelectMatchItems(ds, v, shown)
 		}
 		// A row that left the view (settled in the flagged view, say) leaves the cursor on the
 		// row that came after it, as lazygit does after staging, when the rows are the same
@@ -83,10 +86,8 @@ func selectCmd(
 			// One row per execution, in increasing position.
 			if items.Whole() {
 				sel = want
-			} else if i, ok := slices.BinarySearchFunc(items.Slice(), int32(want), func(it window.Item,
-				w int32) int {
-				return cmp.Compare(it.Exec, w)
-			}); ok {
+			} else if i := sort.Search(items.Len(), func(i int) bool { return int(items.At(i).Exec) >= want }); i <
+				items.Len() && int(items.At(i).Exec) == want {
 				sel = i
 			} else if keepAt >= 0 {
 				sel = min(i, max(items.Len()-1, 0)) // the next one's place
@@ -114,7 +115,7 @@ func selectCmd(
 			}
 		}
 		hint := ds.Filter.Hint(q, items.Len())
-		return selectedMsg{tag: tag, ds: ds, items: items, sel: sel, q: q, v: v, pos: pos, ranked: ranked, hidden: hidden, hint: hint}
+		return selectedMsg{tag: tag, ds: ds, items: items, sel: sel, q: q, v: v, pos: pos, ranked: ranked, hidden: hidden, best: best, hint: hint}
 	}
 }
 

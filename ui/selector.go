@@ -43,17 +43,17 @@ func (s *selector) request(
 	if s.nextDS != nil {
 		ds = s.nextDS
 	}
-	var prev []int
+	var from cachedMatches
 	exact := false
 	if s.matches.ds == ds && !query.Empty() {
-		prev, exact = s.matches.lookup(query)
+		from, exact = s.matches.lookup(query)
 	}
-	if prev == nil && s.lastDS == ds && s.lastPos != nil && !s.lastQ.Empty() && query.Refines(s.lastQ) {
-		prev = s.lastPos
+	if from.pos == nil && s.lastDS == ds && s.lastPos != nil && !s.lastQ.Empty() && query.Refines(s.lastQ) {
+		from.pos = s.lastPos
 	}
 	v := view
 	v.Collapsed = maps.Clone(view.Collapsed)
-	return selectCmd(s.tag, ds, v, query, prev, exact, keepID, keepKind, at)
+	return selectCmd(s.tag, ds, v, query, from, exact, keepID, keepKind, at)
 }
 
 // asked marks the last request as a key's: until it is installed, keys that act on rows wait.
@@ -73,7 +73,7 @@ func (s *selector) take(msg selectedMsg) (ok, byKey bool) {
 	}
 	s.lastDS, s.lastQ, s.lastV, s.lastPos, s.done = msg.ds, msg.q, msg.v, msg.pos, msg.tag
 	s.ranked, s.hidden = msg.ranked, msg.hidden
-	s.matches.add(msg.ds, msg.q, msg.pos)
+	s.matches.add(msg.ds, cachedMatches{q: msg.q, pos: msg.pos, best: msg.best, hidden: msg.hidden})
 	return true, msg.tag <= s.user
 }
 
@@ -97,9 +97,13 @@ type matchCache struct {
 	entries []cachedMatches // oldest first
 }
 
+// cachedMatches are a query's matches and, once a selection ranked them, their best-match
+// order (best, nil when not ranked) and how many the ranking cut.
 type cachedMatches struct {
-	q   filter.Query
-	pos []int
+	q      filter.Query
+	pos    []int
+	best   []int
+	hidden int
 }
 
 // Bounds on what the cache keeps (the newest result is always kept).
@@ -109,33 +113,41 @@ const (
 )
 
 // lookup returns the cached matches of q (exact) or, failing that, the smallest cached result
-// q refines (nil when there is none).
-func (c *matchCache) lookup(q filter.Query) (pos []int, exact bool) {
+// q refines (its pos only; nil when there is none).
+func (c *matchCache) lookup(q filter.Query) (from cachedMatches, exact bool) {
 	raw := q.String()
 	for i := len(c.entries) - 1; i >= 0; i-- {
 		e := &c.entries[i]
 		if e.q.String() == raw {
-			return e.pos, true
+			return *e, true
 		}
-		if q.Refines(e.q) && (pos == nil || len(e.pos) < len(pos)) {
-			pos = e.pos
+		if q.Refines(e.q) && (from.pos == nil || len(e.pos) < len(from.pos)) {
+			from = cachedMatches{pos: e.pos}
 		}
 	}
-	return pos, false
+	return from, false
 }
 
 // add records q's matches on ds, forgetting another dataset's results and evicting the oldest
 // entries beyond the bounds.
-func (c *matchCache) add(ds *window.Dataset, q filter.Query, pos []int) {
+func (c *matchCache) add(ds *window.Dataset, m cachedMatches) {
 	if c.ds != ds {
 		c.ds, c.entries = ds, nil
 	}
-	if q.Empty() || pos == nil {
+	if m.q.Empty() || m.pos == nil {
 		return
 	}
-	raw := q.String()
-	c.entries = slices.DeleteFunc(c.entries, func(e cachedMatches) bool { return e.q.String() == raw })
-	c.entries = append(c.entries, cachedMatches{q: q, pos: pos})
+	raw := m.q.String()
+	c.entries = slices.DeleteFunc(c.entries, func(e cachedMatches) bool {
+		if e.q.String() != raw {
+			return false
+		}
+		if m.best == nil { // the same matches selected unranked keep the order ranked before
+			m.best, m.hidden = e.best, e.hidden
+		}
+		return true
+	})
+	c.entries = append(c.entries, m)
 	total := 0
 	for _, e := range c.entries {
 		total += len(e.pos)

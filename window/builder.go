@@ -131,9 +131,6 @@ func newBuilder(n int, o Options) *Builder {
 	b := &Builder{ids: newIDIndex(n), o: o}
 	if o.Index {
 		b.idx = filter.NewIndex(n)
-		// The TUI filters off its loop on every core: those goroutines come after the loop and
-		// the renderer (each ends with its thread, which cores.Foreground keeps).
-		b.idx.SetWorkerSetup(cores.Foreground)
 	}
 	b.sum.exact = o.Exact
 	b.sum.syms = NewSymbols(intern.Many)                                // users and accounts: tens of thousands

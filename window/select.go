@@ -136,13 +136,16 @@ func SelectMatches(ds *Dataset, v View, pos []int) []Item {
 	return ds.nest(items)
 }
 
-// Items are the list's rows: a slice of them, or, for the view of every execution in order
-// (no toggle, no duplicates view, no meta-tool run to nest children under), the dataset itself,
-// each row made when it is read: a million rows of 16 bytes are then 16 MB the list does not
-// hold while a person reads the unfiltered list. The zero value is no rows.
+// Items are the list's rows: a slice of them, or, for a view that shows executions as they
+// come (no toggle, no duplicates view, no meta-tool run to nest children under), the
+// dataset's executions themselves, every one in order or those a filter matched, each row
+// made when it is read: a million rows of 16 bytes are then 16 MB the list does not hold, and
+// a key typed over a million executions does not make them. The zero value is no rows.
 type Items struct {
-	list []Item
-	all  *Dataset // every execution of it, in order (list is nil)
+	list    []Item
+	all     *Dataset // the executions of it (list is nil): every one in order, unless matched
+	matched bool     // the rows are the executions of pos, in its order
+	pos     []int
 }
 
 // ItemsOf is the rows of a slice.
@@ -150,7 +153,10 @@ func ItemsOf(list []Item) Items { return Items{list: list} }
 
 // Len is the number of rows.
 func (it Items) Len() int {
-	if it.all != nil {
+	switch {
+	case it.matched:
+		return len(it.pos)
+	case it.all != nil:
 		return it.all.Len()
 	}
 	return len(it.list)
@@ -159,6 +165,9 @@ func (it Items) Len() int {
 // At is row i.
 func (it Items) At(i int) Item {
 	if it.all != nil {
+		if it.matched {
+			i = it.pos[i]
+		}
 		return Item{Kind: ItemExec, Exec: int32(i), Group: it.all.GroupOf[i]}
 	}
 	return it.list[i]
@@ -166,9 +175,9 @@ func (it Items) At(i int) Item {
 
 // Whole reports whether the rows are every execution of the dataset, in order (row i is
 // execution i).
-func (it Items) Whole() bool { return it.all != nil }
+func (it Items) Whole() bool { return it.all != nil && !it.matched }
 
-// Slice is the rows as a slice (made, for the whole dataset).
+// Slice is the rows as a slice (made, for rows read from the dataset).
 func (it Items) Slice() []Item {
 	if it.all == nil {
 		return it.list
@@ -178,6 +187,15 @@ func (it Items) Slice() []Item {
 		out[i] = it.At(i)
 	}
 	return out
+}
+
+// SelectMatchItems is SelectMatches as Items: the matched executions themselves (pos, which
+// must not change afterwards) when the view shows them as they come.
+func SelectMatchItems(ds *Dataset, v View, pos []int) Items {
+	if ds == nil || v.FlaggedOnly || v.WritesOnly || v.Duplicates || ds.nests(pos) {
+		return ItemsOf(SelectMatches(ds, v, pos))
+	}
+	return Items{all: ds, matched: true, pos: pos}
 }
 
 // SelectItems is Select without a filter, as Items: the whole dataset when the view shows

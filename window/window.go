@@ -122,6 +122,23 @@ func (ds *Dataset) Children(i int) []int32 {
 
 func bit(bits []uint64, i int32) bool { return int(i/64) < len(bits) && bits[i/64]&(1<<(i%64)) != 0 }
 
+// nests reports whether nest would move any of the executions of pos: one of them is a
+// meta-tool run's child and another a run.
+func (ds *Dataset) nests(pos []int) bool {
+	if len(ds.children) == 0 {
+		return false
+	}
+	kid, run := false, false
+	for _, p := range pos {
+		kid = kid || bit(ds.childBits, int32(p))
+		run = run || bit(ds.runBits, int32(p))
+		if kid && run {
+			return true
+		}
+	}
+	return false
+}
+
 // nest puts each listed child right under its listed run (the items are ItemExec, in list
 // order); a child whose run is not listed stays where it is.
 func (ds *Dataset) nest(items []Item) []Item {

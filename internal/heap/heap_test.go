@@ -65,3 +65,40 @@ func TestBudget(t *testing.T) {
 		t.Error("a nil budget changed the collector's settings")
 	}
 }
+
+// Idle paces the collector at its percent between loads (before the first, and after each),
+// leaves a load's pacing alone while it runs, and puts the process's own back when restored,
+// whether a load runs then or not.
+func TestIdlePacing(t *testing.T) {
+	before := gogc(t)
+	b := New(8 << 20)
+	restore := b.Idle(25)
+	if got := gogc(t); got != 25 {
+		t.Fatalf("GOGC with no load under Idle(25) = %d", got)
+	}
+	done := b.Load()
+	if got := gogc(t); got != math.MaxUint64 {
+		t.Fatalf("GOGC during a load under Idle = %d, want off", got)
+	}
+	done()
+	if got := gogc(t); got != 25 {
+		t.Fatalf("GOGC after a load under Idle(25) = %d", got)
+	}
+	done = b.Load()
+	restore()
+	done()
+	if got := gogc(t); got != before {
+		t.Fatalf("GOGC after Idle was restored during a load = %d, want %d", got, before)
+	}
+	restore = b.Idle(30)
+	restore()
+	restore()
+	if got := gogc(t); got != before {
+		t.Fatalf("GOGC after Idle was restored = %d, want %d", got, before)
+	}
+	var none *Budget
+	none.Idle(25)()
+	if got := gogc(t); got != before {
+		t.Fatalf("a nil budget's Idle changed GOGC to %d", got)
+	}
+}

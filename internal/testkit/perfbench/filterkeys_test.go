@@ -1,0 +1,79 @@
+package perfbench
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/filter"
+	"github.com/exectriage/exectriage/window"
+)
+
+// BenchmarkFilterKeys1M types the tmux bench's queries key by key over bench-data/1m.jsonl
+// loaded as the TUI loads it, and times what the TUI's selection command does per key: the
+// matches (narrowed from the shorter query's as the TUI's selector does) and the list's rows
+// made of them. Erasing reuses the shorter query's matches (the selector's cache).
+func BenchmarkFilterKeys1M(b *testing.B) {
+	v, err := load(context.Background(), benchData(b, "1m.jsonl"), 1_000_000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds := v.ds
+	var match, rows []time.Duration
+	for b.Loop() {
+		for _, typed := range []string{"g", "gmsend", "user:42", "timedout"} {
+			cache := map[string][]int{}
+			var prevQ filter.Query
+			var prev []int
+			key := func(text string) {
+				q, err := filter.Parse(text)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t0 := time.Now()
+				pos, ok := cache[text]
+				if !ok && !q.Empty() {
+					var from []int
+					if prev != nil && q.Refines(prevQ) {
+						from = prev
+					}
+					pos = ds.Matches(q, from)
+					cache[text] = pos
+				}
+				t1 := time.Now()
+				var items window.Items
+				if q.Empty() {
+					items = window.SelectItems(ds, window.View{})
+				} else {
+					items = window.SelectMatchItems(ds, window.View{}, pos)
+				}
+				_ = items.Len()
+				match, rows = append(match, t1.Sub(t0)), append(rows, time.Since(t1))
+				prevQ, prev = q, pos
+			}
+			for i := range typed {
+				key(typed[:i+1])
+			}
+			for i := len(typed) - 1; i >= 0; i-- {
+				key(typed[:i])
+			}
+		}
+	}
+	total := make([]time.Duration, len(match))
+	for i := range match {
+		total[i] = match[i] + rows[i]
+	}
+	for _, s := range []struct {
+		name string
+		d    []time.Duration
+	}{{"match", match}, {"rows", rows}, {"key", total}} {
+		slices.Sort(s.d)
+		var sum time.Duration
+		for _, d := range s.d {
+			sum += d
+		}
+		b.ReportMetric(float64(sum.Microseconds())/1000/float64(len(s.d)), s.name+"-ms")
+		b.ReportMetric(float64(s.d[len(s.d)*95/100].Microseconds())/1000, s.name+"-p95-ms")
+	}
+}
