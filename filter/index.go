@@ -526,7 +526,16 @@ func (ix *Index) remember(q *Query, rows []int, ends []uint16, wantEnds bool) {
 func (ix *Index) parallel(n int, wantEnds bool, scan func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16)) ([]int, []uint16) {
 	parts := ix.pool.get(ix.parts(n, minChunk))
 	defer ix.pool.put(parts)
-	ix.split(len(parts), n, func(w, lo, hi int) { parts[w].rows, parts[w].ends = scan(lo, hi, parts[w].rows, parts[w].ends) })
+	ix.split(len(parts), n, func(w, lo, hi int) {
+		p := &parts[w]
+		// room for every row of the part at once: grown by doubling, a first scan matching most
+		// rows made and copied twice what it kept (at 1M, the first key after a load: 220 ms)
+		p.rows = slices.Grow(p.rows, hi-lo)
+		if wantEnds {
+			p.ends = slices.Grow(p.ends, hi-lo)
+		}
+		p.rows, p.ends = scan(lo, hi, p.rows, p.ends)
+	})
 	at := make([]int, len(parts)+1) // where each part goes in the result
 	for w, p := range parts {
 		at[w+1] = at[w] + len(p.rows)

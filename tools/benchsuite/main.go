@@ -290,6 +290,16 @@ func (s *suite) filter(ctx context.Context) error {
 	if v := values(res, "BenchmarkFilter1M/"+queries[0], "index-B/row"); len(v) > 0 {
 		s.notes = append(s.notes, fmt.Sprintf("filter index: %.0f B/row; sahilm p95 per keystroke %s ms", median(v), s.sahilmP95(res)))
 	}
+	// The TUI's selection of a key over the 1M export as it loads it (matches and rows, the
+	// tmux bench's keys typed and erased): what the settled list waits for, without a terminal.
+	keys, err := s.goBench(ctx, "./internal/testkit/perfbench", "^BenchmarkFilterKeys1M$", "1x", s.count)
+	if err != nil {
+		return err
+	}
+	s.rows = append(s.rows,
+		row{figure: "a filter key's selection on the 1M export (matches and rows, in process, the tmux bench's keys): p95",
+			values: values(keys, "BenchmarkFilterKeys1M", "key-p95-ms"), unit: "ms", format: "%.1f"},
+		row{figure: "  mean", values: values(keys, "BenchmarkFilterKeys1M", "key-ms"), unit: "ms", format: "%.1f"})
 	return s.fzfReference(ctx)
 }
 

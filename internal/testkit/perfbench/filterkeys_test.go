@@ -2,6 +2,7 @@ package perfbench
 
 import (
 	"context"
+	"runtime/debug"
 	"slices"
 	"testing"
 	"time"
@@ -13,13 +14,16 @@ import (
 // BenchmarkFilterKeys1M types the tmux bench's queries key by key over bench-data/1m.jsonl
 // loaded as the TUI loads it, and times what the TUI's selection command does per key: the
 // matches (narrowed from the shorter query's as the TUI's selector does) and the list's rows
-// made of them. Erasing reuses the shorter query's matches (the selector's cache).
+// made of them. Erasing reuses the shorter query's matches (the selector's cache). The
+// collector paces as the TUI's does between loads.
 func BenchmarkFilterKeys1M(b *testing.B) {
 	v, err := load(context.Background(), benchData(b, "1m.jsonl"), 1_000_000)
 	if err != nil {
 		b.Fatal(err)
 	}
 	ds := v.ds
+	// the TUI's collector between loads (ui.Run's idleGC, heap.Budget.Idle)
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
 	var match, rows []time.Duration
 	for b.Loop() {
 		for _, typed := range []string{"g", "gmsend", "user:42", "timedout"} {
