@@ -3,6 +3,7 @@ package filter
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -670,6 +671,39 @@ func TestIndexParallelEqualsReference(t *testing.T) {
 	q, _ := Parse("user:user_1")
 	if got, want := ix.Hint(q, 0), refHint(ix, &q.terms[0]); want == "" || !strings.Contains(got, want) {
 		t.Errorf("Hint over %d rows = %q, want the values %q", ix.Len(), got, want)
+	}
+}
+
+// A search whose context ended returns its error and no rows, and leaves the narrowing the
+// next key resumes from as the last finished search left it: typing on gives the reference.
+func TestAStoppedSearchLeavesNoTrace(t *testing.T) {
+	rows := benchRows(3*minChunk + 5)
+	ix := NewIndex(len(rows))
+	for _, f := range rows {
+		ix.AppendFields(f)
+	}
+	g, _ := Parse("g")
+	gm, _ := Parse("gm")
+	gms, _ := Parse("gms")
+	first := ix.Filter(g)
+	last := ix.last
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got, err := ix.FilterContext(stopped, gm, first); err == nil || got != nil {
+		t.Fatalf("a stopped search gave %d rows, error %v", len(got), err)
+	}
+	if got, _, err := ix.RankContext(stopped, gm, first); err == nil || got != nil {
+		t.Fatalf("a stopped ranking gave %d rows, error %v", len(got), err)
+	}
+	if ix.last != last {
+		t.Fatal("a stopped search replaced the narrowing the next key resumes from")
+	}
+	got, err := ix.FilterContext(context.Background(), gm, first)
+	if err != nil || !slices.Equal(got, refFilter(t, gm, rows)) {
+		t.Fatalf("gm after the stopped search: %d rows, %v", len(got), err)
+	}
+	if got := ix.FilterFrom(got, gms); !slices.Equal(got, refFilter(t, gms, rows)) {
+		t.Fatalf("gms: %d rows, reference %d", len(got), len(refFilter(t, gms, rows)))
 	}
 }
 

@@ -2,6 +2,7 @@ package filter
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"sync"
 	"unsafe"
@@ -270,8 +271,14 @@ var nameSlots = [...]int{slotTool, slotToolkit, slotID}
 // cut, and when any row holds it inside one field, those scattered across fields are; hidden
 // counts them. A query without free text returns rows unchanged.
 func (ix *Index) Rank(q Query, rows []int) (ranked []int, hidden int) {
+	ranked, hidden, _ = ix.RankContext(context.Background(), q, rows)
+	return ranked, hidden
+}
+
+// RankContext is Rank that stops when ctx ends (returning ctx's error and no rows).
+func (ix *Index) RankContext(ctx context.Context, q Query, rows []int) (ranked []int, hidden int, err error) {
 	if !q.Scored() {
-		return slices.Clone(rows), 0
+		return slices.Clone(rows), 0, nil
 	}
 	score := make([]int32, len(rows))
 	worst := make([]int8, len(rows))
@@ -280,6 +287,9 @@ func (ix *Index) Rank(q Query, rows []int) (ranked []int, hidden int) {
 	ix.split(ix.parts(len(rows), rankChunk), len(rows), func(_, lo, hi int) {
 		top := int8(qualityAcross)
 		for r := lo; r < hi; r++ {
+			if r%rankChunk == 0 && ctx.Err() != nil {
+				return
+			}
 			m := ix.row(rows[r])
 			w, sum := int8(qualityWord), int32(0)
 			for i := range q.terms {
@@ -298,6 +308,9 @@ func (ix *Index) Rank(q Query, rows []int) (ranked []int, hidden int) {
 		best = max(best, top)
 		mu.Unlock()
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
 	order := make([]int, 0, len(rows))
 	for r := range rows {
 		if min(worst[r], qualityInField) >= best {
@@ -309,7 +322,7 @@ func (ix *Index) Rank(q Query, rows []int) (ranked []int, hidden int) {
 	for i, o := range order {
 		ranked[i] = rows[o]
 	}
-	return ranked, len(rows) - len(order)
+	return ranked, len(rows) - len(order), nil
 }
 
 // quality is how well the folded pattern matches row m (see qualityWord).
@@ -388,7 +401,18 @@ func (ix *Index) slot(m *rowMeta, slot int) []byte {
 
 // Filter returns the positions of the rows that match q, in index order.
 func (ix *Index) Filter(q Query) []int {
-	return ix.run(&q, nil)
+	rows, _ := ix.run(context.Background(), &q, nil)
+	return rows
+}
+
+// FilterContext is FilterFrom (Filter when prev is nil) that stops when ctx ends, as the TUI
+// stops a key's filter when the next key comes: it then returns ctx's error, and what it had
+// found is dropped (the narrowing FilterFrom resumes from is the last finished one's).
+func (ix *Index) FilterContext(ctx context.Context, q Query, prev []int) ([]int, error) {
+	if prev == nil {
+		return ix.run(ctx, &q, nil)
+	}
+	return ix.filterFrom(ctx, prev, q)
 }
 
 // FilterFrom is Filter restricted to the positions in prev (which must be in increasing
@@ -401,15 +425,20 @@ func (ix *Index) Filter(q Query) []int {
 // result is the same either way: the leftmost match ends earliest, so the longer pattern
 // matches exactly when its new characters follow that end.
 func (ix *Index) FilterFrom(prev []int, q Query) []int {
+	rows, _ := ix.filterFrom(context.Background(), prev, q)
+	return rows
+}
+
+func (ix *Index) filterFrom(ctx context.Context, prev []int, q Query) ([]int, error) {
 	ix.mu.Lock()
 	last := ix.last
 	ix.mu.Unlock()
 	if last != nil && last.ends != nil && sameSlice(last.rows, prev) {
 		if suffix, ok := extends(&last.q, &q); ok {
-			return ix.resume(&q, last, suffix)
+			return ix.resume(ctx, &q, last, suffix)
 		}
 	}
-	return ix.run(&q, prev)
+	return ix.run(ctx, &q, prev)
 }
 
 // narrowing remembers the last result whose query ends in a positive free-text term, with
@@ -452,23 +481,23 @@ func resumable(q *Query) bool {
 }
 
 // run filters rows 0..len-1, or the positions in prev when it is not nil.
-func (ix *Index) run(q *Query, prev []int) []int {
+func (ix *Index) run(ctx context.Context, q *Query, prev []int) ([]int, error) {
 	n := ix.Len()
 	if prev != nil {
 		n = len(prev)
 	}
 	if q.Empty() {
 		if prev != nil {
-			return slices.Clone(prev)
+			return slices.Clone(prev), nil
 		}
 		all := make([]int, n)
 		for i := range all {
 			all[i] = i
 		}
-		return all
+		return all, nil
 	}
 	wantEnds := resumable(q)
-	rows, ends := ix.parallel(n, wantEnds, func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16) {
+	rows, ends, err := ix.parallel(ctx, n, wantEnds, func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16) {
 		for k := lo; k < hi; k++ {
 			i := k
 			if prev != nil {
@@ -483,15 +512,18 @@ func (ix *Index) run(q *Query, prev []int) []int {
 		}
 		return rows, ends
 	})
+	if err != nil {
+		return nil, err
+	}
 	ix.remember(q, rows, ends, wantEnds)
-	return rows
+	return rows, nil
 }
 
 // resume continues last's matches with the added suffix.
-func (ix *Index) resume(q *Query, last *narrowing, suffix []byte) []int {
+func (ix *Index) resume(ctx context.Context, q *Query, last *narrowing, suffix []byte) ([]int, error) {
 	ascii := isASCII(suffix)
 	smask := maskOf(suffix)
-	rows, ends := ix.parallel(len(last.rows), true, func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16) {
+	rows, ends, err := ix.parallel(ctx, len(last.rows), true, func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16) {
 		for k := lo; k < hi; k++ {
 			i, from := last.rows[k], int(last.ends[k])
 			m := ix.row(i)
@@ -506,8 +538,11 @@ func (ix *Index) resume(q *Query, last *narrowing, suffix []byte) []int {
 		}
 		return rows, ends
 	})
+	if err != nil {
+		return nil, err
+	}
 	ix.remember(q, rows, ends, true)
-	return rows
+	return rows, nil
 }
 
 func (ix *Index) remember(q *Query, rows []int, ends []uint16, wantEnds bool) {
@@ -522,8 +557,10 @@ func (ix *Index) remember(q *Query, rows []int, ends []uint16, wantEnds bool) {
 
 // parallel runs scan over [0, n) split across GOMAXPROCS goroutines (one when n is small)
 // and concatenates the parts in order. Each goroutine appends to a buffer kept from the scans
-// before (see partPool), and the result is made once, at its size.
-func (ix *Index) parallel(n int, wantEnds bool, scan func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16)) ([]int, []uint16) {
+// before (see partPool), and the result is made once, at its size. Each goroutine scans its
+// part a block at a time and stops when ctx ends (then it returns ctx's error, no rows).
+func (ix *Index) parallel(ctx context.Context, n int, wantEnds bool,
+	scan func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16)) ([]int, []uint16, error) {
 	parts := ix.pool.get(ix.parts(n, minChunk))
 	defer ix.pool.put(parts)
 	ix.split(len(parts), n, func(w, lo, hi int) {
@@ -534,8 +571,13 @@ func (ix *Index) parallel(n int, wantEnds bool, scan func(lo, hi int, rows []int
 		if wantEnds {
 			p.ends = slices.Grow(p.ends, hi-lo)
 		}
-		p.rows, p.ends = scan(lo, hi, p.rows, p.ends)
+		for at := lo; at < hi && ctx.Err() == nil; at += scanBlock {
+			p.rows, p.ends = scan(at, min(at+scanBlock, hi), p.rows, p.ends)
+		}
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	at := make([]int, len(parts)+1) // where each part goes in the result
 	for w, p := range parts {
 		at[w+1] = at[w] + len(p.rows)
@@ -556,8 +598,12 @@ func (ix *Index) parallel(n int, wantEnds bool, scan func(lo, hi int, rows []int
 			}
 		}
 	})
-	return rows, ends
+	return rows, ends, nil
 }
+
+// scanBlock is how many rows a scan's goroutine searches between two looks at whether its
+// context ended: at 1M rows some 2 ms of work on the slowest queries.
+const scanBlock = 1 << 14
 
 // parts is how many goroutines share n rows: one per core, each given at least chunk rows.
 func (ix *Index) parts(n, chunk int) int { return max(min(cores.N(), n/chunk), 1) }

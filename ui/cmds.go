@@ -38,8 +38,9 @@ type selectedMsg struct {
 
 // selectCmd filters and selects rows off the UI loop. prev, when not nil, is the match set of
 // a query q refines on the same dataset, or q's own matches when exact is set. keepID is the
-// execution to keep selected.
+// execution to keep selected. When ctx ends first the command gives no message.
 func selectCmd(
+	ctx context.Context,
 	tag int,
 	ds *window.Dataset,
 	v window.View,
@@ -62,15 +63,22 @@ func selectCmd(
 		if q.Empty() {
 			items = window.SelectItems(ds, v)
 		} else {
+			// A search the next key made stale stops (ctx ends when the selection is asked
+			// again): its result would be dropped, and it would hold the cores from the next.
+			var err error
 			pos = from.pos
 			if !exact || pos == nil {
-				pos = ds.Matches(q, from.pos)
+				if pos, err = ds.MatchesContext(ctx, q, from.pos); err != nil {
+					return nil
+				}
 			}
 			shown := pos
 			if ranked = v.Ranks(q, len(pos)); ranked {
 				// the same query's matches ranked before (erasing back to it) keep their order
 				if best, hidden = from.best, from.hidden; !exact || best == nil {
-					best, hidden = ds.Filter.Rank(q, pos)
+					if best, hidden, err = ds.Filter.RankContext(ctx, q, pos); err != nil {
+						return nil
+					}
 				}
 				shown = best
 			}

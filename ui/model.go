@@ -172,6 +172,7 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		fetching: map[string]bool{},
 		secrets:  be.Policy(),
 		load:     newLoader(be.NewFeed(), opt.Memory),
+		sel:      selector{ctx: ctx},
 		bindings: rootBindings(),
 		overlays: rootOverlays(),
 		// a free-text filter's matches best first, time order a key away (s)

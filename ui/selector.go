@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"cmp"
+	"context"
 	"maps"
 	"slices"
 
@@ -16,17 +18,19 @@ import (
 // narrows from (the last result, recent results on the same dataset); and the dataset waiting
 // for its rows.
 type selector struct {
-	nextDS  *window.Dataset // a dataset waiting for its rows (installed with them)
-	tag     int             // of the last selection asked for
-	done    int             // tag of the last selection installed
-	user    int             // tag of the last selection a key asked for (pending)
-	lastQ   filter.Query    // the query of the installed rows
-	lastV   window.View     // the view of the installed rows
-	lastPos []int           // the installed query's matches
-	lastDS  *window.Dataset // the dataset of the installed rows
-	matches matchCache      // recent filter results on lastDS, reused when the query returns
-	ranked  bool            // the installed rows are in best-match order
-	hidden  int             // matches the ranking cut as scattered letters
+	ctx     context.Context    // the program's: a selection's work stops when it ends
+	stop    context.CancelFunc // ends the last selection asked for (the next one makes it stale)
+	nextDS  *window.Dataset    // a dataset waiting for its rows (installed with them)
+	tag     int                // of the last selection asked for
+	done    int                // tag of the last selection installed
+	user    int                // tag of the last selection a key asked for (pending)
+	lastQ   filter.Query       // the query of the installed rows
+	lastV   window.View        // the view of the installed rows
+	lastPos []int              // the installed query's matches
+	lastDS  *window.Dataset    // the dataset of the installed rows
+	matches matchCache         // recent filter results on lastDS, reused when the query returns
+	ranked  bool               // the installed rows are in best-match order
+	hidden  int                // matches the ranking cut as scattered letters
 }
 
 // request asks for the rows of query and view over the dataset waiting (else ds), keeping the
@@ -53,7 +57,12 @@ func (s *selector) request(
 	}
 	v := view
 	v.Collapsed = maps.Clone(view.Collapsed)
-	return selectCmd(s.tag, ds, v, query, from, exact, keepID, keepKind, at)
+	if s.stop != nil {
+		s.stop() // the selection asked for before is stale now: its search stops
+	}
+	ctx, stop := context.WithCancel(cmp.Or[context.Context](s.ctx, context.Background()))
+	s.stop = stop
+	return selectCmd(ctx, s.tag, ds, v, query, from, exact, keepID, keepKind, at)
 }
 
 // asked marks the last request as a key's: until it is installed, keys that act on rows wait.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -440,7 +441,7 @@ func TestMatchCacheSameRows(t *testing.T) {
 				from.pos = lastPos
 			}
 			keep := ds.Exec(12345)
-			msg := selectCmd(1, ds, v, q, from, exact, keep.ID, window.ItemMember, -1)().(selectedMsg)
+			msg := selectCmd(context.Background(), 1, ds, v, q, from, exact, keep.ID, window.ItemMember, -1)().(selectedMsg)
 			want := ds.Matches(q, nil)
 			if q.Empty() {
 				want = nil
@@ -533,7 +534,7 @@ func TestErasingBackReusesTheRanking(t *testing.T) {
 			t.Fatal(err)
 		}
 		from, exact := c.lookup(q)
-		msg := selectCmd(1, ds, v, q, from, exact, "", window.ItemExec, -1)().(selectedMsg)
+		msg := selectCmd(context.Background(), 1, ds, v, q, from, exact, "", window.ItemExec, -1)().(selectedMsg)
 		c.add(ds, cachedMatches{q: msg.q, pos: msg.pos, best: msg.best, hidden: msg.hidden})
 		return msg
 	}
@@ -548,5 +549,29 @@ func TestErasingBackReusesTheRanking(t *testing.T) {
 	}
 	if fmt.Sprint(again.items.Slice()) != fmt.Sprint(first.items.Slice()) {
 		t.Fatalf("erasing back gave other rows")
+	}
+}
+
+// Asking for the rows again stops the search of the selection asked for before (the next key
+// made it stale): its command gives no message, and the new one its rows.
+func TestTheNextKeyStopsTheStaleSearch(t *testing.T) {
+	ds := window.Build(synthetic(20_000), nil, func(execs []model.Execution) window.Analysis {
+		r := triage.Analyze(execs, triage.NewKinds(), triage.Options{})
+		return window.Analysis{Triage: r.Triage, Groups: r.Groups}
+	})
+	s := selector{ctx: context.Background()}
+	q1, _ := filter.Parse("gmail")
+	q2, _ := filter.Parse("gmail s")
+	stale := s.request(ds, window.View{}, q1, "", window.ItemExec, -1)
+	current := s.request(ds, window.View{}, q2, "", window.ItemExec, -1)
+	if msg := stale(); msg != nil {
+		t.Fatalf("the stale selection's command ran its search and gave %T", msg)
+	}
+	msg, ok := current().(selectedMsg)
+	if !ok || msg.tag != s.tag || len(msg.pos) == 0 {
+		t.Fatalf("the current selection gave %+v", msg)
+	}
+	if ok, _ := s.take(msg); !ok {
+		t.Fatal("the current selection was not installed")
 	}
 }

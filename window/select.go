@@ -1,6 +1,7 @@
 package window
 
 import (
+	"context"
 	"slices"
 
 	"github.com/exectriage/exectriage/filter"
@@ -51,13 +52,17 @@ func (v View) Ranks(q filter.Query, n int) bool {
 // Matches returns the executions (positions, increasing) that q keeps; prev, when not nil,
 // must be the result of a query q refines on the same dataset (the search narrows it).
 func (ds *Dataset) Matches(q filter.Query, prev []int) []int {
+	pos, _ := ds.MatchesContext(context.Background(), q, prev)
+	return pos
+}
+
+// MatchesContext is Matches that stops when ctx ends, returning its error (the TUI stops a
+// key's search when the next key comes).
+func (ds *Dataset) MatchesContext(ctx context.Context, q filter.Query, prev []int) ([]int, error) {
 	if ds == nil || ds.Filter == nil {
-		return nil
+		return nil, ctx.Err()
 	}
-	if prev != nil {
-		return ds.Filter.FilterFrom(prev, q)
-	}
-	return ds.Filter.Filter(q)
+	return ds.Filter.FilterContext(ctx, q, prev)
 }
 
 // keeps reports whether the toggles keep execution i.
