@@ -81,3 +81,86 @@ func BenchmarkFilterKeys1M(b *testing.B) {
 		b.ReportMetric(float64(s.d[len(s.d)*95/100].Microseconds())/1000, s.name+"-p95-ms")
 	}
 }
+
+// BenchmarkFilterBurst1M types "gmsend" over the 1M export as a fast typist does, a key every
+// 30 ms, each key's search started as the TUI starts it (off the loop, narrowing from the last
+// finished result), and reports how long after its key the last one's matches come: with each
+// key stopping the search before it (as the TUI does) and with every search left to finish.
+func BenchmarkFilterBurst1M(b *testing.B) {
+	v, err := load(context.Background(), benchData(b, "1m.jsonl"), 1_000_000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds := v.ds
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	const word, gap = "gmsend", 30 * time.Millisecond
+	burst := func(stopStale bool) time.Duration {
+		type result struct {
+			q   filter.Query
+			pos []int
+		}
+		done := make(chan result, len(word))
+		var last result // the last finished search: the next key narrows from it
+		stop := func() {}
+		var lastKey time.Time
+		for i := range word {
+			q, err := filter.Parse(word[:i+1])
+			if err != nil {
+				b.Fatal(err)
+			}
+		drain:
+			for {
+				select {
+				case r := <-done:
+					if r.pos != nil {
+						last = r
+					}
+				default:
+					break drain
+				}
+			}
+			var from []int
+			if last.pos != nil && q.Refines(last.q) {
+				from = last.pos
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if stopStale {
+				stop()
+			}
+			stop = cancel
+			lastKey = time.Now()
+			go func() {
+				pos, err := ds.MatchesContext(ctx, q, from)
+				if err != nil {
+					pos = nil
+				}
+				done <- result{q: q, pos: pos}
+			}()
+			if i < len(word)-1 {
+				time.Sleep(gap)
+			}
+		}
+		want, _ := filter.Parse(word)
+		for r := range done {
+			if r.q.String() == want.String() {
+				stop()
+				return time.Since(lastKey)
+			}
+		}
+		return 0
+	}
+	var stopped, finished []time.Duration
+	for b.Loop() {
+		stopped = append(stopped, burst(true))
+		finished = append(finished, burst(false))
+		time.Sleep(200 * time.Millisecond) // the searches left running end
+	}
+	for _, s := range []struct {
+		name string
+		d    []time.Duration
+	}{{"stopping", stopped}, {"finishing", finished}} {
+		slices.Sort(s.d)
+		b.ReportMetric(float64(s.d[len(s.d)/2].Microseconds())/1000, "last-key-ms-"+s.name)
+	}
+}
