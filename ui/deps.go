@@ -122,7 +122,10 @@ type Options struct {
 	Views []SavedView
 	View  string
 	// Memory paces the collector while loads run (Run sets it; nil: the runtime's defaults).
+	// IdleGC is its percent once a big load is in and handed back (heap.Budget.Idle; Run sets
+	// it unless the process was given GOGC; 0: the process's own).
 	Memory *heap.Budget
+	IdleGC int
 }
 
 func (o Options) withDefaults() Options {

@@ -43,8 +43,9 @@ const maxPending = 50_000
 // loader is the state of the current load and of the analyses of its pages. The root owns it,
 // routes the load's messages to it and words what it reports (the header, the status line).
 type loader struct {
-	feed *app.Feed // the window being loaded: its queue and builder
-	mem  *heap.Budget
+	feed   *app.Feed // the window being loaded: its queue and builder
+	mem    *heap.Budget
+	idleGC int // the collector's percent once a big load is handed back (Options.IdleGC)
 
 	tag             int
 	loading         bool
@@ -63,8 +64,8 @@ type loader struct {
 	snapAt     time.Time // when an analysis last took a snapshot for the list
 }
 
-func newLoader(feed *app.Feed, mem *heap.Budget) loader {
-	return loader{feed: feed, mem: mem}
+func newLoader(feed *app.Feed, mem *heap.Budget, idleGC int) loader {
+	return loader{feed: feed, mem: mem, idleGC: idleGC}
 }
 
 // start begins a load of the window since (a refresh gives what is newer than the newest
@@ -265,9 +266,15 @@ func analyzeCmd(ctx context.Context, feed *app.Feed, mem *heap.Budget, tag int, 
 }
 
 // handBackCmd hands the memory a big load no longer needs back to the system, now rather than
-// keep the load's peak resident while the person reads the list. It runs a collection: off the
-// loop.
-func handBackCmd() tea.Msg {
-	debug.FreeOSMemory()
-	return nil
+// keep the load's peak resident while the person reads the list, and from then on paces the
+// collector at idleGC between loads (heap.Budget.Idle): the dataset is in, and what allocates
+// now is the person's keys. It runs a collection: off the loop.
+func handBackCmd(mem *heap.Budget, idleGC int) tea.Cmd {
+	return func() tea.Msg {
+		debug.FreeOSMemory()
+		if idleGC > 0 {
+			mem.Idle(idleGC)
+		}
+		return nil
+	}
 }

@@ -32,7 +32,7 @@ import (
 // for another), finds the groups only once the load has ended, and says when a load failed.
 func TestLoaderAlone(t *testing.T) {
 	e := newEnv(t)
-	l := newLoader(e.deps().App.NewFeed(), nil)
+	l := newLoader(e.deps().App.NewFeed(), nil, 0)
 	ctx := context.Background()
 	l.start(ctx, 0)
 	defer l.stop()

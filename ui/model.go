@@ -171,7 +171,7 @@ func New(ctx context.Context, be Backend, opt Options) *Model {
 		follow:   opt.Follow,
 		fetching: map[string]bool{},
 		secrets:  be.Policy(),
-		load:     newLoader(be.NewFeed(), opt.Memory),
+		load:     newLoader(be.NewFeed(), opt.Memory, opt.IdleGC),
 		sel:      selector{ctx: ctx},
 		bindings: rootBindings(),
 		overlays: rootOverlays(),

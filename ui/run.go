@@ -42,7 +42,8 @@ func Run(ctx context.Context, d Deps, opts ...tea.ProgramOption) error {
 		d.UI.Memory = heap.New(memoryFloor)
 	}
 	if os.Getenv("GOGC") == "" {
-		defer d.UI.Memory.Idle(idleGC)()
+		d.UI.IdleGC = idleGC
+		defer d.UI.Memory.Idle(0) // the process's own pacing back when the TUI ends
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -72,10 +73,12 @@ const spareProcs = 8
 // and the garbage of its load, within the 800 MB its load may peak at.
 const memoryFloor = 640 << 20
 
-// idleGC is the collector's percent between loads, unless the process was given GOGC: a
-// quarter of the dataset as headroom for what keys make, rather than the default's doubling
-// into fresh memory (heap.Budget.Idle). Typing the bench's filters over the 1M export (in
-// process, three runs): per key mean 16.4 -> 11.6 ms, p95 50.0 -> 37.4 ms.
+// idleGC is the collector's percent between loads once a big load is in (handBackCmd), unless
+// the process was given GOGC: a quarter of the dataset as headroom for what keys make, rather
+// than the default's doubling into fresh memory (heap.Budget.Idle). Typing the bench's filters
+// over the 1M export (in process, three runs): per key mean 16.4 -> 11.6 ms, p95 50.0 -> 37.4
+// ms. Set from the start instead, it ran cycles in the gaps between the load's phases: a key
+// pressed during the 1M load drew its frame later (p95 15.1-15.8 -> 16.4-19.8 ms).
 const idleGC = 25
 
 // keyHold is how long a key holds a running load back (Backend.Hold): three frames, time for

@@ -133,7 +133,7 @@ func (m *Model) updateLoad(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.rowsMoved = false
 		if m.load.handBackNow(m.sel.nextDS != nil) {
 			// The list shows the big load's last dataset: what went before is garbage now.
-			cmds = append(cmds, handBackCmd)
+			cmds = append(cmds, handBackCmd(m.load.mem, m.load.idleGC))
 		}
 		return m, tea.Batch(cmds...)
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/exectriage/exectriage/internal/heap"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
 	"github.com/exectriage/exectriage/source"
@@ -239,6 +241,34 @@ func TestBigLoadHandsMemoryBack(t *testing.T) {
 	h.m.Update(analyzedMsg{tag: h.m.load.analyzeTag, ds: ds})
 	if h.m.load.handBack {
 		t.Error("a small analysis asked for the memory to be handed back")
+	}
+}
+
+// The collector paces at the idle percent only once a big load is in and handed back: not
+// from the start (a load's phases have gaps, where a tight percent would run a cycle over the
+// load's garbage while keys are pressed), and the process's own comes back after.
+func TestIdlePacingStartsWhenABigLoadIsIn(t *testing.T) {
+	gogc := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	before := gogc()
+	mem := heap.New(8 << 20)
+	defer mem.Idle(0)
+	e := newEnv(t)
+	e.ui.Memory, e.ui.IdleGC = mem, 25
+	m := New(context.Background(), e.deps().App, e.ui)
+	if got := gogc(); got != before || m.load.idleGC != 25 {
+		t.Fatalf("GOGC %d before any load is in (want %d), the loader's idle percent %d", got, before, m.load.idleGC)
+	}
+	handBackCmd(m.load.mem, m.load.idleGC)()
+	if got := gogc(); got != 25 {
+		t.Fatalf("GOGC %d after a big load was handed back, want 25", got)
+	}
+	mem.Idle(0)
+	if got := gogc(); got != before {
+		t.Fatalf("GOGC %d after the TUI ended, want %d", got, before)
 	}
 }
 

@@ -39,6 +39,7 @@ type Budget struct {
 	loads   int   // loads under way
 	gcPct   int   // the GOGC to restore when the last load ends
 	idle    int   // the GOGC between loads (Idle), 0 for the process's own
+	own     int   // the process's own GOGC, to put back when Idle ends
 	prevLim int64 // the limit to restore then
 	limit   int64 // the limit set while loads run, 0 when none runs
 	sample  []metrics.Sample
@@ -79,37 +80,32 @@ func (b *Budget) Load() (done func()) {
 	}
 }
 
-// Idle paces the collector at percent (as GOGC) whenever no load runs, from now until the
-// returned function puts the process's own percent back. Use it when the process was not
-// given GOGC: see the package's comment.
-func (b *Budget) Idle(percent int) (restore func()) {
-	if b == nil || percent <= 0 {
-		return func() {}
+// Idle paces the collector at percent (as GOGC) whenever no load runs, from now on; 0 puts
+// the process's own percent back. Call it once the dataset is in (the TUI does once a big
+// load's memory is handed back), not before: a load's phases have gaps between them, and a
+// tight percent there starts a cycle over the load's garbage while the person presses keys.
+// Use it when the process was not given GOGC: see the package's comment.
+func (b *Budget) Idle(percent int) {
+	if b == nil {
+		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.idle = percent
+	switch {
+	case percent > 0 && b.idle == 0: // the process's own, to put back
+		b.own = b.gcPct
+		if b.loads == 0 {
+			b.own = debug.SetGCPercent(percent)
+		}
+	case percent <= 0 && b.idle == 0:
+		return
+	}
+	b.idle = max(percent, 0)
 	if b.loads > 0 {
-		return b.restoreIdle(b.gcPct)
+		b.gcPct = b.own // restored when the loads end: the idle percent, or the process's
+		return
 	}
-	return b.restoreIdle(debug.SetGCPercent(percent))
-}
-
-// restoreIdle returns the function that ends Idle's pacing: prev is back between loads.
-func (b *Budget) restoreIdle(prev int) func() {
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			b.idle = 0
-			if b.loads > 0 {
-				b.gcPct = prev
-				return
-			}
-			debug.SetGCPercent(prev)
-		})
-	}
+	debug.SetGCPercent(cmp.Or(b.idle, b.own))
 }
 
 // Fit sets the limit again for the heap as it is now: a load calls it as its dataset grows.

@@ -66,13 +66,13 @@ func TestBudget(t *testing.T) {
 	}
 }
 
-// Idle paces the collector at its percent between loads (before the first, and after each),
-// leaves a load's pacing alone while it runs, and puts the process's own back when restored,
+// Idle paces the collector at its percent between loads (from the call on, and after each
+// load), leaves a load's pacing alone while it runs, and Idle(0) puts the process's own back,
 // whether a load runs then or not.
 func TestIdlePacing(t *testing.T) {
 	before := gogc(t)
 	b := New(8 << 20)
-	restore := b.Idle(25)
+	b.Idle(25)
 	if got := gogc(t); got != 25 {
 		t.Fatalf("GOGC with no load under Idle(25) = %d", got)
 	}
@@ -85,19 +85,27 @@ func TestIdlePacing(t *testing.T) {
 		t.Fatalf("GOGC after a load under Idle(25) = %d", got)
 	}
 	done = b.Load()
-	restore()
+	b.Idle(0)
 	done()
 	if got := gogc(t); got != before {
-		t.Fatalf("GOGC after Idle was restored during a load = %d, want %d", got, before)
+		t.Fatalf("GOGC after Idle ended during a load = %d, want %d", got, before)
 	}
-	restore = b.Idle(30)
-	restore()
-	restore()
+	done = b.Load() // Idle called first while a load runs: it applies when the load ends
+	b.Idle(30)
+	if got := gogc(t); got != math.MaxUint64 {
+		t.Fatalf("Idle during a load changed its pacing to %d", got)
+	}
+	done()
+	if got := gogc(t); got != 30 {
+		t.Fatalf("GOGC after a load under Idle(30) = %d", got)
+	}
+	b.Idle(0)
+	b.Idle(0)
 	if got := gogc(t); got != before {
-		t.Fatalf("GOGC after Idle was restored = %d, want %d", got, before)
+		t.Fatalf("GOGC after Idle ended = %d, want %d", got, before)
 	}
 	var none *Budget
-	none.Idle(25)()
+	none.Idle(25)
 	if got := gogc(t); got != before {
 		t.Fatalf("a nil budget's Idle changed GOGC to %d", got)
 	}
