@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/exectriage/exectriage/internal/cores"
 )
 
 // suggestLimit is how many values a hint names; maxDistinct bounds the values each part of
@@ -57,8 +59,8 @@ func (ix *Index) starting(t *term, limit int) []string {
 	}
 	// Each part of the rows counts its own values (at most maxDistinct each), on every core:
 	// at 1M rows the scan alone took 40 ms on one. Their sums are the counts.
-	parts := make([]map[string]int, ix.parts(ix.Len(), minChunk))
-	ix.split(len(parts), ix.Len(), func(part, lo, hi int) {
+	parts := make([]map[string]int, cores.Parts(ix.Len(), minChunk))
+	cores.Split(len(parts), ix.Len(), func(part, lo, hi int) {
 		counts := make(map[string]int)
 		for k := lo; k < hi; k++ {
 			v := ix.field(k, ix.row(k), t.slot)

@@ -284,7 +284,7 @@ func (ix *Index) RankContext(ctx context.Context, q Query, rows []int) (ranked [
 	worst := make([]int8, len(rows))
 	var mu sync.Mutex
 	best := int8(qualityAcross)
-	ix.split(ix.parts(len(rows), rankChunk), len(rows), func(_, lo, hi int) {
+	cores.Split(cores.Parts(len(rows), rankChunk), len(rows), func(_, lo, hi int) {
 		top := int8(qualityAcross)
 		for r := lo; r < hi; r++ {
 			if r%rankChunk == 0 && ctx.Err() != nil {
@@ -561,9 +561,9 @@ func (ix *Index) remember(q *Query, rows []int, ends []uint16, wantEnds bool) {
 // part a block at a time and stops when ctx ends (then it returns ctx's error, no rows).
 func (ix *Index) parallel(ctx context.Context, n int, wantEnds bool,
 	scan func(lo, hi int, rows []int, ends []uint16) ([]int, []uint16)) ([]int, []uint16, error) {
-	parts := ix.pool.get(ix.parts(n, minChunk))
+	parts := ix.pool.get(cores.Parts(n, minChunk))
 	defer ix.pool.put(parts)
-	ix.split(len(parts), n, func(w, lo, hi int) {
+	cores.Split(len(parts), n, func(w, lo, hi int) {
 		p := &parts[w]
 		// room for every row of the part at once: grown by doubling, a first scan matching most
 		// rows made and copied twice what it kept (at 1M, the first key after a load: 220 ms)
@@ -590,7 +590,7 @@ func (ix *Index) parallel(ctx context.Context, n int, wantEnds bool,
 	}
 	// Each part is copied by its own goroutine: the result is often fresh memory, whose page
 	// faults (and the copy) then take both cores' time rather than one's.
-	ix.split(len(parts), len(parts), func(_, lo, hi int) {
+	cores.Split(len(parts), len(parts), func(_, lo, hi int) {
 		for w := lo; w < hi; w++ {
 			copy(rows[at[w]:], parts[w].rows)
 			if wantEnds {
@@ -604,22 +604,6 @@ func (ix *Index) parallel(ctx context.Context, n int, wantEnds bool,
 // scanBlock is how many rows a scan's goroutine searches between two looks at whether its
 // context ended: at 1M rows some 2 ms of work on the slowest queries.
 const scanBlock = 1 << 14
-
-// parts is how many goroutines share n rows: one per core, each given at least chunk rows.
-func (ix *Index) parts(n, chunk int) int { return max(min(cores.N(), n/chunk), 1) }
-
-// split runs f over [0, n) cut into parts parts, one goroutine each (the caller's when one).
-func (ix *Index) split(parts, n int, f func(part, lo, hi int)) {
-	if parts <= 1 {
-		f(0, 0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range parts {
-		wg.Go(func() { f(w, n*w/parts, n*(w+1)/parts) })
-	}
-	wg.Wait()
-}
 
 // rankChunk is the fewest rows worth a goroutine of their own when ranking: each costs a
 // search of the whole row's text, some fifty times a filter's mask check.

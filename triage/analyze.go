@@ -2,7 +2,6 @@ package triage
 
 import (
 	"cmp"
-	"sync"
 	"time"
 
 	"github.com/exectriage/exectriage/internal/cores"
@@ -151,21 +150,10 @@ func parallel(n, least int, work func(lo, hi int)) {
 }
 
 // parallelParts is parallel telling each part its number w, below parts(n, least).
-func parallelParts(n, least int, work func(w, lo, hi int)) {
-	workers := parts(n, least)
-	if workers == 1 {
-		work(0, 0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() { work(w, n*w/workers, n*(w+1)/workers) })
-	}
-	wg.Wait()
-}
+func parallelParts(n, least int, work func(w, lo, hi int)) { cores.Split(parts(n, least), n, work) }
 
-// parts is how many parts parallel splits n items into: one per core, of at least least.
-func parts(n, least int) int { return max(1, min(cores.N(), n/max(least, 1))) }
+// parts is how many parts parallel cuts n items into.
+func parts(n, least int) int { return cores.Parts(n, least) }
 
 // classifyMinChunk is the fewest executions worth a goroutine of their own.
 const classifyMinChunk = 16384

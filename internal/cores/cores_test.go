@@ -41,3 +41,40 @@ func TestBackgroundNicesItsOwnThread(t *testing.T) {
 		t.Errorf("Foreground's nice %d is not between the loop's 0 and Background's %d", foregroundNice, backgroundNice)
 	}
 }
+
+// Split's parts cover [0, n) once, in order of w, each given to work once; Parts gives at
+// least least items a part, one part at least, and no more parts than cores.
+func TestSplitCoversEveryItemOnce(t *testing.T) {
+	for _, c := range []struct{ parts, n int }{{1, 0}, {1, 7}, {2, 7}, {3, 100}, {4, 3}} {
+		seen := make([]int, c.n)
+		bounds := make([][2]int, max(c.parts, 1))
+		Split(c.parts, c.n, func(w, lo, hi int) {
+			bounds[w] = [2]int{lo, hi}
+			for i := lo; i < hi; i++ {
+				seen[i]++ // each part its own items: no two write one
+			}
+		})
+		for i, k := range seen {
+			if k != 1 {
+				t.Fatalf("Split(%d, %d): item %d worked on %d times", c.parts, c.n, i, k)
+			}
+		}
+		for w := 1; w < len(bounds); w++ {
+			if bounds[w][0] != bounds[w-1][1] {
+				t.Fatalf("Split(%d, %d): part %d starts at %d, the one before ends at %d", c.parts, c.n, w,
+					bounds[w][0], bounds[w-1][1])
+			}
+		}
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(64)
+	if got := Parts(10, 4); got != min(2, N()) {
+		t.Errorf("Parts(10, 4) = %d, want %d", got, min(2, N()))
+	}
+	if got := Parts(3, 4); got != 1 {
+		t.Errorf("Parts(3, 4) = %d, want 1", got)
+	}
+	if got := Parts(1<<30, 1); got != N() {
+		t.Errorf("Parts of a billion = %d, want one per core (%d)", got, N())
+	}
+}

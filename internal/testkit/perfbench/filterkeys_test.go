@@ -11,19 +11,25 @@ import (
 	"github.com/exectriage/exectriage/window"
 )
 
-// BenchmarkFilterKeys1M types the tmux bench's queries key by key over bench-data/1m.jsonl
-// loaded as the TUI loads it, and times what the TUI's selection command does per key: the
-// matches (narrowed from the shorter query's as the TUI's selector does) and the list's rows
-// made of them. Erasing reuses the shorter query's matches (the selector's cache). The
-// collector paces as the TUI's does between loads.
-func BenchmarkFilterKeys1M(b *testing.B) {
+// typedOver loads the 1M export as the TUI loads it and paces the collector as the TUI does
+// once a big load is in (ui's idleGC, heap.Budget.Idle), until the benchmark ends.
+func typedOver(b *testing.B) *window.Dataset {
+	b.Helper()
 	v, err := load(context.Background(), benchData(b, "1m.jsonl"), 1_000_000)
 	if err != nil {
 		b.Fatal(err)
 	}
-	ds := v.ds
-	// the TUI's collector between loads (ui.Run's idleGC, heap.Budget.Idle)
-	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	prev := debug.SetGCPercent(25)
+	b.Cleanup(func() { debug.SetGCPercent(prev) })
+	return v.ds
+}
+
+// BenchmarkFilterKeys1M types the tmux bench's queries key by key over bench-data/1m.jsonl
+// loaded as the TUI loads it, and times what the TUI's selection command does per key: the
+// matches (narrowed from the shorter query's as the TUI's selector does) and the list's rows
+// made of them. Erasing reuses the shorter query's matches (the selector's cache).
+func BenchmarkFilterKeys1M(b *testing.B) {
+	ds := typedOver(b)
 	var match, rows []time.Duration
 	for b.Loop() {
 		for _, typed := range []string{"g", "gmsend", "user:42", "timedout"} {
@@ -87,12 +93,7 @@ func BenchmarkFilterKeys1M(b *testing.B) {
 // finished result), and reports how long after its key the last one's matches come: with each
 // key stopping the search before it (as the TUI does) and with every search left to finish.
 func BenchmarkFilterBurst1M(b *testing.B) {
-	v, err := load(context.Background(), benchData(b, "1m.jsonl"), 1_000_000)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ds := v.ds
-	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	ds := typedOver(b)
 	const word, gap = "gmsend", 30 * time.Millisecond
 	burst := func(stopStale bool) time.Duration {
 		type result struct {
