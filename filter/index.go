@@ -484,10 +484,6 @@ func (ix *Index) parallel(ctx context.Context, n int, wantEnds bool,
 // context ended: at 1M rows some 2 ms of work on the slowest queries.
 const scanBlock = 1 << 14
 
-// rankChunk is the fewest rows worth a goroutine of their own when ranking: each costs a
-// search of the whole row's text, some fifty times a filter's mask check.
-const rankChunk = 2048
-
 // part is one goroutine's share of a parallel scan: the rows it matched and, when asked,
 // where each match ended.
 type part struct {

@@ -22,6 +22,10 @@ const (
 	qualityWord             // the term is a whole word of the tool, toolkit or log id
 )
 
+// rankChunk is the fewest rows worth a goroutine of their own when ranking: each costs a
+// search of the whole row's text, some fifty times a filter's mask check.
+const rankChunk = 2048
+
 // nameSlots are the fields that name a row.
 var nameSlots = [...]int{slotTool, slotToolkit, slotID}
 

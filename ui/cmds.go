@@ -52,10 +52,9 @@ func selectCmd(
 	keepAt int,
 ) tea.Cmd {
 	return func() tea.Msg {
-		// At the loop's priority, its filter's goroutines too: lowered (nice 5), they gave a
-		// key's first frame 1.6 ms at p95 but lost the cores to the terminal's own work, and
-		// the list a person waits for settled later (1M in tmux, 88 keys: p95 97-103 -> 85 ms,
-		// the first frame's p95 in a pty 11.8-13.4 ms either way).
+		// Runs at the loop's priority, its filter's goroutines too: lowered (nice 5), they lost
+		// the cores to the terminal's own work and the settled list came later (1M in tmux:
+		// p95 97-103 -> 85 ms; the first frame's p95 in a pty the same either way).
 		var pos []int
 		var items window.Items
 		ranked, hidden := false, 0

@@ -115,6 +115,9 @@ type cachedMatches struct {
 	hidden int
 }
 
+// size is the positions an entry holds: its matches and their ranked order.
+func (m cachedMatches) size() int { return len(m.pos) + len(m.best) }
+
 // Bounds on what the cache keeps (the newest result is always kept).
 const (
 	matchCacheEntries   = 8
@@ -159,11 +162,11 @@ func (c *matchCache) add(ds *window.Dataset, m cachedMatches) {
 	c.entries = append(c.entries, m)
 	total := 0
 	for _, e := range c.entries {
-		total += len(e.pos)
+		total += e.size()
 	}
 	drop := 0
 	for len(c.entries)-drop > 1 && (len(c.entries)-drop > matchCacheEntries || total > matchCachePositions) {
-		total -= len(c.entries[drop].pos)
+		total -= c.entries[drop].size()
 		drop++
 	}
 	if drop > 0 {

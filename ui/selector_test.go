@@ -512,6 +512,14 @@ func TestMatchCacheBounds(t *testing.T) {
 	if len(c.entries) != 1 {
 		t.Fatalf("%d entries after a result at the position bound", len(c.entries))
 	}
+	// a ranked order counts toward the bound as the matches do
+	q2, _ := filter.Parse("q2")
+	half := make([]int, matchCachePositions/2)
+	c.add(a, cachedMatches{q: q2, pos: half[:1], best: half[:1]})
+	c.add(a, cachedMatches{q: q, pos: half, best: half})
+	if len(c.entries) != 1 {
+		t.Fatalf("%d entries after matches and their order at the position bound", len(c.entries))
+	}
 	c.add(b, cachedMatches{q: q, pos: []int{1}})
 	if c.ds != b || len(c.entries) != 1 || c.entries[0].pos[0] != 1 {
 		t.Fatalf("the cache kept another dataset's results")
