@@ -61,10 +61,10 @@ func (a *App) Load(ctx context.Context) (*Loaded, error) {
 // loadLive reads an API's window as Stream does: the details triage needs are fetched while
 // the pages come (lazyDetails), not after the last one, and each takes its list entry's place.
 func (a *App) loadLive(ctx context.Context) (*Loaded, error) {
-	var execs []model.Execution
+	var pages batches // the callback owns each batch: kept, and copied once at the end
 	detail := map[string]model.Execution{}
 	missed, err := a.stream(ctx, a.Window(), false, func(b []model.Execution) error {
-		execs = append(execs, b...)
+		pages.add(b)
 		return nil
 	}, func(d []model.Execution) error {
 		for _, e := range d {
@@ -75,7 +75,7 @@ func (a *App) loadLive(ctx context.Context) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	execs, dups := window.KeepLatest(execs) // copies the API listed twice; the details are not copies
+	execs, dups := window.KeepLatest(pages.join()) // copies the API listed twice; the details are not copies
 	for i := range execs {
 		if d, ok := detail[execs[i].ID]; ok && !execs[i].Detailed {
 			execs[i] = d
@@ -108,8 +108,7 @@ func (a *App) loadAll(ctx context.Context) ([]model.Execution, int, error) {
 		execs = make([]model.Execution, 0, n)
 		hugepage.Advise(execs)
 	}
-	var batches [][]model.Execution
-	n := 0
+	var pages batches
 	err := a.src.Load(ctx, a.Window(), func(b []model.Execution) error {
 		if a.o.Lean {
 			for i := range b {
@@ -122,28 +121,49 @@ func (a *App) loadAll(ctx context.Context) ([]model.Execution, int, error) {
 			if a.o.Lean {
 				b = slices.Clone(b) // the source reuses b (ReuseBatches)
 			}
-			batches = append(batches, b)
-			n += len(b)
+			pages.add(b)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, 0, err
 	}
-	switch {
-	case cap(execs) > 0:
-	case len(batches) == 1:
-		execs = batches[0]
-	default:
-		execs = make([]model.Execution, 0, n)
-		for i, b := range batches {
-			execs = append(execs, b...)
-			batches[i] = nil
-		}
+	if cap(execs) == 0 {
+		execs = pages.join()
 	}
 	execs, dups := window.KeepLatest(execs) // before the sort: the later copy is the one kept
 	SortNewestFirst(execs)
 	return execs, dups + a.repeats(), nil
+}
+
+// batches are a load's batches kept as they come, to be copied once into a slice of the
+// right size: growing one slice by append copies it over and over, each time into memory
+// never touched (on some machines a page fault for every 4 KiB: 3 ms a megabyte).
+type batches struct {
+	kept [][]model.Execution
+	n    int
+}
+
+func (b *batches) add(batch []model.Execution) {
+	if len(batch) > 0 {
+		b.kept = append(b.kept, batch)
+		b.n += len(batch)
+	}
+}
+
+// join returns every batch in one slice (the one batch itself when there is one), and lets
+// go of the batches.
+func (b *batches) join() []model.Execution {
+	defer func() { *b = batches{} }()
+	if len(b.kept) == 1 {
+		return b.kept[0]
+	}
+	out := make([]model.Execution, 0, b.n)
+	for i, batch := range b.kept {
+		out = append(out, batch...)
+		b.kept[i] = nil
+	}
+	return out
 }
 
 // leanen drops from an execution what scan never reads, so that a million of them fit in

@@ -70,6 +70,7 @@ func (a *App) NewWindow() *window.Builder {
 // the records whole (window.NewWhole), each with its journal case.
 func (a *App) judge(execs []model.Execution, cases map[string]*model.Case) (*window.Builder, *triage.Result) {
 	b := window.NewWhole(a.kinds, a.topt)
+	b.Reserve(len(execs)) // the rows at once, not grown by append batch by batch
 	b.Add(execs)
 	// The records are at hand: finding the groups cannot fail.
 	_ = b.GroupsAt(context.Background(), func(_ context.Context, r int) (model.Execution, error) { return execs[r], nil })

@@ -234,7 +234,8 @@ CREATE TABLE IF NOT EXISTS entries (
 	entry  BLOB NOT NULL,
 	detail BLOB
 );
-CREATE INDEX IF NOT EXISTS entries_ts ON entries (ts);
+CREATE INDEX IF NOT EXISTS entries_ts_id ON entries (ts, id);
+DROP INDEX IF EXISTS entries_ts;
 CREATE TABLE IF NOT EXISTS covered (from_ms INTEGER NOT NULL, to_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS tools (slug TEXT PRIMARY KEY, at_ms INTEGER NOT NULL, def BLOB NOT NULL);
 `,
@@ -430,57 +431,96 @@ func (c *Cache) PutEntries(ctx context.Context, es []model.Execution) error {
 // from: from the oldest), newest first; an entry whose detail is kept comes as that detail
 // (Detailed), so that a load from the cache asks for none of them again. Each batch is read
 // by a query of its own, closed before the batch is handed on: the callback may use the cache
-// (a file's one connection) while the walk goes on.
+// (a file's one connection) while the walk goes on. The next page is read while this one is
+// parsed (the two took a reopen's time one after the other).
 func (c *Cache) Entries(ctx context.Context, from, to time.Time, batch func([]model.Execution) error) error {
 	lo := int64(-1 << 62)
 	if !from.IsZero() {
 		lo = from.UnixMilli()
 	}
-	// The walk's position: the entries before (ts, id) in the order are still to come; the
-	// first page starts after every entry of to's millisecond ("" sorts first, so ts+1).
-	atTS, atID := to.UnixMilli()+1, ""
-	var p model.Parser
-	for {
-		out, more, err := c.entriesPage(ctx, &p, lo, &atTS, &atID)
-		if err != nil {
-			return err
+	ctx, cancel := context.WithCancel(ctx)
+	pages := make(chan rawPage, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(pages)
+		// The walk's position: the entries before (ts, id) in the order are still to come;
+		// the first page starts after every entry of to's millisecond ("" sorts first, so ts+1).
+		atTS, atID := to.UnixMilli()+1, ""
+		for {
+			page := c.rawPage(ctx, lo, &atTS, &atID)
+			select {
+			case pages <- page:
+			case <-ctx.Done():
+				return
+			}
+			if !page.more || page.err != nil {
+				return
+			}
 		}
-		if len(out) > 0 {
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	var p model.Parser
+	for page := range pages {
+		if page.err != nil {
+			return page.err
+		}
+		if err := ctx.Err(); err != nil {
+			return err // read ahead before the walk was stopped
+		}
+		if out := page.parse(&p); len(out) > 0 {
 			if err := batch(out); err != nil {
 				return err
 			}
 		}
-		if !more {
-			return nil
-		}
 	}
+	return ctx.Err()
 }
 
 // entriesPerQuery is the number of entries Entries reads by one query (and hands on at once).
 const entriesPerQuery = 1000
 
-// entriesPage reads the next page of Entries' walk and moves its position past it; more says
-// the page was full (another may follow).
-func (c *Cache) entriesPage(
-	ctx context.Context,
-	p *model.Parser,
-	lo int64,
-	atTS *int64,
-	atID *string,
-) (out []model.Execution, more bool, err error) {
+// rawPage is a page of Entries' walk as the query gave it: each entry's list entry and the
+// detail kept for it (nil: none); more says the page was full (another may follow).
+type rawPage struct {
+	entries, details [][]byte
+	more             bool
+	err              error
+}
+
+// rawPage reads the next page of Entries' walk and moves its position past it.
+func (c *Cache) rawPage(ctx context.Context, lo int64, atTS *int64, atID *string) (page rawPage) {
 	rows, err := c.db.QueryContext(ctx, c.q.entries, c.args(lo, *atTS, *atID, entriesPerQuery)...)
 	if err != nil {
-		return nil, false, fmt.Errorf("cache: %w", err)
+		return rawPage{err: fmt.Errorf("cache: %w", err)}
 	}
 	defer rows.Close()
-	out, n := make([]model.Execution, 0, entriesPerQuery), 0
+	page.entries = make([][]byte, 0, entriesPerQuery)
+	page.details = make([][]byte, 0, entriesPerQuery)
 	for rows.Next() {
 		var b, d []byte
 		if err := rows.Scan(atID, atTS, &b, &d); err != nil {
-			return nil, false, fmt.Errorf("cache: %w", err)
+			return rawPage{err: fmt.Errorf("cache: %w", err)}
 		}
-		n++
-		if len(d) > 0 { // the detail kept for this entry: the record whole, no request for it
+		page.entries = append(page.entries, b)
+		page.details = append(page.details, d)
+	}
+	if err := rows.Err(); err != nil {
+		return rawPage{err: fmt.Errorf("cache: %w", err)}
+	}
+	page.more = len(page.entries) == entriesPerQuery
+	return page
+}
+
+// parse reads the page's records: an entry's kept detail when it has one (Detailed), else
+// the entry; an entry this version cannot read is left out (the API has it).
+func (page rawPage) parse(p *model.Parser) []model.Execution {
+	out := make([]model.Execution, 0, len(page.entries))
+	for i, b := range page.entries {
+		if d := page.details[i]; len(d) > 0 { // the detail kept for this entry: the record whole, no request for it
 			if e, err := model.ParseRecord(d); err == nil {
 				e.Detailed = true
 				out = append(out, e)
@@ -489,15 +529,12 @@ func (c *Cache) entriesPage(
 		}
 		e, err := p.Parse(b)
 		if err != nil {
-			continue // an entry this version cannot read: the API has it
+			continue
 		}
 		e.Detailed = false
 		out = append(out, e)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("cache: %w", err)
-	}
-	return out, n == entriesPerQuery, nil
+	return out
 }
 
 // Detail returns the detail kept for id (ok false when there is none).
