@@ -333,6 +333,19 @@ func TestResponseMayFailNeverMissesAFailure(t *testing.T) {
 	})
 }
 
+// skipString (quote to quote) ends a string where stringEnd (byte by byte) does, whatever the
+// backslashes, quotes and bytes in it.
+func TestSkipStringEndsWhereStringEndDoes(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		parts := rapid.SliceOf(rapid.SampledFrom([]string{`\`, `\\`, `\"`, `"`, `a`, `é`, `\u005c`, ` `, `}`, `\\\"`})).Draw(rt, "parts")
+		b := []byte(`"` + strings.Join(parts, ""))
+		want, _ := stringEnd(b, 0)
+		if got := skipString(b, 0); got != want {
+			rt.Fatalf("skipString(%s) = %d, stringEnd %d", b, got, want)
+		}
+	})
+}
+
 // incrementalResult runs Incremental over execs and shapes its answer like Analyze's.
 func incrementalResult(t interface{ Fatalf(string, ...any) }, execs []model.Execution, opt Options) *Result {
 	return incrementalResultWith(t, execs, NewKinds(), opt)
