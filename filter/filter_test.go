@@ -1190,3 +1190,37 @@ func TestHintSaysWhatATypedQueryDoesNotShow(t *testing.T) {
 		}
 	}
 }
+
+// The coded fields (status, outcome, kind) hold a byte a row, not their text, and still match
+// as text does; past maxCodes values in all, a row keeps its text and matches the same.
+func TestCodedFieldsMatchAsText(t *testing.T) {
+	var ix Index
+	var rows []Fields
+	for i := range maxCodes + 40 {
+		f := Fields{Tool: "GMAIL_SEND_EMAIL", ID: fmt.Sprintf("log_%d", i), Status: fmt.Sprintf("State%d", i%(maxCodes+20)),
+			Outcome: "Succeeded", Kind: "write"}
+		if i%7 == 0 {
+			f.Outcome, f.Kind = "ambiguous", ""
+		}
+		rows = append(rows, f)
+		ix.AppendFields(f)
+	}
+	for _, qs := range []string{"status:state1", "status:state27*", "status:*0", "outcome:succeeded", "outcome:ambiguous", "kind:write",
+		"-kind:write", "status:state275", "status:state290 outcome:ambiguous", "outcome:failed"} {
+		q, err := Parse(qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := refFilter(t, q, rows)
+		if got := ix.Filter(q); !slices.Equal(got, want) {
+			t.Errorf("%q: index %v, reference %v", qs, got, want)
+		}
+	}
+	// A row of the common values takes three bytes for the three, not their text.
+	var small, plain Index
+	small.AppendFields(Fields{Tool: "T", Status: "success", Outcome: "succeeded", Kind: "write"})
+	plain.AppendFields(Fields{Tool: "T"})
+	if got, want := small.fill-plain.fill, 3; got != want {
+		t.Errorf("the coded fields took %d bytes of the arena, want %d", got, want)
+	}
+}

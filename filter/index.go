@@ -44,6 +44,43 @@ type Index struct {
 	last *narrowing // see FilterFrom
 
 	pool *partPool // the parallel scan's buffers, shared by the views made of the index
+
+	// codes are the values of the coded fields (status, outcome, kind: a handful each), kept
+	// once: a row's arena holds a byte for each, not its text (some 20 bytes a row); shared
+	// by the views.
+	codes *valueCodes
+}
+
+// valueCodes numbers the values of the coded fields. Only the index that appends writes it
+// (of, n, and text[n] for a new value); a view reads text[c] of a code its rows were appended
+// with, written before.
+type valueCodes struct {
+	of   map[string]uint8
+	n    int
+	text [maxCodes][]byte
+}
+
+// maxCodes is how many values the coded fields can have in all; a row whose value comes after
+// them keeps its text (flagUncoded).
+const maxCodes = 256
+
+// coded reports whether a slot's values are numbered (valueCodes) rather than written out.
+func coded(slot int) bool { return slot == slotStatus || slot == slotOutcome || slot == slotKind }
+
+// code returns the code of the folded value v, numbering it if it is new; false when every
+// code is taken.
+func (c *valueCodes) code(v []byte) (uint8, bool) {
+	if k, ok := c.of[string(v)]; ok {
+		return k, true
+	}
+	if c.n == maxCodes {
+		return 0, false
+	}
+	k := uint8(c.n)
+	c.text[k] = append([]byte(nil), v...)
+	c.of[string(v)] = k
+	c.n++
+	return k, true
 }
 
 type rowMeta struct {
@@ -56,6 +93,7 @@ type rowMeta struct {
 const (
 	flagFlagged = 1 << iota
 	flagSettled
+	flagUncoded // the coded fields hold their text (every code was taken)
 )
 
 const (
@@ -127,6 +165,7 @@ func (ix *Index) View(order, groupOf []int32, groupIDs, groupPatterns []string) 
 		rows:   ix.rows[:len(ix.rows):len(ix.rows)],
 		order:  order,
 		pool:   ix.pool,
+		codes:  ix.codes,
 	}
 	if order == nil {
 		v.order = []int32{}
@@ -157,6 +196,7 @@ func (ix *Index) WithSettled(positions []int32) *Index {
 		groups:   ix.groups,
 		patterns: ix.patterns,
 		pool:     ix.pool,
+		codes:    ix.codes,
 	}
 	if v.order == nil {
 		v.order = make([]int32, len(ix.rows))
@@ -198,15 +238,25 @@ func (ix *Index) AppendFields(f Fields) {
 	var m rowMeta
 	t := ix.scratch[:0]
 	s := f.slots()
+	codes, uncoded := ix.codesOf(s)
 	for slot := range nSlots {
 		if slot > 0 && slot < nHaySlots {
 			t = append(t, ' ')
 		}
-		t = appendFolded(t, clip(s[slot], slotCap(slot)))
+		if coded(slot) && !uncoded {
+			if s[slot] != "" {
+				t = append(t, codes[slot-slotStatus])
+			}
+		} else {
+			t = appendFolded(t, clip(s[slot], slotCap(slot)))
+		}
 		m.ends[slot] = uint16(len(t))
 		if slot == slotError {
 			m.mask = maskOf(t)
 		}
+	}
+	if uncoded {
+		m.flags |= flagUncoded
 	}
 	ix.scratch = t
 	full := len(ix.blocks) == 0 || ix.fill+len(t) > len(ix.blocks[len(ix.blocks)-1])
@@ -236,6 +286,27 @@ func (ix *Index) AppendFields(f Fields) {
 		m.flags |= flagSettled
 	}
 	ix.rows = append(ix.rows, m)
+}
+
+// codesOf returns the codes of a row's coded fields (status, outcome, kind, in that order),
+// numbering new values; uncoded when one of them finds every code taken (the row then keeps
+// their text).
+func (ix *Index) codesOf(s [nSlots]string) (codes [3]uint8, uncoded bool) {
+	if ix.codes == nil {
+		ix.codes = &valueCodes{of: map[string]uint8{}}
+	}
+	var buf [maxEnumLen]byte
+	for slot := slotStatus; slot <= slotKind; slot++ {
+		if s[slot] == "" {
+			continue
+		}
+		c, ok := ix.codes.code(appendFolded(buf[:0], clip(s[slot], slotCap(slot))))
+		if !ok {
+			return codes, true
+		}
+		codes[slot-slotStatus] = c
+	}
+	return codes, false
 }
 
 // Size returns the bytes the index holds (its arena and per-row metadata), for memory
@@ -275,7 +346,11 @@ func (ix *Index) slot(m *rowMeta, slot int) []byte {
 	default:
 		lo = m.ends[slot-1]
 	}
-	return ix.text(m, int(lo), int(m.ends[slot]))
+	v := ix.text(m, int(lo), int(m.ends[slot]))
+	if coded(slot) && len(v) == 1 && m.flags&flagUncoded == 0 {
+		return ix.codes.text[v[0]]
+	}
+	return v
 }
 
 // Filter returns the positions of the rows that match q, in index order.
