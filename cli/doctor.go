@@ -92,6 +92,10 @@ func doctorRun(ctx context.Context, env *Env, opts *DoctorOptions) int {
 		}
 		return usageError(env, "doctor", "%s", sanitize.String(err.Error()))
 	}
+	if doctor.CodeReader != "tree-sitter" {
+		fmt.Fprintf(env.Stderr, "exectriage doctor: this build has no cgo, so the code was read by doctor's own tokenizer, "+
+			"not the languages' grammars: %s may be missed (a build with cgo reads them)\n", doctor.TokenizerMisses)
+	}
 	w := bufio.NewWriter(env.Stdout)
 	if sf.json {
 		err = writeJSON(w, struct {

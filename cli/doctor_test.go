@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/exectriage/exectriage/app"
+	"github.com/exectriage/exectriage/doctor"
 	"github.com/exectriage/exectriage/internal/hostile"
 )
 
@@ -55,5 +56,18 @@ func TestDoctorAPIShapeReport(t *testing.T) {
 	}
 	if code, _, _ := run(t, nil, "doctor", "--api", "--file", "testdata/export.jsonl"); code != ExitUsage {
 		t.Errorf("--api with --file: exit %d", code)
+	}
+}
+
+// doctor says on stderr, and only in a build without cgo, that the code was read by its own
+// tokenizer and what that misses; its report (stdout) is the same either way.
+func TestDoctorSaysHowItReadTheCode(t *testing.T) {
+	_, out, errOut := run(t, nil, "doctor", "../doctor/testdata/callpaths/comment")
+	said := strings.Contains(errOut, "own tokenizer") && strings.Contains(errOut, doctor.TokenizerMisses)
+	if said != (doctor.CodeReader == "tokenizer") {
+		t.Errorf("reader %s; stderr %q", doctor.CodeReader, errOut)
+	}
+	if strings.Contains(out, "tokenizer") {
+		t.Errorf("the report names the reader: %q", out)
 	}
 }

@@ -19,7 +19,14 @@ import (
 // tools over MCP, where the SDK's retries do not apply), the legacy ComposioToolSet API, and
 // LangChain's ToolRetryMiddleware (which tools it wraps and how many times it retries). The
 // client is followed through assignments, typed parameters, factory functions and imports
-// across files, by careful tokenising (comments and the text of strings are blanked first).
+// across files, line by line over the code as the language's grammar parses it (tree-sitter:
+// comments and the text of literals blanked first, a template's ${…} and an f-string's {…}
+// kept as code), or, in a build without cgo, as doctor's own tokenizer reads it.
+
+// TokenizerMisses is what doctor's own tokenizer (a build without cgo: CodeReader) cannot
+// follow, which the languages' grammars do.
+const TokenizerMisses = "a send inside a template literal's ${…} or an f-string's {…}, or after a regular expression " +
+	"holding a quote or a backtick"
 
 // maxCodeSize bounds a code file doctor reads (generated bundles are skipped).
 const maxCodeSize = 2 << 20
@@ -47,10 +54,14 @@ type codeFile struct {
 	raw  []string // the lines as written (a middleware's tool names are strings)
 }
 
-// readCode splits a code file into its lines, as written and as code only.
-func readCode(rel string, eco Ecosystem, data []byte) codeFile {
+// readCode splits a code file into its lines, as written and as code only: as its grammar
+// parses it (parseCode), else as stripCode tokenises it.
+func readCode(ctx context.Context, rel string, eco Ecosystem, data []byte) codeFile {
 	text := string(data)
-	code := stripCode(text, eco)
+	code, ok := parseCode(ctx, rel, eco, data)
+	if !ok {
+		code = stripCode(text, eco)
+	}
 	if eco == NPM {
 		code = strings.ReplaceAll(code, "?.", " .") // optional chaining: session?.url is session.url
 	}
@@ -602,7 +613,7 @@ func widen(ctx context.Context, code []codeFile, later []laterFile) []codeFile {
 				continue
 			}
 			if data = decodeText(data); containsAnyOf(string(data), words[l.eco]) {
-				code = append(code, readCode(l.rel, l.eco, data))
+				code = append(code, readCode(ctx, l.rel, l.eco, data))
 				added = true
 			} else {
 				rest = append(rest, l)

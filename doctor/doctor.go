@@ -217,7 +217,7 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 					if data, err := os.ReadFile(p); err == nil {
 						read[eco] = append(read[eco], rel)
 						if data = decodeText(data); relevant(data) {
-							code = append(code, readCode(rel, eco, data))
+							code = append(code, readCode(ctx, rel, eco, data))
 						} else {
 							later = append(later, laterFile{path: p, rel: rel, eco: eco})
 						}

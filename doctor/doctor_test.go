@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -503,6 +504,11 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallToolsExecute, "RETRIES WRITES", "src/agent.ts:5", UseUsed},
 			{"package.json", CallToolsExecute, "unknown", "", ""}, // @composio/vercel: a provider
 		}},
+		// code the hand tokenizer blanked: after a regular expression with a backtick (it opened a
+		// template literal to the end of the file), inside a template's ${…}, an f-string's {…}
+		{"fence-regex", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "index.ts:9", UseUsed}}},
+		{"template-send", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "index.ts:6", UseUsed}}},
+		{"fstring-send", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "main.py:7", UseUsed}}},
 		{"legacy-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-write", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "bot.py:5", UseUsed}}},
 		{"legacy-own", []got{ // def get_tools / execute_action of the project's own, called bare
@@ -558,6 +564,9 @@ func TestCallPathsFromTheCode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
+			if parserOnly[tt.dir] && CodeReader != "tree-sitter" {
+				t.Skipf("a build without cgo reads code with the tokenizer, which misses this send (doctor says so on stderr)")
+			}
 			r := scanTestdata(t, "callpaths", tt.dir)
 			var all []got
 			for _, f := range r.Findings {
@@ -589,7 +598,8 @@ func FuzzCodeScan(f *testing.F) {
 	f.Add([]byte("ToolRetryMiddleware(max_retries=3, tools=[\"GMAIL_SEND_EMAIL\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, eco := range []Ecosystem{PyPI, NPM} {
-			uses := scanProject([]codeFile{readCode("a", eco, data), readCode("b", eco, data)})
+			ctx := context.Background()
+			uses := scanProject([]codeFile{readCode(ctx, codeName("a", eco), eco, data), readCode(ctx, codeName("b", eco), eco, data)})
 			for _, u := range uses {
 				if u.line < 1 {
 					t.Fatalf("a use at line %d", u.line)
@@ -718,7 +728,7 @@ func TestWhenAToolListIsRun(t *testing.T) {
 		{PyPI, "def f():\n    tools = s.tools()\n    names = [t.name for t in tools]\n", false},
 		{PyPI, "agent = Agent(tools=s.tools())", true},
 	} {
-		f := readCode("a", tt.eco, []byte(tt.code))
+		f := readCode(context.Background(), codeName("a", tt.eco), tt.eco, []byte(tt.code))
 		n := slices.IndexFunc(f.code, func(l string) bool { return strings.Contains(l, ".tools(") })
 		if got := toolsRun(&f, n, strings.Index(f.code[n], "s.tools(")); got != tt.run {
 			t.Errorf("%q: run %v, want %v", tt.code, got, tt.run)
@@ -741,7 +751,7 @@ func TestParametersAsACallerPassesThem(t *testing.T) {
 		{PyPI, "    def _post(self, s, channel: str = \"#ops\", *rest, **kw):", []string{"s", "channel", "rest", "kw"}},
 		{PyPI, "def f():", nil},
 	} {
-		f := readCode("a", tt.eco, []byte(tt.code))
+		f := readCode(context.Background(), codeName("a", tt.eco), tt.eco, []byte(tt.code))
 		defs := funcDefs([]codeFile{f})
 		var got []string
 		for _, ds := range defs {
@@ -751,6 +761,18 @@ func TestParametersAsACallerPassesThem(t *testing.T) {
 			t.Errorf("%q: %d functions, params %q, want %q", tt.code, len(defs), got, tt.want)
 		}
 	}
+}
+
+// parserOnly are the call paths only the languages' grammars read: the tokenizer blanked their
+// sends.
+var parserOnly = map[string]bool{"fence-regex": true, "template-send": true, "fstring-send": true}
+
+// codeName is a code file's name in eco's language.
+func codeName(stem string, eco Ecosystem) string {
+	if eco == PyPI {
+		return stem + ".py"
+	}
+	return stem + ".ts"
 }
 
 // scanTestdata scans a directory under testdata.
@@ -790,5 +812,68 @@ func TestWhereACallTakesWhatIsHandedToIt(t *testing.T) {
 		if got := paramFor(&funcDef{params: tt.params}, arg, key); ok && got != tt.want || !ok && tt.want != "" {
 			t.Errorf("%q with %q: param %q, want %q", tt.line, tt.params, got, tt.want)
 		}
+	}
+}
+
+// The grammars' reading (parseCode) keeps every line and every byte of code in its place, only
+// blanking (comments, the text of literals), as the tokenizer's does, on every code file of the
+// testdata; where the two differ, the tokenizer blanked code or kept a comment's or a literal's
+// text, and the fixtures above show what that cost.
+func TestTheParserOnlyBlanks(t *testing.T) {
+	if CodeReader != "tree-sitter" {
+		t.Skip("a build without cgo has no grammars")
+	}
+	differ := 0
+	err := filepath.WalkDir("testdata", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		eco := codeEcosystem(p)
+		if eco == "" {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		got, ok := parseCode(context.Background(), p, eco, src)
+		if !ok {
+			t.Errorf("%s: not parsed", p)
+			return nil
+		}
+		if len(got) != len(src) {
+			t.Errorf("%s: %d bytes read as %d", p, len(src), len(got))
+			return nil
+		}
+		for i := range src {
+			if got[i] != src[i] && (got[i] != ' ' || src[i] == '\n') {
+				t.Errorf("%s: byte %d %q read as %q", p, i, src[i], got[i])
+				return nil
+			}
+		}
+		if got != stripCode(string(src), eco) {
+			differ++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d code files read otherwise by the tokenizer", differ)
+}
+
+// A parse whose context ends is no reading: readCode falls back to the tokenizer.
+func TestAStoppedParseIsNoReading(t *testing.T) {
+	if CodeReader != "tree-sitter" {
+		t.Skip("a build without cgo has no grammars")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	src := []byte(strings.Repeat("const a = `x ${b}`; // c\n", 20000))
+	if _, ok := parseCode(ctx, "a.ts", NPM, src); !ok {
+		t.Fatal("a parse with its context alive was no reading")
+	}
+	cancel()
+	if _, ok := parseCode(ctx, "a.ts", NPM, src); ok {
+		t.Error("a parse whose context ended was taken for a reading")
 	}
 }
