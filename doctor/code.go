@@ -52,6 +52,8 @@ type codeFile struct {
 	eco  Ecosystem
 	code []string // the lines, comments removed and the text of strings blanked (quotes kept)
 	raw  []string // the lines as written (a middleware's tool names are strings)
+	// joined are the lines a method chain's next lines were put at the end of (joinChains)
+	joined map[int][]chainPart
 }
 
 // readCode splits a code file into its lines, as written and as code only: as its grammar
@@ -65,7 +67,51 @@ func readCode(ctx context.Context, rel string, eco Ecosystem, data []byte) codeF
 	if eco == NPM {
 		code = strings.ReplaceAll(code, "?.", " .") // optional chaining: session?.url is session.url
 	}
-	return codeFile{rel: rel, eco: eco, code: strings.Split(code, "\n"), raw: strings.Split(text, "\n")}
+	f := codeFile{rel: rel, eco: eco, code: strings.Split(code, "\n"), raw: strings.Split(text, "\n")}
+	f.joinChains()
+	return f
+}
+
+// joinChains puts each line that goes on with a method chain (it starts with .name: formatters
+// break a long chain before each call, composio.tools then .execute( on the next line) at the
+// end of the line the chain starts on, and leaves it blank, so that the chain reads as the one
+// line it is; every line keeps its number, and f.joined remembers where each part came from
+// (lineAt), so that a send is cited at the line of its call.
+func (f *codeFile) joinChains() {
+	prev := -1 // the last line with code
+	for i, l := range f.code {
+		t := strings.TrimLeft(l, " \t\r")
+		if t == "" {
+			continue
+		}
+		if prev >= 0 && len(t) > 1 && t[0] == '.' && (t[1] == '_' || t[1] == '$' || 'a' <= t[1]|0x20 && t[1]|0x20 <= 'z') {
+			p := strings.TrimRight(f.code[prev], " \t\r")
+			if f.eco == PyPI {
+				p = strings.TrimSuffix(p, "\\") // a backslash continuation
+			}
+			if f.joined == nil {
+				f.joined = map[int][]chainPart{}
+			}
+			f.joined[prev] = append(f.joined[prev], chainPart{col: len(p) + 1, line: i + 1})
+			f.code[prev], f.code[i] = p+" "+t, ""
+			continue // the chain may go on
+		}
+		prev = i
+	}
+}
+
+// chainPart is a part of a joined line (joinChains): from column col on, it is line's code.
+type chainPart struct{ col, line int }
+
+// lineAt is the line (1-based) the code at column col of line index n was written on.
+func (f *codeFile) lineAt(n, col int) int {
+	ln := n + 1
+	for _, p := range f.joined[n] {
+		if col >= p.col {
+			ln = p.line
+		}
+	}
+	return ln
 }
 
 // stripCode blanks comments (# in Python; // and /* */ in TypeScript and JavaScript) and the
@@ -225,7 +271,11 @@ func scanProject(files []codeFile) []codeUse {
 		for n, line := range f.code {
 			ln := n + 1
 			use := func(what, text string) {
-				out = append(out, codeUse{rel: f.rel, line: ln, eco: f.eco, what: what, text: strings.TrimSpace(text)})
+				at := ln // a chain joined into this line: the line its call is on
+				if c := strings.Index(line, text); c >= 0 && text != "" {
+					at = f.lineAt(n, c+len(text)-1)
+				}
+				out = append(out, codeUse{rel: f.rel, line: at, eco: f.eco, what: what, text: strings.TrimSpace(text)})
 			}
 			if strings.TrimSpace(line) == "" {
 				continue

@@ -509,6 +509,14 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		{"fence-regex", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "index.ts:9", UseUsed}}},
 		{"template-send", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "index.ts:6", UseUsed}}},
 		{"fstring-send", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "main.py:7", UseUsed}}},
+		// a chain a formatter broke before each call (composio.tools then .execute( on the next
+		// line, in parentheses or after a backslash in Python), cited at the call's line
+		{"chain-ts", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "index.ts:7", UseUsed}}},
+		{"chain-py", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "main.py:9", UseUsed}}},
+		{"chain-session", []got{ // const session = await composio\n.create(…); session\n.execute(…)
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "RETRIES WRITES", "index.ts:9", UseUsed},
+		}},
 		{"legacy-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-write", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "bot.py:5", UseUsed}}},
 		{"legacy-own", []got{ // def get_tools / execute_action of the project's own, called bare
