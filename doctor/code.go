@@ -251,6 +251,22 @@ var sessionSends = map[string]bool{
 	"tools":         true,
 }
 
+// toolsSendRE is a call of a sending method on a name: NAME.execute(, .proxyExecute(, …
+var toolsSendRE = regexp.MustCompile(`(?:^|[^\w$.])(` + ident + `)\s*\.\s*(execute|proxyExecute|proxy_execute|proxy|executeMetaTool|execute_meta_tool)\s*\(`)
+
+// toolsSend returns a call of a sending method on a name that holds the client's tools
+// (kindTools), and whether it is the meta tool's (the session's execute_meta); "" for none.
+func toolsSend(line string, names map[string]valueKind) (call string, meta bool) {
+	for _, m := range toolsSendRE.FindAllStringSubmatchIndex(line, -1) {
+		if names[line[m[2]:m[3]]] != kindTools || defines(line, line[m[2]:m[1]]) {
+			continue
+		}
+		method := line[m[4]:m[5]]
+		return line[m[2]:m[1]], method == "executeMetaTool" || method == "execute_meta_tool"
+	}
+	return "", false
+}
+
 // scanProject finds the uses in every file of one ecosystem's code.
 func scanProject(files []codeFile) []codeUse {
 	p := follow(files)
@@ -283,11 +299,15 @@ func scanProject(files []codeFile) []codeUse {
 			// (each expression only where a cheap test says it can match: doctor reads whole trees)
 			tools := strings.Contains(line, "tools")
 			if m := ""; tools || strings.Contains(line, "andle") || strings.Contains(line, "oolCall") ||
-				strings.Contains(line, "ool_call") {
+				strings.Contains(line, "ool_call") || strings.Contains(line, "xecute") || strings.Contains(line, "proxy") {
 				if m = metaToolRE.FindString(line); m != "" && !defines(line, m) {
 					use("session", m) // the session's execute_meta, not tools.execute
 				} else if m = executeRE.FindString(line); m != "" && !defines(line, m) {
 					use("execute", m)
+				} else if m, meta := toolsSend(line, names); m != "" && meta {
+					use("session", m) // the client's tools taken on their own: executeMetaTool
+				} else if m != "" {
+					use("execute", m) // the client's tools taken on their own (const { tools } = composio)
 				} else if m := toolsGetRE.FindStringSubmatchIndex(line); tools && m != nil && names[line[m[2]:m[3]]] == kindClient &&
 					toolsRun(f, n, m[2]) {
 					use("execute", line[m[0]:m[1]])

@@ -12,6 +12,7 @@ const (
 	kindNone valueKind = iota
 	kindClient
 	kindSession
+	kindTools // the client's tools (composio.tools): its execute and proxy send as the client's do
 )
 
 const ident = `[A-Za-z_$][\w$]*`
@@ -37,6 +38,10 @@ var (
 	createSessionRE = regexp.MustCompile(`^(` + ident + `)\s*\.\s*createSession\s*\(`)
 	// a call of a function: NAME(
 	callRE = regexp.MustCompile(`^(?:` + ident + `\.)*(` + ident + `)\s*\(`)
+	// <expression>.tools, the client's tools taken on their own
+	toolsMemberRE = regexp.MustCompile(`^(.*\S)\s*\.\s*tools\s*[;,)]?\s*$`)
+	// const { tools, other: alias } = <right-hand side>
+	destructBindRE = regexp.MustCompile(`(?:const|let|var)\s*\{([^}]*)\}\s*=\s*(?:await\s+)?(.+)$`)
 	// a bare name
 	nameRE = regexp.MustCompile(`^(` + ident + `)\s*[;,)]?\s*$`)
 	// imports: TypeScript { a, b as c } and default; Python from m import a, b as c
@@ -49,6 +54,12 @@ var (
 // rhsKind is the kind of value an expression gives, given the names known so far.
 func rhsKind(rhs string, names, funcs map[string]valueKind) valueKind {
 	rhs = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rhs), "await "))
+	if m := toolsMemberRE.FindStringSubmatch(rhs); m != nil && strings.Contains(rhs, "tools") {
+		if rhsKind(m[1], names, funcs) == kindClient {
+			return kindTools
+		}
+		return kindNone
+	}
 	if newClientRE.MatchString(rhs) {
 		return kindClient
 	}
@@ -109,6 +120,9 @@ func follow(files []codeFile) *project {
 		typed     [][]string
 		returnRHS string
 		deflt     string // export default <rhs>
+		// const { tools, … } = <rhs>: the members taken, as [member, local name]
+		members   [][2]string
+		membersOf string
 	}
 	facts := make([][]fact, len(files))
 	imps := make([][][2]string, len(files))
@@ -144,6 +158,19 @@ func follow(files []codeFile) *project {
 			if strings.Contains(line, "=") && !strings.Contains(line, "==") {
 				if m := bindRE.FindStringSubmatch(line); m != nil {
 					ft.bindName, ft.bindRHS = m[1], m[2]
+					ft.exported = line == strings.TrimLeft(line, " \t") || strings.HasPrefix(strings.TrimSpace(line), "export ")
+				}
+			}
+			if strings.Contains(line, "{") && strings.Contains(line, "tools") {
+				if m := destructBindRE.FindStringSubmatch(line); m != nil {
+					for part := range strings.SplitSeq(m[1], ",") {
+						member, local, renamed := strings.Cut(strings.TrimSpace(part), ":")
+						if member = strings.TrimSpace(member); !renamed {
+							local = member
+						}
+						ft.members = append(ft.members, [2]string{member, strings.TrimSpace(local)})
+					}
+					ft.membersOf = m[2]
 					ft.exported = line == strings.TrimLeft(line, " \t") || strings.HasPrefix(strings.TrimSpace(line), "export ")
 				}
 			}
@@ -193,6 +220,16 @@ func follow(files []codeFile) *project {
 					set(names, ft.bindName, v)
 					if v != kindNone && ft.exported {
 						set(p.exported, ft.bindName, v)
+					}
+				}
+				if ft.membersOf != "" && rhsKind(ft.membersOf, names, p.funcs) == kindClient {
+					for _, m := range ft.members {
+						if m[0] == "tools" {
+							set(names, m[1], kindTools)
+							if ft.exported {
+								set(p.exported, m[1], kindTools)
+							}
+						}
 					}
 				}
 				if ft.returnRHS != "" && ft.fn != "" {

@@ -517,6 +517,11 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "RETRIES WRITES", "index.ts:9", UseUsed},
 		}},
+		// the client's tools taken on their own, destructured and renamed, exported, imported
+		{"tools-alias-ts", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "src/send.ts:4", UseUsed}}},
+		{"tools-alias-py", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "app/mailer.py:5", UseUsed}}},
+		// const { tools } = registry: the project's own tools, whose execute is no send
+		{"tools-alias-own", []got{{"package.json", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-write", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "bot.py:5", UseUsed}}},
 		{"legacy-own", []got{ // def get_tools / execute_action of the project's own, called bare

@@ -1,0 +1,5 @@
+export const registry = {
+  tools: {
+    execute: async (name: string, args: object) => ({ name, args }),
+  },
+};

@@ -1,0 +1,3 @@
+from composio import Composio
+
+tools = Composio().tools
