@@ -199,7 +199,7 @@ func openSource(
 		// groups it: its load copies neither the arguments nor the responses triage never
 		// reads (350 MB of copies on the 1M export, which the collector then had to chase
 		// while keys waited).
-		opt.SkipArguments, opt.KeepResponse = true, triage.ResponseMayFail
+		opt.SkipArguments, opt.KeepResponse, opt.KeepResponseKey = true, triage.ResponseMayFail, triage.ResponseKeyMayFail
 	}
 	// scan's rows number users and accounts themselves. The TUI's summaries do too, but
 	// there the copies left the dataset's strings scattered among the load's garbage: the
@@ -207,7 +207,8 @@ func openSource(
 	opt.CopyPeople = o.Lean
 	if o.Lean {
 		opt.KeepResponse = triage.ResponseMayFail // the parser need not copy the rest
-		opt.ReuseBatches = true                   // LoadAll copies every batch
+		opt.KeepResponseKey = triage.ResponseKeyMayFail
+		opt.ReuseBatches = true // LoadAll copies every batch
 	}
 	switch {
 	case o.File != "", o.BaseURL != "":

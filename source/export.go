@@ -221,7 +221,7 @@ func (s *fileSource) LoadLocated(ctx context.Context, since time.Duration, page 
 
 // ReadRefs implements Located.
 func (s *fileSource) ReadRefs(ctx context.Context, refs []Ref, ids []string, got func(k int, e model.Execution) error) error {
-	return s.readRefs(ctx, refs, ids, &model.Parser{KeepResponse: s.opt.KeepResponse}, got)
+	return s.readRefs(ctx, refs, ids, &model.Parser{KeepResponse: s.opt.KeepResponse, KeepResponseKey: s.opt.KeepResponseKey}, got)
 }
 
 // ReadWhole implements Located.
@@ -303,7 +303,8 @@ func (s *fileSource) load(
 		close(done)
 	}()
 	l := newLoader(s.path, FileOptions{BatchSize: s.opt.BatchSize, MaxRecordBytes: s.opt.MaxRecordBytes, OnBad: s.opt.OnBad,
-		KeepResponse: s.opt.KeepResponse, ReuseBatches: s.opt.ReuseBatches, MaxGzipRatio: s.opt.MaxGzipRatio, SkipArguments: skipArgs,
+		KeepResponse: s.opt.KeepResponse, KeepResponseKey: s.opt.KeepResponseKey, ReuseBatches: s.opt.ReuseBatches,
+		MaxGzipRatio: s.opt.MaxGzipRatio, SkipArguments: skipArgs,
 		CopyPeople: s.opt.CopyPeople, Background: s.opt.Background, Gate: s.opt.Gate, Spare: spare})
 	l.spool = s.newSpool
 	var locs []location // the batch's, from onLocs, just before emit

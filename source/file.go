@@ -39,6 +39,9 @@ type FileOptions struct {
 	// KeepResponse, when set, decides which records keep their data.response (see
 	// model.Parser.KeepResponse); nil keeps them all.
 	KeepResponse func(raw []byte) bool
+	// KeepResponseKey decides in KeepResponse's stead as the one-pass parser reads a response
+	// (model.Parser.KeepResponseKey).
+	KeepResponseKey func(key []byte, value byte) bool
 	// SkipArguments loads records without their arguments when they can be read again by
 	// offset (a plain file, or a gzip one with its spool): see model.Parser.SkipArguments.
 	SkipArguments bool
@@ -356,7 +359,7 @@ func (l *loader) read(ctx context.Context) error {
 	if l.locatable() {
 		// A gzip file without a spool keeps its records whole for Get: they cannot be read
 		// again by offset.
-		l.parser.KeepResponse = l.opt.KeepResponse
+		l.parser.KeepResponse, l.parser.KeepResponseKey = l.opt.KeepResponse, l.opt.KeepResponseKey
 		l.parser.SkipArguments = l.opt.SkipArguments
 		l.parser.CopyPeople = l.opt.CopyPeople
 	}

@@ -101,9 +101,10 @@ func (l *loader) lines(ctx context.Context, br *bufio.Reader, line int) error {
 				cores.Background()
 			}
 			p := model.Parser{
-				KeepResponse:  l.parser.KeepResponse,
-				SkipArguments: l.parser.SkipArguments,
-				CopyPeople:    l.parser.CopyPeople,
+				KeepResponse:    l.parser.KeepResponse,
+				KeepResponseKey: l.parser.KeepResponseKey,
+				SkipArguments:   l.parser.SkipArguments,
+				CopyPeople:      l.parser.CopyPeople,
 			} // one per worker: no locking
 			for c := range jobs {
 				if l.opt.Gate.Wait(pctx) != nil {

@@ -86,6 +86,8 @@ type Options struct {
 	// KeepResponse, when set, decides which records a file source loads with their
 	// data.response (see model.Parser.KeepResponse); Get always returns the whole record.
 	KeepResponse func(raw []byte) bool
+	// KeepResponseKey is FileOptions.KeepResponseKey.
+	KeepResponseKey func(key []byte, value byte) bool
 	// ReuseBatches promises that Load's callback keeps no batch slice after it returns (see
 	// FileOptions.ReuseBatches).
 	ReuseBatches bool

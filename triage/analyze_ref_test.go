@@ -333,6 +333,34 @@ func TestResponseMayFailNeverMissesAFailure(t *testing.T) {
 	})
 }
 
+// The one-pass parser's decision from a response's keys (ResponseKeyMayFail) keeps every
+// response ResponseMayFail keeps, the failures and the sessions' results among them.
+func TestResponseKeysKeepWhatTheWalkKeeps(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		key := rapid.SampledFrom([]string{`"successful"`, `"Successful"`, `"sUcCeSsFuL"`, `"\u0073uccessful"`, `"ſuccessful"`, `"success"`,
+			`"data"`, `"result_type"`, `"resultType"`, `"RESULT_type"`, `"résult"`}).Draw(rt, "key")
+		val := rapid.SampledFrom([]string{"false", "true", "null", `"false"`, `"blocked"`, "0", `{"x":false}`}).Draw(rt, "val")
+		other := rapid.SampledFrom([]string{"", `"data":{"ok":false},`, `"error":"boom",`, `"n":"successful",`,
+			`"data":{"t":"caf\u00e9 \"}\" ]","x":[false,{"successful":false}]},`, `"ſ":"\\",`, `"error":null,`}).Draw(rt, "other")
+		resp := "{" + other + key + ":" + val + "}"
+		rec := []byte(`{"id":"log_1","status":"failed","data":{"response":` + resp + `}}`)
+		walk := model.Parser{KeepResponse: ResponseMayFail}
+		keys := model.Parser{KeepResponse: ResponseMayFail, KeepResponseKey: ResponseKeyMayFail}
+		a, errA := walk.Parse(rec)
+		b, errB := keys.Parse(rec)
+		if errA != nil || errB != nil {
+			rt.Fatalf("%s: %v, %v", rec, errA, errB)
+		}
+		if a.Response != nil && b.Response == nil {
+			rt.Fatalf("%s: the walk keeps the response, the keys drop it", resp)
+		}
+		e := model.Execution{Response: json.RawMessage(resp)}
+		if why, _ := nothingRan(e.Response); (responseSaysFailed([]byte(resp)) || why != "") && b.Response == nil {
+			rt.Fatalf("%s: a failure or a session's result dropped", resp)
+		}
+	})
+}
+
 // skipString (quote to quote) ends a string where stringEnd (byte by byte) does, whatever the
 // backslashes, quotes and bytes in it.
 func TestSkipStringEndsWhereStringEndDoes(t *testing.T) {

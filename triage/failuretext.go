@@ -88,6 +88,23 @@ func ResponseMayFail(resp []byte) bool {
 	}
 }
 
+// ResponseKeyMayFail is ResponseMayFail for one top-level key of an object response and the
+// first byte of its value, as the one-pass parser reads them (model.Parser.KeepResponseKey): a
+// key that may spell successful (any case; a key with other than ASCII letters may fold to it)
+// whose value is false, or one that may spell a session's result_type. It keeps every response
+// ResponseMayFail keeps, and those with a top-level key that is not ASCII.
+func ResponseKeyMayFail(key []byte, value byte) bool {
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	if value == 'f' && bytes.EqualFold(key, []byte("successful")) {
+		return true
+	}
+	return bytes.EqualFold(key, []byte("result_type")) || bytes.EqualFold(key, []byte("resultType"))
+}
+
 // stringEnd returns the index just past the JSON string starting at b[i] (a quote), and
 // whether it is plain: ASCII without escapes. -1 when it does not end.
 func stringEnd(b []byte, i int) (int, bool) {
