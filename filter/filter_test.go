@@ -1224,3 +1224,37 @@ func TestCodedFieldsMatchAsText(t *testing.T) {
 		t.Errorf("the coded fields took %d bytes of the arena, want %d", got, want)
 	}
 }
+
+// A trace id of lowercase hex (any case, folded) is kept two digits a byte and matches as its
+// text does: whole, prefix, suffix, presence; one that is not hex keeps its text.
+func TestPackedTraceIDsMatchAsText(t *testing.T) {
+	var ix Index
+	rows := []Fields{
+		{Tool: "T", Trace: "b17a781bf8b49a37202f2d3900cd8ac5"},
+		{Tool: "T", Trace: "B17A781BF8B49A37202F2D3900CD8AC5"},
+		{Tool: "T", Trace: "tr_abc123"},
+		{Tool: "T", Trace: "abc"},
+		{Tool: "T"},
+		{Tool: "T", Trace: "00ff"},
+	}
+	for _, f := range rows {
+		ix.AppendFields(f)
+	}
+	for _, qs := range []string{"trace:b17a781bf8b49a37202f2d3900cd8ac5", "trace:b17a*", "trace:*8ac5", "trace:tr_abc123", "trace:abc",
+		"trace:00ff", "trace:00*", "trace:*", "-trace:*", "trace:b17a781bf8b49a37202f2d3900cd8ac"} {
+		q, err := Parse(qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := refFilter(t, q, rows)
+		if got := ix.Filter(q); !slices.Equal(got, want) {
+			t.Errorf("%q: index %v, reference %v", qs, got, want)
+		}
+	}
+	var packed, text Index
+	packed.AppendFields(Fields{Tool: "T", Trace: "b17a781bf8b49a37202f2d3900cd8ac5"})
+	text.AppendFields(Fields{Tool: "T", Trace: "tr_b17a781bf8b49a37202f2d3900cd8"})
+	if got, want := text.fill-packed.fill, 16; got != want {
+		t.Errorf("a 32-digit trace id took %d bytes less than 32 letters, want %d", got, want)
+	}
+}

@@ -3,6 +3,7 @@ package filter
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"slices"
 	"sync"
 	"unsafe"
@@ -94,6 +95,7 @@ const (
 	flagFlagged = 1 << iota
 	flagSettled
 	flagUncoded // the coded fields hold their text (every code was taken)
+	flagPacked  // the trace id is lowercase hex packed two digits a byte (packHex)
 )
 
 const (
@@ -248,7 +250,12 @@ func (ix *Index) AppendFields(f Fields) {
 				t = append(t, codes[slot-slotStatus])
 			}
 		} else {
+			from := len(t)
 			t = appendFolded(t, clip(s[slot], slotCap(slot)))
+			if slot == slotTrace && packHex(t[from:]) {
+				t = t[:from+(len(t)-from)/2]
+				m.flags |= flagPacked
+			}
 		}
 		m.ends[slot] = uint16(len(t))
 		if slot == slotError {
@@ -350,7 +357,33 @@ func (ix *Index) slot(m *rowMeta, slot int) []byte {
 	if coded(slot) && len(v) == 1 && m.flags&flagUncoded == 0 {
 		return ix.codes.text[v[0]]
 	}
+	if slot == slotTrace && m.flags&flagPacked != 0 {
+		return hex.AppendEncode(nil, v) // only a trace: term or its hint reads it
+	}
 	return v
+}
+
+// packHex packs v in place, two digits a byte, when it is lowercase hexadecimal of an even
+// length (a trace id: 32 digits, on every record of some exports), and reports whether it did.
+func packHex(v []byte) bool {
+	if len(v) < 2 || len(v)%2 != 0 {
+		return false
+	}
+	for _, c := range v {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	digit := func(c byte) byte {
+		if c <= '9' {
+			return c - '0'
+		}
+		return c - 'a' + 10
+	}
+	for i := 0; i < len(v)/2; i++ { // byte i is written after digits 2i and 2i+1 are read
+		v[i] = digit(v[2*i])<<4 | digit(v[2*i+1])
+	}
+	return true
 }
 
 // Filter returns the positions of the rows that match q, in index order.
