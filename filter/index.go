@@ -370,18 +370,19 @@ func packHex(v []byte) bool {
 		return false
 	}
 	for _, c := range v {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+		if c-'0' > 9 && c-'a' > 5 {
 			return false
 		}
 	}
-	digit := func(c byte) byte {
-		if c <= '9' {
-			return c - '0'
+	for i := 0; i+1 < len(v); i += 2 { // byte i/2 is written after digits i and i+1 are read
+		hi, lo := v[i]-'0', v[i+1]-'0'
+		if hi > 9 {
+			hi = v[i] - 'a' + 10
 		}
-		return c - 'a' + 10
-	}
-	for i := 0; i < len(v)/2; i++ { // byte i is written after digits 2i and 2i+1 are read
-		v[i] = digit(v[2*i])<<4 | digit(v[2*i+1])
+		if lo > 9 {
+			lo = v[i+1] - 'a' + 10
+		}
+		v[i/2] = hi<<4 | lo
 	}
 	return true
 }
