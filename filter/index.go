@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"github.com/exectriage/exectriage/internal/hugepage"
 	"slices"
 	"sync"
 	"unsafe"
@@ -99,7 +100,7 @@ const (
 )
 
 const (
-	arenaShift = 20
+	arenaShift = 23 // 8 MB blocks: large enough for huge pages (hugepage.Advise)
 	arenaBlock = 1 << arenaShift
 	// maxBlocks is as many blocks as start can number: 4 GB of text, some 25 million rows.
 	// A row past them is indexed without text (no free text or field term finds it), which
@@ -277,7 +278,9 @@ func (ix *Index) AppendFields(f Fields) {
 		if k := len(ix.blocks); k > 0 {
 			size = min(2*len(ix.blocks[k-1]), arenaBlock)
 		}
-		ix.blocks = append(ix.blocks, make([]byte, max(size, len(t))))
+		b := make([]byte, max(size, len(t)))
+		hugepage.Advise(b) // a 1M load writes some 170 MB here: a fault per 2 MB, not per 4 KB
+		ix.blocks = append(ix.blocks, b)
 		ix.fill = 0
 	}
 	if len(t) > 0 {
