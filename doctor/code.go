@@ -251,6 +251,31 @@ var sessionSends = map[string]bool{
 	"tools":         true,
 }
 
+// executeRefRE is a sending method of the client's tools taken as a value, not called here:
+// handed to a call (asyncio.to_thread, run_in_executor, functools.partial, a retry wrapper) or
+// bound to a name, to be called there.
+var executeRefRE = regexp.MustCompile(`\.\s*tools\s*\.\s*(?:execute|proxyExecute|proxy_execute)\s*(?:[,)]|;?\s*$)`)
+
+// lookers are the calls that take a method to look at it, not to call it: a test's assertions
+// and mocks.
+var lookers = regexp.MustCompile(`\b(?:expect|assert\w*|spyOn|mock\w*|typeof|isinstance|hasattr|callable)\s*\(?\s*$`)
+
+// executeRef returns a sending method of the client's tools handed on or bound (executeRefRE),
+// "" for none or one a test only looks at.
+func executeRef(line string) string {
+	loc := executeRefRE.FindStringIndex(line)
+	if loc == nil {
+		return ""
+	}
+	start := strings.LastIndexAny(line[:loc[0]], " \t(,=") + 1 // the receiver: composio, self.client, …
+	before := strings.TrimRight(line[:start], " \t")
+	if !strings.HasSuffix(before, "(") && !strings.HasSuffix(before, ",") && !strings.HasSuffix(before, "=") ||
+		lookers.MatchString(before) || strings.HasSuffix(before, "==") {
+		return ""
+	}
+	return strings.TrimRight(line[start:loc[1]], ",); \t")
+}
+
 // toolsSendRE is a call of a sending method on a name: NAME.execute(, .proxyExecute(, …
 var toolsSendRE = regexp.MustCompile(`(?:^|[^\w$.])(` + ident + `)\s*\.\s*(execute|proxyExecute|proxy_execute|proxy|executeMetaTool|execute_meta_tool)\s*\(`)
 
@@ -304,6 +329,8 @@ func scanProject(files []codeFile) []codeUse {
 					use("session", m) // the session's execute_meta, not tools.execute
 				} else if m = executeRE.FindString(line); m != "" && !defines(line, m) {
 					use("execute", m)
+				} else if m = executeRef(line); m != "" {
+					use("execute", m) // the method handed on to be called (asyncio.to_thread(composio.tools.execute, …))
 				} else if m, meta := toolsSend(line, names); m != "" && meta {
 					use("session", m) // the client's tools taken on their own: executeMetaTool
 				} else if m != "" {

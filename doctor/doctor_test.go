@@ -522,6 +522,9 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		{"tools-alias-py", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "app/mailer.py:5", UseUsed}}},
 		// const { tools } = registry: the project's own tools, whose execute is no send
 		{"tools-alias-own", []got{{"package.json", CallToolsExecute, "not used", "", UseNotUsed}}},
+		// the send method handed on to be called (asyncio.to_thread), or only looked at by a test
+		{"method-ref", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "main.py:9", UseUsed}}},
+		{"method-ref-test", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-write", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "bot.py:5", UseUsed}}},
 		{"legacy-own", []got{ // def get_tools / execute_action of the project's own, called bare
@@ -888,5 +891,26 @@ func TestAStoppedParseIsNoReading(t *testing.T) {
 	cancel()
 	if _, ok := parseCode(ctx, "a.ts", NPM, src); ok {
 		t.Error("a parse whose context ended was taken for a reading")
+	}
+}
+
+// A send method taken as a value is a send where it is handed on to be called or bound to a
+// name, not where a test or a check only looks at it.
+func TestASendMethodHandedOn(t *testing.T) {
+	for line, want := range map[string]string{
+		"    return await asyncio.to_thread(composio.tools.execute, \"X\", user_id=u)":   "composio.tools.execute",
+		"loop.run_in_executor(None, functools.partial(self.client.tools.execute, slug))": "self.client.tools.execute",
+		"send = composio.tools.execute":                      "composio.tools.execute",
+		"const send = composio.tools.proxyExecute;":          "composio.tools.proxyExecute",
+		"expect(composio.tools.execute).toHaveBeenCalled();": "",
+		"assert callable(composio.tools.execute)":            "",
+		"if typeof(composio.tools.execute) == fn:":           "",
+		"if x == composio.tools.execute:":                    "",
+		"await composio.tools.execute(\"X\", {})":            "",
+		"const e = composio.tools.executeMetaTool":           "",
+	} {
+		if got := executeRef(line); got != want {
+			t.Errorf("%q: %q, want %q", line, got, want)
+		}
 	}
 }
