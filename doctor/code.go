@@ -276,6 +276,15 @@ func executeRef(line string) string {
 	return strings.TrimRight(line[start:loc[1]], ",); \t")
 }
 
+// handedOn reports whether the expression line[from:to] (a method taken as a value) is an
+// argument of a call that is not a test's or a check's look at it: after ( or , and before , or ).
+func handedOn(line string, from, to int) bool {
+	before := strings.TrimRight(line[:from], " \t")
+	after := strings.TrimLeft(line[to:], " \t")
+	return (strings.HasSuffix(before, "(") || strings.HasSuffix(before, ",")) && after != "" && (after[0] == ',' || after[0] == ')') &&
+		!lookers.MatchString(before)
+}
+
 // toolsSendRE is a call of a sending method on a name: NAME.execute(, .proxyExecute(, …
 var toolsSendRE = regexp.MustCompile(`(?:^|[^\w$.])(` + ident + `)\s*\.\s*(execute|proxyExecute|proxy_execute|proxy|executeMetaTool|execute_meta_tool)\s*\(`)
 
@@ -451,6 +460,9 @@ func scanProject(files []codeFile) []codeUse {
 				case m[3] == "(" && sessionSends[m[2]]:
 					s.sends = true
 					use("session", m[0])
+				case m[2] != "tools" && sessionSends[m[2]] && handedOn(line, mi[0], mi[1]):
+					s.sends = true // the send method handed on to be called (asyncio.to_thread(session.execute, …))
+					use("session", strings.TrimSpace(m[0]))
 				case m[2] == "mcp" || m[2] == "url": // url: the experimental session's MCP address
 					if !s.mcp {
 						use("mcp", m[0])

@@ -687,6 +687,8 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		{"dynamic-index", andSession("RETRIES WRITES", "index.ts:6"), nil}, // session[method](…)
 		{"dynamic-literal-read", []got{{CallToolsExecute, "ok", ""}}, nil}, // session["authorize"](…) sends nothing
 		{"importlib", []got{{CallToolsExecute, "RETRIES WRITES", "main.py:8"}}, nil},
+		// asyncio.to_thread(session.execute, …): the send method handed on to be called
+		{"session-method-ref", andSession("RETRIES WRITES", "main.py:10"), nil},
 		// runAgent({ composioSession: s }) into a destructured, renamed parameter
 		{"handedon-object", andSession("RETRIES WRITES", "src/agent.ts:6"), nil},
 		// run_agent(\n "text",\n session,\n): one argument to a line
