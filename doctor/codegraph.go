@@ -70,7 +70,7 @@ func rhsKind(rhs string, names, funcs map[string]valueKind) valueKind {
 	if m := createRE.FindStringSubmatch(rhs); m != nil && strings.Index(rhs, m[0]) <= 64 && isClient(m, names, funcs) {
 		return kindSession
 	}
-	if m := callRE.FindStringSubmatch(rhs); m != nil && funcs[m[1]] != kindNone {
+	if m := callRE.FindStringSubmatch(strings.TrimPrefix(rhs, "new ")); m != nil && funcs[m[1]] != kindNone {
 		return funcs[m[1]]
 	}
 	if m := nameRE.FindStringSubmatch(rhs); m != nil {
@@ -130,6 +130,11 @@ func follow(files []codeFile) *project {
 	for fi, f := range files {
 		p.names[fi] = map[string]valueKind{"composio": kindClient} // the canonical name, however it arrives
 		imps[fi] = imports(strings.Join(f.code, "\n"), f.eco)
+		for _, imp := range imps[fi] {
+			if imp[0] == "Composio" && imp[1] != "Composio" {
+				p.funcs[imp[1]] = kindClient // the client's class under another name: Composio as ComposioClient
+			}
+		}
 		fn := ""
 		for _, line := range f.code {
 			var ft fact

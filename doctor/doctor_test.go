@@ -687,6 +687,9 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		{"dynamic-index", andSession("RETRIES WRITES", "index.ts:6"), nil}, // session[method](…)
 		{"dynamic-literal-read", []got{{CallToolsExecute, "ok", ""}}, nil}, // session["authorize"](…) sends nothing
 		{"importlib", []got{{CallToolsExecute, "RETRIES WRITES", "main.py:8"}}, nil},
+		// the client's class imported under another name (Composio as ComposioClient)
+		{"class-alias-py", andSession("RETRIES WRITES", "main.py:8"), nil},
+		{"class-alias-ts", andSession("RETRIES WRITES", "index.ts:7"), nil},
 		// asyncio.to_thread(session.execute, …): the send method handed on to be called
 		{"session-method-ref", andSession("RETRIES WRITES", "main.py:10"), nil},
 		// runAgent({ composioSession: s }) into a destructured, renamed parameter
