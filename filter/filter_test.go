@@ -1205,17 +1205,8 @@ func TestCodedFieldsMatchAsText(t *testing.T) {
 		rows = append(rows, f)
 		ix.AppendFields(f)
 	}
-	for _, qs := range []string{"status:state1", "status:state27*", "status:*0", "outcome:succeeded", "outcome:ambiguous", "kind:write",
-		"-kind:write", "status:state275", "status:state290 outcome:ambiguous", "outcome:failed"} {
-		q, err := Parse(qs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := refFilter(t, q, rows)
-		if got := ix.Filter(q); !slices.Equal(got, want) {
-			t.Errorf("%q: index %v, reference %v", qs, got, want)
-		}
-	}
+	filtersAsTheReference(t, &ix, rows, "status:state1", "status:state27*", "status:*0", "outcome:succeeded", "outcome:ambiguous",
+		"kind:write", "-kind:write", "status:state275", "status:state290 outcome:ambiguous", "outcome:failed")
 	// A row of the common values takes three bytes for the three, not their text.
 	var small, plain Index
 	small.AppendFields(Fields{Tool: "T", Status: "success", Outcome: "succeeded", Kind: "write"})
@@ -1240,8 +1231,21 @@ func TestPackedTraceIDsMatchAsText(t *testing.T) {
 	for _, f := range rows {
 		ix.AppendFields(f)
 	}
-	for _, qs := range []string{"trace:b17a781bf8b49a37202f2d3900cd8ac5", "trace:b17a*", "trace:*8ac5", "trace:tr_abc123", "trace:abc",
-		"trace:00ff", "trace:00*", "trace:*", "-trace:*", "trace:b17a781bf8b49a37202f2d3900cd8ac"} {
+	filtersAsTheReference(t, &ix, rows, "trace:b17a781bf8b49a37202f2d3900cd8ac5", "trace:b17a*", "trace:*8ac5", "trace:tr_abc123",
+		"trace:abc", "trace:00ff", "trace:00*", "trace:*", "-trace:*", "trace:b17a781bf8b49a37202f2d3900cd8ac")
+	var packed, text Index
+	packed.AppendFields(Fields{Tool: "T", Trace: "b17a781bf8b49a37202f2d3900cd8ac5"})
+	text.AppendFields(Fields{Tool: "T", Trace: "tr_b17a781bf8b49a37202f2d3900cd8"})
+	if got, want := text.fill-packed.fill, 16; got != want {
+		t.Errorf("a 32-digit trace id took %d bytes less than 32 letters, want %d", got, want)
+	}
+}
+
+// filtersAsTheReference checks that ix, over rows, keeps what the reference filter keeps for
+// each query.
+func filtersAsTheReference(t *testing.T, ix *Index, rows []Fields, queries ...string) {
+	t.Helper()
+	for _, qs := range queries {
 		q, err := Parse(qs)
 		if err != nil {
 			t.Fatal(err)
@@ -1250,11 +1254,5 @@ func TestPackedTraceIDsMatchAsText(t *testing.T) {
 		if got := ix.Filter(q); !slices.Equal(got, want) {
 			t.Errorf("%q: index %v, reference %v", qs, got, want)
 		}
-	}
-	var packed, text Index
-	packed.AppendFields(Fields{Tool: "T", Trace: "b17a781bf8b49a37202f2d3900cd8ac5"})
-	text.AppendFields(Fields{Tool: "T", Trace: "tr_b17a781bf8b49a37202f2d3900cd8"})
-	if got, want := text.fill-packed.fill, 16; got != want {
-		t.Errorf("a 32-digit trace id took %d bytes less than 32 letters, want %d", got, want)
 	}
 }
