@@ -72,48 +72,6 @@ func readCode(ctx context.Context, rel string, eco Ecosystem, data []byte) codeF
 	return f
 }
 
-// joinChains puts each line that goes on with a method chain (it starts with .name: formatters
-// break a long chain before each call, composio.tools then .execute( on the next line) at the
-// end of the line the chain starts on, and leaves it blank, so that the chain reads as the one
-// line it is; every line keeps its number, and f.joined remembers where each part came from
-// (lineAt), so that a send is cited at the line of its call.
-func (f *codeFile) joinChains() {
-	prev := -1 // the last line with code
-	for i, l := range f.code {
-		t := strings.TrimLeft(l, " \t\r")
-		if t == "" {
-			continue
-		}
-		if prev >= 0 && len(t) > 1 && t[0] == '.' && (t[1] == '_' || t[1] == '$' || 'a' <= t[1]|0x20 && t[1]|0x20 <= 'z') {
-			p := strings.TrimRight(f.code[prev], " \t\r")
-			if f.eco == PyPI {
-				p = strings.TrimSuffix(p, "\\") // a backslash continuation
-			}
-			if f.joined == nil {
-				f.joined = map[int][]chainPart{}
-			}
-			f.joined[prev] = append(f.joined[prev], chainPart{col: len(p) + 1, line: i + 1})
-			f.code[prev], f.code[i] = p+" "+t, ""
-			continue // the chain may go on
-		}
-		prev = i
-	}
-}
-
-// chainPart is a part of a joined line (joinChains): from column col on, it is line's code.
-type chainPart struct{ col, line int }
-
-// lineAt is the line (1-based) the code at column col of line index n was written on.
-func (f *codeFile) lineAt(n, col int) int {
-	ln := n + 1
-	for _, p := range f.joined[n] {
-		if col >= p.col {
-			ln = p.line
-		}
-	}
-	return ln
-}
-
 // stripCode blanks comments (# in Python; // and /* */ in TypeScript and JavaScript) and the
 // text inside string literals (Python's triple-quoted ones and template literals across
 // lines), keeping every newline and quote, so a pattern in a comment or a string ("call
@@ -249,56 +207,6 @@ var sessionSends = map[string]bool{
 	"executeMeta":   true,
 	"execute_meta":  true,
 	"tools":         true,
-}
-
-// executeRefRE is a sending method of the client's tools taken as a value, not called here:
-// handed to a call (asyncio.to_thread, run_in_executor, functools.partial, a retry wrapper) or
-// bound to a name, to be called there.
-var executeRefRE = regexp.MustCompile(`\.\s*tools\s*\.\s*(?:execute|proxyExecute|proxy_execute)\s*(?:[,)]|;?\s*$)`)
-
-// lookers are the calls that take a method to look at it, not to call it: a test's assertions
-// and mocks.
-var lookers = regexp.MustCompile(`\b(?:expect|assert\w*|spyOn|mock\w*|typeof|isinstance|hasattr|callable)\s*\(?\s*$`)
-
-// executeRef returns a sending method of the client's tools handed on or bound (executeRefRE),
-// "" for none or one a test only looks at.
-func executeRef(line string) string {
-	loc := executeRefRE.FindStringIndex(line)
-	if loc == nil {
-		return ""
-	}
-	start := strings.LastIndexAny(line[:loc[0]], " \t(,=") + 1 // the receiver: composio, self.client, …
-	before := strings.TrimRight(line[:start], " \t")
-	if !strings.HasSuffix(before, "(") && !strings.HasSuffix(before, ",") && !strings.HasSuffix(before, "=") ||
-		lookers.MatchString(before) || strings.HasSuffix(before, "==") {
-		return ""
-	}
-	return strings.TrimRight(line[start:loc[1]], ",); \t")
-}
-
-// handedOn reports whether the expression line[from:to] (a method taken as a value) is an
-// argument of a call that is not a test's or a check's look at it: after ( or , and before , or ).
-func handedOn(line string, from, to int) bool {
-	before := strings.TrimRight(line[:from], " \t")
-	after := strings.TrimLeft(line[to:], " \t")
-	return (strings.HasSuffix(before, "(") || strings.HasSuffix(before, ",")) && after != "" && (after[0] == ',' || after[0] == ')') &&
-		!lookers.MatchString(before)
-}
-
-// toolsSendRE is a call of a sending method on a name: NAME.execute(, .proxyExecute(, …
-var toolsSendRE = regexp.MustCompile(`(?:^|[^\w$.])(` + ident + `)\s*\.\s*(execute|proxyExecute|proxy_execute|proxy|executeMetaTool|execute_meta_tool)\s*\(`)
-
-// toolsSend returns a call of a sending method on a name that holds the client's tools
-// (kindTools), and whether it is the meta tool's (the session's execute_meta); "" for none.
-func toolsSend(line string, names map[string]valueKind) (call string, meta bool) {
-	for _, m := range toolsSendRE.FindAllStringSubmatchIndex(line, -1) {
-		if names[line[m[2]:m[3]]] != kindTools || defines(line, line[m[2]:m[1]]) {
-			continue
-		}
-		method := line[m[4]:m[5]]
-		return line[m[2]:m[1]], method == "executeMetaTool" || method == "execute_meta_tool"
-	}
-	return "", false
 }
 
 // scanProject finds the uses in every file of one ecosystem's code.
