@@ -248,10 +248,14 @@ func scanProject(files []codeFile) []codeUse {
 					use("execute", m)
 				} else if m = executeRef(line); m != "" {
 					use("execute", m) // the method handed on to be called (asyncio.to_thread(composio.tools.execute, …))
-				} else if m, meta := toolsSend(line, names); m != "" && meta {
-					use("session", m) // the client's tools taken on their own: executeMetaTool
-				} else if m != "" {
-					use("execute", m) // the client's tools taken on their own (const { tools } = composio)
+				} else if m, meta := toolsSend(line, names); m != "" {
+					// the client's tools taken on their own (const { tools } = composio); its
+					// executeMetaTool is the session's execute_meta
+					if meta {
+						use("session", m)
+					} else {
+						use("execute", m)
+					}
 				} else if m := toolsGetRE.FindStringSubmatchIndex(line); tools && m != nil && names[line[m[2]:m[3]]] == kindClient &&
 					toolsRun(f, n, m[2]) {
 					use("execute", line[m[0]:m[1]])

@@ -54,11 +54,13 @@ var (
 // rhsKind is the kind of value an expression gives, given the names known so far.
 func rhsKind(rhs string, names, funcs map[string]valueKind) valueKind {
 	rhs = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rhs), "await "))
-	if m := toolsMemberRE.FindStringSubmatch(rhs); m != nil && strings.Contains(rhs, "tools") {
-		if rhsKind(m[1], names, funcs) == kindClient {
-			return kindTools
+	if strings.Contains(rhs, "tools") {
+		if m := toolsMemberRE.FindStringSubmatch(rhs); m != nil {
+			if rhsKind(m[1], names, funcs) == kindClient {
+				return kindTools
+			}
+			return kindNone
 		}
-		return kindNone
 	}
 	if newClientRE.MatchString(rhs) {
 		return kindClient
@@ -163,7 +165,7 @@ func follow(files []codeFile) *project {
 			if strings.Contains(line, "=") && !strings.Contains(line, "==") {
 				if m := bindRE.FindStringSubmatch(line); m != nil {
 					ft.bindName, ft.bindRHS = m[1], m[2]
-					ft.exported = line == strings.TrimLeft(line, " \t") || strings.HasPrefix(strings.TrimSpace(line), "export ")
+					ft.exported = exportedLine(line)
 				}
 			}
 			if strings.Contains(line, "{") && strings.Contains(line, "tools") {
@@ -176,7 +178,7 @@ func follow(files []codeFile) *project {
 						ft.members = append(ft.members, [2]string{member, strings.TrimSpace(local)})
 					}
 					ft.membersOf = m[2]
-					ft.exported = line == strings.TrimLeft(line, " \t") || strings.HasPrefix(strings.TrimSpace(line), "export ")
+					ft.exported = exportedLine(line)
 				}
 			}
 			if strings.Contains(line, "return") {
@@ -250,6 +252,12 @@ func follow(files []codeFile) *project {
 		}
 	}
 	return p
+}
+
+// exportedLine reports whether what a line binds may be imported by another file: bound at
+// the top level (no indent) or exported.
+func exportedLine(line string) bool {
+	return line == strings.TrimLeft(line, " \t") || strings.HasPrefix(strings.TrimSpace(line), "export ")
 }
 
 // mayHeader reports whether a line can be a function header (a cheap test before the

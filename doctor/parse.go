@@ -3,6 +3,7 @@
 package doctor
 
 import (
+	"bytes"
 	"context"
 	"path"
 	"strings"
@@ -58,7 +59,7 @@ func parseCode(ctx context.Context, rel string, eco Ecosystem, src []byte) (code
 		return "", false
 	}
 	defer tree.Close()
-	out := []byte(string(src))
+	out := bytes.Clone(src)
 	blank := func(n *sitter.Node) {
 		for i := n.StartByte(); i < n.EndByte() && i < uint(len(out)); i++ {
 			if out[i] != '\n' {

@@ -54,7 +54,7 @@ func (f *codeFile) lineAt(n, col int) int {
 // executeRefRE is a sending method of the client's tools taken as a value, not called here:
 // handed to a call (asyncio.to_thread, run_in_executor, functools.partial, a retry wrapper) or
 // bound to a name, to be called there.
-var executeRefRE = regexp.MustCompile(`\.\s*tools\s*\.\s*(?:execute|proxyExecute|proxy_execute)\s*(?:[,)]|;?\s*$)`)
+var executeRefRE = regexp.MustCompile(`\.\s*tools\s*\.\s*(?:execute|proxyExecute|proxy_execute)\b`)
 
 // lookers are the calls that take a method to look at it, not to call it: a test's assertions
 // and mocks.
@@ -69,11 +69,12 @@ func executeRef(line string) string {
 	}
 	start := strings.LastIndexAny(line[:loc[0]], " \t(,=") + 1 // the receiver: composio, self.client, …
 	before := strings.TrimRight(line[:start], " \t")
-	if !strings.HasSuffix(before, "(") && !strings.HasSuffix(before, ",") && !strings.HasSuffix(before, "=") ||
-		lookers.MatchString(before) || strings.HasSuffix(before, "==") {
+	after := strings.TrimSpace(line[loc[1]:])
+	bound := strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "==") && (after == "" || after == ";")
+	if !bound && !handedOn(line, start, loc[1]) {
 		return ""
 	}
-	return strings.TrimRight(line[start:loc[1]], ",); \t")
+	return line[start:loc[1]]
 }
 
 // handedOn reports whether the expression line[from:to] (a method taken as a value) is an

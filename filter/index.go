@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
-	"github.com/exectriage/exectriage/internal/hugepage"
 	"slices"
 	"sync"
 	"unsafe"
 
 	"github.com/exectriage/exectriage/internal/capacity"
 	"github.com/exectriage/exectriage/internal/cores"
+	"github.com/exectriage/exectriage/internal/hugepage"
 )
 
 // Index holds the folded (case-normalised) text of many rows in a byte arena, with a
@@ -369,24 +369,15 @@ func (ix *Index) slot(m *rowMeta, slot int) []byte {
 // packHex packs v in place, two digits a byte, when it is lowercase hexadecimal of an even
 // length (a trace id: 32 digits, on every record of some exports), and reports whether it did.
 func packHex(v []byte) bool {
-	if len(v) < 2 || len(v)%2 != 0 {
+	if len(v) < 2 || len(v)%2 != 0 || len(v) > 2*maxFieldLen {
 		return false
 	}
-	for _, c := range v {
-		if c-'0' > 9 && c-'a' > 5 {
-			return false
-		}
+	var buf [maxFieldLen]byte
+	n, err := hex.Decode(buf[:], v) // the text is folded: no upper-case digit reaches here
+	if err != nil {
+		return false
 	}
-	for i := 0; i+1 < len(v); i += 2 { // byte i/2 is written after digits i and i+1 are read
-		hi, lo := v[i]-'0', v[i+1]-'0'
-		if hi > 9 {
-			hi = v[i] - 'a' + 10
-		}
-		if lo > 9 {
-			lo = v[i+1] - 'a' + 10
-		}
-		v[i/2] = hi<<4 | lo
-	}
+	copy(v, buf[:n])
 	return true
 }
 
