@@ -67,11 +67,11 @@ func ResponseMayFail(resp []byte) bool {
 			return true
 		}
 		i = skipSpace(resp, i+1)
-		if (!plain || bytes.EqualFold(key, []byte("successful"))) && bytes.HasPrefix(resp[i:], []byte("false")) {
-			return true // the key, or one whose escapes or non-ASCII letters may spell it
+		if plain && i < len(resp) && ResponseKeyMayFail(key, resp[i]) {
+			return true // successful:false, or a session's result (nothingRan decodes it)
 		}
-		if session && (!plain || bytes.EqualFold(key, []byte("result_type")) || bytes.EqualFold(key, []byte("resultType"))) {
-			return true // a session's result: nothingRan decodes it
+		if !plain && (session || bytes.HasPrefix(resp[i:], []byte("false"))) {
+			return true // a key whose escapes or non-ASCII letters may spell either
 		}
 		if i = valueEnd(resp, i); i < 0 {
 			return true
