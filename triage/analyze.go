@@ -72,9 +72,6 @@ type Thresholds struct {
 	// NearDuplicate is the least text similarity of two members of one group
 	// (NearDuplicateSimilarity).
 	NearDuplicate float64
-	// Anchored is the least similarity of a text sent again after a failure that keeps the
-	// previous text's distinctive words (AnchoredSimilarity).
-	Anchored float64
 	// NearSimultaneous is the start-to-start spacing below which two submissions that the SDK
 	// did not make are a double submit rather than a retry loop (1 s).
 	NearSimultaneous time.Duration
@@ -85,7 +82,6 @@ type Thresholds struct {
 
 func (t Thresholds) withDefaults() Thresholds {
 	t.NearDuplicate = cmp.Or(t.NearDuplicate, NearDuplicateSimilarity)
-	t.Anchored = cmp.Or(t.Anchored, AnchoredSimilarity)
 	t.NearSimultaneous = cmp.Or(t.NearSimultaneous, time.Second)
 	t.IrregularRatio = cmp.Or(t.IrregularRatio, 3.0)
 	return t

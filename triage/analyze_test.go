@@ -252,6 +252,52 @@ func TestDuplicatePatterns(t *testing.T) {
 			others: []model.RetryPattern{},
 		},
 		{
+			// the first caller still waited for its answer: the second start is not its retry,
+			// however long after the first it came
+			name: "a slow second click, 2 s after the first, while it ran",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(5), retry: -1},
+				{id: "b", at: sec(2), dur: sec(1), retry: -1},
+			},
+			groups: 1, pattern: model.PatternDoubleSubmit,
+			reason: `^2 attempts, one started 2\.00 s after the previous one started, while it was still running \(overlap 3\.00 s\): a double submit`,
+			others: []model.RetryPattern{},
+		},
+		{
+			name: "a second click while the first ran, which then failed: no retry of a failure not yet seen",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(5), err: gatewayErr, retry: -1},
+				{id: "b", at: sec(2), dur: sec(1), retry: -1},
+			},
+			groups: 1, pattern: model.PatternDoubleSubmit,
+			reason: `while it was still running \(overlap 3\.00 s\)`,
+			others: []model.RetryPattern{},
+		},
+		{
+			// full jitter: each wait drawn between 0 and a growing cap; a wait under a second is
+			// no person's
+			name: "app retry with jittered waits",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(0.2), err: gatewayErr, retry: -1},
+				{id: "b", at: sec(0.6), dur: sec(0.2), err: gatewayErr, retry: -1},
+				{id: "c", at: sec(2.7), dur: sec(0.2), err: gatewayErr, retry: -1},
+				{id: "d", at: sec(3.5), dur: sec(0.2), retry: -1},
+			},
+			groups: 1, pattern: model.PatternAppRetry,
+			reason: `^4 attempts at irregular intervals \(0\.40 s, 1\.90 s and 0\.60 s after the previous ended\), one sooner than a person `,
+			others: []model.RetryPattern{model.PatternDoubleSubmit},
+		},
+		{
+			// the waits fit the SDK's backoff, but the recorded SDK sends tools.execute once
+			name: "waits in the SDK's band from an SDK that sends once: not the SDK's retry",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(0.3), err: gatewayErr, retry: -1, sdk: "0.21.0", language: "typescript"},
+				{id: "b", at: sec(0.85), dur: sec(0.3), err: gatewayErr, retry: -1, sdk: "0.21.0", language: "typescript"},
+				{id: "c", at: sec(2.15), dur: sec(0.3), retry: -1, sdk: "0.21.0", language: "typescript"},
+			},
+			groups: 1, pattern: model.PatternAppRetry,
+		},
+		{
 			name: "two workers in different sessions",
 			attempts: []attempt{
 				{id: "a", at: 0, dur: sec(1), retry: -1, session: "s1"},

@@ -7,6 +7,7 @@ package triage
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,11 +138,17 @@ func settledIf(ok bool, ms []member, gaps []time.Duration, reworded bool) *cause
 	return &causeBasis{ms, gaps, reworded}
 }
 
-// sdkBandFits: at most the SDK's attempts, none recorded as a first try, each after an outcome
-// the SDK retries and within its backoff band.
+// sdkBandFits: at most the SDK's attempts, none recorded as a first try, none recorded with an
+// SDK version that sends the call once on its path (OldSDK says nothing of a version that
+// does), each after an outcome the SDK retries and within its backoff band.
 func sdkBandFits(ms []member, gaps []time.Duration) bool {
 	if len(ms) > sdkMaxAttempts || anyFirstTry(ms) {
 		return false
+	}
+	for _, m := range ms {
+		if m.e.SDKVersion != "" && OldSDK(m.e) == "" {
+			return false
+		}
 	}
 	for j, g := range gaps {
 		lo, hi := sdkDelayBand(j)
@@ -231,14 +238,18 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 	}
 	for j := 1; j < n; j++ {
 		startGap := ms[j].e.Start().Sub(ms[j-1].e.Start())
-		if startGap < cc.th.NearSimultaneous && gaps[j-1] < 0 {
+		if gaps[j-1] < 0 { // the caller of the first was still waiting for its answer: not its retry
+			var basis *causeBasis
+			if startGap >= cc.th.NearSimultaneous { // unless its own timeout was shorter than the one assumed
+				basis = &causeBasis{ms, gaps, false}
+			}
 			return model.PatternDoubleSubmit, fmt.Sprintf(
 				"%d attempts, one started %s after the previous one started, while it was still running (overlap %s): a double submit (a "+
 					"second click or a second worker)",
 				n,
 				model.GapAmount(startGap),
 				model.GapAmount(gaps[j-1]),
-			), nil
+			), basis
 		}
 		if startGap < cc.th.NearSimultaneous && !sdkRetriable(ms[j-1]) {
 			return model.PatternDoubleSubmit, fmt.Sprintf(
@@ -273,6 +284,18 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 					false,
 				}
 		}
+	}
+	if irregular(gaps, cc.th.IrregularRatio) && slices.Min(gaps) < personMinWait {
+		return model.PatternAppRetry, fmt.Sprintf(
+				"%d attempts at irregular intervals (%s after the previous ended), one sooner than a person reads an error and sends "+
+					"again: a retry loop with random waits (jittered backoff), same source",
+				n,
+				gapList(gaps, ""),
+			), &causeBasis{
+				ms,
+				gaps,
+				false,
+			}
 	}
 	if irregular(gaps, cc.th.IrregularRatio) {
 		return model.PatternDoubleSubmit, fmt.Sprintf(

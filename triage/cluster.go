@@ -99,8 +99,7 @@ func clusterBucket(ms []bucketMember, window time.Duration, th Thresholds) []clu
 				case !afterFailure:
 					continue // a new text after a success is a new message
 				case sk >= th.NearDuplicate:
-				case sk >= th.Anchored && anchored(ms[j].text, m.text):
-				case sameEntities(&ms[j].text, &m.text):
+				case anchored(ms[j].text, m.text) || sameEntities(&ms[j].text, &m.text):
 					sk = max(sk, FactsSimilarity) // rewritten, or in another language
 				case ms[j].pinned && m.pinned: // one slot and its people, one contact: labels and text anew
 					sk = max(sk, PinnedSimilarity)

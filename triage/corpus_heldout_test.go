@@ -33,8 +33,6 @@ var heldOutGrid = []struct {
 }{
 	{"near-duplicate similarity", []triage.Thresholds{{NearDuplicate: triage.NearDuplicateSimilarity}, {NearDuplicate: 0.45}, {NearDuplicate: 0.55}, {NearDuplicate: 0.75}, {NearDuplicate: 0.85}},
 		func(t triage.Thresholds) string { return fmt.Sprintf("near-duplicate %.2f", t.NearDuplicate) }},
-	{"anchored similarity", []triage.Thresholds{{Anchored: triage.AnchoredSimilarity}, {Anchored: 0.15}, {Anchored: 0.35}, {Anchored: 0.5}},
-		func(t triage.Thresholds) string { return fmt.Sprintf("anchored %.2f", t.Anchored) }},
 	{"near-simultaneous", []triage.Thresholds{{NearSimultaneous: time.Second}, {NearSimultaneous: 500 * time.Millisecond}, {NearSimultaneous: 2 * time.Second}, {NearSimultaneous: 4 * time.Second}},
 		func(t triage.Thresholds) string { return fmt.Sprintf("near-simultaneous %s", t.NearSimultaneous) }},
 	{"irregular ratio", []triage.Thresholds{{IrregularRatio: 3}, {IrregularRatio: 2}, {IrregularRatio: 5}},
@@ -45,9 +43,6 @@ var heldOutGrid = []struct {
 func merge(t, v triage.Thresholds) triage.Thresholds {
 	if v.NearDuplicate != 0 {
 		t.NearDuplicate = v.NearDuplicate
-	}
-	if v.Anchored != 0 {
-		t.Anchored = v.Anchored
 	}
 	if v.NearSimultaneous != 0 {
 		t.NearSimultaneous = v.NearSimultaneous

@@ -681,7 +681,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"app retry", g.appRetry}, {"double submit", g.doubleSubmit}, {"meta-tool re-send", g.metaResend}, {"redelivery", g.redelivery},
 			{"batch replay", g.batchReplay}, {"agent rewrites (languages, HTML, addresses)", g.agentRewrites}, {"agent via a sibling tool", g.agentSibling},
 			{"app rebuilds the payload", g.appRebuilds}, {"agent rebooks a slot under another title", g.agentRebooks},
-			{"agent re-creates a contact spelled otherwise", g.agentRecreatesContact}, {"agent appends the rows again, reformatted", g.agentReappendsRows}} {
+			{"agent re-creates a contact spelled otherwise", g.agentRecreatesContact}, {"agent appends the rows again, reformatted", g.agentReappendsRows},
+			{"a slow second click", g.slowSecondClick}, {"app retry, jittered waits", g.jitteredAppRetry}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""

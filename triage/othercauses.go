@@ -23,6 +23,11 @@ const maxOtherCauses = 3
 // writes a new call, which takes seconds, never the SDK's sub-second backoff.
 const agentMinWait = time.Second
 
+// personMinWait is the least wait of a person who sees an error and sends again: reading it and
+// acting takes a second or more. Irregular waits with one shorter come from a program (a retry
+// loop whose waits are drawn at random), not from a hand.
+const personMinWait = time.Second
+
 // otherCauses returns the causes other than chosen whose signatures the members fit, most
 // specific first.
 func otherCauses(chosen model.RetryPattern, ms []member, gaps []time.Duration, reworded bool, th Thresholds) []model.CauseCandidate {
@@ -45,7 +50,7 @@ func otherCauses(chosen model.RetryPattern, ms []member, gaps []time.Duration, r
 	if why, ok := agentSignature(ms, gaps, reworded); ok {
 		add(model.PatternAgentRetry, why)
 	}
-	if why, ok := appSignature(ms, reworded); ok {
+	if why, ok := appSignature(ms, gaps, reworded); ok {
 		add(model.PatternAppRetry, why)
 	}
 	if why, ok := doubleSubmitSignature(ms, gaps, th); ok {
@@ -54,17 +59,11 @@ func otherCauses(chosen model.RetryPattern, ms []member, gaps []time.Duration, r
 	return out
 }
 
-// sdkSignature: at most the SDK's attempts, the same bytes, none recorded as a first try, each
-// after an outcome the SDK retries and within its backoff band; ruled out when a member's
-// recorded SDK version sends the call once on its path.
+// sdkSignature: the same bytes, and the SDK's band fits (sdkBandFits: ruled out when a member's
+// recorded SDK version sends the call once on its path).
 func sdkSignature(ms []member, gaps []time.Duration, reworded bool) (string, bool) {
 	if reworded || !sdkBandFits(ms, gaps) {
 		return "", false
-	}
-	for _, m := range ms {
-		if m.e.SDKVersion != "" && OldSDK(m.e) == "" {
-			return "", false
-		}
 	}
 	return fmt.Sprintf("waits of %s %s fit the SDK's backoff", gapList(gaps, ""), afterEach(ms[:len(ms)-1])), true
 }
@@ -90,16 +89,17 @@ func agentSignature(ms []member, gaps []time.Duration, reworded bool) (string, b
 	return "", false
 }
 
-// appSignature: the same bytes from one source, each re-send after a failure the caller saw.
-func appSignature(ms []member, reworded bool) (string, bool) {
+// appSignature: the same bytes from one source, each re-send after a failure the caller saw
+// (not while the previous attempt still ran).
+func appSignature(ms []member, gaps []time.Duration, reworded bool) (string, bool) {
 	if reworded || mixedTools(ms) {
 		return "", false
 	}
 	if _, _, two := differentSources(ms); two {
 		return "", false
 	}
-	for _, m := range ms[:len(ms)-1] {
-		if m.outcome == model.OutcomeSucceeded {
+	for j, m := range ms[:len(ms)-1] {
+		if m.outcome == model.OutcomeSucceeded || gaps[j] < 0 { // nothing to retry, or not yet known
 			return "", false
 		}
 	}
@@ -110,6 +110,10 @@ func appSignature(ms []member, reworded bool) (string, bool) {
 // success (nothing to retry) or irregular waits (a person, or more than one worker).
 func doubleSubmitSignature(ms []member, gaps []time.Duration, th Thresholds) (string, bool) {
 	for j := 1; j < len(ms); j++ {
+		if gaps[j-1] < 0 {
+			return fmt.Sprintf("one started while the previous was still running (overlap %s), before its caller had an answer",
+				model.GapAmount(gaps[j-1])), true
+		}
 		if d := ms[j].e.Start().Sub(ms[j-1].e.Start()); d < th.NearSimultaneous {
 			return fmt.Sprintf(
 				"one started %s after the previous one started, as a second click or a second worker does",

@@ -37,8 +37,10 @@ import (
 //     greetings and sign-offs, with -s/-es/-ed/-ing dropped) have a Dice coefficient
 //     2|A∩B|/(|A|+|B|) of at least NearDuplicateSimilarity;
 //   - or both carry the same facts, at least one number and minFacts numbers and names in
-//     all, with a Dice of at least AnchoredSimilarity: the agent that saw an error rewrote
-//     the message freely but kept what it is about.
+//     all (anchored), however few words they share: the agent that saw an error wrote the
+//     message anew but kept what it is about. Two writes of one caller on one target (the
+//     bucket: tool, account, identifying arguments) with the same facts, after a failure or
+//     an unclear outcome, are one intent however worded.
 //
 // The threshold was chosen on reworded and on different texts (similar_test.go logs each
 // score): names and numbers are left out of the Dice so that a greeting and a signature do
@@ -47,11 +49,6 @@ import (
 // NearDuplicateSimilarity is the least text similarity of two members of one group.
 const NearDuplicateSimilarity = 0.65
 
-// AnchoredSimilarity is the least similarity of a text sent again after the previous attempt
-// failed or timed out when both carry the same facts (anchored): an agent that saw an error
-// rewrites the message freely but keeps its order number, amount, names and dates.
-const AnchoredSimilarity = 0.25
-
 // minFacts is how many numbers and names, in all, anchor a text.
 const minFacts = 3
 
@@ -59,7 +56,7 @@ const minFacts = 3
 // shares none of its words but all its entities (entities.go), at least minEntities of them:
 // the message written again from scratch or in another language ("Seu pedido A-78274 foi
 // enviado em 14 de março", then "Your order A-78274 shipped on March 14"). It is below
-// AnchoredSimilarity, so a group joined this way says so (matchWords).
+// NearDuplicateSimilarity, so a group joined this way says so (matchWords).
 const FactsSimilarity = 0.2
 
 // minEntities is how many entities a text needs for its facts alone to identify it: one order
@@ -302,10 +299,12 @@ func sameFacts(a, b textSig) bool {
 	return slices.Equal(a.nums, b.nums) && among(a.names, b) && among(b.names, a)
 }
 
-// anchored: the texts carry the same facts, at least one number and minFacts in all; after a
-// failed attempt such a text sent again is the same message however it is worded.
+// anchored: the texts carry the same facts, at least one number and minFacts in all (a name
+// that starts a sentence in one text is a name in the other: "Ingrid, we shipped" and "Good
+// news Ingrid"); after a failed attempt such a text sent again is the same message however it
+// is worded.
 func anchored(a, b textSig) bool {
-	return len(a.nums) > 0 && len(a.nums)+len(a.names) >= minFacts && sameFacts(a, b)
+	return len(a.nums) > 0 && len(a.nums)+unionLen(a.names, b.names) >= minFacts && sameFacts(a, b)
 }
 
 // withoutNames drops the words that are names in either text.
@@ -422,4 +421,22 @@ func stopword(w string) bool {
 		return true
 	}
 	return false
+}
+
+// unionLen is how many distinct values two sorted lists hold in all.
+func unionLen(a, b []string) int {
+	n := len(a) + len(b)
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch c := strings.Compare(a[i], b[j]); {
+		case c == 0:
+			n--
+			i++
+			j++
+		case c < 0:
+			i++
+		default:
+			j++
+		}
+	}
+	return n
 }
