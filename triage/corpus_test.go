@@ -682,7 +682,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"batch replay", g.batchReplay}, {"agent rewrites (languages, HTML, addresses)", g.agentRewrites}, {"agent via a sibling tool", g.agentSibling},
 			{"app rebuilds the payload", g.appRebuilds}, {"agent rebooks a slot under another title", g.agentRebooks},
 			{"agent re-creates a contact spelled otherwise", g.agentRecreatesContact}, {"agent appends the rows again, reformatted", g.agentReappendsRows},
-			{"a slow second click", g.slowSecondClick}, {"app retry, jittered waits", g.jitteredAppRetry}} {
+			{"a slow second click", g.slowSecondClick}, {"app retry, jittered waits", g.jitteredAppRetry},
+			{"agent rewrites in other scripts", g.agentRewritesScripts}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -696,7 +697,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"another order after a failure", g.otherOrderAfterFailure}, {"one reply from two mailboxes", g.twoMailboxes},
 			{"a draft, then its send", g.draftThenSend}, {"one notice in two languages", g.bilingualNotice},
 			{"another slot for the same people after a failure", g.otherSlotSamePeople}, {"another contact of the same name after a failure", g.sameNameOtherContact},
-			{"a second meeting at one slot", g.secondMeetingAtOneSlot}, {"other rows after a failure", g.otherRowsAfterAFailure}} {
+			{"a second meeting at one slot", g.secondMeetingAtOneSlot}, {"other rows after a failure", g.otherRowsAfterAFailure},
+			{"another delivery day, in any script, after a failure", g.otherDayInAScript}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""

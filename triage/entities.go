@@ -23,7 +23,9 @@ import (
 //     either convention (1,250.00 and 1.250,00 are both N:1250, 12,50 and 12.50 N:12.5);
 //   - D:03-14  a date as its month and day, unordered (March 14, 14 de março, 14.03.2026,
 //     03/14/2026 and 14/03/2026 are one date: day-first and month-first writings agree);
-//   - T:14:30  a time of day on a 24-hour clock (2:30 PM, 14:30, 14h30).
+//   - T:14:30  a time of day on a 24-hour clock (2:30 PM, 14:30, 14h30);
+//   - W:2      a day of the week, 1 Monday .. 7 Sunday, in the languages weekdayOf and
+//     weekdaysIn read (Tuesday, вторник, الثلاثاء, मंगलवार, 火曜日, 周二, 화요일).
 //
 // Small numbers ("3 items", "in 5 days") are left out: a translation may spell them as words.
 
@@ -44,10 +46,22 @@ func entities(s string) []string {
 			i += n - 1
 			continue
 		}
+		if d := weekdayOf(toks[i]); d > 0 {
+			out = append(out, weekdayKey(d))
+			continue
+		}
+		if i+1 < len(toks) {
+			if d := hebrewWeekday(toks[i], toks[i+1]); d > 0 {
+				out = append(out, weekdayKey(d))
+				i++
+				continue
+			}
+		}
 		if e := codeOrAmount(toks[i]); e != "" {
 			out = append(out, e)
 		}
 	}
+	out = weekdaysIn(s, out)
 	if len(out) == 0 {
 		return nil
 	}
@@ -183,12 +197,15 @@ func entityTokens(s string) []string {
 	rs := []rune(s)
 	start := -1
 	for i, r := range rs {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r)
+		word := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) && start >= 0
 		inner := start >= 0 && strings.ContainsRune("-.,:/", r) && i+1 < len(rs) &&
 			(unicode.IsLetter(rs[i+1]) || unicode.IsDigit(rs[i+1])) &&
 			(unicode.IsDigit(rs[i-1]) || unicode.IsDigit(rs[i+1]) || r == '-')
 		switch {
 		case word && start < 0:
+			start = i
+		case word && scriptBreak(rs[i-1], r): // a number against another script's word (scripts.go)
+			toks = append(toks, string(rs[start:i]))
 			start = i
 		case word, inner:
 		case start >= 0:

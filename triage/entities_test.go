@@ -40,6 +40,19 @@ func TestEntities(t *testing.T) {
 		{"call +1 415-555-0134", "N:4155550134"},
 		{"May I ask", ""},
 		{"<p style=\"color:#FF0000\" width=\"600\">Order&nbsp;A-78274 &amp; invoice 2041</p>", "C:A78274 N:2041"},
+		// a number against a word of a script that is not Latin is a number, not a code
+		{"ご注文42609は本日発送されました。火曜日にお届け予定です。", "N:42609 W:2"},
+		{"您的订单42609今天已发货，预计周二送达。", "N:42609 W:2"},
+		{"주문 42609이 오늘 발송되었습니다. 화요일에 도착 예정입니다.", "N:42609 W:2"},
+		{"Заказ 42609 прибудет во вторник", "N:42609 W:2"},
+		{"Η παραγγελία 42609 φτάνει την Τρίτη", "N:42609 W:2"},
+		{"طلبك 42609 في الطريق وسيصل يوم الثلاثاء", "N:42609 W:2"},
+		{"הזמנה 42609 בדרך ותגיע ביום שלישי", "N:42609 W:2"},
+		{"ऑर्डर 42609 मंगलवार तक पहुंच जाएगा", "N:42609 W:2"},
+		{"คำสั่งซื้อ 42609 จะถึงในวันอังคาร", "N:42609 W:2"},
+		{"Zamówienie 42609 dotrze w środę; la commande arrive mercredi", "N:42609 W:3"},
+		{"Ticket A-78274 closes Friday", "C:A78274 W:5"},
+		{"segunda tentativa, a quinta vez", ""}, // ordinals, not Monday and Thursday
 	} {
 		got := strings.Join(entities(c.text), " ")
 		if got != c.want {

@@ -19,6 +19,52 @@ func slack(channel, text string) string {
 	return fmt.Sprintf(`{"channel":%q,"text":%q}`, channel, text)
 }
 
+// TestRewordedInAnyScript: a message the agent wrote again after a timeout, in its own script
+// or another, joins its first attempt when both carry the same facts (the order, the day of the
+// week); the same message about another day is another message. Words are what their script
+// makes words: marks stay on their letters (Devanagari, Thai), text written without spaces
+// (Chinese, Japanese, Thai) is compared by pairs of characters, a number against such text is a
+// number.
+func TestRewordedInAnyScript(t *testing.T) {
+	const ja = "アンナ様、注文番号42609を発送いたしました。到着は火曜日の予定です。"
+	for _, c := range []struct {
+		lang        string
+		first, then string
+		one         bool
+	}{
+		{"ru", "Анна, ваш заказ 42609 отправлен сегодня. Доставка ожидается во вторник.", "Добрый день, Анна! Заказ 42609 уже в пути и прибудет во вторник.", true},
+		{"el", "Άννα, η παραγγελία σας 42609 στάλθηκε σήμερα. Παράδοση την Τρίτη.", "Καλά νέα Άννα: η παραγγελία 42609 είναι καθ' οδόν και φτάνει την Τρίτη.", true},
+		{"ar", "آنا، تم شحن طلبك رقم 42609 اليوم. التسليم المتوقع يوم الثلاثاء.", "أخبار سارة يا آنا: طلبك 42609 في الطريق وسيصل يوم الثلاثاء.", true},
+		{"he", "אנה, ההזמנה שלך 42609 נשלחה היום. המשלוח צפוי ביום שלישי.", "חדשות טובות אנה: הזמנה 42609 בדרך ותגיע ביום שלישי.", true},
+		{"hi", "अन्ना, आपका ऑर्डर 42609 आज भेज दिया गया है। डिलीवरी मंगलवार तक होगी।", "खुशखबरी अन्ना: ऑर्डर 42609 रास्ते में है और मंगलवार तक पहुंच जाएगा।", true},
+		{"ja", "アンナ様、ご注文42609は本日発送されました。火曜日にお届け予定です。", ja, true},
+		{"zh", "安娜，您的订单42609今天已发货，预计周二送达。", "好消息安娜：订单42609已在路上，将于周二到达。", true},
+		{"ko", "안나님, 주문 42609이 오늘 발송되었습니다. 화요일에 도착 예정입니다.", "좋은 소식입니다 안나님: 주문 42609이 배송 중이며 화요일에 도착합니다.", true},
+		{"th", "คุณแอนนา คำสั่งซื้อ 42609 ของคุณจัดส่งแล้ววันนี้ จะถึงวันอังคาร", "ข่าวดีคุณแอนนา คำสั่งซื้อ 42609 กำลังเดินทางและจะถึงในวันอังคาร", true},
+		{"en to ja", "Anna, we shipped order 42609 today. Expected delivery: Tuesday.", ja, true},
+		// another day is another message, however alike the words
+		{"ru, another day", "Заказ 42609 прибудет во вторник.", "Заказ 42609 прибудет в пятницу.", false},
+		{"ja, another day", "ご注文42609は火曜日に届きます。", "ご注文42609は金曜日に届きます。", false},
+		{"zh, another day", "订单42609将于周二送达。", "订单42609将于周五送达。", false},
+		{"hi, another day", "ऑर्डर 42609 मंगलवार को पहुंचेगा।", "ऑर्डर 42609 शुक्रवार को पहुंचेगा।", false},
+		{"he, another day", "ההזמנה 42609 תגיע ביום שלישי.", "ההזמנה 42609 תגיע ביום שישי.", false},
+		{"en to ja, another day", "Anna, we shipped order 42609 today. Expected delivery: Friday.", ja, false},
+		// one order number alone does not make one message: its confirmation and its notice share it
+		{"zh, the order alone", "订单42609已确认。", "订单42609已发货，请查收。", false},
+	} {
+		t.Run(c.lang, func(t *testing.T) {
+			execs := []model.Execution{
+				attempt{id: "a", at: 0, status: "failed", err: timeoutErr, retry: -1, args: mail("anna@x.io", "42609", c.first)}.exec(),
+				attempt{id: "b", at: sec(65), dur: sec(1), retry: -1, args: mail("anna@x.io", "42609", c.then)}.exec(),
+			}
+			res := Analyze(execs, nil, Options{})
+			if got := len(res.Groups) == 1; got != c.one {
+				t.Fatalf("one group: %v, want %v (%v)", got, c.one, res.Groups)
+			}
+		})
+	}
+}
+
 // TestNearDuplicateGrouping: the duplicates a person would count, and the near-misses a person
 // would not, through Analyze and through Incremental (the TUI's path), which must agree.
 func TestNearDuplicateGrouping(t *testing.T) {

@@ -127,6 +127,7 @@ func signature(s string) textSig {
 	var words, nums, names []string
 	var tok strings.Builder
 	digits := false
+	prev := ""       // the word before (hebrewWeekday reads two)
 	sentence := true // the next word starts a sentence
 	capital := false // the word being read started with a capital letter
 	flush := func() {
@@ -138,7 +139,15 @@ func signature(s string) textSig {
 		if digits {
 			nums = append(nums, normNumber(w))
 		} else {
-			if utf8.RuneCountInString(w) >= 2 && !stopword(w) {
+			day := weekdayOf(w)
+			if day == 0 {
+				day = hebrewWeekday(prev, w)
+			}
+			prev = w
+			switch {
+			case day > 0: // a fact in every language, capitalised or not (scripts.go)
+				names = append(names, weekdayKey(day))
+			case utf8.RuneCountInString(w) >= 2 && !stopword(w):
 				if capital && !sentence {
 					names = append(names, w)
 				} else {
@@ -149,10 +158,18 @@ func signature(s string) textSig {
 		}
 		capital = false
 	}
+	var run []rune // an unspaced run (scripts.go), compared by its pairs of characters
+	endRun := func() {
+		words = pairs(run, words)
+		run = run[:0]
+	}
 	inTag := false
 	space := false
 	rs := []rune(s)
 	for i, r := range rs {
+		if len(run) > 0 && !unspaced(r) {
+			endRun()
+		}
 		switch {
 		case r == '<' && i+1 < len(rs) && (unicode.IsLetter(rs[i+1]) || rs[i+1] == '/'):
 			inTag = true
@@ -197,7 +214,11 @@ func signature(s string) textSig {
 			tok.WriteRune(r)
 		case digits && (r == '.' || r == ',') && i+1 < len(rs) && unicode.IsDigit(rs[i+1]):
 			tok.WriteRune(r)
-		case unicode.IsLetter(r):
+		case unspaced(r):
+			flush()
+			digits = false
+			run = append(run, r)
+		case unicode.IsLetter(r) || unicode.IsMark(r) && tok.Len() > 0 && !digits:
 			if digits {
 				flush()
 				digits = false
@@ -211,6 +232,8 @@ func signature(s string) textSig {
 		}
 	}
 	flush()
+	endRun()
+	names = weekdaysIn(masked, names)
 	slices.Sort(words)
 	slices.Sort(nums)
 	slices.Sort(names)
