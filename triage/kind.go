@@ -323,24 +323,61 @@ func isComputeVerb(w string) bool {
 }
 
 // computesAnAnswer reports whether the words after a compute verb name only an answer: a
-// query, a search, a report, a summary... (and nothing that a write verb or a strong write
-// noun follows). The first word decides, articles skipped.
+// query, a search, a report, a summary... The object is a noun phrase whose head is its last
+// noun, its modifiers before it (EXECUTE_JQL_SEARCH, EXECUTE_SOQL_QUERY, RUN_HOGQL_QUERY: a
+// search and queries), ended by a preposition (RUN_REPORT_FOR_ACCOUNT); phrases joined by OR or
+// AND must each be an answer (RUN_QUERY_OR_MUTATION may write), and a write verb or a strong
+// write noun anywhere makes it a write.
 func computesAnAnswer(words []string) bool {
-	for _, w := range words {
-		switch w {
-		case "A", "AN", "THE":
-			continue
+	head, ended, answers := "", false, 0
+	phraseEnd := func() bool {
+		if head == "" {
+			return false
 		}
+		if !answerNoun(head) {
+			return false
+		}
+		answers++
+		head = ""
+		return true
+	}
+	for _, w := range words {
 		if isWriteVerb(w) || strongWriteVerb(w) {
 			return false
 		}
-		switch strings.TrimSuffix(w, "S") {
-		case "QUERY", "QUERIE", "SEARCH", "SEARCHE", "REPORT", "LOOKUP", "ANALYSI", "ANALYTIC", "SUMMARY", "SUMMARIE",
-			"COMPLETION", "EMBEDDING", "TRANSLATION", "PREVIEW", "ESTIMATE", "FORECAST",
-			"PREDICTION", "CLASSIFICATION", "ID", "SELECT", "ANSWER", "INSIGHT", "STAT", "STATISTIC", "METRIC":
-			return true
+		switch w {
+		case "A", "AN", "THE":
+			continue
+		case "OR", "AND":
+			if !ended && !phraseEnd() {
+				return false
+			}
+			ended = false
+			continue
+		case "FOR", "BY", "IN", "ON", "FROM", "OF", "WITH", "TO", "USING", "VIA", "AT", "WITHIN", "ACROSS", "OVER", "AGAINST", "INTO":
+			if !ended && !phraseEnd() {
+				return false
+			}
+			ended = true // the rest qualifies the object
+			continue
 		}
+		if !ended {
+			head = w
+		}
+	}
+	if !ended && !phraseEnd() {
 		return false
+	}
+	return answers > 0
+}
+
+// answerNoun is a noun that names an answer a tool computes and returns.
+func answerNoun(w string) bool {
+	switch strings.TrimSuffix(w, "S") {
+	case "QUERY", "QUERIE", "SEARCH", "SEARCHE", "REPORT", "LOOKUP", "ANALYSI", "ANALYTIC", "SUMMARY", "SUMMARIE",
+		"COMPLETION", "EMBEDDING", "TRANSLATION", "PREVIEW", "ESTIMATE", "FORECAST",
+		"PREDICTION", "CLASSIFICATION", "ID", "SELECT", "ANSWER", "INSIGHT", "STAT", "STATISTIC", "METRIC":
+		return true
 	}
 	return false
 }

@@ -334,6 +334,16 @@ func TestKindFromTheDefinition(t *testing.T) {
 		{"ACME_RUN_CREATE_REPORT", model.KindWrite},
 		{"ACME_GENERATE_INVOICE", model.KindWrite},
 		{"ACME_EXECUTE", model.KindWrite},
+		// the object's head is its last noun: modifiers come before it
+		{"JIRA_EXECUTE_JQL_SEARCH", model.KindRead},
+		{"SALESFORCE_EXECUTE_SOQL_QUERY", model.KindRead},
+		{"POSTHOG_RUN_HOGQL_QUERY", model.KindRead},
+		{"ACME_RUN_REPORT_FOR_A_WORKFLOW", model.KindRead},
+		{"ACME_RUN_WORKFLOW_FOR_REPORT", model.KindWrite},
+		{"LINEAR_RUN_QUERY_OR_MUTATION", model.KindWrite}, // either: it may write
+		{"ACME_RUN_QUERY_AND_EXPORT_RESULTS", model.KindWrite},
+		{"ACME_GENERATE_REPORT_AND_SEND", model.KindWrite},
+		{"ACME_RUN_FOR_REPORT", model.KindWrite}, // no object
 	}
 	for _, tt := range slugs {
 		if got := KindFromSlug(tt.slug); got != tt.want {
