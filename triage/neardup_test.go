@@ -168,6 +168,24 @@ func TestNearDuplicateGrouping(t *testing.T) {
 			},
 		},
 		{
+			// a message under a name no list holds: its last word says what it is
+			name: "reworded under a compound name (messageBody) after a timeout",
+			attempts: []attempt{
+				{id: "a", at: 0, status: "failed", err: timeoutErr, retry: -1,
+					args: `{"toRecipients":"dana@x.io","messageBody":"Hi Dana, invoice INV-1042 for $1,250.00 is attached. Payment is due March 3."}`},
+				{id: "b", at: sec(70), dur: sec(1), retry: -1,
+					args: `{"toRecipients":"dana@x.io","messageBody":"Hello Dana, attached is invoice INV-1042 for $1,250.00; payment is due on March 3."}`},
+			},
+			groups: [][]string{{"a", "b"}}, pattern: model.PatternAgentRetry,
+		},
+		{
+			name: "an identifier under a compound name (message_id) is the target, not text",
+			attempts: []attempt{
+				{id: "a", at: 0, status: "failed", err: timeoutErr, retry: -1, args: `{"message_id":"Order 1042 for Dana ships March 3","label":"done"}`},
+				{id: "b", at: sec(70), dur: sec(1), retry: -1, args: `{"message_id":"Order 1042 for Dana shipped March 3","label":"done"}`},
+			},
+		},
+		{
 			name: "a scheduled job repeating after the window",
 			attempts: []attempt{
 				{id: "a", at: 0, dur: sec(1), retry: -1, args: slack("C1", "Nightly report is ready")},

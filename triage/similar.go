@@ -73,16 +73,41 @@ func sameEntities(a, b *textSig) bool {
 // longTextChars: an argument this long that is not known to identify the target is free text.
 const longTextChars = 120
 
-// textKey reports whether a top-level argument name is a message body in Composio's tool
-// schemas (GMAIL_SEND_EMAIL body, GMAIL_REPLY_TO_THREAD message_body, SLACK_SEND_MESSAGE text
-// and markdown_text, GITHUB_CREATE_AN_ISSUE body, LINEAR description, ...).
+// textKey reports whether a top-level argument name is a message body: one of the names
+// Composio's tool schemas give it (GMAIL_SEND_EMAIL body, GMAIL_REPLY_TO_THREAD message_body,
+// SLACK_SEND_MESSAGE text and markdown_text, GITHUB_CREATE_AN_ISSUE body, LINEAR description,
+// ...), or a name whose last word is one (commit_message, text_content, dismissed_comment,
+// output__text, messageBody, hs_note_body: the last word of a compound name is what it is,
+// those before qualify it; message_id and comment_id are identifiers).
 func textKey(k string) bool {
 	switch strings.ToLower(k) {
 	case "body", "message_body", "html_body", "text_body", "text", "markdown_text", "markdown", "message",
 		"content", "description", "comment", "note", "notes", "reply", "reply_text", "caption":
 		return true
 	}
+	switch lastKeyWord(k) {
+	case "body", "text", "markdown", "message", "content", "description", "comment", "note", "notes", "reply", "caption", "html":
+		return true
+	}
 	return false
+}
+
+// lastKeyWord is the last word of an argument name, lower case: split at '_', '-', '.', where
+// a lower-case letter or digit meets an upper-case one (messageBody: body), and before the
+// last capital of a run followed by a lower-case letter (HTMLBody: body).
+func lastKeyWord(k string) string {
+	up := func(c byte) bool { return c >= 'A' && c <= 'Z' }
+	lowOrDigit := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+	start := 0
+	for i := 1; i < len(k); i++ {
+		switch {
+		case strings.IndexByte("_-.", k[i-1]) >= 0 && strings.IndexByte("_-.", k[i]) < 0:
+			start = i
+		case up(k[i]) && lowOrDigit(k[i-1]), up(k[i]) && up(k[i-1]) && i+1 < len(k) && k[i+1] >= 'a' && k[i+1] <= 'z':
+			start = i
+		}
+	}
+	return strings.ToLower(strings.TrimRight(k[start:], "_-."))
 }
 
 // identityKey reports whether an argument names the target, however long it is.

@@ -178,3 +178,19 @@ func TestTextFieldsOfRealToolSchemas(t *testing.T) {
 		t.Errorf("only %d free-text properties found", texts)
 	}
 }
+
+// TestTextKeyByItsLastWord: an argument whose name's last word names a message body is free
+// text, whatever qualifies it (the names are real Composio ones: GITHUB_MERGE_A_BRANCH
+// commit_message, GOOGLEDRIVE_CREATE_FILE_FROM_TEXT text_content, GITHUB_UPDATE_A_CODE_SCANNING_ALERT
+// dismissed_comment, GITHUB_CREATE_A_CHECK_RUN output__text); an identifier of a message is not.
+func TestTextKeyByItsLastWord(t *testing.T) {
+	for k, want := range map[string]bool{
+		"commit_message": true, "text_content": true, "dismissed_comment": true, "output__text": true,
+		"messageBody": true, "HTMLBody": true, "bodyHTML": true, "hs_note_body": true, "body": true,
+		"message_id": false, "commentId": false, "reply_id": false, "noteType": false, "text_color": false, "subject": false,
+	} {
+		if got := textKey(k) && !identityKey(k); got != want {
+			t.Errorf("%s: free text %v, want %v", k, got, want)
+		}
+	}
+}
