@@ -298,6 +298,27 @@ func TestDuplicatePatterns(t *testing.T) {
 			groups: 1, pattern: model.PatternAppRetry,
 		},
 		{
+			// past the window only an unclear attempt's same bytes join: no loop holding the call
+			// in memory waits that long
+			name: "the same bytes 35 min after a timeout: a queue's redelivery or a scheduled run",
+			attempts: []attempt{
+				{id: "a", at: 0, err: timeoutErr, retry: -1},
+				{id: "b", at: sec(35 * 60), dur: sec(1), retry: -1},
+			},
+			groups: 1, pattern: model.PatternAppRetry,
+			reason: `^2 attempts 34\.0 min after the previous ended, same source: the application re-sent it past any in-process retry loop's wait: a queue redelivering the job after its visibility timeout, or a scheduled job run again$`,
+		},
+		{
+			name: "hourly after each 5xx: a scheduled job",
+			attempts: []attempt{
+				{id: "a", at: 0, dur: sec(1), err: gatewayErr, retry: -1},
+				{id: "b", at: sec(3600), dur: sec(1), err: gatewayErr, retry: -1},
+				{id: "c", at: sec(7200), dur: sec(1), retry: -1},
+			},
+			groups: 1, pattern: model.PatternAppRetry,
+			reason: `same source: the application re-sent it at a fixed cadence: a scheduled job run again`,
+		},
+		{
 			name: "two workers in different sessions",
 			attempts: []attempt{
 				{id: "a", at: 0, dur: sec(1), retry: -1, session: "s1"},

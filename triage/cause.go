@@ -308,15 +308,25 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 				false,
 			}
 	}
-	return model.PatternAppRetry, fmt.Sprintf(
-			"%d attempts %s, same source: the application's own retry loop",
-			n,
-			gapList(gaps, "after the previous ended"),
-		), &causeBasis{
-			ms,
-			gaps,
-			false,
+	return model.PatternAppRetry, appReason(ms, gaps, cc), &causeBasis{ms, gaps, false}
+}
+
+// appReason says which of the application's mechanisms re-sent the call: a wait past the
+// grouping's window is no loop's that holds the call in memory (only an unclear attempt's same
+// bytes join that late): a queue redelivering the job after its visibility timeout, or a
+// scheduler running it again; three or more attempts at one cadence are a schedule's.
+func appReason(ms []member, gaps []time.Duration, cc causeContext) string {
+	n := len(ms)
+	what := "the application's own retry loop"
+	if cc.window > 0 && slices.Max(gaps) > cc.window {
+		what = "the application re-sent it past any in-process retry loop's wait: a queue redelivering the job after its visibility " +
+			"timeout, or a scheduled job run again"
+		if n >= 3 && !irregular(gaps, 1.05) {
+			what = "the application re-sent it at a fixed cadence: a scheduled job run again (or a queue redelivering it after each " +
+				"visibility timeout)"
 		}
+	}
+	return fmt.Sprintf("%d attempts %s, same source: %s", n, gapList(gaps, "after the previous ended"), what)
 }
 
 // stormSplit is the least wait between two rounds of a storm: longer than any inner retry's

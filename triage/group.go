@@ -630,7 +630,7 @@ func setMembers(g *model.DuplicateGroup, members []member, reworded bool, opt Op
 		members,
 		g.Gaps,
 		reworded || mixedTools(members),
-		causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout, th: opt.Thresholds},
+		causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout, window: opt.Window, th: opt.Thresholds},
 	)
 	g.Deliveries = nil
 	if g.Pattern == model.PatternTriggerRedelivery || g.Pattern == model.PatternDuplicateSubscription {

@@ -60,6 +60,7 @@ type causeContext struct {
 	deliveries *Deliveries
 	runs       *MetaRuns
 	timeout    time.Duration // the caller's timeout (callerEnd)
+	window     time.Duration // the grouping's window: a wait past it is no in-process loop's (appReason)
 	th         Thresholds
 }
 
