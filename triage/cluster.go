@@ -19,7 +19,7 @@ type bucketMember struct {
 	near        time.Time // the latest moment it was known running (lastSeen)
 	args        uint32    // the arguments' checksum (past the window only the same bytes join)
 	text        textSig
-	subject     string // an email's subject, folded (foldSubject); "" for other tools
+	subject     string // an email's subject or a tool's heading, folded (foldSubject); "" for none
 	succeeded   bool   // the attempt is known to have succeeded
 	pinned      bool   // the arguments pin the target by its own facts (pinned.go)
 	// tool, toolkit and account: in an effect family's bucket (intent.go) members of one
@@ -98,7 +98,9 @@ func clusterBucket(ms []bucketMember, window time.Duration, th Thresholds) []clu
 				case sk >= 1: // identical
 				case !afterFailure:
 					continue // a new text after a success is a new message
-				case sk >= th.NearDuplicate:
+				case sk >= th.NearDuplicate && ms[j].subject == m.subject:
+					// words alike under one heading; under another heading only the facts join
+					// (a template's body under two titles is two messages)
 				case anchored(ms[j].text, m.text) || sameEntities(&ms[j].text, &m.text):
 					sk = max(sk, FactsSimilarity) // rewritten, or in another language
 				case ms[j].pinned && m.pinned: // one slot and its people, one contact: labels and text anew

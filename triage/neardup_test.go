@@ -253,3 +253,53 @@ func TestNearDuplicateGrouping(t *testing.T) {
 		})
 	}
 }
+
+// TestAHeadingIsNotTheTarget: an issue's title, a page's title, a record's name say what the
+// write is about, not where it goes (the repository, the team): an agent that rewrote the title
+// with the body after a timeout re-sent one issue; a template's body under two titles after a
+// failure is two issues (under another heading only the facts join). Analyze and Incremental
+// agree.
+func TestAHeadingIsNotTheTarget(t *testing.T) {
+	for _, c := range []struct {
+		name, slug, a, b string
+		one              bool
+	}{
+		{"an issue's title and body rewritten, the facts kept", "GITHUB_CREATE_AN_ISSUE",
+			`{"owner":"acme","repo":"api","title":"Login fails with 500 on /v2/auth","body":"Since release 4.12.1 the /v2/auth endpoint returns 500 for SSO users."}`,
+			`{"owner":"acme","repo":"api","title":"500 error on /v2/auth login","body":"After deploying 4.12.1, SSO users get a 500 from /v2/auth."}`, true},
+		{"a task's title rewritten, its description reworded", "LINEAR_CREATE_LINEAR_ISSUE",
+			`{"team_id":"T1","title":"Refund order 42609 for Ingrid","description":"Customer Ingrid asked for a refund of $129.99 on order 42609."}`,
+			`{"team_id":"T1","title":"Ingrid: refund for 42609","description":"Please refund $129.99 to Ingrid (order 42609)."}`, true},
+		{"one template body under two titles: two issues", "GITHUB_CREATE_AN_ISSUE",
+			`{"owner":"acme","repo":"api","title":"Crash on logout","body":"Steps to reproduce: open the app and tap the button. Expected: no crash."}`,
+			`{"owner":"acme","repo":"api","title":"Crash on login","body":"Steps to reproduce: open the app and tap the button. Expected: no crash."}`, false},
+		{"the same title in another repository: two issues", "GITHUB_CREATE_AN_ISSUE",
+			`{"owner":"acme","repo":"api","title":"Bump 4.12.1","body":"Release 4.12.1 for SSO users."}`,
+			`{"owner":"acme","repo":"web","title":"Bump 4.12.1","body":"Release 4.12.1 for SSO users."}`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			execs := []model.Execution{
+				attempt{id: "a", at: 0, status: "failed", err: timeoutErr, retry: -1, args: c.a}.exec(),
+				attempt{id: "b", at: sec(70), dur: sec(1), retry: -1, args: c.b}.exec(),
+			}
+			for i := range execs {
+				execs[i].ToolSlug, execs[i].ToolkitSlug = c.slug, strings.ToLower(strings.SplitN(c.slug, "_", 2)[0])
+			}
+			res := Analyze(execs, nil, Options{})
+			if got := len(res.Groups) == 1; got != c.one {
+				t.Fatalf("one group: %v, want %v (%+v)", got, c.one, res.Groups)
+			}
+			inc := NewIncremental(nil, Options{})
+			for i := range execs {
+				inc.Add(&execs[i])
+			}
+			groups, _, err := inc.Groups(context.Background(), func(_ context.Context, pos int) (model.Execution, error) { return execs[pos], nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(groups) != len(res.Groups) {
+				t.Fatalf("incremental found %d groups, Analyze %d", len(groups), len(res.Groups))
+			}
+		})
+	}
+}

@@ -9,10 +9,10 @@ import (
 )
 
 // Near-duplicate grouping. Two writes of one tool by one caller are the same action when they
-// agree on the arguments that identify the effect (who receives it, where it goes: recipient
-// and subject, channel, repository and title, issue number, a contact's email) and their free
-// text is the same message, possibly reworded: an LLM agent that got a timeout calls the tool
-// again with regenerated text.
+// agree on the arguments that identify the effect (who receives it, where it goes: recipient,
+// channel, repository, issue number, a contact's email) and their free text, with its heading
+// (a subject, a title), is the same message, possibly reworded: an LLM agent that got a timeout
+// calls the tool again with regenerated text.
 //
 // Free text is a top-level string argument named like a message body (body, message_body,
 // text, markdown_text, message, content, description, comment, note(s), html_body), or any
@@ -110,10 +110,24 @@ func lastKeyWord(k string) string {
 	return strings.ToLower(strings.TrimRight(k[start:], "_-."))
 }
 
+// headingKey reports whether an argument is the heading of what a write sends or makes: an
+// email's subject, an issue's or a page's title, an event's summary, a record's name. A heading
+// names what the message is about, not where it goes (the target is the repository, the
+// channel, the recipients): it is kept beside the text (effectArgs.subject), out of the
+// identity, so that an agent that rewrote the heading with the body stays in the bucket; a text
+// under another heading joins only by its facts (clusterBucket).
+func headingKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "subject", "title", "summary", "name":
+		return true
+	}
+	return false
+}
+
 // identityKey reports whether an argument names the target, however long it is.
 func identityKey(k string) bool {
 	switch strings.ToLower(k) {
-	case "recipient_email", "to", "cc", "bcc", "extra_recipients", "subject", "title", "name", "summary",
+	case "recipient_email", "to", "cc", "bcc", "extra_recipients",
 		"channel", "channel_id", "thread_id", "thread_ts", "owner", "repo", "issue_number", "email",
 		"calendar_id", "start_datetime", "start_time", "parent_id", "page_id", "team_id", "id", "url", "user_id":
 		return true
@@ -401,7 +415,8 @@ func matchWords(ea effectArgs, sim float64) string {
 	if len(keys) == 0 {
 		same = "no identifying arguments"
 	}
-	return fmt.Sprintf("%s; %s reworded, %.0f%% similar (numbers and names equal)", same, strings.Join(ea.textKeys, "/"), 100*sim)
+	return fmt.Sprintf("%s; %s reworded, %.0f%% similar (numbers and names equal)", same, strings.Join(append(slices.Clip(ea.textKeys),
+		ea.headingKeys...), "/"), 100*sim)
 }
 
 // pinnedWords says what a group joined by its pinned target alone shares: "same attendees,
@@ -445,7 +460,11 @@ func factsWords(ea effectArgs) string {
 	}
 	texts := ea.textKeys
 	if ea.subject != "" {
-		texts = append(slices.Clip(texts), "subject")
+		heading := ea.headingKeys
+		if len(heading) == 0 {
+			heading = []string{"subject"} // an effect family's (intent.go)
+		}
+		texts = append(slices.Clip(texts), heading...)
 	}
 	return fmt.Sprintf("%s and %s; %s written in other words or another language", same, strings.Join(fs, ", "), strings.Join(texts, "/"))
 }

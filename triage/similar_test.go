@@ -88,24 +88,26 @@ func TestSplitArgs(t *testing.T) {
 	cases := []struct {
 		name, args   string
 		keys, texts  []string
-		sameIdentity string // arguments whose identity must equal these'
-		otherIdent   string // arguments whose identity must differ
+		headings     []string // the headings kept beside the text (headingKey)
+		sameIdentity string   // arguments whose identity must equal these'
+		otherIdent   string   // arguments whose identity must differ
 	}{
-		{"gmail send", `{"recipient_email":"a@x.io","subject":"Invoice","body":"Hi"}`, []string{"recipient_email", "subject"}, []string{"body"},
-			`{"subject":"Invoice","body":"Hello there","recipient_email":"a@x.io"}`, `{"recipient_email":"b@x.io","subject":"Invoice","body":"Hi"}`},
-		{"slack text or markdown", `{"channel":"C1","text":"deploy done"}`, []string{"channel"}, []string{"text"},
+		{"gmail send", `{"recipient_email":"a@x.io","subject":"Invoice","body":"Hi"}`, []string{"recipient_email"}, []string{"body"}, []string{"subject"},
+			`{"subject":"Your invoice","body":"Hello there","recipient_email":"a@x.io"}`, `{"recipient_email":"b@x.io","subject":"Invoice","body":"Hi"}`},
+		{"slack text or markdown", `{"channel":"C1","text":"deploy done"}`, []string{"channel"}, []string{"text"}, nil,
 			`{"channel":"C1","markdown_text":"*deploy* done"}`, `{"channel":"C2","text":"deploy done"}`},
-		{"github issue", `{"owner":"o","repo":"r","title":"Crash on login","body":"Steps..."}`, []string{"owner", "repo", "title"}, []string{"body"},
-			`{"owner":"o","repo":"r","title":"Crash on login","body":"Other words"}`, `{"owner":"o","repo":"r","title":"Crash on logout","body":"Steps..."}`},
-		{"long unknown string is text", `{"ticket":"T-1","summary_text":"` + strings.Repeat("word ", 30) + `"}`, []string{"ticket"}, []string{"summary_text"},
+		// the repository is the target; the title is what the issue is about
+		{"github issue", `{"owner":"o","repo":"r","title":"Crash on login","body":"Steps..."}`, []string{"owner", "repo"}, []string{"body"},
+			[]string{"title"}, `{"owner":"o","repo":"r","title":"Login crashes","body":"Other words"}`, `{"owner":"o","repo":"r2","title":"Crash on login","body":"Steps..."}`},
+		{"long unknown string is text", `{"ticket":"T-1","summary_text":"` + strings.Repeat("word ", 30) + `"}`, []string{"ticket"}, []string{"summary_text"}, nil,
 			`{"ticket":"T-1","summary_text":"` + strings.Repeat("other ", 30) + `"}`, `{"ticket":"T-2","summary_text":"x"}`},
-		{"long subject stays identity", `{"subject":"` + strings.Repeat("s", 200) + `"}`, []string{"subject"}, nil,
-			`{"subject":"` + strings.Repeat("s", 200) + `"}`, `{"subject":"` + strings.Repeat("t", 200) + `"}`},
-		{"lists and objects are identity", `{"to":["a@x.io"],"meta":{"k":1},"body":"x"}`, []string{"meta", "to"}, []string{"body"},
+		{"a long subject is a heading", `{"subject":"` + strings.Repeat("s", 200) + `"}`, nil, nil, []string{"subject"},
+			`{"subject":"` + strings.Repeat("t", 200) + `"}`, `{"subject":"` + strings.Repeat("s", 200) + `","ticket":"T-2"}`},
+		{"lists and objects are identity", `{"to":["a@x.io"],"meta":{"k":1},"body":"x"}`, []string{"meta", "to"}, []string{"body"}, nil,
 			`{"meta":{"k":1},"to":["a@x.io"]}`, `{"to":["b@x.io"],"meta":{"k":1},"body":"x"}`},
-		{"volatile keys ignored", `{"channel":"C1","text":"x","client_msg_id":"1"}`, []string{"channel"}, []string{"text"},
+		{"volatile keys ignored", `{"channel":"C1","text":"x","client_msg_id":"1"}`, []string{"channel"}, []string{"text"}, nil,
 			`{"channel":"C1","text":"y","client_msg_id":"2"}`, `{"channel":"C3","text":"x"}`},
-		{"not an object", `[1,2]`, nil, nil, `[1, 2]`, `[2,1]`},
+		{"not an object", `[1,2]`, nil, nil, nil, `[1, 2]`, `[2,1]`},
 	}
 	vol := []string{"client_msg_id"}
 	for _, c := range cases {
@@ -114,8 +116,8 @@ func TestSplitArgs(t *testing.T) {
 			if !ok {
 				t.Fatal("not split")
 			}
-			if !slices.Equal(ea.keys, c.keys) || !slices.Equal(ea.textKeys, c.texts) {
-				t.Errorf("keys %q texts %q, want %q %q", ea.keys, ea.textKeys, c.keys, c.texts)
+			if !slices.Equal(ea.keys, c.keys) || !slices.Equal(ea.textKeys, c.texts) || !slices.Equal(ea.headingKeys, c.headings) {
+				t.Errorf("keys %q texts %q headings %q, want %q %q %q", ea.keys, ea.textKeys, ea.headingKeys, c.keys, c.texts, c.headings)
 			}
 			same, _ := splitArgs(json.RawMessage(c.sameIdentity), vol)
 			if string(same.identity) != string(ea.identity) {
@@ -134,8 +136,8 @@ func TestSplitArgs(t *testing.T) {
 
 // TestTextFieldsOfRealToolSchemas reads Composio's own write tool definitions (testdata, from
 // composio-tools): every string property documented as the message's content is free text,
-// every property naming a recipient, a subject, a title, a thread, a repository or an issue
-// identifies the effect.
+// and no other is (a recipient, a thread, a repository or an issue identifies the effect; a
+// subject or a title is a heading, kept beside the text: TestSplitArgs).
 func TestTextFieldsOfRealToolSchemas(t *testing.T) {
 	b, err := os.ReadFile("testdata/write_tool_schemas.json")
 	if err != nil {

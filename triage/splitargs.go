@@ -18,10 +18,28 @@ type effectArgs struct {
 	// pinned says the identity pins the target by its own facts (pinned.go): its labels are
 	// in the text, and any text joins after an attempt that did not succeed
 	pinned bool
-	// subject is an email's subject (an effect family's, intent.go): outside the identity, so
-	// that a subject translated with its body stays in the bucket; compared beside the text
-	// (clusterBucket) and read for facts with it
+	// subject is an email's subject (an effect family's, intent.go), or any tool's heading
+	// (headingKey: title, summary, name; the values in key order): outside the identity, so
+	// that a heading rewritten or translated with its body stays in the bucket; compared beside
+	// the text (clusterBucket) and read for facts with it
 	subject string
+	// headingKeys names the headings in subject, sorted; nil for an effect family's subject
+	headingKeys []string
+}
+
+// addHeadings sets out's subject from the headings (key NUL value), in key order.
+func addHeadings(out *effectArgs, headings []string) {
+	if len(headings) == 0 {
+		return
+	}
+	slices.Sort(headings)
+	vals := make([]string, len(headings))
+	for i, h := range headings {
+		k, v, _ := strings.Cut(h, "\x00")
+		out.headingKeys = append(out.headingKeys, k)
+		vals[i] = v
+	}
+	out.subject = strings.Join(vals, "\n")
 }
 
 // splitArgs splits arguments (JSON) for near-duplicate grouping; ok is false when they are
@@ -64,13 +82,17 @@ func splitArgsQuick(args json.RawMessage, skip map[string]bool, roles Roles) (ef
 func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Roles) (effectArgs, bool) {
 	var out effectArgs
 	var ok bool
-	var texts []string
+	var texts, headings []string
 	var label []bool
 	out.pinned, label, ms = pinnedMembers(ms, skip, roles)
 	ident := make([]model.ArgMember, 0, len(ms))
 	for i, m := range ms {
 		if skip[strings.ToLower(m.Key)] || string(m.Raw) == "null" {
 			continue // a null argument is an absent one: a rebuilt payload may send either
+		}
+		if m.IsStr && headingKey(m.Key) && !(out.pinned && label[i]) {
+			headings = append(headings, m.Key+"\x00"+m.Str)
+			continue
 		}
 		if m.IsStr && (isFreeText(m.Key, m.Str) || out.pinned && label[i]) {
 			out.textKeys = append(out.textKeys, m.Key)
@@ -109,6 +131,7 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 		all.WriteByte('\n')
 	}
 	out.rawText = all.String()
+	addHeadings(&out, headings)
 	return out, true
 }
 
@@ -127,7 +150,7 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 		}
 		return out, true
 	}
-	var texts []string
+	var texts, headings []string
 	// pinning, read from the same members as the quick path reads (pinned.go)
 	members, _ := decodeMembers(args)
 	pinned, label, pm := pinnedMembers(members, skip, roles)
@@ -144,6 +167,10 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 	for k, val := range m {
 		if skip[strings.ToLower(k)] || val == nil {
 			continue // null is absent
+		}
+		if s, ok := val.(string); ok && headingKey(k) && !isLabel[k] {
+			headings = append(headings, k+"\x00"+s)
+			continue
 		}
 		if s, ok := val.(string); ok && (isFreeText(k, s) || isLabel[k]) {
 			out.textKeys = append(out.textKeys, k)
@@ -171,6 +198,7 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 		all.WriteByte('\n')
 	}
 	out.rawText = all.String() // tokenised only when the bucket has company (textOf)
+	addHeadings(&out, headings)
 	return out, true
 }
 
