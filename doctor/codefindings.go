@@ -277,10 +277,11 @@ func useUnder(uses []codeUse, f *Finding, what string) *codeUse {
 // (an answer lost may leave two), not a finding.
 func otherCreateNotes(uses []codeUse) []Note {
 	var out []Note
+	once := sdkSendsOnce(uses)
 	for i := range uses {
 		u := &uses[i]
-		if u.what != "other-create" {
-			continue
+		if u.what != "other-create" || once[u.eco] {
+			continue // every client built sends each request once (sdkByBuild)
 		}
 		pkg := sdkversion.TypeScriptSDK
 		if u.eco == PyPI {

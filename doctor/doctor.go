@@ -260,10 +260,12 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 		uses = append(uses, scanProject(ofEcosystem(code, eco))...)
 	}
 	uses = append(uses, clientBuilds(code)...)
+	uses = append(uses, sdkBuilds(code)...)
 	legacyByImport(rep.Findings, uses)
 	clientByBuild(rep.Findings, uses)
 	more, notes := codeFindings(uses, read, rep.Findings)
 	rep.Findings = append(rep.Findings, more...)
+	sdkByBuild(rep.Findings, uses)
 	rep.Notes = append(otherCreateNotes(uses), notes...)
 	for i := range rep.Findings {
 		rep.Findings[i].describe()

@@ -573,6 +573,16 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallSession, "RETRIES WRITES", "index.ts:3", UseUsed},
 		}},
 		{"metatool-fixed", []got{{"package.json", CallToolsExecute, "ok", "", ""}}},
+		// Python composio hands max_retries to its HTTP client: every client built with 0 sends
+		// each write once, on tools.execute and on sessions; one built without it still re-sends;
+		// @composio/core drops maxRetries, so 0 there changes nothing
+		{"sdk-once-py", []got{{"requirements.txt", CallToolsExecute, "ok", "main.py:13", UseUsed}}},
+		{"sdk-once-mixed-py", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "main.py:8", UseUsed}}},
+		{"sdk-once-session-py", []got{
+			{"requirements.txt", CallToolsExecute, "ok", "", ""},
+			{"requirements.txt", CallSession, "ok", "agent.py:8", UseUsed},
+		}},
+		{"sdk-maxretries-ts", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "index.ts:6", UseUsed}}},
 		{"mcpaddress", []got{ // (await composio.create(id)).mcp.url: only the address is kept
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "over MCP", "index.ts:3", UseMCP},
@@ -917,5 +927,30 @@ func TestASendMethodHandedOn(t *testing.T) {
 		if got := executeRef(line); got != want {
 			t.Errorf("%q: %q, want %q", line, got, want)
 		}
+	}
+}
+
+// TestTheSDKsRetriesOption: what doctor says of a retries option given where the SDK's client
+// is built (lines.tsv: Python composio hands max_retries to its HTTP client, @composio/core
+// drops maxRetries): the finding's reason names the builds, and a create that no upgrade stops
+// (connected_accounts.initiate) is a note only while some client retries.
+func TestTheSDKsRetriesOption(t *testing.T) {
+	for _, tt := range []struct {
+		dir, reason string
+		notes       int
+	}{
+		{"sdk-once-py", "every client the code builds sets max_retries=0 (main.py:6): composio hands it to the HTTP client", 0},
+		{"sdk-once-mixed-py", "the client built at main.py:3 sets max_retries=0, the one at main.py:4 does not", 1},
+		{"sdk-maxretries-ts", "maxRetries: 0 where the client is built (index.ts:3) does not stop it", 0},
+	} {
+		t.Run(tt.dir, func(t *testing.T) {
+			r := scanTestdata(t, "callpaths", tt.dir)
+			if len(r.Findings) == 0 || !strings.Contains(r.Findings[0].Reason, tt.reason) {
+				t.Fatalf("findings %+v, want a reason with %q", r.Findings, tt.reason)
+			}
+			if len(r.Notes) != tt.notes {
+				t.Errorf("%d notes, want %d: %+v", len(r.Notes), tt.notes, r.Notes)
+			}
+		})
 	}
 }

@@ -37,10 +37,24 @@ type lineRow struct {
 	line               int
 }
 
+// optionRow is a retries option of a package's client: name as the code writes it (max_retries,
+// maxRetries), honoured when the package hands it to the HTTP client that every path sends
+// through (0: each write is sent once), unread the versions no one read it in.
+type optionRow struct {
+	eco      Ecosystem
+	pkg      string
+	name     string
+	unread   []string
+	honoured bool
+	source   string
+	line     int
+}
+
 // knowledge is lines.tsv read.
 type knowledge struct {
-	fixes []fixRow
-	lines []lineRow
+	fixes   []fixRow
+	lines   []lineRow
+	options []optionRow
 }
 
 // table reads lines.tsv once; the value is never changed after.
@@ -67,6 +81,16 @@ func parseLines(text string) (knowledge, error) {
 				return k, fmt.Errorf("lines.tsv:%d: a line needs an ecosystem, a name and a source", n+1)
 			}
 			k.lines = append(k.lines, lineRow{eco: eco, pkg: f[2], pattern: f[3], name: f[4], resends: f[5], source: f[6], line: n + 1})
+		case f[0] == "option" && len(f) == 7:
+			eco := Ecosystem(f[1])
+			if eco != NPM && eco != PyPI || f[3] == "" || f[5] != "honoured" && f[5] != "ignored" || f[6] == "" {
+				return k, fmt.Errorf("lines.tsv:%d: an option needs an ecosystem, a name, honoured or ignored, and a source", n+1)
+			}
+			r := optionRow{eco: eco, pkg: f[2], name: f[3], honoured: f[5] == "honoured", source: f[6], line: n + 1}
+			if f[4] != "-" {
+				r.unread = strings.Split(f[4], ",")
+			}
+			k.options = append(k.options, r)
 		case len(f) == 5:
 			eco := Ecosystem(f[0])
 			if eco != NPM && eco != PyPI || f[4] == "" {
@@ -141,4 +165,33 @@ func versionsMatch(eco Ecosystem, pattern, v string) bool {
 func Source(eco Ecosystem, pkg string, path Path) string {
 	r, _ := fixOf(eco, pkg, path)
 	return r.source
+}
+
+// RetriesOption is what pkg's client does with its retries option at version (lines.tsv): the
+// option's name, whether the package hands it to the HTTP client every path sends through
+// (so that 0 sends each write once), and where that was read. ok is false when no row names
+// the package, or the version is one no one read.
+func RetriesOption(eco Ecosystem, pkg, version string) (name string, honoured bool, source string, ok bool) {
+	if eco == PyPI {
+		pkg = NormalizePy(pkg)
+	}
+	v := strings.TrimPrefix(strings.TrimSpace(version), "v")
+	for _, r := range table().options {
+		if r.eco != eco || r.pkg != pkg {
+			continue
+		}
+		for _, u := range r.unread {
+			if versionsMatch(eco, u, v) || eco == PyPI && v != "" && samePy(u, v) {
+				return "", false, "", false
+			}
+		}
+		return r.name, r.honoured, r.source, true
+	}
+	return "", false, "", false
+}
+
+// samePy says whether two PEP 440 versions are one (1.0.0rc1 and 1.0.0-rc1).
+func samePy(a, b string) bool {
+	c, err := ComparePEP440(loose(a), loose(b))
+	return err == nil && c == 0
 }

@@ -69,9 +69,35 @@ func TestTheLinesAreData(t *testing.T) {
 		"npm\t@composio/core\ttools.execute\tsoon\tthe changelog says so\n", // no version
 		"cargo\tcomposio\ttools.execute\t0.1.0\tthe changelog says so\n",    // no such ecosystem
 		"line\tnpm\tx\t*\t\tall\tsource\n",                                  // a line without a name
+		"option\tpypi\tcomposio\tmax_retries\t-\tmaybe\tsource\n",           // neither honoured nor ignored
+		"option\tpypi\tcomposio\tmax_retries\t-\thonoured\t\n",              // no source
 	} {
 		if _, err := parseLines(bad); err == nil {
 			t.Errorf("read %q", bad)
+		}
+	}
+}
+
+// TestRetriesOptions: Python composio hands max_retries to its HTTP client in every release
+// read (not 1.0.0rc1, which no one read); @composio/core drops maxRetries.
+func TestRetriesOptions(t *testing.T) {
+	for _, tt := range []struct {
+		eco          Ecosystem
+		pkg, version string
+		name         string
+		honoured, ok bool
+	}{
+		{PyPI, "composio", "0.15.2", "max_retries", true, true},
+		{PyPI, "Composio", "1.0.0rc3", "max_retries", true, true},
+		{PyPI, "composio", "", "max_retries", true, true},
+		{PyPI, "composio", "1.0.0rc1", "", false, false},
+		{PyPI, "composio", "1.0.0-rc1", "", false, false},
+		{NPM, "@composio/core", "0.13.1", "maxRetries", false, true},
+		{NPM, "@composio/client", "0.1.0", "", false, false},
+	} {
+		name, honoured, source, ok := RetriesOption(tt.eco, tt.pkg, tt.version)
+		if name != tt.name || honoured != tt.honoured || ok != tt.ok || ok && source == "" {
+			t.Errorf("%s %s: %q %v %v (%q), want %q %v %v", tt.pkg, tt.version, name, honoured, ok, source, tt.name, tt.honoured, tt.ok)
 		}
 	}
 }
