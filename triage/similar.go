@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -85,14 +86,17 @@ func textKey(k string) bool {
 		"content", "description", "comment", "note", "notes", "reply", "reply_text", "caption":
 		return true
 	}
-	switch lastKeyWord(k) {
-	case "body", "text", "markdown", "message", "content", "description", "comment", "note", "notes", "reply", "caption", "html":
-		return true
+	last := lastKeyWord(k)
+	for _, w := range [...]string{"body", "text", "markdown", "message", "content", "description", "comment", "note", "notes", "reply",
+		"caption", "html"} {
+		if strings.EqualFold(last, w) {
+			return true
+		}
 	}
 	return false
 }
 
-// lastKeyWord is the last word of an argument name, lower case: split at '_', '-', '.', where
+// lastKeyWord is the last word of an argument name, as written: split at '_', '-', '.', where
 // a lower-case letter or digit meets an upper-case one (messageBody: body), and before the
 // last capital of a run followed by a lower-case letter (HTMLBody: body).
 func lastKeyWord(k string) string {
@@ -107,7 +111,7 @@ func lastKeyWord(k string) string {
 			start = i
 		}
 	}
-	return strings.ToLower(strings.TrimRight(k[start:], "_-."))
+	return strings.TrimRight(k[start:], "_-.")
 }
 
 // headingKey reports whether an argument is the heading of what a write sends or makes: an
@@ -415,8 +419,11 @@ func matchWords(ea effectArgs, sim float64) string {
 	if len(keys) == 0 {
 		same = "no identifying arguments"
 	}
-	return fmt.Sprintf("%s; %s reworded, %.0f%% similar (numbers and names equal)", same, strings.Join(append(slices.Clip(ea.textKeys),
-		ea.headingKeys...), "/"), 100*sim)
+	written := strings.Join(ea.textKeys, "/")
+	if ea.headingKeys != "" {
+		written = strings.TrimPrefix(written+"/"+ea.headingKeys, "/")
+	}
+	return fmt.Sprintf("%s; %s reworded, %.0f%% similar (numbers and names equal)", same, written, 100*sim)
 }
 
 // pinnedWords says what a group joined by its pinned target alone shares: "same attendees,
@@ -460,11 +467,7 @@ func factsWords(ea effectArgs) string {
 	}
 	texts := ea.textKeys
 	if ea.subject != "" {
-		heading := ea.headingKeys
-		if len(heading) == 0 {
-			heading = []string{"subject"} // an effect family's (intent.go)
-		}
-		texts = append(slices.Clip(texts), heading...)
+		texts = append(slices.Clip(texts), cmp.Or(ea.headingKeys, "subject")) // "": an effect family's (intent.go)
 	}
 	return fmt.Sprintf("%s and %s; %s written in other words or another language", same, strings.Join(fs, ", "), strings.Join(texts, "/"))
 }

@@ -116,7 +116,7 @@ func TestSplitArgs(t *testing.T) {
 			if !ok {
 				t.Fatal("not split")
 			}
-			if !slices.Equal(ea.keys, c.keys) || !slices.Equal(ea.textKeys, c.texts) || !slices.Equal(ea.headingKeys, c.headings) {
+			if !slices.Equal(ea.keys, c.keys) || !slices.Equal(ea.textKeys, c.texts) || ea.headingKeys != strings.Join(c.headings, "/") {
 				t.Errorf("keys %q texts %q headings %q, want %q %q %q", ea.keys, ea.textKeys, ea.headingKeys, c.keys, c.texts, c.headings)
 			}
 			same, _ := splitArgs(json.RawMessage(c.sameIdentity), vol)

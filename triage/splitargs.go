@@ -23,23 +23,30 @@ type effectArgs struct {
 	// that a heading rewritten or translated with its body stays in the bucket; compared beside
 	// the text (clusterBucket) and read for facts with it
 	subject string
-	// headingKeys names the headings in subject, sorted; nil for an effect family's subject
-	headingKeys []string
+	// headingKeys names the headings in subject, sorted, joined by "/"; "" for an effect
+	// family's subject
+	headingKeys string
 }
 
-// addHeadings sets out's subject from the headings (key NUL value), in key order.
-func addHeadings(out *effectArgs, headings []string) {
-	if len(headings) == 0 {
+// heading is one heading argument: its name and its text.
+type heading struct{ key, text string }
+
+// addHeadings sets out's subject from the headings, in key order (one, the usual case, costs
+// nothing: its key and text are the arguments' own strings).
+func addHeadings(out *effectArgs, hs []heading) {
+	switch len(hs) {
+	case 0:
+		return
+	case 1:
+		out.headingKeys, out.subject = hs[0].key, hs[0].text
 		return
 	}
-	slices.Sort(headings)
-	vals := make([]string, len(headings))
-	for i, h := range headings {
-		k, v, _ := strings.Cut(h, "\x00")
-		out.headingKeys = append(out.headingKeys, k)
-		vals[i] = v
+	slices.SortFunc(hs, func(a, b heading) int { return strings.Compare(a.key, b.key) })
+	keys, texts := make([]string, len(hs)), make([]string, len(hs))
+	for i, h := range hs {
+		keys[i], texts[i] = h.key, h.text
 	}
-	out.subject = strings.Join(vals, "\n")
+	out.headingKeys, out.subject = strings.Join(keys, "/"), strings.Join(texts, "\n")
 }
 
 // splitArgs splits arguments (JSON) for near-duplicate grouping; ok is false when they are
@@ -82,7 +89,9 @@ func splitArgsQuick(args json.RawMessage, skip map[string]bool, roles Roles) (ef
 func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Roles) (effectArgs, bool) {
 	var out effectArgs
 	var ok bool
-	var texts, headings []string
+	var texts []string
+	var headBuf [4]heading
+	headings := headBuf[:0]
 	var label []bool
 	out.pinned, label, ms = pinnedMembers(ms, skip, roles)
 	ident := make([]model.ArgMember, 0, len(ms))
@@ -91,7 +100,7 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 			continue // a null argument is an absent one: a rebuilt payload may send either
 		}
 		if m.IsStr && headingKey(m.Key) && !(out.pinned && label[i]) {
-			headings = append(headings, m.Key+"\x00"+m.Str)
+			headings = append(headings, heading{m.Key, m.Str})
 			continue
 		}
 		if m.IsStr && (isFreeText(m.Key, m.Str) || out.pinned && label[i]) {
@@ -150,7 +159,8 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 		}
 		return out, true
 	}
-	var texts, headings []string
+	var texts []string
+	var headings []heading
 	// pinning, read from the same members as the quick path reads (pinned.go)
 	members, _ := decodeMembers(args)
 	pinned, label, pm := pinnedMembers(members, skip, roles)
@@ -169,7 +179,7 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 			continue // null is absent
 		}
 		if s, ok := val.(string); ok && headingKey(k) && !isLabel[k] {
-			headings = append(headings, k+"\x00"+s)
+			headings = append(headings, heading{k, s})
 			continue
 		}
 		if s, ok := val.(string); ok && (isFreeText(k, s) || isLabel[k]) {
