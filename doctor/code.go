@@ -432,7 +432,7 @@ func scanProject(files []codeFile) []codeUse {
 						s.returned = true // a factory's: its callers are followed
 						continue
 					}
-					if strings.HasPrefix(after, ".") || strings.HasPrefix(after, "[") || strings.HasSuffix(before, ".") {
+					if strings.HasPrefix(after, ".") || strings.HasPrefix(after, "[") || memberName(before) {
 						continue
 					}
 					s.escaped = true

@@ -583,6 +583,13 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"requirements.txt", CallSession, "ok", "agent.py:8", UseUsed},
 		}},
 		{"sdk-maxretries-ts", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "index.ts:6", UseUsed}}},
+		// a session's tools() spread into the agent's tool set ({...remote, ...own}): handed on,
+		// not another object's member (the shape of ComposioHQ/trustclaw)
+		{"spread-tools", []got{
+			{"package.json", CallToolsExecute, "not used", "", UseNotUsed},
+			{"package.json", CallSession, "RETRIES WRITES", "src/agent/run.ts:16", UseUsed},
+			{"package.json", CallToolsExecute, "unknown", "", ""}, // @composio/vercel: a provider
+		}},
 		{"mcpaddress", []got{ // (await composio.create(id)).mcp.url: only the address is kept
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "over MCP", "index.ts:3", UseMCP},

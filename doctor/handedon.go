@@ -182,6 +182,12 @@ func wordIndexes(line, name string) []int {
 	return out
 }
 
+// memberName reports whether the text before a name makes it another object's member (x.name),
+// not the value itself: a spread (...name) hands the value on, into the literal it is spread in.
+func memberName(before string) bool {
+	return strings.HasSuffix(before, ".") && !strings.HasSuffix(before, "...")
+}
+
 func isIdentByte(c byte) bool {
 	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
@@ -240,7 +246,7 @@ func listRun(f *codeFile, name string, from, to int) (run, seen bool) {
 			after := strings.TrimLeft(line[at+len(name):], " \t")
 			seen = true
 			switch {
-			case strings.HasSuffix(before, "."):
+			case memberName(before):
 				continue // another object's member of the same name
 			case strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==") && !strings.HasPrefix(after, "=>"),
 				strings.HasPrefix(after, ":") && !strings.HasPrefix(after, "::"):
@@ -484,7 +490,7 @@ func followParam(p *project, defs map[string][]funcDef, d *funcDef, param string
 		for _, at := range wordIndexes(line, param) {
 			after := strings.TrimLeft(line[at+len(param):], " \t")
 			before := strings.TrimRight(line[:at], " \t")
-			if strings.HasPrefix(after, ".") || strings.HasPrefix(after, "[") || strings.HasSuffix(before, ".") ||
+			if strings.HasPrefix(after, ".") || strings.HasPrefix(after, "[") || memberName(before) ||
 				strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==") || strings.HasPrefix(after, ":") {
 				continue
 			}
