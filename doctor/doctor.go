@@ -524,9 +524,14 @@ func legacyByImport(found []Finding, uses []codeUse) {
 	}
 	for i := range found {
 		f := &found[i]
-		if f.Ecosystem != PyPI || f.Version != "" || f.Constraint != "" || f.RetriesWrites != nil ||
-			packageRole(PyPI, f.Package) != roleProvider || current[f.File] {
+		if f.Ecosystem != PyPI || f.Version != "" || f.RetriesWrites != nil || packageRole(PyPI, f.Package) != roleProvider ||
+			current[f.File] {
 			continue
+		}
+		if f.Constraint != "" { // a range that admits the legacy line: the code's imports say which line it runs on
+			if old, _, err := sdkversion.RangeSplitAt(PyPI, f.Constraint, sdkversion.LegacyProvidersBefore); err != nil || !old {
+				continue
+			}
 		}
 		u := useUnder(uses, f, "legacy-import")
 		if u == nil {
@@ -535,8 +540,12 @@ func legacyByImport(found []Finding, uses []codeUse) {
 		f.RetriesWrites = new(true)
 		f.Evidence = fmt.Sprintf("%s:%d", u.rel, u.line)
 		f.Use = UseUsed
-		f.Reason = fmt.Sprintf("%s is not pinned, and the code imports %s (%s), a name only the legacy 0.7.x line has: that line "+
-			"re-sends a timed-out execute up to 3 times with the same x-request-id", f.Package, u.text, f.Evidence)
+		pinned := "is not pinned"
+		if f.Constraint != "" {
+			pinned = "allows the legacy 0.7.x line (" + f.Constraint + ")"
+		}
+		f.Reason = fmt.Sprintf("%s %s, and the code imports %s (%s), a name only the legacy 0.7.x line has: that line "+
+			"re-sends a timed-out execute up to 3 times with the same x-request-id", f.Package, pinned, u.text, f.Evidence)
 		f.Fix = "migrate to " + strings.TrimPrefix(PythonFix, "upgrade to ") + " and its " + sdkversion.LegacyProvidersBefore +
 			"+ providers (pin them)"
 	}

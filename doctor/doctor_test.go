@@ -527,6 +527,9 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		{"method-ref-test", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-write", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "bot.py:5", UseUsed}}},
+		// a range that admits the legacy line, and code that imports its names: that line (the shape
+		// of yash-desai-naik/composio-agno-fastapi)
+		{"legacy-range", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "app/services/mail.py:10", UseUsed}}},
 		{"legacy-own", []got{ // def get_tools / execute_action of the project's own, called bare
 			{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed},
 		}},
