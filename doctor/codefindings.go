@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/exectriage/exectriage/model"
@@ -275,13 +276,18 @@ func useUnder(uses []codeUse, f *Finding, what string) *codeUse {
 // release read (sdkversion.PathOtherCreate: connected accounts, auth configs, webhook endpoints,
 // trigger instances...): no upgrade stops it, so it is a note for whoever handles the timeout
 // (an answer lost may leave two), not a finding.
-func otherCreateNotes(uses []codeUse) []Note {
+func otherCreateNotes(uses []codeUse, found []Finding) []Note {
 	var out []Note
 	once := sdkSendsOnce(uses)
 	for i := range uses {
 		u := &uses[i]
 		if u.what != "other-create" || once[u.eco] {
 			continue // every client built sends each request once (sdkByBuild)
+		}
+		if !slices.ContainsFunc(found, func(f Finding) bool {
+			return f.Ecosystem == u.eco && packageRole(f.Ecosystem, f.Package) == roleSDK && under(u.rel, f.File)
+		}) {
+			continue // no SDK over this code: the call is another package's (npm composio-core has no retry code)
 		}
 		pkg := sdkversion.TypeScriptSDK
 		if u.eco == PyPI {

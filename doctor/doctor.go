@@ -266,7 +266,7 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	more, notes := codeFindings(uses, read, rep.Findings)
 	rep.Findings = append(rep.Findings, more...)
 	sdkByBuild(rep.Findings, uses)
-	rep.Notes = append(otherCreateNotes(uses), notes...)
+	rep.Notes = append(otherCreateNotes(uses, rep.Findings), notes...)
 	for i := range rep.Findings {
 		rep.Findings[i].describe()
 	}

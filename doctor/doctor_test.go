@@ -964,3 +964,15 @@ func TestTheSDKsRetriesOption(t *testing.T) {
 		})
 	}
 }
+
+// TestOtherCreateNotesNeedTheSDK: a create the SDK's generated client re-sends is noted only
+// where the SDK is the project's (othercreate: @composio/core); npm composio-core's client, the
+// legacy package with no retry code, makes no such note (legacy-npm-initiate).
+func TestOtherCreateNotesNeedTheSDK(t *testing.T) {
+	if r := scanTestdata(t, "callpaths", "othercreate"); len(r.Notes) == 0 {
+		t.Errorf("othercreate: no note")
+	}
+	if r := scanTestdata(t, "callpaths", "legacy-npm-initiate"); len(r.Notes) != 0 {
+		t.Errorf("legacy-npm-initiate: notes %+v", r.Notes)
+	}
+}
