@@ -245,7 +245,13 @@ func scanProject(files []codeFile) []codeUse {
 				if m = metaToolRE.FindString(line); m != "" && !defines(line, m) {
 					use("session", m) // the session's execute_meta, not tools.execute
 				} else if m = executeRE.FindString(line); m != "" && !defines(line, m) {
-					use("execute", m)
+					if c := strings.Index(line, m); c < 0 || !strings.Contains(m, "tools") {
+						use("execute", m)
+					} else if tool, read := f.readSend(f.lineAt(n, c+len(m)-1)); read {
+						use("execute-read", tool) // a read sent twice changes nothing: not a write's send
+					} else {
+						use("execute", m)
+					}
 				} else if m = executeRef(line); m != "" {
 					use("execute", m) // the method handed on to be called (asyncio.to_thread(composio.tools.execute, …))
 				} else if m, meta := toolsSend(line, names); m != "" {

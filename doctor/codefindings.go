@@ -88,6 +88,9 @@ func codeFindings(uses []codeUse, read map[Ecosystem][]string, found []Finding) 
 		f.may = false
 		f.Use = UseNotUsed
 		f.Reason = f.Reason + "; present, not used: the code under " + dirOf(f.File) + " never calls " + path
+		if r := useUnder(uses, f, "execute-read"); r != nil && what == "execute" {
+			f.Reason += " with a write: it sends only reads (" + r.text + " at " + r.at() + "), which, sent again, change nothing"
+		}
 		f.Fix = ""
 	}
 	for _, f := range found {

@@ -593,6 +593,15 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallSession, "RETRIES WRITES", "src/agent/run.ts:16", UseUsed},
 			{"package.json", CallToolsExecute, "unknown", "", ""}, // @composio/vercel: a provider
 		}},
+		// tools.execute of read tools named by a literal, a proxied GET: reads, which re-sent
+		// change nothing (not a write's send)
+		{"read-only-execute", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
+		// tools.get(), each tool copied in a loop into the set the agent gets: run (the shape of
+		// kai-feinberg/composio-exodus)
+		{"tools-loop-copied", []got{
+			{"package.json", CallToolsExecute, "RETRIES WRITES", "lib/tools.ts:11", UseUsed},
+			{"package.json", CallToolsExecute, "unknown", "", ""}, // @composio/vercel: a provider
+		}},
 		{"mcpaddress", []got{ // (await composio.create(id)).mcp.url: only the address is kept
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "over MCP", "index.ts:3", UseMCP},
@@ -943,7 +952,8 @@ func TestASendMethodHandedOn(t *testing.T) {
 // TestTheSDKsRetriesOption: what doctor says of a retries option given where the SDK's client
 // is built (lines.tsv: Python composio hands max_retries to its HTTP client, @composio/core
 // drops maxRetries): the finding's reason names the builds, and a create that no upgrade stops
-// (connected_accounts.initiate) is a note only while some client retries.
+// (connected_accounts.initiate) is a note only while some client retries. A project that sends
+// only reads says which (read-only-execute).
 func TestTheSDKsRetriesOption(t *testing.T) {
 	for _, tt := range []struct {
 		dir, reason string
@@ -952,6 +962,8 @@ func TestTheSDKsRetriesOption(t *testing.T) {
 		{"sdk-once-py", "every client the code builds sets max_retries=0 (main.py:6): composio hands it to the HTTP client", 0},
 		{"sdk-once-mixed-py", "the client built at main.py:3 sets max_retries=0, the one at main.py:4 does not", 1},
 		{"sdk-maxretries-ts", "maxRetries: 0 where the client is built (index.ts:3) does not stop it", 0},
+		{"read-only-execute", "never calls tools.execute, the proxy or provider-wrapped tools (tools.get, handleToolCalls) with a write: " +
+			"it sends only reads (HACKERNEWS_GET_USER at main.py:6)", 0},
 	} {
 		t.Run(tt.dir, func(t *testing.T) {
 			r := scanTestdata(t, "callpaths", tt.dir)

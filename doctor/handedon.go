@@ -259,12 +259,41 @@ func listRun(f *codeFile, name string, from, to int) (run, seen bool) {
 				}
 				return true, true
 			case inListing(line, at):
+				if loopHands(f, n) {
+					return true, true // each tool handed on in the loop's body
+				}
 				continue
 			}
 			return true, true
 		}
 	}
 	return false, seen
+}
+
+// loopHeadRE is a loop's header and the names it binds each element to: for (const [name, tool]
+// of Object.entries(tools)), for name, tool in tools.items():
+var (
+	loopHeadRE = regexp.MustCompile(`\bfor\s*\(\s*(?:const|let|var)\s+(\[[^\]]*\]|\{[^}]*\}|` + ident + `)\s+(?:of|in)\b|` +
+		`^\s*(?:async\s+)?for\s+(.+?)\s+in\b`)
+	identRE = regexp.MustCompile(ident)
+)
+
+// loopHands reports whether the loop whose header is line n hands the elements it binds on in
+// its body (validate(tool), out[name] = tool: a tool list copied into another that is run),
+// rather than only looking at them (print(tool.name)): a loop over a tool list is a listing
+// only when its body is.
+func loopHands(f *codeFile, n int) bool {
+	m := loopHeadRE.FindStringSubmatch(f.code[n])
+	if m == nil {
+		return false
+	}
+	end := bodyEnd(f, n)
+	for _, v := range identRE.FindAllString(m[1]+" "+m[2], -1) {
+		if run, _ := listRun(f, v, n+1, end); run {
+			return true
+		}
+	}
+	return false
 }
 
 // enclosingEnd is the last line of the function that holds line n, or the file's last line.

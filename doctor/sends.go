@@ -3,6 +3,9 @@ package doctor
 import (
 	"regexp"
 	"strings"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // How code reaches a send other than by a call on one line: a method chain a formatter broke
@@ -100,4 +103,46 @@ func toolsSend(line string, names map[string]valueKind) (call string, meta bool)
 		return line[m[2]:m[1]], method == "executeMetaTool" || method == "execute_meta_tool"
 	}
 	return "", false
+}
+
+var (
+	// a send's method and its opening parenthesis, on the line of its call
+	sendCallRE = regexp.MustCompile(`\b(execute|proxyExecute|proxy_execute|proxy)\s*\(`)
+	// the tool a call names by a literal: its first argument, or under slug= / slug:
+	slugFirstRE = regexp.MustCompile("^\\s*[\"'`]([A-Z][A-Z0-9_]{2,})[\"'`]")
+	slugKeyRE   = regexp.MustCompile("\\bslug\\s*[=:]\\s*[\"'`]([A-Z][A-Z0-9_]{2,})[\"'`]")
+	// a proxied request's method named by a literal
+	proxyMethodRE = regexp.MustCompile("\\bmethod\\s*[=:]\\s*[\"'`]([A-Za-z]+)[\"'`]")
+)
+
+// readSend reports whether the direct send on line at (1-based) names what it sends by a
+// literal that reads: tools.execute("GMAIL_FETCH_EMAILS", …), whose tool is a read by its
+// kind (Composio's own tags, else its verb), or a proxied GET. Sent twice, a read changes
+// nothing; a tool named by a variable may be any, and counts as a write.
+func (f *codeFile) readSend(at int) (string, bool) {
+	if at < 1 || at > len(f.raw) {
+		return "", false
+	}
+	raw := f.raw[at-1]
+	loc := sendCallRE.FindStringSubmatchIndex(raw)
+	if loc == nil {
+		return "", false
+	}
+	args := callArgs(f.raw, at-1, loc[1])
+	if strings.HasPrefix(raw[loc[2]:loc[3]], "proxy") {
+		if m := proxyMethodRE.FindStringSubmatch(args); m != nil && strings.EqualFold(m[1], "GET") {
+			return "a GET", true
+		}
+		return "", false
+	}
+	slug := ""
+	if m := slugFirstRE.FindStringSubmatch(args); m != nil {
+		slug = m[1]
+	} else if m := slugKeyRE.FindStringSubmatch(args); m != nil {
+		slug = m[1]
+	}
+	if slug == "" || (*triage.Kinds)(nil).Kind(slug) != model.KindRead {
+		return "", false
+	}
+	return slug, true
 }
