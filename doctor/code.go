@@ -226,6 +226,7 @@ func scanProject(files []codeFile) []codeUse {
 		}
 		sessions := map[string]*sess{}
 		var order []string
+		legacyHere := namesLegacyToolset(f)
 		for n, line := range f.code {
 			ln := n + 1
 			use := func(what, text string) {
@@ -283,7 +284,8 @@ func scanProject(files []codeFile) []codeUse {
 				}
 			}
 			if containsAnyOf(line, legacyHints) {
-				if m := legacyRE.FindStringSubmatch(line); m != nil && m[1] != "self" && m[1] != "this" && m[1] != "cls" {
+				if m := legacyRE.FindStringSubmatch(line); m != nil && m[1] != "self" && m[1] != "this" && m[1] != "cls" &&
+					(legacyHere || strings.Contains(strings.ToLower(m[1]), "toolset") || m[1] == ")" && strings.Contains(line, "ToolSet(")) {
 					use("legacy", m[0])
 				}
 			}
@@ -531,6 +533,29 @@ func mcpAddressOf(rhs string) bool {
 }
 
 // legacyHints are the words legacyRE needs.
+var (
+	// a legacy toolset or its Action enum imported from a Composio package
+	pyLegacyToolsetRE = regexp.MustCompile(`^\s*from\s+composio\w*(?:\.\w+)*\s+import\s+.*?\b(\w*ToolSet|Action|App)\b`)
+	tsLegacyToolsetRE = regexp.MustCompile(`\b\w*ToolSet\b[^;]*(?:from\s*|require\s*\(\s*)["']composio-core["']`)
+)
+
+// namesLegacyToolset reports whether a file imports the legacy toolset (ComposioToolSet,
+// OpenAIToolSet, its Action or App enums) from a Composio package: the legacy line's sending
+// calls (get_tools, execute_action, handle_tool_calls) are its toolset's, and a file that never
+// names one calls methods of that name on objects of the project's own (agent.get_tools()),
+// unless the receiver is named for a toolset (composio_toolset, self.toolset).
+func namesLegacyToolset(f *codeFile) bool {
+	for _, raw := range f.raw {
+		if !strings.Contains(raw, "composio") {
+			continue
+		}
+		if f.eco == PyPI && pyLegacyToolsetRE.MatchString(raw) || f.eco == NPM && tsLegacyToolsetRE.MatchString(raw) {
+			return true
+		}
+	}
+	return false
+}
+
 var legacyHints = []string{
 	"xecute_action",
 	"xecuteAction",

@@ -530,6 +530,9 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		// a range that admits the legacy line, and code that imports its names: that line (the shape
 		// of yash-desai-naik/composio-agno-fastapi)
 		{"legacy-range", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "app/services/mail.py:10", UseUsed}}},
+		// get_tools() on the project's own agents, in code that never imports the legacy toolset:
+		// not its send (the shape of maulana-tech/composio-agennt)
+		{"legacy-foreign-receiver", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-own", []got{ // def get_tools / execute_action of the project's own, called bare
 			{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed},
 		}},
