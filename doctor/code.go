@@ -227,6 +227,7 @@ func scanProject(files []codeFile) []codeUse {
 		sessions := map[string]*sess{}
 		var order []string
 		legacyHere := namesLegacyToolset(f)
+		legacyOnly := legacyHere && len(sdkClassNames(*f)) == 0 && !namesProvider(f)
 		for n, line := range f.code {
 			ln := n + 1
 			use := func(what, text string) {
@@ -246,7 +247,9 @@ func scanProject(files []codeFile) []codeUse {
 				if m = metaToolRE.FindString(line); m != "" && !defines(line, m) {
 					use("session", m) // the session's execute_meta, not tools.execute
 				} else if m = executeRE.FindString(line); m != "" && !defines(line, m) {
-					if c := strings.Index(line, m); c < 0 || !strings.Contains(m, "tools") {
+					if legacyOnly && !strings.Contains(m, "tools") {
+						use("legacy", m) // handle_tool_calls in code that has only the legacy toolset: its send
+					} else if c := strings.Index(line, m); c < 0 || !strings.Contains(m, "tools") {
 						use("execute", m)
 					} else if tool, read := f.readSend(f.lineAt(n, c+len(m)-1)); read {
 						use("execute-read", tool) // a read sent twice changes nothing: not a write's send
@@ -550,6 +553,21 @@ func namesLegacyToolset(f *codeFile) bool {
 			continue
 		}
 		if f.eco == PyPI && pyLegacyToolsetRE.MatchString(raw) || f.eco == NPM && tsLegacyToolsetRE.MatchString(raw) {
+			return true
+		}
+	}
+	return false
+}
+
+// providerImportRE is a current provider class imported from a Composio package (OpenAIProvider,
+// LangchainProvider): the 0.8.0+ providers, whose handle_tool_calls sends through the SDK.
+var providerImportRE = regexp.MustCompile(`^\s*from\s+composio\w*\s+import\s+.*?\b\w+Provider\b|` +
+	`\b\w+Provider\b[^;]*from\s*["']@composio/`)
+
+// namesProvider reports whether a file imports a current provider class.
+func namesProvider(f *codeFile) bool {
+	for _, raw := range f.raw {
+		if strings.Contains(raw, "Provider") && providerImportRE.MatchString(raw) {
 			return true
 		}
 	}

@@ -533,6 +533,12 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		// get_tools() on the project's own agents, in code that never imports the legacy toolset:
 		// not its send (the shape of maulana-tech/composio-agennt)
 		{"legacy-foreign-receiver", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
+		// handle_tool_calls in code that has only the legacy toolset is that toolset's send, not the
+		// SDK's (the shape of Taofiqq/crewai-composio-mcp-server)
+		{"legacy-handle-calls", []got{
+			{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "calendar_check.py:7", UseUsed}, // composio-openai 0.7.15
+			{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed},                        // composio 0.12.0
+		}},
 		{"legacy-own", []got{ // def get_tools / execute_action of the project's own, called bare
 			{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed},
 		}},
