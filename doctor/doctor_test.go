@@ -537,7 +537,7 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		// SDK's (the shape of Taofiqq/crewai-composio-mcp-server)
 		{"legacy-handle-calls", []got{
 			{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "calendar_check.py:7", UseUsed}, // composio-openai 0.7.15
-			{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed},                        // composio 0.12.0
+			{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed},                       // composio 0.12.0
 		}},
 		{"legacy-own", []got{ // def get_tools / execute_action of the project's own, called bare
 			{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed},
