@@ -46,4 +46,3 @@ func namesProvider(f *codeFile) bool {
 	}
 	return false
 }
-
