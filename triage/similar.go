@@ -510,3 +510,31 @@ func unionLen(a, b []string) int {
 	}
 	return n
 }
+
+// headingsDiffer reports whether two headings name different things by their facts: each
+// carries numbers and they are not the same ("Invoice 1042", "Invoice 1043"), or each names a
+// day of the week and not the same day. A heading rewritten keeps its facts or drops them; one
+// about another invoice changes them, whatever the bodies share (the bodies' facts are
+// compared apart: anchored).
+func headingsDiffer(a, b string) bool {
+	if a == b || a == "" || b == "" {
+		return false
+	}
+	sa, sb := signature(a), signature(b)
+	if len(sa.nums) > 0 && len(sb.nums) > 0 && !slices.Equal(sa.nums, sb.nums) {
+		return true
+	}
+	da, db := weekdayNames(sa.names), weekdayNames(sb.names)
+	return len(da) > 0 && len(db) > 0 && !slices.Equal(da, db)
+}
+
+// weekdayNames are the days of the week among a signature's names (W: keys, sorted).
+func weekdayNames(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, "W:") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
