@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -44,11 +45,7 @@ func sdkClassNames(f codeFile) []string {
 			add(m[1])
 		}
 		for _, m := range pySDKModuleRE.FindAllStringSubmatch(raw, -1) {
-			mod := m[1]
-			if mod == "" {
-				mod = "composio"
-			}
-			out = append(out, regexp.QuoteMeta(mod)+`\s*\.\s*Composio`)
+			out = append(out, regexp.QuoteMeta(cmp.Or(m[1], "composio"))+`\s*\.\s*Composio`)
 		}
 	case NPM:
 		for _, m := range tsSDKFromRE.FindAllStringSubmatch(raw, -1) {
