@@ -209,6 +209,14 @@ func classifyOwn(e *model.Execution, opt Options, fx effect, m *memo) (model.Out
 		return o, reason
 	}
 	if st == statusNone {
+		s := strings.TrimSpace(e.Status)
+		if ev := m.evidence(s); ev.timeout != "" || ev.dropped != "" || ev.gateway != "" {
+			o, reason, _ := classifyFailure(e, ek, code, s, m.quote(s), ev, fx, false) // a status that says it: timed_out
+			return o, reason
+		}
+		if s != "" {
+			return model.OutcomeAmbiguous, "status" + quote(s) + ", not a final one" + after(e) + ": " + fx.maybe()
+		}
 		return model.OutcomeAmbiguous, "no terminal status recorded" + after(e) + ": " + fx.maybe()
 	}
 	if e.HasDuration && e.Duration > opt.CallerTimeout {

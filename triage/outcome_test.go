@@ -148,7 +148,12 @@ func TestClassify(t *testing.T) {
 		{"no terminal status", execWith(send, "", 0, nil), model.KindWrite, model.OutcomeAmbiguous,
 			"no terminal status recorded: the email may have been sent"},
 		{"running status", execWith("GMAIL_CREATE_EMAIL_DRAFT", "running", ms(5000), nil), model.KindWrite, model.OutcomeAmbiguous,
-			"no terminal status recorded after 5.0 s: the email draft may have been created"},
+			`status "running", not a final one after 5.0 s: the email draft may have been created`},
+		// a status that names what happened is read as a failure's text
+		{"a timed-out status", execWith(send, "TIMED_OUT", ms(60000), nil), model.KindWrite, model.OutcomeAmbiguous,
+			"timed out after 60.0 s: the email may have been sent"},
+		{"a cancelled status", execWith(send, "cancelled", 0, nil), model.KindWrite, model.OutcomeAmbiguous,
+			`status "cancelled", not a final one: the email may have been sent`},
 		{"no status but an error", execWith(send, "", 0, &model.ExecError{Kind: model.ErrAuth}), model.KindWrite, model.OutcomeFailed,
 			"auth error: the email was not sent"},
 		{"read timeout", execWith("GMAIL_FETCH_EMAILS", "failed", ms(60000), &model.ExecError{Kind: model.ErrTimeout}), model.KindRead, model.OutcomeAmbiguous,
