@@ -113,9 +113,10 @@ func sentDraftsRef(res *Result, execs []model.Execution, outcomes []model.Outcom
 		}
 		g.Gaps = make([]time.Duration, len(in)-1)
 		for j := 1; j < len(in); j++ {
-			g.Gaps[j-1] = ms[j].e.Start().Sub(callerEnd(ms[j-1].e, opt.CallerTimeout))
+			g.Gaps[j-1] = gapAfter(ms[j-1].e, ms[j].e, opt.CallerTimeout)
 		}
-		g.Pattern, g.Reason, g.OtherCauses = patternOf(ms, g.Gaps, true, causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout, th: opt.Thresholds})
+		g.Pattern, g.Reason, g.OtherCauses = patternOf(ms, g.Gaps, true, causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns,
+			timeout: opt.CallerTimeout, window: opt.Window, th: opt.Thresholds})
 	}
 }
 

@@ -319,6 +319,17 @@ func TestDuplicatePatterns(t *testing.T) {
 			reason: `same source: the application re-sent it at a fixed cadence: a scheduled job run again`,
 		},
 		{
+			// the first's end is not recorded: its caller's timeout is assumed, and a re-send
+			// before it is no evidence of an overlap
+			name: "re-sent 40 s after a timeout whose end is not recorded: a retry, no overlap claimed",
+			attempts: []attempt{
+				{id: "a", at: 0, status: "failed", err: timeoutErr, retry: -1},
+				{id: "b", at: sec(40), dur: sec(1), retry: -1},
+			},
+			groups: 1, pattern: model.PatternAppRetry,
+			reason: `^2 attempts 0\.00 s after the previous ended, same source: the application's own retry loop$`,
+		},
+		{
 			name: "two workers in different sessions",
 			attempts: []attempt{
 				{id: "a", at: 0, dur: sec(1), retry: -1, session: "s1"},

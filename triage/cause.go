@@ -506,7 +506,7 @@ func differentSources(ms []member) (string, string, bool) {
 // failure however long the failed attempt took.
 func irregular(starts []time.Duration, ratio float64) bool {
 	if len(starts) == 1 {
-		return starts[0] <= 0
+		return starts[0] < 0 // sent again before the answer: only an overlap is irregular alone
 	}
 	growing := true
 	for j := 1; j < len(starts); j++ {

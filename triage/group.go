@@ -624,7 +624,7 @@ func setMembers(g *model.DuplicateGroup, members []member, reworded bool, opt Op
 		g.ExecutionIDs[j] = m.e.ID
 	}
 	for j := 1; j < len(members); j++ {
-		g.Gaps[j-1] = members[j].e.Start().Sub(callerEnd(members[j-1].e, opt.CallerTimeout))
+		g.Gaps[j-1] = gapAfter(members[j-1].e, members[j].e, opt.CallerTimeout)
 	}
 	g.Pattern, g.Reason, g.OtherCauses = patternOf(
 		members,
@@ -644,6 +644,18 @@ func setMembers(g *model.DuplicateGroup, members []member, reworded bool, opt Op
 type member struct {
 	e       *model.Execution
 	outcome model.Outcome
+}
+
+// gapAfter is the wait from when prev's caller stopped waiting (callerEnd) to next's start.
+// Where prev's end is not recorded its caller's timeout is assumed, and a next start before it
+// says only that the caller stopped waiting sooner (a shorter timeout, an error it got first):
+// an overlap is never claimed on an assumed end, the wait is 0.
+func gapAfter(prev, next *model.Execution, timeout time.Duration) time.Duration {
+	g := next.Start().Sub(callerEnd(prev, timeout))
+	if _, ok := prev.End(); !ok && g < 0 {
+		return 0
+	}
+	return g
 }
 
 // callerEnd is when the caller stopped waiting for the execution: its end, or start + the

@@ -89,7 +89,7 @@ func resentParents(ms []member, cc causeContext) ([]member, []time.Duration, boo
 	slices.SortStableFunc(ps, func(a, b member) int { return a.e.Start().Compare(b.e.Start()) })
 	gaps := make([]time.Duration, len(ps)-1)
 	for j := 1; j < len(ps); j++ {
-		gaps[j-1] = ps[j].e.Start().Sub(callerEnd(ps[j-1].e, cc.timeout))
+		gaps[j-1] = gapAfter(ps[j-1].e, ps[j].e, cc.timeout)
 	}
 	return ps, gaps, true
 }

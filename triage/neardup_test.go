@@ -186,6 +186,16 @@ func TestNearDuplicateGrouping(t *testing.T) {
 			},
 		},
 		{
+			// a model filling every field sends empty ones the first call left out
+			name: "re-sent after a timeout with empty fields filled in",
+			attempts: []attempt{
+				{id: "a", at: 0, status: "failed", err: timeoutErr, retry: -1, args: slack("C1", "Deploy of billing-api 2.3.1 finished at 14:30, all checks green.")},
+				{id: "b", at: sec(40), dur: sec(1), retry: -1,
+					args: `{"channel":"C1","text":"Deploy of billing-api 2.3.1 finished at 14:30, all checks green.","thread_ts":"","blocks":[]}`},
+			},
+			groups: [][]string{{"a", "b"}}, pattern: model.PatternAppRetry,
+		},
+		{
 			name: "a scheduled job repeating after the window",
 			attempts: []attempt{
 				{id: "a", at: 0, dur: sec(1), retry: -1, args: slack("C1", "Nightly report is ready")},

@@ -107,6 +107,8 @@ func TestSplitArgs(t *testing.T) {
 			`{"meta":{"k":1},"to":["a@x.io"]}`, `{"to":["b@x.io"],"meta":{"k":1},"body":"x"}`},
 		{"volatile keys ignored", `{"channel":"C1","text":"x","client_msg_id":"1"}`, []string{"channel"}, []string{"text"}, nil,
 			`{"channel":"C1","text":"y","client_msg_id":"2"}`, `{"channel":"C3","text":"x"}`},
+		{"empty values are absent", `{"channel":"C1","text":"x","blocks":[ ],"thread_ts":"","meta":{}}`, []string{"channel"}, []string{"text"}, nil,
+			`{"channel":"C1","text":"y"}`, `{"channel":"C1","text":"x","blocks":[{"type":"divider"}]}`},
 		{"not an object", `[1,2]`, nil, nil, nil, `[1, 2]`, `[2,1]`},
 	}
 	vol := []string{"client_msg_id"}

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -96,8 +97,8 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 	out.pinned, label, ms = pinnedMembers(ms, skip, roles)
 	ident := make([]model.ArgMember, 0, len(ms))
 	for i, m := range ms {
-		if skip[strings.ToLower(m.Key)] || string(m.Raw) == "null" {
-			continue // a null argument is an absent one: a rebuilt payload may send either
+		if skip[strings.ToLower(m.Key)] || emptyRaw(m.Raw) {
+			continue // a null or empty argument is an absent one: a rebuilt payload may send either
 		}
 		if m.IsStr && headingKey(m.Key) && !(out.pinned && label[i]) {
 			headings = append(headings, heading{m.Key, m.Str})
@@ -175,8 +176,8 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 	}
 	ident := make(map[string]any, len(m))
 	for k, val := range m {
-		if skip[strings.ToLower(k)] || val == nil {
-			continue // null is absent
+		if skip[strings.ToLower(k)] || emptyValue(val) {
+			continue // null and empty are absent
 		}
 		if s, ok := val.(string); ok && headingKey(k) && !isLabel[k] {
 			headings = append(headings, heading{k, s})
@@ -218,4 +219,33 @@ func isFreeText(k, s string) bool {
 		return false
 	}
 	return textKey(k) || utf8.RuneCountInString(s) > longTextChars || strings.Contains(s, "\n")
+}
+
+// emptyRaw reports whether an argument's JSON says nothing: null, "", [] or {} (spaces inside
+// allowed). An empty value is an absent one: a rebuilt payload or a model filling every field
+// sends "cc": [] where the first attempt left cc out, and the effect is the same.
+func emptyRaw(raw []byte) bool {
+	t := bytes.TrimSpace(raw)
+	switch {
+	case string(t) == "null", string(t) == `""`:
+		return true
+	case len(t) >= 2 && (t[0] == '[' && t[len(t)-1] == ']' || t[0] == '{' && t[len(t)-1] == '}'):
+		return len(bytes.TrimSpace(t[1:len(t)-1])) == 0
+	}
+	return false
+}
+
+// emptyValue is emptyRaw of a decoded value.
+func emptyValue(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
 }
