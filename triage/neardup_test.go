@@ -196,6 +196,21 @@ func TestNearDuplicateGrouping(t *testing.T) {
 			groups: [][]string{{"a", "b"}}, pattern: model.PatternAppRetry,
 		},
 		{
+			name: "written again without its order number after a timeout",
+			attempts: []attempt{
+				{id: "a", at: 0, status: "failed", err: timeoutErr, retry: -1, args: mail("ingrid@x.io", "Your order", "Hi Ingrid, your order 42609 has shipped and should arrive by Tuesday.")},
+				{id: "b", at: sec(70), dur: sec(1), retry: -1, args: mail("ingrid@x.io", "Your order", "Hi Ingrid, your order has shipped and it should arrive by Tuesday.")},
+			},
+			groups: [][]string{{"a", "b"}}, pattern: model.PatternAgentRetry,
+		},
+		{
+			name: "another order's notice after a timeout: two messages",
+			attempts: []attempt{
+				{id: "a", at: 0, status: "failed", err: timeoutErr, retry: -1, args: mail("ingrid@x.io", "Your order", "Hi Ingrid, your order 42609 has shipped and should arrive by Tuesday.")},
+				{id: "b", at: sec(70), dur: sec(1), retry: -1, args: mail("ingrid@x.io", "Your order", "Hi Ingrid, your order 42610 has shipped and should arrive by Tuesday.")},
+			},
+		},
+		{
 			name: "a scheduled job repeating after the window",
 			attempts: []attempt{
 				{id: "a", at: 0, dur: sec(1), retry: -1, args: slack("C1", "Nightly report is ready")},
