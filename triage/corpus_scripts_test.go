@@ -61,11 +61,7 @@ func (g *corpusGen) scriptNotice(name string, n, day int, used map[string]bool) 
 // agentRewritesScripts: the send fails (or times out) and the agent writes the notice again in
 // another language, 5 to 60 s later; the subject is the order number. agent_retry.
 func (g *corpusGen) agentRewritesScripts() {
-	c := g.current()
-	name := pickOne(g.r, corpusNames)
-	n, day := 10000+g.r.IntN(89999), g.r.IntN(7)
-	addr := fmt.Sprintf("%s.%d@example.org", strings.ToLower(name), g.r.IntN(10000))
-	tg := target{"GMAIL_SEND_EMAIL", "gmail", nil}
+	c, name, n, day, addr, tg := g.scriptOrder()
 	key := g.newGroup(model.PatternAgentRetry)
 	used := map[string]bool{}
 	t := g.start()
@@ -83,15 +79,20 @@ func (g *corpusGen) agentRewritesScripts() {
 // otherDayInAScript: after a failed notice, a notice of the same order for another day, in
 // the same or another language: two messages.
 func (g *corpusGen) otherDayInAScript() {
-	c := g.current()
-	name := pickOne(g.r, corpusNames)
-	n, day := 10000+g.r.IntN(89999), g.r.IntN(7)
-	addr := fmt.Sprintf("%s.%d@example.org", strings.ToLower(name), g.r.IntN(10000))
-	tg := target{"GMAIL_SEND_EMAIL", "gmail", nil}
+	c, name, n, day, addr, tg := g.scriptOrder()
 	t := g.start()
 	first := g.scriptNotice(name, n, day, map[string]bool{})
 	stopped := g.add(c, tg, gmailSend(addr, writing{subject: fmt.Sprintf("#%d", n), body: first}), t, g.failure(), g.fast(), -1, "")
 	other := g.scriptNotice(name, n, (day+1+g.r.IntN(6))%7, map[string]bool{})
 	g.add(c, tg, gmailSend(addr, writing{subject: fmt.Sprintf("#%d", n), body: other}), stopped.Add(time.Duration(5+g.r.IntN(50))*time.Second),
 		endOK, g.fast(), -1, "")
+}
+
+// scriptOrder draws the caller, the customer, an order number and its day of delivery, the
+// customer's address and the Gmail send they are told through.
+func (g *corpusGen) scriptOrder() (c caller, name string, n, day int, addr string, tg target) {
+	c, name = g.current(), pickOne(g.r, corpusNames)
+	n, day = 10000+g.r.IntN(89999), g.r.IntN(7)
+	addr = fmt.Sprintf("%s.%d@example.org", strings.ToLower(name), g.r.IntN(10000))
+	return c, name, n, day, addr, target{"GMAIL_SEND_EMAIL", "gmail", nil}
 }

@@ -342,19 +342,7 @@ func similarity(a, b textSig) float64 {
 	if len(aw) == 0 || len(bw) == 0 {
 		return 0 // names and numbers alike, nothing else to compare
 	}
-	common := 0
-	for i, j := 0, 0; i < len(aw) && j < len(bw); {
-		switch c := strings.Compare(aw[i], bw[j]); {
-		case c == 0:
-			common++
-			i++
-			j++
-		case c < 0:
-			i++
-		default:
-			j++
-		}
-	}
+	common := commonCount(aw, bw)
 	// Texts that differ only in words left out (greetings, function words) share every
 	// content word: still reworded, never "identical" (1 is kept for equal texts).
 	return min(2*float64(common)/float64(len(aw)+len(bw)), 0.99)
@@ -501,12 +489,15 @@ func stopword(w string) bool {
 }
 
 // unionLen is how many distinct values two sorted lists hold in all.
-func unionLen(a, b []string) int {
-	n := len(a) + len(b)
+func unionLen(a, b []string) int { return len(a) + len(b) - commonCount(a, b) }
+
+// commonCount is how many values two sorted, unique lists share.
+func commonCount(a, b []string) int {
+	n := 0
 	for i, j := 0, 0; i < len(a) && j < len(b); {
 		switch c := strings.Compare(a[i], b[j]); {
 		case c == 0:
-			n--
+			n++
 			i++
 			j++
 		case c < 0:
