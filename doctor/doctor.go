@@ -422,6 +422,11 @@ func classify(f *Finding, d dep) {
 	}
 	fixed := sdkversion.FixedIn(eco)
 	switch {
+	case d.special == "the dist-tag latest" && eco == NPM:
+		// the newest release, every fix in it: what a fresh install gets (a lock would say otherwise)
+		f.RetriesWrites = new(false)
+		f.Reason = fmt.Sprintf("installed from the dist-tag latest: the newest release, which sends each write once (fixed in %s); "+
+			"an install made before keeps what it had: a lock file or a pinned version says which", fixed)
 	case d.special != "":
 		f.Reason = fmt.Sprintf("installed from %s: the version cannot be told from here; make sure it is %s or later", d.special, fixed)
 	case d.version != "":

@@ -108,7 +108,7 @@ func TestScanFixtureProjects(t *testing.T) {
 		}, true},
 		{"npm-special", []want{
 			{"package.json", "@composio/core", ">=0.12 <0.15", "may retry writes"},
-			{"package.json", "@composio/core", "latest", "unknown"},
+			{"package.json", "@composio/core", "latest", "ok"}, // the newest release; "next" or "beta" stay unknown
 			{"package.json", "composio-core", "github:ComposioHQ/composio", "ok"},
 		}, true},
 		{"py-pipfile", []want{
