@@ -256,7 +256,8 @@ func KindFromTags(tags []string) (kind model.ToolKind, ok bool) {
 func isReadVerb(w string) bool {
 	switch w {
 	case "FETCH", "GET", "LIST", "SEARCH", "READ", "FIND", "RETRIEVE", "QUERY", "LOOKUP", "VIEW",
-		"DESCRIBE", "SHOW", "COUNT", "DOWNLOAD", "EXPORT", "PREVIEW", "INSPECT", "BROWSE":
+		"DESCRIBE", "SHOW", "COUNT", "DOWNLOAD", "EXPORT", "PREVIEW", "INSPECT", "BROWSE",
+		"SCRAPE", "EXTRACT", "SUMMARIZE", "TRANSLATE", "ANALYZE", "PARSE", "CLASSIFY", "DETECT", "VALIDATE":
 		return true
 	}
 	return false

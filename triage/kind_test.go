@@ -344,6 +344,12 @@ func TestKindFromTheDefinition(t *testing.T) {
 		{"ACME_RUN_QUERY_AND_EXPORT_RESULTS", model.KindWrite},
 		{"ACME_GENERATE_REPORT_AND_SEND", model.KindWrite},
 		{"ACME_RUN_FOR_REPORT", model.KindWrite}, // no object
+		// verbs that read and return: a page scraped, a text's summary or translation
+		{"FIRECRAWL_SCRAPE", model.KindRead},
+		{"ACME_EXTRACT_TEXT_FROM_PDF", model.KindRead},
+		{"ACME_SUMMARIZE_THREAD", model.KindRead},
+		{"ACME_TRANSLATE_TEXT", model.KindRead},
+		{"ACME_EXTRACT_AND_SEND_REPORT", model.KindWrite},
 	}
 	for _, tt := range slugs {
 		if got := KindFromSlug(tt.slug); got != tt.want {
