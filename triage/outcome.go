@@ -263,6 +263,8 @@ func classifyFailure(
 		return model.OutcomeAmbiguous, "timed out" + after(e) + quoted + ": " + fx.maybe(), true
 	case code == 408:
 		return model.OutcomeAmbiguous, "408 request timeout from provider" + after(e) + ": " + fx.maybe(), true
+	case code == 499: // nginx's "client closed request": the caller gave up waiting, a timeout by another name
+		return model.OutcomeAmbiguous, "499 from provider, the request closed before its answer" + after(e) + ": " + fx.maybe(), true
 	case code >= 500 && code <= 599:
 		return model.OutcomeAmbiguous, fmt.Sprintf("%d from provider%s: %s", code, after(e), fx.maybe()), true
 	case ek == model.ErrUpstream5xx:

@@ -145,6 +145,8 @@ func TestClassify(t *testing.T) {
 			"the answer came back unreadable (unexpected token): the email may have been sent"},
 		{"failed uses the log message when no error", &model.Execution{ToolSlug: send, Status: "failed", Message: "GMAIL_SEND_EMAIL failed: gateway timeout"}, model.KindWrite, model.OutcomeAmbiguous,
 			"timed out: the email may have been sent"},
+		{"a 499: the request closed before its answer", execWith(send, "failed", ms(30000), &model.ExecError{HTTPStatus: 499, Message: "client closed request"}),
+			model.KindWrite, model.OutcomeAmbiguous, "499 from provider, the request closed before its answer after 30.0 s: the email may have been sent"},
 		{"no terminal status", execWith(send, "", 0, nil), model.KindWrite, model.OutcomeAmbiguous,
 			"no terminal status recorded: the email may have been sent"},
 		{"running status", execWith("GMAIL_CREATE_EMAIL_DRAFT", "running", ms(5000), nil), model.KindWrite, model.OutcomeAmbiguous,
