@@ -605,6 +605,9 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		// tools.execute of read tools named by a literal, a proxied GET: reads, which re-sent
 		// change nothing (not a write's send)
 		{"read-only-execute", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
+		// the tool named by a module constant: its slug decides (the shape of sr-nagaraj/ComposioAI)
+		{"read-by-constant", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
+		{"write-by-constant", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "mailer.py:9", UseUsed}}},
 		// tools.get(), each tool copied in a loop into the set the agent gets: run (the shape of
 		// kai-feinberg/composio-exodus)
 		{"tools-loop-copied", []got{

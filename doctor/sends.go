@@ -111,6 +111,10 @@ var (
 	// the tool a call names by a literal: its first argument, or under slug= / slug:
 	slugFirstRE = regexp.MustCompile("^\\s*[\"'`]([A-Z][A-Z0-9_]{2,})[\"'`]")
 	slugKeyRE   = regexp.MustCompile("\\bslug\\s*[=:]\\s*[\"'`]([A-Z][A-Z0-9_]{2,})[\"'`]")
+	// a first argument that is a name (slug= / slug: before it allowed)
+	firstNameRE = regexp.MustCompile(`^\s*(?:slug\s*[=:]\s*)?(` + ident + `)\s*[,)\n]`)
+	// a name bound at a module's top level to a tool's slug: SEARCH_TOOL = "…", export const X = '…'
+	constSlugRE = regexp.MustCompile("^(?:export\\s+)?(?:const\\s+|let\\s+|var\\s+)?(" + ident + ")\\s*(?::\\s*[\\w.\\[\\]]+\\s*)?=\\s*[\"'`]([A-Z][A-Z0-9_]{2,})[\"'`]\\s*;?\\s*(?:#.*|//.*)?$")
 	// a proxied request's method named by a literal
 	proxyMethodRE = regexp.MustCompile("\\bmethod\\s*[=:]\\s*[\"'`]([A-Za-z]+)[\"'`]")
 )
@@ -140,9 +144,30 @@ func (f *codeFile) readSend(at int) (string, bool) {
 		slug = m[1]
 	} else if m := slugKeyRE.FindStringSubmatch(args); m != nil {
 		slug = m[1]
+	} else if m := firstNameRE.FindStringSubmatch(args); m != nil {
+		slug = f.constant(m[1]) // SEARCH_TOOL = "COMPOSIO_SEARCH_DUCK_DUCK_GO" at the module's top
 	}
 	if slug == "" || (*triage.Kinds)(nil).Kind(slug) != model.KindRead {
 		return "", false
 	}
 	return slug, true
+}
+
+// constant is the tool slug a name is bound to at the file's top level (one binding only: a
+// name bound twice, or not to a slug, is "").
+func (f *codeFile) constant(name string) string {
+	slug := ""
+	for _, raw := range f.raw {
+		if !strings.HasPrefix(raw, name) && !strings.HasPrefix(raw, "export") && !strings.HasPrefix(raw, "const") &&
+			!strings.HasPrefix(raw, "let") && !strings.HasPrefix(raw, "var") {
+			continue
+		}
+		if m := constSlugRE.FindStringSubmatch(raw); m != nil && m[1] == name {
+			if slug != "" && slug != m[2] {
+				return ""
+			}
+			slug = m[2]
+		}
+	}
+	return slug
 }
