@@ -68,35 +68,43 @@ func clientBuilds(files []codeFile) []codeUse {
 		if _, ok := apiClientModules[f.eco]; !ok {
 			continue
 		}
-		names := clientNames(f)
-		if len(names) == 0 {
-			continue
-		}
 		var alts []string
-		for _, n := range names {
+		for _, n := range clientNames(f) {
 			if strings.HasSuffix(n, ".") {
 				alts = append(alts, regexp.QuoteMeta(n)+ident)
 			} else {
 				alts = append(alts, regexp.QuoteMeta(n))
 			}
 		}
-		prefix := `\b`
-		if f.eco == NPM {
-			prefix = `\bnew\s+`
+		out = append(out, buildsIn(f, alts, "api-client")...)
+	}
+	return out
+}
+
+// buildsIn finds where file f builds a client by a class one of alts (regular expressions)
+// names, called (Python) or constructed with new (TypeScript), and the retries its call sets
+// (max_retries / maxRetries; -1 when none): uses of kind what.
+func buildsIn(f codeFile, alts []string, what string) []codeUse {
+	if len(alts) == 0 {
+		return nil
+	}
+	prefix := `(?:^|[^\w$.])`
+	if f.eco == NPM {
+		prefix = `\bnew\s+`
+	}
+	build := regexp.MustCompile(prefix + `(?:` + strings.Join(alts, "|") + `)\s*\(`)
+	var out []codeUse
+	for n, line := range f.code {
+		loc := build.FindStringIndex(line)
+		if loc == nil || strings.Contains(line[:loc[0]], "import") || strings.HasPrefix(strings.TrimSpace(line), "class ") {
+			continue
 		}
-		build := regexp.MustCompile(prefix + `(?:` + strings.Join(alts, "|") + `)\s*\(`)
-		for n, line := range f.code {
-			loc := build.FindStringIndex(line)
-			if loc == nil || strings.Contains(line[:loc[0]], "import") {
-				continue
-			}
-			retries := -1
-			if r := maxRetriesRE.FindStringSubmatch(callArgs(f.raw, n, loc[1])); r != nil {
-				retries, _ = strconv.Atoi(r[1])
-			}
-			out = append(out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: "api-client",
-				text: strings.TrimSpace(line[loc[0]:loc[1]]), retries: retries})
+		retries := -1
+		if r := maxRetriesRE.FindStringSubmatch(callArgs(f.code, n, loc[1])); r != nil {
+			retries, _ = strconv.Atoi(r[1])
 		}
+		out = append(out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: what,
+			text: strings.TrimSpace(strings.TrimLeft(line[loc[0]:loc[1]], "=(,:[ \t")), retries: retries})
 	}
 	return out
 }

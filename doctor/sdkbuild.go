@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/exectriage/exectriage/sdkversion"
@@ -66,27 +65,7 @@ func sdkClassNames(f codeFile) []string {
 func sdkBuilds(files []codeFile) []codeUse {
 	var out []codeUse
 	for _, f := range files {
-		names := sdkClassNames(f)
-		if len(names) == 0 {
-			continue
-		}
-		prefix := `(?:^|[^\w$.])`
-		if f.eco == NPM {
-			prefix = `\bnew\s+`
-		}
-		build := regexp.MustCompile(prefix + `(?:` + strings.Join(names, "|") + `)\s*\(`)
-		for n, line := range f.code {
-			loc := build.FindStringIndex(line)
-			if loc == nil || strings.Contains(line[:loc[0]], "import") || strings.HasPrefix(strings.TrimSpace(line), "class ") {
-				continue
-			}
-			retries := -1
-			if r := maxRetriesRE.FindStringSubmatch(callArgs(f.code, n, loc[1])); r != nil {
-				retries, _ = strconv.Atoi(r[1])
-			}
-			out = append(out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: "sdk-client",
-				text: strings.TrimSpace(strings.TrimLeft(line[loc[0]:loc[1]], "=(,:[ \t")), retries: retries})
-		}
+		out = append(out, buildsIn(f, sdkClassNames(f), "sdk-client")...)
 	}
 	return out
 }

@@ -158,11 +158,10 @@ func (f *codeFile) readSend(at int) (string, bool) {
 func (f *codeFile) constant(name string) string {
 	slug := ""
 	for _, raw := range f.raw {
-		if !strings.HasPrefix(raw, name) && !strings.HasPrefix(raw, "export") && !strings.HasPrefix(raw, "const") &&
-			!strings.HasPrefix(raw, "let") && !strings.HasPrefix(raw, "var") {
+		if !strings.Contains(raw, name) {
 			continue
 		}
-		if m := constSlugRE.FindStringSubmatch(raw); m != nil && m[1] == name {
+		if m := constSlugRE.FindStringSubmatch(raw); m != nil && m[1] == name { // anchored at column 0: the top level
 			if slug != "" && slug != m[2] {
 				return ""
 			}

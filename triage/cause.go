@@ -285,28 +285,16 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 				}
 		}
 	}
-	if irregular(gaps, cc.th.IrregularRatio) && slices.Min(gaps) < personMinWait {
-		return model.PatternAppRetry, fmt.Sprintf(
-				"%d attempts at irregular intervals (%s after the previous ended), one sooner than a person reads an error and sends "+
-					"again: a retry loop with random waits (jittered backoff), same source",
-				n,
-				gapList(gaps, ""),
-			), &causeBasis{
-				ms,
-				gaps,
-				false,
-			}
-	}
 	if irregular(gaps, cc.th.IrregularRatio) {
+		basis := &causeBasis{ms, gaps, false}
+		if slices.Min(gaps) < personMinWait { // sooner than a hand: a program's random waits
+			return model.PatternAppRetry, fmt.Sprintf("%d attempts at irregular intervals (%s after the previous ended), one sooner "+
+				"than a person reads an error and sends again: a retry loop with random waits (jittered backoff), same source",
+				n, gapList(gaps, "")), basis
+		}
 		return model.PatternDoubleSubmit, fmt.Sprintf(
-				"%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker",
-				n,
-				gapList(gaps, ""),
-			), &causeBasis{
-				ms,
-				gaps,
-				false,
-			}
+			"%d attempts at irregular intervals (%s after the previous ended): submitted by hand or by more than one worker",
+			n, gapList(gaps, "")), basis
 	}
 	return model.PatternAppRetry, appReason(ms, gaps, cc), &causeBasis{ms, gaps, false}
 }
