@@ -341,7 +341,7 @@ func scanProject(files []codeFile) []codeUse {
 				created = true
 			}
 			for _, m := range typedIn(line) {
-				if m[2] == "ToolRouterSession" && sessions[m[1]] == nil {
+				if p.types[m[2]] == kindSession && sessions[m[1]] == nil {
 					sessions[m[1]] = &sess{line: ln, re: wordRE(m[1])}
 					order = append(order, m[1])
 					created = true
@@ -575,7 +575,7 @@ func middlewareIn(line string) []int {
 
 // typedIn is typedRE's matches in line, tested cheaply first.
 func typedIn(line string) [][]string {
-	if !strings.Contains(line, "Composio") && !strings.Contains(line, "ToolRouterSession") {
+	if !strings.Contains(line, ":") {
 		return nil
 	}
 	return typedRE.FindAllStringSubmatch(line, -1)
@@ -625,7 +625,7 @@ func widen(ctx context.Context, code []codeFile, later []laterFile) []codeFile {
 		words := map[Ecosystem][]string{}
 		for _, eco := range []Ecosystem{PyPI, NPM} {
 			p := follow(ofEcosystem(code, eco))
-			for _, m := range []map[string]valueKind{p.exported, p.funcs} {
+			for _, m := range []map[string]valueKind{p.exported, p.funcs, p.types} {
 				for name, k := range m {
 					if k != kindNone && name != "default" && name != "composio" {
 						words[eco] = append(words[eco], name)

@@ -20,8 +20,16 @@ const ident = `[A-Za-z_$][\w$]*`
 var (
 	// NAME [: type] = [await] <right-hand side>, the last name of a dotted target (this.x, self.x)
 	bindRE = regexp.MustCompile(`(` + ident + `)\s*(?::\s*[\w$.<>\[\]|, ]+?\s*)?=\s*(?:await\s+)?(.+)$`)
-	// a parameter or field typed as the client: composio: Composio
-	typedRE = regexp.MustCompile(`(` + ident + `)\s*\??:\s*(?:typing\.)?(?:Optional\[)?(Composio|ToolRouterSession)\b`)
+	// a parameter or field typed: composio: Composio, session?: Optional["MailSession"]
+	typedRE = regexp.MustCompile(`(` + ident + `)\s*\??:\s*(?:typing\.)?(?:Optional\[|Readonly<)?["']?(` + ident + `)\b`)
+	// a function's declared return type, on its header or on the line closing its parameters:
+	// ): Promise<MailClient> {   ) -> Optional[MailClient]:
+	tsReturnsRE = regexp.MustCompile(`\)\s*:\s*(?:Promise\s*<\s*)?(` + ident + `)[\w\s<>|\[\],.]*(?:\{|=>)`)
+	pyReturnsRE = regexp.MustCompile(`\)\s*->\s*(?:typing\.)?(?:Optional\[|Awaitable\[)?["']?(` + ident + `)`)
+	// a type the project declares (an interface, a type alias, a class, a Protocol), and an
+	// alias of another type: type MailClient = Composio
+	declaredRE = regexp.MustCompile(`^\s*(?:export\s+)?(?:declare\s+)?(?:abstract\s+)?(?:interface|type|class)\s+(` + ident + `)`)
+	aliasRE    = regexp.MustCompile(`^\s*(?:export\s+)?type\s+(` + ident + `)\s*=\s*(` + ident + `)\s*;?\s*$`)
 	// return <right-hand side>
 	returnRE = regexp.MustCompile(`\breturn\s+(?:await\s+)?(.+)$`)
 	// the name a function header or a one-line arrow or lambda defines
@@ -101,6 +109,11 @@ type project struct {
 	names []map[string]valueKind
 	// per file: the names it imports, as [exported name, local name]
 	imports [][][2]string
+	// types: what a name typed with a type holds. Composio's own, and a type the project
+	// declares that one of its functions is declared to return while returning a client or a
+	// session (its own narrow surface of the SDK: interface MailClient, a Protocol). Type names
+	// are taken as the project's, one each.
+	types map[string]valueKind
 }
 
 // follow works out, to a fixed point, which names hold a client or a session in each file and
@@ -111,7 +124,9 @@ func follow(files []codeFile) *project {
 		exported: map[string]valueKind{},
 		funcs:    map[string]valueKind{},
 		names:    make([]map[string]valueKind, len(files)),
+		types:    map[string]valueKind{"Composio": kindClient, "ToolRouterSession": kindSession},
 	}
+	declared := map[string]bool{}
 	// what each line says, read once: the rounds below only propagate kinds
 	type fact struct {
 		fn        string // the function this line is in (its header's name, or the last one seen)
@@ -125,6 +140,8 @@ func follow(files []codeFile) *project {
 		// const { tools, … } = <rhs>: the members taken, as [member, local name]
 		members   [][2]string
 		membersOf string
+		returns   string    // the type the function this line is in is declared to return
+		alias     [2]string // type A = B
 	}
 	facts := make([][]fact, len(files))
 	imps := make([][][2]string, len(files))
@@ -159,8 +176,21 @@ func follow(files []codeFile) *project {
 				}
 			}
 			ft.fn = fn
-			if strings.Contains(line, "Composio") || strings.Contains(line, "ToolRouterSession") {
-				ft.typed = typedRE.FindAllStringSubmatch(line, -1)
+			ft.typed = typedIn(line)
+			if strings.Contains(line, ")") {
+				re := tsReturnsRE
+				if f.eco == PyPI {
+					re = pyReturnsRE
+				}
+				if m := re.FindStringSubmatch(line); m != nil {
+					ft.returns = m[1]
+				}
+			}
+			if m := declaredRE.FindStringSubmatch(line); m != nil {
+				declared[m[1]] = true
+				if a := aliasRE.FindStringSubmatch(line); a != nil {
+					ft.alias = [2]string{a[1], a[2]}
+				}
 			}
 			if strings.Contains(line, "=") && !strings.Contains(line, "==") {
 				if m := bindRE.FindStringSubmatch(line); m != nil {
@@ -216,11 +246,13 @@ func follow(files []codeFile) *project {
 					set(p.funcs, ft.fn, rhsKind(ft.fnBody, names, p.funcs))
 				}
 				for _, m := range ft.typed {
-					k := kindClient
-					if m[2] == "ToolRouterSession" {
-						k = kindSession
-					}
-					set(names, m[1], k)
+					set(names, m[1], p.types[m[2]])
+				}
+				if ft.returns != "" && ft.fn != "" && declared[ft.returns] {
+					set(p.types, ft.returns, p.funcs[ft.fn])
+				}
+				if ft.alias[0] != "" {
+					set(p.types, ft.alias[0], p.types[ft.alias[1]])
 				}
 				if ft.bindName != "" {
 					v := rhsKind(ft.bindRHS, names, p.funcs)

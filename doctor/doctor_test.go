@@ -741,6 +741,12 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		{"class-field-ts", andSession("RETRIES WRITES", "src/bot.ts:11"), nil},
 		// Mailer(create(…)) stores it on self.session; another class's field is MCP only
 		{"class-field-py", andSession("RETRIES WRITES", "agent.py:18"), nil},
+		// the project's own interface (a Protocol) for the client and the session, each the declared
+		// return of a function returning one; the send through a parameter typed with it (the shape
+		// of Kumar-s75/composio-api-research-agent); a queue's interface and `any` stay silent
+		{"typed-by-interface", andSession("RETRIES WRITES", "src/mail/report.ts:4"), nil},
+		{"typed-by-protocol", andSession("RETRIES WRITES", "app/report.py:5"), nil},
+		{"typed-not-composio", []got{{CallToolsExecute, "ok", ""}}, nil},
 	} {
 		t.Run(tt.dir, func(t *testing.T) {
 			r := scanTestdata(t, "callpaths", tt.dir)
