@@ -80,7 +80,7 @@ func codeFindings(uses []codeUse, read map[Ecosystem][]string, found []Finding) 
 		if !codeUnder(read[f.Ecosystem], f.File) {
 			continue // no code read: the version alone speaks
 		}
-		if u := useUnder(uses, f, what); u != nil {
+		if u := sendUnder(uses, f, what); u != nil {
 			f.Evidence, f.Use = u.at(), UseUsed
 			continue
 		}
@@ -183,7 +183,7 @@ func sessionFinding(uses []codeUse, f Finding, notes *[]Note) (Finding, bool) {
 	}
 	out := Finding{File: f.File, Ecosystem: f.Ecosystem, Package: f.Package, Version: f.Version, Constraint: f.Constraint,
 		LockFile: f.LockFile, CallPath: CallSession, VersionSource: f.VersionSource}
-	if u := useUnder(uses, &f, "session"); u != nil {
+	if u := sendUnder(uses, &f, "session"); u != nil {
 		out.RetriesWrites, out.Evidence, out.Use = new(true), u.at(), UseUsed
 		out.Reason = fmt.Sprintf(
 			"the project sends through tool-router sessions (%s, %s), and %s a session write that timed out (session writes are sent "+
@@ -273,6 +273,38 @@ func useUnder(uses []codeUse, f *Finding, what string) *codeUse {
 		}
 	}
 	return nil
+}
+
+// sendUnder is the send a finding cites: the first call that sends a tool (execute, the proxy, a
+// meta tool, handle_tool_calls), else the first tool list handed on (tools.get, session.tools(),
+// get_tools), which sends only when the framework runs a tool, through the call the code makes
+// or the framework's own.
+func sendUnder(uses []codeUse, f *Finding, what string) *codeUse {
+	var list *codeUse
+	for i := range uses {
+		u := &uses[i]
+		if u.what != what || u.eco != f.Ecosystem || !under(u.rel, f.File) {
+			continue
+		}
+		if !listsTools(u.text) {
+			return u
+		}
+		if list == nil {
+			list = u
+		}
+	}
+	return list
+}
+
+// listsTools reports whether a use's call gets a tool list rather than sending a tool.
+func listsTools(text string) bool {
+	call := strings.TrimRight(strings.TrimSpace(text), "( ")
+	for _, end := range []string{".tools", ".get", "get_tools", "getTools"} {
+		if strings.HasSuffix(call, end) {
+			return true
+		}
+	}
+	return false
 }
 
 // otherCreateNotes notes each create the SDK's generated client re-sends on a timeout in every

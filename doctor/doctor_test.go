@@ -526,7 +526,7 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		{"method-ref", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "main.py:9", UseUsed}}},
 		{"method-ref-test", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
-		{"legacy-write", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "bot.py:5", UseUsed}}},
+		{"legacy-write", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "bot.py:7", UseUsed}}}, // handle_tool_calls sends, get_tools lists
 		// a range that admits the legacy line, and code that imports its names: that line (the shape
 		// of yash-desai-naik/composio-agno-fastapi)
 		{"legacy-range", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "app/services/mail.py:10", UseUsed}}},
@@ -536,7 +536,7 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		// handle_tool_calls in code that has only the legacy toolset is that toolset's send, not the
 		// SDK's (the shape of Taofiqq/crewai-composio-mcp-server)
 		{"legacy-handle-calls", []got{
-			{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "calendar_check.py:7", UseUsed}, // composio-openai 0.7.15
+			{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "calendar_check.py:9", UseUsed}, // composio-openai 0.7.15
 			{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed},                       // composio 0.12.0
 		}},
 		{"legacy-own", []got{ // def get_tools / execute_action of the project's own, called bare
@@ -747,6 +747,9 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		{"typed-by-interface", andSession("RETRIES WRITES", "src/mail/report.ts:4"), nil},
 		{"typed-by-protocol", andSession("RETRIES WRITES", "app/report.py:5"), nil},
 		{"typed-not-composio", []got{{CallToolsExecute, "ok", ""}}, nil},
+		// session.tools() handed to a chat API as schemas, each call run by session.execute: the
+		// execute is the send cited (the shape of Rishi9696/composio-tha-final)
+		{"session-list-then-execute", append(andSession("RETRIES WRITES", "agent.py:18"), got{CallToolsExecute, "unknown", ""}), nil},
 	} {
 		t.Run(tt.dir, func(t *testing.T) {
 			r := scanTestdata(t, "callpaths", tt.dir)
