@@ -111,9 +111,10 @@ func buildsIn(f codeFile, alts []string, what string) []codeUse {
 
 // clientByBuild judges the generated client's findings by the clients the code builds under
 // them: one built without max retries 0 re-sends a timed-out write (cited where it is built);
-// when every one sets 0, each write is sent once. With none found, the finding stays as the
-// manifest left it.
-func clientByBuild(found []Finding, uses []codeUse) {
+// when every one sets 0, each write is sent once. With none found in the code read under it, the
+// project never sends through it: "not used" (an SDK that depends on it sends through its own
+// paths, judged on their own); with no code read, the finding stays as the manifest left it.
+func clientByBuild(found []Finding, uses []codeUse, read map[Ecosystem][]string) {
 	for i := range found {
 		f := &found[i]
 		if f.RetriesWrites != nil || packageRole(f.Ecosystem, f.Package) != roleClient {
@@ -146,6 +147,10 @@ func clientByBuild(found []Finding, uses []codeUse) {
 			f.RetriesWrites, f.Use = new(false), UseUsed
 			f.Evidence = fmt.Sprintf("%s:%d", once.rel, once.line)
 			f.Reason = "every generated API client the code builds sets max retries 0 (" + f.Evidence + "): each write is sent once"
+		case codeUnder(read[f.Ecosystem], f.File):
+			f.RetriesWrites, f.Use = new(false), UseNotUsed
+			f.Reason = "present, not used: the code under " + dirOf(f.File) + " never builds the generated API client " +
+				"(an SDK that depends on it sends through its own paths, judged on their own)"
 		}
 	}
 }

@@ -262,7 +262,7 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	uses = append(uses, clientBuilds(code)...)
 	uses = append(uses, sdkBuilds(code)...)
 	legacyByImport(rep.Findings, uses)
-	clientByBuild(rep.Findings, uses)
+	clientByBuild(rep.Findings, uses, read)
 	more, notes := codeFindings(uses, read, rep.Findings)
 	rep.Findings = append(rep.Findings, more...)
 	sdkByBuild(rep.Findings, uses)

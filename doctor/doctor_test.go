@@ -607,6 +607,9 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		{"read-only-execute", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		// the tool named by a module constant: its slug decides (the shape of sr-nagaraj/ComposioAI)
 		{"read-by-constant", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
+		// the generated client pinned beside the SDK and never built by the code: not used (the shape
+		// of SubodhKumarSahu2826/composio-app-research-agent)
+		{"client-not-built", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}, {"requirements.txt", CallToolsExecute, "ok", "", ""}}},
 		{"write-by-constant", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "mailer.py:9", UseUsed}}},
 		// tools.get(), each tool copied in a loop into the set the agent gets: run (the shape of
 		// kai-feinberg/composio-exodus)
