@@ -437,6 +437,21 @@ func scanProject(files []codeFile) []codeUse {
 					continue
 				}
 				for _, idx := range s.re.FindAllStringSubmatchIndex(line, -1) {
+					if member, ok := attrByName(line, f.raw[n], idx[2], name); ok {
+						switch { // getattr(session, "mcp", None): the member, as session.mcp is
+						case member == "mcp" || member == "url":
+							if !s.mcp {
+								use("mcp", name+"."+member)
+							}
+							s.mcp = true
+						case member != "tools" && sessionSends[member]:
+							s.sends = true // the send method taken to be called
+							use("session", name+"."+member)
+						default:
+							s.other = true
+						}
+						continue
+					}
 					after := strings.TrimLeft(line[idx[3]:], " \t")
 					before := strings.TrimRight(line[:idx[2]], " \t")
 					if strings.HasPrefix(strings.TrimSpace(line), "return") {

@@ -70,8 +70,11 @@ func rhsKind(rhs string, names, funcs map[string]valueKind) valueKind {
 			return kindNone
 		}
 	}
-	if newClientRE.MatchString(rhs) {
-		return kindClient
+	if loc := newClientRE.FindStringIndex(rhs); loc != nil {
+		// the client, unless a member of it is taken: Composio().create(…) is a session
+		if end := matching(rhs, loc[1]-1, '(', ')'); end < 0 || !strings.HasPrefix(strings.TrimSpace(rhs[end+1:]), ".") {
+			return kindClient
+		}
 	}
 	// composio.createSession({headers}) is the client again, with its own request options
 	if m := createSessionRE.FindStringSubmatch(rhs); m != nil && names[m[1]] == kindClient {
@@ -122,7 +125,7 @@ func follow(files []codeFile) *project {
 	p := &project{
 		files:    files,
 		exported: map[string]valueKind{},
-		funcs:    map[string]valueKind{},
+		funcs:    map[string]valueKind{"Composio": kindClient}, // the class builds one: Composio().create(…)
 		names:    make([]map[string]valueKind, len(files)),
 		types:    map[string]valueKind{"Composio": kindClient, "ToolRouterSession": kindSession},
 	}

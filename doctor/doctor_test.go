@@ -750,6 +750,10 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		{"typed-by-interface", andSession("RETRIES WRITES", "src/mail/report.ts:4"), nil},
 		{"typed-by-protocol", andSession("RETRIES WRITES", "app/report.py:5"), nil},
 		{"typed-not-composio", []got{{CallToolsExecute, "ok", ""}}, nil},
+		// getattr(session, "mcp", None): the member, as session.mcp is (the shape of
+		// harryfrzz/composio-app-research); getattr(session, "execute") taken to be called sends
+		{"getattr-mcp", andSession("over MCP", "agent.py:16"), nil},
+		{"getattr-send", andSession("RETRIES WRITES", "worker.py:8"), nil},
 		// session.tools() handed to a chat API as schemas, each call run by session.execute: the
 		// execute is the send cited (the shape of Rishi9696/composio-tha-final)
 		{"session-list-then-execute", append(andSession("RETRIES WRITES", "agent.py:18"), got{CallToolsExecute, "unknown", ""}), nil},
