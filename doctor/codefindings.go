@@ -207,7 +207,7 @@ func sessionFinding(uses []codeUse, f Finding, notes *[]Note) (Finding, bool) {
 				" a session write that timed out (" + fixText + ")"})
 		return Finding{}, false
 	}
-	if u := useUnder(uses, &f, "mcp"); u != nil {
+	if u := sendUnder(uses, &f, "mcp"); u != nil {
 		out.RetriesWrites, out.Evidence, out.Use = new(false), u.at(), UseMCP
 		out.Reason = fmt.Sprintf(
 			"tools run over MCP (%s, %s): the SDK's session retries do not apply (%s a session write only when the SDK sends it)",
@@ -275,25 +275,47 @@ func useUnder(uses []codeUse, f *Finding, what string) *codeUse {
 	return nil
 }
 
-// sendUnder is the send a finding cites: the first call that sends a tool (execute, the proxy, a
-// meta tool, handle_tool_calls), else the first tool list handed on (tools.get, session.tools(),
-// get_tools), which sends only when the framework runs a tool, through the call the code makes
-// or the framework's own.
+// sendUnder is the send a finding cites: a call that sends a tool (execute, the proxy, a meta
+// tool, handle_tool_calls) before a tool list handed on (tools.get, session.tools(), get_tools),
+// which sends only when the framework runs a tool, through the call the code makes or the
+// framework's own; and in either, the project's code before its tests.
 func sendUnder(uses []codeUse, f *Finding, what string) *codeUse {
-	var list *codeUse
+	var best *codeUse
+	rank := func(u *codeUse) int {
+		r := 0
+		if listsTools(u.text) {
+			r += 2
+		}
+		if testCode(u.rel) {
+			r++
+		}
+		return r
+	}
 	for i := range uses {
 		u := &uses[i]
 		if u.what != what || u.eco != f.Ecosystem || !under(u.rel, f.File) {
 			continue
 		}
-		if !listsTools(u.text) {
-			return u
-		}
-		if list == nil {
-			list = u
+		if best == nil || rank(u) < rank(best) {
+			best = u
 		}
 	}
-	return list
+	return best
+}
+
+// testCode reports whether a file is a test's (a tests or spec directory, test_x.py, x_test.py,
+// x.test.ts, x.spec.js): a use there is cited only when the project's code has none.
+func testCode(rel string) bool {
+	for seg := range strings.SplitSeq(rel, "/") {
+		switch seg {
+		case "test", "tests", "__tests__", "spec", "specs", "e2e":
+			return true
+		}
+	}
+	base := path.Base(rel)
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	return strings.HasPrefix(base, "test_") || strings.HasSuffix(stem, "_test") || strings.HasSuffix(stem, ".test") ||
+		strings.HasSuffix(stem, ".spec") || base == "conftest.py"
 }
 
 // listsTools reports whether a use's call gets a tool list rather than sending a tool.

@@ -611,6 +611,8 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		// of SubodhKumarSahu2826/composio-app-research-agent)
 		{"client-not-built", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}, {"requirements.txt", CallToolsExecute, "ok", "", ""}}},
 		{"write-by-constant", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "mailer.py:9", UseUsed}}},
+		// a test sends the write too: the project's send is cited (the shape of Kjdragan/universal_agent)
+		{"send-in-tests", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "mailer/send.py:7", UseUsed}}},
 		// tools.get(), each tool copied in a loop into the set the agent gets: run (the shape of
 		// kai-feinberg/composio-exodus)
 		{"tools-loop-copied", []got{
@@ -1014,5 +1016,19 @@ func TestOtherCreateNotesNeedTheSDK(t *testing.T) {
 	}
 	if r := scanTestdata(t, "callpaths", "legacy-npm-initiate"); len(r.Notes) != 0 {
 		t.Errorf("legacy-npm-initiate: notes %+v", r.Notes)
+	}
+}
+
+// A test's file is known by its path, in either language; the project's code is not.
+func TestTestCodeIsKnownByItsPath(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"tests/integration/test_regression.py": true, "checks/test_send.py": true, "app/mail_test.py": true,
+		"src/__tests__/mail.ts": true, "src/mail.test.ts": true, "src/mail.spec.js": true, "conftest.py": true,
+		"src/mail.ts": false, "mailer/send.py": false, "src/testing_utils/latest.py": false, "contest.py": false,
+		"src/attest.ts": false,
+	} {
+		if got := testCode(rel); got != want {
+			t.Errorf("testCode(%q) = %v, want %v", rel, got, want)
+		}
 	}
 }
