@@ -150,9 +150,10 @@ func (g *corpusGen) sameNameOtherContact() {
 	c := g.current()
 	sp := pickOne(g.r, spellings)
 	t := g.start()
-	stopped := g.add(c, contactTool, map[string]any{"email": fmt.Sprintf("%s.kim@alpha.example", strings.ToLower(sp[0])), "firstname": sp[0], "lastname": "Kim"},
+	n := g.r.IntN(10000) // two draws of one name are two people, not one contact created twice
+	stopped := g.add(c, contactTool, map[string]any{"email": fmt.Sprintf("%s.kim%d@alpha.example", strings.ToLower(sp[0]), n), "firstname": sp[0], "lastname": "Kim"},
 		t, g.failure(), g.fast(), -1, "")
-	g.add(c, contactTool, map[string]any{"email": fmt.Sprintf("%s.kim@beta.example", strings.ToLower(sp[0])), "firstname": sp[0], "lastname": "Kim"},
+	g.add(c, contactTool, map[string]any{"email": fmt.Sprintf("%s.kim%d@beta.example", strings.ToLower(sp[0]), n), "firstname": sp[0], "lastname": "Kim"},
 		stopped.Add(15*time.Second), endOK, g.fast(), -1, "")
 }
 

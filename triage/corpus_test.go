@@ -683,7 +683,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"app rebuilds the payload", g.appRebuilds}, {"agent rebooks a slot under another title", g.agentRebooks},
 			{"agent re-creates a contact spelled otherwise", g.agentRecreatesContact}, {"agent appends the rows again, reformatted", g.agentReappendsRows},
 			{"a slow second click", g.slowSecondClick}, {"app retry, jittered waits", g.jitteredAppRetry},
-			{"agent rewrites in other scripts", g.agentRewritesScripts}} {
+			{"agent rewrites in other scripts", g.agentRewritesScripts}, {"a queue redelivers the job", g.queueRedelivery},
+			{"the next cron run re-sends a failed job", g.cronRerun}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""

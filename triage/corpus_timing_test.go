@@ -52,3 +52,49 @@ func (g *corpusGen) jitteredAppRetry() {
 		t = stopped.Add(time.Duration(g.r.Int64N(int64(base << i))))
 	}
 }
+
+// queueRedelivery: a worker takes a job from a queue, sends, and dies or overruns before it
+// acknowledges (the send timed out, or ended and the worker died after it); the queue hands the
+// job out again after its visibility timeout (30 s to 20 min) and a worker sends the same
+// payload. app_retry: the application's own machinery re-sent it.
+func (g *corpusGen) queueRedelivery() {
+	c := g.current()
+	f := g.facts()
+	tg := g.target(f)
+	args := tg.args(f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings)))
+	key := g.newGroup(model.PatternAppRetry)
+	visibility := pickOne(g.r, []time.Duration{2 * time.Minute, 5 * time.Minute, 15 * time.Minute, 20 * time.Minute})
+	t := g.start()
+	first := endTimeout // (the client's 60 s and the server's end after it, within the visibility)
+	if g.r.Float64() < 0.3 {
+		first = end5xx
+		visibility = pickOne(g.r, []time.Duration{30 * time.Second, visibility})
+	}
+	// the first attempt has ended when the job comes back: one still running when a second worker
+	// takes the job is two workers at once, a double submit
+	ran := g.jitter(min(visibility, time.Minute), 0.05, 0.8)
+	g.add(c, tg, args, t, first, ran, -1, key)
+	g.add(c, tg, args, t.Add(g.jitter(visibility, 1.0, 1.1)), endOK, g.fast(), -1, key)
+}
+
+// cronRerun: a scheduled job (every 5 to 60 minutes, started on the clock's minute) failed and
+// the next run sends the same payload again; one or two failed runs before one that works.
+// app_retry.
+func (g *corpusGen) cronRerun() {
+	c := g.current()
+	f := g.facts()
+	tg := g.target(f)
+	args := tg.args(f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings)))
+	key := g.newGroup(model.PatternAppRetry)
+	every := pickOne(g.r, []time.Duration{5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour})
+	t := g.start().Truncate(every)
+	runs := 2 + g.r.IntN(2)
+	for i := range runs {
+		end := endOK
+		if i < runs-1 {
+			end = g.failure()
+		}
+		g.add(c, tg, args, t.Add(time.Duration(g.r.IntN(3000))*time.Millisecond), end, g.fast(), -1, key)
+		t = t.Add(every)
+	}
+}
