@@ -307,13 +307,14 @@ func classifyFailure(
 	if w := ev.refusal; w != "" {
 		return model.OutcomeFailed, "refused (" + w + ")" + quoted + ": " + fx.not(), true
 	}
-	// Nothing proves that nothing took effect. A read that failed failed; a write's failure
-	// that no evidence explains is unclear, and says so.
+	// Nothing proves that nothing took effect: a failure no evidence explains is unclear, and
+	// says so, a read's as a write's (the same evidence gives one outcome; the kind decides what
+	// it asks of a person: a read is safe to run again).
 	switch {
 	case fx.read && text == "":
-		return model.OutcomeFailed, "failed with no error recorded: " + fx.not(), false
+		return model.OutcomeAmbiguous, "failed with no error recorded: " + fx.maybe(), false
 	case fx.read:
-		return model.OutcomeFailed, "failed" + quoted + ": " + fx.not(), false
+		return model.OutcomeAmbiguous, "failed" + quoted + ", an error that does not say whether it ran: " + fx.maybe(), false
 	case text == "":
 		return model.OutcomeAmbiguous, "failed with no error recorded, which does not prove " + fx.notProved() + ": " + fx.maybe(), false
 	}

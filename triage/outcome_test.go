@@ -107,8 +107,11 @@ func TestClassify(t *testing.T) {
 		// is unclear, and says so.
 		{"unknown failure", execWith(send, "failed", 0, &model.ExecError{Message: "Something odd"}), model.KindWrite, model.OutcomeAmbiguous,
 			`failed "Something odd", an error that does not prove the email was not sent: the email may have been sent`},
-		{"unknown failure of a read", execWith("GMAIL_FETCH_EMAILS", "failed", 0, &model.ExecError{Message: "Something odd"}), model.KindRead, model.OutcomeFailed,
-			`failed "Something odd": a read`},
+		// the same evidence gives a read the same outcome; its kind says what that asks of a person
+		{"unknown failure of a read", execWith("GMAIL_FETCH_EMAILS", "failed", 0, &model.ExecError{Message: "Something odd"}), model.KindRead, model.OutcomeAmbiguous,
+			`failed "Something odd", an error that does not say whether it ran: a read, safe to run again`},
+		{"a read refused", execWith("GMAIL_FETCH_EMAILS", "failed", 0, &model.ExecError{HTTPStatus: 404, Message: "Not Found"}), model.KindRead, model.OutcomeFailed,
+			`404 from provider "Not Found": a read`},
 		{"failed with nothing recorded", execWith(send, "failed", 0, nil), model.KindWrite, model.OutcomeAmbiguous,
 			"failed with no error recorded, which does not prove the email was not sent: the email may have been sent"},
 		{"failed in another language, no word known", execWith(send, "failed", 0, &model.ExecError{Message: "发送失败"}), model.KindWrite, model.OutcomeAmbiguous,
@@ -257,8 +260,8 @@ func TestReasonNeverQuotesASecret(t *testing.T) {
 func TestFailureVocabulary(t *testing.T) {
 	for _, st := range []string{"failed", "FAILED", "failure", "fail", "error", "errored", " Error "} {
 		e := &model.Execution{ToolSlug: "GMAIL_FETCH_EMAILS", Status: st}
-		if o, reason := Classify(e, model.KindRead, Options{}); o != model.OutcomeFailed {
-			t.Errorf("status %q: %s (%s), want failed", st, o, reason)
+		if o, reason := Classify(e, model.KindRead, Options{}); o != model.OutcomeAmbiguous || !strings.HasPrefix(reason, "failed with no error recorded") {
+			t.Errorf("status %q: %s (%s), want a failure with no error, unclear", st, o, reason)
 		}
 		// a write's failure with nothing recorded is unclear, not a success nor "no status"
 		e = &model.Execution{ToolSlug: "GMAIL_SEND_EMAIL", Status: st}

@@ -1,0 +1,209 @@
+package triage_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// The outcome corpus: failures as other systems word them, written from what those systems print
+// (servers, proxies, gRPC, providers, in many languages) before any rule read them, each family
+// with the outcome its principle gives: a write's failure is definite only on evidence that
+// nothing took effect (a refusal: validation, auth, not found, nothing connected); a rate limit is
+// a refusal to verify; anything else (a timeout in any words, a gateway's page, a status no rule
+// knows) leaves the write unclear. Reads fail the same ways and are never flagged.
+
+type outcomeFamily struct {
+	name string
+	want model.Outcome
+	// draw is one failure: the log's status, its error, how long it ran
+	draw func(r *rand.Rand) (string, *model.ExecError, time.Duration)
+}
+
+func msg(texts ...string) func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
+	return func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
+		return "failed", &model.ExecError{Message: texts[r.IntN(len(texts))]}, time.Duration(200+r.IntN(60000)) * time.Millisecond
+	}
+}
+
+func withStatus(codes []int, texts ...string) func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
+	return func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
+		e := &model.ExecError{HTTPStatus: codes[r.IntN(len(codes))]}
+		if len(texts) > 0 && r.IntN(3) > 0 {
+			e.Message = texts[r.IntN(len(texts))]
+		}
+		return "failed", e, time.Duration(100+r.IntN(30000)) * time.Millisecond
+	}
+}
+
+func outcomeFamilies() []outcomeFamily {
+	return []outcomeFamily{
+		// unclear: the request may have been carried out
+		{"a timeout in another language", model.OutcomeAmbiguous, msg(
+			"Tempo scaduto per la richiesta", "Przekroczono limit czasu żądania", "İstek zaman aşımına uğradı",
+			"Time-out van het verzoek", "Begäran tog för lång tid och avbröts", "요청 시간이 초과되었습니다",
+			"Yêu cầu đã hết thời gian chờ", "Permintaan habis waktu", "انتهت مهلة الطلب", "תם הזמן הקצוב לבקשה",
+			"Λήξη χρονικού ορίου αιτήματος", "Vypršel časový limit požadavku", "Час очікування запиту вичерпано",
+			"अनुरोध का समय समाप्त हो गया", "คำขอหมดเวลา", "Tiempo de espera agotado", "Die Zeit für die Anfrage ist abgelaufen",
+			"La requête a expiré", "A solicitação expirou", "Превышено время ожидания запроса", "请求超时", "要求がタイムアウトしました",
+		)},
+		{"a gRPC status that settles nothing", model.OutcomeAmbiguous, msg(
+			"rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+			"rpc error: code = Unavailable desc = transport is closing",
+			"14 UNAVAILABLE: Connection dropped",
+			"4 DEADLINE_EXCEEDED: Deadline exceeded after 29.998s",
+			"rpc error: code = Internal desc = stream terminated by RST_STREAM with error code: INTERNAL_ERROR",
+			"rpc error: code = Unknown desc = unexpected EOF",
+			"13 INTERNAL: Received RST_STREAM with code 2",
+			"1 CANCELLED: Cancelled on client",
+		)},
+		{"a proxy's own page", model.OutcomeAmbiguous, msg(
+			"<html><head><title>504 Gateway Time-out</title></head><body><center><h1>504 Gateway Time-out</h1></center><hr><center>nginx</center></body></html>",
+			"upstream request timeout",
+			"upstream connect error or disconnect/reset before headers. reset reason: connection termination",
+			"Error 524: A timeout occurred",
+			`{"message": "Endpoint request timed out"}`,
+			"at=error code=H12 desc=\"Request timeout\" method=POST path=\"/api/send\"",
+			"Error 503 first byte timeout",
+			"FUNCTION_INVOCATION_TIMEOUT",
+			"<html><body><h1>502 Bad Gateway</h1>The server returned an invalid or incomplete response.</body></html>",
+			"The server encountered a temporary error and could not complete your request. Please try again in 30 seconds.",
+		)},
+		{"words no rule knows", model.OutcomeAmbiguous, msg(
+			"Something went wrong on our end", "Unexpected error occurred (ref: 8a1f22)", "Oops! Please try again later.",
+			"unhandled exception in worker", "E_UNKNOWN", "Internal Server Error", "Es ist ein Fehler aufgetreten",
+			"Une erreur inattendue s'est produite", "發生未預期的錯誤", "Ha ocurrido un error",
+		)},
+		{"a status that names no end", model.OutcomeAmbiguous, func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
+			return []string{"TIMEOUT", "timed_out", "CANCELLED", "aborted", "expired", "interrupted", "UNKNOWN", "lost"}[r.IntN(8)], nil,
+				time.Duration(1000+r.IntN(60000)) * time.Millisecond
+		}},
+		{"an HTTP status that settles nothing", model.OutcomeAmbiguous, withStatus([]int{500, 502, 503, 504, 520, 522, 524, 598, 599, 499, 408})},
+		// a refusal to verify
+		{"a provider's rate limit in its own words", model.OutcomeRejected, msg(
+			"ratelimited", "Rate limit exceeded", "RESOURCE_EXHAUSTED: Quota exceeded for quota metric 'Queries'",
+			"8 RESOURCE_EXHAUSTED: Too many requests", "Too Many Requests", "リクエストが多すぎます", "Trop de requêtes",
+			"API rate limit exceeded for installation ID 4412", "You have exceeded your rate limit. Try again in 20 seconds.",
+			"Límite de solicitudes excedido",
+		)},
+		// definite: nothing took effect
+		{"a refusal under its HTTP status", model.OutcomeFailed, withStatus([]int{400, 401, 403, 404, 422},
+			"Validation Failed", "Bad credentials", "Resource not accessible by integration", "Not Found",
+			"Invalid To header", "Parámetro inválido: channel", "Ungültige E-Mail-Adresse")},
+		{"a provider's refusal code", model.OutcomeFailed, msg(
+			"channel_not_found", "not_in_channel", "invalid_auth", "not_authed", "token_revoked", "missing_scope",
+			"user_not_found", "invalid_arguments", "account_inactive", "is_archived",
+		)},
+		{"a gRPC refusal", model.OutcomeFailed, msg(
+			"rpc error: code = InvalidArgument desc = recipient is required",
+			"rpc error: code = PermissionDenied desc = caller lacks scope",
+			"16 UNAUTHENTICATED: Request had invalid authentication credentials.",
+			"5 NOT_FOUND: Requested entity was not found.",
+			"3 INVALID_ARGUMENT: Invalid value at 'message.to'",
+		)},
+		{"nothing connected", model.OutcomeFailed, msg(
+			"connect ECONNREFUSED 10.0.0.5:443", "dial tcp 10.0.0.5:443: connect: connection refused",
+			"getaddrinfo ENOTFOUND api.example.com", "dial tcp: lookup api.example.com: no such host",
+			"x509: certificate signed by unknown authority", "self signed certificate in certificate chain",
+			"[Errno -2] Name or service not known",
+		)},
+	}
+}
+
+// TestOutcomeCorpus: every family drawn on writes and reads; flag recall and precision, the
+// outcome, and reads flagged, per family and in all (the targets of issue 40).
+func TestOutcomeCorpus(t *testing.T) {
+	writes := []string{"GMAIL_SEND_EMAIL", "SLACK_SEND_MESSAGE", "GITHUB_CREATE_AN_ISSUE", "HUBSPOT_CREATE_CONTACT",
+		"GOOGLECALENDAR_CREATE_EVENT", "NOTION_CREATE_PAGE"}
+	reads := []string{"GMAIL_FETCH_EMAILS", "SLACK_LIST_ALL_CHANNELS", "GITHUB_GET_A_REPOSITORY", "HUBSPOT_SEARCH_CONTACTS"}
+	r := rand.New(rand.NewPCG(40, 46))
+	var execs []model.Execution
+	want := map[string]model.Outcome{}
+	famOf := map[string]string{}
+	read := map[string]bool{}
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	for _, fam := range outcomeFamilies() {
+		for i := range 120 {
+			status, err, d := fam.draw(r)
+			slug := writes[r.IntN(len(writes))]
+			if i%4 == 3 {
+				slug = reads[r.IntN(len(reads))]
+			}
+			id := fmt.Sprintf("log_o%05d", len(execs))
+			e := model.Execution{ID: id, ToolSlug: slug, Status: status, Error: err, RetryCount: -1,
+				UserID: fmt.Sprintf("user_%d", len(execs)), StartTime: at, Timestamp: at, Arguments: []byte(fmt.Sprintf(`{"n":%d}`, len(execs)))}
+			if r.IntN(2) == 0 {
+				e.Duration, e.HasDuration = d, true
+			}
+			at = at.Add(time.Minute)
+			execs = append(execs, e)
+			want[id], famOf[id], read[id] = fam.want, fam.name, i%4 == 3
+		}
+	}
+	res := triage.Analyze(execs, triage.NewKinds(), triage.Options{})
+	type score struct{ n, right, flagWant, flagGot, flagRight, readsFlagged int }
+	per := map[string]*score{}
+	all := &score{}
+	for i, tr := range res.Triage {
+		e := execs[i]
+		s := per[famOf[e.ID]]
+		if s == nil {
+			s = &score{}
+			per[famOf[e.ID]] = s
+		}
+		flagWant := !read[e.ID] && want[e.ID] != model.OutcomeFailed
+		for _, x := range []*score{s, all} {
+			x.n++
+			if tr.Outcome == want[e.ID] {
+				x.right++
+			}
+			if flagWant {
+				x.flagWant++
+			}
+			if tr.Flagged {
+				x.flagGot++
+				if flagWant {
+					x.flagRight++
+				}
+				if read[e.ID] {
+					x.readsFlagged++
+				}
+			}
+		}
+		if tr.Outcome != want[e.ID] && testing.Verbose() {
+			t.Logf("%s: %s %q on %s: %s (%s), want %s", famOf[e.ID], e.Status, errText(e.Error), e.ToolSlug, tr.Outcome, tr.Reason, want[e.ID])
+		}
+	}
+	ratio := func(a, b int) float64 {
+		if b == 0 {
+			return 1
+		}
+		return float64(a) / float64(b)
+	}
+	names := make([]string, 0, len(per))
+	for n := range per {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		s := per[n]
+		t.Logf("family %-44s outcome %.3f  flags %d/%d wanted, %d given, reads flagged %d", n, ratio(s.right, s.n), s.flagRight, s.flagWant, s.flagGot, s.readsFlagged)
+	}
+	recall, precision, outcome := ratio(all.flagRight, all.flagWant), ratio(all.flagRight, all.flagGot), ratio(all.right, all.n)
+	t.Logf("all: %d executions; flag recall %.3f, precision %.3f; outcome %.3f; reads flagged %d", all.n, recall, precision, outcome, all.readsFlagged)
+	if recall < 0.99 || precision < 0.95 || outcome < 0.97 || all.readsFlagged > 0 {
+		t.Errorf("below the targets (flag recall >= 0.99, precision >= 0.95, outcome >= 0.97, no read flagged)")
+	}
+}
+
+func errText(e *model.ExecError) string {
+	if e == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d %s", e.HTTPStatus, e.Message)
+}
