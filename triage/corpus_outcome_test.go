@@ -106,6 +106,34 @@ func outcomeFamilies() []outcomeFamily {
 			"5 NOT_FOUND: Requested entity was not found.",
 			"3 INVALID_ARGUMENT: Invalid value at 'message.to'",
 		)},
+		// what client libraries raise, written after the families above had been scored
+		{"a client library's timeout", model.OutcomeAmbiguous, msg(
+			"ReadTimeout: HTTPSConnectionPool(host='backend.composio.dev', port=443): Read timed out. (read timeout=60)",
+			"httpx.ReadTimeout: The read operation timed out", "AbortError: This operation was aborted",
+			"TimeoutError: The operation was aborted due to timeout", "ESOCKETTIMEDOUT",
+			"java.net.SocketTimeoutException: Read timed out",
+			"net/http: request canceled (Client.Timeout exceeded while awaiting headers)", "asyncio.exceptions.TimeoutError",
+			"ChunkedEncodingError: ('Connection broken: IncompleteRead(0 bytes read)', IncompleteRead(0 bytes read))",
+			"RemoteDisconnected('Remote end closed connection without response')",
+			"ProtocolError: ('Connection aborted.', ConnectionResetError(104, 'Connection reset by peer'))",
+		)},
+		{"a client library's status error", model.OutcomeAmbiguous, msg(
+			"Request failed with status code 503", "HTTPError: 502 Server Error: Bad Gateway for url: https://api.example.com/v1/send",
+			"APIStatusError: Error code: 500", "InternalServerError: Error code: 529 - {'type': 'error', 'error': {'type': 'overloaded_error'}}",
+			"AxiosError: Request failed with status code 504",
+		)},
+		{"a client library's refusal", model.OutcomeFailed, msg(
+			"Request failed with status code 400", "HTTPError: 401 Client Error: Unauthorized for url: https://api.example.com/v1/send",
+			"NotFoundError: Error code: 404 - {'error': {'message': 'Not found'}}", "422 Unprocessable Entity",
+			"BadRequestError: Error code: 400 - {'error': {'message': 'Invalid recipient'}}",
+			"AxiosError: Request failed with status code 403",
+		)},
+		{"a connection that never opened", model.OutcomeFailed, msg(
+			"ConnectTimeout: HTTPSConnectionPool(host='api.example.com', port=443): Max retries exceeded with url: /v1/send (Caused by ConnectTimeoutError(<urllib3.connection.HTTPSConnection object at 0x7f>, 'Connection to api.example.com timed out. (connect timeout=10)'))",
+			"connect ETIMEDOUT 10.0.0.5:443", "dial tcp 10.0.0.5:443: i/o timeout", "java.net.ConnectException: Connection timed out",
+			"httpx.ConnectTimeout: timed out while connecting", "ConnectionRefusedError: [Errno 111] Connection refused",
+			"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate",
+		)},
 		{"nothing connected", model.OutcomeFailed, msg(
 			"connect ECONNREFUSED 10.0.0.5:443", "dial tcp 10.0.0.5:443: connect: connection refused",
 			"getaddrinfo ENOTFOUND api.example.com", "dial tcp: lookup api.example.com: no such host",

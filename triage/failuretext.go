@@ -219,6 +219,8 @@ func responseFailure(resp json.RawMessage) (string, bool) {
 
 func neverSent(low string) string { return findPhrase(low, neverSentPhrases) }
 
+func notConnected(low string) string { return findPhrase(low, notConnectedPhrases) }
+
 func timeoutWord(low string) string {
 	if w := findPhrase(low, timeoutPhrases); w != "" {
 		return w

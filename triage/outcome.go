@@ -259,6 +259,8 @@ func classifyFailure(
 		return model.OutcomeFailed, "auth error" + codeNote(code) + quoted + ": " + fx.not(), true
 	case ek == model.ErrValidation:
 		return model.OutcomeFailed, "validation error" + codeNote(code) + quoted + ": " + fx.not(), true
+	case (ek == model.ErrTimeout || ek == model.ErrConnection) && ev.notConnected != "":
+		return model.OutcomeFailed, ev.unopened(quoted) + ", the request was never sent: " + fx.not(), true
 	case ek == model.ErrTimeout:
 		return model.OutcomeAmbiguous, "timed out" + after(e) + quoted + ": " + fx.maybe(), true
 	case code == 408:
@@ -285,7 +287,11 @@ func classifyFailure(
 	}
 	// Otherwise the error text decides. Text that names a timeout, a dropped connection or a
 	// gateway error leaves the action possible whatever else it says ("timed out after 60 s
-	// while uploading certificate.pdf" names no TLS failure).
+	// while uploading certificate.pdf" names no TLS failure), unless it says the connection
+	// never opened.
+	if ev.notConnected != "" {
+		return model.OutcomeFailed, ev.unopened(quoted) + ", the request was never sent: " + fx.not(), true
+	}
 	if w := ev.timeout; w != "" {
 		return model.OutcomeAmbiguous, w + after(e) + ": " + fx.maybe(), true
 	}
@@ -324,8 +330,17 @@ func classifyFailure(
 // textSays is what an error text says, by the class of its words (words.go): the phrase
 // found in each class, "" for none.
 type textSays struct {
-	timeout, dropped, gateway, neverSent, garbled, refusal string
-	rateLimit                                              bool
+	timeout, dropped, gateway, neverSent, notConnected, garbled, refusal string
+	rateLimit                                                            bool
+}
+
+// unopened says how a connection that never opened failed: the refusal, resolution or handshake
+// when the text names one ("connection refused"), else the phase it failed in.
+func (ev textSays) unopened(quoted string) string {
+	if ev.neverSent != "" {
+		return "connection " + ev.neverSent
+	}
+	return "connection never opened (" + ev.notConnected + ")" + quoted
 }
 
 // readEvidence reads an error text's words, every class.
@@ -335,7 +350,8 @@ func readEvidence(text string) textSays {
 	}
 	low := normalText(text)
 	return textSays{timeout: timeoutWord(low), dropped: droppedWord(low), gateway: gatewayCode(low), neverSent: neverSent(low),
-		garbled: findPhrase(low, garbledPhrases), refusal: refusalWord(low), rateLimit: rateLimitText(low)}
+		notConnected: notConnected(low),
+		garbled:      findPhrase(low, garbledPhrases), refusal: refusalWord(low), rateLimit: rateLimitText(low)}
 }
 
 // rateLimitText reports whether a (lower-case) error text names a rate limit, in the

@@ -107,6 +107,15 @@ func TestClassify(t *testing.T) {
 		// is unclear, and says so.
 		{"unknown failure", execWith(send, "failed", 0, &model.ExecError{Message: "Something odd"}), model.KindWrite, model.OutcomeAmbiguous,
 			`failed "Something odd", an error that does not prove the email was not sent: the email may have been sent`},
+		// a timeout while connecting proves nothing was written; one on an open connection does not
+		{"connect timeout", execWith(send, "failed", 0, &model.ExecError{Message: "connect ETIMEDOUT 10.0.0.5:443"}), model.KindWrite, model.OutcomeFailed,
+			`connection never opened (timed out while connecting) "connect ETIMEDOUT 10.0.0.5:443", the request was never sent: the email was not sent`},
+		{"dial timeout, kind timeout", execWith(send, "failed", 0, &model.ExecError{Kind: model.ErrTimeout, Message: "dial tcp 10.0.0.5:443: i/o timeout"}), model.KindWrite, model.OutcomeFailed,
+			`connection never opened (failed while dialing) "dial tcp 10.0.0.5:443: i/o timeout", the request was never sent: the email was not sent`},
+		{"read timeout on an open connection", execWith(send, "failed", 0, &model.ExecError{Message: "read tcp 10.0.0.7:5122->10.0.0.5:443: i/o timeout"}), model.KindWrite, model.OutcomeAmbiguous,
+			"timed out: the email may have been sent"},
+		{"nginx's upstream timeout", execWith(send, "failed", 0, &model.ExecError{Message: "upstream timed out (110: Connection timed out) while reading response header from upstream"}), model.KindWrite, model.OutcomeAmbiguous,
+			"timed out: the email may have been sent"},
 		// the same evidence gives a read the same outcome; its kind says what that asks of a person
 		{"unknown failure of a read", execWith("GMAIL_FETCH_EMAILS", "failed", 0, &model.ExecError{Message: "Something odd"}), model.KindRead, model.OutcomeAmbiguous,
 			`failed "Something odd", an error that does not say whether it ran: a read, safe to run again`},

@@ -22,7 +22,7 @@ type phraseRow struct {
 var timeoutPhrases = []phraseRow{
 	{source: "English", phrases: []string{"timed out", "timeout", "time out", "took too long", "did not respond in time",
 		"didn't respond in time", "no response within"}, name: "timed out"},
-	{source: "Node, Python", phrases: []string{"etimedout", "esockettimedout", "readtimeout", "connecttimeout", "read timed out"},
+	{source: "Node, Python", phrases: []string{"etimedout", "esockettimedout", "readtimeout", "read timed out"},
 		name: "timed out"},
 	{source: "gRPC, Go", phrases: []string{"deadline exceeded", "context deadline"}, name: "deadline exceeded"},
 	{source: "German", phrases: []string{"zeitüberschreitung", "zeitlimit überschritten", "keine antwort innerhalb"}, name: "timed out"},
@@ -82,6 +82,18 @@ var rateLimitPhrases = []phraseRow{
 		"zbyt wiele żądań", "zbyt wielu żądań", "çok fazla istek"}},
 	{source: "Russian", phrases: []string{"слишком много запросов"}},
 	{source: "Japanese, Chinese, Korean", phrases: []string{"リクエストが多すぎ", "レート制限", "请求过多", "请求过于频繁", "頻率限制", "频率限制", "요청이 너무 많"}},
+}
+
+// notConnectedPhrases say the connection never opened (a timeout or an error while connecting):
+// nothing was written, so nothing can have taken effect, whatever else the text says ("connect
+// ETIMEDOUT" names a timeout, of the connect). A timeout on an open connection ("Connection timed
+// out" from a read, nginx's "upstream timed out") is no such proof.
+var notConnectedPhrases = []phraseRow{
+	{source: "Python (urllib3, requests, httpx)", phrases: []string{"connecttimeout", "connect timeout", "timed out while connecting"},
+		name: "timed out while connecting"},
+	{source: "Node", phrases: []string{"connect etimedout"}, name: "timed out while connecting"},
+	{source: "Go", phrases: []string{"dial tcp", "dial udp"}, name: "failed while dialing"},
+	{source: "Java", phrases: []string{"connectexception", "connect timed out"}, name: "failed while connecting"},
 }
 
 // neverSentPhrases say the request never left: the connection was refused, the host not
