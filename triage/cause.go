@@ -397,6 +397,20 @@ func agentReason(ms []member, gaps []time.Duration) string {
 		return fmt.Sprintf("%d attempts %s %s%s: the agent sent the message again through another tool (%s)%s",
 			n, gapList(gaps, ""), saw, where, strings.Join(tools, ", then "), fw)
 	}
+	if rerouted(ms) {
+		routes := make([]string, 0, n)
+		for _, m := range ms {
+			r := cmp.Or(route(m.e), "directly")
+			if r != "directly" {
+				r = "through " + r
+			}
+			if len(routes) == 0 || routes[len(routes)-1] != r {
+				routes = append(routes, r)
+			}
+		}
+		return fmt.Sprintf("%d attempts %s %s%s: the agent called the tool again by another route (%s)%s",
+			n, gapList(gaps, ""), saw, where, strings.Join(routes, ", then "), fw)
+	}
 	return fmt.Sprintf("%d attempts %s %s, the text regenerated each time%s: the agent called the tool again%s",
 		n, gapList(gaps, ""), saw, where, fw)
 }

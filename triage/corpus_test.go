@@ -684,7 +684,9 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent re-creates a contact spelled otherwise", g.agentRecreatesContact}, {"agent appends the rows again, reformatted", g.agentReappendsRows},
 			{"a slow second click", g.slowSecondClick}, {"app retry, jittered waits", g.jitteredAppRetry},
 			{"agent rewrites in other scripts", g.agentRewritesScripts}, {"a queue redelivers the job", g.queueRedelivery},
-			{"the next cron run re-sends a failed job", g.cronRerun}} {
+			{"the next cron run re-sends a failed job", g.cronRerun}, {"agent re-addresses the same people", g.agentReaddresses},
+			{"agent spells out or drops the defaults", g.agentFillsDefaults}, {"agent files the issue again, retitled", g.agentRefiles},
+			{"agent runs it again through the meta tool", g.agentViaMetaTool}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -699,7 +701,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"a draft, then its send", g.draftThenSend}, {"one notice in two languages", g.bilingualNotice},
 			{"another slot for the same people after a failure", g.otherSlotSamePeople}, {"another contact of the same name after a failure", g.sameNameOtherContact},
 			{"a second meeting at one slot", g.secondMeetingAtOneSlot}, {"other rows after a failure", g.otherRowsAfterAFailure},
-			{"another delivery day, in any script, after a failure", g.otherDayInAScript}} {
+			{"another delivery day, in any script, after a failure", g.otherDayInAScript},
+			{"another issue in one repository after a failure", g.otherIssueAfterAFailure}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""

@@ -629,7 +629,7 @@ func setMembers(g *model.DuplicateGroup, members []member, reworded bool, opt Op
 	g.Pattern, g.Reason, g.OtherCauses = patternOf(
 		members,
 		g.Gaps,
-		reworded || mixedTools(members),
+		reworded || mixedTools(members) || rerouted(members),
 		causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout, window: opt.Window, th: opt.Thresholds},
 	)
 	g.Deliveries = nil

@@ -285,6 +285,26 @@ func mixedTools(ms []member) bool {
 	return false
 }
 
+// route is how a member was sent: directly (""), or as a tool of a meta tool's run (its slug).
+func route(e *model.Execution) string {
+	if e.Parent != nil && IsMetaTool(e.Parent.ToolSlug) {
+		return strings.ToUpper(e.Parent.ToolSlug)
+	}
+	return ""
+}
+
+// rerouted reports whether a group's members took more than one route to one tool: called
+// directly and through a meta tool. An SDK, a framework or a loop sends again the call it made,
+// by the route it made it; a model chooses the route of each call.
+func rerouted(ms []member) bool {
+	for _, m := range ms[1:] {
+		if route(m.e) != route(ms[0].e) {
+			return true
+		}
+	}
+	return false
+}
+
 // attachSentDrafts: an agent whose send failed wrote a draft of the message and then sent the
 // draft (GMAIL_SEND_DRAFT, whose arguments name only the draft): the group the draft joined
 // takes the send of the draft too: the first GMAIL_SEND_DRAFT of the draft's account and user

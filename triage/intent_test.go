@@ -196,3 +196,50 @@ func FuzzSplitFamily(f *testing.F) {
 		}
 	})
 }
+
+// TestAnotherRouteIsTheAgents: a write called directly and, after it failed, the same call as a
+// tool of the agent's meta tool (COMPOSIO_MULTI_EXECUTE_TOOL) are one intent whose second route a
+// model chose (an SDK, a framework or a loop re-sends the call it made, by its route):
+// agent_retry, however alike the bytes. The same call sent again directly stays an app's loop.
+func TestAnotherRouteIsTheAgents(t *testing.T) {
+	const args = `{"recipient_email":"ana@x.com","subject":"Order 78274","body":"Your order 78274 shipped."}`
+	mk := func(id string, at float64, failed bool) model.Execution {
+		a := attempt{id: id, at: sec(at), dur: sec(1), retry: -1, args: args, account: "ca_1"}
+		if failed {
+			a.err = gatewayErr
+		}
+		return a.exec()
+	}
+	for _, tt := range []struct {
+		name    string
+		viaMeta bool
+		want    model.RetryPattern
+		reason  string
+	}{
+		{"directly, then through the meta tool", true, model.PatternAgentRetry,
+			"by another route (directly, then through COMPOSIO_MULTI_EXECUTE_TOOL)"},
+		{"directly twice", false, model.PatternAppRetry, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			first, second := mk("a", 0, true), mk("b", 20, false)
+			execs := []model.Execution{second, first}
+			if tt.viaMeta {
+				run := model.Execution{ID: "run", ToolSlug: "COMPOSIO_MULTI_EXECUTE_TOOL", ToolkitSlug: "composio", UserID: first.UserID,
+					ConnectedAccountID: "ca_1", Status: "success", StartTime: second.StartTime.Add(-sec(0.4)), RetryCount: -1,
+					Arguments: []byte(`{"tools":[{"tool_slug":"GMAIL_SEND_EMAIL"}]}`)}
+				run.Timestamp = run.StartTime
+				execs[0].Parent = &model.Parent{LogID: run.ID, ToolSlug: run.ToolSlug}
+				execs = append(execs, run)
+			}
+			for _, res := range []*Result{Analyze(execs, NewKinds(), Options{}), analyzeReference(execs, NewKinds(), Options{})} {
+				if len(res.Groups) != 1 {
+					t.Fatalf("%d groups, want 1: %+v", len(res.Groups), res.Groups)
+				}
+				g := res.Groups[0]
+				if g.Pattern != tt.want || !strings.Contains(g.Reason, tt.reason) {
+					t.Fatalf("%s: %s, want %s with %q in its reason", g.Pattern, g.Reason, tt.want, tt.reason)
+				}
+			}
+		})
+	}
+}

@@ -92,7 +92,7 @@ func agentSignature(ms []member, gaps []time.Duration, reworded bool) (string, b
 // appSignature: the same bytes from one source, each re-send after a failure the caller saw
 // (not while the previous attempt still ran).
 func appSignature(ms []member, gaps []time.Duration, reworded bool) (string, bool) {
-	if reworded || mixedTools(ms) {
+	if reworded || mixedTools(ms) || rerouted(ms) {
 		return "", false
 	}
 	if _, _, two := differentSources(ms); two {

@@ -1,0 +1,180 @@
+package triage_test
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// Families written on 2026-12-07, before any rule read them: an agent that calls a tool again
+// writes the same target in another form (recipients with their names, joined into one string,
+// in another order; optional arguments it left out or sets to their defaults; an issue's title
+// reworded with its facts), and a near-miss: a second issue of one repository about another
+// order after a failure.
+
+// recipientForms writes addresses as an agent might: bare, with the person's name, joined into
+// one string, or as a list.
+func (g *corpusGen) recipientForms(people []string, variant int) (first any, rest any) {
+	named := make([]string, len(people))
+	for i, p := range people {
+		local, _, _ := strings.Cut(p, "@")
+		name, _, _ := strings.Cut(local, ".")
+		named[i] = fmt.Sprintf("%s <%s>", strings.ToUpper(name[:1])+name[1:], p)
+	}
+	switch variant % 3 {
+	case 0:
+		return people[0], people[1:]
+	case 1:
+		return named[0], strings.Join(named[1:], ", ")
+	default:
+		order := g.r.Perm(len(people))
+		list := make([]string, len(people))
+		for i, j := range order {
+			list[i] = strings.ToUpper(people[j])
+		}
+		return list[0], list[1:]
+	}
+}
+
+// agentReaddresses: an agent emails several people, the call fails or its answer is lost, and
+// the model writes the call again: the same people written another way (with their names, in one
+// string, in another order and case), the text reworded. agent_retry.
+func (g *corpusGen) agentReaddresses() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
+	it := pickOne(g.r, corpusIntents())
+	f := g.facts()
+	people := g.attendees()
+	key := g.newGroup(model.PatternAgentRetry)
+	order := g.r.Perm(len(it.phrasings))
+	v0 := g.r.IntN(3)
+	t := g.start()
+	n := 2 + g.r.IntN(2)
+	for i := range n {
+		end := endOK
+		if i < n-1 {
+			end = g.failure()
+		}
+		to, cc := g.recipientForms(people, v0+i)
+		args := map[string]any{"recipient_email": to, "extra_recipients": cc, "subject": "Update " + f["{n}"], "body": f.fill(it.phrasings[order[i%len(order)]])}
+		stopped := g.add(c, target{"GMAIL_SEND_EMAIL", "gmail", nil}, args, t, end, g.fast(), -1, key)
+		t = stopped.Add(time.Duration(3000+g.r.IntN(57000)) * time.Millisecond)
+	}
+}
+
+// agentFillsDefaults: the model's second call spells out what the first left to the tool's
+// defaults (is_html false, an empty cc, the user "me") or leaves out what the first spelled
+// out, and rewords the text. agent_retry.
+func (g *corpusGen) agentFillsDefaults() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", ""})
+	it := pickOne(g.r, corpusIntents())
+	f := g.facts()
+	to := fmt.Sprintf("%s.%d@example.org", strings.ToLower(f["{name}"]), g.r.IntN(1000))
+	key := g.newGroup(model.PatternAgentRetry)
+	order := g.r.Perm(len(it.phrasings))
+	t := g.start()
+	spelled := g.r.IntN(2) == 0
+	for i := range 2 {
+		end := endOK
+		if i == 0 {
+			end = g.failure()
+		}
+		args := map[string]any{"recipient_email": to, "subject": "About " + f["{n}"], "body": f.fill(it.phrasings[order[i]])}
+		if spelled == (i == 0) {
+			args["is_html"] = false
+			args["cc"] = []string{}
+			args["user_id"] = "me"
+		}
+		stopped := g.add(c, target{"GMAIL_SEND_EMAIL", "gmail", nil}, args, t, end, g.fast(), -1, key)
+		t = stopped.Add(time.Duration(3000+g.r.IntN(57000)) * time.Millisecond)
+	}
+}
+
+// issueTitles are one issue's title as a model writes it anew, each with the order's number.
+var issueTitles = [][]string{
+	{"Checkout fails for order {n}", "Order {n}: checkout failure", "Bug: checkout broken on order {n}"},
+	{"Refund for order {n} not applied", "Order {n} refund missing", "Refund not processed (order {n})"},
+	{"{svc} deploy {n} stuck", "Deploy {n} of {svc} hangs", "{svc}: deployment {n} never finishes"},
+}
+
+// issueBodies say one problem in other words, with the same facts.
+var issueBodies = []string{
+	"{name} reports that order {n} could not be completed on {day}. Amount ${amt}.",
+	"Customer {name}: order {n} ({day}) failed at checkout, ${amt}.",
+	"On {day}, {name} tried to pay ${amt} for order {n} and it failed.",
+}
+
+// agentRefiles: the model opens an issue, the call fails or times out, and it opens it again in a
+// later turn with the title and the body written anew (the same order, person, day, amount).
+// agent_retry.
+func (g *corpusGen) agentRefiles() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
+	f := g.facts()
+	repo := pickOne(g.r, corpusServices)
+	titles := pickOne(g.r, issueTitles)
+	tOrder, bOrder := g.r.Perm(len(titles)), g.r.Perm(len(issueBodies))
+	key := g.newGroup(model.PatternAgentRetry)
+	t := g.start()
+	n := 2 + g.r.IntN(2)
+	for i := range n {
+		end := endOK
+		if i < n-1 {
+			end = g.failure()
+		}
+		args := map[string]any{"owner": "acme", "repo": repo, "title": f.fill(titles[tOrder[i]]), "body": f.fill(issueBodies[bOrder[i]])}
+		stopped := g.add(c, target{"GITHUB_CREATE_AN_ISSUE", "github", nil}, args, t, end, g.fast(), -1, key)
+		t = stopped.Add(time.Duration(3000+g.r.IntN(57000)) * time.Millisecond)
+	}
+}
+
+// otherIssueAfterAFailure (near-miss): an issue about one order fails; a minute later the same
+// caller opens one about another order (another person, amount and day) in the same repository,
+// in the same words: two issues.
+func (g *corpusGen) otherIssueAfterAFailure() {
+	c := g.current()
+	repo := pickOne(g.r, corpusServices)
+	titles := pickOne(g.r, issueTitles)
+	body := pickOne(g.r, issueBodies)
+	t := g.start()
+	for i := range 2 {
+		f := g.facts()
+		end := endOK
+		if i == 0 {
+			end = g.failure()
+		}
+		args := map[string]any{"owner": "acme", "repo": repo, "title": f.fill(titles[0]), "body": f.fill(body)}
+		stopped := g.add(c, target{"GITHUB_CREATE_AN_ISSUE", "github", nil}, args, t, end, g.fast(), -1, "")
+		t = stopped.Add(time.Duration(20+g.r.IntN(60)) * time.Second)
+	}
+}
+
+// agentViaMetaTool: in a tool-router session the model calls a write directly, the call fails or
+// its answer is lost, and the model runs it again through COMPOSIO_MULTI_EXECUTE_TOOL (the child
+// the log records under the meta run), its text as it was or reworded. The direct call and the
+// child are one intent: agent_retry.
+func (g *corpusGen) agentViaMetaTool() {
+	c := g.current()
+	c.session = fmt.Sprintf("trs_%x", g.r.Uint64())
+	c.sdk, c.language = pickOne(g.r, []string{"0.23.1", "0.26.0", ""}), pickOne(g.r, []string{"typescript", "python"})
+	it := pickOne(g.r, corpusIntents())
+	f := g.facts()
+	tg := g.target(f)
+	order := g.r.Perm(len(it.phrasings))
+	key := g.newGroup(model.PatternAgentRetry)
+	t := g.start()
+	stopped := g.add(c, tg, tg.args(f.fill(it.phrasings[order[0]])), t, g.failure(), g.fast(), -1, key)
+	text := it.phrasings[order[0]]
+	if g.r.IntN(2) == 0 {
+		text = it.phrasings[order[1]]
+	}
+	t = stopped.Add(time.Duration(3000+g.r.IntN(40000)) * time.Millisecond)
+	meta := target{"COMPOSIO_MULTI_EXECUTE_TOOL", "composio", nil}
+	g.add(c, meta, map[string]any{"tools": []any{map[string]any{"tool_slug": tg.slug}}}, t, endOK, 2*time.Second, -1, "")
+	run := g.execs[len(g.execs)-1].ID
+	g.add(c, tg, tg.args(f.fill(text)), t.Add(g.jitter(400*time.Millisecond, 0.5, 1.5)), endOK, g.fast(), -1, key)
+	g.execs[len(g.execs)-1].Parent = &model.Parent{LogID: run, ToolSlug: meta.slug}
+}
