@@ -164,7 +164,7 @@ func TestOutcomeCorpus(t *testing.T) {
 			}
 			id := fmt.Sprintf("log_o%05d", len(execs))
 			e := model.Execution{ID: id, ToolSlug: slug, Status: status, Error: err, RetryCount: -1,
-				UserID: fmt.Sprintf("user_%d", len(execs)), StartTime: at, Timestamp: at, Arguments: []byte(fmt.Sprintf(`{"n":%d}`, len(execs)))}
+				UserID: fmt.Sprintf("user_%d", len(execs)), StartTime: at, Timestamp: at, Arguments: fmt.Appendf(nil, `{"n":%d}`, len(execs))}
 			if r.IntN(2) == 0 {
 				e.Duration, e.HasDuration = d, true
 			}
