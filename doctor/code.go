@@ -588,12 +588,20 @@ func middlewareIn(line string) []int {
 	return middlewareRE.FindStringSubmatchIndex(line)
 }
 
-// typedIn is typedRE's matches in line, tested cheaply first.
+// typedIn is typedRE's matches in line, tested cheaply first: a colon followed by a capital
+// letter (a type's name: Composio, MailClient, Optional[...]), typing. or a quote (a forward
+// reference).
 func typedIn(line string) [][]string {
-	if !strings.Contains(line, ":") {
-		return nil
+	for rest := line; ; {
+		i := strings.IndexByte(rest, ':')
+		if i < 0 {
+			return nil
+		}
+		rest = strings.TrimLeft(rest[i+1:], " \t")
+		if rest != "" && (rest[0] >= 'A' && rest[0] <= 'Z' || rest[0] == '"' || rest[0] == '\'' || strings.HasPrefix(rest, "typing.")) {
+			return typedRE.FindAllStringSubmatch(line, -1)
+		}
 	}
-	return typedRE.FindAllStringSubmatch(line, -1)
 }
 
 // containsAnyOf reports whether s contains any of subs.

@@ -1032,3 +1032,28 @@ func TestTestCodeIsKnownByItsPath(t *testing.T) {
 		}
 	}
 }
+
+// A name typed with a type is read in every spelling a type takes (typing.Optional, a forward
+// reference in quotes, TypeScript's optional field), and a line whose colons type nothing
+// with a name is passed over (the test that keeps the expression off most lines).
+func TestTypedNamesAreRead(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		want string // name=Type of the first match, "" for none
+	}{
+		{"def f(c: typing.Optional[Composio]) -> None:", "c=Composio"},
+		{"def f(c: Optional[MailClient], n: int):", "c=MailClient"},
+		{`def send(session: "MailSession", to: str):`, "session=MailSession"},
+		{"  readonly client?: MailClient;", "client=MailClient"},
+		{"def f(x: str, y: int) -> dict:", ""},
+		{`config = {"toolkits": toolkits, "user": user_id}`, ""},
+	} {
+		got := ""
+		if m := typedIn(tt.line); len(m) > 0 {
+			got = m[0][1] + "=" + m[0][2]
+		}
+		if got != tt.want {
+			t.Errorf("typedIn(%q) = %q, want %q", tt.line, got, tt.want)
+		}
+	}
+}
