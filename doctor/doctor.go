@@ -547,9 +547,9 @@ func legacyByImport(found []Finding, uses []codeUse) {
 		f.Use = UseUsed
 		pinned := "is not pinned"
 		if f.Constraint != "" {
-			pinned = "allows the legacy 0.7.x line (" + f.Constraint + ")"
+			pinned = "allows the legacy line (" + f.Constraint + ")"
 		}
-		f.Reason = fmt.Sprintf("%s %s, and the code imports %s (%s), a name only the legacy 0.7.x line has: that line "+
+		f.Reason = fmt.Sprintf("%s %s, and the code imports %s (%s), a name only the legacy line (before 0.8.0) has: that line "+
 			"re-sends a timed-out execute up to 3 times with the same x-request-id", f.Package, pinned, u.text, f.Evidence)
 		f.Fix = "migrate to " + strings.TrimPrefix(PythonFix, "upgrade to ") + " and its " + sdkversion.LegacyProvidersBefore +
 			"+ providers (pin them)"
@@ -575,8 +575,8 @@ func legacyProvider(f *Finding, d dep) bool {
 	}
 	f.RetriesWrites = new(true)
 	f.Reason = fmt.Sprintf(
-		"%s %s is the legacy 0.7.x line (ComposioToolSet/Action on legacy composio-core), which re-sends a timed-out execute up to 3 "+
-			"times with the same x-request-id",
+		"%s %s is the legacy line (before 0.8.0: ComposioToolSet/Action on legacy composio-core), which re-sends a timed-out "+
+			"execute up to 3 times with the same x-request-id",
 		d.name,
 		cmp.Or(d.version, d.constraint),
 	)
