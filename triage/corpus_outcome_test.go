@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,6 +39,20 @@ func withStatus(codes []int, texts ...string) func(r *rand.Rand) (string, *model
 			e.Message = texts[r.IntN(len(texts))]
 		}
 		return "failed", e, time.Duration(100+r.IntN(30000)) * time.Millisecond
+	}
+}
+
+func kinds(ks ...string) func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
+	return func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
+		return "failed", &model.ExecError{Kind: model.ErrorKind(ks[r.IntN(len(ks))])}, time.Duration(100+r.IntN(60000)) * time.Millisecond
+	}
+}
+
+// body is a log that says success and a response that says the call failed: the status is
+// "success"; the error is nil and the response is put on the execution by the test.
+func body(responses ...string) func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
+	return func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
+		return "success", &model.ExecError{Message: "\x00" + responses[r.IntN(len(responses))]}, time.Duration(100+r.IntN(5000)) * time.Millisecond
 	}
 }
 
@@ -134,6 +149,20 @@ func outcomeFamilies() []outcomeFamily {
 			"httpx.ConnectTimeout: timed out while connecting", "ConnectionRefusedError: [Errno 111] Connection refused",
 			"[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate",
 		)},
+		// a third batch, written after the second was scored: an error kind in the log's own words
+		// (no message), and a provider's 200 whose body says the call failed
+		{"an error kind that names a timeout or a dropped call", model.OutcomeAmbiguous, kinds("ProviderTimeout", "TIMEOUT", "TimeoutError",
+			"NetworkError", "UPSTREAM_ERROR", "GatewayTimeout", "ServiceUnavailable", "deadline_exceeded")},
+		{"an error kind that names a refusal", model.OutcomeFailed, kinds("VALIDATION_ERROR", "ValidationError", "AUTH_ERROR",
+			"Unauthorized", "NOT_FOUND", "InvalidArgument", "PermissionDenied", "BadRequest")},
+		{"an error kind that names a rate limit", model.OutcomeRejected, kinds("RATE_LIMIT", "RateLimitError", "TooManyRequests",
+			"THROTTLED", "QuotaExceeded")},
+		{"a 200 whose body says it failed unclearly", model.OutcomeAmbiguous, body(`{"successful":false,"error":"Request timed out","data":{}}`,
+			`{"successful":false,"error":"upstream connect error or disconnect/reset before headers","data":null}`,
+			`{"successful":false,"error":"Unexpected error","data":{}}`, `{"successful":false,"data":{"status_code":502}}`)},
+		{"a 200 whose body says it was refused", model.OutcomeFailed, body(`{"successful":false,"error":"channel_not_found","data":{}}`,
+			`{"successful":false,"error":"Invalid To header","data":{"status_code":400}}`,
+			`{"successful":false,"error":"Not Found","data":{"status_code":404}}`)},
 		{"nothing connected", model.OutcomeFailed, msg(
 			"connect ECONNREFUSED 10.0.0.5:443", "dial tcp 10.0.0.5:443: connect: connection refused",
 			"getaddrinfo ENOTFOUND api.example.com", "dial tcp: lookup api.example.com: no such host",
@@ -167,6 +196,9 @@ func TestOutcomeCorpus(t *testing.T) {
 				UserID: fmt.Sprintf("user_%d", len(execs)), StartTime: at, Timestamp: at, Arguments: fmt.Appendf(nil, `{"n":%d}`, len(execs))}
 			if r.IntN(2) == 0 {
 				e.Duration, e.HasDuration = d, true
+			}
+			if err != nil && strings.HasPrefix(err.Message, "\x00") { // body: the response says it
+				e.Response, e.Error = []byte(err.Message[1:]), nil
 			}
 			at = at.Add(time.Minute)
 			execs = append(execs, e)

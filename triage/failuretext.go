@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/exectriage/exectriage/model"
@@ -221,6 +222,32 @@ func neverSent(low string) string { return findPhrase(low, neverSentPhrases) }
 
 func notConnected(low string) string { return findPhrase(low, notConnectedPhrases) }
 
+// kindWords is an error kind exectriage does not name (model.ErrorKind's own) as words, its
+// parts split where a log writes them together: "RateLimitError" and "RATE_LIMIT" are "rate
+// limit error" and "rate limit", read as an error's text is. "" for a kind of exectriage's own
+// or none.
+func kindWords(k model.ErrorKind) string {
+	switch model.ErrorKind(strings.ToLower(string(k))) {
+	case "", model.ErrTimeout, model.ErrUpstream5xx, model.ErrRateLimited, model.ErrAuth, model.ErrValidation, model.ErrConnection:
+		return ""
+	}
+	var b strings.Builder
+	prev := rune(0)
+	for _, r := range string(k) {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			b.WriteByte(' ')
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			b.WriteByte(' ')
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+		prev = r
+	}
+	return b.String()
+}
+
 func timeoutWord(low string) string {
 	if w := findPhrase(low, timeoutPhrases); w != "" {
 		return w
@@ -276,4 +303,12 @@ func after(e *model.Execution) string {
 		return " after " + secs(e.Duration)
 	}
 	return ""
+}
+
+// kindOf is the error kind a record gives, as it wrote it ("" for none).
+func kindOf(e *model.Execution) model.ErrorKind {
+	if e.Error == nil {
+		return ""
+	}
+	return e.Error.Kind
 }

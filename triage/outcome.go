@@ -205,7 +205,14 @@ func classifyOwn(e *model.Execution, opt Options, fx effect, m *memo) (model.Out
 		ek, code = model.ErrorKind(strings.ToLower(string(e.Error.Kind))), e.Error.HTTPStatus
 	}
 	if hasErr || st == statusFailed {
-		o, reason, _ := classifyFailure(e, ek, code, errText, m.quote(errText), m.evidence(errText), fx, false)
+		ev := m.evidence(errText)
+		if kt := kindWords(kindOf(e)); kt != "" { // a kind in the log's own words is read as its words are
+			if errText == "" {
+				errText = string(e.Error.Kind)
+			}
+			ev = m.evidence(errText + "; " + kt)
+		}
+		o, reason, _ := classifyFailure(e, ek, code, errText, m.quote(errText), ev, fx, false)
 		return o, reason
 	}
 	if st == statusNone {

@@ -116,6 +116,15 @@ func TestClassify(t *testing.T) {
 			"timed out: the email may have been sent"},
 		{"nginx's upstream timeout", execWith(send, "failed", 0, &model.ExecError{Message: "upstream timed out (110: Connection timed out) while reading response header from upstream"}), model.KindWrite, model.OutcomeAmbiguous,
 			"timed out: the email may have been sent"},
+		// an error kind in the log's own words is read as words are
+		{"a kind in other words: a refusal", execWith(send, "failed", 0, &model.ExecError{Kind: "ValidationError"}), model.KindWrite, model.OutcomeFailed,
+			`refused (validation) "ValidationError": the email was not sent`},
+		{"a kind in other words: a rate limit", execWith(send, "failed", 0, &model.ExecError{Kind: "RATE_LIMIT"}), model.KindWrite, model.OutcomeRejected,
+			"rate limited (429): the email was likely not sent; verify before retrying"},
+		{"a kind in other words: an auth error", execWith(send, "failed", 0, &model.ExecError{Kind: "AuthenticationError", Message: "session could not continue"}), model.KindWrite, model.OutcomeFailed,
+			`refused (authentication) "session could not continue": the email was not sent`},
+		{"a kind in other words that names nothing", execWith(send, "failed", 0, &model.ExecError{Kind: "E42"}), model.KindWrite, model.OutcomeAmbiguous,
+			`failed "E42", an error that does not prove the email was not sent: the email may have been sent`},
 		// the same evidence gives a read the same outcome; its kind says what that asks of a person
 		{"unknown failure of a read", execWith("GMAIL_FETCH_EMAILS", "failed", 0, &model.ExecError{Message: "Something odd"}), model.KindRead, model.OutcomeAmbiguous,
 			`failed "Something odd", an error that does not say whether it ran: a read, safe to run again`},

@@ -129,7 +129,7 @@ var refusalPhrases = []phraseRow{
 		"not permitted", "bad request", "unprocessable", "malformed", "rejected", "insufficient", "disabled", "suspended",
 		"archived", "revoked", "expired", "bad credentials", "credentials", "not accessible", "not authorized", "not authed",
 		"not in channel", "too long", "too large", "exceeds the maximum", "unsupported", "not supported", "already exists",
-		"precondition", "out of range", "unimplemented", "inactive", "restricted", "blocked"}},
+		"precondition", "out of range", "unimplemented", "inactive", "restricted", "blocked", "auth error", "authentication"}},
 	{source: "gRPC", phrases: []string{"invalid argument", "failed precondition", "permission denied", "not found", "already exists",
 		"unauthenticated"}},
 	{source: "German", phrases: []string{"ungültig", "nicht gefunden", "nicht autorisiert", "zugriff verweigert", "nicht erlaubt",
