@@ -250,14 +250,37 @@ func KindFromTags(tags []string) (kind model.ToolKind, ok bool) {
 	return model.KindWrite, true
 }
 
-// Verbs that make a slug a read. CHECK is left out on purpose: GitHub's older slugs name the
-// "checks" resource before the verb (GITHUB_CHECKS_CREATE), and a write taken for a read would
-// never be flagged.
+// Verbs that make a slug a read. CHECK and COMPARE are not among them: they ask a question only
+// where a verb is expected (questionVerb); further on CHECK is a noun (GITHUB_REREQUEST_A_CHECK_RUN,
+// a status check), and a write taken for a read would never be flagged.
 func isReadVerb(w string) bool {
 	switch w {
 	case "FETCH", "GET", "LIST", "SEARCH", "READ", "FIND", "RETRIEVE", "QUERY", "LOOKUP", "VIEW",
 		"DESCRIBE", "SHOW", "COUNT", "DOWNLOAD", "EXPORT", "PREVIEW", "INSPECT", "BROWSE",
 		"SCRAPE", "EXTRACT", "SUMMARIZE", "TRANSLATE", "ANALYZE", "PARSE", "CLASSIFY", "DETECT", "VALIDATE":
+		return true
+	}
+	return false
+}
+
+// questionVerb reports whether toks[i] asks a question and returns its answer: CHECK (CHECK_IF_…,
+// CHECK_A_TOKEN, CHECK_…_PERMISSIONS) or COMPARE, right after the toolkit, where a verb is
+// expected; not the phrasal verbs that act (CHECK_IN, CHECK_OUT) nor the checks resource named
+// before its verb (CHECK_RUNS_CREATE, CHECK_SUITE_…).
+func questionVerb(toks []string, i int) bool {
+	if i > 1 || i >= len(toks) {
+		return false
+	}
+	switch toks[i] {
+	case "COMPARE":
+		return true
+	case "CHECK":
+		if i+1 < len(toks) {
+			switch toks[i+1] {
+			case "IN", "OUT", "RUN", "RUNS", "SUITE", "SUITES":
+				return false
+			}
+		}
 		return true
 	}
 	return false
@@ -299,14 +322,15 @@ func KindFromSlug(slug string) model.ToolKind {
 		// EXECUTE_SEARCH_QUERY, GENERATE_SUMMARY): it computes and returns, and changes nothing
 		return model.KindRead
 	}
-	if !isReadVerb(v) || v == "EXPORT" {
+	if !isReadVerb(v) && (at < 0 || !questionVerb(SlugTokens(slug), at)) || v == "EXPORT" {
 		// EXPORT starts writes too (GITHUB_EXPORT_A_CODESPACE... is tagged updateHint)
 		return model.KindWrite
 	}
-	// A read verb followed by a write verb is a write: GITHUB_GET_OR_CREATE_ISSUE creates.
+	// A read verb joined to a write verb is a write: GITHUB_GET_OR_CREATE_ISSUE creates,
+	// CHECK_AND_UPDATE updates.
 	toks := SlugTokens(slug)
 	for i := at + 1; i < len(toks); i++ {
-		if toks[i] == "OR" && i+1 < len(toks) && isWriteVerb(toks[i+1]) || strongWriteVerb(toks[i]) {
+		if (toks[i] == "OR" || toks[i] == "AND") && i+1 < len(toks) && isWriteVerb(toks[i+1]) || strongWriteVerb(toks[i]) {
 			return model.KindWrite
 		}
 	}
@@ -398,7 +422,7 @@ func SlugVerb(slug string) (string, int) {
 	toks := SlugTokens(slug)
 	try := func(i int) string {
 		t := toks[i]
-		if isReadVerb(t) || isWriteVerb(t) || isComputeVerb(t) {
+		if isReadVerb(t) || isWriteVerb(t) || isComputeVerb(t) || questionVerb(toks, i) {
 			return t
 		}
 		// SENDS, GETS, FETCHES: only right after the toolkit, where a verb is expected; further

@@ -216,16 +216,26 @@ func TestSlugFallbackAgainstRealTools(t *testing.T) {
 	if checked < 850 {
 		t.Fatalf("only %d tools with hints checked", checked)
 	}
-	if readsAsWrites*20 > checked {
+	if readsAsWrites*50 > checked {
 		t.Errorf("%d of %d reads taken for writes", readsAsWrites, checked)
 	}
 	t.Logf("%d tools checked; %d reads taken for writes (flagged, never sent twice)", checked, readsAsWrites)
 	if k, ok := KindFromTags([]string{"updateHint", "mcpIgnore"}); !ok || k != model.KindWrite {
 		t.Errorf("updateHint alone: %s %v, want a write", k, ok)
 	}
-	for _, slug := range []string{"GITHUB_GET_OR_CREATE_ISSUE", "GITHUB_EXPORT_A_CODESPACE_FOR_THE_AUTHENTICATED_USER", "NOTION_FETCH_AND_DELETE_BLOCK"} {
+	for _, slug := range []string{"GITHUB_GET_OR_CREATE_ISSUE", "GITHUB_EXPORT_A_CODESPACE_FOR_THE_AUTHENTICATED_USER", "NOTION_FETCH_AND_DELETE_BLOCK",
+		// CHECK acts as a phrasal verb, names the checks resource, or is a noun further on; a read
+		// joined to a write by AND writes
+		"ACME_CHECK_IN_GUEST", "ACME_CHECK_OUT_CART", "GITHUB_CHECK_RUNS_CREATE", "GITHUB_CHECK_SUITES_REREQUEST",
+		"GITHUB_REREQUEST_A_CHECK_RUN", "ACME_CHECK_AND_UPDATE_INVENTORY", "ACME_GET_AND_ARCHIVE_THREAD"} {
 		if KindFromSlug(slug) != model.KindWrite {
 			t.Errorf("%s reads as a read", slug)
+		}
+	}
+	// CHECK and COMPARE ask a question where a verb is expected
+	for _, slug := range []string{"GITHUB_CHECK_IF_A_GIST_IS_STARRED", "GITHUB_CHECK_A_TOKEN", "GITHUB_COMPARE_TWO_COMMITS", "ACME_CHECK_STATUS"} {
+		if KindFromSlug(slug) != model.KindRead {
+			t.Errorf("%s reads as a write", slug)
 		}
 	}
 }
