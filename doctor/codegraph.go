@@ -44,6 +44,10 @@ var (
 		`(` + ident + `)(\s*\([^()]*\))?\s*\.\s*(?:create|use|(?:toolRouter|tool_router)\s*\.\s*(?:create|use)|sessions\s*\.\s*create|experimental\s*\.\s*create|experimental\s*\.\s*(?:toolRouter\s*\.\s*createSession|tool_router\s*\.\s*create_session))\s*\(`,
 	)
 	createSessionRE = regexp.MustCompile(`^(` + ident + `)\s*\.\s*createSession\s*\(`)
+	// a session's create handed to a runner to be called there: asyncio.to_thread(composio.create,
+	// user_id=…), loop.run_in_executor(None, composio.create, …), functools.partial(…)
+	runnerCreateRE = regexp.MustCompile(`\b(?:to_thread|run_in_executor|partial|submit)\s*\(\s*(?:None\s*,\s*)?(?:` + ident +
+		`\s*\.\s*)*?(` + ident + `)\s*\.\s*(?:create|use|(?:toolRouter|tool_router)\s*\.\s*(?:create|use))\s*[,)]`)
 	// a call of a function: NAME(
 	callRE = regexp.MustCompile(`^(?:` + ident + `\.)*(` + ident + `)\s*\(`)
 	// <expression>.tools, the client's tools taken on their own
@@ -82,6 +86,9 @@ func rhsKind(rhs string, names, funcs map[string]valueKind) valueKind {
 	}
 	if m := createRE.FindStringSubmatch(rhs); m != nil && strings.Index(rhs, m[0]) <= 64 && isClient(m, names, funcs) {
 		return kindSession
+	}
+	if m := runnerCreateRE.FindStringSubmatch(rhs); m != nil && names[m[1]] == kindClient {
+		return kindSession // what the runner gives back, awaited, is the session
 	}
 	if m := callRE.FindStringSubmatch(strings.TrimPrefix(rhs, "new ")); m != nil && funcs[m[1]] != kindNone {
 		return funcs[m[1]]

@@ -756,6 +756,9 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		// harryfrzz/composio-app-research); getattr(session, "execute") taken to be called sends
 		{"getattr-mcp", andSession("over MCP", "agent.py:16"), nil},
 		{"getattr-send", andSession("RETRIES WRITES", "worker.py:8"), nil},
+		// asyncio.to_thread(self._composio.create, …) awaited onto self, its execute handed to
+		// asyncio.to_thread (the shape of Kjdragan/universal_agent)
+		{"runner-create", andSession("RETRIES WRITES", "agent_setup.py:24"), nil},
 		// session.tools() handed to a chat API as schemas, each call run by session.execute: the
 		// execute is the send cited (the shape of Rishi9696/composio-tha-final)
 		{"session-list-then-execute", append(andSession("RETRIES WRITES", "agent.py:18"), got{CallToolsExecute, "unknown", ""}), nil},

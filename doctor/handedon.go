@@ -673,9 +673,14 @@ func followField(f *codeFile, field string, out *[]codeUse) followed {
 		if !strings.Contains(line, field) {
 			continue
 		}
-		for _, m := range re.FindAllStringSubmatch(line, -1) {
+		for _, mi := range re.FindAllStringSubmatchIndex(line, -1) {
+			m := []string{line[mi[0]:mi[1]], line[mi[2]:mi[3]], ""}
+			if mi[4] >= 0 {
+				m[2] = "("
+			}
 			switch {
-			case m[2] == "(" && sessionSends[m[1]]:
+			case m[2] == "(" && sessionSends[m[1]],
+				m[1] != "tools" && sessionSends[m[1]] && handedOn(line, mi[0], mi[3]): // asyncio.to_thread(self.s.execute, …)
 				r.sends = true
 				*out = append(*out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: "session", text: strings.TrimSpace(m[0])})
 			case m[1] == "mcp" || m[1] == "url":

@@ -13,8 +13,9 @@ import (
 // their own.
 
 // joinChains puts each line that goes on with a method chain (it starts with .name: formatters
-// break a long chain before each call, composio.tools then .execute( on the next line) at the
-// end of the line the chain starts on, and leaves it blank, so that the chain reads as the one
+// break a long chain before each call, composio.tools then .execute( on the next line), and a
+// method handed on as the first argument of a call opened on the line before (methodArgRE), at
+// the end of the line the chain or call starts on, and leaves it blank, so that the chain reads as the one
 // line it is; every line keeps its number, and f.joined remembers where each part came from
 // (lineAt), so that a send is cited at the line of its call.
 func (f *codeFile) joinChains() {
@@ -24,7 +25,8 @@ func (f *codeFile) joinChains() {
 		if t == "" {
 			continue
 		}
-		if prev >= 0 && len(t) > 1 && t[0] == '.' && (t[1] == '_' || t[1] == '$' || 'a' <= t[1]|0x20 && t[1]|0x20 <= 'z') {
+		if prev >= 0 && (len(t) > 1 && t[0] == '.' && (t[1] == '_' || t[1] == '$' || 'a' <= t[1]|0x20 && t[1]|0x20 <= 'z') ||
+			strings.HasSuffix(strings.TrimRight(f.code[prev], " \t\r"), "(") && methodArgRE.MatchString(t)) {
 			p := strings.TrimRight(f.code[prev], " \t\r")
 			if f.eco == PyPI {
 				p = strings.TrimSuffix(p, "\\") // a backslash continuation
@@ -39,6 +41,10 @@ func (f *codeFile) joinChains() {
 		prev = i
 	}
 }
+
+// methodArgRE is a method taken as a value, the first argument of a call opened on the line
+// before: asyncio.to_thread(\n    self._composio.create,\n ...) hands the method on to be called.
+var methodArgRE = regexp.MustCompile(`^(?:` + ident + `\s*\.\s*)+` + ident + `\s*,`)
 
 // chainPart is a part of a joined line (joinChains): from column col on, it is line's code.
 type chainPart struct{ col, line int }
