@@ -50,16 +50,24 @@ func (g *corpusGen) agentReaddresses() {
 	key := g.newGroup(model.PatternAgentRetry)
 	order := g.r.Perm(len(it.phrasings))
 	v0 := g.r.IntN(3)
+	g.modelTurns(c, 2+g.r.IntN(2), key, func(i int) (target, map[string]any) {
+		to, cc := g.recipientForms(people, v0+i)
+		return target{"GMAIL_SEND_EMAIL", "gmail", nil},
+			map[string]any{"recipient_email": to, "extra_recipients": cc, "subject": "Update " + f["{n}"], "body": f.fill(it.phrasings[order[i%len(order)]])}
+	})
+}
+
+// modelTurns sends n attempts of one call, written anew by call(i), each but the last failing,
+// each in the model's next turn (3 to 60 s after the previous one stopped).
+func (g *corpusGen) modelTurns(c caller, n int, key string, call func(i int) (target, map[string]any)) {
 	t := g.start()
-	n := 2 + g.r.IntN(2)
 	for i := range n {
 		end := endOK
 		if i < n-1 {
 			end = g.failure()
 		}
-		to, cc := g.recipientForms(people, v0+i)
-		args := map[string]any{"recipient_email": to, "extra_recipients": cc, "subject": "Update " + f["{n}"], "body": f.fill(it.phrasings[order[i%len(order)]])}
-		stopped := g.add(c, target{"GMAIL_SEND_EMAIL", "gmail", nil}, args, t, end, g.fast(), -1, key)
+		tg, args := call(i)
+		stopped := g.add(c, tg, args, t, end, g.fast(), -1, key)
 		t = stopped.Add(time.Duration(3000+g.r.IntN(57000)) * time.Millisecond)
 	}
 }
@@ -75,22 +83,16 @@ func (g *corpusGen) agentFillsDefaults() {
 	to := fmt.Sprintf("%s.%d@example.org", strings.ToLower(f["{name}"]), g.r.IntN(1000))
 	key := g.newGroup(model.PatternAgentRetry)
 	order := g.r.Perm(len(it.phrasings))
-	t := g.start()
 	spelled := g.r.IntN(2) == 0
-	for i := range 2 {
-		end := endOK
-		if i == 0 {
-			end = g.failure()
-		}
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
 		args := map[string]any{"recipient_email": to, "subject": "About " + f["{n}"], "body": f.fill(it.phrasings[order[i]])}
 		if spelled == (i == 0) {
 			args["is_html"] = false
 			args["cc"] = []string{}
 			args["user_id"] = "me"
 		}
-		stopped := g.add(c, target{"GMAIL_SEND_EMAIL", "gmail", nil}, args, t, end, g.fast(), -1, key)
-		t = stopped.Add(time.Duration(3000+g.r.IntN(57000)) * time.Millisecond)
-	}
+		return target{"GMAIL_SEND_EMAIL", "gmail", nil}, args
+	})
 }
 
 // issueTitles are one issue's title as a model writes it anew, each with the order's number.
@@ -118,17 +120,10 @@ func (g *corpusGen) agentRefiles() {
 	titles := pickOne(g.r, issueTitles)
 	tOrder, bOrder := g.r.Perm(len(titles)), g.r.Perm(len(issueBodies))
 	key := g.newGroup(model.PatternAgentRetry)
-	t := g.start()
-	n := 2 + g.r.IntN(2)
-	for i := range n {
-		end := endOK
-		if i < n-1 {
-			end = g.failure()
-		}
-		args := map[string]any{"owner": "acme", "repo": repo, "title": f.fill(titles[tOrder[i]]), "body": f.fill(issueBodies[bOrder[i]])}
-		stopped := g.add(c, target{"GITHUB_CREATE_AN_ISSUE", "github", nil}, args, t, end, g.fast(), -1, key)
-		t = stopped.Add(time.Duration(3000+g.r.IntN(57000)) * time.Millisecond)
-	}
+	g.modelTurns(c, 2+g.r.IntN(2), key, func(i int) (target, map[string]any) {
+		return target{"GITHUB_CREATE_AN_ISSUE", "github", nil},
+			map[string]any{"owner": "acme", "repo": repo, "title": f.fill(titles[tOrder[i]]), "body": f.fill(issueBodies[bOrder[i]])}
+	})
 }
 
 // otherIssueAfterAFailure (near-miss): an issue about one order fails; a minute later the same
