@@ -98,10 +98,13 @@ func clusterBucket(ms []bucketMember, window time.Duration, th Thresholds) []clu
 				case sk >= 1: // identical
 				case !afterFailure:
 					continue // a new text after a success is a new message
+				case statesDiffer(ms[j].text, m.text):
+					continue // another state of the same thing: another message
 				case sk >= th.NearDuplicate && ms[j].subject == m.subject:
 					// words alike under one heading; under another heading only the facts join
 					// (a template's body under two titles is two messages)
-				case anchored(ms[j].text, m.text) && !headingsDiffer(ms[j].subject, m.subject) || sameEntities(&ms[j].text, &m.text):
+				case (anchored(ms[j].text, m.text) || cutDown(ms[j].text, m.text)) && !headingsDiffer(ms[j].subject, m.subject) ||
+					sameEntities(&ms[j].text, &m.text):
 					sk = max(sk, FactsSimilarity) // rewritten, or in another language
 				case ms[j].pinned && m.pinned: // one slot and its people, one contact: labels and text anew
 					sk = max(sk, PinnedSimilarity)

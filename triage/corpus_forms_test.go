@@ -173,3 +173,46 @@ func (g *corpusGen) agentViaMetaTool() {
 	g.add(c, tg, tg.args(f.fill(text)), t.Add(g.jitter(400*time.Millisecond, 0.5, 1.5)), endOK, g.fast(), -1, key)
 	g.execs[len(g.execs)-1].Parent = &model.Parent{LogID: run, ToolSlug: meta.slug}
 }
+
+// shortened are messages a model, writing its call again, sends in fewer words: the first with
+// every fact, the second with the one that names the thing and one more (it drops the day, the
+// amount, the details).
+var shortened = [][2]string{
+	{"Hi {name}, your order {n} has shipped and should arrive by {day}. The total was ${amt}.", "{name}: order {n} shipped."},
+	{"Invoice {n} for ${amt} is attached. Payment is due {day}. Thank you, {name}.", "Invoice {n} attached, ${amt}."},
+	{"Incident {n} resolved: {svc} login errors came from an expired certificate, renewed on {day}.", "Incident {n} on {svc} is resolved."},
+	{"{name}, your refund of ${amt} for order {n} was processed on {day} and will reach you in a few days.", "Refund of ${amt} processed, {name}."},
+}
+
+// agentShortens: the model's call fails or its answer is lost, and it writes the message again
+// shorter, keeping what names the thing. agent_retry.
+func (g *corpusGen) agentShortens() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
+	f := g.facts()
+	tg := g.target(f)
+	pair := pickOne(g.r, shortened)
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) { return tg, tg.args(f.fill(pair[i])) })
+}
+
+// nextNews are a message and a shorter one about the same thing that says something new.
+var nextNews = [][2]string{
+	{"Hi {name}, your order {n} has shipped and should arrive by {day}.", "{name}: order {n} delivered."},
+	{"Invoice {n} for ${amt} is attached. Payment is due {day}.", "Invoice {n} cancelled, ${amt} credited."},
+	{"Incident {n} opened: {svc} login errors since {day}.", "Incident {n} on {svc} is resolved."},
+	{"{name}, your refund of ${amt} for order {n} is being reviewed.", "Refund of ${amt} rejected, {name}."},
+}
+
+// shorterNewsAfterAFailure (near-miss): a message about a thing fails or its answer is lost, and
+// a minute later the caller sends a shorter one about the same thing that says something new
+// (delivered after shipped, cancelled after attached): two messages.
+func (g *corpusGen) shorterNewsAfterAFailure() {
+	c := g.current()
+	f := g.facts()
+	tg := g.target(f)
+	pair := pickOne(g.r, nextNews)
+	t := g.start()
+	stopped := g.add(c, tg, tg.args(f.fill(pair[0])), t, g.failure(), g.fast(), -1, "")
+	g.add(c, tg, tg.args(f.fill(pair[1])), stopped.Add(time.Duration(30+g.r.IntN(90))*time.Second), endOK, g.fast(), -1, "")
+}

@@ -243,3 +243,45 @@ func TestAnotherRouteIsTheAgents(t *testing.T) {
 		})
 	}
 }
+
+// TestShorterAndAnotherState: after a failure, a text that says nothing the first did not (its
+// numbers, names and words all among the first's) is the message written shorter: one intent;
+// one that adds a word, or reports another state of the same thing (shipped then delivered,
+// reviewed then rejected, opened then resolved), is another message, however many facts and
+// words it shares with the first. Analyze and the reference compared.
+func TestShorterAndAnotherState(t *testing.T) {
+	slack := func(text string) string { return `{"channel":"C1","text":` + mustJSON(text) + `}` }
+	for _, tt := range []struct {
+		name        string
+		first, then string
+		group       bool
+	}{
+		{"shorter, nothing new", "Hi Lucas, your order 15115 has shipped and should arrive by Wednesday. The total was $988.52.",
+			"Lucas: order 15115 shipped.", true},
+		{"shorter, a word more", "Hi Lucas, your order 15115 has shipped and should arrive by Wednesday. The total was $988.52.",
+			"Lucas: order 15115 delivered.", false},
+		{"the same state, reworded", "Incident 4512 resolved: billing-api login errors came from an expired certificate.",
+			"Resolved incident 4512: the billing-api login errors were caused by an expired certificate.", true},
+		{"another state, the same facts", "Dana, your refund of $4275.71 for order 5276 is being reviewed.",
+			"Dana, your refund of $4275.71 for order 5276 was rejected.", false},
+		{"another state, nearly every word shared", "Incident 4512 opened: billing-api login errors for EU customers since Tuesday.",
+			"Incident 4512 resolved: billing-api login errors for EU customers since Tuesday.", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := attempt{id: "a", at: 0, dur: sec(1), retry: -1, args: slack(tt.first), account: "ca_1", err: gatewayErr}
+			b := attempt{id: "b", at: sec(40), dur: sec(1), retry: -1, args: slack(tt.then), account: "ca_1"}
+			execs := []model.Execution{b.exec(), a.exec()}
+			for i := range execs {
+				execs[i].ToolSlug, execs[i].ToolkitSlug = "SLACK_SEND_MESSAGE", "slack"
+			}
+			for _, res := range []*Result{Analyze(execs, NewKinds(), Options{}), analyzeReference(execs, NewKinds(), Options{})} {
+				if got := len(res.Groups) == 1; got != tt.group {
+					t.Fatalf("grouped = %v, want %v (%+v)", got, tt.group, res.Groups)
+				}
+				if tt.group && res.Groups[0].Pattern != model.PatternAgentRetry {
+					t.Fatalf("%s: %s", res.Groups[0].Pattern, res.Groups[0].Reason)
+				}
+			}
+		})
+	}
+}

@@ -145,6 +145,8 @@ type textSig struct {
 	words []string // content words, lower case, sorted, unique
 	nums  []string // number tokens, sorted, unique
 	names []string // capitalised words not starting a sentence, lower case, sorted, unique
+	// states are the states its words report (statePhrases), nil for most texts
+	states []string
 	// masked is the text after maskVolatile; facts its entities (entities.go: identifiers,
 	// numbers, dates, times, links, addresses), read when first asked for (factsOf): most
 	// comparisons are settled by the words before
@@ -167,7 +169,7 @@ func signature(s string) textSig {
 	s = maskVolatile(s)
 	masked := s
 	var norm strings.Builder
-	var words, nums, names []string
+	var words, nums, names, states []string
 	var tok strings.Builder
 	digits := false
 	prev := ""       // the word before (hebrewWeekday reads two)
@@ -191,6 +193,9 @@ func signature(s string) textSig {
 			case day > 0: // a fact in every language, capitalised or not (scripts.go)
 				names = append(names, weekdayKey(day))
 			case utf8.RuneCountInString(w) >= 2 && !stopword(w):
+				if s, ok := stateByWord[strings.ToLower(w)]; ok {
+					states = append(states, s)
+				}
 				if capital && !sentence {
 					names = append(names, w)
 				} else {
@@ -285,6 +290,7 @@ func signature(s string) textSig {
 		words:  slices.Compact(words),
 		nums:   slices.Compact(nums),
 		names:  slices.Compact(names),
+		states: states,
 		masked: masked,
 	}
 }
@@ -368,17 +374,73 @@ func anchored(a, b textSig) bool {
 	return len(a.nums) > 0 && len(a.nums)+unionLen(a.names, b.names) >= minFacts && sameFacts(a, b)
 }
 
-// withoutNames drops the words that are names in either text.
+// cutDown: one text says nothing the other does not: its numbers (one at least, the one that
+// names the thing) are among the other's, its names occur in the other, and so does each of its
+// words; and it says enough to be a message (three facts and words at least). After a failed
+// attempt a model writing its call again often writes it shorter ("Dana: order 42609 shipped."
+// for the full notice); a text that adds a word ("delivered", "cancelled") is another message.
+func cutDown(a, b textSig) bool {
+	s, l := a, b
+	if len(s.words)+len(s.nums)+len(s.names) > len(l.words)+len(l.nums)+len(l.names) {
+		s, l = l, s
+	}
+	return len(s.nums) > 0 && len(s.words)+len(s.nums)+len(s.names) >= minFacts &&
+		commonCount(s.nums, l.nums) == len(s.nums) && among(s.names, l) && subset(withoutNames(s.words, s, l), l.words)
+}
+
+// statesDiffer: each text reports a state of its thing (statePhrases) and they share none:
+// "order 42609 shipped", then "order 42609 delivered" are two messages about one order.
+func statesDiffer(a, b textSig) bool {
+	sa, sb := statesIn(a), statesIn(b)
+	if len(sa) == 0 || len(sb) == 0 {
+		return false
+	}
+	for s := range sa {
+		if sb[s] {
+			return false
+		}
+	}
+	return true
+}
+
+// statesIn is the states a text's words report.
+func statesIn(t textSig) map[string]bool {
+	var out map[string]bool
+	for _, s := range t.states {
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[s] = true
+	}
+	return out
+}
+
+// subset: every value of a is in b (both sorted, unique).
+func subset(a, b []string) bool { return commonCount(a, b) == len(a) }
+
+// withoutNames drops the words that are names in either text (a word is stemmed, a name is
+// not: "Lucas, ..." starting a sentence is the word "luca", the name "lucas" elsewhere).
 func withoutNames(words []string, a, b textSig) []string {
 	out := words[:0:0]
 	for _, w := range words {
-		_, na := slices.BinarySearch(a.names, w)
-		_, nb := slices.BinarySearch(b.names, w)
-		if !na && !nb {
+		if !isName(w, a.names) && !isName(w, b.names) {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// isName reports whether the (stemmed) word w is one of names, as written or stemmed.
+func isName(w string, names []string) bool {
+	if _, ok := slices.BinarySearch(names, w); ok {
+		return true
+	}
+	for _, n := range names {
+		if stem(n) == w {
+			return true
+		}
+	}
+	return false
 }
 
 // among: every one of names occurs in the other text, as a name or as a word.

@@ -176,3 +176,37 @@ func findPhrase(low string, rows []phraseRow) string {
 	}
 	return ""
 }
+
+// statePhrases name a state a thing is in (an order, an invoice, an incident, a request): a
+// message that reports another state of the same thing is another message, however many facts
+// it shares with the first ("order 42609 shipped", then "order 42609 delivered"). Whole words,
+// as written: the forms that report a state, not the nouns a stem would make of them (a refund,
+// a review, a fix).
+var statePhrases = []phraseRow{
+	{source: "English", phrases: []string{"shipped", "dispatched"}, name: "shipped"},
+	{source: "English", phrases: []string{"delivered", "arrived"}, name: "delivered"},
+	{source: "English", phrases: []string{"cancelled", "canceled", "voided", "withdrawn"}, name: "cancelled"},
+	{source: "English", phrases: []string{"refunded", "credited"}, name: "refunded"},
+	{source: "English", phrases: []string{"rejected", "declined", "denied"}, name: "rejected"},
+	{source: "English", phrases: []string{"approved", "accepted"}, name: "approved"},
+	{source: "English", phrases: []string{"resolved", "fixed", "closed", "mitigated"}, name: "resolved"},
+	{source: "English", phrases: []string{"opened", "investigating", "detected", "escalated"}, name: "opened"},
+	{source: "English", phrases: []string{"paid", "settled"}, name: "paid"},
+	{source: "English", phrases: []string{"overdue", "unpaid"}, name: "overdue"},
+	{source: "English", phrases: []string{"pending", "reviewed", "queued"}, name: "pending"},
+	{source: "English", phrases: []string{"postponed", "rescheduled", "delayed"}, name: "postponed"},
+}
+
+// stateByWord is statePhrases by word (read only).
+var stateByWord = stateOf()
+
+// stateOf is statePhrases by word.
+func stateOf() map[string]string {
+	m := map[string]string{}
+	for _, r := range statePhrases {
+		for _, p := range r.phrases {
+			m[p] = r.name
+		}
+	}
+	return m
+}
