@@ -216,3 +216,59 @@ func (g *corpusGen) shorterNewsAfterAFailure() {
 	stopped := g.add(c, tg, tg.args(f.fill(pair[0])), t, g.failure(), g.fast(), -1, "")
 	g.add(c, tg, tg.args(f.fill(pair[1])), stopped.Add(time.Duration(30+g.r.IntN(90))*time.Second), endOK, g.fast(), -1, "")
 }
+
+// notations write one invoice's facts as a model might on each call: the amount with a
+// currency sign or code, with or without separators and cents; the date by name, in ISO form,
+// or day first; the number with or without #.
+var notations = []func(n string, cents int, day time.Time) string{
+	func(n string, cents int, day time.Time) string {
+		return fmt.Sprintf("Invoice %s for $%s is due on %s.", n, money(cents, true), day.Format("January 2"))
+	},
+	func(n string, cents int, day time.Time) string {
+		return fmt.Sprintf("Invoice #%s: USD %s, due %s.", n, money(cents, false), day.Format("2006-01-02"))
+	},
+	func(n string, cents int, day time.Time) string {
+		return fmt.Sprintf("Reminder: invoice no. %s (%s USD) is due %s.", n, money(cents, true), day.Format("Jan 2, 2006"))
+	},
+}
+
+// money writes cents as 1,250.00 (grouped) or 1250.00.
+func money(cents int, grouped bool) string {
+	whole := fmt.Sprint(cents / 100)
+	if grouped && len(whole) > 3 {
+		whole = whole[:len(whole)-3] + "," + whole[len(whole)-3:]
+	}
+	return fmt.Sprintf("%s.%02d", whole, cents%100)
+}
+
+// agentRenotates: the model's call fails or its answer is lost and it writes the message again
+// with its facts in another notation. agent_retry.
+func (g *corpusGen) agentRenotates() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", ""})
+	f := g.facts()
+	tg := g.target(f)
+	cents := 100000 + g.r.IntN(900000)
+	day := time.Date(2026, time.Month(1+g.r.IntN(12)), 1+g.r.IntN(28), 0, 0, 0, 0, time.UTC)
+	order := g.r.Perm(len(notations))
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		return tg, tg.args(notations[order[i]](f["{n}"], cents, day))
+	})
+}
+
+// otherAmountInAnotherNotation (near-miss): an invoice's notice fails; a minute later one about
+// the same invoice number with another amount (its digits swapped) and in another notation:
+// the corrected invoice, another message.
+func (g *corpusGen) otherAmountInAnotherNotation() {
+	c := g.current()
+	f := g.facts()
+	tg := g.target(f)
+	cents := 100000 + g.r.IntN(900000)
+	other := cents + 10000*(1+g.r.IntN(9))
+	day := time.Date(2026, time.Month(1+g.r.IntN(12)), 1+g.r.IntN(28), 0, 0, 0, 0, time.UTC)
+	order := g.r.Perm(len(notations))
+	t := g.start()
+	stopped := g.add(c, tg, tg.args(notations[order[0]](f["{n}"], cents, day)), t, g.failure(), g.fast(), -1, "")
+	g.add(c, tg, tg.args(notations[order[1]](f["{n}"], other, day)), stopped.Add(time.Duration(30+g.r.IntN(90))*time.Second), endOK, g.fast(), -1, "")
+}

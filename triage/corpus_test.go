@@ -686,7 +686,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent rewrites in other scripts", g.agentRewritesScripts}, {"a queue redelivers the job", g.queueRedelivery},
 			{"the next cron run re-sends a failed job", g.cronRerun}, {"agent re-addresses the same people", g.agentReaddresses},
 			{"agent spells out or drops the defaults", g.agentFillsDefaults}, {"agent files the issue again, retitled", g.agentRefiles},
-			{"agent runs it again through the meta tool", g.agentViaMetaTool}, {"agent writes it again, shorter", g.agentShortens}} {
+			{"agent runs it again through the meta tool", g.agentViaMetaTool}, {"agent writes it again, shorter", g.agentShortens},
+			{"agent writes the facts in another notation", g.agentRenotates}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -703,7 +704,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"a second meeting at one slot", g.secondMeetingAtOneSlot}, {"other rows after a failure", g.otherRowsAfterAFailure},
 			{"another delivery day, in any script, after a failure", g.otherDayInAScript},
 			{"another issue in one repository after a failure", g.otherIssueAfterAFailure},
-			{"shorter news of the same thing after a failure", g.shorterNewsAfterAFailure}} {
+			{"shorter news of the same thing after a failure", g.shorterNewsAfterAFailure},
+			{"another amount in another notation after a failure", g.otherAmountInAnotherNotation}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""
