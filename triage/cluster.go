@@ -100,9 +100,11 @@ func clusterBucket(ms []bucketMember, window time.Duration, th Thresholds) []clu
 					continue // a new text after a success is a new message
 				case statesDiffer(ms[j].text, m.text):
 					continue // another state of the same thing: another message
-				case sk >= th.NearDuplicate && ms[j].subject == m.subject:
-					// words alike under one heading; under another heading only the facts join
-					// (a template's body under two titles is two messages)
+				case sk >= th.NearDuplicate && (ms[j].subject == m.subject ||
+					len(m.text.nums) > 0 && sameFacts(ms[j].text, m.text) && !headingsDiffer(ms[j].subject, m.subject)):
+					// words alike under one heading; under another only with the same facts, a
+					// number among them, and headings that name no other (a template's body under
+					// two titles is two messages)
 				case (anchored(ms[j].text, m.text) || cutDown(ms[j].text, m.text)) && !headingsDiffer(ms[j].subject, m.subject) ||
 					sameEntities(&ms[j].text, &m.text):
 					sk = max(sk, FactsSimilarity) // rewritten, or in another language

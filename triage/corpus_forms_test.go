@@ -272,3 +272,71 @@ func (g *corpusGen) otherAmountInAnotherNotation() {
 	stopped := g.add(c, tg, tg.args(notations[order[0]](f["{n}"], cents, day)), t, g.failure(), g.fast(), -1, "")
 	g.add(c, tg, tg.args(notations[order[1]](f["{n}"], other, day)), stopped.Add(time.Duration(30+g.r.IntN(90))*time.Second), endOK, g.fast(), -1, "")
 }
+
+// taskTools are task trackers' creates, each with its own argument names: the container (a
+// project, a team), the heading, the text, a due date.
+var taskTools = []struct {
+	slug, toolkit string
+	args          func(project, heading, text, due string) map[string]any
+}{
+	{"LINEAR_CREATE_LINEAR_ISSUE", "linear", func(p, h, x, _ string) map[string]any {
+		return map[string]any{"team_id": p, "title": h, "description": x}
+	}},
+	{"JIRA_CREATE_ISSUE", "jira", func(p, h, x, _ string) map[string]any {
+		return map[string]any{"project_key": p, "summary": h, "description": x, "issue_type": "Task"}
+	}},
+	{"ASANA_CREATE_A_TASK", "asana", func(p, h, x, d string) map[string]any {
+		return map[string]any{"workspace": "1200", "projects": []string{p}, "name": h, "notes": x, "due_on": d}
+	}},
+	{"TODOIST_CREATE_TASK", "todoist", func(p, h, x, d string) map[string]any {
+		return map[string]any{"project_id": p, "content": h, "description": x, "due_date": d}
+	}},
+}
+
+// taskWordings are one task written three ways: its heading and its text.
+var taskWordings = [][3][2]string{
+	{{"Call {name} about order {n}", "{name} asked about order {n} (${amt}); call back before {day}."},
+		{"Follow up with {name}: order {n}", "Call {name} back about order {n}, ${amt}, before {day}."},
+		{"Order {n}: call {name}", "Before {day}, phone {name} regarding order {n} (${amt})."}},
+	{{"Fix {svc} timeout ({n} s)", "{svc} exports time out after {n} seconds for {name}'s reports."},
+		{"{svc}: exports time out after {n} s", "{name} reports {svc} exports timing out at {n} seconds."},
+		{"Investigate {svc} export timeouts", "Exports from {svc} time out after {n} seconds ({name})."}},
+}
+
+// agentRecreatesTask: the model creates a task, the call fails or its answer is lost, and it
+// creates it again with the heading and the text written anew. agent_retry.
+func (g *corpusGen) agentRecreatesTask() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
+	f := g.facts()
+	tool := pickOne(g.r, taskTools)
+	project := fmt.Sprintf("P%04d", g.r.IntN(10000))
+	w := pickOne(g.r, taskWordings)
+	order := g.r.Perm(len(w))
+	due := g.now.Add(time.Duration(24*(1+g.r.IntN(20))) * time.Hour).Format("2006-01-02")
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		x := w[order[i]]
+		return target{tool.slug, tool.toolkit, nil}, tool.args(project, f.fill(x[0]), f.fill(x[1]), due)
+	})
+}
+
+// otherTaskAfterAFailure (near-miss): a task about one order fails; a minute later the caller
+// creates one about another order and person, in the same words, in the same project.
+func (g *corpusGen) otherTaskAfterAFailure() {
+	c := g.current()
+	tool := pickOne(g.r, taskTools)
+	project := fmt.Sprintf("P%04d", g.r.IntN(10000))
+	x := pickOne(g.r, taskWordings)[0]
+	due := g.now.Add(time.Duration(24*(1+g.r.IntN(20))) * time.Hour).Format("2006-01-02")
+	t := g.start()
+	for i := range 2 {
+		f := g.facts()
+		end := endOK
+		if i == 0 {
+			end = g.failure()
+		}
+		stopped := g.add(c, target{tool.slug, tool.toolkit, nil}, tool.args(project, f.fill(x[0]), f.fill(x[1]), due), t, end, g.fast(), -1, "")
+		t = stopped.Add(time.Duration(20+g.r.IntN(60)) * time.Second)
+	}
+}

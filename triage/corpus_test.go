@@ -687,7 +687,7 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"the next cron run re-sends a failed job", g.cronRerun}, {"agent re-addresses the same people", g.agentReaddresses},
 			{"agent spells out or drops the defaults", g.agentFillsDefaults}, {"agent files the issue again, retitled", g.agentRefiles},
 			{"agent runs it again through the meta tool", g.agentViaMetaTool}, {"agent writes it again, shorter", g.agentShortens},
-			{"agent writes the facts in another notation", g.agentRenotates}} {
+			{"agent writes the facts in another notation", g.agentRenotates}, {"agent creates the task again", g.agentRecreatesTask}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -705,7 +705,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"another delivery day, in any script, after a failure", g.otherDayInAScript},
 			{"another issue in one repository after a failure", g.otherIssueAfterAFailure},
 			{"shorter news of the same thing after a failure", g.shorterNewsAfterAFailure},
-			{"another amount in another notation after a failure", g.otherAmountInAnotherNotation}} {
+			{"another amount in another notation after a failure", g.otherAmountInAnotherNotation},
+			{"another task in one project after a failure", g.otherTaskAfterAFailure}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""

@@ -307,6 +307,14 @@ func TestAHeadingIsNotTheTarget(t *testing.T) {
 		{"the subject rewritten without its number: one email", "GMAIL_SEND_EMAIL",
 			`{"recipient_email":"dana@x.io","subject":"Invoice 1042","body":"Hi Dana, invoice 1042 for March is attached: $120.00, due on Friday."}`,
 			`{"recipient_email":"dana@x.io","subject":"Your invoice","body":"Dana, attached is invoice 1042 ($120.00, March), payable Friday."}`, true},
+		// near-duplicate bodies with the same facts, a number among them (two facts in all: too few
+		// for the facts alone), under headings in other words that name no other thing
+		{"a task retitled, its text nearly the same, a number and a name", "LINEAR_CREATE_LINEAR_ISSUE",
+			`{"team_id":"T1","title":"search: exports time out after 79088 s","description":"Mateo reports search exports timing out at 79088 seconds."}`,
+			`{"team_id":"T1","title":"Investigate search export timeouts","description":"Exports from search time out after 79088 seconds (Mateo)."}`, true},
+		{"nearly the same text without a number under two titles: two tasks", "LINEAR_CREATE_LINEAR_ISSUE",
+			`{"team_id":"T1","title":"Crash on logout","description":"Mateo reports the app crashes when the button is tapped."}`,
+			`{"team_id":"T1","title":"Crash on login","description":"The app crashes when the button is tapped, Mateo reports."}`, false},
 		{"the same title in another repository: two issues", "GITHUB_CREATE_AN_ISSUE",
 			`{"owner":"acme","repo":"api","title":"Bump 4.12.1","body":"Release 4.12.1 for SSO users."}`,
 			`{"owner":"acme","repo":"web","title":"Bump 4.12.1","body":"Release 4.12.1 for SSO users."}`, false},
