@@ -340,3 +340,20 @@ func (g *corpusGen) otherTaskAfterAFailure() {
 		t = stopped.Add(time.Duration(20+g.r.IntN(60)) * time.Second)
 	}
 }
+
+// agentAfterALateSuccess: the provider finished the first call after the caller had given up
+// (the log says success, 65 to 110 s, past the caller's 60 s), and the model, which saw a
+// timeout, writes the call again in other words. agent_retry.
+func (g *corpusGen) agentAfterALateSuccess() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
+	it := pickOne(g.r, corpusIntents())
+	f := g.facts()
+	tg := g.target(f)
+	order := g.r.Perm(len(it.phrasings))
+	key := g.newGroup(model.PatternAgentRetry)
+	t := g.start()
+	g.add(c, tg, tg.args(f.fill(it.phrasings[order[0]])), t, endOK, time.Duration(65000+g.r.IntN(45000))*time.Millisecond, -1, key)
+	next := t.Add(corpusTimeout + time.Duration(3000+g.r.IntN(30000))*time.Millisecond) // the model's turn after the timeout
+	g.add(c, tg, tg.args(f.fill(it.phrasings[order[1]])), next, endOK, g.fast(), -1, key)
+}

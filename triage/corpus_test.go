@@ -687,7 +687,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"the next cron run re-sends a failed job", g.cronRerun}, {"agent re-addresses the same people", g.agentReaddresses},
 			{"agent spells out or drops the defaults", g.agentFillsDefaults}, {"agent files the issue again, retitled", g.agentRefiles},
 			{"agent runs it again through the meta tool", g.agentViaMetaTool}, {"agent writes it again, shorter", g.agentShortens},
-			{"agent writes the facts in another notation", g.agentRenotates}, {"agent creates the task again", g.agentRecreatesTask}} {
+			{"agent writes the facts in another notation", g.agentRenotates}, {"agent creates the task again", g.agentRecreatesTask},
+			{"agent writes it again after a late success", g.agentAfterALateSuccess}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
