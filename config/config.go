@@ -30,7 +30,7 @@ import (
 //	[defaults]
 //	window = "10m"            # duplicate window
 //	caller_timeout = "60s"    # the caller's request timeout
-//	volatile_keys = ["timestamp", "nonce"]
+//	volatile_keys = ["timestamp", "nonce", "(request tokens)"]
 //
 //	[theme]                   # colour names → values, read by the UI
 //	accent = "#7D56F4"
@@ -165,7 +165,9 @@ func ValidateLogURL(tmpl string) error {
 type Defaults struct {
 	Window        Duration `toml:"window"`
 	CallerTimeout Duration `toml:"caller_timeout"`
-	// VolatileKeys replaces model.DefaultVolatileKeys() when set (even to an empty list).
+	// VolatileKeys replaces model.DefaultVolatileKeys() when set (even to an empty list); the
+	// entry "(request tokens)" (model.RequestTokens) stands for every key named as a request's
+	// token (idempotency key, nonce, dedupe id, request/correlation/trace id, client token).
 	VolatileKeys []string `toml:"volatile_keys"`
 	// ReadOnly makes every session read-only (--readonly): no retry, no verdict, no journal
 	// write, and no provider read (which runs a tool) unless AllowReads.

@@ -30,7 +30,46 @@ func DefaultVolatileKeys() []string {
 		"sent_at",
 		"created_at",
 		"trace_id",
+		RequestTokens,
 	}
+}
+
+// RequestTokens, in a list of volatile keys, stands for every argument whose name says it is a
+// token of the request, not of its effect, however it is spelled: an idempotency key, a nonce, a
+// dedupe id, a request, correlation, trace or span id, a client token or client message id
+// (idempotencyKey, dedupe_id, x-request-id, clientMsgId). An application makes a new one for
+// each call it builds again; a provider that does not honour it acts again.
+const RequestTokens = "(request tokens)"
+
+// Skips reports whether an argument's key is one of skip's (a skipSet), matched without case,
+// or a request token's when skip holds RequestTokens.
+func Skips(skip map[string]bool, key string) bool {
+	lk := strings.ToLower(key)
+	return skip[lk] || skip[RequestTokens] && requestToken(lk)
+}
+
+// requestToken reports whether a key (lower case) names a token of the request: its words,
+// separators dropped, say idempotency, nonce or dedupe, or end in request, correlation, trace or
+// span id, or are a client's token or message id.
+func requestToken(lk string) bool {
+	w := strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' || r == ' ' {
+			return -1
+		}
+		return r
+	}, lk)
+	switch {
+	case strings.Contains(w, "idempoten"), strings.Contains(w, "dedup"),
+		strings.HasPrefix(w, "nonce"), strings.HasSuffix(w, "nonce"):
+		return true
+	}
+	for _, end := range [...]string{"requestid", "requestuuid", "correlationid", "traceid", "spanid"} {
+		if strings.HasSuffix(w, end) {
+			return true
+		}
+	}
+	return strings.HasPrefix(w, "client") &&
+		(strings.HasSuffix(w, "token") || strings.HasSuffix(w, "msgid") || strings.HasSuffix(w, "messageid"))
 }
 
 // CanonicalArgs returns arguments as key-sorted compact JSON with the ignored keys (matched
@@ -117,7 +156,7 @@ func writeCanonical(buf *bytes.Buffer, v any, skip map[string]bool, depth int, d
 	case map[string]any:
 		keys := make([]string, 0, len(t))
 		for k, x := range t {
-			if !skip[strings.ToLower(k)] && !(dropNull && x == nil) {
+			if !Skips(skip, k) && !(dropNull && x == nil) {
 				keys = append(keys, k)
 			}
 		}

@@ -145,3 +145,29 @@ func TestArgumentHashKeepsNulls(t *testing.T) {
 		t.Errorf("CanonicalValue keeps a nested null: %s vs %s", ca, cb)
 	}
 }
+
+// A request's own tokens are known by their names however spelled, when the list of volatile
+// keys holds RequestTokens (the default does); a name that only looks alike is kept, and a list
+// without it skips only what it names.
+func TestRequestTokensByName(t *testing.T) {
+	def := skipSet(DefaultVolatileKeys())
+	for key, want := range map[string]bool{
+		"idempotency_key": true, "idempotencyKey": true, "Idempotency-Key": true, "dedupe_id": true, "deduplicationId": true,
+		"x-request-id": true, "requestId": true, "clientMsgId": true, "client_msg_id": true, "client_token": true,
+		"correlationId": true, "nonce": true, "trace_id": true,
+		"message_id": false, "thread_ts": false, "client_id": false, "request": false, "requested_by": false,
+		"announcement": false, "channel": false, "recipient_email": false,
+	} {
+		if got := Skips(def, key); got != want {
+			t.Errorf("Skips(default, %q) = %v, want %v", key, got, want)
+		}
+	}
+	if Skips(skipSet([]string{"nonce"}), "dedupe_id") || !Skips(skipSet([]string{"nonce"}), "Nonce") {
+		t.Error("a list without RequestTokens skips only what it names")
+	}
+	a, _ := CanonicalArgs([]byte(`{"text":"hi","dedupeId":"8f1c","channel":"C1"}`), DefaultVolatileKeys())
+	b, _ := CanonicalArgs([]byte(`{"text":"hi","dedupeId":"02aa","channel":"C1"}`), DefaultVolatileKeys())
+	if string(a) != string(b) {
+		t.Errorf("two calls that differ only in their dedupe id: %s, %s", a, b)
+	}
+}

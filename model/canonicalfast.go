@@ -187,7 +187,7 @@ func (s *scan) canonicalObject(dst []byte, skip map[string]bool, depth int, drop
 	dst = append(dst, '{')
 	n := 0
 	for _, m := range ms {
-		if skip[strings.ToLower(m.key)] || (dropNull && isNull(s.b[m.from:m.to])) { // a null member is an absent one (CanonicalValue)
+		if Skips(skip, m.key) || (dropNull && isNull(s.b[m.from:m.to])) { // a null member is an absent one (CanonicalValue)
 			continue
 		}
 		if n > 0 {

@@ -357,3 +357,63 @@ func (g *corpusGen) agentAfterALateSuccess() {
 	next := t.Add(corpusTimeout + time.Duration(3000+g.r.IntN(30000))*time.Millisecond) // the model's turn after the timeout
 	g.add(c, tg, tg.args(f.fill(it.phrasings[order[1]])), next, endOK, g.fast(), -1, key)
 }
+
+// agentRebooksInOtherShapes: the model books a meeting, the call fails or its answer is lost,
+// and it books it again with the attendees as objects ({"email": …}) where they were strings,
+// the start as a local time beside the calendar's time zone where it carried an offset, and the
+// title and description written anew. agent_retry.
+func (g *corpusGen) agentRebooksInOtherShapes() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", ""})
+	people, at := g.attendees(), g.slot()
+	titles := pickOne(g.r, meetingTitles)
+	ny, _ := time.LoadLocation("America/New_York")
+	if ny == nil {
+		ny = time.FixedZone("EST", -5*3600)
+	}
+	objectsFirst := g.r.IntN(2) == 0
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		args := map[string]any{"calendar_id": "primary", "summary": titles[i%len(titles)], "timezone": "America/New_York",
+			"description":         pickOne(g.r, []string{"Agenda: status, risks", "To go through the open items", "Decide owners"}),
+			"event_duration_hour": 1, "event_duration_minutes": 0}
+		if objectsFirst == (i == 0) {
+			objs := make([]map[string]any, len(people))
+			for k, p := range people {
+				objs[k] = map[string]any{"email": p, "optional": false}
+			}
+			args["attendees"] = objs
+			args["start_datetime"] = at.In(ny).Format("2006-01-02T15:04:05")
+		} else {
+			args["attendees"] = people
+			args["start_datetime"] = at.Format(time.RFC3339)
+		}
+		return calendarTool, args
+	})
+}
+
+// appFreshKey: the application's loop sends the same call again after failures it saw, each
+// attempt with a key of its own (an idempotency key, a client message id, a nonce) that the
+// provider, had it honoured them, would have told apart. app_retry: the effect is the same
+// message each time.
+func (g *corpusGen) appFreshKey() {
+	c := g.current()
+	f := g.facts()
+	tg := g.target(f)
+	text := f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings))
+	name := pickOne(g.r, []string{"idempotency_key", "client_msg_id", "nonce", "request_id", "dedupe_id"})
+	key := g.newGroup(model.PatternAppRetry)
+	every := pickOne(g.r, []time.Duration{2 * time.Second, 5 * time.Second, 15 * time.Second})
+	t := g.start()
+	n := 2 + g.r.IntN(2)
+	for i := range n {
+		end := endOK
+		if i < n-1 {
+			end = pickOne(g.r, []ending{endTimeout, end5xx})
+		}
+		args := tg.args(text)
+		args[name] = fmt.Sprintf("%08x-%04x-4%03x-a%03x-%012x", g.r.Uint32(), g.r.IntN(1<<16), g.r.IntN(1<<12), g.r.IntN(1<<12), g.r.Int64N(1<<48))
+		stopped := g.add(c, tg, args, t, end, time.Duration(200+g.r.IntN(800))*time.Millisecond, -1, key)
+		t = stopped.Add(g.jitter(every, 0.95, 1.05))
+	}
+}

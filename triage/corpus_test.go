@@ -688,7 +688,9 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent spells out or drops the defaults", g.agentFillsDefaults}, {"agent files the issue again, retitled", g.agentRefiles},
 			{"agent runs it again through the meta tool", g.agentViaMetaTool}, {"agent writes it again, shorter", g.agentShortens},
 			{"agent writes the facts in another notation", g.agentRenotates}, {"agent creates the task again", g.agentRecreatesTask},
-			{"agent writes it again after a late success", g.agentAfterALateSuccess}} {
+			{"agent writes it again after a late success", g.agentAfterALateSuccess},
+			{"agent rebooks with attendees and start in other shapes", g.agentRebooksInOtherShapes},
+			{"app retry with a fresh key each time", g.appFreshKey}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""

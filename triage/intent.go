@@ -78,7 +78,7 @@ func splitFamilyWith(family string, args json.RawMessage, volatile []string, ski
 	for n, m := range members {
 		lk := strings.ToLower(m.Key)
 		switch {
-		case skip[lk] || emptyRaw(m.Raw):
+		case model.Skips(skip, lk) || emptyRaw(m.Raw):
 			continue
 		case recipientKey(m.Key):
 			to = appendRecipients(to, m)
@@ -108,7 +108,7 @@ func splitFamilyWith(family string, args json.RawMessage, volatile []string, ski
 		}
 		left := map[string]json.RawMessage{}
 		for _, m := range all {
-			if lk := strings.ToLower(m.Key); !(skip[lk] || emptyRaw(m.Raw)) &&
+			if lk := strings.ToLower(m.Key); !(model.Skips(skip, lk) || emptyRaw(m.Raw)) &&
 				(recipientKey(m.Key) || lk == "subject" && m.IsStr || presentationKey(m.Key)) {
 				continue
 			}

@@ -1,9 +1,11 @@
 package triage
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
+	_ "time/tzdata" // a write's time zone is read on any machine, with or without the system's zone files
 	"unicode"
 
 	"github.com/exectriage/exectriage/model"
@@ -94,17 +96,19 @@ type pin struct {
 func pinOf(ms []model.ArgMember, skip map[string]bool, roles Roles) pin {
 	var p pin
 	var start, people, message bool
+	zone := zoneOf(ms, skip)
 	for _, m := range ms {
 		lk := strings.ToLower(m.Key)
 		role := roleOf(m.Key, lk, roles)
 		message = message || role == RoleMessage
-		if string(m.Raw) == "null" || skip[lk] {
+		if string(m.Raw) == "null" || model.Skips(skip, lk) {
 			continue
 		}
 		var v string
 		switch {
 		case role == RoleStart:
-			if v = instant(startValue(m)); v != "" {
+			value, own := startValue(m)
+			if v = instant(value, cmp.Or(own, zone)); v != "" {
 				start = true
 			}
 		case role == RolePeople:
@@ -171,37 +175,66 @@ func messageKey(l string) bool {
 	return false
 }
 
-// startValue is a start's time as written: the string, or in an object ({"dateTime": ...,
-// "timeZone": ...}, as Google Calendar writes it) its date-time member.
-func startValue(m model.ArgMember) string {
+// startValue is a start's time as written and the zone written with it: the string, or in an
+// object ({"dateTime": ..., "timeZone": ...}, as Google Calendar writes it) its date-time and
+// time-zone members.
+func startValue(m model.ArgMember) (value, zone string) {
 	if m.IsStr {
-		return m.Str
+		return m.Str, ""
 	}
 	ms, ok := model.SplitObject(m.Raw)
 	if !ok {
-		return ""
+		return "", ""
 	}
 	for _, x := range ms {
-		switch strings.ToLower(x.Key) {
-		case "datetime", "date_time", "date", "time", "value":
-			if x.IsStr {
-				return x.Str
-			}
+		switch lk := strings.ToLower(x.Key); {
+		case !x.IsStr:
+		case lk == "datetime" || lk == "date_time" || lk == "date" || lk == "time" || lk == "value":
+			value = x.Str
+		case zoneKey(lk):
+			zone = x.Str
+		}
+	}
+	return value, zone
+}
+
+// zoneKey: an argument (its name in lower case) that names the time zone the write's times are
+// in (timezone, time_zone, timeZone, tz).
+func zoneKey(l string) bool {
+	return strings.Contains(l, "timezone") || strings.Contains(l, "time_zone") || l == "tz"
+}
+
+// zoneOf is the time zone a write's top-level arguments name, "" for none.
+func zoneOf(ms []model.ArgMember, skip map[string]bool) string {
+	for _, m := range ms {
+		if lk := strings.ToLower(m.Key); m.IsStr && zoneKey(lk) && !model.Skips(skip, lk) {
+			return m.Str
 		}
 	}
 	return ""
 }
 
-// instant is a start time in a normal form: an RFC 3339 time in UTC, or a local date and time
-// as written without a zone ("" when s is neither).
-func instant(s string) string {
+// instant is a start time in a normal form: an RFC 3339 time in UTC; a local date and time in
+// UTC too when zone names a time zone (the tool reads it there: 10:00 in America/New_York is
+// 15:00Z), else as written ("" when s is neither).
+func instant(s, zone string) string {
 	s = strings.TrimSpace(s)
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02 15:04:05Z07:00"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t.UTC().Format(time.RFC3339)
 		}
 	}
+	zone = strings.TrimSpace(zone)
+	loc, err := time.LoadLocation(zone)
+	if zone == "" || strings.EqualFold(zone, "local") || err != nil {
+		loc = nil // no zone, or the machine's own: the time as written
+	}
 	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"} {
+		if loc != nil && layout != "2006-01-02" {
+			if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+				return t.UTC().Format(time.RFC3339)
+			}
+		}
 		if t, err := time.Parse(layout, s); err == nil {
 			return "local " + t.Format("2006-01-02T15:04:05")
 		}

@@ -71,6 +71,11 @@ func TestAPinnedIdentityIsItsFacts(t *testing.T) {
 		{`{"summary":"Q3","start":{"dateTime":"2026-03-14T15:00:00Z","timeZone":"UTC"},"attendees":[{"email":"a@x.org"}]}`,
 			`{"summary":"Budget","start":{"dateTime":"2026-03-14T16:00:00+01:00","timeZone":"Europe/Paris"},"attendees":[{"email":"A@x.org"}]}`},
 		{`{"contact_email":"dana@x.org","contact_name":"Dana"}`, `{"contact_email":"Dana@X.org","contact_name":"Okafor, Dana"}`},
+		// a local start is read in the zone the write names: beside it, or in the start's object
+		{`{"summary":"Q3","start_datetime":"2026-03-14T11:00:00","timezone":"America/New_York","attendees":["dana@x.org"]}`,
+			`{"summary":"Planning","start_datetime":"2026-03-14T15:00:00Z","timezone":"America/New_York","attendees":["Dana@x.org"]}`},
+		{`{"summary":"Q3","start":{"dateTime":"2026-03-14T16:00:00","timeZone":"Europe/Paris"},"attendees":[{"email":"a@x.org"}]}`,
+			`{"summary":"Budget","start":{"dateTime":"2026-03-14T15:00:00Z"},"attendees":["a@x.org"]}`},
 		{`{"email":[{"value":"dana@x.org","primary":true}],"name":"Dana"}`, `{"email":[{"value":"DANA@x.org","primary":true}],"name":"D. Okafor"}`},
 	}
 	for _, p := range same {
@@ -83,6 +88,8 @@ func TestAPinnedIdentityIsItsFacts(t *testing.T) {
 		{`{"summary":"Q3","start_datetime":"2026-03-14T15:00:00Z","attendees":["dana@x.org"]}`, `{"summary":"Q3","start_datetime":"2026-03-14T15:00:00Z","attendees":["tom@x.org"]}`},
 		{`{"summary":"Q3","start_datetime":"2026-03-14T15:00:00Z","attendees":["dana@x.org"],"calendar_id":"a"}`, `{"summary":"Q3","start_datetime":"2026-03-14T15:00:00Z","attendees":["dana@x.org"],"calendar_id":"b"}`},
 		{`{"email":"dana.kim@alpha.example","firstname":"Dana"}`, `{"email":"dana.kim@beta.example","firstname":"Dana"}`},
+		{`{"summary":"Q3","start_datetime":"2026-03-14T11:00:00","timezone":"America/New_York","attendees":["dana@x.org"]}`,
+			`{"summary":"Q3","start_datetime":"2026-03-14T11:00:00Z","timezone":"America/New_York","attendees":["dana@x.org"]}`},
 	}
 	for _, p := range other {
 		if a, b := id(p[0]), id(p[1]); a == b {

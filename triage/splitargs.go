@@ -97,7 +97,7 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 	out.pinned, label, ms = pinnedMembers(ms, skip, roles)
 	ident := make([]model.ArgMember, 0, len(ms))
 	for i, m := range ms {
-		if skip[strings.ToLower(m.Key)] || emptyRaw(m.Raw) {
+		if model.Skips(skip, m.Key) || emptyRaw(m.Raw) {
 			continue // a null or empty argument is an absent one: a rebuilt payload may send either
 		}
 		if m.IsStr && headingKey(m.Key) && !(out.pinned && label[i]) {
@@ -176,7 +176,7 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 	}
 	ident := make(map[string]any, len(m))
 	for k, val := range m {
-		if skip[strings.ToLower(k)] || emptyValue(val) {
+		if model.Skips(skip, k) || emptyValue(val) {
 			continue // null and empty are absent
 		}
 		if s, ok := val.(string); ok && headingKey(k) && !isLabel[k] {
