@@ -1,6 +1,7 @@
 package triage_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -416,4 +417,45 @@ func (g *corpusGen) appFreshKey() {
 		stopped := g.add(c, tg, args, t, end, time.Duration(200+g.r.IntN(800))*time.Millisecond, -1, key)
 		t = stopped.Add(g.jitter(every, 0.95, 1.05))
 	}
+}
+
+// agentReattaches: the model sends an email with a file it uploaded, the call fails or its
+// answer is lost, and it uploads the file again (a new storage key) and sends the email again,
+// its text as it was or reworded. agent_retry.
+func (g *corpusGen) agentReattaches() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
+	it := pickOne(g.r, corpusIntents())
+	f := g.facts()
+	to := fmt.Sprintf("%s.%d@example.org", strings.ToLower(f["{name}"]), g.r.IntN(1000))
+	file := pickOne(g.r, []string{"report.pdf", "invoice.pdf", "q3-summary.xlsx", "photo.jpg"})
+	order := g.r.Perm(len(it.phrasings))
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		s3 := fmt.Sprintf("%d/gmail/GMAIL_SEND_EMAIL/request/%08x%08x/%s", 200000+g.r.IntN(99999), g.r.Uint32(), g.r.Uint32(), file)
+		return target{"GMAIL_SEND_EMAIL", "gmail", nil}, map[string]any{"recipient_email": to, "subject": "Your " + file,
+			"body": f.fill(it.phrasings[order[i]]), "attachment": map[string]any{"name": file, "mimetype": "application/octet-stream", "s3key": s3}}
+	})
+}
+
+// agentUsesBlocks: the model posts to a channel, the call fails or its answer is lost, and it
+// posts again with the message in Slack's blocks (a JSON string of sections) where it was text,
+// or the other way round, the words as they were or reworded. agent_retry.
+func (g *corpusGen) agentUsesBlocks() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
+	it := pickOne(g.r, corpusIntents())
+	f := g.facts()
+	ch := fmt.Sprintf("C%06d", g.r.IntN(1e6))
+	order := g.r.Perm(len(it.phrasings))
+	blocksFirst := g.r.IntN(2) == 0
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		text := f.fill(it.phrasings[order[i]])
+		if blocksFirst == (i == 0) {
+			b, _ := json.Marshal([]any{map[string]any{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": text}}})
+			return target{"SLACK_SEND_MESSAGE", "slack", nil}, map[string]any{"channel": ch, "blocks": string(b)}
+		}
+		return target{"SLACK_SEND_MESSAGE", "slack", nil}, map[string]any{"channel": ch, "text": text}
+	})
 }

@@ -690,7 +690,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent writes the facts in another notation", g.agentRenotates}, {"agent creates the task again", g.agentRecreatesTask},
 			{"agent writes it again after a late success", g.agentAfterALateSuccess},
 			{"agent rebooks with attendees and start in other shapes", g.agentRebooksInOtherShapes},
-			{"app retry with a fresh key each time", g.appFreshKey}} {
+			{"app retry with a fresh key each time", g.appFreshKey}, {"agent uploads the file again and re-sends", g.agentReattaches},
+			{"agent posts it again as blocks, or as text", g.agentUsesBlocks}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""

@@ -3,6 +3,7 @@ package triage
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -106,7 +107,7 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 		}
 		if m.IsStr && (isFreeText(m.Key, m.Str) || out.pinned && label[i]) {
 			out.textKeys = append(out.textKeys, m.Key)
-			texts = append(texts, m.Key+"\x00"+m.Str)
+			texts = append(texts, m.Key+"\x00"+documentText(m.Str))
 			continue
 		}
 		if rows, ok := rowsOf(m); ok { // records appended: content, by their facts (rows.go)
@@ -185,7 +186,7 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 		}
 		if s, ok := val.(string); ok && (isFreeText(k, s) || isLabel[k]) {
 			out.textKeys = append(out.textKeys, k)
-			texts = append(texts, k+"\x00"+s)
+			texts = append(texts, k+"\x00"+documentText(s))
 			continue
 		}
 		if rows, ok := rowsText(val); ok && rowsKey(k) {
@@ -213,12 +214,51 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 	return out, true
 }
 
-// isFreeText reports whether a string argument is free text.
+// documentText is a free text's words: a text that is a JSON document (Slack's blocks, a rich
+// text's nodes, an adaptive card, sent as a string) says them in its text leaves (under a name a
+// message body has: text, markdown, content...), which are what a person reads; its other
+// strings are its structure (section, mrkdwn). Any other text is itself.
+func documentText(s string) string {
+	t := strings.TrimSpace(s)
+	if t == "" || t[0] != '[' && t[0] != '{' {
+		return s
+	}
+	var v any
+	if json.Unmarshal([]byte(t), &v) != nil {
+		return s
+	}
+	var words []string
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(k, x[k])
+			}
+		case []any:
+			for _, e := range x {
+				walk(key, e)
+			}
+		case string:
+			if textKey(key) {
+				words = append(words, x)
+			}
+		}
+	}
+	walk("", v)
+	if len(words) == 0 {
+		return s
+	}
+	return strings.Join(words, "\n")
+}
+
+// isFreeText reports whether a string argument is free text: named for a body, long, on
+// several lines, or a document with text leaves (documentText).
 func isFreeText(k, s string) bool {
 	if identityKey(k) {
 		return false
 	}
-	return textKey(k) || utf8.RuneCountInString(s) > longTextChars || strings.Contains(s, "\n")
+	return textKey(k) || utf8.RuneCountInString(s) > longTextChars || strings.Contains(s, "\n") || documentText(s) != s
 }
 
 // emptyRaw reports whether an argument's JSON says nothing: null, "", [] or {} (spaces inside

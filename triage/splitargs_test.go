@@ -146,3 +146,27 @@ func FuzzSplitArgsQuick(f *testing.F) {
 		}
 	})
 }
+
+// A text sent as a JSON document (Slack's blocks) is read by its text leaves, on both paths,
+// however short; a JSON string with no text leaves (a filter) is no text and stays identity.
+func TestADocumentIsReadByItsText(t *testing.T) {
+	skip := skipSet(model.DefaultVolatileKeys())
+	for _, tt := range []struct {
+		args     string
+		text     string // in rawText
+		identity string // in identity
+	}{
+		{`{"channel":"C1","blocks":"[{\"type\":\"section\",\"text\":{\"type\":\"mrkdwn\",\"text\":\"Order 33526 shipped.\"}}]"}`,
+			"Order 33526 shipped.", `"channel":"C1"`},
+		{`{"channel":"C1","filter":"{\"status\":\"open\",\"team\":\"ops\"}"}`, "", `"filter"`},
+	} {
+		q, ok := splitArgsQuick(json.RawMessage(tt.args), skip, nil)
+		s, _ := splitArgsSlow(json.RawMessage(tt.args), model.DefaultVolatileKeys(), skip, nil)
+		if !ok || q.rawText != s.rawText || string(q.identity) != string(s.identity) {
+			t.Fatalf("%s: quick %q %s, slow %q %s", tt.args, q.rawText, q.identity, s.rawText, s.identity)
+		}
+		if !strings.Contains(q.rawText, tt.text) || strings.Contains(q.rawText, "mrkdwn") || !strings.Contains(string(q.identity), tt.identity) {
+			t.Errorf("%s: text %q, identity %s", tt.args, q.rawText, q.identity)
+		}
+	}
+}
