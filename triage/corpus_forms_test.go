@@ -459,3 +459,25 @@ func (g *corpusGen) agentUsesBlocks() {
 		return target{"SLACK_SEND_MESSAGE", "slack", nil}, map[string]any{"channel": ch, "text": text}
 	})
 }
+
+// agentRebooksWithAnEnd: the model books a meeting with a duration, the call fails or its
+// answer is lost, and it books it again with an end time instead (the same hour), or the
+// reverse, the title written anew. agent_retry.
+func (g *corpusGen) agentRebooksWithAnEnd() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", ""})
+	people, at := g.attendees(), g.slot()
+	titles := pickOne(g.r, meetingTitles)
+	endFirst := g.r.IntN(2) == 0
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		args := map[string]any{"calendar_id": "primary", "summary": titles[i%len(titles)], "start_datetime": at.Format(time.RFC3339),
+			"attendees": people}
+		if endFirst == (i == 0) {
+			args["end_datetime"] = at.Add(time.Hour).Format(time.RFC3339)
+		} else {
+			args["event_duration_hour"], args["event_duration_minutes"] = 1, 0
+		}
+		return calendarTool, args
+	})
+}

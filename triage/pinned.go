@@ -44,6 +44,42 @@ func startKey(k string) bool {
 	return strings.Contains(l, "start") && !strings.Contains(l, "restart")
 }
 
+// extentKey: an argument that says how long an event lasts or when it ends (end, end_time,
+// endDateTime, event_duration_hour, duration, length), by its name's words.
+func extentKey(k string) bool {
+	for _, w := range keyWords(k) {
+		switch w {
+		case "end", "ends", "until", "duration", "length":
+			return true
+		}
+	}
+	return false
+}
+
+// keyWords are an argument name's words, lower case: split at '_', '-', '.', and where a
+// capital follows a small letter or a digit (endDateTime: end, date, time).
+func keyWords(k string) []string {
+	var out []string
+	start := 0
+	flush := func(i int) {
+		if w := strings.Trim(k[start:i], "_-."); w != "" {
+			out = append(out, strings.ToLower(w))
+		}
+		start = i
+	}
+	for i := 1; i < len(k); i++ {
+		c, p := k[i], k[i-1]
+		switch {
+		case strings.IndexByte("_-.", c) >= 0:
+			flush(i)
+		case c >= 'A' && c <= 'Z' && (p >= 'a' && p <= 'z' || p >= '0' && p <= '9'):
+			flush(i)
+		}
+	}
+	flush(len(k))
+	return out
+}
+
 // peopleKey: an argument that lists the people an event gathers.
 func peopleKey(k string) bool {
 	l := strings.ToLower(k)
@@ -297,6 +333,10 @@ func pinnedMembers(ms []model.ArgMember, skip map[string]bool, roles Roles) (pin
 		switch {
 		case pins:
 			out[i].Raw, out[i].Str, out[i].IsStr = model.AppendKey(nil, v), v, true
+		case p.slot && extentKey(m.Key):
+			// one slot however its length is written: an end or a duration is an attribute of the
+			// event its start and people pin, not its identity (absent, as null is)
+			out[i].Raw, out[i].Str, out[i].IsStr = []byte("null"), "", false
 		case p.own:
 			text[i] = m.IsStr
 		default:

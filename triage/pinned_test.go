@@ -71,6 +71,9 @@ func TestAPinnedIdentityIsItsFacts(t *testing.T) {
 		{`{"summary":"Q3","start":{"dateTime":"2026-03-14T15:00:00Z","timeZone":"UTC"},"attendees":[{"email":"a@x.org"}]}`,
 			`{"summary":"Budget","start":{"dateTime":"2026-03-14T16:00:00+01:00","timeZone":"Europe/Paris"},"attendees":[{"email":"A@x.org"}]}`},
 		{`{"contact_email":"dana@x.org","contact_name":"Dana"}`, `{"contact_email":"Dana@X.org","contact_name":"Okafor, Dana"}`},
+		// one slot however its length is written: an end, a duration
+		{`{"summary":"Q3","start_datetime":"2026-03-14T15:00:00Z","event_duration_hour":1,"event_duration_minutes":0,"attendees":["dana@x.org"]}`,
+			`{"summary":"Q3 sync","start_datetime":"2026-03-14T15:00:00Z","endDateTime":"2026-03-14T16:00:00Z","attendees":["dana@x.org"]}`},
 		// a local start is read in the zone the write names: beside it, or in the start's object
 		{`{"summary":"Q3","start_datetime":"2026-03-14T11:00:00","timezone":"America/New_York","attendees":["dana@x.org"]}`,
 			`{"summary":"Planning","start_datetime":"2026-03-14T15:00:00Z","timezone":"America/New_York","attendees":["Dana@x.org"]}`},
