@@ -481,3 +481,25 @@ func (g *corpusGen) agentRebooksWithAnEnd() {
 		return calendarTool, args
 	})
 }
+
+// agentAddsLabels: the model files an issue, the call fails or its answer is lost, and it files
+// it again with labels and an assignee it had left out (or leaves out those it had set), the
+// body written anew. agent_retry.
+func (g *corpusGen) agentAddsLabels() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
+	f := g.facts()
+	repo := pickOne(g.r, corpusServices)
+	titles := pickOne(g.r, issueTitles)
+	tOrder, bOrder := g.r.Perm(len(titles)), g.r.Perm(len(issueBodies))
+	labelsFirst := g.r.IntN(2) == 0
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		args := map[string]any{"owner": "acme", "repo": repo, "title": f.fill(titles[tOrder[i]]), "body": f.fill(issueBodies[bOrder[i]])}
+		if labelsFirst == (i == 0) {
+			args["labels"] = []string{"bug", pickOne(g.r, []string{"checkout", "billing", "p1"})}
+			args["assignees"] = []string{strings.ToLower(f["{name}"])}
+		}
+		return target{"GITHUB_CREATE_AN_ISSUE", "github", nil}, args
+	})
+}

@@ -691,7 +691,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent writes it again after a late success", g.agentAfterALateSuccess},
 			{"agent rebooks with attendees and start in other shapes", g.agentRebooksInOtherShapes},
 			{"app retry with a fresh key each time", g.appFreshKey}, {"agent uploads the file again and re-sends", g.agentReattaches},
-			{"agent posts it again as blocks, or as text", g.agentUsesBlocks}, {"agent rebooks with an end, or a duration", g.agentRebooksWithAnEnd}} {
+			{"agent posts it again as blocks, or as text", g.agentUsesBlocks}, {"agent rebooks with an end, or a duration", g.agentRebooksWithAnEnd},
+			{"agent files the issue again with labels, or without", g.agentAddsLabels}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""

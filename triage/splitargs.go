@@ -95,10 +95,11 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 	var headBuf [4]heading
 	headings := headBuf[:0]
 	var label []bool
+	worded := madeOfWords(ms, skip)
 	out.pinned, label, ms = pinnedMembers(ms, skip, roles)
 	ident := make([]model.ArgMember, 0, len(ms))
 	for i, m := range ms {
-		if model.Skips(skip, m.Key) || emptyRaw(m.Raw) {
+		if model.Skips(skip, m.Key) || emptyRaw(m.Raw) || worded && attributeKey(m.Key) {
 			continue // a null or empty argument is an absent one: a rebuilt payload may send either
 		}
 		if m.IsStr && headingKey(m.Key) && !(out.pinned && label[i]) {
@@ -165,6 +166,7 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 	var headings []heading
 	// pinning, read from the same members as the quick path reads (pinned.go)
 	members, _ := decodeMembers(args)
+	worded := madeOfWords(members, skip)
 	pinned, label, pm := pinnedMembers(members, skip, roles)
 	out.pinned = pinned
 	isLabel := map[string]bool{}
@@ -177,8 +179,8 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 	}
 	ident := make(map[string]any, len(m))
 	for k, val := range m {
-		if model.Skips(skip, k) || emptyValue(val) {
-			continue // null and empty are absent
+		if model.Skips(skip, k) || emptyValue(val) || worded && attributeKey(k) {
+			continue // null and empty are absent; a worded thing's attributes are no identity
 		}
 		if s, ok := val.(string); ok && headingKey(k) && !isLabel[k] {
 			headings = append(headings, heading{k, s})
@@ -250,6 +252,34 @@ func documentText(s string) string {
 		return s
 	}
 	return strings.Join(words, "\n")
+}
+
+// madeOfWords reports whether a write makes a thing out of words: a heading or a free text among
+// its arguments (an issue, a task, a message), not an action on a thing named by ids (a label
+// added to a message).
+func madeOfWords(ms []model.ArgMember, skip map[string]bool) bool {
+	for _, m := range ms {
+		if m.IsStr && m.Str != "" && !model.Skips(skip, m.Key) && (headingKey(m.Key) || isFreeText(m.Key, m.Str)) {
+			return true
+		}
+	}
+	return false
+}
+
+// attributeKey: an argument that tags, assigns or ranks what a write makes (labels, assignees,
+// reviewers, watchers, a priority, a milestone, a colour), by its name's words. Of a thing made
+// of words it is an attribute, not where the thing goes: a model writing the call again adds
+// or drops them. Of an action on a thing named by ids (a label added to a message) it is the
+// action, and stays its identity.
+func attributeKey(k string) bool {
+	for _, w := range keyWords(k) {
+		switch w {
+		case "label", "labels", "assignee", "assignees", "reviewer", "reviewers", "watcher", "watchers", "priority",
+			"milestone", "color", "colour":
+			return true
+		}
+	}
+	return false
 }
 
 // isFreeText reports whether a string argument is free text: named for a body, long, on

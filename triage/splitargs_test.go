@@ -170,3 +170,29 @@ func TestADocumentIsReadByItsText(t *testing.T) {
 		}
 	}
 }
+
+// What tags, assigns or ranks a thing made of words (an issue's labels and assignees) is no part
+// of where it goes; on an action on a thing named by ids (a label added to a message) it is the
+// action. Both paths.
+func TestAttributesOfAThingMadeOfWords(t *testing.T) {
+	skip := skipSet(model.DefaultVolatileKeys())
+	id := func(args string) string {
+		t.Helper()
+		q, ok := splitArgsQuick(json.RawMessage(args), skip, nil)
+		s, _ := splitArgsSlow(json.RawMessage(args), model.DefaultVolatileKeys(), skip, nil)
+		if !ok || string(q.identity) != string(s.identity) {
+			t.Fatalf("%s: quick %s, slow %s", args, q.identity, s.identity)
+		}
+		return string(q.identity)
+	}
+	if a, b := id(`{"owner":"acme","repo":"api","title":"Checkout fails","body":"Order 42609 fails."}`),
+		id(`{"owner":"acme","repo":"api","title":"Checkout broken","body":"Order 42609 cannot check out.","labels":["bug","p1"],"assignees":["dana"],"milestone":4}`); a != b {
+		t.Errorf("an issue filed again with labels: two identities %s, %s", a, b)
+	}
+	if a, b := id(`{"message_id":"m1","label_ids":["STARRED"]}`), id(`{"message_id":"m1","label_ids":["IMPORTANT"]}`); a == b {
+		t.Errorf("two labels added to one message: one identity %s", a)
+	}
+	if a, b := id(`{"owner":"acme","repo":"api","title":"Checkout fails"}`), id(`{"owner":"acme","repo":"web","title":"Checkout fails"}`); a == b {
+		t.Errorf("two repositories: one identity %s", a)
+	}
+}
