@@ -503,3 +503,43 @@ func (g *corpusGen) agentAddsLabels() {
 		return target{"GITHUB_CREATE_AN_ISSUE", "github", nil}, args
 	})
 }
+
+// agentMovesRecipients: the model emails two people, the call fails or its answer is lost, and
+// it writes the call again with one of them moved between to and cc. agent_retry.
+func (g *corpusGen) agentMovesRecipients() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", ""})
+	it := pickOne(g.r, corpusIntents())
+	f := g.facts()
+	people := g.attendees()
+	order := g.r.Perm(len(it.phrasings))
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		args := map[string]any{"subject": "Update " + f["{n}"], "body": f.fill(it.phrasings[order[i]])}
+		if i == 0 {
+			args["recipient_email"], args["cc"] = people[0], people[1:]
+		} else {
+			args["recipient_email"], args["extra_recipients"] = people[len(people)-1], people[:len(people)-1]
+		}
+		return target{"GMAIL_SEND_EMAIL", "gmail", nil}, args
+	})
+}
+
+// agentNamesTheChannel: the model posts to a channel by its name, the call fails or its answer is
+// lost, and it posts again naming the channel with or without its # and in another case. agent_retry.
+func (g *corpusGen) agentNamesTheChannel() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
+	it := pickOne(g.r, corpusIntents())
+	f := g.facts()
+	name := pickOne(g.r, []string{"ops", "billing-alerts", "deploys", "support", "eng-oncall"}) + fmt.Sprint(g.r.IntN(100))
+	order := g.r.Perm(len(it.phrasings))
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		ch := name
+		if i == 1 {
+			ch = "#" + strings.ToUpper(name[:1]) + name[1:]
+		}
+		return target{"SLACK_SEND_MESSAGE", "slack", nil}, map[string]any{"channel": ch, "text": f.fill(it.phrasings[order[i]])}
+	})
+}

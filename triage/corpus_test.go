@@ -692,7 +692,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent rebooks with attendees and start in other shapes", g.agentRebooksInOtherShapes},
 			{"app retry with a fresh key each time", g.appFreshKey}, {"agent uploads the file again and re-sends", g.agentReattaches},
 			{"agent posts it again as blocks, or as text", g.agentUsesBlocks}, {"agent rebooks with an end, or a duration", g.agentRebooksWithAnEnd},
-			{"agent files the issue again with labels, or without", g.agentAddsLabels}} {
+			{"agent files the issue again with labels, or without", g.agentAddsLabels},
+			{"agent moves a recipient between to and cc", g.agentMovesRecipients}, {"agent names the channel otherwise", g.agentNamesTheChannel}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""

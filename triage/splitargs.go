@@ -128,7 +128,11 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 		}
 		id = model.AppendKey(id, m.Key)
 		id = append(id, ':')
-		if id, ok = model.AppendCanonical(id, m.Raw, skip); !ok {
+		raw := m.Raw
+		if m.IsStr {
+			raw = model.AppendKey(nil, placeName(m.Str))
+		}
+		if id, ok = model.AppendCanonical(id, raw, skip); !ok {
 			return out, false
 		}
 	}
@@ -196,6 +200,9 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 			texts = append(texts, k+"\x00"+rows)
 			continue
 		}
+		if s, ok := val.(string); ok {
+			val = placeName(s)
+		}
 		ident[k] = val
 		out.keys = append(out.keys, k)
 	}
@@ -252,6 +259,16 @@ func documentText(s string) string {
 		return s
 	}
 	return strings.Join(words, "\n")
+}
+
+// placeName is a string of a write's identity as a name is compared: without case, and without
+// the sign a name may carry (#general and General are one channel, @dana and dana one user).
+// Ids differ in more than case.
+func placeName(s string) string {
+	if len(s) > 1 && (s[0] == '#' || s[0] == '@') {
+		s = s[1:]
+	}
+	return strings.ToLower(s)
 }
 
 // madeOfWords reports whether a write makes a thing out of words: a heading or a free text among

@@ -157,7 +157,7 @@ func TestADocumentIsReadByItsText(t *testing.T) {
 		identity string // in identity
 	}{
 		{`{"channel":"C1","blocks":"[{\"type\":\"section\",\"text\":{\"type\":\"mrkdwn\",\"text\":\"Order 33526 shipped.\"}}]"}`,
-			"Order 33526 shipped.", `"channel":"C1"`},
+			"Order 33526 shipped.", `"channel":"c1"`},
 		{`{"channel":"C1","filter":"{\"status\":\"open\",\"team\":\"ops\"}"}`, "", `"filter"`},
 	} {
 		q, ok := splitArgsQuick(json.RawMessage(tt.args), skip, nil)
@@ -194,5 +194,26 @@ func TestAttributesOfAThingMadeOfWords(t *testing.T) {
 	}
 	if a, b := id(`{"owner":"acme","repo":"api","title":"Checkout fails"}`), id(`{"owner":"acme","repo":"web","title":"Checkout fails"}`); a == b {
 		t.Errorf("two repositories: one identity %s", a)
+	}
+}
+
+// A name in a write's identity is compared as names are: #general, General and general are one
+// channel; two ids stay two. Both paths.
+func TestANameIsComparedAsANameIs(t *testing.T) {
+	skip := skipSet(model.DefaultVolatileKeys())
+	id := func(args string) string {
+		t.Helper()
+		q, ok := splitArgsQuick(json.RawMessage(args), skip, nil)
+		s, _ := splitArgsSlow(json.RawMessage(args), model.DefaultVolatileKeys(), skip, nil)
+		if !ok || string(q.identity) != string(s.identity) {
+			t.Fatalf("%s: quick %s, slow %s", args, q.identity, s.identity)
+		}
+		return string(q.identity)
+	}
+	if a, b := id(`{"channel":"#General","text":"hi"}`), id(`{"channel":"general","text":"hello"}`); a != b {
+		t.Errorf("one channel, two identities: %s, %s", a, b)
+	}
+	if a, b := id(`{"channel":"C0123ABC","text":"hi"}`), id(`{"channel":"C0456DEF","text":"hi"}`); a == b {
+		t.Errorf("two channels, one identity: %s", a)
 	}
 }
