@@ -438,14 +438,14 @@ func scanProject(files []codeFile) []codeUse {
 				}
 				for _, idx := range s.re.FindAllStringSubmatchIndex(line, -1) {
 					if member, ok := attrByName(line, f.raw[n], idx[2], name); ok {
-						switch { // getattr(session, "mcp", None): the member, as session.mcp is
-						case member == "mcp" || member == "url":
+						switch what := takenMember(member); { // getattr(session, "mcp", None): as session.mcp
+						case what == "mcp":
 							if !s.mcp {
 								use("mcp", name+"."+member)
 							}
 							s.mcp = true
-						case member != "tools" && sessionSends[member]:
-							s.sends = true // the send method taken to be called
+						case what == "session":
+							s.sends = true
 							use("session", name+"."+member)
 						default:
 							s.other = true

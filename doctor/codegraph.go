@@ -187,7 +187,7 @@ func follow(files []codeFile) *project {
 			}
 			ft.fn = fn
 			ft.typed = typedIn(line)
-			if strings.Contains(line, ")") {
+			if strings.Contains(line, ")") && (strings.Contains(line, ":") || strings.Contains(line, "->")) {
 				re := tsReturnsRE
 				if f.eco == PyPI {
 					re = pyReturnsRE
@@ -196,8 +196,8 @@ func follow(files []codeFile) *project {
 					ft.returns = m[1]
 				}
 			}
-			if m := declaredRE.FindStringSubmatch(line); m != nil {
-				declared[m[1]] = true
+			if name := declaredIn(line); name != "" {
+				declared[name] = true
 				if a := aliasRE.FindStringSubmatch(line); a != nil {
 					ft.alias = [2]string{a[1], a[2]}
 				}
@@ -294,6 +294,17 @@ func follow(files []codeFile) *project {
 		}
 	}
 	return p
+}
+
+// declaredIn is the type a line declares (declaredRE), tested cheaply first; "" for none.
+func declaredIn(line string) string {
+	if !containsAnyOf(line, []string{"interface", "type", "class"}) {
+		return ""
+	}
+	if m := declaredRE.FindStringSubmatch(line); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // exportedLine reports whether what a line binds may be imported by another file: bound at

@@ -518,13 +518,9 @@ func followParam(p *project, defs map[string][]funcDef, d *funcDef, param string
 		}
 		for _, at := range wordIndexes(line, param) {
 			if member, ok := attrByName(line, f.raw[n], at, param); ok {
-				switch { // getattr(session, "mcp", None): the member, as session.mcp is
-				case member == "mcp" || member == "url":
-					r.mcp = true
-					use("mcp", param+"."+member)
-				case member != "tools" && sessionSends[member]:
-					r.sends = true // the send method taken to be called
-					use("session", param+"."+member)
+				if what := takenMember(member); what != "" { // getattr(session, "mcp", None): as session.mcp
+					r.mcp, r.sends = r.mcp || what == "mcp", r.sends || what == "session"
+					use(what, param+"."+member)
 				}
 				continue
 			}
@@ -595,35 +591,6 @@ func dynamicSend(code, raw, name string) (text string, ok bool) {
 		return strings.TrimSpace(code[at : closeAt+1]), true
 	}
 	return "", false
-}
-
-// attrByName reads getattr(name, "member"[, default]) and hasattr(name, "member") at the name's
-// index at in line (code, strings blanked; raw keeps them): a member named by a literal is that
-// member, read (getattr) or only tested for (hasattr: member ""). ok is false for anything else,
-// a name computed at run time included (dynamicSend reads that when it is called).
-func attrByName(code, raw string, at int, name string) (member string, ok bool) {
-	before := strings.TrimRight(code[:at], " \t")
-	getattr := strings.HasSuffix(before, "getattr(")
-	if !getattr && !strings.HasSuffix(before, "hasattr(") {
-		return "", false
-	}
-	rest := strings.TrimLeft(code[at+len(name):], " \t")
-	if !strings.HasPrefix(rest, ",") || len(raw) != len(code) {
-		return "", false
-	}
-	from := len(code) - len(rest) + 1
-	arg := strings.TrimLeft(raw[from:], " \t")
-	if arg == "" || arg[0] != '"' && arg[0] != '\'' {
-		return "", false
-	}
-	end := strings.IndexByte(arg[1:], arg[0])
-	if end < 0 {
-		return "", false
-	}
-	if !getattr {
-		return "", true
-	}
-	return arg[1 : end+1], true
 }
 
 // matching is the index of the bracket that closes the one at open in s, or -1.

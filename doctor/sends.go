@@ -176,3 +176,44 @@ func (f *codeFile) constant(name string) string {
 	}
 	return slug
 }
+
+// attrByName reads getattr(name, "member"[, default]) and hasattr(name, "member") at the name's
+// index at in line (code, strings blanked; raw keeps them): a member named by a literal is that
+// member, read (getattr) or only tested for (hasattr: member ""). ok is false for anything else,
+// a name computed at run time included (dynamicSend reads that when it is called).
+func attrByName(code, raw string, at int, name string) (member string, ok bool) {
+	before := strings.TrimRight(code[:at], " \t")
+	getattr := strings.HasSuffix(before, "getattr(")
+	if !getattr && !strings.HasSuffix(before, "hasattr(") {
+		return "", false
+	}
+	rest := strings.TrimLeft(code[at+len(name):], " \t")
+	if !strings.HasPrefix(rest, ",") || len(raw) != len(code) {
+		return "", false
+	}
+	from := len(code) - len(rest) + 1
+	arg := strings.TrimLeft(raw[from:], " \t")
+	if arg == "" || arg[0] != '"' && arg[0] != '\'' {
+		return "", false
+	}
+	end := strings.IndexByte(arg[1:], arg[0])
+	if end < 0 {
+		return "", false
+	}
+	if !getattr {
+		return "", true
+	}
+	return arg[1 : end+1], true
+}
+
+// takenMember is what a session's member taken by name (attrByName) is a use of: "mcp" for its
+// MCP address (mcp, url), "session" for a send method taken to be called, "" for anything else.
+func takenMember(member string) string {
+	switch {
+	case member == "mcp" || member == "url":
+		return "mcp"
+	case member != "tools" && sessionSends[member]:
+		return "session"
+	}
+	return ""
+}

@@ -19,9 +19,10 @@ type bucketMember struct {
 	near        time.Time // the latest moment it was known running (lastSeen)
 	args        uint32    // the arguments' checksum (past the window only the same bytes join)
 	text        textSig
-	subject     string // an email's subject or a tool's heading, folded (foldSubject); "" for none
-	succeeded   bool   // the attempt is known to have succeeded
-	pinned      bool   // the arguments pin the target by its own facts (pinned.go)
+	subject     string       // an email's subject or a tool's heading, folded (foldSubject); "" for none
+	heading     headingFacts // the subject's facts, read once (headingsDiffer)
+	succeeded   bool         // the attempt is known to have succeeded
+	pinned      bool         // the arguments pin the target by its own facts (pinned.go)
 	// tool, toolkit and account: in an effect family's bucket (intent.go) members of one
 	// toolkit from two accounts never join, and another tool joins only after a failure
 	tool, toolkit, account string
@@ -101,11 +102,11 @@ func clusterBucket(ms []bucketMember, window time.Duration, th Thresholds) []clu
 				case statesDiffer(ms[j].text, m.text):
 					continue // another state of the same thing: another message
 				case sk >= th.NearDuplicate && (ms[j].subject == m.subject ||
-					len(m.text.nums) > 0 && sameFacts(ms[j].text, m.text) && !headingsDiffer(ms[j].subject, m.subject)):
+					len(m.text.nums) > 0 && sameFacts(ms[j].text, m.text) && !headingsDiffer(&ms[j], m)):
 					// words alike under one heading; under another only with the same facts, a
 					// number among them, and headings that name no other (a template's body under
 					// two titles is two messages)
-				case (anchored(ms[j].text, m.text) || cutDown(ms[j].text, m.text)) && !headingsDiffer(ms[j].subject, m.subject) ||
+				case (anchored(ms[j].text, m.text) || cutDown(ms[j].text, m.text)) && !headingsDiffer(&ms[j], m) ||
 					sameEntities(&ms[j].text, &m.text):
 					sk = max(sk, FactsSimilarity) // rewritten, or in another language
 				case ms[j].pinned && m.pinned: // one slot and its people, one contact: labels and text anew

@@ -579,6 +579,7 @@ func groupBucket(
 			args:      e.ArgumentsSum(),
 			text:      signatureOf(ea),
 			subject:   foldSubject(ea.subject),
+			heading:   headingFactsOf(ea.subject),
 			succeeded: outcomes[i] == model.OutcomeSucceeded,
 			pinned:    ea.pinned,
 			tool:      strings.ToUpper(e.ToolSlug),

@@ -260,22 +260,31 @@ func instant(s, zone string) string {
 			return t.UTC().Format(time.RFC3339)
 		}
 	}
-	zone = strings.TrimSpace(zone)
-	loc, err := time.LoadLocation(zone)
-	if zone == "" || strings.EqualFold(zone, "local") || err != nil {
-		loc = nil // no zone, or the machine's own: the time as written
-	}
 	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"} {
-		if loc != nil && layout != "2006-01-02" {
-			if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-				return t.UTC().Format(time.RFC3339)
-			}
+		t, err := time.Parse(layout, s)
+		if err != nil {
+			continue
 		}
-		if t, err := time.Parse(layout, s); err == nil {
-			return "local " + t.Format("2006-01-02T15:04:05")
+		if loc := zoneNamed(zone); loc != nil && layout != "2006-01-02" {
+			return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, loc).UTC().Format(time.RFC3339)
 		}
+		return "local " + t.Format("2006-01-02T15:04:05")
 	}
 	return ""
+}
+
+// zoneNamed is the time zone a write names, nil for none, an unknown one, or the machine's own
+// ("Local": what it says depends on where exectriage runs).
+func zoneNamed(zone string) *time.Location {
+	zone = strings.TrimSpace(zone)
+	if zone == "" || strings.EqualFold(zone, "local") {
+		return nil
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		return nil
+	}
+	return loc
 }
 
 // addressSet is the email addresses in a value (a list of addresses, or of attendees with

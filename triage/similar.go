@@ -145,7 +145,7 @@ type textSig struct {
 	words []string // content words, lower case, sorted, unique
 	nums  []string // number tokens, sorted, unique
 	names []string // capitalised words not starting a sentence, lower case, sorted, unique
-	// states are the states its words report (statePhrases), nil for most texts
+	// states are the states its words report (statePhrases), sorted, unique; nil for most texts
 	states []string
 	// masked is the text after maskVolatile; facts its entities (entities.go: identifiers,
 	// numbers, dates, times, links, addresses), read when first asked for (factsOf): most
@@ -285,12 +285,13 @@ func signature(s string) textSig {
 	slices.Sort(words)
 	slices.Sort(nums)
 	slices.Sort(names)
+	slices.Sort(states)
 	return textSig{
 		norm:   norm.String(),
 		words:  slices.Compact(words),
 		nums:   slices.Compact(nums),
 		names:  slices.Compact(names),
-		states: states,
+		states: slices.Compact(states),
 		masked: masked,
 	}
 }
@@ -391,28 +392,7 @@ func cutDown(a, b textSig) bool {
 // statesDiffer: each text reports a state of its thing (statePhrases) and they share none:
 // "order 42609 shipped", then "order 42609 delivered" are two messages about one order.
 func statesDiffer(a, b textSig) bool {
-	sa, sb := statesIn(a), statesIn(b)
-	if len(sa) == 0 || len(sb) == 0 {
-		return false
-	}
-	for s := range sa {
-		if sb[s] {
-			return false
-		}
-	}
-	return true
-}
-
-// statesIn is the states a text's words report.
-func statesIn(t textSig) map[string]bool {
-	var out map[string]bool
-	for _, s := range t.states {
-		if out == nil {
-			out = map[string]bool{}
-		}
-		out[s] = true
-	}
-	return out
+	return len(a.states) > 0 && len(b.states) > 0 && commonCount(a.states, b.states) == 0
 }
 
 // subset: every value of a is in b (both sorted, unique).
@@ -576,16 +556,27 @@ func commonCount(a, b []string) int {
 // day of the week and not the same day. A heading rewritten keeps its facts or drops them; one
 // about another invoice changes them, whatever the bodies share (the bodies' facts are
 // compared apart: anchored).
-func headingsDiffer(a, b string) bool {
-	if a == b || a == "" || b == "" {
+func headingsDiffer(a, b *bucketMember) bool {
+	if a.subject == b.subject || a.subject == "" || b.subject == "" {
 		return false
 	}
-	sa, sb := signature(a), signature(b)
-	if len(sa.nums) > 0 && len(sb.nums) > 0 && !slices.Equal(sa.nums, sb.nums) {
+	ha, hb := a.heading, b.heading
+	if len(ha.nums) > 0 && len(hb.nums) > 0 && !slices.Equal(ha.nums, hb.nums) {
 		return true
 	}
-	da, db := weekdayNames(sa.names), weekdayNames(sb.names)
-	return len(da) > 0 && len(db) > 0 && !slices.Equal(da, db)
+	return len(ha.days) > 0 && len(hb.days) > 0 && !slices.Equal(ha.days, hb.days)
+}
+
+// headingFacts are what headingsDiffer compares of a heading: its numbers and days of the week.
+type headingFacts struct{ nums, days []string }
+
+// headingFactsOf reads a heading's facts once, when its member is made ("" has none).
+func headingFactsOf(h string) headingFacts {
+	if h == "" {
+		return headingFacts{}
+	}
+	s := signature(h)
+	return headingFacts{nums: s.nums, days: weekdayNames(s.names)}
 }
 
 // weekdayNames are the days of the week among a signature's names (W: keys, sorted).

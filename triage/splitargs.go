@@ -2,6 +2,7 @@ package triage
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -106,10 +107,12 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 			headings = append(headings, heading{m.Key, m.Str})
 			continue
 		}
-		if m.IsStr && (isFreeText(m.Key, m.Str) || out.pinned && label[i]) {
-			out.textKeys = append(out.textKeys, m.Key)
-			texts = append(texts, m.Key+"\x00"+documentText(m.Str))
-			continue
+		if m.IsStr {
+			if text, free := freeText(m.Key, m.Str); free || out.pinned && label[i] {
+				out.textKeys = append(out.textKeys, m.Key)
+				texts = append(texts, m.Key+"\x00"+cmp.Or(text, m.Str))
+				continue
+			}
 		}
 		if rows, ok := rowsOf(m); ok { // records appended: content, by their facts (rows.go)
 			out.textKeys = append(out.textKeys, m.Key)
@@ -129,8 +132,8 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 		id = model.AppendKey(id, m.Key)
 		id = append(id, ':')
 		raw := m.Raw
-		if m.IsStr {
-			raw = model.AppendKey(nil, placeName(m.Str))
+		if p := placeName(m.Str); m.IsStr && p != m.Str {
+			raw = model.AppendKey(nil, p)
 		}
 		if id, ok = model.AppendCanonical(id, raw, skip); !ok {
 			return out, false
@@ -190,10 +193,12 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 			headings = append(headings, heading{k, s})
 			continue
 		}
-		if s, ok := val.(string); ok && (isFreeText(k, s) || isLabel[k]) {
-			out.textKeys = append(out.textKeys, k)
-			texts = append(texts, k+"\x00"+documentText(s))
-			continue
+		if s, ok := val.(string); ok {
+			if text, free := freeText(k, s); free || isLabel[k] {
+				out.textKeys = append(out.textKeys, k)
+				texts = append(texts, k+"\x00"+cmp.Or(text, s))
+				continue
+			}
 		}
 		if rows, ok := rowsText(val); ok && rowsKey(k) {
 			out.textKeys = append(out.textKeys, k)
@@ -276,7 +281,10 @@ func placeName(s string) string {
 // added to a message).
 func madeOfWords(ms []model.ArgMember, skip map[string]bool) bool {
 	for _, m := range ms {
-		if m.IsStr && m.Str != "" && !model.Skips(skip, m.Key) && (headingKey(m.Key) || isFreeText(m.Key, m.Str)) {
+		if !m.IsStr || m.Str == "" || model.Skips(skip, m.Key) {
+			continue
+		}
+		if _, free := freeText(m.Key, m.Str); free || headingKey(m.Key) {
 			return true
 		}
 	}
@@ -299,13 +307,19 @@ func attributeKey(k string) bool {
 	return false
 }
 
-// isFreeText reports whether a string argument is free text: named for a body, long, on
-// several lines, or a document with text leaves (documentText).
-func isFreeText(k, s string) bool {
+// freeText is a string argument's text when it is free text: a document with text leaves (its
+// leaves: documentText), or a text named for a body, long, or on several lines (itself).
+func freeText(k, s string) (string, bool) {
 	if identityKey(k) {
-		return false
+		return "", false
 	}
-	return textKey(k) || utf8.RuneCountInString(s) > longTextChars || strings.Contains(s, "\n") || documentText(s) != s
+	if doc := documentText(s); doc != s {
+		return doc, true
+	}
+	if textKey(k) || utf8.RuneCountInString(s) > longTextChars || strings.Contains(s, "\n") {
+		return s, true
+	}
+	return "", false
 }
 
 // emptyRaw reports whether an argument's JSON says nothing: null, "", [] or {} (spaces inside

@@ -175,16 +175,7 @@ func TestADocumentIsReadByItsText(t *testing.T) {
 // of where it goes; on an action on a thing named by ids (a label added to a message) it is the
 // action. Both paths.
 func TestAttributesOfAThingMadeOfWords(t *testing.T) {
-	skip := skipSet(model.DefaultVolatileKeys())
-	id := func(args string) string {
-		t.Helper()
-		q, ok := splitArgsQuick(json.RawMessage(args), skip, nil)
-		s, _ := splitArgsSlow(json.RawMessage(args), model.DefaultVolatileKeys(), skip, nil)
-		if !ok || string(q.identity) != string(s.identity) {
-			t.Fatalf("%s: quick %s, slow %s", args, q.identity, s.identity)
-		}
-		return string(q.identity)
-	}
+	id := func(args string) string { return identityBothPaths(t, args) }
 	if a, b := id(`{"owner":"acme","repo":"api","title":"Checkout fails","body":"Order 42609 fails."}`),
 		id(`{"owner":"acme","repo":"api","title":"Checkout broken","body":"Order 42609 cannot check out.","labels":["bug","p1"],"assignees":["dana"],"milestone":4}`); a != b {
 		t.Errorf("an issue filed again with labels: two identities %s, %s", a, b)
@@ -200,20 +191,24 @@ func TestAttributesOfAThingMadeOfWords(t *testing.T) {
 // A name in a write's identity is compared as names are: #general, General and general are one
 // channel; two ids stay two. Both paths.
 func TestANameIsComparedAsANameIs(t *testing.T) {
-	skip := skipSet(model.DefaultVolatileKeys())
-	id := func(args string) string {
-		t.Helper()
-		q, ok := splitArgsQuick(json.RawMessage(args), skip, nil)
-		s, _ := splitArgsSlow(json.RawMessage(args), model.DefaultVolatileKeys(), skip, nil)
-		if !ok || string(q.identity) != string(s.identity) {
-			t.Fatalf("%s: quick %s, slow %s", args, q.identity, s.identity)
-		}
-		return string(q.identity)
-	}
+	id := func(args string) string { return identityBothPaths(t, args) }
 	if a, b := id(`{"channel":"#General","text":"hi"}`), id(`{"channel":"general","text":"hello"}`); a != b {
 		t.Errorf("one channel, two identities: %s, %s", a, b)
 	}
 	if a, b := id(`{"channel":"C0123ABC","text":"hi"}`), id(`{"channel":"C0456DEF","text":"hi"}`); a == b {
 		t.Errorf("two channels, one identity: %s", a)
 	}
+}
+
+// identityBothPaths is a write's identity under the default volatile keys, read by the quick
+// and the slow path, which must agree.
+func identityBothPaths(t *testing.T, args string) string {
+	t.Helper()
+	skip := skipSet(model.DefaultVolatileKeys())
+	q, ok := splitArgsQuick(json.RawMessage(args), skip, nil)
+	s, _ := splitArgsSlow(json.RawMessage(args), model.DefaultVolatileKeys(), skip, nil)
+	if !ok || string(q.identity) != string(s.identity) {
+		t.Fatalf("%s: quick %s, slow %s", args, q.identity, s.identity)
+	}
+	return string(q.identity)
 }
