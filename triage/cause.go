@@ -180,7 +180,7 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 	}
 	if parents, pgaps, ok := resentParents(ms, cc); ok { // the tools of a meta tool sent again: named from its runs
 		inner := cc
-		inner.runs = nil                                                // the runs themselves are no meta tool's children
+		inner.runs, inner.rewritten = nil, ""                           // the runs themselves are no meta tool's children
 		p, why, basis := patternAndReason(parents, pgaps, false, inner) // alternatives of the runs' timing
 		return p, metaReason(ms, parents, why), basis
 	}
@@ -202,7 +202,7 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 		), nil
 	}
 	if reworded { // an SDK, a framework or a loop sends the same bytes; an LLM writes anew
-		return model.PatternAgentRetry, agentReason(ms, gaps), &causeBasis{ms, gaps, true}
+		return model.PatternAgentRetry, agentReason(ms, gaps, cc.rewritten), &causeBasis{ms, gaps, true}
 	}
 	sdk := sdkNote(ms)
 	if n <= sdkMaxAttempts && retryCountsSay(ms) {
@@ -372,8 +372,10 @@ func storm(ms []member, gaps []time.Duration, cc causeContext) (model.RetryPatte
 	), true
 }
 
-// agentReason explains an agent_retry group: what the agent saw before calling again.
-func agentReason(ms []member, gaps []time.Duration) string {
+// agentReason explains an agent_retry group: what the agent saw before calling again, and what
+// says the call was written anew (another tool, another route, an identifying argument in
+// another form: rewritten, or the text).
+func agentReason(ms []member, gaps []time.Duration, rewritten string) string {
 	n := len(ms)
 	saw := afterEach(ms[:n-1]) // reworded texts join only after attempts that did not succeed
 	where := ""
@@ -410,6 +412,10 @@ func agentReason(ms []member, gaps []time.Duration) string {
 		}
 		return fmt.Sprintf("%d attempts %s %s%s: the agent called the tool again by another route (%s)%s",
 			n, gapList(gaps, ""), saw, where, strings.Join(routes, ", then "), fw)
+	}
+	if rewritten != "" {
+		return fmt.Sprintf("%d attempts %s %s%s, an identifying argument written in another form (%s), as a model writes a call anew "+
+			"and a program does not: the agent called the tool again%s", n, gapList(gaps, ""), saw, where, rewritten, fw)
 	}
 	return fmt.Sprintf("%d attempts %s %s, the text regenerated each time%s: the agent called the tool again%s",
 		n, gapList(gaps, ""), saw, where, fw)

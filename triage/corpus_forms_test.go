@@ -3,6 +3,7 @@ package triage_test
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -541,5 +542,140 @@ func (g *corpusGen) agentNamesTheChannel() {
 			ch = "#" + strings.ToUpper(name[:1]) + name[1:]
 		}
 		return target{"SLACK_SEND_MESSAGE", "slack", nil}, map[string]any{"channel": ch, "text": f.fill(it.phrasings[order[i]])}
+	})
+}
+
+// Families written on 2026-12-07 (third batch), before any rule read them: an agent writes
+// identifying values in another type or notation (an amount as a number or a string, a day as a
+// date or the midnight that starts it, an issue's number as a number or a string, a phone number
+// with or without its punctuation), and near-misses: another amount, the next issue.
+
+// dealTools are CRM creates whose amount and close day are arguments of their own.
+var dealTools = []struct {
+	slug, toolkit string
+	args          func(name string, amount, day any) map[string]any
+}{
+	{"HUBSPOT_CREATE_DEAL", "hubspot", func(n string, a, d any) map[string]any {
+		return map[string]any{"dealname": n, "amount": a, "closedate": d, "pipeline": "default", "dealstage": "appointmentscheduled"}
+	}},
+	{"SALESFORCE_CREATE_OPPORTUNITY", "salesforce", func(n string, a, d any) map[string]any {
+		return map[string]any{"Name": n, "Amount": a, "CloseDate": d, "StageName": "Prospecting"}
+	}},
+	{"PIPEDRIVE_ADD_A_DEAL", "pipedrive", func(n string, a, d any) map[string]any {
+		return map[string]any{"title": n, "value": a, "currency": "EUR", "expected_close_date": d}
+	}},
+}
+
+// amountWritten is an amount in cents as a model may write it: a number, a string with two
+// decimals, or a string without its trailing zeros.
+func amountWritten(cents, form int) any {
+	switch form % 3 {
+	case 0:
+		return json.Number(strconv.FormatFloat(float64(cents)/100, 'f', -1, 64))
+	case 1:
+		return fmt.Sprintf("%d.%02d", cents/100, cents%100)
+	default:
+		return strconv.FormatFloat(float64(cents)/100, 'f', -1, 64)
+	}
+}
+
+// dayWritten is a day as a model may write it: a date, or the midnight that starts it in UTC.
+func dayWritten(day time.Time, form int) string {
+	switch form % 4 {
+	case 0:
+		return day.Format(time.DateOnly)
+	case 1:
+		return day.Format("2006-01-02T15:04:05Z")
+	case 2:
+		return day.Format("2006-01-02T15:04:05.000Z")
+	default:
+		return day.Format("2006-01-02T15:04:05-07:00")
+	}
+}
+
+// agentRetypes: the model creates a deal, the call fails or its answer is lost, and it creates
+// it again with its amount and its close day written in another type or notation. agent_retry.
+func (g *corpusGen) agentRetypes() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
+	tool := pickOne(g.r, dealTools)
+	name := pickOne(g.r, corpusNames) + " renewal " + fmt.Sprint(2026+g.r.IntN(3))
+	cents := 10000 * (1 + g.r.IntN(500))
+	day := time.Date(2026, time.Month(1+g.r.IntN(12)), 1+g.r.IntN(28), 0, 0, 0, 0, time.UTC)
+	a, d := g.r.IntN(3), g.r.IntN(4)
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		return target{tool.slug, tool.toolkit, nil}, tool.args(name, amountWritten(cents, a+i), dayWritten(day, d+i*(1+g.r.IntN(3))))
+	})
+}
+
+// otherDealAmountAfterAFailure (near-miss): a deal's create fails; a minute later the same deal
+// with another amount, in another notation: the corrected deal, another record.
+func (g *corpusGen) otherDealAmountAfterAFailure() {
+	c := g.current()
+	tool := pickOne(g.r, dealTools)
+	name := pickOne(g.r, corpusNames) + " renewal " + fmt.Sprint(2026+g.r.IntN(3))
+	cents := 10000 * (1 + g.r.IntN(500))
+	day := time.Date(2026, time.Month(1+g.r.IntN(12)), 1+g.r.IntN(28), 0, 0, 0, 0, time.UTC)
+	tg := target{tool.slug, tool.toolkit, nil}
+	t := g.start()
+	stopped := g.add(c, tg, tool.args(name, amountWritten(cents, 0), dayWritten(day, 0)), t, g.failure(), g.fast(), -1, "")
+	g.add(c, tg, tool.args(name, amountWritten(cents+5000, 1), dayWritten(day, 1)), stopped.Add(time.Duration(30+g.r.IntN(90))*time.Second),
+		endOK, g.fast(), -1, "")
+}
+
+// agentRecomments: the model comments on an issue, the call fails or its answer is lost, and it
+// comments again, the issue's number written as a number or a string, the text reworded.
+// agent_retry.
+func (g *corpusGen) agentRecomments() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", ""})
+	it := pickOne(g.r, corpusIntents())
+	f := g.facts()
+	repo := pickOne(g.r, corpusServices)
+	num := 1 + g.r.IntN(4000)
+	order := g.r.Perm(len(it.phrasings))
+	first := g.r.IntN(2)
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		var n any = num
+		if (first+i)%2 == 1 {
+			n = fmt.Sprint(num)
+		}
+		return target{"GITHUB_CREATE_AN_ISSUE_COMMENT", "github", nil},
+			map[string]any{"owner": "acme", "repo": repo, "issue_number": n, "body": f.fill(it.phrasings[order[i]])}
+	})
+}
+
+// commentOnTheNextIssue (near-miss): a comment fails; a minute later the same words on the next
+// issue, its number written as a string: another issue's comment.
+func (g *corpusGen) commentOnTheNextIssue() {
+	c := g.current()
+	f := g.facts()
+	repo := pickOne(g.r, corpusServices)
+	num := 1 + g.r.IntN(4000)
+	text := f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings))
+	tg := target{"GITHUB_CREATE_AN_ISSUE_COMMENT", "github", nil}
+	t := g.start()
+	stopped := g.add(c, tg, map[string]any{"owner": "acme", "repo": repo, "issue_number": num, "body": text}, t, g.failure(), g.fast(), -1, "")
+	g.add(c, tg, map[string]any{"owner": "acme", "repo": repo, "issue_number": fmt.Sprint(num + 1), "body": text},
+		stopped.Add(time.Duration(30+g.r.IntN(90))*time.Second), endOK, g.fast(), -1, "")
+}
+
+// agentRetexts: the model sends a text message, the call fails or its answer is lost, and it
+// sends it again, the number written with or without its punctuation and country code, the text
+// reworded. agent_retry.
+func (g *corpusGen) agentRetexts() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
+	it := pickOne(g.r, corpusIntents())
+	f := g.facts()
+	digits := fmt.Sprintf("415555%04d", g.r.IntN(10000))
+	order := g.r.Perm(len(it.phrasings))
+	form := g.r.IntN(3)
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		return target{"TWILIO_SEND_SMS", "twilio", nil},
+			map[string]any{"to": phoneWritten(digits, form+i), "from": "+14155550100", "body": f.fill(it.phrasings[order[i]])}
 	})
 }

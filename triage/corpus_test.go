@@ -693,7 +693,9 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"app retry with a fresh key each time", g.appFreshKey}, {"agent uploads the file again and re-sends", g.agentReattaches},
 			{"agent posts it again as blocks, or as text", g.agentUsesBlocks}, {"agent rebooks with an end, or a duration", g.agentRebooksWithAnEnd},
 			{"agent files the issue again with labels, or without", g.agentAddsLabels},
-			{"agent moves a recipient between to and cc", g.agentMovesRecipients}, {"agent names the channel otherwise", g.agentNamesTheChannel}} {
+			{"agent moves a recipient between to and cc", g.agentMovesRecipients}, {"agent names the channel otherwise", g.agentNamesTheChannel},
+			{"agent writes the amount and the day in another type", g.agentRetypes}, {"agent comments again, the number a string", g.agentRecomments},
+			{"agent texts the number written otherwise", g.agentRetexts}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -712,7 +714,9 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"another issue in one repository after a failure", g.otherIssueAfterAFailure},
 			{"shorter news of the same thing after a failure", g.shorterNewsAfterAFailure},
 			{"another amount in another notation after a failure", g.otherAmountInAnotherNotation},
-			{"another task in one project after a failure", g.otherTaskAfterAFailure}} {
+			{"another task in one project after a failure", g.otherTaskAfterAFailure},
+			{"another amount for the same deal after a failure", g.otherDealAmountAfterAFailure},
+			{"the same comment on the next issue after a failure", g.commentOnTheNextIssue}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""

@@ -611,14 +611,19 @@ func buildGroup(key string, members []member, ea effectArgs, sim float64, opt Op
 		Similarity: sim,
 		Match:      matchWords(ea, sim),
 	}
-	setMembers(&g, members, sim < 1, opt)
+	rewritten := "" // the text says it was written anew when it differs
+	if sim == 1 {
+		rewritten = rewrittenValue(members, ea.keys, skipSet(opt.VolatileKeys))
+	}
+	setMembers(&g, members, sim < 1, rewritten, opt)
 	return g
 }
 
 // setMembers writes a group's members, oldest first, and what they say: the gaps between them,
-// the cause (reworded: their texts differ; members sent through several tools are too) and the
+// the cause (reworded: their texts differ; members sent through several tools are too;
+// rewritten: an identifying argument they wrote in another form, rewrittenValue) and the
 // deliveries of a redelivery.
-func setMembers(g *model.DuplicateGroup, members []member, reworded bool, opt Options) {
+func setMembers(g *model.DuplicateGroup, members []member, reworded bool, rewritten string, opt Options) {
 	g.ExecutionIDs = make([]string, len(members))
 	g.Gaps = make([]time.Duration, len(members)-1)
 	for j, m := range members {
@@ -630,8 +635,9 @@ func setMembers(g *model.DuplicateGroup, members []member, reworded bool, opt Op
 	g.Pattern, g.Reason, g.OtherCauses = patternOf(
 		members,
 		g.Gaps,
-		reworded || mixedTools(members) || rerouted(members),
-		causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout, window: opt.Window, th: opt.Thresholds},
+		reworded || rewritten != "" || mixedTools(members) || rerouted(members),
+		causeContext{deliveries: opt.Deliveries, runs: opt.MetaRuns, timeout: opt.CallerTimeout, window: opt.Window, th: opt.Thresholds,
+			rewritten: rewritten},
 	)
 	g.Deliveries = nil
 	if g.Pattern == model.PatternTriggerRedelivery || g.Pattern == model.PatternDuplicateSubscription {

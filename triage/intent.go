@@ -361,7 +361,7 @@ func attachSentDrafts(all []foundGroup, execs []model.Execution, outcomes []mode
 			for j, i := range f.in {
 				ms[j] = member{e: &execs[i], outcome: outcomes[i]}
 			}
-			setMembers(&f.g, ms, true, opt)
+			setMembers(&f.g, ms, true, "", opt)
 			f.caller, f.starts = "", nil // no pair of a replayed batch
 			break
 		}

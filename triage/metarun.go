@@ -62,6 +62,9 @@ type causeContext struct {
 	timeout    time.Duration // the caller's timeout (callerEnd)
 	window     time.Duration // the grouping's window: a wait past it is no in-process loop's (appReason)
 	th         Thresholds
+	// rewritten names an identifying argument the members wrote in another form (rewrittenValue),
+	// "" for none
+	rewritten string
 }
 
 // resentParents reports, for a group whose members each ran under their own run of a meta tool

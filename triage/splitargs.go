@@ -131,11 +131,12 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 		}
 		id = model.AppendKey(id, m.Key)
 		id = append(id, ':')
-		raw := m.Raw
-		if p := placeName(m.Str); m.IsStr && p != m.Str {
-			raw = model.AppendKey(nil, p)
+		if m.IsStr { // a string as the fact it states (identityvalue.go)
+			id, ok = appendIdentityString(id, m)
+		} else {
+			id, ok = model.AppendCanonical(id, m.Raw, skip)
 		}
-		if id, ok = model.AppendCanonical(id, raw, skip); !ok {
+		if !ok {
 			return out, false
 		}
 	}
@@ -206,7 +207,11 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 			continue
 		}
 		if s, ok := val.(string); ok {
-			val = placeName(s)
+			fact, number := identityFact(s)
+			val = fact
+			if number {
+				val = json.Number(fact)
+			}
 		}
 		ident[k] = val
 		out.keys = append(out.keys, k)

@@ -1,0 +1,171 @@
+package triage
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+// identityFact is a string of a write's identity as the fact it states, so that a value a model
+// writes again in another type or notation is the same value (a program writes its arguments
+// the same way each time; a model writes them anew):
+//   - a number in plain decimal notation ("1250.00", "42", "-3.5") is that number: number is
+//     true and fact its digits, read as a JSON number. A leading zero ("007", a code), a sign
+//     "+", an exponent, spaces or more than 15 significant digits after a point (past what a
+//     float keeps) are no number's plain notation, and stay a string.
+//   - the midnight that starts a day, in UTC or without an offset ("2026-03-14T00:00:00Z",
+//     with a fraction of zeros or +00:00), is that day ("2026-03-14"): a date sent as a
+//     datetime. Midnight at another offset is another instant, and stays as written.
+//   - a phone number written with a phone's punctuation or a leading + (10 to 15 digits) is
+//     its last ten digits, as a contact's phone is compared (addressOrPhone).
+//   - anything else is a name (placeName).
+func identityFact(s string) (fact string, number bool) {
+	if s == "" {
+		return s, false
+	}
+	if c := s[0]; c >= '0' && c <= '9' || c == '-' {
+		if plainNumber(s) {
+			return s, true
+		}
+		if day, ok := midnightDay(s); ok {
+			return day, false
+		}
+	}
+	if c := s[0]; c >= '0' && c <= '9' || c == '+' || c == '(' {
+		if p, ok := phoneDigits(s); ok {
+			return p, false
+		}
+	}
+	return placeName(s), false
+}
+
+// plainNumber reports whether s is a number in plain decimal notation: -?(0|[1-9][0-9]*)
+// (\.[0-9]+)?, with at most 15 significant digits when it has a point.
+func plainNumber(s string) bool {
+	i := 0
+	if s[0] == '-' {
+		i++
+	}
+	start := i
+	for i < len(s) && isDigitByte(s[i]) {
+		i++
+	}
+	whole := i - start
+	if whole == 0 || whole > 1 && s[start] == '0' {
+		return false
+	}
+	if i == len(s) {
+		return true
+	}
+	if s[i] != '.' || i+1 == len(s) {
+		return false
+	}
+	for i++; i < len(s); i++ {
+		if !isDigitByte(s[i]) {
+			return false
+		}
+	}
+	return len(s)-start-1 <= 15
+}
+
+// midnightDay is the day a midnight in UTC or without an offset starts ("2026-03-14T00:00:00Z",
+// "2026-03-14 00:00:00.000+00:00": "2026-03-14").
+func midnightDay(s string) (string, bool) {
+	if len(s) < 19 || s[10] != 'T' && s[10] != ' ' || s[11:19] != "00:00:00" || !isDate(s[:10]) {
+		return "", false
+	}
+	rest := s[19:]
+	if strings.HasPrefix(rest, ".") {
+		rest = strings.TrimLeft(rest[1:], "0")
+	}
+	switch rest {
+	case "", "Z", "+00:00", "+0000", "-00:00":
+		return s[:10], true
+	}
+	return "", false
+}
+
+// isDate reports whether s is YYYY-MM-DD with digits where digits go.
+func isDate(s string) bool {
+	return len(s) == 10 && s[4] == '-' && s[7] == '-' && run(s, 0, 4, isDigitByte) && run(s, 5, 2, isDigitByte) && run(s, 8, 2, isDigitByte)
+}
+
+// phoneDigits is a phone number's last ten digits, "tel:" first, when s is one: 10 to 15
+// digits among a phone's punctuation (spaces, + ( ) - .), with a leading + or at least one mark.
+func phoneDigits(s string) (string, bool) {
+	var digits []byte
+	marks := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isDigitByte(c):
+			digits = append(digits, c)
+		case strings.IndexByte(" +-().", c) >= 0:
+			marks++
+		default:
+			return "", false
+		}
+	}
+	if len(digits) < 10 || len(digits) > 15 || marks == 0 {
+		return "", false
+	}
+	return "tel:" + string(digits[len(digits)-10:]), true
+}
+
+// appendIdentityString appends a string member's identity (identityFact) as JSON: a number's
+// digits as a number, any other fact as a string.
+func appendIdentityString(dst []byte, m model.ArgMember) ([]byte, bool) {
+	fact, number := identityFact(m.Str)
+	switch {
+	case number:
+		return model.AppendCanonical(dst, []byte(fact), nil)
+	case fact == m.Str:
+		return model.AppendCanonical(dst, m.Raw, nil)
+	}
+	return model.AppendKey(dst, fact), true
+}
+
+// rewrittenValue names an identifying argument that the group's members wrote in another form
+// while it states one fact (identityFact: a number as a string, a day as its midnight, a name
+// in another case, a list in another order), as "amount "1250.00", then 1250"; "" when every
+// member wrote each alike. A program builds its arguments from the same data the same way each
+// time; a model writes them anew. Arguments a member leaves out or empty are not compared.
+func rewrittenValue(ms []member, keys []string, skip map[string]bool) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	first := map[string][]byte{}
+	for _, m := range ms {
+		members, ok := model.SplitObject(m.e.Arguments)
+		if !ok {
+			return ""
+		}
+		for _, am := range members {
+			if !slices.Contains(keys, am.Key) || emptyRaw(am.Raw) {
+				continue
+			}
+			form, ok := model.AppendCanonical(nil, am.Raw, skip)
+			if !ok {
+				continue
+			}
+			prev, seen := first[am.Key]
+			if !seen {
+				first[am.Key] = form
+				continue
+			}
+			if string(prev) != string(form) {
+				return fmt.Sprintf("%s %s, then %s", am.Key, clip(string(prev)), clip(string(form)))
+			}
+		}
+	}
+	return ""
+}
+
+// clip shortens a value quoted in a reason to 40 characters.
+func clip(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:37]) + "..."
+	}
+	return s
+}

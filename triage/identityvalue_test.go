@@ -1,0 +1,98 @@
+package triage
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/exectriage/exectriage/model"
+)
+
+func TestIdentityFact(t *testing.T) {
+	tests := []struct {
+		in, fact string
+		number   bool
+	}{
+		{"1250.00", "1250.00", true},
+		{"42", "42", true},
+		{"-3.5", "-3.5", true},
+		{"0.5", "0.5", true},
+		{"007", "007", false},                               // a code
+		{"+1", "+1", false},                                 // a sign
+		{"1e2", "1e2", false},                               // an exponent
+		{"1.", "1.", false},                                 // no digits after the point
+		{"1712345678.1234567", "1712345678.1234567", false}, // past what a float keeps
+		{"12345678901234567890", "12345678901234567890", true},
+		{"2026-03-14T00:00:00Z", "2026-03-14", false},
+		{"2026-03-14 00:00:00.000+00:00", "2026-03-14", false},
+		{"2026-03-14T00:00:00", "2026-03-14", false},
+		{"2026-03-14T00:00:00-05:00", "2026-03-14t00:00:00-05:00", false}, // another instant: a name's form
+		{"2026-03-14T09:00:00Z", "2026-03-14t09:00:00z", false},
+		{"+1 415 555 0142", "tel:4155550142", false},
+		{"(415) 555-0142", "tel:4155550142", false},
+		{"415.555.0142", "tel:4155550142", false},
+		{"4155550142", "4155550142", true},  // no phone's punctuation: a number
+		{"2026-03-14", "2026-03-14", false}, // eight digits: no phone
+		{"#General", "general", false},
+	}
+	for _, tt := range tests {
+		fact, number := identityFact(tt.in)
+		if fact != tt.fact || number != tt.number {
+			t.Errorf("identityFact(%q) = %q, %v; want %q, %v", tt.in, fact, number, tt.fact, tt.number)
+		}
+	}
+}
+
+// TestIdentityFactOnBothPaths: the quick split and the reference split read a string's fact
+// alike, so a value written as a number, a string, a midnight or a punctuated phone lands in one
+// bucket on every front.
+func TestIdentityFactOnBothPaths(t *testing.T) {
+	for _, pair := range [][2]string{
+		{`{"amount":1250,"close":"2026-03-14","to":"+1 415 555 0142"}`, `{"amount":"1250.00","close":"2026-03-14T00:00:00Z","to":"(415) 555-0142"}`},
+		{`{"issue_number":42}`, `{"issue_number":"42"}`},
+	} {
+		a, _ := splitArgsQuick(json.RawMessage(pair[0]), nil, nil)
+		b, _ := splitArgsQuick(json.RawMessage(pair[1]), nil, nil)
+		sa, _ := splitArgsSlow(json.RawMessage(pair[0]), nil, nil, nil)
+		sb, _ := splitArgsSlow(json.RawMessage(pair[1]), nil, nil, nil)
+		if string(a.identity) != string(b.identity) || string(sa.identity) != string(a.identity) || string(sb.identity) != string(b.identity) {
+			t.Errorf("identities differ: quick %s / %s, slow %s / %s", a.identity, b.identity, sa.identity, sb.identity)
+		}
+	}
+}
+
+// TestAnotherFormIsTheAgents: a deal created again 20 s after a failure, with the same facts:
+// its amount and close day written in another type is the model writing the call anew
+// (agent_retry, the argument named); the same bytes are a program's re-send (app_retry).
+func TestAnotherFormIsTheAgents(t *testing.T) {
+	const first = `{"dealname":"Renewal 2027","amount":1250,"closedate":"2026-03-14","pipeline":"default"}`
+	for _, tt := range []struct {
+		name, second string
+		want         model.RetryPattern
+		reason       string
+	}{
+		{"amount and day retyped", `{"dealname":"Renewal 2027","amount":"1250.00","closedate":"2026-03-14T00:00:00Z","pipeline":"default"}`,
+			model.PatternAgentRetry, `written in another form (amount 1250, then "1250.00")`},
+		{"the same bytes", first, model.PatternAppRetry, ""},
+		{"keys in another order", `{"pipeline":"default","closedate":"2026-03-14","amount":1250,"dealname":"Renewal 2027"}`,
+			model.PatternAppRetry, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := attempt{id: "a", at: sec(0), dur: sec(1), retry: -1, args: first, account: "ca_1", err: gatewayErr}
+			b := attempt{id: "b", at: sec(20), dur: sec(1), retry: -1, args: tt.second, account: "ca_1"}
+			execs := []model.Execution{b.exec(), a.exec()}
+			for i := range execs {
+				execs[i].ToolSlug, execs[i].ToolkitSlug = "HUBSPOT_CREATE_DEAL", "hubspot"
+			}
+			for _, res := range []*Result{Analyze(execs, NewKinds(), Options{}), analyzeReference(execs, NewKinds(), Options{})} {
+				if len(res.Groups) != 1 {
+					t.Fatalf("%d groups, want 1: %+v", len(res.Groups), res.Groups)
+				}
+				g := res.Groups[0]
+				if g.Pattern != tt.want || !strings.Contains(g.Reason, tt.reason) {
+					t.Fatalf("%s: %s, want %s with %q in its reason", g.Pattern, g.Reason, tt.want, tt.reason)
+				}
+			}
+		})
+	}
+}
