@@ -695,7 +695,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent files the issue again with labels, or without", g.agentAddsLabels},
 			{"agent moves a recipient between to and cc", g.agentMovesRecipients}, {"agent names the channel otherwise", g.agentNamesTheChannel},
 			{"agent writes the amount and the day in another type", g.agentRetypes}, {"agent comments again, the number a string", g.agentRecomments},
-			{"agent texts the number written otherwise", g.agentRetexts}} {
+			{"agent texts the number written otherwise", g.agentRetexts}, {"agent inserts the row again", g.agentReinsertsRow},
+			{"agent sends the message object again", g.agentSendsAMessageObject}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -716,7 +717,9 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"another amount in another notation after a failure", g.otherAmountInAnotherNotation},
 			{"another task in one project after a failure", g.otherTaskAfterAFailure},
 			{"another amount for the same deal after a failure", g.otherDealAmountAfterAFailure},
-			{"the same comment on the next issue after a failure", g.commentOnTheNextIssue}} {
+			{"the same comment on the next issue after a failure", g.commentOnTheNextIssue},
+			{"another row in one database after a failure", g.otherRowAfterAFailure},
+			{"another post from one account after a failure", g.otherPostAfterAFailure}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""

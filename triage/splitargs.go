@@ -61,8 +61,15 @@ func splitArgs(args json.RawMessage, volatile []string) (effectArgs, bool) {
 // splitArgsSkipping is splitArgs with skipSet(volatile) made already, and the roles the tool's
 // definition gives its arguments (nil: none known; roles.go).
 func splitArgsSkipping(args json.RawMessage, volatile []string, skip map[string]bool, roles Roles) (effectArgs, bool) {
-	if out, ok := splitArgsQuick(args, skip, roles); ok {
-		return out, true
+	ms, quick := model.SplitObject(args)
+	if lifted, changed := liftMembers(args, ms, quick); changed { // a wrapper's arguments read as arguments (nested.go)
+		args = lifted
+		ms, quick = model.SplitObject(args)
+	}
+	if quick && len(ms) > 0 {
+		if out, ok := splitMembers(ms, len(args), skip, roles); ok {
+			return out, true
+		}
 	}
 	return splitArgsSlow(args, volatile, skip, roles)
 }
