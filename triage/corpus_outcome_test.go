@@ -163,6 +163,45 @@ func outcomeFamilies() []outcomeFamily {
 		{"a 200 whose body says it was refused", model.OutcomeFailed, body(`{"successful":false,"error":"channel_not_found","data":{}}`,
 			`{"successful":false,"error":"Invalid To header","data":{"status_code":400}}`,
 			`{"successful":false,"error":"Not Found","data":{"status_code":404}}`)},
+		// a fourth batch, written after the third was scored: a connection dropped after the
+		// request went, a request that never went, a client that cancelled, a server's words of
+		// overload, a provider refusing the content
+		{"a connection dropped after the request went", model.OutcomeAmbiguous, msg(
+			"socket hang up", "read ECONNRESET", "write EPIPE", "SocketError: other side closed", "UND_ERR_SOCKET", "Premature close",
+			"stream error: stream ID 3; INTERNAL_ERROR", "http2: server sent GOAWAY and closed the connection; LastStreamID=1999, ErrCode=NO_ERROR",
+			"aiohttp.client_exceptions.ServerDisconnectedError: Server disconnected", "urllib3.exceptions.ProtocolError: Response ended prematurely",
+			"net::ERR_EMPTY_RESPONSE", "curl: (52) Empty reply from server", "curl: (56) Recv failure: Connection reset by peer",
+			"java.io.IOException: unexpected end of stream on https://api.example.com/...", "hyper::Error(IncompleteMessage)",
+			"Connection closed before full header was received", "The network connection was lost.",
+		)},
+		{"a request that never went", model.OutcomeFailed, msg(
+			"NewConnectionError('<urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno 111] Connection refused')",
+			"curl: (7) Failed to connect to api.example.com port 443 after 3 ms: Couldn't connect to server",
+			"curl: (6) Could not resolve host: api.example.com", "java.net.UnknownHostException: api.example.com",
+			"System.Net.Http.HttpRequestException: No such host is known. (api.example.com:443)", "connect ENETUNREACH 10.0.0.5:443",
+			"connect EHOSTUNREACH 10.0.0.5:443", "dial tcp 10.0.0.5:443: connect: network is unreachable", "net::ERR_NAME_NOT_RESOLVED",
+			"net::ERR_CONNECTION_REFUSED", "Could not connect to the server.", "A server with the specified hostname could not be found.",
+			"aiohttp.client_exceptions.ClientConnectorError: Cannot connect to host api.example.com:443 ssl:default [Connection refused]",
+			"ProxyError('Cannot connect to proxy.', OSError('Tunnel connection failed: 407 Proxy Authentication Required'))",
+			"[SSL: WRONG_VERSION_NUMBER] wrong version number (_ssl.c:1006)", "remote error: tls: handshake failure",
+			"Hostname/IP does not match certificate's altnames: Host: api.example.com. is not in the cert's altnames",
+			"certificate has expired",
+		)},
+		{"a client that cancelled", model.OutcomeAmbiguous, msg(
+			"context canceled", "asyncio.exceptions.CancelledError", "System.OperationCanceledException: The operation was canceled.",
+			"System.Threading.Tasks.TaskCanceledException: The request was canceled due to the configured HttpClient.Timeout of 100 seconds elapsing.",
+			"Request aborted", "net::ERR_ABORTED", "cancelled",
+		)},
+		{"a server's words of overload", model.OutcomeAmbiguous, msg(
+			"Service Unavailable", "The server is overloaded, please retry", "Backend unavailable", "The service is currently unavailable.",
+			"Service Temporarily Unavailable", "Application Error", "Bad Gateway", "server busy", "upstream overloaded",
+			"El servicio no está disponible temporalmente", "Dienst vorübergehend nicht verfügbar", "服务暂时不可用",
+		)},
+		{"a provider refusing the content", model.OutcomeFailed, msg(
+			"Request Entity Too Large", "PayloadTooLargeError: request entity too large", "msg_too_long", "too_many_attachments",
+			"invalid_blocks", "Message is too long", "Unsupported Media Type", "A resource with this name already exists",
+			"Conflict: issue already exists", "duplicate_channel_name", "restricted_action", "cannot_dm_bot",
+		)},
 		{"nothing connected", model.OutcomeFailed, msg(
 			"connect ECONNREFUSED 10.0.0.5:443", "dial tcp 10.0.0.5:443: connect: connection refused",
 			"getaddrinfo ENOTFOUND api.example.com", "dial tcp: lookup api.example.com: no such host",
