@@ -143,7 +143,7 @@ type dep struct {
 	special    string // a non-registry source (git, path, url, workspace, tag): verdict unknown
 	via        string // set when the entry forces a version in the tree: "overrides", "resolutions", "pnpm.overrides"
 	// source says where a version that is not written in the entry came from (resolve): the
-	// VersionSource "vendored", "catalog" or "constraints"; from names that file.
+	// VersionSource "vendored", "workspace", "catalog" or "constraints"; from names that file.
 	source, from string
 }
 
@@ -165,6 +165,15 @@ type scanned struct {
 	// requirements files only: the files its -c options constrain it with and the paths its
 	// -e options install, as written (resolve reads them).
 	constraints, editables []string
+	// pyproject.toml only: a uv workspace's members and exclusions (globs, relative to its
+	// dir), and where [tool.uv.sources] says a package comes from (workspace.go)
+	uvMembers, uvExclude []string
+	uvSources            map[string]string
+	// defines is the package a manifest describes (its own name, normalised for PyPI): a
+	// Composio package defined in the tree is the SDK's own source (sdkSourceDirs)
+	defines string
+	// definesVersion is its version, where the manifest states it (package.json)
+	definesVersion string
 }
 
 // Scan walks root and reports every Composio package its manifests and lock files name.
@@ -253,7 +262,9 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 		return nil, fmt.Errorf("scanning %s: %w", root, walkErr)
 	}
 	rep.Problems = append(rep.Problems, resolve(root, files)...)
+	rep.Problems = append(rep.Problems, resolveWorkspaces(root, files)...)
 	rep.Findings = append(rep.Findings, findings(files)...)
+	code, later = withoutSDKSource(files, code, later, read)
 	code = widen(ctx, code, later)
 	var uses []codeUse
 	for _, eco := range []Ecosystem{PyPI, NPM} {
@@ -680,6 +691,8 @@ func findings(files []scanned) []Finding {
 			switch d.source {
 			case "vendored":
 				fd.Reason = "vendored at " + d.from + " (its own metadata says " + d.version + "): " + fd.Reason
+			case "workspace":
+				fd.Reason = "the workspace's own package at " + d.from + " (its manifest says " + d.version + "): " + fd.Reason
 			case "catalog":
 				fd.Reason = "from the pnpm catalog in " + d.from + ": " + fd.Reason
 			case "constraints":

@@ -500,6 +500,13 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallSession, "over MCP", "agent.ts:8", UseMCP},
 		}},
 		{"noexecute", []got{{"package.json", CallToolsExecute, "not used", "", UseNotUsed}}},
+		// the SDK's own repository: a package its workspace takes from the tree is the member's
+		// version, whatever a pin or a range says; the SDK's own source is no use of it
+		{"uv-workspace-sdk", []got{
+			{"pyproject.toml", CallToolsExecute, "RETRIES WRITES", "python/examples/send_email.py:5", UseUsed},
+			{"python/providers/openai/pyproject.toml", CallToolsExecute, "RETRIES WRITES", "", ""},
+		}},
+		{"npm-workspace-sdk", []got{{"ts/examples/send/package.json", CallToolsExecute, "RETRIES WRITES", "ts/examples/send/index.ts:5", UseUsed}}},
 		{"crossfile", []got{
 			{"package.json", CallToolsExecute, "RETRIES WRITES", "src/agent.ts:5", UseUsed},
 			{"package.json", CallToolsExecute, "unknown", "", ""}, // @composio/vercel: a provider
@@ -1057,6 +1064,56 @@ func TestTypedNamesAreRead(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("typedIn(%q) = %q, want %q", tt.line, got, tt.want)
+		}
+	}
+}
+
+// TestAWorkspacePackageIsTheMembers: in the SDK's own repository every requirement its
+// workspace takes from the tree is the member's version (the manifest's), from "workspace", and
+// no finding nor note cites the SDK's own source.
+func TestAWorkspacePackageIsTheMembers(t *testing.T) {
+	for dir, want := range map[string]string{"uv-workspace-sdk": "0.15.0", "npm-workspace-sdk": "0.13.0"} {
+		rep, err := Scan(context.Background(), filepath.Join("testdata", "callpaths", dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Findings) == 0 {
+			t.Fatalf("%s: no findings", dir)
+		}
+		for _, f := range rep.Findings {
+			if f.Version != want || f.VersionSource != "workspace" {
+				t.Errorf("%s: %s %s: version %q from %q, want %s from the workspace", dir, f.File, f.Package, f.Version, f.VersionSource, want)
+			}
+			if strings.Contains(f.Evidence, "/composio/") || strings.Contains(f.Evidence, "composio_openai") || strings.Contains(f.Evidence, "/src/") {
+				t.Errorf("%s: %s cites the SDK's own source: %s", dir, f.File, f.Evidence)
+			}
+		}
+		for _, n := range rep.Notes {
+			if strings.Contains(n.Evidence, "/src/") || strings.Contains(n.Evidence, "/composio/") {
+				t.Errorf("%s: a note cites the SDK's own source: %+v", dir, n)
+			}
+		}
+	}
+}
+
+// TestAWorkspaceSourceWithoutAWorkspace: a requirement whose source is the workspace where no
+// uv workspace holds it is said so (a problem), and its version stays unknown, not a guess.
+func TestAWorkspaceSourceWithoutAWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	pp := "[project]\nname = \"app\"\ndependencies = [\"composio==0.10.0\"]\n\n[tool.uv.sources]\ncomposio = { workspace = true }\n"
+	if err := os.WriteFile(filepath.Join(dir, "pyproject.toml"), []byte(pp), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Scan(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Error, "no uv workspace above it") {
+		t.Errorf("problems = %+v, want one saying no workspace holds it", rep.Problems)
+	}
+	for _, f := range rep.Findings {
+		if f.Package == "composio" && (f.Version != "" || f.Verdict() != "unknown") {
+			t.Errorf("composio: version %q, verdict %q; want no version, unknown", f.Version, f.Verdict())
 		}
 	}
 }

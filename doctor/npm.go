@@ -73,6 +73,12 @@ func parsePackageJSON(data []byte) (scanned, error) {
 	if err := json.Unmarshal(data, &p); err != nil {
 		return sc, fmt.Errorf("package.json: %w", err)
 	}
+	if raw, ok := p["name"]; ok {
+		_ = json.Unmarshal(raw, &sc.defines) // a name that is not a string defines nothing
+	}
+	if raw, ok := p["version"]; ok {
+		_ = json.Unmarshal(raw, &sc.definesVersion)
+	}
 	for _, field := range []string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies"} {
 		var deps map[string]any
 		if raw, ok := p[field]; !ok || json.Unmarshal(raw, &deps) != nil {

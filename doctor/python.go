@@ -3,6 +3,7 @@ package doctor
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -151,12 +152,14 @@ func logicalLines(data []byte, skipComments bool) ([]string, error) {
 
 type pyprojectFile struct {
 	Project struct {
+		Name                 string              `toml:"name"`
 		Dependencies         []string            `toml:"dependencies"`
 		OptionalDependencies map[string][]string `toml:"optional-dependencies"`
 	} `toml:"project"`
 	DependencyGroups map[string][]any `toml:"dependency-groups"`
 	Tool             struct {
 		Poetry struct {
+			Name            string         `toml:"name"`
 			Dependencies    map[string]any `toml:"dependencies"`
 			DevDependencies map[string]any `toml:"dev-dependencies"`
 			Group           map[string]struct {
@@ -164,7 +167,12 @@ type pyprojectFile struct {
 			} `toml:"group"`
 		} `toml:"poetry"`
 		UV struct {
-			DevDependencies []string `toml:"dev-dependencies"`
+			DevDependencies []string       `toml:"dev-dependencies"`
+			Sources         map[string]any `toml:"sources"`
+			Workspace       struct {
+				Members []string `toml:"members"`
+				Exclude []string `toml:"exclude"`
+			} `toml:"workspace"`
 		} `toml:"uv"`
 		PDM struct {
 			DevDependencies map[string][]string `toml:"dev-dependencies"`
@@ -195,8 +203,11 @@ func parsePyproject(data []byte) (scanned, error) {
 	for _, k := range sortedKeys(p.Tool.PDM.DevDependencies) {
 		reqs = append(reqs, p.Tool.PDM.DevDependencies[k]...)
 	}
+	sc.uvMembers, sc.uvExclude, sc.uvSources = p.Tool.UV.Workspace.Members, p.Tool.UV.Workspace.Exclude, uvSources(p.Tool.UV.Sources)
+	sc.defines = normalizePy(cmp.Or(p.Project.Name, p.Tool.Poetry.Name))
 	for _, r := range reqs {
 		if d, ok := parseRequirement(r); ok {
+			uvSourced(&d, sc.uvSources)
 			sc.deps = append(sc.deps, d)
 		}
 	}
@@ -476,6 +487,9 @@ var pyStringRE = regexp.MustCompile(`'([^'\\\n]*)'|"([^"\\\n]*)"`)
 func parseSetupPy(data []byte) (scanned, error) {
 	sc := scanned{kind: kindManifest, eco: PyPI}
 	src := string(data)
+	if m := setupNameRE.FindStringSubmatch(src); m != nil {
+		sc.defines = normalizePy(m[1])
+	}
 	for _, m := range setupPyListRE.FindAllStringSubmatchIndex(src, -1) {
 		open := src[m[4]]
 		closer := map[byte]byte{'[': ']', '{': '}', '(': ')'}[open]

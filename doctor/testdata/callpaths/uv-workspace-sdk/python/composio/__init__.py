@@ -1,0 +1,3 @@
+from composio.core.tools import Tools
+
+__all__ = ["Tools"]
