@@ -401,7 +401,7 @@ type RetryPattern string
 const (
 	PatternSDKAutoRetry     RetryPattern = "sdk_auto_retry"     // an SDK's retry of tools.execute (before the fix)
 	PatternSessionAutoRetry RetryPattern = "session_auto_retry" // an SDK's retry of a tool-router session write
-	PatternFrameworkRetry   RetryPattern = "framework_retry"    // an agent framework's tool retry (LangChain ToolRetryMiddleware)
+	PatternFrameworkRetry   RetryPattern = "framework_retry"    // an agent framework's tool retry (LangChain, LangGraph)
 	// PatternTriggerRedelivery: a trigger's event delivered again, its handler writing each time.
 	PatternTriggerRedelivery RetryPattern = "trigger_redelivery"
 	// PatternDuplicateSubscription: one trigger event delivered to two webhook endpoints (or
@@ -470,7 +470,8 @@ func PatternFix(p RetryPattern) string {
 	case PatternSessionAutoRetry:
 		return "session writes are retried before Python 0.26.0 / TypeScript 0.23.0: upgrade"
 	case PatternFrameworkRetry:
-		return "LangChain ToolRetryMiddleware retries writes: exclude write tools from it or set retry_on"
+		return "the framework's tool retry re-runs writes: exclude write tools from it (LangChain ToolRetryMiddleware: retry_on; " +
+			"LangGraph RetryPolicy: retry_on, or max_attempts=1 on a node that writes)"
 	case PatternTriggerRedelivery:
 		return "dedupe on the event id (the webhook-id header, the payload's id) in your trigger handler before it writes, and answer " +
 			"the delivery quickly (do the work after acknowledging)"

@@ -44,8 +44,9 @@ func sdkRetriable(m member) bool {
 //     previous one ended or timed out (about 0.375-0.5 s, then 0.75-1 s, ±150 ms) and the
 //     previous one ended in a way the SDK retries, with no record saying it was a first try;
 //   - session_auto_retry: the same, when every attempt is a tool-router session execution;
-//   - framework_retry: waits of about 1 s, then 2 s, after a failed attempt (an agent
-//     framework's tool retry, LangChain's ToolRetryMiddleware);
+//   - framework_retry: waits after a failed attempt that fit an agent framework's tool retry:
+//     the policy of the framework the records name (frameworkPolicies: LangGraph's 0.5 s, then
+//     1 s, plus up to 1 s of jitter), else LangChain's ToolRetryMiddleware's (about 1 s, then 2 s);
 //   - double_submit: two starts closer than 1 s while the previous attempt was still running
 //     or after it succeeded, attempts from different sessions or SDKs, an attempt after a
 //     clean success (nothing to retry), or irregular waits;
@@ -98,22 +99,53 @@ func sdkPattern(ms []member) (model.RetryPattern, string) {
 	return model.PatternSessionAutoRetry, "the SDK's own retry of a session write"
 }
 
-// Framework retry band: LangChain's ToolRetryMiddleware waits about 1 s, then 2 s (initial 1 s,
-// factor 2, with jitter) after the failed attempt ended.
-const (
-	frameworkBase = time.Second
-	frameworkLow  = 0.7 // jitter and clocks: 0.7-1.6 s, then 1.4-3.2 s
-	frameworkHigh = 1.6
-)
+// frameworkPolicy is an agent framework's tool retry as its defaults wait after the failed
+// attempt ended: before retry j, base·2^j times [low, high] (its jitter, and clocks), plus up to
+// add (a jitter it adds), at most attempts in all. Data, one row per framework, as the SDK's
+// backoff is known per version.
+type frameworkPolicy struct {
+	name      string // as a record's framework names it
+	what      string // the mechanism, as a reason says it
+	base      time.Duration
+	low, high float64
+	add       time.Duration
+	attempts  int
+	waits     string // its waits, as a reason says them
+}
 
-// frameworkFits reports whether each wait fits the framework's backoff after a failure.
+// frameworkPolicies: LangChain's ToolRetryMiddleware (initial 1 s, factor 2, jitter: about
+// 1 s, then 2 s) is the band of a framework no record names; LangGraph's RetryPolicy (initial
+// 0.5 s, factor 2, 3 attempts, up to 1 s of jitter added to each wait) applies where the
+// attempts name LangGraph.
+var frameworkPolicies = []frameworkPolicy{
+	{name: "langchain", what: "LangChain's ToolRetryMiddleware", base: time.Second, low: 0.7, high: 1.6, attempts: 3,
+		waits: "about 1 s, then 2 s"},
+	{name: "langgraph", what: "LangGraph's RetryPolicy", base: 500 * time.Millisecond, low: 0.9, high: 1,
+		add: 1200 * time.Millisecond, attempts: 3, waits: "0.5 s, then 1 s, each with up to 1 s of jitter"},
+}
+
+// frameworkPolicyOf is the policy of the framework the members name, or LangChain's for one no
+// policy is known of.
+func frameworkPolicyOf(ms []member) frameworkPolicy {
+	name := strings.ToLower(ms[0].e.Source.Framework)
+	for _, p := range frameworkPolicies {
+		if p.name == name && sameField(ms, func(e *model.Execution) string { return strings.ToLower(e.Source.Framework) }) {
+			return p
+		}
+	}
+	return frameworkPolicies[0]
+}
+
+// frameworkFits reports whether each wait fits the framework's backoff after a failure (the
+// policy of the framework the members name: frameworkPolicyOf).
 func frameworkFits(ms []member, gaps []time.Duration) bool {
-	if len(ms) > 3 || len(gaps) == 0 {
+	p := frameworkPolicyOf(ms)
+	if len(ms) > p.attempts || len(gaps) == 0 {
 		return false
 	}
 	for j, g := range gaps {
-		d := frameworkBase << j
-		if g < time.Duration(float64(d)*frameworkLow) || g > time.Duration(float64(d)*frameworkHigh) ||
+		d := p.base << j
+		if g < time.Duration(float64(d)*p.low) || g > time.Duration(float64(d)*p.high)+p.add ||
 			ms[j].outcome == model.OutcomeSucceeded {
 			return false
 		}
@@ -224,6 +256,9 @@ func patternAndReason(ms []member, gaps []time.Duration, reworded bool, cc cause
 		fw := ""
 		if f := ms[0].e.Source.Framework; f != "" {
 			fw = " (framework " + f + ")"
+		}
+		if p := frameworkPolicyOf(ms); p.name == strings.ToLower(ms[0].e.Source.Framework) {
+			fw = " (" + p.what + ", as the records name " + ms[0].e.Source.Framework + ")"
 		}
 		return model.PatternFrameworkRetry, fmt.Sprintf(
 				"%d attempts %s a failure: an agent framework's tool retry%s",

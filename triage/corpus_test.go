@@ -696,7 +696,7 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent moves a recipient between to and cc", g.agentMovesRecipients}, {"agent names the channel otherwise", g.agentNamesTheChannel},
 			{"agent writes the amount and the day in another type", g.agentRetypes}, {"agent comments again, the number a string", g.agentRecomments},
 			{"agent texts the number written otherwise", g.agentRetexts}, {"agent inserts the row again", g.agentReinsertsRow},
-			{"agent sends the message object again", g.agentSendsAMessageObject}} {
+			{"agent sends the message object again", g.agentSendsAMessageObject}, {"LangGraph's retry policy", g.langGraphRetry}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""

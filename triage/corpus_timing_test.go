@@ -98,3 +98,17 @@ func (g *corpusGen) cronRerun() {
 		t = t.Add(every)
 	}
 }
+
+// Written on 2026-12-07 (third batch), before any rule read it: another framework's retry
+// policy. LangGraph's RetryPolicy re-runs a node that raised (a tool node whose write failed)
+// with its defaults: initial interval 0.5 s, factor 2, up to 3 attempts, and a jitter of up to
+// one second added to each wait. framework_retry.
+func (g *corpusGen) langGraphRetry() {
+	c := g.current()
+	if g.r.Float64() < 0.7 {
+		c.framework = "langgraph"
+	}
+	g.retryBurst(c, model.PatternFrameworkRetry, noRetryCount, func(i int) time.Duration {
+		return 500*time.Millisecond<<i + time.Duration(g.r.Float64()*float64(time.Second)) + g.net()
+	})
+}

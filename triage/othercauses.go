@@ -42,9 +42,10 @@ func otherCauses(chosen model.RetryPattern, ms []member, gaps []time.Duration, r
 		add(p, why)
 	}
 	if !reworded && frameworkFits(ms, gaps) {
+		fp := frameworkPolicyOf(ms)
 		add(
 			model.PatternFrameworkRetry,
-			fmt.Sprintf("waits of %s after a failure fit an agent framework's tool retry (about 1 s, then 2 s)", gapList(gaps, "")),
+			fmt.Sprintf("waits of %s after a failure fit an agent framework's tool retry (%s: %s)", gapList(gaps, ""), fp.what, fp.waits),
 		)
 	}
 	if why, ok := agentSignature(ms, gaps, reworded); ok {
