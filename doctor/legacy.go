@@ -1,8 +1,12 @@
 package doctor
 
 import (
+	"cmp"
+	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/exectriage/exectriage/sdkversion"
 )
 
 // Which toolset a file's calls are on: the legacy line's ComposioToolSet (its get_tools,
@@ -45,4 +49,79 @@ func namesProvider(f *codeFile) bool {
 		}
 	}
 	return false
+}
+
+// legacyByImport judges an unpinned Python provider package (no version, no range: pip takes
+// the newest that resolves) whose code imports ComposioToolSet or Action from a composio
+// package: those names exist only in the legacy 0.7.x line, so the code runs on that line,
+// which re-sends a timed-out execute; the finding cites the import.
+func legacyByImport(found []Finding, uses []codeUse) {
+	current := map[string]bool{} // files that pin the SDK to a line that sends once: the provider resolves with it
+	for _, f := range found {
+		if f.Ecosystem == PyPI && packageRole(PyPI, f.Package) == roleSDK && f.RetriesWrites != nil && !*f.RetriesWrites {
+			current[f.File] = true
+		}
+	}
+	for i := range found {
+		f := &found[i]
+		if f.Ecosystem != PyPI || f.Version != "" || f.RetriesWrites != nil || packageRole(PyPI, f.Package) != roleProvider ||
+			current[f.File] {
+			continue
+		}
+		if f.Constraint != "" { // a range that admits the legacy line: the code's imports say which line it runs on
+			if old, _, err := sdkversion.RangeSplitAt(PyPI, f.Constraint, sdkversion.LegacyProvidersBefore); err != nil || !old {
+				continue
+			}
+		}
+		u := useUnder(uses, f, "legacy-import")
+		if u == nil {
+			continue
+		}
+		f.RetriesWrites = new(true)
+		f.Evidence = fmt.Sprintf("%s:%d", u.rel, u.line)
+		f.Use = UseUsed
+		pinned := "is not pinned"
+		if f.Constraint != "" {
+			pinned = "allows the legacy line (" + f.Constraint + ")"
+		}
+		f.Reason = fmt.Sprintf("%s %s, and the code imports %s (%s), a name only the legacy line (before 0.8.0) has: that line "+
+			"re-sends a timed-out execute up to 3 times with the same x-request-id", f.Package, pinned, u.text, f.Evidence)
+		f.Fix = "migrate to " + strings.TrimPrefix(PythonFix, "upgrade to ") + " and its " + sdkversion.LegacyProvidersBefore +
+			"+ providers (pin them)"
+	}
+}
+
+// legacyProvider judges a Python provider package of the legacy 0.7.x line (composio_openai,
+// composio_crewai, composio_agno, composio_langchain ... before 0.8.0): the ComposioToolSet/Action
+// API on legacy composio-core, which re-sends a timed-out execute. Its own version decides; it
+// reports false (and leaves f alone) for a later provider or a version it cannot tell.
+func legacyProvider(f *Finding, d dep) bool {
+	before := sdkversion.LegacyProvidersBefore
+	legacy := false
+	if d.version != "" {
+		c, err := sdkversion.ComparePEP440(d.version, before)
+		legacy = err == nil && c < 0
+	} else if d.special == "" && d.constraint != "" {
+		old, current, err := sdkversion.RangeSplitAt(PyPI, d.constraint, before)
+		legacy = err == nil && old && !current
+	}
+	if !legacy {
+		return false
+	}
+	f.RetriesWrites = new(true)
+	f.Reason = fmt.Sprintf(
+		"%s %s is the legacy line (before 0.8.0: ComposioToolSet/Action on legacy composio-core), which re-sends a timed-out "+
+			"execute up to 3 times with the same x-request-id",
+		d.name,
+		cmp.Or(d.version, d.constraint),
+	)
+	f.Fix = "migrate to " + strings.TrimPrefix(PythonFix, "upgrade to ") + " and its " + before + "+ providers"
+	return true
+}
+
+func shownRange(c string) string {
+	if c == "" {
+		return "no version constraint"
+	}
+	return c
 }
