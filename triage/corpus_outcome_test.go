@@ -202,6 +202,21 @@ func outcomeFamilies() []outcomeFamily {
 			"invalid_blocks", "Message is too long", "Unsupported Media Type", "A resource with this name already exists",
 			"Conflict: issue already exists", "duplicate_channel_name", "restricted_action", "cannot_dm_bot",
 		)},
+		// a fifth batch, written after the fourth was scored: the platform's own words, around a
+		// provider's failure and for what it refused before running the tool
+		{"the platform's wrapper around an unclear failure", model.OutcomeAmbiguous, msg(
+			"Error executing action GMAIL_SEND_EMAIL: HTTPSConnectionPool(host='gmail.googleapis.com', port=443): Read timed out.",
+			"Tool SLACK_SEND_MESSAGE execution failed: 503 Service Unavailable", "ComposioSDKTimeoutError: Request timed out after 60000ms",
+			"Execution failed: upstream provider returned an error", "ActionExecutionError: the provider did not respond in time",
+			"Tool execution failed with an internal error", "Error while executing tool: socket hang up",
+		)},
+		{"the platform's refusal before running the tool", model.OutcomeFailed, msg(
+			"Connected account ca_8Jd2 is not active (status EXPIRED)", "No connected account found for user default and toolkit gmail",
+			"ToolNotFoundError: Tool GMAIL_SEND_EMAL not found",
+			"Invalid request data provided - Following fields are missing: {'recipient_email'}", "Insufficient credits",
+			"Toolkit version is required: pass a version or dangerously skip the version check",
+			"The connected account does not belong to this user",
+		)},
 		{"nothing connected", model.OutcomeFailed, msg(
 			"connect ECONNREFUSED 10.0.0.5:443", "dial tcp 10.0.0.5:443: connect: connection refused",
 			"getaddrinfo ENOTFOUND api.example.com", "dial tcp: lookup api.example.com: no such host",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -361,6 +362,10 @@ func readEvidence(text string) textSays {
 		garbled:      findPhrase(low, garbledPhrases), refusal: refusalWord(low), rateLimit: rateLimitText(low)}
 }
 
+// negatedFind is "no X found": a thing the request needs that does not exist, said with the
+// negation before the noun (up to four words apart, "was"/"were" allowed before "found").
+var negatedFind = regexp.MustCompile(`\bno (\S+ ){1,4}(was |were )?found\b`)
+
 // rateLimitText reports whether a (lower-case) error text names a rate limit, in the
 // spellings providers use: "rate limit", Google's "User-rate limit exceeded" and
 // rateLimitExceeded (answered 403), "too many requests", quotas, throttling, 429.
@@ -369,10 +374,14 @@ func rateLimitText(low string) bool {
 }
 
 // refusalWord finds what in an error text proves the request was refused before anything was
-// done: a validation, auth or not-found failure.
+// done: a validation, auth or not-found failure. "Not found" is said with its negation apart
+// too: "no connected account found", "no matching channel was found" (negatedFind).
 func refusalWord(low string) string {
 	if w := findPhrase(low, refusalPhrases); w != "" {
 		return w
+	}
+	if negatedFind.MatchString(low) {
+		return "not found"
 	}
 	for _, c := range []string{"400", "401", "403", "404", "422"} {
 		if HasWord(low, c) {

@@ -133,6 +133,11 @@ func TestClassify(t *testing.T) {
 			"rate limited (429): the email was likely not sent; verify before retrying"},
 		{"a conflict with what exists", execWith(send, "failed", 0, &model.ExecError{Message: "duplicate_channel_name"}), model.KindWrite, model.OutcomeFailed,
 			`refused (duplicate) "duplicate_channel_name": the email was not sent`},
+		// the platform's refusal before it ran the tool: what the call needs is not there, or not the caller's
+		{"a negated find", execWith(send, "failed", 0, &model.ExecError{Message: "No connected account found for user default and toolkit gmail"}),
+			model.KindWrite, model.OutcomeFailed, `refused (not found) "No connected account found for user default and toolkit gma…": the email was not sent`},
+		{"not the caller's", execWith(send, "failed", 0, &model.ExecError{Message: "The connected account does not belong to this user"}),
+			model.KindWrite, model.OutcomeFailed, `refused (does not belong) "The connected account does not belong to this user": the email was not sent`},
 		{"a dropped connection after the request went", execWith(send, "failed", 0, &model.ExecError{Message: "socket hang up"}), model.KindWrite, model.OutcomeAmbiguous,
 			"connection dropped (socket hang up): the email may have been sent"},
 		{"read timeout on an open connection", execWith(send, "failed", 0, &model.ExecError{Message: "read tcp 10.0.0.7:5122->10.0.0.5:443: i/o timeout"}), model.KindWrite, model.OutcomeAmbiguous,

@@ -140,7 +140,7 @@ var refusalPhrases = []phraseRow{
 		"not permitted", "bad request", "unprocessable", "malformed", "rejected", "insufficient", "disabled", "suspended",
 		"archived", "revoked", "expired", "bad credentials", "credentials", "not accessible", "not authorized", "not authed",
 		"not in channel", "too long", "too large", "too many", "exceeds the maximum", "unsupported", "not supported", "already exists",
-		"duplicate",
+		"duplicate", "does not belong", "doesn't belong",
 		"precondition", "out of range", "unimplemented", "inactive", "restricted", "blocked", "auth error", "authentication"}},
 	{source: "gRPC", phrases: []string{"invalid argument", "failed precondition", "permission denied", "not found", "already exists",
 		"unauthenticated"}},
