@@ -217,6 +217,58 @@ func outcomeFamilies() []outcomeFamily {
 			"Toolkit version is required: pass a version or dangerously skip the version check",
 			"The connected account does not belong to this user",
 		)},
+		// a sixth batch, written after the fifth was scored: the SDK's and its API client's own
+		// error names, other languages' HTTP clients, a provider's XML errors, rarer statuses
+		{"the SDK's error names that settle nothing", model.OutcomeAmbiguous, msg(
+			"APIConnectionError: Connection error.", "APIConnectionTimeoutError: Request timed out.",
+			"InternalServerError: 502 Bad Gateway", "ComposioRequestCancelledError: The request was cancelled",
+			"ComposioToolExecutionError: Error executing tool GMAIL_SEND_EMAIL: Request timed out",
+			"ComposioError: fetch failed", "TypeError: fetch failed",
+			"APIError: 500 {\"error\":{\"message\":\"Internal server error\"}}",
+		)},
+		{"the SDK's error names for a refusal", model.OutcomeFailed, msg(
+			"ComposioToolNotFoundError: Tool GMAIL_SEND not found", "ComposioConnectedAccountNotFoundError: Connected account not found",
+			"ComposioNoAPIKeyError: API key is required", "ComposioInvalidToolArgumentsError: Invalid tool arguments",
+			"ComposioToolVersionRequiredError: Toolkit version not specified",
+			"ComposioMultipleConnectedAccountsError: Multiple connected accounts found for user default",
+			"AuthenticationError: 401 Invalid API key", "PermissionDeniedError: 403 Forbidden", "NotFoundError: 404 Tool not found",
+			"BadRequestError: 400 {\"error\":{\"message\":\"Invalid request\"}}", "UnprocessableEntityError: 422 Unprocessable Entity",
+			"ComposioFileNotFoundError: File not found: ./report.pdf",
+		)},
+		{"another language's client timed out after sending", model.OutcomeAmbiguous, msg(
+			"Net::ReadTimeout with #<TCPSocket:(closed)>", "Faraday::TimeoutError: timeout",
+			"cURL error 28: Operation timed out after 30001 milliseconds with 0 bytes received",
+			"error sending request for url (https://api.example.com/v1/send): operation timed out",
+			"java.net.http.HttpTimeoutException: request timed out", "%Mint.TransportError{reason: :timeout}",
+			"TimeoutException after 0:00:30.000000: Future not completed", "java.io.InterruptedIOException: timeout",
+			"read tcp 10.0.0.2:51234->10.0.0.5:443: read: connection reset by peer",
+		)},
+		{"another language's client never connected", model.OutcomeFailed, msg(
+			"Errno::ECONNREFUSED: Failed to open TCP connection to api.example.com:443 (Connection refused - connect(2) for \"api.example.com\" port 443)",
+			"Net::OpenTimeout: execution expired",
+			"Faraday::ConnectionFailed: Failed to open TCP connection to api.example.com:443 (getaddrinfo: Name or service not known)",
+			"cURL error 6: Could not resolve host: api.example.com", "cURL error 7: Failed to connect to api.example.com port 443: Connection refused",
+			"cURL error 28: Connection timed out after 10001 milliseconds", "java.net.http.HttpConnectTimeoutException: HTTP connect timed out",
+			"org.apache.http.conn.HttpHostConnectException: Connect to api.example.com:443 failed: Connection refused",
+			"%Mint.TransportError{reason: :econnrefused}", "SocketException: Failed host lookup: 'api.example.com'",
+			"SocketException: Connection refused (OS Error: Connection refused, errno = 111)",
+		)},
+		{"a provider's XML error that settles nothing", model.OutcomeAmbiguous, msg(
+			"<Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>",
+			"<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>ServiceUnavailable</Code><Message>Service is unable to handle request.</Message></Error>",
+			"<Error><Code>RequestTimeout</Code><Message>Your socket connection to the server was not read from or written to within the timeout period.</Message></Error>",
+		)},
+		{"a provider's XML rate limit", model.OutcomeRejected, msg(
+			"<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>",
+			"<ErrorResponse><Error><Code>Throttling</Code><Message>Rate exceeded</Message></Error></ErrorResponse>",
+		)},
+		{"a provider's XML refusal", model.OutcomeFailed, msg(
+			"<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>",
+			"<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message></Error>",
+			"<Error><Code>InvalidArgument</Code><Message>Invalid argument.</Message></Error>",
+			"<Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match the signature you provided.</Message></Error>",
+		)},
+		{"a refusal under a rarer status", model.OutcomeFailed, withStatus([]int{405, 406, 409, 410, 413, 415, 451})},
 		{"nothing connected", model.OutcomeFailed, msg(
 			"connect ECONNREFUSED 10.0.0.5:443", "dial tcp 10.0.0.5:443: connect: connection refused",
 			"getaddrinfo ENOTFOUND api.example.com", "dial tcp: lookup api.example.com: no such host",

@@ -2,6 +2,7 @@ package triage
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strings"
 	"unicode"
@@ -231,21 +232,13 @@ func kindWords(k model.ErrorKind) string {
 	case "", model.ErrTimeout, model.ErrUpstream5xx, model.ErrRateLimited, model.ErrAuth, model.ErrValidation, model.ErrConnection:
 		return ""
 	}
-	var b strings.Builder
-	prev := rune(0)
-	for _, r := range string(k) {
-		switch {
-		case r == '_' || r == '-' || r == '.' || r == ' ':
-			b.WriteByte(' ')
-		case unicode.IsUpper(r) && unicode.IsLower(prev):
-			b.WriteByte(' ')
-			b.WriteRune(unicode.ToLower(r))
-		default:
-			b.WriteRune(unicode.ToLower(r))
+	words := cmp.Or(identifierWords(string(k)), string(k))
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' {
+			return ' '
 		}
-		prev = r
-	}
-	return b.String()
+		return unicode.ToLower(r)
+	}, words)
 }
 
 func timeoutWord(low string) string {

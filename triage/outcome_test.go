@@ -138,6 +138,22 @@ func TestClassify(t *testing.T) {
 			model.KindWrite, model.OutcomeFailed, `refused (not found) "No connected account found for user default and toolkit gma…": the email was not sent`},
 		{"not the caller's", execWith(send, "failed", 0, &model.ExecError{Message: "The connected account does not belong to this user"}),
 			model.KindWrite, model.OutcomeFailed, `refused (does not belong) "The connected account does not belong to this user": the email was not sent`},
+		// words written together as an identifier writes them are read apart too
+		{"an identifier's words: a connection that never opened", execWith(send, "failed", 0, &model.ExecError{Message: "Net::OpenTimeout: execution expired"}),
+			model.KindWrite, model.OutcomeFailed, `connection never opened (timed out while connecting) "Net::OpenTimeout: execution expired", the request was never sent: the email was not sent`},
+		{"an identifier's words: a signature refused", execWith(send, "failed", 0, &model.ExecError{
+			Message: "<Error><Code>SignatureDoesNotMatch</Code><RequestId>4442587FB7D0A2F9</RequestId></Error>"}),
+			model.KindWrite, model.OutcomeFailed, `refused (does not match) "<Error><Code>SignatureDoesNotMatch</Code><RequestId>4442587…": the email was not sent`},
+		{"an identifier's words: the SDK's refusal", execWith(send, "failed", 0, &model.ExecError{Message: "ComposioMultipleConnectedAccountsError: for user default"}),
+			model.KindWrite, model.OutcomeFailed, `refused (multiple connected accounts) "ComposioMultipleConnectedAccountsError: for user default": the email was not sent`},
+		{"an identifier's words: a timeout stays unclear", execWith(send, "failed", 0, &model.ExecError{Message: "HttpTimeoutException: request timed out"}),
+			model.KindWrite, model.OutcomeAmbiguous, `timed out: the email may have been sent`},
+		{"a host lookup that failed", execWith(send, "failed", 0, &model.ExecError{Message: "SocketException: Failed host lookup: 'api.example.com'"}),
+			model.KindWrite, model.OutcomeFailed, `connection failed to resolve the host, the request was never sent: the email was not sent`},
+		{"curl's connect phase", execWith(send, "failed", 0, &model.ExecError{Message: "cURL error 28: Connection timed out after 10001 milliseconds"}),
+			model.KindWrite, model.OutcomeFailed, `connection never opened (timed out while connecting) "cURL error 28: Connection timed out after 10001 milliseconds", the request was never sent: the email was not sent`},
+		{"curl's transfer phase", execWith(send, "failed", 0, &model.ExecError{Message: "cURL error 28: Operation timed out after 30001 milliseconds with 0 bytes received"}),
+			model.KindWrite, model.OutcomeAmbiguous, `timed out: the email may have been sent`},
 		{"a dropped connection after the request went", execWith(send, "failed", 0, &model.ExecError{Message: "socket hang up"}), model.KindWrite, model.OutcomeAmbiguous,
 			"connection dropped (socket hang up): the email may have been sent"},
 		{"read timeout on an open connection", execWith(send, "failed", 0, &model.ExecError{Message: "read tcp 10.0.0.7:5122->10.0.0.5:443: i/o timeout"}), model.KindWrite, model.OutcomeAmbiguous,
@@ -364,5 +380,25 @@ func TestRecordsThatAreNotExecutions(t *testing.T) {
 	}
 	if len(r.Groups) != 0 {
 		t.Errorf("trigger deliveries grouped as duplicate writes: %+v", r.Groups)
+	}
+}
+
+// TestIdentifierWords: an identifier's joined words come apart (after a lower-case letter or
+// a digit, and where an acronym meets a word); a text that joins none gives "".
+func TestIdentifierWords(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Net::OpenTimeout", "Net::Open Timeout"},
+		{"SignatureDoesNotMatch", "Signature Does Not Match"},
+		{"HTTPConnectTimeoutException", "HTTP Connect Timeout Exception"},
+		{"ComposioMultipleConnectedAccountsError", "Composio Multiple Connected Accounts Error"},
+		{"utf8Error", "utf8 Error"},
+		{"ETIMEDOUT", ""},
+		{"connection refused", ""},
+		{"Connection Refused", ""},
+		{"请求超时", ""},
+	} {
+		if got := identifierWords(c.in); got != c.want {
+			t.Errorf("identifierWords(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package triage
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // The words an error text is read by: the last resort, after what a record states outright
 // (its error kind, the provider's status). They are data, by the class of evidence they are
@@ -97,6 +100,10 @@ var notConnectedPhrases = []phraseRow{
 	{source: "curl, Apple (NSURLError), aiohttp, urllib3, English", phrases: []string{"failed to connect", "could not connect",
 		"couldn't connect", "cannot connect to host", "unable to connect", "failed to establish a new connection"},
 		name: "failed while connecting"},
+	{source: "Ruby (Net::HTTP, Faraday)", phrases: []string{"open timeout", "opentimeout", "failed to open tcp connection"},
+		name: "timed out while connecting"},
+	{source: "curl, libcurl (its connect phase: a transfer's timeout says \"Operation timed out\")",
+		phrases: []string{"curl error 28: connection timed out after", "(28) connection timed out after"}, name: "timed out while connecting"},
 	{source: "TLS (Go, OpenSSL, Node)", phrases: []string{"tls handshake", "tls: handshake", "ssl handshake"},
 		name: "failed its TLS handshake"},
 	{source: "proxies (urllib3, curl)", phrases: []string{"cannot connect to proxy", "tunnel connection failed"},
@@ -111,6 +118,8 @@ var neverSentPhrases = []phraseRow{
 		name: "failed to resolve the host"},
 	{source: "C resolvers (glibc, BSD), curl, Java", phrases: []string{"name or service not known", "nodename nor servname",
 		"no address associated with hostname", "could not resolve host", "unknownhostexception"}, name: "failed to resolve the host"},
+	{source: "Dart, Erlang and Elixir, DNS, curl", phrases: []string{"failed host lookup", "nxdomain", "servfail",
+		"resolving timed out after"}, name: "failed to resolve the host"},
 	{source: "TLS", phrases: []string{"certificate", "x509", "handshake failure", "wrong version number"}, name: "failed its TLS handshake"},
 	{source: "Apple (NSURLError), Chromium (net::ERR_)", phrases: []string{"hostname could not be found", "err name not resolved",
 		"err connection refused", "err address unreachable", "err internet disconnected", "err cert ", "err ssl "},
@@ -140,8 +149,11 @@ var refusalPhrases = []phraseRow{
 		"not permitted", "bad request", "unprocessable", "malformed", "rejected", "insufficient", "disabled", "suspended",
 		"archived", "revoked", "expired", "bad credentials", "credentials", "not accessible", "not authorized", "not authed",
 		"not in channel", "too long", "too large", "too many", "exceeds the maximum", "unsupported", "not supported", "already exists",
-		"duplicate", "does not belong", "doesn't belong",
+		"duplicate", "does not belong", "doesn't belong", "does not match", "doesn't match", "mismatch",
 		"precondition", "out of range", "unimplemented", "inactive", "restricted", "blocked", "auth error", "authentication"}},
+	{source: "Composio SDK (the refusals among @composio/core 0.21.0's error classes, made before any request)",
+		phrases: []string{"multiple connected accounts", "no api key", "api key kind", "not defined", "not set", "endpoint retired",
+			"config conflict", "acl only for shared"}},
 	{source: "gRPC", phrases: []string{"invalid argument", "failed precondition", "permission denied", "not found", "already exists",
 		"unauthenticated"}},
 	{source: "German", phrases: []string{"ungültig", "nicht gefunden", "nicht autorisiert", "zugriff verweigert", "nicht erlaubt",
@@ -160,18 +172,54 @@ var refusalPhrases = []phraseRow{
 }
 
 // normalText is an error text as the phrases are matched against: lower-cased, with '_' and
-// '-' read as spaces.
+// '-' read as spaces; a text that writes words together as an identifier does ("OpenTimeout",
+// "SignatureDoesNotMatch", "HTTPConnectTimeoutException") is followed, on a line of its own, by
+// the same text with those words apart, so that a phrase matches either way.
 func normalText(text string) string {
-	low := strings.ToLower(text)
-	if strings.ContainsAny(low, "_-") {
-		low = strings.Map(func(r rune) rune {
-			if r == '_' || r == '-' {
-				return ' '
-			}
-			return r
-		}, low)
+	low := spaced(strings.ToLower(text))
+	if words := identifierWords(text); words != "" {
+		low += "\n" + spaced(strings.ToLower(words))
 	}
 	return low
+}
+
+func spaced(low string) string {
+	if !strings.ContainsAny(low, "_-") {
+		return low
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return ' '
+		}
+		return r
+	}, low)
+}
+
+// identifierWords is text with a space wherever an identifier joins two words: a lower-case
+// letter or a digit then an upper-case one ("openTimeout"), and an acronym then a word
+// ("HTTPConnect"). "" when text joins none.
+func identifierWords(text string) string {
+	var b strings.Builder
+	prev, joined := rune(0), false
+	rs := []rune(text)
+	for i, r := range rs {
+		if unicode.IsUpper(r) && i > 0 {
+			next := rune(0)
+			if i+1 < len(rs) {
+				next = rs[i+1]
+			}
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || unicode.IsUpper(prev) && unicode.IsLower(next) {
+				b.WriteByte(' ')
+				joined = true
+			}
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	if !joined {
+		return ""
+	}
+	return b.String()
 }
 
 // findPhrase returns the name of the first phrase of rows that low contains ("" for none).
