@@ -382,7 +382,18 @@ func scanProject(files []codeFile) []codeUse {
 					s.other = true // its tools listed, not run
 				case m[3] == "(" && sessionSends[m[2]]:
 					s.sends = true
-					use("session", m[0])
+					u, ok := codeUse{}, false
+					if m[2] == "tools" && returnRE.MatchString(line) { // a tool list returned: run where a caller hands it on
+						if defs == nil {
+							defs = funcDefs(files)
+						}
+						u, ok = returnedRun(p, defs, fi, n, m[0])
+					}
+					if ok {
+						out = append(out, u)
+					} else {
+						use("session", m[0])
+					}
 				case m[2] != "tools" && sessionSends[m[2]] && handedOn(line, mi[0], mi[1]):
 					s.sends = true // the send method handed on to be called (asyncio.to_thread(session.execute, …))
 					use("session", strings.TrimSpace(m[0]))
@@ -655,6 +666,7 @@ func widen(ctx context.Context, code []codeFile, later []laterFile) []codeFile {
 					}
 				}
 			}
+			words[eco] = append(words[eco], listMakers(p.files)...) // where a returned tool list may run
 		}
 		var rest []laterFile
 		added := false

@@ -732,6 +732,10 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		{"handedon-mcp", andSession("over MCP", "app/agent.py:5"), nil},
 		{"handedon-deep", andSession("RETRIES WRITES", "worker.py:9"), nil},
 		{"handedon-framework", andSession("RETRIES WRITES", "app/route.ts:9"), nil},
+		// a tool list returned by a function (through another, in another file): run where a
+		// caller hands it to a call, as it is or spread into a list of its own
+		{"returned-tools", andSession("RETRIES WRITES", "lib/agent.ts:10"), nil},
+		{"returned-tools-py", andSession("RETRIES WRITES", "agent.py:9"), nil},
 		{"tools-listed", []got{{CallToolsExecute, "ok", ""}}, nil},
 		{"tools-listed-py", []got{{CallToolsExecute, "ok", ""}}, nil},
 		{"tools-listed-old", []got{{CallToolsExecute, "not used", ""}}, nil}, // tools.get of a retrying release, only listed
