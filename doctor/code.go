@@ -193,8 +193,9 @@ var (
 	// otherCreateRE is a create through the SDK's generated client that every release re-sends on
 	// a timeout (sdkversion.PathOtherCreate): a connected account's initiate or link, an auth
 	// config, a webhook endpoint or subscription, a trigger instance, an MCP config, a custom
-	// toolkit (@composio/core 0.21.0's names, and the Python SDK's).
-	otherCreateRE = regexp.MustCompile(`\.\s*(?:(?:connectedAccounts|connected_accounts)\s*\.\s*(?:initiate|link)|` +
+	// toolkit (@composio/core 0.21.0's names, and the Python SDK's); toolkits.authorize is an
+	// initiate (a new link each call, an auth config first when there is none).
+	otherCreateRE = regexp.MustCompile(`\.\s*(?:(?:connectedAccounts|connected_accounts)\s*\.\s*(?:initiate|link)|toolkits\s*\.\s*authorize|` +
 		`(?:authConfigs|auth_configs|triggers|mcp)\s*\.\s*create|webhooks\s*\.\s*(?:endpoints|subscriptions)\s*\.\s*create|` +
 		`(?:customToolkits|custom_toolkits)\s*\.\s*upsert)\s*\(`)
 	toolsArgRE = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
@@ -272,7 +273,7 @@ func scanProject(files []codeFile) []codeUse {
 				}
 			}
 			if strings.Contains(line, "reate") || strings.Contains(line, "nitiate") || strings.Contains(line, "link") ||
-				strings.Contains(line, "psert") {
+				strings.Contains(line, "psert") || strings.Contains(line, "uthorize") {
 				if m := otherCreateRE.FindString(line); m != "" && !defines(line, m) {
 					use("other-create", m)
 				}

@@ -687,8 +687,10 @@ func TestOtherCreatesAreNotesNotFindings(t *testing.T) {
 		dir   string
 		notes []string // evidence and call
 	}{
-		{"othercreate", []string{"index.ts:4 connectedAccounts.initiate", "index.ts:8 webhooks.endpoints.create"}},
-		{"othercreate-py", []string{"app.py:7 connected_accounts.link", "app.py:11 auth_configs.create"}},
+		// toolkits.authorize starts a link (connectedAccounts.initiate, a new one each call)
+		{"othercreate", []string{"index.ts:4 connectedAccounts.initiate", "index.ts:8 webhooks.endpoints.create",
+			"index.ts:15 toolkits.authorize"}},
+		{"othercreate-py", []string{"app.py:7 connected_accounts.link", "app.py:11 auth_configs.create", "app.py:15 toolkits.authorize"}},
 	} {
 		r := scanTestdata(t, "callpaths", tt.dir)
 		if r.RetriesWrites() {

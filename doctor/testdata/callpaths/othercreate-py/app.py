@@ -9,3 +9,7 @@ def link(user_id: str, auth_config_id: str):
 
 def create_config():
     return composio.auth_configs.create(toolkit="github")
+
+
+def start(user_id: str):
+    return composio.toolkits.authorize(user_id=user_id, toolkit="github")

@@ -11,3 +11,6 @@ export async function send(userId: string) {
   return composio.tools.execute("GMAIL_SEND_EMAIL", { userId, arguments: {} });
 }
 // composio.authConfigs.create in a comment is not a call
+export async function authorize(userId: string) {
+  return (await composio.toolkits.authorize(userId, "github")).redirectUrl;
+}
