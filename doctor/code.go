@@ -466,8 +466,8 @@ func scanProject(files []codeFile) []codeUse {
 					}
 					after := strings.TrimLeft(line[idx[3]:], " \t")
 					before := strings.TrimRight(line[:idx[2]], " \t")
-					if strings.HasPrefix(strings.TrimSpace(line), "return") {
-						s.returned = true // a factory's: its callers are followed
+					if _, _, _, in := callAcross(f, n, idx[2]); !in && strings.HasPrefix(strings.TrimSpace(line), "return") {
+						s.returned = true // a factory's: its callers are followed (handed to a call, it is that call's)
 						continue
 					}
 					if strings.HasPrefix(after, ".") || strings.HasPrefix(after, "[") || memberName(before) {

@@ -737,6 +737,10 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		// a tool list returned by a function (through another, in another file): run where a
 		// caller hands it to a call, as it is or spread into a list of its own
 		{"returned-tools", andSession("RETRIES WRITES", "lib/agent.ts:10"), nil},
+		// a session handed to a function of the project's on a return line: that function's,
+		// not a session the factory returns
+		{"handedon-returned", andSession("RETRIES WRITES", "index.ts:7"), nil},
+		{"handedon-returned-py", andSession("RETRIES WRITES", "app.py:6"), nil},
 		{"returned-tools-py", andSession("RETRIES WRITES", "agent.py:9"), nil},
 		{"tools-listed", []got{{CallToolsExecute, "ok", ""}}, nil},
 		{"tools-listed-py", []got{{CallToolsExecute, "ok", ""}}, nil},
