@@ -744,6 +744,9 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		{"returned-tools-py", andSession("RETRIES WRITES", "agent.py:9"), nil},
 		{"tools-listed", []got{{CallToolsExecute, "ok", ""}}, nil},
 		{"tools-listed-py", []got{{CallToolsExecute, "ok", ""}}, nil},
+		// a copy of a tool list (list(), sorted()) is what it is handed to: printed, a listing;
+		// handed to an agent as a keyword argument, a run
+		{"tools-copied-py", andSession("RETRIES WRITES", "agent.py:10"), nil},
 		{"tools-listed-old", []got{{CallToolsExecute, "not used", ""}}, nil}, // tools.get of a retrying release, only listed
 		// getattr(session, method)(…): a method looked up at run time
 		{"dynamic-getattr", andSession("RETRIES WRITES", "main.py:6"), nil},

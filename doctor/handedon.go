@@ -36,10 +36,13 @@ var (
 	paramsStartRE = regexp.MustCompile(`^\s*(?:=\s*(?:async\s+)?(?:function\s*\*?\s*)?)?(?:<[^>]*>)?\s*\(`)
 	// calls and places whose use of a tool list is to look at it: print it, count it, list it
 	listingCallRE = regexp.MustCompile(
-		`(?:^|[^\w$.])(?:console\s*\.\s*\w+|print|pprint|len|str|repr|sorted|list|set|tuple|Object\s*\.\s*(?:keys|values|entries)|` +
+		`(?:^|[^\w$.])(?:console\s*\.\s*\w+|print|pprint|len|str|repr|Object\s*\.\s*(?:keys|values|entries)|` +
 			`JSON\s*\.\s*stringify|(?:logger|logging|log|self\.logger|this\.logger)\s*\.\s*\w+|expect|assert\w*|` +
 			`(?:t|test)\s*\.\s*\w+)\s*$`,
 	)
+	// calls that copy a tool list (its tools, in another list): what they are handed to
+	// decides, print(list(tools)) a listing, Agent(tools=list(tools)) a run
+	copyCallRE = regexp.MustCompile(`(?:^|[^\w$.])(?:list|tuple|set|frozenset|sorted|reversed|Array\s*\.\s*from)\s*$`)
 )
 
 // listingMembers are a tool list's members that look at it rather than hand it on.
@@ -214,7 +217,7 @@ func inListing(line string, at int) bool {
 				depth--
 				continue
 			}
-			if listingCallRE.MatchString(before[:i]) {
+			if !copyCallRE.MatchString(before[:i]) && listingCallRE.MatchString(before[:i]) {
 				return true
 			}
 		}
@@ -227,13 +230,20 @@ func inListing(line string, at int) bool {
 func toolsRun(f *codeFile, n, col int) bool {
 	line := f.code[n]
 	if m := bindRE.FindStringSubmatchIndex(line); m != nil && m[4] <= col && strings.Contains(line, "=") &&
-		!strings.Contains(line[:m[4]], "==") {
+		!strings.Contains(line[:m[4]], "==") && !keywordArg(f, n, m[2]) {
 		name, end := line[m[2]:m[3]], enclosingEnd(f, n)
 		run, seen := listRun(f, name, n+1, end)
 		// bound at a module's top level and not used there: another file may import it
 		return run || !seen && end == len(f.code)-1
 	}
 	return !inListing(line, col)
+}
+
+// keywordArg reports whether the name at col of line n is a keyword argument of a call
+// (Agent(name="x", tools=…), or one argument to a line), not a name bound.
+func keywordArg(f *codeFile, n, col int) bool {
+	_, _, _, in := callAcross(f, n, col)
+	return in
 }
 
 // listRun reports whether the tool list bound to name is handed on anywhere in lines from..to,
