@@ -2,7 +2,6 @@ package triage
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/exectriage/exectriage/model"
@@ -84,15 +83,7 @@ func TestAnotherFormIsTheAgents(t *testing.T) {
 			for i := range execs {
 				execs[i].ToolSlug, execs[i].ToolkitSlug = "HUBSPOT_CREATE_DEAL", "hubspot"
 			}
-			for _, res := range []*Result{Analyze(execs, NewKinds(), Options{}), analyzeReference(execs, NewKinds(), Options{})} {
-				if len(res.Groups) != 1 {
-					t.Fatalf("%d groups, want 1: %+v", len(res.Groups), res.Groups)
-				}
-				g := res.Groups[0]
-				if g.Pattern != tt.want || !strings.Contains(g.Reason, tt.reason) {
-					t.Fatalf("%s: %s, want %s with %q in its reason", g.Pattern, g.Reason, tt.want, tt.reason)
-				}
-			}
+			oneGroupOnBothPaths(t, execs, tt.want, tt.reason)
 		})
 	}
 }

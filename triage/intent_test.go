@@ -231,15 +231,7 @@ func TestAnotherRouteIsTheAgents(t *testing.T) {
 				execs[0].Parent = &model.Parent{LogID: run.ID, ToolSlug: run.ToolSlug}
 				execs = append(execs, run)
 			}
-			for _, res := range []*Result{Analyze(execs, NewKinds(), Options{}), analyzeReference(execs, NewKinds(), Options{})} {
-				if len(res.Groups) != 1 {
-					t.Fatalf("%d groups, want 1: %+v", len(res.Groups), res.Groups)
-				}
-				g := res.Groups[0]
-				if g.Pattern != tt.want || !strings.Contains(g.Reason, tt.reason) {
-					t.Fatalf("%s: %s, want %s with %q in its reason", g.Pattern, g.Reason, tt.want, tt.reason)
-				}
-			}
+			oneGroupOnBothPaths(t, execs, tt.want, tt.reason)
 		})
 	}
 }
@@ -283,5 +275,19 @@ func TestShorterAndAnotherState(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// oneGroupOnBothPaths: Analyze and the reference path each find execs one group, of the cause
+// want, its reason holding reason.
+func oneGroupOnBothPaths(t *testing.T, execs []model.Execution, want model.RetryPattern, reason string) {
+	t.Helper()
+	for _, res := range []*Result{Analyze(execs, NewKinds(), Options{}), analyzeReference(execs, NewKinds(), Options{})} {
+		if len(res.Groups) != 1 {
+			t.Fatalf("%d groups, want 1: %+v", len(res.Groups), res.Groups)
+		}
+		if g := res.Groups[0]; g.Pattern != want || !strings.Contains(g.Reason, reason) {
+			t.Fatalf("%s: %s, want %s with %q in its reason", g.Pattern, g.Reason, want, reason)
+		}
 	}
 }
