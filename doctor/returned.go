@@ -1,6 +1,9 @@
 package doctor
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // A tool list a function returns (return await session.tools()) runs where a caller hands it
 // on: to an agent, to generateText, as it is or spread into a list of its own. The send is
@@ -116,6 +119,9 @@ func enclosingDef(defs map[string][]funcDef, fi, n int) (string, *funcDef) {
 // another such function's (up to maxReturnHops deep). widen reads the files that name one,
 // where the list may be run.
 func listMakers(files []codeFile) []string {
+	if !slices.ContainsFunc(files, returnsTools) {
+		return nil // no function returns a tool list: nothing to read the functions for
+	}
 	defs := funcDefs(files)
 	made := map[string]bool{}
 	for range maxReturnHops {
@@ -157,6 +163,16 @@ func returnsList(f *codeFile, d funcDef, made map[string]bool) bool {
 			if at := wordIndexes(m[1], name); len(at) > 0 && strings.HasPrefix(strings.TrimLeft(m[1][at[0]+len(name):], " "), "(") {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// returnsTools reports whether a line of f returns a tools() call.
+func returnsTools(f codeFile) bool {
+	for _, line := range f.code {
+		if strings.Contains(line, ".tools(") && returnRE.MatchString(line) {
+			return true
 		}
 	}
 	return false
