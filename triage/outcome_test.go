@@ -148,6 +148,13 @@ func TestClassify(t *testing.T) {
 			model.KindWrite, model.OutcomeFailed, `refused (multiple connected accounts) "ComposioMultipleConnectedAccountsError: for user default": the email was not sent`},
 		{"an identifier's words: a timeout stays unclear", execWith(send, "failed", 0, &model.ExecError{Message: "HttpTimeoutException: request timed out"}),
 			model.KindWrite, model.OutcomeAmbiguous, `timed out: the email may have been sent`},
+		// what a text says about the answer is about the answer: the request was carried
+		{"the answer does not fit its schema", execWith(send, "failed", 0, &model.ExecError{Message: "Response does not match the expected schema"}),
+			model.KindWrite, model.OutcomeAmbiguous, `the answer came back unreadable (response does not match): the email may have been sent`},
+		{"the answer failed its validation", execWith(send, "failed", 0, &model.ExecError{Message: "Output validation failed: response mismatch"}),
+			model.KindWrite, model.OutcomeAmbiguous, `the answer came back unreadable (response mismatch): the email may have been sent`},
+		{"a client's own name error says nothing of the send", execWith(send, "failed", 0, &model.ExecError{Message: "ReferenceError: fetch is not defined"}),
+			model.KindWrite, model.OutcomeAmbiguous, `failed "ReferenceError: fetch is not defined", an error that does not prove the email was not sent: the email may have been sent`},
 		{"a host lookup that failed", execWith(send, "failed", 0, &model.ExecError{Message: "SocketException: Failed host lookup: 'api.example.com'"}),
 			model.KindWrite, model.OutcomeFailed, `connection failed to resolve the host, the request was never sent: the email was not sent`},
 		{"curl's connect phase", execWith(send, "failed", 0, &model.ExecError{Message: "cURL error 28: Connection timed out after 10001 milliseconds"}),

@@ -137,6 +137,9 @@ var garbledPhrases = []phraseRow{
 	{source: "English, JSON", phrases: []string{"invalid response", "unexpected response", "malformed response", "invalid json response",
 		"unexpected token", "unexpected end of json", "could not parse the response", "failed to parse response", "empty response",
 		"empty reply"}},
+	{source: "English (what a check of the answer says: the request was carried, its answer did not fit)",
+		phrases: []string{"response does not match", "response doesn't match", "response mismatch", "response schema",
+			"response validation", "output validation", "mismatch in response", "mismatch on response"}},
 }
 
 // refusalPhrases say the request was refused before anything was done: a validation, auth,
@@ -152,8 +155,8 @@ var refusalPhrases = []phraseRow{
 		"duplicate", "does not belong", "doesn't belong", "does not match", "doesn't match", "mismatch",
 		"precondition", "out of range", "unimplemented", "inactive", "restricted", "blocked", "auth error", "authentication"}},
 	{source: "Composio SDK (the refusals among @composio/core 0.21.0's error classes, made before any request)",
-		phrases: []string{"multiple connected accounts", "no api key", "api key kind", "not defined", "not set", "endpoint retired",
-			"config conflict", "acl only for shared"}},
+		phrases: []string{"multiple connected accounts", "no api key", "api key kind", "provider not defined",
+			"execute tool fn not set", "endpoint retired", "config conflict", "acl only for shared"}},
 	{source: "gRPC", phrases: []string{"invalid argument", "failed precondition", "permission denied", "not found", "already exists",
 		"unauthenticated"}},
 	{source: "German", phrases: []string{"ungültig", "nicht gefunden", "nicht autorisiert", "zugriff verweigert", "nicht erlaubt",
