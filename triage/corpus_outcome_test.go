@@ -275,6 +275,24 @@ func outcomeFamilies() []outcomeFamily {
 			"x509: certificate signed by unknown authority", "self signed certificate in certificate chain",
 			"[Errno -2] Name or service not known",
 		)},
+		// seventh batch: what went missing was the answer (the request was carried: unclear),
+		// and texts that say in words that the request never left (definite)
+		{"the answer is what went missing", model.OutcomeAmbiguous, msg(
+			"Response missing from upstream", "missing response body", "Response not found in provider reply",
+			"result not found after execution", "No result returned by the tool", "Tool returned no output",
+			"Error: reply not received from Gmail API", "output missing: the provider closed the stream",
+			"Could not find a response for request req_8f2c", "The response could not be found",
+			"Missing 'data' in response", "expected a response but got none", "no reply from the provider",
+			"Unable to retrieve the result of the operation", "Response payload missing",
+		)},
+		{"the words say the request never left", model.OutcomeFailed, msg(
+			"Connection closed before the request was sent", "socket closed before the connection was established",
+			"Error: Client network socket disconnected before secure TLS connection was established",
+			"net/http: request canceled while waiting for connection",
+			"Request aborted before it was sent", "The request could not be sent: no network connection",
+			"connection lost before the request could be written", "Failed to send request: connection not established",
+			"Timed out waiting for a connection from the pool", "httpx.PoolTimeout",
+		)},
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -222,6 +223,52 @@ func responseFailure(resp json.RawMessage) (string, bool) {
 func neverSent(low string) string { return findPhrase(low, neverSentPhrases) }
 
 func notConnected(low string) string { return findPhrase(low, notConnectedPhrases) }
+
+// unsentWords is what a text says in words about the request never leaving (beforeSent): the
+// reason's opening, "" for nothing.
+func unsentWords(low string) string {
+	for _, b := range beforeSent {
+		if b.re.MatchString(low) {
+			return b.name
+		}
+	}
+	return ""
+}
+
+// beforeSent are texts that say in words that the failure came before the request was written:
+// before it was sent, before the connection it needed was established, while it waited for
+// a connection from a pool, or with no network at all. A request that was sent but not
+// completed ("closed before the request completed") is no such text: it may have run.
+var beforeSent = []struct {
+	re   *regexp.Regexp
+	name string
+}{
+	{regexp.MustCompile(`\bbefore (the |a |an |any )?([a-z]+ ){0,2}request (was |were |could be |had been |got )?(sent|written|dispatched|made)\b|` +
+		`\brequest ([a-z]+ ){0,3}before it (was |could be |had been )?(sent|written|dispatched)\b|\bbefore sending (the |a |any )?([a-z]+ )?request\b`),
+		"failed before the request was sent"},
+	{regexp.MustCompile(`\bbefore (the |a |an )?([a-z]+ ){0,2}(connection|handshake) (was |could be |had been |is )?(established|opened|made|completed)\b|` +
+		`\bconnection (was |is |could )?not (be )?(yet )?(established|opened)\b|\b(could not|couldn't|cannot|unable to|failed to) establish (a |the )?([a-z]+ )?connection\b`),
+		"failed before its connection was established"},
+	{regexp.MustCompile(`\b(waiting for|acquir[a-z]*|obtain[a-z]*) (a |an |the )?(free |available |idle |pooled )?connection\b|\bpool (timeout|exhausted)\b`),
+		"failed waiting for a connection"},
+	{regexp.MustCompile(`\bno (network|internet) connection\b|\bnot connected to the internet\b|\b(connection|network|device) (appears to be |is )offline\b`),
+		"failed with no network"},
+}
+
+// answerFault says what a text calls missing or faulty is the answer: a word of absence or of a
+// fault said of the response, the reply, the result or the output ("Response payload missing",
+// "missing response body", "'data' not found in the response") is about what came back, so
+// the request was carried and its answer lost; that is not the refusal "missing" and "not
+// found" are on their own. Only within a clause: "Error response: 404 Not Found" is a refusal.
+var answerFault = regexp.MustCompile(
+	`\b(response|reply|answer|output|payload|result)( [a-z]+)? (is |was |were |could not be |cannot be |has been )?` +
+		`(missing|not found|lost|empty|absent|not received|not returned|invalid|malformed|truncated|incomplete|corrupt[a-z]*|unreadable|undefined|null)\b|` +
+		`\b(missing|lost|empty|absent|invalid|malformed|truncated|incomplete|corrupt[a-z]*|unreadable|unexpected)( [a-z]+)? ` +
+		`(response|reply|answer|output|payload|result)\b|` +
+		`\b(missing|not found)( \S+){0,2} (in|from) (the )?(response|reply|answer|output|payload|result)\b`)
+
+// answerFaultWord is the words answerFault finds in low, "" for none.
+func answerFaultWord(low string) string { return answerFault.FindString(low) }
 
 // kindWords is an error kind exectriage does not name (model.ErrorKind's own) as words, its
 // parts split where a log writes them together: "RateLimitError" and "RATE_LIMIT" are "rate

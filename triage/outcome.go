@@ -2,6 +2,7 @@ package triage
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -267,7 +268,7 @@ func classifyFailure(
 		return model.OutcomeFailed, "auth error" + codeNote(code) + quoted + ": " + fx.not(), true
 	case ek == model.ErrValidation:
 		return model.OutcomeFailed, "validation error" + codeNote(code) + quoted + ": " + fx.not(), true
-	case (ek == model.ErrTimeout || ek == model.ErrConnection) && ev.notConnected != "":
+	case (ek == model.ErrTimeout || ek == model.ErrConnection) && ev.neverLeft():
 		return model.OutcomeFailed, ev.unopened(quoted) + ", the request was never sent: " + fx.not(), true
 	case ek == model.ErrTimeout:
 		return model.OutcomeAmbiguous, "timed out" + after(e) + quoted + ": " + fx.maybe(), true
@@ -297,7 +298,7 @@ func classifyFailure(
 	// gateway error leaves the action possible whatever else it says ("timed out after 60 s
 	// while uploading certificate.pdf" names no TLS failure), unless it says the connection
 	// never opened.
-	if ev.notConnected != "" {
+	if ev.neverLeft() {
 		return model.OutcomeFailed, ev.unopened(quoted) + ", the request was never sent: " + fx.not(), true
 	}
 	if w := ev.timeout; w != "" {
@@ -338,15 +339,23 @@ func classifyFailure(
 // textSays is what an error text says, by the class of its words (words.go): the phrase
 // found in each class, "" for none.
 type textSays struct {
-	timeout, dropped, gateway, neverSent, notConnected, garbled, refusal string
-	rateLimit                                                            bool
+	timeout, dropped, gateway, neverSent, notConnected, unsent, garbled, refusal string
+	rateLimit                                                                    bool
 }
 
-// unopened says how a connection that never opened failed: the refusal, resolution or handshake
-// when the text names one ("connection refused"), else the phase it failed in.
+// neverLeft says the text proves the request never left: its connection never opened, or the
+// text says in words that it was not sent.
+func (ev textSays) neverLeft() bool { return ev.notConnected != "" || ev.unsent != "" }
+
+// unopened says how a request that never left failed: the refusal, resolution or handshake
+// when the text names one ("connection refused"), else the phase it failed in, or what the text
+// says of it ("failed before the request was sent").
 func (ev textSays) unopened(quoted string) string {
-	if ev.neverSent != "" {
+	switch {
+	case ev.neverSent != "":
 		return "connection " + ev.neverSent
+	case ev.notConnected == "":
+		return ev.unsent + quoted
 	}
 	return "connection never opened (" + ev.notConnected + ")" + quoted
 }
@@ -358,8 +367,8 @@ func readEvidence(text string) textSays {
 	}
 	low := normalText(text)
 	return textSays{timeout: timeoutWord(low), dropped: droppedWord(low), gateway: gatewayCode(low), neverSent: neverSent(low),
-		notConnected: notConnected(low),
-		garbled:      findPhrase(low, garbledPhrases), refusal: refusalWord(low), rateLimit: rateLimitText(low)}
+		notConnected: notConnected(low), unsent: unsentWords(low),
+		garbled: cmp.Or(findPhrase(low, garbledPhrases), answerFaultWord(low)), refusal: refusalWord(low), rateLimit: rateLimitText(low)}
 }
 
 // negatedFind is "no X found": a thing the request needs that does not exist, said with the
