@@ -293,6 +293,20 @@ func outcomeFamilies() []outcomeFamily {
 			"connection lost before the request could be written", "Failed to send request: connection not established",
 			"Timed out waiting for a connection from the pool", "httpx.PoolTimeout",
 		)},
+		// eighth batch: a word that would prove a refusal inside another word or said of the
+		// request's own time (unclear), and refusals in providers' own words (definite)
+		{"a refusal's word where it proves nothing", model.OutcomeAmbiguous, msg(
+			"Upload of certificate.pdf failed", "Failed while attaching certificate_of_insurance.pdf", "execution expired",
+			"Operation expired before completion", "The wait for the provider expired", "Response too long to read",
+			"Response too large: truncated at 10 MB", "renewal job for the SSL-free plan crashed", "Error in worker: task expired",
+		)},
+		{"a refusal in a provider's own words", model.OutcomeFailed, msg(
+			"Mail service not enabled", "team_access_not_granted", "Property values were not valid",
+			"The 'To' number +15005550001 is not a valid phone number.", "Could not find page with ID: 1234.",
+			"Field 'summary' cannot be set. It is not on the appropriate screen, or unknown.", "Product handle has already been taken",
+			"Your card was declined.", "Amount must be at least 50 cents", "MailboxNotEnabledForRESTAPI", "Email address is already in use",
+			"Unable to locate the requested record", "Title can't be blank",
+		)},
 	}
 }
 

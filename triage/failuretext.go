@@ -220,9 +220,9 @@ func responseFailure(resp json.RawMessage) (string, bool) {
 	return s, true
 }
 
-func neverSent(low string) string { return findPhrase(low, neverSentPhrases) }
+func neverSent(low string) string { return findWordPhrase(low, neverSentPhrases) }
 
-func notConnected(low string) string { return findPhrase(low, notConnectedPhrases) }
+func notConnected(low string) string { return findWordPhrase(low, notConnectedPhrases) }
 
 // unsentWords is what a text says in words about the request never leaving (beforeSent): the
 // reason's opening, "" for nothing.
@@ -256,16 +256,19 @@ var beforeSent = []struct {
 }
 
 // answerFault says what a text calls missing or faulty is the answer: a word of absence or of a
-// fault said of the response, the reply, the result or the output ("Response payload missing",
+// fault said of the response, the reply, the result or the output ("Response missing",
 // "missing response body", "'data' not found in the response") is about what came back, so
 // the request was carried and its answer lost; that is not the refusal "missing" and "not
 // found" are on their own. Only within a clause: "Error response: 404 Not Found" is a refusal.
 var answerFault = regexp.MustCompile(
-	`\b(response|reply|answer|output|payload|result)( [a-z]+)? (is |was |were |could not be |cannot be |has been )?` +
-		`(missing|not found|lost|empty|absent|not received|not returned|invalid|malformed|truncated|incomplete|corrupt[a-z]*|unreadable|undefined|null)\b|` +
+	`\b(response|reply|answer|output|result)( [a-z]+)? (is |was |were |could not be |cannot be |has been )?` +
+		`(missing|not found|lost|empty|absent|not received|not returned|invalid|malformed|truncated|incomplete|corrupt[a-z]*|unreadable|` +
+		`undefined|null|too long|too large|too big|must be|should be)\b|` +
+		`\b(could not|couldn't|cannot|can't|unable to|failed to) (find|get|read|parse|retrieve|receive|decode) (a |an |the )?([a-z]+ )?` +
+		`(response|reply|answer|output|result)\b|` +
 		`\b(missing|lost|empty|absent|invalid|malformed|truncated|incomplete|corrupt[a-z]*|unreadable|unexpected)( [a-z]+)? ` +
-		`(response|reply|answer|output|payload|result)\b|` +
-		`\b(missing|not found)( \S+){0,2} (in|from) (the )?(response|reply|answer|output|payload|result)\b`)
+		`(response|reply|answer|output|result)\b|` +
+		`\b(missing|not found)( \S+){0,2} (in|from) (the )?(response|reply|answer|output|result)\b`)
 
 // answerFaultWord is the words answerFault finds in low, "" for none.
 func answerFaultWord(low string) string { return answerFault.FindString(low) }
@@ -288,9 +291,18 @@ func kindWords(k model.ErrorKind) string {
 	}, words)
 }
 
+// expiredTime is "expired" said of the request's own time (Ruby's Timeout::Error says
+// "execution expired"; "the wait for the provider expired"): a timeout, where "expired" said
+// of what the request needs (a token, a card, a link) is a refusal.
+var expiredTime = regexp.MustCompile(`\b(execution|operation|task|job|request|deadline|timer|call|invocation|wait|waiting)` +
+	`( for [^.;:]{1,40}?)? (has |had |was |is )?expired\b`)
+
 func timeoutWord(low string) string {
 	if w := findPhrase(low, timeoutPhrases); w != "" {
 		return w
+	}
+	if expiredTime.MatchString(low) {
+		return "timed out"
 	}
 	if HasWord(low, "408") {
 		return "408 request timeout"

@@ -386,7 +386,7 @@ func rateLimitText(low string) bool {
 // done: a validation, auth or not-found failure. "Not found" is said with its negation apart
 // too: "no connected account found", "no matching channel was found" (negatedFind).
 func refusalWord(low string) string {
-	if w := findPhrase(low, refusalPhrases); w != "" {
+	if w := findWordPhrase(low, refusalPhrases); w != "" {
 		return w
 	}
 	if negatedFind.MatchString(low) {

@@ -162,6 +162,21 @@ func TestClassify(t *testing.T) {
 			model.KindWrite, model.OutcomeFailed, `refused (not found) "Error response: 404 Not Found": the email was not sent`},
 		{"a field named for the answer is the request's", execWith(send, "failed", 0, &model.ExecError{Message: "Missing required field 'response_text'"}),
 			model.KindWrite, model.OutcomeFailed, `refused (required) "Missing required field 'response_text'": the email was not sent`},
+		// a word that would prove a refusal proves it only as a word of its own, said of what the
+		// request needs; inside another word, or said of the request's own time, it proves nothing
+		{"a file named for a certificate", execWith(send, "failed", 0, &model.ExecError{Message: "Upload of certificate.pdf failed"}),
+			model.KindWrite, model.OutcomeAmbiguous,
+			`failed "Upload of certificate.pdf failed", an error that does not prove the email was not sent: the email may have been sent`},
+		{"a resource not found is not a host not found", execWith(send, "failed", 0, &model.ExecError{Message: "Request_ResourceNotFound"}),
+			model.KindWrite, model.OutcomeFailed, `refused (not found) "Request_ResourceNotFound": the email was not sent`},
+		{"the request's own time expired", execWith(send, "failed", 0, &model.ExecError{Message: "execution expired"}),
+			model.KindWrite, model.OutcomeAmbiguous, `timed out: the email may have been sent`},
+		{"a token expired", execWith(send, "failed", 0, &model.ExecError{Message: "Access token expired"}),
+			model.KindWrite, model.OutcomeFailed, `refused (expired) "Access token expired": the email was not sent`},
+		{"no answer found", execWith(send, "failed", 0, &model.ExecError{Message: "Could not find a response for request req_8f2c"}),
+			model.KindWrite, model.OutcomeAmbiguous, `the answer came back unreadable (could not find a response): the email may have been sent`},
+		{"a need negated", execWith(send, "failed", 0, &model.ExecError{Message: "MailboxNotEnabledForRESTAPI"}),
+			model.KindWrite, model.OutcomeFailed, `refused (not enabled) "MailboxNotEnabledForRESTAPI": the email was not sent`},
 		// a text that says in words the request never left
 		{"closed before the request was sent", execWith(send, "failed", 0, &model.ExecError{Message: "Connection closed before the request was sent"}),
 			model.KindWrite, model.OutcomeFailed,

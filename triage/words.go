@@ -3,6 +3,7 @@ package triage
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The words an error text is read by: the last resort, after what a record states outright
@@ -120,7 +121,12 @@ var neverSentPhrases = []phraseRow{
 		"no address associated with hostname", "could not resolve host", "unknownhostexception"}, name: "failed to resolve the host"},
 	{source: "Dart, Erlang and Elixir, DNS, curl", phrases: []string{"failed host lookup", "nxdomain", "servfail",
 		"resolving timed out after"}, name: "failed to resolve the host"},
-	{source: "TLS", phrases: []string{"certificate", "x509", "handshake failure", "wrong version number"}, name: "failed its TLS handshake"},
+	{source: "TLS (a certificate as TLS speaks of it: a file named certificate.pdf is none)", phrases: []string{"x509", "handshake failure",
+		"wrong version number", "certificate verify", "certificate has expired", "certificate expired", "certificate signed by unknown",
+		"self signed certificate", "certificate is not trusted", "certificate not trusted", "certificate chain", "local issuer certificate",
+		"verify the first certificate", "certificate verification", "invalid certificate", "bad certificate", "unknown certificate",
+		"certificate revoked", "certificate has been revoked", "certificate error", "certificate is not valid", "certificate is valid for"},
+		name: "failed its TLS handshake"},
 	{source: "Apple (NSURLError), Chromium (net::ERR_)", phrases: []string{"hostname could not be found", "err name not resolved",
 		"err connection refused", "err address unreachable", "err internet disconnected", "err cert ", "err ssl "},
 		name: "failed before it opened"},
@@ -154,6 +160,11 @@ var refusalPhrases = []phraseRow{
 		"not in channel", "too long", "too large", "too many", "exceeds the maximum", "unsupported", "not supported", "already exists",
 		"duplicate", "does not belong", "doesn't belong", "does not match", "doesn't match", "mismatch",
 		"precondition", "out of range", "unimplemented", "inactive", "restricted", "blocked", "auth error", "authentication"}},
+	{source: "English (a need negated, a find negated, a constraint on a value, a conflict with what exists)",
+		phrases: []string{"not enabled", "not granted", "not valid", "not a valid", "cannot be set", "can't be set", "cannot be blank",
+			"can't be blank", "cannot be empty", "can't be empty", "must be", "could not find", "couldn't find", "cannot find",
+			"can't find", "unable to find", "unable to locate", "could not locate", "already been taken", "already taken",
+			"already in use", "declined"}},
 	{source: "Composio SDK (the refusals among @composio/core 0.21.0's error classes, made before any request)",
 		phrases: []string{"multiple connected accounts", "no api key", "api key kind", "provider not defined",
 			"execute tool fn not set", "endpoint retired", "config conflict", "acl only for shared"}},
@@ -226,10 +237,20 @@ func identifierWords(text string) string {
 }
 
 // findPhrase returns the name of the first phrase of rows that low contains ("" for none).
-func findPhrase(low string, rows []phraseRow) string {
+// A phrase of doubt may be part of a longer word ("gatewaytimeout"): reading too much doubt
+// only flags.
+func findPhrase(low string, rows []phraseRow) string { return findIn(low, rows, false) }
+
+// findWordPhrase is findPhrase for the phrases that prove nothing took effect (a refusal, a
+// request that never left): one written in letters must start a word, so that no such proof
+// is read inside another word ("resourcenotfound" holds no "enotfound"; a file name is no
+// TLS failure). Phrases in scripts written without spaces match anywhere.
+func findWordPhrase(low string, rows []phraseRow) string { return findIn(low, rows, true) }
+
+func findIn(low string, rows []phraseRow, wordStart bool) string {
 	for _, r := range rows {
 		for _, p := range r.phrases {
-			if strings.Contains(low, p) {
+			if containsAt(low, p, wordStart) {
 				if r.name != "" {
 					return r.name
 				}
@@ -238,6 +259,25 @@ func findPhrase(low string, rows []phraseRow) string {
 		}
 	}
 	return ""
+}
+
+// containsAt reports whether low contains p, at the start of a word when wordStart is set and
+// p starts with an ASCII letter.
+func containsAt(low, p string, wordStart bool) bool {
+	if !wordStart || p == "" || p[0] < 'a' || p[0] > 'z' {
+		return strings.Contains(low, p)
+	}
+	for from := 0; ; {
+		i := strings.Index(low[from:], p)
+		if i < 0 {
+			return false
+		}
+		i += from
+		if r, _ := utf8.DecodeLastRuneInString(low[:i]); i == 0 || !unicode.IsLetter(r) {
+			return true
+		}
+		from = i + 1
+	}
 }
 
 // statePhrases name a state a thing is in (an order, an invoice, an incident, a request): a
