@@ -276,6 +276,7 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	clientByBuild(rep.Findings, uses, read)
 	more, notes := codeFindings(uses, read, rep.Findings)
 	rep.Findings = append(rep.Findings, more...)
+	rep.Findings = append(rep.Findings, undeclaredFindings(uses, rep.Findings, code)...)
 	sdkByBuild(rep.Findings, uses)
 	rep.Notes = append(otherCreateNotes(uses, rep.Findings), notes...)
 	for i := range rep.Findings {

@@ -500,6 +500,19 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallSession, "over MCP", "agent.ts:8", UseMCP},
 		}},
 		{"noexecute", []got{{"package.json", CallToolsExecute, "not used", "", UseNotUsed}}},
+		// code that imports the SDK and sends through it with no manifest or lock of its ecosystem
+		// naming any Composio package (scripts run with what is installed): the version cannot be
+		// told, the imports say which line; where a manifest of the ecosystem names the SDK, code
+		// outside it is left to what the project declared
+		{"undeclared", []got{
+			{"package-lock.json", CallToolsExecute, "not used", "", UseNotUsed},
+			{"package-lock.json", CallSession, "over MCP", "connect.ts:12", UseMCP},
+			{"package.json", CallToolsExecute, "not used", "", UseNotUsed},
+			{"package.json", CallSession, "over MCP", "connect.ts:12", UseMCP},
+			{"post_update.py", CallToolsExecute, "may retry writes", "post_update.py:8", UseUsed},
+		}},
+		{"undeclared-elsewhere", []got{{"api/requirements.txt", CallToolsExecute, "ok", "", ""}}},
+		{"undeclared-legacy-npm", []got{{"send.js", CallToolsExecute, "ok", "send.js:5", UseUsed}}},
 		// the SDK's own repository: a package its workspace takes from the tree is the member's
 		// version, whatever a pin or a range says; the SDK's own source is no use of it
 		{"uv-workspace-sdk", []got{

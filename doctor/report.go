@@ -36,6 +36,8 @@ func (f Finding) shownVersion() string {
 		return g.shownVersion() + " (" + f.Via + ")"
 	}
 	switch {
+	case f.VersionSource == "import":
+		return "undeclared"
 	case f.Version != "" && f.Constraint != "" && f.Constraint != "=="+f.Version && f.Constraint != f.Version && f.LockFile != "":
 		return f.Constraint + " (locked " + f.Version + ")"
 	case f.Version != "":

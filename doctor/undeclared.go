@@ -1,0 +1,93 @@
+package doctor
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/exectriage/exectriage/sdkversion"
+)
+
+// An SDK the code imports and sends through that nothing declares: scripts run with whatever is
+// installed. The version cannot be told, so the line the imports imply decides (the legacy
+// toolset's names imply the legacy line; the current client, the current one), and a line with
+// versions that re-send a timed-out write may re-send it.
+
+var (
+	pySDKImportRE = regexp.MustCompile(`^\s*(?:from\s+composio(?:\.\w+)*\s+import\b|import\s+composio\b)`)
+	tsSDKImportRE = regexp.MustCompile(`(?:from\s*|require\s*\(\s*|import\s*\(\s*)["'](@composio/core|composio-core)["']`)
+)
+
+// importedSDK is the SDK package a code file imports, "" for none: PyPI's composio (its legacy
+// composio-core when the file names the legacy toolset), npm's @composio/core or composio-core.
+func importedSDK(f *codeFile) string {
+	for _, raw := range f.raw {
+		if !strings.Contains(raw, "composio") {
+			continue
+		}
+		if f.eco == PyPI && pySDKImportRE.MatchString(raw) {
+			if namesLegacyToolset(f) {
+				return "composio-core"
+			}
+			return "composio"
+		}
+		if f.eco == NPM {
+			if m := tsSDKImportRE.FindStringSubmatch(raw); m != nil {
+				return m[1]
+			}
+		}
+	}
+	return ""
+}
+
+// undeclaredFindings reports, for an ecosystem whose manifests and lock files name no Composio
+// package at all, the SDK its code imports and sends a tool through: one finding per package,
+// citing the send (the project's code before its tests). Where any manifest of the ecosystem
+// names the SDK, code outside it is left alone: the project declared what it runs.
+func undeclaredFindings(uses []codeUse, found []Finding, code []codeFile) []Finding {
+	declared := map[Ecosystem]bool{}
+	for _, f := range found {
+		if packageRole(f.Ecosystem, f.Package) != roleNone {
+			declared[f.Ecosystem] = true
+		}
+	}
+	files := map[string]*codeFile{}
+	for i := range code {
+		files[code[i].rel] = &code[i]
+	}
+	var out []Finding
+	cited := map[string]int{} // ecosystem and package -> index in out
+	for i := range uses {
+		u := &uses[i]
+		if u.what != "execute" && u.what != "legacy" || declared[u.eco] || listsTools(u.text) && testCode(u.rel) {
+			continue
+		}
+		cf := files[u.rel]
+		if cf == nil {
+			continue
+		}
+		pkg := importedSDK(cf)
+		if pkg == "" {
+			continue
+		}
+		key := string(u.eco) + "\x00" + pkg
+		if at, ok := cited[key]; ok {
+			if testCode(out[at].File) && !testCode(u.rel) { // the project's code before its tests
+				out[at].File, out[at].Evidence = u.rel, u.at()
+			}
+			continue
+		}
+		fd := Finding{File: u.rel, Ecosystem: u.eco, Package: pkg, VersionSource: "import", Evidence: u.at(), Use: UseUsed}
+		classify(&fd, dep{eco: u.eco, name: pkg})
+		said := "imported and sent through (" + u.text + " at " + u.at() + ") but declared by no manifest or lock file, " +
+			"so the installed version decides and cannot be told here: "
+		if packageRole(u.eco, pkg) == roleLegacy {
+			fd.Reason = said + "the code names the legacy toolset, so it runs on the legacy SDK: " + fd.Reason
+		} else {
+			fd.Reason = said + pkg + " before " + sdkversion.FixedIn(u.eco) + " re-sends a timed-out tools.execute/proxy write"
+			fd.Fix = "declare " + strings.TrimPrefix(fixFor(u.eco), "upgrade to ")
+		}
+		cited[key] = len(out)
+		out = append(out, fd)
+	}
+	return out
+}
