@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/exectriage/exectriage/sanitize"
@@ -46,6 +47,15 @@ func (f Finding) shownVersion() string {
 		return f.Constraint
 	}
 	return "any"
+}
+
+// withPlace is the reason with the place the code uses the path (a reviewer checks the line):
+// "sent at file:line (path)", unless the reason names the place already.
+func (f Finding) withPlace() string {
+	if f.Evidence == "" || f.Use != UseUsed || f.File == f.Evidence || strings.Contains(f.Reason, f.Evidence) {
+		return f.Reason
+	}
+	return f.Reason + "; sent at " + f.Evidence + " (" + f.CallPath + ")"
 }
 
 // WriteJSON writes the report as {"findings": [...], "problems": [...]}: one object per
@@ -97,7 +107,7 @@ func (r *Report) WriteText(w io.Writer, dir string, whole bool) error {
 				ew.printf("\nwhy:\n")
 				first = false
 			}
-			ew.printf("  %s: %s: %s\n", cut(f.File, 80), cut(f.Package, 40), cut(f.Reason, 300))
+			ew.printf("  %s: %s: %s\n", cut(f.File, 80), cut(f.Package, 40), cut(f.withPlace(), 300))
 		}
 	}
 	if len(r.Notes) > 0 {
