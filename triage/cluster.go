@@ -23,6 +23,7 @@ type bucketMember struct {
 	heading     headingFacts // the subject's facts, read once (headingsDiffer)
 	succeeded   bool         // the attempt is known to have succeeded
 	pinned      bool         // the arguments pin the target by its own facts (pinned.go)
+	bodyless    bool         // the arguments carry no free text (a heading alone, or nothing in words)
 	// tool, toolkit and account: in an effect family's bucket (intent.go) members of one
 	// toolkit from two accounts never join, and another tool joins only after a failure
 	tool, toolkit, account string
@@ -102,15 +103,23 @@ func clusterBucket(ms []bucketMember, window time.Duration, th Thresholds) []clu
 				case statesDiffer(ms[j].text, m.text):
 					continue // another state of the same thing: another message
 				case sk >= th.NearDuplicate && (ms[j].subject == m.subject ||
-					len(m.text.nums) > 0 && sameFacts(ms[j].text, m.text) && !headingsDiffer(&ms[j], m)):
+					len(m.text.nums) > 0 && sameFacts(ms[j].text, m.text) && !headingsDiffer(&ms[j], m) ||
+					headingsSameFacts(&ms[j], m) && sameFacts(ms[j].text, m.text)):
 					// words alike under one heading; under another only with the same facts, a
-					// number among them, and headings that name no other (a template's body under
-					// two titles is two messages)
+					// number among them (in the texts, or in headings that carry the same), and
+					// headings that name no other (a template's body under two titles is two
+					// messages)
 				case (anchored(ms[j].text, m.text) || cutDown(ms[j].text, m.text)) && !headingsDiffer(&ms[j], m) ||
 					sameEntities(&ms[j].text, &m.text):
 					sk = max(sk, FactsSimilarity) // rewritten, or in another language
 				case ms[j].pinned && m.pinned: // one slot and its people, one contact: labels and text anew
 					sk = max(sk, PinnedSimilarity)
+				case headingsAnchored(&ms[j], m): // a card of its title alone, retitled with the same facts
+					sk = max(sk, FactsSimilarity)
+				case ms[j].bodyless != m.bodyless && ms[j].subject == m.subject:
+					// a free text added where there was none, or dropped (a note on a refund): the
+					// same identity and heading after an attempt that did not succeed
+					sk = max(sk, FactsSimilarity)
 				default:
 					continue
 				}

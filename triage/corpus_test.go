@@ -696,7 +696,10 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent moves a recipient between to and cc", g.agentMovesRecipients}, {"agent names the channel otherwise", g.agentNamesTheChannel},
 			{"agent writes the amount and the day in another type", g.agentRetypes}, {"agent comments again, the number a string", g.agentRecomments},
 			{"agent texts the number written otherwise", g.agentRetexts}, {"agent inserts the row again", g.agentReinsertsRow},
-			{"agent sends the message object again", g.agentSendsAMessageObject}, {"LangGraph's retry policy", g.langGraphRetry}} {
+			{"agent sends the message object again", g.agentSendsAMessageObject}, {"LangGraph's retry policy", g.langGraphRetry},
+			{"agent retitles a card", g.agentRetitlesACard}, {"agent adds a note, or drops it", g.agentAddsANote},
+			{"agent retypes a wrapped record", g.agentRetypesAWrappedRecord},
+			{"agent describes it in a document, or in text", g.agentDescribesInADocument}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -718,6 +721,10 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"another task in one project after a failure", g.otherTaskAfterAFailure},
 			{"another amount for the same deal after a failure", g.otherDealAmountAfterAFailure},
 			{"the same comment on the next issue after a failure", g.commentOnTheNextIssue},
+			{"another card in one list after a failure", g.otherCardAfterAFailure},
+			{"another refund of one payment after a failure", g.otherRefundAfterAFailure},
+			{"another amount in a wrapped record after a failure", g.otherWrappedAmountAfterAFailure},
+			{"another issue described in a document after a failure", g.otherIssueInADocument},
 			{"another row in one database after a failure", g.otherRowAfterAFailure},
 			{"another post from one account after a failure", g.otherPostAfterAFailure}} {
 			g.miss = m.name

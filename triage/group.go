@@ -582,6 +582,7 @@ func groupBucket(
 			heading:   headingFactsOf(ea.subject),
 			succeeded: outcomes[i] == model.OutcomeSucceeded,
 			pinned:    ea.pinned,
+			bodyless:  ea.rawText == "",
 			tool:      strings.ToUpper(e.ToolSlug),
 			toolkit:   toolkitOf(e),
 			account:   e.ConnectedAccountID,

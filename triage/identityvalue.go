@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -124,6 +125,65 @@ func appendIdentityString(dst []byte, m model.ArgMember) ([]byte, bool) {
 		return model.AppendCanonical(dst, m.Raw, nil)
 	}
 	return model.AppendKey(dst, fact), true
+}
+
+// identityDeep is a decoded value with every string in it, at any depth, read as identityFact
+// reads a top-level one: a wrapper of short values (a CRM record's properties, a table's fields)
+// states the same facts whichever type or notation a model writes them in.
+func identityDeep(v any) any {
+	switch x := v.(type) {
+	case string:
+		fact, number := identityFact(x)
+		if number {
+			return json.Number(fact)
+		}
+		return fact
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = identityDeep(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = identityDeep(e)
+		}
+		return out
+	}
+	return v
+}
+
+// appendIdentityNested appends an object or a list member's identity: its strings as the facts
+// they state (identityDeep), canonical. A value with no string identityFact could restate (no
+// digit, sign, mark or capital after a quote) is appended as it is, unread.
+func appendIdentityNested(dst, raw []byte, skip map[string]bool) ([]byte, bool) {
+	if !mayRestate(raw) {
+		return model.AppendCanonical(dst, raw, skip)
+	}
+	v, err := model.DecodeArgs(raw)
+	if err != nil {
+		return dst, false
+	}
+	b, err := json.Marshal(identityDeep(v))
+	if err != nil {
+		return dst, false
+	}
+	return model.AppendCanonical(dst, b, skip)
+}
+
+// mayRestate reports whether a JSON value may hold a string identityFact writes otherwise: one
+// that starts with a digit, a sign, '(', '#' or '@', or a capital letter anywhere.
+func mayRestate(raw []byte) bool {
+	for i, c := range raw {
+		if c >= 'A' && c <= 'Z' {
+			return true
+		}
+		if c == '"' && i+1 < len(raw) && strings.IndexByte("0123456789-+(#@", raw[i+1]) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // rewrittenValue names an identifying argument that the group's members wrote in another form

@@ -79,14 +79,15 @@ const longTextChars = 120
 // SLACK_SEND_MESSAGE text and markdown_text, GITHUB_CREATE_AN_ISSUE body, LINEAR description,
 // ...), or a name whose last word is one (commit_message, text_content, dismissed_comment,
 // output__text, messageBody, hs_note_body: the last word of a compound name is what it is,
-// those before qualify it; message_id and comment_id are identifiers).
+// those before qualify it; message_id and comment_id are identifiers), or whose head before a
+// preposition is one (note_to_payer, message_for_user: headKeyWord).
 func textKey(k string) bool {
 	switch strings.ToLower(k) {
 	case "body", "message_body", "html_body", "text_body", "text", "markdown_text", "markdown", "message",
 		"content", "description", "comment", "note", "notes", "reply", "reply_text", "caption":
 		return true
 	}
-	last := lastKeyWord(k)
+	last := headKeyWord(k)
 	for _, w := range [...]string{"body", "text", "markdown", "message", "content", "description", "comment", "note", "notes", "reply",
 		"caption", "html"} {
 		if strings.EqualFold(last, w) {
@@ -94,6 +95,22 @@ func textKey(k string) bool {
 		}
 	}
 	return false
+}
+
+// headKeyWord is the word an argument name is: its last word, or, when a preposition follows
+// the head ("note_to_payer", "message_for_user", "body_of_email"), the last word before the
+// first preposition: the words after it qualify the head.
+func headKeyWord(k string) string {
+	words := keyWords(k)
+	for i, w := range words {
+		switch w {
+		case "to", "for", "of", "from", "with", "by", "on", "in", "at", "about":
+			if i > 0 {
+				return words[i-1]
+			}
+		}
+	}
+	return lastKeyWord(k)
 }
 
 // lastKeyWord is the last word of an argument name, as written: split at '_', '-', '.', where
@@ -567,8 +584,12 @@ func headingsDiffer(a, b *bucketMember) bool {
 	return len(ha.days) > 0 && len(hb.days) > 0 && !slices.Equal(ha.days, hb.days)
 }
 
-// headingFacts are what headingsDiffer compares of a heading: its numbers and days of the week.
-type headingFacts struct{ nums, days []string }
+// headingFacts are what headingsDiffer compares of a heading: its numbers and days of the week;
+// and its signature, which a write made of its heading alone is compared by (headingsAnchored).
+type headingFacts struct {
+	nums, days []string
+	sig        textSig
+}
 
 // headingFactsOf reads a heading's facts once, when its member is made ("" has none).
 func headingFactsOf(h string) headingFacts {
@@ -576,7 +597,43 @@ func headingFactsOf(h string) headingFacts {
 		return headingFacts{}
 	}
 	s := signature(h)
-	return headingFacts{nums: s.nums, days: weekdayNames(s.names)}
+	return headingFacts{nums: s.nums, days: weekdayNames(s.names), sig: s}
+}
+
+// headingsSameFacts: two headings over bodies, written differently, that carry the same facts, a
+// number among them ("Search returns stale results for invoice 8812", "Stale search results
+// (query: invoice 8812)"). Writes of a heading alone are compared by headingsAnchored.
+func headingsSameFacts(a, b *bucketMember) bool {
+	if a.bodyless || b.bodyless || a.subject == "" || b.subject == "" {
+		return false
+	}
+	x, y := a.heading.sig, b.heading.sig
+	return len(x.nums) > 0 && sameFacts(x, y)
+}
+
+// A heading alone is short: the same number and name (or two numbers) in two headings name one
+// thing (minHeadingFacts); with a number alone, half their words must be the same too
+// (minHeadingWords: "Fix payments export for account 84989" and "Account 84989: payments exports
+// failing" are one card, "Close account 84989" another).
+const (
+	minHeadingFacts = 2
+	minHeadingWords = 0.5
+)
+
+// headingsAnchored: two writes made of their headings alone (a card, a task of a title: no
+// text) whose headings carry the same facts, a number among them, and minHeadingFacts in all or
+// minHeadingWords of their words. After a failed attempt a heading written anew ("Refund order
+// 42609 for Dana", "Dana: refund order 42609") names the same thing, as a body written anew
+// does (anchored).
+func headingsAnchored(a, b *bucketMember) bool {
+	if !a.bodyless || !b.bodyless {
+		return false
+	}
+	x, y := a.heading.sig, b.heading.sig
+	if len(x.nums) == 0 || !sameFacts(x, y) {
+		return false
+	}
+	return len(x.nums)+unionLen(x.names, y.names) >= minHeadingFacts || similarity(x, y) >= minHeadingWords
 }
 
 // weekdayNames are the days of the week among a signature's names (W: keys, sorted).

@@ -126,6 +126,11 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 			texts = append(texts, m.Key+"\x00"+rows)
 			continue
 		}
+		if doc, ok := documentValue(m.Key, m.IsStr, m.Raw); ok { // a text sent as a document
+			out.textKeys = append(out.textKeys, m.Key)
+			texts = append(texts, m.Key+"\x00"+doc)
+			continue
+		}
 		ident = append(ident, m)
 		out.keys = append(out.keys, m.Key)
 	}
@@ -138,9 +143,12 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 		}
 		id = model.AppendKey(id, m.Key)
 		id = append(id, ':')
-		if m.IsStr { // a string as the fact it states (identityvalue.go)
+		switch {
+		case m.IsStr: // a string as the fact it states (identityvalue.go)
 			id, ok = appendIdentityString(id, m)
-		} else {
+		case len(m.Raw) > 0 && (m.Raw[0] == '{' || m.Raw[0] == '['): // and the strings a wrapper holds
+			id, ok = appendIdentityNested(id, m.Raw, skip)
+		default:
 			id, ok = model.AppendCanonical(id, m.Raw, skip)
 		}
 		if !ok {
@@ -213,14 +221,16 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 			texts = append(texts, k+"\x00"+rows)
 			continue
 		}
-		if s, ok := val.(string); ok {
-			fact, number := identityFact(s)
-			val = fact
-			if number {
-				val = json.Number(fact)
+		if _, isStr := val.(string); !isStr {
+			if raw, err := json.Marshal(val); err == nil {
+				if doc, ok := documentValue(k, false, raw); ok {
+					out.textKeys = append(out.textKeys, k)
+					texts = append(texts, k+"\x00"+doc)
+					continue
+				}
 			}
 		}
-		ident[k] = val
+		ident[k] = identityDeep(val) // every string as the fact it states, at any depth (identityvalue.go)
 		out.keys = append(out.keys, k)
 	}
 	if out.identity, err = model.CanonicalValue(ident, volatile); err != nil {
@@ -276,6 +286,21 @@ func documentText(s string) string {
 		return s
 	}
 	return strings.Join(words, "\n")
+}
+
+// documentValue is the text of an argument named for a text (textKey: a description, a body,
+// a comment) whose value is a document itself, not a string holding one (Atlassian's document
+// format, a rich text's nodes): its text leaves, as documentText reads them. A text is free text
+// whichever way it is sent; ok is false for a string, a value that is not an object or a list,
+// or one with no text leaf.
+func documentValue(k string, isStr bool, raw []byte) (string, bool) {
+	if isStr || !textKey(k) || len(raw) == 0 || raw[0] != '{' && raw[0] != '[' {
+		return "", false
+	}
+	if doc := documentText(string(raw)); doc != string(raw) {
+		return doc, true
+	}
+	return "", false
 }
 
 // placeName is a string of a write's identity as a name is compared: without case, and without

@@ -1,0 +1,83 @@
+package triage_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+	"github.com/exectriage/exectriage/triage"
+)
+
+// TestWritesOfOtherShapes: pairs written by hand from toolkits the corpus families began with
+// none of (Trello, Stripe, HubSpot's properties, Jira's rich text, Linear, Telegram), before the
+// rules that read them: a first attempt that timed out and a second 8 s later by one caller.
+// An agent's call written anew is one group however its shape changed; another thing (another
+// patch, invoice, day) never is.
+func TestWritesOfOtherShapes(t *testing.T) {
+	tests := []struct {
+		name, slug, first, second string
+		group                     bool
+	}{
+		{"a rich-text description, then plain text", "JIRA_CREATE_ISSUE",
+			`{"project_key":"OPS","summary":"Checkout fails for order 42609","issue_type":"Bug","description":{"type":"doc","version":1,` +
+				`"content":[{"type":"paragraph","content":[{"type":"text","text":"Customer reports checkout fails with error 502 for order 42609 since Monday."}]}]}}`,
+			`{"project_key":"OPS","summary":"Checkout fails for order 42609","issue_type":"Bug",` +
+				`"description":"Since Monday, checkout for order 42609 fails with a 502 error, the customer says."}`, true},
+		{"a wrapper's amount and day retyped", "HUBSPOT_CREATE_DEAL",
+			`{"properties":{"dealname":"Acme renewal 2026","amount":"12500","closedate":"2026-03-31"}}`,
+			`{"properties":{"dealname":"Acme renewal 2026","amount":12500.0,"closedate":"2026-03-31T00:00:00.000Z"}}`, true},
+		{"a note added to a refund", "STRIPE_CREATE_REFUND",
+			`{"payment_intent":"pi_3Nx","amount":1250,"reason":"requested_by_customer"}`,
+			`{"payment_intent":"pi_3Nx","amount":1250,"reason":"requested_by_customer","metadata":{"note":"duplicate charge"}}`, true},
+		{"a note to the payer dropped", "PAYPAL_ISSUE_REFUND",
+			`{"capture_id":"2GG2","amount":{"value":"12.50","currency_code":"USD"},"note_to_payer":"Sorry about order 42609"}`,
+			`{"capture_id":"2GG2","amount":{"value":"12.50","currency_code":"USD"}}`, true},
+		{"a card's title written anew", "TRELLO_ADD_CARDS",
+			`{"idList":"5f1a","name":"Fix payments export for account 84989"}`,
+			`{"idList":"5f1a","name":"Account 84989: payments exports failing"}`, true},
+		{"a title written anew over one body", "LINEAR_CREATE_LINEAR_ISSUE",
+			`{"team_id":"9cfb","title":"Search returns stale results for 'invoice 8812'","description":"Reported by Dana."}`,
+			`{"team_id":"9cfb","title":"Stale search results (query: invoice 8812)","description":"Reported by Dana."}`, true},
+		{"a chat id as a number, then a string", "TELEGRAM_SEND_MESSAGE",
+			`{"chat_id":-100123456,"text":"Server db-2 is back up after 14 minutes."}`,
+			`{"chat_id":"-100123456","text":"Server db-2 is back up after 14 minutes."}`, true},
+		{"another card of one account", "TRELLO_ADD_CARDS",
+			`{"idList":"5f1a","name":"Fix payments export for account 84989"}`,
+			`{"idList":"5f1a","name":"Close account 84989"}`, false},
+		{"another account's card", "TRELLO_ADD_CARDS",
+			`{"idList":"5f1a","name":"Fix payments export for account 84989"}`,
+			`{"idList":"5f1a","name":"Fix payments export for account 84990"}`, false},
+		{"another refund amount, with a note", "STRIPE_CREATE_REFUND",
+			`{"payment_intent":"pi_3Nx","amount":1250}`,
+			`{"payment_intent":"pi_3Nx","amount":1750,"metadata":{"note":"partial return"}}`, false},
+		{"another amount in the wrapper", "HUBSPOT_CREATE_DEAL",
+			`{"properties":{"dealname":"Acme renewal 2026","amount":"12500","closedate":"2026-03-31"}}`,
+			`{"properties":{"dealname":"Acme renewal 2026","amount":13000,"closedate":"2026-03-31"}}`, false},
+		{"another issue under one body", "LINEAR_CREATE_LINEAR_ISSUE",
+			`{"team_id":"9cfb","title":"Stale results for invoice 8812","description":"Reported by Dana."}`,
+			`{"team_id":"9cfb","title":"Stale results for invoice 8813","description":"Reported by Dana."}`, false},
+		{"another patch's notice", "DISCORD_CREATE_MESSAGE",
+			`{"channel_id":"1122","content":"Patch 1.4.2 is live: fixes the login loop."}`,
+			`{"channel_id":"1122","content":"Patch 1.4.3 is live: fixes the avatar upload."}`, false},
+	}
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first := model.Execution{ID: "log_1", ToolSlug: tt.slug, Status: "failed", RetryCount: -1,
+				Error:  &model.ExecError{Kind: model.ErrTimeout, Message: "Request timed out"},
+				UserID: "u1", ConnectedAccountID: "ca_1", StartTime: at, Timestamp: at.Add(30 * time.Second),
+				Duration: 30 * time.Second, HasDuration: true, Arguments: []byte(tt.first)}
+			second := model.Execution{ID: "log_2", ToolSlug: tt.slug, Status: "success", RetryCount: -1,
+				UserID: "u1", ConnectedAccountID: "ca_1", StartTime: at.Add(38 * time.Second), Timestamp: at.Add(39 * time.Second),
+				Duration: time.Second, HasDuration: true, Arguments: []byte(tt.second)}
+			res := triage.Analyze([]model.Execution{first, second}, triage.NewKinds(), triage.Options{})
+			grouped := len(res.Groups) == 1 && len(res.Groups[0].ExecutionIDs) == 2
+			if grouped != tt.group {
+				t.Errorf("grouped %v, want %v (%+v)", grouped, tt.group, res.Groups)
+			}
+			if grouped && res.Groups[0].Pattern != model.PatternAgentRetry {
+				t.Errorf("cause %s, want agent_retry: %s", res.Groups[0].Pattern, res.Groups[0].Reason)
+			}
+		})
+	}
+}
