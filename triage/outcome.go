@@ -223,8 +223,11 @@ func classifyOwn(e *model.Execution, opt Options, fx effect, m *memo) (model.Out
 			o, reason, _ := classifyFailure(e, ek, code, s, m.quote(s), ev, fx, false) // a status that says it: timed_out
 			return o, reason
 		}
-		if s != "" {
+		switch {
+		case inFlight(s):
 			return model.OutcomeAmbiguous, "status" + quote(s) + ", not a final one" + after(e) + ": " + fx.maybe()
+		case s != "": // cancelled, aborted, killed: it stopped, and says nothing of what it did first
+			return model.OutcomeAmbiguous, "status" + quote(s) + ", which does not say whether it ran" + after(e) + ": " + fx.maybe()
 		}
 		return model.OutcomeAmbiguous, "no terminal status recorded" + after(e) + ": " + fx.maybe()
 	}
@@ -482,12 +485,24 @@ func LogSucceeded(status string) bool { return terminalStatus(status) == statusS
 
 func terminalStatus(s string) terminal {
 	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "success", "succeeded", "successful", "ok", "completed", "complete":
+	case "success", "succeeded", "successful", "ok", "completed", "complete", "done", "finished":
 		return statusSuccess
 	case "failed", "failure", "fail", "error", "errored":
 		return statusFailed
 	}
 	return statusNone
+}
+
+// inFlight reports whether a status says the call is still under way (running, queued,
+// pending, waiting for something): not a final one.
+func inFlight(status string) bool {
+	s := strings.ToLower(spaced(strings.TrimSpace(status)))
+	switch s {
+	case "running", "in progress", "inprogress", "queued", "pending", "processing", "started", "scheduled", "retrying", "initiated",
+		"accepted", "executing", "submitted":
+		return true
+	}
+	return strings.HasPrefix(s, "waiting")
 }
 
 func codeNote(code int) string {
