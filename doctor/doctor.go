@@ -279,6 +279,7 @@ func Scan(ctx context.Context, root string) (*Report, error) {
 	rep.Findings = append(rep.Findings, undeclaredFindings(uses, rep.Findings, code)...)
 	sdkByBuild(rep.Findings, uses)
 	rep.Notes = append(otherCreateNotes(uses, rep.Findings), notes...)
+	rep.Notes = append(rep.Notes, undeclaredNotes(rep.Findings, code)...)
 	for i := range rep.Findings {
 		rep.Findings[i].describe()
 	}

@@ -691,6 +691,26 @@ func FuzzCodeScan(f *testing.F) {
 	})
 }
 
+// Code that imports the SDK no manifest declares and sends no write through it is a note at the
+// import: nothing to judge, no finding, and the report says no Composio package is declared
+// rather than that none was found.
+func TestAnUndeclaredImportThatSendsNothingIsANote(t *testing.T) {
+	r := scanTestdata(t, "callpaths", "undeclared-read")
+	if len(r.Findings) != 0 || len(r.Notes) != 1 {
+		t.Fatalf("findings %+v, notes %+v; want one note", r.Findings, r.Notes)
+	}
+	if n := r.Notes[0]; n.Evidence != "checks/catalog.py:6" || n.CallPath != "import" || n.Call != "from composio import Composio" {
+		t.Errorf("note %+v", n)
+	}
+	var text strings.Builder
+	if err := r.WriteText(&text, "undeclared-read", true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(text.String(), "no Composio package declared under undeclared-read\n") {
+		t.Errorf("text:\n%s", text.String())
+	}
+}
+
 // A create that every SDK release re-sends on a timeout (a connected account's initiate or link,
 // a webhook endpoint, an auth config: sdkversion's other.create path) is a note at the call,
 // never a finding: no upgrade stops it, and the project's verdict and exit status stay what

@@ -84,9 +84,12 @@ func (r *Report) WriteText(w io.Writer, dir string, whole bool) error {
 		}
 		return sanitize.Line(s, n)
 	}
-	if len(r.Findings) == 0 {
+	switch {
+	case len(r.Findings) == 0 && len(r.Notes) == 0:
 		ew.printf("no Composio SDK found under %s\n", cut(dir, 200))
-	} else {
+	case len(r.Findings) == 0:
+		ew.printf("no Composio package declared under %s\n", cut(dir, 200))
+	default:
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "FILE\tPACKAGE\tVERSION\tVERDICT\tFIX")
 		for _, f := range r.Findings {

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -18,25 +19,55 @@ var (
 )
 
 // importedSDK is the SDK package a code file imports, "" for none: PyPI's composio (its legacy
-// composio-core when the file names the legacy toolset), npm's @composio/core or composio-core.
-func importedSDK(f *codeFile) string {
-	for _, raw := range f.raw {
+// composio-core when the file names the legacy toolset), npm's @composio/core or composio-core;
+// line is the import's (1-based).
+func importedSDK(f *codeFile) (pkg string, line int) {
+	for i, raw := range f.raw {
 		if !strings.Contains(raw, "composio") {
 			continue
 		}
 		if f.eco == PyPI && pySDKImportRE.MatchString(raw) {
 			if namesLegacyToolset(f) {
-				return "composio-core"
+				return "composio-core", i + 1
 			}
-			return "composio"
+			return "composio", i + 1
 		}
 		if f.eco == NPM {
 			if m := tsSDKImportRE.FindStringSubmatch(raw); m != nil {
-				return m[1]
+				return m[1], i + 1
 			}
 		}
 	}
-	return ""
+	return "", 0
+}
+
+// undeclaredNotes says where code imports the SDK that no manifest of its ecosystem declares
+// and that sends no write through it (a catalog read, a tool list, nothing yet): nothing to
+// judge, so a note, not a finding, and not "no Composio SDK found". One per package, at its
+// first import.
+func undeclaredNotes(found []Finding, code []codeFile) []Note {
+	declared := map[Ecosystem]bool{}
+	for _, f := range found {
+		if packageRole(f.Ecosystem, f.Package) != roleNone {
+			declared[f.Ecosystem] = true
+		}
+	}
+	var out []Note
+	seen := map[string]bool{}
+	for i := range code {
+		cf := &code[i]
+		if declared[cf.eco] {
+			continue
+		}
+		pkg, line := importedSDK(cf)
+		if pkg == "" || seen[string(cf.eco)+pkg] {
+			continue
+		}
+		seen[string(cf.eco)+pkg] = true
+		out = append(out, Note{Evidence: fmt.Sprintf("%s:%d", cf.rel, line), CallPath: "import", Call: strings.TrimSpace(cf.raw[line-1]),
+			Text: pkg + " is imported here and declared by no manifest or lock file; the code read sends no write through it: nothing to judge"})
+	}
+	return out
 }
 
 // undeclaredFindings reports, for an ecosystem whose manifests and lock files name no Composio
@@ -65,7 +96,7 @@ func undeclaredFindings(uses []codeUse, found []Finding, code []codeFile) []Find
 		if cf == nil {
 			continue
 		}
-		pkg := importedSDK(cf)
+		pkg, _ := importedSDK(cf)
 		if pkg == "" {
 			continue
 		}
