@@ -551,10 +551,13 @@ func (g *corpusGen) agentNamesTheChannel() {
 // with or without its punctuation), and near-misses: another amount, the next issue.
 
 // dealTools are CRM creates whose amount and close day are arguments of their own.
-var dealTools = []struct {
+// recordTool creates a record of a name, an amount and a day.
+type recordTool struct {
 	slug, toolkit string
 	args          func(name string, amount, day any) map[string]any
-}{
+}
+
+var dealTools = []recordTool{
 	{"HUBSPOT_CREATE_DEAL", "hubspot", func(n string, a, d any) map[string]any {
 		return map[string]any{"dealname": n, "amount": a, "closedate": d, "pipeline": "default", "dealstage": "appointmentscheduled"}
 	}},
@@ -595,10 +598,13 @@ func dayWritten(day time.Time, form int) string {
 
 // agentRetypes: the model creates a deal, the call fails or its answer is lost, and it creates
 // it again with its amount and its close day written in another type or notation. agent_retry.
-func (g *corpusGen) agentRetypes() {
+func (g *corpusGen) agentRetypes() { g.agentRetypesOneOf(dealTools) }
+
+// agentRetypesOneOf is agentRetypes by one of tools.
+func (g *corpusGen) agentRetypesOneOf(tools []recordTool) {
 	c := g.current()
 	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
-	tool := pickOne(g.r, dealTools)
+	tool := pickOne(g.r, tools)
 	name := pickOne(g.r, corpusNames) + " renewal " + fmt.Sprint(2026+g.r.IntN(3))
 	cents := 10000 * (1 + g.r.IntN(500))
 	day := time.Date(2026, time.Month(1+g.r.IntN(12)), 1+g.r.IntN(28), 0, 0, 0, 0, time.UTC)
@@ -611,9 +617,13 @@ func (g *corpusGen) agentRetypes() {
 
 // otherDealAmountAfterAFailure (near-miss): a deal's create fails; a minute later the same deal
 // with another amount, in another notation: the corrected deal, another record.
-func (g *corpusGen) otherDealAmountAfterAFailure() {
+func (g *corpusGen) otherDealAmountAfterAFailure() { g.otherAmountAfterAFailure(dealTools) }
+
+// otherAmountAfterAFailure is a record's create that fails, then, a minute later, the same record
+// with another amount in another notation, by one of tools.
+func (g *corpusGen) otherAmountAfterAFailure(tools []recordTool) {
 	c := g.current()
-	tool := pickOne(g.r, dealTools)
+	tool := pickOne(g.r, tools)
 	name := pickOne(g.r, corpusNames) + " renewal " + fmt.Sprint(2026+g.r.IntN(3))
 	cents := 10000 * (1 + g.r.IntN(500))
 	day := time.Date(2026, time.Month(1+g.r.IntN(12)), 1+g.r.IntN(28), 0, 0, 0, 0, time.UTC)

@@ -128,14 +128,11 @@ func (g *corpusGen) otherRefundAfterAFailure() {
 }
 
 // wrappedTools keep a record's fields in a wrapper of short values.
-var wrappedTools = []struct {
-	slug, toolkit string
-	args          func(name string, amount any, day string) map[string]any
-}{
-	{"HUBSPOT_CREATE_DEAL", "hubspot", func(n string, a any, d string) map[string]any {
+var wrappedTools = []recordTool{
+	{"HUBSPOT_CREATE_DEAL", "hubspot", func(n string, a, d any) map[string]any {
 		return map[string]any{"properties": map[string]any{"dealname": n, "amount": a, "closedate": d, "pipeline": "default"}}
 	}},
-	{"AIRTABLE_CREATE_RECORD", "airtable", func(n string, a any, d string) map[string]any {
+	{"AIRTABLE_CREATE_RECORD", "airtable", func(n string, a, d any) map[string]any {
 		return map[string]any{"baseId": "appQ2", "tableIdOrName": "Deals", "fields": map[string]any{"Deal": n, "Value": a, "Close date": d}}
 	}},
 }
@@ -143,34 +140,11 @@ var wrappedTools = []struct {
 // agentRetypesAWrappedRecord: the model creates a record whose fields sit in a wrapper, the call
 // fails or its answer is lost, and it creates it again with the amount and the day written in
 // another type or notation. agent_retry.
-func (g *corpusGen) agentRetypesAWrappedRecord() {
-	c := g.current()
-	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
-	tool := pickOne(g.r, wrappedTools)
-	name := pickOne(g.r, corpusNames) + " renewal " + fmt.Sprint(2026+g.r.IntN(3))
-	cents := 10000 * (1 + g.r.IntN(500))
-	day := time.Date(2026, time.Month(1+g.r.IntN(12)), 1+g.r.IntN(28), 0, 0, 0, 0, time.UTC)
-	a, d := g.r.IntN(3), g.r.IntN(3)
-	key := g.newGroup(model.PatternAgentRetry)
-	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
-		return target{tool.slug, tool.toolkit, nil}, tool.args(name, amountWritten(cents, a+i), dayWritten(day, d+i))
-	})
-}
+func (g *corpusGen) agentRetypesAWrappedRecord() { g.agentRetypesOneOf(wrappedTools) }
 
 // otherWrappedAmountAfterAFailure (near-miss): a record's create fails; a minute later the same
 // record with another amount, in another notation.
-func (g *corpusGen) otherWrappedAmountAfterAFailure() {
-	c := g.current()
-	tool := pickOne(g.r, wrappedTools)
-	name := pickOne(g.r, corpusNames) + " renewal " + fmt.Sprint(2026+g.r.IntN(3))
-	cents := 10000 * (1 + g.r.IntN(500))
-	day := time.Date(2026, time.Month(1+g.r.IntN(12)), 1+g.r.IntN(28), 0, 0, 0, 0, time.UTC)
-	tg := target{tool.slug, tool.toolkit, nil}
-	t := g.start()
-	stopped := g.add(c, tg, tool.args(name, amountWritten(cents, 0), dayWritten(day, 0)), t, g.failure(), g.fast(), -1, "")
-	g.add(c, tg, tool.args(name, amountWritten(cents+5000, 1), dayWritten(day, 1)), stopped.Add(time.Duration(30+g.r.IntN(90))*time.Second),
-		endOK, g.fast(), -1, "")
-}
+func (g *corpusGen) otherWrappedAmountAfterAFailure() { g.otherAmountAfterAFailure(wrappedTools) }
 
 // richText is a text as a rich-text document (Atlassian's document format): paragraphs of text
 // nodes.
