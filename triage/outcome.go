@@ -493,6 +493,45 @@ func terminalStatus(s string) terminal {
 	return statusNone
 }
 
+// bodyMessage is what a person reads of an error sent as a JSON body: its message (Composio's
+// {"error": {"message": ...}}, {"message": ...}, a framework's {"detail": ...}, Slack's
+// {"error": "channel_not_found"}, GraphQL's {"errors": [{"message": ...}]}); any other text is
+// itself.
+func bodyMessage(s string) string {
+	t := strings.TrimSpace(s)
+	if len(t) < 2 || t[0] != '{' {
+		return s
+	}
+	var body struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  string          `json:"detail"`
+		Errors  []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	if json.Unmarshal([]byte(t), &body) != nil {
+		return s
+	}
+	var inner struct {
+		Message string `json:"message"`
+	}
+	var str string
+	switch {
+	case json.Unmarshal(body.Error, &inner) == nil && inner.Message != "":
+		return inner.Message
+	case json.Unmarshal(body.Error, &str) == nil && str != "":
+		return str
+	case body.Message != "":
+		return body.Message
+	case body.Detail != "":
+		return body.Detail
+	case len(body.Errors) > 0 && body.Errors[0].Message != "":
+		return body.Errors[0].Message
+	}
+	return s
+}
+
 // inFlight reports whether a status says the call is still under way (running, queued,
 // pending, waiting for something): not a final one.
 func inFlight(status string) bool {
@@ -516,7 +555,7 @@ func codeNote(code int) string {
 // (tokens, keys an upstream error echoed) are redacted first, so the reason every report and
 // view prints never carries one, not even half of one.
 func quote(s string) string {
-	s = redact.New().String(strings.Join(strings.Fields(s), " "))
+	s = redact.New().String(strings.Join(strings.Fields(bodyMessage(s)), " "))
 	if s == "" {
 		return ""
 	}

@@ -177,6 +177,12 @@ func TestClassify(t *testing.T) {
 			model.KindWrite, model.OutcomeAmbiguous, `the answer came back unreadable (could not find a response): the email may have been sent`},
 		{"a need negated", execWith(send, "failed", 0, &model.ExecError{Message: "MailboxNotEnabledForRESTAPI"}),
 			model.KindWrite, model.OutcomeFailed, `refused (not enabled) "MailboxNotEnabledForRESTAPI": the email was not sent`},
+		// an error sent as a JSON body is quoted by its message, and read whole
+		{"a JSON body's message quoted", execWith(send, "failed", 0, &model.ExecError{
+			Message: `{"error":{"message":"Connected account not found","code":1803,"slug":"ConnectedAccount_NotFound","status":404}}`}),
+			model.KindWrite, model.OutcomeFailed, `refused (not found) "Connected account not found": the email was not sent`},
+		{"a framework's detail", execWith(send, "failed", 0, &model.ExecError{Message: `{"detail":"Not authenticated"}`}),
+			model.KindWrite, model.OutcomeFailed, `refused (not authenticated) "Not authenticated": the email was not sent`},
 		// a text that says in words the request never left
 		{"closed before the request was sent", execWith(send, "failed", 0, &model.ExecError{Message: "Connection closed before the request was sent"}),
 			model.KindWrite, model.OutcomeFailed,
