@@ -348,6 +348,7 @@ func scanProject(files []codeFile) []codeUse {
 					created = true
 				}
 			}
+			created = storedUse(f, n, names, p.funcs, use) || created // sessions kept in a container (stores.go)
 			if !created && (strings.Contains(line, "create") || strings.Contains(line, "use") || strings.Contains(line, "Session")) {
 				if m := createRE.FindStringSubmatch(line); m != nil && isClient(m, names, p.funcs) && !returnRE.MatchString(line) {
 					// a session made and used in one expression, or handed on: not followed

@@ -12,7 +12,8 @@ const (
 	kindNone valueKind = iota
 	kindClient
 	kindSession
-	kindTools // the client's tools (composio.tools): its execute and proxy send as the client's do
+	kindTools    // the client's tools (composio.tools): its execute and proxy send as the client's do
+	kindSessions // a container sessions are kept in (stores.go): what is read out of it is a session
 )
 
 const ident = `[A-Za-z_$][\w$]*`
@@ -96,6 +97,9 @@ func rhsKind(rhs string, names, funcs map[string]valueKind) valueKind {
 	if m := nameRE.FindStringSubmatch(rhs); m != nil {
 		return names[m[1]]
 	}
+	if storedRead(rhs, names) {
+		return kindSession
+	}
 	return kindNone
 }
 
@@ -152,6 +156,8 @@ func follow(files []codeFile) *project {
 		membersOf string
 		returns   string    // the type the function this line is in is declared to return
 		alias     [2]string // type A = B
+		// a value stored into a container (stores.go): the container and the value
+		store, storeRHS string
 	}
 	facts := make([][]fact, len(files))
 	imps := make([][][2]string, len(files))
@@ -226,6 +232,9 @@ func follow(files []codeFile) *project {
 					ft.returnRHS = m[1]
 				}
 			}
+			if strings.Contains(line, "[") || strings.Contains(line, ".set") {
+				ft.store, ft.storeRHS = storeIn(line)
+			}
 			if _, rhs, ok := strings.Cut(line, "export default"); ok {
 				ft.deflt = rhs
 			}
@@ -280,6 +289,9 @@ func follow(files []codeFile) *project {
 							}
 						}
 					}
+				}
+				if ft.store != "" && rhsKind(ft.storeRHS, names, p.funcs) == kindSession {
+					set(names, ft.store, kindSessions)
 				}
 				if ft.returnRHS != "" && ft.fn != "" {
 					set(p.funcs, ft.fn, rhsKind(ft.returnRHS, names, p.funcs))

@@ -512,6 +512,24 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"post_update.py", CallToolsExecute, "may retry writes", "post_update.py:8", UseUsed},
 		}},
 		{"undeclared-elsewhere", []got{{"api/requirements.txt", CallToolsExecute, "ok", "", ""}}},
+		// sessions a server keeps per user in a map or a dict, read back where it sends (or reads
+		// its MCP address): what is read out of a container a session was stored into is a session
+		{"stored-sessions-ts", []got{
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "RETRIES WRITES", "server.ts:14", UseUsed},
+		}},
+		{"stored-sessions-py", []got{
+			{"requirements.txt", CallToolsExecute, "ok", "", ""},
+			{"requirements.txt", CallSession, "RETRIES WRITES", "agent.py:16", UseUsed},
+		}},
+		{"made-session-used", []got{ // a session a function makes, sent through where it is called
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "RETRIES WRITES", "notify.ts:10", UseUsed},
+		}},
+		{"stored-sessions-mcp", []got{
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "over MCP", "route.ts:8", UseMCP},
+		}},
 		{"undeclared-legacy-npm", []got{{"send.js", CallToolsExecute, "ok", "send.js:5", UseUsed}}},
 		// the SDK's own repository: a package its workspace takes from the tree is the member's
 		// version, whatever a pin or a range says; the SDK's own source is no use of it
