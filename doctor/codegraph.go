@@ -35,7 +35,10 @@ var (
 	returnRE = regexp.MustCompile(`\breturn\s+(?:await\s+)?(.+)$`)
 	// the name a function header or a one-line arrow or lambda defines
 	funcHeaderRE = regexp.MustCompile(
-		`(?:\bdef\s+(` + ident + `)\s*\(|\bfunction\s*\*?\s*(` + ident + `)\s*(?:<[^>]*>)?\s*\(|(` + ident + `)\s*=\s*(?:async\s*)?(?:\([^)]*\)|` + ident + `)\s*(?::\s*[^=]+)?=>|(` + ident + `)\s*=\s*(?:async\s+)?function\b|(` + ident + `)\s*=\s*lambda\b|^\s*(?:(?:public|private|protected|static|async)\s+)*(` + ident + `)\s*\([^)]*\)\s*(?::\s*[^{]+)?\{)`,
+		`(?:\bdef\s+(` + ident + `)\s*\(|\bfunction\s*\*?\s*(` + ident + `)\s*(?:<[^>]*>)?\s*\(|(` + ident + `)\s*=\s*(?:async\s*)?(?:\([^)]*\)|` + ident + `)\s*(?::\s*[^=]+)?=>|(` + ident + `)\s*=\s*(?:async\s+)?function\b|(` + ident + `)\s*=\s*lambda\b|^\s*(?:(?:public|private|protected|static|async)\s+)*(` + ident + `)\s*\([^)]*\)\s*(?::\s*[^{]+)?\{|` +
+			// a one-line arrow a higher-order call wraps is the function it wraps: cache(async (id) => …),
+			// memoize(…); an arrow with a block body there is a callback (arr.map((x) => {), not followed
+			`(` + ident + `)\s*=\s*(?:` + ident + `\s*\.\s*)*` + ident + `\s*\(\s*(?:async\s*)?(?:\([^)]*\)|` + ident + `)\s*(?::\s*[^=]+)?=>\s*[^\s{])`,
 	)
 	// a client constructed: new Composio( / Composio(
 	newClientRE = regexp.MustCompile(`^(?:new\s+)?(?:` + ident + `\.)*Composio\s*\(`)

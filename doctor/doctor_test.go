@@ -526,6 +526,10 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "RETRIES WRITES", "notify.ts:10", UseUsed},
 		}},
+		{"wrapped-factory", []got{ // a one-line arrow a higher-order call wraps (React's cache) is the factory
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "RETRIES WRITES", "session.ts:11", UseUsed},
+		}},
 		{"stored-sessions-mcp", []got{
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "over MCP", "route.ts:8", UseMCP},
