@@ -347,8 +347,13 @@ type textSays struct {
 }
 
 // neverLeft says the text proves the request never left: its connection never opened, or the
-// text says in words that it was not sent.
-func (ev textSays) neverLeft() bool { return ev.notConnected != "" || ev.unsent != "" }
+// text says in words that it was not sent. A text that also names a server's own failure (a 5xx
+// status, "internal server error", gRPC's UNAVAILABLE) is the server's account: what it says of
+// connections is its own (its database's), not the request's, and proves nothing of it. A
+// proxy's words ("ProxyError", "upstream") are the way the request took, and do not count so.
+func (ev textSays) neverLeft() bool {
+	return (ev.notConnected != "" || ev.unsent != "") && (ev.gateway == "" || ev.gateway == "5xx")
+}
 
 // unopened says how a request that never left failed: the refusal, resolution or handshake
 // when the text names one ("connection refused"), else the phase it failed in, or what the text

@@ -183,6 +183,12 @@ func TestClassify(t *testing.T) {
 			model.KindWrite, model.OutcomeFailed, `refused (not found) "Connected account not found": the email was not sent`},
 		{"a framework's detail", execWith(send, "failed", 0, &model.ExecError{Message: `{"detail":"Not authenticated"}`}),
 			model.KindWrite, model.OutcomeFailed, `refused (not authenticated) "Not authenticated": the email was not sent`},
+		// a server's own failure names its own connections, not the request's
+		{"a server's database it could not reach", execWith(send, "failed", 0, &model.ExecError{
+			Message: "500 Internal Server Error: dial tcp 10.1.2.3:5432: connect: connection refused"}),
+			model.KindWrite, model.OutcomeAmbiguous, `500 from provider: the email may have been sent`},
+		{"a server's pool", execWith(send, "failed", 0, &model.ExecError{Message: "Internal server error: timed out waiting for a connection from the pool"}),
+			model.KindWrite, model.OutcomeAmbiguous, `timed out: the email may have been sent`},
 		// a text that says in words the request never left
 		{"closed before the request was sent", execWith(send, "failed", 0, &model.ExecError{Message: "Connection closed before the request was sent"}),
 			model.KindWrite, model.OutcomeFailed,
