@@ -173,10 +173,11 @@ func appendIdentityNested(dst, raw []byte, skip map[string]bool) ([]byte, bool) 
 }
 
 // mayRestate reports whether a JSON value may hold a string identityFact writes otherwise: one
-// that starts with a digit, a sign, '(', '#' or '@', or a capital letter anywhere.
+// that starts with a digit, a sign, '(', '#' or '@', or a capital letter anywhere (an escape or a
+// letter outside ASCII may be one).
 func mayRestate(raw []byte) bool {
 	for i, c := range raw {
-		if c >= 'A' && c <= 'Z' {
+		if c >= 'A' && c <= 'Z' || c == '\\' || c >= 0x80 {
 			return true
 		}
 		if c == '"' && i+1 < len(raw) && strings.IndexByte("0123456789-+(#@", raw[i+1]) >= 0 {

@@ -130,7 +130,8 @@ func TestSplitArgsQuickTakesRealArguments(t *testing.T) {
 }
 
 func FuzzSplitArgsQuick(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":1}`, `{"to":"x","body":"long\ntext","n":1.0}`, `{"a":{"b":[1,2,{"nonce":3}]}}`, `{"a":1,"a":2}`, `{"a":"\u00e9"}`, "{\"a\":\"\xff\"}", `[1]`, `{"a":1e400}`} {
+	for _, s := range []string{`{}`, `{"a":1}`, `{"to":"x","body":"long\ntext","n":1.0}`, `{"a":{"b":[1,2,{"nonce":3}]}}`, `{"a":1,"a":2}`, `{"a":"\u00e9"}`, "{\"a\":\"\xff\"}", `[1]`, `{"a":1e400}`,
+		`{"p":{"b":"\u0041bc"}}`, `{"p":{"b":"Étienne","n":"1250.00"}}`, `{"p":["#General","2026-03-04T00:00:00Z"]}`} {
 		f.Add(s)
 	}
 	volatile := model.DefaultVolatileKeys()
