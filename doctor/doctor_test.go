@@ -530,6 +530,10 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "RETRIES WRITES", "session.ts:11", UseUsed},
 		}},
+		{"stored-sessions-oneline", []got{ // stored and sent on one-line functions, through optional chaining
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "RETRIES WRITES", "a.ts:5", UseUsed},
+		}},
 		{"stored-sessions-mcp", []got{
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "over MCP", "route.ts:8", UseMCP},

@@ -15,7 +15,7 @@ var (
 	// NAME[key] = <rhs>, the last name of a dotted target (self._sessions[user_id] = ...)
 	storeIndexRE = regexp.MustCompile(`(` + ident + `)\s*\[[^\]]+\]\s*=\s*(?:await\s+)?(.+)$`)
 	// NAME.set(key, <rhs>)
-	storeSetRE = regexp.MustCompile(`(` + ident + `)\s*\.\s*set\s*\(\s*[^,()]+(?:\([^()]*\))?\s*,\s*(?:await\s+)?(.+?)\)?\s*\)\s*;?\s*$`)
+	storeSetRE = regexp.MustCompile(`(` + ident + `)\s*\.\s*set\s*\(\s*[^,()]+(?:\([^()]*\))?\s*,\s*(?:await\s+)?(.+?)\)?\s*\)\s*;?\s*\}*\s*$`)
 	// NAME[key] or NAME.get(key), read whole: a value out of a container
 	storeReadRE = regexp.MustCompile(`^(?:` + ident + `\s*\.\s*)*(` + ident + `)\s*(?:\[[^\]]+\]|\.\s*get\s*\([^()]*\))\s*[;,)]?\s*$`)
 	// FUNC(args).member(: a session a function of the project's makes, used at once
