@@ -256,14 +256,17 @@ var beforeSent = []struct {
 }
 
 // answerFault says what a text calls missing or faulty is the answer: a word of absence or of a
-// fault said of the response, the reply, the result or the output ("Response missing",
-// "missing response body", "'data' not found in the response") is about what came back, so
-// the request was carried and its answer lost; that is not the refusal "missing" and "not
-// found" are on their own. Only within a clause: "Error response: 404 Not Found" is a refusal.
+// fault said of the response, the reply, the result, the output or the data returned ("Response
+// missing", "missing response body", "'data' not found in the response", "Response not valid
+// JSON") is about what came back, so the request was carried and its answer lost; that is not
+// the refusal "missing", "not found" or "not valid" are on their own. Only within a clause:
+// "Error response: 404 Not Found" is a refusal. A step the text places after the send ("after
+// sending") is about what followed it, as the answer is.
 var answerFault = regexp.MustCompile(
-	`\b(response|reply|answer|output|result)( [a-z]+)? (is |was |were |could not be |cannot be |has been )?` +
+	`\b(response|reply|answer|output|result|returned [a-z]+|received [a-z]+)( [a-z]+)? (is |was |were |could not be |cannot be |has been )?` +
 		`(missing|not found|lost|empty|absent|not received|not returned|invalid|malformed|truncated|incomplete|corrupt[a-z]*|unreadable|` +
-		`undefined|null|too long|too large|too big|must be|should be)\b|` +
+		`undefined|null|too long|too large|too big|must be|should be|not valid|not a valid|not in the expected|not as expected)\b|` +
+		`\bafter (sending|posting|creating|the request was sent|it was sent|it was posted|it was created)\b|` +
 		`\b(could not|couldn't|cannot|can't|unable to|failed to) (find|get|read|parse|retrieve|receive|decode) (a |an |the )?([a-z]+ )?` +
 		`(response|reply|answer|output|result)\b|` +
 		`\b(missing|lost|empty|absent|invalid|malformed|truncated|incomplete|corrupt[a-z]*|unreadable|unexpected)( [a-z]+)? ` +
