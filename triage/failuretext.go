@@ -267,7 +267,7 @@ var answerFault = regexp.MustCompile(
 		`(missing|not found|lost|empty|absent|not received|not returned|invalid|malformed|truncated|incomplete|corrupt[a-z]*|unreadable|` +
 		`undefined|null|too long|too large|too big|must be|should be|not valid|not a valid|not in the expected|not as expected)\b|` +
 		`\bafter (sending|posting|creating|the request was sent|it was sent|it was posted|it was created)\b|` +
-		`\b(could not|couldn't|cannot|can't|unable to|failed to) (find|get|read|parse|retrieve|receive|decode) (a |an |the )?([a-z]+ )?` +
+		`\b(could not|couldn't|cannot|can't|unable to|failed to) (find|locate|get|read|parse|retrieve|receive|decode) (a |an |the )?([a-z]+ )?` +
 		`(response|reply|answer|output|result)\b|` +
 		`\b(missing|lost|empty|absent|invalid|malformed|truncated|incomplete|corrupt[a-z]*|unreadable|unexpected)( [a-z]+)? ` +
 		`(response|reply|answer|output|result)\b|` +

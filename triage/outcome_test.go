@@ -162,6 +162,8 @@ func TestClassify(t *testing.T) {
 			model.KindWrite, model.OutcomeAmbiguous, `the answer came back unreadable (response not valid): the email may have been sent`},
 		{"the data returned, not the request's", execWith(send, "failed", 0, &model.ExecError{Message: "The returned data must be a list"}),
 			model.KindWrite, model.OutcomeAmbiguous, `the answer came back unreadable (returned data must be): the email may have been sent`},
+		{"the answer not located", execWith(send, "failed", 0, &model.ExecError{Message: "Unable to locate the result of the call"}),
+			model.KindWrite, model.OutcomeAmbiguous, `the answer came back unreadable (unable to locate the result): the email may have been sent`},
 		{"a step after the send", execWith(send, "failed", 0, &model.ExecError{Message: "Could not find the message after sending"}),
 			model.KindWrite, model.OutcomeAmbiguous, `the answer came back unreadable (after sending): the email may have been sent`},
 		{"an answer that says not found is still a refusal", execWith(send, "failed", 0, &model.ExecError{Message: "Error response: 404 Not Found"}),
