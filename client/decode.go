@@ -28,24 +28,7 @@ func object(raw json.RawMessage) map[string]json.RawMessage {
 }
 
 // text reads a JSON string, number or bool as text; anything else is "".
-func text(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return ""
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
-	case 't', 'f', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if json.Valid(raw) {
-			return string(raw)
-		}
-	}
-	return ""
-}
+func text(raw json.RawMessage) string { return model.JSONText(raw) }
 
 // firstText returns the first non-empty text among keys of m.
 func firstText(m map[string]json.RawMessage, keys ...string) string {

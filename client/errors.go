@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/exectriage/exectriage/model"
 )
 
 // APIError is an answer from the Composio API with a non-2xx status. The body
@@ -103,35 +105,17 @@ func decodeErrorBody(e *APIError, body []byte, contentType string) {
 		e.Message = fmt.Sprintf("HTTP %d (non-JSON body: %s)", e.StatusCode, mediaType(contentType, body))
 		return
 	}
-	top := object(body)
-	if top == nil {
+	eb, ok := model.ReadErrorBody(body)
+	if !ok {
 		e.Message = fmt.Sprintf("HTTP %d (JSON body is not an object)", e.StatusCode)
 		return
 	}
-	inner := top
-	if raw, ok := top["error"]; ok {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) == nil && obj != nil {
-			inner = obj
-		} else if s := text(raw); s != "" {
-			e.Message = s // {"error": "..."}
-		}
-	}
-	e.Message = cmp.Or(e.Message, firstText(inner, "message", "detail", "error_description"))
-	e.Code = text(inner["code"])
-	e.Slug = text(inner["slug"])
-	e.RequestID = text(inner["request_id"])
-	e.SuggestedFix = text(inner["suggested_fix"])
-	var items []json.RawMessage
-	if json.Unmarshal(inner["errors"], &items) == nil {
-		for _, it := range items {
-			if s := text(it); s != "" {
-				e.details = append(e.details, s)
-			} else if s := firstText(object(it), "message", "msg"); s != "" {
-				e.details = append(e.details, s)
-			}
-		}
-	}
+	e.Message = eb.Message
+	e.Code = text(eb.Fields["code"])
+	e.Slug = text(eb.Fields["slug"])
+	e.RequestID = text(eb.Fields["request_id"])
+	e.SuggestedFix = text(eb.Fields["suggested_fix"])
+	e.details = eb.Details
 	e.Message = cmp.Or(e.Message, fmt.Sprintf("HTTP %d (JSON body without an error message)", e.StatusCode))
 }
 

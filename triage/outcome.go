@@ -498,43 +498,20 @@ func terminalStatus(s string) terminal {
 	return statusNone
 }
 
-// bodyMessage is what a person reads of an error sent as a JSON body: its message (Composio's
-// {"error": {"message": ...}}, {"message": ...}, a framework's {"detail": ...}, Slack's
-// {"error": "channel_not_found"}, GraphQL's {"errors": [{"message": ...}]}); any other text is
-// itself.
+// bodyMessage is what a person reads of an error sent as a JSON body (model.ReadErrorBody: its
+// message, else its errors list's first); any other text is itself.
 func bodyMessage(s string) string {
-	t := strings.TrimSpace(s)
-	if len(t) < 2 || t[0] != '{' {
+	if t := strings.TrimSpace(s); len(t) < 2 || t[0] != '{' {
 		return s
 	}
-	var body struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Detail  string          `json:"detail"`
-		Errors  []struct {
-			Message string `json:"message"`
-		} `json:"errors"`
-	}
-	if json.Unmarshal([]byte(t), &body) != nil {
+	eb, ok := model.ReadErrorBody([]byte(s))
+	if !ok {
 		return s
 	}
-	var inner struct {
-		Message string `json:"message"`
+	if eb.Message == "" && len(eb.Details) > 0 {
+		return eb.Details[0]
 	}
-	var str string
-	switch {
-	case json.Unmarshal(body.Error, &inner) == nil && inner.Message != "":
-		return inner.Message
-	case json.Unmarshal(body.Error, &str) == nil && str != "":
-		return str
-	case body.Message != "":
-		return body.Message
-	case body.Detail != "":
-		return body.Detail
-	case len(body.Errors) > 0 && body.Errors[0].Message != "":
-		return body.Errors[0].Message
-	}
-	return s
+	return cmp.Or(eb.Message, s)
 }
 
 // inFlight reports whether a status says the call is still under way (running, queued,
