@@ -140,9 +140,9 @@ var neverSentPhrases = []phraseRow{
 // garbledPhrases say the answer came back unreadable: the request was carried, its answer
 // lost.
 var garbledPhrases = []phraseRow{
-	{source: "English, JSON", phrases: []string{"invalid response", "unexpected response", "malformed response", "invalid json response",
-		"unexpected token", "unexpected end of json", "could not parse the response", "failed to parse response", "empty response",
-		"empty reply"}},
+	// (a fault said of the response, the reply or the result, "invalid response", "empty reply",
+	// "failed to parse response", is answerFault's, failuretext.go)
+	{source: "English, JSON", phrases: []string{"unexpected token", "unexpected end of json"}},
 	{source: "English (what a check of the answer says: the request was carried, its answer did not fit)",
 		phrases: []string{"response does not match", "response doesn't match", "response mismatch", "response schema",
 			"response validation", "output validation", "mismatch in response", "mismatch on response"}},
