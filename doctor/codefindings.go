@@ -281,26 +281,29 @@ func useUnder(uses []codeUse, f *Finding, what string) *codeUse {
 // framework's own; and in either, the project's code before its tests.
 func sendUnder(uses []codeUse, f *Finding, what string) *codeUse {
 	var best *codeUse
-	rank := func(u *codeUse) int {
-		r := 0
-		if listsTools(u.text) {
-			r += 2
-		}
-		if testCode(u.rel) {
-			r++
-		}
-		return r
-	}
 	for i := range uses {
 		u := &uses[i]
 		if u.what != what || u.eco != f.Ecosystem || !under(u.rel, f.File) {
 			continue
 		}
-		if best == nil || rank(u) < rank(best) {
+		if best == nil || sendRank(u) < sendRank(best) {
 			best = u
 		}
 	}
 	return best
+}
+
+// sendRank orders the sends a finding may cite, the lowest first: a call that sends before a tool
+// list handed on, the project's code before its tests.
+func sendRank(u *codeUse) int {
+	r := 0
+	if listsTools(u.text) {
+		r += 2
+	}
+	if testCode(u.rel) {
+		r++
+	}
+	return r
 }
 
 // testCode reports whether a file is a test's (a tests or spec directory, test_x.py, x_test.py,

@@ -717,6 +717,19 @@ func FuzzCodeScan(f *testing.F) {
 	})
 }
 
+// An undeclared SDK's finding cites the send a version finding would, the project's code before
+// its tests, and its reason names that send, not the first one read.
+func TestAnUndeclaredFindingCitesTheProjectsSend(t *testing.T) {
+	r := scanTestdata(t, "callpaths", "undeclared-tests")
+	if len(r.Findings) != 1 {
+		t.Fatalf("findings %+v", r.Findings)
+	}
+	f := r.Findings[0]
+	if f.File != "b.py" || f.Evidence != "b.py:7" || !strings.Contains(f.Reason, "at b.py:7") || strings.Contains(f.Reason, "a_test.py") {
+		t.Errorf("finding %+v", f)
+	}
+}
+
 // Code that imports the SDK no manifest declares and sends no write through it is a note at the
 // import: nothing to judge, no finding, and the report says no Composio package is declared
 // rather than that none was found.

@@ -41,17 +41,24 @@ func importedSDK(f *codeFile) (pkg string, line int) {
 	return "", 0
 }
 
-// undeclaredNotes says where code imports the SDK that no manifest of its ecosystem declares
-// and that sends no write through it (a catalog read, a tool list, nothing yet): nothing to
-// judge, so a note, not a finding, and not "no Composio SDK found". One per package, at its
-// first import.
-func undeclaredNotes(found []Finding, code []codeFile) []Note {
+// declaredEcosystems are the ecosystems any manifest or lock file of which names a Composio
+// package.
+func declaredEcosystems(found []Finding) map[Ecosystem]bool {
 	declared := map[Ecosystem]bool{}
 	for _, f := range found {
 		if packageRole(f.Ecosystem, f.Package) != roleNone {
 			declared[f.Ecosystem] = true
 		}
 	}
+	return declared
+}
+
+// undeclaredNotes says where code imports the SDK that no manifest of its ecosystem declares
+// and that sends no write through it (a catalog read, a tool list, nothing yet): nothing to
+// judge, so a note, not a finding, and not "no Composio SDK found". One per package, at its
+// first import.
+func undeclaredNotes(found []Finding, code []codeFile) []Note {
+	declared := declaredEcosystems(found)
 	var out []Note
 	seen := map[string]bool{}
 	for i := range code {
@@ -72,41 +79,39 @@ func undeclaredNotes(found []Finding, code []codeFile) []Note {
 
 // undeclaredFindings reports, for an ecosystem whose manifests and lock files name no Composio
 // package at all, the SDK its code imports and sends a tool through: one finding per package,
-// citing the send (the project's code before its tests). Where any manifest of the ecosystem
-// names the SDK, code outside it is left alone: the project declared what it runs.
+// citing the send a version finding would (sendRank). Where any manifest of the ecosystem names
+// the SDK, code outside it is left alone: the project declared what it runs.
 func undeclaredFindings(uses []codeUse, found []Finding, code []codeFile) []Finding {
-	declared := map[Ecosystem]bool{}
-	for _, f := range found {
-		if packageRole(f.Ecosystem, f.Package) != roleNone {
-			declared[f.Ecosystem] = true
+	declared := declaredEcosystems(found)
+	pkgOf := map[string]string{} // code file -> the SDK it imports
+	for i := range code {
+		if !declared[code[i].eco] {
+			pkgOf[code[i].rel], _ = importedSDK(&code[i])
 		}
 	}
-	files := map[string]*codeFile{}
-	for i := range code {
-		files[code[i].rel] = &code[i]
+	type cited struct {
+		use *codeUse
+		pkg string
 	}
-	var out []Finding
-	cited := map[string]int{} // ecosystem and package -> index in out
+	var order []string
+	best := map[string]cited{} // ecosystem and package -> the send cited
 	for i := range uses {
 		u := &uses[i]
-		if u.what != "execute" && u.what != "legacy" || declared[u.eco] || listsTools(u.text) && testCode(u.rel) {
-			continue
-		}
-		cf := files[u.rel]
-		if cf == nil {
-			continue
-		}
-		pkg, _ := importedSDK(cf)
-		if pkg == "" {
+		pkg := pkgOf[u.rel]
+		if u.what != "execute" && u.what != "legacy" || declared[u.eco] || pkg == "" || listsTools(u.text) && testCode(u.rel) {
 			continue
 		}
 		key := string(u.eco) + "\x00" + pkg
-		if at, ok := cited[key]; ok {
-			if testCode(out[at].File) && !testCode(u.rel) { // the project's code before its tests
-				out[at].File, out[at].Evidence = u.rel, u.at()
-			}
+		if b, ok := best[key]; !ok {
+			order = append(order, key)
+		} else if sendRank(b.use) <= sendRank(u) {
 			continue
 		}
+		best[key] = cited{u, pkg}
+	}
+	var out []Finding
+	for _, key := range order {
+		u, pkg := best[key].use, best[key].pkg
 		fd := Finding{File: u.rel, Ecosystem: u.eco, Package: pkg, VersionSource: "import", Evidence: u.at(), Use: UseUsed}
 		classify(&fd, dep{eco: u.eco, name: pkg})
 		said := "imported and sent through (" + u.text + " at " + u.at() + ") but declared by no manifest or lock file, " +
@@ -117,7 +122,6 @@ func undeclaredFindings(uses []codeUse, found []Finding, code []codeFile) []Find
 			fd.Reason = said + pkg + " before " + sdkversion.FixedIn(u.eco) + " re-sends a timed-out tools.execute/proxy write"
 			fd.Fix = "declare " + strings.TrimPrefix(fixFor(u.eco), "upgrade to ")
 		}
-		cited[key] = len(out)
 		out = append(out, fd)
 	}
 	return out
