@@ -61,24 +61,26 @@ func storedSend(line string, names map[string]valueKind) (what, text string) {
 	return "", ""
 }
 
-// storedUse reads what line n does with a container of sessions: it reports true when the line
-// stores a session into one (no session left unfollowed: it is followed where it is read out),
-// and calls use when the line reads one out and sends through it at once.
-// A session a function of the project's returns, used at once where it is called, sends as a
-// bound one does: its execute, or its tools when they are run.
+// storedUse reads what line n does with sessions no name holds: it reports true when the line
+// stores a session into a container (not a session left unfollowed: it is followed where it is
+// read out), and calls use when the line reads one out of a container, or gets one from a
+// function of the project's, and uses it at once (its execute, its tools when they are run, its
+// MCP address).
 func storedUse(f *codeFile, n int, names, funcs map[string]valueKind, use func(what, text string)) (kept bool) {
 	line := f.code[n]
-	if !strings.Contains(line, ").") && !strings.Contains(line, "].") && !strings.Contains(line, ") .") &&
-		!strings.Contains(line, "] .") && !strings.Contains(line, "]") && !strings.Contains(line, ".set") {
-		return false // (a cheap test first: doctor reads whole trees)
+	// (cheap tests first: doctor reads whole trees)
+	if strings.Contains(line, "]") || strings.Contains(line, ".set") {
+		if c, rhs := storeIn(line); c != "" && names[c] == kindSessions && rhsKind(rhs, names, funcs) == kindSession {
+			return true
+		}
 	}
-	if c, rhs := storeIn(line); c != "" && names[c] == kindSessions && rhsKind(rhs, names, funcs) == kindSession {
-		return true
+	called := strings.Contains(line, ").") || strings.Contains(line, ") .")
+	if called || strings.Contains(line, "].") || strings.Contains(line, "] .") {
+		if what, text := storedSend(line, names); what != "" {
+			use(what, text)
+		}
 	}
-	if what, text := storedSend(line, names); what != "" {
-		use(what, text)
-	}
-	if !strings.Contains(line, ").") && !strings.Contains(line, ") .") {
+	if !called {
 		return false
 	}
 	for _, m := range madeUseRE.FindAllStringSubmatchIndex(line, -1) {
