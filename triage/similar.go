@@ -99,18 +99,44 @@ func textKey(k string) bool {
 
 // headKeyWord is the word an argument name is: its last word, or, when a preposition follows
 // the head ("note_to_payer", "message_for_user", "body_of_email"), the last word before the
-// first preposition: the words after it qualify the head.
+// first preposition: the words after it qualify the head. A name that is itself a phrase of a
+// preposition ("in_reply_to": the message it answers, an identifier), or ends with one
+// ("reply_to": an address), has no such head.
 func headKeyWord(k string) string {
-	words := keyWords(k)
-	for i, w := range words {
-		switch w {
-		case "to", "for", "of", "from", "with", "by", "on", "in", "at", "about":
-			if i > 0 {
-				return words[i-1]
+	// the words as keyWords splits them, read in place: textKey runs on every string argument
+	prev, start := "", 0
+	for i := 1; i <= len(k); i++ {
+		if i < len(k) {
+			c, p := k[i], k[i-1]
+			if strings.IndexByte("_-.", c) < 0 && !(c >= 'A' && c <= 'Z' && (p >= 'a' && p <= 'z' || p >= '0' && p <= '9')) {
+				continue
 			}
 		}
+		w := strings.Trim(k[start:i], "_-.")
+		start = i
+		if w == "" {
+			continue
+		}
+		switch {
+		case !preposition(w):
+		case prev == "" || strings.Trim(k[i:], "_-.") == "":
+			return lastKeyWord(k) // in_reply_to, reply_to: no head qualified by what follows
+		default:
+			return prev
+		}
+		prev = w
 	}
 	return lastKeyWord(k)
+}
+
+// preposition is a word that starts what qualifies the head of a compound name.
+func preposition(w string) bool {
+	for _, p := range [...]string{"to", "for", "of", "from", "with", "by", "on", "in", "at", "about"} {
+		if strings.EqualFold(w, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // lastKeyWord is the last word of an argument name, as written: split at '_', '-', '.', where
@@ -578,17 +604,18 @@ func headingsDiffer(a, b *bucketMember) bool {
 		return false
 	}
 	ha, hb := a.heading, b.heading
-	if len(ha.nums) > 0 && len(hb.nums) > 0 && !slices.Equal(ha.nums, hb.nums) {
+	if len(ha.sig.nums) > 0 && len(hb.sig.nums) > 0 && !slices.Equal(ha.sig.nums, hb.sig.nums) {
 		return true
 	}
 	return len(ha.days) > 0 && len(hb.days) > 0 && !slices.Equal(ha.days, hb.days)
 }
 
-// headingFacts are what headingsDiffer compares of a heading: its numbers and days of the week;
-// and its signature, which a write made of its heading alone is compared by (headingsAnchored).
+// headingFacts are what headingsDiffer compares of a heading: its signature (its numbers among
+// its words), which a write made of its heading alone is compared by too (headingsAnchored), and
+// its days of the week.
 type headingFacts struct {
-	nums, days []string
-	sig        textSig
+	sig  textSig
+	days []string
 }
 
 // headingFactsOf reads a heading's facts once, when its member is made ("" has none).
@@ -597,7 +624,7 @@ func headingFactsOf(h string) headingFacts {
 		return headingFacts{}
 	}
 	s := signature(h)
-	return headingFacts{nums: s.nums, days: weekdayNames(s.names), sig: s}
+	return headingFacts{sig: s, days: weekdayNames(s.names)}
 }
 
 // headingsSameFacts: two headings over bodies, written differently, that carry the same facts, a

@@ -198,3 +198,14 @@ func TestTextKeyByItsLastWord(t *testing.T) {
 		}
 	}
 }
+
+// A compound name is its head before a preposition (note_to_payer is a note, a text); a name that
+// is itself a phrase of a preposition (in_reply_to: the message it answers) has no such head.
+func TestACompoundNameIsItsHead(t *testing.T) {
+	for k, want := range map[string]bool{"note_to_payer": true, "messageForUser": true, "body_of_email": true, "hs_note_body": true,
+		"in_reply_to": false, "message_id": false, "reply_to": false, "email_to_notify": false, "id_of_thread": false} {
+		if got := textKey(k); got != want {
+			t.Errorf("textKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
