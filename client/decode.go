@@ -15,29 +15,14 @@ import (
 // rather than failing the whole answer. Log records are parsed by package model.
 
 // object returns raw as a map when it is a JSON object, else nil.
-func object(raw json.RawMessage) map[string]json.RawMessage {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	return m
-}
+func object(raw json.RawMessage) map[string]json.RawMessage { return model.JSONObject(raw) }
 
 // text reads a JSON string, number or bool as text; anything else is "".
 func text(raw json.RawMessage) string { return model.JSONText(raw) }
 
 // firstText returns the first non-empty text among keys of m.
 func firstText(m map[string]json.RawMessage, keys ...string) string {
-	for _, k := range keys {
-		if s := text(m[k]); s != "" {
-			return s
-		}
-	}
-	return ""
+	return model.FirstJSONText(m, keys...)
 }
 
 // texts reads a JSON array of strings, skipping items that are not text.

@@ -23,23 +23,23 @@ type ErrorBody struct {
 
 // ReadErrorBody reads body as an error object; ok is false when it is not a JSON object.
 func ReadErrorBody(body []byte) (eb ErrorBody, ok bool) {
-	top := jsonObject(body)
+	top := JSONObject(body)
 	if top == nil {
 		return eb, false
 	}
 	eb.Fields = top
 	if raw, has := top["error"]; has {
-		if inner := jsonObject(raw); inner != nil {
+		if inner := JSONObject(raw); inner != nil {
 			eb.Fields = inner
 		} else {
 			eb.Message = JSONText(raw) // {"error": "..."}
 		}
 	}
-	eb.Message = cmp.Or(eb.Message, firstJSONText(eb.Fields, "message", "detail", "error_description"))
+	eb.Message = cmp.Or(eb.Message, FirstJSONText(eb.Fields, "message", "detail", "error_description"))
 	var items []json.RawMessage
 	if json.Unmarshal(eb.Fields["errors"], &items) == nil {
 		for _, it := range items {
-			if s := cmp.Or(JSONText(it), firstJSONText(jsonObject(it), "message", "msg")); s != "" {
+			if s := cmp.Or(JSONText(it), FirstJSONText(JSONObject(it), "message", "msg")); s != "" {
 				eb.Details = append(eb.Details, s)
 			}
 		}
@@ -67,8 +67,8 @@ func JSONText(raw json.RawMessage) string {
 	return ""
 }
 
-// jsonObject is raw's members when it is a JSON object, else nil.
-func jsonObject(raw json.RawMessage) map[string]json.RawMessage {
+// JSONObject is raw's members when it is a JSON object, else nil.
+func JSONObject(raw json.RawMessage) map[string]json.RawMessage {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil
@@ -80,8 +80,8 @@ func jsonObject(raw json.RawMessage) map[string]json.RawMessage {
 	return m
 }
 
-// firstJSONText is the first non-empty text among keys of m.
-func firstJSONText(m map[string]json.RawMessage, keys ...string) string {
+// FirstJSONText is the first non-empty text among keys of m.
+func FirstJSONText(m map[string]json.RawMessage, keys ...string) string {
 	for _, k := range keys {
 		if s := JSONText(m[k]); s != "" {
 			return s
