@@ -368,8 +368,12 @@ func stem(w string) string {
 	return w
 }
 
-// normNumber writes 1,250.00 and 1250 alike.
+// normNumber writes 1,250.00, 1.250,00 and 1250 alike: with both kinds of separator the last is
+// the decimal one, as entities reads a number.
 func normNumber(w string) string {
+	if c, p := strings.LastIndexByte(w, ','), strings.IndexByte(w, '.'); p >= 0 && c > p {
+		w = strings.ReplaceAll(w[:c], ".", "") + "." + w[c+1:]
+	}
 	w = strings.ReplaceAll(w, ",", "")
 	if i := strings.IndexByte(w, '.'); i >= 0 {
 		w = strings.TrimRight(w, "0")
