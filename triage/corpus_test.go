@@ -699,7 +699,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent sends the message object again", g.agentSendsAMessageObject}, {"LangGraph's retry policy", g.langGraphRetry},
 			{"agent retitles a card", g.agentRetitlesACard}, {"agent adds a note, or drops it", g.agentAddsANote},
 			{"agent retypes a wrapped record", g.agentRetypesAWrappedRecord},
-			{"agent describes it in a document, or in text", g.agentDescribesInADocument}} {
+			{"agent describes it in a document, or in text", g.agentDescribesInADocument},
+			{"agent writes the time in another notation", g.agentRetimes}, {"agent bills it again in other notations", g.agentRenotatesABill}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -725,6 +726,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"another refund of one payment after a failure", g.otherRefundAfterAFailure},
 			{"another amount in a wrapped record after a failure", g.otherWrappedAmountAfterAFailure},
 			{"another issue described in a document after a failure", g.otherIssueInADocument},
+			{"another time for the same task after a failure", g.otherTimeAfterAFailure},
+			{"another bill for one customer after a failure", g.otherBillAfterAFailure},
 			{"another row in one database after a failure", g.otherRowAfterAFailure},
 			{"another post from one account after a failure", g.otherPostAfterAFailure}} {
 			g.miss = m.name

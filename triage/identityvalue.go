@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -10,19 +11,21 @@ import (
 )
 
 // identityFact is a string of a write's identity as the fact it states, so that a value a model
-// writes again in another type or notation is the same value (a program writes its arguments
-// the same way each time; a model writes them anew):
-//   - a number in plain decimal notation ("1250.00", "42", "-3.5") is that number: number is
+// writes again in another type or notation is the same value (notation.go says why):
+//   - a number in plain decimal notation ("1250.00", "42", "-3.5") is that number: literal is
 //     true and fact its digits, read as a JSON number. A leading zero ("007", a code), a sign
 //     "+", an exponent, spaces or more than 15 significant digits after a point (past what a
-//     float keeps) are no number's plain notation, and stay a string.
+//     float keeps) are no number's plain notation, and stay a string; thousands grouped
+//     ("1,250.00", "1.250,00") are the number (groupedNumber).
 //   - the midnight that starts a day, in UTC or without an offset ("2026-03-14T00:00:00Z",
 //     with a fraction of zeros or +00:00), is that day ("2026-03-14"): a date sent as a
-//     datetime. Midnight at another offset is another instant, and stays as written.
+//     datetime. Any other date-time with its offset is its instant in UTC (offsetInstant), and
+//     a day written in words or figures is that day (writtenDay).
 //   - a phone number written with a phone's punctuation or a leading + (10 to 15 digits) is
 //     its last ten digits, as a contact's phone is compared (addressOrPhone).
+//   - "true" and "false" in any case are the JSON literals (flagFact).
 //   - anything else is a name (placeName).
-func identityFact(s string) (fact string, number bool) {
+func identityFact(s string) (fact string, literal bool) {
 	if s == "" {
 		return s, false
 	}
@@ -30,8 +33,14 @@ func identityFact(s string) (fact string, number bool) {
 		if plainNumber(s) {
 			return s, true
 		}
+		if n, ok := groupedNumber(s); ok {
+			return n, true
+		}
 		if day, ok := midnightDay(s); ok {
 			return day, false
+		}
+		if at, ok := offsetInstant(s); ok {
+			return at, false
 		}
 	}
 	if c := s[0]; c >= '0' && c <= '9' || c == '+' || c == '(' {
@@ -39,7 +48,38 @@ func identityFact(s string) (fact string, number bool) {
 			return p, false
 		}
 	}
+	if b, ok := flagFact(s); ok {
+		return b, true
+	}
+	if isDate(s) {
+		return s, false
+	}
+	if day, ok := writtenDay(s); ok {
+		return day, false
+	}
 	return placeName(s), false
+}
+
+// keyedFact is identityFact of a string under its argument's name: an integer of seconds or
+// milliseconds since 1970 under a name that holds a time (timeKey) is that instant
+// (epochInstant).
+func keyedFact(key, s string) (fact string, literal bool) {
+	if len(s) >= 10 && allDigits(s) && timeKey(key) {
+		if at, ok := epochInstant(s); ok {
+			return at, false
+		}
+	}
+	return identityFact(s)
+}
+
+// epochMember is a JSON number member's identity when it is seconds or milliseconds since 1970
+// under a name that holds a time: the instant, as a string (keyedFact reads the same digits
+// written as a string).
+func epochMember(key string, raw []byte) (string, bool) {
+	if len(raw) < 10 || len(raw) > 13 || !allDigits(string(raw)) || !timeKey(key) {
+		return "", false
+	}
+	return epochInstant(string(raw))
 }
 
 // plainNumber reports whether s is a number in plain decimal notation: -?(0|[1-9][0-9]*)
@@ -117,9 +157,9 @@ func phoneDigits(s string) (string, bool) {
 // appendIdentityString appends a string member's identity (identityFact) as JSON: a number's
 // digits as a number, any other fact as a string.
 func appendIdentityString(dst []byte, m model.ArgMember) ([]byte, bool) {
-	fact, number := identityFact(m.Str)
+	fact, literal := keyedFact(m.Key, m.Str)
 	switch {
-	case number:
+	case literal:
 		return model.AppendCanonical(dst, []byte(fact), nil)
 	case fact == m.Str:
 		return model.AppendCanonical(dst, m.Raw, nil)
@@ -127,27 +167,35 @@ func appendIdentityString(dst []byte, m model.ArgMember) ([]byte, bool) {
 	return model.AppendKey(dst, fact), true
 }
 
-// identityDeep is a decoded value with every string in it, at any depth, read as identityFact
-// reads a top-level one: a wrapper of short values (a CRM record's properties, a table's fields)
-// states the same facts whichever type or notation a model writes them in.
-func identityDeep(v any) any {
+// identityDeep is a decoded value under its argument's name with every string in it, at any
+// depth, read as keyedFact reads a top-level one, and a number of seconds or milliseconds under
+// a name that holds a time as that instant: a wrapper of short values (a CRM record's properties,
+// a table's fields) states the same facts whichever type or notation a model writes them in.
+func identityDeep(key string, v any) any {
 	switch x := v.(type) {
 	case string:
-		fact, number := identityFact(x)
-		if number {
-			return json.Number(fact)
+		fact, literal := keyedFact(key, x)
+		switch {
+		case !literal:
+			return fact
+		case fact == "true" || fact == "false":
+			return fact == "true"
 		}
-		return fact
+		return json.Number(fact)
+	case json.Number:
+		if at, ok := epochMember(key, []byte(x)); ok {
+			return at
+		}
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = identityDeep(e)
+			out[k] = identityDeep(k, e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = identityDeep(e)
+			out[i] = identityDeep(key, e)
 		}
 		return out
 	}
@@ -157,7 +205,7 @@ func identityDeep(v any) any {
 // appendIdentityNested appends an object or a list member's identity: its strings as the facts
 // they state (identityDeep), canonical. A value with no string identityFact could restate (no
 // digit, sign, mark or capital after a quote) is appended as it is, unread.
-func appendIdentityNested(dst, raw []byte, skip map[string]bool) ([]byte, bool) {
+func appendIdentityNested(dst []byte, key string, raw []byte, skip map[string]bool) ([]byte, bool) {
 	if !mayRestate(raw) {
 		return model.AppendCanonical(dst, raw, skip)
 	}
@@ -165,22 +213,32 @@ func appendIdentityNested(dst, raw []byte, skip map[string]bool) ([]byte, bool) 
 	if err != nil {
 		return dst, false
 	}
-	b, err := json.Marshal(identityDeep(v))
+	b, err := json.Marshal(identityDeep(key, v))
 	if err != nil {
 		return dst, false
 	}
 	return model.AppendCanonical(dst, b, skip)
 }
 
-// mayRestate reports whether a JSON value may hold a string identityFact writes otherwise: one
-// that starts with a digit, a sign, '(', '#' or '@', or a capital letter anywhere (an escape or a
-// letter outside ASCII may be one).
+// mayRestate reports whether a JSON value may hold a value identityDeep reads otherwise: a
+// string that starts with a digit, a sign, '(', '#' or '@', or says true or false, a capital
+// letter anywhere (an escape or a letter outside ASCII may be one), or a run of ten digits (a
+// number of seconds since 1970).
 func mayRestate(raw []byte) bool {
+	digits := 0
 	for i, c := range raw {
 		if c >= 'A' && c <= 'Z' || c == '\\' || c >= 0x80 {
 			return true
 		}
 		if c == '"' && i+1 < len(raw) && strings.IndexByte("0123456789-+(#@", raw[i+1]) >= 0 {
+			return true
+		}
+		if c == '"' && (bytes.HasPrefix(raw[i+1:], []byte(`true"`)) || bytes.HasPrefix(raw[i+1:], []byte(`false"`))) {
+			return true
+		}
+		if !isDigitByte(c) {
+			digits = 0
+		} else if digits++; digits >= 10 {
 			return true
 		}
 	}

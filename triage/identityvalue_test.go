@@ -2,6 +2,7 @@ package triage
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/exectriage/exectriage/model"
@@ -25,8 +26,32 @@ func TestIdentityFact(t *testing.T) {
 		{"2026-03-14T00:00:00Z", "2026-03-14", false},
 		{"2026-03-14 00:00:00.000+00:00", "2026-03-14", false},
 		{"2026-03-14T00:00:00", "2026-03-14", false},
-		{"2026-03-14T00:00:00-05:00", "2026-03-14t00:00:00-05:00", false}, // another instant: a name's form
-		{"2026-03-14T09:00:00Z", "2026-03-14t09:00:00z", false},
+		{"2026-03-14T00:00:00-05:00", "2026-03-14T05:00:00Z", false}, // another instant, in UTC
+		{"2026-03-14T09:00:00Z", "2026-03-14T09:00:00Z", false},
+		{"2026-03-14T10:00:00+01:00", "2026-03-14T09:00:00Z", false},
+		{"2026-03-14 04:00:00.250-0500", "2026-03-14T09:00:00.25Z", false},
+		{"2026-03-14T09:00", "2026-03-14t09:00", false}, // no offset: a local time, as written
+		{"Mar 14, 2026", "2026-03-14", false},
+		{"Saturday, 14 March 2026", "2026-03-14", false},
+		{"14th of March, 2026", "2026-03-14", false},
+		{"14.03.2026", "2026-03-14", false},       // points: the day first
+		{"2026/03/14", "2026-03-14", false},       // the year first
+		{"03/14/2026", "2026-03-14", false},       // 14 cannot be a month
+		{"03/04/2026", "03/04/2026", false},       // March 4 or April 3: as written
+		{"31 April 2026", "31 april 2026", false}, // no such day
+		{"March 2026", "march 2026", false},       // a month, no day
+		{"1,250.00", "1250.00", true},
+		{"12,500", "12500", true},
+		{"-1,250", "-1250", true},
+		{"1.250,00", "1250.00", true},
+		{"1.250.000", "1250000", true},
+		{"1.250", "1.250", true},    // plain notation's 1.25
+		{"1,25", "1,25", false},     // no group of three: as written
+		{"01,250", "01,250", false}, // a leading zero: no number
+		{"12,50,000", "12,50,000", false},
+		{"True", "true", true},
+		{"FALSE", "false", true},
+		{"truly", "truly", false},
 		{"+1 415 555 0142", "tel:4155550142", false},
 		{"(415) 555-0142", "tel:4155550142", false},
 		{"415.555.0142", "tel:4155550142", false},
@@ -49,6 +74,9 @@ func TestIdentityFactOnBothPaths(t *testing.T) {
 	for _, pair := range [][2]string{
 		{`{"amount":1250,"close":"2026-03-14","to":"+1 415 555 0142"}`, `{"amount":"1250.00","close":"2026-03-14T00:00:00Z","to":"(415) 555-0142"}`},
 		{`{"issue_number":42}`, `{"issue_number":"42"}`},
+		{`{"due_date":1796742000000,"private":true,"amount":1250}`, `{"due_date":"2026-12-08T10:00:00-05:00","private":"True","amount":"1,250.00"}`},
+		{`{"post_at":1796742000,"due_on":"2026-12-18"}`, `{"post_at":"1796742000000","due_on":"Dec 18, 2026"}`},
+		{`{"properties":{"closedate":1796688000000,"flag":false}}`, `{"properties":{"closedate":"December 8th, 2026","flag":"false"}}`},
 	} {
 		a, _ := splitArgsQuick(json.RawMessage(pair[0]), nil, nil)
 		b, _ := splitArgsQuick(json.RawMessage(pair[1]), nil, nil)
@@ -85,5 +113,34 @@ func TestAnotherFormIsTheAgents(t *testing.T) {
 			}
 			oneGroupOnBothPaths(t, execs, tt.want, tt.reason)
 		})
+	}
+}
+
+// TestNumberReadersAgree: a text's signature (similar.go) and its entities (entities.go) read a
+// number written in either convention as one number, and two numbers as two: the heading of a
+// write and its body are compared by the same facts.
+func TestNumberReadersAgree(t *testing.T) {
+	same := [][]string{
+		{"1250", "1,250.00", "1.250,00", "1250.00"},
+		{"1976833", "1,976,833.00", "1.976.833,00"},
+		{"282455.5", "282,455.50", "282.455,50"},
+	}
+	key := func(s string) (sig, ent string) {
+		return strings.Join(signature("order "+s).nums, " "), strings.Join(entities("order "+s), " ")
+	}
+	for _, writings := range same {
+		sig0, ent0 := key(writings[0])
+		for _, w := range writings[1:] {
+			if sig, ent := key(w); sig != sig0 || ent != ent0 {
+				t.Errorf("%q and %q: signature %q / %q, entities %q / %q; want one number", writings[0], w, sig0, sig, ent0, ent)
+			}
+		}
+	}
+	for _, pair := range [][2]string{{"1,250.00", "1.250,50"}, {"1976833", "1.976.834,00"}} {
+		sa, ea := key(pair[0])
+		sb, eb := key(pair[1])
+		if sa == sb || ea == eb {
+			t.Errorf("%q and %q read as one number: signature %q / %q, entities %q / %q", pair[0], pair[1], sa, sb, ea, eb)
+		}
 	}
 }

@@ -213,8 +213,16 @@ func messageKey(l string) bool {
 
 // startValue is a start's time as written and the zone written with it: the string, or in an
 // object ({"dateTime": ..., "timeZone": ...}, as Google Calendar writes it) its date-time and
-// time-zone members.
+// time-zone members; seconds or milliseconds since 1970, as a number or a string, are their
+// instant in RFC 3339 (notation.go).
 func startValue(m model.ArgMember) (value, zone string) {
+	digits := m.Str
+	if !m.IsStr {
+		digits = string(m.Raw)
+	}
+	if t, ok := epochTime(digits); ok {
+		return t.Format(time.RFC3339), ""
+	}
 	if m.IsStr {
 		return m.Str, ""
 	}

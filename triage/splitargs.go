@@ -147,8 +147,12 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 		case m.IsStr: // a string as the fact it states (identityvalue.go)
 			id, ok = appendIdentityString(id, m)
 		case len(m.Raw) > 0 && (m.Raw[0] == '{' || m.Raw[0] == '['): // and the strings a wrapper holds
-			id, ok = appendIdentityNested(id, m.Raw, skip)
+			id, ok = appendIdentityNested(id, m.Key, m.Raw, skip)
 		default:
+			if at, epoch := epochMember(m.Key, m.Raw); epoch { // seconds since 1970 as the instant (notation.go)
+				id = model.AppendKey(id, at)
+				break
+			}
 			id, ok = model.AppendCanonical(id, m.Raw, skip)
 		}
 		if !ok {
@@ -230,7 +234,7 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 				}
 			}
 		}
-		ident[k] = identityDeep(val) // every string as the fact it states, at any depth (identityvalue.go)
+		ident[k] = identityDeep(k, val) // every string as the fact it states, at any depth (identityvalue.go)
 		out.keys = append(out.keys, k)
 	}
 	if out.identity, err = model.CanonicalValue(ident, volatile); err != nil {
