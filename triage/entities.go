@@ -118,33 +118,17 @@ func linksAndAddresses(s string, out []string) (string, []string) {
 		return s, out
 	}
 	b := []byte(s)
-	for _, scheme := range []string{"https://", "http://"} {
-		for from := 0; ; {
-			k := indexFold(string(b[from:]), scheme)
-			if k < 0 {
-				break
-			}
-			start := from + k
-			end := start + len(scheme)
-			for end < len(b) && !strings.ContainsRune(" \t\r\n\"'<>|)]}", rune(b[end])) {
-				end++
-			}
-			for end > start+len(scheme) && strings.ContainsRune(".,;:!?", rune(b[end-1])) {
-				end--
-			}
-			u := string(b[start:end])
-			rest := u[len(scheme):]
-			host, path, _ := strings.Cut(rest, "/")
-			u = strings.ToLower(scheme+host) + strings.TrimSuffix("/"+path, "/")
-			if host != "" {
-				out = append(out, "U:"+strings.TrimSuffix(u, "/"))
-			}
-			for i := start; i < end; i++ {
-				b[i] = ' '
-			}
-			from = end
+	eachLink(s, func(start, end, hostAt int) {
+		u := s[start:end]
+		host, path, _ := strings.Cut(u[hostAt:], "/")
+		u = strings.ToLower(u[:hostAt]+host) + strings.TrimSuffix("/"+withoutTracking(path), "/")
+		if host != "" {
+			out = append(out, "U:"+strings.TrimSuffix(u, "/"))
 		}
-	}
+		for i := start; i < end; i++ {
+			b[i] = ' '
+		}
+	})
 	for i := 0; i < len(b); i++ {
 		if b[i] != '@' {
 			continue
@@ -171,6 +155,98 @@ func linksAndAddresses(s string, out []string) (string, []string) {
 		i = hi
 	}
 	return string(b), out
+}
+
+// eachLink calls f with the bounds of each http(s) link in s, in order: [start, end), hostAt
+// the offset of its host (past the scheme). A link ends at a space, a quote or a bracket, and
+// without the punctuation that ends a sentence after it.
+func eachLink(s string, f func(start, end, hostAt int)) {
+	var links [][3]int
+	for _, scheme := range []string{"https://", "http://"} {
+		for from := 0; ; {
+			k := indexFold(s[from:], scheme)
+			if k < 0 {
+				break
+			}
+			start := from + k
+			end := start + len(scheme)
+			for end < len(s) && !strings.ContainsRune(" \t\r\n\"'<>|)]}", rune(s[end])) {
+				end++
+			}
+			for end > start+len(scheme) && strings.ContainsRune(".,;:!?", rune(s[end-1])) {
+				end--
+			}
+			links = append(links, [3]int{start, end, len(scheme)})
+			from = end
+		}
+	}
+	slices.SortFunc(links, func(a, b [3]int) int { return a[0] - b[0] })
+	for _, l := range links {
+		f(l[0], l[1], l[2])
+	}
+}
+
+// withoutTrackingIn is s with every link's tracking parameters dropped (withoutTracking), so a
+// text's words are those of the page it links, not of the campaign that shared it.
+func withoutTrackingIn(s string) string {
+	if !strings.Contains(s, "://") || !strings.Contains(s, "?") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	eachLink(s, func(start, end, hostAt int) {
+		u := s[start:end]
+		host, path, found := strings.Cut(u[hostAt:], "/")
+		if !found {
+			return
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(u[:hostAt] + host + "/" + withoutTracking(path))
+		last = end
+	})
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// withoutTracking is a link's path without the query parameters that say where a click came from
+// (a campaign's utm_ tags, an ad network's click id), not what the link is: one page shared twice
+// with other tags is one link. The parameters left keep their order.
+func withoutTracking(path string) string {
+	p, query, ok := strings.Cut(path, "?")
+	if !ok {
+		return path
+	}
+	query, frag, hasFrag := strings.Cut(query, "#")
+	var kept []string
+	for _, kv := range strings.Split(query, "&") {
+		k, _, _ := strings.Cut(kv, "=")
+		if kv != "" && !trackingParam(strings.ToLower(k)) {
+			kept = append(kept, kv)
+		}
+	}
+	if len(kept) > 0 {
+		p += "?" + strings.Join(kept, "&")
+	}
+	if hasFrag {
+		p += "#" + frag
+	}
+	return p
+}
+
+// trackingParam: a query parameter (its name in lower case) that tags a click for analytics:
+// utm_source and the other utm_ tags, and the click ids ad networks and mail tools append.
+func trackingParam(k string) bool {
+	if strings.HasPrefix(k, "utm_") {
+		return true
+	}
+	switch k {
+	case "fbclid", "gclid", "dclid", "gbraid", "wbraid", "msclkid", "twclid", "li_fat_id", "igshid", "mc_cid", "mc_eid", "_hsenc", "_hsmi":
+		return true
+	}
+	return false
 }
 
 func isAddrByte(c byte, local bool) bool {

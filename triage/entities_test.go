@@ -36,6 +36,10 @@ func TestEntities(t *testing.T) {
 		{"<p>Details: <a href=\"https://status.example.com/incidents/42/\">here</a></p>", "U:https://status.example.com/incidents/42"},
 		{"Details: <https://Status.Example.com/incidents/42|here>", "U:https://status.example.com/incidents/42"},
 		{"Details: [here](https://status.example.com/incidents/42).", "U:https://status.example.com/incidents/42"},
+		// a campaign's tags and click ids say where a click came from, not what the link is
+		{"report: https://acme.com/blog/q4?utm_source=linkedin&utm_medium=social", "U:https://acme.com/blog/q4"},
+		{"report: https://acme.com/blog/q4?id=7&fbclid=IwAR3x#charts", "U:https://acme.com/blog/q4?id=7#charts"},
+		{"report: https://acme.com/blog/q4?id=7", "U:https://acme.com/blog/q4?id=7"},
 		{"write to Ana Ruiz <Ana.Ruiz@Example.com> today", "E:ana.ruiz@example.com"},
 		{"call +1 415-555-0134", "N:4155550134"},
 		{"May I ask", ""},

@@ -84,12 +84,12 @@ const longTextChars = 120
 func textKey(k string) bool {
 	switch strings.ToLower(k) {
 	case "body", "message_body", "html_body", "text_body", "text", "markdown_text", "markdown", "message",
-		"content", "description", "comment", "note", "notes", "reply", "reply_text", "caption":
+		"content", "description", "comment", "note", "notes", "reply", "reply_text", "caption", "commentary":
 		return true
 	}
 	last := headKeyWord(k)
 	for _, w := range [...]string{"body", "text", "markdown", "message", "content", "description", "comment", "note", "notes", "reply",
-		"caption", "html"} {
+		"caption", "html", "commentary"} {
 		if strings.EqualFold(last, w) {
 			return true
 		}
@@ -206,10 +206,10 @@ func (t *textSig) factsOf() []string {
 	return t.facts
 }
 
-// signature tokenises a text: HTML tags dropped, letters and digits kept, case folded, and
-// regenerated values (maskVolatile) masked.
+// signature tokenises a text: HTML tags dropped, letters and digits kept, case folded, links'
+// tracking parameters dropped (withoutTrackingIn) and regenerated values (maskVolatile) masked.
 func signature(s string) textSig {
-	s = maskVolatile(s)
+	s = maskVolatile(withoutTrackingIn(s))
 	masked := s
 	var norm strings.Builder
 	var words, nums, names, states []string
