@@ -245,36 +245,40 @@ func mayRestate(raw []byte) bool {
 	return false
 }
 
-// rewrittenValue names an identifying argument that the group's members wrote in another form
-// while it states one fact (identityFact: a number as a string, a day as its midnight, a name
-// in another case, a list in another order), as "amount "1250.00", then 1250"; "" when every
-// member wrote each alike. A program builds its arguments from the same data the same way each
-// time; a model writes them anew. Arguments a member leaves out or empty are not compared.
+// rewrittenValue names an argument that the group's members wrote in another form while their
+// texts and identities read alike (an identifying value: a number as a string, a day as its
+// midnight, a name in another case, a list in another order; a text in other spacing or case, or
+// a link with other tracking tags; a label list reordered), as "amount "1250.00", then 1250"; ""
+// when every member wrote each alike. A program builds its arguments from the same data the same
+// way each time; a model writes them anew. Volatile arguments, and the values maskVolatile masks
+// in any argument but the identifying ones (keys: a footer's timestamp, a request id), are what
+// a program regenerates; arguments a member leaves out or empty are not compared.
 func rewrittenValue(ms []member, keys []string, skip map[string]bool) string {
-	if len(keys) == 0 {
-		return ""
-	}
-	first := map[string][]byte{}
+	first := map[string]string{}
 	for _, m := range ms {
 		members, ok := model.SplitObject(m.e.Arguments)
 		if !ok {
 			return ""
 		}
 		for _, am := range members {
-			if !slices.Contains(keys, am.Key) || emptyRaw(am.Raw) {
+			if model.Skips(skip, am.Key) || emptyRaw(am.Raw) {
 				continue
 			}
-			form, ok := model.AppendCanonical(nil, am.Raw, skip)
+			canon, ok := model.AppendCanonical(nil, am.Raw, skip)
 			if !ok {
 				continue
+			}
+			form := string(canon)
+			if !slices.Contains(keys, am.Key) {
+				form = maskVolatile(form)
 			}
 			prev, seen := first[am.Key]
 			if !seen {
 				first[am.Key] = form
 				continue
 			}
-			if string(prev) != string(form) {
-				return fmt.Sprintf("%s %s, then %s", am.Key, clip(string(prev)), clip(string(form)))
+			if prev != form {
+				return fmt.Sprintf("%s %s, then %s", am.Key, clip(prev), clip(form))
 			}
 		}
 	}

@@ -116,6 +116,45 @@ func TestAnotherFormIsTheAgents(t *testing.T) {
 	}
 }
 
+// TestAnyArgumentWrittenAnewIsTheAgents: texts that read alike and one identity, and yet another
+// argument written otherwise (a body in other spacing, a label list in another order and case,
+// a link with other tracking tags) are a model's writing, since a program writes every argument
+// the same way each time; what a program regenerates (a footer's timestamp and reference, an
+// empty argument sent as null) is not.
+func TestAnyArgumentWrittenAnewIsTheAgents(t *testing.T) {
+	const first = `{"owner":"acme","repo":"web","title":"Export fails for account 84989","labels":["bug","P1"],` +
+		`"body":"Since Dec 3, see https://acme.com/status/84989\n-- sent 09:00:01 ref 6f1c2a9e-4b7d-4e21-9c3f-0a1b2c3d4e5f"}`
+	for _, tt := range []struct {
+		name, second string
+		want         model.RetryPattern
+		reason       string
+	}{
+		{"labels in another order and case", `{"owner":"acme","repo":"web","title":"Export fails for account 84989","labels":["p1","Bug"],` +
+			`"body":"Since Dec 3, see https://acme.com/status/84989\n-- sent 09:00:01 ref 6f1c2a9e-4b7d-4e21-9c3f-0a1b2c3d4e5f"}`,
+			model.PatternAgentRetry, `labels ["bug","P1"], then ["p1","Bug"]`},
+		{"the body in other spacing", `{"owner":"acme","repo":"web","title":"Export fails for account 84989","labels":["bug","P1"],` +
+			`"body":"Since Dec 3,  see https://acme.com/status/84989 \n-- sent 09:00:01 ref 6f1c2a9e-4b7d-4e21-9c3f-0a1b2c3d4e5f"}`,
+			model.PatternAgentRetry, "written in another form (body"},
+		{"a link with a campaign's tags", `{"owner":"acme","repo":"web","title":"Export fails for account 84989","labels":["bug","P1"],` +
+			`"body":"Since Dec 3, see https://acme.com/status/84989?utm_source=agent\n-- sent 09:00:01 ref 6f1c2a9e-4b7d-4e21-9c3f-0a1b2c3d4e5f"}`,
+			model.PatternAgentRetry, "written in another form (body"},
+		{"a footer regenerated, an empty argument sent as null", `{"owner":"acme","repo":"web","title":"Export fails for account 84989",` +
+			`"labels":["bug","P1"],"assignees":null,` +
+			`"body":"Since Dec 3, see https://acme.com/status/84989\n-- sent 09:00:21 ref 0d9e8f7a-1b2c-4d3e-8f4a-5b6c7d8e9f0a"}`,
+			model.PatternAppRetry, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := attempt{id: "a", at: sec(0), dur: sec(1), retry: -1, args: first, account: "ca_1", err: gatewayErr}
+			b := attempt{id: "b", at: sec(20), dur: sec(1), retry: -1, args: tt.second, account: "ca_1"}
+			execs := []model.Execution{b.exec(), a.exec()}
+			for i := range execs {
+				execs[i].ToolSlug, execs[i].ToolkitSlug = "GITHUB_CREATE_AN_ISSUE", "github"
+			}
+			oneGroupOnBothPaths(t, execs, tt.want, tt.reason)
+		})
+	}
+}
+
 // TestNumberReadersAgree: a text's signature (similar.go) and its entities (entities.go) read a
 // number written in either convention as one number, and two numbers as two: the heading of a
 // write and its body are compared by the same facts.
