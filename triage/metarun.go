@@ -62,7 +62,7 @@ type causeContext struct {
 	timeout    time.Duration // the caller's timeout (callerEnd)
 	window     time.Duration // the grouping's window: a wait past it is no in-process loop's (appReason)
 	th         Thresholds
-	// rewritten names an identifying argument the members wrote in another form (rewrittenValue),
+	// rewritten names an argument the members wrote in another form (rewrittenValue),
 	// "" for none
 	rewritten string
 }
