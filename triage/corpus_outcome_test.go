@@ -307,6 +307,39 @@ func outcomeFamilies() []outcomeFamily {
 			"Your card was declined.", "Amount must be at least 50 cents", "MailboxNotEnabledForRESTAPI", "Email address is already in use",
 			"Unable to locate the requested record", "Title can't be blank",
 		)},
+		// ninth batch: the write took effect and a step after it failed (unclear at best: never
+		// "not sent"); refusals with their HTTP status in another language; timeouts said only by
+		// their limit; a schema's or a model's validation, as validators print it; providers'
+		// words for a credential that no longer works
+		{"the write went and a step after it failed", model.OutcomeAmbiguous, msg(
+			"Email sent, but applying the label 'Followed-up' failed", "Issue created but could not be added to project board 3",
+			"Message posted; pinning it failed: not_pinnable", "Event created, however sending the invitations failed",
+			"Contact saved. Error while enrolling in sequence 42", "Page created but the icon upload failed (413)",
+			"The refund was issued but the confirmation email bounced", "Draft sent; failed to move thread to 'Done'",
+		)},
+		{"a refusal with its status in another language", model.OutcomeFailed, msg(
+			"Erreur 400 : requête invalide", "HTTP-Fehler 401: Nicht autorisiert", "Error 403: acceso denegado",
+			"Ошибка 404: ресурс не найден", "Erro 422: entidade não processável", "エラー 400: 不正なリクエスト",
+			"错误 403：禁止访问", "Errore 404: risorsa non trovata",
+		)},
+		{"a timeout said only by its limit", model.OutcomeAmbiguous, msg(
+			"deadline of 30s exceeded", "took longer than 30000ms", "exceeded the 60 second limit", "no response within 30 s",
+			"waited 25s for a reply", "still running after 120 seconds", "Execution exceeded 300000 ms",
+		)},
+		{"a validator's refusal", model.OutcomeFailed, msg(
+			"data/to must match format \"email\"", "'recipient_email' is a required property",
+			"Additional properties are not allowed ('subjet' was unexpected)", "None is not of type 'string'",
+			"instance.amount is not of a type(s) number",
+			"1 validation error for SendEmailRequest\nrecipient_email\n  field required (type=value_error.missing)",
+			"Expected string, received number at \"channel\"", "body.start_datetime: Input should be a valid datetime",
+			"Invalid enum value. Expected 'public' | 'private', received 'team'",
+		)},
+		{"a credential that no longer works, in a provider's words", model.OutcomeFailed, msg(
+			"invalid_grant: Token has been expired or revoked.", "Bad credentials", "invalid_auth", "not_authed", "account_inactive",
+			"Unauthenticated.", "Request had insufficient authentication scopes.",
+			"The access token provided is expired, revoked, malformed, or invalid for other reasons.",
+			"AADSTS700082: The refresh token has expired due to inactivity.",
+		)},
 	}
 }
 
