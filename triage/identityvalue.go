@@ -248,22 +248,26 @@ func mayRestate(raw []byte) bool {
 // rewrittenValue names an argument that the group's members wrote in another form while their
 // texts and identities read alike (an identifying value: a number as a string, a day as its
 // midnight, a name in another case, a list in another order; a text in other spacing or case, or
-// a link with other tracking tags; a label list reordered), as "amount "1250.00", then 1250"; ""
-// when every member wrote each alike. A program builds its arguments from the same data the same
-// way each time; a model writes them anew. Volatile arguments, and the values maskVolatile masks
-// in any argument but the identifying ones (keys: a footer's timestamp, a request id), are what
-// a program regenerates; arguments a member leaves out or empty are not compared.
+// a link with other tracking tags; a label list reordered; a text under another name), as
+// "amount "1250.00", then 1250" or "arguments body, to, then html_body, to"; "" when every
+// member wrote the same arguments alike. A program builds its arguments from the same data the
+// same way each time; a model writes them anew. Volatile arguments, and the values maskVolatile
+// masks in any argument but the identifying ones (keys: a footer's timestamp, a request id), are
+// what a program regenerates; an empty argument (null, "", [], {}) is an absent one.
 func rewrittenValue(ms []member, keys []string, skip map[string]bool) string {
 	first := map[string]string{}
-	for _, m := range ms {
+	var names []string // the first member's arguments, sorted
+	for i, m := range ms {
 		members, ok := model.SplitObject(m.e.Arguments)
 		if !ok {
 			return ""
 		}
+		var these []string
 		for _, am := range members {
 			if model.Skips(skip, am.Key) || emptyRaw(am.Raw) {
 				continue
 			}
+			these = append(these, am.Key)
 			canon, ok := model.AppendCanonical(nil, am.Raw, skip)
 			if !ok {
 				continue
@@ -280,6 +284,12 @@ func rewrittenValue(ms []member, keys []string, skip map[string]bool) string {
 			if prev != form {
 				return fmt.Sprintf("%s %s, then %s", am.Key, clip(prev), clip(form))
 			}
+		}
+		slices.Sort(these)
+		if i == 0 {
+			names = these
+		} else if !slices.Equal(names, these) { // an argument under another name, or one added
+			return fmt.Sprintf("arguments %s, then %s", strings.Join(names, ", "), strings.Join(these, ", "))
 		}
 	}
 	return ""

@@ -155,6 +155,33 @@ func TestAnyArgumentWrittenAnewIsTheAgents(t *testing.T) {
 	}
 }
 
+// TestAnArgumentUnderAnotherNameIsTheAgents: the same text sent under another argument's name (a
+// body as html_body, an assignee as an object or as its id) is a model's writing: a program sends
+// the same arguments each time. An empty argument added is no other argument.
+func TestAnArgumentUnderAnotherNameIsTheAgents(t *testing.T) {
+	const first = `{"to":"dana@acme.com","subject":"Invoice 5531","body":"Invoice 5531 for $1,250.00 is attached."}`
+	for _, tt := range []struct {
+		name, second string
+		want         model.RetryPattern
+		reason       string
+	}{
+		{"the body as html_body", `{"to":"dana@acme.com","subject":"Invoice 5531","html_body":"<p>Invoice 5531 for <b>$1,250.00</b> is attached.</p>"}`,
+			model.PatternAgentRetry, "(arguments body, subject, to, then html_body, subject, to)"},
+		{"an empty cc added", `{"to":"dana@acme.com","subject":"Invoice 5531","cc":[],"body":"Invoice 5531 for $1,250.00 is attached."}`,
+			model.PatternAppRetry, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := attempt{id: "a", at: sec(0), dur: sec(1), retry: -1, args: first, account: "ca_1", err: gatewayErr}
+			b := attempt{id: "b", at: sec(20), dur: sec(1), retry: -1, args: tt.second, account: "ca_1"}
+			execs := []model.Execution{b.exec(), a.exec()}
+			for i := range execs {
+				execs[i].ToolSlug, execs[i].ToolkitSlug = "OUTLOOK_SEND_EMAIL", "outlook"
+			}
+			oneGroupOnBothPaths(t, execs, tt.want, tt.reason)
+		})
+	}
+}
+
 // TestNumberReadersAgree: a text's signature (similar.go) and its entities (entities.go) read a
 // number written in either convention as one number, and two numbers as two: the heading of a
 // write and its body are compared by the same facts.
