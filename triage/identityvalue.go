@@ -273,15 +273,12 @@ func rewrittenValue(ms []member, keys []string, skip map[string]bool) string {
 				continue
 			}
 			form := string(canon)
-			if !slices.Contains(keys, am.Key) {
-				form = maskVolatile(form)
-			}
 			prev, seen := first[am.Key]
 			if !seen {
 				first[am.Key] = form
 				continue
 			}
-			if prev != form {
+			if prev != form && (slices.Contains(keys, am.Key) || maskVolatile(prev) != maskVolatile(form)) {
 				return fmt.Sprintf("%s %s, then %s", am.Key, clip(prev), clip(form))
 			}
 		}
