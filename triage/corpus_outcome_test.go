@@ -340,6 +340,31 @@ func outcomeFamilies() []outcomeFamily {
 			"The access token provided is expired, revoked, malformed, or invalid for other reasons.",
 			"AADSTS700082: The refresh token has expired due to inactivity.",
 		)},
+		// tenth batch: a mail server's replies (a refusal in its codes; a connection lost after the
+		// message was handed over settles nothing), a circuit breaker or a bulkhead that never let
+		// the call out, and a rate limit said only in a JSON body's own code
+		{"a mail server's refusal", model.OutcomeFailed, msg(
+			"550 5.1.1 The email account that you tried to reach does not exist.",
+			"554 5.7.1 Message rejected: Email address is not verified.", "553 5.1.3 Invalid address",
+			"552 5.3.4 Message size exceeds fixed limit", "530 5.7.0 Authentication Required",
+			"SMTPRecipientsRefused: {'dana@acme.test': (550, b'5.1.1 User unknown')}",
+		)},
+		{"a mail server lost after the message was handed over", model.OutcomeAmbiguous, msg(
+			"Connection closed after DATA before the 250 reply", "SMTP timeout waiting for the reply to end of data",
+			"lost connection with mx.acme.test[203.0.113.5] while sending end of data -- message may be sent more than once",
+			"SMTPServerDisconnected: Connection unexpectedly closed",
+		)},
+		{"a breaker or a bulkhead that never let the call out", model.OutcomeFailed, msg(
+			"Circuit breaker is open for gmail.googleapis.com", "CircuitBreakerOpenException: CircuitBreaker 'slack' is OPEN and does not permit further calls",
+			"Hystrix circuit short-circuited and is OPEN", "Breaker is open", "BulkheadFullException: Bulkhead 'crm' is full and does not permit further calls",
+			"pybreaker.CircuitBreakerError: Timeout not elapsed yet, circuit breaker still open",
+		)},
+		{"a rate limit in a body's own code", model.OutcomeRejected, body(
+			`{"successful":false,"error":"ratelimited","data":{"ok":false,"error":"ratelimited"}}`,
+			`{"successful":false,"error":"{\"errors\":[{\"code\":88,\"message\":\"Rate limit exceeded\"}]}","data":{}}`,
+			`{"successful":false,"error":"API rate limit exceeded for user ID 1.","data":{}}`,
+			`{"successful":false,"error":"Quota exceeded for quota metric 'Queries' and limit 'Queries per minute'","data":{}}`,
+		)},
 	}
 }
 

@@ -300,7 +300,14 @@ func kindWords(k model.ErrorKind) string {
 var expiredTime = regexp.MustCompile(`\b(execution|operation|task|job|request|deadline|timer|call|invocation|wait|waiting)` +
 	`( for [^.;:]{1,40}?)? (has |had |was |is )?expired\b`)
 
+// negatedTimeout is a timeout said not to have happened ("Timeout not elapsed yet, circuit
+// breaker still open": the breaker's wait, not the call's; "not timed out"): no timeout.
+var negatedTimeout = regexp.MustCompile(`\btime ?out (has |had |is )?not (yet )?(elapsed|expired|passed|reached)\b|\bnot (yet )?timed out\b`)
+
 func timeoutWord(low string) string {
+	if strings.Contains(low, "not") {
+		low = negatedTimeout.ReplaceAllString(low, " ")
+	}
 	if w := findPhrase(low, timeoutPhrases); w != "" {
 		return w
 	}

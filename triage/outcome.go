@@ -390,12 +390,22 @@ func rateLimitText(low string) bool {
 	return findPhrase(low, rateLimitPhrases) != "" || HasWord(low, "429")
 }
 
+// smtpRefusal is a mail server's negative reply: a reply code with its enhanced status code of
+// the same class (RFC 3463: 4 a transient failure, 5 a permanent one), "550 5.1.1",
+// "552-5.3.4", Python's "(550, b'5.1.1 ...')". Either class says the server did not take the
+// message; a lone number like 5.1.1 may be a version and is not read.
+var smtpRefusal = regexp.MustCompile(`\b(?:(4[0-9]{2})\W{1,3}(?:b')?(4\.[0-7]\.[0-9]{1,3})|(5[0-9]{2})\W{1,3}(?:b')?(5\.[0-7]\.[0-9]{1,3}))\b`)
+
 // refusalWord finds what in an error text proves the request was refused before anything was
-// done: a validation, auth or not-found failure. "Not found" is said with its negation apart
-// too: "no connected account found", "no matching channel was found" (negatedFind).
+// done: a validation, auth or not-found failure, a mail server's negative reply. "Not found" is
+// said with its negation apart too: "no connected account found", "no matching channel was
+// found" (negatedFind).
 func refusalWord(low string) string {
 	if w := findWordPhrase(low, refusalPhrases); w != "" {
 		return w
+	}
+	if m := smtpRefusal.FindStringSubmatch(low); m != nil {
+		return "the mail server's " + m[1] + m[3] + " " + m[2] + m[4]
 	}
 	if negatedFind.MatchString(low) {
 		return "not found"

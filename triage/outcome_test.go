@@ -180,6 +180,30 @@ func TestClassify(t *testing.T) {
 		{"should be said of the send", execWith(send, "failed", 0, &model.ExecError{Message: "Email should be sent within a minute"}),
 			model.KindWrite, model.OutcomeAmbiguous,
 			`failed "Email should be sent within a minute", an error that does not prove the email was not sent: the email may have been sent`},
+		// a mail server's negative reply, with its enhanced code, refuses the message; a number
+		// that only looks like one is a version
+		{"a mail server's permanent refusal", execWith(send, "failed", 0, &model.ExecError{Message: "552 5.3.4 Message size exceeds fixed limit"}),
+			model.KindWrite, model.OutcomeFailed, `refused (the mail server's 552 5.3.4) "552 5.3.4 Message size exceeds fixed limit": the email was not sent`},
+		{"a mail server's refusal as Python's smtplib says it", execWith(send, "failed", 0,
+			&model.ExecError{Message: "SMTPRecipientsRefused: {'dana@acme.test': (550, b'5.1.1 User unknown')}"}),
+			model.KindWrite, model.OutcomeFailed,
+			`refused (the mail server's 550 5.1.1) "SMTPRecipientsRefused: {'dana@acme.test': (550, b'5.1.1 Use…": the email was not sent`},
+		{"a version is no mail server's code", execWith(send, "failed", 0, &model.ExecError{Message: "Plugin 5.1.1 failed to load the reply"}),
+			model.KindWrite, model.OutcomeAmbiguous,
+			`failed "Plugin 5.1.1 failed to load the reply", an error that does not prove the email was not sent: the email may have been sent`},
+		// an open breaker or a full bulkhead never lets the call out; a breaker that trips on this
+		// call's failure says the call went
+		{"an open breaker", execWith(send, "failed", 0, &model.ExecError{Message: "CircuitBreaker 'gmail' is OPEN and does not permit further calls"}),
+			model.KindWrite, model.OutcomeFailed,
+			"connection was not attempted (an open circuit breaker or a full bulkhead), the request was never sent: the email was not sent"},
+		{"an open breaker's wait is no timeout", execWith(send, "failed", 0, &model.ExecError{Message: "Timeout not elapsed yet, circuit breaker still open"}),
+			model.KindWrite, model.OutcomeFailed,
+			"connection was not attempted (an open circuit breaker or a full bulkhead), the request was never sent: the email was not sent"},
+		{"a breaker tripped by this call", execWith(send, "failed", 0,
+			&model.ExecError{Message: "pybreaker.CircuitBreakerError: Failures threshold reached, circuit breaker opened"}),
+			model.KindWrite, model.OutcomeAmbiguous,
+			`failed "pybreaker.CircuitBreakerError: Failures threshold reached, …", an error that does not prove the email was not sent: ` +
+				"the email may have been sent"},
 		{"an answer that says not found is still a refusal", execWith(send, "failed", 0, &model.ExecError{Message: "Error response: 404 Not Found"}),
 			model.KindWrite, model.OutcomeFailed, `refused (not found) "Error response: 404 Not Found": the email was not sent`},
 		{"a field named for the answer is the request's", execWith(send, "failed", 0, &model.ExecError{Message: "Missing required field 'response_text'"}),

@@ -135,6 +135,12 @@ var neverSentPhrases = []phraseRow{
 		"unreachable"}, name: "failed"},
 	{source: "German, French, Spanish", phrases: []string{"verbindung abgelehnt", "connexion refusée", "conexión rechazada"},
 		name: "refused"},
+	// a breaker that trips on a call's failure ("Failures threshold reached, circuit breaker
+	// opened") says that call went and failed: only an open breaker's refusal of the next is here
+	{source: "resilience libraries (Resilience4j, Hystrix, Polly, opossum, pybreaker, gobreaker)",
+		phrases: []string{"breaker is open", "breaker still open", "circuit is open", "circuit is now open", "does not permit further calls",
+			"short circuited", "bulkhead is full", "bulkhead full", "not allowing calls", "circuit breaker is open"},
+		name: "was not attempted (an open circuit breaker or a full bulkhead)"},
 }
 
 // garbledPhrases say the answer came back unreadable: the request was carried, its answer
