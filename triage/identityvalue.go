@@ -255,8 +255,8 @@ func mayRestate(raw []byte) bool {
 // masks in any argument but the identifying ones (keys: a footer's timestamp, a request id), are
 // what a program regenerates; an empty argument (null, "", [], {}) is an absent one.
 func rewrittenValue(ms []member, keys []string, skip map[string]bool) string {
-	first := map[string]string{}
-	var names []string // the first member's arguments, sorted
+	first := map[string][]byte{} // each argument as the first member wrote it
+	var names []string           // the first member's arguments, sorted
 	for i, m := range ms {
 		members, ok := model.SplitObject(m.e.Arguments)
 		if !ok {
@@ -268,18 +268,21 @@ func rewrittenValue(ms []member, keys []string, skip map[string]bool) string {
 				continue
 			}
 			these = append(these, am.Key)
-			canon, ok := model.AppendCanonical(nil, am.Raw, skip)
-			if !ok {
-				continue
-			}
-			form := string(canon)
 			prev, seen := first[am.Key]
 			if !seen {
-				first[am.Key] = form
+				first[am.Key] = am.Raw
 				continue
 			}
-			if prev != form && (slices.Contains(keys, am.Key) || maskVolatile(prev) != maskVolatile(form)) {
-				return fmt.Sprintf("%s %s, then %s", am.Key, clip(prev), clip(form))
+			if string(prev) == string(am.Raw) { // the same bytes: no form to compare (most re-sends)
+				continue
+			}
+			a, okA := model.AppendCanonical(nil, prev, skip)
+			b, okB := model.AppendCanonical(nil, am.Raw, skip)
+			if !okA || !okB || string(a) == string(b) {
+				continue
+			}
+			if slices.Contains(keys, am.Key) || maskVolatile(string(a)) != maskVolatile(string(b)) {
+				return fmt.Sprintf("%s %s, then %s", am.Key, clip(string(a)), clip(string(b)))
 			}
 		}
 		slices.Sort(these)
