@@ -119,10 +119,9 @@ func linksAndAddresses(s string, out []string) (string, []string) {
 	}
 	b := []byte(s)
 	eachLink(s, func(start, end, hostAt int) {
-		u := s[start:end]
-		host, path, _ := strings.Cut(u[hostAt:], "/")
-		u = strings.ToLower(u[:hostAt]+host) + strings.TrimSuffix("/"+withoutTracking(path), "/")
-		if host != "" {
+		head, rest := linkParts(s[start:end], hostAt)
+		u := strings.ToLower(head) + strings.TrimSuffix(withoutTracking(rest), "/")
+		if len(head) > hostAt {
 			out = append(out, "U:"+strings.TrimSuffix(u, "/"))
 		}
 		for i := start; i < end; i++ {
@@ -195,13 +194,12 @@ func withoutTrackingIn(s string) string {
 	var b strings.Builder
 	last := 0
 	eachLink(s, func(start, end, hostAt int) {
-		u := s[start:end]
-		host, path, found := strings.Cut(u[hostAt:], "/")
-		if !found {
+		head, rest := linkParts(s[start:end], hostAt)
+		if !strings.Contains(rest, "?") {
 			return
 		}
 		b.WriteString(s[last:start])
-		b.WriteString(u[:hostAt] + host + "/" + withoutTracking(path))
+		b.WriteString(head + withoutTracking(rest))
 		last = end
 	})
 	if last == 0 {
@@ -211,7 +209,16 @@ func withoutTrackingIn(s string) string {
 	return b.String()
 }
 
-// withoutTracking is a link's path without the query parameters that say where a click came from
+// linkParts splits a link at its host's end: its scheme and host, and what follows them (a path,
+// a query or a fragment, from its '/', '?' or '#').
+func linkParts(u string, hostAt int) (head, rest string) {
+	if i := strings.IndexAny(u[hostAt:], "/?#"); i >= 0 {
+		return u[:hostAt+i], u[hostAt+i:]
+	}
+	return u, ""
+}
+
+// withoutTracking is a link's path (from its '/' or '?') without the query parameters that say where a click came from
 // (a campaign's utm_ tags, an ad network's click id), not what the link is: one page shared twice
 // with other tags is one link. The parameters left keep their order.
 func withoutTracking(path string) string {

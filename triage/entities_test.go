@@ -40,6 +40,7 @@ func TestEntities(t *testing.T) {
 		{"report: https://acme.com/blog/q4?utm_source=linkedin&utm_medium=social", "U:https://acme.com/blog/q4"},
 		{"report: https://acme.com/blog/q4?id=7&fbclid=IwAR3x#charts", "U:https://acme.com/blog/q4?id=7#charts"},
 		{"report: https://acme.com/blog/q4?id=7", "U:https://acme.com/blog/q4?id=7"},
+		{"home: https://Acme.com?utm_source=x.", "U:https://acme.com"},
 		{"write to Ana Ruiz <Ana.Ruiz@Example.com> today", "E:ana.ruiz@example.com"},
 		{"call +1 415-555-0134", "N:4155550134"},
 		{"May I ask", ""},

@@ -154,8 +154,8 @@ func phoneDigits(s string) (string, bool) {
 	return "tel:" + string(digits[len(digits)-10:]), true
 }
 
-// appendIdentityString appends a string member's identity (identityFact) as JSON: a number's
-// digits as a number, any other fact as a string.
+// appendIdentityString appends a string member's identity (keyedFact) as JSON: a number's
+// digits as a number, a flag as a boolean, any other fact as a string.
 func appendIdentityString(dst []byte, m model.ArgMember) ([]byte, bool) {
 	fact, literal := keyedFact(m.Key, m.Str)
 	switch {
