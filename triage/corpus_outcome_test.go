@@ -365,6 +365,20 @@ func outcomeFamilies() []outcomeFamily {
 			`{"successful":false,"error":"API rate limit exceeded for user ID 1.","data":{}}`,
 			`{"successful":false,"error":"Quota exceeded for quota metric 'Queries' and limit 'Queries per minute'","data":{}}`,
 		)},
+		// eleventh batch: a refusal of a part of the write, the rest of which took effect
+		// (unclear: the write happened in part, never "not sent"); and refusals that say nothing
+		// took effect, beside them
+		{"a refusal of a part, the rest done", model.OutcomeAmbiguous, msg(
+			"1 of 3 recipients rejected: lee@acme.test does not exist", "Batch partially failed: rows 4 and 7 invalid",
+			"Some recipients were rejected (invalid address)", "3 rows inserted, 2 failed validation",
+			"Invalid recipient in cc; message sent to the others", "Request failed after the file was uploaded: invalid metadata",
+			"2 of 5 events conflict with existing events; the others were created", "Partially applied: label 'urgent' not found",
+		)},
+		{"a refusal of the whole, beside them", model.OutcomeFailed, msg(
+			"Message could not be sent: invalid recipient", "The email was not sent: recipient address rejected",
+			"Duplicate message: this message was already sent", "No rows inserted: the sheet is protected",
+			"Event not created: calendar not found", "0 of 3 recipients accepted: all addresses invalid",
+		)},
 	}
 }
 

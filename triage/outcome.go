@@ -322,6 +322,12 @@ func classifyFailure(
 	if w := ev.garbled; w != "" {
 		return model.OutcomeAmbiguous, "the answer came back unreadable (" + w + ")" + after(e) + ": " + fx.maybe(), true
 	}
+	if w := ev.part; w != "" { // a refusal of a part: the rest took effect (parteffect.go)
+		return model.OutcomeAmbiguous, "the error says part of it took effect (" + w + ")" + quoted + ": " + fx.maybe(), true
+	}
+	if w := ev.none; w != "" {
+		return model.OutcomeFailed, "refused (" + w + ")" + quoted + ": " + fx.not(), true
+	}
 	if w := ev.refusal; w != "" {
 		return model.OutcomeFailed, "refused (" + w + ")" + quoted + ": " + fx.not(), true
 	}
@@ -343,6 +349,7 @@ func classifyFailure(
 // found in each class, "" for none.
 type textSays struct {
 	timeout, dropped, gateway, neverSent, notConnected, unsent, garbled, refusal string
+	part, none                                                                   string // part of the write took effect; none did
 	rateLimit                                                                    bool
 }
 
@@ -376,7 +383,8 @@ func readEvidence(text string) textSays {
 	low := normalText(text)
 	return textSays{timeout: timeoutWord(low), dropped: droppedWord(low), gateway: gatewayCode(low), neverSent: neverSent(low),
 		notConnected: notConnected(low), unsent: unsentWords(low),
-		garbled: cmp.Or(findPhrase(low, garbledPhrases), answerFaultWord(low)), refusal: refusalWord(low), rateLimit: rateLimitText(low)}
+		garbled: cmp.Or(findPhrase(low, garbledPhrases), answerFaultWord(low)), refusal: refusalWord(low), rateLimit: rateLimitText(low),
+		part: partEffect(low), none: noEffect(low)}
 }
 
 // negatedFind is "no X found": a thing the request needs that does not exist, said with the

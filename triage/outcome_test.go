@@ -204,6 +204,22 @@ func TestClassify(t *testing.T) {
 			model.KindWrite, model.OutcomeAmbiguous,
 			`failed "pybreaker.CircuitBreakerError: Failures threshold reached, …", an error that does not prove the email was not sent: ` +
 				"the email may have been sent"},
+		// a refusal of a part leaves the rest done: unclear; words that none of it was done refuse
+		// the whole
+		{"a refusal of one recipient of three", execWith(send, "failed", 0,
+			&model.ExecError{Message: "1 of 3 recipients rejected: lee@acme.test does not exist"}), model.KindWrite, model.OutcomeAmbiguous,
+			`the error says part of it took effect (1 of 3) "1 of 3 recipients rejected: lee@acme.test does not exist": the email may have been sent`},
+		{"rows done beside rows refused", execWith("GOOGLESHEETS_BATCH_UPDATE", "failed", 0,
+			&model.ExecError{Message: "3 rows inserted, 2 failed validation"}), model.KindWrite, model.OutcomeAmbiguous,
+			`the error says part of it took effect (3 rows inserted) "3 rows inserted, 2 failed validation": the action may have taken effect`},
+		{"sent to the others", execWith(send, "failed", 0, &model.ExecError{Message: "Invalid recipient in cc; message sent to the others"}),
+			model.KindWrite, model.OutcomeAmbiguous,
+			`the error says part of it took effect (message sent) "Invalid recipient in cc; message sent to the others": the email may have been sent`},
+		{"none of it done", execWith("GOOGLESHEETS_BATCH_UPDATE", "failed", 0, &model.ExecError{Message: "No rows inserted: the sheet is protected"}),
+			model.KindWrite, model.OutcomeFailed, `refused (no rows inserted) "No rows inserted: the sheet is protected": the action did not take effect`},
+		{"a previous attempt's effect is no part of this one", execWith(send, "failed", 0,
+			&model.ExecError{Message: "Duplicate message: this message was already sent"}), model.KindWrite, model.OutcomeFailed,
+			`refused (duplicate) "Duplicate message: this message was already sent": the email was not sent`},
 		{"an answer that says not found is still a refusal", execWith(send, "failed", 0, &model.ExecError{Message: "Error response: 404 Not Found"}),
 			model.KindWrite, model.OutcomeFailed, `refused (not found) "Error response: 404 Not Found": the email was not sent`},
 		{"a field named for the answer is the request's", execWith(send, "failed", 0, &model.ExecError{Message: "Missing required field 'response_text'"}),
