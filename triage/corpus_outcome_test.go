@@ -379,6 +379,21 @@ func outcomeFamilies() []outcomeFamily {
 			"Duplicate message: this message was already sent", "No rows inserted: the sheet is protected",
 			"Event not created: calendar not found", "0 of 3 recipients accepted: all addresses invalid",
 		)},
+		{"a part done, in the error's own order of events", model.OutcomeAmbiguous, msg(
+			"Rate limit exceeded after 40 of 100 messages", "Permission denied writing the audit log; email queued",
+			"Validation error: 'due_date' must be in the future. Task created without a due date.",
+			"Message delivered to 2 of 3 recipients; 1 bounced: invalid address",
+		)},
+		{"a part done, in another language", model.OutcomeAmbiguous, msg(
+			"E-Mail gesendet, aber der Anhang ist ungültig", "Correo enviado, pero la etiqueta no existe",
+			"Message envoyé, mais le libellé est introuvable", "Mensagem enviada, mas o anexo é inválido",
+			"Messaggio inviato, ma l'allegato non è valido",
+		)},
+		{"none of it done, in another language", model.OutcomeFailed, msg(
+			"E-Mail nicht gesendet: Empfänger ungültig", "Correo no enviado: destinatario inválido",
+			"Message non envoyé : destinataire invalide", "Mensagem não enviada: destinatário inválido",
+			"Messaggio non inviato: destinatario non valido",
+		)},
 	}
 }
 

@@ -297,10 +297,14 @@ func classifyFailure(
 	case code >= 400 && code <= 499:
 		return model.OutcomeFailed, fmt.Sprintf("%d from provider%s: %s", code, quoted, fx.not()), true
 	}
-	// Otherwise the error text decides. Text that names a timeout, a dropped connection or a
-	// gateway error leaves the action possible whatever else it says ("timed out after 60 s
-	// while uploading certificate.pdf" names no TLS failure), unless it says the connection
-	// never opened.
+	// Otherwise the error text decides. Text that says part of the write took effect leaves it
+	// done in part whatever else it says (a refusal or a rate limit of the rest: parteffect.go).
+	// Text that names a timeout, a dropped connection or a gateway error leaves the action
+	// possible whatever else it says ("timed out after 60 s while uploading certificate.pdf"
+	// names no TLS failure), unless it says the connection never opened.
+	if w := ev.part; w != "" {
+		return model.OutcomeAmbiguous, "the error says part of it took effect (" + w + ")" + quoted + ": " + fx.maybe(), true
+	}
 	if ev.neverLeft() {
 		return model.OutcomeFailed, ev.unopened(quoted) + ", the request was never sent: " + fx.not(), true
 	}
@@ -321,9 +325,6 @@ func classifyFailure(
 	}
 	if w := ev.garbled; w != "" {
 		return model.OutcomeAmbiguous, "the answer came back unreadable (" + w + ")" + after(e) + ": " + fx.maybe(), true
-	}
-	if w := ev.part; w != "" { // a refusal of a part: the rest took effect (parteffect.go)
-		return model.OutcomeAmbiguous, "the error says part of it took effect (" + w + ")" + quoted + ": " + fx.maybe(), true
 	}
 	if w := ev.none; w != "" {
 		return model.OutcomeFailed, "refused (" + w + ")" + quoted + ": " + fx.not(), true
