@@ -21,8 +21,9 @@ const effectDone = `(sent|created|inserted|posted|uploaded|delivered|saved|added
 
 // partDone finds, in a (lower-case) error text, the words that say part of the write took
 // effect: a count of what was done ("3 rows inserted"), what was done said of the thing made
-// ("message sent", "the file was uploaded", "the others were created"), sent to the others or the
-// rest, or a part named as such (2 of 5, partially, some recipients, the rest). A negated effect
+// ("message sent", "the file was uploaded", "the others were created") or after what was done to
+// it ("truncated and sent"), sent to the others or the rest, or a part named as such (2 of 5,
+// partially, some recipients, the rest). A negated effect
 // ("was not sent", "could not be created", "already sent": a previous attempt's) does not match:
 // the participle must follow its subject or its verb at once.
 var partDone = regexp.MustCompile(`\b[1-9][0-9]* (of|out of) [0-9]+\b|\bpartial(ly)?\b|` +
@@ -30,7 +31,7 @@ var partDone = regexp.MustCompile(`\b[1-9][0-9]* (of|out of) [0-9]+\b|\bpartial(
 	`\b[1-9][0-9]* ([a-z]+ ){0,2}` + effectDone + `\b|` +
 	`\b(was|were|been|is|are|got) (successfully )?` + effectDone + `\b|` +
 	`\b(message|email|mail|file|row|rows|event|record|issue|page|post|comment|task|contact|invoice|refund|payment) ` + effectDone +
-	`\b|\b` + effectDone + ` to (the )?(others|rest|remaining)\b`)
+	`\b|\b` + effectDone + ` to (the )?(others|rest|remaining)\b|\b(and|then|but) (was |were )?` + effectDone + `\b`)
 
 // noneDone finds the words that say none of the write took effect: a count of zero, "no"
 // or "nothing" before the participle ("No rows inserted", "nothing was sent", "0 of 3 recipients
