@@ -389,6 +389,13 @@ func outcomeFamilies() []outcomeFamily {
 			"Message envoyé, mais le libellé est introuvable", "Mensagem enviada, mas o anexo é inválido",
 			"Messaggio inviato, ma l'allegato non è valido",
 		)},
+		{"done said in any voice, beside a refusal of a step", model.OutcomeAmbiguous, msg(
+			"Created issue #42; invalid label 'bug' ignored", "Sent the email, but the label 'done' does not exist",
+			"Uploaded report.pdf; sharing failed: permission denied", "Success: message id 18c2f; warning: invalid header dropped",
+			"Message id 18c2f returned, but the thread was not found", "The event exists now, but inviting bob@acme.test was forbidden",
+			"Draft saved as r-1234 but send failed: invalid recipient", "Charge succeeded; receipt email invalid",
+			"Completed with errors: 2 invalid rows skipped", "Done, but 1 invalid recipient was skipped",
+		)},
 		{"none of it done, in another language", model.OutcomeFailed, msg(
 			"E-Mail nicht gesendet: Empfänger ungültig", "Correo no enviado: destinatario inválido",
 			"Message non envoyé : destinataire invalide", "Mensagem não enviada: destinatário inválido",

@@ -297,14 +297,11 @@ func classifyFailure(
 	case code >= 400 && code <= 499:
 		return model.OutcomeFailed, fmt.Sprintf("%d from provider%s: %s", code, quoted, fx.not()), true
 	}
-	// Otherwise the error text decides. Text that says part of the write took effect leaves it
-	// done in part whatever else it says (a refusal or a rate limit of the rest: parteffect.go).
-	// Text that names a timeout, a dropped connection or a gateway error leaves the action
-	// possible whatever else it says ("timed out after 60 s while uploading certificate.pdf"
-	// names no TLS failure), unless it says the connection never opened.
-	if w := ev.part; w != "" {
-		return model.OutcomeAmbiguous, "the error says part of it took effect (" + w + ")" + quoted + ": " + fx.maybe(), true
-	}
+	// Otherwise the error text decides. Text that names a timeout, a dropped connection or a
+	// gateway error leaves the action possible whatever else it says ("timed out after 60 s
+	// while uploading certificate.pdf" names no TLS failure), unless it says the connection
+	// never opened. Text that says the write or part of it took effect leaves it done whatever
+	// else it says (a refusal or a rate limit of the rest: parteffect.go).
 	if ev.neverLeft() {
 		return model.OutcomeFailed, ev.unopened(quoted) + ", the request was never sent: " + fx.not(), true
 	}
@@ -316,6 +313,9 @@ func classifyFailure(
 	}
 	if c := ev.gateway; c != "" {
 		return model.OutcomeAmbiguous, c + " from provider" + after(e) + ": " + fx.maybe(), true
+	}
+	if w := ev.part; w != "" {
+		return model.OutcomeAmbiguous, "the error says it took effect, in whole or in part (" + w + ")" + quoted + ": " + fx.maybe(), true
 	}
 	if w := ev.neverSent; w != "" {
 		return model.OutcomeFailed, "connection " + w + ", the request was never sent: " + fx.not(), true
