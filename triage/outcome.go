@@ -385,7 +385,7 @@ func readEvidence(text string) textSays {
 	return textSays{timeout: timeoutWord(low), dropped: droppedWord(low), gateway: gatewayCode(low), neverSent: neverSent(low),
 		notConnected: notConnected(low), unsent: unsentWords(low),
 		garbled: cmp.Or(findPhrase(low, garbledPhrases), answerFaultWord(low)), refusal: refusalWord(low), rateLimit: rateLimitText(low),
-		part: partEffect(low), none: noEffect(low)}
+		part: partEffect(low, strings.ToLower(text)), none: noEffect(low)}
 }
 
 // negatedFind is "no X found": a thing the request needs that does not exist, said with the

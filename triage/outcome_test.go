@@ -235,6 +235,8 @@ func TestClassify(t *testing.T) {
 			`the error says it took effect, in whole or in part (succeeded) "Charge succeeded; receipt email invalid": the charge may have been created`},
 		{"the request's own data sent is no effect", execWith(send, "failed", 0, &model.ExecError{Message: "The value sent for 'to' is invalid"}),
 			model.KindWrite, model.OutcomeFailed, `refused (invalid) "The value sent for 'to' is invalid": the email was not sent`},
+		{"a field named for a success is no success", execWith(send, "failed", 0, &model.ExecError{Message: "success_url is invalid"}),
+			model.KindWrite, model.OutcomeFailed, `refused (invalid) "success_url is invalid": the email was not sent`},
 		{"none done, in French", execWith(send, "failed", 0, &model.ExecError{Message: "Message n'a pas été envoyé : destinataire invalide"}),
 			model.KindWrite, model.OutcomeFailed, `refused (invalid) "Message n'a pas été envoyé : destinataire invalide": the email was not sent`},
 		{"a clause placed before the send", execWith(send, "failed", 0, &model.ExecError{Message: "Validation failed before the message was sent"}),

@@ -62,9 +62,11 @@ var notDone = map[string]bool{"not": true, "never": true, "no": true, "cannot": 
 	"mai": true, "data": true, "value": true, "values": true, "payload": true, "body": true, "request": true, "parameter": true,
 	"parameters": true, "field": true, "fields": true, "you": true, "input": true, "argument": true, "arguments": true, "json": true}
 
-// partEffect says what in an error text says the write or part of it took effect, "" when
-// nothing does or the text says none of it did.
-func partEffect(low string) string {
+// partEffect says what in an error text (low: its normalText; raw: the text in lower case)
+// says the write or part of it took effect, "" when nothing does or the text says none of it
+// did. Words are read in raw, where a name joined by '_' is one word: success_url is a field's
+// name, not a success.
+func partEffect(low, raw string) string {
 	if noneDone.MatchString(low) {
 		return ""
 	}
@@ -73,7 +75,7 @@ func partEffect(low string) string {
 			return low[at[0]:at[1]]
 		}
 	}
-	return doneInWords(low)
+	return doneInWords(raw)
 }
 
 // doneInWords finds a done word (doneWords) said as a word of its own, not in a clause placed
@@ -87,7 +89,7 @@ func doneInWords(low string) string {
 	var words []word
 	start := -1
 	for i, r := range low + " " {
-		switch inWord := unicode.IsLetter(r) || r == '\'' || r == '’'; {
+		switch inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '\'' || r == '’'; {
 		case inWord && start < 0:
 			start = i
 		case !inWord && start >= 0:
