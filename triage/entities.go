@@ -228,7 +228,7 @@ func withoutTracking(path string) string {
 	}
 	query, frag, hasFrag := strings.Cut(query, "#")
 	var kept []string
-	for _, kv := range strings.Split(query, "&") {
+	for kv := range strings.SplitSeq(query, "&") {
 		k, _, _ := strings.Cut(kv, "=")
 		if kv != "" && !trackingParam(strings.ToLower(k)) {
 			kept = append(kept, kv)
