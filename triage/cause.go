@@ -449,7 +449,7 @@ func agentReason(ms []member, gaps []time.Duration, rewritten string) string {
 			n, gapList(gaps, ""), saw, where, strings.Join(routes, ", then "), fw)
 	}
 	if rewritten != "" {
-		return fmt.Sprintf("%d attempts %s %s%s, an identifying argument written in another form (%s), as a model writes a call anew "+
+		return fmt.Sprintf("%d attempts %s %s%s, an argument written in another form (%s), as a model writes a call anew "+
 			"and a program does not: the agent called the tool again%s", n, gapList(gaps, ""), saw, where, rewritten, fw)
 	}
 	return fmt.Sprintf("%d attempts %s %s, the text regenerated each time%s: the agent called the tool again%s",
