@@ -584,16 +584,12 @@ func amountWritten(cents, form int) any {
 
 // dayWritten is a day as a model may write it: a date, or the midnight that starts it in UTC.
 func dayWritten(day time.Time, form int) string {
-	switch form % 4 {
-	case 0:
-		return day.Format(time.DateOnly)
-	case 1:
-		return day.Format("2006-01-02T15:04:05Z")
-	case 2:
-		return day.Format("2006-01-02T15:04:05.000Z")
-	default:
-		return day.Format("2006-01-02T15:04:05-07:00")
-	}
+	return dayIn(day, form, time.DateOnly, "2006-01-02T15:04:05Z", "2006-01-02T15:04:05.000Z", "2006-01-02T15:04:05-07:00")
+}
+
+// dayIn is a day in the form-th of layouts (around).
+func dayIn(day time.Time, form int, layouts ...string) string {
+	return day.Format(layouts[form%len(layouts)])
 }
 
 // agentRetypes: the model creates a deal, the call fails or its answer is lost, and it creates

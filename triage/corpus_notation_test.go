@@ -138,20 +138,7 @@ func amountGrouped(cents, form int) any {
 // dayInWords is a day as a model may write it: ISO, the month named before or after the day
 // (with or without its weekday), year first with slashes, or day first with points.
 func dayInWords(day time.Time, form int) string {
-	switch form % 6 {
-	case 0:
-		return day.Format(time.DateOnly)
-	case 1:
-		return day.Format("Jan 2, 2006")
-	case 2:
-		return day.Format("2 January 2006")
-	case 3:
-		return day.Format("Monday, January 2, 2006")
-	case 4:
-		return day.Format("2006/01/02")
-	default:
-		return day.Format("02.01.2006")
-	}
+	return dayIn(day, form, time.DateOnly, "Jan 2, 2006", "2 January 2006", "Monday, January 2, 2006", "2006/01/02", "02.01.2006")
 }
 
 // flagWritten is true as a model may write it: a boolean, a string, or Python's str(True).

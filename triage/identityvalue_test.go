@@ -105,13 +105,7 @@ func TestAnotherFormIsTheAgents(t *testing.T) {
 			model.PatternAppRetry, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			a := attempt{id: "a", at: sec(0), dur: sec(1), retry: -1, args: first, account: "ca_1", err: gatewayErr}
-			b := attempt{id: "b", at: sec(20), dur: sec(1), retry: -1, args: tt.second, account: "ca_1"}
-			execs := []model.Execution{b.exec(), a.exec()}
-			for i := range execs {
-				execs[i].ToolSlug, execs[i].ToolkitSlug = "HUBSPOT_CREATE_DEAL", "hubspot"
-			}
-			oneGroupOnBothPaths(t, execs, tt.want, tt.reason)
+			resentAs(t, "HUBSPOT_CREATE_DEAL", "hubspot", first, tt.second, tt.want, tt.reason)
 		})
 	}
 }
@@ -144,20 +138,14 @@ func TestAnyArgumentWrittenAnewIsTheAgents(t *testing.T) {
 			model.PatternAppRetry, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			a := attempt{id: "a", at: sec(0), dur: sec(1), retry: -1, args: first, account: "ca_1", err: gatewayErr}
-			b := attempt{id: "b", at: sec(20), dur: sec(1), retry: -1, args: tt.second, account: "ca_1"}
-			execs := []model.Execution{b.exec(), a.exec()}
-			for i := range execs {
-				execs[i].ToolSlug, execs[i].ToolkitSlug = "GITHUB_CREATE_AN_ISSUE", "github"
-			}
-			oneGroupOnBothPaths(t, execs, tt.want, tt.reason)
+			resentAs(t, "GITHUB_CREATE_AN_ISSUE", "github", first, tt.second, tt.want, tt.reason)
 		})
 	}
 }
 
 // TestAnArgumentUnderAnotherNameIsTheAgents: the same text sent under another argument's name (a
-// body as html_body, an assignee as an object or as its id) is a model's writing: a program sends
-// the same arguments each time. An empty argument added is no other argument.
+// body as html_body) is a model's writing: a program sends the same arguments each time. An empty
+// argument added is no other argument.
 func TestAnArgumentUnderAnotherNameIsTheAgents(t *testing.T) {
 	const first = `{"to":"dana@acme.com","subject":"Invoice 5531","body":"Invoice 5531 for $1,250.00 is attached."}`
 	for _, tt := range []struct {
@@ -170,16 +158,21 @@ func TestAnArgumentUnderAnotherNameIsTheAgents(t *testing.T) {
 		{"an empty cc added", `{"to":"dana@acme.com","subject":"Invoice 5531","cc":[],"body":"Invoice 5531 for $1,250.00 is attached."}`,
 			model.PatternAppRetry, ""},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			a := attempt{id: "a", at: sec(0), dur: sec(1), retry: -1, args: first, account: "ca_1", err: gatewayErr}
-			b := attempt{id: "b", at: sec(20), dur: sec(1), retry: -1, args: tt.second, account: "ca_1"}
-			execs := []model.Execution{b.exec(), a.exec()}
-			for i := range execs {
-				execs[i].ToolSlug, execs[i].ToolkitSlug = "OUTLOOK_SEND_EMAIL", "outlook"
-			}
-			oneGroupOnBothPaths(t, execs, tt.want, tt.reason)
-		})
+		t.Run(tt.name, func(t *testing.T) { resentAs(t, "OUTLOOK_SEND_EMAIL", "outlook", first, tt.second, tt.want, tt.reason) })
 	}
+}
+
+// resentAs groups a first attempt of a tool that failed at a gateway and a second one 20 s later,
+// and checks the one group both paths find and its cause (oneGroupOnBothPaths).
+func resentAs(t *testing.T, slug, toolkit, first, second string, want model.RetryPattern, reason string) {
+	t.Helper()
+	a := attempt{id: "a", at: sec(0), dur: sec(1), retry: -1, args: first, account: "ca_1", err: gatewayErr}
+	b := attempt{id: "b", at: sec(20), dur: sec(1), retry: -1, args: second, account: "ca_1"}
+	execs := []model.Execution{b.exec(), a.exec()}
+	for i := range execs {
+		execs[i].ToolSlug, execs[i].ToolkitSlug = slug, toolkit
+	}
+	oneGroupOnBothPaths(t, execs, want, reason)
 }
 
 // TestNumberReadersAgree: a text's signature (similar.go) and its entities (entities.go) read a
