@@ -395,6 +395,8 @@ func outcomeFamilies() []outcomeFamily {
 			"Message id 18c2f returned, but the thread was not found", "The event exists now, but inviting bob@acme.test was forbidden",
 			"Draft saved as r-1234 but send failed: invalid recipient", "Charge succeeded; receipt email invalid",
 			"Completed with errors: 2 invalid rows skipped", "Done, but 1 invalid recipient was skipped",
+			"POST /v1/messages returned 200, then GET /v1/messages/123 returned 404",
+			"HTTP 201 from the provider, then 403 on the attachment upload",
 		)},
 		{"none of it done, in another language", model.OutcomeFailed, msg(
 			"E-Mail nicht gesendet: Empfänger ungültig", "Correo no enviado: destinatario inválido",

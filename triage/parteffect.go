@@ -21,8 +21,11 @@ const effectDone = `(sent|created|inserted|posted|uploaded|delivered|saved|added
 
 // partDone finds, in a (lower-case) error text, the words that name a part as done: a part
 // named as such (2 of 5, partially, some recipients, the rest) or counted as done ("3 rows
-// inserted"), sent to the others or the rest, an id the call returned, a thing that now exists.
+// inserted"), sent to the others or the rest, an id the call returned, a thing that now exists,
+// a call answered with a success status ("returned 200, then ... 404": the 404 was another
+// call's).
 var partDone = regexp.MustCompile(`\b[1-9][0-9]* (of|out of) [0-9]+\b|\bpartial(ly)?\b|` +
+	`\b(http|status|code|returned|got|answered|with) 20[0-6]\b|\b20[0-6] (ok|created|accepted|no content)\b|` +
 	`\bsome (of the )?(recipients|rows|messages|records|items|files|events|contacts|members|attachments)\b|` +
 	`\b[1-9][0-9]* ([a-z]+ ){0,2}` + effectDone + `\b|\b` + effectDone + ` to (the )?(others|rest|remaining)\b|` +
 	`\bid [a-z0-9_.:-]+ returned\b|\b(now exists|exists now)\b`)
