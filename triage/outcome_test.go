@@ -239,7 +239,7 @@ func TestClassify(t *testing.T) {
 			model.KindWrite, model.OutcomeFailed, `refused (invalid) "success_url is invalid": the email was not sent`},
 		{"a success status, then another call's refusal", execWith(send, "failed", 0,
 			&model.ExecError{Message: "POST /v1/messages returned 200, then GET /v1/messages/123 returned 404"}), model.KindWrite,
-			model.OutcomeAmbiguous, `the error says it took effect, in whole or in part (returned 200) "POST /v1/messages returned 200, `+
+			model.OutcomeAmbiguous, `the error says it took effect, in whole or in part (returned 200) "POST /v1/messages returned 200, ` +
 				`then GET /v1/messages/123 r…": the email may have been sent`},
 		{"none done, in French", execWith(send, "failed", 0, &model.ExecError{Message: "Message n'a pas été envoyé : destinataire invalide"}),
 			model.KindWrite, model.OutcomeFailed, `refused (invalid) "Message n'a pas été envoyé : destinataire invalide": the email was not sent`},
