@@ -398,6 +398,14 @@ func outcomeFamilies() []outcomeFamily {
 			"POST /v1/messages returned 200, then GET /v1/messages/123 returned 404",
 			"HTTP 201 from the provider, then 403 on the attachment upload",
 		)},
+		{"the callback made after the write failed", model.OutcomeAmbiguous, msg(
+			"Callback to https://app.example/hook failed: 404 Not Found", "Webhook delivery failed (410 Gone)",
+			"Failed to notify callback URL: connection refused", "Status callback returned 500",
+			"Could not POST the result to the callback: ECONNREFUSED", "Notification webhook responded 401 Unauthorized",
+		)},
+		{"a callback refused before the write", model.OutcomeFailed, msg(
+			"Invalid callback URL", "callback_url is required", "Webhook URL must use https", "The callback URL is not a valid URL",
+		)},
 		{"none of it done, in another language", model.OutcomeFailed, msg(
 			"E-Mail nicht gesendet: Empfänger ungültig", "Correo no enviado: destinatario inválido",
 			"Message non envoyé : destinataire invalide", "Mensagem não enviada: destinatário inválido",

@@ -297,11 +297,15 @@ func classifyFailure(
 	case code >= 400 && code <= 499:
 		return model.OutcomeFailed, fmt.Sprintf("%d from provider%s: %s", code, quoted, fx.not()), true
 	}
-	// Otherwise the error text decides. Text that names a timeout, a dropped connection or a
+	// Otherwise the error text decides. A failure said of a callback made after the write proves
+	// nothing of the write, whatever it says. Text that names a timeout, a dropped connection or a
 	// gateway error leaves the action possible whatever else it says ("timed out after 60 s
 	// while uploading certificate.pdf" names no TLS failure), unless it says the connection
 	// never opened. Text that says the write or part of it took effect leaves it done whatever
 	// else it says (a refusal or a rate limit of the rest: parteffect.go).
+	if w := ev.callback; w != "" { // a step after the write (parteffect.go)
+		return model.OutcomeAmbiguous, "the error is a callback's, made after the write (" + w + ")" + quoted + ": " + fx.maybe(), true
+	}
 	if ev.neverLeft() {
 		return model.OutcomeFailed, ev.unopened(quoted) + ", the request was never sent: " + fx.not(), true
 	}
@@ -350,7 +354,7 @@ func classifyFailure(
 // found in each class, "" for none.
 type textSays struct {
 	timeout, dropped, gateway, neverSent, notConnected, unsent, garbled, refusal string
-	part, none                                                                   string // part of the write took effect; none did
+	part, none, callback                                                         string // part of the write took effect; none did; a callback after it failed
 	rateLimit                                                                    bool
 }
 
@@ -385,7 +389,7 @@ func readEvidence(text string) textSays {
 	return textSays{timeout: timeoutWord(low), dropped: droppedWord(low), gateway: gatewayCode(low), neverSent: neverSent(low),
 		notConnected: notConnected(low), unsent: unsentWords(low),
 		garbled: cmp.Or(findPhrase(low, garbledPhrases), answerFaultWord(low)), refusal: refusalWord(low), rateLimit: rateLimitText(low),
-		part: partEffect(low, strings.ToLower(text)), none: noEffect(low)}
+		part: partEffect(low, strings.ToLower(text)), none: noEffect(low), callback: callbackStep.FindString(low)}
 }
 
 // negatedFind is "no X found": a thing the request needs that does not exist, said with the

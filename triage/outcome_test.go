@@ -241,6 +241,14 @@ func TestClassify(t *testing.T) {
 			&model.ExecError{Message: "POST /v1/messages returned 200, then GET /v1/messages/123 returned 404"}), model.KindWrite,
 			model.OutcomeAmbiguous, `the error says it took effect, in whole or in part (returned 200) "POST /v1/messages returned 200, ` +
 				`then GET /v1/messages/123 r…": the email may have been sent`},
+		// a failure said of a callback the platform makes after the write proves nothing of it; a
+		// callback's own argument refused is the request's
+		{"a callback after the write could not connect", execWith(send, "failed", 0,
+			&model.ExecError{Message: "Failed to notify callback URL: connection refused"}), model.KindWrite, model.OutcomeAmbiguous,
+			`the error is a callback's, made after the write (notify callback) "Failed to notify callback URL: connection refused": ` +
+				"the email may have been sent"},
+		{"a callback's address refused", execWith(send, "failed", 0, &model.ExecError{Message: "Webhook URL must use https"}),
+			model.KindWrite, model.OutcomeFailed, `refused (must use) "Webhook URL must use https": the email was not sent`},
 		{"none done, in French", execWith(send, "failed", 0, &model.ExecError{Message: "Message n'a pas été envoyé : destinataire invalide"}),
 			model.KindWrite, model.OutcomeFailed, `refused (invalid) "Message n'a pas été envoyé : destinataire invalide": the email was not sent`},
 		{"a clause placed before the send", execWith(send, "failed", 0, &model.ExecError{Message: "Validation failed before the message was sent"}),

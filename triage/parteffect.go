@@ -135,5 +135,15 @@ func beforeClause(low string, i int) bool {
 	return HasWord(clause, "before") || HasWord(clause, "until") || HasWord(clause, "without")
 }
 
+// callbackStep finds, in a (lower-case) error text, a failure said of a callback the platform
+// makes after the write (a callback, a webhook, a notification: failed, returned, responded,
+// refused, timed out; notifying it, posting the result to it): a step after the write, which
+// proves nothing of it ("Failed to notify callback URL: connection refused" is the callback's
+// connection). A callback's own argument refused ("Invalid callback URL", "Webhook URL must use
+// https") is the request's, and does not match.
+var callbackStep = regexp.MustCompile(`\b(status )?(callback|webhook|notification)s?\b([^.;]|\.\S){0,60}?\b(failed|returned|responded|` +
+	`unreachable|refused|timed out|rejected|errored|could not be (reached|delivered))\b|` +
+	`\b(notify|notifying|deliver|delivering|post|posting|send|sending|call|calling)( the result| it)?( to)?( the)? (callback|webhook)`)
+
 // noEffect says what in an error text says none of the write took effect, "" for nothing.
 func noEffect(low string) string { return noneDone.FindString(low) }
