@@ -351,10 +351,11 @@ func classifyFailure(
 }
 
 // textSays is what an error text says, by the class of its words (words.go): the phrase
-// found in each class, "" for none.
+// found in each class, "" for none. part says the write or part of it took effect, none that
+// none of it did, callback that a callback made after it failed (parteffect.go).
 type textSays struct {
 	timeout, dropped, gateway, neverSent, notConnected, unsent, garbled, refusal string
-	part, none, callback                                                         string // part of the write took effect; none did; a callback after it failed
+	part, none, callback                                                         string
 	rateLimit                                                                    bool
 }
 
