@@ -14,17 +14,6 @@ import (
 // Tolerant decoding of the API's JSON: a field of an unexpected type is treated as absent
 // rather than failing the whole answer. Log records are parsed by package model.
 
-// object returns raw as a map when it is a JSON object, else nil.
-func object(raw json.RawMessage) map[string]json.RawMessage { return model.JSONObject(raw) }
-
-// text reads a JSON string, number or bool as text; anything else is "".
-func text(raw json.RawMessage) string { return model.JSONText(raw) }
-
-// firstText returns the first non-empty text among keys of m.
-func firstText(m map[string]json.RawMessage, keys ...string) string {
-	return model.FirstJSONText(m, keys...)
-}
-
 // texts reads a JSON array of strings, skipping items that are not text.
 func texts(raw json.RawMessage) []string {
 	var items []json.RawMessage
@@ -33,7 +22,7 @@ func texts(raw json.RawMessage) []string {
 	}
 	out := make([]string, 0, len(items))
 	for _, it := range items {
-		if s := text(it); s != "" {
+		if s := model.JSONText(it); s != "" {
 			out = append(out, s)
 		}
 	}
@@ -42,7 +31,7 @@ func texts(raw json.RawMessage) []string {
 
 // objectRaw returns raw when it is a JSON object, else nil.
 func objectRaw(raw json.RawMessage) json.RawMessage {
-	if object(raw) == nil {
+	if model.JSONObject(raw) == nil {
 		return nil
 	}
 	return bytes.TrimSpace(raw)
@@ -55,7 +44,7 @@ type listPage struct {
 }
 
 func parseListPage(body []byte) (listPage, error) {
-	top := object(body)
+	top := model.JSONObject(body)
 	if top == nil {
 		return listPage{}, errors.New("list response is not a JSON object")
 	}
@@ -63,7 +52,7 @@ func parseListPage(body []byte) (listPage, error) {
 	if !isJSONArray(top["items"]) || json.Unmarshal(top["items"], &p.items) != nil {
 		return listPage{}, errors.New(`list response has no "items" array`)
 	}
-	p.nextCursor = text(top["next_cursor"])
+	p.nextCursor = model.JSONText(top["next_cursor"])
 	return p, nil
 }
 
@@ -75,23 +64,23 @@ func isJSONArray(raw json.RawMessage) bool {
 // parseTool reads a tool definition: slug, name, description, toolkit {slug, name},
 // input_parameters, output_parameters, version, tags.
 func parseTool(raw json.RawMessage) (model.Tool, error) {
-	m := object(raw)
+	m := model.JSONObject(raw)
 	if m == nil {
 		return model.Tool{}, errors.New("tool is not a JSON object")
 	}
 	t := model.Tool{
-		Slug:             text(m["slug"]),
-		Name:             text(m["name"]),
-		Description:      text(m["description"]),
-		Version:          text(m["version"]),
+		Slug:             model.JSONText(m["slug"]),
+		Name:             model.JSONText(m["name"]),
+		Description:      model.JSONText(m["description"]),
+		Version:          model.JSONText(m["version"]),
 		Tags:             texts(m["tags"]),
 		InputParameters:  objectRaw(m["input_parameters"]),
 		OutputParameters: objectRaw(m["output_parameters"]),
 	}
-	if tk := object(m["toolkit"]); tk != nil {
-		t.ToolkitSlug = text(tk["slug"])
+	if tk := model.JSONObject(m["toolkit"]); tk != nil {
+		t.ToolkitSlug = model.JSONText(tk["slug"])
 	} else {
-		t.ToolkitSlug = text(m["toolkit"]) // tolerate a bare slug
+		t.ToolkitSlug = model.JSONText(m["toolkit"]) // tolerate a bare slug
 	}
 	if len(t.Tags) == 0 {
 		t.Tags = nil
@@ -111,30 +100,30 @@ type ConnectedAccount struct {
 }
 
 func parseAccount(raw json.RawMessage) (ConnectedAccount, error) {
-	m := object(raw)
+	m := model.JSONObject(raw)
 	if m == nil {
 		return ConnectedAccount{}, errors.New("connected account is not a JSON object")
 	}
 	a := ConnectedAccount{
-		ID:     text(m["id"]),
-		UserID: text(m["user_id"]),
-		Status: text(m["status"]),
+		ID:     model.JSONText(m["id"]),
+		UserID: model.JSONText(m["user_id"]),
+		Status: model.JSONText(m["status"]),
 	}
 	if a.ID == "" {
 		return ConnectedAccount{}, errors.New("connected account has no id")
 	}
-	if tk := object(m["toolkit"]); tk != nil {
-		a.ToolkitSlug = text(tk["slug"])
+	if tk := model.JSONObject(m["toolkit"]); tk != nil {
+		a.ToolkitSlug = model.JSONText(tk["slug"])
 	}
-	a.CreatedAt, _ = model.ParseTime(text(m["created_at"]))
-	a.UpdatedAt, _ = model.ParseTime(text(m["updated_at"]))
+	a.CreatedAt, _ = model.ParseTime(model.JSONText(m["created_at"]))
+	a.UpdatedAt, _ = model.ParseTime(model.JSONText(m["updated_at"]))
 	return a, nil
 }
 
 // parseToolResult reads the 200 body of tools/execute: {data, error, successful, log_id}. A
 // body without a boolean "successful" is an error: it does not say what happened.
 func parseToolResult(body []byte) (model.ToolResult, error) {
-	m := object(body)
+	m := model.JSONObject(body)
 	if m == nil {
 		return model.ToolResult{}, fmt.Errorf("tool result is not a JSON object (%d bytes)", len(bytes.TrimSpace(body)))
 	}
@@ -149,11 +138,11 @@ func parseToolResult(body []byte) (model.ToolResult, error) {
 	if d := bytes.TrimSpace(m["data"]); len(d) > 0 && string(d) != "null" {
 		res.Data = d
 	}
-	res.Error = text(m["error"])
+	res.Error = model.JSONText(m["error"])
 	// Tolerate {"error": {"message": ...}} although the spec says string|null.
-	res.Error = cmp.Or(res.Error, firstText(object(m["error"]), "message"))
-	res.LogID = text(m["log_id"])
-	res.ResultType, res.RequestState = text(m["result_type"]), text(m["request_state"])
+	res.Error = cmp.Or(res.Error, model.FirstJSONText(model.JSONObject(m["error"]), "message"))
+	res.LogID = model.JSONText(m["log_id"])
+	res.ResultType, res.RequestState = model.JSONText(m["result_type"]), model.JSONText(m["request_state"])
 	if ir := bytes.TrimSpace(m["input_requests"]); len(ir) > 0 && ir[0] == '[' {
 		res.InputRequests = ir
 	}

@@ -111,10 +111,10 @@ func decodeErrorBody(e *APIError, body []byte, contentType string) {
 		return
 	}
 	e.Message = eb.Message
-	e.Code = text(eb.Fields["code"])
-	e.Slug = text(eb.Fields["slug"])
-	e.RequestID = text(eb.Fields["request_id"])
-	e.SuggestedFix = text(eb.Fields["suggested_fix"])
+	e.Code = model.JSONText(eb.Fields["code"])
+	e.Slug = model.JSONText(eb.Fields["slug"])
+	e.RequestID = model.JSONText(eb.Fields["request_id"])
+	e.SuggestedFix = model.JSONText(eb.Fields["suggested_fix"])
 	e.details = eb.Details
 	e.Message = cmp.Or(e.Message, fmt.Sprintf("HTTP %d (JSON body without an error message)", e.StatusCode))
 }

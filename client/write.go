@@ -423,7 +423,7 @@ func proxyBody(req ProxyRequest, method string) ([]byte, error) {
 
 // parseProxyResponse reads {status, data, headers, binary_data}; status is required.
 func parseProxyResponse(body []byte) (ProxyResponse, error) {
-	m := object(body)
+	m := model.JSONObject(body)
 	if m == nil {
 		return ProxyResponse{}, errors.New("proxy answer is not a JSON object")
 	}
@@ -435,10 +435,10 @@ func parseProxyResponse(body []byte) (ProxyResponse, error) {
 	if d := bytes.TrimSpace(m["data"]); len(d) > 0 && string(d) != "null" {
 		pr.Data = d
 	}
-	if h := object(m["headers"]); len(h) > 0 {
+	if h := model.JSONObject(m["headers"]); len(h) > 0 {
 		pr.Headers = make(map[string]string, len(h))
 		for k, v := range h {
-			pr.Headers[k] = text(v)
+			pr.Headers[k] = model.JSONText(v)
 		}
 	}
 	return pr, nil
