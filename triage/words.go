@@ -170,7 +170,7 @@ var refusalPhrases = []phraseRow{
 		phrases: []string{"not enabled", "not granted", "not valid", "not a valid", "not authenticated", "not logged in", "cannot be set",
 			"can't be set", "cannot be blank", "can't be blank", "cannot be empty", "can't be empty", "must be", "could not find",
 			"couldn't find", "cannot find", "can't find", "unable to find", "unable to locate", "could not locate", "already been taken",
-			"already taken", "already in use", "declined", "must use", "must contain", "must include", "must have", "must not"}},
+			"already taken", "already in use", "declined", "must use", "must contain", "must include", "must not"}},
 	{source: "English (a validator's words for a value of the wrong type or form: JSON Schema, Ajv, Pydantic, Zod)",
 		phrases: []string{"input should be", "value should be", "should be a valid", "should have at least", "should have at most",
 			"must match", "is not of type", "not of a type", "expected string", "expected number",
