@@ -564,10 +564,9 @@ func ordinalOrUnit(w string) bool {
 }
 
 // number reads a number written with separators in either convention (1,250.00 and 1.250,00
-// are both N:1250; 12,50 and 12.50 are N:12.5): with both kinds, the last is the decimal one;
-// one kind used once is the decimal one unless three digits follow it (1,250 and 1.250 are
-// thousands). Hyphens join the parts of a phone number or a reference. Whole numbers under
-// 1000 are left out (counts, which a translation may spell in words).
+// are both N:1250; 12,50 and 12.50 are N:12.5; numberValue). Hyphens join the parts of a phone
+// number or a reference. Whole numbers under 1000 are left out (counts, which a translation may
+// spell in words).
 func number(t string) string {
 	if strings.Contains(t, "-") {
 		w := dropAny(t, "-.,")
@@ -576,6 +575,18 @@ func number(t string) string {
 		}
 		return ""
 	}
+	v := numberValue(t)
+	if strings.Contains(v, ".") || len(v) >= 4 {
+		return "N:" + v
+	}
+	return ""
+}
+
+// numberValue is a number written with separators in either convention in plain notation:
+// with both kinds, the last is the decimal one; one kind used once is the decimal one unless
+// three digits follow it (1,250 and 1.250 are thousands); leading and trailing zeros dropped.
+// A text's signature and its entities read numbers with it alike.
+func numberValue(t string) string {
 	intPart, frac := t, ""
 	if last := strings.LastIndexAny(t, ".,"); last >= 0 {
 		sep := t[last]
@@ -585,15 +596,11 @@ func number(t string) string {
 			intPart, frac = t[:last], t[last+1:]
 		}
 	}
-	intPart = strings.TrimLeft(dropAny(intPart, ".,"), "0")
-	frac = strings.TrimRight(frac, "0")
-	switch {
-	case frac != "":
-		return "N:" + cmp.Or(intPart, "0") + "." + frac
-	case len(intPart) >= 4:
-		return "N:" + intPart
+	intPart = cmp.Or(strings.TrimLeft(dropAny(intPart, ".,"), "0"), "0")
+	if frac = strings.TrimRight(frac, "0"); frac != "" {
+		return intPart + "." + frac
 	}
-	return ""
+	return intPart
 }
 
 // dropAny is s without the bytes in chars (ASCII).

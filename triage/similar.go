@@ -225,7 +225,7 @@ func signature(s string) textSig {
 		w := strings.TrimSuffix(tok.String(), "'s") // Friday's: Friday
 		tok.Reset()
 		if digits {
-			nums = append(nums, normNumber(w))
+			nums = append(nums, numberValue(w))
 		} else {
 			day := weekdayOf(w)
 			if day == 0 {
@@ -364,20 +364,6 @@ func stem(w string) string {
 	}
 	if len(w) > 3 && strings.HasSuffix(w, "e") {
 		return w[:len(w)-1] // move and moving, expire and expired
-	}
-	return w
-}
-
-// normNumber writes 1,250.00, 1.250,00 and 1250 alike: with both kinds of separator the last is
-// the decimal one, as entities reads a number.
-func normNumber(w string) string {
-	if c, p := strings.LastIndexByte(w, ','), strings.IndexByte(w, '.'); p >= 0 && c > p {
-		w = strings.ReplaceAll(w[:c], ".", "") + "." + w[c+1:]
-	}
-	w = strings.ReplaceAll(w, ",", "")
-	if i := strings.IndexByte(w, '.'); i >= 0 {
-		w = strings.TrimRight(w, "0")
-		w = strings.TrimSuffix(w, ".")
 	}
 	return w
 }
