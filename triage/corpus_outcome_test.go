@@ -411,6 +411,45 @@ func outcomeFamilies() []outcomeFamily {
 			"Message non envoyé : destinataire invalide", "Mensagem não enviada: destinatário inválido",
 			"Messaggio non inviato: destinatario non valido",
 		)},
+		// the twelfth batch, written before the rules read it
+		{"the answer's protocol broken", model.OutcomeAmbiguous, msg(
+			"Parse Error: Invalid header value char (HPE_INVALID_HEADER_TOKEN)", "Parse Error: Expected HTTP/ (HPE_INVALID_CONSTANT)",
+			`net/http: HTTP/1.x transport connection broken: malformed HTTP response "\x00\x00"`, "http.client.BadStatusLine: ''",
+			"h11._util.RemoteProtocolError: illegal status line: bytearray(b'garbage')",
+			"httpx.RemoteProtocolError: Server disconnected without sending a response.",
+			"The server committed a protocol violation. Section=ResponseStatusLine", "hyper::Error(Parse(Header(Token)))",
+			"java.io.IOException: Invalid Http response", "Parse Error: Invalid character in chunk size (HPE_INVALID_CHUNK_SIZE)",
+		)},
+		{"a target gone or unwilling to receive", model.OutcomeFailed, msg(
+			"ENTITY_IS_DELETED: entity is deleted", "Attempt to send to unsubscribed recipient", "Cannot send messages to this user",
+			"Unknown Channel", "Unknown Member", "Unknown Message", "The recipient has opted out of messages from this sender",
+			"This contact has unsubscribed", "Can't edit block that is archived. You must unarchive the block before editing.",
+			"That message no longer exists", "The thread was deleted", "cannot_dm_bot",
+		)},
+		{"a limit of the account, not of the rate", model.OutcomeFailed, msg(
+			"The user has exceeded their Gmail storage quota", "Mailbox full", "Insufficient storage",
+			"Your Google Drive storage is full", "Disk quota exceeded", "Storage limit reached for this workspace",
+			"Plan limit reached: upgrade to add more contacts", "You have reached the maximum number of projects on your plan",
+		)},
+		{"access the caller lacks, in the provider's words", model.OutcomeFailed, msg(
+			"You need to have writer access to this calendar.", "Resource protected by organization SAML enforcement.",
+			"This action requires the 'chat:write' scope", "Requires admin privileges",
+			"Protected branch update failed for refs/heads/main.", "You must be a member of this workspace to post",
+			"Only owners can invite members", "Write access to repository not granted.",
+		)},
+		{"a rate limit said of its usage or its concurrency", model.OutcomeRejected, msg(
+			"Calendar usage limits exceeded.", "Too many concurrent requests", "Too many concurrent connections",
+			"Usage limit exceeded for this API key", "You have exceeded your daily usage limit", "Concurrency limit exceeded",
+			"Max concurrent requests reached", "Too many simultaneous requests",
+		)},
+		{"advice beside a refusal", model.OutcomeFailed, msg(
+			"Could not find database with ID: 2f1c. Make sure the relevant pages and databases are shared with your integration.",
+			"Channel not found. Ensure the bot has been added to the channel.",
+			"Permission denied: check that the calendar is shared with the service account",
+			"Spreadsheet not found; verify it has been created and shared with this account",
+			"Not authorized. If the app was installed recently, reinstall it",
+			"Invalid API key. Please make sure the key is enabled and try again",
+		)},
 	}
 }
 

@@ -397,11 +397,32 @@ func readEvidence(text string) textSays {
 // negation before the noun (up to four words apart, "was"/"were" allowed before "found").
 var negatedFind = regexp.MustCompile(`\bno (\S+ ){1,4}(was |were )?found\b`)
 
+// The things a request names as its target or its parameters: "unknown" said of one of them
+// is a refusal ("Unknown Channel", Slack's unknown_method), where "unknown error" or gRPC's
+// "code = Unknown" proves nothing.
+const requestThings = `(channel|user|member|message|recipient|guild|role|account|field|parameter|argument|property|key|column|` +
+	`attribute|method|action|tool|app|application|integration|emoji|webhook|page|database|object|entity|record|project|` +
+	`repository|repo|label|team|workspace|organization|email|address|contact|list|folder|file|board|ticket|calendar|event|` +
+	`thread|chat|conversation|sheet|spreadsheet|template|sender|domain|customer|product|price|invoice)s?`
+
+// unknownTarget is a thing the request names that the provider does not know.
+var unknownTarget = regexp.MustCompile(`\bunknown ` + requestThings + `\b`)
+
+// unreachableTarget is a target the provider says cannot be written to: a capability negated
+// toward a recipient ("Cannot send messages to this user", Slack's cannot_dm_bot).
+var unreachableTarget = regexp.MustCompile(`\b(cannot|can't|can not|unable to) ([a-z]+ ){1,3}?((to|in|into|with) )?` +
+	`((this|that|the|a|an) )?(user|recipient|member|bot|channel|chat|group|conversation|thread|contact|number|address)s?\b`)
+
+// accessNeeded is what the call needs and the caller lacks, said as a need or as who may do it
+// ("You need to have writer access", "requires the 'chat:write' scope", "Only owners can invite").
+var accessNeeded = regexp.MustCompile(`\b(requires?|needs?|need to have)( [a-z0-9:'._/]+){0,3} (access|scopes?|permissions?|` +
+	`privileges?|roles?|rights)\b|\bonly ([a-z]+ ){1,2}(can|may|are allowed)\b`)
+
 // rateLimitText reports whether a (lower-case) error text names a rate limit, in the
 // spellings providers use: "rate limit", Google's "User-rate limit exceeded" and
 // rateLimitExceeded (answered 403), "too many requests", quotas, throttling, 429.
 func rateLimitText(low string) bool {
-	return findPhrase(low, rateLimitPhrases) != "" || HasWord(low, "429")
+	return findPhrase(low, rateLimitPhrases) != "" && findPhrase(low, heldLimitPhrases) == "" || HasWord(low, "429")
 }
 
 // smtpRefusal is a mail server's negative reply: a reply code with its enhanced status code of
@@ -423,6 +444,10 @@ func refusalWord(low string) string {
 	}
 	if negatedFind.MatchString(low) {
 		return "not found"
+	}
+	if w := cmp.Or(findPhrase(low, heldLimitPhrases), unknownTarget.FindString(low), unreachableTarget.FindString(low),
+		accessNeeded.FindString(low)); w != "" {
+		return w
 	}
 	for _, c := range []string{"400", "401", "403", "404", "422"} {
 		if HasWord(low, c) {

@@ -74,7 +74,7 @@ func partEffect(low, raw string) string {
 		return ""
 	}
 	for _, at := range partDone.FindAllStringIndex(low, -1) {
-		if !beforeClause(low, at[0]) {
+		if !unsaid(low, at[0]) {
 			return low[at[0]:at[1]]
 		}
 	}
@@ -101,7 +101,7 @@ func doneInWords(low string) string {
 		}
 	}
 	for i, w := range words {
-		if !isDoneWord(w.w) || beforeClause(low, w.at) {
+		if !isDoneWord(w.w) || unsaid(low, w.at) {
 			continue
 		}
 		undone := false
@@ -126,13 +126,21 @@ func isDoneWord(w string) bool {
 	return false
 }
 
-// beforeClause reports whether the words at i sit in a clause that places them later than the
-// failure: after "before", "until" or "without" ("closed before the request was sent", "failed
-// without being posted"): not done.
-func beforeClause(low string, i int) bool {
+// unsaid reports whether the words at i sit in a clause that is no account of what happened: one
+// that places them later than the failure, after "before", "until" or "without" ("closed
+// before the request was sent", "failed without being posted"), or one that asks the reader to
+// act or states a condition ("Make sure the pages are shared with your integration", "ensure
+// the bot has been added", "check that ...", "if it was installed"): not done.
+func unsaid(low string, i int) bool {
 	start := strings.LastIndexAny(low[:i], ".;:,!?\n") + 1
 	clause := low[start:i]
-	return HasWord(clause, "before") || HasWord(clause, "until") || HasWord(clause, "without")
+	for _, w := range []string{"before", "until", "without", "ensure", "verify", "please", "if", "unless"} {
+		if HasWord(clause, w) {
+			return true
+		}
+	}
+	return strings.Contains(clause, "make sure") || strings.Contains(clause, "check that") || strings.Contains(clause, "check if") ||
+		strings.Contains(clause, "check whether")
 }
 
 // callbackStep finds, in a (lower-case) error text, a failure said of a callback the platform

@@ -77,6 +77,9 @@ var rateLimitPhrases = []phraseRow{
 	{source: "English, HTTP", phrases: []string{"rate limit", "ratelimit", "rate limited", "too many requests", "quota exceeded",
 		"quotaexceeded",
 		"exceeded your quota", "throttl", "slow down", "slowdown", "request limit exceeded", "daily limit exceeded", "user rate"}},
+	{source: "English (a limit of use over time, or of calls at once)", phrases: []string{"usage limit", "concurrency limit",
+		"concurrent requests", "concurrent connections", "concurrent calls", "simultaneous requests", "simultaneous connections",
+		"max concurrent"}},
 	{source: "gRPC", phrases: []string{"resource exhausted", "resourceexhausted"}},
 	{source: "German", phrases: []string{"zu viele anfragen", "anfragelimit"}},
 	{source: "French", phrases: []string{"trop de requêtes", "trop de demandes", "limite de débit"}},
@@ -86,6 +89,15 @@ var rateLimitPhrases = []phraseRow{
 		"zbyt wiele żądań", "zbyt wielu żądań", "çok fazla istek"}},
 	{source: "Russian", phrases: []string{"слишком много запросов"}},
 	{source: "Japanese, Chinese, Korean", phrases: []string{"リクエストが多すぎ", "レート制限", "请求过多", "请求过于频繁", "頻率限制", "频率限制", "요청이 너무 많"}},
+}
+
+// heldLimitPhrases name a limit of what an account may hold (its storage, its plan's
+// allowance): unlike a rate limit it does not pass with time, and the write was refused. Read
+// before the rate limits: "Disk quota exceeded" is no quota of requests.
+var heldLimitPhrases = []phraseRow{
+	{source: "English", phrases: []string{"storage quota", "disk quota", "storage limit", "storage is full", "storage full", "mailbox full",
+		"mailbox is full", "insufficient storage", "out of storage", "no space left", "plan limit", "your plan", "plan allows",
+		"upgrade your plan"}},
 }
 
 // notConnectedPhrases say the connection never opened (a timeout or an error while connecting):
@@ -149,6 +161,9 @@ var garbledPhrases = []phraseRow{
 	// (a fault said of the response, the reply or the result, "invalid response", "empty reply",
 	// "failed to parse response", is answerFault's, failuretext.go)
 	{source: "English, JSON", phrases: []string{"unexpected token", "unexpected end of json"}},
+	{source: "HTTP parsers reading the answer (Node's llhttp HPE_ codes, Python's http.client and h11, Go, .NET, Java)",
+		phrases: []string{"hpe ", "expected http/", "malformed http response", "badstatusline", "bad status line", "illegal status line",
+			"protocol violation", "invalid http response", "remoteprotocolerror"}, name: "malformed HTTP"},
 	{source: "English (what a check of the answer says: the request was carried, its answer did not fit)",
 		phrases: []string{"response does not match", "response doesn't match", "response mismatch", "response schema",
 			"response validation", "output validation", "mismatch in response", "mismatch on response"}},
@@ -171,6 +186,9 @@ var refusalPhrases = []phraseRow{
 			"can't be set", "cannot be blank", "can't be blank", "cannot be empty", "can't be empty", "must be", "could not find",
 			"couldn't find", "cannot find", "can't find", "unable to find", "unable to locate", "could not locate", "already been taken",
 			"already taken", "already in use", "declined", "must use", "must contain", "must include", "must not"}},
+	{source: "English (a target gone, or one that refuses what is sent to it)", phrases: []string{"unsubscribed", "opted out",
+		"is deleted", "was deleted", "been deleted", "no longer exists", "no longer exist", "no longer available",
+		"protected by", "protected branch"}},
 	{source: "English (a validator's words for a value of the wrong type or form: JSON Schema, Ajv, Pydantic, Zod)",
 		phrases: []string{"input should be", "value should be", "should be a valid", "should have at least", "should have at most",
 			"must match", "is not of type", "not of a type", "expected string", "expected number",
