@@ -411,7 +411,7 @@ var unknownTarget = regexp.MustCompile(`\bunknown ` + requestThings + `\b`)
 // unreachableTarget is a target the provider says cannot be written to: a capability negated
 // toward a recipient ("Cannot send messages to this user", Slack's cannot_dm_bot).
 var unreachableTarget = regexp.MustCompile(`\b(cannot|can't|can not|unable to) ([a-z]+ ){1,3}?((to|in|into|with) )?` +
-	`((this|that|the|a|an) )?(user|recipient|member|bot|channel|chat|group|conversation|thread|contact|number|address)s?\b`)
+	`((this|that|the|a|an) )?(user|recipient|member|bot|channel|chat|group|conversation|thread|contact)s?\b`)
 
 // accessNeeded is what the call needs and the caller lacks, said as a need or as who may do it
 // ("You need to have writer access", "requires the 'chat:write' scope", "Only owners can invite").
