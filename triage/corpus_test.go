@@ -700,7 +700,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent retitles a card", g.agentRetitlesACard}, {"agent adds a note, or drops it", g.agentAddsANote},
 			{"agent retypes a wrapped record", g.agentRetypesAWrappedRecord},
 			{"agent describes it in a document, or in text", g.agentDescribesInADocument},
-			{"agent writes the time in another notation", g.agentRetimes}, {"agent bills it again in other notations", g.agentRenotatesABill}} {
+			{"agent writes the time in another notation", g.agentRetimes}, {"agent bills it again in other notations", g.agentRenotatesABill},
+			{"agent posts it again as an embed, or as text", g.agentPostsAnEmbed}, {"agent texts a number dialed otherwise", g.agentRedialsANumber}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -729,7 +730,9 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"another time for the same task after a failure", g.otherTimeAfterAFailure},
 			{"another bill for one customer after a failure", g.otherBillAfterAFailure},
 			{"another row in one database after a failure", g.otherRowAfterAFailure},
-			{"another post from one account after a failure", g.otherPostAfterAFailure}} {
+			{"another post from one account after a failure", g.otherPostAfterAFailure},
+			{"another embed in one channel after a failure", g.otherEmbedAfterAFailure},
+			{"the same text to the next number after a failure", g.sameTextNextNumber}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""

@@ -69,13 +69,19 @@ func keyedFact(key, s string) (fact string, literal bool) {
 			return at, false
 		}
 	}
+	if p, ok := dialedDigits(key, s); ok {
+		return p, false
+	}
 	return identityFact(s)
 }
 
 // epochMember is a JSON number member's identity when it is seconds or milliseconds since 1970
-// under a name that holds a time: the instant, as a string (keyedFact reads the same digits
-// written as a string).
+// under a name that holds a time (the instant, as a string), or a number dialed under a name
+// that holds a phone (its last ten digits): keyedFact reads the same digits written as a string.
 func epochMember(key string, raw []byte) (string, bool) {
+	if p, ok := dialedDigits(key, string(raw)); ok { // a number dialed, written as a JSON number
+		return p, true
+	}
 	if len(raw) < 10 || len(raw) > 13 || !allDigits(string(raw)) || !timeKey(key) {
 		return "", false
 	}

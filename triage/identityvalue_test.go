@@ -77,9 +77,15 @@ func TestIdentityFactOnBothPaths(t *testing.T) {
 		{`{"due_date":1796742000000,"private":true,"amount":1250}`, `{"due_date":"2026-12-08T10:00:00-05:00","private":"True","amount":"1,250.00"}`},
 		{`{"post_at":1796742000,"due_on":"2026-12-18"}`, `{"post_at":"1796742000000","due_on":"Dec 18, 2026"}`},
 		{`{"properties":{"closedate":1796688000000,"flag":false}}`, `{"properties":{"closedate":"December 8th, 2026","flag":"false"}}`},
+		{`{"to":"4155550142","contact":{"mobile":14155550142}}`, `{"to":"+1 415 555 0142","contact":{"mobile":"(415) 555-0142"}}`},
+		{`{"to_number":447700900123}`, `{"to_number":"07700900123"}`},
+		{`{"due_date":1796742000000}`, `{"due_date":"2026-12-08T10:00:00-05:00"}`},
 	} {
-		a, _ := splitArgsQuick(json.RawMessage(pair[0]), nil, nil)
-		b, _ := splitArgsQuick(json.RawMessage(pair[1]), nil, nil)
+		a, okA := splitArgsQuick(json.RawMessage(pair[0]), nil, nil)
+		b, okB := splitArgsQuick(json.RawMessage(pair[1]), nil, nil)
+		if !okA || !okB {
+			t.Errorf("the quick path gave up on %s or %s", pair[0], pair[1])
+		}
 		sa, _ := splitArgsSlow(json.RawMessage(pair[0]), nil, nil, nil)
 		sb, _ := splitArgsSlow(json.RawMessage(pair[1]), nil, nil, nil)
 		if string(a.identity) != string(b.identity) || string(sa.identity) != string(a.identity) || string(sb.identity) != string(b.identity) {

@@ -38,6 +38,35 @@ func timeKey(k string) bool {
 	return false
 }
 
+// phoneKey reports whether an argument's name holds a phone number: its words name a phone
+// (phone, mobile, cell, tel, msisdn, WhatsApp, SMS, fax), or it addresses a text message's
+// recipient (to, to_number, recipient). Digits alone under such a name are a number dialed
+// (dialedDigits).
+func phoneKey(k string) bool {
+	ws := keyWords(k)
+	for i, w := range ws {
+		switch w {
+		case "phone", "phones", "mobile", "cell", "tel", "telephone", "msisdn", "whatsapp", "sms", "fax", "recipient":
+			return true
+		case "to":
+			if i == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dialedDigits is a number dialed, written as digits alone (10 to 15: a national number, with
+// its trunk 0, or with its country code) under a name that holds a phone: its last ten digits, as
+// a phone written with a phone's punctuation is (phoneDigits).
+func dialedDigits(key, s string) (string, bool) {
+	if len(s) < 10 || len(s) > 15 || !allDigits(s) || !phoneKey(key) {
+		return "", false
+	}
+	return "tel:" + s[len(s)-10:], true
+}
+
 // Epochs read as instants: 2001-09-09 (ten digits of seconds) to 2100, and the same span in
 // milliseconds (thirteen digits). Fewer or more digits are some other count.
 const (

@@ -149,8 +149,8 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 		case len(m.Raw) > 0 && (m.Raw[0] == '{' || m.Raw[0] == '['): // and the strings a wrapper holds
 			id, ok = appendIdentityNested(id, m.Key, m.Raw, skip)
 		default:
-			if at, epoch := epochMember(m.Key, m.Raw); epoch { // seconds since 1970 as the instant (notation.go)
-				id = model.AppendKey(id, at)
+			if fact, read := epochMember(m.Key, m.Raw); read { // seconds since 1970 as the instant, a number dialed (notation.go)
+				id, ok = model.AppendKey(id, fact), true
 				break
 			}
 			id, ok = model.AppendCanonical(id, m.Raw, skip)
@@ -298,13 +298,66 @@ func documentText(s string) string {
 // whichever way it is sent; ok is false for a string, a value that is not an object or a list,
 // or one with no text leaf.
 func documentValue(k string, isStr bool, raw []byte) (string, bool) {
-	if isStr || !textKey(k) || len(raw) == 0 || raw[0] != '{' && raw[0] != '[' {
+	if isStr || len(raw) == 0 || raw[0] != '{' && raw[0] != '[' || !textKey(k) && !presentedText(raw) {
 		return "", false
 	}
 	if doc := documentText(string(raw)); doc != string(raw) {
 		return doc, true
 	}
 	return "", false
+}
+
+// presentedText reports whether a value is texts and their presentation only: every leaf under
+// a name for a text (textKey) or a heading, or one that says how it is shown (presentationKey),
+// and a text among them. Such an argument is a document whatever its name (a message's embed,
+// its attachment, its card): what it says is its texts, as a document sent as a string is. A
+// record with any other value (an amount, an id, a file's name) is no document.
+func presentedText(raw []byte) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	texts := 0
+	var walk func(key string, v any) bool
+	walk = func(key string, v any) bool {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if !walk(k, e) {
+					return false
+				}
+			}
+			return true
+		case []any:
+			for _, e := range x {
+				if !walk(key, e) {
+					return false
+				}
+			}
+			return true
+		case nil:
+			return true
+		case string:
+			if textKey(key) {
+				texts++
+				return true
+			}
+		}
+		return headingKey(key) || shownAs(key)
+	}
+	return walk("", v) && texts > 0
+}
+
+// shownAs is a name that says how a text is shown, not what it says: its type, colour,
+// style, format, weight, wrapping, size, spacing, a version of its schema, a fallback for a
+// client that cannot show it.
+func shownAs(k string) bool {
+	switch strings.ToLower(k) {
+	case "type", "color", "colour", "style", "version", "weight", "wrap", "size", "contenttype", "content_type", "fallback",
+		"format", "emoji", "schema", "$schema", "mrkdwn_in", "spacing", "separator":
+		return true
+	}
+	return false
 }
 
 // placeName is a string of a write's identity as a name is compared: without case, and without
