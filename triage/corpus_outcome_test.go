@@ -442,6 +442,23 @@ func outcomeFamilies() []outcomeFamily {
 			"Usage limit exceeded for this API key", "You have exceeded your daily usage limit", "Concurrency limit exceeded",
 			"Max concurrent requests reached", "Too many simultaneous requests",
 		)},
+		// the thirteenth batch, written before the rules read it: the languages the timeouts are
+		// read in, for refusals and rate limits
+		{"a refusal in the timeouts' other languages", model.OutcomeFailed, msg(
+			"Ongeldig e-mailadres", "Kanaal niet gevonden", "Toegang geweigerd", "Nieprawidłowy adres e-mail", "Nie znaleziono kanału",
+			"Odmowa dostępu", "Geçersiz e-posta adresi", "Kanal bulunamadı", "Erişim reddedildi", "Ogiltig e-postadress",
+			"Kanalen hittades inte", "Åtkomst nekad", "Alamat email tidak valid", "Saluran tidak ditemukan", "Akses ditolak",
+			"Địa chỉ email không hợp lệ", "Không tìm thấy kênh", "Truy cập bị từ chối", "Недійсна адреса електронної пошти",
+			"Канал не знайдено", "Доступ заборонено", "Neplatná e-mailová adresa", "Kanál nebyl nalezen", "Přístup odepřen",
+			"Μη έγκυρη διεύθυνση email", "Το κανάλι δεν βρέθηκε", "Δεν επιτρέπεται η πρόσβαση", "عنوان البريد الإلكتروني غير صالح",
+			"لم يتم العثور على القناة", "تم رفض الوصول", "כתובת הדוא\"ל אינה חוקית", "הערוץ לא נמצא", "הגישה נדחתה",
+			"अमान्य ईमेल पता", "चैनल नहीं मिला", "पहुंच अस्वीकृत", "ที่อยู่อีเมลไม่ถูกต้อง", "ไม่พบช่อง", "การเข้าถึงถูกปฏิเสธ",
+		)},
+		{"a rate limit in the timeouts' other languages", model.OutcomeRejected, msg(
+			"För många förfrågningar", "Terlalu banyak permintaan", "Quá nhiều yêu cầu", "Забагато запитів", "Příliš mnoho požadavků",
+			"Πάρα πολλά αιτήματα", "طلبات كثيرة جدًا", "יותר מדי בקשות", "बहुत अधिक अनुरोध", "คำขอมากเกินไป",
+			"Limit żądań został przekroczony", "İstek sınırı aşıldı",
+		)},
 		{"advice beside a refusal", model.OutcomeFailed, msg(
 			"Could not find database with ID: 2f1c. Make sure the relevant pages and databases are shared with your integration.",
 			"Channel not found. Ensure the bot has been added to the channel.",

@@ -88,6 +88,13 @@ var rateLimitPhrases = []phraseRow{
 	{source: "Italian, Dutch, Polish, Turkish", phrases: []string{"troppe richieste", "limite di richieste", "te veel verzoeken",
 		"zbyt wiele żądań", "zbyt wielu żądań", "çok fazla istek"}},
 	{source: "Russian", phrases: []string{"слишком много запросов"}},
+	{source: "Swedish, Indonesian, Vietnamese", phrases: []string{"för många förfrågningar", "för många begäranden",
+		"terlalu banyak permintaan", "quá nhiều yêu cầu"}},
+	{source: "Polish, Turkish (a limit of requests)", phrases: []string{"limit żądań", "istek sınırı"}},
+	{source: "Ukrainian, Czech, Greek", phrases: []string{"забагато запитів", "занадто багато запитів", "příliš mnoho požadavků",
+		"πάρα πολλά αιτήματα", "πολλά αιτήματα"}},
+	{source: "Arabic, Hebrew, Hindi, Thai", phrases: []string{"طلبات كثيرة", "عدد كبير جدًا من الطلبات", "יותר מדי בקשות", "बहुत अधिक अनुरोध",
+		"बहुत सारे अनुरोध", "คำขอมากเกินไป"}},
 	{source: "Japanese, Chinese, Korean", phrases: []string{"リクエストが多すぎ", "レート制限", "请求过多", "请求过于频繁", "頻率限制", "频率限制", "요청이 너무 많"}},
 }
 
@@ -211,6 +218,23 @@ var refusalPhrases = []phraseRow{
 	{source: "Japanese", phrases: []string{"無効", "見つかりません", "権限がありません", "アクセスが拒否", "必須", "不正な", "存在しません"}},
 	{source: "Chinese", phrases: []string{"无效", "無效", "未找到", "找不到", "不存在", "未授权", "无权限", "权限不足", "拒绝访问", "缺少", "必填"}},
 	{source: "Korean", phrases: []string{"잘못된", "찾을 수 없", "권한이 없", "필수"}},
+	{source: "Dutch", phrases: []string{"ongeldig", "niet gevonden", "toegang geweigerd", "niet toegestaan", "onbevoegd", "verplicht",
+		"bestaat niet"}},
+	{source: "Polish", phrases: []string{"nieprawidłow", "nie znaleziono", "odmowa dostępu", "brak uprawnień", "nieautoryzowan", "wymagan",
+		"nie istnieje"}},
+	{source: "Turkish", phrases: []string{"geçersiz", "bulunamadı", "erişim reddedildi", "yetkisiz", "izin verilmedi", "zorunlu",
+		"mevcut değil"}},
+	{source: "Swedish", phrases: []string{"ogiltig", "hittades inte", "åtkomst nekad", "obehörig", "krävs", "finns inte"}},
+	{source: "Indonesian", phrases: []string{"tidak valid", "tidak ditemukan", "akses ditolak", "tidak sah", "wajib diisi"}},
+	{source: "Vietnamese", phrases: []string{"không hợp lệ", "không tìm thấy", "bị từ chối", "không có quyền", "bắt buộc", "không tồn tại"}},
+	{source: "Ukrainian", phrases: []string{"недійсн", "не знайдено", "доступ заборонено", "обов'язков", "не існує"}},
+	{source: "Czech", phrases: []string{"neplatn", "nenalezen", "nebyl nalezen", "nebyla nalezena", "přístup odepřen", "neautorizován",
+		"povinn", "neexistuje"}},
+	{source: "Greek", phrases: []string{"μη έγκυρ", "δεν βρέθηκε", "δεν επιτρέπεται", "απαγορεύεται", "απαιτείται", "δεν υπάρχει"}},
+	{source: "Arabic", phrases: []string{"غير صالح", "غير صحيح", "لم يتم العثور", "غير موجود", "تم رفض", "غير مصرح", "مطلوب"}},
+	{source: "Hebrew", phrases: []string{"אינה חוקית", "אינו חוקי", "לא חוקי", "לא חוקית", "לא נמצא", "נדחתה", "נדחה", "אין הרשאה", "חובה"}},
+	{source: "Hindi", phrases: []string{"अमान्य", "नहीं मिला", "नहीं मिली", "अस्वीकृत", "अनधिकृत", "आवश्यक"}},
+	{source: "Thai", phrases: []string{"ไม่ถูกต้อง", "ไม่พบ", "ถูกปฏิเสธ", "ไม่ได้รับอนุญาต", "จำเป็น"}},
 }
 
 // normalText is an error text as the phrases are matched against: lower-cased, with '_' and
