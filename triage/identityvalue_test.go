@@ -70,6 +70,20 @@ func TestIdentityFact(t *testing.T) {
 // TestIdentityFactOnBothPaths: the quick split and the reference split read a string's fact
 // alike, so a value written as a number, a string, a midnight or a punctuated phone lands in one
 // bucket on every front.
+// TestNamesOfOneWordsSentTogether: a call that sends one argument under two spellings of its
+// name keeps both (neither is read as the other), and both paths agree.
+func TestNamesOfOneWordsSentTogether(t *testing.T) {
+	const args = `{"user_id":"u1","userId":"u2","text_id":"t"}`
+	a, ok := splitArgsQuick(json.RawMessage(args), nil, nil)
+	s, _ := splitArgsSlow(json.RawMessage(args), nil, nil, nil)
+	if !ok || string(a.identity) != string(s.identity) {
+		t.Fatalf("quick %s (%v), slow %s", a.identity, ok, s.identity)
+	}
+	if !strings.Contains(string(a.identity), `"userId":"u2"`) || !strings.Contains(string(a.identity), `"user_id":"u1"`) {
+		t.Errorf("identity %s: both spellings kept, as sent", a.identity)
+	}
+}
+
 func TestIdentityFactOnBothPaths(t *testing.T) {
 	for _, pair := range [][2]string{
 		{`{"amount":1250,"close":"2026-03-14","to":"+1 415 555 0142"}`, `{"amount":"1250.00","close":"2026-03-14T00:00:00Z","to":"(415) 555-0142"}`},
@@ -80,6 +94,7 @@ func TestIdentityFactOnBothPaths(t *testing.T) {
 		{`{"to":"4155550142","contact":{"mobile":14155550142}}`, `{"to":"+1 415 555 0142","contact":{"mobile":"(415) 555-0142"}}`},
 		{`{"to_number":447700900123}`, `{"to_number":"07700900123"}`},
 		{`{"due_date":1796742000000}`, `{"due_date":"2026-12-08T10:00:00-05:00"}`},
+		{`{"spreadsheet_id":"1abc","sheet-name":"Sheet1"}`, `{"spreadsheetId":"1abc","SheetName":"Sheet1"}`},
 	} {
 		a, okA := splitArgsQuick(json.RawMessage(pair[0]), nil, nil)
 		b, okB := splitArgsQuick(json.RawMessage(pair[1]), nil, nil)

@@ -134,6 +134,11 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 		ident = append(ident, m)
 		out.keys = append(out.keys, m.Key)
 	}
+	if names, ok := namesByWords(len(ident), func(i int) string { return ident[i].Key }); ok {
+		for i := range ident {
+			ident[i].Key = names[i]
+		}
+	}
 	slices.SortFunc(ident, func(a, b model.ArgMember) int { return strings.Compare(a.Key, b.Key) })
 	id := make([]byte, 0, size)
 	id = append(id, '{')
@@ -237,6 +242,14 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 		ident[k] = identityDeep(k, val) // every string as the fact it states, at any depth (identityvalue.go)
 		out.keys = append(out.keys, k)
 	}
+	keys := slices.Collect(maps.Keys(ident))
+	if names, ok := namesByWords(len(keys), func(i int) string { return keys[i] }); ok {
+		named := make(map[string]any, len(ident))
+		for i, k := range keys {
+			named[names[i]] = ident[k]
+		}
+		ident = named
+	}
 	if out.identity, err = model.CanonicalValue(ident, volatile); err != nil {
 		return out, false
 	}
@@ -252,6 +265,23 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 	out.rawText = all.String() // tokenised only when the bucket has company (textOf)
 	addHeadings(&out, headings)
 	return out, true
+}
+
+// namesByWords is the identifying arguments' names by their words (keyWords, joined by '_'): a
+// model may write an argument's name in any case style (spreadsheetId, spreadsheet_id,
+// SpreadsheetID), which names the same argument. ok is false when two of the names would be
+// one (both spellings sent at once): then each keeps its own.
+func namesByWords(n int, key func(int) string) ([]string, bool) {
+	names := make([]string, n)
+	for i := range n {
+		names[i] = strings.Join(keyWords(key(i)), "_")
+		for j := range i {
+			if names[j] == names[i] {
+				return nil, false
+			}
+		}
+	}
+	return names, true
 }
 
 // documentText is a free text's words: a text that is a JSON document (Slack's blocks, a rich
