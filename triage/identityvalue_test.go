@@ -224,3 +224,14 @@ func TestNumberReadersAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestNameByWords: a name already written as its words is itself; any other is its words.
+func TestNameByWords(t *testing.T) {
+	for in, want := range map[string]string{"spreadsheet_id": "spreadsheet_id", "spreadsheetId": "spreadsheet_id",
+		"SheetName": "sheet_name", "sheet-name": "sheet_name", "a__b": "a_b", "_id": "id", "to": "to", "HTTPStatus": "httpstatus",
+		"user.id": "user_id", "v2": "v2"} {
+		if got := nameByWords(in); got != want {
+			t.Errorf("nameByWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

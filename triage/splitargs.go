@@ -274,7 +274,7 @@ func splitArgsSlow(args json.RawMessage, volatile []string, skip map[string]bool
 func namesByWords(n int, key func(int) string) ([]string, bool) {
 	names := make([]string, n)
 	for i := range n {
-		names[i] = strings.Join(keyWords(key(i)), "_")
+		names[i] = nameByWords(key(i))
 		for j := range i {
 			if names[j] == names[i] {
 				return nil, false
@@ -282,6 +282,20 @@ func namesByWords(n int, key func(int) string) ([]string, bool) {
 		}
 	}
 	return names, true
+}
+
+// nameByWords is a name's words joined by '_' (keyWords); a name already so written (most are)
+// is itself, read without allocating.
+func nameByWords(k string) string {
+	plain := k != "" && k[0] != '_' && k[len(k)-1] != '_'
+	for i := 0; plain && i < len(k); i++ {
+		c := k[i]
+		plain = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' && k[i-1] != '_'
+	}
+	if plain {
+		return k
+	}
+	return strings.Join(keyWords(k), "_")
 }
 
 // documentText is a free text's words: a text that is a JSON document (Slack's blocks, a rich
