@@ -459,6 +459,17 @@ func outcomeFamilies() []outcomeFamily {
 			"Πάρα πολλά αιτήματα", "طلبات كثيرة جدًا", "יותר מדי בקשות", "बहुत अधिक अनुरोध", "คำขอมากเกินไป",
 			"Limit żądań został przekroczony", "İstek sınırı aşıldı",
 		)},
+		// the fourteenth batch, written before the rules read it
+		{"a value the request lacks, said as a state", model.OutcomeFailed, msg(
+			"ApiKeyNotProvidedError: API Key not provided", "Recipient not specified", "Subject not provided",
+			"The 'channel' argument is not set", "API key is not set", "Parameter 'to' is empty", "Body is empty",
+			"to: field cannot be null", "Value for 'start_time' is in the past",
+		)},
+		{"a target locked, a content refused, a billing limit", model.OutcomeFailed, msg(
+			"Spreadsheet is locked", "Resource is locked", "File is locked by another user", "Document is read-only",
+			"Workspace is read only", "Billing hard limit reached", "Your message was flagged as spam", "Content violates policy",
+			"Content policy violation", "You have run out of credits",
+		)},
 		{"advice beside a refusal", model.OutcomeFailed, msg(
 			"Could not find database with ID: 2f1c. Make sure the relevant pages and databases are shared with your integration.",
 			"Channel not found. Ensure the bot has been added to the channel.",

@@ -98,13 +98,13 @@ var rateLimitPhrases = []phraseRow{
 	{source: "Japanese, Chinese, Korean", phrases: []string{"リクエストが多すぎ", "レート制限", "请求过多", "请求过于频繁", "頻率限制", "频率限制", "요청이 너무 많"}},
 }
 
-// heldLimitPhrases name a limit of what an account may hold (its storage, its plan's
+// heldLimitPhrases name a limit of what an account may hold or spend (its storage, its plan's
 // allowance): unlike a rate limit it does not pass with time, and the write was refused. Read
 // before the rate limits: "Disk quota exceeded" is no quota of requests.
 var heldLimitPhrases = []phraseRow{
 	{source: "English", phrases: []string{"storage quota", "disk quota", "storage limit", "storage is full", "storage full", "mailbox full",
 		"mailbox is full", "insufficient storage", "out of storage", "no space left", "plan limit", "your plan", "plan allows",
-		"upgrade your plan"}},
+		"upgrade your plan", "hard limit", "billing limit", "spending limit", "credit limit", "out of credits", "no credits"}},
 }
 
 // notConnectedPhrases say the connection never opened (a timeout or an error while connecting):
@@ -194,7 +194,11 @@ var refusalPhrases = []phraseRow{
 		phrases: []string{"not enabled", "not granted", "not valid", "not a valid", "not authenticated", "not logged in", "cannot be set",
 			"can't be set", "cannot be blank", "can't be blank", "cannot be empty", "can't be empty", "must be", "could not find",
 			"couldn't find", "cannot find", "can't find", "unable to find", "unable to locate", "could not locate", "already been taken",
-			"already taken", "already in use", "declined", "must use", "must contain", "must include", "must not"}},
+			"already taken", "already in use", "declined", "must use", "must contain", "must include", "must not",
+			"not provided", "not specified", "is not set", "are not set", "is empty", "are empty", "cannot be null",
+			"can't be null", "may not be null", "is in the past"}},
+	{source: "English (a target locked or read only; a content refused as spam or against a policy)",
+		phrases: []string{"is locked", "locked by", "read only", "flagged as spam", "marked as spam", "violates", "policy violation"}},
 	{source: "English (a target gone, or one that refuses what is sent to it)", phrases: []string{"unsubscribed", "opted out",
 		"is deleted", "was deleted", "been deleted", "no longer exists", "no longer exist", "no longer available",
 		"protected by", "protected branch"}},
