@@ -152,3 +152,39 @@ func (g *corpusGen) sameTextNextNumber() {
 	g.add(c, tg, map[string]any{tool.key: numberDialed("1", fmt.Sprintf("415555%04d", n+1), form+1), "body": text},
 		stopped.Add(time.Duration(30+g.r.IntN(90))*time.Second), endOK, g.fast(), -1, "")
 }
+
+// jobLibraryRetry: a background job sends the call, fails, and the job library runs it again on
+// its own schedule (Sidekiq: 15 s + n⁴ + up to 10·(n+1) s; BullMQ's exponential backoff from 1 s
+// or 5 s, doubling; Celery's retry_backoff, full jitter up to 2ⁿ s; a fixed delay of a minute),
+// each attempt the same payload, until one works. app_retry: the application's own machinery.
+func (g *corpusGen) jobLibraryRetry() {
+	c := g.current()
+	f := g.facts()
+	tg := g.target(f)
+	args := tg.args(f.fill(pickOne(g.r, pickOne(g.r, corpusIntents()).phrasings)))
+	key := g.newGroup(model.PatternAppRetry)
+	lib := g.r.IntN(4)
+	bull := pickOne(g.r, []time.Duration{time.Second, 5 * time.Second})
+	wait := func(n int) time.Duration { // the wait before attempt n+1, n = 1, 2, ...
+		switch lib {
+		case 0:
+			return time.Duration(15+n*n*n*n+g.r.IntN(10)*(n+1)) * time.Second
+		case 1:
+			return bull << (n - 1)
+		case 2:
+			return time.Duration(g.r.Int64N(int64(time.Second << n)))
+		}
+		return time.Minute
+	}
+	fail := pickOne(g.r, []ending{end5xx, end429, endTimeout})
+	n := 3 + g.r.IntN(2)
+	t := g.start()
+	for i := range n {
+		end := endOK
+		if i < n-1 {
+			end = fail
+		}
+		stopped := g.add(c, tg, args, t, end, time.Duration(200+g.r.IntN(800))*time.Millisecond, -1, key)
+		t = stopped.Add(wait(i + 1))
+	}
+}
