@@ -155,7 +155,8 @@ type codeUse struct {
 	// ComposioToolSet API's sending calls), "session" (a session's sending call), "session?"
 	// (a session whose sends could not be followed: a note, not a finding), "mcp" (a session's MCP address),
 	// "middleware", "legacy-import" (Python code importing ComposioToolSet or Action from a
-	// composio package: the legacy line's names), "other-create" (a create every release
+	// composio package: the legacy line's names), "legacy-tools" (the tools a legacy file names,
+	// text their names joined by commas: legacy.go), "other-create" (a create every release
 	// re-sends: a note, not a finding)
 	what string
 	text string // the call found
@@ -229,6 +230,9 @@ func scanProject(files []codeFile) []codeUse {
 		var order []string
 		legacyHere := namesLegacyToolset(f)
 		legacyOnly := legacyHere && len(sdkClassNames(*f)) == 0 && !namesProvider(f)
+		if legacyHere {
+			out = append(out, legacyToolsOf(f)...) // the tools its toolset names (legacy.go)
+		}
 		for n, line := range f.code {
 			ln := n + 1
 			use := func(what, text string) {

@@ -80,7 +80,11 @@ func codeFindings(uses []codeUse, read map[Ecosystem][]string, found []Finding) 
 		if !codeUnder(read[f.Ecosystem], f.File) {
 			continue // no code read: the version alone speaks
 		}
-		if u := sendUnder(uses, f, what); u != nil {
+		local := (*codeUse)(nil)
+		if what == "legacy" {
+			local = localLegacyTools(uses, f)
+		}
+		if u := sendUnder(uses, f, what); u != nil && local == nil {
 			f.Evidence, f.Use = u.at(), UseUsed
 			continue
 		}
@@ -88,6 +92,11 @@ func codeFindings(uses []codeUse, read map[Ecosystem][]string, found []Finding) 
 		f.may = false
 		f.Use = UseNotUsed
 		f.Reason = f.Reason + "; present, not used: the code under " + dirOf(f.File) + " never calls " + path
+		if local != nil {
+			f.Reason = strings.TrimSuffix(f.Reason, path) + "a tool that is not one of its local tools: it names only those (" +
+				shortList(local.text) + " at " + local.at() + "), which the legacy toolset runs in the SDK's own process, sending nothing " +
+				"to the API"
+		}
 		if r := useUnder(uses, f, "execute-read"); r != nil && what == "execute" {
 			f.Reason += " with a write: it sends only reads (" + r.text + " at " + r.at() + "), which, sent again, change nothing"
 		}
@@ -359,4 +368,13 @@ func otherCreateNotes(uses []codeUse, found []Finding) []Note {
 				" release read: after a timeout, look for the one it made before creating it again"})
 	}
 	return out
+}
+
+// shortList is a list of names joined by commas, its first three and how many more.
+func shortList(joined string) string {
+	names := slices.Compact(slices.Sorted(strings.SplitSeq(joined, ",")))
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
 }

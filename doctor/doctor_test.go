@@ -573,6 +573,11 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		{"method-ref-test", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-write", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "bot.py:7", UseUsed}}}, // handle_tool_calls sends, get_tools lists
+		// the legacy line runs its local tools (FILETOOL...) in the SDK's process: a toolset that
+		// names only those sends nothing to the API (the shape of ComposioHQ/ai-agents-workshop-07-25);
+		// one remote tool beside them, named as a string, is a send
+		{"legacy-local", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
+		{"legacy-local-mixed", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "agent.py:8", UseUsed}}},
 		// a range that admits the legacy line, and code that imports its names: that line (the shape
 		// of yash-desai-naik/composio-agno-fastapi)
 		{"legacy-range", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "app/services/mail.py:10", UseUsed}}},

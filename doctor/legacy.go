@@ -125,3 +125,80 @@ func shownRange(c string) string {
 	}
 	return c
 }
+
+// The legacy Python line runs its local tools in the SDK's own process: ComposioToolSet's
+// execute_action (and handle_tool_calls through it) calls _execute_local for an action whose app
+// is a local tool, and sends nothing to the API (ComposioHQ/composio v0.7.20,
+// python/composio/tools/toolset.py; the tools under python/composio/tools/local, each app's enum
+// its class name in upper snake case, its actions' the app's followed by the action's). A
+// project whose legacy toolset names only local tools re-sends nothing over HTTP.
+var legacyLocalApps = []string{"FILETOOL", "SHELLTOOL", "SHELL_TOOL", "CODE_ANALYSIS_TOOL", "CODE_FORMAT_TOOL", "BROWSER_TOOL",
+	"CLIPBOARDTOOL", "EMBED_TOOL", "IMAGE_ANALYSER", "MATHEMATICAL", "RAGTOOL", "GIT", "HISTORY_FETCHER", "WORKSPACE_TOOL",
+	"SPIDERTOOL", "SQLTOOL", "SYSTEM_TOOLS", "WEBTOOL", "ZEPTOOL"}
+
+var (
+	// an Action or App member named in code (Action.FILETOOL_CREATE_FILE, App.GITHUB), or a tool
+	// named as a string ("GITHUB_STAR_A_REPOSITORY", "github")
+	legacyToolRefRE = regexp.MustCompile(`\b(?:Action|App)\.([A-Z][A-Z0-9_]*)`)
+	legacyToolStrRE = regexp.MustCompile(`\b(?:actions|apps|tools)\s*=\s*\[([^\]]*)\]`)
+)
+
+// legacyToolsOf is the tools a file of the legacy toolset names: one "legacy-tools" use whose
+// text is their names joined by commas (App and Action members, and the strings of an actions=,
+// apps= or tools= list), at the first; none when it names none.
+func legacyToolsOf(f *codeFile) []codeUse {
+	var names []string
+	first := 0
+	for n, raw := range f.raw {
+		found := legacyToolRefRE.FindAllStringSubmatch(raw, -1)
+		for _, m := range legacyToolStrRE.FindAllStringSubmatch(raw, -1) {
+			for x := range strings.SplitSeq(m[1], ",") {
+				if x = strings.TrimSpace(x); len(x) > 2 && (x[0] == '"' || x[0] == '\'') {
+					found = append(found, []string{x, strings.ToUpper(strings.Trim(x, `"'`))})
+				}
+			}
+		}
+		if len(found) > 0 && len(names) == 0 {
+			first = n + 1
+		}
+		for _, m := range found {
+			names = append(names, m[1])
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return []codeUse{{rel: f.rel, line: first, eco: f.eco, what: "legacy-tools", text: strings.Join(names, ",")}}
+}
+
+// localLegacyTools is, when every tool the legacy files under a finding's directory name is a
+// local tool's (legacyLocalApps), the use that names them; nil when one is not, or none is named.
+func localLegacyTools(uses []codeUse, f *Finding) *codeUse {
+	var first *codeUse
+	for i := range uses {
+		u := &uses[i]
+		if u.what != "legacy-tools" || u.eco != f.Ecosystem || !under(u.rel, f.File) {
+			continue
+		}
+		for name := range strings.SplitSeq(u.text, ",") {
+			if !localLegacyTool(name) {
+				return nil
+			}
+		}
+		if first == nil {
+			first = u
+		}
+	}
+	return first
+}
+
+// localLegacyTool reports whether an App or Action name is a legacy local tool's: the app itself,
+// or one of its actions (FILETOOL_CREATE_FILE; GITHUB_STAR is no GIT action).
+func localLegacyTool(name string) bool {
+	for _, app := range legacyLocalApps {
+		if name == app || strings.HasPrefix(name, app+"_") {
+			return true
+		}
+	}
+	return false
+}
