@@ -470,6 +470,33 @@ func outcomeFamilies() []outcomeFamily {
 			"Workspace is read only", "Billing hard limit reached", "Your message was flagged as spam", "Content violates policy",
 			"Content policy violation", "You have run out of credits",
 		)},
+		// the fifteenth batch, written before the rules read it: providers' JSON error bodies as the
+		// error's text
+		{"a provider's JSON refusal as the error's text", model.OutcomeFailed, msg(
+			`{"error":{"code":403,"message":"The caller does not have permission","status":"PERMISSION_DENIED"}}`,
+			`{"errors":[{"message":"Bad credentials"}]}`, `{"ok":false,"error":"channel_not_found"}`,
+			`{"error":{"code":"ErrorItemNotFound","message":"The specified object was not found in the store."}}`,
+			`{"error":{"type":"card_error","code":"card_declined","message":"Your card was declined."}}`,
+			`{"code":21211,"message":"The 'To' number +15005550001 is not a valid phone number.","status":400}`,
+			`{"status":"error","message":"Contact already exists. Existing ID: 901","category":"CONFLICT"}`,
+			`{"object":"error","status":404,"code":"object_not_found","message":"Could not find page with ID: 2f1c."}`,
+			`{"message":"Validation Failed","errors":[{"resource":"Issue","field":"title","code":"missing_field"}]}`,
+			`{"error":{"code":400,"message":"Invalid value at 'message.raw'","status":"INVALID_ARGUMENT"}}`,
+		)},
+		{"a provider's JSON failure that settles nothing", model.OutcomeAmbiguous, msg(
+			`{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}`,
+			`{"status":500,"message":"Internal error"}`, `{"error":"upstream timeout"}`,
+			`{"error":{"code":500,"message":"Backend Error","status":"INTERNAL"}}`,
+			`{"ok":false,"error":"fatal_error"}`, `{"errors":[{"message":"Something went wrong while executing your query."}]}`,
+			`{"error":{"code":"ServiceNotAvailable","message":"Service unavailable, try again later"}}`,
+			`{"message":"Endpoint request timed out"}`,
+		)},
+		{"a provider's JSON rate limit", model.OutcomeRejected, msg(
+			`{"error":{"code":429,"message":"Quota exceeded for quota metric 'Queries'","status":"RESOURCE_EXHAUSTED"}}`,
+			`{"ok":false,"error":"ratelimited"}`, `{"message":"API rate limit exceeded for user ID 1."}`,
+			`{"error":{"code":"TooManyRequests","message":"Too many requests"}}`,
+			`{"status":"error","message":"You have reached your secondly limit.","category":"RATE_LIMITS"}`,
+		)},
 		{"advice beside a refusal", model.OutcomeFailed, msg(
 			"Could not find database with ID: 2f1c. Make sure the relevant pages and databases are shared with your integration.",
 			"Channel not found. Ensure the bot has been added to the channel.",

@@ -101,7 +101,7 @@ func doneInWords(low string) string {
 		}
 	}
 	for i, w := range words {
-		if !isDoneWord(w.w) || unsaid(low, w.at) {
+		if !isDoneWord(w.w) || unsaid(low, w.at) || jsonKey(low, w.at, w.at+len(w.w)) {
 			continue
 		}
 		undone := false
@@ -115,6 +115,16 @@ func doneInWords(low string) string {
 		}
 	}
 	return ""
+}
+
+// jsonKey reports whether the word at low[from:to] is a JSON object's key ("ok": false in
+// Slack's answer): a field's name, which says nothing was done, whatever the word.
+func jsonKey(low string, from, to int) bool {
+	if from == 0 || low[from-1] != '"' || to >= len(low) || low[to] != '"' {
+		return false
+	}
+	rest := strings.TrimLeft(low[to+1:], " \t")
+	return rest != "" && rest[0] == ':'
 }
 
 func isDoneWord(w string) bool {
