@@ -96,7 +96,13 @@ func doneInWords(low string) string {
 		case inWord && start < 0:
 			start = i
 		case !inWord && start >= 0:
-			words = append(words, word{low[start:i], start})
+			// a word quoted in single quotes (a Python dict's 'sent') is the word: the quotes
+			// are no part of it, as an elision's or a contraction's apostrophe is
+			w, at := strings.TrimRight(low[start:i], "'’"), start
+			if t := strings.TrimLeft(w, "'’"); t != w {
+				w, at = t, at+len(w)-len(t)
+			}
+			words = append(words, word{w, at})
 			start = -1
 		}
 	}
@@ -118,9 +124,10 @@ func doneInWords(low string) string {
 }
 
 // jsonKey reports whether the word at low[from:to] is a JSON object's key ("ok": false in
-// Slack's answer): a field's name, which says nothing was done, whatever the word.
+// Slack's answer; 'ok': False in a Python dict's repr): a field's name, which says nothing was
+// done, whatever the word.
 func jsonKey(low string, from, to int) bool {
-	if from == 0 || low[from-1] != '"' || to >= len(low) || low[to] != '"' {
+	if from == 0 || to >= len(low) || low[from-1] != low[to] || low[to] != '"' && low[to] != '\'' {
 		return false
 	}
 	rest := strings.TrimLeft(low[to+1:], " \t")
