@@ -497,6 +497,23 @@ func outcomeFamilies() []outcomeFamily {
 			`{"error":{"code":"TooManyRequests","message":"Too many requests"}}`,
 			`{"status":"error","message":"You have reached your secondly limit.","category":"RATE_LIMITS"}`,
 		)},
+		// the sixteenth batch, written before the rules read it: stack traces, whose frames name
+		// where the code ran, and programs that crashed
+		{"a crash whose stack frames name a refusal's word", model.OutcomeAmbiguous, msg(
+			"Traceback (most recent call last):\n  File \"/app/auth/permissions.py\", line 31, in check_scope\n    scopes = token['scopes']\nKeyError: 'scopes'",
+			"Error: something broke\n    at validateRecipient (/app/src/validation/recipients.ts:42:11)\n    at sendEmail (/app/src/mail.ts:10:3)",
+			"java.lang.NullPointerException\n\tat com.acme.auth.PermissionChecker.check(PermissionChecker.java:42)\n\tat com.acme.mail.Sender.send(Sender.java:10)",
+			"panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a2b3c]\ngoroutine 1 [running]:\nmain.send()\n\t/app/main.go:42 +0x1d",
+			"NoMethodError: undefined method `[]' for nil:NilClass\n/app/app/controllers/unauthorized_controller.rb:12:in `create'",
+			"System.NullReferenceException: Object reference not set to an instance of an object.\n   at Acme.Validation.Validator.Check() in /src/Validator.cs:line 42",
+			"Segmentation fault (core dumped)", "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+			"RecursionError: maximum recursion depth exceeded", "java.lang.StackOverflowError",
+		)},
+		{"a refusal under its stack trace", model.OutcomeFailed, msg(
+			"Traceback (most recent call last):\n  File \"/app/mail.py\", line 3, in send\n    r.raise_for_status()\nrequests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://gmail.googleapis.com/",
+			"AxiosError: Request failed with status code 403\n    at settle (/app/node_modules/axios/lib/core/settle.js:19:12)\n    at IncomingMessage.handleStreamEnd (/app/node_modules/axios/lib/adapters/http.js:599:11)",
+			"com.acme.ApiException: 404 Not Found: channel does not exist\n\tat com.acme.Client.post(Client.java:88)",
+		)},
 		{"advice beside a refusal", model.OutcomeFailed, msg(
 			"Could not find database with ID: 2f1c. Make sure the relevant pages and databases are shared with your integration.",
 			"Channel not found. Ensure the bot has been added to the channel.",

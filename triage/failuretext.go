@@ -374,3 +374,45 @@ func kindOf(e *model.Execution) model.ErrorKind {
 	}
 	return e.Error.Kind
 }
+
+// Stack frames: a line that says where the code ran when it failed, not what happened: a
+// Python traceback's header and its File lines (with the source line under each), a JavaScript,
+// Java or .NET "at" line, Ruby's file:line:in lines, Go's goroutine header and file:line lines.
+var (
+	frameLineRE = regexp.MustCompile(`^(?:Traceback \(most recent call last\):|File ".*", line \d+.*|` +
+		`at (?:new |async )?[^\s(]+(?: ?\([^)]*\))?(?: in .*:line \d+)?|(?:from )?\S+\.rb:\d+:in .*|goroutine \d+ \[.*|\S+\.go:\d+(?: \+0x[0-9a-f]+)?|` +
+		`\.\.\. \d+ more)$`)
+	frameWhereRE = regexp.MustCompile(`[(:]\d+|\(index \d+\)|\.(?:py|js|ts|mjs|cjs|java|cs|rb|go)\b|Native Method|<anonymous>`)
+)
+
+// withoutFrames is an error text without its stack frames (frameLineRE): their file and
+// function names ("/app/auth/permissions.py", "validateRecipient", "http.js:599") are where the
+// code ran, and would be read as a refusal's words or a status. An "at" line counts only with a
+// place in it (a line number, a file, a native method): "at least one recipient" is a sentence.
+// The exception's own lines stay. A text with no frame is returned as it is.
+func withoutFrames(text string) string {
+	if !strings.Contains(text, "\n") {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	out := lines[:0]
+	dropped, code := false, false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		isFrame := frameLineRE.MatchString(t) && (!strings.HasPrefix(t, "at ") || frameWhereRE.MatchString(t))
+		switch {
+		case isFrame:
+			dropped, code = true, strings.HasPrefix(t, "File ")
+			continue
+		case code && t != "" && len(l) > len(strings.TrimLeft(l, " \t")): // the source line under a Python frame
+			code = false
+			continue
+		}
+		code = false
+		out = append(out, l)
+	}
+	if !dropped {
+		return text
+	}
+	return strings.Join(out, "\n")
+}

@@ -330,6 +330,9 @@ func classifyFailure(
 	if w := ev.garbled; w != "" {
 		return model.OutcomeAmbiguous, "the answer came back unreadable (" + w + ")" + after(e) + ": " + fx.maybe(), true
 	}
+	if w := ev.crash; w != "" {
+		return model.OutcomeAmbiguous, "the program crashed (" + w + ")" + quoted + ": " + fx.maybe(), true
+	}
 	if w := ev.none; w != "" {
 		return model.OutcomeFailed, "refused (" + w + ")" + quoted + ": " + fx.not(), true
 	}
@@ -354,7 +357,7 @@ func classifyFailure(
 // found in each class, "" for none. part says the write or part of it took effect, none that
 // none of it did, callback that a callback made after it failed (parteffect.go).
 type textSays struct {
-	timeout, dropped, gateway, neverSent, notConnected, unsent, garbled, refusal string
+	timeout, dropped, gateway, neverSent, notConnected, unsent, garbled, crash, refusal string
 	part, none, callback                                                         string
 	rateLimit                                                                    bool
 }
@@ -386,10 +389,12 @@ func readEvidence(text string) textSays {
 	if text == "" {
 		return textSays{}
 	}
+	text = withoutFrames(text) // where the code ran is no account of what happened (failuretext.go)
 	low := normalText(text)
 	return textSays{timeout: timeoutWord(low), dropped: droppedWord(low), gateway: gatewayCode(low), neverSent: neverSent(low),
 		notConnected: notConnected(low), unsent: unsentWords(low),
-		garbled: cmp.Or(findPhrase(low, garbledPhrases), answerFaultWord(low)), refusal: refusalWord(low), rateLimit: rateLimitText(low),
+		garbled: cmp.Or(findPhrase(low, garbledPhrases), answerFaultWord(low)), crash: findPhrase(low, crashPhrases),
+		refusal: refusalWord(low), rateLimit: rateLimitText(low),
 		part: partEffect(low, strings.ToLower(text)), none: noEffect(low), callback: callbackStep.FindString(low)}
 }
 

@@ -307,6 +307,14 @@ func TestClassify(t *testing.T) {
 		{"a Python dict's value still says it", execWith(send, "failed", 0,
 			&model.ExecError{Message: `{'status': 'sent', 'error': 'label invalid'}`}), model.KindWrite, model.OutcomeAmbiguous,
 			`the error says it took effect, in whole or in part (sent) "{'status': 'sent', 'error': 'label invalid'}": the email may have been sent`},
+		{"a frame's line number is no status", execWith(send, "failed", 0, &model.ExecError{Message: "AxiosError: Request failed with " +
+			"status code 403\n    at settle (/app/node_modules/axios/lib/core/settle.js:19:12)\n    at IncomingMessage.handleStreamEnd " +
+			"(/app/node_modules/axios/lib/adapters/http.js:599:11)"}), model.KindWrite, model.OutcomeFailed,
+			`refused (403) "AxiosError: Request failed with status code 403 at settle (…": the email was not sent`},
+		{"a runtime's crash is no refusal", execWith(send, "failed", 0,
+			&model.ExecError{Message: "panic: runtime error: invalid memory address or nil pointer dereference"}), model.KindWrite,
+			model.OutcomeAmbiguous, `the program crashed (invalid memory address) "panic: runtime error: invalid memory address or nil ` +
+				`pointer…": the email may have been sent`},
 		{"none done, in French", execWith(send, "failed", 0, &model.ExecError{Message: "Message n'a pas été envoyé : destinataire invalide"}),
 			model.KindWrite, model.OutcomeFailed, `refused (invalid) "Message n'a pas été envoyé : destinataire invalide": the email was not sent`},
 		{"a clause placed before the send", execWith(send, "failed", 0, &model.ExecError{Message: "Validation failed before the message was sent"}),
@@ -613,6 +621,28 @@ func TestIdentifierWords(t *testing.T) {
 	} {
 		if got := identifierWords(c.in); got != c.want {
 			t.Errorf("identifierWords(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestStackFramesAreNoAccount: a stack trace's frames say where the code ran; what happened is
+// its exception's lines. A line that starts with "at" is a frame only with a place in it.
+func TestStackFramesAreNoAccount(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"Traceback (most recent call last):\n  File \"/app/auth/permissions.py\", line 31, in check\n    scopes = token['scopes']\nKeyError: 'scopes'",
+			"KeyError: 'scopes'"},
+		{"Error: boom\n    at validateRecipient (/app/src/validation.ts:42:11)\n    at /app/src/mail.js:10:3", "Error: boom"},
+		{"java.lang.IllegalStateException: closed\n\tat com.acme.auth.Checker.check(Checker.java:42)\n\tat java.base/x.y(Native Method)\n\t... 12 more",
+			"java.lang.IllegalStateException: closed"},
+		{"panic: boom\n\ngoroutine 1 [running]:\nmain.send()\n\t/app/main.go:42 +0x1d", "panic: boom\n\nmain.send()"},
+		{"NoMethodError: undefined method\n/app/app/controllers/unauthorized_controller.rb:12:in `create'", "NoMethodError: undefined method"},
+		{"System.Exception: x\n   at Acme.Validation.Validator.Check() in /src/Validator.cs:line 42", "System.Exception: x"},
+		{"Request failed:\nat least one recipient is invalid", "Request failed:\nat least one recipient is invalid"},
+		{"Unauthorized at /v1/messages", "Unauthorized at /v1/messages"},
+		{"TypeError: x\n    at new Mailer (/app/mail.js:3:9)\n    at async Promise.all (index 0)", "TypeError: x"},
+	} {
+		if got := withoutFrames(tt.in); got != tt.want {
+			t.Errorf("withoutFrames(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -178,6 +178,17 @@ var garbledPhrases = []phraseRow{
 			"response validation", "output validation", "mismatch in response", "mismatch on response"}},
 }
 
+// crashPhrases are a runtime's words for a program that crashed (a bad memory access, a null
+// reference, a stack or a heap exhausted): the program's failure, which says nothing of whether
+// the request was sent, read before the refusals whose words they hold ("invalid memory
+// address").
+var crashPhrases = []phraseRow{
+	{source: "Go, C, Java, .NET, Node, Python runtimes", phrases: []string{"invalid memory address", "nil pointer dereference",
+		"segmentation fault", "segmentation violation", "core dumped", "nullpointerexception", "nullreferenceexception",
+		"object reference not set", "stackoverflowerror", "stack overflow", "heap out of memory", "outofmemoryerror",
+		"maximum recursion depth"}},
+}
+
 // refusalPhrases say the request was refused before anything was done: a validation, auth,
 // permission or not-found failure, in the wording of languages, protocols and providers'
 // error codes.
