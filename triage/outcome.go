@@ -358,8 +358,8 @@ func classifyFailure(
 // none of it did, callback that a callback made after it failed (parteffect.go).
 type textSays struct {
 	timeout, dropped, gateway, neverSent, notConnected, unsent, garbled, crash, refusal string
-	part, none, callback                                                         string
-	rateLimit                                                                    bool
+	part, none, callback                                                                string
+	rateLimit                                                                           bool
 }
 
 // neverLeft says the text proves the request never left: its connection never opened, or the
