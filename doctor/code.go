@@ -230,9 +230,7 @@ func scanProject(files []codeFile) []codeUse {
 		var order []string
 		legacyHere := namesLegacyToolset(f)
 		legacyOnly := legacyHere && len(sdkClassNames(*f)) == 0 && !namesProvider(f)
-		if legacyHere {
-			out = append(out, legacyToolsOf(f)...) // the tools its toolset names (legacy.go)
-		}
+		out = append(out, legacyToolsOf(f, legacyHere)...) // the tools its legacy toolset names (legacy.go)
 		for n, line := range f.code {
 			ln := n + 1
 			use := func(what, text string) {

@@ -143,10 +143,13 @@ var (
 	legacyToolStrRE = regexp.MustCompile(`\b(?:actions|apps|tools)\s*=\s*\[([^\]]*)\]`)
 )
 
-// legacyToolsOf is the tools a file of the legacy toolset names: one "legacy-tools" use whose
-// text is their names joined by commas (App and Action members, and the strings of an actions=,
-// apps= or tools= list), at the first; none when it names none.
-func legacyToolsOf(f *codeFile) []codeUse {
+// legacyToolsOf is the tools a file of the legacy toolset (legacy) names: one "legacy-tools" use
+// whose text is their names joined by commas (App and Action members, and the strings of an
+// actions=, apps= or tools= list), at the first; none when it names none or is no such file.
+func legacyToolsOf(f *codeFile, legacy bool) []codeUse {
+	if !legacy {
+		return nil
+	}
 	var names []string
 	first := 0
 	for n, raw := range f.raw {
