@@ -413,6 +413,21 @@ const requestThings = `(channel|user|member|message|recipient|guild|role|account
 // unknownTarget is a thing the request names that the provider does not know.
 var unknownTarget = regexp.MustCompile(`\bunknown ` + requestThings + `\b`)
 
+// unknownThing finds a thing the request names that the provider does not know (unknownTarget),
+// unless the word after it makes it a kind of failure: "An unknown file error occurred" is an
+// error, not an unknown file.
+func unknownThing(low string) string {
+	for _, at := range unknownTarget.FindAllStringIndex(low, -1) {
+		next, _, _ := strings.Cut(strings.TrimLeft(low[at[1]:], " "), " ")
+		switch strings.TrimRight(next, ".,;:!") {
+		case "error", "errors", "exception", "failure", "issue", "problem", "occurred":
+			continue
+		}
+		return low[at[0]:at[1]]
+	}
+	return ""
+}
+
 // unreachableTarget is a target the provider says cannot be written to: a capability negated
 // toward a recipient ("Cannot send messages to this user", Slack's cannot_dm_bot).
 var unreachableTarget = regexp.MustCompile(`\b(cannot|can't|can not|unable to) ([a-z]+ ){1,3}?((to|in|into|with) )?` +
@@ -450,7 +465,7 @@ func refusalWord(low string) string {
 	if negatedFind.MatchString(low) {
 		return "not found"
 	}
-	if w := cmp.Or(findPhrase(low, heldLimitPhrases), unknownTarget.FindString(low), unreachableTarget.FindString(low),
+	if w := cmp.Or(findPhrase(low, heldLimitPhrases), unknownThing(low), unreachableTarget.FindString(low),
 		accessNeeded.FindString(low)); w != "" {
 		return w
 	}
