@@ -514,6 +514,12 @@ func outcomeFamilies() []outcomeFamily {
 			"AxiosError: Request failed with status code 403\n    at settle (/app/node_modules/axios/lib/core/settle.js:19:12)\n    at IncomingMessage.handleStreamEnd (/app/node_modules/axios/lib/adapters/http.js:599:11)",
 			"com.acme.ApiException: 404 Not Found: channel does not exist\n\tat com.acme.Client.post(Client.java:88)",
 		)},
+		// the seventeenth batch, written before the rules read it
+		{"a rate limit in words the tables lacked", model.OutcomeRejected, msg(
+			"FLOOD_WAIT_35", "A wait of 35 seconds is required (caused by SendMessageRequest)", "Too Many Attempts.",
+			"Too many API calls, please wait", "You are sending messages too fast", "Rate exceeded", "Over query limit",
+			"OVER_QUERY_LIMIT", "Request limit reached", "Too many queries",
+		)},
 		{"advice beside a refusal", model.OutcomeFailed, msg(
 			"Could not find database with ID: 2f1c. Make sure the relevant pages and databases are shared with your integration.",
 			"Channel not found. Ensure the bot has been added to the channel.",

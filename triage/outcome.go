@@ -442,8 +442,17 @@ var accessNeeded = regexp.MustCompile(`\b(requires?|needs?|need to have)( [a-z0-
 // spellings providers use: "rate limit", Google's "User-rate limit exceeded" and
 // rateLimitExceeded (answered 403), "too many requests", quotas, throttling, 429.
 func rateLimitText(low string) bool {
-	return findPhrase(low, rateLimitPhrases) != "" && findPhrase(low, heldLimitPhrases) == "" || HasWord(low, "429")
+	return (findPhrase(low, rateLimitPhrases) != "" || tooManyCalls.MatchString(low) || waitRequired.MatchString(low)) &&
+		findPhrase(low, heldLimitPhrases) == "" || HasWord(low, "429")
 }
+
+// tooManyCalls is "too many" said of the caller's calls (requests, calls, attempts, queries,
+// operations: a rate), where said of the content ("too many recipients") it refuses the content.
+var tooManyCalls = regexp.MustCompile(`\btoo many ([a-z]+ ){0,2}(requests|calls|attempts|queries|operations)\b`)
+
+// waitRequired is a wait the provider requires before the next call ("A wait of 35 seconds is
+// required", Telegram's FloodWaitError): a rate limit.
+var waitRequired = regexp.MustCompile(`\bwait of [0-9]+ (ms|milliseconds?|seconds?|minutes?)( is)? required\b`)
 
 // smtpRefusal is a mail server's negative reply: a reply code with its enhanced status code of
 // the same class (RFC 3463: 4 a transient failure, 5 a permanent one), "550 5.1.1",

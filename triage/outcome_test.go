@@ -318,6 +318,10 @@ func TestClassify(t *testing.T) {
 			&model.ExecError{Message: "panic: runtime error: invalid memory address or nil pointer dereference"}), model.KindWrite,
 			model.OutcomeAmbiguous, `the program crashed (invalid memory address) "panic: runtime error: invalid memory address or nil ` +
 				`pointer…": the email may have been sent`},
+		{"too many calls are a rate", execWith(send, "failed", 0, &model.ExecError{Message: "Too many API calls, please wait"}),
+			model.KindWrite, model.OutcomeRejected, `rate limited (429): the email was likely not sent; verify before retrying`},
+		{"too many recipients refuse the content", execWith(send, "failed", 0, &model.ExecError{Message: "Too many recipients"}),
+			model.KindWrite, model.OutcomeFailed, `refused (too many) "Too many recipients": the email was not sent`},
 		{"none done, in French", execWith(send, "failed", 0, &model.ExecError{Message: "Message n'a pas été envoyé : destinataire invalide"}),
 			model.KindWrite, model.OutcomeFailed, `refused (invalid) "Message n'a pas été envoyé : destinataire invalide": the email was not sent`},
 		{"a clause placed before the send", execWith(send, "failed", 0, &model.ExecError{Message: "Validation failed before the message was sent"}),

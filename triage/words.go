@@ -77,6 +77,8 @@ var rateLimitPhrases = []phraseRow{
 	{source: "English, HTTP", phrases: []string{"rate limit", "ratelimit", "rate limited", "too many requests", "quota exceeded",
 		"quotaexceeded",
 		"exceeded your quota", "throttl", "slow down", "slowdown", "request limit exceeded", "daily limit exceeded", "user rate"}},
+	{source: "English (a limit of requests said otherwise: AWS's, Google Maps', Telegram's FLOOD_WAIT)", phrases: []string{
+		"rate exceeded", "query limit", "request limit", "too fast", "flood wait", "flood control"}},
 	{source: "English (a limit of use over time, or of calls at once)", phrases: []string{"usage limit", "concurrency limit",
 		"concurrent requests", "concurrent connections", "concurrent calls", "simultaneous requests", "simultaneous connections",
 		"max concurrent"}},
