@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,9 @@ func timeKey(k string) bool {
 // (dialedDigits).
 func phoneKey(k string) bool {
 	ws := keyWords(k)
+	if slices.ContainsFunc(ws, func(w string) bool { return w == "id" || w == "ids" || w == "uuid" }) {
+		return false // an id of a recipient or a phone (recipient_id, phone_number_id) is no number dialed
+	}
 	for i, w := range ws {
 		switch w {
 		case "phone", "phones", "mobile", "cell", "tel", "telephone", "msisdn", "whatsapp", "sms", "fax", "recipient":
