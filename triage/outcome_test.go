@@ -653,3 +653,29 @@ func TestStackFramesAreNoAccount(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadEvidence: any error text is read without a panic, the same way twice, and its frames
+// are only left out: every line withoutFrames keeps is a line of the text.
+func FuzzReadEvidence(f *testing.F) {
+	for _, s := range []string{"Traceback (most recent call last):\n  File \"a.py\", line 1, in x\n    y()\nKeyError: 'k'",
+		`{"ok":false,"error":"channel_not_found"}`, "{'status': 'sent'}", "'", "\"ok\"", "at x (y.js:1:2)\nat", "Unknown Channel",
+		"Too many API calls", "A wait of 35 seconds is required", "Make sure it is shared. Email sent."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, b := readEvidence(s), readEvidence(s)
+		if a != b {
+			t.Fatalf("read twice, two answers: %+v / %+v", a, b)
+		}
+		lines := map[string]bool{}
+		for l := range strings.SplitSeq(s, "\n") {
+			lines[l] = true
+		}
+		kept := withoutFrames(s)
+		for l := range strings.SplitSeq(kept, "\n") {
+			if kept != "" && !lines[l] { // (a text of frames only says nothing: "")
+				t.Fatalf("withoutFrames(%q) made a line %q", s, l)
+			}
+		}
+	})
+}
