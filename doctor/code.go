@@ -198,7 +198,7 @@ var (
 	// initiate (a new link each call, an auth config first when there is none).
 	otherCreateRE = regexp.MustCompile(`\.\s*(?:(?:connectedAccounts|connected_accounts)\s*\.\s*(?:initiate|link)|toolkits\s*\.\s*authorize|` +
 		`(?:authConfigs|auth_configs|triggers|mcp)\s*\.\s*create|webhooks\s*\.\s*(?:endpoints|subscriptions)\s*\.\s*create|` +
-		`(?:customToolkits|custom_toolkits)\s*\.\s*upsert)\s*\(`)
+		`(?:customToolkits|custom_toolkits)\s*\.\s*upsert)\s*[(,)]`) // called, or handed to a runner (asyncio.to_thread)
 	toolsArgRE = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
 )
 

@@ -362,7 +362,7 @@ func otherCreateNotes(uses []codeUse, found []Finding) []Note {
 		if u.eco == PyPI {
 			pkg = sdkversion.PythonSDK
 		}
-		call := strings.Join(strings.Fields(strings.TrimSuffix(strings.TrimPrefix(u.text, "."), "(")), "")
+		call := strings.Join(strings.Fields(strings.TrimRight(strings.TrimPrefix(u.text, "."), "(,) ")), "")
 		out = append(out, Note{Evidence: u.at(), CallPath: string(sdkversion.PathOtherCreate), Call: call,
 			Text: call + " goes through the SDK's generated client, which re-sends a timed-out request (2 retries) in every " + pkg +
 				" release read: after a timeout, look for the one it made before creating it again"})

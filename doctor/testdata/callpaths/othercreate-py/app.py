@@ -1,3 +1,5 @@
+import asyncio
+
 from composio import Composio
 
 composio = Composio()
@@ -13,3 +15,11 @@ def create_config():
 
 def start(user_id: str):
     return composio.toolkits.authorize(user_id=user_id, toolkit="github")
+
+
+async def link_later(user_id: str, auth_config_id: str):
+    return await asyncio.to_thread(
+        composio.connected_accounts.link,
+        user_id,
+        auth_config_id,
+    )
