@@ -60,32 +60,29 @@ func identityFact(s string) (fact string, literal bool) {
 	return placeName(s), false
 }
 
-// keyedFact is identityFact of a string under its argument's name: an integer of seconds or
-// milliseconds since 1970 under a name that holds a time (timeKey) is that instant
-// (epochInstant).
+// keyedFact is identityFact of a string under its argument's name: digits alone are what they
+// state under that name (keyedDigits).
 func keyedFact(key, s string) (fact string, literal bool) {
-	if len(s) >= 10 && allDigits(s) && timeKey(key) {
-		if at, ok := epochInstant(s); ok {
-			return at, false
-		}
-	}
-	if p, ok := dialedDigits(key, s); ok {
-		return p, false
+	if f, ok := keyedDigits(key, s); ok {
+		return f, false
 	}
 	return identityFact(s)
 }
 
-// epochMember is a JSON number member's identity when it is seconds or milliseconds since 1970
-// under a name that holds a time (the instant, as a string), or a number dialed under a name
-// that holds a phone (its last ten digits): keyedFact reads the same digits written as a string.
-func epochMember(key string, raw []byte) (string, bool) {
-	if p, ok := dialedDigits(key, string(raw)); ok { // a number dialed, written as a JSON number
-		return p, true
-	}
-	if len(raw) < 10 || len(raw) > 13 || !allDigits(string(raw)) || !timeKey(key) {
+// keyedDigits is digits alone (10 to 15) under an argument's name as the fact they state there,
+// written as a string or as a JSON number alike: seconds or milliseconds since 1970 under a name
+// that holds a time (epochInstant), else a number dialed under a name that holds a phone
+// (dialedDigits). A name that holds both ("sms_send_at") holds a time.
+func keyedDigits(key, digits string) (string, bool) {
+	if len(digits) < 10 || len(digits) > 15 || !allDigits(digits) {
 		return "", false
 	}
-	return epochInstant(string(raw))
+	if timeKey(key) {
+		if at, ok := epochInstant(digits); ok {
+			return at, true
+		}
+	}
+	return dialedDigits(key, digits)
 }
 
 // plainNumber reports whether s is a number in plain decimal notation: -?(0|[1-9][0-9]*)
@@ -189,8 +186,8 @@ func identityDeep(key string, v any) any {
 		}
 		return json.Number(fact)
 	case json.Number:
-		if at, ok := epochMember(key, []byte(x)); ok {
-			return at
+		if f, ok := keyedDigits(key, string(x)); ok {
+			return f
 		}
 	case map[string]any:
 		out := make(map[string]any, len(x))

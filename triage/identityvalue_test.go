@@ -94,6 +94,7 @@ func TestIdentityFactOnBothPaths(t *testing.T) {
 		{`{"to":"4155550142","contact":{"mobile":14155550142}}`, `{"to":"+1 415 555 0142","contact":{"mobile":"(415) 555-0142"}}`},
 		{`{"to_number":447700900123}`, `{"to_number":"07700900123"}`},
 		{`{"due_date":1796742000000}`, `{"due_date":"2026-12-08T10:00:00-05:00"}`},
+		{`{"sms_send_at":1796742000}`, `{"sms_send_at":"1796742000"}`}, // a name that holds a time and a phone: a time, either way
 		{`{"spreadsheet_id":"1abc","sheet-name":"Sheet1"}`, `{"spreadsheetId":"1abc","SheetName":"Sheet1"}`},
 	} {
 		a, okA := splitArgsQuick(json.RawMessage(pair[0]), nil, nil)

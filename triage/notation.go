@@ -61,11 +61,11 @@ func phoneKey(k string) bool {
 	return false
 }
 
-// dialedDigits is a number dialed, written as digits alone (10 to 15: a national number, with
-// its trunk 0, or with its country code) under a name that holds a phone: its last ten digits, as
-// a phone written with a phone's punctuation is (phoneDigits).
+// dialedDigits is a number dialed, written as digits alone (10 to 15, keyedDigits: a national
+// number, with its trunk 0, or with its country code) under a name that holds a phone: its last
+// ten digits, as a phone written with a phone's punctuation is (phoneDigits).
 func dialedDigits(key, s string) (string, bool) {
-	if len(s) < 10 || len(s) > 15 || !allDigits(s) || !phoneKey(key) {
+	if !phoneKey(key) {
 		return "", false
 	}
 	return "tel:" + s[len(s)-10:], true

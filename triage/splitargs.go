@@ -154,7 +154,7 @@ func splitMembers(ms []model.ArgMember, size int, skip map[string]bool, roles Ro
 		case len(m.Raw) > 0 && (m.Raw[0] == '{' || m.Raw[0] == '['): // and the strings a wrapper holds
 			id, ok = appendIdentityNested(id, m.Key, m.Raw, skip)
 		default:
-			if fact, read := epochMember(m.Key, m.Raw); read { // seconds since 1970 as the instant, a number dialed (notation.go)
+			if fact, read := keyedDigits(m.Key, string(m.Raw)); read { // seconds since 1970 as the instant, a number dialed
 				id, ok = model.AppendKey(id, fact), true
 				break
 			}
