@@ -311,6 +311,15 @@ func documentText(s string) string {
 	if json.Unmarshal([]byte(t), &v) != nil {
 		return s
 	}
+	if words := textLeaves(v); len(words) > 0 {
+		return strings.Join(words, "\n")
+	}
+	return s
+}
+
+// textLeaves is a decoded document's text leaves: its strings under a name a message body has
+// (textKey), in the order of their names.
+func textLeaves(v any) []string {
 	var words []string
 	var walk func(key string, v any)
 	walk = func(key string, v any) {
@@ -330,66 +339,89 @@ func documentText(s string) string {
 		}
 	}
 	walk("", v)
-	if len(words) == 0 {
-		return s
-	}
-	return strings.Join(words, "\n")
+	return words
 }
 
-// documentValue is the text of an argument named for a text (textKey: a description, a body,
-// a comment) whose value is a document itself, not a string holding one (Atlassian's document
-// format, a rich text's nodes): its text leaves, as documentText reads them. A text is free text
-// whichever way it is sent; ok is false for a string, a value that is not an object or a list,
-// or one with no text leaf.
+// documentValue is the text of an argument whose value is a document itself, not a string
+// holding one: its text leaves, as documentText reads them, when the argument is named for a
+// text (textKey: Atlassian's document format as a description, a rich text's nodes as a body),
+// or whatever its name when it holds texts and their presentation only (presented: a message's
+// embed, its attachment, its card). A text is free text whichever way it is sent; ok is false
+// for a string, a value that is not an object or a list, or one with no text leaf.
 func documentValue(k string, isStr bool, raw []byte) (string, bool) {
-	if isStr || len(raw) == 0 || raw[0] != '{' && raw[0] != '[' || !textKey(k) && !presentedText(raw) {
+	if isStr || len(raw) == 0 || raw[0] != '{' && raw[0] != '[' {
 		return "", false
 	}
-	if doc := documentText(string(raw)); doc != string(raw) {
-		return doc, true
+	named := textKey(k)
+	if !named && !namesAText(raw) {
+		return "", false // (most objects: read without decoding them)
 	}
-	return "", false
-}
-
-// presentedText reports whether a value is texts and their presentation only: every leaf under
-// a name for a text (textKey) or a heading, or one that says how it is shown (presentationKey),
-// and a text among them. Such an argument is a document whatever its name (a message's embed,
-// its attachment, its card): what it says is its texts, as a document sent as a string is. A
-// record with any other value (an amount, an id, a file's name) is no document.
-func presentedText(raw []byte) bool {
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
-		return false
+		return "", false
 	}
-	texts := 0
-	var walk func(key string, v any) bool
-	walk = func(key string, v any) bool {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				if !walk(k, e) {
-					return false
-				}
-			}
+	words := textLeaves(v)
+	if len(words) == 0 || !named && !presented("", v) {
+		return "", false
+	}
+	return strings.Join(words, "\n"), true
+}
+
+// namesAText reports whether a JSON value may have a member named for a text (textKey): a
+// string followed by a colon that is such a name. It reads the bytes only, so that a value with
+// none is never decoded; an escaped name may be missed (no document is read then).
+func namesAText(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		j := i + 1
+		for j < len(raw) && raw[j] != '"' && raw[j] != '\\' {
+			j++
+		}
+		if j >= len(raw) || raw[j] == '\\' {
+			return j < len(raw) // an escape: let the decoder say
+		}
+		k := j + 1
+		for k < len(raw) && (raw[k] == ' ' || raw[k] == '\t' || raw[k] == '\n' || raw[k] == '\r') {
+			k++
+		}
+		if k < len(raw) && raw[k] == ':' && textKey(string(raw[i+1:j])) {
 			return true
-		case []any:
-			for _, e := range x {
-				if !walk(key, e) {
-					return false
-				}
-			}
-			return true
-		case nil:
-			return true
-		case string:
-			if textKey(key) {
-				texts++
-				return true
+		}
+		i = j
+	}
+	return false
+}
+
+// presented reports whether a decoded value is texts and their presentation only: every leaf
+// under a name for a text (textKey), a heading (headingKey), or one that says how it is shown
+// (shownAs). Such an argument is a document whatever its name, as a document sent as a string
+// is; a record with any other value (an amount, an id, a file's name) is none.
+func presented(key string, v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if !presented(k, e) {
+				return false
 			}
 		}
-		return headingKey(key) || shownAs(key)
+		return true
+	case []any:
+		for _, e := range x {
+			if !presented(key, e) {
+				return false
+			}
+		}
+		return true
+	case nil:
+		return true
+	case string:
+		if textKey(key) {
+			return true
+		}
 	}
-	return walk("", v) && texts > 0
+	return headingKey(key) || shownAs(key)
 }
 
 // shownAs is a name that says how a text is shown, not what it says: its type, colour,

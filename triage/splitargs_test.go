@@ -215,3 +215,16 @@ func identityBothPaths(t *testing.T, args string) string {
 	}
 	return string(q.identity)
 }
+
+// TestNamesAText: a value is decoded as a document only when one of its members is named for a
+// text; the value "text" is no such name, an escaped name is left to the decoder.
+func TestNamesAText(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`[{"title":"T","description":"x","color":5}]`: true, `{"a":{"Body" : "x"}}`: true, `{"type":"text","n":1}`: false,
+		`[{"amount":1250,"currency":"USD"}]`: false, `{"t\u0065xt":"x"}`: true, `[]`: false, `{"a":"unterminated`: false,
+	} {
+		if got := namesAText([]byte(raw)); got != want {
+			t.Errorf("namesAText(%s) = %v, want %v", raw, got, want)
+		}
+	}
+}
