@@ -498,7 +498,7 @@ func refusalWord(low string) string {
 // rejected, when no word of the text leaves the action possible.
 func ClassifyAnswer(slug string, kind model.ToolKind, status, upstream int, text string) (model.Outcome, string) {
 	fx := effectOf(slug, kind)
-	low := normalText(text)
+	low := normalText(withoutFrames(text)) // a stack frame's names are no word of the answer, as in a log's text
 	quoted := quote(text)
 	if w := uncertainWord(low); w != "" {
 		return model.OutcomeAmbiguous, "the answer reported a failure that names " + w + quoted + ": " + fx.maybe()

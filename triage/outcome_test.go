@@ -679,3 +679,17 @@ func FuzzReadEvidence(f *testing.F) {
 		}
 	})
 }
+
+// TestOneReadingOfFramesOnBothPaths: a write's own answer (ClassifyAnswer) and a log's failure
+// (Classify) read an error text without its stack frames alike: a frame's file named for a
+// timeout is no timeout, so a 403 the provider answered stays a refusal on both.
+func TestOneReadingOfFramesOnBothPaths(t *testing.T) {
+	const text = "Forbidden: missing scope chat:write\n    at retryOnTimeout (/app/src/timeout.js:12:3)"
+	if o, reason := ClassifyAnswer("SLACK_SEND_MESSAGE", model.KindWrite, 200, 403, text); o != model.OutcomeFailed {
+		t.Errorf("the answer: %s (%s), want failed", o, reason)
+	}
+	e := execWith("SLACK_SEND_MESSAGE", "failed", 0, &model.ExecError{Message: text})
+	if o, reason := Classify(e, model.KindWrite, Options{}); o != model.OutcomeFailed {
+		t.Errorf("the log: %s (%s), want failed", o, reason)
+	}
+}
