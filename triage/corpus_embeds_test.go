@@ -180,10 +180,7 @@ func (g *corpusGen) jobLibraryRetry() {
 	n := 3 + g.r.IntN(2)
 	t := g.start()
 	for i := range n {
-		end := endOK
-		if i < n-1 {
-			end = fail
-		}
+		end := failsBeforeLast(i, n, fail)
 		stopped := g.add(c, tg, args, t, end, time.Duration(200+g.r.IntN(800))*time.Millisecond, -1, key)
 		t = stopped.Add(wait(i + 1))
 	}

@@ -98,6 +98,14 @@ func (f facts) fill(s string) string {
 
 func pickOne[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 
+// failsBeforeLast is how attempt i of n ends when every attempt but the last fails as fail.
+func failsBeforeLast(i, n int, fail ending) ending {
+	if i < n-1 {
+		return fail
+	}
+	return endOK
+}
+
 type corpusGen struct {
 	r      *rand.Rand
 	now    time.Time
@@ -374,10 +382,7 @@ func (g *corpusGen) appLoop(rebuild bool) {
 	fail := pickOne(g.r, []ending{endTimeout, end5xx, end429})
 	t := g.start()
 	for i := range n {
-		end := endOK
-		if i < n-1 {
-			end = fail
-		}
+		end := failsBeforeLast(i, n, fail)
 		args := tg.args(text)
 		if rebuild {
 			args = tg.args(fmt.Sprintf("%s\n\n-- sent %s · ref %08x-%04x-4%03x-a%03x-%012x", text, t.Format("15:04:05"),

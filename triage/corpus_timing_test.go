@@ -44,10 +44,7 @@ func (g *corpusGen) jitteredAppRetry() {
 	n := 3 + g.r.IntN(3)
 	t := g.start()
 	for i := range n {
-		end := endOK
-		if i < n-1 {
-			end = fail
-		}
+		end := failsBeforeLast(i, n, fail)
 		stopped := g.add(c, tg, args, t, end, time.Duration(100+g.r.IntN(600))*time.Millisecond, -1, key)
 		t = stopped.Add(time.Duration(g.r.Int64N(int64(base << i))))
 	}
