@@ -416,3 +416,66 @@ func withoutFrames(text string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// asideKey is a member of an error's JSON body that says something beside the failure, not the
+// failure: a warning (Slack's "warning": "missing_charset"), metadata, an identifier, a link to
+// documentation, a suggested fix. Its words are no account of what happened to the request.
+func asideKey(k string) bool {
+	for _, w := range keyWords(k) {
+		switch w {
+		case "warning", "warnings", "metadata", "fix", "suggestion", "suggested", "hint", "documentation", "docs", "doc", "url",
+			"link", "links", "id", "ids":
+			return true
+		}
+	}
+	return false
+}
+
+// withoutAsides is an error sent as a JSON object without the members beside its failure
+// (asideKey, at any depth), written again as JSON; any other text, or a body with none, is
+// returned as it is.
+func withoutAsides(text string) string {
+	if t := strings.TrimSpace(text); len(t) < 2 || t[0] != '{' || !strings.Contains(t, `":`) {
+		return text
+	}
+	var v map[string]any
+	if json.Unmarshal([]byte(text), &v) != nil {
+		return text
+	}
+	dropped := false
+	var prune func(v any) any
+	prune = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if asideKey(k) {
+					delete(x, k)
+					dropped = true
+					continue
+				}
+				x[k] = prune(e)
+			}
+		case []any:
+			for i, e := range x {
+				x[i] = prune(e)
+			}
+		}
+		return v
+	}
+	prune(v)
+	if !dropped {
+		return text
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a proxy's page in a message stays as it was written
+	if enc.Encode(v) != nil {
+		return text
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// failureAccount is what an error text says of the failure: without its stack frames
+// (withoutFrames) and, sent as a JSON body, without the members beside it (withoutAsides).
+// A log's failure and a write's own answer are read from it alike.
+func failureAccount(text string) string { return withoutAsides(withoutFrames(text)) }

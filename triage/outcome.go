@@ -389,7 +389,7 @@ func readEvidence(text string) textSays {
 	if text == "" {
 		return textSays{}
 	}
-	text = withoutFrames(text) // where the code ran is no account of what happened (failuretext.go)
+	text = failureAccount(text) // where the code ran, a warning beside it: no account of what happened (failuretext.go)
 	low := normalText(text)
 	return textSays{timeout: timeoutWord(low), dropped: droppedWord(low), gateway: gatewayCode(low), neverSent: neverSent(low),
 		notConnected: notConnected(low), unsent: unsentWords(low),
@@ -498,7 +498,7 @@ func refusalWord(low string) string {
 // rejected, when no word of the text leaves the action possible.
 func ClassifyAnswer(slug string, kind model.ToolKind, status, upstream int, text string) (model.Outcome, string) {
 	fx := effectOf(slug, kind)
-	low := normalText(withoutFrames(text)) // a stack frame's names are no word of the answer, as in a log's text
+	low := normalText(failureAccount(text)) // read as a log's failure text is
 	quoted := quote(text)
 	if w := uncertainWord(low); w != "" {
 		return model.OutcomeAmbiguous, "the answer reported a failure that names " + w + quoted + ": " + fx.maybe()

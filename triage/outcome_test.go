@@ -322,6 +322,12 @@ func TestClassify(t *testing.T) {
 			model.KindWrite, model.OutcomeRejected, `rate limited (429): the email was likely not sent; verify before retrying`},
 		{"too many recipients refuse the content", execWith(send, "failed", 0, &model.ExecError{Message: "Too many recipients"}),
 			model.KindWrite, model.OutcomeFailed, `refused (too many) "Too many recipients": the email was not sent`},
+		{"a warning beside the error is no account of it", execWith(send, "failed", 0, &model.ExecError{Message: `{"ok":false,` +
+			`"error":"fatal_error","warning":"missing_charset","response_metadata":{"warnings":["missing_charset"]}}`}), model.KindWrite,
+			model.OutcomeAmbiguous, `failed "fatal_error", an error that does not prove the email was not sent: the email may have been sent`},
+		{"the error beside a warning is still read", execWith(send, "failed", 0, &model.ExecError{Message: `{"ok":false,` +
+			`"error":"channel_not_found","warning":"missing_charset"}`}), model.KindWrite, model.OutcomeFailed,
+			`refused (not found) "channel_not_found": the email was not sent`},
 		{"none done, in French", execWith(send, "failed", 0, &model.ExecError{Message: "Message n'a pas été envoyé : destinataire invalide"}),
 			model.KindWrite, model.OutcomeFailed, `refused (invalid) "Message n'a pas été envoyé : destinataire invalide": the email was not sent`},
 		{"a clause placed before the send", execWith(send, "failed", 0, &model.ExecError{Message: "Validation failed before the message was sent"}),
@@ -691,5 +697,22 @@ func TestOneReadingOfFramesOnBothPaths(t *testing.T) {
 	e := execWith("SLACK_SEND_MESSAGE", "failed", 0, &model.ExecError{Message: text})
 	if o, reason := Classify(e, model.KindWrite, Options{}); o != model.OutcomeFailed {
 		t.Errorf("the log: %s (%s), want failed", o, reason)
+	}
+}
+
+// TestAsidesAreNoAccount: an error's JSON body is read without the members beside its failure
+// (warnings, metadata, identifiers, links, a suggested fix), at any depth, as it was written
+// otherwise; a body with none, or any other text, is itself.
+func TestAsidesAreNoAccount(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{"ok":false,"error":"fatal_error","warning":"missing_charset"}`, `{"error":"fatal_error","ok":false}`},
+		{`{"error":{"message":"<b>Bad Gateway</b>","request_id":"r1","suggested_fix":"Check the required fields"}}`,
+			`{"error":{"message":"<b>Bad Gateway</b>"}}`},
+		{`{"ok":false,"error":"channel_not_found"}`, `{"ok":false,"error":"channel_not_found"}`},
+		{`Error: not JSON {"warning":"x"}`, `Error: not JSON {"warning":"x"}`},
+	} {
+		if got := withoutAsides(tt.in); got != tt.want {
+			t.Errorf("withoutAsides(%s) = %s, want %s", tt.in, got, tt.want)
+		}
 	}
 }
