@@ -328,6 +328,10 @@ func TestClassify(t *testing.T) {
 		{"the error beside a warning is still read", execWith(send, "failed", 0, &model.ExecError{Message: `{"ok":false,` +
 			`"error":"channel_not_found","warning":"missing_charset"}`}), model.KindWrite, model.OutcomeFailed,
 			`refused (not found) "channel_not_found": the email was not sent`},
+		{"a plan named beside a failure is no limit of it", execWith(send, "failed", 0,
+			&model.ExecError{Message: "Something went wrong with your plan's webhook settings"}), model.KindWrite, model.OutcomeAmbiguous,
+			`failed "Something went wrong with your plan's webhook settings", an error that does not prove the email was not sent: ` +
+				"the email may have been sent"},
 		{"none done, in French", execWith(send, "failed", 0, &model.ExecError{Message: "Message n'a pas été envoyé : destinataire invalide"}),
 			model.KindWrite, model.OutcomeFailed, `refused (invalid) "Message n'a pas été envoyé : destinataire invalide": the email was not sent`},
 		{"a clause placed before the send", execWith(send, "failed", 0, &model.ExecError{Message: "Validation failed before the message was sent"}),

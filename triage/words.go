@@ -105,7 +105,8 @@ var rateLimitPhrases = []phraseRow{
 // before the rate limits: "Disk quota exceeded" is no quota of requests.
 var heldLimitPhrases = []phraseRow{
 	{source: "English", phrases: []string{"storage quota", "disk quota", "storage limit", "storage is full", "storage full", "mailbox full",
-		"mailbox is full", "insufficient storage", "out of storage", "no space left", "plan limit", "your plan", "plan allows",
+		"mailbox is full", "insufficient storage", "out of storage", "no space left", "plan limit", "on your plan", "of your plan",
+		"plan allows",
 		"upgrade your plan", "hard limit", "billing limit", "spending limit", "credit limit", "out of credits", "no credits"}},
 }
 
