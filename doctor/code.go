@@ -202,15 +202,6 @@ var (
 	toolsArgRE = regexp.MustCompile(`\btools\s*[=:]\s*\[([^\]]*)\]`)
 )
 
-var sessionSends = map[string]bool{
-	"execute":       true,
-	"proxyExecute":  true,
-	"proxy_execute": true,
-	"executeMeta":   true,
-	"execute_meta":  true,
-	"tools":         true,
-}
-
 // scanProject finds the uses in every file of one ecosystem's code.
 func scanProject(files []codeFile) []codeUse {
 	p := follow(files)
@@ -351,6 +342,7 @@ func scanProject(files []codeFile) []codeUse {
 				}
 			}
 			created = storedUse(f, n, names, p.funcs, use) || created // sessions kept in a container (stores.go)
+			created = created || madeHandedOn(line, p.funcs, handOn, use)
 			if !created && (strings.Contains(line, "create") || strings.Contains(line, "use") || strings.Contains(line, "Session")) {
 				if m := createRE.FindStringSubmatch(line); m != nil && isClient(m, names, p.funcs) && !returnRE.MatchString(line) {
 					// a session made and used in one expression, or handed on: not followed
@@ -401,6 +393,9 @@ func scanProject(files []codeFile) []codeUse {
 				case m[2] != "tools" && sessionSends[m[2]] && handedOn(line, mi[0], mi[1]):
 					s.sends = true // the send method handed on to be called (asyncio.to_thread(session.execute, …))
 					use("session", strings.TrimSpace(m[0]))
+				case m[3] == "(" && sessionCreates[m[2]]:
+					s.other = true
+					use("other-create", m[0])
 				case m[2] == "mcp" || m[2] == "url": // url: the experimental session's MCP address
 					if !s.mcp {
 						use("mcp", m[0])

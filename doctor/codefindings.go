@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"slices"
@@ -344,13 +345,19 @@ func listsTools(text string) bool {
 // otherCreateNotes notes each create the SDK's generated client re-sends on a timeout in every
 // release read (sdkversion.PathOtherCreate: connected accounts, auth configs, webhook endpoints,
 // trigger instances...): no upgrade stops it, so it is a note for whoever handles the timeout
-// (an answer lost may leave two), not a finding.
+// (an answer lost may leave two), not a finding. They come in the order of their places.
 func otherCreateNotes(uses []codeUse, found []Finding) []Note {
 	var out []Note
 	once := sdkSendsOnce(uses)
+	var creates []*codeUse
 	for i := range uses {
-		u := &uses[i]
-		if u.what != "other-create" || once[u.eco] {
+		if uses[i].what == "other-create" {
+			creates = append(creates, &uses[i])
+		}
+	}
+	slices.SortStableFunc(creates, func(a, b *codeUse) int { return cmp.Or(cmp.Compare(a.rel, b.rel), cmp.Compare(a.line, b.line)) })
+	for _, u := range creates {
+		if once[u.eco] {
 			continue // every client built sends each request once (sdkByBuild)
 		}
 		if !slices.ContainsFunc(found, func(f Finding) bool {

@@ -770,6 +770,10 @@ func TestOtherCreatesAreNotesNotFindings(t *testing.T) {
 		// the last link handed to asyncio.to_thread, not called (the shape of dheeraj3587/composio-toolkit-ops-agent)
 		{"othercreate-py", []string{"app.py:9 connected_accounts.link", "app.py:13 auth_configs.create", "app.py:17 toolkits.authorize",
 			"app.py:22 connected_accounts.link"}},
+		// a session's authorize is its link (a new connection request each call): on a session
+		// from the project's factory in another file, one handed on to a function, one in a field
+		{"session-authorize", []string{"src/connect.ts:6 session.authorize", "src/connect.ts:16 s.authorize"}},
+		{"session-authorize-py", []string{"app.py:11 self._session.authorize", "app.py:16 session.authorize"}},
 	} {
 		r := scanTestdata(t, "callpaths", tt.dir)
 		if r.RetriesWrites() {
@@ -820,6 +824,11 @@ func TestSessionsAreFollowedWhereTheyGo(t *testing.T) {
 		// not a session the factory returns
 		{"handedon-returned", andSession("RETRIES WRITES", "index.ts:7"), nil},
 		{"handedon-returned-py", andSession("RETRIES WRITES", "app.py:6"), nil},
+		// a session the project's factory makes, handed straight to a function of the project's
+		// (deliver(await sessionFor(id))): followed; to code doctor cannot read, a note
+		{"made-session-handed", andSession("RETRIES WRITES", "src/send.ts:9"), nil},
+		{"made-session-handed-py", andSession("RETRIES WRITES", "app.py:11"), nil},
+		{"made-session-lost", []got{{CallToolsExecute, "ok", ""}}, []string{"index.ts:11 session"}},
 		{"returned-tools-py", andSession("RETRIES WRITES", "agent.py:9"), nil},
 		{"tools-listed", []got{{CallToolsExecute, "ok", ""}}, nil},
 		{"tools-listed-py", []got{{CallToolsExecute, "ok", ""}}, nil},

@@ -43,6 +43,8 @@ var (
 	// calls that copy a tool list (its tools, in another list): what they are handed to
 	// decides, print(list(tools)) a listing, Agent(tools=list(tools)) a run
 	copyCallRE = regexp.MustCompile(`(?:^|[^\w$.])(?:list|tuple|set|frozenset|sorted|reversed|Array\s*\.\s*from)\s*$`)
+	// a name called: sessionFor( in run(await sessionFor(id))
+	callNameRE = regexp.MustCompile(`(` + ident + `)\s*\(`)
 )
 
 // listingMembers are a tool list's members that look at it rather than hand it on.
@@ -50,6 +52,30 @@ var listingMembers = map[string]bool{
 	"length": true, "keys": true, "values": true, "items": true, "entries": true, "forEach": true, "map": true,
 	"name": true, "names": true, "slug": true, "count": true, "size": true, "push": true, "append": true,
 	"extend": true, "update": true, "__len__": true, "function": true,
+}
+
+// madeHandedOn reads a session that a function of the project's makes (funcs) and the line
+// hands straight to a function or class (run(await sessionFor(id))): followed into it by handOn,
+// or, where it goes doctor cannot read, a note at the call. It reports whether the line hands one
+// on; a session made and bound, or used at once (sessionFor(id).execute), is read elsewhere.
+func madeHandedOn(line string, funcs map[string]valueKind, handOn func(col int) bool, use func(what, text string)) bool {
+	if !strings.Contains(line, "(") {
+		return false
+	}
+	for _, m := range callNameRE.FindAllStringSubmatchIndex(line, -1) {
+		if funcs[line[m[2]:m[3]]] != kindSession || m[2] > 0 && line[m[2]-1] == '.' {
+			continue
+		}
+		if _, _, _, ok := enclosingCall(line, m[2]); !ok {
+			continue
+		}
+		if !handOn(m[2]) {
+			end := matching(line, m[1]-1, '(', ')')
+			use("session?", line[m[2]:max(end+1, m[1])])
+		}
+		return true
+	}
+	return false
 }
 
 // enclosingCall finds, walking back from at in line, the innermost call whose parentheses hold
@@ -77,7 +103,7 @@ func enclosingCall(line string, at int) (callee string, arg int, key string, ok 
 			}
 			if piece = strings.TrimSpace(piece); piece == "" {
 				key = identAt(line, at) // shorthand: { session }
-			} else if k, rest, found := strings.Cut(piece, ":"); found && strings.TrimSpace(rest) == "" {
+			} else if k, rest, found := strings.Cut(piece, ":"); found && strings.TrimSuffix(strings.TrimSpace(rest), "await") == "" {
 				key = strings.TrimSpace(k)
 			} else {
 				return "", 0, "", false
@@ -524,6 +550,8 @@ func followParam(p *project, defs map[string][]funcDef, d *funcDef, param string
 			case member == "mcp" || member == "url":
 				r.mcp = true
 				use("mcp", line[m[0]:m[1]])
+			case m[6] >= 0 && sessionCreates[member]:
+				use("other-create", line[m[0]:m[1]])
 			}
 		}
 		for _, at := range wordIndexes(line, param) {
@@ -663,6 +691,8 @@ func followField(f *codeFile, field string, out *[]codeUse) followed {
 			case m[1] == "mcp" || m[1] == "url":
 				r.mcp = true
 				*out = append(*out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: "mcp", text: strings.TrimSpace(m[0])})
+			case m[2] == "(" && sessionCreates[m[1]]:
+				*out = append(*out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: "other-create", text: strings.TrimSpace(m[0])})
 			}
 		}
 	}

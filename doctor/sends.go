@@ -206,6 +206,21 @@ func attrByName(code, raw string, at int, name string) (member string, ok bool) 
 	return arg[1 : end+1], true
 }
 
+// sessionSends are a session's methods that send a tool's call (tools: its tools, when run).
+var sessionSends = map[string]bool{
+	"execute":       true,
+	"proxyExecute":  true,
+	"proxy_execute": true,
+	"executeMeta":   true,
+	"execute_meta":  true,
+	"tools":         true,
+}
+
+// sessionCreates are a session's methods that create through the generated client, which every
+// release re-sends on a timeout (sdkversion.PathOtherCreate): authorize is the session's link, a
+// new connection request each call (@composio/core 0.21.0: toolRouter.session.link).
+var sessionCreates = map[string]bool{"authorize": true}
+
 // takenMember is what a session's member taken by name (attrByName) is a use of: "mcp" for its
 // MCP address (mcp, url), "session" for a send method taken to be called, "" for anything else.
 func takenMember(member string) string {
