@@ -528,6 +528,28 @@ func outcomeFamilies() []outcomeFamily {
 			"Not authorized. If the app was installed recently, reinstall it",
 			"Invalid API key. Please make sure the key is enabled and try again",
 		)},
+		// the eighteenth batch, written before the rules read it: validators that say what a value
+		// should be (Ajv's first wording, Notion's, Python's "expected ..., got ..."), a balance
+		// too low to spend, and, beside them, advice and states worded with "should"
+		{"a validator's should and expected", model.OutcomeFailed, msg(
+			"body.parent.page_id should be defined, instead was `undefined`.", "data.title should be string",
+			"data should have required property 'channel'", "data.attendees should NOT have fewer than 1 items",
+			`data.to should match format "email"`, "title should not be empty",
+			"The 'to' parameter should be a phone number in E.164 format", "start should be before end",
+			"expected a list of strings, got str", "Expected an array of objects but got null",
+			"due_date should be a date in YYYY-MM-DD format", "priority should be one of: low, medium, high",
+			"amount should be greater than 0",
+		)},
+		{"a balance too low to spend", model.OutcomeFailed, msg(
+			"Your credit balance is too low to access the API.", "balance too low",
+			"You exceeded your current quota, please check your plan and billing details.", "Low balance: please top up your account",
+			"Account balance is insufficient", "Your prepaid balance has run out", "Please add funds to continue",
+		)},
+		{"advice and states worded with should", model.OutcomeAmbiguous, msg(
+			"This should be resolved shortly. Please try again.", "Your message should be delivered soon",
+			"It should be a temporary problem", "You should have received the invite already",
+			"The server should be back shortly", "Error contacting the billing service", "Billing service unavailable",
+		)},
 	}
 }
 

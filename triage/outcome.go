@@ -438,6 +438,22 @@ var unreachableTarget = regexp.MustCompile(`\b(cannot|can't|can not|unable to) (
 var accessNeeded = regexp.MustCompile(`\b(requires?|needs?|need to have)( [a-z0-9:'._/]+){0,3} (access|scopes?|permissions?|` +
 	`privileges?|roles?|rights)\b|\bonly ([a-z]+ ){1,2}(can|may|are allowed)\b`)
 
+// validatorSays is a validator's constraint on a value the request carries, in the wording that
+// says what the value should be (Ajv's first wording "should be string", "should have required
+// property", Notion's "should be defined, instead was"), or what was expected and what came
+// ("expected a list of strings, got str"): its presence, emptiness, type or form, order, range or
+// set. Advice and states worded with "should" ("should be resolved shortly", "should be back",
+// "should have received") say none of these.
+var validatorSays = regexp.MustCompile(`\bshould (not )?(be (defined|undefined|empty|blank|null|present|provided|specified|unique|` +
+	`non-?empty|positive|negative|(greater|less|larger|smaller|longer|shorter|earlier|later) than|before|after|between|` +
+	`one of|equal to|at (least|most)|in [a-z0-9.:/ -]{1,20} format|(a |an )?(valid |non-empty |positive )?` + validatorType + `)|` +
+	`have (required|additional|more|fewer|no more|no fewer|at least|at most)|match (the )?(pattern|format))\b|` +
+	`\bexpected (a |an )?(list|array|string|number|integer|int|float|boolean|bool|object|dict|map|date|str)\b[^.;]{0,40}\b(got|received)\b`)
+
+// validatorType is a type or form a validator names.
+const validatorType = `(string|number|integer|int|float|boolean|bool|object|array|list|map|dict|date|date-time|datetime|time|` +
+	`timestamp|url|uri|email|email address|phone number|uuid|id|json|null)s?`
+
 // rateLimitText reports whether a (lower-case) error text names a rate limit, in the
 // spellings providers use: "rate limit", Google's "User-rate limit exceeded" and
 // rateLimitExceeded (answered 403), "too many requests", quotas, throttling, 429.
@@ -475,7 +491,7 @@ func refusalWord(low string) string {
 		return "not found"
 	}
 	if w := cmp.Or(findPhrase(low, heldLimitPhrases), unknownThing(low), unreachableTarget.FindString(low),
-		accessNeeded.FindString(low)); w != "" {
+		accessNeeded.FindString(low), validatorSays.FindString(low)); w != "" {
 		return w
 	}
 	for _, c := range []string{"400", "401", "403", "404", "422"} {

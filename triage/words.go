@@ -108,6 +108,10 @@ var heldLimitPhrases = []phraseRow{
 		"mailbox is full", "insufficient storage", "out of storage", "no space left", "plan limit", "on your plan", "of your plan",
 		"plan allows",
 		"upgrade your plan", "hard limit", "billing limit", "spending limit", "credit limit", "out of credits", "no credits"}},
+	{source: "English (a balance to spend too low or spent; a limit that sends the caller to its billing)",
+		phrases: []string{"balance is too low", "balance too low", "low balance", "balance is insufficient", "balance has run out",
+			"balance ran out", "credits have run out", "run out of credits", "billing details", "billing information", "top up your",
+			"add funds", "add credits"}},
 }
 
 // notConnectedPhrases say the connection never opened (a timeout or an error while connecting):
