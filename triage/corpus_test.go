@@ -707,7 +707,7 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent describes it in a document, or in text", g.agentDescribesInADocument},
 			{"agent writes the time in another notation", g.agentRetimes}, {"agent bills it again in other notations", g.agentRenotatesABill},
 			{"agent posts it again as an embed, or as text", g.agentPostsAnEmbed}, {"agent texts a number dialed otherwise", g.agentRedialsANumber},
-			{"a job library's retry schedule", g.jobLibraryRetry}} {
+			{"a job library's retry schedule", g.jobLibraryRetry}, {"agent opens the pull request again, reworded", g.agentReopensAPullRequest}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -738,7 +738,9 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"another row in one database after a failure", g.otherRowAfterAFailure},
 			{"another post from one account after a failure", g.otherPostAfterAFailure},
 			{"another embed in one channel after a failure", g.otherEmbedAfterAFailure},
-			{"the same text to the next number after a failure", g.sameTextNextNumber}} {
+			{"the same text to the next number after a failure", g.sameTextNextNumber},
+			{"a request from another branch after a failure", g.otherBranchAfterAFailure},
+			{"the same branch into another base after a failure", g.sameBranchIntoAnotherBase}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""

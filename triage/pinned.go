@@ -118,20 +118,45 @@ func personRecord(who string) bool {
 	return false
 }
 
+// mergeBranch says which side of a proposed merge an argument (its name) names: +1 the branch
+// whose changes are proposed (head, source_branch, sourceRefName, from_branch), -1 the branch
+// they would go into (base, target_branch, targetRefName, to_branch), 0 neither. A name of one
+// word is read as GitHub writes it (head, base); a longer one must say it is a branch or a ref.
+func mergeBranch(k string) int {
+	ws := keyWords(k)
+	switch {
+	case len(ws) == 1 && ws[0] == "head":
+		return 1
+	case len(ws) == 1 && ws[0] == "base":
+		return -1
+	case len(ws) < 2 || !slices.ContainsFunc(ws[1:], func(w string) bool { return w == "branch" || w == "ref" }):
+		return 0
+	}
+	switch ws[0] {
+	case "head", "source", "from":
+		return 1
+	case "base", "target", "to", "destination", "dest":
+		return -1
+	}
+	return 0
+}
+
 // pin is what pinOf reads of a write's arguments.
 type pin struct {
 	// slot: a start and the people it gathers pin an event; own: the target's own address or
-	// phone pins it (a contact), and then nothing else of it is its identity
-	slot, own bool
-	norm      map[string]string // the pinning values in their normal form, by key
-	address   bool              // own pins by an email address (a phone beside it is an attribute)
+	// phone pins it (a contact), and then nothing else of it is its identity; merge: a branch
+	// proposed into another pins a pull or merge request (a host keeps one open request for a
+	// pair), its title and description words about it
+	slot, own, merge bool
+	norm             map[string]string // the pinning values in their normal form, by key
+	address          bool              // own pins by an email address (a phone beside it is an attribute)
 }
 
 // pinOf reads whether a write's top-level arguments pin its target; skip is the volatile keys
 // (lower case), which pin nothing.
 func pinOf(ms []model.ArgMember, skip map[string]bool, roles Roles) pin {
 	var p pin
-	var start, people, message bool
+	var start, people, message, head, base bool
 	zone := zoneOf(ms, skip)
 	for _, m := range ms {
 		lk := strings.ToLower(m.Key)
@@ -162,6 +187,13 @@ func pinOf(ms []model.ArgMember, skip map[string]bool, roles Roles) pin {
 			if a := addressSet(string(m.Raw)); a != "" && !strings.Contains(a, ",") {
 				v, p.own, p.address = "E:"+a, true, true
 			}
+		case role == RoleNone && m.IsStr && strings.TrimSpace(m.Str) != "":
+			switch mergeBranch(m.Key) {
+			case 1:
+				v, head = m.Str, true
+			case -1:
+				v, base = m.Str, true
+			}
 		}
 		if v != "" {
 			if p.norm == nil {
@@ -171,6 +203,7 @@ func pinOf(ms []model.ArgMember, skip map[string]bool, roles Roles) pin {
 		}
 	}
 	p.slot = start && people
+	p.merge = head && base
 	if message {
 		// a write that carries a message is about its message: an address beside it says who
 		// receives it (an email sent through a tool that names it "email"), not what it is
@@ -337,7 +370,7 @@ func addressOrPhone(s string) string {
 // name, a company, a phone beside the address) are words about it, and move to the text too.
 func pinnedMembers(ms []model.ArgMember, skip map[string]bool, roles Roles) (pinned bool, text []bool, out []model.ArgMember) {
 	p := pinOf(ms, skip, roles)
-	if !p.slot && !p.own {
+	if !p.slot && !p.own && !p.merge {
 		return false, nil, ms
 	}
 	text = make([]bool, len(ms))

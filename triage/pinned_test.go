@@ -36,13 +36,19 @@ func TestWhatPinsATarget(t *testing.T) {
 		{"an owner's address is another person's", `{"owner_email":"boss@x.org","title":"Q3 deal"}`, false},
 		{"a host's address is the one acting", `{"user_email":"host@x.org","topic":"Sync"}`, false},
 		{"two addresses are no one record's", `{"email":["a@x.org","b@x.org"],"name":"Team"}`, false},
+		{"a branch proposed into another", `{"owner":"acme","repo":"api","head":"fix/login","base":"main","title":"Fix login"}`, true},
+		{"a source branch and a target branch", `{"id":"acme/api","source_branch":"fix/login","target_branch":"main"}`, true},
+		{"refs by another spelling", `{"repositoryId":"r1","sourceRefName":"refs/heads/fix","targetRefName":"refs/heads/main"}`, true},
+		{"a head without a base", `{"owner":"acme","repo":"api","head":"fix/login","title":"Fix login"}`, false},
+		{"a branch created from another", `{"repo":"api","branch_name":"fix/login","source":"main"}`, false},
+		{"a commit's head and base are no branches", `{"head_sha":"a1b2","base_sha":"c3d4","body":"LGTM"}`, false},
 	} {
 		ms, ok := model.SplitObject(json.RawMessage(c.args))
 		if !ok {
 			t.Fatalf("%s: not an object", c.name)
 		}
 		p := pinOf(ms, skipSet(model.DefaultVolatileKeys()), nil)
-		if got := p.slot || p.own; got != c.pinned {
+		if got := p.slot || p.own || p.merge; got != c.pinned {
 			t.Errorf("%s: pinned %v, want %v", c.name, got, c.pinned)
 		}
 	}
@@ -80,6 +86,9 @@ func TestAPinnedIdentityIsItsFacts(t *testing.T) {
 		{`{"summary":"Q3","start":{"dateTime":"2026-03-14T16:00:00","timeZone":"Europe/Paris"},"attendees":[{"email":"a@x.org"}]}`,
 			`{"summary":"Budget","start":{"dateTime":"2026-03-14T15:00:00Z"},"attendees":["a@x.org"]}`},
 		{`{"email":[{"value":"dana@x.org","primary":true}],"name":"Dana"}`, `{"email":[{"value":"DANA@x.org","primary":true}],"name":"D. Okafor"}`},
+		// a request to merge one branch into another, under another title
+		{`{"owner":"acme","repo":"api","head":"fix/login","base":"main","title":"Fix login timeout"}`,
+			`{"owner":"acme","repo":"api","head":"fix/login","base":"main","title":"Raise the session login timeout"}`},
 	}
 	for _, p := range same {
 		if a, b := id(p[0]), id(p[1]); a != b {
@@ -93,6 +102,11 @@ func TestAPinnedIdentityIsItsFacts(t *testing.T) {
 		{`{"email":"dana.kim@alpha.example","firstname":"Dana"}`, `{"email":"dana.kim@beta.example","firstname":"Dana"}`},
 		{`{"summary":"Q3","start_datetime":"2026-03-14T11:00:00","timezone":"America/New_York","attendees":["dana@x.org"]}`,
 			`{"summary":"Q3","start_datetime":"2026-03-14T11:00:00Z","timezone":"America/New_York","attendees":["dana@x.org"]}`},
+		// the same branch into another base (a backport), or in another repository
+		{`{"owner":"acme","repo":"api","head":"fix/login","base":"main","title":"Fix login"}`,
+			`{"owner":"acme","repo":"api","head":"fix/login","base":"release/1.2","title":"Fix login"}`},
+		{`{"owner":"acme","repo":"api","head":"fix/login","base":"main","title":"Fix login"}`,
+			`{"owner":"acme","repo":"web","head":"fix/login","base":"main","title":"Fix login"}`},
 	}
 	for _, p := range other {
 		if a, b := id(p[0]), id(p[1]); a == b {
