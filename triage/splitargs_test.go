@@ -133,7 +133,8 @@ func FuzzSplitArgsQuick(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1}`, `{"to":"x","body":"long\ntext","n":1.0}`, `{"a":{"b":[1,2,{"nonce":3}]}}`, `{"a":1,"a":2}`, `{"a":"\u00e9"}`, "{\"a\":\"\xff\"}", `[1]`, `{"a":1e400}`,
 		`{"p":{"b":"\u0041bc"}}`, `{"p":{"b":"Étienne","n":"1250.00"}}`, `{"p":["#General","2026-03-04T00:00:00Z"]}`,
 		`{"spreadsheetId":"1","SheetName":"a"}`, `{"user_id":"1","userId":"2"}`, `{"to":4155550123,"to_number":"07700900123"}`,
-		`{"embeds":[{"title":"T","description":"a notice of some length","color":5}],"channel_id":"9"}`} {
+		`{"embeds":[{"title":"T","description":"a notice of some length","color":5}],"channel_id":"9"}`,
+		`{"head":"fix/a","base":"main","title":"Fix a","body":"Fixes a."}`, `{"source_branch":"x","targetRefName":"y","title":"T"}`} {
 		f.Add(s)
 	}
 	volatile := model.DefaultVolatileKeys()
