@@ -771,7 +771,8 @@ func TestOtherCreatesAreNotesNotFindings(t *testing.T) {
 		{"othercreate-py", []string{"app.py:9 connected_accounts.link", "app.py:13 auth_configs.create", "app.py:17 toolkits.authorize",
 			"app.py:22 connected_accounts.link"}},
 		// a session's authorize is its link (a new connection request each call): on a session
-		// from the project's factory in another file, one handed on to a function, one in a field
+		// from the project's factory in another file (the shape of unainr/working-composio-agents
+		// and customclaw/composio), one handed on to a function, one in a field
 		{"session-authorize", []string{"src/connect.ts:6 session.authorize", "src/connect.ts:16 s.authorize"}},
 		{"session-authorize-py", []string{"app.py:11 self._session.authorize", "app.py:16 session.authorize"}},
 	} {
