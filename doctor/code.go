@@ -283,7 +283,11 @@ func scanProject(files []codeFile) []codeUse {
 			if containsAnyOf(line, legacyHints) {
 				if m := legacyRE.FindStringSubmatch(line); m != nil && m[1] != "self" && m[1] != "this" && m[1] != "cls" &&
 					(legacyHere || strings.Contains(strings.ToLower(m[1]), "toolset") || m[1] == ")" && strings.Contains(line, "ToolSet(")) {
-					use("legacy", m[0])
+					if read := f.legacyRead(n, m[2]); read != "" {
+						use("legacy-read", read) // execute_action of a read: sent again, it changes nothing
+					} else {
+						use("legacy", m[0])
+					}
 				}
 			}
 			if m := middlewareIn(line); m != nil {

@@ -98,7 +98,7 @@ func codeFindings(uses []codeUse, read map[Ecosystem][]string, found []Finding) 
 				shortList(local.text) + " at " + local.at() + "), which the legacy toolset runs in the SDK's own process, sending nothing " +
 				"to the API"
 		}
-		if r := useUnder(uses, f, "execute-read"); r != nil && what == "execute" {
+		if r := useUnder(uses, f, what+"-read"); r != nil && (what == "execute" || what == "legacy") {
 			f.Reason += " with a write: it sends only reads (" + r.text + " at " + r.at() + "), which, sent again, change nothing"
 		}
 		f.Fix = ""

@@ -573,6 +573,10 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		{"method-ref-test", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-write", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "bot.py:7", UseUsed}}}, // handle_tool_calls sends, get_tools lists
+		// execute_action of reads only (Action.X, under action= or first): sent again they change
+		// nothing; beside a write (its action a string, after params=), the write is the send cited
+		{"legacy-execute-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
+		{"legacy-execute-mixed", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "calendar.py:15", UseUsed}}},
 		// the legacy line runs its local tools (FILETOOL...) in the SDK's process: a toolset that
 		// names only those sends nothing to the API (the shape of ComposioHQ/ai-agents-workshop-07-25);
 		// one remote tool beside them, named as a string, is a send

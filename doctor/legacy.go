@@ -6,7 +6,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sdkversion"
+	"github.com/exectriage/exectriage/triage"
 )
 
 // Which toolset a file's calls are on: the legacy line's ComposioToolSet (its get_tools,
@@ -18,6 +20,27 @@ var (
 	pyLegacyToolsetRE = regexp.MustCompile(`^\s*from\s+composio\w*(?:\.\w+)*\s+import\s+.*?\b(\w*ToolSet|Action|App)\b`)
 	tsLegacyToolsetRE = regexp.MustCompile(`\b\w*ToolSet\b[^;]*(?:from\s*|require\s*\(\s*)["']composio-core["']`)
 )
+
+// legacyActionRE is the action an execute_action call names, under action= or as its first
+// argument: Action.GMAIL_FETCH_EMAILS, "GMAIL_FETCH_EMAILS".
+var legacyActionRE = regexp.MustCompile(`(?:\baction\s*=\s*|^\s*)(?:Action\s*\.\s*)?["']?([A-Z][A-Z0-9_]{2,})\b`)
+
+// legacyRead is the read a legacy execute_action call on line n names, "" for a write, for a
+// tool the call does not spell out, or for another method (its tools listed, or handed on).
+func (f *codeFile) legacyRead(n int, method string) string {
+	if method != "execute_action" && method != "executeAction" {
+		return ""
+	}
+	loc := legacyRE.FindStringIndex(f.raw[n])
+	if loc == nil {
+		return "" // a chain joined from lines below: the call's arguments are not read here
+	}
+	m := legacyActionRE.FindStringSubmatch(callArgs(f.raw, n, loc[1]))
+	if m == nil || (*triage.Kinds)(nil).Kind(m[1]) != model.KindRead {
+		return ""
+	}
+	return m[1]
+}
 
 // namesLegacyToolset reports whether a file imports the legacy toolset (ComposioToolSet,
 // OpenAIToolSet, its Action or App enums) from a Composio package: the legacy line's sending
