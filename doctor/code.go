@@ -172,14 +172,6 @@ var (
 		`\.\s*tools\s*\.\s*(execute|proxyExecute|proxy_execute|proxy)\s*\(|\b(handleToolCalls|handle_tool_calls|executeToolCall|execute_tool_call)\s*\(`,
 	)
 	toolsGetRE = regexp.MustCompile(`(` + ident + `)\s*\.\s*tools\s*\.\s*get\s*\(`)
-	// legacyRE is a call of the legacy toolset's sending methods: a method on a receiver
-	// (toolset.get_tools(), ComposioToolSet().execute_action()), never a bare call, which is a
-	// function of the project's own (def get_tools); a receiver of the project's own object
-	// (self, this, cls) is not the toolset either.
-	legacyRE = regexp.MustCompile(
-		`(` + ident + `|\))\s*\.\s*(execute_action|executeAction|get_tools|getTools|get_actions|getActions|handle_tool_calls|handleToolCall|` +
-			`execute_request|executeRequest)\s*\(`,
-	)
 	// a call on a name: recv.method( or recv.mcp
 	memberRE      = regexp.MustCompile(`(` + ident + `)\s*\.\s*(` + ident + `)\s*(\()?`)
 	destructureRE = regexp.MustCompile(`\{([^}]*)\}\s*=\s*(?:await\s+)?(` + ident + `)\s*;?\s*$`)
@@ -562,20 +554,6 @@ func mcpAddressOf(rhs string) bool {
 		}
 	}
 	return false
-}
-
-// legacyHints are the words legacyRE needs.
-var legacyHints = []string{
-	"xecute_action",
-	"xecuteAction",
-	"get_tools",
-	"getTools",
-	"get_actions",
-	"getActions",
-	"andle_tool_calls",
-	"andleToolCall",
-	"xecute_request",
-	"xecuteRequest",
 }
 
 // defines reports whether the call text m on line is a definition (def execute_tool_call(,

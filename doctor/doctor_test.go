@@ -575,6 +575,9 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		{"legacy-write", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "bot.py:7", UseUsed}}}, // handle_tool_calls sends, get_tools lists
 		// execute_action of reads only (Action.X, under action= or first): sent again they change
 		// nothing; beside a write (its action a string, after params=), the write is the send cited
+		// an OpenAI assistant's run handled by the legacy toolset: the handling call is the send
+		// cited, not get_tools (the shape of a sheet-to-database sync found by search)
+		{"legacy-assistant", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "sync.py:12", UseUsed}}},
 		{"legacy-execute-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-execute-mixed", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "calendar.py:15", UseUsed}}},
 		// the legacy line runs its local tools (FILETOOL...) in the SDK's process: a toolset that

@@ -21,6 +21,34 @@ var (
 	tsLegacyToolsetRE = regexp.MustCompile(`\b\w*ToolSet\b[^;]*(?:from\s*|require\s*\(\s*)["']composio-core["']`)
 )
 
+// legacyRE is a call of the legacy toolset's sending methods: a method on a receiver
+// (toolset.get_tools(), ComposioToolSet().execute_action()), never a bare call, which is a
+// function of the project's own (def get_tools); a receiver of the project's own object (self,
+// this, cls) is not the toolset either. Beside the tools it lists and the actions it executes,
+// it runs what a model asked for: handle_tool_calls, and for an OpenAI assistant's run
+// handle_assistant_tool_calls, wait_and_handle_assistant_tool_calls (waitAndHandleAssistantToolCalls).
+var legacyRE = regexp.MustCompile(
+	`(` + ident + `|\))\s*\.\s*(execute_action|executeAction|get_tools|getTools|get_actions|getActions|handle_tool_calls|handleToolCall|` +
+		`(?:wait_and_)?handle_assistant_tool_calls|(?:waitAndH|h)andleAssistantToolCalls|handleAssistantMessage|` +
+		`execute_request|executeRequest)\s*\(`,
+)
+
+// legacyHints are the words legacyRE needs.
+var legacyHints = []string{
+	"xecute_action",
+	"xecuteAction",
+	"get_tools",
+	"getTools",
+	"get_actions",
+	"getActions",
+	"andle_tool_calls",
+	"andleToolCall",
+	"andle_assistant_tool_calls",
+	"andleAssistant",
+	"xecute_request",
+	"xecuteRequest",
+}
+
 // legacyActionRE is the action an execute_action call names, under action= or as its first
 // argument: Action.GMAIL_FETCH_EMAILS, "GMAIL_FETCH_EMAILS".
 var legacyActionRE = regexp.MustCompile(`(?:\baction\s*=\s*|^\s*)(?:Action\s*\.\s*)?["']?([A-Z][A-Z0-9_]{2,})\b`)
