@@ -545,6 +545,34 @@ func outcomeFamilies() []outcomeFamily {
 			"You exceeded your current quota, please check your plan and billing details.", "Low balance: please top up your account",
 			"Account balance is insufficient", "Your prepaid balance has run out", "Please add funds to continue",
 		)},
+		// the nineteenth batch, written before the rules read it: a write that took effect, in
+		// whole or in part, said in the languages the refusals are read in and in participles the
+		// table lacked, with a refusal of what followed; and beside it, the write said not done
+		{"a part done, said in another language", model.OutcomeAmbiguous, msg(
+			"メッセージは送信されましたが、ラベルが見つかりません", "消息已发送，但标签未找到", "訊息已發送，但找不到標籤",
+			"메시지가 전송되었습니다. 라벨을 찾을 수 없습니다", "Сообщение отправлено, но метка не найдена",
+			"Повідомлення надіслано, але мітку не знайдено", "Wiadomość wysłano, ale nie znaleziono etykiety",
+			"Zpráva odeslána, štítek nenalezen", "Bericht verzonden, maar label niet gevonden", "Meddelandet har skickats men etiketten hittades inte",
+			"Mesaj gönderildi ancak etiket bulunamadı", "Tin nhắn đã gửi nhưng không tìm thấy nhãn", "Pesan terkirim, tetapi label tidak ditemukan",
+			"تم إرسال الرسالة ولكن لم يتم العثور على التصنيف", "ההודעה נשלחה אך התווית לא נמצאה", "Το μήνυμα στάλθηκε αλλά η ετικέτα δεν βρέθηκε",
+			"संदेश भेजा गया, लेकिन लेबल नहीं मिला", "ส่งข้อความแล้ว แต่ไม่พบป้ายกำกับ",
+		)},
+		{"a write said done in participles the table lacked", model.OutcomeAmbiguous, msg(
+			"Invoice 1001 was finalized but emailing it failed: invalid recipient", "Payment captured; receipt email rejected by the mail server",
+			"Row appended. Formatting request failed: invalid range", "Order placed, but the confirmation SMS was rejected",
+			"Refund processed; notification failed: invalid phone number", "Form submitted; attachment rejected (file too large)",
+			"Pull request merged, but deleting the branch was forbidden", "Email forwarded; the label could not be found",
+			"Funds transferred. Memo field invalid", "Webhook registered, but the test ping returned 401",
+			"Invoice paid; receipt could not be generated: template not found", "Package shipped; tracking update denied",
+		)},
+		{"a write said not done, in another language", model.OutcomeFailed, msg(
+			"メッセージは送信されませんでした：宛先が無効です", "消息未发送：收件人无效", "메시지가 전송되지 않았습니다: 잘못된 수신자",
+			"Сообщение не отправлено: недопустимый адрес", "Wiadomość nie została wysłana: nieprawidłowy adres",
+			"Bericht niet verzonden: ongeldig adres", "Mesaj gönderilmedi: geçersiz adres", "Tin nhắn chưa được gửi: địa chỉ không hợp lệ",
+			"لم يتم إرسال الرسالة: العنوان غير صالح", "ההודעה לא נשלחה: כתובת לא חוקית", "संदेश नहीं भेजा गया: पता अमान्य है",
+			"ส่งข้อความไม่สำเร็จ: ที่อยู่ไม่ถูกต้อง", "Το μήνυμα δεν στάλθηκε: μη έγκυρη διεύθυνση", "Meddelandet skickades inte: ogiltig adress",
+			"Pesan tidak terkirim: alamat tidak valid", "Zpráva nebyla odeslána: neplatná adresa", "Повідомлення не надіслано: недійсна адреса",
+		)},
 		{"advice and states worded with should", model.OutcomeAmbiguous, msg(
 			"This should be resolved shortly. Please try again.", "Your message should be delivered soon",
 			"It should be a temporary problem", "You should have received the invite already",

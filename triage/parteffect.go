@@ -15,9 +15,23 @@ import (
 // sent again). A text that says in words that none of it took effect ("No rows inserted",
 // "nothing was sent", "0 of 3 recipients accepted") is a refusal of the whole.
 
-// effectDone is a past participle that says a write's effect took place.
-const effectDone = `(sent|created|inserted|posted|uploaded|delivered|saved|added|updated|scheduled|published|charged|booked|` +
-	`shared|applied|accepted|written|moved|copied|imported|queued|opened)`
+// effectParticiples are the English past participles that say a write's effect took place: of
+// the writes tools make (send, create, post, append, forward, merge, transfer...) and of what a
+// payment, an order or a form goes through (charged, captured, paid, refunded, finalized,
+// placed, processed, submitted, shipped). A participle that also names a target's refused state
+// (rejected, blocked, deleted, archived, revoked, expired, cancelled) is none: "was deleted" is
+// a target gone.
+var effectParticiples = []string{"sent", "created", "inserted", "posted", "uploaded", "delivered", "saved", "added", "updated",
+	"scheduled", "published", "charged", "booked", "shared", "applied", "accepted", "written", "moved", "copied", "imported", "queued",
+	"appended", "finalized", "finalised", "captured", "paid", "refunded", "placed", "processed", "submitted", "forwarded",
+	"replied", "merged", "transferred", "registered", "confirmed", "invited", "assigned", "commented", "duplicated", "executed",
+	"replaced", "modified", "edited", "renamed", "pinned", "starred", "subscribed", "enrolled", "dispatched", "shipped", "deployed",
+	"stored", "synced", "synchronized", "tagged", "labeled", "labelled", "emailed", "texted", "messaged", "drafted", "filed", "approved"}
+
+// effectDone is a past participle that says a write's effect took place (effectParticiples), or
+// "opened" where a count or a negation goes with it ("3 issues opened"): alone it is said of
+// connections and circuit breakers too.
+var effectDone = `(` + strings.Join(effectParticiples, "|") + `|opened)`
 
 // partDone finds, in a (lower-case) error text, the words that name a part as done: a part
 // named as such (2 of 5, partially, some recipients, the rest) or counted as done ("3 rows
@@ -39,9 +53,8 @@ var noneDone = regexp.MustCompile(`\b(no|nothing|none|0) (of [0-9]+ )?([a-z]+ ){
 // participles of an effect in each language the refusal words are read in (words.go), the
 // words of a success, and a part left out while the rest went on (skipped, ignored).
 var doneWords = []phraseRow{
-	{source: "English", phrases: []string{"sent", "created", "inserted", "posted", "uploaded", "delivered", "saved", "added", "updated",
-		"scheduled", "published", "charged", "booked", "shared", "applied", "accepted", "written", "moved", "copied", "imported", "queued",
-		"success", "succeeded", "successful", "successfully", "ok", "done", "completed", "finished", "skipped", "ignored"}},
+	{source: "English", phrases: append(slices.Clip(effectParticiples), "success", "succeeded", "successful", "successfully", "ok", "done",
+		"completed", "finished", "skipped", "ignored")},
 	{source: "German", phrases: []string{"gesendet", "versendet", "erstellt", "gespeichert", "hochgeladen", "zugestellt", "veröffentlicht",
 		"erfolgreich"}},
 	{source: "French", phrases: []string{"envoyé", "envoyée", "créé", "créée", "enregistré", "enregistrée", "publié", "publiée", "livré",
@@ -52,6 +65,38 @@ var doneWords = []phraseRow{
 		"sucesso"}},
 	{source: "Italian", phrases: []string{"inviato", "inviata", "creato", "creata", "salvato", "salvata", "pubblicato", "pubblicata",
 		"consegnato", "caricato", "riuscito"}},
+	{source: "Russian", phrases: []string{"отправлено", "отправлен", "отправлена", "создано", "создан", "создана", "сохранено",
+		"сохранён", "сохранен", "опубликовано", "доставлено", "загружено", "успешно"}},
+	{source: "Ukrainian", phrases: []string{"надіслано", "відправлено", "створено", "збережено", "опубліковано", "доставлено", "успішно"}},
+	{source: "Polish", phrases: []string{"wysłano", "wysłana", "wysłany", "wysłane", "utworzono", "zapisano", "opublikowano", "dostarczono",
+		"pomyślnie"}},
+	{source: "Czech", phrases: []string{"odesláno", "odeslána", "odeslán", "vytvořeno", "uloženo", "publikováno", "doručeno", "úspěšně"}},
+	{source: "Dutch", phrases: []string{"verzonden", "verstuurd", "aangemaakt", "opgeslagen", "gepubliceerd", "afgeleverd", "geslaagd",
+		"succesvol"}},
+	{source: "Swedish (the supine, after har; a passive's inte follows it)", phrases: []string{"skickats", "skapats", "sparats",
+		"publicerats", "levererats", "lyckades"}},
+	{source: "Turkish (a negation is a suffix: gönderilmedi)", phrases: []string{"gönderildi", "oluşturuldu", "kaydedildi", "yayınlandı",
+		"yüklendi", "başarılı", "başarıyla", "teslim edildi"}},
+	{source: "Vietnamese", phrases: []string{"đã gửi", "đã tạo", "đã lưu", "đã đăng", "thành công"}},
+	{source: "Indonesian", phrases: []string{"terkirim", "dikirim", "dibuat", "disimpan", "diterbitkan", "berhasil"}},
+	{source: "Arabic", phrases: []string{"تم إرسال", "تم الإرسال", "تم إنشاء", "تم الإنشاء", "تم حفظ", "تم الحفظ", "تم نشر", "بنجاح"}},
+	{source: "Hebrew", phrases: []string{"נשלח", "נשלחה", "נוצר", "נוצרה", "נשמר", "נשמרה", "פורסם", "בהצלחה"}},
+	{source: "Greek", phrases: []string{"στάλθηκε", "εστάλη", "δημιουργήθηκε", "αποθηκεύτηκε", "δημοσιεύτηκε", "επιτυχώς"}},
+	{source: "Hindi", phrases: []string{"भेजा गया", "भेजी गई", "बनाया गया", "सहेजा गया", "सफलतापूर्वक"}},
+}
+
+// doneRuns are doneWords in the scripts written without spaces between words (Japanese, Chinese,
+// Thai) and in Korean's endings, found inside a run of letters: each a form that says it was done,
+// none of them inside its negation (送信されませんでした, 未发送 and 发送失败, ส่งไม่สำเร็จ,
+// 전송되지 않았습니다 hold none).
+var doneRuns = []phraseRow{
+	{source: "Japanese", phrases: []string{"送信されました", "送信しました", "作成されました", "作成しました", "保存されました",
+		"保存しました", "投稿されました", "投稿しました", "公開されました", "追加されました", "成功しました"}},
+	{source: "Chinese", phrases: []string{"已发送", "已发出", "已创建", "已保存", "已发布", "已送达", "已上传", "发送成功", "创建成功",
+		"保存成功", "已發送", "已建立", "已儲存", "已發佈", "發送成功"}},
+	{source: "Korean", phrases: []string{"전송되었습니다", "전송했습니다", "생성되었습니다", "저장되었습니다", "게시되었습니다",
+		"업로드되었습니다", "성공했습니다", "성공적으로"}},
+	{source: "Thai", phrases: []string{"ส่งแล้ว", "สร้างแล้ว", "บันทึกแล้ว", "ส่งสำเร็จ", "สร้างสำเร็จ", "บันทึกสำเร็จ"}},
 }
 
 // notDone are the words that, one or two words before a done word, say it was not done ("was
@@ -62,8 +107,28 @@ var notDone = map[string]bool{"not": true, "never": true, "no": true, "cannot": 
 	"should": true, "must": true, "will": true, "would": true, "can": true, "could": true, "may": true, "might": true, "shall": true,
 	"to":    true,
 	"nicht": true, "nie": true, "kein": true, "keine": true, "non": true, "pas": true, "jamais": true, "não": true, "nunca": true,
-	"mai": true, "data": true, "value": true, "values": true, "payload": true, "body": true, "request": true, "parameter": true,
-	"parameters": true, "field": true, "fields": true, "you": true, "input": true, "argument": true, "arguments": true, "json": true}
+	"mai": true, "не": true, "ні": true, "niet": true, "inte": true, "ej": true, "không": true, "chưa": true, "tidak": true, "belum": true,
+	"gagal": true, "לא": true, "δεν": true, "नहीं": true, "nebyl": true, "nebyla": true, "nebylo": true, "nebyly": true}
+
+// sentContent are the words that, one or two words before a participle of sending, say it
+// names the request's own content, not an effect ("the value sent", "the data you sent", "the
+// payload submitted"); before another participle they are its subject ("Pull request merged").
+var sentContent = map[string]bool{"data": true, "value": true, "values": true, "payload": true, "body": true, "request": true,
+	"parameter": true, "parameters": true, "field": true, "fields": true, "you": true, "input": true, "argument": true, "arguments": true,
+	"json": true}
+
+// sendingParticiples are the participles sentContent can qualify: what a request carries is
+// sent, posted, submitted, uploaded or written.
+var sendingParticiples = map[string]bool{"sent": true, "posted": true, "submitted": true, "uploaded": true, "written": true}
+
+// determiner are the words after which a participle qualifies the noun that follows it ("Cannot
+// comment on a merged pull request", "You can't modify a finalized invoice"): it says what state
+// the target is in, not that the call did it.
+var determiner = map[string]bool{"a": true, "an": true, "the": true, "this": true, "that": true, "these": true, "those": true}
+
+// notDoneAfter are the words that, right after a done word, say it was not done: Swedish puts
+// its negation after the verb ("skickades inte").
+var notDoneAfter = map[string]bool{"inte": true, "ej": true}
 
 // partEffect says what in an error text (low: its normalText; raw: the text in lower case)
 // says the write or part of it took effect, "" when nothing does or the text says none of it
@@ -92,7 +157,8 @@ func doneInWords(low string) string {
 	var words []word
 	start := -1
 	for i, r := range low + " " {
-		switch inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '\'' || r == '’'; {
+		// (a mark is part of its word: Devanagari's and Thai's vowel signs are marks, not letters)
+		switch inWord := unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r) || r == '_' || r == '\'' || r == '’'; {
 		case inWord && start < 0:
 			start = i
 		case !inWord && start >= 0:
@@ -107,21 +173,46 @@ func doneInWords(low string) string {
 		}
 	}
 	for i, w := range words {
-		if !isDoneWord(w.w) || unsaid(low, w.at) || jsonKey(low, w.at, w.at+len(w.w)) {
+		first, done := i, w.w // a done word, or two that are one (đã gửi, تم إرسال, भेजा गया)
+		if !isDoneWord(done) {
+			if i == 0 || !isDoneWord(words[i-1].w+" "+w.w) {
+				continue
+			}
+			first, done = i-1, words[i-1].w+" "+w.w
+		}
+		if unsaid(low, words[first].at) || jsonKey(low, w.at, w.at+len(w.w)) || i+1 < len(words) && notDoneAfter[words[i+1].w] {
 			continue
 		}
+		if first > 0 && i+1 < len(words) && determiner[words[first-1].w] {
+			continue // a merged pull request, the finalized invoice: a state the target is in, not what the call did
+		}
 		undone := false
-		for j := max(0, i-2); j < i; j++ {
+		for j := max(0, first-2); j < first; j++ {
 			prev := words[j].w
 			_, elided, _ := strings.Cut(prev, "'") // n'a, l'allegato: the word after the elision
-			undone = undone || notDone[prev] || notDone[elided] || strings.HasSuffix(prev, "n't") || strings.HasSuffix(prev, "n’t")
+			undone = undone || notDone[prev] || notDone[elided] || strings.HasSuffix(prev, "n't") || strings.HasSuffix(prev, "n’t") ||
+				sendingParticiples[done] && sentContent[prev]
 		}
 		if !undone {
-			return w.w
+			return done
 		}
+	}
+	for _, row := range doneRuns {
+		for _, p := range row.phrases {
+			if at := strings.Index(low, p); at >= 0 && !unsaid(low, at) {
+				return p
+			}
+		}
+	}
+	if loc := thaiDone.FindStringIndex(low); loc != nil && !unsaid(low, loc[0]) {
+		return low[loc[0]:loc[1]]
 	}
 	return ""
 }
+
+// thaiDone is a Thai verb of a write and, later in the same run of letters, แล้ว, the word that
+// says it is done ("ส่งข้อความแล้ว": the message sent), with no ไม่ (not) between them.
+var thaiDone = regexp.MustCompile(`(ส่ง|สร้าง|บันทึก|โพสต์|อัปโหลด|เผยแพร่)[^\sไ]{0,30}แล้ว`)
 
 // jsonKey reports whether the word at low[from:to] is a JSON object's key ("ok": false in
 // Slack's answer; 'ok': False in a Python dict's repr): a field's name, which says nothing was
