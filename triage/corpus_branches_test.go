@@ -117,3 +117,47 @@ func (g *corpusGen) sameBranchIntoAnotherBase() {
 		t = stopped.Add(time.Duration(20+g.r.IntN(60)) * time.Second)
 	}
 }
+
+// agentChangesHowItIsShown (written with the eighth batch, before any rule read it): the model
+// writes the call again with how the thing is shown or announced changed, added or dropped: a
+// Slack post's link previews, markup and icon, a meeting's reminders, visibility and colour and
+// whether guests are notified, a Telegram message's parse mode and silent delivery; the text
+// as it was or reworded. agent_retry.
+func (g *corpusGen) agentChangesHowItIsShown() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", "crewai", ""})
+	it := pickOne(g.r, corpusIntents())
+	f := g.facts()
+	order := g.r.Perm(len(it.phrasings))
+	kind := g.r.IntN(3)
+	ch := fmt.Sprintf("C%06d", g.r.IntN(1e6))
+	people, at := g.attendees(), g.slot()
+	titles := pickOne(g.r, meetingTitles)
+	shownFirst := g.r.IntN(2) == 0
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		shown := shownFirst == (i == 0)
+		text := f.fill(it.phrasings[order[i]])
+		switch kind {
+		case 0:
+			args := map[string]any{"channel": ch, "text": text}
+			if shown {
+				args["unfurl_links"], args["mrkdwn"], args["icon_emoji"] = false, true, ":package:"
+			}
+			return target{"SLACK_SEND_MESSAGE", "slack", nil}, args
+		case 1:
+			args := map[string]any{"calendar_id": "primary", "summary": titles[i%len(titles)], "start_datetime": at.Format(time.RFC3339),
+				"event_duration_hour": 1, "attendees": people}
+			if shown {
+				args["reminders"] = map[string]any{"useDefault": false, "overrides": []any{map[string]any{"method": "popup", "minutes": 10}}}
+				args["visibility"], args["colorId"], args["send_updates"] = "private", "5", "all"
+			}
+			return target{"GOOGLECALENDAR_CREATE_EVENT", "googlecalendar", nil}, args
+		}
+		args := map[string]any{"chat_id": ch, "text": text}
+		if shown {
+			args["parse_mode"], args["disable_notification"], args["disable_web_page_preview"] = "HTML", true, true
+		}
+		return target{"TELEGRAM_SEND_MESSAGE", "telegram", nil}, args
+	})
+}

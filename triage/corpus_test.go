@@ -707,7 +707,8 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent describes it in a document, or in text", g.agentDescribesInADocument},
 			{"agent writes the time in another notation", g.agentRetimes}, {"agent bills it again in other notations", g.agentRenotatesABill},
 			{"agent posts it again as an embed, or as text", g.agentPostsAnEmbed}, {"agent texts a number dialed otherwise", g.agentRedialsANumber},
-			{"a job library's retry schedule", g.jobLibraryRetry}, {"agent opens the pull request again, reworded", g.agentReopensAPullRequest}} {
+			{"a job library's retry schedule", g.jobLibraryRetry}, {"agent opens the pull request again, reworded", g.agentReopensAPullRequest},
+			{"agent changes how it is shown", g.agentChangesHowItIsShown}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""

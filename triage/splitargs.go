@@ -462,16 +462,24 @@ func madeOfWords(ms []model.ArgMember, skip map[string]bool) bool {
 }
 
 // attributeKey: an argument that tags, assigns or ranks what a write makes (labels, assignees,
-// reviewers, watchers, a priority, a milestone, a colour), by its name's words. Of a thing made
-// of words it is an attribute, not where the thing goes: a model writing the call again adds
-// or drops them. Of an action on a thing named by ids (a label added to a message) it is the
-// action, and stays its identity.
+// reviewers, watchers, a priority, a milestone, a colour), or says how it is shown or announced
+// (link previews, markup, an icon, its visibility, a conference, reminders, whether and how
+// people are notified), by its name's words. Of a thing made of words it is an attribute, not
+// where the thing goes: a model writing the call again adds or drops them. Of an action on a
+// thing named by ids (a label added to a message) it is the action, and stays its identity.
 func attributeKey(k string) bool {
-	for _, w := range keyWords(k) {
+	ws := keyWords(k)
+	for i, w := range ws {
 		switch w {
 		case "label", "labels", "assignee", "assignees", "reviewer", "reviewers", "watcher", "watchers", "priority",
-			"milestone", "color", "colour":
+			"milestone", "color", "colour",
+			"unfurl", "mrkdwn", "parse", "preview", "icon", "emoji", "visibility", "transparency", "conference",
+			"reminder", "reminders", "notify", "notification", "notifications", "silent":
 			return true
+		case "updates":
+			if i > 0 && ws[i-1] == "send" { // send_updates: whether the people are told
+				return true
+			}
 		}
 	}
 	return false

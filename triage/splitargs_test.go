@@ -190,6 +190,25 @@ func TestAttributesOfAThingMadeOfWords(t *testing.T) {
 	if a, b := id(`{"owner":"acme","repo":"api","title":"Checkout fails"}`), id(`{"owner":"acme","repo":"web","title":"Checkout fails"}`); a == b {
 		t.Errorf("two repositories: one identity %s", a)
 	}
+	// how it is shown or announced: link previews, markup, an icon; reminders, visibility, whether
+	// the guests are told; a parse mode and silent delivery
+	for _, p := range [][2]string{
+		{`{"channel":"C1","text":"Order 42609 shipped today."}`,
+			`{"channel":"C1","text":"Order 42609 shipped today.","unfurl_links":false,"mrkdwn":true,"icon_emoji":":package:"}`},
+		{`{"calendar_id":"primary","summary":"Q3 sync","start_datetime":"2026-03-14T15:00:00Z","attendees":["a@x.org"]}`,
+			`{"calendar_id":"primary","summary":"Q3 sync","start_datetime":"2026-03-14T15:00:00Z","attendees":["a@x.org"],` +
+				`"reminders":{"useDefault":false},"visibility":"private","send_updates":"all"}`},
+		{`{"chat_id":"42","text":"Order 42609 shipped today."}`,
+			`{"chat_id":"42","text":"Order 42609 shipped today.","parse_mode":"HTML","disable_notification":true}`},
+	} {
+		if a, b := id(p[0]), id(p[1]); a != b {
+			t.Errorf("a thing shown otherwise: two identities %s, %s", a, b)
+		}
+	}
+	// an action on a thing named by ids: what it sets is the action
+	if a, b := id(`{"event_id":"e1","visibility":"private"}`), id(`{"event_id":"e1","visibility":"public"}`); a == b {
+		t.Errorf("two visibilities set on one event: one identity %s", a)
+	}
 }
 
 // A name in a write's identity is compared as names are: #general, General and general are one
