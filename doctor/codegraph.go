@@ -176,21 +176,14 @@ func follow(files []codeFile) *project {
 		fn := ""
 		for _, line := range f.code {
 			var ft fact
-			if mayHeader(line) {
-				if m := funcHeaderRE.FindStringSubmatch(line); m != nil {
-					for _, g := range m[1:] {
-						if g != "" && g != "if" && g != "for" && g != "while" && g != "switch" && g != "catch" {
-							fn = g
-							break
-						}
-					}
-					// a one-line arrow: const getClient = () => new Composio()
-					if _, body, ok := strings.Cut(line, "=>"); ok {
-						ft.fnBody = body
-					} else if _, body, ok := strings.Cut(line, "lambda"); ok {
-						if _, e, ok := strings.Cut(body, ":"); ok {
-							ft.fnBody = e
-						}
+			if name, _, ok := funcHeader(line); ok {
+				fn = name
+				// a one-line arrow: const getClient = () => new Composio()
+				if _, body, ok := strings.Cut(line, "=>"); ok {
+					ft.fnBody = body
+				} else if _, body, ok := strings.Cut(line, "lambda"); ok {
+					if _, e, ok := strings.Cut(body, ":"); ok {
+						ft.fnBody = e
 					}
 				}
 			}
@@ -330,6 +323,29 @@ func exportedLine(line string) bool {
 
 // mayHeader reports whether a line can be a function header (a cheap test before the
 // expression).
+// funcHeader reads a function's header on a line: its name and where the name ends. A control
+// statement shaped as a method's header (if (…) {, for, while, switch, catch) is none.
+func funcHeader(line string) (name string, nameEnd int, ok bool) {
+	if !mayHeader(line) {
+		return "", 0, false
+	}
+	m := funcHeaderRE.FindStringSubmatchIndex(line)
+	if m == nil {
+		return "", 0, false
+	}
+	for g := 2; g+1 < len(m); g += 2 {
+		if m[g] >= 0 {
+			name, nameEnd = line[m[g]:m[g+1]], m[g+1]
+			break
+		}
+	}
+	switch name {
+	case "", "if", "for", "while", "switch", "catch", "with", "elif":
+		return "", 0, false
+	}
+	return name, nameEnd, true
+}
+
 func mayHeader(line string) bool {
 	return strings.Contains(line, "def ") || strings.Contains(line, "function") || strings.Contains(line, "=>") ||
 		strings.Contains(line, "lambda") || strings.HasSuffix(strings.TrimRight(line, " \t"), "{")

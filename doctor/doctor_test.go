@@ -578,6 +578,9 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		// an OpenAI assistant's run handled by the legacy toolset: the handling call is the send
 		// cited, not get_tools (the shape of a sheet-to-database sync found by search)
 		{"legacy-assistant", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "sync.py:12", UseUsed}}},
+		// tools got inside an if whose condition holds no parentheses, run after it: an if (…) { is
+		// no method's header, so the function goes on past it (the shape of ComposioHQ/t3chat-composio)
+		{"tools-in-if-block", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "app/route.ts:12", UseUsed}}},
 		{"legacy-execute-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-execute-mixed", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "calendar.py:15", UseUsed}}},
 		// the legacy line runs its local tools (FILETOOL...) in the SDK's process: a toolset that

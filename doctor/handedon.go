@@ -335,7 +335,7 @@ func loopHands(f *codeFile, n int) bool {
 // enclosingEnd is the last line of the function that holds line n, or the file's last line.
 func enclosingEnd(f *codeFile, n int) int {
 	for h := n; h >= 0 && n-h < 400; h-- {
-		if !mayHeader(f.code[h]) || funcHeaderRE.FindStringIndex(f.code[h]) == nil {
+		if _, _, ok := funcHeader(f.code[h]); !ok {
 			continue
 		}
 		if end := bodyEnd(f, h); end >= n {
@@ -394,21 +394,8 @@ func funcDefs(files []codeFile) map[string][]funcDef {
 					out["class "+m[1]] = append(out["class "+m[1]], funcDef{fi: fi, line: h, end: bodyEnd(f, h)})
 				}
 			}
-			if !mayHeader(line) {
-				continue
-			}
-			m := funcHeaderRE.FindStringSubmatchIndex(line)
-			if m == nil {
-				continue
-			}
-			name, nameEnd := "", 0
-			for g := 2; g+1 < len(m); g += 2 {
-				if m[g] >= 0 {
-					name, nameEnd = line[m[g]:m[g+1]], m[g+1]
-					break
-				}
-			}
-			if name == "" || name == "if" || name == "for" || name == "while" || name == "switch" || name == "catch" {
+			name, nameEnd, ok := funcHeader(line)
+			if !ok {
 				continue
 			}
 			params, ok := paramsOf(f, h, nameEnd)
