@@ -1229,3 +1229,50 @@ func TestAWorkspaceSourceWithoutAWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// A version reads alike however the project names it: pinned in the manifest, or locked in a
+// lock file under a range. The line decides where the number misleads (a pre-release published
+// before the renumbering carries the old code, whatever its number), on both paths.
+func TestAPinAndALockReadAlike(t *testing.T) {
+	write := func(dir string, files map[string]string) {
+		t.Helper()
+		for name, body := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	verdicts := func(dir, pkg string) []string {
+		t.Helper()
+		r, err := Scan(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range r.Findings {
+			if f.Package == pkg && f.CallPath == CallToolsExecute {
+				out = append(out, f.File+" "+f.Verdict())
+			}
+		}
+		return out
+	}
+	for _, v := range []string{"0.15.2", "0.16.0", "0.27.0", "1.0.0rc5", "1.0.0rc10"} {
+		pinned, locked := t.TempDir(), t.TempDir()
+		write(pinned, map[string]string{"requirements.txt": "composio==" + v + "\n"})
+		write(locked, map[string]string{
+			"pyproject.toml": "[project]\nname = \"app\"\nversion = \"1.0.0\"\ndependencies = [\"composio>=0.8\"]\n",
+			"uv.lock": "version = 1\n\n[[package]]\nname = \"composio\"\nversion = \"" + v +
+				"\"\nsource = { registry = \"https://pypi.org/simple\" }\n",
+		})
+		p, l := verdicts(pinned, "composio"), verdicts(locked, "composio")
+		if len(p) != 1 || len(l) != 2 {
+			t.Fatalf("%s: findings %q and %q", v, p, l)
+		}
+		want := strings.TrimPrefix(p[0], "requirements.txt ")
+		for _, got := range l {
+			if _, verdict, _ := strings.Cut(got, " "); verdict != want {
+				t.Errorf("composio %s: pinned %s, locked %s", v, want, got)
+			}
+		}
+	}
+}

@@ -83,10 +83,13 @@ func applyLock(f *Finding, d dep, lockFile string, versions []string) {
 	f.Version = strings.Join(versions, ", ")
 	f.may = false
 	var retrying []string
-	unreadable := false
+	unreadable, preRenumbered := false, false
 	for _, v := range versions {
 		old, err := sdkversion.OlderThanFix(d.eco, v)
 		switch {
+		case sdkversion.PreRenumbered(d.eco, d.name, v):
+			// its number is above the fix, its code before it: the line decides, as for a pin
+			retrying, preRenumbered = append(retrying, v), true
 		case err != nil:
 			unreadable = true
 		case old:
@@ -99,13 +102,11 @@ func applyLock(f *Finding, d dep, lockFile string, versions []string) {
 	switch {
 	case len(retrying) > 0:
 		f.RetriesWrites = new(true)
-		f.Reason = fmt.Sprintf(
-			"%s, locked to %s in %s: older than %s, re-sends timed-out writes",
-			shown,
-			strings.Join(retrying, ", "),
-			lockFile,
-			fixed,
-		)
+		older := "older than " + fixed
+		if preRenumbered {
+			older = "a pre-release published before " + d.name + " renumbered its releases 0.x, with the code before " + fixed
+		}
+		f.Reason = fmt.Sprintf("%s, locked to %s in %s: %s, re-sends timed-out writes", shown, strings.Join(retrying, ", "), lockFile, older)
 		f.Fix = fixFor(d.eco)
 	case unreadable:
 		f.RetriesWrites = nil
