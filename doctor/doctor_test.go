@@ -581,6 +581,11 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		// tools got inside an if whose condition holds no parentheses, run after it: an if (…) { is
 		// no method's header, so the function goes on past it (the shape of ComposioHQ/t3chat-composio)
 		{"tools-in-if-block", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "app/route.ts:12", UseUsed}}},
+		// get_tools naming its tools one by one, reads only: no write to re-send; beside a write
+		// or an app's tools, the first list with a write is the send cited (the shape of
+		// Sandyyy123/langgraph-composio-agents)
+		{"legacy-get-tools-reads", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
+		{"legacy-get-tools-mixed", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "agent.py:6", UseUsed}}},
 		{"legacy-execute-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-execute-mixed", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "calendar.py:15", UseUsed}}},
 		// the legacy line runs its local tools (FILETOOL...) in the SDK's process: a toolset that

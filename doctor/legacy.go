@@ -53,21 +53,49 @@ var legacyHints = []string{
 // argument: Action.GMAIL_FETCH_EMAILS, "GMAIL_FETCH_EMAILS".
 var legacyActionRE = regexp.MustCompile(`(?:\baction\s*=\s*|^\s*)(?:Action\s*\.\s*)?["']?([A-Z][A-Z0-9_]{2,})\b`)
 
-// legacyRead is the read a legacy execute_action call on line n names, "" for a write, for a
-// tool the call does not spell out, or for another method (its tools listed, or handed on).
+// legacyActionsRE is the list of actions a get_tools call names (actions=[…], actions: […]), and
+// legacyActionName one of its items: Action.TAVILY_TAVILY_SEARCH, "GMAIL_FETCH_EMAILS".
+var (
+	legacyActionsRE   = regexp.MustCompile(`\bactions\s*[=:]\s*\[([^\]]*)\]`)
+	legacyActionName  = regexp.MustCompile(`^\s*(?:Action\s*\.\s*)?["']?([A-Z][A-Z0-9_]{2,})["']?\s*$`)
+	legacyOtherToolRE = regexp.MustCompile(`\b(apps|tags|use_case|useCase)\s*[=:]`)
+)
+
+// legacyRead is what a legacy sending call on line n names when it names reads only: the read an
+// execute_action runs, or the reads a get_tools lists by name (and nothing else: apps or tags
+// add tools it cannot name); "" for a write, for a tool the call does not spell out, or for
+// another method.
 func (f *codeFile) legacyRead(n int, method string) string {
-	if method != "execute_action" && method != "executeAction" {
-		return ""
-	}
 	loc := legacyRE.FindStringIndex(f.raw[n])
 	if loc == nil {
 		return "" // a chain joined from lines below: the call's arguments are not read here
 	}
-	m := legacyActionRE.FindStringSubmatch(callArgs(f.raw, n, loc[1]))
-	if m == nil || (*triage.Kinds)(nil).Kind(m[1]) != model.KindRead {
-		return ""
+	args := callArgs(f.raw, n, loc[1])
+	read := func(slug string) bool { return (*triage.Kinds)(nil).Kind(slug) == model.KindRead }
+	switch method {
+	case "execute_action", "executeAction":
+		if m := legacyActionRE.FindStringSubmatch(args); m != nil && read(m[1]) {
+			return m[1]
+		}
+	case "get_tools", "getTools", "get_actions", "getActions":
+		m := legacyActionsRE.FindStringSubmatch(args)
+		if m == nil || legacyOtherToolRE.MatchString(args) {
+			return ""
+		}
+		var reads []string
+		for item := range strings.SplitSeq(m[1], ",") {
+			if strings.TrimSpace(item) == "" {
+				continue
+			}
+			a := legacyActionName.FindStringSubmatch(item)
+			if a == nil || !read(a[1]) {
+				return ""
+			}
+			reads = append(reads, a[1])
+		}
+		return strings.Join(reads, ", ")
 	}
-	return m[1]
+	return ""
 }
 
 // namesLegacyToolset reports whether a file imports the legacy toolset (ComposioToolSet,
