@@ -586,6 +586,9 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		// Sandyyy123/langgraph-composio-agents)
 		{"legacy-get-tools-reads", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-get-tools-mixed", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "agent.py:6", UseUsed}}},
+		// the legacy client's own send (composio.actions.execute), beside a read it makes the same
+		// way (the shape of RubyRaja2025/google-meet-composio-agent's old-SDK branch)
+		{"legacy-client-actions", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "tools.py:9", UseUsed}}},
 		{"legacy-execute-read", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"legacy-execute-mixed", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "calendar.py:15", UseUsed}}},
 		// the legacy line runs its local tools (FILETOOL...) in the SDK's process: a toolset that

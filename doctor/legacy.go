@@ -27,10 +27,12 @@ var (
 // this, cls) is not the toolset either. Beside the tools it lists and the actions it executes,
 // it runs what a model asked for: handle_tool_calls, and for an OpenAI assistant's run
 // handle_assistant_tool_calls, wait_and_handle_assistant_tool_calls (waitAndHandleAssistantToolCalls).
+// The line's own client sends through actions.execute (composio.actions.execute(action=…)),
+// which the current SDK does not have.
 var legacyRE = regexp.MustCompile(
 	`(` + ident + `|\))\s*\.\s*(execute_action|executeAction|get_tools|getTools|get_actions|getActions|handle_tool_calls|handleToolCall|` +
 		`(?:wait_and_)?handle_assistant_tool_calls|(?:waitAndH|h)andleAssistantToolCalls|handleAssistantMessage|` +
-		`execute_request|executeRequest)\s*\(`,
+		`execute_request|executeRequest|actions\s*\.\s*execute)\s*\(`,
 )
 
 // legacyHints are the words legacyRE needs.
@@ -47,6 +49,7 @@ var legacyHints = []string{
 	"andleAssistant",
 	"xecute_request",
 	"xecuteRequest",
+	"ctions.execute",
 }
 
 // legacyActionRE is the action an execute_action call names, under action= or as its first
@@ -72,8 +75,8 @@ func (f *codeFile) legacyRead(n int, method string) string {
 	}
 	args := callArgs(f.raw, n, loc[1])
 	read := func(slug string) bool { return (*triage.Kinds)(nil).Kind(slug) == model.KindRead }
-	switch method {
-	case "execute_action", "executeAction":
+	switch strings.Join(strings.Fields(method), "") {
+	case "execute_action", "executeAction", "actions.execute":
 		if m := legacyActionRE.FindStringSubmatch(args); m != nil && read(m[1]) {
 			return m[1]
 		}
