@@ -177,12 +177,13 @@ var (
 	destructureRE = regexp.MustCompile(`\{([^}]*)\}\s*=\s*(?:await\s+)?(` + ident + `)\s*;?\s*$`)
 	middlewareRE  = regexp.MustCompile(`\b(ToolRetryMiddleware|toolRetryMiddleware)\s*\(`)
 	maxRetriesRE  = regexp.MustCompile(`\b(?:max_retries|maxRetries)\s*[=:]\s*(\d+)`)
-	// metaToolRE is a client's tools.executeMetaTool (execute_meta_tool): it goes to a tool
-	// router session's execute_meta endpoint, the session path, not tools.execute.
 	// legacyImportRE imports ComposioToolSet or Action from a composio package: names only the
 	// legacy 0.7.x line has (the current SDK has neither).
 	legacyImportRE = regexp.MustCompile(`^\s*from\s+composio\w*(?:\.\w+)*\s+import\s+.*?\b(ComposioToolSet|Action)\b`)
-	metaToolRE     = regexp.MustCompile(`\.\s*tools\s*\.\s*(?:executeMetaTool|execute_meta_tool)\s*\(`)
+	// metaToolRE is a client's tools.executeMetaTool (execute_meta_tool) or executeSessionTool: they
+	// go to a tool router session's execute_meta or execute endpoint, the session path, not
+	// tools.execute (@composio/core 0.13.0 to 0.21.0: toolRouter.session.execute).
+	metaToolRE = regexp.MustCompile(`\.\s*tools\s*\.\s*(?:executeMetaTool|execute_meta_tool|executeSessionTool)\s*\(`)
 	// otherCreateRE is a create through the SDK's generated client that every release re-sends on
 	// a timeout (sdkversion.PathOtherCreate): a connected account's initiate or link, an auth
 	// config, a webhook endpoint or subscription, a trigger instance, an MCP config, a custom

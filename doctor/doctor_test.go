@@ -654,6 +654,12 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallSession, "RETRIES WRITES", "index.ts:3", UseUsed},
 		}},
 		{"metatool-fixed", []got{{"package.json", CallToolsExecute, "ok", "", ""}}},
+		// tools.executeSessionTool runs a session's tool by slug: the session's execute (the shape
+		// of k3-2o/pi-composio)
+		{"session-tool", []got{
+			{"package.json", CallToolsExecute, "not used", "", UseNotUsed},
+			{"package.json", CallSession, "RETRIES WRITES", "index.ts:13", UseUsed},
+		}},
 		// Python composio hands max_retries to its HTTP client: every client built with 0 sends
 		// each write once, on tools.execute and on sessions; one built without it still re-sends;
 		// @composio/core drops maxRetries, so 0 there changes nothing

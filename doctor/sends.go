@@ -96,17 +96,19 @@ func handedOn(line string, from, to int) bool {
 }
 
 // toolsSendRE is a call of a sending method on a name: NAME.execute(, .proxyExecute(, …
-var toolsSendRE = regexp.MustCompile(`(?:^|[^\w$.])(` + ident + `)\s*\.\s*(execute|proxyExecute|proxy_execute|proxy|executeMetaTool|execute_meta_tool)\s*\(`)
+var toolsSendRE = regexp.MustCompile(`(?:^|[^\w$.])(` + ident + `)\s*\.\s*(execute|proxyExecute|proxy_execute|proxy|executeMetaTool|execute_meta_tool|` +
+	`executeSessionTool)\s*\(`)
 
 // toolsSend returns a call of a sending method on a name that holds the client's tools
-// (kindTools), and whether it is the meta tool's (the session's execute_meta); "" for none.
+// (kindTools), and whether it is a session's (the meta tool's execute_meta, a session tool's
+// execute); "" for none.
 func toolsSend(line string, names map[string]valueKind) (call string, meta bool) {
 	for _, m := range toolsSendRE.FindAllStringSubmatchIndex(line, -1) {
 		if names[line[m[2]:m[3]]] != kindTools || defines(line, line[m[2]:m[1]]) {
 			continue
 		}
 		method := line[m[4]:m[5]]
-		return line[m[2]:m[1]], method == "executeMetaTool" || method == "execute_meta_tool"
+		return line[m[2]:m[1]], method == "executeMetaTool" || method == "execute_meta_tool" || method == "executeSessionTool"
 	}
 	return "", false
 }
