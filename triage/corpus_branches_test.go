@@ -161,3 +161,32 @@ func (g *corpusGen) agentChangesHowItIsShown() {
 		return target{"TELEGRAM_SEND_MESSAGE", "telegram", nil}, args
 	})
 }
+
+// agentRebooksWithAPlace (written with the eighth batch, before any rule read it): the model
+// books a meeting again for the same slot and people, this time saying where it is held or
+// asking for a call link (a location, a room, a Meet link), or dropping them, under another
+// title. agent_retry.
+func (g *corpusGen) agentRebooksWithAPlace() {
+	c := g.current()
+	c.framework = pickOne(g.r, []string{"langchain", "openai-agents", ""})
+	people, at := g.attendees(), g.slot()
+	titles := pickOne(g.r, meetingTitles)
+	placeFirst := g.r.IntN(2) == 0
+	place := g.r.IntN(3)
+	key := g.newGroup(model.PatternAgentRetry)
+	g.modelTurns(c, 2, key, func(i int) (target, map[string]any) {
+		args := map[string]any{"calendar_id": "primary", "summary": titles[i%len(titles)], "start_datetime": at.Format(time.RFC3339),
+			"event_duration_hour": 1, "attendees": people}
+		if placeFirst == (i == 0) {
+			switch place {
+			case 0:
+				args["location"] = pickOne(g.r, []string{"Room 4B", "HQ, 3rd floor", "Zoom"})
+			case 1:
+				args["create_meeting_room"] = true
+			default:
+				args["location"], args["create_meeting_room"] = "Conference room Atlas", true
+			}
+		}
+		return target{"GOOGLECALENDAR_CREATE_EVENT", "googlecalendar", nil}, args
+	})
+}

@@ -708,7 +708,7 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent writes the time in another notation", g.agentRetimes}, {"agent bills it again in other notations", g.agentRenotatesABill},
 			{"agent posts it again as an embed, or as text", g.agentPostsAnEmbed}, {"agent texts a number dialed otherwise", g.agentRedialsANumber},
 			{"a job library's retry schedule", g.jobLibraryRetry}, {"agent opens the pull request again, reworded", g.agentReopensAPullRequest},
-			{"agent changes how it is shown", g.agentChangesHowItIsShown}} {
+			{"agent changes how it is shown", g.agentChangesHowItIsShown}, {"agent rebooks with a place, or without", g.agentRebooksWithAPlace}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""

@@ -56,6 +56,19 @@ func extentKey(k string) bool {
 	return false
 }
 
+// venueKey: an argument that says where or how an event is held (location, venue, room, place,
+// a conference or call link: create_meeting_room, conferenceData), by its name's words. Of an
+// event its slot and people pin it is an attribute: the same people cannot meet twice at once.
+func venueKey(k string) bool {
+	for _, w := range keyWords(k) {
+		switch w {
+		case "location", "venue", "room", "place", "conference", "hangout", "meet":
+			return true
+		}
+	}
+	return false
+}
+
 // keyWords are an argument name's words, lower case: split at '_', '-', '.', and where a
 // capital follows a small letter or a digit (endDateTime: end, date, time).
 func keyWords(k string) []string {
@@ -383,9 +396,10 @@ func pinnedMembers(ms []model.ArgMember, skip map[string]bool, roles Roles) (pin
 		switch {
 		case pins:
 			out[i].Raw, out[i].Str, out[i].IsStr = model.AppendKey(nil, v), v, true
-		case p.slot && extentKey(m.Key):
-			// one slot however its length is written: an end or a duration is an attribute of the
-			// event its start and people pin, not its identity (absent, as null is)
+		case p.slot && (extentKey(m.Key) || venueKey(m.Key)):
+			// one slot however its length is written and wherever it is held: an end or a
+			// duration, a place or a call link is an attribute of the event its start and people
+			// pin, not its identity (absent, as null is)
 			out[i].Raw, out[i].Str, out[i].IsStr = []byte("null"), "", false
 		case p.own:
 			text[i] = m.IsStr

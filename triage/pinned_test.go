@@ -86,6 +86,9 @@ func TestAPinnedIdentityIsItsFacts(t *testing.T) {
 		{`{"summary":"Q3","start":{"dateTime":"2026-03-14T16:00:00","timeZone":"Europe/Paris"},"attendees":[{"email":"a@x.org"}]}`,
 			`{"summary":"Budget","start":{"dateTime":"2026-03-14T15:00:00Z"},"attendees":["a@x.org"]}`},
 		{`{"email":[{"value":"dana@x.org","primary":true}],"name":"Dana"}`, `{"email":[{"value":"DANA@x.org","primary":true}],"name":"D. Okafor"}`},
+		// one slot wherever it is held: a place, a room, a call link asked for
+		{`{"summary":"Q3","start_datetime":"2026-03-14T15:00:00Z","attendees":["dana@x.org"]}`,
+			`{"summary":"Q3 sync","start_datetime":"2026-03-14T15:00:00Z","attendees":["dana@x.org"],"location":"Room 4B","create_meeting_room":true}`},
 		// a request to merge one branch into another, under another title
 		{`{"owner":"acme","repo":"api","head":"fix/login","base":"main","title":"Fix login timeout"}`,
 			`{"owner":"acme","repo":"api","head":"fix/login","base":"main","title":"Raise the session login timeout"}`},
@@ -112,6 +115,11 @@ func TestAPinnedIdentityIsItsFacts(t *testing.T) {
 		if a, b := id(p[0]), id(p[1]); a == b {
 			t.Errorf("two targets, one identity:\n%s\n%s", p[0], p[1])
 		}
+	}
+	// a room is where a message goes when nothing pins a slot
+	if a, b := identityBothPaths(t, `{"room_id":"!a:x.org","text":"Deploy 42 done"}`),
+		identityBothPaths(t, `{"room_id":"!b:x.org","text":"Deploy 42 done"}`); a == b {
+		t.Errorf("two rooms, one identity: %s", a)
 	}
 }
 
