@@ -42,6 +42,13 @@ func withStatus(codes []int, texts ...string) func(r *rand.Rand) (string, *model
 	}
 }
 
+// statuses is a log whose status is the only account: no error recorded.
+func statuses(ss ...string) func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
+	return func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
+		return ss[r.IntN(len(ss))], nil, time.Duration(100+r.IntN(30000)) * time.Millisecond
+	}
+}
+
 func kinds(ks ...string) func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
 	return func(r *rand.Rand) (string, *model.ExecError, time.Duration) {
 		return "failed", &model.ExecError{Kind: model.ErrorKind(ks[r.IntN(len(ks))])}, time.Duration(100+r.IntN(60000)) * time.Millisecond
@@ -573,6 +580,11 @@ func outcomeFamilies() []outcomeFamily {
 			"ส่งข้อความไม่สำเร็จ: ที่อยู่ไม่ถูกต้อง", "Το μήνυμα δεν στάλθηκε: μη έγκυρη διεύθυνση", "Meddelandet skickades inte: ogiltig adress",
 			"Pesan tidak terkirim: alamat tidak valid", "Zpráva nebyla odeslána: neplatná adresa", "Повідомлення не надіслано: недійсна адреса",
 		)},
+		// a status in words: a rate limit, a refusal (the log's status is all it says)
+		{"a status that says a rate limit", model.OutcomeRejected, statuses("rate_limited", "RATE_LIMITED", "throttled",
+			"too_many_requests", "RateLimited")},
+		{"a status that says a refusal", model.OutcomeFailed, statuses("unauthorized", "forbidden", "invalid_request", "not_found",
+			"validation_failed", "permission_denied", "bad_request")},
 		{"advice and states worded with should", model.OutcomeAmbiguous, msg(
 			"This should be resolved shortly. Please try again.", "Your message should be delivered soon",
 			"It should be a temporary problem", "You should have received the invite already",

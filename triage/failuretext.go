@@ -285,13 +285,18 @@ func kindWords(k model.ErrorKind) string {
 	case "", model.ErrTimeout, model.ErrUpstream5xx, model.ErrRateLimited, model.ErrAuth, model.ErrValidation, model.ErrConnection:
 		return ""
 	}
-	words := cmp.Or(identifierWords(string(k)), string(k))
+	return joinedWords(string(k))
+}
+
+// joinedWords is a name a log writes its words joined in (RateLimitError, RATE_LIMIT,
+// not-found) as its words, in lower case.
+func joinedWords(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r == '_' || r == '-' || r == '.' {
 			return ' '
 		}
 		return unicode.ToLower(r)
-	}, words)
+	}, cmp.Or(identifierWords(s), s))
 }
 
 // expiredTime is "expired" said of the request's own time (Ruby's Timeout::Error says

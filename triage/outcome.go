@@ -88,6 +88,12 @@ func Classify(e *model.Execution, kind model.ToolKind, opt Options) (model.Outco
 	return classify(e, opt.WithDefaults(), effectOf(e.ToolSlug, kind), nil)
 }
 
+// callState are the refusal words that, as a status alone, are said of the execution itself (it
+// expired, it was suspended or blocked), which says nothing of what it did first; said in an
+// error of what the call needs (a token expired) they refuse it.
+var callState = map[string]bool{"expired": true, "revoked": true, "suspended": true, "disabled": true, "inactive": true,
+	"blocked": true, "restricted": true, "archived": true}
+
 // nothingRan says why a session execution ran nothing, from its response's result_type
 // (@composio/core 0.23 and later: input_required, the session needs input first; 0.27 and
 // later: blocked, a before_execute hook refused), "" for any other result. An input_required
@@ -219,8 +225,13 @@ func classifyOwn(e *model.Execution, opt Options, fx effect, m *memo) (model.Out
 	}
 	if st == statusNone {
 		s := strings.TrimSpace(e.Status)
+		// a status that says it, read as the words of an error are: timed_out, rate_limited,
+		// unauthorized (its words split where the log joins them: RateLimited, not_found)
 		if ev := m.evidence(s); ev.timeout != "" || ev.dropped != "" || ev.gateway != "" {
-			o, reason, _ := classifyFailure(e, ek, code, s, m.quote(s), ev, fx, false) // a status that says it: timed_out
+			o, reason, _ := classifyFailure(e, ek, code, s, m.quote(s), ev, fx, false)
+			return o, reason
+		} else if ev := m.evidence(joinedWords(s)); ev.rateLimit || ev.refusal != "" && !callState[ev.refusal] {
+			o, reason, _ := classifyFailure(e, ek, code, s, m.quote(s), ev, fx, false)
 			return o, reason
 		}
 		switch {
