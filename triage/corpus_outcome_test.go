@@ -584,7 +584,11 @@ func outcomeFamilies() []outcomeFamily {
 		{"a status that says a rate limit", model.OutcomeRejected, statuses("rate_limited", "RATE_LIMITED", "throttled",
 			"too_many_requests", "RateLimited")},
 		{"a status that says a refusal", model.OutcomeFailed, statuses("unauthorized", "forbidden", "invalid_request", "not_found",
-			"validation_failed", "permission_denied", "bad_request")},
+			"validation_failed", "permission_denied", "bad_request", "not_sent")},
+		{"a status that says it was done", model.OutcomeSucceeded, statuses("sent", "delivered", "posted", "message_sent", "EMAIL_DELIVERED",
+			"created")},
+		{"a status that says it was not done, or in part", model.OutcomeAmbiguous, statuses("partially_sent", "partial_success",
+			"undelivered", "bounced")},
 		{"advice and states worded with should", model.OutcomeAmbiguous, msg(
 			"This should be resolved shortly. Please try again.", "Your message should be delivered soon",
 			"It should be a temporary problem", "You should have received the invite already",
@@ -637,7 +641,7 @@ func TestOutcomeCorpus(t *testing.T) {
 			s = &score{}
 			per[famOf[e.ID]] = s
 		}
-		flagWant := !read[e.ID] && want[e.ID] != model.OutcomeFailed
+		flagWant := !read[e.ID] && want[e.ID] != model.OutcomeFailed && want[e.ID] != model.OutcomeSucceeded
 		for _, x := range []*score{s, all} {
 			x.n++
 			if tr.Outcome == want[e.ID] {

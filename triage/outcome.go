@@ -230,9 +230,12 @@ func classifyOwn(e *model.Execution, opt Options, fx effect, m *memo) (model.Out
 		if ev := m.evidence(s); ev.timeout != "" || ev.dropped != "" || ev.gateway != "" {
 			o, reason, _ := classifyFailure(e, ek, code, s, m.quote(s), ev, fx, false)
 			return o, reason
-		} else if ev := m.evidence(joinedWords(s)); ev.rateLimit || ev.refusal != "" && !callState[ev.refusal] {
+		} else if ev := m.evidence(joinedWords(s)); ev.rateLimit || ev.refusal != "" && !callState[ev.refusal] || ev.neverLeft() ||
+			ev.neverSent != "" {
 			o, reason, _ := classifyFailure(e, ek, code, s, m.quote(s), ev, fx, false)
 			return o, reason
+		} else if effectSaidDone(joinedWords(s)) {
+			return model.OutcomeSucceeded, "status" + quote(s) + ", which says it took effect" + after(e)
 		}
 		switch {
 		case inFlight(s):

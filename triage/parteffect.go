@@ -214,6 +214,17 @@ func doneInWords(low string) string {
 // says it is done ("ส่งข้อความแล้ว": the message sent), with no ไม่ (not) between them.
 var thaiDone = regexp.MustCompile(`(ส่ง|สร้าง|บันทึก|โพสต์|อัปโหลด|เผยแพร่)[^\sไ]{0,30}แล้ว`)
 
+// effectSaidDone reports whether a status's words (low) say the write's effect took place, whole:
+// they end with an effect's participle ("sent", "message sent", "email delivered"), with no word
+// that undoes it ("not sent") and none that makes it a part ("partially sent").
+func effectSaidDone(low string) bool {
+	ws := strings.Fields(low)
+	if len(ws) == 0 || !slices.Contains(effectParticiples, ws[len(ws)-1]) || partDone.MatchString(low) {
+		return false
+	}
+	return !slices.ContainsFunc(ws[:len(ws)-1], func(w string) bool { return notDone[w] })
+}
+
 // jsonKey reports whether the word at low[from:to] is a JSON object's key ("ok": false in
 // Slack's answer; 'ok': False in a Python dict's repr): a field's name, which says nothing was
 // done, whatever the word.
