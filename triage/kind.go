@@ -315,9 +315,15 @@ func isWriteVerb(w string) bool {
 // KindFromSlug guesses a tool's kind from the first verb in its slug, skipping the toolkit
 // (GMAIL_FETCH_EMAILS, GITHUB_LIST_REPOSITORY_ISSUES, SLACK_CHAT_POST_MESSAGE,
 // GITHUB_ISSUES_CREATE). A third-person verb right after the toolkit counts too
-// (SLACK_SENDS_A_MESSAGE_TO_A_CHANNEL). No verb → write.
+// (SLACK_SENDS_A_MESSAGE_TO_A_CHANNEL). No verb → write, unless the slug ends with the answer it
+// returns (viewNoun).
 func KindFromSlug(slug string) model.ToolKind {
 	v, at := SlugVerb(slug)
+	if toks := SlugTokens(slug); at < 0 && len(toks) > 1 && viewNoun(toks[len(toks)-1]) {
+		// no verb, and the slug ends with what it returns (SLACK_CONVERSATIONS_HISTORY,
+		// SLACK_USERS_INFO, STRIPE_BALANCE: an API method named for its answer): a read
+		return model.KindRead
+	}
 	if isComputeVerb(v) && computesAnAnswer(SlugTokens(slug)[at+1:]) {
 		// a verb that runs something, on an object that is an answer (RUN_REPORT,
 		// EXECUTE_SEARCH_QUERY, GENERATE_SUMMARY): it computes and returns, and changes nothing
@@ -336,6 +342,18 @@ func KindFromSlug(slug string) model.ToolKind {
 		}
 	}
 	return model.KindRead
+}
+
+// viewNoun is a noun that names an answer a call returns about a thing: its history, its
+// details, its members, its status, its balance. A slug with no verb that ends with one names
+// what it returns (an API method named for its answer, Slack's conversations.history).
+func viewNoun(w string) bool {
+	switch w {
+	case "HISTORY", "INFO", "DETAILS", "PROFILE", "MEMBERS", "REPLIES", "STATUS", "STATS", "STATISTICS", "BALANCE", "SUMMARY",
+		"METADATA", "USAGE", "INSIGHTS", "ANALYTICS":
+		return true
+	}
+	return false
 }
 
 // isComputeVerb is a verb that says a tool runs something, not what the run changes: its object

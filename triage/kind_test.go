@@ -76,12 +76,16 @@ func TestKindFromSlug(t *testing.T) {
 		{"LINEAR_LIST_LINEAR_ISSUES", model.KindRead},
 		{"GOOGLECALENDAR_FIND_EVENT", model.KindRead},
 		{"GOOGLECALENDAR_EVENTS_LIST", model.KindRead},
-		{"TRELLO_ADD_ITEM_TO_LIST", model.KindWrite},     // a write verb before a read word
-		{"SLACK_SET_READ_CURSOR", model.KindWrite},       // same
-		{"GMAIL_MARK_AS_READ", model.KindWrite},          // same
-		{"TRELLO_LISTS_CREATE", model.KindWrite},         // plural read verb is a resource
-		{"SLACK_CONVERSATIONS_HISTORY", model.KindWrite}, // no verb: unknown → write
-		{"GMAIL_GETS_PROFILE", model.KindRead},           // third person right after the toolkit
+		{"TRELLO_ADD_ITEM_TO_LIST", model.KindWrite},    // a write verb before a read word
+		{"SLACK_SET_READ_CURSOR", model.KindWrite},      // same
+		{"GMAIL_MARK_AS_READ", model.KindWrite},         // same
+		{"TRELLO_LISTS_CREATE", model.KindWrite},        // plural read verb is a resource
+		{"SLACK_CONVERSATIONS_HISTORY", model.KindRead}, // no verb, named for its answer: a read
+		{"SLACK_USERS_INFO", model.KindRead},            // same
+		{"STRIPE_BALANCE", model.KindRead},              // same
+		{"SLACK_CONVERSATIONS_OPEN", model.KindWrite},   // no verb, not an answer: unknown → write
+		{"LINEAR_ISSUES", model.KindWrite},              // same
+		{"GMAIL_GETS_PROFILE", model.KindRead},          // third person right after the toolkit
 		{"", model.KindWrite},
 		{"gmail_fetch_emails", model.KindRead}, // case-insensitive
 	}
