@@ -234,7 +234,7 @@ func classifyOwn(e *model.Execution, opt Options, fx effect, m *memo) (model.Out
 			ev.neverSent != "" {
 			o, reason, _ := classifyFailure(e, ek, code, s, m.quote(s), ev, fx, false)
 			return o, reason
-		} else if effectSaidDone(joinedWords(s)) {
+		} else if !inFlight(s) && effectSaidDone(joinedWords(s)) { // (queued, submitted, accepted: its effect still to come)
 			return model.OutcomeSucceeded, "status" + quote(s) + ", which says it took effect" + after(e)
 		}
 		switch {

@@ -325,6 +325,8 @@ func TestClassify(t *testing.T) {
 			`status "partially_sent", which does not say whether it ran: the email may have been sent`},
 		{"a status that says it was not sent", execWith(send, "not_sent", 0, nil), model.KindWrite, model.OutcomeFailed,
 			`connection failed, the request was never sent: the email was not sent`},
+		{"a status of a write still to be done", execWith(send, "queued", 0, nil), model.KindWrite, model.OutcomeAmbiguous,
+			`status "queued", not a final one: the email may have been sent`},
 		{"a status said of the execution itself", execWith(send, "expired", 0, nil), model.KindWrite, model.OutcomeAmbiguous,
 			`status "expired", which does not say whether it ran: the email may have been sent`},
 		{"calls at once are a rate", execWith(send, "failed", 0, &model.ExecError{Message: "Too many concurrent requests"}),
