@@ -329,6 +329,10 @@ func TestClassify(t *testing.T) {
 			`status "queued", not a final one: the email may have been sent`},
 		{"a status said of the execution itself", execWith(send, "expired", 0, nil), model.KindWrite, model.OutcomeAmbiguous,
 			`status "expired", which does not say whether it ran: the email may have been sent`},
+		{"an account not active", execWith(send, "failed", 0,
+			&model.ExecError{Message: "ComposioClientError: Connected account is not active (status: INITIATED)"}), model.KindWrite,
+			model.OutcomeFailed, `refused (not active) "ComposioClientError: Connected account is not active (statu…": ` +
+				`the email was not sent`},
 		{"calls at once are a rate", execWith(send, "failed", 0, &model.ExecError{Message: "Too many concurrent requests"}),
 			model.KindWrite, model.OutcomeRejected, `rate limited (429): the email was likely not sent; verify before retrying`},
 		{"the answer's HTTP unreadable", execWith(send, "failed", 0,

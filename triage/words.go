@@ -214,7 +214,7 @@ var refusalPhrases = []phraseRow{
 			"couldn't find", "cannot find", "can't find", "unable to find", "unable to locate", "could not locate", "already been taken",
 			"already taken", "already in use", "declined", "must use", "must contain", "must include", "must not",
 			"not provided", "not specified", "is not set", "are not set", "is empty", "are empty", "cannot be null",
-			"can't be null", "may not be null", "is in the past"}},
+			"can't be null", "may not be null", "is in the past", "not active", "isn't active"}},
 	{source: "English (a target locked or read only; a content refused as spam or against a policy)",
 		phrases: []string{"is locked", "locked by", "read only", "flagged as spam", "marked as spam", "violates", "policy violation"}},
 	{source: "English (a target gone, or one that refuses what is sent to it)", phrases: []string{"unsubscribed", "opted out",
