@@ -227,14 +227,12 @@ func classifyOwn(e *model.Execution, opt Options, fx effect, m *memo) (model.Out
 		s := strings.TrimSpace(e.Status)
 		// a status that says it, read as the words of an error are: timed_out, rate_limited,
 		// unauthorized (its words split where the log joins them: RateLimited, not_found)
-		if ev := m.evidence(s); ev.timeout != "" || ev.dropped != "" || ev.gateway != "" {
+		words := joinedWords(s)
+		if ev := m.evidence(words); ev.timeout != "" || ev.dropped != "" || ev.gateway != "" || ev.rateLimit ||
+			ev.refusal != "" && !callState[ev.refusal] || ev.neverLeft() || ev.neverSent != "" {
 			o, reason, _ := classifyFailure(e, ek, code, s, m.quote(s), ev, fx, false)
 			return o, reason
-		} else if ev := m.evidence(joinedWords(s)); ev.rateLimit || ev.refusal != "" && !callState[ev.refusal] || ev.neverLeft() ||
-			ev.neverSent != "" {
-			o, reason, _ := classifyFailure(e, ek, code, s, m.quote(s), ev, fx, false)
-			return o, reason
-		} else if !inFlight(s) && effectSaidDone(joinedWords(s)) { // (queued, submitted, accepted: its effect still to come)
+		} else if !inFlight(s) && effectSaidDone(words) { // (queued, submitted, accepted: its effect still to come)
 			return model.OutcomeSucceeded, "status" + quote(s) + ", which says it took effect" + after(e)
 		}
 		switch {

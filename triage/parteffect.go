@@ -236,14 +236,18 @@ func jsonKey(low string, from, to int) bool {
 	return rest != "" && rest[0] == ':'
 }
 
-func isDoneWord(w string) bool {
+func isDoneWord(w string) bool { return doneWordSet[w] }
+
+// doneWordSet is every phrase of doneWords, looked up once a word.
+var doneWordSet = func() map[string]bool {
+	set := map[string]bool{}
 	for _, row := range doneWords {
-		if slices.Contains(row.phrases, w) {
-			return true
+		for _, p := range row.phrases {
+			set[p] = true
 		}
 	}
-	return false
-}
+	return set
+}()
 
 // unsaid reports whether the words at i sit in a clause that is no account of what happened: one
 // that places them later than the failure, after "before", "until" or "without" ("closed
