@@ -24,6 +24,7 @@ import (
 	"github.com/exectriage/exectriage/internal/testkit/benchdata"
 	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sandbox"
+	"github.com/exectriage/exectriage/triage"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -828,4 +829,65 @@ func scanAgreesWithShow(t *testing.T, source []string) {
 		t.Error("no agent_retry (near-duplicate) group to compare")
 	}
 	t.Logf("%d groups (%d agent_retry), %d members compared", len(scan.Groups), agent, checked)
+}
+
+// A success whose data is the provider's failure reads alike on every path: `list --file
+// --json` (the one-pass parser, which keeps a response by its members, then the loader's
+// reading) gives each record the outcome Classify gives the record decoded whole, and the
+// failures among them are not "succeeded".
+func TestADataFailureReadsAlikeLoadedAndDecoded(t *testing.T) {
+	bodies := []string{
+		`{"successful":true,"error":null,"data":{"ok":false,"error":"channel_not_found","warning":"missing_charset"}}`,
+		`{"successful":true,"data":{"error":{"code":503,"message":"The service is currently unavailable."}}}`,
+		`{"successful":true,"data":{"Error_Message":"Recipient rejected","numErrors":1}}`,
+		`{"successful":true,"data":{"status":"404","message":"Not Found"}}`,
+		`{"successful":true,"data":{"id":"m1","errors":["row 4: invalid date"]}}`,
+		`{"successful":true,"data":{"\u006fk":false}}`, // an escaped key: the parser's slow path
+		`{"successful":true,"data":{"ok":true,"error":null,"errors":[]}}`,
+		`{"successful":true,"data":{"messages":[{"ok":false}],"status":200}}`,
+	}
+	var file bytes.Buffer
+	var execs []model.Execution
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i, b := range bodies {
+		e := model.Execution{ID: fmt.Sprintf("log_df%02d", i), ToolSlug: "SLACK_SEND_MESSAGE", ToolkitSlug: "slack", Status: "success",
+			Timestamp: at, StartTime: at, Response: json.RawMessage(b), Arguments: json.RawMessage(`{"channel":"C1","text":"hi"}`),
+			Detailed: true, RetryCount: -1}
+		line, err := json.Marshal(model.ToWire(&e, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		file.Write(append(line, '\n'))
+		execs = append(execs, e)
+		at = at.Add(time.Hour)
+	}
+	path := filepath.Join(t.TempDir(), "data-failures.jsonl")
+	if err := os.WriteFile(path, file.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runAt(t, at, nil, "list", "--file", path, "--json")
+	if code != ExitOK {
+		t.Fatalf("list: exit %d: %s", code, errOut)
+	}
+	var l demoList
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range l.Executions {
+		got[e.ID] = e.Outcome
+	}
+	failures := 0
+	for i := range execs {
+		want, why := triage.Classify(&execs[i], model.KindWrite, triage.Options{})
+		if got[execs[i].ID] != string(want) {
+			t.Errorf("%s: loaded %q, decoded %s (%s)", bodies[i], got[execs[i].ID], want, why)
+		}
+		if want != model.OutcomeSucceeded {
+			failures++
+		}
+	}
+	if failures != 6 {
+		t.Errorf("%d of the records read as other than a success, want the 6 whose data is a failure", failures)
+	}
 }

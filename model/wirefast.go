@@ -26,12 +26,14 @@ type Parser struct {
 	// keeps them all. A caller that reads a few responses of many spares copying the rest.
 	KeepResponse func(raw []byte) bool
 	// KeepResponseKey, when set beside KeepResponse, decides in its stead as the one-pass
-	// parser reads an object response: it is shown each top-level key (plain: escaped keys
-	// send the record to the slow path, which asks KeepResponse) and the first byte of its
-	// value, and the response is kept when it says so of one. It must keep every response
-	// KeepResponse keeps (it may keep a few more): walking each response again in
-	// KeepResponse cost a production-shaped load a tenth of its parse.
-	KeepResponseKey func(key []byte, value byte) bool
+	// parser reads an object response: it is shown each top-level key (in is nil), and each
+	// key of the response's data when that is an object (in is the data's key), plain
+	// (escaped keys send the record to the slow path, which asks KeepResponse), with the
+	// bytes from its value's first on (the rest of the record), and the response is kept
+	// when it says so of one. It must keep every response KeepResponse keeps (it may keep a
+	// few more): walking each response again in KeepResponse cost a production-shaped load a
+	// tenth of its parse.
+	KeepResponseKey func(in, key, value []byte) bool
 	// SkipArguments leaves Execution.Arguments nil (Detailed still says the record had its
 	// data): for a caller that reads the arguments of a few records again, whole, later.
 	SkipArguments bool
@@ -329,6 +331,7 @@ var (
 	requestNames  = []string{"arguments", "request_state", "input_responses"}
 	errorNames    = []string{"message", "http_status", "kind"}
 	responseNames = []string{"error"}
+	dataKey       = []byte("data")
 )
 
 // foldsToKnown reports whether an unknown key would still be matched by encoding/json, which
@@ -561,8 +564,18 @@ func (s *scan) dataField(f *fields, key []byte) (uint32, bool) {
 	case "response":
 		start := s.i
 		ok := s.sub(&f.hasResp, responseNames, func(key []byte) (uint32, bool) {
-			if p := s.p; p != nil && p.KeepResponseKey != nil && !f.respKept && p.KeepResponseKey(key, s.peek()) {
+			p := s.p
+			if p != nil && p.KeepResponseKey != nil && !f.respKept && p.KeepResponseKey(nil, key, s.b[s.i:]) {
 				f.respKept = true
+			}
+			if p != nil && p.KeepResponseKey != nil && !f.respKept && s.peek() == '{' && bytes.EqualFold(key, dataKey) {
+				var data bool // the tool's data: its members may say the provider failed
+				return 0, s.sub(&data, nil, func(member []byte) (uint32, bool) {
+					if !f.respKept && p.KeepResponseKey(key, member, s.b[s.i:]) {
+						f.respKept = true
+					}
+					return 0, s.skip()
+				})
 			}
 			if string(key) != "error" {
 				return 0, s.skip()

@@ -349,7 +349,7 @@ pages:
 			fmt.Sprintf("logs: %s carries request id %s: %s, outcome %s%s", e.ID, a.ID, orStatus(e.Status), outcome, because(why)),
 		)
 		switch {
-		case outcome == model.OutcomeSucceeded || triage.LogSucceeded(e.Status):
+		case outcome == model.OutcomeSucceeded || triage.LogTookEffect(&e):
 			success = e.ID
 		case outcome == model.OutcomeFailed || outcome == model.OutcomeRejected:
 			failed = cmp.Or(failed, e.ID)
@@ -375,7 +375,7 @@ pages:
 	}
 	complete, err = sameCalls(ctx, d, a.ToolSlug, whoField, who, a.ArgumentHash, a.CreatedAt.Add(-clockSkew), origID, ev,
 		func(e model.Execution) bool {
-			if !triage.LogSucceeded(e.Status) {
+			if !triage.LogTookEffect(&e) {
 				return true
 			}
 			*ev = append(*ev, fmt.Sprintf("logs: %s ran %s with the same account and arguments after the attempt began and succeeded at %s",

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 	"time"
 
@@ -483,7 +484,9 @@ func refuseForHolder(e *model.Execution, holder *model.RetryAttempt) (triage.Gua
 // settle maps the send's answer to the attempt's state. Only proof that the request did not
 // take effect makes it failed; anything unclear is indeterminate.
 //
-//   - success → succeeded, with the new log id;
+//   - success → succeeded, with the new log id, unless its data is the provider's failure
+//     (triage.ReadDataFailure), read as the tool's reported failure is, below; errors beside
+//     results → indeterminate;
 //   - not sent (the request never fully left) → failed;
 //   - a status that proves a refusal (model.ProvesNoEffect) → failed;
 //   - 429 → failed: Composio (or the provider behind it) refused the call before executing it,
@@ -497,6 +500,21 @@ func refuseForHolder(e *model.Execution, holder *model.RetryAttempt) (triage.Gua
 //     any other error → indeterminate.
 func settle(slug string, kind model.ToolKind, tr model.ToolResult, err error) (model.AttemptState, string, string) {
 	if err == nil {
+		if f, ok := triage.ReadDataFailure(tr.Data); ok && tr.Successful {
+			// a success whose data is the provider's failure (a proxy's 200 around Slack's
+			// ok: false) is read as the tool's own failure is; errors beside results settle
+			// nothing
+			said := "the answer said success, but its data is the provider's failure (" + f.Marker + "): "
+			if f.Partial {
+				return model.AttemptIndeterminate, tr.LogID, said + "errors beside results " + strconv.Quote(f.Text) +
+					": part of it may have taken effect"
+			}
+			o, reason := triage.ClassifyAnswer(slug, kind, 200, f.Code, f.Text)
+			if o == model.OutcomeFailed || o == model.OutcomeRejected {
+				return model.AttemptFailed, tr.LogID, said + reason
+			}
+			return model.AttemptIndeterminate, tr.LogID, said + reason
+		}
 		if tr.Successful {
 			return model.AttemptSucceeded, tr.LogID, "succeeded" + logNote(tr.LogID)
 		}

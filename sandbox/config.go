@@ -139,12 +139,18 @@ const (
 	// tools.execute they match answers the same way, without a result_type.
 	FaultInputRequired FaultMode = "input_required"
 	FaultBlocked       FaultMode = "blocked"
+	// Fault200ProviderError answers a success (HTTP 200, successful:true) whose data is the
+	// provider's own refusal, Slack's {"ok": false, "error": "channel_not_found"}: what a
+	// proxy passes through (saratihq/sarati#51). No effect; the log says success with that
+	// data.
+	Fault200ProviderError FaultMode = "200_provider_error"
 )
 
 // FaultModes lists every fault mode.
 func FaultModes() []FaultMode {
 	return []FaultMode{FaultTimeoutAfterCommit, FaultTimeoutBeforeCommit, Fault5xxAfterCommit,
-		Fault5xxBeforeCommit, Fault429, FaultDropAfterRead, FaultLatency, Fault200FailureAfterCommit, FaultInputRequired, FaultBlocked}
+		Fault5xxBeforeCommit, Fault429, FaultDropAfterRead, FaultLatency, Fault200FailureAfterCommit, FaultInputRequired, FaultBlocked,
+		Fault200ProviderError}
 }
 
 // AfterCommit reports whether the mode lets the effect happen before misbehaving.

@@ -23,6 +23,7 @@
 //	drop_connection_after_read  no      body read, connection closed         failed, kind connection
 //	latency                     yes     normal answer after latency_ms (1 s)  as normal, longer duration
 //	200_failure_after_commit    yes     200 successful:false, provider timeout failed, kind timeout
+//	200_provider_error          no      200 successful:true, data ok:false     success, data the provider's refusal
 //
 // "Held" lasts latency_ms when given, else Config.HoldTimeout, or until the client goes away
 // or the server closes. Every request to tools/execute/* counts in ExecuteCount and

@@ -316,6 +316,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, ex *live, caID stri
 		}
 		writeJSON(w, http.StatusOK, answer)
 		return
+	case Fault200ProviderError:
+		a.result = &opResult{data: map[string]any{"ok": false, "error": "channel_not_found", "warning": "missing_charset"}}
+		s.finish(a)
+		ex.answer(w, a)
+		return
 	case FaultLatency:
 		sleepCtx(r.Context(), orDefault(fault.Latency, time.Second), s.closing)
 	}

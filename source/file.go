@@ -41,7 +41,7 @@ type FileOptions struct {
 	KeepResponse func(raw []byte) bool
 	// KeepResponseKey decides in KeepResponse's stead as the one-pass parser reads a response
 	// (model.Parser.KeepResponseKey).
-	KeepResponseKey func(key []byte, value byte) bool
+	KeepResponseKey func(in, key, value []byte) bool
 	// SkipArguments loads records without their arguments when they can be read again by
 	// offset (a plain file, or a gzip one with its spool): see model.Parser.SkipArguments.
 	SkipArguments bool

@@ -87,7 +87,7 @@ type Options struct {
 	// data.response (see model.Parser.KeepResponse); Get always returns the whole record.
 	KeepResponse func(raw []byte) bool
 	// KeepResponseKey is FileOptions.KeepResponseKey.
-	KeepResponseKey func(key []byte, value byte) bool
+	KeepResponseKey func(in, key, value []byte) bool
 	// ReuseBatches promises that Load's callback keeps no batch slice after it returns (see
 	// FileOptions.ReuseBatches).
 	ReuseBatches bool

@@ -284,12 +284,18 @@ func crowdedHistory(rt *rapid.T) ([]model.Execution, Options) {
 	return execs, Options{Window: window}
 }
 
-// responseSaysFailed is responseFailure's decoding without the shortcut.
+// responseSaysFailed is responseFailure's and responseDataFailure's decoding without the
+// shortcut: successful:false, or data that is the provider's failure.
 func responseSaysFailed(resp []byte) bool {
 	var r struct {
-		Successful *bool `json:"successful"`
+		Successful *bool           `json:"successful"`
+		Data       json.RawMessage `json:"data"`
 	}
-	return json.Unmarshal(resp, &r) == nil && r.Successful != nil && !*r.Successful
+	if json.Unmarshal(resp, &r) != nil {
+		return false
+	}
+	_, inData := ReadDataFailure(r.Data)
+	return r.Successful != nil && !*r.Successful || inData
 }
 
 func TestResponseMayFailNeverMissesAFailure(t *testing.T) {
@@ -304,7 +310,9 @@ func TestResponseMayFailNeverMissesAFailure(t *testing.T) {
 	}
 	for _, resp := range []string{`{"data":{"has_more":false},"error":null,"successful":true}`, `{"data":{"archived":false}}`,
 		// what providers answer: false flags and escaped, non-ASCII text below the top level
-		`{"data":{"user":{"site_admin":false},"body":"caf\u00e9 “quoted” \"x\"\n\tnaïve","labels":[{"a":false}],"successful":false},"error":null,"successful":true}`,
+		`{"data":{"user":{"site_admin":false,"successful":false},"body":"caf\u00e9 “quoted” \"x\"\n\tnaïve","labels":[{"a":false}],"ok":true},"error":null,"successful":true}`,
+		// a data's own envelope members, empty or saying no failure
+		`{"data":{"error":null,"errors":[ ],"error_message":"","status":"COMPLETE","code":200,"success":true},"successful":true}`,
 		`{"data":[false,"\\",{"ſuccessful":false}],"successful":true}`} {
 		if ResponseMayFail([]byte(resp)) {
 			t.Errorf("ResponseMayFail(%s) = true: a plain success response should need no decoding", resp)
@@ -326,7 +334,9 @@ func TestResponseMayFailNeverMissesAFailure(t *testing.T) {
 		val := rapid.SampledFrom([]string{"false", "true", "null", `"false"`, "0", `{"x":false}`}).Draw(rt, "val")
 		ws := rapid.SampledFrom([]string{"", " ", "\n\t", "\r "}).Draw(rt, "ws")
 		other := rapid.SampledFrom([]string{"", `"data":{"ok":false},`, `"error":"boom",`, `"n":"successful",`,
-			`"data":{"t":"caf\u00e9 \"}\" ]","x":[false,{"successful":false}]},`, `"n":-1.5e3,`, `"ſ":"\\",`, `"d":"}",`}).Draw(rt, "other")
+			`"data":{"t":"caf\u00e9 \"}\" ]","x":[false,{"successful":false}]},`, `"n":-1.5e3,`, `"ſ":"\\",`, `"d":"}",`,
+			`"data":{"error":"x"},`, `"DATA":{"Error_Message":{"m":1}},`, `"data":{"status":"404"},`, `"data":{"errors":[ ]},`,
+			`"data":{"code":503,"n":[1]},`, `"data":{"ſuccess":false},`, `"data":{"\u006fk":false},`, `"data":{"error":"","ok":true},`}).Draw(rt, "other")
 		resp := "{" + other + key + ws + ":" + ws + val + "}"
 		if responseSaysFailed([]byte(resp)) && !ResponseMayFail([]byte(resp)) {
 			rt.Fatalf("ResponseMayFail(%s) = false, but it says successful:false", resp)
@@ -342,7 +352,9 @@ func TestResponseKeysKeepWhatTheWalkKeeps(t *testing.T) {
 			`"data"`, `"result_type"`, `"resultType"`, `"RESULT_type"`, `"résult"`}).Draw(rt, "key")
 		val := rapid.SampledFrom([]string{"false", "true", "null", `"false"`, `"blocked"`, "0", `{"x":false}`}).Draw(rt, "val")
 		other := rapid.SampledFrom([]string{"", `"data":{"ok":false},`, `"error":"boom",`, `"n":"successful",`,
-			`"data":{"t":"caf\u00e9 \"}\" ]","x":[false,{"successful":false}]},`, `"ſ":"\\",`, `"error":null,`}).Draw(rt, "other")
+			`"data":{"t":"caf\u00e9 \"}\" ]","x":[false,{"successful":false}]},`, `"ſ":"\\",`, `"error":null,`,
+			`"data":{"error":"x"},`, `"DATA":{"Error_Message":{"m":1}},`, `"data":{"status":"404"},`, `"data":{"errors":[ ]},`,
+			`"data":{"code":503,"n":[1]},`, `"data":{"ſuccess":false},`, `"data":{"\u006fk":false},`, `"data":{"error":"","ok":true},`}).Draw(rt, "other")
 		resp := "{" + other + key + ":" + val + "}"
 		rec := []byte(`{"id":"log_1","status":"failed","data":{"response":` + resp + `}}`)
 		walk := model.Parser{KeepResponse: ResponseMayFail}

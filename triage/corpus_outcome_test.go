@@ -594,6 +594,48 @@ func outcomeFamilies() []outcomeFamily {
 			"It should be a temporary problem", "You should have received the invite already",
 			"The server should be back shortly", "Error contacting the billing service", "Billing service unavailable",
 		)},
+		// a twentieth batch: Composio recorded a success (successful:true) whose data is the
+		// provider's own answer, a failure (a proxy passing the body through, a tool that returns
+		// the provider's flag): Slack's ok:false, a success flag false, an error member, Google's
+		// and GraphQL's error bodies, a status member of an error; errors beside results; beside
+		// them successes whose data merely carries such members, empty or true, or deeper down
+		{"a success whose data is the provider's refusal", model.OutcomeFailed, body(
+			`{"successful":true,"error":null,"data":{"ok":false,"error":"channel_not_found","warning":"missing_charset"}}`,
+			`{"successful":true,"data":{"ok":false,"error":"not_in_channel"},"error":null}`,
+			`{"data":{"ok":false,"error":"invalid_auth"},"successful":true}`,
+			`{"successful":true,"data":{"success":false,"message":"Invalid API key provided"}}`,
+			`{"successful":true,"data":{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND"}}}`,
+			`{"successful":true,"data":{"errors":[{"message":"Could not resolve to a Repository with the name 'acme/x'.","type":"NOT_FOUND"}],"data":null}}`,
+			`{"successful":true,"data":{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}}`,
+			`{"successful":true,"data":{"error":"Insufficient funds"}}`,
+			`{"successful":true,"data":{"Success":false,"ErrorMessage":"Recipient address rejected: user unknown"}}`,
+		)},
+		{"a success whose data is the provider's failure, unclear", model.OutcomeAmbiguous, body(
+			`{"successful":true,"data":{"ok":false,"error":"internal_error"}}`,
+			`{"successful":true,"data":{"ok":false,"error":"request_timeout"}}`,
+			`{"successful":true,"data":{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}}`,
+			`{"successful":true,"data":{"success":false,"message":"Upstream timed out"}}`,
+			`{"successful":true,"data":{"ok":false}}`,
+			`{"successful":true,"data":{"message":"Server Error","status":502}}`,
+			`{"successful":true,"data":{"succeeded":false,"reason":"Something went wrong, please retry"}}`,
+		)},
+		{"a success whose data reports errors beside results", model.OutcomeAmbiguous, body(
+			`{"successful":true,"data":{"status":"COMPLETE","results":[{"id":"101"}],"errors":[{"status":"error","category":"VALIDATION_ERROR",`+
+				`"message":"Property values were not valid"}],"numErrors":1}}`,
+			`{"successful":true,"data":{"id":"msg_8812","error":"attachment could not be added"}}`,
+			`{"successful":true,"data":{"updatedRows":3,"errors":["row 4: invalid date"]}}`,
+			`{"successful":true,"data":{"data":{"createIssue":{"id":"I_1"}},"errors":[{"message":"Field 'labels' is not valid"}]}}`,
+		)},
+		{"a success whose data names errors and flags, none failing", model.OutcomeSucceeded, body(
+			`{"successful":true,"data":{"ok":true,"channel":"C123","ts":"1712345678.000100"}}`,
+			`{"successful":true,"data":{"id":"m1","error":null,"errors":[]}}`,
+			`{"successful":true,"data":{"success":true,"letter_id":"178","error":""}}`,
+			`{"successful":true,"data":{"draft":false,"locked":false,"number":42,"state":"open"}}`,
+			`{"successful":true,"data":{"messages":[{"ok":false,"error":"x"}],"ok":true}}`,
+			`{"successful":true,"data":{"response_data":{"id":"18c2","labelIds":["SENT"]},"error_count":0}}`,
+			`{"successful":true,"data":{"status":200,"message":"Created"}}`,
+			`{"successful":true,"error":null,"data":{"success":true,"response_dict":{"errors":["none"]}}}`,
+		)},
 	}
 }
 

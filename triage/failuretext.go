@@ -37,75 +37,159 @@ func failureText(e *model.Execution, st terminal) (string, bool) {
 }
 
 // ResponseMayFail reports whether a response (data.response) may say what triage reads of it:
-// successful:false, or a session's result_type (nothingRan: input_required, blocked, an
-// approval's request_state) — a key of the top-level object, as encoding/json finds it: any
-// case, escapes, and the Unicode letters that fold to s. It answers without decoding:
-// false is certain (most responses), true means decoding will tell. It walks the top level
-// only, skipping nested values whole, so a provider's object full of false flags and escaped
-// non-ASCII text (what real responses are) is answered here rather than decoded.
+// successful:false, a session's result_type (nothingRan: input_required, blocked, an
+// approval's request_state), or data that is the provider's failure (ReadDataFailure) — a
+// key of the top-level object, or of its data, as encoding/json finds it: any case, escapes,
+// and the Unicode letters that fold to s. It answers without decoding: false is certain (most
+// responses), true means decoding will tell. It walks the top level and the data's, skipping
+// nested values whole, so a provider's object full of false flags and escaped non-ASCII text
+// (what real responses are) is answered here rather than decoded.
 func ResponseMayFail(resp []byte) bool {
-	session := bytes.Contains(resp, []byte("esult")) // what nothingRan looks for first
-	if !session && !bytes.Contains(resp, []byte("false")) {
-		return false // successful:false needs a false literal
-	}
 	i := skipSpace(resp, 0)
 	if i >= len(resp) || resp[i] != '{' {
 		return true // not an object: the decoder says what it is
 	}
-	i = skipSpace(resp, i+1)
-	if i < len(resp) && resp[i] == '}' {
-		return false
-	}
-	for {
-		if i >= len(resp) || resp[i] != '"' {
-			return true
+	if why, _ := walkMembers(resp, i, func(key []byte, plain bool, at int) bool {
+		if !plain && (bytes.Contains(resp, []byte("esult")) || resp[at] == 'f' || resp[at] == '{') {
+			return true // a key whose escapes or non-ASCII letters may spell one of them
 		}
-		end, plain := stringEnd(resp, i)
-		if end < 0 {
-			return true
-		}
-		key := resp[i+1 : end-1]
-		i = skipSpace(resp, end)
-		if i >= len(resp) || resp[i] != ':' {
-			return true
-		}
-		i = skipSpace(resp, i+1)
-		if plain && i < len(resp) && ResponseKeyMayFail(key, resp[i]) {
+		if plain && ResponseKeyMayFail(nil, key, resp[at:]) {
 			return true // successful:false, or a session's result (nothingRan decodes it)
 		}
-		if !plain && (session || bytes.HasPrefix(resp[i:], []byte("false"))) {
-			return true // a key whose escapes or non-ASCII letters may spell either
+		if plain && resp[at] == '{' && bytes.EqualFold(key, dataKey) {
+			may, ok := walkMembers(resp, at, func(key []byte, plain bool, at int) bool {
+				return !plain || ResponseKeyMayFail(dataKey, key, resp[at:])
+			})
+			return may || !ok
 		}
-		if i = valueEnd(resp, i); i < 0 {
-			return true
+		return false
+	}); why {
+		return true
+	}
+	return false
+}
+
+// dataKey is the member of a response that holds the tool's data.
+var dataKey = []byte("data")
+
+// walkMembers walks the members of the object at b[i] (a '{'), calling member with each key
+// (plain: ASCII without escapes) and the index of its value's first byte, until member says
+// true; it skips each value whole. said is member's true; ok is false when the object does
+// not end well (a decoder is then the judge: said is true too).
+func walkMembers(b []byte, i int, member func(key []byte, plain bool, at int) bool) (said, ok bool) {
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return false, true
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return true, false
 		}
-		i = skipSpace(resp, i)
+		end, plain := stringEnd(b, i)
+		if end < 0 {
+			return true, false
+		}
+		key := b[i+1 : end-1]
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return true, false
+		}
+		if i = skipSpace(b, i+1); i >= len(b) {
+			return true, false
+		}
+		if member(key, plain, i) {
+			return true, true
+		}
+		if i = valueEnd(b, i); i < 0 {
+			return true, false
+		}
+		i = skipSpace(b, i)
 		switch {
-		case i < len(resp) && resp[i] == ',':
-			i = skipSpace(resp, i+1)
-		case i < len(resp) && resp[i] == '}':
-			return false
+		case i < len(b) && b[i] == ',':
+			i = skipSpace(b, i+1)
+		case i < len(b) && b[i] == '}':
+			return false, true
 		default:
-			return true
+			return true, false
 		}
 	}
 }
 
-// ResponseKeyMayFail is ResponseMayFail for one top-level key of an object response and the
-// first byte of its value, as the one-pass parser reads them (model.Parser.KeepResponseKey): a
-// key that may spell successful (any case; a key with other than ASCII letters may fold to it)
-// whose value is false, or one that may spell a session's result_type. It keeps every response
-// ResponseMayFail keeps, and those with a top-level key that is not ASCII.
-func ResponseKeyMayFail(key []byte, value byte) bool {
+// ResponseKeyMayFail is ResponseMayFail for one key of an object response (in is nil) or of
+// its data (in is the data's key), and the bytes from its value's first on, as the one-pass
+// parser reads them (model.Parser.KeepResponseKey). At the top level: a key that may spell
+// successful (any case; a key with other than ASCII letters may fold to it) whose value is
+// false, or one that may spell a session's result_type. In the data: a success flag false, an
+// error member not empty, a status of 400 or more (ReadDataFailure's members), or a key not
+// ASCII. It keeps every response ResponseMayFail keeps, and those with a key that is not
+// ASCII.
+func ResponseKeyMayFail(in, key, value []byte) bool {
 	for _, c := range key {
 		if c >= utf8.RuneSelf {
 			return true
 		}
 	}
-	if value == 'f' && bytes.EqualFold(key, []byte("successful")) {
+	if len(value) == 0 {
+		return true
+	}
+	if in != nil {
+		return dataMemberMayFail(key, value)
+	}
+	if value[0] == 'f' && bytes.EqualFold(key, []byte("successful")) {
 		return true
 	}
 	return bytes.EqualFold(key, []byte("result_type")) || bytes.EqualFold(key, []byte("resultType"))
+}
+
+// dataMemberMayFail: a member of a tool's data whose name and value may make the data the
+// provider's failure (ReadDataFailure), from the value's first bytes, without allocating.
+func dataMemberMayFail(key, value []byte) bool {
+	var buf [20]byte
+	n := 0
+	for _, c := range key {
+		switch {
+		case c == '_' || c == '-':
+			continue
+		case n == len(buf):
+			return false // longer than any member's name the envelope lists
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		buf[n] = c
+		n++
+	}
+	name := buf[:n]
+	next := func() byte { // the first byte inside a string, list or object value
+		if j := skipSpace(value, 1); j < len(value) {
+			return value[j]
+		}
+		return 0
+	}
+	switch {
+	case successFlags[string(name)]:
+		return value[0] == 'f'
+	case errorMembers[string(name)]:
+		switch value[0] {
+		case 'n', 'f':
+			return false
+		case '"':
+			return len(value) < 2 || value[1] != '"'
+		case '[':
+			return next() != ']'
+		case '{':
+			return next() != '}'
+		case '0':
+			return len(value) > 1 && '0' <= value[1] && value[1] <= '9'
+		}
+		return true
+	case codeMembers[string(name)]:
+		c := value[0]
+		if c == '"' && len(value) > 1 {
+			c = value[1]
+		}
+		return c == '4' || c == '5'
+	}
+	return false
 }
 
 // stringEnd returns the index just past the JSON string starting at b[i] (a quote), and
@@ -194,20 +278,11 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// responseFailure reads data.response {successful:false, error:"..."}.
+// responseFailure reads data.response {successful:false, error:"..."}: the error's words, or
+// when it gives none, those of its data when that is the provider's failure.
 func responseFailure(resp json.RawMessage) (string, bool) {
-	resp = bytes.TrimSpace(resp)
-	if len(resp) == 0 || resp[0] != '{' {
-		return "", false
-	}
-	if !ResponseMayFail(resp) {
-		return "", false
-	}
-	var r struct {
-		Successful *bool           `json:"successful"`
-		Error      json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(resp, &r) != nil || r.Successful == nil || *r.Successful {
+	r, ok := decodeResponse(resp)
+	if !ok || r.Successful == nil || *r.Successful {
 		return "", false
 	}
 	var s string
@@ -217,7 +292,41 @@ func responseFailure(resp json.RawMessage) (string, bool) {
 			s = ""
 		}
 	}
+	if s == "" {
+		if f, ok := ReadDataFailure(r.Data); ok {
+			s = f.Text
+		}
+	}
 	return s, true
+}
+
+// responseDataFailure reads a response that does not say successful:false (a success, as
+// Composio recorded it) whose data is the provider's failure.
+func responseDataFailure(resp json.RawMessage) (DataFailure, bool) {
+	r, ok := decodeResponse(resp)
+	if !ok || r.Successful != nil && !*r.Successful {
+		return DataFailure{}, false
+	}
+	return ReadDataFailure(r.Data)
+}
+
+type response struct {
+	Successful *bool           `json:"successful"`
+	Error      json.RawMessage `json:"error"`
+	Data       json.RawMessage `json:"data"`
+}
+
+// decodeResponse decodes data.response when ResponseMayFail says it may tell something.
+func decodeResponse(resp json.RawMessage) (response, bool) {
+	resp = bytes.TrimSpace(resp)
+	if len(resp) == 0 || resp[0] != '{' || !ResponseMayFail(resp) {
+		return response{}, false // (before r: decoding makes it the heap's)
+	}
+	r := new(response)
+	if json.Unmarshal(resp, r) != nil {
+		return response{}, false
+	}
+	return *r, true
 }
 
 func neverSent(low string) string { return findWordPhrase(low, neverSentPhrases) }

@@ -145,7 +145,7 @@ func CheckRetry(in GuardInput) GuardDecision {
 		return refuse(RefusedOutcome, "the execution's outcome is not known",
 			Step{Say: "look at it first: {1}", Do: []Command{{Verb: VerbShow, ID: id}}})
 	}
-	if LogSucceeded(e.Status) {
+	if LogTookEffect(&e) {
 		return refuse(RefusedLogSuccess,
 			"the execution log records success"+paren(in.OutcomeReason)+": the action happened, whatever the caller saw",
 			Step{Say: "do not retry; record it: {1}", Do: []Command{{Verb: VerbMark, ID: id, Verdict: model.VerdictConfirmedSucceeded}}})

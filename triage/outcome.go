@@ -206,6 +206,9 @@ func classifyOwn(e *model.Execution, opt Options, fx effect, m *memo) (model.Out
 		return model.OutcomeFailed, "nothing ran: " + why + ": " + fx.not()
 	}
 	st := terminalStatus(e.Status)
+	if f, ok := successDataFailure(e); ok {
+		return dataFailed(e, f, fx, m)
+	}
 	errText, hasErr := failureText(e, st)
 	var ek model.ErrorKind
 	var code int
@@ -255,6 +258,18 @@ func classifyOwn(e *model.Execution, opt Options, fx effect, m *memo) (model.Out
 		return model.OutcomeSucceeded, done.text(e.Duration)
 	}
 	return model.OutcomeSucceeded, "succeeded"
+}
+
+// dataFailed is the outcome of a success, as Composio recorded it, whose data is the
+// provider's failure: read as the provider's error is (its words, its status), unclear when
+// it comes beside results (part of the call may have taken effect).
+func dataFailed(e *model.Execution, f DataFailure, fx effect, m *memo) (model.Outcome, string) {
+	said := "recorded a success, but its data is the provider's failure (" + f.Marker + ")"
+	if f.Partial {
+		return model.OutcomeAmbiguous, said + ", beside results" + m.quote(f.Text) + ": part of it may have taken effect: " + fx.maybe()
+	}
+	o, reason, _ := classifyFailure(e, "", f.Code, f.Text, m.quote(f.Text), m.evidence(f.Text), fx, false)
+	return o, said + ": " + reason
 }
 
 // classifyFailure is the one rule for a failure's outcome, whether a log records it or a
@@ -593,6 +608,22 @@ const (
 // LogSucceeded reports whether a log's status records success, in the one vocabulary triage
 // reads statuses with (success, succeeded, ok, completed...).
 func LogSucceeded(status string) bool { return terminalStatus(status) == statusSuccess }
+
+// LogTookEffect reports whether an execution's log records that it took effect: a success,
+// unless its data is the provider's failure (Composio recorded the proxy's 200, the provider
+// said ok: false). Every reader of a log's success asks this (the guard, resolve, Classify).
+func LogTookEffect(e *model.Execution) bool {
+	_, failed := successDataFailure(e)
+	return LogSucceeded(e.Status) && !failed
+}
+
+// successDataFailure is the provider's failure in the data of a log recorded successful.
+func successDataFailure(e *model.Execution) (DataFailure, bool) {
+	if !LogSucceeded(e.Status) {
+		return DataFailure{}, false
+	}
+	return responseDataFailure(e.Response)
+}
 
 func terminalStatus(s string) terminal {
 	switch strings.ToLower(strings.TrimSpace(s)) {
