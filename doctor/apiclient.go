@@ -76,9 +76,83 @@ func clientBuilds(files []codeFile) []codeUse {
 				alts = append(alts, regexp.QuoteMeta(n))
 			}
 		}
-		out = append(out, buildsIn(f, alts, "api-client")...)
+		for _, u := range buildsIn(f, alts, "api-client") {
+			out = append(out, clientSends(f, files, u)...)
+		}
 	}
 	return out
+}
+
+var (
+	// boundRE is what a build's line binds before the build: NAME =, this.NAME =, a class
+	// field (private readonly NAME =), NAME: Type =
+	boundRE = regexp.MustCompile(`(?:^|[^\w$.])(?:(?:this|self)\s*\.\s*)?(` + ident + `)\s*(?::[^=]*)?=\s*(?:await\s+)?$`)
+	// clientCallRE is a call through the client after its name: .logs.tools.retrieve(
+	clientCallRE = regexp.MustCompile(`^\s*\.\s*((?:` + ident + `\s*\.\s*)*)(` + ident + `)\s*\(`)
+	// readMethodRE are the generated client's methods that only read: a REST client names a
+	// GET list or retrieve (retrieveEnum, list_all), and search, find, count and get read too
+	readMethodRE = regexp.MustCompile(`^(?:list|retrieve|get|search|find|count|fetch)(?:[A-Z_]|$)`)
+)
+
+// clientSends follows the name a generated client's build binds, in the file that builds it:
+// each call through it is a read (readMethodRE) or a write, which it re-sends as it re-sends
+// every request. It returns the build as "api-client" when the name cannot be followed (none
+// bound, exported, or used other than as NAME.member(…): returned, handed on, imported by
+// another file) or when the build sets max retries 0; else "api-client-reads" (the build:
+// every call reads) or an "api-client-send" per write (cited where it is sent).
+func clientSends(f codeFile, files []codeFile, u codeUse) []codeUse {
+	line := f.code[u.line-1]
+	at := strings.Index(line, u.text)
+	m := boundRE.FindStringSubmatch(line[:max(at, 0)])
+	if u.retries == 0 || at < 0 || m == nil || exportedName(f, files, line, m[1]) {
+		return []codeUse{u}
+	}
+	name := regexp.MustCompile(`(?:^|[^\w$.])((?:(?:this|self)\s*\.\s*)?` + regexp.QuoteMeta(m[1]) + `)\b`)
+	var sends []codeUse
+	for n, code := range f.code {
+		if n == u.line-1 {
+			continue
+		}
+		for _, loc := range name.FindAllStringSubmatchIndex(code, -1) {
+			call := clientCallRE.FindStringSubmatch(code[loc[3]:])
+			if call == nil {
+				return []codeUse{u} // the name goes elsewhere: not followed
+			}
+			if !readMethodRE.MatchString(call[2]) {
+				path := strings.Join(strings.Fields(strings.ReplaceAll(call[1], ".", " ")), ".")
+				sends = append(sends, codeUse{rel: f.rel, line: f.lineAt(n, loc[3]), eco: f.eco, what: "api-client-send",
+					text: strings.TrimPrefix(path+"."+call[2]+"()", "."), retries: u.retries})
+			}
+		}
+	}
+	if len(sends) == 0 {
+		u.what = "api-client-reads"
+		return []codeUse{u}
+	}
+	return sends
+}
+
+// exportedName reports whether the name a line binds may be used by another file: the line
+// exports it, or (a module's top level in Python) another file imports the name.
+func exportedName(f codeFile, files []codeFile, line, name string) bool {
+	if strings.Contains(line, "export ") || strings.Contains(line, "module.exports") {
+		return true
+	}
+	if f.eco != PyPI || strings.TrimLeft(line, " \t") != line {
+		return false
+	}
+	imported := regexp.MustCompile(`\bimport\b.*\b` + regexp.QuoteMeta(name) + `\b`)
+	for _, o := range files {
+		if o.rel == f.rel || o.eco != f.eco {
+			continue
+		}
+		for _, l := range o.code {
+			if imported.MatchString(l) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // buildsIn finds where file f builds a client by a class one of alts (regular expressions)
@@ -120,33 +194,55 @@ func clientByBuild(found []Finding, uses []codeUse, read map[Ecosystem][]string)
 		if f.RetriesWrites != nil || packageRole(f.Ecosystem, f.Package) != roleClient {
 			continue
 		}
-		var retrying, once *codeUse
+		var sent, retrying, once, reads *codeUse
 		for k := range uses {
 			u := &uses[k]
-			if u.what != "api-client" || u.eco != f.Ecosystem || !under(u.rel, f.File) {
+			if !strings.HasPrefix(u.what, "api-client") || u.eco != f.Ecosystem || !under(u.rel, f.File) {
 				continue
 			}
-			if u.retries != 0 && retrying == nil {
+			switch {
+			case u.what == "api-client-send" && sent == nil:
+				sent = u
+			case u.what == "api-client-reads" && reads == nil:
+				reads = u
+			case u.what == "api-client" && u.retries != 0 && retrying == nil:
 				retrying = u
-			} else if u.retries == 0 && once == nil {
+			case u.what == "api-client" && u.retries == 0 && once == nil:
 				once = u
 			}
 		}
-		switch {
-		case retrying != nil:
-			f.RetriesWrites, f.Use = new(true), UseUsed
-			f.Evidence = fmt.Sprintf("%s:%d", retrying.rel, retrying.line)
-			set := fmt.Sprintf("with max retries %d", retrying.retries)
-			if retrying.retries < 0 {
-				set = fmt.Sprintf("without max retries 0 (it retries %d times by default)", clientDefaultRetries)
+		set := func(u *codeUse) string {
+			if u.retries < 0 {
+				return fmt.Sprintf("without max retries 0 (it retries %d times by default)", clientDefaultRetries)
 			}
-			f.Reason = fmt.Sprintf("the generated API client is built at %s %s, and re-sends a timed-out write as it does every "+
-				"request", f.Evidence, set)
+			return fmt.Sprintf("with max retries %d", u.retries)
+		}
+		switch {
+		case sent != nil || retrying != nil:
+			f.RetriesWrites, f.Use = new(true), UseUsed
 			f.Fix = "build it with max retries 0, or use " + sdkName(f.Ecosystem) + " >= " + sdkversion.FixedIn(f.Ecosystem)
+			if sent != nil {
+				f.Evidence = sent.at()
+				f.Reason = fmt.Sprintf("the generated API client, built %s, sends a write at %s (%s), and re-sends it when it "+
+					"times out as it does every request", set(sent), f.Evidence, sent.text)
+				break
+			}
+			f.Evidence = retrying.at()
+			f.Reason = fmt.Sprintf("the generated API client is built at %s %s, and re-sends a timed-out write as it does every "+
+				"request", f.Evidence, set(retrying))
 		case once != nil:
 			f.RetriesWrites, f.Use = new(false), UseUsed
-			f.Evidence = fmt.Sprintf("%s:%d", once.rel, once.line)
+			f.Evidence = once.at()
 			f.Reason = "every generated API client the code builds sets max retries 0 (" + f.Evidence + "): each write is sent once"
+			if reads != nil {
+				f.Reason = "the generated API client built at " + f.Evidence + " sets max retries 0, and the one at " + reads.at() +
+					" only reads: each write is sent once"
+			}
+		case reads != nil:
+			f.RetriesWrites, f.Use = new(false), UseUsed
+			f.Evidence = reads.at()
+			f.Reason = "the generated API client built at " + f.Evidence + " only reads (every call through it lists or " +
+				"retrieves): a read sent again changes nothing"
 		case codeUnder(read[f.Ecosystem], f.File):
 			f.RetriesWrites, f.Use = new(false), UseNotUsed
 			f.Reason = "present, not used: the code under " + dirOf(f.File) + " never builds the generated API client " +

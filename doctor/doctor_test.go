@@ -500,6 +500,13 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallSession, "over MCP", "agent.ts:8", UseMCP},
 		}},
 		{"noexecute", []got{{"package.json", CallToolsExecute, "not used", "", UseNotUsed}}},
+		// the generated client: the name its build binds is followed in its file; a finding
+		// cites a write sent through it, a client that only lists and retrieves re-sends no
+		// write, and one that leaves the file (exported) is cited where it is built
+		{"client-reads-ts", []got{{"package.json", CallToolsExecute, "ok", "src/logs.ts:5", UseUsed}}},
+		{"client-field-send-ts", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "sender.ts:11", UseUsed}}},
+		{"client-exported-ts", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "client.ts:4", UseUsed}}},
+		{"client-reads-py", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "audit.py:12", UseUsed}}},
 		// code that imports the SDK and sends through it with no manifest or lock of its ecosystem
 		// naming any Composio package (scripts run with what is installed): the version cannot be
 		// told, the imports say which line; where a manifest of the ecosystem names the SDK, code
