@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,10 +147,8 @@ func exportedName(f codeFile, files []codeFile, line, name string) bool {
 		if o.rel == f.rel || o.eco != f.eco {
 			continue
 		}
-		for _, l := range o.code {
-			if imported.MatchString(l) {
-				return true
-			}
+		if slices.ContainsFunc(o.code, imported.MatchString) {
+			return true
 		}
 	}
 	return false

@@ -708,7 +708,9 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"agent writes the time in another notation", g.agentRetimes}, {"agent bills it again in other notations", g.agentRenotatesABill},
 			{"agent posts it again as an embed, or as text", g.agentPostsAnEmbed}, {"agent texts a number dialed otherwise", g.agentRedialsANumber},
 			{"a job library's retry schedule", g.jobLibraryRetry}, {"agent opens the pull request again, reworded", g.agentReopensAPullRequest},
-			{"agent changes how it is shown", g.agentChangesHowItIsShown}, {"agent rebooks with a place, or without", g.agentRebooksWithAPlace}} {
+			{"agent changes how it is shown", g.agentChangesHowItIsShown}, {"agent rebooks with a place, or without", g.agentRebooksWithAPlace},
+			{"agent writes to one more or one fewer", g.agentWidensTheAudience},
+			{"agent rebooks with an attendee more or fewer", g.agentRebooksWithAnotherAttendee}} {
 			g.fam = f.name
 			f.draw()
 			g.fam = ""
@@ -741,7 +743,9 @@ func generateCorpus(seed uint64, perPattern int) *corpusGen {
 			{"another embed in one channel after a failure", g.otherEmbedAfterAFailure},
 			{"the same text to the next number after a failure", g.sameTextNextNumber},
 			{"a request from another branch after a failure", g.otherBranchAfterAFailure},
-			{"the same branch into another base after a failure", g.sameBranchIntoAnotherBase}} {
+			{"the same branch into another base after a failure", g.sameBranchIntoAnotherBase},
+			{"the same text to other people after a failure", g.sameTextToOthers},
+			{"the same people and one more after a success", g.oneMoreAfterASuccess}} {
 			g.miss = m.name
 			m.draw()
 			g.miss = ""

@@ -335,37 +335,47 @@ func findGroups(execs []model.Execution, outcomes []model.Outcome, kind func(int
 			slices.SortFunc(idx, byStart)
 			groups, in := groupBucket(key, execs, outcomes, idx, parts, opt)
 			for k, g := range groups {
-				f := foundGroup{g: g, in: in[k], first: execs[in[k][0]].Start()}
-				ms := make([]member, len(in[k]))
-				for j, i := range in[k] {
-					if s := execs[i].Start(); s.Before(f.first) {
-						f.first = s
-					}
-					ms[j] = member{e: &execs[i], outcome: outcomes[i]}
-				}
-				if len(ms) == 2 {
-					if f.caller = "account:" + ms[0].e.ConnectedAccountID; ms[0].e.ConnectedAccountID == "" {
-						f.caller = "user:" + ms[0].e.UserID
-					}
-					f.starts = []time.Time{ms[0].e.Start(), ms[1].e.Start()}
-				}
-				if f.runs = runsKey(ms, causeContext{runs: opt.MetaRuns, timeout: opt.CallerTimeout}); f.runs != "" {
-					f.starts = nil
-					f.tool = strings.ToUpper(execs[in[k][0]].ToolSlug)
-					for _, i := range in[k] {
-						f.starts = append(f.starts, execs[i].Start())
-						f.ends = append(f.ends, callerEnd(&execs[i], opt.CallerTimeout))
-					}
-				}
-				mine = append(mine, f)
+				mine = append(mine, found(g, in[k], execs, outcomes, opt))
 			}
 		}
 		mu.Lock()
 		all = append(all, mine...)
 		mu.Unlock()
 	})
+	keyOf := make(map[int]string, len(cand))
+	for k, i := range cand {
+		keyOf[i] = keys[k]
+	}
+	all = joinWidenedAudiences(all, execs, outcomes, kind, roles, cand, keyOf, parts, opt)
 	attachSentDrafts(all, execs, outcomes, cand, opt)
 	return all
+}
+
+// found is a group groupBucket found, with its members (in) and what the passes after it read.
+func found(g model.DuplicateGroup, in []int, execs []model.Execution, outcomes []model.Outcome, opt Options) foundGroup {
+	f := foundGroup{g: g, in: in, first: execs[in[0]].Start()}
+	ms := make([]member, len(in))
+	for j, i := range in {
+		if s := execs[i].Start(); s.Before(f.first) {
+			f.first = s
+		}
+		ms[j] = member{e: &execs[i], outcome: outcomes[i]}
+	}
+	if len(ms) == 2 {
+		if f.caller = "account:" + ms[0].e.ConnectedAccountID; ms[0].e.ConnectedAccountID == "" {
+			f.caller = "user:" + ms[0].e.UserID
+		}
+		f.starts = []time.Time{ms[0].e.Start(), ms[1].e.Start()}
+	}
+	if f.runs = runsKey(ms, causeContext{runs: opt.MetaRuns, timeout: opt.CallerTimeout}); f.runs != "" {
+		f.starts = nil
+		f.tool = strings.ToUpper(execs[in[0]].ToolSlug)
+		for _, i := range in {
+			f.starts = append(f.starts, execs[i].Start())
+			f.ends = append(f.ends, callerEnd(&execs[i], opt.CallerTimeout))
+		}
+	}
+	return f
 }
 
 // execOrder is the order of a bucket's members: by start, then id, then what two records of

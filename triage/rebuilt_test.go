@@ -12,7 +12,7 @@ import (
 
 // An application that rebuilds the payload for its retry regenerates a footer's time, a request
 // id in the body, or sends null where it left a key out: still one action. Near
-// misses stay apart: another meeting time, another order number, another recipient.
+// misses stay apart: another meeting time, another order number, a recipient swapped for another.
 func TestRebuiltPayloadsGroup(t *testing.T) {
 	const to = `"recipient_email":"ana@x.com","subject":"Order A-78274"`
 	body := func(s string) string { return `{` + to + `,"body":"` + s + `"}` }
@@ -32,7 +32,10 @@ func TestRebuiltPayloadsGroup(t *testing.T) {
 		{"near miss: a null in a list keeps its place", `{` + to + `,"ids":[null,7],"body":"hi"}`, `{` + to + `,"ids":[7],"body":"hi"}`, false},
 		{"near miss: another meeting time", body(`Meeting moved to 10:00 for order A-78274.`), body(`Meeting moved to 11:00 for order A-78274.`), false},
 		{"near miss: another order number in the text", body(`Your order A-78274 ships tomorrow. Sent 21:26:46`), body(`Your order A-78275 ships tomorrow. Sent 21:26:57`), false},
-		{"near miss: a cc that is set", `{` + to + `,"cc":"bob@x.com","body":"hi"}`, `{` + to + `,"body":"hi"}`, false},
+		// a cc dropped on the re-send: its audience is contained in the first's, whose people got
+		// it twice if the first went out (joinWidenedAudiences); a cc swapped for another stays apart
+		{"a cc dropped on the re-send", `{` + to + `,"cc":"bob@x.com","body":"hi"}`, `{` + to + `,"body":"hi"}`, true},
+		{"near miss: a cc swapped for another", `{` + to + `,"cc":"bob@x.com","body":"hi"}`, `{` + to + `,"cc":"carl@x.com","body":"hi"}`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
