@@ -74,38 +74,40 @@ func contains(a, b []string) bool {
 // joinWidenedAudiences joins, among one batch's candidates, each write that did not succeed
 // and a later one of its caller to an audience that contains its own or is contained in it
 // (see Audiences), into one group: the groups either is in are merged, or the pair makes one.
+// Only the writes within the window after such a write, in another bucket of its caller, are
+// read again (the audience put aside): a load's other writes cost nothing more.
 func joinWidenedAudiences(all []foundGroup, execs []model.Execution, outcomes []model.Outcome, kind func(int) model.ToolKind,
 	roles func(slug string) Roles, cand []int, keyOf map[int]string, parts map[int]effectArgs, opt Options) []foundGroup {
-	type written struct {
-		i      int
-		people []string
-		aside  string
+	// a bucket key is the caller (its tool and who calls it), then the identity's hash
+	callerOf := func(i int) string { k := keyOf[i]; return k[:strings.LastIndexByte(k, 0)] }
+	// a pair is of two buckets of one caller: a caller whose candidates share one key has none
+	firstKey, several := map[string]string{}, map[string]bool{}
+	for _, i := range cand {
+		if k := keyOf[i]; k != "" {
+			c := callerOf(i)
+			if f, ok := firstKey[c]; !ok {
+				firstKey[c] = k
+			} else if f != k {
+				several[c] = true
+			}
+		}
 	}
-	skip := skipSet(opt.VolatileKeys)
-	// the callers with a write that did not succeed and names an audience: only theirs are read
+	names := map[int]bool{} // whether a write that did not succeed names an audience, read once
 	seeds := map[string]bool{}
 	for _, i := range cand {
-		if outcomes[i] != model.OutcomeSucceeded && keyOf[i] != "" && namesAudience(&execs[i], roles(execs[i].ToolSlug)) {
-			seeds[callerString(&execs[i])] = true
+		if keyOf[i] != "" && outcomes[i] != model.OutcomeSucceeded && several[callerOf(i)] {
+			if names[i] = namesAudience(&execs[i], roles(execs[i].ToolSlug)); names[i] {
+				seeds[callerOf(i)] = true
+			}
 		}
 	}
 	if len(seeds) == 0 {
 		return all
 	}
-	byCaller := map[string][]written{}
+	byCaller := map[string][]int{}
 	for _, i := range cand {
-		c := callerString(&execs[i])
-		if !seeds[c] || keyOf[i] == "" {
-			continue
-		}
-		if people, aside, ok := audienceOf(&execs[i], kind(i), opt.VolatileKeys, skip, roles(execs[i].ToolSlug)); ok {
-			byCaller[c] = append(byCaller[c], written{i, people, aside})
-		}
-	}
-	groupOf := map[int]int{} // an execution's group in all
-	for k, f := range all {
-		for _, i := range f.in {
-			groupOf[i] = k
+		if keyOf[i] != "" && seeds[callerOf(i)] {
+			byCaller[callerOf(i)] = append(byCaller[callerOf(i)], i)
 		}
 	}
 	callers := make([]string, 0, len(byCaller))
@@ -113,29 +115,54 @@ func joinWidenedAudiences(all []foundGroup, execs []model.Execution, outcomes []
 		callers = append(callers, c)
 	}
 	slices.Sort(callers) // one order on every path
+	type audience struct {
+		people []string
+		aside  string
+		ok     bool
+	}
+	skip := skipSet(opt.VolatileKeys)
+	read := map[int]audience{}
+	audienceAt := func(i int) audience {
+		a, done := read[i]
+		if !done {
+			a.people, a.aside, a.ok = audienceOf(&execs[i], kind(i), opt.VolatileKeys, skip, roles(execs[i].ToolSlug))
+			read[i] = a
+		}
+		return a
+	}
+	groupOf := map[int]int{} // an execution's group in all
+	for k, f := range all {
+		for _, i := range f.in {
+			groupOf[i] = k
+		}
+	}
 	dropped := map[int]bool{}
 	for _, c := range callers {
 		ws := byCaller[c]
-		slices.SortFunc(ws, func(a, b written) int { return execOrder(&execs[a.i], &execs[b.i]) })
+		slices.SortFunc(ws, func(a, b int) int { return execOrder(&execs[a], &execs[b]) })
 		for x, a := range ws {
-			if outcomes[a.i] == model.OutcomeSucceeded {
+			if outcomes[a] == model.OutcomeSucceeded || !names[a] {
 				continue
 			}
 			for _, b := range ws[x+1:] {
-				if execs[b.i].Start().Sub(lastSeen(&execs[a.i])) > opt.Window {
+				if execs[b].Start().Sub(lastSeen(&execs[a])) > opt.Window {
 					break // sorted by start: the rest are later still
 				}
-				if b.aside != a.aside || slices.Equal(a.people, b.people) || !contains(a.people, b.people) && !contains(b.people, a.people) {
+				if keyOf[b] == keyOf[a] {
+					continue // one audience: one bucket, grouped there
+				}
+				if g, ok := groupOf[a]; ok && groupOf[b] == g {
 					continue
 				}
-				if ga, ok := groupOf[a.i]; ok && groupOf[b.i] == ga {
+				wa, wb := audienceAt(a), audienceAt(b)
+				if !wa.ok || !wb.ok || wa.aside != wb.aside || !contains(wa.people, wb.people) && !contains(wb.people, wa.people) {
 					continue
 				}
-				pair, in := groupBucket(keyOf[a.i], execs, outcomes, []int{a.i, b.i}, parts, opt)
+				pair, in := groupBucket(keyOf[a], execs, outcomes, []int{a, b}, parts, opt)
 				if len(pair) != 1 || len(in[0]) != 2 {
 					continue // they do not read as one call
 				}
-				all = mergeInto(all, groupOf, dropped, a.i, b.i, found(pair[0], in[0], execs, outcomes, opt), execs, outcomes, opt)
+				all = mergeInto(all, groupOf, dropped, a, b, found(pair[0], in[0], execs, outcomes, opt), execs, outcomes, opt)
 			}
 		}
 	}
@@ -153,12 +180,6 @@ func joinWidenedAudiences(all []foundGroup, execs []model.Execution, outcomes []
 func namesAudience(e *model.Execution, roles Roles) bool {
 	ms, ok := model.SplitObject(e.Arguments)
 	return ok && slices.ContainsFunc(ms, func(m model.ArgMember) bool { return audienceMember(m.Key, roles) && !emptyRaw(m.Raw) })
-}
-
-// callerString is who calls a write and which tool (CallerOf), as one string.
-func callerString(e *model.Execution) string {
-	tool, who := CallerOf(e)
-	return tool + "\x00" + who
 }
 
 // mergeInto puts a and b in one group of all: the groups they are in, merged (the later one
