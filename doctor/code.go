@@ -385,7 +385,7 @@ func scanProject(files []codeFile) []codeUse {
 					if ok {
 						out = append(out, u)
 					} else {
-						use("session", m[0])
+						use(f.sessionSend(n, mi[1]-1, m[2], m[0]))
 					}
 				case m[2] != "tools" && sessionSends[m[2]] && handedOn(line, mi[0], mi[1]):
 					s.sends = true // the send method handed on to be called (asyncio.to_thread(session.execute, …))

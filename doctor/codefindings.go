@@ -217,6 +217,12 @@ func sessionFinding(uses []codeUse, f Finding, notes *[]Note) (Finding, bool) {
 				" a session write that timed out (" + fixText + ")"})
 		return Finding{}, false
 	}
+	if u := sendUnder(uses, &f, "session-read"); u != nil {
+		out.RetriesWrites, out.Evidence, out.Use = new(false), u.at(), UseUsed
+		out.Reason = "the project sends only reads through tool-router sessions (" + u.at() + ", " + u.text +
+			"): sent again, a read changes nothing"
+		return out, true
+	}
 	if u := sendUnder(uses, &f, "mcp"); u != nil {
 		out.RetriesWrites, out.Evidence, out.Use = new(false), u.at(), UseMCP
 		out.Reason = fmt.Sprintf(

@@ -507,6 +507,20 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		{"client-field-send-ts", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "sender.ts:11", UseUsed}}},
 		{"client-exported-ts", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "client.ts:4", UseUsed}}},
 		{"client-reads-py", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "audit.py:12", UseUsed}}},
+		// a session's execute whose tool is a parameter of a helper: what every call of the helper
+		// names (reads only: no write re-sent; a write among them: the send is a write's)
+		{"session-param-reads-ts", []got{
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "ok", "tools.ts:13", UseUsed},
+		}},
+		{"session-param-write-ts", []got{
+			{"package.json", CallToolsExecute, "ok", "", ""},
+			{"package.json", CallSession, "RETRIES WRITES", "tools.ts:12", UseUsed},
+		}},
+		{"session-param-reads-py", []got{
+			{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed},
+			{"requirements.txt", CallSession, "ok", "agent.py:11", UseUsed},
+		}},
 		// code that imports the SDK and sends through it with no manifest or lock of its ecosystem
 		// naming any Composio package (scripts run with what is installed): the version cannot be
 		// told, the imports say which line; where a manifest of the ecosystem names the SDK, code

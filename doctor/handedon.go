@@ -533,7 +533,7 @@ func followParam(p *project, defs map[string][]funcDef, d *funcDef, param string
 			switch {
 			case m[6] >= 0 && sessionSends[member] && (member != "tools" || toolsRun(f, n, m[2])):
 				r.sends = true
-				use("session", line[m[0]:m[1]])
+				use(f.sessionSend(n, m[1]-1, member, line[m[0]:m[1]]))
 			case member == "mcp" || member == "url":
 				r.mcp = true
 				use("mcp", line[m[0]:m[1]])
@@ -674,7 +674,8 @@ func followField(f *codeFile, field string, out *[]codeUse) followed {
 			case m[2] == "(" && sessionSends[m[1]],
 				m[1] != "tools" && sessionSends[m[1]] && handedOn(line, mi[0], mi[3]): // asyncio.to_thread(self.s.execute, …)
 				r.sends = true
-				*out = append(*out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: "session", text: strings.TrimSpace(m[0])})
+				what, text := f.sessionSend(n, mi[1]-1, m[1], strings.TrimSpace(m[0]))
+				*out = append(*out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: what, text: text})
 			case m[1] == "mcp" || m[1] == "url":
 				r.mcp = true
 				*out = append(*out, codeUse{rel: f.rel, line: n + 1, eco: f.eco, what: "mcp", text: strings.TrimSpace(m[0])})

@@ -147,19 +147,33 @@ func (f *codeFile) readSend(at int) (string, bool) {
 		}
 		return "", false
 	}
-	slug := ""
-	if m := slugFirstRE.FindStringSubmatch(args); m != nil {
-		slug = m[1]
-	} else if m := slugKeyRE.FindStringSubmatch(args); m != nil {
-		slug = m[1]
-	} else if m := firstNameRE.FindStringSubmatch(args); m != nil {
-		slug = f.constant(m[1]) // SEARCH_TOOL = "COMPOSIO_SEARCH_DUCK_DUCK_GO" at the module's top
+	if slug, name := f.slugNamed(args); slug != "" {
+		return slug, isRead(slug)
+	} else if name != "" {
+		return f.paramReads(at-1, name) // execute(slug, …) in a function every call of which names a read
 	}
-	if slug == "" || (*triage.Kinds)(nil).Kind(slug) != model.KindRead {
-		return "", false
-	}
-	return slug, true
+	return "", false
 }
+
+// slugNamed is the tool a call's arguments name: by a literal, first or under slug= / slug:,
+// or by a name bound to one at the module's top (SEARCH_TOOL = "COMPOSIO_SEARCH_DUCK_DUCK_GO");
+// name is the first argument's name when it is a name bound to no slug ("" otherwise).
+func (f *codeFile) slugNamed(args string) (slug, name string) {
+	if m := slugFirstRE.FindStringSubmatch(args); m != nil {
+		return m[1], ""
+	} else if m := slugKeyRE.FindStringSubmatch(args); m != nil {
+		return m[1], ""
+	} else if m := firstNameRE.FindStringSubmatch(args); m != nil {
+		if slug = f.constant(m[1]); slug != "" {
+			return slug, ""
+		}
+		return "", m[1]
+	}
+	return "", ""
+}
+
+// isRead reports whether a tool's slug names a read (Composio's own tags, else its verb).
+func isRead(slug string) bool { return (*triage.Kinds)(nil).Kind(slug) == model.KindRead }
 
 // constant is the tool slug a name is bound to at the file's top level (one binding only: a
 // name bound twice, or not to a slug, is "").
