@@ -626,6 +626,28 @@ func outcomeFamilies() []outcomeFamily {
 			`{"successful":true,"data":{"updatedRows":3,"errors":["row 4: invalid date"]}}`,
 			`{"successful":true,"data":{"data":{"createIssue":{"id":"I_1"}},"errors":[{"message":"Field 'labels' is not valid"}]}}`,
 		)},
+		// a twenty-first batch: a request's own condition not met (a conditional write, an
+		// If-Match, S3's and Azure's preconditions), and a wait for a lock that ran out before the
+		// work began (Stripe's lock_timeout, MySQL's and Postgres's lock waits); beside them,
+		// timeouts of work that had begun (a statement, a response read while a lock was held)
+		{"a condition of the request not met", model.OutcomeFailed, msg(
+			"ConditionalCheckFailedException: The conditional request failed",
+			"PreconditionFailed: At least one of the pre-conditions you specified did not hold",
+			"ConditionNotMet: The condition specified using HTTP conditional header(s) is not met.",
+			"If-Match condition failed: the item's version has changed", "The conditional write was not applied: condition not met",
+			"Precondition Failed (412): etag does not match",
+		)},
+		{"a wait for a lock that ran out", model.OutcomeFailed, msg(
+			"lock_timeout: This object cannot be accessed right now because another API request or Stripe process is currently accessing it.",
+			"Error 1205 (HY000): Lock wait timeout exceeded; try restarting transaction",
+			"could not obtain lock on row in relation \"orders\"", "LockNotAvailable: the record is locked by another operation",
+			"Timed out waiting for a lock on the document", "ERROR: lock timeout (SQLSTATE 55P03)",
+		)},
+		{"a timeout of work that had begun", model.OutcomeAmbiguous, msg(
+			"canceling statement due to statement timeout", "Timed out while holding the lock on the document; the write may have completed",
+			"Read timed out after the lock was acquired", "Timeout waiting for the response from the mail server",
+			"The operation timed out after the conditional check passed",
+		)},
 		{"a success whose data names errors and flags, none failing", model.OutcomeSucceeded, body(
 			`{"successful":true,"data":{"ok":true,"channel":"C123","ts":"1712345678.000100"}}`,
 			`{"successful":true,"data":{"id":"m1","error":null,"errors":[]}}`,

@@ -418,9 +418,17 @@ var expiredTime = regexp.MustCompile(`\b(execution|operation|task|job|request|de
 // breaker still open": the breaker's wait, not the call's; "not timed out"): no timeout.
 var negatedTimeout = regexp.MustCompile(`\btime ?out (has |had |is )?not (yet )?(elapsed|expired|passed|reached)\b|\bnot (yet )?timed out\b`)
 
+// lockWait is a timeout of the wait for a lock ("Lock wait timeout exceeded", Stripe's
+// lock_timeout, "timed out waiting for a lock"): the work waits for its lock before it begins,
+// so it did not run (a refusal: refusalPhrases), where a timeout while the lock was held is one.
+var lockWait = regexp.MustCompile(`\block (wait )?time ?out\b|\btime(d)? ?out (while )?waiting for (a |the )?lock\b`)
+
 func timeoutWord(low string) string {
 	if strings.Contains(low, "not") {
 		low = negatedTimeout.ReplaceAllString(low, " ")
+	}
+	if strings.Contains(low, "lock") {
+		low = lockWait.ReplaceAllString(low, " ")
 	}
 	if w := findPhrase(low, timeoutPhrases); w != "" {
 		return w

@@ -333,6 +333,23 @@ func TestClassify(t *testing.T) {
 			&model.ExecError{Message: "ComposioClientError: Connected account is not active (status: INITIATED)"}), model.KindWrite,
 			model.OutcomeFailed, `refused (not active) "ComposioClientError: Connected account is not active (statu…": ` +
 				`the email was not sent`},
+		{"a condition of the request not met", execWith(send, "failed", 0,
+			&model.ExecError{Message: "ConditionalCheckFailedException: The conditional request failed"}), model.KindWrite,
+			model.OutcomeFailed, `refused (conditional check failed) "ConditionalCheckFailedException: The conditional request fa…": ` +
+				`the email was not sent`},
+		{"a throughput limit (DynamoDB's)", execWith(send, "failed", 0,
+			&model.ExecError{Message: "ProvisionedThroughputExceededException: The level of configured provisioned throughput was exceeded"}),
+			model.KindWrite, model.OutcomeRejected, `rate limited (429): the email was likely not sent; verify before retrying`},
+		{"a wait for a lock that ran out", execWith(send, "failed", 0,
+			&model.ExecError{Message: "Lock wait timeout exceeded; try restarting transaction"}), model.KindWrite,
+			model.OutcomeFailed, `refused (lock wait timeout) "Lock wait timeout exceeded; try restarting transaction": the email was not sent`},
+		{"near miss: a timeout while the lock was held", execWith(send, "failed", 0,
+			&model.ExecError{Message: "Timed out while holding the lock"}), model.KindWrite,
+			model.OutcomeAmbiguous, `timed out: the email may have been sent`},
+		{"near miss: a race condition", execWith(send, "failed", 0,
+			&model.ExecError{Message: "race condition detected while sending"}), model.KindWrite,
+			model.OutcomeAmbiguous, `failed "race condition detected while sending", an error that does not prove the email was not sent: ` +
+				`the email may have been sent`},
 		{"calls at once are a rate", execWith(send, "failed", 0, &model.ExecError{Message: "Too many concurrent requests"}),
 			model.KindWrite, model.OutcomeRejected, `rate limited (429): the email was likely not sent; verify before retrying`},
 		{"the answer's HTTP unreadable", execWith(send, "failed", 0,
