@@ -28,13 +28,15 @@ var (
 	pyClientModule   = regexp.MustCompile(`^\s*import\s+composio_client(?:\s+as\s+(` + ident + `))?\s*$`)
 )
 
-// clientNames are the names a file binds to the generated client's classes (a module name
-// ends with "."): Composio, ComposioClient, an alias, the module itself.
+// clientNames are the names a file binds to the generated client's class (a module name ends
+// with "."): the module's default export (import ComposioClient from …), its class Composio
+// under its name or an alias, the module itself. The module's other names (its error classes
+// ComposioError, APIError; BaseModel, omit) build no client.
 func clientNames(f codeFile) []string {
 	var out []string
 	add := func(list string) {
 		for part := range strings.SplitSeq(strings.Trim(list, "() "), ",") {
-			if m := importNameRE.FindStringSubmatch(strings.TrimSpace(part)); m != nil {
+			if m := importNameRE.FindStringSubmatch(strings.TrimSpace(part)); m != nil && m[1] == "Composio" {
 				out = append(out, cmp.Or(m[2], m[1]))
 			}
 		}

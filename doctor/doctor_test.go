@@ -507,6 +507,8 @@ func TestCallPathsFromTheCode(t *testing.T) {
 		{"client-field-send-ts", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "sender.ts:11", UseUsed}}},
 		{"client-exported-ts", []got{{"package.json", CallToolsExecute, "RETRIES WRITES", "client.ts:4", UseUsed}}},
 		{"client-reads-py", []got{{"requirements.txt", CallToolsExecute, "RETRIES WRITES", "audit.py:12", UseUsed}}},
+		// the client module's error classes constructed (new ComposioError(…)) build no client
+		{"client-error-class-ts", []got{{"package.json", CallToolsExecute, "not used", "", UseNotUsed}}},
 		// a session's execute whose tool is a parameter of a helper: what every call of the helper
 		// names (reads only: no write re-sent; a write among them: the send is a write's)
 		{"session-param-reads-ts", []got{
