@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // DataFailure is what a tool's data (data.response.data, or the data of an execute answer)
@@ -34,12 +35,12 @@ type DataFailure struct {
 var (
 	successFlags = map[string]bool{"ok": true, "success": true, "successful": true, "succeeded": true}
 	errorMembers = map[string]bool{"error": true, "errors": true, "errormessage": true, "errormsg": true, "fault": true}
-	wordsMembers = map[string]bool{"message": true, "msg": true, "detail": true, "details": true, "description": true,
-		"reason": true, "errordescription": true, "title": true}
+	wordsMembers = map[string]bool{"message": true, "msg": true, "detail": true, "details": true, "reason": true,
+		"errordescription": true}
 	codeMembers     = map[string]bool{"status": true, "statuscode": true, "httpstatus": true, "code": true, "errorcode": true}
-	envelopeMembers = map[string]bool{"warning": true, "warnings": true, "type": true, "requestid": true, "documentationurl": true,
-		"responsemetadata": true, "needed": true, "provided": true, "category": true, "numerrors": true, "errorcount": true,
-		"moreinfo": true, "traceid": true}
+	envelopeMembers = map[string]bool{"warning": true, "warnings": true, "type": true, "title": true, "requestid": true,
+		"documentationurl": true, "responsemetadata": true, "needed": true, "provided": true, "category": true, "numerrors": true,
+		"errorcount": true, "moreinfo": true, "traceid": true}
 )
 
 // foldName is a member's name as the envelope lists compare it.
@@ -117,9 +118,18 @@ func ReadDataFailure(data []byte) (DataFailure, bool) {
 	if f.Code == 0 { // the error's own code, when it is an object that carries one
 		f.Code = errorCode(members)
 	}
-	f.Text = strings.Join(append(errText, words...), "; ")
+	// the error's own words; the describing members only when it gives none ({"success": false,
+	// "message": "Invalid API key"}): a result's words beside an error are no account of it
+	f.Text = strings.Join(errText, "; ")
+	if f.Text == "" {
+		f.Text = strings.Join(words, "; ")
+	}
 	if len(f.Text) > 500 {
-		f.Text = f.Text[:500]
+		cut := 500
+		for cut > 0 && !utf8.RuneStart(f.Text[cut]) {
+			cut--
+		}
+		f.Text = f.Text[:cut]
 	}
 	return f, true
 }

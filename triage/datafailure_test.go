@@ -1,6 +1,11 @@
 package triage
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	"github.com/exectriage/exectriage/model"
+)
 
 // What a tool's data says at its top level: the provider's failure (a flag of success false;
 // an error member not empty or a status of 400 or more, no flag saying success), in part when
@@ -22,6 +27,12 @@ func TestReadDataFailure(t *testing.T) {
 		{`{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}`, true, false, "Not Found", "status 404", 404},
 		{`{"error_message":"Recipient rejected","numErrors":1}`, true, false, "Recipient rejected", "an error member", 0},
 		{`{"error":"Insufficient funds"}`, true, false, "Insufficient funds", "an error member", 0},
+		// a title is the envelope's (RFC 7807's) or a result's: no words of the error either way
+		{`{"title":"Fix invalid login","error":"upstream hiccup"}`, true, false, "upstream hiccup", "an error member", 0},
+		{`{"type":"about:blank","title":"Not Found","status":404,"detail":"No such channel"}`, true, false, "No such channel",
+			"status 404", 404},
+		// a result's description beside an error: in part, and its words no account of the error
+		{`{"description":"Discuss invalid entries","error":"sync failed"}`, true, true, "sync failed", "an error member", 0},
 		// errors beside results, or beside a flag of success: in part
 		{`{"status":"COMPLETE","results":[{"id":"1"}],"errors":[{"message":"Property values were not valid"}]}`, true, true,
 			"Property values were not valid", "an error member", 0},
@@ -44,5 +55,16 @@ func TestReadDataFailure(t *testing.T) {
 			t.Errorf("%s: %+v %v, want failed %v, part %v, text %q, marker %q, code %d", tc.data, f, ok, tc.failed, tc.part, tc.text,
 				tc.marker, tc.code)
 		}
+	}
+}
+
+// A result's words beside the provider's error are no account of it: an issue titled "Fix
+// invalid login" whose data carries an error code no rule knows stays unclear, never "not
+// created" (its title's "invalid" read as the refusal).
+func TestAResultsWordsAreNoAccountOfItsError(t *testing.T) {
+	e := execWith("GITHUB_CREATE_AN_ISSUE", "success", time.Second, nil)
+	e.Response = []byte(`{"successful":true,"data":{"title":"Fix invalid login","error":"E_SYNC_4471"}}`)
+	if o, why := Classify(e, model.KindWrite, Options{}); o != model.OutcomeAmbiguous {
+		t.Fatalf("%s (%s), want ambiguous", o, why)
 	}
 }
