@@ -151,8 +151,10 @@ func joinWidenedAudiences(all []foundGroup, execs []model.Execution, outcomes []
 				if keyOf[b] == keyOf[a] {
 					continue // one audience: one bucket, grouped there
 				}
-				if g, ok := groupOf[a]; ok && groupOf[b] == g {
-					continue
+				if ga, ok := groupOf[a]; ok {
+					if gb, ok := groupOf[b]; ok && gb == ga {
+						continue // one group already
+					}
 				}
 				wa, wb := audienceAt(a), audienceAt(b)
 				if !wa.ok || !wb.ok || wa.aside != wb.aside || !contains(wa.people, wb.people) && !contains(wb.people, wa.people) {

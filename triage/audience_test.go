@@ -59,3 +59,24 @@ func TestWidenedAudiencesJoin(t *testing.T) {
 		})
 	}
 }
+
+// A write whose first attempts are a group already (sent twice to the same people) joins the
+// later one to one more with that group: the pass asks whether the later write is in a group of
+// its own, not whether it is in the first group found.
+func TestAWidenedAudienceJoinsAGroup(t *testing.T) {
+	mail := func(cc string) string {
+		return `{"recipient_email":"ana@x.com","cc":` + cc + `,"subject":"Order A-1","body":"Your order A-1 ships tomorrow."}`
+	}
+	execs := []model.Execution{
+		attempt{id: "c", at: 40 * time.Second, dur: sec(1), retry: -1, args: mail(`["bob@x.com","lead@x.com"]`)}.exec(),
+		attempt{id: "b", at: 20 * time.Second, dur: sec(1), err: gatewayErr, retry: -1, args: mail(`["bob@x.com"]`)}.exec(),
+		attempt{id: "a", at: 0, dur: sec(1), err: gatewayErr, retry: -1, args: mail(`["bob@x.com"]`)}.exec(),
+	}
+	for i := range execs {
+		execs[i].ToolSlug = "GMAIL_SEND_EMAIL"
+	}
+	res := Analyze(execs, NewKinds(), Options{})
+	if len(res.Groups) != 1 || len(res.Groups[0].ExecutionIDs) != 3 {
+		t.Fatalf("groups %+v, want one of a, b and c", res.Groups)
+	}
+}
