@@ -842,7 +842,8 @@ func TestADataFailureReadsAlikeLoadedAndDecoded(t *testing.T) {
 		`{"successful":true,"data":{"Error_Message":"Recipient rejected","numErrors":1}}`,
 		`{"successful":true,"data":{"status":"404","message":"Not Found"}}`,
 		`{"successful":true,"data":{"id":"m1","errors":["row 4: invalid date"]}}`,
-		`{"successful":true,"data":{"\u006fk":false}}`, // an escaped key: the parser's slow path
+		`{"successful":true,"data":{"\u006fk":false}}`,               // an escaped key: the parser's slow path
+		`{"status":404,"data":{"message":"Not Found"},"headers":{}}`, // a proxy's answer relaying the provider's status
 		`{"successful":true,"data":{"ok":true,"error":null,"errors":[]}}`,
 		`{"successful":true,"data":{"messages":[{"ok":false}],"status":200}}`,
 	}
@@ -887,7 +888,7 @@ func TestADataFailureReadsAlikeLoadedAndDecoded(t *testing.T) {
 			failures++
 		}
 	}
-	if failures != 6 {
-		t.Errorf("%d of the records read as other than a success, want the 6 whose data is a failure", failures)
+	if failures != 7 {
+		t.Errorf("%d of the records read as other than a success, want the 7 whose data is a failure", failures)
 	}
 }

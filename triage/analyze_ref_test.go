@@ -290,12 +290,14 @@ func responseSaysFailed(resp []byte) bool {
 	var r struct {
 		Successful *bool           `json:"successful"`
 		Data       json.RawMessage `json:"data"`
+		Status     json.RawMessage `json:"status"`
 	}
 	if json.Unmarshal(resp, &r) != nil {
 		return false
 	}
 	_, inData := ReadDataFailure(r.Data)
-	return r.Successful != nil && !*r.Successful || inData
+	relayed := r.Successful == nil && httpCode(r.Status) >= 400 // a proxy's answer
+	return r.Successful != nil && !*r.Successful || inData || relayed
 }
 
 func TestResponseMayFailNeverMissesAFailure(t *testing.T) {
@@ -336,7 +338,8 @@ func TestResponseMayFailNeverMissesAFailure(t *testing.T) {
 		other := rapid.SampledFrom([]string{"", `"data":{"ok":false},`, `"error":"boom",`, `"n":"successful",`,
 			`"data":{"t":"caf\u00e9 \"}\" ]","x":[false,{"successful":false}]},`, `"n":-1.5e3,`, `"ſ":"\\",`, `"d":"}",`,
 			`"data":{"error":"x"},`, `"DATA":{"Error_Message":{"m":1}},`, `"data":{"status":"404"},`, `"data":{"errors":[ ]},`,
-			`"data":{"code":503,"n":[1]},`, `"data":{"ſuccess":false},`, `"data":{"\u006fk":false},`, `"data":{"error":"","ok":true},`}).Draw(rt, "other")
+			`"data":{"code":503,"n":[1]},`, `"data":{"ſuccess":false},`, `"data":{"\u006fk":false},`, `"data":{"error":"","ok":true},`,
+			`"status":404,`, `"Status":"503",`, `"\u0073tatus":502,`, `"status":200,`}).Draw(rt, "other")
 		resp := "{" + other + key + ws + ":" + ws + val + "}"
 		if responseSaysFailed([]byte(resp)) && !ResponseMayFail([]byte(resp)) {
 			rt.Fatalf("ResponseMayFail(%s) = false, but it says successful:false", resp)
@@ -354,7 +357,8 @@ func TestResponseKeysKeepWhatTheWalkKeeps(t *testing.T) {
 		other := rapid.SampledFrom([]string{"", `"data":{"ok":false},`, `"error":"boom",`, `"n":"successful",`,
 			`"data":{"t":"caf\u00e9 \"}\" ]","x":[false,{"successful":false}]},`, `"ſ":"\\",`, `"error":null,`,
 			`"data":{"error":"x"},`, `"DATA":{"Error_Message":{"m":1}},`, `"data":{"status":"404"},`, `"data":{"errors":[ ]},`,
-			`"data":{"code":503,"n":[1]},`, `"data":{"ſuccess":false},`, `"data":{"\u006fk":false},`, `"data":{"error":"","ok":true},`}).Draw(rt, "other")
+			`"data":{"code":503,"n":[1]},`, `"data":{"ſuccess":false},`, `"data":{"\u006fk":false},`, `"data":{"error":"","ok":true},`,
+			`"status":404,`, `"Status":"503",`, `"\u0073tatus":502,`, `"status":200,`}).Draw(rt, "other")
 		resp := "{" + other + key + ":" + val + "}"
 		rec := []byte(`{"id":"log_1","status":"failed","data":{"response":` + resp + `}}`)
 		walk := model.Parser{KeepResponse: ResponseMayFail}

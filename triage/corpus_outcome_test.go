@@ -648,6 +648,24 @@ func outcomeFamilies() []outcomeFamily {
 			"Read timed out after the lock was acquired", "Timeout waiting for the response from the mail server",
 			"The operation timed out after the conditional check passed",
 		)},
+		// a proxy's answer ({status, data, headers}: the provider's HTTP status relayed) recorded
+		// as a success
+		{"a proxy's answer relaying a refusal", model.OutcomeFailed, body(
+			`{"status":404,"data":{"message":"Not Found","documentation_url":"https://docs.github.com/rest"},"headers":{}}`,
+			`{"status":403,"data":{"error":{"code":403,"message":"Insufficient Permission"}},"headers":{"content-type":"application/json"}}`,
+			`{"status":"422","data":{"message":"Validation Failed","errors":[{"code":"missing_field"}]},"headers":{}}`,
+			`{"status":400,"data":"Bad Request","headers":{}}`,
+		)},
+		{"a proxy's answer relaying a failure that settles nothing", model.OutcomeAmbiguous, body(
+			`{"status":502,"data":"<html><body>Bad Gateway</body></html>","headers":{}}`,
+			`{"status":503,"data":{"message":"Service Unavailable"},"headers":{}}`,
+			`{"status":504,"data":null,"headers":{}}`,
+		)},
+		{"a proxy's answer relaying a success", model.OutcomeSucceeded, body(
+			`{"status":200,"data":{"ok":true,"ts":"1712345678.000100"},"headers":{}}`,
+			`{"status":201,"data":{"id":42,"state":"open"},"headers":{}}`,
+			`{"status":204,"data":null,"headers":{}}`,
+		)},
 		{"a success whose data names errors and flags, none failing", model.OutcomeSucceeded, body(
 			`{"successful":true,"data":{"ok":true,"channel":"C123","ts":"1712345678.000100"}}`,
 			`{"successful":true,"data":{"id":"m1","error":null,"errors":[]}}`,

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -50,7 +51,7 @@ func ResponseMayFail(resp []byte) bool {
 		return true // not an object: the decoder says what it is
 	}
 	if why, _ := walkMembers(resp, i, func(key []byte, plain bool, at int) bool {
-		if !plain && (bytes.Contains(resp, []byte("esult")) || resp[at] == 'f' || resp[at] == '{') {
+		if c := resp[at]; !plain && (bytes.Contains(resp, []byte("esult")) || c == 'f' || c == '{' || c == '"' || '0' <= c && c <= '9') {
 			return true // a key whose escapes or non-ASCII letters may spell one of them
 		}
 		if plain && ResponseKeyMayFail(nil, key, resp[at:]) {
@@ -137,6 +138,9 @@ func ResponseKeyMayFail(in, key, value []byte) bool {
 	}
 	if value[0] == 'f' && bytes.EqualFold(key, []byte("successful")) {
 		return true
+	}
+	if bytes.EqualFold(key, []byte("status")) && dataMemberMayFail(key, value) {
+		return true // a proxy's answer relaying a status of 400 or more
 	}
 	return bytes.EqualFold(key, []byte("result_type")) || bytes.EqualFold(key, []byte("resultType"))
 }
@@ -307,13 +311,38 @@ func responseDataFailure(resp json.RawMessage) (DataFailure, bool) {
 	if !ok || r.Successful != nil && !*r.Successful {
 		return DataFailure{}, false
 	}
-	return ReadDataFailure(r.Data)
+	f, failed := ReadDataFailure(r.Data)
+	// a proxy's answer ({status, data, headers}) relays the provider's own HTTP status: one of
+	// 400 or more is the provider's failure, whatever its body says
+	if n := httpCode(r.Status); r.Successful == nil && n >= 400 {
+		f.Code, f.Marker, f.Partial, failed = n, "the provider's status "+strconv.Itoa(n), false, true
+		if f.Text == "" {
+			f.Text = messageOf(r.Data)
+		}
+	}
+	return f, failed
+}
+
+// messageOf is a body's message, as a person reads it (its message, error or detail), "" for
+// none.
+func messageOf(data json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return ""
+	}
+	for _, k := range []string{"message", "error", "detail", "error_description"} {
+		if s, ok := stringOf(m[k]); ok && s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 type response struct {
 	Successful *bool           `json:"successful"`
 	Error      json.RawMessage `json:"error"`
 	Data       json.RawMessage `json:"data"`
+	Status     json.RawMessage `json:"status"` // a proxy's answer: the provider's HTTP status
 }
 
 // decodeResponse decodes data.response when ResponseMayFail says it may tell something.
