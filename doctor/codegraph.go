@@ -321,8 +321,6 @@ func exportedLine(line string) bool {
 	return line == strings.TrimLeft(line, " \t") || strings.HasPrefix(strings.TrimSpace(line), "export ")
 }
 
-// mayHeader reports whether a line can be a function header (a cheap test before the
-// expression).
 // funcHeader reads a function's header on a line: its name and where the name ends. A control
 // statement shaped as a method's header (if (…) {, for, while, switch, catch) is none.
 func funcHeader(line string) (name string, nameEnd int, ok bool) {
@@ -346,6 +344,8 @@ func funcHeader(line string) (name string, nameEnd int, ok bool) {
 	return name, nameEnd, true
 }
 
+// mayHeader reports whether a line can be a function header (a cheap test before the
+// expression).
 func mayHeader(line string) bool {
 	return strings.Contains(line, "def ") || strings.Contains(line, "function") || strings.Contains(line, "=>") ||
 		strings.Contains(line, "lambda") || strings.HasSuffix(strings.TrimRight(line, " \t"), "{")

@@ -519,6 +519,7 @@ func TestCallPathsFromTheCode(t *testing.T) {
 			{"package.json", CallToolsExecute, "ok", "", ""},
 			{"package.json", CallSession, "RETRIES WRITES", "tools.ts:12", UseUsed},
 		}},
+		{"execute-param-reads-py", []got{{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed}}},
 		{"session-param-reads-py", []got{
 			{"requirements.txt", CallToolsExecute, "not used", "", UseNotUsed},
 			{"requirements.txt", CallSession, "ok", "agent.py:11", UseUsed},

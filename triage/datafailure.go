@@ -59,16 +59,48 @@ func foldName(k string) string {
 // in part. Anything nested deeper is the result's own business (a list of messages each with
 // its ok).
 func ReadDataFailure(data []byte) (DataFailure, bool) {
+	env, ok := readEnvelope(data)
+	if !ok {
+		return DataFailure{}, false
+	}
+	f := DataFailure{Code: env.code, Text: env.text}
+	switch {
+	case env.flagFalse != "":
+		f.Marker = env.flagFalse + ": false"
+	case env.flagTrue && env.errorSaid:
+		f.Marker, f.Partial = "errors beside a success flag", true
+	case env.flagTrue:
+		return DataFailure{}, false
+	case env.errorSaid:
+		f.Marker, f.Partial = "an error member", env.results
+	case env.code != 0:
+		f.Marker, f.Partial = "status "+strconv.Itoa(env.code), env.results
+	default:
+		return DataFailure{}, false
+	}
+	return f, true
+}
+
+// envelope is what a body's top-level members say as an error envelope's would.
+type envelope struct {
+	flagFalse           string // the success flag that is false, "" for none
+	flagTrue, errorSaid bool   // a success flag true; an error member not empty
+	results             bool   // a member that is none of the envelope's and not empty
+	code                int    // a status of 400 or more, its own or its error's code
+	text                string // the error's own words, else the describing members' (bodyText)
+}
+
+// readEnvelope reads a body's top-level members (ok is false when it is no JSON object).
+func readEnvelope(data []byte) (envelope, bool) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
-		return DataFailure{}, false
+		return envelope{}, false
 	}
 	var members map[string]json.RawMessage
 	if json.Unmarshal(data, &members) != nil {
-		return DataFailure{}, false
+		return envelope{}, false
 	}
-	var f DataFailure
-	flagFalse, flagTrue, errorSaid, results := "", false, false, false
+	var env envelope
 	var errText, words []string
 	for _, k := range slices.Sorted(maps.Keys(members)) { // in one order, for one text
 		v := members[k]
@@ -77,13 +109,13 @@ func ReadDataFailure(data []byte) (DataFailure, bool) {
 		case successFlags[name]:
 			switch string(bytes.TrimSpace(v)) {
 			case "false":
-				flagFalse = k
+				env.flagFalse = k
 			case "true":
-				flagTrue = true
+				env.flagTrue = true
 			}
 		case errorMembers[name]:
 			if t, ok := errorWords(v); ok {
-				errorSaid = true
+				env.errorSaid = true
 				if t != "" {
 					errText = append(errText, t)
 				}
@@ -94,44 +126,48 @@ func ReadDataFailure(data []byte) (DataFailure, bool) {
 			}
 		case codeMembers[name]:
 			if n := httpCode(v); n >= 400 {
-				f.Code = n
+				env.code = n
 			}
 		case envelopeMembers[name]:
 		default:
-			results = results || !emptyJSON(v)
+			env.results = env.results || !emptyJSON(v)
 		}
 	}
-	switch {
-	case flagFalse != "":
-		f.Marker = flagFalse + ": false"
-	case flagTrue && errorSaid:
-		f.Marker, f.Partial = "errors beside a success flag", true
-	case flagTrue:
-		return DataFailure{}, false
-	case errorSaid:
-		f.Marker, f.Partial = "an error member", results
-	case f.Code != 0:
-		f.Marker, f.Partial = "status "+strconv.Itoa(f.Code), results
-	default:
-		return DataFailure{}, false
-	}
-	if f.Code == 0 { // the error's own code, when it is an object that carries one
-		f.Code = errorCode(members)
+	if env.code == 0 { // the error's own code, when it is an object that carries one
+		env.code = errorCode(members)
 	}
 	// the error's own words; the describing members only when it gives none ({"success": false,
 	// "message": "Invalid API key"}): a result's words beside an error are no account of it
-	f.Text = strings.Join(errText, "; ")
-	if f.Text == "" {
-		f.Text = strings.Join(words, "; ")
+	env.text = strings.Join(errText, "; ")
+	if env.text == "" {
+		env.text = strings.Join(words, "; ")
 	}
-	if len(f.Text) > 500 {
-		cut := 500
-		for cut > 0 && !utf8.RuneStart(f.Text[cut]) {
-			cut--
-		}
-		f.Text = f.Text[:cut]
+	env.text = cutText(env.text)
+	return env, true
+}
+
+// bodyText is what a provider's body says of its failure: its envelope's words, or the body
+// itself when it is a string ("Bad Request", a gateway's page).
+func bodyText(data []byte) string {
+	if env, ok := readEnvelope(data); ok {
+		return env.text
 	}
-	return f, true
+	if s, ok := stringOf(bytes.TrimSpace(data)); ok {
+		return cutText(s)
+	}
+	return ""
+}
+
+// cutText keeps at most 500 bytes of a text, cut at a rune.
+func cutText(s string) string {
+	if len(s) <= 500 {
+		return s
+	}
+	cut := 500
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }
 
 // errorWords is what an error member says: a string, an object's message and its code

@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -66,5 +67,26 @@ func TestAResultsWordsAreNoAccountOfItsError(t *testing.T) {
 	e.Response = []byte(`{"successful":true,"data":{"title":"Fix invalid login","error":"E_SYNC_4471"}}`)
 	if o, why := Classify(e, model.KindWrite, Options{}); o != model.OutcomeAmbiguous {
 		t.Fatalf("%s (%s), want ambiguous", o, why)
+	}
+}
+
+// What a relayed body says of its failure: its error's words, else its describing members', else
+// the body itself when it is a string (a proxy relays "Bad Request" or a gateway's page as is).
+func TestBodyText(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`: "Not Found",
+		`{"error":{"code":403,"message":"Insufficient Permission"},"message":"x"}`:   "Insufficient Permission",
+		`"Bad Request"`: "Bad Request",
+		`null`:          "",
+		`[1,2]`:         "",
+	} {
+		if got := bodyText([]byte(body)); got != want {
+			t.Errorf("bodyText(%s) = %q, want %q", body, got, want)
+		}
+	}
+	e := execWith("GITHUB_CREATE_AN_ISSUE", "success", time.Second, nil)
+	e.Response = []byte(`{"status":400,"data":"Bad Request","headers":{}}`)
+	if o, why := Classify(e, model.KindWrite, Options{}); o != model.OutcomeFailed || !strings.Contains(why, `"Bad Request"`) {
+		t.Fatalf("%s (%s): a relayed 400 is a refusal, in its body's words", o, why)
 	}
 }

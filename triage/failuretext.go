@@ -317,25 +317,10 @@ func responseDataFailure(resp json.RawMessage) (DataFailure, bool) {
 	if n := httpCode(r.Status); r.Successful == nil && n >= 400 {
 		f.Code, f.Marker, f.Partial, failed = n, "the provider's status "+strconv.Itoa(n), false, true
 		if f.Text == "" {
-			f.Text = messageOf(r.Data)
+			f.Text = bodyText(r.Data)
 		}
 	}
 	return f, failed
-}
-
-// messageOf is a body's message, as a person reads it (its message, error or detail), "" for
-// none.
-func messageOf(data json.RawMessage) string {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil {
-		return ""
-	}
-	for _, k := range []string{"message", "error", "detail", "error_description"} {
-		if s, ok := stringOf(m[k]); ok && s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 type response struct {

@@ -614,7 +614,7 @@ func LogSucceeded(status string) bool { return terminalStatus(status) == statusS
 // said ok: false). Every reader of a log's success asks this (the guard, resolve, Classify).
 func LogTookEffect(e *model.Execution) bool {
 	_, failed := successDataFailure(e)
-	return LogSucceeded(e.Status) && !failed
+	return !failed && LogSucceeded(e.Status)
 }
 
 // successDataFailure is the provider's failure in the data of a log recorded successful.
