@@ -6,9 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/exectriage/exectriage/model"
 	"github.com/exectriage/exectriage/sdkversion"
-	"github.com/exectriage/exectriage/triage"
 )
 
 // Which toolset a file's calls are on: the legacy line's ComposioToolSet (its get_tools,
@@ -74,10 +72,9 @@ func (f *codeFile) legacyRead(n int, method string) string {
 		return "" // a chain joined from lines below: the call's arguments are not read here
 	}
 	args := callArgs(f.raw, n, loc[1])
-	read := func(slug string) bool { return (*triage.Kinds)(nil).Kind(slug) == model.KindRead }
 	switch strings.Join(strings.Fields(method), "") {
 	case "execute_action", "executeAction", "actions.execute":
-		if m := legacyActionRE.FindStringSubmatch(args); m != nil && read(m[1]) {
+		if m := legacyActionRE.FindStringSubmatch(args); m != nil && isRead(m[1]) {
 			return m[1]
 		}
 	case "get_tools", "getTools", "get_actions", "getActions":
@@ -91,7 +88,7 @@ func (f *codeFile) legacyRead(n int, method string) string {
 				continue
 			}
 			a := legacyActionName.FindStringSubmatch(item)
-			if a == nil || !read(a[1]) {
+			if a == nil || !isRead(a[1]) {
 				return ""
 			}
 			reads = append(reads, a[1])
